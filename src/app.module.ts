@@ -1,0 +1,21 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TeamApiKeyGuard } from './auth/guards';
+import { HTTP_GLOBALS } from './common/http-app';
+import type { LabflowConfig } from './config/config';
+import { CoreModule } from './core.module';
+import { HealthModule } from './health/health.module';
+import { InsuranceModule } from './insurance/insurance.module';
+import { UsersModule } from './users/users.module';
+
+/** The main API ({base_url}): every route needs a team API key unless marked @Public. */
+@Module({})
+export class ApiModule {
+  static forRoot(config: LabflowConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule],
+      providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { forbidden, unauthorized } from '../common/errors';
+import { ApiKeysService, looksLikeManagementKey, looksLikeTeamKey } from './api-keys.service';
+import { type AuthenticatedRequest, PUBLIC_ROUTE } from './principal';
+
+type HeaderRequest = AuthenticatedRequest & { headers: Record<string, string | string[] | undefined> };
+
+function header(request: HeaderRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
+  return reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]) === true;
+}
+
+/** Main API: a team API key in `x-service-api-key` on every route not marked @Public. */
+@Injectable()
+export class TeamApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (isPublic(this.reflector, context)) return true;
+    const request = context.switchToHttp().getRequest<HeaderRequest>();
+    const value = header(request, 'x-service-api-key');
+    if (!value) throw unauthorized('Missing API key: send your team API key in the x-service-api-key header.');
+    if (looksLikeManagementKey(value)) {
+      throw unauthorized('A management key cannot be used on the main API; use a team API key.');
+    }
+    const principal = await this.keys.authenticateTeamKey(value);
+    if (!principal) throw unauthorized('Invalid or revoked API key.');
+    request.teamPrincipal = principal;
+    return true;
+  }
+}
+
+/**
+ * Management API: a management key in `X-Management-Key` (or the deprecated
+ * `X-Service-Org-Key`). Management routes are only for orgs on the Scale plan.
+ */
+@Injectable()
+export class ManagementKeyGuard implements CanActivate {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (isPublic(this.reflector, context)) return true;
+    const request = context.switchToHttp().getRequest<HeaderRequest>();
+    const value = header(request, 'x-management-key') ?? header(request, 'x-service-org-key');
+    if (!value) throw unauthorized('Missing management key: send it in the X-Management-Key header.');
+    if (looksLikeTeamKey(value)) {
+      throw unauthorized('A team API key cannot be used on the management API; use a management key.');
+    }
+    const principal = await this.keys.authenticateManagementKey(value);
+    if (!principal) throw unauthorized('Invalid or revoked management key.');
+    if (principal.orgPlan !== 'scale') {
+      throw forbidden(`The management API requires the Scale plan; this org is on the ${principal.orgPlan} plan.`);
+    }
+    request.managementPrincipal = principal;
+    return true;
+  }
+}

@@ -1,0 +1,62 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * AES-256-GCM for PHI at rest. Output is `v1.<base64(iv | tag | ciphertext)>`; the version lets
+ * a later key rotation tell old rows from new ones.
+ */
+export class PhiCipher {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('PHI encryption key must be 32 bytes');
+  }
+
+  encrypt(plaintext: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+  }
+
+  decrypt(sealed: string): string {
+    const [version, payload] = sealed.split('.', 2);
+    if (version !== VERSION || !payload) throw new Error('Unknown PHI ciphertext format');
+    const raw = Buffer.from(payload, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
+
+  encryptJson(value: unknown): string {
+    return this.encrypt(JSON.stringify(value));
+  }
+
+  decryptJson<T>(sealed: string): T {
+    return JSON.parse(this.decrypt(sealed)) as T;
+  }
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A secret with a readable prefix and 256 bits of randomness, e.g. `sk_us_…` or `mg_…`. */
+export function generateSecret(prefix: string, bytes = 32): string {
+  const random = randomBytes(bytes);
+  let out = '';
+  for (const byte of random) out += BASE62[byte % 62];
+  // 32 bytes mod 62 is slightly biased; 32 more characters keep well over 180 bits of entropy.
+  for (const byte of randomBytes(bytes)) out += BASE62[byte % 62];
+  return `${prefix}${out}`;
+}
+
+/** Keys are high-entropy, so a plain SHA-256 is the right hash (no password stretching needed). */
+export function hashSecret(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time comparison of a presented secret against a stored hash. */
+export function secretMatches(value: string, storedHash: Buffer): boolean {
+  const presented = hashSecret(value);
+  return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
+}

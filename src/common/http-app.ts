@@ -1,0 +1,61 @@
+import type { DynamicModule, INestApplication } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { cleanupOpenApiDoc } from 'nestjs-zod';
+import type { LabflowConfig } from '../config/config';
+import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
+import { ZodRequestPipe } from './validation';
+
+/** Global providers every HTTP app registers: zod validation and the `{detail}` error filter. */
+export const HTTP_GLOBALS = [
+  { provide: APP_PIPE, useClass: ZodRequestPipe },
+  { provide: APP_FILTER, useClass: ApiExceptionFilter },
+];
+
+export interface HttpAppOptions {
+  title: string;
+  description: string;
+  /** Header and name of the security scheme the OpenAPI document declares. */
+  security: { name: string; header: string };
+}
+
+/**
+ * Builds a NestJS app on Fastify the way both labflow APIs need it: body limit (413 beyond it),
+ * trailing slashes tolerated, every error as `{detail}`, OpenAPI at /openapi.json and /docs.
+ */
+export async function createHttpApp(module: DynamicModule, config: LabflowConfig, options: HttpAppOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    ignoreTrailingSlash: true,
+    logger: config.logRequests ? { level: config.logLevel } : false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
+    logger: config.env === 'test' ? ['error', 'warn'] : ['error', 'warn', 'log'],
+    bufferLogs: false,
+  });
+  // Errors Fastify raises before a route runs (bad JSON, oversized body) get the same body.
+  app.getHttpAdapter().getInstance().setErrorHandler((error, _request, reply) => {
+    const { status, body } = toErrorResponse(error);
+    void reply.status(status).send(body);
+  });
+  app.enableShutdownHooks();
+  setupOpenApi(app, options);
+  return app;
+}
+
+function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle(options.title)
+      .setDescription(options.description)
+      .setVersion('0.4.554')
+      .addApiKey({ type: 'apiKey', in: 'header', name: options.security.header }, options.security.name)
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), {
+    jsonDocumentUrl: 'openapi.json',
+    yamlDocumentUrl: 'openapi.yaml',
+  });
+}

@@ -1,0 +1,56 @@
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Client, Connection } from '@temporalio/client';
+import Redis from 'ioredis';
+import { ApiKeysService } from './auth/api-keys.service';
+import { PhiCipher } from './common/crypto';
+import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
+import { dataSourceOptions } from './db/data-source';
+
+export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
+export const REDIS = Symbol('REDIS');
+
+/**
+ * What every labflow process shares: the parsed configuration, the Postgres data source, the
+ * Temporal client, Redis, the PHI cipher and key verification. Imported once by each root module.
+ */
+@Global()
+@Module({})
+export class CoreModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  static forRoot(config: LabflowConfig): DynamicModule {
+    const providers = [
+      { provide: LABFLOW_CONFIG, useValue: config },
+      { provide: PhiCipher, useFactory: () => new PhiCipher(config.phiEncryptionKey) },
+      {
+        provide: TEMPORAL_CLIENT,
+        // Lazy: the API starts (and reports unhealthy) even while Temporal is still coming up.
+        useFactory: () =>
+          new Client({
+            connection: Connection.lazy({ address: config.temporal.address }),
+            namespace: config.temporal.namespace,
+          }),
+      },
+      {
+        provide: REDIS,
+        useFactory: () => new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }),
+      },
+      ApiKeysService,
+    ];
+    return {
+      module: CoreModule,
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl))],
+      providers,
+      exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.temporal.connection.close();
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
+import { InsuranceEntity, PayorEntity } from '../insurance/insurance.entity';
+import { ManagementKeyEntity, OrgEntity, TeamApiKeyEntity, TeamEntity } from '../tenancy/entities';
+import { UserEntity } from '../users/user.entity';
+import { Foundation1763790000000 } from './migrations/1763790000000-foundation';
+import { PayorRegistry1763790000001 } from './migrations/1763790000001-payor-registry';
+
+/** Every entity, listed explicitly so ts-node, Jest and compiled JS all see the same set. */
+export const ENTITIES = [
+  OrgEntity,
+  TeamEntity,
+  TeamApiKeyEntity,
+  ManagementKeyEntity,
+  UserEntity,
+  InsuranceEntity,
+  PayorEntity,
+  PhiAccessLogEntity,
+];
+
+/** Every migration in order. The schema only ever changes through these (never `synchronize`). */
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001];
+
+export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error'],
+    extra: { max: 20 },
+  };
+}
+
+export function createDataSource(databaseUrl: string): DataSource {
+  return new DataSource(dataSourceOptions(databaseUrl));
+}

@@ -1,0 +1,12 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { LabflowConfig } from '../config/config';
+import { CoreModule } from '../core.module';
+import { UsersModule } from '../users/users.module';
+
+/** The services activities call, without any HTTP layer. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: LabflowConfig): DynamicModule {
+    return { module: WorkerModule, imports: [CoreModule.forRoot(config), UsersModule] };
+  }
+}

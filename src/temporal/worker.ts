@@ -1,0 +1,32 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { LabflowConfig } from '../config/config';
+import { UsersService } from '../users/users.service';
+
+export interface LabflowWorkerOptions {
+  /** Overrides the configured task queue (each test file uses its own). */
+  taskQueue?: string;
+  /** A pre-built bundle (tests bundle once per run); otherwise workflows/ is bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+/** A Temporal worker for labflow's workflows, with activities wired to the app's services. */
+export async function createLabflowWorker(
+  app: INestApplicationContext,
+  config: LabflowConfig,
+  options: LabflowWorkerOptions = {},
+): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const activities = createActivities({ users: app.get(UsersService) });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: options.taskQueue ?? config.temporal.taskQueue,
+    activities,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../../workflows') }),
+  });
+  return { worker, connection };
+}

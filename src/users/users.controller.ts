@@ -1,0 +1,57 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import {
+  ClientUserIdParams,
+  CreateUserDto,
+  ListUsersQuery,
+  PatchUserDto,
+  UndoDeleteQuery,
+  UserIdParams,
+} from './users.dto';
+import { UsersService } from './users.service';
+
+@ApiTags('user')
+@ApiSecurity('team-api-key')
+@Controller('v2/user')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Post()
+  @HttpCode(200)
+  create(@CurrentTeam() team: TeamPrincipal, @Body() body: CreateUserDto) {
+    return this.users.create(team, body);
+  }
+
+  @Get()
+  list(@CurrentTeam() team: TeamPrincipal, @Query() query: ListUsersQuery) {
+    return this.users.list(team, query.offset, query.limit);
+  }
+
+  @Get('resolve/:client_user_id')
+  resolve(@CurrentTeam() team: TeamPrincipal, @Param() params: ClientUserIdParams) {
+    return this.users.resolve(team, params.client_user_id);
+  }
+
+  @Post('undo_delete')
+  @HttpCode(200)
+  undoDelete(@CurrentTeam() team: TeamPrincipal, @Query() query: UndoDeleteQuery) {
+    return this.users.undoDeletion(team, query);
+  }
+
+  @Get(':user_id')
+  get(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
+    return this.users.get(team, params.user_id);
+  }
+
+  @Patch(':user_id')
+  @HttpCode(204)
+  async patch(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams, @Body() body: PatchUserDto) {
+    await this.users.patch(team, params.user_id, body);
+  }
+
+  @Delete(':user_id')
+  remove(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
+    return this.users.requestDeletion(team, params.user_id);
+  }
+}

@@ -1,0 +1,15 @@
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Bundles workflows/ once per run; every test worker loads this bundle instead of re-bundling. */
+export default async function globalSetup(): Promise<void> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
+  });
+  const codePath = join(tmpdir(), `labflow-workflows-${process.pid}.js`);
+  writeFileSync(codePath, code);
+  process.env.LABFLOW_WORKFLOW_BUNDLE = codePath;
+}

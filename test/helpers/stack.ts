@@ -1,0 +1,193 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { ApiModule } from '../../src/app.module';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { createHttpApp } from '../../src/common/http-app';
+import { type LabflowConfig, loadConfig } from '../../src/config/config';
+import { TEMPORAL_CLIENT } from '../../src/core.module';
+import { ManagementModule } from '../../src/management/management.module';
+import { createLabflowWorker } from '../../src/temporal/worker';
+import {
+  type ApiEnvironment,
+  type OrgPlan,
+  OrgEntity,
+  type Region,
+  TeamEntity,
+} from '../../src/tenancy/entities';
+
+export interface TestStack {
+  config: LabflowConfig;
+  /** Base URL of the main API, e.g. http://127.0.0.1:41234 */
+  apiUrl: string;
+  managementUrl: string;
+  api: NestFastifyApplication;
+  db: DataSource;
+  temporal: Client;
+  /** This stack's own task queue: workflows started through `api` run on `worker`. */
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Start a Temporal worker on this stack's task queue (default true). */
+  worker?: boolean;
+  /** Start the management API too (default false). */
+  management?: boolean;
+  /** Extra environment variables, e.g. { USER_DELETION_GRACE: '2s' }. */
+  env?: Record<string, string>;
+}
+
+/**
+ * The real stack in-process for one test file: the API (and optionally the management API) on
+ * random ports, Postgres, Redis, and a Temporal worker on a task queue of its own.
+ */
+export async function startStack(options: StackOptions = {}): Promise<TestStack> {
+  const taskQueue = `test-${randomUUID()}`;
+  const config = loadConfig({
+    ...process.env,
+    API_PORT: '0',
+    MANAGEMENT_PORT: '0',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_REQUESTS: 'false',
+    ...options.env,
+  });
+  const closers: Array<() => Promise<unknown>> = [];
+  const api = await createHttpApp(ApiModule.forRoot(config), config, {
+    title: 'labflow API (test)',
+    description: 'test',
+    security: { name: 'team-api-key', header: 'x-service-api-key' },
+  });
+  await api.listen({ port: 0, host: '127.0.0.1' });
+  closers.push(() => api.close());
+
+  let managementUrl = '';
+  if (options.management) {
+    const management = await createHttpApp(ManagementModule.forRoot(config), config, {
+      title: 'labflow management API (test)',
+      description: 'test',
+      security: { name: 'management-key', header: 'X-Management-Key' },
+    });
+    await management.listen({ port: 0, host: '127.0.0.1' });
+    managementUrl = await urlOf(management);
+    closers.push(() => management.close());
+  }
+
+  if (options.worker !== false) {
+    const started = await startWorker(api, config, taskQueue);
+    closers.push(started.stop);
+  }
+
+  return {
+    config,
+    apiUrl: await urlOf(api),
+    managementUrl,
+    api,
+    db: api.get(DataSource),
+    temporal: api.get<Client>(TEMPORAL_CLIENT),
+    taskQueue,
+    async close() {
+      // Worker first (drains), then the apps (close Postgres, Redis, Temporal client).
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}
+
+async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string) {
+  const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
+  if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
+  const { worker, connection }: { worker: Worker; connection: NativeConnection } = await createLabflowWorker(app, config, {
+    taskQueue,
+    workflowBundle: { codePath },
+  });
+  const running = worker.run();
+  return {
+    worker,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+async function urlOf(app: INestApplication): Promise<string> {
+  const address = (app as NestFastifyApplication).getHttpServer().address();
+  if (!address || typeof address === 'string') throw new Error('app is not listening on TCP');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+export interface Tenant {
+  orgId: string;
+  teamId: string;
+  /** A team API key for `environment` (default sandbox). */
+  apiKey: string;
+  apiKeyId: string;
+  /** An org_admin management key. */
+  managementKey: string;
+  managementKeyId: string;
+}
+
+/** A fresh org + team with a team API key and an org management key, straight through the DB. */
+export async function createTenant(
+  db: DataSource,
+  options: { plan?: OrgPlan; region?: Region; environment?: ApiEnvironment; teamName?: string } = {},
+): Promise<Tenant> {
+  const org = await db.getRepository(OrgEntity).save({
+    id: randomUUID(),
+    name: `Org ${randomUUID().slice(0, 8)}`,
+    plan: options.plan ?? 'scale',
+  });
+  const team = await db.getRepository(TeamEntity).save({
+    id: randomUUID(),
+    orgId: org.id,
+    name: options.teamName ?? `Team ${randomUUID().slice(0, 8)}`,
+    region: options.region ?? 'us',
+    integrationTeamId: null,
+    partialWebhooksEnabled: false,
+  });
+  const keys = new ApiKeysService(db);
+  const teamKey = await keys.issueTeamKey(team, options.environment ?? 'sandbox', 'test key');
+  const managementKey = await keys.issueManagementKey(org.id, 'org_admin', 'test org key');
+  return {
+    orgId: org.id,
+    teamId: team.id,
+    apiKey: teamKey.value,
+    apiKeyId: teamKey.record.id,
+    managementKey: managementKey.value,
+    managementKeyId: managementKey.record.id,
+  };
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A small JSON client over fetch for tests: `call(url, 'POST', '/v2/user', {key, body})`. */
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers['x-service-api-key'] = options.key;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text so the assertion shows it
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}

@@ -1,0 +1,2 @@
+// The worker's workflowsPath: every workflow type labflow registers.
+export { userDeletionWorkflow } from './user-deletion';
