@@ -7,7 +7,12 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/src/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // @fastify/static (Swagger UI assets) pulls in content-disposition, which ships only as ESM.
+    '^.+/node_modules/content-disposition/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   testTimeout: 90_000,
   maxWorkers: 2,

@@ -31,7 +31,9 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error'],
+    // Query failures surface as exceptions (logged by the error filter when unexpected); TypeORM's
+    // own logging would also print the unique violations labflow expects and handles.
+    logging: false,
     extra: { max: 20 },
   };
 }

@@ -56,32 +56,37 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     ...options.env,
   });
   const closers: Array<() => Promise<unknown>> = [];
-  const api = await createHttpApp(ApiModule.forRoot(config), config, {
-    title: 'labflow API (test)',
-    description: 'test',
-    security: { name: 'team-api-key', header: 'x-service-api-key' },
-  });
-  await api.listen({ port: 0, host: '127.0.0.1' });
-  closers.push(() => api.close());
-
-  let managementUrl = '';
-  if (options.management) {
-    const management = await createHttpApp(ManagementModule.forRoot(config), config, {
-      title: 'labflow management API (test)',
+  const closeAll = async () => {
+    // Worker first (drains), then the apps (close Postgres, Redis, Temporal client).
+    for (const close of closers.reverse()) await close();
+  };
+  try {
+    const api = await createHttpApp(ApiModule.forRoot(config), config, {
+      title: 'labflow API (test)',
       description: 'test',
-      security: { name: 'management-key', header: 'X-Management-Key' },
+      security: { name: 'team-api-key', header: 'x-service-api-key' },
     });
-    await management.listen({ port: 0, host: '127.0.0.1' });
-    managementUrl = await urlOf(management);
-    closers.push(() => management.close());
-  }
+    await api.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => api.close());
 
-  if (options.worker !== false) {
-    const started = await startWorker(api, config, taskQueue);
-    closers.push(started.stop);
-  }
+    let managementUrl = '';
+    if (options.management) {
+      const management = await createHttpApp(ManagementModule.forRoot(config), config, {
+        title: 'labflow management API (test)',
+        description: 'test',
+        security: { name: 'management-key', header: 'X-Management-Key' },
+      });
+      await management.listen({ port: 0, host: '127.0.0.1' });
+      managementUrl = await urlOf(management);
+      closers.push(() => management.close());
+    }
 
-  return {
+    if (options.worker !== false) {
+      const started = await startWorker(api, config, taskQueue);
+      closers.push(started.stop);
+    }
+
+    return {
     config,
     apiUrl: await urlOf(api),
     managementUrl,
@@ -89,11 +94,13 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     db: api.get(DataSource),
     temporal: api.get<Client>(TEMPORAL_CLIENT),
     taskQueue,
-    async close() {
-      // Worker first (drains), then the apps (close Postgres, Redis, Temporal client).
-      for (const close of closers.reverse()) await close();
-    },
+    close: closeAll,
   };
+  } catch (error) {
+    // A partial start must not leave servers running (Jest would never exit).
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
 }
 
 async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string) {

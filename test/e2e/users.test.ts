@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { userDeletionWorkflowId } from '../../workflows/contract';
+
+describe('users API (/v2/user)', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let other: Tenant;
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
+    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const createUser = async (clientUserId = `client-${randomUUID()}`, extra: object = {}) => {
+    const response = await api('POST', '/v2/user', { body: { client_user_id: clientUserId, ...extra } });
+    expect(response.status).toBe(200);
+    return response.body as { user_id: string; client_user_id: string; created_on: string };
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { USER_DELETION_GRACE: '2s' } });
+    tenant = await createTenant(stack.db);
+    other = await createTenant(stack.db);
+  });
+  afterAll(() => stack.close());
+
+  describe('create, get, resolve, list', () => {
+    it('creates a user and reads it back three ways', async () => {
+      const created = await createUser('alice-001', { fallback_time_zone: 'Europe/London', fallback_birth_date: '1990-05-17' });
+      expect(created).toMatchObject({ client_user_id: 'alice-001', team_id: tenant.teamId, connected_sources: [] });
+      expect(created.user_id).toMatch(/^[0-9a-f-]{36}$/);
+
+      const byId = await api('GET', `/v2/user/${created.user_id}`);
+      expect(byId.status).toBe(200);
+      expect(byId.body).toMatchObject({
+        user_id: created.user_id,
+        client_user_id: 'alice-001',
+        fallback_time_zone: { id: 'Europe/London', source_slug: 'manual' },
+        fallback_birth_date: { value: '1990-05-17', source_slug: 'manual' },
+      });
+
+      const resolved = await api('GET', '/v2/user/resolve/alice-001');
+      expect(resolved.status).toBe(200);
+      expect(resolved.body.user_id).toBe(created.user_id);
+    });
+
+    it('refuses a duplicate client_user_id with the existing user in the Junction shape', async () => {
+      const first = await createUser();
+      const duplicate = await api('POST', '/v2/user', { body: { client_user_id: first.client_user_id } });
+      expect(duplicate.status).toBe(400);
+      expect(duplicate.body).toEqual({
+        detail: {
+          error_type: 'INVALID_REQUEST',
+          error_message: 'Client user id already exists.',
+          user_id: first.user_id,
+          created_on: first.created_on,
+        },
+      });
+    });
+
+    it.each(['jane@example.com', '+14155552671', '(415) 555-2671', '415-555-2671'])(
+      'refuses personal data as client_user_id: %s',
+      async (value) => {
+        const response = await api('POST', '/v2/user', { body: { client_user_id: value } });
+        expect(response.status).toBe(422);
+        expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'client_user_id'], input: value });
+      },
+    );
+
+    it('accepts a numeric database id as client_user_id', async () => {
+      await createUser(String(Date.now()));
+    });
+
+    it('lists users with offset, limit and total', async () => {
+      const tenantForList = await createTenant(stack.db);
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const response = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenantForList.apiKey, body: { client_user_id: `list-${i}` } });
+        ids.push(response.body.user_id);
+      }
+      const page = await call(stack.apiUrl, 'GET', '/v2/user?offset=1&limit=2', { key: tenantForList.apiKey });
+      expect(page.status).toBe(200);
+      expect(page.body).toMatchObject({ total: 5, offset: 1, limit: 2 });
+      expect(page.body.users.map((u: { user_id: string }) => u.user_id)).toEqual(ids.slice(1, 3));
+
+      const all = await call(stack.apiUrl, 'GET', '/v2/user/', { key: tenantForList.apiKey });
+      expect(all.body).toMatchObject({ total: 5, offset: 0, limit: 100 });
+
+      const bad = await call(stack.apiUrl, 'GET', '/v2/user?limit=0', { key: tenantForList.apiKey });
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['query', 'limit']);
+    });
+  });
+
+  describe('patch', () => {
+    it('updates fallbacks and ingestion bounds and answers 204', async () => {
+      const user = await createUser();
+      const patched = await api('PATCH', `/v2/user/${user.user_id}`, {
+        body: { fallback_time_zone: 'America/New_York', ingestion_start: '2024-01-01', ingestion_end: '2024-12-31' },
+      });
+      expect(patched.status).toBe(204);
+      const read = await api('GET', `/v2/user/${user.user_id}`);
+      expect(read.body).toMatchObject({
+        fallback_time_zone: { id: 'America/New_York', source_slug: 'manual' },
+        ingestion_start: '2024-01-01',
+        ingestion_end: '2024-12-31',
+      });
+    });
+
+    it.each([
+      [{ fallback_time_zone: 'Mars/Olympus_Mons' }, 'fallback_time_zone'],
+      [{ fallback_time_zone: '+01:00' }, 'fallback_time_zone'],
+      [{ fallback_birth_date: '1990-02-30' }, 'fallback_birth_date'],
+      [{ ingestion_start: '2024-06-01', ingestion_end: '2024-01-01' }, 'ingestion_start'],
+    ])('refuses %j with 422 naming the field', async (body, field) => {
+      const user = await createUser();
+      const response = await api('PATCH', `/v2/user/${user.user_id}`, { body });
+      expect(response.status).toBe(422);
+      expect(response.body.detail[0].loc).toEqual(['body', field]);
+    });
+
+    it('checks ingestion_start against an ingestion_end stored earlier', async () => {
+      const user = await createUser(undefined, { ingestion_end: '2024-01-31' });
+      const response = await api('PATCH', `/v2/user/${user.user_id}`, { body: { ingestion_start: '2024-02-01' } });
+      expect(response.status).toBe(422);
+      const read = await api('GET', `/v2/user/${user.user_id}`);
+      expect(read.body.ingestion_start).toBeNull();
+    });
+  });
+
+  describe('authentication and team scoping', () => {
+    it('answers 401 {detail} without a key, with a wrong key and with a management key', async () => {
+      const attempts: Array<Record<string, string>> = [{}, { 'x-service-api-key': 'sk_us_not-a-real-key' }, { 'x-service-api-key': tenant.managementKey }];
+      for (const headers of attempts) {
+        const response = await call(stack.apiUrl, 'GET', '/v2/user', { headers });
+        expect(response.status).toBe(401);
+        expect(typeof response.body.detail).toBe('string');
+      }
+    });
+
+    it("answers 404 for another team's user on every route", async () => {
+      const user = await createUser();
+      const asOther = (method: string, path: string, body?: unknown) => call(stack.apiUrl, method, path, { key: other.apiKey, body });
+      expect((await asOther('GET', `/v2/user/${user.user_id}`)).status).toBe(404);
+      expect((await asOther('GET', `/v2/user/resolve/${user.client_user_id}`)).status).toBe(404);
+      expect((await asOther('PATCH', `/v2/user/${user.user_id}`, { fallback_time_zone: 'UTC' })).status).toBe(404);
+      expect((await asOther('DELETE', `/v2/user/${user.user_id}`)).status).toBe(404);
+      expect((await asOther('POST', `/v2/user/undo_delete?user_id=${user.user_id}`)).status).toBe(404);
+      const list = await asOther('GET', '/v2/user?limit=1000');
+      expect(list.body.users.some((u: { user_id: string }) => u.user_id === user.user_id)).toBe(false);
+      // and the user is untouched
+      expect((await api('GET', `/v2/user/${user.user_id}`)).status).toBe(200);
+    });
+
+    it('keeps sandbox and production users apart within one team', async () => {
+      const production = await createTenant(stack.db, { environment: 'production' });
+      const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: production.apiKey, body: { client_user_id: 'same-id' } });
+      expect(user.status).toBe(200);
+      expect((await api('GET', `/v2/user/${user.body.user_id}`)).status).toBe(404);
+    });
+  });
+
+  describe('delete and undo', () => {
+    it('hides a deleted user, frees its client_user_id, and undoes the deletion', async () => {
+      const user = await createUser();
+      const deleted = await api('DELETE', `/v2/user/${user.user_id}`);
+      expect(deleted).toMatchObject({ status: 200, body: { success: true } });
+
+      expect((await api('GET', `/v2/user/${user.user_id}`)).status).toBe(404);
+      expect((await api('GET', `/v2/user/resolve/${user.client_user_id}`)).status).toBe(404);
+      expect((await api('DELETE', `/v2/user/${user.user_id}`)).status).toBe(404);
+
+      const undone = await api('POST', `/v2/user/undo_delete?user_id=${user.user_id}`);
+      expect(undone).toMatchObject({ status: 200, body: { success: true } });
+      const back = await api('GET', `/v2/user/${user.user_id}`);
+      expect(back.status).toBe(200);
+      expect(back.body.created_on).toBe(user.created_on);
+
+      const outcome = await stack.temporal.workflow.getHandle(userDeletionWorkflowId(user.user_id)).result();
+      expect(outcome).toBe('restored');
+    });
+
+    it('undoes by client_user_id', async () => {
+      const user = await createUser();
+      await api('DELETE', `/v2/user/${user.user_id}`);
+      const undone = await api('POST', `/v2/user/undo_delete?client_user_id=${encodeURIComponent(user.client_user_id)}`);
+      expect(undone).toMatchObject({ status: 200, body: { success: true } });
+      expect((await api('GET', `/v2/user/resolve/${user.client_user_id}`)).body.user_id).toBe(user.user_id);
+    });
+
+    it('refuses undo once a new user has taken the client_user_id', async () => {
+      const user = await createUser();
+      await api('DELETE', `/v2/user/${user.user_id}`);
+      const successor = await createUser(user.client_user_id);
+      expect(successor.user_id).not.toBe(user.user_id);
+
+      const undone = await api('POST', `/v2/user/undo_delete?user_id=${user.user_id}`);
+      expect(undone.status).toBe(400);
+      expect(undone.body.detail).toMatch(/taken/);
+      expect((await api('GET', `/v2/user/resolve/${user.client_user_id}`)).body.user_id).toBe(successor.user_id);
+    });
+
+    it('needs exactly one of user_id and client_user_id', async () => {
+      for (const query of ['', `?user_id=${randomUUID()}&client_user_id=x`]) {
+        const response = await api('POST', `/v2/user/undo_delete${query}`);
+        expect(response.status).toBe(422);
+        expect(response.body.detail[0].msg).toMatch(/exactly one/);
+      }
+    });
+
+    it('erases the user and everything it owns when the grace period ends', async () => {
+      const user = await createUser();
+      await stack.db.query(
+        `INSERT INTO insurances (id, team_id, user_id, payor_code, relationship, is_primary, member_id_enc, insured_enc)
+         VALUES ($1, $2, $3, '60054', 'Self', true, 'x', 'x')`,
+        [randomUUID(), tenant.teamId, user.user_id],
+      );
+      await api('DELETE', `/v2/user/${user.user_id}`);
+      const outcome = await stack.temporal.workflow.getHandle(userDeletionWorkflowId(user.user_id)).result();
+      expect(outcome).toBe('erased');
+
+      expect(await stack.db.query('SELECT id FROM users WHERE id = $1', [user.user_id])).toEqual([]);
+      expect(await stack.db.query('SELECT id FROM insurances WHERE user_id = $1', [user.user_id])).toEqual([]);
+      expect((await api('POST', `/v2/user/undo_delete?user_id=${user.user_id}`)).status).toBe(404);
+    });
+  });
+});
