@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module';
+import { InsuranceController } from './insurance.controller';
+import { InsuranceRepository, PayorRegistry } from './insurance.repository';
+import { InsuranceService } from './insurance.service';
+
+/** Health insurance records of users (spec §Insurance, §4.1); PHI encrypted at rest. */
+@Module({
+  imports: [UsersModule],
+  controllers: [InsuranceController],
+  providers: [InsuranceRepository, PayorRegistry, InsuranceService],
+  exports: [InsuranceService],
+})
+export class InsuranceModule {}

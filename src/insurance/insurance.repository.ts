@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
+import { InsuranceEntity, PayorEntity } from './insurance.entity';
+
+/** Who touched PHI, for the audit trail (one phi_access_log row per read or write). */
+export interface PhiAccess {
+  teamId: string;
+  apiKeyId: string | null;
+}
+
+const RESOURCE = 'insurance';
+
+/** Intent-named queries over insurances and their PHI audit rows. */
+@Injectable()
+export class InsuranceRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Stores the insurance and its audit row together: no write goes unlogged. */
+  insertAudited(insurance: InsuranceEntity, by: PhiAccess): Promise<InsuranceEntity> {
+    return this.db.transaction(async (manager) => {
+      const saved = await manager.getRepository(InsuranceEntity).save(insurance);
+      await logAccess(manager, by, 'write', saved.id);
+      return saved;
+    });
+  }
+
+  /** The user's most recent insurance, optionally only primary (true) or only secondary (false). */
+  findLatestForUser(teamId: string, userId: string, isPrimary?: boolean): Promise<InsuranceEntity | null> {
+    return this.db.getRepository(InsuranceEntity).findOne({
+      where: { teamId, userId, ...(isPrimary === undefined ? {} : { isPrimary }) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+  }
+
+  async logRead(insuranceId: string, by: PhiAccess): Promise<void> {
+    await logAccess(this.db.manager, by, 'read', insuranceId);
+  }
+}
+
+/** The payor registry (table `payors`, seeded by a migration with real payor codes). */
+@Injectable()
+export class PayorRegistry {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  findByCode(code: string): Promise<PayorEntity | null> {
+    return this.db.getRepository(PayorEntity).findOneBy({ code });
+  }
+}
+
+async function logAccess(manager: EntityManager, by: PhiAccess, action: 'read' | 'write', resourceId: string) {
+  await manager.getRepository(PhiAccessLogEntity).insert({
+    teamId: by.teamId,
+    apiKeyId: by.apiKeyId,
+    action,
+    resource: RESOURCE,
+    resourceId,
+  });
+}
