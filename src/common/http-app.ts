@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
+import { toOpenApi30Nullables } from './schemas';
 import { ZodRequestPipe } from './validation';
 
 /** Global providers every HTTP app registers: zod validation and the `{detail}` error filter. */
@@ -54,7 +55,7 @@ function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {
       .addApiKey({ type: 'apiKey', in: 'header', name: options.security.header }, options.security.name)
       .build(),
   );
-  SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), {
+  SwaggerModule.setup('docs', app, toOpenApi30Nullables(cleanupOpenApiDoc(document)), {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
   });

@@ -18,3 +18,41 @@ export function isIanaTimeZone(value: string): boolean {
     return false;
   }
 }
+
+/**
+ * `schema.nullable()`, documented the OpenAPI 3.0 way. zod 4 writes a nullable primitive as
+ * `type: ["string", "null"]`; nestjs-zod passes that on and @nestjs/swagger then documents a
+ * top-level property as an *array*. Spelling `{type, nullable: true}` in the metadata keeps the
+ * document right; validation is unchanged.
+ */
+export function nullable<T extends z.ZodType>(schema: T) {
+  const type = openApiTypeOf(schema);
+  return type ? schema.nullable().meta({ type, nullable: true }) : schema.nullable();
+}
+
+function openApiTypeOf(schema: z.ZodType): string | undefined {
+  if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return 'string';
+  if (schema instanceof z.ZodNumber) return schema.isInt ? 'integer' : 'number';
+  if (schema instanceof z.ZodBoolean) return 'boolean';
+  return undefined;
+}
+
+/**
+ * Rewrites any JSON-Schema `type: [T, "null"]` left in a generated document (nested properties,
+ * record values) as OpenAPI 3.0's `type: T, nullable: true`.
+ */
+export function toOpenApi30Nullables<T>(node: T): T {
+  if (Array.isArray(node)) return node.map((item) => toOpenApi30Nullables(item)) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = toOpenApi30Nullables(value);
+  if (Array.isArray(out.type)) {
+    const declared = out.type as string[];
+    const types = declared.filter((type) => type !== 'null');
+    if (types.length === 1) {
+      out.type = types[0];
+      if (types.length < declared.length) out.nullable = true;
+    }
+  }
+  return out as T;
+}

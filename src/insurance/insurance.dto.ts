@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { isoDate } from '../common/schemas';
+import { isoDate, nullable } from '../common/schemas';
 
 /**
  * Request and response schemas of the insurance routes (spec §Insurance, §4.1). They validate
@@ -32,13 +32,6 @@ const US_PHONE = /^(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-]?)\d{3}[\s.-]?\d{4
  */
 const PERSON_NAME = /^[\p{L}\p{M}][\p{L}\p{M}\s'\u2019.,-]*$/u;
 
-/**
- * A nullable string. zod 4.6 renders `z.string().nullable()` as `type: ["string", "null"]`, which
- * nestjs-zod 5.5 does not convert for the OpenAPI 3.0 document and @nestjs/swagger then reads as
- * an *array* property. Spelling the 3.0 form in the metadata keeps the document right;
- * validation is unchanged.
- */
-const nullableString = (schema: z.ZodString = z.string()) => schema.nullable().meta({ type: 'string', nullable: true });
 
 const requiredText = (description: string) =>
   z.string().trim().min(1, { message: 'Must not be empty.' }).describe(description);
@@ -68,14 +61,14 @@ const dateOfBirth = isoDate
 export const addressSchema = z
   .object({
     first_line: requiredText('First line of the street address.'),
-    second_line: nullableString(z.string().trim())
+    second_line: nullable(z.string().trim())
       .default('')
       .describe('Second line of the street address (apartment, suite); empty string when absent.'),
     country: requiredText('Country, e.g. "US".'),
     zip: requiredText('ZIP or postal code.'),
     city: requiredText('City.'),
     state: requiredText('State or region, e.g. "CA".'),
-    access_notes: nullableString(
+    access_notes: nullable(
       z.string().trim().max(ACCESS_NOTES_MAX, { message: `Must be at most ${ACCESS_NOTES_MAX} characters.` }),
     )
       .optional()
@@ -106,14 +99,14 @@ export const guarantorDetailsSchema = z
     phone_number: phoneNumber,
     household_income: nonNegativeInt('Yearly household income, whole currency units.'),
     household_size: nonNegativeInt('Number of people in the household.'),
-    email: nullableString(email).optional().describe('E-mail address of the guarantor.'),
+    email: nullable(email).optional().describe('E-mail address of the guarantor.'),
   })
   .describe('The person financially responsible for the patient.');
 
 export const createInsuranceSchema = z.object({
   payor_code: requiredText('Payor (insurance company) code, e.g. "60054" for Aetna; must be in the payor registry.'),
   member_id: requiredText('Member id on the insurance card.'),
-  group_id: nullableString(z.string().trim())
+  group_id: nullable(z.string().trim())
     .optional()
     .describe('Group number on the insurance card; empty, null or absent means none.'),
   relationship: z.enum(RELATIONSHIPS).describe('Relationship of the patient to the insured: Self, Spouse or Other.'),
@@ -158,12 +151,12 @@ export class LatestInsuranceQuery extends createZodDto(
 
 const addressOut = z.object({
   first_line: z.string(),
-  second_line: nullableString(),
+  second_line: nullable(z.string()),
   country: z.string(),
   zip: z.string(),
   city: z.string(),
   state: z.string(),
-  access_notes: nullableString().optional(),
+  access_notes: nullable(z.string()).optional(),
 });
 
 const personOut = z.object({
@@ -183,7 +176,7 @@ const guarantorOut = z.object({
   phone_number: z.string(),
   household_income: z.number().int().nullable().optional(),
   household_size: z.number().int().nullable().optional(),
-  email: nullableString().optional(),
+  email: nullable(z.string()).optional(),
 });
 
 export const clientFacingInsuranceSchema = z.object({
@@ -192,7 +185,7 @@ export const clientFacingInsuranceSchema = z.object({
   relationship: z.enum(RELATIONSHIPS),
   insured: personOut,
   company: z.object({ name: z.string(), address: addressOut }).describe('The payor, resolved from payor_code.'),
-  group_id: nullableString(),
+  group_id: nullable(z.string()),
   guarantor: guarantorOut.nullable(),
   is_primary: z.boolean(),
 });
