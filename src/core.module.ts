@@ -37,7 +37,13 @@ export class CoreModule implements OnApplicationShutdown {
       },
       {
         provide: REDIS,
-        useFactory: () => new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }),
+        useFactory: () => {
+          // Reconnects by itself; while Redis is down, commands fail at once (no offline queue)
+          // and /health reports it, instead of requests hanging.
+          const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+          redis.on('error', () => undefined);
+          return redis;
+        },
       },
       ApiKeysService,
     ];

@@ -31,7 +31,9 @@ export function toErrorResponse(exception: unknown): { status: number; body: { d
     if (typeof response === 'string') return { status, body: { detail: response } };
     // Nest's own exceptions carry {message, error, statusCode}; others (e.g. the health check's
     // 503) carry a report worth keeping beside the detail.
-    const { message, error: _error, statusCode: _statusCode, ...report } = response as Record<string, unknown>;
+    const { message, ...report } = response as Record<string, unknown>;
+    if (typeof report.error === 'string') delete report.error;
+    delete report.statusCode;
     const detail = message ?? exception.message;
     return { status, body: { detail: Array.isArray(detail) ? detail.join('; ') : String(detail), ...report } };
   }

@@ -9,6 +9,8 @@ import {
 } from '@nestjs/terminus';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
+import { once } from 'node:events';
+import { setTimeout } from 'node:timers/promises';
 import { Public } from '../auth/principal';
 import { REDIS, TEMPORAL_CLIENT } from '../core.module';
 
@@ -24,7 +26,8 @@ export class DependencyHealth {
   async redisUp() {
     const check = this.indicators.check('redis');
     try {
-      if (this.redis.status === 'wait' || this.redis.status === 'end') await this.redis.connect();
+      // Just after start-up the connection may still be opening: give it a moment.
+      if (this.redis.status !== 'ready') await Promise.race([once(this.redis, 'ready'), setTimeout(1000)]);
       await this.redis.ping();
       return check.up();
     } catch (error) {

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { generateSecret, hashSecret, PhiCipher, secretMatches } from '../../src/common/crypto';
+
+describe('PhiCipher (AES-256-GCM)', () => {
+  const cipher = new PhiCipher(randomBytes(32));
+
+  it('round-trips JSON and never repeats a ciphertext', () => {
+    const person = { first_name: 'Ada', dob: '1815-12-10' };
+    const a = cipher.encryptJson(person);
+    const b = cipher.encryptJson(person);
+    expect(a).not.toBe(b);
+    expect(a).not.toContain('Ada');
+    expect(cipher.decryptJson(a)).toEqual(person);
+  });
+
+  it('refuses tampered ciphertext and a different key', () => {
+    const sealed = cipher.encrypt('secret');
+    const raw = Buffer.from(sealed.slice(3), 'base64');
+    raw[raw.length - 1] ^= 1;
+    expect(() => cipher.decrypt(`v1.${raw.toString('base64')}`)).toThrow();
+    expect(() => new PhiCipher(randomBytes(32)).decrypt(sealed)).toThrow();
+  });
+});
+
+describe('API key secrets', () => {
+  it('carry a readable prefix and enough randomness', () => {
+    const a = generateSecret('sk_us_');
+    const b = generateSecret('sk_us_');
+    expect(a).toMatch(/^sk_us_[0-9A-Za-z]{64}$/);
+    expect(a).not.toBe(b);
+  });
+
+  it('match only their own hash', () => {
+    const secret = generateSecret('mg_');
+    expect(secretMatches(secret, hashSecret(secret))).toBe(true);
+    expect(secretMatches(`${secret}x`, hashSecret(secret))).toBe(false);
+  });
+});
