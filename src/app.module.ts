@@ -1,12 +1,18 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TeamApiKeyGuard } from './auth/guards';
-import { HTTP_GLOBALS } from './common/http-app';
+import { HTTP_GLOBALS, type HttpAppOptions } from './common/http-app';
 import type { LabflowConfig } from './config/config';
 import { CoreModule } from './core.module';
 import { HealthModule } from './health/health.module';
 import { InsuranceModule } from './insurance/insurance.module';
 import { UsersModule } from './users/users.module';
+
+export const API_DOCUMENT: HttpAppOptions = {
+  title: 'labflow API',
+  description: 'Junction-compatible lab-testing and health-data API. Authenticate with a team API key.',
+  security: { name: 'team-api-key', header: 'x-service-api-key' },
+};
 
 /** The main API ({base_url}): every route needs a team API key unless marked @Public. */
 @Module({})

@@ -15,17 +15,28 @@ function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]) === true;
 }
 
-/** Main API: a team API key in `x-service-api-key` on every route not marked @Public. */
+/** Shared by both guards: @Public routes pass; otherwise the request and its key are handed on. */
 @Injectable()
-export class TeamApiKeyGuard implements CanActivate {
+abstract class KeyGuard implements CanActivate {
   constructor(
-    private readonly keys: ApiKeysService,
+    protected readonly keys: ApiKeysService,
     private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (isPublic(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<HeaderRequest>();
+    await this.authenticate(request);
+    return true;
+  }
+
+  protected abstract authenticate(request: HeaderRequest): Promise<void>;
+}
+
+/** Main API: a team API key in `x-service-api-key` on every route not marked @Public. */
+@Injectable()
+export class TeamApiKeyGuard extends KeyGuard {
+  protected async authenticate(request: HeaderRequest): Promise<void> {
     const value = header(request, 'x-service-api-key');
     if (!value) throw unauthorized('Missing API key: send your team API key in the x-service-api-key header.');
     if (looksLikeManagementKey(value)) {
@@ -34,7 +45,6 @@ export class TeamApiKeyGuard implements CanActivate {
     const principal = await this.keys.authenticateTeamKey(value);
     if (!principal) throw unauthorized('Invalid or revoked API key.');
     request.teamPrincipal = principal;
-    return true;
   }
 }
 
@@ -43,15 +53,8 @@ export class TeamApiKeyGuard implements CanActivate {
  * `X-Service-Org-Key`). Management routes are only for orgs on the Scale plan.
  */
 @Injectable()
-export class ManagementKeyGuard implements CanActivate {
-  constructor(
-    private readonly keys: ApiKeysService,
-    private readonly reflector: Reflector,
-  ) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (isPublic(this.reflector, context)) return true;
-    const request = context.switchToHttp().getRequest<HeaderRequest>();
+export class ManagementKeyGuard extends KeyGuard {
+  protected async authenticate(request: HeaderRequest): Promise<void> {
     const value = header(request, 'x-management-key') ?? header(request, 'x-service-org-key');
     if (!value) throw unauthorized('Missing management key: send it in the X-Management-Key header.');
     if (looksLikeTeamKey(value)) {
@@ -63,6 +66,5 @@ export class ManagementKeyGuard implements CanActivate {
       throw forbidden(`The management API requires the Scale plan; this org is on the ${principal.orgPlan} plan.`);
     }
     request.managementPrincipal = principal;
-    return true;
   }
 }

@@ -60,3 +60,10 @@ function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {
     yamlDocumentUrl: 'openapi.yaml',
   });
 }
+
+/** Starts one of labflow's HTTP apps on its port (the entry points of API and management API). */
+export async function serveHttpApp(module: DynamicModule, config: LabflowConfig, options: HttpAppOptions, port: number): Promise<void> {
+  const app = await createHttpApp(module, config, options);
+  await app.listen({ port, host: config.api.host });
+  console.log(`[labflow] ${options.title} listening on http://${config.api.host}:${port}`);
+}

@@ -4,8 +4,12 @@ import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
 import { InsuranceEntity, PayorEntity } from '../insurance/insurance.entity';
 import { ManagementKeyEntity, OrgEntity, TeamApiKeyEntity, TeamEntity } from '../tenancy/entities';
 import { UserEntity } from '../users/user.entity';
+import { CustomCredentialEntity } from '../management/custom-credentials/custom-credential.entity';
+import { EtlPipelineEntity } from '../management/etl-pipelines/etl-pipeline.entity';
+import { WebhookEndpointEntity } from '../management/webhooks/webhook-endpoint.entity';
 import { Foundation1763790000000 } from './migrations/1763790000000-foundation';
 import { PayorRegistry1763790000001 } from './migrations/1763790000001-payor-registry';
+import { Management1763790001000 } from './migrations/1763790001000-management';
 
 /** Every entity, listed explicitly so ts-node, Jest and compiled JS all see the same set. */
 export const ENTITIES = [
@@ -17,10 +21,13 @@ export const ENTITIES = [
   InsuranceEntity,
   PayorEntity,
   PhiAccessLogEntity,
+  WebhookEndpointEntity,
+  EtlPipelineEntity,
+  CustomCredentialEntity,
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001];
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

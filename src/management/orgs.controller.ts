@@ -1,26 +1,30 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { createZodDto } from 'nestjs-zod';
-import { DataSource } from 'typeorm';
-import { z } from 'zod';
+import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../auth/principal';
-import { notFound } from '../common/errors';
-import { OrgEntity } from '../tenancy/entities';
+import { authorizeOrgAdmin } from './common/access';
+import { OrgIdParams } from './common/dtos';
+import { OrgDto, PatchOrgDto } from './orgs.dto';
+import { OrgsService } from './orgs.service';
 
-class OrgIdParams extends createZodDto(z.object({ org_id: z.uuid() })) {}
-
+/** The org itself: org keys only (a key never sees another org: a foreign id answers 404). */
 @ApiTags('org')
 @ApiSecurity('management-key')
 @Controller('v1/org')
 export class OrgsController {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly orgs: OrgsService) {}
 
   @Get(':org_id')
-  async get(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: OrgIdParams) {
-    // A key never sees another org: a foreign org id answers as if it did not exist.
-    if (params.org_id !== key.orgId) throw notFound('Org');
-    const org = await this.db.getRepository(OrgEntity).findOneByOrFail({ id: key.orgId });
-    return { id: org.id, name: org.name, expires_at: null };
+  @ZodResponse({ status: 200, type: OrgDto })
+  get(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: OrgIdParams) {
+    authorizeOrgAdmin(key, params.org_id, 'Reading the org');
+    return this.orgs.get(params.org_id);
+  }
+
+  @Patch(':org_id')
+  @ZodResponse({ status: 200, type: OrgDto })
+  patch(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: OrgIdParams, @Body() body: PatchOrgDto) {
+    authorizeOrgAdmin(key, params.org_id, 'Changing the org');
+    return this.orgs.rename(params.org_id, body.name);
   }
 }

@@ -16,6 +16,17 @@ export class OrgEntity {
   @Column('text') name!: string;
   @Column('text') plan!: OrgPlan;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  /** When the org's contract ends; null while open-ended. */
+  @Column('timestamptz', { name: 'expires_at', nullable: true }) expiresAt?: Date | null;
+}
+
+/** Per-environment team settings (PATCH team `sandbox` / `production`): flat scalar values. */
+export type TeamEnvironmentSettings = Record<string, string | number | boolean | null>;
+
+/** How the team presents itself to patients (company_name required). */
+export interface TeamBrandInformation {
+  company_name: string;
+  [field: string]: string | null;
 }
 
 @Entity({ name: 'teams' })
@@ -30,6 +41,14 @@ export class TeamEntity {
   @Column('text', { name: 'integration_team_id', nullable: true }) integrationTeamId!: string | null;
   @Column('boolean', { name: 'partial_webhooks_enabled', default: false }) partialWebhooksEnabled!: boolean;
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' }) createdOn!: Date;
+  @Column('text', { name: 'logo_url', nullable: true }) logoUrl?: string | null;
+  @Column('jsonb', { name: 'brand_information', nullable: true }) brandInformation?: TeamBrandInformation | null;
+  @Column('boolean', { name: 'lab_tests_patient_sms_communication_enabled', default: true })
+  labTestsPatientSmsCommunicationEnabled?: boolean;
+  @Column('boolean', { name: 'lab_tests_patient_email_communication_enabled', default: true })
+  labTestsPatientEmailCommunicationEnabled?: boolean;
+  @Column('jsonb', { name: 'sandbox_settings', default: () => "'{}'::jsonb" }) sandboxSettings?: TeamEnvironmentSettings;
+  @Column('jsonb', { name: 'production_settings', default: () => "'{}'::jsonb" }) productionSettings?: TeamEnvironmentSettings;
 }
 
 /** A team API key (main API). Only the SHA-256 of the value is stored. */

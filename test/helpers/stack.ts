@@ -4,12 +4,12 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ApiModule } from '../../src/app.module';
+import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
 import { type LabflowConfig, loadConfig } from '../../src/config/config';
 import { TEMPORAL_CLIENT } from '../../src/core.module';
-import { ManagementModule } from '../../src/management/management.module';
+import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management/management.module';
 import { createLabflowWorker } from '../../src/temporal/worker';
 import {
   type ApiEnvironment,
@@ -61,21 +61,13 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     for (const close of closers.reverse()) await close();
   };
   try {
-    const api = await createHttpApp(ApiModule.forRoot(config), config, {
-      title: 'labflow API (test)',
-      description: 'test',
-      security: { name: 'team-api-key', header: 'x-service-api-key' },
-    });
+    const api = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT);
     await api.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => api.close());
 
     let managementUrl = '';
     if (options.management) {
-      const management = await createHttpApp(ManagementModule.forRoot(config), config, {
-        title: 'labflow management API (test)',
-        description: 'test',
-        security: { name: 'management-key', header: 'X-Management-Key' },
-      });
+      const management = await createHttpApp(ManagementModule.forRoot(config), config, MANAGEMENT_DOCUMENT);
       await management.listen({ port: 0, host: '127.0.0.1' });
       managementUrl = await urlOf(management);
       closers.push(() => management.close());

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { ManagementPrincipal } from '../../auth/principal';
+import { PhiCipher } from '../../common/crypto';
+import type { ApiEnvironment, Region } from '../../tenancy/entities';
+import { teamRestriction } from '../common/access';
+import type { KeysetPosition } from '../common/cursor';
+import { type BulkResult, PAGE_SIZE } from '../common/params';
+import { TeamLookup } from '../teams/team-lookup';
+import type { EtlDestinations, EtlPipelineEntity } from './etl-pipeline.entity';
+import type { EtlPipelineView, UpsertEtlPipelineDto } from './etl-pipelines.dto';
+import { maskAmqpUri, maskAzureConnectionString } from './etl-routing';
+import { EtlPipelinesRepository } from './etl-pipelines.repository';
+
+export interface EtlScope {
+  environment: ApiEnvironment;
+  region: Region;
+}
+
+/**
+ * Event destinations per team, environment and region. Configurations are validated and stored
+ * encrypted here; delivery to them is the event pipeline's job (see etl-routing for routing).
+ */
+@Injectable()
+export class EtlPipelinesService {
+  constructor(
+    private readonly pipelines: EtlPipelinesRepository,
+    private readonly teams: TeamLookup,
+    private readonly cipher: PhiCipher,
+  ) {}
+
+  async list(caller: ManagementPrincipal, scope: EtlScope, teamId: string | undefined, after: KeysetPosition | undefined) {
+    if (teamId) await this.teams.requireInOrg(caller.orgId, teamId);
+    const page = await this.pipelines.listPage(
+      { orgId: caller.orgId, ...scope },
+      { teamId, onlyTeamIds: teamRestriction(caller) ?? undefined },
+      after,
+      PAGE_SIZE,
+    );
+    return { pipelines: page.items.map((pipeline) => this.toView(pipeline)), next_cursor: page.nextCursor };
+  }
+
+  /** Every team must be the caller's (checked by the controller), of the org, and in the region. */
+  async upsert(orgId: string, scope: EtlScope, body: UpsertEtlPipelineDto) {
+    const teamIds = [...new Set(body.team_ids)];
+    for (const teamId of teamIds) {
+      await this.teams.requireInRegion(orgId, teamId, scope.region, ['body', 'team_ids', body.team_ids.indexOf(teamId)]);
+    }
+    const destinations: EtlDestinations = {};
+    if (body.rabbitmq) destinations.rabbitmq = body.rabbitmq;
+    if (body.cloud_pubsub) destinations.cloud_pubsub = body.cloud_pubsub;
+    if (body.azure_amqp) destinations.azure_amqp = body.azure_amqp;
+    const prefixes = body.event_type_prefixes?.length ? [...new Set(body.event_type_prefixes)] : null;
+    const saved = await this.pipelines.upsert(
+      teamIds,
+      scope,
+      {
+        eventTypePrefixes: prefixes,
+        preferred: body.preferences.preferred,
+        enabled: [...new Set(body.preferences.enabled)],
+        destinationsEnc: this.cipher.encryptJson(destinations),
+      },
+      randomUUID,
+    );
+    return { pipelines: saved.map((pipeline) => this.toView(pipeline)), next_cursor: null };
+  }
+
+  async delete(caller: ManagementPrincipal, scope: EtlScope, teamIds: string[]): Promise<BulkResult> {
+    const { allowed, refused, unknown } = await this.teams.partition(caller, [...new Set(teamIds)]);
+    const deleted = new Set(await this.pipelines.deleteForTeams(allowed.map((team) => team.id), scope));
+    return {
+      success: allowed.filter((team) => deleted.has(team.id)).map((team) => team.id),
+      failure: refused,
+      not_found: [...unknown, ...allowed.filter((team) => !deleted.has(team.id)).map((team) => team.id)],
+    };
+  }
+
+  /** The stored configuration in clear, for the delivery side. */
+  destinationsOf(pipeline: EtlPipelineEntity): EtlDestinations {
+    return this.cipher.decryptJson<EtlDestinations>(pipeline.destinationsEnc);
+  }
+
+  private toView(pipeline: EtlPipelineEntity): EtlPipelineView {
+    const destinations = this.destinationsOf(pipeline);
+    return {
+      id: pipeline.id,
+      team_id: pipeline.teamId,
+      environment: pipeline.environment,
+      region: pipeline.region,
+      event_type_prefixes: pipeline.eventTypePrefixes,
+      preferences: { preferred: pipeline.preferred, enabled: pipeline.enabled },
+      rabbitmq: destinations.rabbitmq ? { ...destinations.rabbitmq, uri: maskAmqpUri(destinations.rabbitmq.uri) } : null,
+      cloud_pubsub: destinations.cloud_pubsub ?? null,
+      azure_amqp: destinations.azure_amqp
+        ? {
+            ...destinations.azure_amqp,
+            connection_string: maskAzureConnectionString(destinations.azure_amqp.connection_string),
+            event_hub_matchers: destinations.azure_amqp.event_hub_matchers.map((m) => ({ ...m }) as Record<string, string>),
+          }
+        : null,
+      created_at: pipeline.createdAt.toISOString(),
+      updated_at: pipeline.updatedAt.toISOString(),
+    };
+  }
+}
+

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull } from 'typeorm';
+import { type ManagementKeyRole, ManagementKeyEntity } from '../../tenancy/entities';
+import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+
+/** Intent-named queries over the management keys of one org; revoked keys are gone for good. */
+@Injectable()
+export class ManagementKeysRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  private get repo() {
+    return this.db.getRepository(ManagementKeyEntity);
+  }
+
+  findActive(orgId: string, keyId: string): Promise<ManagementKeyEntity | null> {
+    return this.repo.findOneBy({ id: keyId, orgId, revokedAt: IsNull() });
+  }
+
+  listActivePage(
+    orgId: string,
+    filter: { teamId?: string; role?: ManagementKeyRole },
+    after: KeysetPosition | undefined,
+    limit: number,
+  ): Promise<Page<ManagementKeyEntity>> {
+    const query = this.repo
+      .createQueryBuilder('key')
+      .where('key.org_id = :orgId AND key.revoked_at IS NULL', { orgId });
+    if (filter.teamId) query.andWhere('CAST(:teamId AS uuid) = ANY(key.team_ids)', { teamId: filter.teamId });
+    if (filter.role) query.andWhere('key.role = :role', { role: filter.role });
+    return keysetPage(query, { alias: 'key', createdColumn: 'created_at', createdProperty: 'createdAt', after, limit });
+  }
+
+  save(key: ManagementKeyEntity): Promise<ManagementKeyEntity> {
+    return this.repo.save(key);
+  }
+
+  /**
+   * Revokes a key unless it is the org's last active org_admin key (an org must keep one way to
+   * manage itself). The org's org_admin keys are locked so two concurrent revocations cannot
+   * both pass the check.
+   */
+  async revoke(orgId: string, keyId: string): Promise<'revoked' | 'not_found' | 'last_org_key'> {
+    return this.db.transaction(async (manager) => {
+      const repo = manager.getRepository(ManagementKeyEntity);
+      const key = await repo.findOne({ where: { id: keyId, orgId, revokedAt: IsNull() }, lock: { mode: 'pessimistic_write' } });
+      if (!key) return 'not_found';
+      if (key.role === 'org_admin') {
+        const orgKeys = await repo.find({
+          where: { orgId, role: 'org_admin', revokedAt: IsNull() },
+          lock: { mode: 'pessimistic_write' },
+        });
+        if (orgKeys.length <= 1) return 'last_org_key';
+      }
+      await repo.update({ id: keyId }, { revokedAt: new Date() });
+      return 'revoked';
+    });
+  }
+}

@@ -1,0 +1,8 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+
+export class PatchOrgDto extends createZodDto(z.strictObject({ name: z.string().trim().min(1).max(255) })) {}
+
+const org = z.object({ id: z.string(), name: z.string(), expires_at: z.string().nullable() });
+export class OrgDto extends createZodDto(org) {}
+export type OrgView = z.input<typeof org>;

@@ -1,0 +1,91 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import { nextCursorParam } from '../common/cursor';
+import { regionParam, repeatable, uuidParam } from '../common/params';
+
+/** The team-name filter, exactly as the spec gives it (at most 80 characters). */
+export const TEAM_SEARCH_PATTERN = /^[A-Za-zÀ-ÖØ-öø-ÿ0-9(),/:'|&_\-\s’]{0,80}$/;
+
+const teamName = z.string().trim().min(1).max(255);
+const integrationTeamId = z.string().min(1).max(256);
+const logoUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+const brandInformation = z
+  .object({
+    company_name: z.string().trim().min(1).max(255),
+    support_email: z.email().max(320).optional(),
+  })
+  .catchall(z.string().max(1000).nullable())
+  .refine((value) => Object.keys(value).length <= 20, { message: 'At most 20 brand_information fields.' });
+
+/** Per-environment settings: flat `snake_case` keys with scalar values. */
+const environmentSettings = z
+  .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]))
+  .refine((value) => Object.keys(value).length <= 50, { message: 'At most 50 settings per environment.' });
+
+export class OrgTeamParams extends createZodDto(z.object({ org_id: uuidParam, team_id: uuidParam })) {}
+
+export class ListTeamsQuery extends createZodDto(
+  z.object({
+    team_id: uuidParam.optional(),
+    region: repeatable(regionParam, { max: 2 }).optional(),
+    search_query: z.string().regex(TEAM_SEARCH_PATTERN).optional().describe('Case-insensitive substring of the team name.'),
+    next_cursor: nextCursorParam,
+  }),
+) {}
+
+export class CreateTeamDto extends createZodDto(
+  z.strictObject({
+    id: uuidParam.optional(),
+    name: teamName,
+    region: regionParam,
+    integration_team_id: integrationTeamId.nullish(),
+    partial_webhooks_enabled: z.boolean().default(false),
+    logo_url: logoUrl.nullish(),
+    brand_information: brandInformation.nullish(),
+    lab_tests_patient_sms_communication_enabled: z.boolean().default(true),
+    lab_tests_patient_email_communication_enabled: z.boolean().default(true),
+  }),
+) {}
+
+export class PatchTeamDto extends createZodDto(
+  z.strictObject({
+    name: teamName.optional(),
+    integration_team_id: integrationTeamId.nullish(),
+    partial_webhooks_enabled: z.boolean().optional(),
+    logo_url: logoUrl.nullish(),
+    brand_information: brandInformation.nullish(),
+    lab_tests_patient_sms_communication_enabled: z.boolean().optional(),
+    lab_tests_patient_email_communication_enabled: z.boolean().optional(),
+    sandbox: environmentSettings.optional().describe('Sandbox settings; merged key by key (null removes a key).'),
+    production: environmentSettings.optional().describe('Production settings; merged key by key (null removes a key).'),
+  }),
+) {}
+
+export class ResolveTeamDto extends createZodDto(z.strictObject({ integration_team_id: integrationTeamId })) {}
+
+const teamSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_on: z.string(),
+  region: regionParam,
+  integration_team_id: z.string().nullable(),
+});
+
+const team = teamSummary.extend({
+  partial_webhooks_enabled: z.boolean(),
+  logo_url: z.string().nullable(),
+  brand_information: z.record(z.string(), z.string().nullable()).nullable(),
+  lab_tests_patient_sms_communication_enabled: z.boolean(),
+  lab_tests_patient_email_communication_enabled: z.boolean(),
+  sandbox: z.record(z.string(), z.unknown()),
+  production: z.record(z.string(), z.unknown()),
+});
+
+export class TeamDto extends createZodDto(team) {}
+export class TeamListDto extends createZodDto(
+  z.object({ teams: z.array(teamSummary), next_cursor: z.string().nullable() }),
+) {}
+
+export type TeamView = z.input<typeof team>;
+export type TeamSummaryView = z.input<typeof teamSummary>;
