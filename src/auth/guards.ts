@@ -37,7 +37,8 @@ abstract class KeyGuard implements CanActivate {
 @Injectable()
 export class TeamApiKeyGuard extends KeyGuard {
   protected async authenticate(request: HeaderRequest): Promise<void> {
-    const value = header(request, 'x-service-api-key');
+    // x-vital-api-key is what the official Junction SDK sends for its `apiKey` option.
+    const value = header(request, 'x-service-api-key') ?? header(request, 'x-vital-api-key');
     if (!value) throw unauthorized('Missing API key: send your team API key in the x-service-api-key header.');
     if (looksLikeManagementKey(value)) {
       throw unauthorized('A management key cannot be used on the main API; use a team API key.');

@@ -1,4 +1,6 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -28,8 +30,16 @@ export interface HttpAppOptions {
 export async function createHttpApp(module: DynamicModule, config: LabflowConfig, options: HttpAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
-    ignoreTrailingSlash: true,
+    // client_user_id may be 255 characters, and it travels in a path parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     logger: config.logRequests ? { level: config.logLevel } : false,
+    // Errors the router raises (a malformed URL) and broken HTTP (unknown method, headers too
+    // large) would otherwise get Fastify's own body; they get `{detail}` like everything else.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const { status, body } = toErrorResponse(error);
+      void reply.status(status).send(body);
+    },
+    clientErrorHandler: answerBrokenHttp,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: config.env === 'test' ? ['error', 'warn'] : ['error', 'warn', 'log'],
@@ -43,6 +53,18 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
   app.enableShutdownHooks();
   setupOpenApi(app, options);
   return app;
+}
+
+/** Raw answer for requests too broken to reach Fastify's routing (still `{detail}` JSON). */
+function answerBrokenHttp(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const [status, reason] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+  const body = JSON.stringify({ detail: status === 431 ? 'Request headers are too large.' : 'Malformed HTTP request.' });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
-/** A real calendar date as `YYYY-MM-DD` (2023-02-30 is refused). */
-export const isoDate = z.iso.date();
+/**
+ * A real calendar date as `YYYY-MM-DD` (2023-02-30 is refused), in years 0001–9999: Postgres
+ * has no year 0, so "0000-01-01" is refused here rather than at the database.
+ */
+export const isoDate = z.iso.date().refine((value) => !value.startsWith('0000'), { message: 'Year must be 0001 or later.' });
 
 /** A time zone id from the IANA database (e.g. `Europe/London`), as the runtime's ICU knows it. */
 export const ianaTimeZone = z.string().refine(isIanaTimeZone, {

@@ -20,11 +20,18 @@ export class ZodRequestPipe implements PipeTransform {
     if (!metatype?.isZodDto || !metatype.schema) return value;
     const schema = metatype.schema;
     const input = metadata.type === 'body' && value === undefined ? undefined : value;
-    const result = schema.safeParse(input);
-    if (result.success) return result.data;
     const where = LOCATION[metadata.type];
     const root = metadata.data ? [where, metadata.data] : [where];
-    throw new RequestValidationError(zodIssues(result.error, input, root));
+    const result = schema.safeParse(input);
+    if (!result.success) throw new RequestValidationError(zodIssues(result.error, input, root));
+    // Postgres text cannot hold NUL; refuse it here rather than fail at the database.
+    const nul = findNulString(result.data);
+    if (nul) {
+      throw new RequestValidationError([
+        { loc: [...root, ...nul.path], msg: 'Text must not contain NUL (\\u0000) characters.', type: 'string_nul', input: echo(nul.value) },
+      ]);
+    }
+    return result.data;
   }
 }
 
@@ -36,10 +43,10 @@ export function zodIssues(error: z.ZodError, input: unknown, root: Array<string 
     const issueAny = issue as unknown as Record<string, unknown>;
     if (issue.code === 'unrecognized_keys') {
       const keys = (issueAny.keys as string[]) ?? [];
-      return { loc: [...root, ...path, keys[0] ?? ''], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: valueAt(value, [keys[0] ?? '']) };
+      return { loc: [...root, ...path, keys[0] ?? ''], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: echo(valueAt(value, [keys[0] ?? ''])) };
     }
     const { type, ctx, msg } = describe(issueAny, value);
-    return { loc: [...root, ...path], msg, type, input: value, ...(ctx ? { ctx } : {}) };
+    return { loc: [...root, ...path], msg, type, input: echo(value), ...(ctx ? { ctx } : {}) };
   });
 }
 
@@ -74,4 +81,40 @@ function valueAt(input: unknown, path: Array<string | number>): unknown {
     current = (current as Record<string | number, unknown>)[part];
   }
   return current;
+}
+
+const ECHO_LIMIT = 2_000;
+
+/**
+ * The offending input, as FastAPI echoes it, unless it is too large or too deeply nested to
+ * serialise safely (a 5,000-level array would overflow JSON.stringify): then a short note.
+ */
+function echo(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'string' && value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value;
+  }
+  try {
+    const text = JSON.stringify(value);
+    if (text.length <= ECHO_LIMIT) return value;
+  } catch {
+    // too deep to serialise
+  }
+  return Array.isArray(value) ? '[array omitted: too large to echo]' : '{object omitted: too large to echo}';
+}
+
+/** The first string (key or value) containing NUL, with its path; iterative, so depth is no risk. */
+function findNulString(data: unknown): { path: Array<string | number>; value: string } | null {
+  const stack: Array<{ node: unknown; path: Array<string | number> }> = [{ node: data, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) return { path, value: node };
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key.includes('\u0000')) return { path: [...path, key], value: key };
+        stack.push({ node: child, path: [...path, Array.isArray(node) ? Number(key) : key] });
+      }
+    }
+  }
+  return null;
 }

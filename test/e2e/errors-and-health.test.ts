@@ -55,6 +55,38 @@ describe('errors are {detail} with a 4xx, never a 5xx', () => {
     expect(response.body.detail[0].loc).toEqual(['path', 'user_id']);
   });
 
+  describe('regressions found by the property test', () => {
+    it('answers a 5,000-level nested body with 422 and a short echo', async () => {
+      const response = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, rawBody: `${'['.repeat(5000)}${']'.repeat(5000)}` });
+      expect(response.status).toBe(422);
+      expect(response.body.detail[0].input).toMatch(/omitted/);
+    });
+
+    it('refuses NUL characters with 422 before they reach Postgres', async () => {
+      const body = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: 'a\u0000b' } });
+      expect(body.status).toBe(422);
+      expect(body.body.detail[0]).toMatchObject({ loc: ['body', 'client_user_id'], type: 'string_nul' });
+      const path = await call(stack.apiUrl, 'GET', '/v2/user/resolve/%00', { key: tenant.apiKey });
+      expect(path.status).toBe(422);
+      expect(path.body.detail[0].loc).toEqual(['path', 'client_user_id']);
+    });
+
+    it('refuses year 0000 dates with 422', async () => {
+      const response = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: 'y0', ingestion_start: '0000-01-01' } });
+      expect(response.status).toBe(422);
+      expect(response.body.detail[0].loc).toEqual(['body', 'ingestion_start']);
+    });
+
+    it('resolves a 255-character client_user_id and answers a malformed URL with 400 {detail}', async () => {
+      const long = 'c'.repeat(255);
+      expect((await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: long } })).status).toBe(200);
+      expect((await call(stack.apiUrl, 'GET', `/v2/user/resolve/${long}`, { key: tenant.apiKey })).status).toBe(200);
+      const badUrl = await call(stack.apiUrl, 'GET', '/v2/user/%zz', { key: tenant.apiKey });
+      expect(badUrl.status).toBe(400);
+      expect(typeof badUrl.body.detail).toBe('string');
+    });
+  });
+
   it('leaves nothing half-written when a request fails', async () => {
     const before = await stack.db.query('SELECT count(*)::int AS n FROM users WHERE team_id = $1', [tenant.teamId]);
     await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: 'ok', ingestion_start: '2024-02-01', ingestion_end: '2024-01-01' } });
