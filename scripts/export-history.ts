@@ -1,12 +1,16 @@
 import { Client, Connection } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadConfig } from '../src/config/config';
+import { EncryptionCodec, isEncrypted } from '../src/temporal/payload-codec';
 
 /**
  * `npm run history:export -- <workflowId> [fixture-name]` saves a workflow's history under
- * test/fixtures/histories/, where the replay test picks up every file. Reads TEMPORAL_ADDRESS
- * and TEMPORAL_NAMESPACE (default 127.0.0.1:7233 / labflow).
+ * test/fixtures/histories/, where the replay test picks up every file. Payloads are decrypted
+ * with this environment's key first, so a fixture replays anywhere (fixtures hold test data
+ * only — never export a production history containing real patients).
  */
 async function main(): Promise<void> {
   const [workflowId, name] = process.argv.slice(2);
@@ -14,10 +18,13 @@ async function main(): Promise<void> {
     console.error('usage: npm run history:export -- <workflowId> [fixture-name]');
     process.exit(2);
   }
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+  const config = loadConfig();
+  const codec = EncryptionCodec.fromKeys(config.phiEncryptionKey, config.temporalPayloadKey);
+  const connection = await Connection.connect({ address: config.temporal.address });
   try {
-    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'labflow' });
+    const client = new Client({ connection, namespace: config.temporal.namespace });
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    await decryptPayloads(history, codec);
     // npm runs scripts from the package root, which holds the fixtures folder.
     const target = resolve(process.cwd(), 'test', 'fixtures', 'histories');
     mkdirSync(target, { recursive: true });
@@ -26,6 +33,19 @@ async function main(): Promise<void> {
     console.log(`saved ${history.events?.length ?? 0} events of ${workflowId} to ${file}`);
   } finally {
     await connection.close();
+  }
+}
+
+/** Replaces, in place, every encrypted payload anywhere in the history by its plaintext. */
+async function decryptPayloads(node: unknown, codec: EncryptionCodec): Promise<void> {
+  if (node === null || typeof node !== 'object' || ArrayBuffer.isView(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (value && typeof value === 'object' && 'metadata' in value && isEncrypted(value as Payload)) {
+      const [plain] = await codec.decode([value as Payload]);
+      (node as Record<string, unknown>)[key] = plain;
+    } else {
+      await decryptPayloads(value, codec);
+    }
   }
 }
 

@@ -167,6 +167,7 @@ stack_temporal_up() {
     setsid env -u TEMPORAL_ADDRESS -u TEMPORAL_NAMESPACE "$TEMPORAL_BIN" server start-dev \
       --ip "$LABFLOW_TEMPORAL_IP" --port "$LABFLOW_TEMPORAL_PORT" --ui-port "$LABFLOW_TEMPORAL_UI_PORT" \
       --db-filename "$LABFLOW_CACHE_DIR/temporal-dev.sqlite" \
+      --ui-codec-endpoint "http://127.0.0.1:8001/codec" \
       "${ns_flags[@]}" "${sa_flags[@]}" --log-level warn \
       </dev/null >"$LABFLOW_TEMPORAL_LOG" 2>&1 &
     pid=$!

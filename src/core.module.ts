@@ -6,6 +6,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { PhiCipher } from './common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
 import { dataSourceOptions } from './db/data-source';
+import { labflowDataConverter } from './temporal/payload-codec';
 
 export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
 export const REDIS = Symbol('REDIS');
@@ -33,6 +34,7 @@ export class CoreModule implements OnApplicationShutdown {
           new Client({
             connection: Connection.lazy({ address: config.temporal.address }),
             namespace: config.temporal.namespace,
+            dataConverter: labflowDataConverter(config),
           }),
       },
       {

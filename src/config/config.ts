@@ -41,6 +41,15 @@ const envSchema = z.object({
     .refine((value) => Buffer.from(value, 'base64').length === 32, {
       message: 'must be 32 random bytes in base64 (openssl rand -base64 32)',
     }),
+  /** 32 bytes, base64: encrypts Temporal payloads. Default: derived from PHI_ENCRYPTION_KEY. */
+  TEMPORAL_PAYLOAD_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, { message: 'must be 32 random bytes in base64' })
+    .optional(),
+  /** Origins allowed to call the codec endpoint (the Temporal UI). */
+  CODEC_CORS_ORIGINS: z.string().default('http://127.0.0.1:8233,http://localhost:8233'),
+  /** Require a management key on the codec endpoint (always on in production). */
+  CODEC_REQUIRE_KEY: boolFlag.optional(),
   /** How long a deleted user can still be restored (Junction: 7 days). */
   USER_DELETION_GRACE: duration.default('7d'),
   /** Largest JSON body accepted; larger ones answer 413. */
@@ -60,6 +69,8 @@ export interface LabflowConfig {
   api: { host: string; port: number; publicUrl: string };
   management: { port: number };
   phiEncryptionKey: Buffer;
+  temporalPayloadKey?: Buffer;
+  codec: { corsOrigins: string[]; requireKey: boolean };
   userDeletionGrace: string;
   bodyLimitBytes: number;
   logLevel: Environment['LOG_LEVEL'];
@@ -93,6 +104,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     },
     management: { port: e.MANAGEMENT_PORT },
     phiEncryptionKey: Buffer.from(e.PHI_ENCRYPTION_KEY, 'base64'),
+    temporalPayloadKey: e.TEMPORAL_PAYLOAD_KEY ? Buffer.from(e.TEMPORAL_PAYLOAD_KEY, 'base64') : undefined,
+    codec: {
+      corsOrigins: e.CODEC_CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+      requireKey: e.CODEC_REQUIRE_KEY ?? e.NODE_ENV === 'production',
+    },
     userDeletionGrace: e.USER_DELETION_GRACE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,

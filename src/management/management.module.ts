@@ -8,6 +8,7 @@ import { HealthModule } from '../health/health.module';
 import { CustomCredentialsModule } from './custom-credentials/custom-credentials.module';
 import { EtlPipelinesModule } from './etl-pipelines/etl-pipelines.module';
 import { ManagementKeysModule } from './keys/management-keys.module';
+import { CodecController } from '../temporal/codec.controller';
 import { OrgsController } from './orgs.controller';
 import { OrgsRepository } from './orgs.repository';
 import { OrgsService } from './orgs.service';
@@ -40,7 +41,7 @@ export class ManagementModule {
         EtlPipelinesModule,
         CustomCredentialsModule,
       ],
-      controllers: [OrgsController],
+      controllers: [OrgsController, CodecController],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: ManagementKeyGuard }, OrgsRepository, OrgsService],
     };
   }

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { LabflowConfig } from '../config/config';
+import { labflowDataConverter } from './payload-codec';
 import { UsersService } from '../users/users.service';
 
 export interface LabflowWorkerOptions {
@@ -24,6 +25,7 @@ export async function createLabflowWorker(
     namespace: config.temporal.namespace,
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     activities,
+    dataConverter: labflowDataConverter(config),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../../workflows') }),
