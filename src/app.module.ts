@@ -6,6 +6,7 @@ import type { LabflowConfig } from './config/config';
 import { CoreModule } from './core.module';
 import { HealthModule } from './health/health.module';
 import { InsuranceModule } from './insurance/insurance.module';
+import { LabTestsModule } from './lab-tests/lab-tests.module';
 import { UsersModule } from './users/users.module';
 
 export const API_DOCUMENT: HttpAppOptions = {
@@ -20,7 +21,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule],
+      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

@@ -10,6 +10,9 @@ import { WebhookEndpointEntity } from '../management/webhooks/webhook-endpoint.e
 import { Foundation1763790000000 } from './migrations/1763790000000-foundation';
 import { PayorRegistry1763790000001 } from './migrations/1763790000001-payor-registry';
 import { Management1763790001000 } from './migrations/1763790001000-management';
+import { LabCatalog1763790002000 } from './migrations/1763790002000-lab-catalog';
+import { LabCatalogSeed1763790002001 } from './migrations/1763790002001-lab-catalog-seed';
+import { LAB_CATALOG_ENTITIES } from '../lab-tests/lab-catalog.entities';
 
 /** Every entity, listed explicitly so ts-node, Jest and compiled JS all see the same set. */
 export const ENTITIES = [
@@ -24,10 +27,17 @@ export const ENTITIES = [
   WebhookEndpointEntity,
   EtlPipelineEntity,
   CustomCredentialEntity,
+  ...LAB_CATALOG_ENTITIES,
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000];
+export const MIGRATIONS = [
+  Foundation1763790000000,
+  PayorRegistry1763790000001,
+  Management1763790001000,
+  LabCatalog1763790002000,
+  LabCatalogSeed1763790002001,
+];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {
