@@ -1,0 +1,12 @@
+export * from './result.types';
+export { interpretResults, worseInterpretation } from './interpretation';
+export {
+  generateSandboxResults,
+  referenceRangeText,
+  SANDBOX_RESULT_TYPES,
+  type ResultMarker,
+  type SandboxResultOptions,
+  type SandboxResults,
+  type SandboxResultType,
+} from './sandbox-results';
+export { ageInYears, buildLabResults, buildResultMetadata, type ResultMetadataInput } from './result-metadata';
