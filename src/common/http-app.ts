@@ -45,11 +45,6 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
     logger: config.env === 'test' ? ['error', 'warn'] : ['error', 'warn', 'log'],
     bufferLogs: false,
   });
-  // Errors Fastify raises before a route runs (bad JSON, oversized body) get the same body.
-  app.getHttpAdapter().getInstance().setErrorHandler((error, _request, reply) => {
-    const { status, body } = toErrorResponse(error);
-    void reply.status(status).send(body);
-  });
   app.enableShutdownHooks();
   setupOpenApi(app, options);
   return app;
