@@ -1,11 +1,15 @@
-import type { UserActivities } from '../workflows/contract';
+import type { EventActivities, OrderActivities, UserActivities } from '../workflows/contract';
+import { createEventActivities, type EventEmitter } from './events';
+import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createUserActivities, type UserDeletionStore } from './users';
 
 export interface ActivityDependencies {
   users: UserDeletionStore;
+  events: EventEmitter;
+  orders: OrderLifecycle;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
-export function createActivities(deps: ActivityDependencies): UserActivities {
-  return { ...createUserActivities(deps.users) };
+export function createActivities(deps: ActivityDependencies): UserActivities & EventActivities & OrderActivities {
+  return { ...createUserActivities(deps.users), ...createEventActivities(deps.events), ...createOrderActivities(deps.orders) };
 }

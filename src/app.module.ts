@@ -4,9 +4,11 @@ import { TeamApiKeyGuard } from './auth/guards';
 import { HTTP_GLOBALS, type HttpAppOptions } from './common/http-app';
 import type { LabflowConfig } from './config/config';
 import { CoreModule } from './core.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { InsuranceModule } from './insurance/insurance.module';
 import { LabTestsModule } from './lab-tests/lab-tests.module';
+import { OrdersModule } from './orders/orders.module';
 import { UsersModule } from './users/users.module';
 
 export const API_DOCUMENT: HttpAppOptions = {
@@ -21,7 +23,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule],
+      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

@@ -1,25 +1,51 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { PhiCipher } from './common/crypto';
 import { runProcess } from './common/process';
 import { loadConfig } from './config/config';
+import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './temporal/worker.module';
 import { createLabflowWorker } from './temporal/worker';
 
 /**
- * The Temporal worker. SIGINT/SIGTERM (handled by the Temporal runtime) make it stop polling and
- * drain running activities; then connections close and the process exits.
+ * The worker process: by default (WORKER_ROLES=temporal,relay,delivery) the Temporal worker,
+ * the outbox relay and the webhook/event-destination delivery worker; a subset scales them
+ * apart. SIGINT/SIGTERM (handled by the Temporal runtime when it runs) make it stop polling and
+ * drain running activities and deliveries; then connections close and the process exits.
  */
 runProcess('worker', async () => {
   const config = loadConfig();
+  const roles = new Set(config.workerRoles);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: ['error', 'warn', 'log'],
   });
-  const { worker, connection } = await createLabflowWorker(app, config);
-  console.log(`[labflow] worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}"`);
+  let events: EventProcessing | null = null;
   try {
-    await worker.run();
+    if (roles.has('relay') || roles.has('delivery')) {
+      events = startEventProcessing(
+        { db: app.get(DataSource), cipher: app.get(PhiCipher), config },
+        { relay: roles.has('relay'), delivery: roles.has('delivery') },
+      );
+      const running = [roles.has('relay') && 'outbox relay', roles.has('delivery') && 'delivery worker'].filter(Boolean);
+      console.log(`[labflow] ${running.join(' and ')} on queue "${config.events.queueName}"`);
+    }
+    if (roles.has('temporal')) {
+      const { worker, connection } = await createLabflowWorker(app, config);
+      console.log(`[labflow] worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}"`);
+      try {
+        await worker.run();
+      } finally {
+        await connection.close();
+      }
+    } else {
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+    }
   } finally {
-    await connection.close();
+    await events?.stop();
     await app.close();
     console.log('[labflow] worker stopped');
   }

@@ -4,7 +4,11 @@
  * Only workflow-safe imports are allowed here (no Node, no Nest).
  */
 import { defineSearchAttributeKey, type Duration, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { OrderFlow, OrderLowLevelStatus } from './order-lifecycle';
+// Type-only import of a dependency-free module (the event catalogue): erased from the bundle.
+// eslint-disable-next-line no-restricted-imports
+import type { EventType } from '../src/events/catalogue';
 
 export const DEFAULT_TASK_QUEUE = 'labflow';
 
@@ -51,4 +55,183 @@ export interface UserActivities {
   restoreUser(input: { userId: string }): Promise<void>;
   /** Erases a user pending deletion and everything it owns. Idempotent. */
   eraseUser(input: { userId: string }): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events (src/events): workflows emit webhook events through the emitEvents activity, which
+// writes them to the transactional outbox like any other state change.
+
+/** One event to emit (src/events/outbox.service.ts calls it NewEvent). */
+export interface NewEvent {
+  /** A stable id; default derived from `idempotencyKey`, else random. */
+  eventId?: string;
+  /**
+   * The event id is the UUID v5 of this key (src/events/event-id.ts), so emitting twice inserts
+   * once. In a workflow use `${workflowInfo().workflowId}:<step name>` (workflow code cannot hash;
+   * the activity does). When neither eventId nor idempotencyKey is given, emitEvents derives the
+   * key from the workflow run, the activity id and the event's index, which a retry keeps.
+   */
+  idempotencyKey?: string;
+  eventType: EventType;
+  teamId: string;
+  environment: 'sandbox' | 'production';
+  userId: string;
+  clientUserId: string;
+  data: unknown;
+  /**
+   * The resource the event is about (order id, appointment id, parsing job id), for resending an
+   * order's latest event. Default: `data.id`, else `data.order_id`, when a string.
+   */
+  subjectId?: string;
+}
+
+export interface EmitEventsInput {
+  events: NewEvent[];
+}
+
+export interface EmitEventsResult {
+  /** The id of each event, in input order (also for events an earlier attempt already wrote). */
+  eventIds: string[];
+}
+
+export interface EventActivities {
+  /** Writes the events to the outbox in one transaction. Idempotent: a retry adds nothing. */
+  emitEvents(input: EmitEventsInput): Promise<EmitEventsResult>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orders (src/orders, workflows/order.ts, activities/orders.ts). The lifecycle tables live in
+// workflows/order-lifecycle.ts.
+
+export const orderWorkflowId = (orderId: string) => `order:${orderId}`;
+
+/** Timer lengths, fixed per order when its workflow starts (running orders keep theirs). */
+export interface OrderTimers {
+  /** From the kit reaching the customer to its registration; unregistered then → cancelled. */
+  registrationWindow: Duration;
+  /** From the kit being with the customer (and registered) to delivery at the lab. */
+  sampleToLabWindow: Duration;
+  /** Default pause between the steps of a sandbox simulation. */
+  sandboxStepDelay: Duration;
+}
+
+export interface OrderWorkflowInput {
+  orderId: string;
+  teamId: string;
+  environment: 'sandbox' | 'production';
+  flow: OrderFlow;
+  /** Sequence number and low-level status of the order's latest event (written by the API). */
+  seq: number;
+  low: OrderLowLevelStatus;
+  /** `YYYY-MM-DD`: no requisition before this date. */
+  activateBy: string | null;
+  timers: OrderTimers;
+}
+
+export interface OrderWorkflowResult {
+  /** The final event status, e.g. `completed.testkit.completed`; `gone` when the order was erased. */
+  status: string;
+}
+
+/** A courier tracking fact (tracking webhook → signal). */
+export interface CourierUpdate {
+  low: OrderLowLevelStatus;
+  statusDetail?: string | null;
+}
+
+export type ResultInterpretation = 'normal' | 'abnormal' | 'critical';
+
+/** A lab fact: receipt, processing problems, results. */
+export interface LabUpdate {
+  low: OrderLowLevelStatus;
+  statusDetail?: string | null;
+  interpretation?: ResultInterpretation;
+  hasMissingResults?: boolean;
+}
+
+/** `POST /v3/order/{id}/test` (sandbox): walk the success path, or head for `finalStatus`. */
+export interface SimulateRequest {
+  finalStatus?: OrderLowLevelStatus | null;
+  /** Pause between steps; default the order's sandboxStepDelay. */
+  delayMs?: number;
+  interpretation?: ResultInterpretation;
+  hasMissingResults?: boolean;
+}
+
+export interface ActivateByChange {
+  activateBy: string | null;
+}
+
+/** What the workflow knows right now (for ops and tests; the API reads Postgres). */
+export interface OrderState {
+  seq: number;
+  low: OrderLowLevelStatus;
+  status: string;
+  stage: string;
+  shippingStarted: boolean;
+  registration: 'not_applicable' | 'awaiting' | 'registering' | 'registered';
+  simulation: { finalStatus: OrderLowLevelStatus | null; delayMs: number } | null;
+  activateBy: string | null;
+}
+
+/** The answer of the order updates: the event they recorded. */
+export interface OrderUpdateResult {
+  seq: number;
+  status: string;
+}
+
+export const courierUpdate = defineSignal<[CourierUpdate]>('courierUpdate');
+export const labUpdate = defineSignal<[LabUpdate]>('labUpdate');
+export const simulate = defineSignal<[SimulateRequest]>('simulate');
+export const activateByChanged = defineSignal<[ActivateByChange]>('activateByChanged');
+/** Cancels the order; refused (nothing written) unless it is in a cancellable status. */
+export const cancelOrder = defineUpdate<OrderUpdateResult>('cancelOrder');
+/**
+ * Registers a registrable kit. The patient details were stored by the API as a pending
+ * registration with this id (PHI never enters the workflow history); the transition applies it.
+ */
+export const registerKit = defineUpdate<OrderUpdateResult, [{ registrationId: string }]>('registerKit');
+export const orderState = defineQuery<OrderState>('orderState');
+
+/** Failure types of the updates (validators) and of the activities. */
+export const ORDER_NOT_CANCELLABLE = 'OrderNotCancellable';
+export const ORDER_NOT_REGISTRABLE = 'OrderNotRegistrable';
+/** The order row is gone (its user was erased): the workflow ends quietly. */
+export const ORDER_GONE = 'OrderGone';
+/** A registration whose pending details were replaced by a concurrent one. */
+export const REGISTRATION_SUPERSEDED = 'RegistrationSuperseded';
+
+export interface RecordOrderTransitionInput {
+  orderId: string;
+  /** The transition's sequence number: (order_id, seq) is unique, so a retry writes nothing. */
+  seq: number;
+  /** The event status `<top>.<method>.<low>`. */
+  status: string;
+  statusDetail?: string | null;
+  /** Emit `labtest.order.updated` through the outbox (in the same transaction). */
+  emit: boolean;
+  /** Apply the pending registration with this id (registrable kits). */
+  registrationId?: string;
+}
+
+export interface RecordOrderTransitionResult {
+  /** The order event's integer id. */
+  eventId: number;
+  /** False when an earlier attempt had already recorded this transition. */
+  recorded: boolean;
+}
+
+export interface OrderActivities {
+  /** Writes the order event, the order's status and the webhook event in one transaction. */
+  recordOrderTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
+  /** Submits the requisition to the lab (once) and stores its form URL. */
+  createRequisition(input: { orderId: string }): Promise<{ requisitionFormUrl: string | null }>;
+  /** Ships the kit (once) and stores the shipment with its tracking numbers. */
+  shipKit(input: { orderId: string }): Promise<{ outboundTrackingNumber: string }>;
+  /** Fetches and stores the results (once); sets interpretation and has_missing_results. */
+  collectResults(input: {
+    orderId: string;
+    interpretation?: ResultInterpretation;
+    hasMissingResults?: boolean;
+  }): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }>;
 }

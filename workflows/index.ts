@@ -1,2 +1,3 @@
 // The worker's workflowsPath: every workflow type labflow registers.
 export { userDeletionWorkflow } from './user-deletion';
+export { orderWorkflow } from './order';

@@ -23,6 +23,19 @@ const boolFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** A comma-separated list of durations, e.g. "0s,5s,5m". */
+const durationList = z
+  .string()
+  .refine((value) => value.split(',').every((part) => duration.safeParse(part.trim()).success), {
+    message: 'must be a comma-separated list of durations such as "0s,5s,5m,30m"',
+  });
+
+const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
+
+/** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery. */
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery'] as const;
+export type WorkerRole = (typeof WORKER_ROLES)[number];
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/labflow'),
@@ -57,6 +70,49 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug']).default('info'),
   /** Log every request line (off in tests to keep output readable). */
   LOG_REQUESTS: boolFlag.default(true),
+  /** Delays before each retry after a failed webhook attempt (Junction: 0s,5s,5m,30m,2h,5h,10h,10h). */
+  WEBHOOK_RETRY_SCHEDULE: durationList.default('0s,5s,5m,30m,2h,5h,10h,10h'),
+  /** A webhook attempt counts as successful only with a 2xx within this time. */
+  WEBHOOK_DELIVERY_TIMEOUT: duration.default('15s'),
+  /** An endpoint failing without a single success for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER: duration.default('5d'),
+  /** Accept webhook URLs aimed at loopback/private/link-local addresses (default: not in production). */
+  ALLOW_PRIVATE_WEBHOOK_URLS: boolFlag.optional(),
+  /** Parallel webhook/destination deliveries per worker process. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  /** BullMQ queue of event deliveries (tests use one per stack). */
+  EVENTS_QUEUE: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).default('labflow-events'),
+  /** The relay wakes on Postgres NOTIFY; this poll is the fallback. */
+  EVENTS_RELAY_POLL_INTERVAL: duration.default('1s'),
+  /** How often the relay looks for pending deliveries whose BullMQ job went missing. */
+  EVENTS_SWEEP_INTERVAL: duration.default('30s'),
+  /** A pending delivery this late is re-enqueued (harmless when its job still exists). */
+  EVENTS_LOST_JOB_GRACE: duration.default('2m'),
+  /** BullMQ job lock: a delivery job held by a dead worker is picked up again after about this long. */
+  EVENTS_JOB_LOCK: duration.default('30s'),
+  /** Orders: how long a customer has to register a received kit before the order is cancelled. */
+  ORDER_REGISTRATION_WINDOW: duration.default('60d'),
+  /** Orders: how long a kit may take from the customer to the lab before it counts as lost. */
+  ORDER_SAMPLE_TO_LAB_WINDOW: duration.default('30d'),
+  /** Orders: default pause between the steps of a sandbox simulation. */
+  SANDBOX_STEP_DELAY: duration.default('1s'),
+  /** From this date (YYYY-MM-DD) delegated lab accounts need a physician on the order. */
+  PHYSICIAN_ENFORCEMENT_DATE: z.iso.date().default('2026-08-01'),
+  /** How often the worker looks for orders whose workflow has not started ("0s" turns it off). */
+  RECONCILER_INTERVAL: duration.default('10s'),
+  /** An order row this old without a workflow start is started by the reconciler. */
+  RECONCILER_GRACE: duration.default('5s'),
+  /** How long an X-Idempotency-Key answer is kept and replayed. */
+  IDEMPOTENCY_KEY_TTL: duration.default('24h'),
+  /** HMAC secret of the courier and lab tracking webhooks (POST /v3/webhooks/{courier,lab}/sandbox); unset: they refuse. */
+  PARTNER_WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** Comma-separated subset of temporal,relay,delivery run by the worker process. */
+  WORKER_ROLES: z
+    .string()
+    .refine((value) => value.split(',').every((role) => (WORKER_ROLES as readonly string[]).includes(role.trim())), {
+      message: `must be a comma-separated subset of ${WORKER_ROLES.join(',')}`,
+    })
+    .default(WORKER_ROLES.join(',')),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -75,6 +131,36 @@ export interface LabflowConfig {
   bodyLimitBytes: number;
   logLevel: Environment['LOG_LEVEL'];
   logRequests: boolean;
+  events: EventsConfig;
+  workerRoles: WorkerRole[];
+  orders: OrdersConfig;
+}
+
+/** Order lifecycle timers and order API settings (src/orders). */
+export interface OrdersConfig {
+  registrationWindow: string;
+  sampleToLabWindow: string;
+  sandboxStepDelay: string;
+  physicianEnforcementDate: Date;
+  reconcilerIntervalMs: number;
+  reconcilerGraceMs: number;
+  idempotencyKeyTtlMs: number;
+  partnerWebhookSecret: string | null;
+}
+
+/** Outbox relay and webhook / event-destination delivery (src/events). */
+export interface EventsConfig {
+  /** Delay before retry n+1 after failed attempt n (ms); attempts = 1 + length. */
+  retryScheduleMs: number[];
+  deliveryTimeoutMs: number;
+  disableAfterMs: number;
+  allowPrivateWebhookUrls: boolean;
+  concurrency: number;
+  queueName: string;
+  relayPollIntervalMs: number;
+  sweepIntervalMs: number;
+  lostJobGraceMs: number;
+  jobLockMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -113,8 +199,32 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,
     logRequests: e.LOG_REQUESTS,
+    events: {
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => toMs(part.trim())),
+      deliveryTimeoutMs: toMs(e.WEBHOOK_DELIVERY_TIMEOUT),
+      disableAfterMs: toMs(e.WEBHOOK_DISABLE_AFTER),
+      allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS ?? e.NODE_ENV !== 'production',
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      queueName: e.EVENTS_QUEUE,
+      relayPollIntervalMs: toMs(e.EVENTS_RELAY_POLL_INTERVAL),
+      sweepIntervalMs: toMs(e.EVENTS_SWEEP_INTERVAL),
+      lostJobGraceMs: toMs(e.EVENTS_LOST_JOB_GRACE),
+      jobLockMs: toMs(e.EVENTS_JOB_LOCK),
+    },
+    workerRoles: [...new Set(e.WORKER_ROLES.split(',').map((role) => role.trim() as WorkerRole))],
+    orders: {
+      registrationWindow: e.ORDER_REGISTRATION_WINDOW,
+      sampleToLabWindow: e.ORDER_SAMPLE_TO_LAB_WINDOW,
+      sandboxStepDelay: e.SANDBOX_STEP_DELAY,
+      physicianEnforcementDate: new Date(`${e.PHYSICIAN_ENFORCEMENT_DATE}T00:00:00Z`),
+      reconcilerIntervalMs: toMs(e.RECONCILER_INTERVAL),
+      reconcilerGraceMs: toMs(e.RECONCILER_GRACE),
+      idempotencyKeyTtlMs: toMs(e.IDEMPOTENCY_KEY_TTL),
+      partnerWebhookSecret: e.PARTNER_WEBHOOK_SECRET ?? null,
+    },
   };
 }
 
 /** Injection token for the parsed configuration. */
 export const LABFLOW_CONFIG = Symbol('LABFLOW_CONFIG');
+

@@ -13,6 +13,9 @@ import { Management1763790001000 } from './migrations/1763790001000-management';
 import { LabCatalog1763790002000 } from './migrations/1763790002000-lab-catalog';
 import { LabCatalogSeed1763790002001 } from './migrations/1763790002001-lab-catalog-seed';
 import { LAB_CATALOG_ENTITIES } from '../lab-tests/lab-catalog.entities';
+import { Events1763790003000 } from './migrations/1763790003000-events';
+import { Orders1763790004000 } from './migrations/1763790004000-orders';
+import { ORDER_ENTITIES } from '../orders/order.entities';
 
 /** Every entity, listed explicitly so ts-node, Jest and compiled JS all see the same set. */
 export const ENTITIES = [
@@ -28,16 +31,11 @@ export const ENTITIES = [
   EtlPipelineEntity,
   CustomCredentialEntity,
   ...LAB_CATALOG_ENTITIES,
+  ...ORDER_ENTITIES,
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [
-  Foundation1763790000000,
-  PayorRegistry1763790000001,
-  Management1763790001000,
-  LabCatalog1763790002000,
-  LabCatalogSeed1763790002001,
-];
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

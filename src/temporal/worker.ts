@@ -2,6 +2,9 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { LabflowConfig } from '../config/config';
+import { OutboxService } from '../events/outbox.service';
+import { OrderLifecycleService } from '../orders/order-lifecycle.service';
+import { OrderReconciler } from '../orders/order-workflows';
 import { labflowDataConverter } from './payload-codec';
 import { UsersService } from '../users/users.service';
 
@@ -19,7 +22,13 @@ export async function createLabflowWorker(
   options: LabflowWorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const activities = createActivities({ users: app.get(UsersService) });
+  const activities = createActivities({
+    users: app.get(UsersService),
+    events: app.get(OutboxService),
+    orders: app.get(OrderLifecycleService),
+  });
+  // Orders whose workflow the API could not start get it from here (stops when the app closes).
+  app.get(OrderReconciler).start();
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,

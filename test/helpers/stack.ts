@@ -8,7 +8,9 @@ import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
 import { type LabflowConfig, loadConfig } from '../../src/config/config';
+import { PhiCipher } from '../../src/common/crypto';
 import { TEMPORAL_CLIENT } from '../../src/core.module';
+import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management/management.module';
 import { createLabflowWorker } from '../../src/temporal/worker';
 import {
@@ -29,6 +31,14 @@ export interface TestStack {
   temporal: Client;
   /** This stack's own task queue: workflows started through `api` run on `worker`. */
   taskQueue: string;
+  /** The outbox relay and delivery worker, when started with `events`. */
+  events: EventProcessing | null;
+  /**
+   * The teams this stack's relay works for: every tenant made with `createTenant(stack.db)`;
+   * add others (teams created through the API) by hand. Test files share one database, so a
+   * relay must not take another file's events.
+   */
+  eventTeams: Set<string>;
   close(): Promise<void>;
 }
 
@@ -37,6 +47,12 @@ export interface StackOptions {
   worker?: boolean;
   /** Start the management API too (default false). */
   management?: boolean;
+  /**
+   * Also run the outbox relay and the webhook/destination delivery worker in-process (default
+   * false); `{ relay: true, delivery: false }` runs only the relay (a test runs the other apart).
+   * Every stack gets a BullMQ queue of its own (EVENTS_QUEUE), so parallel files never share jobs.
+   */
+  events?: boolean | { relay?: boolean; delivery?: boolean };
   /** Extra environment variables, e.g. { USER_DELETION_GRACE: '2s' }. */
   env?: Record<string, string>;
 }
@@ -52,6 +68,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     API_PORT: '0',
     MANAGEMENT_PORT: '0',
     TEMPORAL_TASK_QUEUE: taskQueue,
+    EVENTS_QUEUE: `events-${taskQueue}`,
     LOG_REQUESTS: 'false',
     ...options.env,
   });
@@ -78,6 +95,21 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       closers.push(started.stop);
     }
 
+    let events: EventProcessing | null = null;
+    const eventTeams = new Set<string>();
+    EVENT_TEAMS.set(api.get(DataSource), eventTeams);
+    if (options.events) {
+      const roles = options.events === true ? {} : options.events;
+      // Quiet: expected warnings (exhausted deliveries, disabled endpoints) would flood test output.
+      events = startEventProcessing(
+        { db: api.get(DataSource), cipher: api.get(PhiCipher), config },
+        { logger: { warn: () => undefined }, teams: eventTeams, ...roles },
+      );
+      const started = events;
+      // Closed before the apps (they own the Postgres pool the relay uses).
+      closers.push(() => started.stop());
+    }
+
     return {
     config,
     apiUrl: await urlOf(api),
@@ -86,6 +118,8 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     db: api.get(DataSource),
     temporal: api.get<Client>(TEMPORAL_CLIENT),
     taskQueue,
+    events,
+    eventTeams,
     close: closeAll,
   };
   } catch (error) {
@@ -94,6 +128,9 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     throw error;
   }
 }
+
+/** Per stack (by its DataSource): the teams its relay serves; createTenant adds to it. */
+const EVENT_TEAMS = new WeakMap<DataSource, Set<string>>();
 
 async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string) {
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
@@ -148,6 +185,7 @@ export async function createTenant(
     integrationTeamId: null,
     partialWebhooksEnabled: false,
   });
+  EVENT_TEAMS.get(db)?.add(team.id);
   const keys = new ApiKeysService(db);
   const teamKey = await keys.issueTeamKey(team, options.environment ?? 'sandbox', 'test key');
   const managementKey = await keys.issueManagementKey(org.id, 'org_admin', 'test org key');

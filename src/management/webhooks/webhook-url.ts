@@ -32,6 +32,16 @@ for (const [network, prefix] of [
 }
 
 /**
+ * Whether an IP address (v4, v6 or IPv4-mapped v6) is loopback, private, link-local or otherwise
+ * not on the public internet. Delivery checks every address a webhook host resolves to.
+ */
+export function isNonPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (!family) return false;
+  return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
  * Why a webhook URL is refused, or null when it is fine. Always: http(s) only, no credentials
  * in the URL. Unless `allowPrivate` (development and tests): no localhost names and no literal
  * non-public IP addresses. Names resolving to private addresses must also be refused at delivery
@@ -47,10 +57,10 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'The URL must use http or https.';
   if (url.username || url.password) return 'The URL must not carry credentials; use custom headers instead.';
   if (allowPrivate) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // A trailing dot (fully-qualified "localhost.") names the same host.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return 'The URL must not point at localhost.';
-  const family = isIP(host);
-  if (family && NON_PUBLIC.check(host, family === 4 ? 'ipv4' : 'ipv6')) {
+  if (isNonPublicAddress(host)) {
     return 'The URL must not point at a private, loopback or link-local address.';
   }
   return null;

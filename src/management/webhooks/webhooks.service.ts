@@ -133,7 +133,7 @@ export class WebhooksService {
   }
 
   private checkUrl(url: string): void {
-    const problem = webhookUrlProblem(url, this.config.env !== 'production');
+    const problem = webhookUrlProblem(url, this.config.events.allowPrivateWebhookUrls);
     if (problem) throw validationError(['body', 'url'], problem, url, 'url_not_allowed');
   }
 }

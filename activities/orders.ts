@@ -1,0 +1,51 @@
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  ORDER_GONE,
+  type OrderActivities,
+  type RecordOrderTransitionInput,
+  type RecordOrderTransitionResult,
+  REGISTRATION_SUPERSEDED,
+  type ResultInterpretation,
+} from '../workflows/contract';
+
+/** What the order activities need from src/ (OrderLifecycleService fits). */
+export interface OrderLifecycle {
+  recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
+  createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null }>;
+  shipKit(orderId: string): Promise<{ outboundTrackingNumber: string }>;
+  collectResults(
+    orderId: string,
+    requested: { interpretation?: ResultInterpretation; hasMissingResults?: boolean },
+  ): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }>;
+}
+
+/** Errors the order service raises that no retry can fix, by class name. */
+const NON_RETRYABLE: Record<string, string> = {
+  OrderGoneError: ORDER_GONE,
+  RegistrationSupersededError: REGISTRATION_SUPERSEDED,
+};
+
+/**
+ * Thin activities over the order lifecycle service. Each is idempotent (a transition is unique
+ * per order and sequence number; a requisition, a shipment and results are made once), so
+ * Temporal may retry any of them.
+ */
+export function createOrderActivities(lifecycle: OrderLifecycle): OrderActivities {
+  return {
+    recordOrderTransition: (input) => translated(() => lifecycle.recordTransition(input)),
+    createRequisition: ({ orderId }) => translated(() => lifecycle.createRequisition(orderId)),
+    shipKit: ({ orderId }) => translated(() => lifecycle.shipKit(orderId)),
+    collectResults: ({ orderId, interpretation, hasMissingResults }) =>
+      translated(() => lifecycle.collectResults(orderId, { interpretation, hasMissingResults })),
+  };
+}
+
+async function translated<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const type = error instanceof Error ? NON_RETRYABLE[error.constructor.name] : undefined;
+    if (type) throw ApplicationFailure.nonRetryable((error as Error).message, type);
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+import type { BiomarkerResult, MissingBiomarkerResult, ResultInterpretation, ResultMarker } from '../../results';
+
+export type { ResultInterpretation, ResultMarker } from '../../results';
+
+export interface RequisitionRequest {
+  orderId: string;
+  labSlug: string;
+  accountNumber: string;
+  /** The requisition comment: the account's default and the order's clinical notes, joined. */
+  clinicalNotes: string | null;
+}
+
+export interface Requisition {
+  /** The lab's reference for the requisition. */
+  requisitionId: string;
+}
+
+export interface ResultsRequest {
+  orderId: string;
+  /** The biomarkers the order reports (panels expanded, each with its panel as parent). */
+  markers: ResultMarker[];
+  /** patient_details.gender, for sex-specific reference ranges. */
+  sex: string | null;
+  /** Sandbox: the interpretation the simulation asked for. */
+  interpretation?: ResultInterpretation;
+  /** Sandbox: report some biomarkers as missing. */
+  hasMissingResults?: boolean;
+  collectedAt: Date;
+}
+
+export interface LabResults {
+  status: 'final' | 'partial';
+  interpretation: ResultInterpretation;
+  results: BiomarkerResult[];
+  missingResults: MissingBiomarkerResult[];
+}
+
+/** A laboratory: takes requisitions, reports results. Calls must be idempotent per order. */
+export interface LabAdapter {
+  submitRequisition(request: RequisitionRequest): Promise<Requisition>;
+  results(request: ResultsRequest): Promise<LabResults>;
+}
+
+export const LAB_ADAPTER = Symbol('LAB_ADAPTER');

@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import { generateSandboxResults, interpretResults } from '../../results';
+import type { LabAdapter, LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
+
+/**
+ * The sandbox lab: accepts every requisition and generates results from the lab test's
+ * biomarkers (src/results: numeric, comment and range results in turn, at the interpretation the
+ * simulation asked for, deterministic per order), so the same order always gets the same report.
+ */
+export class SandboxLabAdapter implements LabAdapter {
+  async submitRequisition(request: RequisitionRequest): Promise<Requisition> {
+    const digest = createHash('sha256').update(request.orderId).digest('hex').slice(0, 10).toUpperCase();
+    return { requisitionId: `SBX-${request.labSlug.toUpperCase()}-${digest}` };
+  }
+
+  async results(request: ResultsRequest): Promise<LabResults> {
+    const { results, missingResults } = generateSandboxResults(request.markers, {
+      interpretation: request.interpretation ?? 'normal',
+      hasMissingResults: request.hasMissingResults ?? false,
+      collectedAt: request.collectedAt,
+      seed: request.orderId,
+      sex: request.sex,
+    });
+    return { status: 'final', interpretation: interpretResults(results), results, missingResults };
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The event catalogue: every event type labflow emits, with the payload carried in `data`, and
+ * the envelope every delivery (webhook or event destination) carries.
+ *
+ * Dependency-free on purpose: workflows/contract.ts imports its types (workflow code may not
+ * import Node or Nest modules).
+ */
+
+/** Order lifecycle (data = the full order, as `GET /v3/order/{id}` returns it). */
+export const ORDER_EVENT_TYPES = ['labtest.order.created', 'labtest.order.updated'] as const;
+/** Phlebotomy / walk-in appointments (data = the appointment). */
+export const APPOINTMENT_EVENT_TYPES = ['labtest.appointment.created', 'labtest.appointment.updated'] as const;
+/** Lab report parsing jobs (data = the ParsingJob). */
+export const PARSING_JOB_EVENT_TYPES = ['lab_report.parsing_job.created', 'lab_report.parsing_job.updated'] as const;
+
+/** Every event type with a fixed name; `daily.data.<type>.created|updated` come on top. */
+export const FIXED_EVENT_TYPES = [
+  ...ORDER_EVENT_TYPES,
+  ...APPOINTMENT_EVENT_TYPES,
+  'labtest.result.critical',
+  ...PARSING_JOB_EVENT_TYPES,
+  'provider.connection.created',
+] as const;
+
+export type DailyDataEventType = `daily.data.${string}.created` | `daily.data.${string}.updated`;
+
+export type EventType =
+  | 'labtest.order.created'
+  | 'labtest.order.updated'
+  | 'labtest.appointment.created'
+  | 'labtest.appointment.updated'
+  | 'labtest.result.critical'
+  | 'lab_report.parsing_job.created'
+  | 'lab_report.parsing_job.updated'
+  | 'provider.connection.created'
+  | DailyDataEventType;
+
+/** What every delivery carries (Junction: top-level team_id, user_id, client_user_id since 2024). */
+export interface EventEnvelope<T = unknown> {
+  event_type: EventType;
+  data: T;
+  team_id: string;
+  /** The service user id. */
+  user_id: string;
+  /** The team's own user reference. */
+  client_user_id: string;
+}
+
+/** The envelope of a stored event (the webhook body and the RabbitMQ message body). */
+export function envelopeOf(
+  event: { event_type: string; team_id: string; user_id: string; client_user_id: string },
+  data: unknown,
+): EventEnvelope {
+  return {
+    event_type: event.event_type as EventType,
+    data,
+    team_id: event.team_id,
+    user_id: event.user_id,
+    client_user_id: event.client_user_id,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payloads. Orders, appointments and parsing jobs are owned by their modules; the catalogue
+// names the fields every consumer may rely on and lets the rest through.
+
+/** An order as the order API shows it (`status_detail` and `last_event` included). */
+export interface OrderEventData {
+  id: string;
+  team_id: string;
+  user_id: string;
+  status: string;
+  status_detail?: string | null;
+  last_event?: { id: number | string; created_at: string; status: string; status_detail?: string | null } | null;
+  [field: string]: unknown;
+}
+
+export interface AppointmentEventData {
+  id: string;
+  order_id: string;
+  user_id: string;
+  status: string;
+  [field: string]: unknown;
+}
+
+/** `labtest.result.critical` (Junction facts: exactly these fields). */
+export interface CriticalResultEventData {
+  order_id: string;
+  sample_id: string | null;
+  status: 'final' | 'partial';
+  interpretation: string;
+  team_id: string;
+  user_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ParsingJobEventData {
+  id: string;
+  status: string;
+  [field: string]: unknown;
+}
+
+export interface ProviderSource {
+  name: string;
+  slug: string;
+  logo: string;
+}
+
+/** `provider.connection.created`: `source` {logo, name, slug} and the service user id. */
+export interface ProviderConnectionEventData {
+  user_id: string;
+  source: ProviderSource;
+  [field: string]: unknown;
+}
+
+/**
+ * `daily.data.<type>.created|updated`: summaries sit directly in `data` (identified by `id`);
+ * timeseries batches in `data.data` beside `source_id`; workout streams are shallow.
+ */
+export interface DailyDataEventData {
+  user_id: string;
+  source: ProviderSource;
+  [field: string]: unknown;
+}
+
+/** The payload type of each fixed event type. */
+export interface EventPayloads {
+  'labtest.order.created': OrderEventData;
+  'labtest.order.updated': OrderEventData;
+  'labtest.appointment.created': AppointmentEventData;
+  'labtest.appointment.updated': AppointmentEventData;
+  'labtest.result.critical': CriticalResultEventData;
+  'lab_report.parsing_job.created': ParsingJobEventData;
+  'lab_report.parsing_job.updated': ParsingJobEventData;
+  'provider.connection.created': ProviderConnectionEventData;
+}
+
+/** `PayloadOf<'labtest.order.created'>` → OrderEventData; daily.data.* → DailyDataEventData. */
+export type PayloadOf<T extends EventType> = T extends keyof EventPayloads
+  ? EventPayloads[T]
+  : T extends DailyDataEventType
+    ? DailyDataEventData
+    : never;
+
+const DAILY_DATA = /^daily\.data\.[a-z0-9_]+\.(created|updated)$/;
+
+/** Whether `value` names an event type labflow emits. */
+export function isEventType(value: string): value is EventType {
+  return (FIXED_EVENT_TYPES as readonly string[]).includes(value) || DAILY_DATA.test(value);
+}
+
+/** Webhook endpoint filter: exact event types; null or [] takes every type. */
+export function endpointAccepts(filterTypes: readonly string[] | null, eventType: string): boolean {
+  return !filterTypes || filterTypes.length === 0 || filterTypes.includes(eventType);
+}

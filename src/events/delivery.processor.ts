@@ -1,0 +1,153 @@
+import type { PhiCipher } from '../common/crypto';
+import type { EventsConfig } from '../config/config';
+import type { EtlDestinations } from '../management/etl-pipelines/etl-pipeline.entity';
+import { maskAmqpUri } from '../management/etl-pipelines/etl-routing';
+import type { WebhookEndpointEntity } from '../management/webhooks/webhook-endpoint.entity';
+import { signingSecrets } from '../management/webhooks/webhook-secrets';
+import { envelopeOf } from './catalogue';
+import type { DeliveryContext, EventsRepository, FinishedAttempt } from './events.repository';
+import type { RabbitMqPublisher } from './rabbitmq.publisher';
+import { nextStep } from './retry-policy';
+import { signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
+
+/** What the queue should do with the job next. */
+export type ProcessResult = { kind: 'done' } | { kind: 'later'; atMs: number };
+
+export interface DeliveryLogger {
+  warn(message: string): void;
+}
+
+/**
+ * One delivery attempt, start to finish. Postgres is the truth: the processor reads the
+ * delivery, skips it when it is no longer pending or not yet due, counts the attempt before
+ * sending (so a worker killed mid-flight leaves an `interrupted` attempt behind), sends, then
+ * records the outcome and the next due time in one statement.
+ *
+ * The webhook id (webhook-id / svix-id) is the event id: the same for every attempt and every
+ * endpoint of an event, so receivers de-duplicate on it.
+ */
+export class DeliveryProcessor {
+  constructor(
+    private readonly repo: EventsRepository,
+    private readonly cipher: PhiCipher,
+    private readonly sender: WebhookSender,
+    private readonly rabbit: RabbitMqPublisher,
+    private readonly config: EventsConfig,
+    private readonly logger: DeliveryLogger = console,
+  ) {}
+
+  async process(deliveryId: string): Promise<ProcessResult> {
+    const claim = await this.repo.claim(deliveryId);
+    if (claim.kind === 'none') return { kind: 'done' };
+    if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
+    const attempt = { attemptId: claim.attemptId, attemptNumber: claim.context.attempt_number };
+    return claim.context.target === 'webhook'
+      ? this.deliverWebhook(claim.context, attempt)
+      : this.publishToRabbitMq(claim.context, attempt);
+  }
+
+  private async deliverWebhook(context: DeliveryContext, attempt: { attemptId: string; attemptNumber: number }): Promise<ProcessResult> {
+    const endpointId = context.endpoint_id as string;
+
+    const body = JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc)));
+    const secrets = signingSecrets(
+      {
+        secretEnc: context.secret_enc,
+        previousSecretEnc: context.previous_secret_enc,
+        previousSecretExpiresAt: context.previous_secret_expires_at,
+      } as WebhookEndpointEntity,
+      this.cipher,
+    );
+    const custom = context.headers_enc ? this.cipher.decryptJson<Record<string, string>>(context.headers_enc) : {};
+    const result = await this.sender.post({
+      url: context.url as string,
+      body,
+      headers: {
+        ...custom,
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        ...signatureHeaders(context.event_id, new Date(), body, secrets),
+      },
+    });
+
+    const step = nextStep(attempt.attemptNumber, result, this.config.retryScheduleMs);
+    const finished: FinishedAttempt = {
+      attemptId: attempt.attemptId,
+      deliveryId: context.id,
+      status: step.kind === 'succeeded' ? 'succeeded' : 'failed',
+      statusCode: result.statusCode,
+      responseExcerpt: result.responseExcerpt,
+      error: result.error ?? (step.kind === 'succeeded' ? null : `HTTP ${result.statusCode}`),
+      latencyMs: result.latencyMs,
+      delivery: deliveryState(step),
+    };
+    await this.repo.finishAttempt(finished);
+
+    if (step.kind === 'succeeded') {
+      if (context.failing_since) await this.repo.endpointRecovered(endpointId);
+    } else if (step.kind === 'gone') {
+      if (await this.repo.disableEndpoint(endpointId, 'gone')) {
+        this.logger.warn(`[labflow] webhook endpoint ${endpointId} answered 410 Gone: disabled`);
+      }
+    } else {
+      const failingTooLong = await this.repo.endpointFailed(endpointId, this.config.disableAfterMs);
+      if (failingTooLong && (await this.repo.disableEndpoint(endpointId, 'failing'))) {
+        this.logger.warn(`[labflow] webhook endpoint ${endpointId} has failed without a success for longer than WEBHOOK_DISABLE_AFTER: disabled`);
+      }
+      if (step.kind === 'exhausted') {
+        this.logger.warn(`[labflow] webhook delivery ${context.id} (event ${context.event_id}) exhausted after ${attempt.attemptNumber} attempts`);
+      }
+    }
+    return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
+  }
+
+  private async publishToRabbitMq(context: DeliveryContext, attempt: { attemptId: string; attemptNumber: number }): Promise<ProcessResult> {
+    const destination = context.destinations_enc ? this.cipher.decryptJson<EtlDestinations>(context.destinations_enc).rabbitmq : undefined;
+
+    const body = Buffer.from(JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc))), 'utf8');
+    const started = performance.now();
+    let error: string | null = null;
+    try {
+      if (!destination) throw new Error('The pipeline has no RabbitMQ configuration.');
+      await this.rabbit.publish(destination.uri, {
+        exchange: destination.exchange,
+        routingKey: context.event_type,
+        messageId: context.event_id,
+        body,
+        timestamp: Math.floor(new Date(context.event_created_at).getTime() / 1000),
+        headers: { team_id: context.team_id, environment: context.environment },
+      });
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure);
+    }
+    const step = nextStep(attempt.attemptNumber, { statusCode: error ? null : 200, retryAfterMs: null }, this.config.retryScheduleMs);
+    await this.repo.finishAttempt({
+      attemptId: attempt.attemptId,
+      url: destination ? `${maskAmqpUri(destination.uri)}#${destination.exchange}` : undefined,
+      deliveryId: context.id,
+      status: error ? 'failed' : 'succeeded',
+      statusCode: null,
+      responseExcerpt: null,
+      error,
+      latencyMs: Math.round(performance.now() - started),
+      delivery: deliveryState(step),
+    });
+    if (step.kind === 'exhausted') {
+      this.logger.warn(`[labflow] event destination delivery ${context.id} (event ${context.event_id}) exhausted`);
+    }
+    return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
+  }
+}
+
+function deliveryState(step: ReturnType<typeof nextStep>): FinishedAttempt['delivery'] {
+  switch (step.kind) {
+    case 'succeeded':
+      return { status: 'succeeded', reason: null };
+    case 'gone':
+      return { status: 'cancelled', reason: 'endpoint_gone' };
+    case 'exhausted':
+      return { status: 'exhausted', reason: 'retries_exhausted' };
+    case 'retry':
+      return { status: 'pending', delayMs: step.delayMs };
+  }
+}

@@ -1,0 +1,52 @@
+import { DelayedError, Worker } from 'bullmq';
+import type Redis from 'ioredis';
+import type { EventsConfig } from '../config/config';
+import type { DeliveryJobData } from './delivery-queue';
+import { workerConnection } from './delivery-queue';
+import type { DeliveryProcessor } from './delivery.processor';
+
+/**
+ * The BullMQ side of delivery: runs DeliveryProcessor for each job, `concurrency` at a time.
+ * A job due later (a retry) is moved to `delayed` with its id unchanged. A job held by a worker
+ * that died is found stalled once its lock (EVENTS_JOB_LOCK) expires and runs again: delivery
+ * is at-least-once, and the repeat carries the same webhook id.
+ */
+export class DeliveryWorker {
+  private readonly worker: Worker<DeliveryJobData>;
+  private readonly connection: Redis;
+
+  constructor(processor: DeliveryProcessor, redisUrl: string, config: EventsConfig) {
+    this.connection = workerConnection(redisUrl);
+    this.worker = new Worker<DeliveryJobData>(
+      config.queueName,
+      async (job, token) => {
+        const result = await processor.process(job.data.deliveryId);
+        if (result.kind === 'later') {
+          await job.moveToDelayed(result.atMs, token);
+          throw new DelayedError();
+        }
+      },
+      {
+        connection: this.connection,
+        concurrency: config.concurrency,
+        lockDuration: config.jobLockMs,
+        stalledInterval: config.jobLockMs,
+        // A crash-looping worker should not fail jobs for good: the delivery stays pending in
+        // Postgres, and the relay's sweep re-enqueues it anyway.
+        maxStalledCount: 20,
+        autorun: false,
+      },
+    );
+    this.worker.on('error', () => undefined);
+  }
+
+  start(): void {
+    void this.worker.run().catch(() => undefined);
+  }
+
+  /** Stops taking jobs and waits for running ones (`force`: abandons them, as a crash would). */
+  async close(force = false): Promise<void> {
+    await this.worker.close(force).catch(() => undefined);
+    this.connection.disconnect();
+  }
+}

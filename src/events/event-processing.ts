@@ -1,0 +1,75 @@
+import type { DataSource } from 'typeorm';
+import type { PhiCipher } from '../common/crypto';
+import type { LabflowConfig } from '../config/config';
+import { DeliveryQueue } from './delivery-queue';
+import { DeliveryProcessor } from './delivery.processor';
+import { DeliveryWorker } from './delivery.worker';
+import { EventsRepository } from './events.repository';
+import { RabbitMqPublisher } from './rabbitmq.publisher';
+import { EventRelay } from './relay';
+import { WebhookSender } from './webhook-sender';
+
+export interface EventProcessingOptions {
+  /** Run the outbox relay (default true). */
+  relay?: boolean;
+  /** Run the BullMQ delivery worker (default true). */
+  delivery?: boolean;
+  logger?: { warn(message: string): void };
+  /** Relay only these teams' events (a live set; tests sharing a database). Default: all. */
+  teams?: ReadonlySet<string>;
+}
+
+export interface EventProcessing {
+  relay: EventRelay | null;
+  delivery: DeliveryWorker | null;
+  /** Stops both; `force` abandons running deliveries as a crash would. */
+  stop(force?: boolean): Promise<void>;
+}
+
+/**
+ * The background side of events, run by the worker process (src/worker.ts, roles `relay` and
+ * `delivery`) and in-process by tests (test/helpers/stack.ts `events: true`) and the benchmark.
+ */
+export function startEventProcessing(
+  deps: { db: DataSource; cipher: PhiCipher; config: LabflowConfig },
+  options: EventProcessingOptions = {},
+): EventProcessing {
+  const { db, cipher, config } = deps;
+  const repo = new EventsRepository(db);
+  const logger = options.logger ?? console;
+
+  let queue: DeliveryQueue | null = null;
+  let relay: EventRelay | null = null;
+  if (options.relay !== false) {
+    queue = new DeliveryQueue(config.redisUrl, config.events.queueName);
+    relay = new EventRelay(repo, queue, config.events, config.databaseUrl, { logger, teams: options.teams });
+    relay.start();
+  }
+
+  let delivery: DeliveryWorker | null = null;
+  let sender: WebhookSender | null = null;
+  let rabbit: RabbitMqPublisher | null = null;
+  if (options.delivery !== false) {
+    sender = new WebhookSender({
+      timeoutMs: config.events.deliveryTimeoutMs,
+      allowPrivate: config.events.allowPrivateWebhookUrls,
+      maxSockets: config.events.concurrency,
+    });
+    rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs);
+    const processor = new DeliveryProcessor(repo, cipher, sender, rabbit, config.events, logger);
+    delivery = new DeliveryWorker(processor, config.redisUrl, config.events);
+    delivery.start();
+  }
+
+  return {
+    relay,
+    delivery,
+    async stop(force = false) {
+      await relay?.stop();
+      await queue?.close();
+      await delivery?.close(force);
+      sender?.close();
+      await rabbit?.close();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { maskAmqpUri } from '../management/etl-pipelines/etl-routing';
+
+export interface RabbitMqMessage {
+  exchange: string;
+  /** The event type. */
+  routingKey: string;
+  /** The event id: consumers de-duplicate on it, as webhook receivers do on webhook-id. */
+  messageId: string;
+  body: Buffer;
+  /** Seconds since the epoch (AMQP timestamp). */
+  timestamp: number;
+  headers?: Record<string, string>;
+}
+
+interface Link {
+  connection: ChannelModel;
+  channel: ConfirmChannel;
+}
+
+/**
+ * Publishes events to a team's RabbitMQ exchange (an ETL pipeline's `rabbitmq` destination):
+ * persistent messages on a confirm channel, one cached connection per URI. `publish` resolves
+ * only once the broker confirmed the message, so a delivery succeeds only when RabbitMQ owns it.
+ * The exchange is the team's: labflow neither declares nor binds it (a missing exchange fails
+ * the attempt, and it is retried on the webhook schedule).
+ */
+export class RabbitMqPublisher {
+  private readonly links = new Map<string, Promise<Link>>();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  async publish(uri: string, message: RabbitMqMessage): Promise<void> {
+    const link = await this.link(uri);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        new Promise<void>((resolve, reject) => {
+          link.channel.publish(
+            message.exchange,
+            message.routingKey,
+            message.body,
+            {
+              messageId: message.messageId,
+              persistent: true,
+              contentType: 'application/json',
+              contentEncoding: 'utf-8',
+              type: message.routingKey,
+              timestamp: message.timestamp,
+              appId: 'labflow',
+              headers: message.headers,
+            },
+            (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
+          );
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`No publisher confirm within ${this.timeoutMs} ms`)), this.timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      // A failed publish may have closed the channel (e.g. 404 NOT_FOUND for a missing exchange).
+      this.drop(uri, link);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    const links = [...this.links.values()];
+    this.links.clear();
+    await Promise.all(links.map(async (pending) => (await pending.catch(() => null))?.connection.close().catch(() => undefined)));
+  }
+
+  private link(uri: string): Promise<Link> {
+    let pending = this.links.get(uri);
+    if (!pending) {
+      pending = this.open(uri);
+      this.links.set(uri, pending);
+      pending.catch(() => this.links.delete(uri));
+    }
+    return pending;
+  }
+
+  private async open(uri: string): Promise<Link> {
+    let connection: ChannelModel;
+    try {
+      connection = await connect(uri, { timeout: this.timeoutMs });
+    } catch (error) {
+      throw new Error(`Cannot connect to ${maskAmqpUri(uri)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const channel = await connection.createConfirmChannel();
+    const link = { connection, channel };
+    connection.on('error', () => undefined);
+    channel.on('error', () => undefined);
+    connection.on('close', () => this.drop(uri, link));
+    channel.on('close', () => this.drop(uri, link));
+    return link;
+  }
+
+  private drop(uri: string, link: Link): void {
+    const current = this.links.get(uri);
+    if (!current) return;
+    void current.then(
+      (value) => {
+        if (value !== link) return;
+        if (this.links.get(uri) === current) this.links.delete(uri);
+        link.connection.close().catch(() => undefined);
+      },
+      () => undefined,
+    );
+  }
+}

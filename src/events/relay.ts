@@ -1,0 +1,209 @@
+import { Client as PgClient } from 'pg';
+import type { EventsConfig } from '../config/config';
+import type { DeliveryQueue } from './delivery-queue';
+import { type EventsRepository, OUTBOX_CHANNEL } from './events.repository';
+
+export interface RelayOptions {
+  logger?: RelayLogger;
+  /** Only these teams' events and deliveries (a live set; tests). Default: every team. */
+  teams?: ReadonlySet<string>;
+}
+
+/** Outbox rows claimed per transaction. */
+export const RELAY_BATCH = 500;
+
+export interface RelayLogger {
+  warn(message: string): void;
+}
+
+/**
+ * Moves outbox rows into delivery jobs:
+ *
+ * 1. claim unrelayed events (FOR UPDATE SKIP LOCKED), insert one delivery per matching target
+ *    and mark the events relayed — one transaction;
+ * 2. after the commit, enqueue a BullMQ job per new delivery (jobId = delivery id) and note it;
+ * 3. every pass, enqueue pending deliveries never enqueued (Redis was down at step 2, or a
+ *    manual retry asked for an attempt now);
+ * 4. every EVENTS_SWEEP_INTERVAL, re-enqueue pending deliveries overdue by EVENTS_LOST_JOB_GRACE
+ *    (their job was lost, e.g. Redis restarted empty) — a no-op for jobs that still exist.
+ *
+ * It wakes on the outbox trigger's NOTIFY (low latency) and polls every
+ * EVENTS_RELAY_POLL_INTERVAL as a fallback (LISTEN connection down, missed notification).
+ * Relays in several processes share the work safely.
+ */
+export class EventRelay {
+  private listener: PgClient | null = null;
+  private stopped = true;
+  private wakeRequested = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private lastSweep = 0;
+  private lastWarning = new Map<string, number>();
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly repo: EventsRepository,
+    private readonly queue: DeliveryQueue,
+    private readonly config: EventsConfig,
+    private readonly databaseUrl: string,
+    private readonly options: RelayOptions = {},
+  ) {}
+
+  private get logger(): RelayLogger {
+    return this.options.logger ?? console;
+  }
+
+  private get teams(): string[] | null {
+    return this.options.teams ? [...this.options.teams] : null;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.lastSweep = Date.now();
+    void this.listen();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.poke();
+    await this.loop;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Asks for a pass now (a NOTIFY arrived, or a caller knows there is work). */
+  poke(): void {
+    this.wakeRequested = true;
+    this.wake?.();
+  }
+
+  /**
+   * One full pass: returns the number of events relayed. Exposed for tests and the benchmark;
+   * the running relay calls it in its loop.
+   */
+  async pass(): Promise<number> {
+    await this.enqueueUnenqueued();
+    let relayed = 0;
+    for (;;) {
+      const { events, deliveryIds } = await this.repo.claimAndFanOut(RELAY_BATCH, this.teams);
+      relayed += events;
+      await this.enqueue(deliveryIds);
+      if (events < RELAY_BATCH || this.stopped) break;
+    }
+    if (Date.now() - this.lastSweep >= this.config.sweepIntervalMs) {
+      this.lastSweep = Date.now();
+      await this.sweepLost();
+    }
+    return relayed;
+  }
+
+  /** Re-enqueues pending deliveries overdue by more than the grace (lost jobs). */
+  async sweepLost(): Promise<number> {
+    const ids = await this.repo.overdue(this.config.lostJobGraceMs, 1000, this.teams);
+    if (ids.length === 0) return 0;
+    try {
+      await this.queue.enqueue(ids);
+    } catch (error) {
+      this.warnOnce('sweep', `[labflow] relay: cannot re-enqueue overdue deliveries (Redis?): ${message(error)}`);
+    }
+    return ids.length;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.wakeRequested = false;
+      try {
+        await this.pass();
+      } catch (error) {
+        this.warnOnce('pass', `[labflow] relay: pass failed, retrying: ${message(error)}`);
+      }
+      if (this.stopped) break;
+      if (this.wakeRequested) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.config.relayPollIntervalMs);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = null;
+    }
+  }
+
+  private async enqueueUnenqueued(): Promise<void> {
+    for (;;) {
+      const ids = await this.repo.unenqueued(1000, this.teams);
+      if (ids.length === 0) return;
+      try {
+        await this.queue.enqueueNow(ids);
+      } catch (error) {
+        this.warnOnce('enqueue', `[labflow] relay: cannot enqueue deliveries (Redis?): ${message(error)}`);
+        return;
+      }
+      await this.repo.markEnqueued(ids);
+      if (ids.length < 1000) return;
+    }
+  }
+
+  private async enqueue(deliveryIds: string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    try {
+      await this.queue.enqueue(deliveryIds);
+    } catch (error) {
+      // Committed but not enqueued: step 3 of a later pass enqueues them.
+      this.warnOnce('enqueue', `[labflow] relay: cannot enqueue deliveries (Redis?): ${message(error)}`);
+      return;
+    }
+    await this.repo.markEnqueued(deliveryIds);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new PgClient({ connectionString: this.databaseUrl });
+    const retry = () => {
+      if (this.listener === client) this.listener = null;
+      client.end().catch(() => undefined);
+      if (this.stopped || this.reconnectTimer) return;
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = null;
+        void this.listen();
+      }, 1000);
+    };
+    client.on('error', retry);
+    client.on('end', () => {
+      if (!this.stopped && this.listener === client) retry();
+    });
+    client.on('notification', () => this.poke());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (this.stopped) {
+        await client.end();
+        return;
+      }
+      this.listener = client;
+      // Anything committed while not listening is found by this pass.
+      this.poke();
+    } catch (error) {
+      this.warnOnce('listen', `[labflow] relay: LISTEN failed, polling meanwhile: ${message(error)}`);
+      retry();
+    }
+  }
+
+  /** At most one warning per kind a minute, so an outage does not flood the log. */
+  private warnOnce(kind: string, text: string): void {
+    const now = Date.now();
+    if (now - (this.lastWarning.get(kind) ?? 0) < 60_000) return;
+    this.lastWarning.set(kind, now);
+    this.logger.warn(text);
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,157 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { isNonPublicAddress, webhookUrlProblem } from '../management/webhooks/webhook-url';
+import { parseRetryAfter } from './retry-policy';
+
+/** Characters of the response body kept with an attempt. */
+export const RESPONSE_EXCERPT_CHARS = 1000;
+/** Bytes of a response body read at most (the rest is discarded). */
+const RESPONSE_READ_LIMIT = 64 * 1024;
+
+export const USER_AGENT = 'labflow-webhooks/1';
+
+/**
+ * Standard Webhooks headers (and their svix-* twins, so `svix` receivers verify too): one
+ * `v1,<base64 HMAC-SHA256>` per secret, space-separated (during a rotation both the new and the
+ * previous secret sign). The signed content is `${id}.${timestamp}.${body}`.
+ */
+export function signatureHeaders(webhookId: string, timestamp: Date, body: string, secrets: readonly string[]): Record<string, string> {
+  const signature = secrets.map((secret) => new Webhook(secret).sign(webhookId, timestamp, body)).join(' ');
+  const seconds = String(Math.floor(timestamp.getTime() / 1000));
+  return {
+    'webhook-id': webhookId,
+    'webhook-timestamp': seconds,
+    'webhook-signature': signature,
+    'svix-id': webhookId,
+    'svix-timestamp': seconds,
+    'svix-signature': signature,
+  };
+}
+
+export class PrivateAddressError extends Error {
+  readonly code = 'EPRIVATEADDRESS';
+}
+
+/**
+ * A `lookup` for http(s).request that refuses hosts resolving to a loopback, private or
+ * link-local address: checked on the addresses actually connected to, so a DNS answer that
+ * changed since the URL was accepted (rebinding) cannot reach the internal network.
+ */
+export function publicOnlyLookup(resolve: typeof dnsLookup = dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as unknown as LookupAddress[];
+      const refused = list.find((address) => isNonPublicAddress(address.address));
+      if (refused || list.length === 0) {
+        const reason = refused ? `${hostname} resolves to non-public address ${refused.address}` : `${hostname} has no address`;
+        return callback(new PrivateAddressError(reason), '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
+export interface WebhookPost {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface PostResult {
+  statusCode: number | null;
+  retryAfterMs: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+/**
+ * POSTs webhook bodies over keep-alive agents with a total deadline (connect + response + body).
+ * Unless private addresses are allowed, literal non-public IPs and localhost are refused before
+ * connecting and host names are checked after DNS resolution.
+ */
+export class WebhookSender {
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+  private readonly lookup: LookupFunction | undefined;
+
+  constructor(
+    private readonly options: { timeoutMs: number; allowPrivate: boolean; maxSockets?: number; resolve?: typeof dnsLookup },
+  ) {
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, scheduling: 'lifo' as const };
+    this.httpAgent = new http.Agent(agentOptions);
+    this.httpsAgent = new https.Agent(agentOptions);
+    this.lookup = options.allowPrivate ? undefined : publicOnlyLookup(options.resolve);
+  }
+
+  async post(request: WebhookPost): Promise<PostResult> {
+    const started = performance.now();
+    const finish = (partial: Omit<PostResult, 'latencyMs'>): PostResult => ({
+      ...partial,
+      latencyMs: Math.round(performance.now() - started),
+    });
+    const problem = webhookUrlProblem(request.url, this.options.allowPrivate);
+    if (problem) return finish({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `Refused: ${problem}` });
+    const url = new URL(request.url);
+    const secure = url.protocol === 'https:';
+    const body = Buffer.from(request.body, 'utf8');
+    return new Promise<PostResult>((resolve) => {
+      let settled = false;
+      const settle = (result: Omit<PostResult, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(finish(result));
+      };
+      const req = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        headers: { ...request.headers, 'content-length': String(body.length) },
+        ...(this.lookup ? { lookup: this.lookup } : {}),
+      });
+      const timer = setTimeout(() => {
+        settle({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `Timed out after ${this.options.timeoutMs} ms` });
+        req.destroy();
+      }, this.options.timeoutMs);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const code = error.code ? `${error.code}: ` : '';
+        settle({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `${code}${error.message}` });
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size >= RESPONSE_READ_LIMIT) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= RESPONSE_READ_LIMIT) res.destroy();
+        });
+        const done = () => {
+          const statusCode = res.statusCode ?? 0;
+          const retryAfter = res.headers['retry-after'];
+          const text = Buffer.concat(chunks).subarray(0, RESPONSE_READ_LIMIT).toString('utf8');
+          settle({
+            statusCode,
+            retryAfterMs: parseRetryAfter(statusCode, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+            responseExcerpt: text.slice(0, RESPONSE_EXCERPT_CHARS),
+            error: null,
+          });
+        };
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      });
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

@@ -1,0 +1,253 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { COURIER_ADAPTER, type CourierAdapter } from '../adapters/courier/courier.adapter';
+import { LAB_ADAPTER, type LabAdapter, type ResultInterpretation, type ResultMarker } from '../adapters/lab/lab.adapter';
+import { PhiCipher } from '../common/crypto';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { OutboxService } from '../events/outbox.service';
+import type { MarkerEntity } from '../lab-tests/lab-catalog.entities';
+import { LabAccountsRepository, LabCatalogRepository, LabTestsRepository } from '../lab-tests/lab-catalog.repository';
+import { MarkerGraph } from '../lab-tests/lab-catalog.views';
+import { requisitionComment } from '../requisitions';
+import type { RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
+import { parseEventStatus } from '../../workflows/order-lifecycle';
+import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
+import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
+import { OrderViews } from './order-views';
+import type { PatientAddress, PatientDetails } from './orders.dto';
+import { OrdersRepository } from './orders.repository';
+
+/** The order row is gone (its user was erased). */
+export class OrderGoneError extends Error {}
+/** A registration's pending details were replaced by a later registration request. */
+export class RegistrationSupersededError extends Error {}
+
+/** What the API stores for a kit registration until the workflow accepts it. */
+export interface PendingRegistration {
+  id: string;
+  patient_details: PatientDetails;
+  patient_address: PatientAddress;
+  physician: OrderEntity['physician'];
+  consents: Array<Record<string, unknown>> | null;
+}
+
+/**
+ * The order side of the workflow's activities: each method is idempotent, so Temporal's retries
+ * never repeat an effect (a transition is unique per order and sequence number; a requisition, a
+ * shipment and results are made once).
+ */
+@Injectable()
+export class OrderLifecycleService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly views: OrderViews,
+    private readonly outbox: OutboxService,
+    private readonly cipher: PhiCipher,
+    private readonly tests: LabTestsRepository,
+    private readonly catalog: LabCatalogRepository,
+    private readonly accounts: LabAccountsRepository,
+    @Inject(COURIER_ADAPTER) private readonly courier: CourierAdapter,
+    @Inject(LAB_ADAPTER) private readonly lab: LabAdapter,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+  ) {}
+
+  /**
+   * One transaction: the order event (nothing if this seq exists), the order's status, a pending
+   * registration applied, and `labtest.order.updated` in the outbox carrying the order as
+   * `GET /v3/order/{id}` shows it now.
+   */
+  async recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult> {
+    const parsed = parseEventStatus(input.status);
+    if (!parsed) throw new Error(`Not an order event status: ${input.status}`);
+    return this.orders.transaction(async (manager) => {
+      const order = await this.orders.lockById(manager, input.orderId);
+      if (!order) throw new OrderGoneError(`Order ${input.orderId} no longer exists.`);
+      const result = await this.orders.recordTransition(manager, {
+        orderId: order.id,
+        seq: input.seq,
+        status: input.status,
+        statusDetail: input.statusDetail ?? null,
+        top: parsed.top,
+        low: parsed.low,
+      });
+      if (!result.recorded) return result;
+      if (input.registrationId) await this.applyRegistration(manager, order, input.registrationId);
+      if (input.emit) {
+        const updated = (await this.orders.findById(order.id, manager)) as OrderEntity;
+        const clientUserId = (await this.orders.clientUserIdOf(order.userId, manager)) ?? '';
+        await this.outbox.record(manager, [
+          {
+            eventType: 'labtest.order.updated',
+            idempotencyKey: `order:${order.id}:${input.seq}`,
+            teamId: order.teamId,
+            environment: order.environment,
+            userId: order.userId,
+            clientUserId,
+            data: await this.views.one(updated, manager),
+          },
+        ]);
+      }
+      return result;
+    });
+  }
+
+  /** Submits the requisition once; the form is served at `/v3/order/{id}/requisition/pdf`. */
+  async createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null }> {
+    const order = await this.require(orderId);
+    if (order.requisitionFormUrl) return { requisitionFormUrl: order.requisitionFormUrl };
+    const [lab] = await this.catalog.labsByIds([order.labId]);
+    const account = (await this.accounts.listVisible({ teamId: order.teamId, environment: order.environment }, { id: order.labAccountId }))[0];
+    await this.lab.submitRequisition({
+      orderId: order.id,
+      labSlug: lab?.slug ?? String(order.labId),
+      accountNumber: account?.providerAccountId ?? order.labAccountId,
+      clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
+    });
+    const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
+    await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
+    return { requisitionFormUrl };
+  }
+
+  /** Books the kit's shipment once (the first stored shipment wins). */
+  async shipKit(orderId: string): Promise<{ outboundTrackingNumber: string }> {
+    const order = await this.require(orderId);
+    if (order.shipment) return { outboundTrackingNumber: order.shipment.outbound_tracking_number };
+    const booked = await this.courier.shipKit({
+      orderId: order.id,
+      sampleId: order.sampleId,
+      shippingAddress: order.shippingDetailsEnc ? this.cipher.decryptJson<KitShippingAddress>(order.shippingDetailsEnc) : null,
+    });
+    const now = new Date().toISOString();
+    const shipment: Shipment = {
+      id: randomUUID(),
+      outbound_courier: booked.outbound.courier,
+      outbound_tracking_number: booked.outbound.trackingNumber,
+      outbound_tracking_url: booked.outbound.url,
+      inbound_courier: booked.inbound.courier,
+      inbound_tracking_number: booked.inbound.trackingNumber,
+      inbound_tracking_url: booked.inbound.url,
+      notes: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const stored = await this.orders.setShipmentOnce(order.id, shipment);
+    if (!stored) throw new OrderGoneError(`Order ${orderId} no longer exists.`);
+    return { outboundTrackingNumber: stored.outbound_tracking_number };
+  }
+
+  /**
+   * Fetches the results once and stores them (encrypted) with the order's interpretation; a
+   * critical result also emits `labtest.result.critical`, in the same transaction.
+   */
+  async collectResults(
+    orderId: string,
+    requested: { interpretation?: ResultInterpretation; hasMissingResults?: boolean },
+  ): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }> {
+    const order = await this.require(orderId);
+    const existing = await this.orders.resultsOf(order.id);
+    if (existing) return { interpretation: existing.interpretation as ResultInterpretation, hasMissingResults: existing.missingResults.length > 0 };
+    const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
+    const events = (await this.orders.eventsOf([order.id])).get(order.id) ?? [];
+    const collectedAt = events.find((event) => event.status.endsWith('.transit_lab'))?.createdAt ?? events.at(-1)?.createdAt ?? new Date();
+    const receivedAt = events.find((event) => event.status.endsWith('.delivered_to_lab'))?.createdAt ?? null;
+    const report = await this.lab.results({
+      orderId: order.id,
+      markers: await this.biomarkersOf(order),
+      sex: details?.gender ?? null,
+      interpretation: requested.interpretation,
+      hasMissingResults: requested.hasMissingResults,
+      collectedAt,
+    });
+    await this.orders.transaction(async (manager) => {
+      const row = Object.assign(new OrderResultEntity(), {
+        orderId: order.id,
+        status: report.status,
+        interpretation: report.interpretation,
+        resultsEnc: this.cipher.encryptJson(report.results),
+        missingResults: report.missingResults,
+        dateCollected: collectedAt,
+        dateReceived: receivedAt,
+        dateReported: new Date(),
+      });
+      const stored = await this.orders.insertResultsOnce(manager, row);
+      await this.orders.update(manager, order.id, {
+        interpretation: stored.interpretation,
+        hasMissingResults: stored.missingResults.length > 0,
+      });
+      if (stored.interpretation === 'critical') {
+        const now = new Date().toISOString();
+        await this.outbox.record(manager, [
+          {
+            eventType: 'labtest.result.critical',
+            idempotencyKey: `order:${order.id}:result.critical`,
+            teamId: order.teamId,
+            environment: order.environment,
+            userId: order.userId,
+            clientUserId: (await this.orders.clientUserIdOf(order.userId, manager)) ?? '',
+            data: {
+              order_id: order.id,
+              sample_id: order.sampleId,
+              status: stored.status,
+              interpretation: stored.interpretation,
+              team_id: order.teamId,
+              user_id: order.userId,
+              created_at: now,
+              updated_at: now,
+            },
+          },
+        ]);
+      }
+    });
+    return { interpretation: report.interpretation, hasMissingResults: report.missingResults.length > 0 };
+  }
+
+  /** The biomarkers the order's lab test reports (panels expanded, with their panel), with LOINC codes. */
+  async biomarkersOf(order: Pick<OrderEntity, 'labTestId'>): Promise<ResultMarker[]> {
+    const markerIds = (await this.tests.markerIdsOf([order.labTestId])).get(order.labTestId) ?? [];
+    const markers = new Map<number, MarkerEntity>();
+    const members = new Map<number, number[]>();
+    let frontier = markerIds;
+    while (frontier.length > 0) {
+      const found = await this.catalog.markersByIds(frontier.filter((id) => !markers.has(id)));
+      for (const marker of found) markers.set(marker.id, marker);
+      const panels = found.filter((marker) => marker.type === 'panel').map((marker) => marker.id);
+      const rows = await this.catalog.panelMembers(panels);
+      for (const row of rows) members.set(row.panelId, [...(members.get(row.panelId) ?? []), row.memberId]);
+      frontier = rows.map((row) => row.memberId).filter((id) => !markers.has(id));
+    }
+    const loincIds = [...markers.values()].flatMap((marker) => (marker.loincId === null ? [] : [marker.loincId]));
+    const loincs = new Map((await this.catalog.loincsByIds(loincIds)).map((loinc) => [loinc.id, loinc]));
+    const graph = new MarkerGraph(markers, members, loincs);
+    const reported = new Map<number, ResultMarker>();
+    for (const root of markerIds.flatMap((id) => (markers.has(id) ? [markers.get(id)!] : []))) {
+      const parent = root.type === 'panel' ? { id: root.id, name: root.name, slug: root.slug, providerId: root.providerId } : null;
+      for (const marker of graph.biomarkersOf(root)) {
+        if (reported.has(marker.id)) continue;
+        const loinc = graph.loincOf(marker);
+        reported.set(marker.id, { ...marker, loinc: loinc ? { code: loinc.code, slug: loinc.slug } : null, parent });
+      }
+    }
+    return [...reported.values()];
+  }
+
+  private async applyRegistration(manager: Parameters<OrdersRepository['update']>[0], order: OrderEntity, registrationId: string): Promise<void> {
+    const pending = order.pendingRegistrationEnc ? this.cipher.decryptJson<PendingRegistration>(order.pendingRegistrationEnc) : null;
+    if (!pending || pending.id !== registrationId) {
+      throw new RegistrationSupersededError('Another registration of this kit was submitted at the same time; retry.');
+    }
+    await this.orders.update(manager, order.id, {
+      patientDetailsEnc: this.cipher.encryptJson(pending.patient_details),
+      patientAddressEnc: this.cipher.encryptJson(pending.patient_address),
+      physician: pending.physician ?? order.physician,
+      consents: pending.consents ?? order.consents,
+      pendingRegistrationEnc: null,
+      registeredAt: new Date(),
+    });
+  }
+
+  private async require(orderId: string): Promise<OrderEntity> {
+    const order = await this.orders.findById(orderId);
+    if (!order) throw new OrderGoneError(`Order ${orderId} no longer exists.`);
+    return order;
+  }
+}

@@ -1,0 +1,205 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { PhiCipher } from '../common/crypto';
+import { LabCatalogRepository, LabTestsRepository } from '../lab-tests/lab-catalog.repository';
+import { toLabTestView } from '../lab-tests/lab-catalog.views';
+import type { LabTestView } from '../lab-tests/lab-tests.dto';
+import type { OrderEntity, OrderEventEntity, Physician, Shipment } from './order.entities';
+import type { PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
+import { OrdersRepository } from './orders.repository';
+
+export interface OrderEventView {
+  id: number;
+  created_at: string;
+  status: string;
+  status_detail: string | null;
+}
+
+/** Junction's ClientFacingOrder (with status_detail, last_event, origin and order_transaction). */
+export interface OrderView {
+  id: string;
+  team_id: string;
+  user_id: string;
+  patient_details: Record<string, unknown> | null;
+  patient_address: Record<string, unknown> | null;
+  lab_test: LabTestView;
+  details: { type: string; data: { id: string; shipment: ShipmentView | null; created_at: string; updated_at: string } };
+  sample_id: string | null;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+  events: OrderEventView[];
+  status: string;
+  last_event: OrderEventView | null;
+  physician: Physician | null;
+  health_insurance_id: string | null;
+  requisition_form_url: string | null;
+  priority: boolean;
+  shipping_details: ShippingAddress | null;
+  activate_by: string | null;
+  passthrough: string | null;
+  billing_type: string | null;
+  icd_codes: string[] | null;
+  has_abn: boolean;
+  interpretation: string | null;
+  has_missing_results: boolean | null;
+  expected_result_by_date: string | null;
+  worst_case_result_by_date: string | null;
+  origin: string;
+  order_transaction: {
+    id: string;
+    status: string;
+    orders: Array<{ id: string; created_at: string; updated_at: string; low_level_status: string; low_level_status_created_at: string | null; origin: string }>;
+  } | null;
+  clinical_notes: string | null;
+  lab_account_id: string;
+}
+
+export interface ShipmentView {
+  id: string;
+  outbound_tracking_number: string | null;
+  outbound_tracking_url: string | null;
+  outbound_courier: string | null;
+  inbound_tracking_number: string | null;
+  inbound_tracking_url: string | null;
+  inbound_courier: string | null;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Builds order views from Postgres (never from the workflow), in bulk for lists. */
+@Injectable()
+export class OrderViews {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly tests: LabTestsRepository,
+    private readonly catalog: LabCatalogRepository,
+    private readonly cipher: PhiCipher,
+  ) {}
+
+  async one(order: OrderEntity, manager?: EntityManager): Promise<OrderView> {
+    const [view] = await this.many([order], manager);
+    return view;
+  }
+
+  async many(orders: OrderEntity[], manager?: EntityManager): Promise<OrderView[]> {
+    const ids = orders.map((order) => order.id);
+    const events = await this.orders.eventsOf(ids, manager);
+    const transactions = await this.orders.transactionsOf(orders.map((order) => order.orderTransactionId), manager);
+    const siblingIds = [...transactions.values()].flatMap((entry) => entry.orders.map((order) => order.id));
+    const statusTimes = await this.orders.lowLevelStatusTimes(siblingIds, manager);
+    const labTests = new Map<string, LabTestView>();
+    for (const order of orders) {
+      if (!labTests.has(order.labTestId)) labTests.set(order.labTestId, await this.labTestView(order));
+    }
+    return orders.map((order) => {
+      const entry = transactions.get(order.orderTransactionId);
+      return this.toView(order, events.get(order.id) ?? [], labTests.get(order.labTestId) as LabTestView, entry, statusTimes);
+    });
+  }
+
+  private async labTestView(order: OrderEntity): Promise<LabTestView> {
+    const test = await this.tests.findVisible({ teamId: order.teamId, environment: order.environment }, order.labTestId);
+    if (!test) throw new Error(`lab test ${order.labTestId} of order ${order.id} is missing`);
+    const [lab] = await this.catalog.labsByIds([test.labId]);
+    const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
+    const byId = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
+    return toLabTestView(test, lab, markerIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+  }
+
+  private toView(
+    order: OrderEntity,
+    events: OrderEventEntity[],
+    labTest: LabTestView,
+    transaction: { transaction: { id: string; status: string }; orders: OrderEntity[] } | undefined,
+    statusTimes: Map<string, Date>,
+  ): OrderView {
+    const eventViews = events.map(toEventView);
+    const details = this.open<PatientDetails>(order.patientDetailsEnc);
+    const address = this.open<PatientAddress>(order.patientAddressEnc);
+    const tat = (days: number | null | undefined) => (days ? addDays(order.createdAt, days) : null);
+    return {
+      id: order.id,
+      team_id: order.teamId,
+      user_id: order.userId,
+      patient_details: details ? { ...details } : null,
+      patient_address: address ? { ...address } : null,
+      lab_test: labTest,
+      details: {
+        type: order.collectionMethod,
+        data: {
+          id: order.id,
+          shipment: order.shipment ? toShipmentView(order.shipment) : null,
+          created_at: order.createdAt.toISOString(),
+          updated_at: order.updatedAt.toISOString(),
+        },
+      },
+      sample_id: order.sampleId,
+      notes: null,
+      created_at: order.createdAt.toISOString(),
+      updated_at: order.updatedAt.toISOString(),
+      events: eventViews,
+      status: order.status,
+      last_event: eventViews.at(-1) ?? null,
+      physician: order.physician,
+      health_insurance_id: order.healthInsuranceId,
+      requisition_form_url: order.requisitionFormUrl,
+      priority: order.priority,
+      shipping_details: this.open<ShippingAddress>(order.shippingDetailsEnc),
+      activate_by: order.activateBy,
+      passthrough: order.passthrough,
+      billing_type: order.billingType,
+      icd_codes: order.icdCodes,
+      has_abn: order.hasAbn,
+      interpretation: order.interpretation,
+      has_missing_results: order.hasMissingResults,
+      expected_result_by_date: tat(labTest.common_tat_days),
+      worst_case_result_by_date: tat(labTest.worst_case_tat_days),
+      origin: order.origin,
+      order_transaction: transaction
+        ? {
+            id: transaction.transaction.id,
+            status: transaction.transaction.status,
+            orders: transaction.orders.map((sibling) => ({
+              id: sibling.id,
+              created_at: sibling.createdAt.toISOString(),
+              updated_at: sibling.updatedAt.toISOString(),
+              low_level_status: sibling.lowLevelStatus,
+              low_level_status_created_at: statusTimes.get(sibling.id)?.toISOString() ?? null,
+              origin: sibling.origin,
+            })),
+          }
+        : null,
+      clinical_notes: order.clinicalNotes,
+      lab_account_id: order.labAccountId,
+    };
+  }
+
+  private open<T>(sealed: string | null): T | null {
+    return sealed ? this.cipher.decryptJson<T>(sealed) : null;
+  }
+}
+
+export function toEventView(event: OrderEventEntity): OrderEventView {
+  return { id: Number(event.id), created_at: event.createdAt.toISOString(), status: event.status, status_detail: event.statusDetail };
+}
+
+function toShipmentView(shipment: Shipment): ShipmentView {
+  return {
+    id: shipment.id,
+    outbound_tracking_number: shipment.outbound_tracking_number,
+    outbound_tracking_url: shipment.outbound_tracking_url,
+    outbound_courier: shipment.outbound_courier,
+    inbound_tracking_number: shipment.inbound_tracking_number,
+    inbound_tracking_url: shipment.inbound_tracking_url,
+    inbound_courier: shipment.inbound_courier,
+    notes: shipment.notes,
+    created_at: shipment.created_at,
+    updated_at: shipment.updated_at,
+  };
+}
+
+function addDays(date: Date, days: number): string {
+  return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}

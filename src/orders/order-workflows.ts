@@ -1,0 +1,143 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { TEMPORAL_CLIENT } from '../core.module';
+import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
+import { DEFAULT_TASK_QUEUE, type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import type { OrderEntity } from './order.entities';
+import { OrdersRepository } from './orders.repository';
+
+/**
+ * Starts order workflows. The API starts one right after the order's transaction commits; the
+ * reconciler starts any the API could not (a crash or a Temporal outage between commit and
+ * start). The fixed workflow id `order:<id>`, USE_EXISTING and REJECT_DUPLICATE make a repeated
+ * start harmless, also after the workflow has finished.
+ */
+@Injectable()
+export class OrderWorkflows {
+  private readonly logger = new Logger('orders');
+
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly catalog: LabCatalogRepository,
+    @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+  ) {}
+
+  handle(orderId: string) {
+    return this.temporal.workflow.getHandle(orderWorkflowId(orderId));
+  }
+
+  /** Starts the order's workflow unless it is known to be started. */
+  async ensureStarted(order: OrderEntity): Promise<void> {
+    if (order.workflowStartedAt) return;
+    await this.start(order);
+  }
+
+  async start(order: OrderEntity): Promise<void> {
+    const [lab] = await this.catalog.labsByIds([order.labId]);
+    try {
+      await this.temporal.workflow.start('orderWorkflow', {
+        workflowId: orderWorkflowId(order.id),
+        taskQueue: this.config.temporal.taskQueue ?? DEFAULT_TASK_QUEUE,
+        args: [await this.inputFor(order)],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: SEARCH_ATTRIBUTES.teamId, value: order.teamId },
+          { key: SEARCH_ATTRIBUTES.orderStatus, value: order.lowLevelStatus },
+          { key: SEARCH_ATTRIBUTES.collectionMethod, value: order.collectionMethod },
+          { key: SEARCH_ATTRIBUTES.lab, value: lab?.slug ?? String(order.labId) },
+        ],
+      });
+    } catch (error) {
+      // REJECT_DUPLICATE: the workflow ran and finished; it is started all the same.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    await this.orders.markWorkflowStarted(order.id);
+    order.workflowStartedAt = new Date();
+  }
+
+  /** Starts the workflow after the order's commit; a failure is left to the reconciler. */
+  async startAfterCommit(order: OrderEntity): Promise<void> {
+    try {
+      await this.start(order);
+    } catch (error) {
+      this.logger.warn(`order ${order.id}: workflow not started yet (${(error as Error).message}); the reconciler will start it`);
+    }
+  }
+
+  private async inputFor(order: OrderEntity): Promise<OrderWorkflowInput> {
+    return {
+      orderId: order.id,
+      teamId: order.teamId,
+      environment: order.environment,
+      flow: order.flow,
+      seq: await this.orders.latestSeq(order.id),
+      low: order.lowLevelStatus,
+      activateBy: order.activateBy,
+      timers: {
+        registrationWindow: this.config.orders.registrationWindow as OrderWorkflowInput['timers']['registrationWindow'],
+        sampleToLabWindow: this.config.orders.sampleToLabWindow as OrderWorkflowInput['timers']['sampleToLabWindow'],
+        sandboxStepDelay: this.config.orders.sandboxStepDelay as OrderWorkflowInput['timers']['sandboxStepDelay'],
+      },
+    };
+  }
+}
+
+/**
+ * Runs in the worker process: every RECONCILER_INTERVAL it starts the workflow of each order
+ * whose start is not confirmed RECONCILER_GRACE after its creation.
+ */
+@Injectable()
+export class OrderReconciler implements OnModuleDestroy {
+  private readonly logger = new Logger('orders');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly workflows: OrderWorkflows,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+  ) {}
+
+  start(): void {
+    const interval = this.config.orders.reconcilerIntervalMs;
+    if (this.timer || interval <= 0) return;
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.reconcile().then(() => {
+        this.running = null;
+      });
+    }, interval);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One pass; returns how many workflows it started. */
+  async reconcile(): Promise<number> {
+    let started = 0;
+    try {
+      const stranded = await this.orders.unstarted(new Date(Date.now() - this.config.orders.reconcilerGraceMs), 100);
+      for (const order of stranded) {
+        try {
+          await this.workflows.start(order);
+          started += 1;
+        } catch (error) {
+          this.logger.warn(`reconciler: order ${order.id} not started: ${(error as Error).message}`);
+        }
+      }
+    } catch (error) {
+      this.logger.warn(`reconciler pass failed: ${(error as Error).message}`);
+    }
+    return started;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+}

@@ -1,0 +1,133 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { RequestValidationError } from '../common/errors';
+import { zodIssues } from '../common/validation';
+import type { IdempotencyOptions } from './idempotency.service';
+import {
+  CreateOrderDto,
+  CreateTestkitOrderDto,
+  ImportOrderDto,
+  ListOrdersQuery,
+  OrderIdParams,
+  PatchOrderDto,
+  RegisterTestkitDto,
+  simulateBody,
+  SimulateQuery,
+} from './orders.dto';
+import { OrdersService } from './orders.service';
+
+function idempotency(key: string | undefined, errorMode: string | undefined): IdempotencyOptions {
+  return { key, cacheErrors: errorMode?.toLowerCase() !== 'no-cache' };
+}
+
+@ApiTags('order')
+@ApiSecurity('team-api-key')
+@Controller('v3/order')
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Post()
+  @HttpCode(200)
+  create(
+    @CurrentTeam() team: TeamPrincipal,
+    @Body() body: CreateOrderDto,
+    @Headers('x-idempotency-key') key?: string,
+    @Headers('x-idempotency-error') errorMode?: string,
+  ) {
+    return this.orders.create(team, body, idempotency(key, errorMode));
+  }
+
+  @Post('create')
+  @HttpCode(200)
+  createAlias(
+    @CurrentTeam() team: TeamPrincipal,
+    @Body() body: CreateOrderDto,
+    @Headers('x-idempotency-key') key?: string,
+    @Headers('x-idempotency-error') errorMode?: string,
+  ) {
+    return this.orders.create(team, body, idempotency(key, errorMode));
+  }
+
+  @Post('testkit')
+  @HttpCode(200)
+  createTestkit(
+    @CurrentTeam() team: TeamPrincipal,
+    @Body() body: CreateTestkitOrderDto,
+    @Headers('x-idempotency-key') key?: string,
+    @Headers('x-idempotency-error') errorMode?: string,
+  ) {
+    return this.orders.createTestkit(team, body, idempotency(key, errorMode));
+  }
+
+  @Post('testkit/register')
+  @HttpCode(200)
+  register(@CurrentTeam() team: TeamPrincipal, @Body() body: RegisterTestkitDto) {
+    return this.orders.register(team, body);
+  }
+
+  @Post('import')
+  @HttpCode(200)
+  import(
+    @CurrentTeam() team: TeamPrincipal,
+    @Body() body: ImportOrderDto,
+    @Headers('x-idempotency-key') key?: string,
+    @Headers('x-idempotency-error') errorMode?: string,
+  ) {
+    return this.orders.import(team, body, idempotency(key, errorMode));
+  }
+
+  @Get(':order_id')
+  get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    return this.orders.get(team, params.order_id);
+  }
+
+  @Get(':order_id/result')
+  results(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    return this.orders.results(team, params.order_id);
+  }
+
+  @Get(':order_id/result/metadata')
+  resultMetadata(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    return this.orders.resultMetadata(team, params.order_id);
+  }
+
+  /** The order's requisition form (`requisition_form_url`). */
+  @Get(':order_id/requisition/pdf')
+  async requisitionPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    const pdf = await this.orders.requisitionPdf(team, params.order_id);
+    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="requisition-${params.order_id}.pdf"` });
+  }
+
+  @Patch(':order_id')
+  patch(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Body() body: PatchOrderDto) {
+    return this.orders.patch(team, params.order_id, body);
+  }
+
+  @Post(':order_id/cancel')
+  @HttpCode(200)
+  cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    return this.orders.cancel(team, params.order_id);
+  }
+
+  /** Sandbox: drive the order through its lifecycle (SimulationFlags body optional). */
+  @Post(':order_id/test')
+  @HttpCode(200)
+  simulate(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: SimulateQuery, @Body() raw: unknown) {
+    const parsed = simulateBody.safeParse(raw ?? {});
+    if (!parsed.success) throw new RequestValidationError(zodIssues(parsed.error, raw, ['body']));
+    return this.orders.simulate(team, params.order_id, query, parsed.data);
+  }
+}
+
+@ApiTags('order')
+@ApiSecurity('team-api-key')
+@Controller('v3/orders')
+export class OrdersListController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Get()
+  list(@CurrentTeam() team: TeamPrincipal, @Query() query: ListOrdersQuery) {
+    return this.orders.list(team, query);
+  }
+}

@@ -1,0 +1,222 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import { isoDate } from '../common/schemas';
+import { BILLING_TYPES, COLLECTION_METHODS } from '../lab-tests/lab-catalog.entities';
+import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
+
+const text = (max = 255) => z.string().trim().min(1).max(max);
+const optionalText = (max = 255) => z.string().max(max).nullish();
+
+/** Junction's PatientDetailsWithValidation (extra demographic fields are accepted and kept). */
+export const patientDetails = z.object({
+  first_name: text(),
+  last_name: text(),
+  dob: isoDate,
+  gender: z.string().trim().min(1).max(32),
+  phone_number: text(32),
+  email: z.email().max(320),
+  medical_proxy: z.record(z.string(), z.unknown()).nullish(),
+  race: z.string().max(64).nullish(),
+  ethnicity: z.string().max(64).nullish(),
+  sexual_orientation: z.string().max(64).nullish(),
+  gender_identity: z.string().max(64).nullish(),
+  household_income: z.number().int().nullish(),
+  household_size: z.number().int().nullish(),
+});
+export type PatientDetails = z.infer<typeof patientDetails>;
+
+/** Junction's PatientAddressWithValidation, plus access_notes (at most 1000 characters). */
+export const patientAddress = z.object({
+  receiver_name: optionalText(),
+  first_line: text(),
+  second_line: optionalText(),
+  city: text(),
+  state: text(64),
+  zip: text(16),
+  country: text(64),
+  phone_number: optionalText(32),
+  access_notes: z.string().max(1000).nullish(),
+});
+export type PatientAddress = z.infer<typeof patientAddress>;
+
+/** Junction's ShippingAddressWithValidation (test kits). */
+export const shippingAddress = z.object({
+  receiver_name: text(),
+  first_line: text(),
+  second_line: optionalText(),
+  city: text(),
+  state: text(64),
+  zip: text(16),
+  country: text(64),
+  phone_number: text(32),
+});
+export type ShippingAddress = z.infer<typeof shippingAddress>;
+
+export const physician = z.object({
+  first_name: text(),
+  last_name: text(),
+  npi: z.string().trim().regex(/^\d{10}$/, { message: 'npi must be 10 digits' }),
+  email: z.email().nullish(),
+  licensed_states: z.array(z.string().max(8)).max(60).nullish(),
+  signature_image: z.unknown().optional(),
+});
+
+/** Consents travel camelCase on the wire (Junction's Consent). */
+export const consent = z.object({
+  consentType: z.string().min(1).max(64),
+  version: z.string().max(64).nullish(),
+  timeOfConsent: z.string().max(64).nullish(),
+});
+
+const orderSet = z.object({
+  lab_test_ids: z.array(z.uuid()).max(50).nullish(),
+  add_on: z
+    .object({
+      marker_ids: z.array(z.number().int()).max(200).nullish(),
+      provider_ids: z.array(z.string().max(64)).max(200).nullish(),
+    })
+    .nullish(),
+  lab_account_id: z.uuid().nullish(),
+});
+
+const clinicalNotes = z.string().max(1000, { message: 'clinical_notes must be at most 1000 characters' }).nullish();
+
+const createOrderFields = {
+  user_id: z.uuid(),
+  lab_test_id: z.uuid().nullish(),
+  order_set: orderSet.nullish(),
+  collection_method: z.enum(COLLECTION_METHODS).nullish(),
+  physician: physician.nullish(),
+  health_insurance: z.record(z.string(), z.unknown()).nullish(),
+  priority: z.boolean().nullish(),
+  billing_type: z.enum(BILLING_TYPES).nullish(),
+  icd_codes: z.array(z.string().max(16)).max(50).nullish(),
+  consents: z.array(consent).max(20).nullish(),
+  activate_by: isoDate.nullish(),
+  aoe_answers: z.array(z.unknown()).max(200).nullish(),
+  passthrough: z.string().max(2000).nullish(),
+  lab_account_id: z.uuid().nullish(),
+  creator_member_id: z.string().max(255).nullish(),
+  clinical_notes: clinicalNotes,
+  patient_details: patientDetails,
+  patient_address: patientAddress,
+};
+
+/** `POST /v3/order` and `POST /v3/order/create` (CreateOrderRequestCompatible). */
+export class CreateOrderDto extends createZodDto(z.object(createOrderFields)) {}
+
+/** `POST /v3/order/testkit`: an unregistered (registrable) kit. */
+export class CreateTestkitOrderDto extends createZodDto(
+  z.object({
+    user_id: z.uuid(),
+    lab_test_id: z.uuid(),
+    shipping_details: shippingAddress,
+    passthrough: z.string().max(2000).nullish(),
+    lab_account_id: z.uuid().nullish(),
+  }),
+) {}
+
+/** `POST /v3/order/testkit/register`. */
+export class RegisterTestkitDto extends createZodDto(
+  z.object({
+    user_id: z.uuid().nullish(),
+    sample_id: text(64),
+    patient_details: patientDetails,
+    patient_address: patientAddress,
+    physician: physician.nullish(),
+    health_insurance: z.record(z.string(), z.unknown()).nullish(),
+    consents: z.array(consent).max(20).nullish(),
+  }),
+) {}
+
+/** `POST /v3/order/import`: a sample already collected; lab accounts may still be PENDING. */
+export class ImportOrderDto extends createZodDto(
+  z.object({
+    user_id: z.uuid(),
+    billing_type: z.enum(BILLING_TYPES),
+    order_set: orderSet,
+    collection_method: z.enum(COLLECTION_METHODS),
+    physician: physician.nullish(),
+    patient_details: patientDetails,
+    patient_address: patientAddress.extend({ receiver_name: text() }),
+    sample_id: text(64),
+    lab_account_id: z.uuid().nullish(),
+    clinical_notes: clinicalNotes,
+  }),
+) {}
+
+export class OrderIdParams extends createZodDto(z.object({ order_id: z.uuid() })) {}
+
+/** `PATCH /v3/order/{id}`. */
+export class PatchOrderDto extends createZodDto(z.object({ activate_by: isoDate.nullable() })) {}
+
+/** A query parameter that may repeat (`status=a&status=b`) or be sent once. */
+const many = <T extends z.ZodType>(item: T) =>
+  z.preprocess((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]), z.array(item).max(200).optional());
+
+const dateOrDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.datetime(), isoDate]);
+
+/** `GET /v3/orders`. */
+export class ListOrdersQuery extends createZodDto(
+  z.object({
+    search_input: z.string().max(255).optional(),
+    start_date: dateOrDateTime.optional(),
+    end_date: dateOrDateTime.optional(),
+    updated_start_date: dateOrDateTime.optional(),
+    updated_end_date: dateOrDateTime.optional(),
+    status: many(z.enum(ORDER_LOW_LEVEL_STATUSES)),
+    'status[]': many(z.enum(ORDER_LOW_LEVEL_STATUSES)),
+    order_key: z.enum(['created_at', 'patient_name', 'last_status']).optional(),
+    order_direction: z.enum(['asc', 'desc']).optional(),
+    order_type: many(z.enum(COLLECTION_METHODS)),
+    'order_type[]': many(z.enum(COLLECTION_METHODS)),
+    is_critical: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+    interpretation: z.enum(['normal', 'abnormal', 'critical', 'unknown']).optional(),
+    user_id: z.uuid().optional(),
+    patient_name: z.string().max(255).optional(),
+    order_ids: many(z.uuid()),
+    'order_ids[]': many(z.uuid()),
+    order_transaction_id: z.uuid().optional(),
+    page: z.coerce.number().int().min(1).default(1),
+    size: z.coerce.number().int().min(1).max(500).default(50),
+  }),
+) {}
+
+/** `POST /v3/order/{id}/test` query (sandbox). `delay` is in seconds. */
+export class SimulateQuery extends createZodDto(
+  z.object({
+    final_status: z.string().max(128).optional(),
+    delay: z.coerce.number().min(0).max(3600).optional(),
+  }),
+) {}
+
+/** `POST /v3/order/{id}/test` body (SimulationFlags); the SDK may send none at all. */
+export const simulateBody = z.object({
+  interpretation: z.enum(['normal', 'abnormal', 'critical']).nullish(),
+  result_types: z.array(z.string().max(32)).max(10).nullish(),
+  has_missing_results: z.boolean().nullish(),
+});
+export type SimulateBody = z.infer<typeof simulateBody>;
+
+/** `POST /v3/webhooks/courier/{courier}`: one tracking update. */
+export class CourierTrackingDto extends createZodDto(
+  z.object({
+    tracking_number: text(64),
+    status: z.enum(ORDER_LOW_LEVEL_STATUSES),
+    status_detail: z.string().max(255).nullish(),
+    occurred_at: z.string().max(64).nullish(),
+  }),
+) {}
+
+/** `POST /v3/webhooks/lab/{lab}`: a lab event about an order (the requisition names the order id). */
+export class LabEventDto extends createZodDto(
+  z.object({
+    order_id: z.uuid(),
+    status: z.enum(ORDER_LOW_LEVEL_STATUSES),
+    status_detail: z.string().max(255).nullish(),
+    interpretation: z.enum(['normal', 'abnormal', 'critical']).nullish(),
+    has_missing_results: z.boolean().nullish(),
+  }),
+) {}
+
+export class PartnerParams extends createZodDto(z.object({ partner: z.string().regex(/^[a-z0-9_-]{1,40}$/) })) {}

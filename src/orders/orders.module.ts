@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { COURIER_ADAPTER } from '../adapters/courier/courier.adapter';
+import { SandboxCourierAdapter } from '../adapters/courier/sandbox-courier.adapter';
+import { LAB_ADAPTER } from '../adapters/lab/lab.adapter';
+import { SandboxLabAdapter } from '../adapters/lab/sandbox-lab.adapter';
+import { EventsModule } from '../events/events.module';
+import { LabTestsModule } from '../lab-tests/lab-tests.module';
+import { IdempotencyService } from './idempotency.service';
+import { OrderLifecycleService } from './order-lifecycle.service';
+import { OrderViews } from './order-views';
+import { OrderReconciler, OrderWorkflows } from './order-workflows';
+import { OrdersController, OrdersListController } from './orders.controller';
+import { OrdersRepository } from './orders.repository';
+import { OrdersService } from './orders.service';
+import { PartnerWebhooksController } from './partner-webhooks.controller';
+import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhooks';
+
+/**
+ * Lab orders. The API side (controllers, OrdersService) writes orders and talks to their
+ * workflows; the worker side (OrderLifecycleService behind the activities, OrderReconciler)
+ * records transitions and calls the courier and lab adapters. Both run from this module; the
+ * reconciler only runs when a worker starts it.
+ */
+@Module({
+  imports: [LabTestsModule, EventsModule],
+  controllers: [OrdersController, OrdersListController, PartnerWebhooksController],
+  providers: [
+    OrdersRepository,
+    OrderViews,
+    OrdersService,
+    OrderWorkflows,
+    OrderReconciler,
+    IdempotencyService,
+    OrderLifecycleService,
+    PartnerWebhooksService,
+    PartnerSignatureGuard,
+    { provide: COURIER_ADAPTER, useClass: SandboxCourierAdapter },
+    { provide: LAB_ADAPTER, useClass: SandboxLabAdapter },
+  ],
+  exports: [OrdersService, OrderLifecycleService, OrderReconciler, OrderWorkflows],
+})
+export class OrdersModule {}

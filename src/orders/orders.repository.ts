@@ -1,0 +1,260 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
+import type { TeamPrincipal } from '../auth/principal';
+import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
+import { UserEntity } from '../users/user.entity';
+import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
+import {
+  OrderEntity,
+  OrderEventEntity,
+  OrderResultEntity,
+  OrderTransactionEntity,
+  type OrderTransactionStatus,
+  type Shipment,
+} from './order.entities';
+
+export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
+
+export interface OrderFilters {
+  createdFrom?: Date;
+  createdTo?: Date;
+  updatedFrom?: Date;
+  updatedTo?: Date;
+  lowLevelStatuses?: OrderLowLevelStatus[];
+  collectionMethods?: string[];
+  interpretation?: 'normal' | 'abnormal' | 'critical' | 'unknown';
+  isCritical?: boolean;
+  userId?: string;
+  orderIds?: string[];
+  orderTransactionId?: string;
+  /** Matches an order id, sample id or user id (prefix). */
+  searchInput?: string;
+  orderBy: 'created_at' | 'updated_at';
+  direction: 'ASC' | 'DESC';
+}
+
+export interface NewTransitionRow {
+  orderId: string;
+  seq: number;
+  status: string;
+  statusDetail: string | null;
+  top: OrderTopLevelStatus;
+  low: OrderLowLevelStatus;
+}
+
+/** Intent-named queries over orders, their events, transactions and results. */
+@Injectable()
+export class OrdersRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Writes a new order, its transaction and its first events (seq 1, 2, …). */
+  async insertOrder(manager: EntityManager, order: OrderEntity, transaction: OrderTransactionEntity, statuses: string[]): Promise<void> {
+    await manager.getRepository(OrderTransactionEntity).insert(transaction);
+    // jsonb columns of unknown shape defeat TypeORM's deep-partial typing.
+    await manager.getRepository(OrderEntity).insert(order as never);
+    for (const [index, status] of statuses.entries()) {
+      await manager.query(`INSERT INTO order_events (order_id, seq, status, created_at) VALUES ($1, $2, $3, clock_timestamp())`, [order.id, index + 1, status]);
+    }
+  }
+
+  findScoped(scope: Scope, id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
+    return manager.getRepository(OrderEntity).findOneBy({ id, teamId: scope.teamId, environment: scope.environment });
+  }
+
+  findById(id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
+    return manager.getRepository(OrderEntity).findOneBy({ id });
+  }
+
+  /** Locks the order row for the rest of the transaction. */
+  lockById(manager: EntityManager, id: string): Promise<OrderEntity | null> {
+    return manager.getRepository(OrderEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  findBySampleId(scope: Scope, sampleId: string): Promise<OrderEntity | null> {
+    return this.db.getRepository(OrderEntity).findOneBy({ teamId: scope.teamId, environment: scope.environment, sampleId });
+  }
+
+  /** The order whose kit carries this outbound or return tracking number. */
+  async findByTrackingNumber(trackingNumber: string): Promise<OrderEntity | null> {
+    return this.db
+      .getRepository(OrderEntity)
+      .createQueryBuilder('o')
+      .where(`o.shipment->>'outbound_tracking_number' = :n OR o.shipment->>'inbound_tracking_number' = :n`, { n: trackingNumber })
+      .getOne();
+  }
+
+  async sampleIdTaken(scope: Scope, sampleId: string, manager: EntityManager = this.db.manager): Promise<boolean> {
+    return manager.getRepository(OrderEntity).existsBy({ teamId: scope.teamId, environment: scope.environment, sampleId });
+  }
+
+  /** Each order's events in order. */
+  async eventsOf(orderIds: string[], manager: EntityManager = this.db.manager): Promise<Map<string, OrderEventEntity[]>> {
+    const byOrder = new Map<string, OrderEventEntity[]>(orderIds.map((id) => [id, []]));
+    if (orderIds.length === 0) return byOrder;
+    const events = await manager.getRepository(OrderEventEntity).find({ where: { orderId: In(orderIds) }, order: { orderId: 'ASC', seq: 'ASC' } });
+    for (const event of events) byOrder.get(event.orderId)?.push(event);
+    return byOrder;
+  }
+
+  async transactionsOf(ids: string[], manager: EntityManager = this.db.manager): Promise<Map<string, { transaction: OrderTransactionEntity; orders: OrderEntity[] }>> {
+    const result = new Map<string, { transaction: OrderTransactionEntity; orders: OrderEntity[] }>();
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return result;
+    const transactions = await manager.getRepository(OrderTransactionEntity).findBy({ id: In(unique) });
+    const orders = await manager.getRepository(OrderEntity).find({ where: { orderTransactionId: In(unique) }, order: { createdAt: 'ASC' } });
+    for (const transaction of transactions) {
+      result.set(transaction.id, { transaction, orders: orders.filter((order) => order.orderTransactionId === transaction.id) });
+    }
+    return result;
+  }
+
+  /** When each order's current low-level status was reached (its latest event). */
+  async lowLevelStatusTimes(orderIds: string[], manager: EntityManager = this.db.manager): Promise<Map<string, Date>> {
+    if (orderIds.length === 0) return new Map();
+    const rows: Array<{ order_id: string; created_at: Date }> = await manager.query(
+      `SELECT DISTINCT ON (order_id) order_id, created_at FROM order_events WHERE order_id = ANY($1) ORDER BY order_id, seq DESC`,
+      [orderIds],
+    );
+    return new Map(rows.map((row) => [row.order_id, row.created_at]));
+  }
+
+  async list(scope: Scope, filters: OrderFilters, page?: { offset: number; limit: number }): Promise<{ orders: OrderEntity[]; total: number }> {
+    const query = this.db
+      .getRepository(OrderEntity)
+      .createQueryBuilder('o')
+      .where('o.team_id = :teamId AND o.environment = :environment', { teamId: scope.teamId, environment: scope.environment });
+    if (filters.createdFrom) query.andWhere('o.created_at >= :createdFrom', { createdFrom: filters.createdFrom });
+    if (filters.createdTo) query.andWhere('o.created_at <= :createdTo', { createdTo: filters.createdTo });
+    if (filters.updatedFrom) query.andWhere('o.updated_at >= :updatedFrom', { updatedFrom: filters.updatedFrom });
+    if (filters.updatedTo) query.andWhere('o.updated_at <= :updatedTo', { updatedTo: filters.updatedTo });
+    if (filters.lowLevelStatuses?.length) query.andWhere('o.low_level_status = ANY(:lows)', { lows: filters.lowLevelStatuses });
+    if (filters.collectionMethods?.length) query.andWhere('o.collection_method = ANY(:methods)', { methods: filters.collectionMethods });
+    if (filters.interpretation === 'unknown') query.andWhere('o.interpretation IS NULL');
+    else if (filters.interpretation) query.andWhere('o.interpretation = :interpretation', { interpretation: filters.interpretation });
+    if (filters.isCritical === true) query.andWhere(`o.interpretation = 'critical'`);
+    if (filters.isCritical === false) query.andWhere(`o.interpretation IS DISTINCT FROM 'critical'`);
+    if (filters.userId) query.andWhere('o.user_id = :userId', { userId: filters.userId });
+    if (filters.orderIds?.length) query.andWhere('o.id = ANY(:ids)', { ids: filters.orderIds });
+    if (filters.orderTransactionId) query.andWhere('o.order_transaction_id = :tx', { tx: filters.orderTransactionId });
+    if (filters.searchInput) {
+      query.andWhere(`(o.id::text LIKE :search OR o.sample_id LIKE :search OR o.user_id::text LIKE :search)`, {
+        search: `${filters.searchInput.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`,
+      });
+    }
+    query.orderBy(filters.orderBy === 'updated_at' ? 'o.updatedAt' : 'o.createdAt', filters.direction).addOrderBy('o.id', filters.direction);
+    if (page) query.skip(page.offset).take(page.limit);
+    const [orders, total] = await query.getManyAndCount();
+    return { orders, total };
+  }
+
+  /**
+   * Writes transition `seq` of an order: the event (nothing when it exists: a retry), the
+   * order's status, and the transaction's status once the order ends. Returns the event id and
+   * whether this call wrote it.
+   */
+  async recordTransition(manager: EntityManager, row: NewTransitionRow): Promise<{ eventId: number; recorded: boolean }> {
+    const inserted: Array<{ id: string }> = await manager.query(
+      `INSERT INTO order_events (order_id, seq, status, status_detail, created_at) VALUES ($1, $2, $3, $4, clock_timestamp())
+       ON CONFLICT (order_id, seq) DO NOTHING RETURNING id`,
+      [row.orderId, row.seq, row.status, row.statusDetail],
+    );
+    if (inserted.length === 0) {
+      const [existing]: Array<{ id: string }> = await manager.query(`SELECT id FROM order_events WHERE order_id = $1 AND seq = $2`, [row.orderId, row.seq]);
+      return { eventId: Number(existing.id), recorded: false };
+    }
+    await manager.query(`UPDATE orders SET status = $2, low_level_status = $3, updated_at = clock_timestamp() WHERE id = $1`, [row.orderId, row.top, row.low]);
+    const transactionStatus: OrderTransactionStatus | null = row.top === 'completed' ? 'completed' : row.top === 'cancelled' ? 'cancelled' : null;
+    if (transactionStatus) {
+      await manager.query(
+        `UPDATE order_transactions SET status = $2, updated_at = clock_timestamp()
+          WHERE id = (SELECT order_transaction_id FROM orders WHERE id = $1)`,
+        [row.orderId, transactionStatus],
+      );
+    }
+    return { eventId: Number(inserted[0].id), recorded: true };
+  }
+
+  async update(manager: EntityManager, orderId: string, fields: Partial<OrderEntity>): Promise<void> {
+    await manager.getRepository(OrderEntity).update({ id: orderId }, { ...fields, updatedAt: () => 'clock_timestamp()' } as never);
+  }
+
+  /** Stores the shipment unless one is already stored; returns the stored one. */
+  async setShipmentOnce(orderId: string, shipment: Shipment): Promise<Shipment | null> {
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [Array<{ shipment: Shipment }>, number] = await this.db.query(
+      `UPDATE orders SET shipment = COALESCE(shipment, $2::jsonb), updated_at = clock_timestamp() WHERE id = $1 RETURNING shipment`,
+      [orderId, JSON.stringify(shipment)],
+    );
+    return rows[0]?.shipment ?? null;
+  }
+
+  async setPendingRegistration(orderId: string, sealed: string): Promise<boolean> {
+    const result = await this.db.getRepository(OrderEntity).update({ id: orderId }, { pendingRegistrationEnc: sealed });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async setActivateBy(orderId: string, activateBy: string | null): Promise<void> {
+    await this.db.query(`UPDATE orders SET activate_by = $2, updated_at = clock_timestamp() WHERE id = $1`, [orderId, activateBy]);
+  }
+
+  /** Orders whose workflow start is not confirmed, oldest first. */
+  unstarted(olderThan: Date, limit: number): Promise<OrderEntity[]> {
+    return this.db
+      .getRepository(OrderEntity)
+      .createQueryBuilder('o')
+      .where('o.workflow_started_at IS NULL AND o.created_at < :olderThan', { olderThan })
+      .orderBy('o.created_at', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  async markWorkflowStarted(orderId: string): Promise<void> {
+    await this.db.query(`UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = $1 AND workflow_started_at IS NULL`, [orderId]);
+  }
+
+  /** The latest event's sequence number and low-level status. */
+  async latestSeq(orderId: string, manager: EntityManager = this.db.manager): Promise<number> {
+    const [row]: Array<{ seq: number | null }> = await manager.query(`SELECT max(seq) AS seq FROM order_events WHERE order_id = $1`, [orderId]);
+    return row?.seq ?? 0;
+  }
+
+  async clientUserIdOf(userId: string, manager: EntityManager = this.db.manager): Promise<string | null> {
+    const user = await manager.getRepository(UserEntity).findOneBy({ id: userId });
+    return user?.clientUserId ?? null;
+  }
+
+  /** A live (not deleted) user of the team. */
+  findLiveUser(scope: Scope, userId: string): Promise<UserEntity | null> {
+    return this.db
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .where('u.id = :userId AND u.team_id = :teamId AND u.environment = :environment AND u.deletion_requested_at IS NULL', {
+        userId,
+        teamId: scope.teamId,
+        environment: scope.environment,
+      })
+      .getOne();
+  }
+
+  resultsOf(orderId: string, manager: EntityManager = this.db.manager): Promise<OrderResultEntity | null> {
+    return manager.getRepository(OrderResultEntity).findOneBy({ orderId });
+  }
+
+  /** Stores results once (a retried activity keeps the first). */
+  async insertResultsOnce(manager: EntityManager, results: OrderResultEntity): Promise<OrderResultEntity> {
+    await manager.getRepository(OrderResultEntity).createQueryBuilder().insert().values(results as never).orIgnore().execute();
+    return (await this.resultsOf(results.orderId, manager)) as OrderResultEntity;
+  }
+
+  async logPhiAccess(by: { teamId: string; apiKeyId: string | null }, action: 'read' | 'write', orderIds: string[], manager: EntityManager = this.db.manager): Promise<void> {
+    if (orderIds.length === 0) return;
+    await manager
+      .getRepository(PhiAccessLogEntity)
+      .insert(orderIds.map((resourceId) => ({ teamId: by.teamId, apiKeyId: by.apiKeyId, action, resource: 'order', resourceId })));
+  }
+}

@@ -1,0 +1,29 @@
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/principal';
+import { CourierTrackingDto, LabEventDto, PartnerParams } from './orders.dto';
+import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhooks';
+
+/**
+ * Inbound webhooks of labflow's partners (no team key: HMAC-signed with PARTNER_WEBHOOK_SECRET,
+ * see partner-webhooks.ts). Each becomes a signal of the order's workflow.
+ */
+@ApiTags('partner webhooks')
+@Controller('v3/webhooks')
+@Public()
+@UseGuards(PartnerSignatureGuard)
+export class PartnerWebhooksController {
+  constructor(private readonly webhooks: PartnerWebhooksService) {}
+
+  @Post('courier/:partner')
+  @HttpCode(200)
+  courier(@Param() params: PartnerParams, @Body() body: CourierTrackingDto) {
+    return this.webhooks.courier(params.partner, body);
+  }
+
+  @Post('lab/:partner')
+  @HttpCode(200)
+  lab(@Param() params: PartnerParams, @Body() body: LabEventDto) {
+    return this.webhooks.lab(params.partner, body);
+  }
+}

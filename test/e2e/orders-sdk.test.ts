@@ -1,0 +1,120 @@
+import { VitalClient, VitalError } from '@tryvital/vital-node';
+import { createUser, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, VITAMIN_D_KIT } from '../helpers/orders';
+import { createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+
+/**
+ * Orders through the official Junction SDK (@tryvital/vital-node): every call parses labflow's
+ * answer with the SDK's own schemas (ClientFacingOrder, PostOrderResponse, GetOrdersResponse), so
+ * each await is a shape check. The SDK authenticates with `x-vital-api-key`, which labflow takes.
+ */
+describe('orders through @tryvital/vital-node', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let client: VitalClient;
+  let userId: string;
+
+  const patientDetails = {
+    firstName: 'Thaddeus',
+    lastName: 'Villanueva',
+    dob: '1979-11-02',
+    gender: 'male' as const,
+    phoneNumber: '+14155550199',
+    email: 'thaddeus@example.com',
+  };
+  const patientAddress = {
+    receiverName: 'Thaddeus Villanueva',
+    firstLine: '500 Howard St',
+    city: 'San Francisco',
+    state: 'CA',
+    zip: '94105',
+    country: 'US',
+    phoneNumber: '+14155550199',
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: ORDER_TEST_ENV });
+    tenant = await createTenant(stack.db);
+    userId = await createUser(stack, tenant);
+    client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0, timeoutInSeconds: 20 });
+  });
+  afterAll(() => stack.close());
+
+  it('creates, reads, lists, simulates to completion', async () => {
+    const created = await client.labTests.createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails, patientAddress });
+    expect(created.status).toBe('success');
+    expect(created.order.status).toBe('received');
+    expect(created.order.events.map((event) => event.status)).toEqual(['received.testkit.ordered']);
+    expect(created.order.details.type).toBe('testkit');
+    expect(created.order.createdAt).toBeInstanceOf(Date);
+
+    const order = await client.labTests.getOrder(created.order.id);
+    expect(order.id).toBe(created.order.id);
+    expect(order.labTest.id).toBe(LIPID_PANEL_KIT);
+    expect(order.patientDetails?.firstName).toBe('Thaddeus');
+
+    const listed = await client.labTests.getOrders({ userId, status: ['ordered'], orderType: 'testkit', page: 1, size: 10 });
+    expect(listed.total).toBe(1);
+    expect(listed.orders.map((item) => item.id)).toEqual([created.order.id]);
+    expect((await client.labTests.getOrders({ orderIds: [created.order.id], startDate: new Date(Date.now() - 3_600_000) })).orders).toHaveLength(1);
+
+    await client.labTests.simulateOrderProcess(created.order.id, { body: { interpretation: 'abnormal' } });
+    await orderReaches(stack, tenant, created.order.id, 'completed');
+    const done = await client.labTests.getOrder(created.order.id);
+    expect(done.status).toBe('completed');
+    expect(done.interpretation).toBe('abnormal');
+    expect(done.events.at(-1)?.status).toBe('completed.testkit.completed');
+    expect((await client.labTests.getOrders({ interpretation: 'abnormal', userId })).total).toBe(1);
+
+    const report = await client.labTests.getResultRaw(created.order.id);
+    expect(report.metadata).toMatchObject({ patient: 'Thaddeus Villanueva', dob: '1979-11-02', status: 'final', interpretation: 'abnormal' });
+    // The SDK types LabResultsRaw.results loosely (a union with a record form).
+    const results = report.results as Array<{ interpretation?: string; type: string }>;
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.some((result) => result.interpretation === 'abnormal')).toBe(true);
+    expect(new Set(results.map((result) => result.type)).size).toBeGreaterThan(1);
+    const metadata = await client.labTests.getResultMetadata(created.order.id);
+    expect(metadata.specimenNumber).toBe(created.order.sampleId);
+
+    const pdf = await fetch(done.requisitionFormUrl!.replace(/^https?:\/\/[^/]+/, stack.apiUrl), { headers: { 'x-vital-api-key': tenant.apiKey } });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    const viaSdk = await client.labTests.getOrderRequistionPdf(created.order.id);
+    expect(Buffer.from(await viaSdk.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('cancels, and reports a refused cancel as an error with {detail}', async () => {
+    const created = await client.labTests.createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails, patientAddress });
+    const cancelled = await client.labTests.cancelOrder(created.order.id);
+    expect(cancelled.order.status).toBe('cancelled');
+    expect(cancelled.order.events.at(-1)?.status).toBe('cancelled.testkit.cancelled');
+    const noResults = await client.labTests.getResultRaw(created.order.id).catch((error: unknown) => error);
+    expect((noResults as VitalError).statusCode).toBe(404);
+    const refused = await client.labTests.cancelOrder(created.order.id).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(VitalError);
+    expect((refused as VitalError).statusCode).toBe(400);
+    expect((refused as VitalError).body).toEqual({ detail: expect.stringMatching(/cannot be cancelled/) });
+  });
+
+  it('orders an unregistered kit and registers it with its sample id', async () => {
+    const created = await client.testkit.createOrder({
+      userId,
+      labTestId: VITAMIN_D_KIT,
+      shippingDetails: { ...patientAddress, receiverName: 'Thaddeus Villanueva', phoneNumber: '+14155550199' },
+    });
+    expect(created.order.events.map((event) => event.status)).toEqual(['received.testkit.ordered', 'received.testkit.awaiting_registration']);
+    await client.labTests.simulateOrderProcess(created.order.id, { finalStatus: 'collecting_sample.testkit.with_customer' });
+    await orderReaches(stack, tenant, created.order.id, 'with_customer');
+    const registered = await client.testkit.register({ sampleId: created.order.sampleId!, patientDetails, patientAddress });
+    expect(registered.order.events.at(-1)?.status).toBe('received.testkit.registered');
+    expect(registered.order.patientDetails?.lastName).toBe('Villanueva');
+  });
+
+  it('answers validation errors in the shape the SDK parses (422)', async () => {
+    const failure = await client.labTests
+      .createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails: { ...patientDetails, dob: 'yesterday' }, patientAddress })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(VitalError);
+    expect((failure as VitalError).statusCode).toBe(422);
+  });
+});

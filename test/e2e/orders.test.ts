@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import { orderState, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import {
+  createUser,
+  LIPID_PANEL_KIT,
+  ORDER_TEST_ENV,
+  orderBody,
+  orderReaches,
+  outboxEvents,
+  testkitBody,
+  WALK_IN_CMP,
+} from '../helpers/orders';
+import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+
+describe('orders API (test kits)', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let userId: string;
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}, key = tenant.apiKey) =>
+    call(stack.apiUrl, 'POST', path, { key, body, headers });
+  const get = (path: string, key = tenant.apiKey) => call(stack.apiUrl, 'GET', path, { key });
+
+  beforeAll(async () => {
+    stack = await startStack({ env: ORDER_TEST_ENV });
+    tenant = await createTenant(stack.db);
+    userId = await createUser(stack, tenant);
+  });
+  afterAll(() => stack.close());
+
+  it('creates a registered kit order: received, one event, outbox event, workflow started', async () => {
+    const response = await post('/v3/order', orderBody(userId, { clinical_notes: 'Fasting 12h', passthrough: 'ref-1' }));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'success', message: expect.any(String) });
+    const order = response.body.order;
+    expect(order).toMatchObject({
+      user_id: userId,
+      team_id: tenant.teamId,
+      status: 'received',
+      origin: 'initial',
+      clinical_notes: 'Fasting 12h',
+      passthrough: 'ref-1',
+      has_abn: false,
+      sample_id: expect.stringMatching(/^LF[0-9A-Z]{10}$/),
+      details: { type: 'testkit', data: { id: order.id, shipment: null } },
+      lab_test: { id: LIPID_PANEL_KIT, method: 'testkit' },
+      patient_details: { first_name: 'Marguerite', dob: '1986-04-12' },
+      shipping_details: { receiver_name: 'Marguerite Okonkwo', zip: '94105' },
+      order_transaction: { status: 'active', orders: [{ id: order.id, low_level_status: 'ordered', origin: 'initial' }] },
+    });
+    expect(order.events).toEqual([{ id: expect.any(Number), created_at: expect.any(String), status: 'received.testkit.ordered', status_detail: null }]);
+    expect(order.last_event).toEqual(order.events[0]);
+
+    expect(await outboxEvents(stack, tenant.teamId, order.id)).toEqual([{ event_type: 'labtest.order.created', status: 'received.testkit.ordered' }]);
+
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(order.id));
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.teamId)).toBe(tenant.teamId);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.collectionMethod)).toBe('testkit');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.lab)).toBe('us_biotek');
+    expect(await handle.query(orderState)).toMatchObject({ low: 'ordered', stage: 'awaiting_simulation', seq: 1 });
+    const [row] = await stack.db.query('SELECT workflow_started_at, patient_details_enc FROM orders WHERE id = $1', [order.id]);
+    expect(row.workflow_started_at).not.toBeNull();
+    expect(row.patient_details_enc).toMatch(/^v1\./);
+
+    const again = await get(`/v3/order/${order.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(order);
+    expect((await post('/v3/order/create', orderBody(userId))).status).toBe(200);
+  });
+
+  it('creates an unregistered kit with ordered then awaiting_registration (spec rule 1)', async () => {
+    const response = await post('/v3/order/testkit', testkitBody(userId));
+    expect(response.status).toBe(200);
+    const order = response.body.order;
+    expect(order.status).toBe('received');
+    expect(order.events.map((event: { status: string }) => event.status)).toEqual(['received.testkit.ordered', 'received.testkit.awaiting_registration']);
+    expect(order.events[1].id).toBeGreaterThan(order.events[0].id);
+    expect(order.last_event.status).toBe('received.testkit.awaiting_registration');
+    expect(order.patient_details).toBeNull();
+    expect(order.order_transaction.orders[0].low_level_status).toBe('awaiting_registration');
+  });
+
+  it('validates: unknown user 404, lab test of another method 422, long clinical notes 422, access_notes 422', async () => {
+    expect((await post('/v3/order', orderBody(randomUUID()))).status).toBe(404);
+    const walkIn = await post('/v3/order', orderBody(userId, { lab_test_id: WALK_IN_CMP }));
+    expect(walkIn.status).toBe(422);
+    const notes = await post('/v3/order', orderBody(userId, { clinical_notes: 'x'.repeat(1001) }));
+    expect(notes.status).toBe(422);
+    expect(notes.body.detail[0].loc).toEqual(['body', 'clinical_notes']);
+    const access = await post('/v3/order', orderBody(userId, { patient_address: { ...orderBody(userId).patient_address, access_notes: 'y'.repeat(1001) } }));
+    expect(access.status).toBe(422);
+    expect(access.body.detail[0].loc).toEqual(['body', 'patient_address', 'access_notes']);
+    const missing = await post('/v3/order', { user_id: userId, lab_test_id: LIPID_PANEL_KIT });
+    expect(missing.status).toBe(422);
+    // A lab account of another lab cannot order this lab's tests (creation rule 1).
+    const foreign = await post('/v3/order', orderBody(userId, { lab_account_id: '1ab0acc0-0000-4000-8000-000000000001' }));
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail[0].loc).toEqual(['body', 'lab_account_id']);
+  });
+
+  it('keeps orders to their team: another team gets 404', async () => {
+    const order = (await post('/v3/order', orderBody(userId))).body.order;
+    const other = await createTenant(stack.db);
+    expect((await get(`/v3/order/${order.id}`, other.apiKey)).status).toBe(404);
+    expect((await post(`/v3/order/${order.id}/cancel`, undefined, {}, other.apiKey)).status).toBe(404);
+    const listed = await call(stack.apiUrl, 'GET', '/v3/orders', { key: other.apiKey });
+    expect(listed.body).toEqual({ orders: [], total: 0, page: 1, size: 50 });
+    const otherUser = await createUser(stack, other);
+    expect((await post('/v3/order', orderBody(userId), {}, other.apiKey)).status).toBe(404);
+    expect((await post('/v3/order', orderBody(otherUser), {}, other.apiKey)).status).toBe(200);
+  });
+
+  it('lists with filters and pages', async () => {
+    const team = await createTenant(stack.db);
+    const user = await createUser(stack, team);
+    const second = await createUser(stack, team);
+    const created: string[] = [];
+    for (const body of [orderBody(user), orderBody(user), testkitBody(second)]) {
+      created.push((await post(body.lab_test_id === LIPID_PANEL_KIT ? '/v3/order' : '/v3/order/testkit', body, {}, team.apiKey)).body.order.id);
+    }
+    const list = (query: string) => call(stack.apiUrl, 'GET', `/v3/orders${query}`, { key: team.apiKey });
+    const all = await list('');
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(3);
+    expect(all.body.orders.map((order: { id: string }) => order.id)).toEqual([...created].reverse());
+    expect((await list('?status=awaiting_registration')).body.orders.map((order: { id: string }) => order.id)).toEqual([created[2]]);
+    expect((await list('?status=ordered&status=awaiting_registration')).body.total).toBe(3);
+    expect((await list(`?user_id=${second}`)).body.total).toBe(1);
+    expect((await list(`?order_ids=${created[0]}&order_ids=${created[1]}`)).body.total).toBe(2);
+    expect((await list('?interpretation=normal')).body.total).toBe(0);
+    expect((await list('?order_type=testkit')).body.total).toBe(3);
+    const paged = await list('?page=2&size=2&order_direction=asc');
+    expect(paged.body).toMatchObject({ total: 3, page: 2, size: 2 });
+    expect(paged.body.orders.map((order: { id: string }) => order.id)).toEqual([created[2]]);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect((await list(`?start_date=${tomorrow}`)).body.total).toBe(0);
+    expect((await list('?patient_name=okonkwo')).body.total).toBe(2);
+    expect((await list('?status=nonsense')).status).toBe(422);
+  });
+
+  it('cancels an order in a cancellable status; refuses again with 400 {detail}', async () => {
+    const order = (await post('/v3/order', orderBody(userId))).body.order;
+    const cancelled = await post(`/v3/order/${order.id}/cancel`, undefined);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.order.status).toBe('cancelled');
+    expect(cancelled.body.order.last_event.status).toBe('cancelled.testkit.cancelled');
+    expect(cancelled.body.order.order_transaction.status).toBe('cancelled');
+    const again = await post(`/v3/order/${order.id}/cancel`, undefined);
+    expect(again.status).toBe(400);
+    expect(again.body.detail).toMatch(/cannot be cancelled/);
+    expect(await outboxEvents(stack, tenant.teamId, order.id)).toEqual([
+      { event_type: 'labtest.order.created', status: 'received.testkit.ordered' },
+      { event_type: 'labtest.order.updated', status: 'cancelled.testkit.cancelled' },
+    ]);
+    expect(await stack.temporal.workflow.getHandle(orderWorkflowId(order.id)).result()).toEqual({ status: 'cancelled.testkit.cancelled' });
+  });
+
+  it('changes activate_by while ordered', async () => {
+    const order = (await post('/v3/order', orderBody(userId, { activate_by: '2030-01-01' }))).body.order;
+    expect(order.activate_by).toBe('2030-01-01');
+    const patched = await call(stack.apiUrl, 'PATCH', `/v3/order/${order.id}`, { key: tenant.apiKey, body: { activate_by: '2031-06-30' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.order.activate_by).toBe('2031-06-30');
+    const state = await stack.temporal.workflow.getHandle(orderWorkflowId(order.id)).query(orderState);
+    expect(state.activateBy).toBe('2031-06-30');
+    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${order.id}`, { key: tenant.apiKey, body: { activate_by: 'soon' } })).status).toBe(422);
+  });
+
+  describe('X-Idempotency-Key', () => {
+    it('replays the first answer and refuses another body under the same key', async () => {
+      const key = `idem-${randomUUID()}`;
+      const first = await post('/v3/order', orderBody(userId), { 'x-idempotency-key': key });
+      const second = await post('/v3/order', orderBody(userId), { 'x-idempotency-key': key });
+      expect(first.status).toBe(200);
+      expect(second.status).toBe(200);
+      expect(second.body).toEqual(first.body);
+      const other = await post('/v3/order', orderBody(userId, { passthrough: 'different' }), { 'x-idempotency-key': key });
+      expect(other.status).toBe(400);
+      expect(typeof other.body.detail).toBe('string');
+      const [{ count }] = await stack.db.query(`SELECT count(*)::int AS count FROM orders WHERE id = $1`, [first.body.order.id]);
+      expect(count).toBe(1);
+    });
+
+    it('stores nothing on a validation failure', async () => {
+      const key = `idem-${randomUUID()}`;
+      expect((await post('/v3/order', orderBody(userId, { clinical_notes: 'z'.repeat(1001) }), { 'x-idempotency-key': key })).status).toBe(422);
+      expect((await post('/v3/order', orderBody(userId), { 'x-idempotency-key': key })).status).toBe(200);
+    });
+
+    it('makes one order out of 50 concurrent identical requests', async () => {
+      const team = await createTenant(stack.db);
+      const user = await createUser(stack, team);
+      const key = `idem-${randomUUID()}`;
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => post('/v3/order', orderBody(user), { 'x-idempotency-key': key }, team.apiKey)),
+      );
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
+      expect(statuses).toContain(200);
+      const ids = new Set(responses.filter((response) => response.status === 200).map((response) => response.body.order.id));
+      expect(ids.size).toBe(1);
+      const [{ count }] = await stack.db.query(`SELECT count(*)::int AS count FROM orders WHERE team_id = $1`, [team.teamId]);
+      expect(count).toBe(1);
+      const conflict = responses.find((response) => response.status === 409);
+      if (conflict) expect(typeof conflict.body.detail).toBe('string');
+      // Once the first finished, every retry replays it.
+      const retry = await post('/v3/order', orderBody(user), { 'x-idempotency-key': key }, team.apiKey);
+      expect(retry.status).toBe(200);
+      expect(retry.body.order.id).toEqual([...ids][0]);
+    });
+  });
+});
+
+describe('POST /v3/order/import', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let userId: string;
+  let pendingAccount: string;
+
+  const importBody = (overrides: Record<string, unknown> = {}) => ({
+    user_id: userId,
+    billing_type: 'client_bill',
+    order_set: { lab_test_ids: [LIPID_PANEL_KIT] },
+    collection_method: 'testkit',
+    patient_details: orderBody(userId).patient_details,
+    patient_address: orderBody(userId).patient_address,
+    sample_id: `IMP-${randomUUID().slice(0, 8)}`,
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    stack = await startStack({ env: ORDER_TEST_ENV });
+    tenant = await createTenant(stack.db);
+    userId = await createUser(stack, tenant);
+    pendingAccount = randomUUID();
+    // The team's own account at the test-kit lab, still pending activation.
+    await stack.db.query(
+      `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
+       VALUES ($1, $2, 'sandbox', 5, 'pending', 'not_delegated', 'LF-OWN-PENDING', 'Own pending account', '{client_bill}', '{}')`,
+      [pendingAccount, tenant.teamId],
+    );
+  });
+  afterAll(() => stack.close());
+
+  it('imports a collected sample on a PENDING lab account; it goes to the lab without shipping', async () => {
+    const body = importBody({ lab_account_id: pendingAccount });
+    const imported = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body });
+    expect(imported.status).toBe(200);
+    const order = imported.body.order;
+    expect(order).toMatchObject({ sample_id: body.sample_id, lab_account_id: pendingAccount, status: 'received', shipping_details: null });
+    expect(order.events.map((event: { status: string }) => event.status)).toEqual(['received.testkit.ordered']);
+
+    await call(stack.apiUrl, 'POST', `/v3/order/${order.id}/test`, { key: tenant.apiKey, body: {} });
+    const done = await orderReaches(stack, tenant, order.id, 'completed');
+    expect(done.events.map((event: { status: string }) => event.status.split('.')[2])).toEqual(['ordered', 'requisition_created', 'transit_lab', 'delivered_to_lab', 'completed']);
+    expect(done.details.data.shipment).toBeNull();
+
+    const duplicate = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body: { ...importBody(), sample_id: body.sample_id } });
+    expect(duplicate.status).toBe(400);
+  });
+
+  it('refuses a PENDING account for ordinary orders, and a foreign lab test', async () => {
+    const ordinary = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId, { lab_account_id: pendingAccount }) });
+    expect(ordinary.status).toBe(422);
+    const walkIn = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body: importBody({ order_set: { lab_test_ids: [WALK_IN_CMP] }, collection_method: 'walk_in_test' }) });
+    expect(walkIn.status).toBe(422);
+    const missing = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body: importBody({ sample_id: undefined }) });
+    expect(missing.status).toBe(422);
+  });
+});

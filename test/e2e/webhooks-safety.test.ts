@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { PhiCipher } from '../../src/common/crypto';
+import { OutboxService } from '../../src/events/outbox.service';
+import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
+import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
+import { isNonPublicAddress } from '../../src/management/webhooks/webhook-url';
+import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
+
+/**
+ * A deployment that refuses private webhook URLs (ALLOW_PRIVATE_WEBHOOK_URLS=false, the
+ * production default) refuses them when an endpoint is created or patched, and again at
+ * delivery time, after DNS resolution.
+ */
+let stack: TestStack;
+let tenant: Tenant;
+let receiver: WebhookReceiver;
+let api: (method: string, path: string, body?: unknown) => Promise<HttpResult>;
+
+beforeAll(async () => {
+  stack = await startStack({
+    worker: false,
+    management: true,
+    events: true,
+    env: { ALLOW_PRIVATE_WEBHOOK_URLS: 'false', WEBHOOK_RETRY_SCHEDULE: '0s,10ms', EVENTS_RELAY_POLL_INTERVAL: '200ms' },
+  });
+  tenant = await createTenant(stack.db);
+  receiver = await WebhookReceiver.start();
+  api = (method, path, body) =>
+    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, {
+      headers: { 'X-Management-Key': tenant.managementKey },
+      body,
+    });
+});
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+});
+
+test.each([
+  'http://127.0.0.1:8080/hook',
+  'http://localhost/hook',
+  'http://localhost./hook',
+  'http://[::1]/hook',
+  'http://[::ffff:10.0.0.1]/hook',
+  'http://169.254.169.254/latest/meta-data',
+  'http://10.1.2.3/hook',
+  'http://192.168.0.10/hook',
+  'https://172.16.5.4/hook',
+])('refuses %s at create and at patch', async (url) => {
+  const created = await api('POST', '/webhook', { url });
+  expect(created.status).toBe(422);
+  expect(created.body.detail[0]).toMatchObject({ loc: ['body', 'url'], type: 'url_not_allowed' });
+  const ok = await api('POST', '/webhook', { url: 'https://hooks.example.com/labflow' });
+  expect(ok.status).toBe(200);
+  expect((await api('PATCH', `/webhook/${ok.body.id}`, { url })).status).toBe(422);
+  await api('DELETE', `/webhook/${ok.body.id}`);
+});
+
+test('refuses at delivery time: a host name resolving to a private address, and a stored private URL', async () => {
+  // This machine's own name passes the create check (not an IP, not localhost) but resolves to
+  // a loopback or private address (/etc/hosts) — what DNS rebinding would do.
+  const name = hostname();
+  const { address } = await lookup(name);
+  expect(isNonPublicAddress(address)).toBe(true);
+  const byName = await api('POST', '/webhook', { url: `http://${name}:${receiver.port}/by-name` });
+  expect(byName.status).toBe(200);
+
+  // An endpoint stored before the deployment refused private URLs.
+  const cipher = new PhiCipher(stack.config.phiEncryptionKey);
+  const stored = await stack.db.getRepository(WebhookEndpointEntity).save({
+    id: randomUUID(),
+    teamId: tenant.teamId,
+    environment: 'sandbox',
+    url: receiver.url('/stored'),
+    description: '',
+    rateLimit: null,
+    disabled: false,
+    filterTypes: null,
+    secretEnc: cipher.encrypt(generateWebhookSecret()),
+    previousSecretEnc: null,
+    previousSecretExpiresAt: null,
+    headersEnc: null,
+    sensitiveHeaders: [],
+  });
+
+  const [eventId] = await stack.api.get(OutboxService).emit([
+    { eventType: 'labtest.order.created', teamId: tenant.teamId, environment: 'sandbox', userId: randomUUID(), clientUserId: 'c', data: {} },
+  ]);
+  for (const [id, error] of [
+    [byName.body.id as string, /resolves to non-public address/],
+    [stored.id, /^Refused: The URL must not point at a private, loopback or link-local address/],
+  ] as const) {
+    const message = await waitFor(async () => {
+      const body = (await api('GET', `/webhook/${id}/messages/${eventId}`)).body;
+      return body.status === 'exhausted' && body;
+    });
+    expect(message.attempt_count).toBe(3);
+    const attempts = (await api('GET', `/webhook/${id}/messages/${eventId}/attempts`)).body.data;
+    for (const attempt of attempts) {
+      expect(attempt).toMatchObject({ status: 'failed', response_status_code: null });
+      expect(attempt.error).toMatch(error);
+    }
+  }
+  expect(receiver.requests).toHaveLength(0);
+});

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/orders/partner-webhooks';
+import { call, type Tenant, type TestStack } from './stack';
+
+/** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
+export const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
+export const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
+export const WALK_IN_CMP = '1ab7e570-0000-4000-8000-000000000003';
+
+/** The partner webhook secret order test stacks run with. */
+export const PARTNER_SECRET = 'test-partner-webhook-secret';
+
+/** Environment for a stack that runs order lifecycles in seconds. */
+export const ORDER_TEST_ENV: Record<string, string> = {
+  PARTNER_WEBHOOK_SECRET: PARTNER_SECRET,
+  SANDBOX_STEP_DELAY: '200ms',
+  ORDER_REGISTRATION_WINDOW: '1h',
+  ORDER_SAMPLE_TO_LAB_WINDOW: '1h',
+};
+
+export async function createUser(stack: TestStack, tenant: Tenant): Promise<string> {
+  const response = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `order-${randomUUID()}` } });
+  if (response.status !== 200) throw new Error(`user not created: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.user_id as string;
+}
+
+export const patientDetails = () => ({
+  first_name: 'Marguerite',
+  last_name: 'Okonkwo',
+  dob: '1986-04-12',
+  gender: 'female',
+  phone_number: '+14155550123',
+  email: 'marguerite@example.com',
+});
+
+export const patientAddress = () => ({
+  receiver_name: 'Marguerite Okonkwo',
+  first_line: '1 Market St',
+  second_line: 'Suite 5',
+  city: 'San Francisco',
+  state: 'CA',
+  zip: '94105',
+  country: 'US',
+  phone_number: '+14155550123',
+});
+
+export const orderBody = (userId: string, overrides: Record<string, unknown> = {}) => ({
+  user_id: userId,
+  lab_test_id: LIPID_PANEL_KIT,
+  patient_details: patientDetails(),
+  patient_address: patientAddress(),
+  ...overrides,
+});
+
+export const testkitBody = (userId: string, overrides: Record<string, unknown> = {}) => ({
+  user_id: userId,
+  lab_test_id: VITAMIN_D_KIT,
+  shipping_details: {
+    receiver_name: 'Marguerite Okonkwo',
+    first_line: '1 Market St',
+    city: 'San Francisco',
+    state: 'CA',
+    zip: '94105',
+    country: 'US',
+    phone_number: '+14155550123',
+  },
+  ...overrides,
+});
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls GET /v3/order/{id} until its low-level status (last event) is `low`. */
+export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
+  return eventually(
+    async () => {
+      const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
+      const status: string | undefined = response.body?.last_event?.status;
+      return status?.split('.')[2] === low ? response.body : undefined;
+    },
+    `order ${orderId} to reach ${low}`,
+    timeoutMs,
+  );
+}
+
+/** POSTs a signed partner webhook (courier tracking or lab event). */
+export function partnerWebhook(stack: TestStack, kind: 'courier' | 'lab', body: unknown, secret = PARTNER_SECRET, partner = 'sandbox') {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return call(stack.apiUrl, 'POST', `/v3/webhooks/${kind}/${partner}`, {
+    body,
+    headers: { [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signPartnerWebhook(secret, timestamp, body) },
+  });
+}
+
+/** The order's outbox events (decrypted payloads aside): type and the event status they carry. */
+export async function outboxEvents(stack: TestStack, teamId: string, orderId: string): Promise<Array<{ event_type: string; status: string }>> {
+  const { PhiCipher } = await import('../../src/common/crypto');
+  const cipher = stack.api.get(PhiCipher);
+  const rows: Array<{ event_type: string; data_enc: string }> = await stack.db.query(
+    `SELECT event_type, data_enc FROM event_outbox WHERE team_id = $1 ORDER BY created_at, id`,
+    [teamId],
+  );
+  return rows
+    .map((row) => ({ type: row.event_type, data: cipher.decryptJson<any>(row.data_enc) }))
+    .filter((row) => row.data?.id === orderId || row.data?.order_id === orderId)
+    .map((row) => ({ event_type: row.type, status: row.data?.last_event?.status ?? row.data?.interpretation ?? '' }));
+}
+
+/**
+ * A Temporal worker for a stack started with `worker: false`, on the stack's task queue, that a
+ * test can stop (as a crash would) and replace with a fresh one: the new worker has no workflow
+ * cache and must replay each history to continue.
+ */
+export async function startReplaceableWorker(stack: TestStack): Promise<{ stop(): Promise<void> }> {
+  const { createLabflowWorker } = await import('../../src/temporal/worker');
+  const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
+  if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
+  const { worker, connection } = await createLabflowWorker(stack.api, stack.config, { taskQueue: stack.taskQueue, workflowBundle: { codePath } });
+  const running = worker.run();
+  let stopped: Promise<void> | null = null;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+        await connection.close();
+      })();
+      return stopped;
+    },
+  };
+}

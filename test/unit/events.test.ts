@@ -1,0 +1,171 @@
+import type { LookupAddress } from 'node:dns';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+import { loadConfig } from '../../src/config/config';
+import { endpointAccepts, isEventType } from '../../src/events/catalogue';
+import { eventIdFor, uuidV5 } from '../../src/events/event-id';
+import { resolveEventId } from '../../src/events/outbox.service';
+import { MAX_RETRY_AFTER_MS, nextStep, parseRetryAfter } from '../../src/events/retry-policy';
+import { publicOnlyLookup, signatureHeaders, WebhookSender } from '../../src/events/webhook-sender';
+import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
+import { webhookUrlProblem } from '../../src/management/webhooks/webhook-url';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const JUNCTION = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+describe('event ids', () => {
+  it('are RFC 9562 UUID v5', () => {
+    expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  });
+
+  it('derive from the idempotency key, stably', () => {
+    expect(eventIdFor('order:1:transition:3')).toBe(eventIdFor('order:1:transition:3'));
+    expect(eventIdFor('order:1:transition:3')).not.toBe(eventIdFor('order:1:transition:4'));
+    expect(resolveEventId({ idempotencyKey: 'k' })).toBe(eventIdFor('k'));
+    expect(resolveEventId({ eventId: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE', idempotencyKey: 'k' })).toBe('aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee');
+    expect(resolveEventId({})).not.toBe(resolveEventId({}));
+    expect(() => resolveEventId({ eventId: 'order-1' })).toThrow(/UUID/);
+  });
+});
+
+describe('catalogue', () => {
+  it.each([
+    ['labtest.order.created', true],
+    ['labtest.result.critical', true],
+    ['lab_report.parsing_job.updated', true],
+    ['daily.data.glucose.created', true],
+    ['daily.data.workout_stream.updated', true],
+    ['daily.data.glucose.deleted', false],
+    ['labtest.order.deleted', false],
+  ])('%s is an event type: %s', (type, known) => expect(isEventType(type)).toBe(known));
+
+  it('endpoint filters are exact types; none or [] takes all', () => {
+    expect(endpointAccepts(null, 'labtest.order.created')).toBe(true);
+    expect(endpointAccepts([], 'labtest.order.created')).toBe(true);
+    expect(endpointAccepts(['labtest.order.created'], 'labtest.order.created')).toBe(true);
+    expect(endpointAccepts(['labtest.order'], 'labtest.order.created')).toBe(false);
+  });
+});
+
+describe('retry policy', () => {
+  const failed = { statusCode: 500, retryAfterMs: null };
+
+  it('follows the schedule after each failure, then exhausts after 1 + 8 attempts', () => {
+    const delays = JUNCTION.map((_, index) => nextStep(index + 1, failed, JUNCTION));
+    expect(delays).toEqual(JUNCTION.map((delayMs) => ({ kind: 'retry', delayMs })));
+    expect(nextStep(9, failed, JUNCTION)).toEqual({ kind: 'exhausted' });
+    expect(nextStep(10, failed, JUNCTION)).toEqual({ kind: 'exhausted' });
+    expect(nextStep(1, { statusCode: null, retryAfterMs: null }, JUNCTION)).toEqual({ kind: 'retry', delayMs: 0 });
+  });
+
+  it('counts any 2xx as success, and 410 as gone', () => {
+    for (const statusCode of [200, 201, 204, 299]) expect(nextStep(1, { statusCode, retryAfterMs: null }, JUNCTION).kind).toBe('succeeded');
+    for (const statusCode of [199, 300, 301, 404, 429]) expect(nextStep(1, { statusCode, retryAfterMs: null }, JUNCTION).kind).toBe('retry');
+    expect(nextStep(9, { statusCode: 410, retryAfterMs: null }, JUNCTION)).toEqual({ kind: 'gone' });
+  });
+
+  it('waits at least Retry-After (capped), never less than the schedule', () => {
+    expect(nextStep(1, { statusCode: 429, retryAfterMs: 60_000 }, JUNCTION)).toEqual({ kind: 'retry', delayMs: 60_000 });
+    expect(nextStep(3, { statusCode: 503, retryAfterMs: 1_000 }, JUNCTION)).toEqual({ kind: 'retry', delayMs: 300_000 });
+    expect(nextStep(1, { statusCode: 429, retryAfterMs: 10 * MAX_RETRY_AFTER_MS }, JUNCTION)).toEqual({ kind: 'retry', delayMs: MAX_RETRY_AFTER_MS });
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, on 429 and 503 only', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter(429, '120', now)).toBe(120_000);
+    expect(parseRetryAfter(503, 'Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter(503, 'Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter(500, '120', now)).toBeNull();
+    expect(parseRetryAfter(429, 'soon', now)).toBeNull();
+    expect(parseRetryAfter(429, undefined, now)).toBeNull();
+  });
+});
+
+describe('signing', () => {
+  it('produces Standard Webhooks and svix headers both packages verify, one signature per secret', () => {
+    const current = generateWebhookSecret();
+    const previous = generateWebhookSecret();
+    const body = JSON.stringify({ event_type: 'labtest.order.created', data: { id: 'x' } });
+    const headers = signatureHeaders('msg_1', new Date(), body, [current, previous]);
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(headers['svix-signature']).toBe(headers['webhook-signature']);
+    for (const secret of [current, previous]) {
+      expect(new StandardWebhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+      const svixOnly = { 'svix-id': headers['svix-id'], 'svix-timestamp': headers['svix-timestamp'], 'svix-signature': headers['svix-signature'] };
+      expect(new SvixWebhook(secret).verify(body, svixOnly)).toEqual(JSON.parse(body));
+    }
+    expect(() => new StandardWebhook(generateWebhookSecret()).verify(body, headers)).toThrow();
+    expect(() => new StandardWebhook(current).verify(`${body} `, headers)).toThrow();
+  });
+});
+
+describe('endpoint safety', () => {
+  const resolver = (addresses: LookupAddress[]) =>
+    ((_host: string, _options: unknown, callback: (error: null, addresses: LookupAddress[]) => void) =>
+      callback(null, addresses)) as unknown as typeof import('node:dns').lookup;
+
+  const resolve = (lookup: ReturnType<typeof publicOnlyLookup>, all: boolean) =>
+    new Promise<{ error: Error | null; result: unknown }>((done) =>
+      lookup('hooks.example.com', { all }, (error, address, family) => done({ error, result: all ? address : [address, family] })),
+    );
+
+  it('refuses a host name resolving to any private, loopback or link-local address', async () => {
+    for (const address of ['127.0.0.1', '10.0.0.8', '169.254.169.254', '::1', 'fd00::1', '::ffff:192.168.1.1']) {
+      const lookup = publicOnlyLookup(resolver([{ address: '93.184.216.34', family: 4 }, { address, family: address.includes(':') ? 6 : 4 }]));
+      const { error } = await resolve(lookup, true);
+      expect(error?.message).toMatch(`resolves to non-public address ${address}`);
+    }
+  });
+
+  it('passes public addresses through, in either lookup form', async () => {
+    const lookup = publicOnlyLookup(resolver([{ address: '93.184.216.34', family: 4 }]));
+    expect(await resolve(lookup, true)).toEqual({ error: null, result: [{ address: '93.184.216.34', family: 4 }] });
+    expect(await resolve(lookup, false)).toEqual({ error: null, result: ['93.184.216.34', 4] });
+  });
+
+  it('refuses fully-qualified localhost at create time', () => {
+    expect(webhookUrlProblem('http://localhost./x', false)).toMatch(/localhost/);
+    expect(webhookUrlProblem('http://localhost./x', true)).toBeNull();
+  });
+
+  it('gives up on a receiver that does not answer within the delivery timeout', async () => {
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const sender = new WebhookSender({ timeoutMs: 200, allowPrivate: true });
+    try {
+      const result = await sender.post({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, body: '{}', headers: {} });
+      expect(result).toMatchObject({ statusCode: null, error: 'Timed out after 200 ms' });
+    } finally {
+      sender.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('events configuration', () => {
+  it('defaults to Junction’s schedule and timeouts, private URLs refused only in production', () => {
+    const config = loadConfig({ PHI_ENCRYPTION_KEY: KEY });
+    expect(config.events).toMatchObject({
+      retryScheduleMs: JUNCTION,
+      deliveryTimeoutMs: 15_000,
+      disableAfterMs: 5 * 24 * 3600 * 1000,
+      allowPrivateWebhookUrls: true,
+      queueName: 'labflow-events',
+    });
+    expect(config.workerRoles).toEqual(['temporal', 'relay', 'delivery']);
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, NODE_ENV: 'production' }).events.allowPrivateWebhookUrls).toBe(false);
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }).events.allowPrivateWebhookUrls).toBe(true);
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, WEBHOOK_RETRY_SCHEDULE: '0s, 50ms,1s' }).events.retryScheduleMs).toEqual([0, 50, 1000]);
+  });
+
+  it.each([
+    ['WEBHOOK_RETRY_SCHEDULE', '0s,soon'],
+    ['WORKER_ROLES', 'temporal,web'],
+    ['EVENTS_QUEUE', 'has:colon'],
+  ])('names a bad %s', (name, value) => {
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+});

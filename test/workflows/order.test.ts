@@ -1,0 +1,419 @@
+import { temporal } from '@temporalio/proto';
+import { writeFileSync } from 'node:fs';
+import { orderState, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import { canTransition, type OrderFlow, type OrderLowLevelStatus, parseEventStatus } from '../../workflows/order-lifecycle';
+import {
+  createUser,
+  eventually,
+  ORDER_TEST_ENV,
+  orderBody,
+  orderReaches,
+  outboxEvents,
+  partnerWebhook,
+  testkitBody,
+} from '../helpers/orders';
+import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/** Workflow ids worth keeping as replay fixtures (scripts/export-history.ts), when asked for. */
+const fixtures: Record<string, string> = {};
+afterAll(() => {
+  if (process.env.ORDER_FIXTURE_IDS) writeFileSync(process.env.ORDER_FIXTURE_IDS, JSON.stringify(fixtures, null, 2));
+});
+
+interface HistorySummary {
+  names: string[];
+  /** Activity types in the order they were scheduled. */
+  activities: string[];
+  signals: string[];
+  updatesAccepted: string[];
+}
+
+async function history(stack: TestStack, orderId: string): Promise<HistorySummary> {
+  const events = (await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).fetchHistory()).events ?? [];
+  return {
+    names: events.map((event) => EventType[event.eventType ?? 0].replace(/^EVENT_TYPE_/, '')),
+    activities: events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : [])),
+    signals: events.flatMap((event) => (event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName ?? ''] : [])),
+    updatesAccepted: events.flatMap((event) =>
+      event.workflowExecutionUpdateAcceptedEventAttributes ? [event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''] : [],
+    ),
+  };
+}
+
+/** The low-level statuses of an order's events, checked against the lifecycle table. */
+function lows(flow: OrderFlow, order: { events: Array<{ status: string }> }): OrderLowLevelStatus[] {
+  const statuses = order.events.map((event) => parseEventStatus(event.status)?.low as OrderLowLevelStatus);
+  const initial = flow === 'registrable_testkit' ? 2 : 1;
+  for (let i = initial; i < statuses.length; i += 1) {
+    expect({ from: statuses[i - 1], to: statuses[i], allowed: canTransition(flow, statuses[i - 1], statuses[i]) }).toEqual({
+      from: statuses[i - 1],
+      to: statuses[i],
+      allowed: true,
+    });
+  }
+  return statuses;
+}
+
+const count = (items: string[], item: string) => items.filter((candidate) => candidate === item).length;
+
+/**
+ * Every event after the API's first ones was recorded by exactly one recordOrderTransition
+ * activity and put exactly one labtest.order.updated in the outbox, in order.
+ */
+async function expectRecordedOnce(stack: TestStack, teamId: string, order: { id: string; events: Array<{ status: string }> }, initial = 1) {
+  const outbox = await outboxEvents(stack, teamId, order.id);
+  expect(outbox.filter((event) => event.event_type !== 'labtest.result.critical').map((event) => `${event.event_type} ${event.status}`)).toEqual([
+    `labtest.order.created ${order.events[initial - 1].status}`,
+    ...order.events.slice(initial).map((event) => `labtest.order.updated ${event.status}`),
+  ]);
+  const summary = await history(stack, order.id);
+  expect(count(summary.activities, 'recordOrderTransition')).toBe(order.events.length - initial);
+  return summary;
+}
+
+describe('order workflow on the real dev server', () => {
+  let stack: TestStack;
+  let sandbox: Tenant;
+  let production: Tenant;
+  let sandboxUser: string;
+  let productionUser: string;
+  let receiver: WebhookReceiver;
+
+  const post = (tenant: Tenant, path: string, body?: unknown) => call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body });
+  const getOrder = async (tenant: Tenant, id: string) => (await call(stack.apiUrl, 'GET', `/v3/order/${id}`, { key: tenant.apiKey })).body;
+  const courier = (trackingNumber: string, status: string, statusDetail?: string) =>
+    partnerWebhook(stack, 'courier', { tracking_number: trackingNumber, status, ...(statusDetail ? { status_detail: statusDetail } : {}) });
+  const lab = (orderId: string, status: string, extra: Record<string, unknown> = {}) =>
+    partnerWebhook(stack, 'lab', { order_id: orderId, status, ...extra });
+
+  /** A production order: it goes straight to requisition and shipping; returns it in transit. */
+  const productionOrderInTransit = async () => {
+    const created = (await post(production, '/v3/order', orderBody(productionUser))).body.order;
+    const order = await orderReaches(stack, production, created.id, 'transit_customer');
+    return { id: created.id as string, outbound: order.details.data.shipment.outbound_tracking_number, inbound: order.details.data.shipment.inbound_tracking_number };
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { ...ORDER_TEST_ENV, EVENTS_RELAY_POLL_INTERVAL: '200ms' }, events: true, management: true });
+    sandbox = await createTenant(stack.db);
+    production = await createTenant(stack.db, { environment: 'production' });
+    sandboxUser = await createUser(stack, sandbox);
+    productionUser = await createUser(stack, production);
+    receiver = await WebhookReceiver.start();
+    const endpoint = await call(stack.managementUrl, 'POST', `/v1/org/${sandbox.orgId}/team/${sandbox.teamId}/sandbox/webhook`, {
+      headers: { 'X-Management-Key': sandbox.managementKey },
+      body: { url: receiver.url('/orders') },
+    });
+    expect(endpoint.status).toBe(200);
+    const secret = await call(stack.managementUrl, 'GET', `/v1/org/${sandbox.orgId}/team/${sandbox.teamId}/sandbox/webhook/${endpoint.body.id}/secret`, {
+      headers: { 'X-Management-Key': sandbox.managementKey },
+    });
+    receiver.secret('/orders', secret.body.key);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await receiver?.close();
+  });
+
+  it('registered kit, sandbox: waits in ordered, then a simulation walks the success path and every webhook fires', async () => {
+    const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser))).body.order;
+    fixtures['order--happy'] = orderWorkflowId(created.id);
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
+    expect(await handle.query(orderState)).toMatchObject({ stage: 'awaiting_simulation', low: 'ordered' });
+
+    const simulated = await post(sandbox, `/v3/order/${created.id}/test`, { interpretation: 'normal' });
+    expect(simulated.status).toBe(200);
+    const order = await orderReaches(stack, sandbox, created.id, 'completed');
+    expect(lows('testkit', order)).toEqual([
+      'ordered',
+      'requisition_created',
+      'transit_customer',
+      'out_for_delivery',
+      'with_customer',
+      'transit_lab',
+      'delivered_to_lab',
+      'completed',
+    ]);
+    expect(order).toMatchObject({
+      status: 'completed',
+      interpretation: 'normal',
+      has_missing_results: false,
+      requisition_form_url: expect.stringContaining(`/v3/order/${created.id}/requisition/pdf`),
+      order_transaction: { status: 'completed' },
+      details: { data: { shipment: { outbound_courier: 'sandbox', outbound_tracking_number: expect.stringMatching(/^LFO/) } } },
+    });
+    expect(order.last_event).toEqual(order.events.at(-1));
+    expect(new Set(order.events.map((event: { id: number }) => event.id)).size).toBe(8);
+
+    const outbox = await outboxEvents(stack, sandbox.teamId, created.id);
+    expect(outbox.map((event) => `${event.event_type} ${event.status}`)).toEqual([
+      'labtest.order.created received.testkit.ordered',
+      ...order.events.slice(1).map((event: { status: string }) => `labtest.order.updated ${event.status}`),
+    ]);
+
+    // Delivered and signed (svix + standardwebhooks verify them), each event once.
+    const delivered = await eventually(async () => {
+      const mine = receiver.requests.filter((request) => request.path === '/orders' && (request.json?.data?.id ?? request.json?.data?.order_id) === created.id);
+      return mine.length >= 8 ? mine : undefined;
+    }, 'webhooks for the order');
+    expect(delivered.every((request) => request.verified)).toBe(true);
+    expect(new Set(delivered.map((request) => request.webhookId)).size).toBe(8);
+    expect(delivered.map((request) => request.json.data.last_event.status).sort()).toEqual(order.events.map((event: { status: string }) => event.status).sort());
+    expect(delivered[0].json).toMatchObject({ team_id: sandbox.teamId, user_id: sandboxUser, client_user_id: expect.any(String) });
+
+    expect(await handle.result()).toEqual({ status: 'completed.testkit.completed' });
+    const summary = await history(stack, created.id);
+    expect(count(summary.activities, 'recordOrderTransition')).toBe(7);
+    expect(summary.activities.filter((name) => name !== 'recordOrderTransition')).toEqual(['createRequisition', 'shipKit', 'collectResults']);
+    expect(summary.signals).toEqual(['simulate']);
+    expect(summary.names).toContain('TIMER_FIRED');
+    expect(summary.names.at(-1)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.orderStatus)).toBe('completed');
+  });
+
+  it('registrable kit: ships unregistered, waits for registerKit, then goes to the lab', async () => {
+    const created = (await post(sandbox, '/v3/order/testkit', testkitBody(sandboxUser))).body.order;
+    fixtures['order--registrable'] = orderWorkflowId(created.id);
+    const early = await post(sandbox, '/v3/order/testkit/register', {
+      sample_id: created.sample_id,
+      patient_details: orderBody(sandboxUser).patient_details,
+      patient_address: orderBody(sandboxUser).patient_address,
+    });
+    expect(early.status).toBe(400);
+    expect(early.body.detail).toMatch(/not shipped/);
+
+    await post(sandbox, `/v3/order/${created.id}/test`, {});
+    await orderReaches(stack, sandbox, created.id, 'with_customer');
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
+    await eventually(async () => ((await handle.query(orderState)).stage === 'awaiting_registration' ? true : undefined), 'awaiting registration');
+
+    const registered = await post(sandbox, '/v3/order/testkit/register', {
+      sample_id: created.sample_id,
+      patient_details: orderBody(sandboxUser).patient_details,
+      patient_address: orderBody(sandboxUser).patient_address,
+      physician: { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' },
+    });
+    expect(registered.status).toBe(200);
+    expect(registered.body.order.last_event.status).toBe('received.testkit.registered');
+    expect(registered.body.order.patient_details).toMatchObject({ first_name: 'Marguerite' });
+    expect(registered.body.order.physician).toMatchObject({ npi: '1234567893' });
+
+    const again = await post(sandbox, '/v3/order/testkit/register', {
+      sample_id: created.sample_id,
+      patient_details: orderBody(sandboxUser).patient_details,
+      patient_address: orderBody(sandboxUser).patient_address,
+    });
+    expect(again.status).toBe(400);
+
+    const order = await orderReaches(stack, sandbox, created.id, 'completed');
+    expect(lows('registrable_testkit', order)).toEqual([
+      'ordered',
+      'awaiting_registration',
+      'transit_customer',
+      'out_for_delivery',
+      'with_customer',
+      'registered',
+      'requisition_created',
+      'transit_lab',
+      'delivered_to_lab',
+      'completed',
+    ]);
+    const summary = await history(stack, created.id);
+    expect(summary.updatesAccepted).toEqual(['registerKit']);
+    expect(count(summary.activities, 'recordOrderTransition')).toBe(8);
+    expect((await outboxEvents(stack, sandbox.teamId, created.id)).length).toBe(9);
+  });
+
+  it('cancels through the cancelOrder update: one transition, no requisition, workflow ends', async () => {
+    const created = (await post(sandbox, '/v3/order/testkit', testkitBody(sandboxUser))).body.order;
+    fixtures['order--cancel'] = orderWorkflowId(created.id);
+    const cancelled = await post(sandbox, `/v3/order/${created.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(lows('registrable_testkit', cancelled.body.order)).toEqual(['ordered', 'awaiting_registration', 'cancelled']);
+    expect(await stack.temporal.workflow.getHandle(orderWorkflowId(created.id)).result()).toEqual({ status: 'cancelled.testkit.cancelled' });
+    const summary = await history(stack, created.id);
+    expect(summary.updatesAccepted).toEqual(['cancelOrder']);
+    expect(summary.activities).toEqual(['recordOrderTransition']);
+    expect(summary.names).toContain('WORKFLOW_EXECUTION_UPDATE_COMPLETED');
+  });
+
+  it('refuses to cancel once the kit has shipped, writing nothing', async () => {
+    const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser))).body.order;
+    await post(sandbox, `/v3/order/${created.id}/test?final_status=collecting_sample.testkit.with_customer`);
+    const before = await orderReaches(stack, sandbox, created.id, 'with_customer');
+    const refused = await post(sandbox, `/v3/order/${created.id}/cancel`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/cannot be cancelled/);
+    const after = await getOrder(sandbox, created.id);
+    expect(after.events).toEqual(before.events);
+    // A simulation stopped at with_customer leaves the order there; courier facts still apply.
+    expect((await courier(after.details.data.shipment.inbound_tracking_number, 'transit_lab')).status).toBe(200);
+    await orderReaches(stack, sandbox, created.id, 'transit_lab');
+    expect((await post(sandbox, `/v3/order/${created.id}/test?final_status=failed.testkit.failure_to_deliver_to_customer`)).status).toBe(400);
+    await post(sandbox, `/v3/order/${created.id}/test?final_status=failed.testkit.failure_to_deliver_to_lab`);
+    const failed = await orderReaches(stack, sandbox, created.id, 'failure_to_deliver_to_lab');
+    expect(failed.status).toBe('failed');
+  });
+
+  describe('failure paths driven by courier and lab webhooks (production orders)', () => {
+    it('failure_to_deliver_to_customer after out_for_delivery', async () => {
+      const { id, outbound } = await productionOrderInTransit();
+      fixtures['order--failure-to-deliver-to-customer'] = orderWorkflowId(id);
+      expect((await courier(outbound, 'out_for_delivery')).status).toBe(200);
+      expect((await courier(outbound, 'failure_to_deliver_to_customer')).status).toBe(200);
+      const order = await orderReaches(stack, production, id, 'failure_to_deliver_to_customer');
+      expect(order.status).toBe('failed');
+      expect(lows('testkit', order)).toEqual(['ordered', 'requisition_created', 'transit_customer', 'out_for_delivery', 'failure_to_deliver_to_customer']);
+      expect(await stack.temporal.workflow.getHandle(orderWorkflowId(id)).result()).toEqual({ status: 'failed.testkit.failure_to_deliver_to_customer' });
+      const summary = await expectRecordedOnce(stack, production.teamId, order);
+      expect(summary.signals).toEqual(['courierUpdate', 'courierUpdate']);
+      expect(summary.names.at(-1)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+    });
+
+    it('problem_in_transit both ways, then failure_to_deliver_to_lab', async () => {
+      const { id, outbound, inbound } = await productionOrderInTransit();
+      fixtures['order--problem-in-transit'] = orderWorkflowId(id);
+      for (const [number, status] of [
+        [outbound, 'problem_in_transit_customer'],
+        [outbound, 'with_customer'],
+        [inbound, 'transit_lab'],
+        [inbound, 'problem_in_transit_lab'],
+      ]) {
+        expect((await courier(number, status)).status).toBe(200);
+        await orderReaches(stack, production, id, status);
+      }
+      await courier(inbound, 'failure_to_deliver_to_lab');
+      const order = await orderReaches(stack, production, id, 'failure_to_deliver_to_lab');
+      expect(lows('testkit', order).slice(2)).toEqual([
+        'transit_customer',
+        'problem_in_transit_customer',
+        'with_customer',
+        'transit_lab',
+        'problem_in_transit_lab',
+        'failure_to_deliver_to_lab',
+      ]);
+      expect((await expectRecordedOnce(stack, production.teamId, order)).signals).toHaveLength(5);
+    });
+
+    it('lost in transit', async () => {
+      const { id, outbound } = await productionOrderInTransit();
+      fixtures['order--lost'] = orderWorkflowId(id);
+      await courier(outbound, 'lost');
+      const order = await orderReaches(stack, production, id, 'lost');
+      expect(order.status).toBe('failed');
+      expect(await stack.temporal.workflow.getHandle(orderWorkflowId(id)).result()).toEqual({ status: 'failed.testkit.lost' });
+      await expectRecordedOnce(stack, production.teamId, order);
+    });
+
+    it('sample_error from the lab, with its status_detail', async () => {
+      const { id, outbound, inbound } = await productionOrderInTransit();
+      fixtures['order--sample-error'] = orderWorkflowId(id);
+      await courier(outbound, 'with_customer');
+      await orderReaches(stack, production, id, 'with_customer');
+      await courier(inbound, 'delivered_to_lab');
+      await orderReaches(stack, production, id, 'delivered_to_lab');
+      await lab(id, 'sample_error', { status_detail: 'sample_hemolyzed' });
+      const order = await orderReaches(stack, production, id, 'sample_error');
+      expect(order.last_event).toMatchObject({ status: 'failed.testkit.sample_error', status_detail: 'sample_hemolyzed' });
+      expect(order.last_event).toEqual(order.events.at(-1));
+      expect((await expectRecordedOnce(stack, production.teamId, order)).signals).toEqual(['courierUpdate', 'courierUpdate', 'labUpdate']);
+    });
+
+    it('do_not_process from the lab', async () => {
+      const { id, outbound, inbound } = await productionOrderInTransit();
+      fixtures['order--do-not-process'] = orderWorkflowId(id);
+      await courier(outbound, 'with_customer');
+      await orderReaches(stack, production, id, 'with_customer');
+      await courier(inbound, 'delivered_to_lab');
+      await orderReaches(stack, production, id, 'delivered_to_lab');
+      await lab(id, 'do_not_process');
+      const order = await orderReaches(stack, production, id, 'do_not_process');
+      expect(order.status).toBe('cancelled');
+      expect(order.last_event.status).toBe('cancelled.testkit.do_not_process');
+      await expectRecordedOnce(stack, production.teamId, order);
+    });
+
+    it('critical results from the lab emit labtest.result.critical', async () => {
+      const { id, outbound, inbound } = await productionOrderInTransit();
+      await courier(outbound, 'with_customer');
+      await orderReaches(stack, production, id, 'with_customer');
+      await courier(inbound, 'delivered_to_lab');
+      await orderReaches(stack, production, id, 'delivered_to_lab');
+      await lab(id, 'completed', { interpretation: 'critical' });
+      const order = await orderReaches(stack, production, id, 'completed');
+      expect(order.interpretation).toBe('critical');
+      const outbox = await outboxEvents(stack, production.teamId, id);
+      expect(outbox.map((event) => event.event_type)).toContain('labtest.result.critical');
+      expect(count(outbox.map((event) => event.event_type), 'labtest.result.critical')).toBe(1);
+      await expectRecordedOnce(stack, production.teamId, order);
+      expect((await post(production, `/v3/order/${id}/test`)).status).toBe(400);
+    });
+
+    it('ignores facts the lifecycle does not allow from the current status', async () => {
+      const { id, outbound, inbound } = await productionOrderInTransit();
+      await courier(inbound, 'delivered_to_lab');
+      await lab(id, 'completed');
+      await courier(outbound, 'out_for_delivery');
+      const order = await orderReaches(stack, production, id, 'out_for_delivery');
+      expect(lows('testkit', order)).toEqual(['ordered', 'requisition_created', 'transit_customer', 'out_for_delivery']);
+    });
+
+    it('refuses unsigned, stale or misdirected partner webhooks', async () => {
+      const { outbound } = await productionOrderInTransit();
+      expect((await partnerWebhook(stack, 'courier', { tracking_number: outbound, status: 'lost' }, 'wrong-secret-wrong-secret')).status).toBe(401);
+      expect((await call(stack.apiUrl, 'POST', '/v3/webhooks/courier/sandbox', { body: { tracking_number: outbound, status: 'lost' } })).status).toBe(401);
+      expect((await courier('LFO-unknown', 'lost')).status).toBe(404);
+      expect((await courier(outbound, 'completed')).status).toBe(422);
+      expect((await partnerWebhook(stack, 'courier', { tracking_number: outbound, status: 'lost' }, undefined, 'fedex')).status).toBe(404);
+    });
+  });
+});
+
+describe('order workflow timers', () => {
+  let stack: TestStack;
+  let production: Tenant;
+  let user: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { ...ORDER_TEST_ENV, ORDER_REGISTRATION_WINDOW: '2s', ORDER_SAMPLE_TO_LAB_WINDOW: '2s' } });
+    production = await createTenant(stack.db, { environment: 'production' });
+    user = await createUser(stack, production);
+  });
+  afterAll(() => stack?.close());
+
+  it('a kit that never reaches the lab within the window is lost', async () => {
+    const created = (await call(stack.apiUrl, 'POST', '/v3/order', { key: production.apiKey, body: orderBody(user) })).body.order;
+    fixtures['order--sample-to-lab-window'] = orderWorkflowId(created.id);
+    const shipped = await orderReaches(stack, production, created.id, 'transit_customer');
+    await partnerWebhook(stack, 'courier', { tracking_number: shipped.details.data.shipment.outbound_tracking_number, status: 'with_customer' });
+    const order = await orderReaches(stack, production, created.id, 'lost');
+    expect(order.events.map((event: { status: string }) => event.status).slice(-2)).toEqual(['collecting_sample.testkit.with_customer', 'failed.testkit.lost']);
+    expect((await expectRecordedOnce(stack, production.teamId, order)).names).toContain('TIMER_FIRED');
+  });
+
+  it('an unregistered kit is cancelled when the registration window closes', async () => {
+    const created = (await call(stack.apiUrl, 'POST', '/v3/order/testkit', { key: production.apiKey, body: testkitBody(user) })).body.order;
+    fixtures['order--registration-window'] = orderWorkflowId(created.id);
+    const shipped = await orderReaches(stack, production, created.id, 'transit_customer');
+    await partnerWebhook(stack, 'courier', { tracking_number: shipped.details.data.shipment.outbound_tracking_number, status: 'with_customer' });
+    const order = await orderReaches(stack, production, created.id, 'cancelled');
+    expect(order.events.map((event: { status: string }) => event.status).slice(-2)).toEqual(['collecting_sample.testkit.with_customer', 'cancelled.testkit.cancelled']);
+    expect((await expectRecordedOnce(stack, production.teamId, order, 2)).names).toContain('TIMER_FIRED');
+  });
+
+  it('holds the requisition until activate_by; moving the date releases it', async () => {
+    const created = (await call(stack.apiUrl, 'POST', '/v3/order', { key: production.apiKey, body: orderBody(user, { activate_by: '2099-01-01' }) })).body.order;
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
+    await eventually(async () => ((await handle.query(orderState)).stage === 'awaiting_activation' ? true : undefined), 'awaiting activation');
+    const today = new Date().toISOString().slice(0, 10);
+    const patched = await call(stack.apiUrl, 'PATCH', `/v3/order/${created.id}`, { key: production.apiKey, body: { activate_by: today } });
+    expect(patched.status).toBe(200);
+    await orderReaches(stack, production, created.id, 'transit_customer');
+    const late = await call(stack.apiUrl, 'PATCH', `/v3/order/${created.id}`, { key: production.apiKey, body: { activate_by: today } });
+    expect(late.status).toBe(400);
+  });
+});
