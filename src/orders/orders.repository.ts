@@ -52,6 +52,17 @@ export class OrdersRepository {
     return this.db.transaction(work);
   }
 
+  /**
+   * Reads in one snapshot (REPEATABLE READ, read only): an order and its events are seen as of
+   * one moment, never halfway through a transition committed between two queries.
+   */
+  snapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction('REPEATABLE READ', async (manager) => {
+      await manager.query('SET TRANSACTION READ ONLY');
+      return work(manager);
+    });
+  }
+
   /** Writes a new order, its transaction and its first events (seq 1, 2, …). */
   async insertOrder(manager: EntityManager, order: OrderEntity, transaction: OrderTransactionEntity, statuses: string[]): Promise<void> {
     await manager.getRepository(OrderTransactionEntity).insert(transaction);
@@ -123,8 +134,13 @@ export class OrdersRepository {
     return new Map(rows.map((row) => [row.order_id, row.created_at]));
   }
 
-  async list(scope: Scope, filters: OrderFilters, page?: { offset: number; limit: number }): Promise<{ orders: OrderEntity[]; total: number }> {
-    const query = this.db
+  async list(
+    scope: Scope,
+    filters: OrderFilters,
+    page?: { offset: number; limit: number },
+    manager: EntityManager = this.db.manager,
+  ): Promise<{ orders: OrderEntity[]; total: number }> {
+    const query = manager
       .getRepository(OrderEntity)
       .createQueryBuilder('o')
       .where('o.team_id = :teamId AND o.environment = :environment', { teamId: scope.teamId, environment: scope.environment });

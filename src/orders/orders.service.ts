@@ -270,9 +270,9 @@ export class OrdersService {
   }
 
   async get(team: TeamPrincipal, orderId: string): Promise<OrderView> {
-    const order = await this.requireOrder(team, orderId);
-    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [order.id]);
-    return this.views.one(order);
+    const view = await this.orders.snapshot(async (manager) => this.views.one(await this.requireOrder(team, orderId, manager), manager));
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [view.id]);
+    return view;
   }
 
   async list(team: TeamPrincipal, query: ListOrdersQuery) {
@@ -293,25 +293,28 @@ export class OrdersService {
       direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
     };
     const offset = (query.page - 1) * query.size;
-    let orders: OrderEntity[];
-    let total: number;
-    if (query.patient_name || query.order_key === 'patient_name') {
-      // Patient names are encrypted at rest: filter and sort them after decryption.
-      const all = (await this.orders.list(team, filters)).orders;
-      const named = all.map((order) => ({ order, name: this.patientName(order) }));
-      const needle = query.patient_name?.toLowerCase();
-      const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
-      if (query.order_key === 'patient_name') {
-        const sign = query.order_direction === 'asc' ? 1 : -1;
-        matching.sort((a, b) => sign * a.name.localeCompare(b.name));
+    const page = await this.orders.snapshot(async (manager) => {
+      let orders: OrderEntity[];
+      let total: number;
+      if (query.patient_name || query.order_key === 'patient_name') {
+        // Patient names are encrypted at rest: filter and sort them after decryption.
+        const all = (await this.orders.list(team, filters, undefined, manager)).orders;
+        const named = all.map((order) => ({ order, name: this.patientName(order) }));
+        const needle = query.patient_name?.toLowerCase();
+        const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
+        if (query.order_key === 'patient_name') {
+          const sign = query.order_direction === 'asc' ? 1 : -1;
+          matching.sort((a, b) => sign * a.name.localeCompare(b.name));
+        }
+        total = matching.length;
+        orders = matching.slice(offset, offset + query.size).map((entry) => entry.order);
+      } else {
+        ({ orders, total } = await this.orders.list(team, filters, { offset, limit: query.size }, manager));
       }
-      total = matching.length;
-      orders = matching.slice(offset, offset + query.size).map((entry) => entry.order);
-    } else {
-      ({ orders, total } = await this.orders.list(team, filters, { offset, limit: query.size }));
-    }
-    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', orders.map((order) => order.id));
-    return { orders: await this.views.many(orders), total, page: query.page, size: query.size };
+      return { orders: await this.views.many(orders, manager), total };
+    });
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', page.orders.map((order) => order.id));
+    return { orders: page.orders, total: page.total, page: query.page, size: query.size };
   }
 
   /** `POST /v3/order/{id}/cancel`: the workflow's cancelOrder update decides. */
@@ -531,13 +534,11 @@ export class OrdersService {
   }
 
   private async respond(team: TeamPrincipal, orderId: string, message: string): Promise<PostOrderResponse> {
-    const order = await this.requireOrder(team, orderId);
-    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [order.id]);
-    return { order: await this.views.one(order), status: 'success', message };
+    return { order: await this.get(team, orderId), status: 'success', message };
   }
 
-  private async requireOrder(scope: Scope, orderId: string): Promise<OrderEntity> {
-    const order = await this.orders.findScoped(scope, orderId);
+  private async requireOrder(scope: Scope, orderId: string, manager?: EntityManager): Promise<OrderEntity> {
+    const order = await this.orders.findScoped(scope, orderId, manager);
     if (!order) throw notFound('Order');
     return order;
   }
