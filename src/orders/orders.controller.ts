@@ -12,6 +12,7 @@ import {
   OrderIdParams,
   PatchOrderDto,
   RegisterTestkitDto,
+  ResendEventsDto,
   simulateBody,
   SimulateQuery,
 } from './orders.dto';
@@ -47,6 +48,13 @@ export class OrdersController {
     @Headers('x-idempotency-error') errorMode?: string,
   ) {
     return this.orders.create(team, body, idempotency(key, errorMode));
+  }
+
+  /** Sends each matched order's latest event again (same webhook id, so receivers de-duplicate). */
+  @Post('resend_events')
+  @HttpCode(200)
+  resendEvents(@CurrentTeam() team: TeamPrincipal, @Body() body: ResendEventsDto) {
+    return this.orders.resendEvents(team, body);
   }
 
   @Post('testkit')

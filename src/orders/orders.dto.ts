@@ -145,6 +145,20 @@ export class ImportOrderDto extends createZodDto(
   }),
 ) {}
 
+/** `POST /v3/order/resend_events`: every filter optional; none means all of the team's orders. */
+export class ResendEventsDto extends createZodDto(
+  z
+    .object({
+      order_ids: z.array(z.uuid()).max(1000).optional(),
+      start_at: z.iso.datetime({ offset: true }).optional(),
+      end_at: z.iso.datetime({ offset: true }).optional(),
+    })
+    .refine((body) => !body.start_at || !body.end_at || body.start_at <= body.end_at, {
+      message: 'start_at must not be after end_at.',
+      path: ['start_at'],
+    }),
+) {}
+
 export class OrderIdParams extends createZodDto(z.object({ order_id: z.uuid() })) {}
 
 /** `PATCH /v3/order/{id}`. */

@@ -8,6 +8,7 @@ import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
+import { EventResendService } from '../events/resend.service';
 import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
@@ -49,6 +50,7 @@ import type {
   PatientAddress,
   PatientDetails,
   RegisterTestkitDto,
+  ResendEventsDto,
   ShippingAddress,
   SimulateBody,
   SimulateQuery,
@@ -96,6 +98,7 @@ export class OrdersService {
     private readonly labAccounts: LabAccountsService,
     private readonly catalog: LabCatalogRepository,
     private readonly outbox: OutboxService,
+    private readonly resend: EventResendService,
     private readonly cipher: PhiCipher,
     private readonly lifecycle: OrderLifecycleService,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
@@ -266,6 +269,15 @@ export class OrdersService {
         },
         complete,
       );
+    });
+  }
+
+  /** Re-emits the latest order event of each order matched by ids and/or creation window. */
+  resendEvents(team: TeamPrincipal, body: ResendEventsDto): Promise<{ order_ids: string[] }> {
+    return this.resend.resendLatestOrderEvents(team, {
+      orderIds: body.order_ids,
+      startAt: body.start_at ? new Date(body.start_at) : undefined,
+      endAt: body.end_at ? new Date(body.end_at) : undefined,
     });
   }
 

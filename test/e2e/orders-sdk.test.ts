@@ -110,6 +110,21 @@ describe('orders through @tryvital/vital-node', () => {
     expect(registered.order.patientDetails?.lastName).toBe('Villanueva');
   });
 
+  it("resends each matched order's latest event (POST /v3/order/resend_events)", async () => {
+    const resendTenant = await createTenant(stack.db);
+    const sdk = new VitalClient({ baseUrl: stack.apiUrl, apiKey: resendTenant.apiKey, maxRetries: 0 });
+    const userId = await createUser(stack, resendTenant);
+    const first = await sdk.labTests.createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails, patientAddress });
+    const second = await sdk.labTests.createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails, patientAddress });
+
+    expect(await sdk.order.resendEvents({ orderIds: [first.order.id] })).toEqual({ orderIds: [first.order.id] });
+    const all = await sdk.order.resendEvents();
+    expect([...all.orderIds].sort()).toEqual([first.order.id, second.order.id].sort());
+    expect(await sdk.order.resendEvents({ startAt: new Date(Date.now() + 3_600_000) })).toEqual({ orderIds: [] });
+    // another team's orders are never matched
+    expect(await client.order.resendEvents({ orderIds: [first.order.id] })).toEqual({ orderIds: [] });
+  });
+
   it('answers validation errors in the shape the SDK parses (422)', async () => {
     const failure = await client.labTests
       .createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails: { ...patientDetails, dob: 'yesterday' }, patientAddress })
