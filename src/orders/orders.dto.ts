@@ -39,15 +39,9 @@ export const patientAddress = z.object({
 });
 export type PatientAddress = z.infer<typeof patientAddress>;
 
-/** Junction's ShippingAddressWithValidation (test kits). */
-export const shippingAddress = z.object({
+/** Junction's ShippingAddressWithValidation (test kits): the patient address, with a receiver and phone required. */
+export const shippingAddress = patientAddress.omit({ access_notes: true }).extend({
   receiver_name: text(),
-  first_line: text(),
-  second_line: optionalText(),
-  city: text(),
-  state: text(64),
-  zip: text(16),
-  country: text(64),
   phone_number: text(32),
 });
 export type ShippingAddress = z.infer<typeof shippingAddress>;
