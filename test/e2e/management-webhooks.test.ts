@@ -2,20 +2,16 @@ import { Webhook } from 'standardwebhooks';
 import { PhiCipher } from '../../src/common/crypto';
 import { signingSecrets } from '../../src/management/webhooks/webhook-secrets';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
-import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { createTenant, type HttpResult, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 
 let stack: TestStack;
 let tenant: Tenant;
-let api: (method: string, path: string, body?: unknown) => Promise<HttpResult>;
+let api: TeamManagementApi;
 
 beforeAll(async () => {
   stack = await startStack({ worker: false, management: true });
   tenant = await createTenant(stack.db);
-  api = (method, path, body) =>
-    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}${path}`, {
-      headers: { 'X-Management-Key': tenant.managementKey },
-      body,
-    });
+  api = teamManagementApi(stack, tenant);
 });
 afterAll(async () => stack?.close());
 

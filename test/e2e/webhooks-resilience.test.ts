@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
-import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { createTenant, type HttpResult, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -75,11 +75,7 @@ interface Setup {
 
 async function setup(stack: TestStack): Promise<Setup> {
   const tenant = await createTenant(stack.db);
-  const api = (method: string, path: string, body?: unknown) =>
-    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, {
-      headers: { 'X-Management-Key': tenant.managementKey },
-      body,
-    });
+  const api = teamManagementApi(stack, tenant, 'sandbox');
   return { stack, tenant, api };
 }
 

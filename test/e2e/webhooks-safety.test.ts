@@ -6,7 +6,7 @@ import { OutboxService } from '../../src/events/outbox.service';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
 import { isNonPublicAddress } from '../../src/management/webhooks/webhook-url';
-import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { createTenant, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -17,7 +17,7 @@ import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 let stack: TestStack;
 let tenant: Tenant;
 let receiver: WebhookReceiver;
-let api: (method: string, path: string, body?: unknown) => Promise<HttpResult>;
+let api: TeamManagementApi;
 
 beforeAll(async () => {
   stack = await startStack({
@@ -28,11 +28,7 @@ beforeAll(async () => {
   });
   tenant = await createTenant(stack.db);
   receiver = await WebhookReceiver.start();
-  api = (method, path, body) =>
-    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, {
-      headers: { 'X-Management-Key': tenant.managementKey },
-      body,
-    });
+  api = teamManagementApi(stack, tenant, 'sandbox');
 });
 afterAll(async () => {
   await stack?.close();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventType } from '../../src/events/catalogue';
 import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
 import { EventResendService } from '../../src/events/resend.service';
-import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -13,7 +13,7 @@ import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webho
 let stack: TestStack;
 let tenant: Tenant;
 let receiver: WebhookReceiver;
-let api: (method: string, path: string, body?: unknown) => Promise<HttpResult>;
+let api: TeamManagementApi;
 
 // 1 + 8 attempts as in production, with the delays compressed.
 const SCHEDULE = '0s,50ms,100ms,100ms,100ms,100ms,100ms,100ms';
@@ -27,11 +27,7 @@ beforeAll(async () => {
   });
   tenant = await createTenant(stack.db);
   receiver = await WebhookReceiver.start();
-  api = (method, path, body) =>
-    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, {
-      headers: { 'X-Management-Key': tenant.managementKey },
-      body,
-    });
+  api = teamManagementApi(stack, tenant, 'sandbox');
 });
 afterAll(async () => {
   await stack?.close();

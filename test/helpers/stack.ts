@@ -228,3 +228,15 @@ export async function call<T = any>(
   }
   return { status: response.status, body: parsed as T, headers: response.headers };
 }
+
+export type TeamManagementApi = (method: string, path: string, body?: unknown) => Promise<HttpResult>;
+
+/**
+ * Calls the management API under `/v1/org/{org}/team/{team}` (plus `/sandbox` with
+ * `environment`) with the tenant's org management key: `api('POST', '/webhook', {...})`.
+ */
+export function teamManagementApi(stack: TestStack, tenant: Tenant, environment?: 'sandbox' | 'production'): TeamManagementApi {
+  const base = `/v1/org/${tenant.orgId}/team/${tenant.teamId}${environment ? `/${environment}` : ''}`;
+  return (method, path, body) =>
+    call(stack.managementUrl, method, `${base}${path}`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
+}
