@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { TeamApiKeyGuard } from './auth/guards';
 import { HTTP_GLOBALS, type HttpAppOptions } from './common/http-app';
 import type { LabflowConfig } from './config/config';
+import { AppointmentsModule } from './appointments/appointments.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
@@ -23,7 +24,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule],
+      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

@@ -113,6 +113,10 @@ const envSchema = z.object({
       message: `must be a comma-separated subset of ${WORKER_ROLES.join(',')}`,
     })
     .default(WORKER_ROLES.join(',')),
+  /** Appointments: how long an availability answer is served from the Redis cache ("0s" turns the cache off). */
+  APPOINTMENT_AVAILABILITY_CACHE_TTL: duration.default('60s'),
+  /** Appointments: how long a cached answer is kept for `allow_stale=true` (refreshed in the background). */
+  APPOINTMENT_AVAILABILITY_STALE_TTL: duration.default('10m'),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -134,6 +138,7 @@ export interface LabflowConfig {
   events: EventsConfig;
   workerRoles: WorkerRole[];
   orders: OrdersConfig;
+  appointments: { availabilityCacheTtlMs: number; availabilityStaleTtlMs: number };
 }
 
 /** Order lifecycle timers and order API settings (src/orders). */
@@ -221,6 +226,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       reconcilerGraceMs: toMs(e.RECONCILER_GRACE),
       idempotencyKeyTtlMs: toMs(e.IDEMPOTENCY_KEY_TTL),
       partnerWebhookSecret: e.PARTNER_WEBHOOK_SECRET ?? null,
+    },
+    appointments: {
+      availabilityCacheTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_CACHE_TTL),
+      availabilityStaleTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_STALE_TTL),
     },
   };
 }

@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { ApiError, validationError } from '../common/errors';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { REDIS } from '../core.module';
+import { BookingKeys } from './booking-key';
+import {
+  AVAILABILITY_DAYS,
+  type AppointmentKind,
+  type AppointmentLocation,
+  type AppointmentProvider,
+  type AvailabilityQuery,
+  type ProviderAvailability,
+  type UsAddress,
+} from './providers/appointment-provider';
+import { addDays, todayIn } from './zoned-time';
+
+export const PHLEBOTOMY_PROVIDER = Symbol('PHLEBOTOMY_PROVIDER');
+export const PSC_PROVIDER = Symbol('PSC_PROVIDER');
+/** () => epoch ms; tests may override it. */
+export const APPOINTMENTS_CLOCK = Symbol('APPOINTMENTS_CLOCK');
+
+/** How an availability answer was produced (the x-labflow-cache response header). */
+export type CacheOutcome = 'off' | 'miss' | 'hit' | 'stale';
+
+export interface AvailabilityResponse {
+  slots: Array<{
+    location?: AppointmentLocation;
+    date: string;
+    slots: Array<{
+      booking_key: string;
+      start: string;
+      end: string;
+      expires_at: string;
+      price: number;
+      is_priority: boolean;
+      num_appointments_available: number;
+    }>;
+  }>;
+  timezone: string;
+}
+
+interface CacheEntry {
+  stored_at: number;
+  value: ProviderAvailability | null;
+}
+
+const CACHE_PREFIX = 'labflow:appointments:availability';
+
+@Injectable()
+export class AppointmentsService {
+  readonly bookingKeys: BookingKeys;
+
+  constructor(
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(PHLEBOTOMY_PROVIDER) private readonly phlebotomy: AppointmentProvider,
+    @Inject(PSC_PROVIDER) private readonly psc: AppointmentProvider,
+    @Inject(APPOINTMENTS_CLOCK) private readonly now: () => number,
+  ) {
+    this.bookingKeys = new BookingKeys(config.phiEncryptionKey, now);
+  }
+
+  async phlebotomyAvailability(
+    teamId: string,
+    address: UsAddress,
+    options: { startDate?: string; allowStale?: boolean },
+  ): Promise<{ body: AvailabilityResponse; cache: CacheOutcome }> {
+    const nowMs = this.now();
+    const startDate = this.startDate(options.startDate, nowMs);
+    const query: AvailabilityQuery = { kind: 'phlebotomy', address, startDate, days: AVAILABILITY_DAYS, nowMs };
+    const { value, cache } = await this.cached(this.phlebotomy, query, options.allowStale ?? false);
+    if (!value) throw new ApiError(404, `No at-home phlebotomy coverage for zip code ${address.zip_code}.`);
+    return { body: this.respond(teamId, this.phlebotomy.kind, value, address.zip_code, nowMs), cache };
+  }
+
+  async pscAvailability(
+    teamId: string,
+    options: { lab: string; startDate?: string; zipCode?: string; radius: number; siteCodes?: string[]; allowStale?: boolean },
+  ): Promise<{ body: AvailabilityResponse; cache: CacheOutcome }> {
+    const nowMs = this.now();
+    const startDate = this.startDate(options.startDate, nowMs);
+    const query: AvailabilityQuery = {
+      kind: 'psc',
+      lab: options.lab,
+      zip: options.zipCode,
+      radius: options.radius,
+      siteCodes: options.siteCodes?.length ? [...options.siteCodes].sort() : undefined,
+      startDate,
+      days: AVAILABILITY_DAYS,
+      nowMs,
+    };
+    const { value, cache } = await this.cached(this.psc, query, options.allowStale ?? false);
+    if (!value) {
+      throw new ApiError(
+        404,
+        options.zipCode
+          ? `No ${options.lab} patient service center within ${options.radius} miles of zip code ${options.zipCode}.`
+          : `No ${options.lab} patient service center with the given site codes.`,
+      );
+    }
+    return { body: this.respond(teamId, this.psc.kind, value, null, nowMs), cache };
+  }
+
+  /** Default: today (UTC). A date before today everywhere on Earth (UTC-12) is refused. */
+  private startDate(given: string | undefined, nowMs: number): string {
+    if (given === undefined) return todayIn('UTC', nowMs);
+    const earliest = todayIn('Etc/GMT+12', nowMs);
+    if (given < earliest) throw validationError(['query', 'start_date'], 'start_date must not be in the past.', given);
+    if (given > addDays(earliest, 366)) {
+      throw validationError(['query', 'start_date'], 'start_date must be within a year from today.', given);
+    }
+    return given;
+  }
+
+  /** Signs every still-bookable slot; days keep their place (empty when nothing is left). */
+  private respond(
+    teamId: string,
+    kind: AppointmentKind,
+    availability: ProviderAvailability,
+    zip: string | null,
+    nowMs: number,
+  ): AvailabilityResponse {
+    return {
+      timezone: availability.timezone,
+      slots: availability.days.map((day) => ({
+        ...(day.location ? { location: day.location } : {}),
+        date: day.date,
+        slots: day.slots
+          .filter((slot) => Date.parse(slot.start) > nowMs)
+          .map((slot) => {
+            const { booking_key, expires_at } = this.bookingKeys.issue({
+              kind,
+              provider: availability.provider,
+              team_id: teamId,
+              site: day.location?.code ?? zip ?? '',
+              start: slot.start,
+              end: slot.end,
+            });
+            return {
+              booking_key,
+              start: slot.start,
+              end: slot.end,
+              expires_at,
+              price: slot.price,
+              is_priority: slot.is_priority,
+              num_appointments_available: slot.num_appointments_available,
+            };
+          }),
+      })),
+    };
+  }
+
+  /**
+   * The Redis cache in front of a provider: fresh for APPOINTMENT_AVAILABILITY_CACHE_TTL; older
+   * copies (kept up to APPOINTMENT_AVAILABILITY_STALE_TTL) only with allow_stale, which also
+   * starts a background refresh. Redis trouble never fails the request: it goes to the provider.
+   */
+  private async cached(
+    provider: AppointmentProvider,
+    query: AvailabilityQuery,
+    allowStale: boolean,
+  ): Promise<{ value: ProviderAvailability | null; cache: CacheOutcome }> {
+    const ttl = this.config.appointments.availabilityCacheTtlMs;
+    if (ttl <= 0) return { value: await provider.availability(query), cache: 'off' };
+    const { nowMs, ...identity } = query;
+    const key = `${CACHE_PREFIX}:${provider.slug}:${createHash('sha256').update(JSON.stringify(identity)).digest('hex')}`;
+    const entry = await this.read(key);
+    if (entry) {
+      const age = nowMs - entry.stored_at;
+      if (age >= 0 && age < ttl) return { value: entry.value, cache: 'hit' };
+      if (allowStale) {
+        void this.refresh(key, provider, query, true).catch(() => undefined);
+        return { value: entry.value, cache: 'stale' };
+      }
+    }
+    return { value: await this.refresh(key, provider, query, false), cache: 'miss' };
+  }
+
+  private async read(key: string): Promise<CacheEntry | null> {
+    try {
+      const raw = await this.redis.get(key);
+      return raw ? (JSON.parse(raw) as CacheEntry) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async refresh(
+    key: string,
+    provider: AppointmentProvider,
+    query: AvailabilityQuery,
+    background: boolean,
+  ): Promise<ProviderAvailability | null> {
+    if (background) {
+      // One background refresh at a time per key.
+      const locked = await this.redis.set(`${key}:refreshing`, '1', 'PX', 10_000, 'NX');
+      if (locked !== 'OK') return null;
+    }
+    const value = await provider.availability({ ...query, nowMs: this.now() });
+    const keepMs = Math.max(this.config.appointments.availabilityStaleTtlMs, this.config.appointments.availabilityCacheTtlMs);
+    const entry: CacheEntry = { stored_at: this.now(), value };
+    try {
+      await this.redis.set(key, JSON.stringify(entry), 'PX', keepMs);
+      if (background) await this.redis.del(`${key}:refreshing`);
+    } catch {
+      // the answer stands without the cache
+    }
+    return value;
+  }
+}

@@ -1,0 +1,43 @@
+import { addDays, formatInZone, weekday, zonedToUtc } from '../zoned-time';
+import type { ProviderSlot } from './appointment-provider';
+
+export interface SlotGrid {
+  timezone: string;
+  /** Local opening, inclusive, and closing, exclusive of slot starts ([hour, minute]). */
+  open: [number, number];
+  close: [number, number];
+  everyMinutes: number;
+  durationMinutes: number;
+  /** Weekdays (0 = Sunday) with no slots. */
+  closedOn: number[];
+  slot: (localMinutes: number, date: string) => Pick<ProviderSlot, 'price' | 'is_priority' | 'num_appointments_available'>;
+}
+
+/**
+ * The 14 (or `days`) calendar days from startDate, each with the grid's slots computed from the
+ * local wall clock, so a DST change in the window keeps local hours and moves the UTC offset.
+ * Slots that already started (before nowMs) are left out; the day itself stays.
+ */
+export function sandboxDays(grid: SlotGrid, startDate: string, days: number, nowMs: number): Array<{ date: string; slots: ProviderSlot[] }> {
+  const result: Array<{ date: string; slots: ProviderSlot[] }> = [];
+  for (let i = 0; i < days; i += 1) {
+    const date = addDays(startDate, i);
+    const slots: ProviderSlot[] = [];
+    if (!grid.closedOn.includes(weekday(date))) {
+      const from = grid.open[0] * 60 + grid.open[1];
+      const to = grid.close[0] * 60 + grid.close[1];
+      for (let minutes = from; minutes < to; minutes += grid.everyMinutes) {
+        const start = zonedToUtc(date, Math.floor(minutes / 60), minutes % 60, grid.timezone);
+        if (start <= nowMs) continue;
+        const end = start + grid.durationMinutes * 60_000;
+        slots.push({
+          start: formatInZone(start, grid.timezone),
+          end: formatInZone(end, grid.timezone),
+          ...grid.slot(minutes, date),
+        });
+      }
+    }
+    result.push({ date, slots });
+  }
+  return result;
+}
