@@ -8,6 +8,9 @@ import type { OrderEntity, OrderEventEntity, Physician, Shipment } from './order
 import type { PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
 
+/** Lab-test versions kept in memory per process (the catalog has tens, teams add a few). */
+const LAB_TEST_CACHE_SIZE = 1000;
+
 export interface OrderEventView {
   id: number;
   created_at: string;
@@ -71,6 +74,9 @@ export interface ShipmentView {
 /** Builds order views from Postgres (never from the workflow), in bulk for lists. */
 @Injectable()
 export class OrderViews {
+  /** Lab and markers of each lab-test version seen (see labTestView). */
+  private readonly labTestParts = new Map<string, { lab: Parameters<typeof toLabTestView>[1]; markers: Parameters<typeof toLabTestView>[2] }>();
+
   constructor(
     private readonly orders: OrdersRepository,
     private readonly tests: LabTestsRepository,
@@ -102,10 +108,19 @@ export class OrderViews {
   private async labTestView(order: OrderEntity): Promise<LabTestView> {
     const test = await this.tests.findVisible({ teamId: order.teamId, environment: order.environment }, order.labTestId);
     if (!test) throw new Error(`lab test ${order.labTestId} of order ${order.id} is missing`);
-    const [lab] = await this.catalog.labsByIds([test.labId]);
-    const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
-    const byId = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
-    return toLabTestView(test, lab, markerIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+    // A test's lab and markers are fixed at creation (PATCH changes only name/active and bumps
+    // updated_at), so they are cached per version: three queries fewer on every order read.
+    const version = `${test.id}@${test.updatedAt.getTime()}`;
+    let parts = this.labTestParts.get(version);
+    if (!parts) {
+      const [lab] = await this.catalog.labsByIds([test.labId]);
+      const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
+      const byId = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
+      parts = { lab, markers: markerIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])) };
+      if (this.labTestParts.size >= LAB_TEST_CACHE_SIZE) this.labTestParts.delete(this.labTestParts.keys().next().value!);
+      this.labTestParts.set(version, parts);
+    }
+    return toLabTestView(test, parts.lab, parts.markers);
   }
 
   private toView(
