@@ -10,8 +10,6 @@ import type { OrderFlow, OrderLowLevelStatus } from './order-lifecycle';
 // eslint-disable-next-line no-restricted-imports
 import type { EventType } from '../src/events/catalogue';
 
-export const DEFAULT_TASK_QUEUE = 'labflow';
-
 /** Keyword search attributes registered on the dev server (scripts/stack.sh) for ops to filter by. */
 export const SEARCH_ATTRIBUTES = {
   teamId: defineSearchAttributeKey('LabflowTeamId', SearchAttributeType.KEYWORD),

@@ -3,7 +3,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPo
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.module';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
-import { DEFAULT_TASK_QUEUE, type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import { type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import type { OrderEntity } from './order.entities';
 import { OrdersRepository } from './orders.repository';
 
@@ -39,7 +39,7 @@ export class OrderWorkflows {
     try {
       await this.temporal.workflow.start('orderWorkflow', {
         workflowId: orderWorkflowId(order.id),
-        taskQueue: this.config.temporal.taskQueue ?? DEFAULT_TASK_QUEUE,
+        taskQueue: this.config.temporal.taskQueue,
         args: [await this.inputFor(order)],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -9,7 +9,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import {
   CLIENT_USER_ID_TAKEN,
-  DEFAULT_TASK_QUEUE,
   SEARCH_ATTRIBUTES,
   undoUserDeletion,
   userDeletionWorkflowId,
@@ -115,7 +114,7 @@ export class UsersService {
       if (!(await this.users.markPendingDeletion(user.id, new Date(), manager))) throw notFound('User');
       await this.temporal.workflow.start('userDeletionWorkflow', {
         workflowId: userDeletionWorkflowId(user.id),
-        taskQueue: this.config.temporal.taskQueue ?? DEFAULT_TASK_QUEUE,
+        taskQueue: this.config.temporal.taskQueue,
         args: [{ userId: user.id, teamId: team.teamId, grace: this.config.userDeletionGrace }],
         // A retried DELETE after a lost response joins the deletion already under way.
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
