@@ -1,4 +1,5 @@
-import type { EventActivities, OrderActivities, UserActivities } from '../workflows/contract';
+import type { AppointmentActivities, EventActivities, OrderActivities, UserActivities } from '../workflows/contract';
+import { type AppointmentLifecycle, createAppointmentActivities } from './appointments';
 import { createEventActivities, type EventEmitter } from './events';
 import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createUserActivities, type UserDeletionStore } from './users';
@@ -7,9 +8,15 @@ export interface ActivityDependencies {
   users: UserDeletionStore;
   events: EventEmitter;
   orders: OrderLifecycle;
+  appointments: AppointmentLifecycle;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
-export function createActivities(deps: ActivityDependencies): UserActivities & EventActivities & OrderActivities {
-  return { ...createUserActivities(deps.users), ...createEventActivities(deps.events), ...createOrderActivities(deps.orders) };
+export function createActivities(deps: ActivityDependencies): UserActivities & EventActivities & OrderActivities & AppointmentActivities {
+  return {
+    ...createUserActivities(deps.users),
+    ...createEventActivities(deps.events),
+    ...createOrderActivities(deps.orders),
+    ...createAppointmentActivities(deps.appointments),
+  };
 }

@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import {
   ORDER_GONE,
   type OrderActivities,
@@ -7,6 +6,7 @@ import {
   REGISTRATION_SUPERSEDED,
   type ResultInterpretation,
 } from '../workflows/contract';
+import { nonRetryableByName } from './non-retryable';
 
 /** What the order activities need from src/ (OrderLifecycleService fits). */
 export interface OrderLifecycle {
@@ -20,10 +20,10 @@ export interface OrderLifecycle {
 }
 
 /** Errors the order service raises that no retry can fix, by class name. */
-const NON_RETRYABLE: Record<string, string> = {
+const translated = nonRetryableByName({
   OrderGoneError: ORDER_GONE,
   RegistrationSupersededError: REGISTRATION_SUPERSEDED,
-};
+});
 
 /**
  * Thin activities over the order lifecycle service. Each is idempotent (a transition is unique
@@ -38,14 +38,4 @@ export function createOrderActivities(lifecycle: OrderLifecycle): OrderActivitie
     collectResults: ({ orderId, interpretation, hasMissingResults }) =>
       translated(() => lifecycle.collectResults(orderId, { interpretation, hasMissingResults })),
   };
-}
-
-async function translated<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    const type = error instanceof Error ? NON_RETRYABLE[error.constructor.name] : undefined;
-    if (type) throw ApplicationFailure.nonRetryable((error as Error).message, type);
-    throw error;
-  }
 }

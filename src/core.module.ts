@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown 
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client, Connection } from '@temporalio/client';
 import Redis from 'ioredis';
+import { BullMqSandboxCallbacks, DisabledSandboxCallbacks, SANDBOX_CALLBACKS } from './adapters/sandbox-callbacks/sandbox-callbacks';
 import { ApiKeysService } from './auth/api-keys.service';
 import { PhiCipher } from './common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
@@ -21,6 +22,7 @@ export class CoreModule implements OnApplicationShutdown {
   constructor(
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(REDIS) private readonly redis: Redis,
+    @Inject(SANDBOX_CALLBACKS) private readonly sandboxCallbacks: BullMqSandboxCallbacks | DisabledSandboxCallbacks,
   ) {}
 
   static forRoot(config: LabflowConfig): DynamicModule {
@@ -48,17 +50,26 @@ export class CoreModule implements OnApplicationShutdown {
         },
       },
       ApiKeysService,
+      {
+        // Sandbox partner callbacks (delayed BullMQ jobs; sent by the worker role `sandbox`).
+        provide: SANDBOX_CALLBACKS,
+        useFactory: () =>
+          config.sandboxCallbacks.enabled
+            ? new BullMqSandboxCallbacks(config.redisUrl, config.sandboxCallbacks.queueName)
+            : new DisabledSandboxCallbacks(),
+      },
     ];
     return {
       module: CoreModule,
       imports: [TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl))],
       providers,
-      exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService],
+      exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService, SANDBOX_CALLBACKS],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.temporal.connection.close();
     this.redis.disconnect();
+    if (this.sandboxCallbacks instanceof BullMqSandboxCallbacks) await this.sandboxCallbacks.close();
   }
 }

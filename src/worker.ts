@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
+import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './adapters/sandbox-callbacks/sandbox-callback.processor';
 import { PhiCipher } from './common/crypto';
 import { runProcess } from './common/process';
 import { loadConfig } from './config/config';
@@ -9,9 +10,10 @@ import { WorkerModule } from './temporal/worker.module';
 import { createLabflowWorker } from './temporal/worker';
 
 /**
- * The worker process: by default (WORKER_ROLES=temporal,relay,delivery) the Temporal worker,
- * the outbox relay and the webhook/event-destination delivery worker; a subset scales them
- * apart. SIGINT/SIGTERM (handled by the Temporal runtime when it runs) make it stop polling and
+ * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox) the Temporal
+ * worker, the outbox relay, the webhook/event-destination delivery worker and the sender of
+ * sandbox partner callbacks (to PUBLIC_API_URL); a subset scales them apart. SIGINT/SIGTERM
+ * (handled by the Temporal runtime when it runs) make it stop polling and
  * drain running activities and deliveries; then connections close and the process exits.
  */
 runProcess('worker', async () => {
@@ -21,7 +23,17 @@ runProcess('worker', async () => {
     logger: ['error', 'warn', 'log'],
   });
   let events: EventProcessing | null = null;
+  let sandbox: SandboxCallbackProcessor | null = null;
   try {
+    if (roles.has('sandbox') && config.sandboxCallbacks.enabled && config.orders.partnerWebhookSecret) {
+      sandbox = startSandboxCallbackProcessor({
+        redisUrl: config.redisUrl,
+        queueName: config.sandboxCallbacks.queueName,
+        baseUrl: config.api.publicUrl,
+        secret: config.orders.partnerWebhookSecret,
+      });
+      console.log(`[labflow] sandbox partner callbacks on queue "${config.sandboxCallbacks.queueName}" to ${config.api.publicUrl}`);
+    }
     if (roles.has('relay') || roles.has('delivery')) {
       events = startEventProcessing(
         { db: app.get(DataSource), cipher: app.get(PhiCipher), config },
@@ -45,6 +57,7 @@ runProcess('worker', async () => {
       });
     }
   } finally {
+    await sandbox?.stop();
     await events?.stop();
     await app.close();
     console.log('[labflow] worker stopped');

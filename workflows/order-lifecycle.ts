@@ -50,9 +50,18 @@ export type OrderCollectionMethod = 'testkit' | 'walk_in_test' | 'at_home_phlebo
  * `registrable_testkit` is shipped unregistered (`POST /v3/order/testkit`) and registered by the
  * customer with the kit's sample id; `imported_testkit` is a sample already collected
  * (`POST /v3/order/import`): no shipping, straight to the lab. All are collection method `testkit`.
+ * `walk_in_test` (a patient service center visit) and `at_home_phlebotomy` (a phlebotomist at the
+ * patient's address) collect the sample at an appointment: their own collection methods.
  */
-export const ORDER_FLOWS = ['testkit', 'registrable_testkit', 'imported_testkit'] as const;
+export const ORDER_FLOWS = ['testkit', 'registrable_testkit', 'imported_testkit', 'walk_in_test', 'at_home_phlebotomy'] as const;
 export type OrderFlow = (typeof ORDER_FLOWS)[number];
+
+/** The flows whose sample is collected at an appointment (a child workflow per appointment). */
+export const APPOINTMENT_FLOWS: readonly OrderFlow[] = ['walk_in_test', 'at_home_phlebotomy'];
+
+export function isAppointmentFlow(flow: OrderFlow): flow is 'walk_in_test' | 'at_home_phlebotomy' {
+  return APPOINTMENT_FLOWS.includes(flow);
+}
 
 export function collectionMethodOf(flow: OrderFlow): OrderCollectionMethod {
   switch (flow) {
@@ -60,6 +69,9 @@ export function collectionMethodOf(flow: OrderFlow): OrderCollectionMethod {
     case 'registrable_testkit':
     case 'imported_testkit':
       return 'testkit';
+    case 'walk_in_test':
+    case 'at_home_phlebotomy':
+      return flow;
   }
 }
 
@@ -89,6 +101,20 @@ const TESTKIT_TOP_LEVEL: Partial<Record<Low, OrderTopLevelStatus>> = {
   do_not_process: 'cancelled',
 };
 
+const APPOINTMENT_TOP_LEVEL: Partial<Record<Low, OrderTopLevelStatus>> = {
+  ordered: 'received',
+  requisition_created: 'received',
+  requisition_bypassed: 'received',
+  appointment_pending: 'collecting_sample',
+  appointment_scheduled: 'collecting_sample',
+  appointment_cancelled: 'collecting_sample',
+  partial_results: 'sample_with_lab',
+  completed: 'completed',
+  corrected: 'completed',
+  sample_error: 'failed',
+  cancelled: 'cancelled',
+};
+
 /** The top-level status of each low-level status a flow uses. */
 const TOP_LEVEL: Record<OrderFlow, Partial<Record<Low, OrderTopLevelStatus>>> = {
   testkit: withoutKeys(TESTKIT_TOP_LEVEL, ['awaiting_registration', 'registered']),
@@ -102,6 +128,9 @@ const TOP_LEVEL: Record<OrderFlow, Partial<Record<Low, OrderTopLevelStatus>>> = 
     'problem_in_transit_customer',
     'failure_to_deliver_to_customer',
   ]),
+  // A walk-in order ends in redraw_available when the lab reports it final with biomarkers missing.
+  walk_in_test: { ...APPOINTMENT_TOP_LEVEL, redraw_available: 'collecting_sample' },
+  at_home_phlebotomy: { ...APPOINTMENT_TOP_LEVEL, draw_completed: 'collecting_sample' },
 };
 
 function withoutKeys<V>(table: Partial<Record<Low, V>>, keys: Low[]): Partial<Record<Low, V>> {
@@ -111,6 +140,8 @@ function withoutKeys<V>(table: Partial<Record<Low, V>>, keys: Low[]): Partial<Re
 // Courier legs, shared by both kit flows.
 const OUTBOUND_FAILURES: Low[] = ['problem_in_transit_customer', 'failure_to_deliver_to_customer', 'lost'];
 const INBOUND_FAILURES: Low[] = ['problem_in_transit_lab', 'failure_to_deliver_to_lab', 'lost'];
+/** What the lab may report for a walk-in sample (collected at the service center). */
+const WALK_IN_LAB: Low[] = ['partial_results', 'completed', 'redraw_available', 'sample_error'];
 const AT_LAB: Partial<Record<Low, Low[]>> = {
   delivered_to_lab: ['completed', 'sample_error', 'do_not_process', 'lab_processing_blocked'],
   lab_processing_blocked: ['completed', 'sample_error', 'do_not_process'],
@@ -166,6 +197,32 @@ const TRANSITIONS: Record<OrderFlow, Partial<Record<Low, Low[]>>> = {
     problem_in_transit_lab: ['transit_lab', 'delivered_to_lab', 'failure_to_deliver_to_lab', 'lost'],
     ...AT_LAB,
   },
+  // Walk-in: appointment_pending ⇄ appointment_scheduled (pending while a booking or a reschedule
+  // awaits the provider's confirmation); a patient may also walk in without an appointment, so
+  // lab facts may follow the requisition directly.
+  walk_in_test: {
+    ordered: ['requisition_created', 'requisition_bypassed', 'cancelled'],
+    requisition_created: ['appointment_pending', 'appointment_scheduled', ...WALK_IN_LAB, 'cancelled'],
+    requisition_bypassed: ['appointment_pending', 'appointment_scheduled', ...WALK_IN_LAB, 'cancelled'],
+    appointment_pending: ['appointment_scheduled', 'appointment_cancelled', ...WALK_IN_LAB, 'cancelled'],
+    appointment_scheduled: ['appointment_pending', 'appointment_scheduled', 'appointment_cancelled', ...WALK_IN_LAB, 'cancelled'],
+    appointment_cancelled: ['appointment_pending', 'appointment_scheduled', ...WALK_IN_LAB, 'cancelled'],
+    partial_results: ['partial_results', 'completed', 'redraw_available', 'sample_error'],
+    completed: ['corrected'],
+  },
+  // At-home phlebotomy: appointment_scheduled loops on itself at each reschedule; the
+  // phlebotomist's completed draw is draw_completed; the lab follows.
+  at_home_phlebotomy: {
+    ordered: ['requisition_created', 'requisition_bypassed', 'cancelled'],
+    requisition_created: ['appointment_pending', 'appointment_scheduled', 'cancelled'],
+    requisition_bypassed: ['appointment_pending', 'appointment_scheduled', 'cancelled'],
+    appointment_pending: ['appointment_scheduled', 'appointment_cancelled', 'cancelled'],
+    appointment_scheduled: ['appointment_scheduled', 'appointment_pending', 'appointment_cancelled', 'draw_completed'],
+    appointment_cancelled: ['appointment_pending', 'appointment_scheduled', 'cancelled'],
+    draw_completed: ['partial_results', 'completed', 'sample_error', 'cancelled'],
+    partial_results: ['partial_results', 'completed', 'sample_error'],
+    completed: ['corrected'],
+  },
 };
 
 /** Where an order's lifecycle ends. `completed` may still be `corrected` by the lab later. */
@@ -178,6 +235,7 @@ const TERMINAL: readonly Low[] = [
   'failure_to_deliver_to_lab',
   'sample_error',
   'lost',
+  'redraw_available',
 ];
 
 /**
@@ -190,6 +248,19 @@ const CANCELLABLE: Record<OrderFlow, readonly Low[]> = {
   registrable_testkit: ['ordered', 'awaiting_registration'],
   // Nothing ships: cancellable until the sample is on its way to the lab.
   imported_testkit: ['ordered', 'requisition_created', 'requisition_bypassed'],
+  // Appointment flows: until the sample is drawn (at-home: also once drawn, before the lab has it).
+  // Cancelling an at-home order cancels its appointment first (appointment_cancelled, then
+  // cancelled); a walk-in order leaves its service-center appointment to the patient.
+  walk_in_test: ['ordered', 'requisition_created', 'requisition_bypassed', 'appointment_pending', 'appointment_scheduled', 'appointment_cancelled'],
+  at_home_phlebotomy: [
+    'ordered',
+    'requisition_created',
+    'requisition_bypassed',
+    'appointment_pending',
+    'appointment_scheduled',
+    'appointment_cancelled',
+    'draw_completed',
+  ],
 };
 
 /** Statuses in which a registrable kit can be registered: it has shipped and is not registered. */
@@ -214,14 +285,25 @@ export const SUCCESS_PATH: Record<OrderFlow, readonly Low[]> = {
     'completed',
   ],
   imported_testkit: ['ordered', 'requisition_created', 'transit_lab', 'delivered_to_lab', 'completed'],
+  walk_in_test: ['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'partial_results', 'completed'],
+  at_home_phlebotomy: [
+    'ordered',
+    'requisition_created',
+    'appointment_pending',
+    'appointment_scheduled',
+    'draw_completed',
+    'partial_results',
+    'completed',
+  ],
 };
 
 /**
  * Who produces each status. `workflow`: the order workflow itself (a requisition, a shipment, a
  * registration, a cancellation, a timer); `courier` and `lab`: facts the outside world reports
- * (tracking webhooks, lab events, or a sandbox simulation standing in for them).
+ * (tracking webhooks, lab events, or a sandbox simulation standing in for them); `appointment`:
+ * the order's appointment child workflows (booking, confirmation, cancellation, the draw).
  */
-export type StatusSource = 'workflow' | 'courier' | 'lab';
+export type StatusSource = 'workflow' | 'courier' | 'lab' | 'appointment';
 
 const SOURCE: Partial<Record<Low, StatusSource>> = {
   out_for_delivery: 'courier',
@@ -238,6 +320,12 @@ const SOURCE: Partial<Record<Low, StatusSource>> = {
   corrected: 'lab',
   sample_error: 'lab',
   do_not_process: 'lab',
+  partial_results: 'lab',
+  redraw_available: 'lab',
+  appointment_pending: 'appointment',
+  appointment_scheduled: 'appointment',
+  appointment_cancelled: 'appointment',
+  draw_completed: 'appointment',
 };
 
 export function sourceOf(low: Low): StatusSource {
@@ -317,12 +405,14 @@ export function parseFinalStatus(flow: OrderFlow, value: string): Low | null {
 export function simulatedNext(flow: OrderFlow, current: Low, final: Low | null): Low | null {
   if (final !== null && current === final) return null;
   if (isTerminal(current)) return null;
-  if (final !== null && sourceOf(final) !== 'workflow' && canTransition(flow, current, final)) return final;
+  const reportable = (low: Low) => sourceOf(low) === 'courier' || sourceOf(low) === 'lab';
+  if (final !== null && reportable(final) && canTransition(flow, current, final)) return final;
   const path = SUCCESS_PATH[flow];
   const index = path.indexOf(current);
   if (index < 0 || index === path.length - 1) return null;
   const next = path[index + 1];
-  return sourceOf(next) === 'workflow' ? null : next;
+  // The workflow's own steps and the appointment's are not facts a simulation reports.
+  return sourceOf(next) === 'courier' || sourceOf(next) === 'lab' ? next : null;
 }
 
 /**

@@ -3,15 +3,38 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  getExternalWorkflowHandle,
   log,
+  ParentClosePolicy,
   proxyActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
+  uuid4,
 } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
+import { appointmentWorkflow } from './appointment';
 import {
   activateByChanged,
+  APPOINTMENT_REFUSED,
+  type AppointmentBooking,
+  type AppointmentCommand,
+  appointmentCommand,
+  type AppointmentKind,
+  type AppointmentReport,
+  appointmentReport,
+  type AppointmentSlot,
+  type AppointmentState,
+  type AppointmentStatus,
+  type AppointmentTimers,
+  type AppointmentUpdateResult,
+  appointmentWorkflowId,
+  bookAppointment,
+  type BookAppointmentRequest,
+  cancelAppointment,
+  completeDraw,
+  rescheduleAppointment,
   cancelOrder,
   courierUpdate,
   labUpdate,
@@ -34,6 +57,7 @@ import {
   assertTransition,
   canTransition,
   eventStatus,
+  isAppointmentFlow,
   isCancellable,
   isTerminal,
   type OrderFlow,
@@ -91,6 +115,16 @@ class OrderRun {
   private gone = false;
   private readonly facts: Fact[] = [];
   private transitions: Promise<unknown> = Promise.resolve();
+  // Appointment flows: the latest appointment as its child reported it, and bookkeeping.
+  private appointment: AppointmentState | null = null;
+  private appointmentCount = 0;
+  private appointmentSynced: { n: number; version: number } = { n: 0, version: 0 };
+  private collecting = false;
+  private bookingInProgress = false;
+  private commandCount = 0;
+  private simulatedAppointment: { n: number; simulation: Simulation } | null = null;
+  private readonly reports = new Map<string, AppointmentReport>();
+  private readonly closedAppointments = new Set<number>();
 
   constructor(private readonly input: OrderWorkflowInput) {
     this.flow = input.flow;
@@ -105,6 +139,12 @@ class OrderRun {
     try {
       await this.waitForSimulationIfSandbox();
       await this.waitForActivationDate();
+      if (isAppointmentFlow(this.flow)) {
+        await this.createRequisition();
+        await this.collectSampleAtAppointment();
+        await this.awaitResults();
+        return this.finish();
+      }
       if (this.flow === 'imported_testkit') {
         // The sample is already collected: no kit ships.
         await this.createRequisition();
@@ -123,6 +163,10 @@ class OrderRun {
     } catch (error) {
       if (!(error instanceof OrderEnded)) throw error;
     }
+    return this.finish();
+  }
+
+  private async finish(): Promise<OrderWorkflowResult> {
     this.stage = 'finished';
     await condition(allHandlersFinished);
     return { status: this.gone ? 'gone' : eventStatus(this.flow, this.low) };
@@ -200,6 +244,64 @@ class OrderRun {
     await this.awaitFacts((low) => low === 'completed');
   }
 
+  /**
+   * Walk-in and at-home orders: the order follows its appointments (appointment_pending ⇄
+   * appointment_scheduled, appointment_cancelled, and for at-home draw_completed) until the sample
+   * is drawn. A walk-in patient may also come without an appointment: the lab's first fact ends
+   * this stage too.
+   */
+  private async collectSampleAtAppointment(): Promise<void> {
+    this.stage = 'collecting_sample';
+    this.collecting = true;
+    if (!this.appointment) await this.transition('appointment_pending', { onlyIfAllowed: true });
+    await this.syncAppointment();
+    while (!this.sampleCollected()) {
+      this.checkActive();
+      await this.driveSimulatedAppointment();
+      const appointment = this.appointment;
+      const simulation = this.simulation;
+      const seq = this.seq;
+      await condition(
+        () => this.appointment !== appointment || this.facts.length > 0 || this.ended() || this.simulation !== simulation || this.seq !== seq,
+      );
+      this.checkActive();
+      const fact = this.facts.shift();
+      if (fact) await this.applyFact(fact);
+      else await this.syncAppointment();
+    }
+  }
+
+  private sampleCollected(): boolean {
+    if (sourceOf(this.low) === 'lab' || this.low === 'draw_completed') return true;
+    return this.flow === 'walk_in_test' && this.appointment?.status === 'completed';
+  }
+
+  /**
+   * Sandbox: the simulation books the first free slot when there is no open appointment, and has
+   * the appointment's child stand in for the provider (confirm, draw) up to what it heads for.
+   */
+  private async driveSimulatedAppointment(): Promise<void> {
+    const simulation = this.simulation;
+    if (!simulation || simulation.finalStatus === 'appointment_pending' || this.bookingInProgress) return;
+    const until = simulation.finalStatus === 'appointment_scheduled' ? 'confirmed' : 'completed';
+    const open = this.openAppointment();
+    if (!open) {
+      if (this.appointment?.status === 'completed') return;
+      this.bookingInProgress = true;
+      try {
+        const report = await this.startAppointment({ mode: 'simulated' }, null, { delayMs: simulation.delayMs, until });
+        this.simulatedAppointment = { n: report.n, simulation };
+      } finally {
+        this.bookingInProgress = false;
+      }
+      await this.syncAppointment();
+      return;
+    }
+    if (this.simulatedAppointment?.n === open.n && this.simulatedAppointment.simulation === simulation) return;
+    this.simulatedAppointment = { n: open.n, simulation };
+    await this.signalAppointment(open.n, { commandId: `simulate:${open.n}:${++this.commandCount}`, type: 'simulate', delayMs: simulation.delayMs, until });
+  }
+
   // --- facts, simulation, timers ----------------------------------------------------------------
 
   /**
@@ -241,10 +343,10 @@ class OrderRun {
       log.warn('Order fact ignored: not allowed from the current status', { from: this.low, to: fact.low, source: fact.source });
       return;
     }
-    if (fact.low === 'completed') {
-      await this.call(() =>
-        collectResults({ orderId: this.input.orderId, interpretation: fact.interpretation, hasMissingResults: fact.hasMissingResults }),
-      );
+    if (fact.low === 'completed' || fact.low === 'redraw_available') {
+      // redraw_available: final results with biomarkers missing (a lab error); a redraw may follow.
+      const hasMissingResults = fact.low === 'redraw_available' ? true : fact.hasMissingResults;
+      await this.call(() => collectResults({ orderId: this.input.orderId, interpretation: fact.interpretation, hasMissingResults }));
     }
     await this.transition(fact.low, { statusDetail: fact.statusDetail ?? null, onlyIfAllowed: true });
   }
@@ -262,11 +364,19 @@ class OrderRun {
    * Records `low` as the order's next event. Transitions are serialised (the main flow and the
    * update handlers share the sequence); each is checked against the lifecycle table.
    */
-  private transition(
-    low: Low,
-    options: { statusDetail?: string | null; registrationId?: string; guard?: () => void; onlyIfAllowed?: boolean } = {},
-  ): Promise<boolean> {
-    const work = async () => {
+  private transition(low: Low, options: TransitionOptions = {}): Promise<boolean> {
+    return this.serially(() => this.record(low, options));
+  }
+
+  /** Runs `work` after every transition queued before it. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.transitions.then(work);
+    this.transitions = result.catch(() => undefined);
+    return result;
+  }
+
+  private async record(low: Low, options: TransitionOptions): Promise<boolean> {
+    {
       options.guard?.();
       if (!canTransition(this.flow, this.low, low)) {
         if (this.ended()) throw new OrderEnded();
@@ -288,10 +398,135 @@ class OrderRun {
       this.low = low;
       upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.orderStatus, value: low }]);
       return true;
-    };
-    const result = this.transitions.then(work);
-    this.transitions = result.catch(() => undefined);
-    return result;
+    }
+  }
+
+  /**
+   * Records what the latest appointment report means for the order, once per report, while the
+   * order is collecting its sample (an appointment booked before the requisition is recorded when
+   * the order gets there). Queued like any transition.
+   */
+  private syncAppointment(): Promise<void> {
+    return this.serially(async () => {
+      const appointment = this.appointment;
+      if (!this.collecting || this.ended() || !appointment) return;
+      const synced = this.appointmentSynced;
+      if (appointment.n < synced.n || (appointment.n === synced.n && appointment.version <= synced.version)) return;
+      this.appointmentSynced = { n: appointment.n, version: appointment.version };
+      const target = orderStatusOfAppointment(this.flow, appointment.status);
+      if (!target || !canTransition(this.flow, this.low, target)) return;
+      // appointment_scheduled again: a reschedule (the at-home self-loop).
+      if (target === this.low && target !== 'appointment_scheduled') return;
+      await this.record(target, {});
+    });
+  }
+
+  // --- appointments -------------------------------------------------------------------------
+
+  /** Starts appointment n+1 as a child workflow and waits for its booking report. */
+  private async startAppointment(
+    booking: AppointmentBooking,
+    appointmentNotes: string | null,
+    simulation: { delayMs: number; until: 'confirmed' | 'completed' } | null,
+    asyncConfirmation = false,
+  ): Promise<AppointmentReport> {
+    const n = ++this.appointmentCount;
+    const handle = await startChild(appointmentWorkflow, {
+      workflowId: appointmentWorkflowId(this.input.orderId, n),
+      // A walk-in order's service-center appointment outlives a cancelled order (Junction leaves
+      // it to the patient); at-home appointments are cancelled by the order first.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [
+        {
+          orderId: this.input.orderId,
+          appointmentId: uuid4(),
+          n,
+          kind: this.appointmentKind(),
+          teamId: this.input.teamId,
+          environment: this.input.environment,
+          booking,
+          appointmentNotes,
+          asyncConfirmation,
+          simulation,
+          timers: this.appointmentTimers(),
+        },
+      ],
+    });
+    const closed = () => this.closedAppointments.add(n);
+    void handle.result().then(closed, closed);
+    return this.awaitReport(`book:${n}`, n);
+  }
+
+  /** Relays a command to the open appointment's child and waits for its answer. */
+  private async commandAppointment(command: AppointmentCommandBody): Promise<AppointmentReport> {
+    const open = this.openAppointment();
+    if (!open) throw refused('The order has no open appointment.');
+    const commandId = `${command.type}:${open.n}:${++this.commandCount}`;
+    await this.signalAppointment(open.n, { ...command, commandId } as AppointmentCommand);
+    return this.awaitReport(commandId, open.n);
+  }
+
+  private async signalAppointment(n: number, command: AppointmentCommand): Promise<void> {
+    try {
+      await getExternalWorkflowHandle(appointmentWorkflowId(this.input.orderId, n)).signal(appointmentCommand, command);
+    } catch {
+      throw refused('The appointment is no longer open.');
+    }
+  }
+
+  private async awaitReport(commandId: string, n: number): Promise<AppointmentReport> {
+    await condition(() => this.reports.has(commandId) || this.closedAppointments.has(n));
+    const report = this.reports.get(commandId);
+    this.reports.delete(commandId);
+    if (!report) throw refused('The appointment closed before it answered.');
+    if (report.refused) throw ApplicationFailure.nonRetryable(report.refused.message, report.refused.type);
+    return report;
+  }
+
+  private openAppointment(): AppointmentState | null {
+    const appointment = this.appointment;
+    return appointment && !CLOSED_APPOINTMENT.includes(appointment.status) ? appointment : null;
+  }
+
+  private appointmentKind(): AppointmentKind {
+    return this.flow === 'walk_in_test' ? 'psc' : 'phlebotomy';
+  }
+
+  private appointmentTimers(): AppointmentTimers {
+    return this.input.appointmentTimers ?? { sandboxStepDelay: this.input.timers.sandboxStepDelay, noShowGrace: '1 day' };
+  }
+
+  private assertAppointmentOrder(kind: AppointmentKind): void {
+    if (!isAppointmentFlow(this.flow) || kind !== this.appointmentKind()) {
+      const expected = kind === 'psc' ? 'walk-in (patient service center)' : 'at-home phlebotomy';
+      throw refused(`This order is not a ${expected} order.`);
+    }
+    if (this.ended()) throw refused(`The order is ${eventStatus(this.flow, this.low)}.`);
+  }
+
+  private assertSampleNotCollected(): void {
+    if (this.sampleCollected() || this.appointment?.status === 'completed') throw refused('The sample has already been collected.');
+  }
+
+  private assertSlotUsable(slot: AppointmentSlot): void {
+    if (slot.kind !== this.appointmentKind()) throw refused('This booking key is for another kind of appointment.');
+    if (Date.parse(slot.expires_at) <= Date.now()) throw refused('The booking key has expired; fetch availability again.');
+  }
+
+  private assertBookable(request: BookAppointmentRequest): void {
+    this.assertAppointmentOrder(request.kind);
+    this.assertSampleNotCollected();
+    if (this.bookingInProgress) throw refused('Another booking of this order is in progress.');
+    if (this.openAppointment()) throw refused('The order already has an appointment: reschedule or cancel it.');
+    if (request.booking.mode === 'book') this.assertSlotUsable(request.booking.slot);
+    else if (this.flow !== 'at_home_phlebotomy') throw refused('Only at-home phlebotomy appointments can be requested.');
+  }
+
+  private assertOpenAppointment(kind: AppointmentKind, allowed: readonly AppointmentStatus[], action: string): void {
+    this.assertAppointmentOrder(kind);
+    const open = this.openAppointment();
+    if (!open) throw refused('The order has no open appointment.');
+    if (!allowed.includes(open.status)) throw refused(`The appointment cannot be ${action}: it is ${open.status}.`);
   }
 
   /** Runs an activity; an order whose row is gone (user erased) ends the workflow quietly. */
@@ -305,6 +540,16 @@ class OrderRun {
       }
       throw error;
     }
+  }
+
+  /** Runs an update's work like `inUpdate`, returning its answer. */
+  private async inAppointmentUpdate(work: () => Promise<AppointmentReport>): Promise<AppointmentUpdateResult> {
+    const report = await this.inUpdate(async () => {
+      const answer = await work();
+      await this.syncAppointment();
+      return answer;
+    });
+    return { appointmentId: report.appointmentId, status: report.status };
   }
 
   private ended(): boolean {
@@ -329,6 +574,59 @@ class OrderRun {
         hasMissingResults: request.hasMissingResults,
       };
     });
+    setHandler(appointmentReport, (report) => {
+      if (report.commandId) this.reports.set(report.commandId, report);
+      if (report.refused) return;
+      const current = this.appointment;
+      if (!current || report.n > current.n || (report.n === current.n && report.version > current.version)) {
+        this.appointment = { n: report.n, appointmentId: report.appointmentId, status: report.status, version: report.version, startAt: null, endAt: null };
+      }
+    });
+    setHandler(
+      bookAppointment,
+      async (request): Promise<AppointmentUpdateResult> => {
+        this.bookingInProgress = true;
+        try {
+          return await this.inAppointmentUpdate(() =>
+            this.startAppointment(request.booking, request.appointmentNotes, null, request.asyncConfirmation ?? false),
+          );
+        } finally {
+          this.bookingInProgress = false;
+        }
+      },
+      { validator: (request) => this.assertBookable(request) },
+    );
+    setHandler(
+      rescheduleAppointment,
+      (request): Promise<AppointmentUpdateResult> =>
+        this.inAppointmentUpdate(() =>
+          this.commandAppointment({
+            type: 'reschedule',
+            slot: request.slot,
+            appointmentNotes: request.appointmentNotes,
+            asyncConfirmation: request.asyncConfirmation ?? false,
+          }),
+        ),
+      {
+        validator: (request) => {
+          this.assertOpenAppointment(request.slot.kind, RESCHEDULABLE, 'rescheduled');
+          this.assertSlotUsable(request.slot);
+        },
+      },
+    );
+    setHandler(
+      cancelAppointment,
+      (request): Promise<AppointmentUpdateResult> =>
+        this.inAppointmentUpdate(() =>
+          this.commandAppointment({ type: 'cancel', cancellationReasonId: request.cancellationReasonId, notes: request.notes, by: 'client' }),
+        ),
+      { validator: (request) => this.assertOpenAppointment(request.kind, RESCHEDULABLE, 'cancelled') },
+    );
+    setHandler(
+      completeDraw,
+      (): Promise<AppointmentUpdateResult> => this.inAppointmentUpdate(() => this.commandAppointment({ type: 'draw_completed' })),
+      { validator: () => this.assertOpenAppointment('phlebotomy', ['confirmed', 'in_progress'], 'marked drawn') },
+    );
     setHandler(activateByChanged, ({ activateBy }) => {
       this.activateBy = activateBy;
     });
@@ -341,11 +639,19 @@ class OrderRun {
       registration: this.registration,
       simulation: this.simulation ? { finalStatus: this.simulation.finalStatus, delayMs: this.simulation.delayMs } : null,
       activateBy: this.activateBy,
+      appointment: this.appointment,
     }));
     setHandler(
       cancelOrder,
       async (): Promise<OrderUpdateResult> => {
-        await this.inUpdate(() => this.transition('cancelled', { guard: () => this.assertCancellable() }));
+        await this.inUpdate(async () => {
+          // Cancelling an at-home order cancels its appointment (Junction); a walk-in's stays.
+          if (this.flow === 'at_home_phlebotomy' && this.openAppointment()) {
+            await this.commandAppointment({ type: 'cancel', cancellationReasonId: ORDER_CANCELLED_REASON, notes: 'The order was cancelled.', by: 'order' });
+            await this.syncAppointment();
+          }
+          await this.transition('cancelled', { guard: () => this.assertCancellable() });
+        });
         return { seq: this.seq, status: eventStatus(this.flow, this.low) };
       },
       { validator: () => this.assertCancellable() },
@@ -397,9 +703,9 @@ class OrderRun {
   }
 
   /** Runs an update's work, turning internal outcomes into failures the caller can read. */
-  private async inUpdate(work: () => Promise<unknown>): Promise<void> {
+  private async inUpdate<T>(work: () => Promise<T>): Promise<T> {
     try {
-      await work();
+      return await work();
     } catch (error) {
       if (error instanceof ApplicationFailure) throw error;
       if (error instanceof OrderEnded) throw ApplicationFailure.nonRetryable('The order no longer exists.', ORDER_GONE);
@@ -409,6 +715,37 @@ class OrderRun {
       throw error;
     }
   }
+}
+
+type TransitionOptions = { statusDetail?: string | null; registrationId?: string; guard?: () => void; onlyIfAllowed?: boolean };
+
+/** A command without its id (the order numbers them). */
+type AppointmentCommandBody = AppointmentCommand extends infer C ? (C extends { commandId: string } ? Omit<C, 'commandId'> : never) : never;
+
+const CLOSED_APPOINTMENT: readonly AppointmentStatus[] = ['completed', 'cancelled'];
+const RESCHEDULABLE: readonly AppointmentStatus[] = ['pending', 'reserved', 'confirmed'];
+/** The cancellation reason recorded when an at-home appointment is cancelled with its order. */
+const ORDER_CANCELLED_REASON = 'order_cancelled';
+
+/** What an appointment's status means for its order (null: nothing to record). */
+function orderStatusOfAppointment(flow: OrderFlow, status: AppointmentStatus): Low | null {
+  switch (status) {
+    case 'pending':
+    case 'reserved':
+      return 'appointment_pending';
+    case 'confirmed':
+      return 'appointment_scheduled';
+    case 'cancelled':
+      return 'appointment_cancelled';
+    case 'completed':
+      return flow === 'at_home_phlebotomy' ? 'draw_completed' : null;
+    case 'in_progress':
+      return null;
+  }
+}
+
+function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, APPOINTMENT_REFUSED);
 }
 
 /** Midnight UTC at the start of a `YYYY-MM-DD` date, as epoch ms; null when there is no date. */

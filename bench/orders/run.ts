@@ -6,39 +6,50 @@
  *      server (what creating an order costs beyond starting its workflow: validation, catalog,
  *      PHI encryption, one Postgres transaction with events and outbox);
  *   2. `GET /v3/order/{id}` req/s ÷ a bare Fastify + pg route reading the same order row
- *      (what the API adds: auth, team scoping, events, decryption, the Junction shape),
- *   with p99 latencies of each.
+ *      (what the API adds: auth, team scoping, events, decryption, the Junction shape);
+ *   3. appointment availability (`POST /v3/order/phlebotomy/appointment/availability`, both
+ *      sandbox zips, and `POST /v3/order/psc/appointment/availability`) req/s with the Redis
+ *      cache warmed (every response checked to be an `x-labflow-cache: hit`) ÷ the same
+ *      requests to a second API instance with APPOINTMENT_AVAILABILITY_CACHE_TTL=0s (`off`),
+ *   with p50/p99 latencies of each.
  *
  *   npm run bench:orders   (settings from the environment as for the services: DATABASE_URL of
  *                           a migrated database, PHI_ENCRYPTION_KEY, TEMPORAL_ADDRESS,
  *                           TEMPORAL_NAMESPACE; BENCH_ORDERS, BENCH_CONNECTIONS, BENCH_SECONDS)
  *
  * No worker runs: started workflows wait on a task queue of their own and are terminated at
- * the end, with the bench's org (and so its users and orders) deleted.
+ * the end, with the bench's org (and so its users and orders) deleted, and the availability
+ * cache entries the bench created removed from Redis.
  */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'pg';
 import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
 import { loadConfig } from '../../src/config/config';
-import { TEMPORAL_CLIENT } from '../../src/core.module';
+import { REDIS, TEMPORAL_CLIENT } from '../../src/core.module';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
+import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 400);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
+/** AppointmentsService's Redis key prefix (the bench deletes the entries it created under it). */
+const AVAILABILITY_CACHE_PREFIX = 'labflow:appointments:availability';
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 interface Load {
   perSecond: number;
+  p50: number;
   p99: number;
   non2xx: number;
 }
@@ -47,11 +58,11 @@ interface Load {
 async function load(options: autocannon.Options): Promise<Load> {
   const result = await autocannon({ connections: CONNECTIONS, ...options });
   const seconds = result.duration;
-  return { perSecond: result.requests.total / seconds, p99: result.latency.p99, non2xx: result.non2xx };
+  return { perSecond: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
 /** Raw workflow starts with the same concurrency, through the API's own Temporal client. */
-async function rawStarts(client: Client, taskQueue: string, count: number): Promise<{ perSecond: number; p99: number; ids: string[] }> {
+async function rawStarts(client: Client, taskQueue: string, count: number): Promise<{ perSecond: number; p50: number; p99: number; ids: string[] }> {
   const ids: string[] = [];
   const latencies: number[] = [];
   let next = 0;
@@ -70,19 +81,94 @@ async function rawStarts(client: Client, taskQueue: string, count: number): Prom
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { perSecond: count / seconds, p99: latencies[Math.ceil(0.99 * latencies.length) - 1], ids };
+  const quantile = (q: number) => latencies[Math.ceil(q * latencies.length) - 1];
+  return { perSecond: count / seconds, p50: quantile(0.5), p99: quantile(0.99), ids };
+}
+
+async function listen(app: NestFastifyApplication): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  if (!address || typeof address === 'string') throw new Error('API is not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * Deletes the availability cache entries this bench created: under the prefix (SCAN, never
+ * KEYS), stored since the bench started, for the bench's own start_date. Returns how many.
+ */
+async function deleteAvailabilityCacheEntries(redis: Redis, startDate: string, since: number): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${AVAILABILITY_CACHE_PREFIX}:*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      if (key.endsWith(':refreshing')) continue;
+      const raw = await redis.get(key);
+      if (!raw) continue;
+      let entry: { stored_at?: number; value?: { days?: Array<{ date?: string }> } | null };
+      try {
+        entry = JSON.parse(raw) as typeof entry;
+      } catch {
+        continue;
+      }
+      if ((entry.stored_at ?? 0) >= since && entry.value?.days?.[0]?.date === startDate) deleted += await redis.del(key, `${key}:refreshing`);
+    }
+  } while (cursor !== '0');
+  return deleted;
+}
+
+interface AvailabilityRequest {
+  path: string;
+  body?: string;
+}
+
+interface AvailabilityLoad extends Load {
+  /** x-labflow-cache of every response, counted. */
+  outcomes: Record<string, number>;
+}
+
+/** `requests` in turn on every connection for `duration` seconds, counting x-labflow-cache. */
+async function availabilityLoad(url: string, headers: Record<string, string>, requests: AvailabilityRequest[], duration: number): Promise<AvailabilityLoad> {
+  const outcomes: Record<string, number> = {};
+  // autocannon passes the raw header names, so look the header up case-insensitively.
+  const onResponse = (_status: number, _body: string, _context: object, responseHeaders?: IncomingHttpHeaders) => {
+    const value = Object.entries(responseHeaders ?? {}).find(([name]) => name.toLowerCase() === 'x-labflow-cache')?.[1];
+    const outcome = value === undefined ? '(none)' : String(value);
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  };
+  const result = await load({
+    url,
+    duration,
+    requests: requests.map((request) => ({ method: 'POST' as const, path: request.path, headers, body: request.body ?? '{}', onResponse })),
+  });
+  return { ...result, outcomes };
+}
+
+function describe(outcomes: Record<string, number>): string {
+  return Object.entries(outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ') || 'no responses';
 }
 
 async function main(): Promise<void> {
   const taskQueue = `bench-orders-${randomUUID().slice(0, 8)}`;
-  const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_REQUESTS: 'false', RECONCILER_INTERVAL: '1h' });
+  const env = { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_REQUESTS: 'false', RECONCILER_INTERVAL: '1h' };
+  // The appointment availability cache is on in this instance (fresh for longer than the
+  // bench runs, so warmed entries stay hits) and off in the second one, the uncached baseline.
+  const config = loadConfig({ ...env, APPOINTMENT_AVAILABILITY_CACHE_TTL: '10m', APPOINTMENT_AVAILABILITY_STALE_TTL: '10m' });
+  const uncachedConfig = loadConfig({ ...env, APPOINTMENT_AVAILABILITY_CACHE_TTL: '0s' });
   const app = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.getHttpServer().address();
-  if (!address || typeof address === 'string') throw new Error('API is not listening');
-  const apiUrl = `http://127.0.0.1:${address.port}`;
+  // (Nest's TypeORM module warns that a second default data source is registered: harmless
+  // here, each instance injects its own DataSource.)
+  const uncachedApp = await createHttpApp(ApiModule.forRoot(uncachedConfig), uncachedConfig, API_DOCUMENT);
+  const apiUrl = await listen(app);
+  const uncachedUrl = await listen(uncachedApp);
   const db = app.get(DataSource);
   const temporal = app.get<Client>(TEMPORAL_CLIENT);
+  const redis = app.get<Redis>(REDIS);
+  const benchStarted = Date.now();
+  // A start_date of the bench's own, 30–300 days out: every slot of the 14 days is in the future
+  // (same work on every request) and no other client shares the cache entries it creates.
+  const startDate = new Date(benchStarted + (30 + Math.floor(Math.random() * 270)) * 86_400_000).toISOString().slice(0, 10);
   const bare = Fastify();
   const pool = new Pool({ connectionString: config.databaseUrl, max: 20 });
 
@@ -125,21 +211,83 @@ async function main(): Promise<void> {
     const apiReads = await load({ url: `${apiUrl}/v3/order/${orderId}`, headers, duration: SECONDS });
     if (apiReads.non2xx > 0) throw new Error(`${apiReads.non2xx} order reads failed`);
 
+    // 3. Appointment availability, cached ÷ uncached. Both sandbox phlebotomy zips in turn, and
+    // Quest PSCs within 25 miles of 10001. A cache hit saves only the provider's slot grid (here
+    // computed in-process by the sandbox providers, not fetched from a real provider's API): every
+    // response, cached or not, still signs a fresh HMAC booking key for each of its slots, so the
+    // cached path keeps that per-slot cost.
+    const phlebotomyRequests: AvailabilityRequest[] = [
+      { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' },
+      { first_line: '100 Main St', city: 'Onalaska', state: 'WI', zip_code: '54650' },
+    ].map((address) => ({ path: `/v3/order/phlebotomy/appointment/availability?start_date=${startDate}`, body: JSON.stringify(address) }));
+    const pscRequests: AvailabilityRequest[] = [{ path: `/v3/order/psc/appointment/availability?lab=quest&zip_code=10001&radius=25&start_date=${startDate}` }];
+    const availability: Array<{ name: string; slots: string; uncached: AvailabilityLoad; cached: AvailabilityLoad }> = [];
+    for (const [name, requests] of [['phlebotomy', phlebotomyRequests], ['PSC', pscRequests]] as const) {
+      const slots: number[] = [];
+      for (const request of requests) {
+        const init = { method: 'POST', headers, body: request.body ?? '{}' };
+        const off = await fetch(`${uncachedUrl}${request.path}`, init);
+        const answer = (await off.json()) as { slots?: Array<{ location?: unknown; slots: unknown[] }> };
+        if (off.status !== 200 || off.headers.get('x-labflow-cache') !== 'off') {
+          throw new Error(`uncached ${name} availability: ${off.status}, x-labflow-cache ${off.headers.get('x-labflow-cache')}: ${JSON.stringify(answer)}`);
+        }
+        slots.push(answer.slots?.reduce((sum, day) => sum + day.slots.length, 0) ?? 0);
+        // Warms the cache entry (a miss unless it is there already).
+        const warm = await fetch(`${apiUrl}${request.path}`, init);
+        await warm.arrayBuffer();
+        if (warm.status !== 200 || !['miss', 'hit'].includes(warm.headers.get('x-labflow-cache') ?? '')) {
+          throw new Error(`warming ${name} availability: ${warm.status}, x-labflow-cache ${warm.headers.get('x-labflow-cache')}`);
+        }
+      }
+      // Warm both paths (JIT, connections), then measure.
+      await availabilityLoad(uncachedUrl, headers, requests, 1);
+      const warmed = await availabilityLoad(apiUrl, headers, requests, 1);
+      const uncached = await availabilityLoad(uncachedUrl, headers, requests, SECONDS);
+      const cached = await availabilityLoad(apiUrl, headers, requests, SECONDS);
+      if (uncached.non2xx > 0 || cached.non2xx > 0) {
+        throw new Error(`${name} availability: ${uncached.non2xx} uncached and ${cached.non2xx} cached requests failed`);
+      }
+      if (Object.keys(uncached.outcomes).some((outcome) => outcome !== 'off')) {
+        throw new Error(`uncached ${name} availability: expected x-labflow-cache off on every response, got ${describe(uncached.outcomes)}`);
+      }
+      for (const [phase, run] of [['warm-up', warmed], ['measured run', cached]] as const) {
+        if (Object.keys(run.outcomes).some((outcome) => outcome !== 'hit')) {
+          throw new Error(`cached ${name} availability (${phase}): expected x-labflow-cache hit on every response, got ${describe(run.outcomes)}`);
+        }
+      }
+      availability.push({ name, slots: slots.join(' + '), uncached, cached });
+    }
+
     const orders = await db.query('SELECT id FROM orders WHERE team_id = $1', [team.id]);
     workflowIds.push(...orders.map((row: { id: string }) => `order:${row.id}`));
 
     console.log(`bench/orders — ${ORDERS} creations, ${CONNECTIONS} connections, ${SECONDS} s of reads`);
-    console.log(`  raw workflow starts      ${fmt(raw.perSecond, 1)}/s   p99 ${fmt(raw.p99, 1)} ms`);
-    console.log(`  POST /v3/order           ${fmt(created.perSecond, 1)}/s   p99 ${fmt(created.p99, 1)} ms`);
+    const latencies = (run: { p50: number; p99: number }) => `p50 ${fmt(run.p50, 1)} ms   p99 ${fmt(run.p99, 1)} ms`;
+    console.log(`  raw workflow starts      ${fmt(raw.perSecond, 1)}/s   ${latencies(raw)}`);
+    console.log(`  POST /v3/order           ${fmt(created.perSecond, 1)}/s   ${latencies(created)}`);
     console.log(`  ratio orders ÷ starts    ${fmt(created.perSecond / raw.perSecond, 2)}`);
-    console.log(`  bare Fastify + pg read   ${fmt(bareReads.perSecond, 0)} req/s   p99 ${fmt(bareReads.p99, 1)} ms`);
-    console.log(`  GET /v3/order/{id}       ${fmt(apiReads.perSecond, 0)} req/s   p99 ${fmt(apiReads.p99, 1)} ms`);
+    console.log(`  bare Fastify + pg read   ${fmt(bareReads.perSecond, 0)} req/s   ${latencies(bareReads)}`);
+    console.log(`  GET /v3/order/{id}       ${fmt(apiReads.perSecond, 0)} req/s   ${latencies(apiReads)}`);
     console.log(`  ratio API ÷ bare read    ${fmt(apiReads.perSecond / bareReads.perSecond, 2)}`);
+    console.log(`  appointment availability, start_date ${startDate}, ${SECONDS} s each: uncached = a second API instance with`);
+    console.log(`  APPOINTMENT_AVAILABILITY_CACHE_TTL=0s (every response x-labflow-cache: off); cached = warmed, every response`);
+    console.log(`  checked to be a hit; both sign a fresh booking key per slot`);
+    for (const { name, slots, uncached, cached } of availability) {
+      console.log(`  ${`${name} uncached`.padEnd(25)}${fmt(uncached.perSecond, 0)} req/s   ${latencies(uncached)}   (${slots} slots/response)`);
+      console.log(`  ${`${name} cached`.padEnd(25)}${fmt(cached.perSecond, 0)} req/s   ${latencies(cached)}`);
+      console.log(`  ${'ratio cached ÷ uncached'.padEnd(25)}${fmt(cached.perSecond / uncached.perSecond, 2)}`);
+    }
   } finally {
     for (const id of workflowIds) await temporal.workflow.getHandle(id).terminate('bench finished').catch(() => undefined);
     await db.getRepository(OrgEntity).delete({ id: org.id });
+    const deleted = await deleteAvailabilityCacheEntries(redis, startDate, benchStarted).catch((error: unknown) => {
+      console.error('could not delete the bench\'s availability cache entries:', error);
+      return 0;
+    });
+    console.log(`  (cleanup: ${deleted} availability cache entries deleted from Redis)`);
     await bare.close();
     await pool.end();
+    await uncachedApp.close();
     await app.close();
   }
 }

@@ -6,17 +6,17 @@ const zipCode = z.string().regex(/^\d{5}$/, { message: 'zip_code must be a 5-dig
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** The US address of an at-home draw (Junction UsAddress, plus access_notes). */
-export class PhlebotomyAvailabilityBody extends createZodDto(
-  z.object({
-    first_line: z.string().trim().min(1).max(255),
-    second_line: z.string().trim().max(255).optional(),
-    city: z.string().trim().min(1).max(100),
-    state: z.string().trim().regex(/^[A-Za-z]{2}$/, { message: 'state must be a 2-letter US state code' }),
-    zip_code: zipCode,
-    unit: z.string().trim().max(50).optional(),
-    access_notes: z.string().max(1000).optional(),
-  }),
-) {}
+const usAddress = z.object({
+  first_line: z.string().trim().min(1).max(255),
+  second_line: z.string().trim().max(255).optional(),
+  city: z.string().trim().min(1).max(100),
+  state: z.string().trim().regex(/^[A-Za-z]{2}$/, { message: 'state must be a 2-letter US state code' }),
+  zip_code: zipCode,
+  unit: z.string().trim().max(50).optional(),
+  access_notes: z.string().max(1000).optional(),
+});
+
+export class PhlebotomyAvailabilityBody extends createZodDto(usAddress) {}
 
 export class PhlebotomyAvailabilityQuery extends createZodDto(
   z.object({
@@ -52,3 +52,52 @@ export class PscAvailabilityQuery extends createZodDto(
       path: ['zip_code'],
     }),
 ) {}
+
+// --- booking -----------------------------------------------------------------------------------
+
+/** Free text passed to the provider with the appointment (Mar 2026); new on each reschedule. */
+const appointmentNotes = z.string().max(1000).nullish();
+const bookingKey = z.string().min(1).max(4096);
+
+export class OrderAppointmentParams extends createZodDto(z.object({ order_id: z.uuid() })) {}
+
+/** Junction's AppointmentBookingRequest (plus appointment_notes). */
+export class BookAppointmentDto extends createZodDto(z.object({ booking_key: bookingKey, appointment_notes: appointmentNotes })) {}
+
+/** Junction's AppointmentRescheduleRequest (plus appointment_notes). */
+export class RescheduleAppointmentDto extends createZodDto(z.object({ booking_key: bookingKey, appointment_notes: appointmentNotes })) {}
+
+/** Junction's RequestAppointmentRequest: provider-managed scheduling of an at-home draw. */
+export class RequestAppointmentDto extends createZodDto(
+  z.object({
+    address: usAddress,
+    provider: z.enum(['getlabs', 'phlebfinders', 'quest']),
+    appointment_notes: appointmentNotes,
+  }),
+) {}
+
+/** Junction's AppointmentCancelRequest. */
+export class CancelAppointmentDto extends createZodDto(
+  z.object({ cancellation_reason_id: z.string().min(1).max(100), notes: z.string().max(1000).nullish() }),
+) {}
+
+/** Apr 2026 opt-in scheduling features of walk-in (PSC) bookings. */
+export class PscBookingQuery extends createZodDto(
+  z.object({
+    /** `true`: answer at once with a `pending` appointment; the provider confirms it later. */
+    async_confirmation: queryBoolean.optional(),
+  }),
+) {}
+
+/** What an appointment provider reports to `POST /v3/webhooks/appointments/{provider}` (HMAC-signed). */
+export class ProviderCallbackDto extends createZodDto(
+  z.object({
+    provider_id: z.string().min(1).max(200),
+    status: z.enum(['confirmed', 'in_progress', 'completed', 'cancelled']),
+    start_at: z.iso.datetime({ offset: true }).nullish(),
+    end_at: z.iso.datetime({ offset: true }).nullish(),
+    reason: z.string().max(1000).nullish(),
+  }),
+) {}
+
+export class ProviderParams extends createZodDto(z.object({ provider: z.string().regex(/^[a-z0-9_-]{1,40}$/) })) {}

@@ -1,12 +1,22 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { OrdersModule } from '../orders/orders.module';
+import { PhlebotomyAppointmentsController, ProviderCallbacksController, PscAppointmentsController } from './appointment-bookings.controller';
+import { AppointmentBookingsService } from './appointment-bookings.service';
+import { AppointmentLifecycleService } from './appointment-lifecycle.service';
+import { AppointmentRecords } from './appointment-records';
 import { AppointmentsController } from './appointments.controller';
 import { APPOINTMENTS_CLOCK, AppointmentsService, PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
 import { SandboxPhlebotomyProvider } from './providers/sandbox-phlebotomy.provider';
 import { SandboxPscProvider } from './providers/sandbox-psc.provider';
 
-/** Phlebotomy and walk-in (PSC) appointments: availability and booking keys (sandbox providers). */
+/**
+ * Phlebotomy and walk-in (PSC) appointments: availability and booking keys, booking through the
+ * order workflow, the activities' lifecycle service and the providers' callbacks (sandbox providers).
+ */
 @Module({
-  controllers: [AppointmentsController],
+  imports: [OrdersModule, EventsModule],
+  controllers: [AppointmentsController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
   providers: [
     SandboxPhlebotomyProvider,
     SandboxPscProvider,
@@ -14,7 +24,10 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
     { provide: PSC_PROVIDER, useExisting: SandboxPscProvider },
     { provide: APPOINTMENTS_CLOCK, useValue: () => Date.now() },
     AppointmentsService,
+    AppointmentRecords,
+    AppointmentLifecycleService,
+    AppointmentBookingsService,
   ],
-  exports: [AppointmentsService],
+  exports: [AppointmentsService, AppointmentLifecycleService],
 })
 export class AppointmentsModule {}

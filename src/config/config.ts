@@ -32,8 +32,8 @@ const durationList = z
 
 const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
-/** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery'] as const;
+/** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 const envSchema = z.object({
@@ -104,9 +104,19 @@ const envSchema = z.object({
   RECONCILER_GRACE: duration.default('5s'),
   /** How long an X-Idempotency-Key answer is kept and replayed. */
   IDEMPOTENCY_KEY_TTL: duration.default('24h'),
+  /** How long a requisition_form_url (signed link, no API key needed) works after the order was read. */
+  REQUISITION_LINK_TTL: duration.default('7d'),
   /** HMAC secret of the courier and lab tracking webhooks (POST /v3/webhooks/{courier,lab}/sandbox); unset: they refuse. */
   PARTNER_WEBHOOK_SECRET: z.string().min(16).optional(),
-  /** Comma-separated subset of temporal,relay,delivery run by the worker process. */
+  /** Sandbox partners (courier, lab) call labflow's partner webhooks back for production-environment orders (needs PARTNER_WEBHOOK_SECRET). */
+  SANDBOX_CALLBACKS: boolFlag.default(true),
+  /** BullMQ queue of sandbox partner callbacks (tests use one per stack). */
+  SANDBOX_CALLBACKS_QUEUE: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).default('labflow-sandbox-callbacks'),
+  /** Sandbox courier: pause between its tracking updates (out_for_delivery … delivered_to_lab). */
+  SANDBOX_COURIER_STEP_DELAY: duration.default('5s'),
+  /** Sandbox lab: how long after a sample is delivered it reports the order completed. */
+  SANDBOX_LAB_RESULT_DELAY: duration.default('15s'),
+  /** Comma-separated subset of temporal,relay,delivery,sandbox run by the worker process. */
   WORKER_ROLES: z
     .string()
     .refine((value) => value.split(',').every((role) => (WORKER_ROLES as readonly string[]).includes(role.trim())), {
@@ -117,6 +127,12 @@ const envSchema = z.object({
   APPOINTMENT_AVAILABILITY_CACHE_TTL: duration.default('60s'),
   /** Appointments: how long a cached answer is kept for `allow_stale=true` (refreshed in the background). */
   APPOINTMENT_AVAILABILITY_STALE_TTL: duration.default('10m'),
+  /** Sandbox appointment providers: delay before they confirm a pending booking or cancel on their side. */
+  APPOINTMENT_PROVIDER_STEP_DELAY: duration.default('5s'),
+  /** How long after its end an appointment nobody reported on is closed as a no-show. */
+  APPOINTMENT_NO_SHOW_GRACE: duration.default('1d'),
+  /** How long a PSC booking's x-idempotency-key is remembered. */
+  APPOINTMENT_IDEMPOTENCY_KEY_TTL: duration.default('14d'),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -138,7 +154,14 @@ export interface LabflowConfig {
   events: EventsConfig;
   workerRoles: WorkerRole[];
   orders: OrdersConfig;
-  appointments: { availabilityCacheTtlMs: number; availabilityStaleTtlMs: number };
+  sandboxCallbacks: SandboxCallbacksConfig;
+  appointments: {
+    availabilityCacheTtlMs: number;
+    availabilityStaleTtlMs: number;
+    providerStepDelayMs: number;
+    noShowGrace: string;
+    idempotencyKeyTtlMs: number;
+  };
 }
 
 /** Order lifecycle timers and order API settings (src/orders). */
@@ -150,7 +173,17 @@ export interface OrdersConfig {
   reconcilerIntervalMs: number;
   reconcilerGraceMs: number;
   idempotencyKeyTtlMs: number;
+  requisitionLinkTtlMs: number;
   partnerWebhookSecret: string | null;
+}
+
+/** Sandbox partner callbacks (src/adapters/sandbox-callbacks). */
+export interface SandboxCallbacksConfig {
+  /** Whether sandbox partners schedule callbacks (SANDBOX_CALLBACKS and a PARTNER_WEBHOOK_SECRET to sign them). */
+  enabled: boolean;
+  queueName: string;
+  courierStepDelayMs: number;
+  labResultDelayMs: number;
 }
 
 /** Outbox relay and webhook / event-destination delivery (src/events). */
@@ -225,11 +258,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       reconcilerIntervalMs: toMs(e.RECONCILER_INTERVAL),
       reconcilerGraceMs: toMs(e.RECONCILER_GRACE),
       idempotencyKeyTtlMs: toMs(e.IDEMPOTENCY_KEY_TTL),
+      requisitionLinkTtlMs: toMs(e.REQUISITION_LINK_TTL),
       partnerWebhookSecret: e.PARTNER_WEBHOOK_SECRET ?? null,
+    },
+    sandboxCallbacks: {
+      enabled: e.SANDBOX_CALLBACKS && Boolean(e.PARTNER_WEBHOOK_SECRET),
+      queueName: e.SANDBOX_CALLBACKS_QUEUE,
+      courierStepDelayMs: toMs(e.SANDBOX_COURIER_STEP_DELAY),
+      labResultDelayMs: toMs(e.SANDBOX_LAB_RESULT_DELAY),
     },
     appointments: {
       availabilityCacheTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_CACHE_TTL),
       availabilityStaleTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_STALE_TTL),
+      providerStepDelayMs: toMs(e.APPOINTMENT_PROVIDER_STEP_DELAY),
+      noShowGrace: e.APPOINTMENT_NO_SHOW_GRACE,
+      idempotencyKeyTtlMs: toMs(e.APPOINTMENT_IDEMPOTENCY_KEY_TTL),
     },
   };
 }

@@ -72,7 +72,9 @@ export class OrderLifecycleService {
       });
       if (!result.recorded) return result;
       if (input.registrationId) await this.applyRegistration(manager, order, input.registrationId);
-      if (input.emit) {
+      // A partial result is an order event for everyone, a webhook only for teams that enabled it.
+      const emit = input.emit && (parsed.low !== 'partial_results' || (await this.orders.partialWebhooksEnabled(order.teamId, manager)));
+      if (emit) {
         const updated = (await this.orders.findById(order.id, manager)) as OrderEntity;
         const clientUserId = (await this.orders.clientUserIdOf(order.userId, manager)) ?? '';
         await this.outbox.record(manager, [
@@ -114,6 +116,7 @@ export class OrderLifecycleService {
     if (order.shipment) return { outboundTrackingNumber: order.shipment.outbound_tracking_number };
     const booked = await this.courier.shipKit({
       orderId: order.id,
+      environment: order.environment,
       sampleId: order.sampleId,
       shippingAddress: order.shippingDetailsEnc ? this.cipher.decryptJson<KitShippingAddress>(order.shippingDetailsEnc) : null,
     });

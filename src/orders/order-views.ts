@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PhiCipher } from '../common/crypto';
 import { LabCatalogRepository, LabTestsRepository } from '../lab-tests/lab-catalog.repository';
@@ -7,6 +7,7 @@ import type { LabTestView } from '../lab-tests/lab-tests.dto';
 import type { OrderEntity, OrderEventEntity, Physician, Shipment } from './order.entities';
 import type { PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
+import { RequisitionLinks } from '../requisitions/requisition-links';
 
 /** Lab-test versions kept in memory per process (the catalog has tens, teams add a few). */
 const LAB_TEST_CACHE_SIZE = 1000;
@@ -26,7 +27,11 @@ export interface OrderView {
   patient_details: Record<string, unknown> | null;
   patient_address: Record<string, unknown> | null;
   lab_test: LabTestView;
-  details: { type: string; data: { id: string; shipment: ShipmentView | null; created_at: string; updated_at: string } };
+  /** Test kits: `data.shipment`; walk-in and at-home phlebotomy: `data.appointment_id` (the latest appointment). */
+  details: {
+    type: string;
+    data: { id: string; shipment?: ShipmentView | null; appointment_id?: string; created_at: string; updated_at: string };
+  };
   sample_id: string | null;
   notes: string | null;
   created_at: string;
@@ -82,6 +87,7 @@ export class OrderViews {
     private readonly tests: LabTestsRepository,
     private readonly catalog: LabCatalogRepository,
     private readonly cipher: PhiCipher,
+    @Optional() private readonly requisitionLinks?: RequisitionLinks,
   ) {}
 
   async one(order: OrderEntity, manager?: EntityManager): Promise<OrderView> {
@@ -95,13 +101,15 @@ export class OrderViews {
     const transactions = await this.orders.transactionsOf(orders.map((order) => order.orderTransactionId), manager);
     const siblingIds = [...transactions.values()].flatMap((entry) => entry.orders.map((order) => order.id));
     const statusTimes = await this.orders.lowLevelStatusTimes(siblingIds, manager);
+    const appointmentOrders = orders.filter((order) => order.collectionMethod !== 'testkit').map((order) => order.id);
+    const appointments = await this.orders.latestAppointmentIds(appointmentOrders, manager);
     const labTests = new Map<string, LabTestView>();
     for (const order of orders) {
       if (!labTests.has(order.labTestId)) labTests.set(order.labTestId, await this.labTestView(order));
     }
     return orders.map((order) => {
       const entry = transactions.get(order.orderTransactionId);
-      return this.toView(order, events.get(order.id) ?? [], labTests.get(order.labTestId) as LabTestView, entry, statusTimes);
+      return this.toView(order, events.get(order.id) ?? [], labTests.get(order.labTestId) as LabTestView, entry, statusTimes, appointments.get(order.id));
     });
   }
 
@@ -129,6 +137,7 @@ export class OrderViews {
     labTest: LabTestView,
     transaction: { transaction: { id: string; status: string }; orders: OrderEntity[] } | undefined,
     statusTimes: Map<string, Date>,
+    appointmentId: string | undefined,
   ): OrderView {
     const eventViews = events.map(toEventView);
     const details = this.open<PatientDetails>(order.patientDetailsEnc);
@@ -145,7 +154,11 @@ export class OrderViews {
         type: order.collectionMethod,
         data: {
           id: order.id,
-          shipment: order.shipment ? toShipmentView(order.shipment) : null,
+          ...(order.collectionMethod === 'testkit'
+            ? { shipment: order.shipment ? toShipmentView(order.shipment) : null }
+            : appointmentId
+              ? { appointment_id: appointmentId }
+              : {}),
           created_at: order.createdAt.toISOString(),
           updated_at: order.updatedAt.toISOString(),
         },
@@ -159,7 +172,8 @@ export class OrderViews {
       last_event: eventViews.at(-1) ?? null,
       physician: order.physician,
       health_insurance_id: order.healthInsuranceId,
-      requisition_form_url: order.requisitionFormUrl,
+      // A signed, expiring link (no API key needed), fresh on every read.
+      requisition_form_url: order.requisitionFormUrl && this.requisitionLinks ? this.requisitionLinks.url(order.id) : order.requisitionFormUrl,
       priority: order.priority,
       shipping_details: this.open<ShippingAddress>(order.shippingDetailsEnc),
       activate_by: order.activateBy,

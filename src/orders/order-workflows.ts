@@ -1,9 +1,19 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ApiError, badRequest } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.module';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import { isAppointmentFlow } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrdersRepository } from './orders.repository';
 
@@ -26,6 +36,28 @@ export class OrderWorkflows {
 
   handle(orderId: string) {
     return this.temporal.workflow.getHandle(orderWorkflowId(orderId));
+  }
+
+  /**
+   * Runs an update of the order's workflow. A refusal (validator or handler) becomes a 4xx
+   * `{detail}`: 400, or the status `statusOf` gives the failure's type (e.g. 409 for a taken slot).
+   */
+  async runUpdate<T>(orderId: string, call: () => Promise<T>, statusOf: (failureType: string | undefined) => number = () => 400): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) {
+        const cause = error.cause;
+        const message = cause instanceof Error ? cause.message : 'The order refused the request.';
+        throw new ApiError(statusOf(cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined), message);
+      }
+      if (error instanceof WorkflowNotFoundError) throw badRequest(`Order ${orderId} is no longer active.`);
+      // An update sent to a workflow that has already finished.
+      if (error instanceof Error && /already completed|workflow execution.*(completed|closed)/i.test(error.message)) {
+        throw badRequest('The order is no longer active.');
+      }
+      throw error;
+    }
   }
 
   /** Starts the order's workflow unless it is known to be started. */
@@ -81,6 +113,14 @@ export class OrderWorkflows {
         sampleToLabWindow: this.config.orders.sampleToLabWindow as OrderWorkflowInput['timers']['sampleToLabWindow'],
         sandboxStepDelay: this.config.orders.sandboxStepDelay as OrderWorkflowInput['timers']['sandboxStepDelay'],
       },
+      ...(isAppointmentFlow(order.flow)
+        ? {
+            appointmentTimers: {
+              sandboxStepDelay: this.config.orders.sandboxStepDelay as OrderWorkflowInput['timers']['sandboxStepDelay'],
+              noShowGrace: this.config.appointments.noShowGrace as OrderWorkflowInput['timers']['sandboxStepDelay'],
+            },
+          }
+        : {}),
     };
   }
 }

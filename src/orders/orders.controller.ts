@@ -11,11 +11,13 @@ import {
   ListOrdersQuery,
   OrderIdParams,
   PatchOrderDto,
+  RecreateOrderDto,
   RegisterTestkitDto,
   ResendEventsDto,
   simulateBody,
   SimulateQuery,
 } from './orders.dto';
+import { OrderRecreationService } from './order-recreation.service';
 import { OrdersService } from './orders.service';
 
 function idempotency(key: string | undefined, errorMode: string | undefined): IdempotencyOptions {
@@ -26,7 +28,10 @@ function idempotency(key: string | undefined, errorMode: string | undefined): Id
 @ApiSecurity('team-api-key')
 @Controller('v3/order')
 export class OrdersController {
-  constructor(private readonly orders: OrdersService) {}
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly recreation: OrderRecreationService,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -116,6 +121,13 @@ export class OrdersController {
   @HttpCode(200)
   cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.orders.cancel(team, params.order_id);
+  }
+
+  /** labflow: recreate an order in its order transaction (origin `recreation`), e.g. at another lab account. */
+  @Post(':order_id/recreate')
+  @HttpCode(200)
+  recreate(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Body() body: RecreateOrderDto) {
+    return this.recreation.recreate(team, params.order_id, body);
   }
 
   /** Sandbox: drive the order through its lifecycle (SimulationFlags body optional). */

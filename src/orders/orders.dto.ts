@@ -228,3 +228,27 @@ export class LabEventDto extends createZodDto(
 ) {}
 
 export class PartnerParams extends createZodDto(z.object({ partner: z.string().regex(/^[a-z0-9_-]{1,40}$/) })) {}
+
+/** Why an order is recreated (`POST /v3/order/{order_id}/recreate`). */
+export const ORDER_UPDATE_REASONS = ['INCORRECT_LAB', 'PATIENT_DETAILS_CHANGED', 'OTHER'] as const;
+
+/**
+ * `POST /v3/order/{order_id}/recreate` (labflow; Junction's SDK has no such endpoint): a new
+ * order in the same order transaction, origin `recreation`, with the original's user, lab test,
+ * patient details, physician and notes; the original is cancelled while it still can be.
+ */
+export class RecreateOrderDto extends createZodDto(
+  z
+    .object({
+      update_reason: z
+        .enum(ORDER_UPDATE_REASONS)
+        .describe(
+          'Why the order is recreated. INCORRECT_LAB: a fresh lab account at the lab test\'s lab is resolved (never the original order\'s); 400 when there is none. Other reasons keep the original account unless lab_account_id names another.',
+        ),
+      lab_account_id: z
+        .uuid()
+        .nullish()
+        .describe('The lab account of the new order (optional; with INCORRECT_LAB it must differ from the original order\'s).'),
+    })
+    .describe('Recreates an order: same order transaction, origin `recreation`.'),
+) {}

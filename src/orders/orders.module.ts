@@ -7,6 +7,7 @@ import { EventsModule } from '../events/events.module';
 import { LabTestsModule } from '../lab-tests/lab-tests.module';
 import { IdempotencyService } from './idempotency.service';
 import { OrderLifecycleService } from './order-lifecycle.service';
+import { OrderRecreationService } from './order-recreation.service';
 import { OrderViews } from './order-views';
 import { OrderReconciler, OrderWorkflows } from './order-workflows';
 import { OrdersController, OrdersListController } from './orders.controller';
@@ -14,6 +15,8 @@ import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
 import { PartnerWebhooksController } from './partner-webhooks.controller';
 import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhooks';
+import { RequisitionLinks } from '../requisitions/requisition-links';
+import { RequisitionLinksController } from '../requisitions/requisition-links.controller';
 
 /**
  * Lab orders. The API side (controllers, OrdersService) writes orders and talks to their
@@ -23,7 +26,7 @@ import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhook
  */
 @Module({
   imports: [LabTestsModule, EventsModule],
-  controllers: [OrdersController, OrdersListController, PartnerWebhooksController],
+  controllers: [OrdersController, OrdersListController, PartnerWebhooksController, RequisitionLinksController],
   providers: [
     OrdersRepository,
     OrderViews,
@@ -34,9 +37,11 @@ import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhook
     OrderLifecycleService,
     PartnerWebhooksService,
     PartnerSignatureGuard,
+    OrderRecreationService,
+    RequisitionLinks,
     { provide: COURIER_ADAPTER, useClass: SandboxCourierAdapter },
     { provide: LAB_ADAPTER, useClass: SandboxLabAdapter },
   ],
-  exports: [OrdersService, OrderLifecycleService, OrderReconciler, OrderWorkflows],
+  exports: [OrdersService, OrderLifecycleService, OrderReconciler, OrderWorkflows, OrdersRepository, IdempotencyService, PartnerSignatureGuard],
 })
 export class OrdersModule {}

@@ -239,6 +239,22 @@ export class OrdersRepository {
     return row?.seq ?? 0;
   }
 
+  /** Whether the team asked for `partial_results` order webhooks (management API). */
+  async partialWebhooksEnabled(teamId: string, manager: EntityManager = this.db.manager): Promise<boolean> {
+    const [row]: Array<{ enabled: boolean }> = await manager.query(`SELECT partial_webhooks_enabled AS enabled FROM teams WHERE id = $1`, [teamId]);
+    return row?.enabled ?? false;
+  }
+
+  /** The id of each order's latest appointment (walk-in and at-home orders). */
+  async latestAppointmentIds(orderIds: string[], manager: EntityManager = this.db.manager): Promise<Map<string, string>> {
+    if (orderIds.length === 0) return new Map();
+    const rows: Array<{ order_id: string; id: string }> = await manager.query(
+      `SELECT DISTINCT ON (order_id) order_id, id FROM appointments WHERE order_id = ANY($1::uuid[]) ORDER BY order_id, n DESC`,
+      [orderIds],
+    );
+    return new Map(rows.map((row) => [row.order_id, row.id]));
+  }
+
   async clientUserIdOf(userId: string, manager: EntityManager = this.db.manager): Promise<string | null> {
     const user = await manager.getRepository(UserEntity).findOneBy({ id: userId });
     return user?.clientUserId ?? null;

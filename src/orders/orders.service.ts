@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
@@ -104,13 +102,16 @@ export class OrdersService {
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
-  /** `POST /v3/order`: a kit registered to the patient at ordering. */
+  /**
+   * `POST /v3/order`: a kit registered to the patient at ordering, or a walk-in / at-home
+   * phlebotomy order (its appointment is booked afterwards, through the appointment routes).
+   */
   create(team: TeamPrincipal, body: CreateOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order', body }, idempotency, async (complete) => {
       await this.requireUser(team, body.user_id);
       const labTestId = this.singleLabTestId(body);
       const orderable = await this.labTests.findOrderable(team, labTestId, ['body', body.lab_test_id ? 'lab_test_id' : 'order_set']);
-      this.checkCollectionMethod(orderable, body.collection_method ?? null);
+      const method = this.checkCollectionMethod(orderable, body.collection_method ?? null, ['body', 'collection_method'], ORDERABLE_METHODS);
       const account = await this.labAccounts.resolveForOrder(team, {
         labId: orderable.lab.id,
         labAccountId: body.lab_account_id ?? body.order_set?.lab_account_id ?? undefined,
@@ -129,7 +130,7 @@ export class OrdersService {
       return this.insert(
         team,
         {
-          flow: 'testkit',
+          flow: method === 'testkit' ? 'testkit' : method,
           userId: body.user_id,
           orderable,
           account,
@@ -137,7 +138,8 @@ export class OrdersService {
           sampleId: newSampleId(),
           patientDetails: details,
           patientAddress: address,
-          shippingDetails: {
+          // Only a kit ships; an appointment takes place at the patient's address or a service center.
+          shippingDetails: method !== 'testkit' ? null : {
             receiver_name: address.receiver_name ?? `${details.first_name} ${details.last_name}`,
             first_line: address.first_line,
             second_line: address.second_line ?? null,
@@ -221,7 +223,7 @@ export class OrdersService {
     await this.orders.setPendingRegistration(order.id, this.cipher.encryptJson(registration));
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);
     await this.workflows.ensureStarted(order);
-    await this.update(order.id, () => this.workflows.handle(order.id).executeUpdate(registerKit, { args: [{ registrationId: registration.id }] }));
+    await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(registerKit, { args: [{ registrationId: registration.id }] }));
     return this.respond(team, order.id, 'Test kit registered.');
   }
 
@@ -336,7 +338,7 @@ export class OrdersService {
       throw badRequest(`Order cannot be cancelled: it is ${eventStatus(order.flow, order.lowLevelStatus)}.`);
     }
     await this.workflows.ensureStarted(order);
-    await this.update(order.id, () => this.workflows.handle(order.id).executeUpdate(cancelOrder));
+    await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(cancelOrder));
     return this.respond(team, order.id, 'Order cancelled.');
   }
 
@@ -361,6 +363,9 @@ export class OrdersService {
       finalStatus = parseFinalStatus(order.flow, query.final_status);
       if (!finalStatus) {
         throw validationError(['query', 'final_status'], `Not a ${collectionMethodOf(order.flow)} order status: ${query.final_status}.`, query.final_status);
+      }
+      if (finalStatus === 'appointment_cancelled') {
+        throw badRequest('A simulation does not cancel appointments: cancel the appointment through its cancel route.');
       }
       if (!simulationCanReach(order.flow, order.lowLevelStatus, finalStatus)) {
         throw badRequest(`The order cannot reach ${eventStatus(order.flow, finalStatus)} from ${eventStatus(order.flow, order.lowLevelStatus)}.`);
@@ -506,19 +511,7 @@ export class OrdersService {
         if (isUniqueViolation(error)) throw badRequest(`Sample ${spec.sampleId} already belongs to an order.`);
         throw error;
       }
-      const view = await this.views.one(order, manager);
-      await this.outbox.record(manager, [
-        {
-          eventType: 'labtest.order.created',
-          idempotencyKey: `order:${order.id}:created`,
-          teamId: team.teamId,
-          environment: team.environment,
-          userId: order.userId,
-          clientUserId: (await this.orders.clientUserIdOf(order.userId, manager)) ?? '',
-          data: view,
-        },
-      ]);
-      await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id], manager);
+      const view = await this.recordCreated(manager, team, order);
       const body: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
       await complete(manager, body);
       return body;
@@ -527,22 +520,22 @@ export class OrdersService {
     return response;
   }
 
-  /** Runs a workflow update; a refusal (validator or handler) becomes 400 {detail}. */
-  private async update(orderId: string, call: () => Promise<unknown>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        const cause = error.cause;
-        throw badRequest(cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : 'The order refused the request.');
-      }
-      if (error instanceof WorkflowNotFoundError) throw badRequest(`Order ${orderId} is no longer active.`);
-      // An update sent to a workflow that has already finished.
-      if (error instanceof Error && /already completed|workflow execution.*(completed|closed)/i.test(error.message)) {
-        throw badRequest('The order is no longer active.');
-      }
-      throw error;
-    }
+  /** In the order's transaction: `labtest.order.created` with the order as the API shows it, and the PHI audit. */
+  private async recordCreated(manager: EntityManager, team: TeamPrincipal, order: OrderEntity): Promise<OrderView> {
+    const view = await this.views.one(order, manager);
+    await this.outbox.record(manager, [
+      {
+        eventType: 'labtest.order.created',
+        idempotencyKey: `order:${order.id}:created`,
+        teamId: team.teamId,
+        environment: team.environment,
+        userId: order.userId,
+        clientUserId: (await this.orders.clientUserIdOf(order.userId, manager)) ?? '',
+        data: view,
+      },
+    ]);
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id], manager);
+    return view;
   }
 
   private async respond(team: TeamPrincipal, orderId: string, message: string): Promise<PostOrderResponse> {
@@ -571,14 +564,21 @@ export class OrdersService {
     return ids[0];
   }
 
-  private checkCollectionMethod(orderable: OrderableLabTest, requested: string | null, loc: Array<string | number> = ['body', 'collection_method']): void {
+  /** The lab test's collection method, if it is the requested one and orderable through this route. */
+  private checkCollectionMethod<M extends string>(
+    orderable: OrderableLabTest,
+    requested: string | null,
+    loc: Array<string | number> = ['body', 'collection_method'],
+    allowed: readonly M[] = ['testkit'] as unknown as readonly M[],
+  ): M {
     const method = orderable.labTest.method;
     if (requested && requested !== method) {
       throw validationError(loc, `Lab test ${orderable.labTest.id} is collected by ${method}, not ${requested}.`, requested);
     }
-    if (method !== 'testkit') {
-      throw validationError(loc, `Ordering ${method} lab tests is not supported by this labflow version yet; test kits are.`, method);
+    if (!(allowed as readonly string[]).includes(method)) {
+      throw validationError(loc, `${method} lab tests cannot be ordered through this route; ${allowed.join(', ')} can.`, method);
     }
+    return method as M;
   }
 
   /** Order creation rule 3 for an existing order (kit registration). */
@@ -595,7 +595,53 @@ export class OrdersService {
     const details = this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc);
     return `${details.first_name} ${details.last_name}`;
   }
+
+  /**
+   * Inserts the recreation of `original` (OrderRecreationService): a new `ordered` order in the
+   * same order transaction, origin `recreation`, a copy of the original (user, lab test, patient,
+   * physician, notes, billing) on `account` with a new sample id, and `labtest.order.created`.
+   * 400 when the original was already recreated (checked under a lock of the transaction). The
+   * transaction is active again (cancelling the original closed it).
+   */
+  async insertRecreation(team: TeamPrincipal, original: OrderEntity, account: LabAccountEntity): Promise<PostOrderResponse> {
+    const now = new Date();
+    const order = Object.assign(new OrderEntity(), {
+      ...original,
+      id: randomUUID(),
+      labAccountId: account.id,
+      status: topLevelStatus(original.flow, 'ordered'),
+      lowLevelStatus: 'ordered',
+      origin: 'recreation',
+      sampleId: newSampleId(),
+      pendingRegistrationEnc: null,
+      interpretation: null,
+      hasMissingResults: null,
+      requisitionFormUrl: null,
+      shipment: null,
+      workflowStartedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Partial<OrderEntity>);
+    const response = await this.orders.transaction(async (manager: EntityManager) => {
+      await manager.query(`SELECT id FROM order_transactions WHERE id = $1 FOR UPDATE`, [original.orderTransactionId]);
+      const newer: Array<{ id: string }> = await manager.query(
+        `SELECT id FROM orders WHERE order_transaction_id = $1 AND id <> $2 AND created_at >= $3 LIMIT 1`,
+        [original.orderTransactionId, original.id, original.createdAt],
+      );
+      if (newer.length > 0) throw badRequest(`Order ${original.id} was already recreated as ${newer[0].id}; recreate that order instead.`);
+      await manager.getRepository(OrderEntity).insert(order as never);
+      await manager.query(`INSERT INTO order_events (order_id, seq, status, created_at) VALUES ($1, 1, $2, clock_timestamp())`, [order.id, eventStatus(order.flow, 'ordered')]);
+      await manager.query(`UPDATE order_transactions SET status = 'active', updated_at = clock_timestamp() WHERE id = $1`, [original.orderTransactionId]);
+      const view = await this.recordCreated(manager, team, order);
+      return { order: view, status: 'success' as const, message: 'Order recreated.' };
+    });
+    await this.workflows.startAfterCommit(order);
+    return response;
+  }
 }
+
+/** Collection methods `POST /v3/order` creates orders for (on_site_collection is not offered). */
+const ORDERABLE_METHODS = ['testkit', 'walk_in_test', 'at_home_phlebotomy'] as const;
 
 /** A kit's sample id, printed on the kit: `LF` and 10 characters. */
 function newSampleId(): string {

@@ -1,5 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sandboxLabCompletion } from '../adapters/lab/sandbox-lab.adapter';
+import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../adapters/sandbox-callbacks/sandbox-callbacks';
 import { ApiError, notFound, unauthorized } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { courierUpdate, labUpdate } from '../../workflows/contract';
@@ -48,12 +50,19 @@ export class PartnerSignatureGuard implements CanActivate {
   }
 }
 
-/** Courier tracking and lab events, turned into signals of the order's workflow. */
+/**
+ * Courier tracking and lab events, turned into signals of the order's workflow. The sandbox lab
+ * (the only lab labflow has) answers a sample delivered to it: for a production-environment
+ * order, a `delivered_to_lab` fact schedules the lab's `completed` report (a durable sandbox
+ * callback, sandbox-lab.adapter.ts), after the fact was signalled, so it arrives after it.
+ */
 @Injectable()
 export class PartnerWebhooksService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly workflows: OrderWorkflows,
+    @Inject(SANDBOX_CALLBACKS) private readonly callbacks: SandboxCallbacks,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
   async courier(partner: string, update: CourierTrackingDto): Promise<{ status: 'accepted'; order_id: string }> {
@@ -63,6 +72,9 @@ export class PartnerWebhooksService {
     if (!order) throw notFound('Shipment with this tracking number');
     await this.workflows.ensureStarted(order);
     await this.workflows.handle(order.id).signal(courierUpdate, { low: update.status, statusDetail: update.status_detail ?? null });
+    if (update.status === 'delivered_to_lab' && order.environment === 'production') {
+      await this.callbacks.schedule([sandboxLabCompletion(order.id, this.config.sandboxCallbacks.labResultDelayMs)]);
+    }
     return { status: 'accepted', order_id: order.id };
   }
 

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { LabflowConfig } from '../config/config';
+import { AppointmentsModule } from '../appointments/appointments.module';
 import { CoreModule } from '../core.module';
 import { EventsModule } from '../events/events.module';
 import { OrdersModule } from '../orders/orders.module';
@@ -9,6 +10,6 @@ import { UsersModule } from '../users/users.module';
 @Module({})
 export class WorkerModule {
   static forRoot(config: LabflowConfig): DynamicModule {
-    return { module: WorkerModule, imports: [CoreModule.forRoot(config), UsersModule, EventsModule, OrdersModule] };
+    return { module: WorkerModule, imports: [CoreModule.forRoot(config), UsersModule, EventsModule, OrdersModule, AppointmentsModule] };
   }
 }

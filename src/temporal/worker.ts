@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities } from '../../activities';
 import type { LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
+import { AppointmentLifecycleService } from '../appointments/appointment-lifecycle.service';
 import { OrderLifecycleService } from '../orders/order-lifecycle.service';
 import { OrderReconciler } from '../orders/order-workflows';
 import { labflowDataConverter } from './payload-codec';
@@ -26,6 +27,7 @@ export async function createLabflowWorker(
     users: app.get(UsersService),
     events: app.get(OutboxService),
     orders: app.get(OrderLifecycleService),
+    appointments: app.get(AppointmentLifecycleService),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

@@ -161,7 +161,8 @@ describe('appointment availability (phlebotomy and PSC)', () => {
       expect(slot.start.toISOString()).toBe('2027-03-10T14:00:00.000Z');
       expect(slot.expiresAt).toBeInstanceOf(Date);
       expect(typeof slot.bookingKey).toBe('string');
-      expect(slot).toMatchObject({ isPriority: true, numAppointmentsAvailable: 2 });
+      // One phlebotomist per slot: a slot takes one appointment.
+      expect(slot).toMatchObject({ isPriority: true, numAppointmentsAvailable: 1 });
     });
 
     it('getPscAppointmentAvailability parses the answer, locations included', async () => {

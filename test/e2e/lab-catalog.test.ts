@@ -182,12 +182,18 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       const all = await api('GET', '/v3/lab_tests');
       expect(all.status).toBe(200);
       const seeded = all.body.filter((test: { id: string }) => test.id.startsWith('1ab7e570-'));
-      expect(seeded).toHaveLength(10);
+      // 10 from the seed, 1 from migration 1763790006000 (Labcorp's lipid kit).
+      expect(seeded).toHaveLength(11);
       expect(new Set(seeded.map((test: { method: string }) => test.method))).toEqual(new Set(['testkit', 'walk_in_test', 'at_home_phlebotomy']));
 
       const kits = await api('GET', '/v3/lab_tests?collection_method=testkit');
-      expect(kits.body.map((test: { id: string }) => test.id).sort()).toEqual([SEED_TEST.lipidKit, '1ab7e570-0000-4000-8000-000000000002']);
-      expect(kits.body[0]).toMatchObject({ sample_type: 'dried_blood_spot', lab: { slug: 'us_biotek' } });
+      expect(kits.body.map((test: { id: string }) => test.id).sort()).toEqual([
+        SEED_TEST.lipidKit,
+        '1ab7e570-0000-4000-8000-000000000002',
+        '1ab7e570-0000-4000-8000-00000000000b',
+      ]);
+      expect(kits.body.find((test: { id: string }) => test.id === SEED_TEST.lipidKit)).toMatchObject({ sample_type: 'dried_blood_spot', lab: { slug: 'us_biotek' } });
+      expect(kits.body.find((test: { id: string }) => test.id === '1ab7e570-0000-4000-8000-00000000000b')).toMatchObject({ sample_type: 'dried_blood_spot', lab: { slug: 'labcorp' } });
 
       const quest = await api('GET', '/v3/lab_tests?lab_slug=quest&generation_method=all');
       expect(quest.body.every((test: { lab: { slug: string } }) => test.lab.slug === 'quest')).toBe(true);

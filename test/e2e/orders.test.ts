@@ -81,10 +81,12 @@ describe('orders API (test kits)', () => {
     expect(order.order_transaction.orders[0].low_level_status).toBe('awaiting_registration');
   });
 
-  it('validates: unknown user 404, lab test of another method 422, long clinical notes 422, access_notes 422', async () => {
+  it('validates: unknown user 404, lab test of another collection method 422, long clinical notes 422, access_notes 422', async () => {
     expect((await post('/v3/order', orderBody(randomUUID()))).status).toBe(404);
-    const walkIn = await post('/v3/order', orderBody(userId, { lab_test_id: WALK_IN_CMP }));
+    // A walk-in test named as a test kit: the collection method must be the lab test's.
+    const walkIn = await post('/v3/order', orderBody(userId, { lab_test_id: WALK_IN_CMP, collection_method: 'testkit' }));
     expect(walkIn.status).toBe(422);
+    expect(walkIn.body.detail[0].loc).toEqual(['body', 'collection_method']);
     const notes = await post('/v3/order', orderBody(userId, { clinical_notes: 'x'.repeat(1001) }));
     expect(notes.status).toBe(422);
     expect(notes.body.detail[0].loc).toEqual(['body', 'clinical_notes']);

@@ -6,6 +6,13 @@ import { call, type Tenant, type TestStack } from './stack';
 export const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
 export const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
 export const WALK_IN_CMP = '1ab7e570-0000-4000-8000-000000000003';
+export const THYROID_AT_HOME = '1ab7e570-0000-4000-8000-000000000007';
+
+/**
+ * An appointment availability start date 30 to 360 days ahead, different per call: slots (a
+ * provider's seats) are shared by every team, so each test books in a window of its own.
+ */
+export const someStartDate = () => new Date(Date.now() + (30 + Math.floor(Math.random() * 330)) * 24 * 3600_000).toISOString().slice(0, 10);
 
 /** The partner webhook secret order test stacks run with. */
 export const PARTNER_SECRET = 'test-partner-webhook-secret';

@@ -13,6 +13,7 @@ import { TEMPORAL_CLIENT } from '../../src/core.module';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management/management.module';
 import { createLabflowWorker } from '../../src/temporal/worker';
+import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from '../../src/adapters/sandbox-callbacks/sandbox-callback.processor';
 import {
   type ApiEnvironment,
   type OrgPlan,
@@ -39,6 +40,10 @@ export interface TestStack {
    * relay must not take another file's events.
    */
   eventTeams: Set<string>;
+  /** The sandbox partner callback sender, when started with `sandboxCallbacks`. */
+  sandboxCallbacks: SandboxCallbackProcessor | null;
+  /** Starts another sandbox callback sender on this stack's queue (a test replacing a stopped one). */
+  startSandboxCallbacks(): SandboxCallbackProcessor;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,12 @@ export interface StackOptions {
    * Every stack gets a BullMQ queue of its own (EVENTS_QUEUE), so parallel files never share jobs.
    */
   events?: boolean | { relay?: boolean; delivery?: boolean };
+  /**
+   * Sandbox partners call back (default false): sandbox callbacks are scheduled on a BullMQ queue
+   * of this stack's own (SANDBOX_CALLBACKS_QUEUE) and sent in-process to this stack's API, signed
+   * with PARTNER_WEBHOOK_SECRET (set it in `env`). Without it, sandbox partners stay silent.
+   */
+  sandboxCallbacks?: boolean;
   /** Extra environment variables, e.g. { USER_DELETION_GRACE: '2s' }. */
   env?: Record<string, string>;
 }
@@ -69,6 +80,8 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     MANAGEMENT_PORT: '0',
     TEMPORAL_TASK_QUEUE: taskQueue,
     EVENTS_QUEUE: `events-${taskQueue}`,
+    SANDBOX_CALLBACKS: options.sandboxCallbacks ? 'true' : 'false',
+    SANDBOX_CALLBACKS_QUEUE: `sandbox-callbacks-${taskQueue}`,
     LOG_REQUESTS: 'false',
     ...options.env,
   });
@@ -110,9 +123,34 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       closers.push(() => started.stop());
     }
 
+    const apiUrl = await urlOf(api);
+    const startSandboxCallbacks = () => {
+      if (!config.orders.partnerWebhookSecret) throw new Error('sandboxCallbacks needs PARTNER_WEBHOOK_SECRET in the stack env');
+      const processor = startSandboxCallbackProcessor({
+        redisUrl: config.redisUrl,
+        queueName: config.sandboxCallbacks.queueName,
+        baseUrl: apiUrl,
+        secret: config.orders.partnerWebhookSecret,
+        logger: { warn: () => undefined },
+      });
+      // Closed before the apps; stopping twice is harmless.
+      closers.push(() => processor.stop());
+      return processor;
+    };
+    if (options.sandboxCallbacks) {
+      // Runs after the senders stopped: this stack's callback jobs leave Redis with it.
+      closers.push(async () => {
+        const { Queue } = await import('bullmq');
+        const queue = new Queue(config.sandboxCallbacks.queueName, { connection: { url: config.redisUrl } });
+        await queue.obliterate({ force: true }).catch(() => undefined);
+        await queue.close();
+      });
+    }
+    const sandboxCallbacks = options.sandboxCallbacks ? startSandboxCallbacks() : null;
+
     return {
     config,
-    apiUrl: await urlOf(api),
+    apiUrl,
     managementUrl,
     api,
     db: api.get(DataSource),
@@ -120,6 +158,8 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     taskQueue,
     events,
     eventTeams,
+    sandboxCallbacks,
+    startSandboxCallbacks,
     close: closeAll,
   };
   } catch (error) {

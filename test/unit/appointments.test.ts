@@ -5,6 +5,12 @@ import { SandboxPhlebotomyProvider } from '../../src/appointments/providers/sand
 import { SandboxPscProvider } from '../../src/appointments/providers/sandbox-psc.provider';
 import { addDays, formatInZone, zonedToUtc } from '../../src/appointments/zoned-time';
 
+import { loadConfig } from '../../src/config/config';
+
+/** Availability needs no callbacks; booking is tested end to end (test/e2e/appointments-booking.test.ts). */
+const noCallbacks = { schedule: async () => undefined };
+const config = loadConfig({ ...process.env, PHI_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+
 const localHour = (iso: string) => iso.slice(11, 16);
 const offset = (iso: string) => iso.slice(19);
 const BEFORE = Date.parse('2027-01-01T00:00:00Z');
@@ -24,7 +30,7 @@ describe('zoned time', () => {
 });
 
 describe('sandbox PSC provider', () => {
-  const provider = new SandboxPscProvider();
+  const provider = new SandboxPscProvider(noCallbacks, config);
   const query = (extra: object = {}) => ({
     kind: 'psc' as const,
     lab: 'quest',
@@ -67,7 +73,7 @@ describe('sandbox PSC provider', () => {
 });
 
 describe('sandbox phlebotomy provider', () => {
-  const provider = new SandboxPhlebotomyProvider();
+  const provider = new SandboxPhlebotomyProvider(noCallbacks, config);
   const address = (zip: string) => ({ first_line: '1 Main St', city: 'X', state: 'AZ', zip_code: zip });
 
   it('covers 85004 and 54650 only, 14 days, 07:00–12:00 local every 30 minutes', async () => {

@@ -16,6 +16,8 @@ export interface KitShippingAddress {
 
 export interface ShipKitRequest {
   orderId: string;
+  /** The order's environment: sandbox partners only report back on production-environment orders. */
+  environment?: 'sandbox' | 'production';
   sampleId: string | null;
   shippingAddress: KitShippingAddress | null;
 }

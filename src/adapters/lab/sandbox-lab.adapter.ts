@@ -24,3 +24,21 @@ export class SandboxLabAdapter implements LabAdapter {
     return { status: 'final', interpretation: interpretResults(results), results, missingResults };
   }
 }
+
+/** Where the sandbox lab reports order events (labflow's lab webhook). */
+export const SANDBOX_LAB_WEBHOOK_PATH = '/v3/webhooks/lab/sandbox';
+
+/**
+ * The sandbox lab's report once a production-environment order's sample was delivered to it:
+ * `completed` through the lab webhook, `delayMs` later (SANDBOX_LAB_RESULT_DELAY). One id per
+ * order, so a repeated delivery fact schedules it once; the workflow ignores the report if the
+ * order has moved on (e.g. the sample was rejected first).
+ */
+export function sandboxLabCompletion(orderId: string, delayMs: number) {
+  return {
+    id: `sandbox-lab:${orderId}:completed`,
+    path: SANDBOX_LAB_WEBHOOK_PATH,
+    body: { order_id: orderId, status: 'completed' as const },
+    delayMs,
+  };
+}

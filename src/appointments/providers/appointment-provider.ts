@@ -72,3 +72,58 @@ export interface AppointmentProvider {
   /** null: no coverage for this address / no site in range (the API answers 404). */
   availability(query: AvailabilityQuery): Promise<ProviderAvailability | null>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Booking. The appointment activities call these; each must be idempotent per appointment id
+// (a retried activity books once). Providers report later changes (a confirmation, a draw in
+// progress or done, their own cancellation) through labflow's provider callback endpoint,
+// `POST /v3/webhooks/appointments/<provider slug>`.
+
+/** One cancellation reason (Junction's ClientFacingAppointmentCancellationReason). */
+export interface CancellationReason {
+  id: string;
+  name: string;
+  is_refundable: boolean;
+}
+
+export interface ProviderSlotRef {
+  /** PSC site code, or the covered zip code for at-home phlebotomy. */
+  site: string;
+  start: string;
+  end: string;
+}
+
+export interface ProviderBookingRequest {
+  appointmentId: string;
+  /** null: provider-managed scheduling (`.../request`): the provider picks the time and reports it. */
+  slot: ProviderSlotRef | null;
+  /** The patient's address (at-home phlebotomy); null for a service center visit. */
+  address: UsAddress | null;
+  notes: string | null;
+  /** Apr 2026 opt-in: answer `pending` now and confirm later through the callback endpoint. */
+  asyncConfirmation: boolean;
+  /** Production orders get the provider's later reports (draw in progress, completed) on their own. */
+  environment: 'sandbox' | 'production';
+}
+
+export interface ProviderBooking {
+  /** The provider's id of the appointment (Junction's provider_id / external_id). */
+  providerId: string;
+  status: 'confirmed' | 'pending';
+  /** Where it takes place: the service center's or the patient's address. */
+  address: UsAddress;
+  location: { lng: number; lat: number };
+  timezone: string;
+  site: string | null;
+}
+
+export interface AppointmentBookingProvider {
+  /** The public provider name appointments show (Junction's enum: getlabs, phlebfinders, quest). */
+  readonly publicName: string;
+  /** Seats per slot: how many appointments one slot takes. */
+  capacity(site: string): number;
+  book(request: ProviderBookingRequest): Promise<ProviderBooking>;
+  reschedule(request: { appointmentId: string; providerId: string; slot: ProviderSlotRef; notes: string | null; asyncConfirmation: boolean; environment: 'sandbox' | 'production' }): Promise<{ status: 'confirmed' | 'pending' }>;
+  cancel(request: { appointmentId: string; providerId: string; cancellationReasonId: string | null }): Promise<void>;
+  cancellationReasons(): CancellationReason[];
+}

@@ -1,18 +1,64 @@
-import { Injectable } from '@nestjs/common';
-import type { AppointmentProvider, AvailabilityQuery, ProviderAvailability } from './appointment-provider';
-import { PHLEBOTOMY_COVERAGE } from './sandbox-data';
+import { Inject, Injectable } from '@nestjs/common';
+import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../../adapters/sandbox-callbacks';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
+import type {
+  AppointmentProvider,
+  AvailabilityQuery,
+  ProviderAvailability,
+  ProviderBooking,
+  ProviderBookingRequest,
+  ProviderSlotRef,
+} from './appointment-provider';
+import { PHLEBOTOMY_COVERAGE, ZIP_CENTROIDS } from './sandbox-data';
+import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
 import { sandboxDays } from './sandbox-slots';
 
 /**
- * Sandbox at-home phlebotomy: coverage by zip (85004 America/Phoenix, 54650 America/Chicago),
- * slots 07:00–12:00 local every 30 minutes, closed on Sundays; the 07:00 slot is a priority slot.
+ * Sandbox at-home phlebotomy (stands in for getlabs): coverage by zip (85004 America/Phoenix,
+ * 54650 America/Chicago), slots 07:00–12:00 local every 30 minutes, closed on Sundays; the 07:00
+ * slot is a priority slot. One phlebotomist per slot, so a slot takes one appointment. Bookings
+ * are confirmed at once; a requested appointment is confirmed later with the time the provider
+ * picked (the next morning at 08:00 local).
  */
 @Injectable()
-export class SandboxPhlebotomyProvider implements AppointmentProvider {
+export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements AppointmentProvider {
   readonly kind = 'phlebotomy' as const;
-  readonly slug = 'sandbox_phlebotomy';
+  readonly publicName = 'getlabs';
   /** How many times availability was computed (tests check cache hits with it). */
   calls = 0;
+
+  constructor(@Inject(SANDBOX_CALLBACKS) callbacks: SandboxCallbacks, @Inject(LABFLOW_CONFIG) config: LabflowConfig) {
+    super('sandbox_phlebotomy', callbacks, config);
+  }
+
+  capacity(): number {
+    return 1;
+  }
+
+  async book(request: ProviderBookingRequest): Promise<ProviderBooking> {
+    const address = request.address;
+    if (!address) throw new Error('At-home phlebotomy needs the patient address.');
+    const timezone = PHLEBOTOMY_COVERAGE[address.zip_code];
+    if (!timezone) throw new NoCoverageError(`No at-home phlebotomy coverage for zip code ${address.zip_code}.`);
+    const centroid = ZIP_CENTROIDS[address.zip_code];
+    const providerId = sandboxProviderId('GL', request.appointmentId);
+    const status = request.slot && !request.asyncConfirmation ? 'confirmed' : 'pending';
+    const slot = request.slot ?? this.providerPickedSlot(address.zip_code, timezone);
+    await this.reports.afterBooking({ ...request, providerId, status, slot });
+    return { providerId, status, address, location: { lng: centroid.lng, lat: centroid.lat }, timezone, site: address.zip_code };
+  }
+
+  /** Provider-managed scheduling: 08:00–08:30 local on the next day. */
+  private providerPickedSlot(zip: string, timezone: string): ProviderSlotRef {
+    const [day] = sandboxDays(
+      { timezone, open: [8, 0], close: [8, 30], everyMinutes: 30, durationMinutes: 30, closedOn: [], slot: () => ({ price: 0, is_priority: false, num_appointments_available: 1 }) },
+      new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10),
+      1,
+      0,
+    );
+    const [slot] = day.slots;
+    return { site: zip, start: slot.start, end: slot.end };
+  }
 
   availability(query: AvailabilityQuery): Promise<ProviderAvailability | null> {
     if (query.kind !== 'phlebotomy') return Promise.resolve(null);
@@ -30,7 +76,7 @@ export class SandboxPhlebotomyProvider implements AppointmentProvider {
         slot: (minutes) => ({
           price: minutes === 7 * 60 ? 25 : 0,
           is_priority: minutes === 7 * 60,
-          num_appointments_available: 2,
+          num_appointments_available: 1,
         }),
       },
       query.startDate,
@@ -40,3 +86,6 @@ export class SandboxPhlebotomyProvider implements AppointmentProvider {
     return Promise.resolve({ provider: this.slug, timezone, days });
   }
 }
+
+/** The address is outside the provider's coverage. */
+export class NoCoverageError extends Error {}

@@ -1,19 +1,52 @@
-import { Injectable } from '@nestjs/common';
-import type { AppointmentLocation, AppointmentProvider, AvailabilityQuery, ProviderAvailability, ProviderDay } from './appointment-provider';
+import { Inject, Injectable } from '@nestjs/common';
+import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../../adapters/sandbox-callbacks';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
+import type {
+  AppointmentLocation,
+  AppointmentProvider,
+  AvailabilityQuery,
+  ProviderAvailability,
+  ProviderBooking,
+  ProviderBookingRequest,
+  ProviderDay,
+} from './appointment-provider';
+import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
 import { milesBetween, PSC_SITES, ZIP_CENTROIDS } from './sandbox-data';
 import { sandboxDays } from './sandbox-slots';
 
+/** Seats per slot at a sandbox service center. */
+const PSC_SEATS = 3;
+
 /**
  * Sandbox Quest patient service centers: a few sites in America/New_York, slots every 20 minutes
- * 07:00–15:00 local, closed on Sundays. Sites are chosen by `site_codes` and/or within `radius`
- * miles of the zip's centroid (nearest first).
+ * 07:00–15:00 local, closed on Sundays, three seats per slot. Sites are chosen by `site_codes`
+ * and/or within `radius` miles of the zip's centroid (nearest first). A booking is confirmed at
+ * once, or with async confirmation `pending` until the provider's confirmation callback.
  */
 @Injectable()
-export class SandboxPscProvider implements AppointmentProvider {
+export class SandboxPscProvider extends SandboxBookingProvider implements AppointmentProvider {
   readonly kind = 'psc' as const;
-  readonly slug = 'sandbox_psc';
+  readonly publicName = 'quest';
   /** How many times availability was computed (tests check cache hits with it). */
   calls = 0;
+
+  constructor(@Inject(SANDBOX_CALLBACKS) callbacks: SandboxCallbacks, @Inject(LABFLOW_CONFIG) config: LabflowConfig) {
+    super('sandbox_psc', callbacks, config);
+  }
+
+  capacity(): number {
+    return PSC_SEATS;
+  }
+
+  async book(request: ProviderBookingRequest): Promise<ProviderBooking> {
+    const slot = request.slot;
+    const site = slot ? PSC_SITES.find((candidate) => candidate.code === slot.site) : undefined;
+    if (!slot || !site) throw new Error(`Unknown patient service center ${slot?.site ?? '(none)'}.`);
+    const providerId = sandboxProviderId('QPSC', request.appointmentId);
+    const status = request.asyncConfirmation ? 'pending' : 'confirmed';
+    await this.reports.afterBooking({ ...request, providerId, status, slot });
+    return { providerId, status, address: site.address, location: { lng: site.lng, lat: site.lat }, timezone: site.timezone, site: site.code };
+  }
 
   availability(query: AvailabilityQuery): Promise<ProviderAvailability | null> {
     if (query.kind !== 'psc') return Promise.resolve(null);
@@ -50,7 +83,7 @@ export class SandboxPscProvider implements AppointmentProvider {
           everyMinutes: 20,
           durationMinutes: 20,
           closedOn: [0],
-          slot: () => ({ price: 0, is_priority: false, num_appointments_available: 3 }),
+          slot: () => ({ price: 0, is_priority: false, num_appointments_available: PSC_SEATS }),
         },
         query.startDate,
         query.days,

@@ -1,0 +1,2 @@
+export * from './sandbox-callbacks';
+export * from './sandbox-callback.processor';

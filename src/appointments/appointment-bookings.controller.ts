@@ -1,0 +1,125 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiHeader, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
+import { PartnerSignatureGuard } from '../orders/partner-webhooks';
+import { AppointmentBookingsService } from './appointment-bookings.service';
+import {
+  BookAppointmentDto,
+  CancelAppointmentDto,
+  OrderAppointmentParams,
+  ProviderCallbackDto,
+  ProviderParams,
+  PscBookingQuery,
+  RequestAppointmentDto,
+  RescheduleAppointmentDto,
+} from './appointments.dto';
+
+/** At-home phlebotomy appointments of an order (Junction paths). */
+@ApiTags('lab_tests')
+@ApiSecurity('team-api-key')
+@Controller('v3/order')
+export class PhlebotomyAppointmentsController {
+  constructor(private readonly bookings: AppointmentBookingsService) {}
+
+  @Get('phlebotomy/appointment/cancellation-reasons')
+  cancellationReasons() {
+    return this.bookings.cancellationReasons('phlebotomy');
+  }
+
+  @Post(':order_id/phlebotomy/appointment/book')
+  @HttpCode(200)
+  book(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: BookAppointmentDto) {
+    return this.bookings.book(team, params.order_id, 'phlebotomy', body);
+  }
+
+  @Post(':order_id/phlebotomy/appointment/request')
+  @HttpCode(200)
+  request(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: RequestAppointmentDto) {
+    return this.bookings.request(team, params.order_id, body);
+  }
+
+  @Patch(':order_id/phlebotomy/appointment/reschedule')
+  reschedule(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: RescheduleAppointmentDto) {
+    return this.bookings.reschedule(team, params.order_id, 'phlebotomy', body);
+  }
+
+  @Patch(':order_id/phlebotomy/appointment/cancel')
+  cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: CancelAppointmentDto) {
+    return this.bookings.cancel(team, params.order_id, 'phlebotomy', body);
+  }
+
+  @Get(':order_id/phlebotomy/appointment')
+  get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
+    return this.bookings.get(team, params.order_id, 'phlebotomy');
+  }
+
+  /** On-site collection: the draw is done (the order moves to draw_completed). */
+  @Patch(':order_id/draw_completed')
+  drawCompleted(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
+    return this.bookings.drawCompleted(team, params.order_id);
+  }
+}
+
+/** Walk-in (patient service center) appointments of an order (Junction paths). */
+@ApiTags('lab_tests')
+@ApiSecurity('team-api-key')
+@Controller('v3/order')
+export class PscAppointmentsController {
+  constructor(private readonly bookings: AppointmentBookingsService) {}
+
+  @Get('psc/appointment/cancellation-reasons')
+  cancellationReasons() {
+    return this.bookings.cancellationReasons('psc');
+  }
+
+  @Post(':order_id/psc/appointment/book')
+  @HttpCode(200)
+  @ApiHeader({ name: 'x-idempotency-key', required: false, description: 'Retries with the same key answer with the same appointment (kept 14 days).' })
+  book(
+    @CurrentTeam() team: TeamPrincipal,
+    @Param() params: OrderAppointmentParams,
+    @Query() query: PscBookingQuery,
+    @Body() body: BookAppointmentDto,
+    @Headers('x-idempotency-key') idempotencyKey?: string,
+  ) {
+    return this.bookings.book(team, params.order_id, 'psc', body, { idempotencyKey, asyncConfirmation: query.async_confirmation });
+  }
+
+  @Patch(':order_id/psc/appointment/reschedule')
+  reschedule(
+    @CurrentTeam() team: TeamPrincipal,
+    @Param() params: OrderAppointmentParams,
+    @Query() query: PscBookingQuery,
+    @Body() body: RescheduleAppointmentDto,
+  ) {
+    return this.bookings.reschedule(team, params.order_id, 'psc', body, { asyncConfirmation: query.async_confirmation });
+  }
+
+  @Patch(':order_id/psc/appointment/cancel')
+  cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: CancelAppointmentDto) {
+    return this.bookings.cancel(team, params.order_id, 'psc', body);
+  }
+
+  @Get(':order_id/psc/appointment')
+  get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
+    return this.bookings.get(team, params.order_id, 'psc');
+  }
+}
+
+/**
+ * Appointment providers' callbacks (no team key: HMAC-signed like the courier and lab webhooks).
+ * Each becomes a signal of the appointment's workflow.
+ */
+@ApiTags('partner webhooks')
+@Controller('v3/webhooks/appointments')
+@Public()
+@UseGuards(PartnerSignatureGuard)
+export class ProviderCallbacksController {
+  constructor(private readonly bookings: AppointmentBookingsService) {}
+
+  @Post(':provider')
+  @HttpCode(200)
+  callback(@Param() params: ProviderParams, @Body() body: ProviderCallbackDto) {
+    return this.bookings.providerCallback(params.provider, body);
+  }
+}

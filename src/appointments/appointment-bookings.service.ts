@@ -1,0 +1,242 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import type { TeamPrincipal } from '../auth/principal';
+import { badRequest, notFound, validationError } from '../common/errors';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { TEMPORAL_CLIENT } from '../core.module';
+import { fingerprint } from '../orders/idempotency.service';
+import type { OrderEntity } from '../orders/order.entities';
+import { OrderWorkflows } from '../orders/order-workflows';
+import { OrdersRepository } from '../orders/orders.repository';
+import { OrdersService, type PostOrderResponse } from '../orders/orders.service';
+import {
+  type AppointmentKind,
+  appointmentProviderUpdate,
+  type AppointmentSlot,
+  type AppointmentUpdateResult,
+  appointmentWorkflowId,
+  bookAppointment,
+  cancelAppointment,
+  completeDraw,
+  rescheduleAppointment,
+  SLOT_TAKEN,
+} from '../../workflows/contract';
+import { eventStatus, isTerminal } from '../../workflows/order-lifecycle';
+import { AppointmentLifecycleService } from './appointment-lifecycle.service';
+import { AppointmentRecords, type AppointmentView } from './appointment-records';
+import { AppointmentsService } from './appointments.service';
+import type {
+  BookAppointmentDto,
+  CancelAppointmentDto,
+  ProviderCallbackDto,
+  RequestAppointmentDto,
+  RescheduleAppointmentDto,
+} from './appointments.dto';
+import type { CancellationReason } from './providers/appointment-provider';
+
+/** The order's collection method each kind of appointment belongs to. */
+const METHOD_OF: Record<AppointmentKind, string> = { phlebotomy: 'at_home_phlebotomy', psc: 'walk_in_test' };
+const KIND_NAME: Record<AppointmentKind, string> = { phlebotomy: 'at-home phlebotomy', psc: 'walk-in (patient service center)' };
+
+/** A taken slot is a conflict; every other refusal a bad request. */
+const statusOfRefusal = (type: string | undefined) => (type === SLOT_TAKEN ? 409 : 400);
+
+/**
+ * The appointment API: every change goes to the ORDER workflow as an update (its validator
+ * refuses a stale booking key or a finished order before anything is written), which relays it
+ * to the appointment's child workflow; reads come from Postgres.
+ */
+@Injectable()
+export class AppointmentBookingsService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly ordersService: OrdersService,
+    private readonly workflows: OrderWorkflows,
+    private readonly records: AppointmentRecords,
+    private readonly lifecycle: AppointmentLifecycleService,
+    private readonly availability: AppointmentsService,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
+  ) {}
+
+  /**
+   * Books the slot a booking key vouches for. PSC: `x-idempotency-key` makes retries (also
+   * concurrent ones) answer with the one appointment the first made, for 14 days.
+   */
+  async book(
+    team: TeamPrincipal,
+    orderId: string,
+    kind: AppointmentKind,
+    body: BookAppointmentDto,
+    options: { idempotencyKey?: string; asyncConfirmation?: boolean } = {},
+  ): Promise<AppointmentView> {
+    const order = await this.requireOrder(team, orderId, kind);
+    const slot = this.verifyBookingKey(team, body.booking_key, kind);
+    const key = options.idempotencyKey;
+    const requestHash = fingerprint({ orderId, body, asyncConfirmation: options.asyncConfirmation ?? false });
+    if (key !== undefined) {
+      if (key.length === 0 || key.length > 255) throw badRequest('x-idempotency-key must be 1 to 255 characters.');
+      const earlier = await this.earlierBooking(team, key, order.id, requestHash);
+      if (earlier) return earlier;
+    }
+    const result = await this.runUpdate(order, (handle) =>
+      handle.executeUpdate(bookAppointment, {
+        args: [{ booking: { mode: 'book', slot }, kind, appointmentNotes: body.appointment_notes ?? null, asyncConfirmation: options.asyncConfirmation ?? false }],
+        // Temporal runs an update once per id: concurrent retries with one key book once.
+        ...(key !== undefined ? { updateId: `book:${createHash('sha256').update(`${team.teamId}:${team.environment}:${key}`).digest('hex')}` } : {}),
+      }),
+    );
+    if (key !== undefined) {
+      await this.records.db.query(
+        `INSERT INTO appointment_idempotency_keys (team_id, environment, key, order_id, request_hash, appointment_id)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (team_id, environment, key) DO UPDATE
+           SET order_id = EXCLUDED.order_id, request_hash = EXCLUDED.request_hash, appointment_id = EXCLUDED.appointment_id, created_at = clock_timestamp()
+           WHERE appointment_idempotency_keys.created_at < clock_timestamp() - make_interval(secs => $7)`,
+        [team.teamId, team.environment, key, order.id, requestHash, result.appointmentId, this.config.appointments.idempotencyKeyTtlMs / 1000],
+      );
+    }
+    return this.view(team, order, result.appointmentId);
+  }
+
+  /** Provider-managed scheduling of an at-home draw: pending until the provider picks a time. */
+  async request(team: TeamPrincipal, orderId: string, body: RequestAppointmentDto): Promise<AppointmentView> {
+    const order = await this.requireOrder(team, orderId, 'phlebotomy');
+    const provider = this.lifecycle.providerOf('phlebotomy');
+    if (body.provider !== provider.publicName) {
+      throw validationError(['body', 'provider'], `Provider ${body.provider} does not serve at-home draws here; ${provider.publicName} does.`, body.provider);
+    }
+    const result = await this.runUpdate(order, (handle) =>
+      handle.executeUpdate(bookAppointment, {
+        args: [{ booking: { mode: 'request', address: body.address }, kind: 'phlebotomy', appointmentNotes: body.appointment_notes ?? null }],
+      }),
+    );
+    return this.view(team, order, result.appointmentId);
+  }
+
+  async reschedule(
+    team: TeamPrincipal,
+    orderId: string,
+    kind: AppointmentKind,
+    body: RescheduleAppointmentDto,
+    options: { asyncConfirmation?: boolean } = {},
+  ): Promise<AppointmentView> {
+    const order = await this.requireOrder(team, orderId, kind);
+    const slot = this.verifyBookingKey(team, body.booking_key, kind);
+    const result = await this.runUpdate(order, (handle) =>
+      handle.executeUpdate(rescheduleAppointment, {
+        args: [{ slot, appointmentNotes: body.appointment_notes ?? null, asyncConfirmation: options.asyncConfirmation ?? false }],
+      }),
+    );
+    return this.view(team, order, result.appointmentId);
+  }
+
+  async cancel(team: TeamPrincipal, orderId: string, kind: AppointmentKind, body: CancelAppointmentDto): Promise<AppointmentView> {
+    const order = await this.requireOrder(team, orderId, kind);
+    const reasons = this.cancellationReasons(kind);
+    if (!reasons.some((reason) => reason.id === body.cancellation_reason_id)) {
+      throw validationError(
+        ['body', 'cancellation_reason_id'],
+        `Unknown cancellation reason; one of: ${reasons.map((reason) => reason.id).join(', ')}.`,
+        body.cancellation_reason_id,
+      );
+    }
+    const result = await this.runUpdate(order, (handle) =>
+      handle.executeUpdate(cancelAppointment, { args: [{ kind, cancellationReasonId: body.cancellation_reason_id, notes: body.notes ?? null }] }),
+    );
+    return this.view(team, order, result.appointmentId);
+  }
+
+  /** `GET /v3/order/{id}/{phlebotomy|psc}/appointment`: the order's latest appointment. */
+  async get(team: TeamPrincipal, orderId: string, kind: AppointmentKind): Promise<AppointmentView> {
+    const order = await this.requireOrder(team, orderId, kind);
+    const row = await this.records.latestOf(order.id);
+    if (!row) throw notFound('Appointment');
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [order.id]);
+    return this.records.view(row);
+  }
+
+  cancellationReasons(kind: AppointmentKind): CancellationReason[] {
+    return this.lifecycle.providerOf(kind).cancellationReasons();
+  }
+
+  /** `PATCH /v3/order/{id}/draw_completed`: the sample was drawn (at-home phlebotomy). */
+  async drawCompleted(team: TeamPrincipal, orderId: string): Promise<PostOrderResponse> {
+    const order = await this.requireOrder(team, orderId, 'phlebotomy');
+    await this.runUpdate(order, (handle) => handle.executeUpdate(completeDraw));
+    return { order: await this.ordersService.get(team, order.id), status: 'success', message: 'Draw completed.' };
+  }
+
+  /** A provider's report (confirmation, draw in progress or done, its own cancellation). */
+  async providerCallback(providerSlug: string, body: ProviderCallbackDto): Promise<{ status: 'accepted' | 'ignored'; appointment_id: string }> {
+    if (!this.lifecycle.providerBySlug(providerSlug)) throw notFound('Appointment provider integration');
+    const row = await this.records.byProviderId(providerSlug, body.provider_id);
+    if (!row) throw notFound('Appointment with this provider_id');
+    try {
+      await this.temporal.workflow.getHandle(appointmentWorkflowId(row.order_id, row.n)).signal(appointmentProviderUpdate, {
+        status: body.status,
+        startAt: body.start_at ?? null,
+        endAt: body.end_at ?? null,
+        reason: body.reason ?? null,
+      });
+    } catch (error) {
+      // The appointment's workflow has finished: nothing left to change.
+      if (error instanceof WorkflowNotFoundError) return { status: 'ignored', appointment_id: row.id };
+      throw error;
+    }
+    return { status: 'accepted', appointment_id: row.id };
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async runUpdate(
+    order: OrderEntity,
+    call: (handle: ReturnType<OrderWorkflows['handle']>) => Promise<AppointmentUpdateResult>,
+  ): Promise<AppointmentUpdateResult> {
+    // A finished order's workflow is closed: say why instead of "no longer active".
+    if (isTerminal(order.lowLevelStatus)) throw badRequest(`The order is ${eventStatus(order.flow, order.lowLevelStatus)}.`);
+    await this.workflows.ensureStarted(order);
+    return this.workflows.runUpdate(order.id, () => call(this.workflows.handle(order.id)), statusOfRefusal);
+  }
+
+  private async requireOrder(team: TeamPrincipal, orderId: string, kind: AppointmentKind): Promise<OrderEntity> {
+    const order = await this.orders.findScoped(team, orderId);
+    if (!order) throw notFound('Order');
+    if (order.collectionMethod !== METHOD_OF[kind]) {
+      throw badRequest(`Order ${order.id} is a ${order.collectionMethod} order, not a ${KIND_NAME[kind]} order.`);
+    }
+    return order;
+  }
+
+  /** The slot a booking key vouches for; 400 {detail} when it is not ours, not this team's, or expired. */
+  private verifyBookingKey(team: TeamPrincipal, key: string, kind: AppointmentKind): AppointmentSlot {
+    const checked = this.availability.bookingKeys.verifyBookingKey(key);
+    if (checked === 'expired') throw badRequest('The booking_key has expired; fetch availability again for a fresh one.');
+    if (checked === 'invalid' || checked.team_id !== team.teamId) throw badRequest('The booking_key is not valid.');
+    if (checked.kind !== kind) throw badRequest(`This booking_key is for a ${KIND_NAME[checked.kind]} appointment.`);
+    return { kind: checked.kind, provider: checked.provider, site: checked.site, start: checked.start, end: checked.end, expires_at: checked.expires_at };
+  }
+
+  /** The appointment an earlier request with this key made; 400 when the key was used otherwise. */
+  private async earlierBooking(team: TeamPrincipal, key: string, orderId: string, requestHash: string): Promise<AppointmentView | null> {
+    const [row]: Array<{ order_id: string; request_hash: string; appointment_id: string }> = await this.records.db.query(
+      `SELECT order_id, request_hash, appointment_id FROM appointment_idempotency_keys
+        WHERE team_id = $1 AND environment = $2 AND key = $3 AND created_at > clock_timestamp() - make_interval(secs => $4)`,
+      [team.teamId, team.environment, key, this.config.appointments.idempotencyKeyTtlMs / 1000],
+    );
+    if (!row) return null;
+    if (row.order_id !== orderId || row.request_hash !== requestHash) {
+      throw badRequest('This x-idempotency-key was already used with a different request; use a new key for a new booking.');
+    }
+    const appointment = await this.records.byId(row.appointment_id);
+    return appointment ? this.records.view(appointment) : null;
+  }
+
+  private async view(team: TeamPrincipal, order: OrderEntity, appointmentId: string): Promise<AppointmentView> {
+    const row = await this.records.byId(appointmentId);
+    if (!row) throw notFound('Appointment');
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);
+    return this.records.view(row);
+  }
+}

@@ -1,0 +1,290 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { PhiCipher } from '../common/crypto';
+import { OutboxService } from '../events/outbox.service';
+import { OrderGoneError } from '../orders/order-lifecycle.service';
+import type { PatientAddress } from '../orders/orders.dto';
+import { OrdersRepository } from '../orders/orders.repository';
+import type {
+  AppointmentAddress,
+  AppointmentChange,
+  AppointmentKind,
+  AppointmentRecord,
+  AppointmentStatus,
+  ChangeAppointmentInput,
+  CreateAppointmentInput,
+} from '../../workflows/contract';
+import { type AppointmentEvent, AppointmentRecords, type AppointmentRow, eventStatusOf, usAddressOf } from './appointment-records';
+import { PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
+import { AVAILABILITY_DAYS, type AppointmentBookingProvider, type AppointmentProvider, type ProviderSlotRef } from './providers/appointment-provider';
+import { addDays, todayIn } from './zoned-time';
+
+type BookingProvider = AppointmentProvider & AppointmentBookingProvider;
+
+/** The provider has no seat left in the slot. */
+export class SlotTakenError extends Error {}
+
+/** Where a simulated walk-in visit takes place (the sandbox's first service center). */
+const SIMULATED_PSC_QUERY = { lab: 'quest', zip: '10001', radius: 50 };
+
+/**
+ * The appointment side of the workflow's activities. Each write is one transaction: the
+ * appointment row, its event, its slot seat and `labtest.appointment.created|updated` in the
+ * outbox. Idempotent: a booking is keyed by the appointment id, a change by its change id.
+ */
+@Injectable()
+export class AppointmentLifecycleService {
+  constructor(
+    private readonly records: AppointmentRecords,
+    private readonly orders: OrdersRepository,
+    private readonly outbox: OutboxService,
+    private readonly cipher: PhiCipher,
+    @Inject(PHLEBOTOMY_PROVIDER) private readonly phlebotomy: BookingProvider,
+    @Inject(PSC_PROVIDER) private readonly psc: BookingProvider,
+  ) {}
+
+  providerOf(kind: AppointmentKind): BookingProvider {
+    return kind === 'psc' ? this.psc : this.phlebotomy;
+  }
+
+  providerBySlug(slug: string): BookingProvider | null {
+    return [this.psc, this.phlebotomy].find((provider) => provider.slug === slug) ?? null;
+  }
+
+  async create(input: CreateAppointmentInput): Promise<AppointmentRecord> {
+    const existing = await this.records.byId(input.appointmentId);
+    if (existing) return recordOf(existing);
+    const order = await this.orders.findById(input.orderId);
+    if (!order) throw new OrderGoneError(`Order ${input.orderId} no longer exists.`);
+    const provider = this.providerOf(input.kind);
+    const patientAddress = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
+    const homeAddress: AppointmentAddress | null =
+      input.booking.mode === 'request'
+        ? input.booking.address
+        : patientAddress && input.kind === 'phlebotomy'
+          ? {
+              first_line: patientAddress.first_line,
+              second_line: patientAddress.second_line ?? null,
+              city: patientAddress.city,
+              state: patientAddress.state,
+              zip_code: patientAddress.zip,
+              access_notes: patientAddress.access_notes ?? null,
+            }
+          : null;
+    const slot: ProviderSlotRef | null =
+      input.booking.mode === 'book'
+        ? { site: input.booking.slot.site, start: input.booking.slot.start, end: input.booking.slot.end }
+        : input.booking.mode === 'simulated'
+          ? await this.firstFreeSlot(provider, homeAddress)
+          : null;
+    return this.records.db.transaction(async (manager) => {
+      if (slot) await this.takeSeat(manager, provider, slot);
+      const booking = await provider.book({
+        appointmentId: input.appointmentId,
+        slot,
+        address: homeAddress ? toUsAddress(homeAddress) : null,
+        notes: input.appointmentNotes,
+        asyncConfirmation: input.asyncConfirmation ?? false,
+        environment: order.environment,
+      });
+      const now = new Date();
+      const event: AppointmentEvent = { created_at: now.toISOString(), status: eventStatusOf(booking.status), data: { provider: provider.publicName } };
+      await manager.query(
+        `INSERT INTO appointments (id, order_id, team_id, environment, user_id, n, type, provider, provider_slug, provider_id, status, site,
+           location, address_enc, start_at, end_at, iana_timezone, appointment_notes_enc, async_confirmation, events, applied_changes, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18, $19, $20::jsonb, ARRAY['create'], $21, $21)`,
+        [
+          input.appointmentId,
+          order.id,
+          order.teamId,
+          order.environment,
+          order.userId,
+          input.n,
+          input.kind === 'psc' ? 'patient_service_center' : 'phlebotomy',
+          provider.publicName,
+          provider.slug,
+          booking.providerId,
+          booking.status,
+          booking.site,
+          JSON.stringify(booking.location),
+          this.cipher.encryptJson({ ...booking.address, access_notes: homeAddress?.access_notes ?? null }),
+          // A requested appointment has no time until the provider picks one.
+          input.booking.mode === 'request' ? null : slot?.start ?? null,
+          input.booking.mode === 'request' ? null : slot?.end ?? null,
+          booking.timezone,
+          input.appointmentNotes === null ? null : this.cipher.encryptJson(input.appointmentNotes),
+          input.asyncConfirmation ?? false,
+          JSON.stringify([event]),
+          now,
+        ],
+      );
+      if (slot) await this.holdSeat(manager, input.appointmentId, provider, slot);
+      const row = (await this.records.byId(input.appointmentId, manager)) as AppointmentRow;
+      await this.emit(manager, row, 'labtest.appointment.created', 'created');
+      return recordOf(row);
+    });
+  }
+
+  async change(input: ChangeAppointmentInput): Promise<AppointmentRecord> {
+    return this.records.db.transaction(async (manager) => {
+      const row = await this.records.byId(input.appointmentId, manager, true);
+      if (!row) throw new OrderGoneError(`Appointment ${input.appointmentId} no longer exists.`);
+      if (row.applied_changes.includes(input.changeId)) return recordOf(row);
+      const provider = this.providerBySlug(row.provider_slug);
+      if (!provider) throw new Error(`Unknown appointment provider ${row.provider_slug}`);
+      const next = await this.apply(manager, row, provider, input.change);
+      const event: AppointmentEvent = { created_at: new Date().toISOString(), status: eventStatusOf(next.status), data: eventDataOf(input.change) };
+      await manager.query(
+        `UPDATE appointments SET status = $2, start_at = $3, end_at = $4, appointment_notes_enc = $5, cancellation_reason_id = $6,
+           events = events || $7::jsonb, applied_changes = array_append(applied_changes, $8), updated_at = clock_timestamp()
+         WHERE id = $1`,
+        [row.id, next.status, next.startAt, next.endAt, next.notesEnc, next.cancellationReasonId, JSON.stringify([event]), input.changeId],
+      );
+      const updated = (await this.records.byId(row.id, manager)) as AppointmentRow;
+      await this.emit(manager, updated, 'labtest.appointment.updated', input.changeId);
+      return recordOf(updated);
+    });
+  }
+
+  /** The provider's side of a change, and the row's new values. */
+  private async apply(
+    manager: EntityManager,
+    row: AppointmentRow,
+    provider: BookingProvider,
+    change: AppointmentChange,
+  ): Promise<{ status: AppointmentStatus; startAt: Date | null; endAt: Date | null; notesEnc: string | null; cancellationReasonId: string | null }> {
+    const same = {
+      status: row.status,
+      startAt: row.start_at,
+      endAt: row.end_at,
+      notesEnc: row.appointment_notes_enc,
+      cancellationReasonId: row.cancellation_reason_id,
+    };
+    switch (change.type) {
+      case 'reschedule': {
+        const slot = { site: change.slot.site, start: change.slot.start, end: change.slot.end };
+        await manager.query(`DELETE FROM appointment_slot_reservations WHERE appointment_id = $1`, [row.id]);
+        await this.takeSeat(manager, provider, slot);
+        await this.holdSeat(manager, row.id, provider, slot);
+        const notes = change.appointmentNotes ?? (row.appointment_notes_enc ? this.cipher.decryptJson<string>(row.appointment_notes_enc) : null);
+        const { status } = await provider.reschedule({
+          appointmentId: row.id,
+          providerId: row.provider_id,
+          slot,
+          notes,
+          asyncConfirmation: change.asyncConfirmation ?? false,
+          environment: row.environment,
+        });
+        return {
+          ...same,
+          status,
+          startAt: new Date(slot.start),
+          endAt: new Date(slot.end),
+          // New notes with each reschedule (Mar 2026); none given keeps the earlier ones.
+          notesEnc: change.appointmentNotes === null ? row.appointment_notes_enc : this.cipher.encryptJson(change.appointmentNotes),
+        };
+      }
+      case 'cancel':
+        if (change.by === 'client' || change.by === 'order') {
+          await provider.cancel({ appointmentId: row.id, providerId: row.provider_id, cancellationReasonId: change.cancellationReasonId });
+        }
+        await manager.query(`DELETE FROM appointment_slot_reservations WHERE appointment_id = $1`, [row.id]);
+        return { ...same, status: 'cancelled', cancellationReasonId: change.cancellationReasonId ?? null };
+      case 'provider_status':
+        return {
+          ...same,
+          status: change.status,
+          startAt: change.startAt ? new Date(change.startAt) : row.start_at,
+          endAt: change.endAt ? new Date(change.endAt) : row.end_at,
+        };
+      case 'draw_completed':
+        return { ...same, status: 'completed' };
+    }
+  }
+
+  /**
+   * Takes a seat in the slot or fails with SlotTakenError. The advisory lock (per provider, site
+   * and start) makes concurrent bookings of one slot count one after the other.
+   */
+  private async takeSeat(manager: EntityManager, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
+    const key = `${provider.slug}|${slot.site}|${new Date(slot.start).toISOString()}`;
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
+    if ((await this.seatsTaken(manager, provider, slot.site, slot.start)) >= provider.capacity(slot.site)) throw new SlotTakenError('This slot is no longer available: it was booked by someone else. Fetch availability again.');
+  }
+
+  private async seatsTaken(manager: EntityManager, provider: BookingProvider, site: string, start: string): Promise<number> {
+    const [{ taken }]: Array<{ taken: number }> = await manager.query(
+      `SELECT count(*)::int AS taken FROM appointment_slot_reservations WHERE provider_slug = $1 AND site = $2 AND start_at = $3`,
+      [provider.slug, site, new Date(start)],
+    );
+    return taken;
+  }
+
+  private async holdSeat(manager: EntityManager, appointmentId: string, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
+    await manager.query(
+      `INSERT INTO appointment_slot_reservations (appointment_id, provider_slug, site, start_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (appointment_id) DO UPDATE SET provider_slug = EXCLUDED.provider_slug, site = EXCLUDED.site, start_at = EXCLUDED.start_at`,
+      [appointmentId, provider.slug, slot.site, new Date(slot.start)],
+    );
+  }
+
+  /** A sandbox simulation's slot: the first bookable slot from tomorrow on. */
+  private async firstFreeSlot(provider: BookingProvider, address: AppointmentAddress | null): Promise<ProviderSlotRef> {
+    const nowMs = Date.now();
+    const startDate = addDays(todayIn('UTC', nowMs), 1);
+    const availability = await provider.availability(
+      provider.kind === 'psc'
+        ? { kind: 'psc', ...SIMULATED_PSC_QUERY, startDate, days: AVAILABILITY_DAYS, nowMs }
+        : { kind: 'phlebotomy', address: toUsAddress(address ?? { first_line: '', city: '', state: '', zip_code: '' }), startDate, days: AVAILABILITY_DAYS, nowMs },
+    );
+    for (const day of availability?.days ?? []) {
+      for (const slot of day.slots) {
+        const site = day.location?.code ?? address?.zip_code ?? '';
+        if ((await this.seatsTaken(this.records.db.manager, provider, site, slot.start)) < provider.capacity(site)) return { site, start: slot.start, end: slot.end };
+      }
+    }
+    throw new SlotTakenError('The sandbox provider has no free slot for this order in the next 14 days.');
+  }
+
+  private async emit(manager: EntityManager, row: AppointmentRow, eventType: 'labtest.appointment.created' | 'labtest.appointment.updated', step: string) {
+    await this.outbox.record(manager, [
+      {
+        eventType,
+        idempotencyKey: `appointment:${row.id}:${step}`,
+        teamId: row.team_id,
+        environment: row.environment,
+        userId: row.user_id,
+        clientUserId: (await this.orders.clientUserIdOf(row.user_id, manager)) ?? '',
+        data: this.records.view(row),
+        subjectId: row.id,
+      },
+    ]);
+  }
+}
+
+function recordOf(row: AppointmentRow): AppointmentRecord {
+  return {
+    status: row.status,
+    startAt: row.start_at ? new Date(row.start_at).toISOString() : null,
+    endAt: row.end_at ? new Date(row.end_at).toISOString() : null,
+  };
+}
+
+/** The address as a provider gets it: Junction's UsAddress with the access notes for the visit. */
+function toUsAddress(address: AppointmentAddress) {
+  return { ...usAddressOf(address), ...(address.access_notes ? { access_notes: address.access_notes } : {}) };
+}
+
+/** What an appointment event tells beyond its status. */
+function eventDataOf(change: AppointmentChange): Record<string, unknown> {
+  switch (change.type) {
+    case 'reschedule':
+      return { rescheduled_to: change.slot.start };
+    case 'cancel':
+      return { cancelled_by: change.by, ...(change.cancellationReasonId ? { cancellation_reason_id: change.cancellationReasonId } : {}) };
+    case 'provider_status':
+      return { reported_by: 'provider' };
+    case 'draw_completed':
+      return { reported_by: 'client' };
+  }
+}

@@ -1,0 +1,223 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import { msToNumber } from '@temporalio/common/lib/time';
+import {
+  type AppointmentActivities,
+  type AppointmentChange,
+  type AppointmentCommand,
+  appointmentCommand,
+  appointmentProviderUpdate,
+  type AppointmentProviderUpdate,
+  type AppointmentRecord,
+  appointmentReport,
+  type AppointmentReport,
+  appointmentState,
+  type AppointmentStatus,
+  type AppointmentWorkflowInput,
+  type AppointmentWorkflowResult,
+  orderWorkflowId,
+  SLOT_TAKEN,
+} from './contract';
+
+const { createAppointment, changeAppointment } = proxyActivities<AppointmentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '1 minute', nonRetryableErrorTypes: [SLOT_TAKEN] },
+});
+
+/** Where an appointment's story ends. */
+const FINAL: readonly AppointmentStatus[] = ['completed', 'cancelled'];
+
+/** What the provider may report from each status (anything else is stale and ignored). */
+const PROVIDER_MOVES: Record<AppointmentStatus, ReadonlyArray<AppointmentProviderUpdate['status']>> = {
+  pending: ['confirmed', 'cancelled'],
+  reserved: ['confirmed', 'cancelled'],
+  confirmed: ['confirmed', 'in_progress', 'completed', 'cancelled'],
+  in_progress: ['completed', 'cancelled'],
+  completed: [],
+  cancelled: [],
+};
+
+/** The next status a sandbox simulation reports. */
+const SIMULATED_NEXT: Partial<Record<AppointmentStatus, 'confirmed' | 'in_progress' | 'completed'>> = {
+  pending: 'confirmed',
+  reserved: 'confirmed',
+  confirmed: 'in_progress',
+  in_progress: 'completed',
+};
+
+/**
+ * `order:<order_id>:appointment:<n>`: one appointment of an order, from booking to completed or
+ * cancelled. It books with the provider, then applies the commands its order relays (reschedule,
+ * cancel, draw completed) and what the provider reports (confirmation, a draw in progress or done,
+ * a provider-side cancellation), recording each change and reporting it to the order.
+ */
+export async function appointmentWorkflow(input: AppointmentWorkflowInput): Promise<AppointmentWorkflowResult> {
+  return new AppointmentRun(input).run();
+}
+
+class AppointmentRun {
+  private status: AppointmentStatus = 'pending';
+  private version = 0;
+  private startAt: string | null = null;
+  private endAt: string | null = null;
+  private readonly commands: Array<Exclude<AppointmentCommand, { type: 'simulate' }>> = [];
+  private readonly providerUpdates: AppointmentProviderUpdate[] = [];
+  private simulation: { delayMs: number; until: 'confirmed' | 'completed' } | null = null;
+
+  constructor(private readonly input: AppointmentWorkflowInput) {
+    this.simulation = input.simulation;
+    setHandler(appointmentCommand, (command) => {
+      if (command.type === 'simulate') this.simulation = { delayMs: command.delayMs, until: command.until };
+      else this.commands.push(command);
+    });
+    setHandler(appointmentProviderUpdate, (update) => {
+      this.providerUpdates.push(update);
+    });
+    setHandler(appointmentState, () => ({
+      n: input.n,
+      appointmentId: input.appointmentId,
+      status: this.status,
+      version: this.version,
+      startAt: this.startAt,
+      endAt: this.endAt,
+    }));
+  }
+
+  async run(): Promise<AppointmentWorkflowResult> {
+    const booked = await this.book();
+    if (!booked) return { status: 'refused' };
+    while (!FINAL.includes(this.status)) await this.nextChange();
+    return { status: this.status };
+  }
+
+  /** Books with the provider; a full slot is reported as a refusal and ends the workflow. */
+  private async book(): Promise<boolean> {
+    const commandId = `book:${this.input.n}`;
+    try {
+      const record = await createAppointment({
+        appointmentId: this.input.appointmentId,
+        orderId: this.input.orderId,
+        n: this.input.n,
+        kind: this.input.kind,
+        booking: this.input.booking,
+        appointmentNotes: this.input.appointmentNotes,
+        asyncConfirmation: this.input.asyncConfirmation ?? false,
+      });
+      await this.recorded(record, commandId);
+      return true;
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      await this.report({ commandId, refused: refusal });
+      return false;
+    }
+  }
+
+  /** Waits for the next command, provider report, simulated step or no-show deadline; applies it. */
+  private async nextChange(): Promise<void> {
+    const noShowAt = this.endAt ? Date.parse(this.endAt) + msToNumber(this.input.timers.noShowGrace) : null;
+    const simulation = this.simulation;
+    const simulated = simulation ? this.simulatedStep(simulation.until) : null;
+    const due = [noShowAt, simulated && simulation ? Date.now() + simulation.delayMs : null].filter((at): at is number => at !== null);
+    const wake = () => this.commands.length > 0 || this.providerUpdates.length > 0 || this.simulation !== simulation;
+    const woke = due.length === 0 ? (await condition(wake), true) : await condition(wake, Math.max(1, Math.min(...due) - Date.now()));
+    const command = this.commands.shift();
+    if (command) return this.applyCommand(command);
+    const update = this.providerUpdates.shift();
+    if (update) return this.applyProviderUpdate(update);
+    if (woke) return;
+    if (simulated) {
+      await this.change({ type: 'provider_status', status: simulated });
+    } else if (noShowAt !== null && Date.now() >= noShowAt) {
+      await this.change({ type: 'cancel', cancellationReasonId: null, notes: 'No-show: nobody reported the appointment.', by: 'no_show' });
+    }
+  }
+
+  private simulatedStep(until: 'confirmed' | 'completed'): 'confirmed' | 'in_progress' | 'completed' | null {
+    if (until === 'confirmed' && this.status === 'confirmed') return null;
+    return SIMULATED_NEXT[this.status] ?? null;
+  }
+
+  private async applyCommand(command: Exclude<AppointmentCommand, { type: 'simulate' }>): Promise<void> {
+    if (FINAL.includes(this.status)) {
+      await this.report({ commandId: command.commandId, refused: { type: 'AppointmentRefused', message: `The appointment is ${this.status}.` } });
+      return;
+    }
+    const change: AppointmentChange =
+      command.type === 'reschedule'
+        ? { type: 'reschedule', slot: command.slot, appointmentNotes: command.appointmentNotes, asyncConfirmation: command.asyncConfirmation ?? false }
+        : command.type === 'cancel'
+          ? { type: 'cancel', cancellationReasonId: command.cancellationReasonId, notes: command.notes, by: command.by }
+          : { type: 'draw_completed' };
+    try {
+      await this.change(change, command.commandId);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      await this.report({ commandId: command.commandId, refused: refusal });
+    }
+  }
+
+  private async applyProviderUpdate(update: AppointmentProviderUpdate): Promise<void> {
+    const stale = update.status !== 'cancelled' && update.status !== 'confirmed' && !!update.startAt && !!this.startAt && Date.parse(update.startAt) !== Date.parse(this.startAt);
+    if (stale) {
+      log.warn('Provider update ignored: it is about an earlier time of this appointment', { status: update.status });
+      return;
+    }
+    if (!PROVIDER_MOVES[this.status].includes(update.status)) {
+      log.warn('Provider update ignored: not allowed from the current status', { from: this.status, to: update.status });
+      return;
+    }
+    if (update.status === 'cancelled') {
+      await this.change({ type: 'cancel', cancellationReasonId: null, notes: update.reason ?? null, by: 'provider' });
+    } else {
+      await this.change({ type: 'provider_status', status: update.status, startAt: update.startAt ?? null, endAt: update.endAt ?? null });
+    }
+  }
+
+  /** Records one change (idempotent per change id) and reports it to the order. */
+  private async change(change: AppointmentChange, commandId?: string): Promise<void> {
+    const record = await changeAppointment({ appointmentId: this.input.appointmentId, changeId: `v${this.version + 1}`, change });
+    await this.recorded(record, commandId);
+  }
+
+  private async recorded(record: AppointmentRecord, commandId?: string): Promise<void> {
+    this.version += 1;
+    this.status = record.status;
+    this.startAt = record.startAt;
+    this.endAt = record.endAt;
+    await this.report({ commandId });
+  }
+
+  /** Tells the order; an order that has finished (a cancelled walk-in order) no longer listens. */
+  private async report(extra: Pick<AppointmentReport, 'commandId' | 'refused'>): Promise<void> {
+    const report: AppointmentReport = {
+      n: this.input.n,
+      appointmentId: this.input.appointmentId,
+      version: this.version,
+      status: this.status,
+      ...(extra.commandId ? { commandId: extra.commandId } : {}),
+      ...(extra.refused ? { refused: extra.refused } : {}),
+    };
+    try {
+      await getExternalWorkflowHandle(orderWorkflowId(this.input.orderId)).signal(appointmentReport, report);
+    } catch (error) {
+      log.info('Order no longer listens to its appointment', { error: (error as Error).message });
+    }
+  }
+}
+
+/** A booking or change the provider refused (nothing written): its type and message. */
+function refusalOf(error: unknown): { type: string; message: string } | null {
+  if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
+    return { type: error.cause.type ?? 'AppointmentRefused', message: error.cause.message };
+  }
+  return null;
+}
