@@ -16,6 +16,7 @@ import type {
 } from '../../workflows/contract';
 import { type AppointmentEvent, AppointmentRecords, type AppointmentRow, eventStatusOf, usAddressOf } from './appointment-records';
 import { PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
+import { heldSeats } from './slot-seats';
 import { AVAILABILITY_DAYS, type AppointmentBookingProvider, type AppointmentProvider, type ProviderSlotRef } from './providers/appointment-provider';
 import { addDays, todayIn } from './zoned-time';
 
@@ -213,11 +214,7 @@ export class AppointmentLifecycleService {
   }
 
   private async seatsTaken(manager: EntityManager, provider: BookingProvider, site: string, start: string): Promise<number> {
-    const [{ taken }]: Array<{ taken: number }> = await manager.query(
-      `SELECT count(*)::int AS taken FROM appointment_slot_reservations WHERE provider_slug = $1 AND site = $2 AND start_at = $3`,
-      [provider.slug, site, new Date(start)],
-    );
-    return taken;
+    return (await heldSeats(manager, provider.slug, [{ site, start }])).in(site, start);
   }
 
   private async holdSeat(manager: EntityManager, appointmentId: string, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
@@ -237,12 +234,13 @@ export class AppointmentLifecycleService {
         ? { kind: 'psc', ...SIMULATED_PSC_QUERY, startDate, days: AVAILABILITY_DAYS, nowMs }
         : { kind: 'phlebotomy', address: toUsAddress(address ?? { first_line: '', city: '', state: '', zip_code: '' }), startDate, days: AVAILABILITY_DAYS, nowMs },
     );
-    for (const day of availability?.days ?? []) {
-      for (const slot of day.slots) {
-        const site = day.location?.code ?? address?.zip_code ?? '';
-        if ((await this.seatsTaken(this.records.db.manager, provider, site, slot.start)) < provider.capacity(site)) return { site, start: slot.start, end: slot.end };
-      }
-    }
+    const slots = (availability?.days ?? []).flatMap((day) =>
+      day.slots.map((slot) => ({ site: day.location?.code ?? address?.zip_code ?? '', start: slot.start, end: slot.end })),
+    );
+    // The seats of the whole window in one query. Only a hint: takeSeat counts again under the lock.
+    const held = await heldSeats(this.records.db.manager, provider.slug, slots);
+    const free = slots.find((slot) => held.in(slot.site, slot.start) < provider.capacity(slot.site));
+    if (free) return free;
     throw new SlotTakenError('The sandbox provider has no free slot for this order in the next 14 days.');
   }
 

@@ -1,19 +1,21 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
 import { ApiError, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { REDIS } from '../core.module';
 import { BookingKeys } from './booking-key';
 import {
   AVAILABILITY_DAYS,
-  type AppointmentKind,
   type AppointmentLocation,
   type AppointmentProvider,
   type AvailabilityQuery,
   type ProviderAvailability,
   type UsAddress,
 } from './providers/appointment-provider';
+import { heldSeats, seatsLeft } from './slot-seats';
 import { addDays, todayIn } from './zoned-time';
 
 export const PHLEBOTOMY_PROVIDER = Symbol('PHLEBOTOMY_PROVIDER');
@@ -58,6 +60,7 @@ export class AppointmentsService {
     @Inject(PHLEBOTOMY_PROVIDER) private readonly phlebotomy: AppointmentProvider,
     @Inject(PSC_PROVIDER) private readonly psc: AppointmentProvider,
     @Inject(APPOINTMENTS_CLOCK) private readonly now: () => number,
+    @InjectDataSource() private readonly db: DataSource,
   ) {
     this.bookingKeys = new BookingKeys(config.phiEncryptionKey, now);
   }
@@ -72,7 +75,7 @@ export class AppointmentsService {
     const query: AvailabilityQuery = { kind: 'phlebotomy', address, startDate, days: AVAILABILITY_DAYS, nowMs };
     const { value, cache } = await this.cached(this.phlebotomy, query, options.allowStale ?? false);
     if (!value) throw new ApiError(404, `No at-home phlebotomy coverage for zip code ${address.zip_code}.`);
-    return { body: this.respond(teamId, this.phlebotomy.kind, value, address.zip_code, nowMs), cache };
+    return { body: await this.respond(teamId, this.phlebotomy, value, address.zip_code, nowMs), cache };
   }
 
   async pscAvailability(
@@ -100,7 +103,7 @@ export class AppointmentsService {
           : `No ${options.lab} patient service center with the given site codes.`,
       );
     }
-    return { body: this.respond(teamId, this.psc.kind, value, null, nowMs), cache };
+    return { body: await this.respond(teamId, this.psc, value, null, nowMs), cache };
   }
 
   /** Default: today (UTC). A date before today everywhere on Earth (UTC-12) is refused. */
@@ -114,40 +117,57 @@ export class AppointmentsService {
     return given;
   }
 
-  /** Signs every still-bookable slot; days keep their place (empty when nothing is left). */
-  private respond(
+  /**
+   * Signs every still-bookable slot; days keep their place (empty when nothing is left). The grid
+   * (the provider's, or its cached copy) gives each slot's capacity; the seats labflow's
+   * appointments hold are read fresh on every answer, cached or not, in one query for the whole
+   * window, and subtracted. A slot with no seat left is left out.
+   */
+  private async respond(
     teamId: string,
-    kind: AppointmentKind,
+    provider: AppointmentProvider,
     availability: ProviderAvailability,
     zip: string | null,
     nowMs: number,
-  ): AvailabilityResponse {
+  ): Promise<AvailabilityResponse> {
+    const days = availability.days.map((day) => ({
+      day,
+      site: day.location?.code ?? zip ?? '',
+      slots: day.slots.filter((slot) => Date.parse(slot.start) > nowMs),
+    }));
+    const held = await heldSeats(
+      this.db.manager,
+      provider.slug,
+      days.flatMap(({ site, slots }) => slots.map((slot) => ({ site, start: slot.start }))),
+    );
     return {
       timezone: availability.timezone,
-      slots: availability.days.map((day) => ({
+      slots: days.map(({ day, site, slots }) => ({
         ...(day.location ? { location: day.location } : {}),
         date: day.date,
-        slots: day.slots
-          .filter((slot) => Date.parse(slot.start) > nowMs)
-          .map((slot) => {
-            const { booking_key, expires_at } = this.bookingKeys.issue({
-              kind,
-              provider: availability.provider,
-              team_id: teamId,
-              site: day.location?.code ?? zip ?? '',
-              start: slot.start,
-              end: slot.end,
-            });
-            return {
+        slots: slots.flatMap((slot) => {
+          const left = seatsLeft(slot.num_appointments_available, held.in(site, slot.start));
+          if (left === 0) return [];
+          const { booking_key, expires_at } = this.bookingKeys.issue({
+            kind: provider.kind,
+            provider: availability.provider,
+            team_id: teamId,
+            site,
+            start: slot.start,
+            end: slot.end,
+          });
+          return [
+            {
               booking_key,
               start: slot.start,
               end: slot.end,
               expires_at,
               price: slot.price,
               is_priority: slot.is_priority,
-              num_appointments_available: slot.num_appointments_available,
-            };
-          }),
+              num_appointments_available: left,
+            },
+          ];
+        }),
       })),
     };
   }
