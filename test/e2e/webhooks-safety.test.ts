@@ -6,7 +6,7 @@ import { OutboxService } from '../../src/events/outbox.service';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
 import { isNonPublicAddress } from '../../src/management/webhooks/webhook-url';
-import { createTenant, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
+import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -101,4 +101,36 @@ test('refuses at delivery time: a host name resolving to a private address, and 
     }
   }
   expect(receiver.requests).toHaveLength(0);
+});
+
+describe('event destinations (RabbitMQ URIs) in the same deployment', () => {
+  const pipelines = (body: unknown) =>
+    call(stack.managementUrl, 'POST', `/v1/org/${tenant.orgId}/team_etl_pipelines/sandbox/us`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
+  const rabbit = (uri: string) => ({
+    team_ids: [tenant.teamId],
+    preferences: { preferred: 'rabbitmq', enabled: ['rabbitmq'] },
+    rabbitmq: { uri, exchange: 'junction.events' },
+  });
+  const stored = () => stack.db.query(`SELECT id FROM etl_pipelines WHERE team_id = $1`, [tenant.teamId]);
+
+  test.each([
+    'amqp://guest:guest@127.0.0.1:5672/',
+    'amqp://localhost',
+    'amqps://[::1]:5671/vhost',
+    'amqp://10.0.0.5',
+    'amqps://169.254.169.254',
+  ])('refuses %s and stores nothing', async (uri) => {
+    const refused = await pipelines(rabbit(uri));
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'rabbitmq', 'uri'], type: 'url_not_allowed' });
+    // The refusal does not echo the password back.
+    expect(JSON.stringify(refused.body)).not.toContain('guest:guest');
+    expect(await stored()).toHaveLength(0);
+  });
+
+  test('accepts a public host', async () => {
+    const accepted = await pipelines(rabbit('amqps://labflow:secret@mq.example.com:5671/prod'));
+    expect(accepted.status).toBe(200);
+    expect(await stored()).toHaveLength(1);
+  });
 });

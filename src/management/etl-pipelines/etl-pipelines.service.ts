@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { ManagementPrincipal } from '../../auth/principal';
 import { PhiCipher } from '../../common/crypto';
+import { validationError } from '../../common/errors';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
 import type { ApiEnvironment, Region } from '../../tenancy/entities';
 import { teamRestriction } from '../common/access';
 import type { KeysetPosition } from '../common/cursor';
@@ -9,7 +11,7 @@ import { type BulkResult, PAGE_SIZE } from '../common/params';
 import { TeamLookup } from '../teams/team-lookup';
 import type { EtlDestinations, EtlPipelineEntity } from './etl-pipeline.entity';
 import type { EtlPipelineView, UpsertEtlPipelineDto } from './etl-pipelines.dto';
-import { maskAmqpUri, maskAzureConnectionString } from './etl-routing';
+import { amqpUriProblem, maskAmqpUri, maskAzureConnectionString } from './etl-routing';
 import { EtlPipelinesRepository } from './etl-pipelines.repository';
 
 export interface EtlScope {
@@ -27,6 +29,7 @@ export class EtlPipelinesService {
     private readonly pipelines: EtlPipelinesRepository,
     private readonly teams: TeamLookup,
     private readonly cipher: PhiCipher,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
   async list(caller: ManagementPrincipal, scope: EtlScope, teamId: string | undefined, after: KeysetPosition | undefined) {
@@ -42,6 +45,7 @@ export class EtlPipelinesService {
 
   /** Every team must be the caller's (checked by the controller), of the org, and in the region. */
   async upsert(orgId: string, scope: EtlScope, body: UpsertEtlPipelineDto) {
+    this.checkRabbitMqUri(body.rabbitmq?.uri);
     const teamIds = [...new Set(body.team_ids)];
     for (const teamId of teamIds) {
       await this.teams.requireInRegion(orgId, teamId, scope.region, ['body', 'team_ids', body.team_ids.indexOf(teamId)]);
@@ -73,6 +77,12 @@ export class EtlPipelinesService {
       failure: refused,
       not_found: [...unknown, ...allowed.filter((team) => !deleted.has(team.id)).map((team) => team.id)],
     };
+  }
+
+  /** Refuses a RabbitMQ URI aimed inside the deployment's network (see amqpUriProblem). */
+  private checkRabbitMqUri(uri: string | undefined): void {
+    const problem = uri === undefined ? null : amqpUriProblem(uri, this.config.events.allowPrivateWebhookUrls);
+    if (problem) throw validationError(['body', 'rabbitmq', 'uri'], problem, maskAmqpUri(uri as string), 'url_not_allowed');
   }
 
   /** The stored configuration in clear, for the delivery side. */

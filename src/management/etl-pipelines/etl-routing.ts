@@ -1,3 +1,4 @@
+import { nonPublicHostProblem } from '../webhooks/webhook-url';
 import type { AzureAmqpDestination, EtlPipelineEntity } from './etl-pipeline.entity';
 
 /** Whether a pipeline takes an event: no prefixes (null or []) means every event type. */
@@ -35,6 +36,16 @@ export function isAmqpUri(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a RabbitMQ URI is refused as an outbound target (server-side request forgery), or null:
+ * unless `allowPrivate` (development and tests, ALLOW_PRIVATE_WEBHOOK_URLS), no localhost and no
+ * literal private, loopback or link-local address. The URI's form is checked by isAmqpUri.
+ */
+export function amqpUriProblem(value: string, allowPrivate: boolean): string | null {
+  if (allowPrivate || !isAmqpUri(value)) return null;
+  return nonPublicHostProblem(new URL(value).hostname, 'URI');
 }
 
 /** A RabbitMQ URI with its password replaced, for reading back. */

@@ -56,12 +56,18 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'The URL must use http or https.';
   if (url.username || url.password) return 'The URL must not carry credentials; use custom headers instead.';
-  if (allowPrivate) return null;
+  return allowPrivate ? null : nonPublicHostProblem(url.hostname, 'URL');
+}
+
+/**
+ * Why an outbound host name is refused (localhost names, literal non-public IP addresses), or
+ * null. `what` names the thing in the message ("URL", "URI"). Shared by webhook URLs and event
+ * destination URIs.
+ */
+export function nonPublicHostProblem(hostname: string, what: string): string | null {
   // A trailing dot (fully-qualified "localhost.") names the same host.
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'The URL must not point at localhost.';
-  if (isNonPublicAddress(host)) {
-    return 'The URL must not point at a private, loopback or link-local address.';
-  }
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return `The ${what} must not point at localhost.`;
+  if (isNonPublicAddress(host)) return `The ${what} must not point at a private, loopback or link-local address.`;
   return null;
 }
