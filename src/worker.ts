@@ -5,14 +5,16 @@ import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './
 import { PhiCipher } from './common/crypto';
 import { runProcess } from './common/process';
 import { loadConfig } from './config/config';
+import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './temporal/worker.module';
 import { createLabflowWorker } from './temporal/worker';
 
 /**
- * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox) the Temporal
- * worker, the outbox relay, the webhook/event-destination delivery worker and the sender of
- * sandbox partner callbacks (to PUBLIC_API_URL); a subset scales them apart. SIGINT/SIGTERM
+ * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention) the
+ * Temporal worker, the outbox relay, the webhook/event-destination delivery worker, the sender of
+ * sandbox partner callbacks (to PUBLIC_API_URL) and the retention sweeper (deletes expired events
+ * and idempotency keys); a subset scales them apart. SIGINT/SIGTERM
  * (handled by the Temporal runtime when it runs) make it stop polling and
  * drain running activities and deliveries; then connections close and the process exits.
  */
@@ -24,7 +26,18 @@ runProcess('worker', async () => {
   });
   let events: EventProcessing | null = null;
   let sandbox: SandboxCallbackProcessor | null = null;
+  let retention: { stop(): Promise<void> } | null = null;
   try {
+    if (roles.has('retention') && config.retention.sweepIntervalMs > 0) {
+      const sweeper = new RetentionSweeper(app.get(DataSource), {
+        eventRetentionMs: config.retention.eventRetentionMs,
+        orderIdempotencyKeyTtlMs: config.orders.idempotencyKeyTtlMs,
+        appointmentIdempotencyKeyTtlMs: config.appointments.idempotencyKeyTtlMs,
+        batchSize: 1000,
+      });
+      retention = startRetentionSweeps(sweeper, config.retention.sweepIntervalMs);
+      console.log(`[labflow] retention sweeps every ${config.retention.sweepIntervalMs / 1000}s`);
+    }
     if (roles.has('sandbox') && config.sandboxCallbacks.enabled && config.orders.partnerWebhookSecret) {
       sandbox = startSandboxCallbackProcessor({
         redisUrl: config.redisUrl,
@@ -57,6 +70,7 @@ runProcess('worker', async () => {
       });
     }
   } finally {
+    await retention?.stop();
     await sandbox?.stop();
     await events?.stop();
     await app.close();

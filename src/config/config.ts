@@ -33,7 +33,7 @@ const durationList = z
 const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox'] as const;
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 const envSchema = z.object({
@@ -90,6 +90,10 @@ const envSchema = z.object({
   EVENTS_LOST_JOB_GRACE: duration.default('2m'),
   /** BullMQ job lock: a delivery job held by a dead worker is picked up again after about this long. */
   EVENTS_JOB_LOCK: duration.default('30s'),
+  /** How long relayed events (with their deliveries and attempts) are kept; the newest event of each order is always kept. */
+  EVENT_RETENTION: duration.default('90d'),
+  /** How often the worker's retention role deletes expired events and idempotency keys ("0s" turns it off). */
+  RETENTION_SWEEP_INTERVAL: duration.default('1h'),
   /** Orders: how long a customer has to register a received kit before the order is cancelled. */
   ORDER_REGISTRATION_WINDOW: duration.default('60d'),
   /** Orders: how long a kit may take from the customer to the lab before it counts as lost. */
@@ -153,6 +157,7 @@ export interface LabflowConfig {
   logRequests: boolean;
   events: EventsConfig;
   workerRoles: WorkerRole[];
+  retention: { eventRetentionMs: number; sweepIntervalMs: number };
   orders: OrdersConfig;
   sandboxCallbacks: SandboxCallbacksConfig;
   appointments: {
@@ -250,6 +255,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       jobLockMs: toMs(e.EVENTS_JOB_LOCK),
     },
     workerRoles: [...new Set(e.WORKER_ROLES.split(',').map((role) => role.trim() as WorkerRole))],
+    retention: { eventRetentionMs: toMs(e.EVENT_RETENTION), sweepIntervalMs: toMs(e.RETENTION_SWEEP_INTERVAL) },
     orders: {
       registrationWindow: e.ORDER_REGISTRATION_WINDOW,
       sampleToLabWindow: e.ORDER_SAMPLE_TO_LAB_WINDOW,
