@@ -7,6 +7,7 @@ import { signingSecrets } from '../management/webhooks/webhook-secrets';
 import { envelopeOf } from './catalogue';
 import type { DeliveryContext, EventsRepository, FinishedAttempt } from './events.repository';
 import type { RabbitMqPublisher } from './rabbitmq.publisher';
+import type { EndpointRateLimiter } from './rate-limiter';
 import { nextStep } from './retry-policy';
 import { signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
 
@@ -23,6 +24,10 @@ export interface DeliveryLogger {
  * sending (so a worker killed mid-flight leaves an `interrupted` attempt behind), sends, then
  * records the outcome and the next due time in one statement.
  *
+ * A webhook endpoint's `rate_limit` is enforced before the claim: a delivery the limiter refuses
+ * is handed back to the queue for later (same job, same place in Postgres) without being counted,
+ * recorded or rescheduled — it simply runs a little later.
+ *
  * The webhook id (webhook-id / svix-id) is the event id: the same for every attempt and every
  * endpoint of an event, so receivers de-duplicate on it.
  */
@@ -32,13 +37,19 @@ export class DeliveryProcessor {
     private readonly cipher: PhiCipher,
     private readonly sender: WebhookSender,
     private readonly rabbit: RabbitMqPublisher,
+    private readonly rateLimiter: EndpointRateLimiter,
     private readonly config: EventsConfig,
     private readonly logger: DeliveryLogger = console,
   ) {}
 
   async process(deliveryId: string): Promise<ProcessResult> {
-    const claim = await this.repo.claim(deliveryId);
-    if (claim.kind === 'none') return { kind: 'done' };
+    let claim = await this.repo.claim(deliveryId);
+    if (claim.kind === 'rate_limited') {
+      const admission = await this.rateLimiter.admit(claim.endpointId, claim.rateLimit);
+      if (admission.kind === 'held') return { kind: 'later', atMs: admission.atMs };
+      claim = await this.repo.claim(deliveryId, { rateLimitCleared: true });
+    }
+    if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
     if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
     const attempt = { attemptId: claim.attemptId, attemptNumber: claim.context.attempt_number };
     return claim.context.target === 'webhook'

@@ -7,9 +7,10 @@ import type { DeliveryProcessor } from './delivery.processor';
 
 /**
  * The BullMQ side of delivery: runs DeliveryProcessor for each job, `concurrency` at a time.
- * A job due later (a retry) is moved to `delayed` with its id unchanged. A job held by a worker
- * that died is found stalled once its lock (EVENTS_JOB_LOCK) expires and runs again: delivery
- * is at-least-once, and the repeat carries the same webhook id.
+ * A job due later (a retry, or a delivery held back by its endpoint's rate limit) is moved to
+ * `delayed` with its id unchanged. A job held by a worker that died is found stalled once its
+ * lock (EVENTS_JOB_LOCK) expires and runs again: delivery is at-least-once, and the repeat
+ * carries the same webhook id.
  */
 export class DeliveryWorker {
   private readonly worker: Worker<DeliveryJobData>;

@@ -6,6 +6,7 @@ import { DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { EventsRepository } from './events.repository';
 import { RabbitMqPublisher } from './rabbitmq.publisher';
+import { type EndpointRateLimiter, RedisEndpointRateLimiter } from './rate-limiter';
 import { EventRelay } from './relay';
 import { WebhookSender } from './webhook-sender';
 
@@ -49,6 +50,7 @@ export function startEventProcessing(
   let delivery: DeliveryWorker | null = null;
   let sender: WebhookSender | null = null;
   let rabbit: RabbitMqPublisher | null = null;
+  let rateLimiter: EndpointRateLimiter | null = null;
   if (options.delivery !== false) {
     sender = new WebhookSender({
       timeoutMs: config.events.deliveryTimeoutMs,
@@ -56,7 +58,9 @@ export function startEventProcessing(
       maxSockets: config.events.concurrency,
     });
     rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs);
-    const processor = new DeliveryProcessor(repo, cipher, sender, rabbit, config.events, logger);
+    // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
+    rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
+    const processor = new DeliveryProcessor(repo, cipher, sender, rabbit, rateLimiter, config.events, logger);
     delivery = new DeliveryWorker(processor, config.redisUrl, config.events);
     delivery.start();
   }
@@ -70,6 +74,7 @@ export function startEventProcessing(
       await delivery?.close(force);
       sender?.close();
       await rabbit?.close();
+      await rateLimiter?.close();
     },
   };
 }

@@ -40,6 +40,11 @@ export type Claim =
   | { kind: 'claimed'; attemptId: string; context: DeliveryContext }
   /** Pending but due later (a job that fired early, e.g. re-enqueued by a sweep). */
   | { kind: 'not_due'; atMs: number }
+  /**
+   * Due, but its webhook endpoint has a `rate_limit` the caller has not cleared yet: nothing was
+   * changed. Take a slot from the limiter, then claim again with `rateLimitCleared`.
+   */
+  | { kind: 'rate_limited'; endpointId: string; rateLimit: number }
   /** Nothing to do: unknown, no longer pending, cancelled now (target disabled), or taken by another worker. */
   | { kind: 'none' };
 
@@ -164,17 +169,31 @@ export class EventsRepository {
    * target still takes events, counts the attempt, marks an attempt left `sending` by a dead
    * worker as `interrupted`, records the new one as `sending`, and returns everything the attempt
    * needs; a pending delivery whose endpoint was disabled (or destination removed) is cancelled.
+   *
+   * A due webhook delivery whose endpoint has a `rate_limit` is only claimed with
+   * `rateLimitCleared` (the caller took a slot from the limiter); without it the statement
+   * changes nothing and answers `rate_limited`, so holding a delivery back never counts as an
+   * attempt. Deliveries without a limit are claimed by the first call, as before.
    */
-  async claim(deliveryId: string): Promise<Claim> {
+  async claim(deliveryId: string, options: { rateLimitCleared?: boolean } = {}): Promise<Claim> {
     const attemptId = randomUUID();
     const rows: Array<
-      Omit<DeliveryContext, 'attempt_number'> & { attempt_number: number | null; not_due: boolean; unsendable: boolean; next_at_ms: string }
+      Omit<DeliveryContext, 'attempt_number'> & {
+        attempt_number: number | null;
+        not_due: boolean;
+        unsendable: boolean;
+        next_at_ms: string;
+        limited_endpoint_id: string | null;
+        rate_limit: number | null;
+      }
     > = await this.db.query(
       `WITH target AS (
          SELECT d.id, d.attempt_count, d.manual, d.next_attempt_at,
                 d.next_attempt_at > clock_timestamp() AS not_due,
                 CASE d.target WHEN 'webhook' THEN e.id IS NULL OR e.disabled
-                              ELSE p.id IS NULL OR NOT ('rabbitmq' = ANY(p.enabled)) END AS unsendable
+                              ELSE p.id IS NULL OR NOT ('rabbitmq' = ANY(p.enabled)) END AS unsendable,
+                CASE d.target WHEN 'webhook' THEN e.id END AS limited_endpoint_id,
+                CASE d.target WHEN 'webhook' THEN e.rate_limit END AS rate_limit
            FROM event_deliveries d
            LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
            LEFT JOIN etl_pipelines p ON p.id = d.pipeline_id
@@ -185,7 +204,7 @@ export class EventsRepository {
                 updated_at = clock_timestamp()
            FROM target t
           WHERE d.id = t.id AND d.status = 'pending' AND d.attempt_count = t.attempt_count
-            AND NOT t.not_due AND NOT t.unsendable
+            AND NOT t.not_due AND NOT t.unsendable AND (t.rate_limit IS NULL OR $3::boolean)
           RETURNING d.id, d.event_id, d.endpoint_id, d.pipeline_id, d.attempt_count, d.target, t.manual
        ), cancelled AS (
          UPDATE event_deliveries d
@@ -206,6 +225,7 @@ export class EventsRepository {
            FROM claimed c LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
        )
        SELECT t.not_due, t.unsendable, (extract(epoch FROM t.next_attempt_at) * 1000)::bigint AS next_at_ms,
+              t.limited_endpoint_id, t.rate_limit,
               c.id, c.event_id, c.target, c.endpoint_id, c.pipeline_id, c.attempt_count AS attempt_number,
               o.event_type, o.team_id, o.environment, o.user_id, o.client_user_id, o.data_enc,
               o.created_at AS event_created_at,
@@ -217,13 +237,25 @@ export class EventsRepository {
          LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
          LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = c.endpoint_id
          LEFT JOIN etl_pipelines p ON p.id = c.pipeline_id`,
-      [deliveryId, attemptId],
+      [deliveryId, attemptId, options.rateLimitCleared === true],
     );
     const row = rows[0];
     if (!row) return { kind: 'none' };
     if (row.not_due && !row.unsendable) return { kind: 'not_due', atMs: Number(row.next_at_ms) };
-    if (row.attempt_number === null) return { kind: 'none' };
-    const { not_due: _notDue, unsendable: _unsendable, next_at_ms: _next, ...context } = row;
+    if (row.attempt_number === null) {
+      if (!row.unsendable && row.rate_limit !== null && !options.rateLimitCleared && row.limited_endpoint_id) {
+        return { kind: 'rate_limited', endpointId: row.limited_endpoint_id, rateLimit: row.rate_limit };
+      }
+      return { kind: 'none' };
+    }
+    const {
+      not_due: _notDue,
+      unsendable: _unsendable,
+      next_at_ms: _next,
+      limited_endpoint_id: _limitedEndpoint,
+      rate_limit: _rateLimit,
+      ...context
+    } = row;
     return { kind: 'claimed', attemptId, context: { ...context, attempt_number: row.attempt_number } };
   }
 
