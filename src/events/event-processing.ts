@@ -57,7 +57,7 @@ export function startEventProcessing(
       allowPrivate: config.events.allowPrivateWebhookUrls,
       maxSockets: config.events.concurrency,
     });
-    rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs);
+    rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls);
     // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
     rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
     const processor = new DeliveryProcessor(repo, cipher, sender, rabbit, rateLimiter, config.events, logger);

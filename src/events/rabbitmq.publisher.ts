@@ -1,5 +1,7 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
-import { maskAmqpUri } from '../management/etl-pipelines/etl-routing';
+import type { LookupFunction } from 'node:net';
+import { amqpUriProblem, maskAmqpUri } from '../management/etl-pipelines/etl-routing';
+import { publicOnlyLookup } from './webhook-sender';
 
 export interface RabbitMqMessage {
   exchange: string;
@@ -24,13 +26,26 @@ interface Link {
  * only once the broker confirmed the message, so a delivery succeeds only when RabbitMQ owns it.
  * The exchange is the team's: labflow neither declares nor binds it (a missing exchange fails
  * the attempt, and it is retried on the webhook schedule).
+ *
+ * Unless `allowPrivate`, a URI naming localhost or a private address is refused, and so is a host
+ * name that resolves to one when connecting (as for webhooks: DNS may change after the URI was
+ * accepted).
  */
 export class RabbitMqPublisher {
   private readonly links = new Map<string, Promise<Link>>();
 
-  constructor(private readonly timeoutMs: number) {}
+  private readonly lookup: LookupFunction | undefined;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly allowPrivate = true,
+  ) {
+    this.lookup = allowPrivate ? undefined : publicOnlyLookup();
+  }
 
   async publish(uri: string, message: RabbitMqMessage): Promise<void> {
+    const problem = amqpUriProblem(uri, this.allowPrivate);
+    if (problem) throw new Error(`Refused: ${problem}`);
     const link = await this.link(uri);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -85,7 +100,7 @@ export class RabbitMqPublisher {
   private async open(uri: string): Promise<Link> {
     let connection: ChannelModel;
     try {
-      connection = await connect(uri, { timeout: this.timeoutMs });
+      connection = await connect(uri, { timeout: this.timeoutMs, ...(this.lookup ? { lookup: this.lookup } : {}) });
     } catch (error) {
       throw new Error(`Cannot connect to ${maskAmqpUri(uri)}: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -134,3 +134,26 @@ describe('event destinations (RabbitMQ URIs) in the same deployment', () => {
     expect(await stored()).toHaveLength(1);
   });
 });
+
+describe('event destinations (RabbitMQ) at delivery time', () => {
+  const message = () => ({ exchange: '', routingKey: 'labflow.safety-test', messageId: randomUUID(), body: Buffer.from('{}'), timestamp: 0 });
+
+  test('refuses a stored private URI, and a host name that resolves to a private address, before connecting', async () => {
+    const { RabbitMqPublisher } = await import('../../src/events/rabbitmq.publisher');
+    const publisher = new RabbitMqPublisher(5_000, false);
+    try {
+      await expect(publisher.publish('amqp://guest:guest@127.0.0.1:5672/', message())).rejects.toThrow(/Refused: .*private, loopback/);
+      // This machine's own name passes the URI check but resolves to a loopback or private address.
+      await expect(publisher.publish(`amqp://guest:guest@${hostname()}:5672/`, message())).rejects.toThrow(/non-public address/);
+    } finally {
+      await publisher.close();
+    }
+    // The same broker is reachable when private targets are allowed: the refusal above was the check.
+    const allowed = new RabbitMqPublisher(5_000, true);
+    try {
+      await expect(allowed.publish('amqp://guest:guest@127.0.0.1:5672/', message())).resolves.toBeUndefined();
+    } finally {
+      await allowed.close();
+    }
+  });
+});
