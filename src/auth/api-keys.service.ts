@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { generateSecret, hashSecret, secretMatches } from '../common/crypto';
 import {
@@ -22,6 +23,24 @@ export const looksLikeTeamKey = (value: string) => value.startsWith('sk_');
 
 const DISPLAY_PREFIX_LENGTH = 10;
 
+/**
+ * The team key lookup every main-API request makes, as a named statement: parsed and planned
+ * once per pooled connection. Revocation stays immediate: `revoked_at` is checked on every
+ * request (the management API's revoke sets it; deleting a team deletes its keys).
+ */
+const TEAM_KEY_BY_HASH = {
+  name: 'labflow_team_api_key_by_hash',
+  text: 'SELECT id, team_id, environment, region, key_hash FROM team_api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1',
+};
+
+interface TeamKeyRow {
+  id: string;
+  team_id: string;
+  environment: ApiEnvironment;
+  region: Region;
+  key_hash: Buffer;
+}
+
 export interface IssuedTeamKey {
   record: TeamApiKeyEntity;
   /** The key itself: returned once, never stored. */
@@ -39,12 +58,17 @@ export class ApiKeysService {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async authenticateTeamKey(value: string): Promise<TeamPrincipal | null> {
-    const key = await this.db.getRepository(TeamApiKeyEntity).findOneBy({
-      keyHash: hashSecret(value),
-      revokedAt: IsNull(),
-    });
-    if (!key || !secretMatches(value, key.keyHash)) return null;
-    return { teamId: key.teamId, environment: key.environment, region: key.region, apiKeyId: key.id };
+    // On a connection of the data source's pool, as a TypeORM query would run.
+    const runner = this.db.createQueryRunner();
+    let key: TeamKeyRow | undefined;
+    try {
+      const client = (await runner.connect()) as PoolClient;
+      [key] = (await client.query<TeamKeyRow>({ ...TEAM_KEY_BY_HASH, values: [hashSecret(value)] })).rows;
+    } finally {
+      await runner.release();
+    }
+    if (!key || !secretMatches(value, key.key_hash)) return null;
+    return { teamId: key.team_id, environment: key.environment, region: key.region, apiKeyId: key.id };
   }
 
   async authenticateManagementKey(value: string): Promise<ManagementPrincipal | null> {

@@ -1,16 +1,29 @@
 import { Injectable, Optional } from '@nestjs/common';
+import { types } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { PhiCipher } from '../common/crypto';
 import { LabCatalogRepository, LabTestsRepository } from '../lab-tests/lab-catalog.repository';
 import { toLabTestView } from '../lab-tests/lab-catalog.views';
+import type { LabTestEntity } from '../lab-tests/lab-catalog.entities';
 import type { LabTestView } from '../lab-tests/lab-tests.dto';
 import type { OrderEntity, OrderEventEntity, Physician, Shipment } from './order.entities';
 import type { PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
-import { OrdersRepository } from './orders.repository';
+import { type OrderRead, OrdersRepository, type SiblingOrder } from './orders.repository';
 import { RequisitionLinks } from '../requisitions/requisition-links';
 
 /** Lab-test versions kept in memory per process (the catalog has tens, teams add a few). */
 const LAB_TEST_CACHE_SIZE = 1000;
+
+type LabTestParts = { lab: Parameters<typeof toLabTestView>[1]; markers: Parameters<typeof toLabTestView>[2] };
+
+/** pg's parser for timestamptz text (what a timestamptz column read yields). */
+const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
+
+/** Adds to a bounded map, evicting the oldest entry when full. */
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= LAB_TEST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
 
 export interface OrderEventView {
   id: number;
@@ -80,7 +93,14 @@ export interface ShipmentView {
 @Injectable()
 export class OrderViews {
   /** Lab and markers of each lab-test version seen (see labTestView). */
-  private readonly labTestParts = new Map<string, { lab: Parameters<typeof toLabTestView>[1]; markers: Parameters<typeof toLabTestView>[2] }>();
+  private readonly labTestParts = new Map<string, LabTestParts>();
+  /**
+   * The row, lab and markers of each lab-test version seen by `fromRead`, keyed by id and
+   * updated_at to the microsecond: every change of a lab test row bumps updated_at (TypeORM's
+   * UpdateDateColumn), so a version's row never changes. Visibility is not cached: the read
+   * statement checks it for the order's team on every request.
+   */
+  private readonly labTestVersions = new Map<string, { test: LabTestEntity } & LabTestParts>();
 
   constructor(
     private readonly orders: OrdersRepository,
@@ -89,6 +109,12 @@ export class OrderViews {
     private readonly cipher: PhiCipher,
     @Optional() private readonly requisitionLinks?: RequisitionLinks,
   ) {}
+
+  /** The view of an order read by OrdersRepository.readForView (`GET /v3/order/{id}`). */
+  async fromRead(read: OrderRead): Promise<OrderView> {
+    const labTest = await this.versionedLabTestView(read.order, read.labTestVersion);
+    return this.toView(read.order, read.events, labTest, read.transaction, read.statusTimes, read.appointmentId);
+  }
 
   async one(order: OrderEntity, manager?: EntityManager): Promise<OrderView> {
     const [view] = await this.many([order], manager);
@@ -116,6 +142,29 @@ export class OrderViews {
   private async labTestView(order: OrderEntity): Promise<LabTestView> {
     const test = await this.tests.findVisible({ teamId: order.teamId, environment: order.environment }, order.labTestId);
     if (!test) throw new Error(`lab test ${order.labTestId} of order ${order.id} is missing`);
+    const parts = await this.labTestPartsOf(test);
+    return toLabTestView(test, parts.lab, parts.markers);
+  }
+
+  /**
+   * The lab test of an order read with its version (null: not visible to the order's team, which
+   * labTestView reports). A version seen before costs no query; a new one is read once and kept
+   * when the row read is the version the statement saw (else it was changed in between: used for
+   * this response only, as the per-part read did).
+   */
+  private async versionedLabTestView(order: OrderEntity, version: string | null): Promise<LabTestView> {
+    if (version === null) return this.labTestView(order);
+    const key = `${order.labTestId}@${version}`;
+    const cached = this.labTestVersions.get(key);
+    if (cached) return toLabTestView(cached.test, cached.lab, cached.markers);
+    const test = await this.tests.findVisible({ teamId: order.teamId, environment: order.environment }, order.labTestId);
+    if (!test) throw new Error(`lab test ${order.labTestId} of order ${order.id} is missing`);
+    const parts = await this.labTestPartsOf(test);
+    if (test.updatedAt.getTime() === parseTimestamptz(version).getTime()) remember(this.labTestVersions, key, { test, ...parts });
+    return toLabTestView(test, parts.lab, parts.markers);
+  }
+
+  private async labTestPartsOf(test: LabTestEntity): Promise<LabTestParts> {
     // A test's lab and markers are fixed at creation (PATCH changes only name/active and bumps
     // updated_at), so they are cached per version: three queries fewer on every order read.
     const version = `${test.id}@${test.updatedAt.getTime()}`;
@@ -125,17 +174,16 @@ export class OrderViews {
       const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
       const byId = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
       parts = { lab, markers: markerIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])) };
-      if (this.labTestParts.size >= LAB_TEST_CACHE_SIZE) this.labTestParts.delete(this.labTestParts.keys().next().value!);
-      this.labTestParts.set(version, parts);
+      remember(this.labTestParts, version, parts);
     }
-    return toLabTestView(test, parts.lab, parts.markers);
+    return parts;
   }
 
   private toView(
     order: OrderEntity,
     events: OrderEventEntity[],
     labTest: LabTestView,
-    transaction: { transaction: { id: string; status: string }; orders: OrderEntity[] } | undefined,
+    transaction: { transaction: { id: string; status: string }; orders: SiblingOrder[] } | undefined,
     statusTimes: Map<string, Date>,
     appointmentId: string | undefined,
   ): OrderView {

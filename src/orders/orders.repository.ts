@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { type PoolClient, types } from 'pg';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
@@ -43,10 +44,80 @@ export interface NewTransitionRow {
   low: OrderLowLevelStatus;
 }
 
+/** A sibling of an order in its order transaction, as the order view shows it. */
+export type SiblingOrder = Pick<OrderEntity, 'id' | 'createdAt' | 'updatedAt' | 'lowLevelStatus' | 'origin'>;
+
+/** Everything `GET /v3/order/{id}` shows, read by one statement (OrdersRepository.readForView). */
+export interface OrderRead {
+  order: OrderEntity;
+  events: OrderEventEntity[];
+  transaction: { transaction: Pick<OrderTransactionEntity, 'id' | 'status'>; orders: SiblingOrder[] } | undefined;
+  /** When each sibling (the order included) reached its current low-level status. */
+  statusTimes: Map<string, Date>;
+  /** The latest appointment of a walk-in or at-home order. */
+  appointmentId: string | undefined;
+  /** updated_at of the order's lab test (as text, to the microsecond) when visible to the order's team; null otherwise. */
+  labTestVersion: string | null;
+}
+
+/**
+ * `GET /v3/order/{id}` in one statement, so in one snapshot: the team's order, its events, its
+ * order transaction with every sibling and when each reached its status, its latest appointment
+ * (not for kits), its lab test's version, and the PHI read audit row. The audit row is inserted by
+ * the same statement that reads the ciphertext, only when the team's order exists: no PHI leaves
+ * the database unaudited, and a failed audit insert fails the read. Timestamps inside the JSON are
+ * Postgres' text output, parsed by pg's own timestamptz parser: the same Dates as a column read.
+ * Every JSON aggregate is ordered as the per-part queries were (events by seq; siblings by
+ * created_at, then id so that ties are stable).
+ */
+const readForViewSql = (columns: string) => `
+  WITH o AS (
+    SELECT ${columns} FROM orders WHERE id = $1::uuid AND team_id = $2::uuid AND environment = $3::text
+  ), audit AS (
+    INSERT INTO phi_access_log (team_id, api_key_id, action, resource, resource_id)
+    SELECT $2::uuid, $4::uuid, 'read', 'order', o.id FROM o
+  )
+  SELECT ${columns},
+    (SELECT json_agg(json_build_array(e.id::text, e.seq, e.created_at::text, e.status, e.status_detail) ORDER BY e.seq)
+       FROM order_events e WHERE e.order_id = o.id) AS read_events,
+    (SELECT json_build_array(t.id, t.status) FROM order_transactions t WHERE t.id = o.order_transaction_id) AS read_transaction,
+    (SELECT json_agg(json_build_array(s.id, s.created_at::text, s.updated_at::text, s.low_level_status, s.origin,
+              (SELECT l.created_at::text FROM order_events l WHERE l.order_id = s.id ORDER BY l.seq DESC LIMIT 1))
+            ORDER BY s.created_at, s.id)
+       FROM orders s WHERE s.order_transaction_id = o.order_transaction_id) AS read_siblings,
+    CASE WHEN o.collection_method <> 'testkit'
+      THEN (SELECT a.id FROM appointments a WHERE a.order_id = o.id ORDER BY a.n DESC LIMIT 1) END AS read_appointment_id,
+    (SELECT lt.updated_at::text FROM lab_tests lt
+      WHERE lt.id = o.lab_test_id AND (lt.team_id IS NULL OR (lt.team_id = o.team_id AND lt.environment = o.environment))) AS read_lab_test_version
+  FROM o`;
+
+const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view';
+
+/** pg's parser for timestamptz text: what a timestamptz column read yields. */
+const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
+
 /** Intent-named queries over orders, their events, transactions and results. */
 @Injectable()
 export class OrdersRepository {
+  /** readForViewSql with OrderEntity's columns, built on first use. */
+  private readForViewText?: string;
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * A named statement on a connection of the data source's pool: Postgres parses and plans it
+   * once per connection instead of on every request. (Its columns are listed, never `*`, so a
+   * column added by a later migration cannot change a prepared statement's result type.)
+   */
+  private async prepared(name: string, text: string, values: unknown[]): Promise<Array<Record<string, unknown>>> {
+    const runner = this.db.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as PoolClient;
+      return (await client.query<Record<string, unknown>>({ name, text, values })).rows;
+    } finally {
+      await runner.release();
+    }
+  }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
@@ -75,6 +146,43 @@ export class OrdersRepository {
 
   findScoped(scope: Scope, id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
     return manager.getRepository(OrderEntity).findOneBy({ id, teamId: scope.teamId, environment: scope.environment });
+  }
+
+  /**
+   * The team's order and everything its view needs, with the PHI read audit row, in one round
+   * trip (readForViewSql); null (and no audit row) when the team has no such order.
+   */
+  async readForView(scope: Scope, apiKeyId: string | null, id: string): Promise<OrderRead | null> {
+    const metadata = this.db.getMetadata(OrderEntity);
+    this.readForViewText ??= readForViewSql(metadata.columns.map((column) => `"${column.databaseName}"`).join(', '));
+    const rows = await this.prepared(READ_FOR_VIEW_STATEMENT, this.readForViewText, [id, scope.teamId, scope.environment, apiKeyId]);
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    // Hydrated column by column exactly as TypeORM hydrates a queried entity.
+    const order = metadata.create(undefined, { fromDeserializer: true }) as OrderEntity;
+    for (const column of metadata.columns) {
+      const value = row[column.databaseName];
+      if (value !== undefined) column.setEntityValue(order, this.db.driver.prepareHydratedValue(value, column));
+    }
+    const events = ((row.read_events as Array<[string, number, string, string, string | null]> | null) ?? []).map(([eventId, seq, createdAt, status, statusDetail]) =>
+      Object.assign(new OrderEventEntity(), { id: eventId, orderId: order.id, seq, status, statusDetail, createdAt: parseTimestamptz(createdAt) }),
+    );
+    const statusTimes = new Map<string, Date>();
+    const siblings = ((row.read_siblings as Array<[string, string, string, OrderLowLevelStatus, OrderEntity['origin'], string | null]> | null) ?? []).map(
+      ([siblingId, createdAt, updatedAt, lowLevelStatus, origin, statusAt]) => {
+        if (statusAt !== null) statusTimes.set(siblingId, parseTimestamptz(statusAt));
+        return { id: siblingId, createdAt: parseTimestamptz(createdAt), updatedAt: parseTimestamptz(updatedAt), lowLevelStatus, origin };
+      },
+    );
+    const transaction = row.read_transaction as [string, OrderTransactionStatus] | null;
+    return {
+      order,
+      events,
+      transaction: transaction ? { transaction: { id: transaction[0], status: transaction[1] }, orders: siblings } : undefined,
+      statusTimes,
+      appointmentId: (row.read_appointment_id as string | null) ?? undefined,
+      labTestVersion: row.read_lab_test_version as string | null,
+    };
   }
 
   findById(id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {

@@ -283,10 +283,11 @@ export class OrdersService {
     });
   }
 
+  /** The order as of one snapshot; its PHI read audit row is written by the same statement. */
   async get(team: TeamPrincipal, orderId: string): Promise<OrderView> {
-    const view = await this.orders.snapshot(async (manager) => this.views.one(await this.requireOrder(team, orderId, manager), manager));
-    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [view.id]);
-    return view;
+    const read = await this.orders.readForView(team, team.apiKeyId, orderId);
+    if (!read) throw notFound('Order');
+    return this.views.fromRead(read);
   }
 
   async list(team: TeamPrincipal, query: ListOrdersQuery) {
