@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { generateSecret, hashSecret, secretMatches } from '../common/crypto';
+import { runPrepared } from '../db/prepared-statement';
 import {
   type ApiEnvironment,
   type ManagementKeyRole,
@@ -58,15 +58,7 @@ export class ApiKeysService {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async authenticateTeamKey(value: string): Promise<TeamPrincipal | null> {
-    // On a connection of the data source's pool, as a TypeORM query would run.
-    const runner = this.db.createQueryRunner();
-    let key: TeamKeyRow | undefined;
-    try {
-      const client = (await runner.connect()) as PoolClient;
-      [key] = (await client.query<TeamKeyRow>({ ...TEAM_KEY_BY_HASH, values: [hashSecret(value)] })).rows;
-    } finally {
-      await runner.release();
-    }
+    const [key] = await runPrepared<TeamKeyRow>(this.db, TEAM_KEY_BY_HASH.name, TEAM_KEY_BY_HASH.text, [hashSecret(value)]);
     if (!key || !secretMatches(value, key.key_hash)) return null;
     return { teamId: key.team_id, environment: key.environment, region: key.region, apiKeyId: key.id };
   }

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type PoolClient, types } from 'pg';
+import { types } from 'pg';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
+import { runPrepared } from '../db/prepared-statement';
 import { UserEntity } from '../users/user.entity';
 import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
 import {
@@ -104,21 +105,6 @@ export class OrdersRepository {
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * A named statement on a connection of the data source's pool: Postgres parses and plans it
-   * once per connection instead of on every request. (Its columns are listed, never `*`, so a
-   * column added by a later migration cannot change a prepared statement's result type.)
-   */
-  private async prepared(name: string, text: string, values: unknown[]): Promise<Array<Record<string, unknown>>> {
-    const runner = this.db.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as PoolClient;
-      return (await client.query<Record<string, unknown>>({ name, text, values })).rows;
-    } finally {
-      await runner.release();
-    }
-  }
-
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
@@ -155,7 +141,7 @@ export class OrdersRepository {
   async readForView(scope: Scope, apiKeyId: string | null, id: string): Promise<OrderRead | null> {
     const metadata = this.db.getMetadata(OrderEntity);
     this.readForViewText ??= readForViewSql(metadata.columns.map((column) => `"${column.databaseName}"`).join(', '));
-    const rows = await this.prepared(READ_FOR_VIEW_STATEMENT, this.readForViewText, [id, scope.teamId, scope.environment, apiKeyId]);
+    const rows = await runPrepared<Record<string, unknown>>(this.db, READ_FOR_VIEW_STATEMENT, this.readForViewText, [id, scope.teamId, scope.environment, apiKeyId]);
     if (rows.length === 0) return null;
     const row = rows[0];
     // Hydrated column by column exactly as TypeORM hydrates a queried entity.
