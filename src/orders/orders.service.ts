@@ -484,7 +484,6 @@ export class OrdersService {
       patientDetailsEnc: seal(spec.patientDetails),
       patientAddressEnc: seal(spec.patientAddress),
       shippingDetailsEnc: seal(spec.shippingDetails),
-      pendingRegistrationEnc: null,
       registeredAt: null,
       physician: spec.physician,
       clinicalNotes: spec.clinicalNotes,
@@ -495,14 +494,8 @@ export class OrdersService {
       consents: spec.consents,
       activateBy: spec.activateBy,
       passthrough: spec.passthrough,
-      interpretation: null,
       hasAbn: false,
-      hasMissingResults: null,
-      requisitionFormUrl: null,
-      shipment: null,
-      workflowStartedAt: null,
-      createdAt: now,
-      updatedAt: now,
+      ...freshOrderState(now),
     } satisfies Partial<OrderEntity>);
     const response = await this.orders.transaction(async (manager: EntityManager) => {
       try {
@@ -614,14 +607,7 @@ export class OrdersService {
       lowLevelStatus: 'ordered',
       origin: 'recreation',
       sampleId: newSampleId(),
-      pendingRegistrationEnc: null,
-      interpretation: null,
-      hasMissingResults: null,
-      requisitionFormUrl: null,
-      shipment: null,
-      workflowStartedAt: null,
-      createdAt: now,
-      updatedAt: now,
+      ...freshOrderState(now),
     } satisfies Partial<OrderEntity>);
     const response = await this.orders.transaction(async (manager: EntityManager) => {
       await manager.query(`SELECT id FROM order_transactions WHERE id = $1 FOR UPDATE`, [original.orderTransactionId]);
@@ -670,4 +656,18 @@ function toDate(value: string | undefined, endOfDay = false): Date | undefined {
   if (!value) return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`);
   return new Date(value);
+}
+
+/** What a new order (created or recreated) has not reached yet: no results, requisition, shipment or workflow. */
+function freshOrderState(now: Date) {
+  return {
+    pendingRegistrationEnc: null,
+    interpretation: null,
+    hasMissingResults: null,
+    requisitionFormUrl: null,
+    shipment: null,
+    workflowStartedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Partial<OrderEntity>;
 }
