@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
-import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches, outboxEvents } from '../helpers/orders';
+import { call, createTenant, type Tenant, type TestStack } from '../helpers/stack';
+import { eventually, orderBody, orderReaches, outboxEvents, startOrderStack } from '../helpers/orders';
 
 /** `POST /v3/order/{order_id}/recreate` (order creation rule 2: INCORRECT_LAB resolves a fresh lab account). */
 const LABCORP_KIT = '1ab7e570-0000-4000-8000-00000000000b';
@@ -17,9 +17,7 @@ describe('POST /v3/order/{order_id}/recreate', () => {
   let userId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: ORDER_TEST_ENV });
-    tenant = await createTenant(stack.db);
-    userId = await createUser(stack, tenant);
+    ({ stack, tenant, userId } = await startOrderStack());
   });
   afterAll(() => stack.close());
 

@@ -1,5 +1,5 @@
-import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
-import { createUser, ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';
+import { call, type Tenant, type TestStack } from '../helpers/stack';
+import { orderBody, orderReaches, startOrderStack } from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 
 /**
@@ -23,9 +23,7 @@ describe('physician rule (delegated lab accounts), enforced', () => {
   let userId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: ORDER_TEST_ENV });
-    tenant = await createTenant(stack.db);
-    userId = await createUser(stack, tenant);
+    ({ stack, tenant, userId } = await startOrderStack());
   });
   afterAll(() => stack.close());
 
@@ -100,9 +98,7 @@ describe('physician rule before PHYSICIAN_ENFORCEMENT_DATE', () => {
   let userId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ...ORDER_TEST_ENV, PHYSICIAN_ENFORCEMENT_DATE: '2099-01-01' } });
-    tenant = await createTenant(stack.db);
-    userId = await createUser(stack, tenant);
+    ({ stack, tenant, userId } = await startOrderStack({ env: { PHYSICIAN_ENFORCEMENT_DATE: '2099-01-01' } }));
   });
   afterAll(() => stack.close());
 

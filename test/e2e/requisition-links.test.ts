@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { requisitionLinkSecret, signRequisitionLink } from '../../src/requisitions/requisition-links';
-import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
-import { createUser, ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';
+import { call, type Tenant, type TestStack } from '../helpers/stack';
+import { orderBody, orderReaches, startOrderStack } from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 
 /** `requisition_form_url`: a signed, expiring link to the requisition PDF that needs no API key. */
@@ -20,9 +20,8 @@ describe('requisition_form_url (signed link)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({ env: ORDER_TEST_ENV });
-    tenant = await createTenant(stack.db);
-    const userId = await createUser(stack, tenant);
+    let userId: string;
+    ({ stack, tenant, userId } = await startOrderStack());
     const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) });
     expect(created.status).toBe(200);
     orderId = created.body.order.id;

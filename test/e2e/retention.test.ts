@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PhiCipher } from '../../src/common/crypto';
 import { RetentionSweeper } from '../../src/retention/retention-sweeper';
-import { createUser, ORDER_TEST_ENV, orderBody } from '../helpers/orders';
-import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
+import { orderBody, startOrderStack } from '../helpers/orders';
+import { call, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
  * The retention sweeper against the real database: what it deletes, what it must keep, and that
@@ -17,9 +17,8 @@ let tenant: Tenant;
 let orderId: string;
 
 beforeAll(async () => {
-  stack = await startStack({ env: ORDER_TEST_ENV });
-  tenant = await createTenant(stack.db);
-  const userId = await createUser(stack, tenant);
+  let userId: string;
+  ({ stack, tenant, userId } = await startOrderStack());
   const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) });
   expect(created.status).toBe(200);
   orderId = created.body.order.id;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/orders/partner-webhooks';
-import { call, type Tenant, type TestStack } from './stack';
+import { call, createTenant, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
 
 /** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
 export const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
@@ -24,6 +24,13 @@ export const ORDER_TEST_ENV: Record<string, string> = {
   ORDER_REGISTRATION_WINDOW: '1h',
   ORDER_SAMPLE_TO_LAB_WINDOW: '1h',
 };
+
+/** A stack running order lifecycles in seconds (ORDER_TEST_ENV), with one tenant and one user of it. */
+export async function startOrderStack(options: StackOptions = {}): Promise<{ stack: TestStack; tenant: Tenant; userId: string }> {
+  const stack = await startStack({ ...options, env: { ...ORDER_TEST_ENV, ...options.env } });
+  const tenant = await createTenant(stack.db);
+  return { stack, tenant, userId: await createUser(stack, tenant) };
+}
 
 export async function createUser(stack: TestStack, tenant: Tenant): Promise<string> {
   const response = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `order-${randomUUID()}` } });
