@@ -68,6 +68,16 @@ export interface FinishedAttempt {
  */
 export type TeamScope = readonly string[] | null;
 
+/**
+ * A pending delivery's place in the lost-job sweep's order (next_attempt_at, id). The time is
+ * Postgres's own text, microseconds included: a JS Date would round it to milliseconds, and the
+ * next page would start before the row it is meant to follow.
+ */
+export interface OverduePosition {
+  id: string;
+  nextAttemptAt: string;
+}
+
 function teamClause(teams: TeamScope, param: number): string {
   return teams ? `AND team_id = ANY($${param}::uuid[])` : '';
 }
@@ -150,15 +160,16 @@ export class EventsRepository {
   }
 
   /** Pending deliveries overdue by more than `graceMs`: their job may have been lost. */
-  async overdue(graceMs: number, limit: number, teams: TeamScope = null): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM event_deliveries
+  async overdue(graceMs: number, limit: number, teams: TeamScope = null, after: OverduePosition | null = null): Promise<OverduePosition[]> {
+    const rows: Array<{ id: string; next_attempt_at: string }> = await this.db.query(
+      `SELECT id, next_attempt_at::text FROM event_deliveries
         WHERE status = 'pending' AND enqueued_at IS NOT NULL
-          AND next_attempt_at < clock_timestamp() - CAST($1 AS bigint) * interval '1 millisecond' ${teamClause(teams, 3)}
-        ORDER BY next_attempt_at LIMIT $2`,
-      teamParams([graceMs, limit], teams),
+          AND next_attempt_at < clock_timestamp() - CAST($1 AS bigint) * interval '1 millisecond'
+          AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid)) ${teamClause(teams, 5)}
+        ORDER BY next_attempt_at, id LIMIT $2`,
+      teamParams([graceMs, limit, after?.nextAttemptAt ?? null, after?.id ?? null], teams),
     );
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ id: row.id, nextAttemptAt: row.next_attempt_at }));
   }
 
   // ------------------------------------------------------------------------------------------

@@ -1,16 +1,21 @@
 import { Client as PgClient } from 'pg';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryQueue } from './delivery-queue';
-import { type EventsRepository, OUTBOX_CHANNEL } from './events.repository';
+import { type EventsRepository, OUTBOX_CHANNEL, type OverduePosition } from './events.repository';
 
 export interface RelayOptions {
   logger?: RelayLogger;
   /** Only these teams' events and deliveries (a live set; tests). Default: every team. */
   teams?: ReadonlySet<string>;
+  /** Overdue deliveries per lost-job sweep (default SWEEP_BATCH; tests use a small one). */
+  sweepBatch?: number;
 }
 
 /** Outbox rows claimed per transaction. */
 export const RELAY_BATCH = 500;
+
+/** Overdue deliveries re-enqueued per lost-job sweep. */
+export const SWEEP_BATCH = 1000;
 
 export interface RelayLogger {
   warn(message: string): void;
@@ -38,6 +43,8 @@ export class EventRelay {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private lastSweep = 0;
+  /** Where the next lost-job sweep goes on (null: from the oldest). */
+  private sweepAfter: OverduePosition | null = null;
   private lastWarning = new Map<string, number>();
   private reconnectTimer: NodeJS.Timeout | null = null;
 
@@ -101,9 +108,17 @@ export class EventRelay {
     return relayed;
   }
 
-  /** Re-enqueues pending deliveries overdue by more than the grace (lost jobs). */
+  /**
+   * Re-enqueues pending deliveries overdue by more than the grace (lost jobs), SWEEP_BATCH at a
+   * time, oldest first, each sweep going on where the last one stopped and starting over after
+   * the newest. Deliveries held back by an endpoint's rate_limit look overdue while their jobs
+   * wait in `delayed`; without the paging, more than SWEEP_BATCH of them would hide a lost job
+   * behind them until the backlog drained.
+   */
   async sweepLost(): Promise<number> {
-    const ids = await this.repo.overdue(this.config.lostJobGraceMs, 1000, this.teams);
+    const page = await this.repo.overdue(this.config.lostJobGraceMs, this.options.sweepBatch ?? SWEEP_BATCH, this.teams, this.sweepAfter);
+    this.sweepAfter = page.length === (this.options.sweepBatch ?? SWEEP_BATCH) ? page[page.length - 1] : null;
+    const ids = page.map((delivery) => delivery.id);
     if (ids.length === 0) return 0;
     try {
       await this.queue.enqueue(ids);
