@@ -39,6 +39,14 @@ import type { CancellationReason } from './providers/appointment-provider';
 const METHOD_OF: Record<AppointmentKind, string> = { phlebotomy: 'at_home_phlebotomy', psc: 'walk_in_test' };
 const KIND_NAME: Record<AppointmentKind, string> = { phlebotomy: 'at-home phlebotomy', psc: 'walk-in (patient service center)' };
 
+/**
+ * Labs whose walk-in orders can book a service-center visit through labflow: a PSC is the lab's
+ * own site, so a Labcorp sample must not be drawn at a Quest center. Junction schedules Quest
+ * only (AppointmentPscLabs); other labs' walk-in patients just walk in, and their orders move on
+ * with the lab's events.
+ */
+const PSC_SCHEDULING_LABS: readonly string[] = ['quest'];
+
 /** A taken slot is a conflict; every other refusal a bad request. */
 const statusOfRefusal = (type: string | undefined) => (type === SLOT_TAKEN ? 409 : 400);
 
@@ -72,6 +80,7 @@ export class AppointmentBookingsService {
     options: { idempotencyKey?: string; asyncConfirmation?: boolean } = {},
   ): Promise<AppointmentView> {
     const order = await this.requireOrder(team, orderId, kind);
+    if (kind === 'psc') await this.requirePscScheduling(order);
     const slot = this.verifyBookingKey(team, body.booking_key, kind);
     const key = options.idempotencyKey;
     const requestHash = fingerprint({ orderId, body, asyncConfirmation: options.asyncConfirmation ?? false });
@@ -123,6 +132,7 @@ export class AppointmentBookingsService {
     options: { asyncConfirmation?: boolean } = {},
   ): Promise<AppointmentView> {
     const order = await this.requireOrder(team, orderId, kind);
+    if (kind === 'psc') await this.requirePscScheduling(order);
     const slot = this.verifyBookingKey(team, body.booking_key, kind);
     const result = await this.runUpdate(order, (handle) =>
       handle.executeUpdate(rescheduleAppointment, {
@@ -207,6 +217,15 @@ export class AppointmentBookingsService {
       throw badRequest(`Order ${order.id} is a ${order.collectionMethod} order, not a ${KIND_NAME[kind]} order.`);
     }
     return order;
+  }
+
+  /** 400 for booking a walk-in order of a lab whose service centers labflow does not schedule. */
+  private async requirePscScheduling(order: OrderEntity): Promise<void> {
+    const [lab]: Array<{ slug: string }> = await this.records.db.query(`SELECT slug FROM labs WHERE id = $1`, [order.labId]);
+    if (lab && PSC_SCHEDULING_LABS.includes(lab.slug)) return;
+    throw badRequest(
+      `Service-center appointments are scheduled for ${PSC_SCHEDULING_LABS.join(', ')} orders only; order ${order.id} is for lab ${lab?.slug ?? order.labId}: the patient walks in without an appointment.`,
+    );
   }
 
   /** The slot a booking key vouches for; 400 {detail} when it is not ours, not this team's, or expired. */

@@ -18,6 +18,8 @@ import {
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
 const CMP_WALK_IN = WALK_IN_CMP;
+/** Seeded Labcorp walk-in lab test (complete blood count). */
+const LABCORP_CBC_WALK_IN = '1ab7e570-0000-4000-8000-000000000004';
 const PHYSICIAN = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' };
 const PHOENIX_ADDRESS = { ...patientAddress(), first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' };
 
@@ -269,6 +271,18 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toMatch(/cancelled/);
     expect(await appointmentRows(stack, home)).toEqual([{ n: 1, status: 'cancelled' }]);
+  });
+
+  it("refuses a Quest service-center booking for another lab's walk-in order, and writes nothing", async () => {
+    const labcorpWalkIn = await createAppointmentOrder(stack, tenant, LABCORP_CBC_WALK_IN);
+    await orderReaches(stack, tenant, labcorpWalkIn, 'appointment_pending');
+    const [slot] = await pscSlots(stack, tenant);
+    const refused = await call(stack.apiUrl, 'POST', `/v3/order/${labcorpWalkIn}/psc/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/quest orders only.*lab labcorp/);
+    expect(await appointmentRows(stack, labcorpWalkIn)).toEqual([]);
+    const order = await call(stack.apiUrl, 'GET', `/v3/order/${labcorpWalkIn}`, { key: tenant.apiKey });
+    expect(order.body.last_event.status).toBe('collecting_sample.walk_in_test.appointment_pending');
   });
 
   it('sends walk-in routes and at-home routes only to orders of their kind', async () => {
