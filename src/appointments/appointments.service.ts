@@ -13,9 +13,10 @@ import {
   type AppointmentProvider,
   type AvailabilityQuery,
   type ProviderAvailability,
+  type ProviderSlot,
   type UsAddress,
 } from './providers/appointment-provider';
-import { heldSeats, seatsLeft } from './slot-seats';
+import { heldSeatsNow, seatsLeft } from './slot-seats';
 import { addDays, todayIn } from './zoned-time';
 
 export const PHLEBOTOMY_PROVIDER = Symbol('PHLEBOTOMY_PROVIDER');
@@ -50,9 +51,36 @@ interface CacheEntry {
 
 const CACHE_PREFIX = 'labflow:appointments:availability';
 
+/**
+ * The last few cache entries read or written, parsed, by Redis key. Redis stays the only source:
+ * every answer still reads the entry from Redis, and only when its bytes are exactly the ones
+ * parsed before is the earlier parse reused (a PSC grid is ~130 kB of JSON; comparing bytes costs
+ * a memcmp, parsing them a millisecond and a heap of garbage). The values are shared between
+ * answers, so nothing may modify them.
+ */
+class ParsedCacheEntries {
+  private readonly entries = new Map<string, { raw: Buffer; entry: CacheEntry }>();
+
+  constructor(private readonly max: number) {}
+
+  parse(key: string, raw: Buffer): CacheEntry {
+    const known = this.entries.get(key);
+    const entry = known && known.raw.equals(raw) ? known.entry : (JSON.parse(raw.toString('utf8')) as CacheEntry);
+    this.remember(key, raw, entry);
+    return entry;
+  }
+
+  remember(key: string, raw: Buffer, entry: CacheEntry): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { raw, entry });
+  }
+}
+
 @Injectable()
 export class AppointmentsService {
   readonly bookingKeys: BookingKeys;
+  private readonly parsed = new ParsedCacheEntries(32);
 
   constructor(
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
@@ -121,7 +149,8 @@ export class AppointmentsService {
    * Signs every still-bookable slot; days keep their place (empty when nothing is left). The grid
    * (the provider's, or its cached copy) gives each slot's capacity; the seats labflow's
    * appointments hold are read fresh on every answer, cached or not, in one query for the whole
-   * window, and subtracted. A slot with no seat left is left out.
+   * window, and subtracted. A slot with no seat left is left out. All keys of one answer expire
+   * together (issued when the seats were read); each slot's start is parsed once.
    */
   private async respond(
     teamId: string,
@@ -130,45 +159,37 @@ export class AppointmentsService {
     zip: string | null,
     nowMs: number,
   ): Promise<AvailabilityResponse> {
-    const days = availability.days.map((day) => ({
-      day,
-      site: day.location?.code ?? zip ?? '',
-      slots: day.slots.filter((slot) => Date.parse(slot.start) > nowMs),
-    }));
-    const held = await heldSeats(
-      this.db.manager,
-      provider.slug,
-      days.flatMap(({ site, slots }) => slots.map((slot) => ({ site, start: slot.start }))),
-    );
+    const days = availability.days.map((day) => {
+      const site = day.location?.code ?? zip ?? '';
+      const live: Array<{ site: string; start: number; slot: ProviderSlot }> = [];
+      for (const slot of day.slots) {
+        const start = Date.parse(slot.start);
+        if (start > nowMs) live.push({ site, start, slot });
+      }
+      return { day, live };
+    });
+    const held = await heldSeatsNow(this.db, provider.slug, days.flatMap(({ live }) => live));
+    const keys = this.bookingKeys.issuer({ kind: provider.kind, provider: availability.provider, team_id: teamId });
+    const { expires_at } = keys;
     return {
       timezone: availability.timezone,
-      slots: days.map(({ day, site, slots }) => ({
-        ...(day.location ? { location: day.location } : {}),
-        date: day.date,
-        slots: slots.flatMap((slot) => {
-          const left = seatsLeft(slot.num_appointments_available, held.in(site, slot.start));
-          if (left === 0) return [];
-          const { booking_key, expires_at } = this.bookingKeys.issue({
-            kind: provider.kind,
-            provider: availability.provider,
-            team_id: teamId,
-            site,
+      slots: days.map(({ day, live }) => {
+        const slots: AvailabilityResponse['slots'][number]['slots'] = [];
+        for (const { site, start, slot } of live) {
+          const left = seatsLeft(slot.num_appointments_available, held.in(site, start));
+          if (left === 0) continue;
+          slots.push({
+            booking_key: keys.issue(site, slot.start, slot.end),
             start: slot.start,
             end: slot.end,
+            expires_at,
+            price: slot.price,
+            is_priority: slot.is_priority,
+            num_appointments_available: left,
           });
-          return [
-            {
-              booking_key,
-              start: slot.start,
-              end: slot.end,
-              expires_at,
-              price: slot.price,
-              is_priority: slot.is_priority,
-              num_appointments_available: left,
-            },
-          ];
-        }),
-      })),
+        }
+        return { ...(day.location ? { location: day.location } : {}), date: day.date, slots };
+      }),
     };
   }
 
@@ -200,8 +221,8 @@ export class AppointmentsService {
 
   private async read(key: string): Promise<CacheEntry | null> {
     try {
-      const raw = await this.redis.get(key);
-      return raw ? (JSON.parse(raw) as CacheEntry) : null;
+      const raw = await this.redis.getBuffer(key);
+      return raw?.length ? this.parsed.parse(key, raw) : null;
     } catch {
       return null;
     }
@@ -222,7 +243,9 @@ export class AppointmentsService {
     const keepMs = Math.max(this.config.appointments.availabilityStaleTtlMs, this.config.appointments.availabilityCacheTtlMs);
     const entry: CacheEntry = { stored_at: this.now(), value };
     try {
-      await this.redis.set(key, JSON.stringify(entry), 'PX', keepMs);
+      const raw = Buffer.from(JSON.stringify(entry));
+      await this.redis.set(key, raw, 'PX', keepMs);
+      this.parsed.remember(key, raw, entry);
       if (background) await this.redis.del(`${key}:refreshing`);
     } catch {
       // the answer stands without the cache

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { BookingKeys, bookingKeySecret, verifyBookingKey } from '../../src/appointments/booking-key';
+import { AppointmentsService } from '../../src/appointments/appointments.service';
+import { BookingKeys, bookingKeySecret, signBookingKey, verifyBookingKey } from '../../src/appointments/booking-key';
 import { AVAILABILITY_DAYS } from '../../src/appointments/providers/appointment-provider';
 import { SandboxPhlebotomyProvider } from '../../src/appointments/providers/sandbox-phlebotomy.provider';
 import { SandboxPscProvider } from '../../src/appointments/providers/sandbox-psc.provider';
-import { addDays, formatInZone, zonedToUtc } from '../../src/appointments/zoned-time';
+import { addDays, formatInZone, offsetMinutes, todayIn, zonedToUtc } from '../../src/appointments/zoned-time';
 
 import { loadConfig } from '../../src/config/config';
 
@@ -26,6 +27,22 @@ describe('zoned time', () => {
     // Arizona has no DST.
     expect(formatInZone(zonedToUtc('2027-03-15', 7, 0, 'America/Phoenix'), 'America/Phoenix')).toBe('2027-03-15T07:00:00-07:00');
     expect(addDays('2027-02-27', 2)).toBe('2027-03-01');
+  });
+
+  it('is exact around transitions in the middle of a UTC hour (offsets are remembered per hour)', () => {
+    // St. John's springs forward at 02:00 NST = 05:30 UTC; Lord Howe moves by 30 minutes at 15:30 UTC.
+    for (let round = 0; round < 2; round += 1) {
+      expect(formatInZone(Date.parse('2027-03-14T05:00:00Z'), 'America/St_Johns')).toBe('2027-03-14T01:30:00-03:30');
+      expect(formatInZone(Date.parse('2027-03-14T05:29:59Z'), 'America/St_Johns')).toBe('2027-03-14T01:59:59-03:30');
+      expect(formatInZone(Date.parse('2027-03-14T05:30:00Z'), 'America/St_Johns')).toBe('2027-03-14T03:00:00-02:30');
+      expect(formatInZone(Date.parse('2027-03-14T05:59:59Z'), 'America/St_Johns')).toBe('2027-03-14T03:29:59-02:30');
+      expect(offsetMinutes(Date.parse('2026-10-03T15:29:59Z'), 'Australia/Lord_Howe')).toBe(630);
+      expect(offsetMinutes(Date.parse('2026-10-03T15:30:00Z'), 'Australia/Lord_Howe')).toBe(660);
+      expect(zonedToUtc('2027-03-14', 3, 0, 'America/St_Johns')).toBe(Date.parse('2027-03-14T05:30:00Z'));
+      expect(zonedToUtc('2027-03-13', 23, 0, 'America/St_Johns')).toBe(Date.parse('2027-03-14T02:30:00Z'));
+      expect(todayIn('Pacific/Kiritimati', Date.parse('2027-03-14T09:59:59Z'))).toBe('2027-03-14');
+      expect(todayIn('Pacific/Kiritimati', Date.parse('2027-03-14T10:00:00Z'))).toBe('2027-03-15');
+    }
   });
 });
 
@@ -123,6 +140,31 @@ describe('booking keys', () => {
     expect(verifyBookingKey(booking_key, bookingKeySecret(phiKey), Date.parse('2027-03-01T12:05:00Z'))).toMatchObject(slot);
   });
 
+  it('issues for a whole answer the very keys signBookingKey gives, all expiring together', () => {
+    let now = Date.parse('2027-03-01T12:00:00Z');
+    const keys = new BookingKeys(phiKey, () => now);
+    const secret = bookingKeySecret(phiKey);
+    const issuer = keys.issuer({ kind: slot.kind, provider: slot.provider, team_id: slot.team_id });
+    expect(issuer.expires_at).toBe('2027-03-01T12:10:00.000Z');
+    now += 1234; // one expiry per answer, from when the issuer was made
+    const cases: Array<[string, string, string]> = [
+      [slot.site, slot.start, slot.end],
+      ['QSB-NYC-0002', slot.start, slot.end],
+      [slot.site, '2027-03-15T07:20:00-04:00', '2027-03-15T07:40:00-04:00'],
+      ['Zürich "Süd" \\ ☃ \n', slot.start, slot.end], // escaped and multi-byte
+      ['85004', 'x'.repeat(900), '€'.repeat(300)], // longer than the signer's first buffers (the key stays under 4096)
+      [slot.site, slot.start, slot.end], // after growing
+    ];
+    for (const [site, start, end] of cases) {
+      const key = issuer.issue(site, start, end);
+      const expected = { ...slot, site, start, end, expires_at: issuer.expires_at };
+      expect(key).toBe(signBookingKey(secret, expected));
+      expect(verifyBookingKey(key, secret, now)).toEqual(expected);
+      expect(keys.verifyBookingKey(key)).toEqual(expected);
+    }
+    expect(keys.issue(slot).booking_key).toBe(signBookingKey(secret, { ...slot, expires_at: '2027-03-01T12:10:01.234Z' }));
+  });
+
   it('refuses tampered, foreign and malformed keys', () => {
     const now = Date.parse('2027-03-01T12:00:00Z');
     const keys = new BookingKeys(phiKey, () => now);
@@ -134,5 +176,43 @@ describe('booking keys', () => {
     for (const bad of ['', 'x', 'bk1.a.b', `bk2.${body}.${mac}`, `${booking_key}.extra`]) {
       expect(keys.verifyBookingKey(bad)).toBe('invalid');
     }
+  });
+});
+
+describe('availability cache', () => {
+  const store = new Map<string, Buffer>();
+  const redis = {
+    getBuffer: async (key: string) => store.get(key) ?? null,
+    set: async (key: string, value: string | Buffer) => {
+      store.set(key, Buffer.from(value));
+      return 'OK';
+    },
+    del: async () => 1,
+  };
+  const now = Date.parse('2027-03-01T12:00:00Z');
+  const cached = loadConfig({ ...process.env, PHI_ENCRYPTION_KEY: randomBytes(32).toString('base64'), APPOINTMENT_AVAILABILITY_CACHE_TTL: '10m' });
+  const psc = new SandboxPscProvider(noCallbacks, cached);
+  const noSeats = { createQueryRunner: () => ({ connect: async () => ({ query: async () => ({ rows: [] }) }), release: async () => undefined }) };
+  const service = new AppointmentsService(cached, redis as never, new SandboxPhlebotomyProvider(noCallbacks, cached), psc, () => now, noSeats as never);
+  const ask = () => service.pscAvailability('team-1', { lab: 'quest', startDate: '2027-03-10', zipCode: '10001', radius: 10 });
+
+  it('answers a hit like the miss it copies, and follows every change of the entry in Redis', async () => {
+    const miss = await ask();
+    expect(miss.cache).toBe('miss');
+    const hit = await ask();
+    expect(hit.cache).toBe('hit');
+    expect(hit.body).toEqual(miss.body);
+    expect(psc.calls).toBe(1);
+    // Someone else's copy (another instance, a refresh) replaces the entry: the next hit reads it.
+    const [key] = [...store.keys()];
+    const entry = JSON.parse(store.get(key)!.toString());
+    entry.value.days[0].slots = entry.value.days[0].slots.slice(1).map((slot: object) => ({ ...slot, num_appointments_available: 1 }));
+    store.set(key, Buffer.from(JSON.stringify(entry)));
+    const changed = await ask();
+    expect(changed.cache).toBe('hit');
+    expect(changed.body.slots[0].slots).toHaveLength(miss.body.slots[0].slots.length - 1);
+    expect(changed.body.slots[0].slots[0]).toMatchObject({ start: miss.body.slots[0].slots[1].start, num_appointments_available: 1 });
+    expect(changed.body.slots[1]).toEqual(miss.body.slots[1]);
+    expect(psc.calls).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { addDays, formatInZone, weekday, zonedToUtc } from '../zoned-time';
+import { addDays, dateToUtcMs, formatInZone, wallToUtc } from '../zoned-time';
 import type { ProviderSlot } from './appointment-provider';
 
 export interface SlotGrid {
@@ -20,19 +20,21 @@ export interface SlotGrid {
  */
 export function sandboxDays(grid: SlotGrid, startDate: string, days: number, nowMs: number): Array<{ date: string; slots: ProviderSlot[] }> {
   const result: Array<{ date: string; slots: ProviderSlot[] }> = [];
+  const from = grid.open[0] * 60 + grid.open[1];
+  const to = grid.close[0] * 60 + grid.close[1];
+  const durationMs = grid.durationMinutes * 60_000;
   for (let i = 0; i < days; i += 1) {
     const date = addDays(startDate, i);
     const slots: ProviderSlot[] = [];
-    if (!grid.closedOn.includes(weekday(date))) {
-      const from = grid.open[0] * 60 + grid.open[1];
-      const to = grid.close[0] * 60 + grid.close[1];
+    // The day's midnight on the wall clock, written as if it were UTC.
+    const midnight = dateToUtcMs(date);
+    if (!grid.closedOn.includes(new Date(midnight).getUTCDay())) {
       for (let minutes = from; minutes < to; minutes += grid.everyMinutes) {
-        const start = zonedToUtc(date, Math.floor(minutes / 60), minutes % 60, grid.timezone);
+        const start = wallToUtc(midnight + minutes * 60_000, grid.timezone);
         if (start <= nowMs) continue;
-        const end = start + grid.durationMinutes * 60_000;
         slots.push({
           start: formatInZone(start, grid.timezone),
-          end: formatInZone(end, grid.timezone),
+          end: formatInZone(start + durationMs, grid.timezone),
           ...grid.slot(minutes, date),
         });
       }
