@@ -22,7 +22,10 @@ beforeAll(async () => {
     worker: false,
     management: true,
     events: true,
-    env: { WEBHOOK_RETRY_SCHEDULE: '0s,100ms,200ms,500ms,1s,1s,1s,1s', EVENTS_RELAY_POLL_INTERVAL: '200ms' },
+    // Quick first retries, then about 30 s of budget in all: the late-exchange test creates the
+    // exchange after the first failures, and on a loaded machine a shorter budget could run out
+    // (deliveries exhausted) before it exists.
+    env: { WEBHOOK_RETRY_SCHEDULE: '0s,100ms,200ms,500ms,1s,1s,2s,5s,10s,10s', EVENTS_RELAY_POLL_INTERVAL: '200ms' },
   });
   tenant = await createTenant(stack.db);
   receiver = await WebhookReceiver.start();
@@ -49,10 +52,17 @@ async function endpoint(who: Tenant, path: string, body: Record<string, unknown>
 }
 
 /** A topic exchange with a queue bound to everything; returns what arrives. */
+/**
+ * Creates `exchange` with every message it gets already routed to a queue of ours: the queue is
+ * bound to an alternate exchange that exists first, so no message published between the
+ * exchange's creation and a binding can be confirmed to labflow and then dropped as unroutable.
+ */
 async function consume(exchange: string): Promise<ConsumeMessage[]> {
-  await channel.assertExchange(exchange, 'topic', { durable: false, autoDelete: false });
+  const alternate = `${exchange}-all`;
+  await channel.assertExchange(alternate, 'fanout', { durable: false, autoDelete: true });
   const { queue } = await channel.assertQueue('', { exclusive: true });
-  await channel.bindQueue(queue, exchange, '#');
+  await channel.bindQueue(queue, alternate, '');
+  await channel.assertExchange(exchange, 'topic', { durable: false, autoDelete: false, alternateExchange: alternate });
   const received: ConsumeMessage[] = [];
   await channel.consume(queue, (message) => message && received.push(message), { noAck: true });
   return received;
