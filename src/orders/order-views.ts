@@ -89,16 +89,20 @@ export interface ShipmentView {
   updated_at: string;
 }
 
-/** Builds order views from Postgres (never from the workflow), in bulk for lists. */
+/**
+ * Builds order views from Postgres (never from the workflow), in bulk for lists; a created order's
+ * view from what its insert wrote (`created`).
+ */
 @Injectable()
 export class OrderViews {
   /** Lab and markers of each lab-test version seen (see labTestView). */
   private readonly labTestParts = new Map<string, LabTestParts>();
   /**
-   * The row, lab and markers of each lab-test version seen by `fromRead`, keyed by id and
-   * updated_at to the microsecond: every change of a lab test row bumps updated_at (TypeORM's
-   * UpdateDateColumn), so a version's row never changes. Visibility is not cached: the read
-   * statement checks it for the order's team on every request.
+   * The row, lab and markers of each lab-test version seen by `fromRead` or by order creation
+   * (labTestAt / rememberLabTest), keyed by id and updated_at to the microsecond: every change of
+   * a lab test row bumps updated_at (TypeORM's UpdateDateColumn), so a version's row never
+   * changes. Visibility is not cached: the read statement (readForView, createContext) checks it
+   * for the team on every request.
    */
   private readonly labTestVersions = new Map<string, { test: LabTestEntity } & LabTestParts>();
 
@@ -114,6 +118,32 @@ export class OrderViews {
   async fromRead(read: OrderRead): Promise<OrderView> {
     const labTest = await this.versionedLabTestView(read.order, read.labTestVersion);
     return this.toView(read.order, read.events, labTest, read.transaction, read.statusTimes, read.appointmentId);
+  }
+
+  /**
+   * The view of an order just inserted (OrdersRepository.insertOrder) in an order transaction of
+   * its own, from what was written: its events as returned by the insert, its lab test as
+   * ordered, the transaction with the order as its only order (its status reached at its latest
+   * event), and no appointment yet (one is booked only after the order exists). The same view
+   * `one` reads back inside the transaction, without reading it back.
+   */
+  created(order: OrderEntity, transaction: { id: string; status: string }, events: OrderEventEntity[], labTest: LabTestView): OrderView {
+    const latest = events.at(-1);
+    const statusTimes = new Map<string, Date>(latest ? [[order.id, latest.createdAt]] : []);
+    return this.toView(order, events, labTest, { transaction, orders: [order] }, statusTimes, undefined);
+  }
+
+  /** The row, lab and markers of lab test `labTestId` at `version` (updated_at as text), if seen before. */
+  labTestAt(labTestId: string, version: string): ({ test: LabTestEntity } & LabTestParts) | undefined {
+    return this.labTestVersions.get(`${labTestId}@${version}`);
+  }
+
+  /**
+   * Keeps a lab test row (with its lab and markers) read after a statement saw it at `version`,
+   * only when the row read is that version (else it changed in between: not kept).
+   */
+  rememberLabTest(version: string, entry: { test: LabTestEntity } & LabTestParts): void {
+    if (entry.test.updatedAt.getTime() === parseTimestamptz(version).getTime()) remember(this.labTestVersions, `${entry.test.id}@${version}`, entry);
   }
 
   async one(order: OrderEntity, manager?: EntityManager): Promise<OrderView> {

@@ -17,6 +17,14 @@ import { isAppointmentFlow } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrdersRepository } from './orders.repository';
 
+/** What the creator of an order knows of it when it starts its workflow (OrderWorkflows.start). */
+export interface KnownOrder {
+  /** The slug of the order's lab (the LabflowLab search attribute). */
+  labSlug: string;
+  /** The seq of the order's latest event (the workflow input's `seq`). */
+  seq: number;
+}
+
 /**
  * Starts order workflows. The API starts one right after the order's transaction commits; the
  * reconciler starts any the API could not (a crash or a Temporal outage between commit and
@@ -66,20 +74,26 @@ export class OrderWorkflows {
     await this.start(order);
   }
 
-  async start(order: OrderEntity): Promise<void> {
-    const [lab] = await this.catalog.labsByIds([order.labId]);
+  /**
+   * Starts the order's workflow and records that it started. `known`: what the caller already
+   * knows of the order (its lab's slug, its latest event's seq), so it is not read again; the
+   * reconciler knows nothing and reads both.
+   */
+  async start(order: OrderEntity, known?: KnownOrder): Promise<void> {
+    const labSlug = known ? known.labSlug : (await this.catalog.labsByIds([order.labId]))[0]?.slug;
+    const seq = known ? known.seq : await this.orders.latestSeq(order.id);
     try {
       await this.temporal.workflow.start('orderWorkflow', {
         workflowId: orderWorkflowId(order.id),
         taskQueue: this.config.temporal.taskQueue,
-        args: [await this.inputFor(order)],
+        args: [this.inputFor(order, seq)],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [
           { key: SEARCH_ATTRIBUTES.teamId, value: order.teamId },
           { key: SEARCH_ATTRIBUTES.orderStatus, value: order.lowLevelStatus },
           { key: SEARCH_ATTRIBUTES.collectionMethod, value: order.collectionMethod },
-          { key: SEARCH_ATTRIBUTES.lab, value: lab?.slug ?? String(order.labId) },
+          { key: SEARCH_ATTRIBUTES.lab, value: labSlug ?? String(order.labId) },
         ],
       });
     } catch (error) {
@@ -91,21 +105,21 @@ export class OrderWorkflows {
   }
 
   /** Starts the workflow after the order's commit; a failure is left to the reconciler. */
-  async startAfterCommit(order: OrderEntity): Promise<void> {
+  async startAfterCommit(order: OrderEntity, known?: KnownOrder): Promise<void> {
     try {
-      await this.start(order);
+      await this.start(order, known);
     } catch (error) {
       this.logger.warn(`order ${order.id}: workflow not started yet (${(error as Error).message}); the reconciler will start it`);
     }
   }
 
-  private async inputFor(order: OrderEntity): Promise<OrderWorkflowInput> {
+  private inputFor(order: OrderEntity, seq: number): OrderWorkflowInput {
     return {
       orderId: order.id,
       teamId: order.teamId,
       environment: order.environment,
       flow: order.flow,
-      seq: await this.orders.latestSeq(order.id),
+      seq,
       low: order.lowLevelStatus,
       activateBy: order.activateBy,
       timers: {

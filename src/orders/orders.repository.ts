@@ -94,6 +94,50 @@ const readForViewSql = (columns: string) => `
 
 const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view';
 
+/**
+ * Order creation's write in one statement (OrdersRepository.insertOrder): the order transaction,
+ * the order (every column, $1…$n in `columns` order), its first events and the PHI write audit
+ * row; returns the events (id, seq, status, created_at) in seq order, each with the user's
+ * client_user_id (the outbox event's). Foreign keys are checked at the end of the statement, when
+ * every row is in. The events are inserted in seq order, each taking its own clock_timestamp()
+ * and the next id, as one INSERT per event did.
+ */
+const insertOrderSql = (columns: string[]) => {
+  const param = (name: string) => {
+    const index = columns.indexOf(`"${name}"`);
+    if (index < 0) throw new Error(`orders has no column ${name}`);
+    return `$${index + 1}`;
+  };
+  const p = (index: number) => `$${columns.length + index}`;
+  const orderId = `${param('id')}::uuid`;
+  return `
+  WITH t AS (
+    INSERT INTO order_transactions (id, team_id, status, created_at, updated_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})
+  ), o AS (
+    INSERT INTO orders (${columns.join(', ')}) VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+  ), e AS (
+    INSERT INTO order_events (order_id, seq, status, created_at)
+    SELECT ${orderId}, s.seq, s.status, clock_timestamp() FROM unnest(${p(6)}::text[]) WITH ORDINALITY AS s(status, seq) ORDER BY s.seq
+    RETURNING id, seq, status, created_at
+  ), audit AS (
+    INSERT INTO phi_access_log (team_id, api_key_id, action, resource, resource_id) VALUES (${p(7)}, ${p(8)}, 'write', 'order', ${orderId})
+  )
+  SELECT e.id, e.seq, e.status, e.created_at, (SELECT u.client_user_id FROM users u WHERE u.id = ${param('user_id')}::uuid) AS client_user_id
+    FROM (SELECT 1) AS one LEFT JOIN e ON true
+   ORDER BY e.seq`;
+};
+
+/** Order creation's reads (OrdersRepository.createContext). */
+const createContextSql = `
+  SELECT EXISTS (
+           SELECT 1 FROM users u
+            WHERE u.id = $1::uuid AND u.team_id = $2::uuid AND u.environment = $3::text AND u.deletion_requested_at IS NULL
+         ) AS user_live,
+         (SELECT lt.updated_at::text FROM lab_tests lt
+           WHERE lt.id = $4::uuid AND (lt.team_id IS NULL OR (lt.team_id = $2::uuid AND lt.environment = $3::text))) AS lab_test_version`;
+
+const CREATE_CONTEXT_STATEMENT = 'labflow_orders_create_context';
+
 /** pg's parser for timestamptz text: what a timestamptz column read yields. */
 const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
 
@@ -102,6 +146,8 @@ const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) =>
 export class OrdersRepository {
   /** readForViewSql with OrderEntity's columns, built on first use. */
   private readForViewText?: string;
+  /** insertOrderSql with OrderEntity's columns, built on first use. */
+  private insertOrderText?: string;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -120,14 +166,60 @@ export class OrdersRepository {
     });
   }
 
-  /** Writes a new order, its transaction and its first events (seq 1, 2, …). */
-  async insertOrder(manager: EntityManager, order: OrderEntity, transaction: OrderTransactionEntity, statuses: string[]): Promise<void> {
-    await manager.getRepository(OrderTransactionEntity).insert(transaction);
-    // jsonb columns of unknown shape defeat TypeORM's deep-partial typing.
-    await manager.getRepository(OrderEntity).insert(order as never);
-    for (const [index, status] of statuses.entries()) {
-      await manager.query(`INSERT INTO order_events (order_id, seq, status, created_at) VALUES ($1, $2, $3, clock_timestamp())`, [order.id, index + 1, status]);
-    }
+  /**
+   * Writes a new order, its order transaction, its first events (seq 1, 2, …, each at
+   * clock_timestamp() as its own INSERT used to) and the PHI write audit row, in one statement
+   * (insertOrderSql) on the caller's transaction. Returns the events as written and the user's
+   * client_user_id, read by the same statement. Every order column is written with the value
+   * TypeORM's own insert would send (preparePersistentValue per column). A failure (the unique
+   * sample id, a foreign key) is thrown as TypeORM's QueryFailedError, as the per-row inserts did.
+   */
+  async insertOrder(
+    manager: EntityManager,
+    order: OrderEntity,
+    transaction: OrderTransactionEntity,
+    statuses: string[],
+    audit: { teamId: string; apiKeyId: string | null },
+  ): Promise<{ events: OrderEventEntity[]; clientUserId: string | null }> {
+    const columns = this.orderColumns();
+    this.insertOrderText ??= insertOrderSql(columns.map((column) => `"${column.databaseName}"`));
+    const values: unknown[] = columns.map((column) => {
+      const value = column.getEntityValue(order);
+      // TypeORM's insert would write DEFAULT for an undefined property; every order sets them all.
+      if (value === undefined) throw new Error(`insertOrder: order.${column.propertyName} is undefined`);
+      return this.db.driver.preparePersistentValue(value, column);
+    });
+    values.push(transaction.id, transaction.teamId, transaction.status, transaction.createdAt, transaction.updatedAt, statuses, audit.teamId, audit.apiKeyId);
+    const rows: Array<{ id: string | null; seq: number | null; status: string | null; created_at: Date | null; client_user_id: string | null }> = await manager.query(
+      this.insertOrderText,
+      values,
+    );
+    const events = rows
+      .filter((row) => row.id !== null)
+      .map((row) => Object.assign(new OrderEventEntity(), { id: row.id, orderId: order.id, seq: row.seq, status: row.status, statusDetail: null, createdAt: row.created_at }));
+    return { events, clientUserId: rows[0]?.client_user_id ?? null };
+  }
+
+  /** OrderEntity's columns, in metadata order. */
+  private orderColumns() {
+    return this.db.getMetadata(OrderEntity).columns;
+  }
+
+  /**
+   * Order creation's reads in one round trip, before its transaction: whether the user is a live
+   * user of the team (its id, team and environment; not pending deletion), and the version
+   * (updated_at, as text to the microsecond) of lab test `labTestId` when the team can see it
+   * (global, or its own in its environment); null when it cannot, or when `labTestId` is null.
+   * A named statement (runPrepared), like the team key lookup.
+   */
+  async createContext(scope: Scope, userId: string, labTestId: string | null): Promise<{ userLive: boolean; labTestVersion: string | null }> {
+    const [row] = await runPrepared<{ user_live: boolean; lab_test_version: string | null }>(this.db, CREATE_CONTEXT_STATEMENT, createContextSql, [
+      userId,
+      scope.teamId,
+      scope.environment,
+      labTestId,
+    ]);
+    return { userLive: row.user_live, labTestVersion: row.lab_test_version };
   }
 
   findScoped(scope: Scope, id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
@@ -352,19 +444,6 @@ export class OrdersRepository {
   async clientUserIdOf(userId: string, manager: EntityManager = this.db.manager): Promise<string | null> {
     const user = await manager.getRepository(UserEntity).findOneBy({ id: userId });
     return user?.clientUserId ?? null;
-  }
-
-  /** A live (not deleted) user of the team. */
-  findLiveUser(scope: Scope, userId: string): Promise<UserEntity | null> {
-    return this.db
-      .getRepository(UserEntity)
-      .createQueryBuilder('u')
-      .where('u.id = :userId AND u.team_id = :teamId AND u.environment = :environment AND u.deletion_requested_at IS NULL', {
-        userId,
-        teamId: scope.teamId,
-        environment: scope.environment,
-      })
-      .getOne();
   }
 
   resultsOf(orderId: string, manager: EntityManager = this.db.manager): Promise<OrderResultEntity | null> {

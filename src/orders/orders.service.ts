@@ -11,6 +11,7 @@ import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.ent
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { type OrderableLabTest, LabTestsService } from '../lab-tests/lab-tests.service';
+import { toLabTestView } from '../lab-tests/lab-catalog.views';
 import { activateByChanged, cancelOrder, registerKit, simulate } from '../../workflows/contract';
 import {
   ACTIVATE_BY_CHANGEABLE,
@@ -63,10 +64,13 @@ export interface PostOrderResponse {
   message: string;
 }
 
+/** The lab test an order orders, as OrdersService.orderable resolves it. */
+type OrderedLabTest = Pick<OrderableLabTest, 'labTest' | 'lab' | 'markers'>;
+
 interface NewOrder {
   flow: OrderFlow;
   userId: string;
-  orderable: OrderableLabTest;
+  orderable: OrderedLabTest;
   account: LabAccountEntity;
   /** Statuses of the first events, in order (the last one is the order's status). */
   initial: OrderLowLevelStatus[];
@@ -108,9 +112,9 @@ export class OrdersService {
    */
   create(team: TeamPrincipal, body: CreateOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order', body }, idempotency, async (complete) => {
-      await this.requireUser(team, body.user_id);
+      const context = await this.requireUser(team, body.user_id, body.lab_test_id ?? onlyItem(body.order_set?.lab_test_ids));
       const labTestId = this.singleLabTestId(body);
-      const orderable = await this.labTests.findOrderable(team, labTestId, ['body', body.lab_test_id ? 'lab_test_id' : 'order_set']);
+      const orderable = await this.orderable(team, labTestId, context, ['body', body.lab_test_id ? 'lab_test_id' : 'order_set']);
       const method = this.checkCollectionMethod(orderable, body.collection_method ?? null, ['body', 'collection_method'], ORDERABLE_METHODS);
       const account = await this.labAccounts.resolveForOrder(team, {
         labId: orderable.lab.id,
@@ -166,8 +170,8 @@ export class OrdersService {
   /** `POST /v3/order/testkit`: an unregistered kit; the customer registers it with its sample id. */
   createTestkit(team: TeamPrincipal, body: CreateTestkitOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order/testkit', body }, idempotency, async (complete) => {
-      await this.requireUser(team, body.user_id);
-      const orderable = await this.labTests.findOrderable(team, body.lab_test_id);
+      const context = await this.requireUser(team, body.user_id, body.lab_test_id);
+      const orderable = await this.orderable(team, body.lab_test_id, context);
       this.checkCollectionMethod(orderable, 'testkit', ['body', 'lab_test_id']);
       const account = await this.labAccounts.resolveForOrder(team, { labId: orderable.lab.id, labAccountId: body.lab_account_id ?? undefined });
       return this.insert(
@@ -234,9 +238,9 @@ export class OrdersService {
    */
   import(team: TeamPrincipal, body: ImportOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order/import', body }, idempotency, async (complete) => {
-      await this.requireUser(team, body.user_id);
+      const context = await this.requireUser(team, body.user_id, onlyItem(body.order_set.lab_test_ids));
       const labTestId = this.singleLabTestId({ order_set: body.order_set });
-      const orderable = await this.labTests.findOrderable(team, labTestId, ['body', 'order_set', 'lab_test_ids', 0]);
+      const orderable = await this.orderable(team, labTestId, context, ['body', 'order_set', 'lab_test_ids', 0]);
       this.checkCollectionMethod(orderable, body.collection_method);
       const account = await this.labAccounts.resolveForOrder(team, {
         labId: orderable.lab.id,
@@ -459,7 +463,11 @@ export class OrdersService {
 
   // -------------------------------------------------------------------------------------------
 
-  /** The order row, its transaction, its first events and `labtest.order.created`, atomically. */
+  /**
+   * The order row, its transaction, its first events, the PHI write audit and
+   * `labtest.order.created`, atomically: one statement writes the rows (insertOrder), the view is
+   * built from what it wrote, then the outbox event and the idempotent answer are stored.
+   */
   private async insert(team: TeamPrincipal, spec: NewOrder, complete: CompleteIdempotently): Promise<PostOrderResponse> {
     const now = new Date();
     const low = spec.initial[spec.initial.length - 1];
@@ -496,27 +504,30 @@ export class OrdersService {
       passthrough: spec.passthrough,
       hasAbn: false,
       ...freshOrderState(now),
-    } satisfies Partial<OrderEntity>);
+    } satisfies OrderEntity);
+    const labTestView = toLabTestView(spec.orderable.labTest, spec.orderable.lab, spec.orderable.markers);
     const response = await this.orders.transaction(async (manager: EntityManager) => {
+      let written: Awaited<ReturnType<OrdersRepository['insertOrder']>>;
       try {
-        await this.orders.insertOrder(manager, order, transaction, spec.initial.map((status) => eventStatus(spec.flow, status)));
+        const statuses = spec.initial.map((status) => eventStatus(spec.flow, status));
+        written = await this.orders.insertOrder(manager, order, transaction, statuses, { teamId: team.teamId, apiKeyId: team.apiKeyId });
       } catch (error) {
         // The unique index on (team, environment, sample_id): a concurrent import took the sample.
         if (isUniqueViolation(error)) throw badRequest(`Sample ${spec.sampleId} already belongs to an order.`);
         throw error;
       }
-      const view = await this.recordCreated(manager, team, order);
+      const view = this.views.created(order, transaction, written.events, labTestView);
+      await this.recordCreatedEvent(manager, team, order, view, written.clientUserId);
       const body: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
       await complete(manager, body);
       return body;
     });
-    await this.workflows.startAfterCommit(order);
+    await this.workflows.startAfterCommit(order, { labSlug: spec.orderable.lab.slug, seq: spec.initial.length });
     return response;
   }
 
-  /** In the order's transaction: `labtest.order.created` with the order as the API shows it, and the PHI audit. */
-  private async recordCreated(manager: EntityManager, team: TeamPrincipal, order: OrderEntity): Promise<OrderView> {
-    const view = await this.views.one(order, manager);
+  /** In the order's transaction: `labtest.order.created` with the order as the API shows it. */
+  private async recordCreatedEvent(manager: EntityManager, team: TeamPrincipal, order: OrderEntity, view: OrderView, clientUserId: string | null): Promise<void> {
     await this.outbox.record(manager, [
       {
         eventType: 'labtest.order.created',
@@ -524,10 +535,16 @@ export class OrdersService {
         teamId: team.teamId,
         environment: team.environment,
         userId: order.userId,
-        clientUserId: (await this.orders.clientUserIdOf(order.userId, manager)) ?? '',
+        clientUserId: clientUserId ?? '',
         data: view,
       },
     ]);
+  }
+
+  /** In the order's transaction: `labtest.order.created` with the order as the API shows it, and the PHI audit. */
+  private async recordCreated(manager: EntityManager, team: TeamPrincipal, order: OrderEntity): Promise<OrderView> {
+    const view = await this.views.one(order, manager);
+    await this.recordCreatedEvent(manager, team, order, view, await this.orders.clientUserIdOf(order.userId, manager));
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id], manager);
     return view;
   }
@@ -542,8 +559,29 @@ export class OrdersService {
     return order;
   }
 
-  private async requireUser(scope: Scope, userId: string): Promise<void> {
-    if (!(await this.orders.findLiveUser(scope, userId))) throw notFound('User');
+  /**
+   * 404 unless the user is a live user of the team; read together with the version of the lab
+   * test the request names (`labTestId`, when it names exactly one), for `orderable`.
+   */
+  private async requireUser(scope: Scope, userId: string, labTestId: string | null): Promise<OrderContext> {
+    const context = await this.orders.createContext(scope, userId, labTestId);
+    if (!context.userLive) throw notFound('User');
+    return { labTestId, labTestVersion: context.labTestVersion };
+  }
+
+  /**
+   * The lab test an order may use (LabTestsService.findOrderable's rules), from the lab tests
+   * seen before when the version `context` read (visible to the team) is one of them and it is
+   * orderable. Otherwise findOrderable reads it and gives the answer, 404 or 422 included; the row
+   * it read is kept for next time when it is the version `context` saw.
+   */
+  private async orderable(team: TeamPrincipal, labTestId: string, context: OrderContext, loc?: Array<string | number>): Promise<OrderedLabTest> {
+    const version = context.labTestId === labTestId ? context.labTestVersion : null;
+    const seen = version === null ? undefined : this.views.labTestAt(labTestId, version);
+    if (seen && seen.test.isActive && seen.test.status === 'active') return { labTest: seen.test, lab: seen.lab, markers: seen.markers };
+    const orderable = await this.labTests.findOrderable(team, labTestId, loc);
+    if (version !== null) this.views.rememberLabTest(version, { test: orderable.labTest, lab: orderable.lab, markers: orderable.markers });
+    return orderable;
   }
 
   /** The one lab test of the order: `lab_test_id`, or an order set of exactly one test. */
@@ -560,7 +598,7 @@ export class OrdersService {
 
   /** The lab test's collection method, if it is the requested one and orderable through this route. */
   private checkCollectionMethod<M extends string>(
-    orderable: OrderableLabTest,
+    orderable: OrderedLabTest,
     requested: string | null,
     loc: Array<string | number> = ['body', 'collection_method'],
     allowed: readonly M[] = ['testkit'] as unknown as readonly M[],
@@ -625,6 +663,19 @@ export class OrdersService {
     await this.workflows.startAfterCommit(order);
     return response;
   }
+}
+
+/** What requireUser read for order creation. */
+interface OrderContext {
+  /** The lab test id whose version was read (null: none). */
+  labTestId: string | null;
+  /** Its updated_at (text) when visible to the team; null otherwise. */
+  labTestVersion: string | null;
+}
+
+/** The only item of a list of exactly one. */
+function onlyItem<T>(items: T[] | null | undefined): T | null {
+  return items?.length === 1 ? items[0] : null;
 }
 
 /** Collection methods `POST /v3/order` creates orders for (on_site_collection is not offered). */
