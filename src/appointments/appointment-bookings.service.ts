@@ -33,19 +33,12 @@ import type {
   RequestAppointmentDto,
   RescheduleAppointmentDto,
 } from './appointments.dto';
-import type { CancellationReason } from './providers/appointment-provider';
+import { type CancellationReason, PSC_SCHEDULING_LABS } from './providers/appointment-provider';
 
 /** The order's collection method each kind of appointment belongs to. */
 const METHOD_OF: Record<AppointmentKind, string> = { phlebotomy: 'at_home_phlebotomy', psc: 'walk_in_test' };
 const KIND_NAME: Record<AppointmentKind, string> = { phlebotomy: 'at-home phlebotomy', psc: 'walk-in (patient service center)' };
 
-/**
- * Labs whose walk-in orders can book a service-center visit through labflow: a PSC is the lab's
- * own site, so a Labcorp sample must not be drawn at a Quest center. Junction schedules Quest
- * only (AppointmentPscLabs); other labs' walk-in patients just walk in, and their orders move on
- * with the lab's events.
- */
-const PSC_SCHEDULING_LABS: readonly string[] = ['quest'];
 
 /** A taken slot is a conflict; every other refusal a bad request. */
 const statusOfRefusal = (type: string | undefined) => (type === SLOT_TAKEN ? 409 : 400);
@@ -222,7 +215,7 @@ export class AppointmentBookingsService {
   /** 400 for booking a walk-in order of a lab whose service centers labflow does not schedule. */
   private async requirePscScheduling(order: OrderEntity): Promise<void> {
     const [lab]: Array<{ slug: string }> = await this.records.db.query(`SELECT slug FROM labs WHERE id = $1`, [order.labId]);
-    if (lab && PSC_SCHEDULING_LABS.includes(lab.slug)) return;
+    if (lab && (PSC_SCHEDULING_LABS as readonly string[]).includes(lab.slug)) return;
     throw badRequest(
       `Service-center appointments are scheduled for ${PSC_SCHEDULING_LABS.join(', ')} orders only; order ${order.id} is for lab ${lab?.slug ?? order.labId}: the patient walks in without an appointment.`,
     );

@@ -1,6 +1,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { isoDate } from '../common/schemas';
+import { PSC_SCHEDULING_LABS } from './providers/appointment-provider';
 
 const zipCode = z.string().regex(/^\d{5}$/, { message: 'zip_code must be a 5-digit US zip code' });
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -30,7 +31,7 @@ export const PSC_RADII = ['10', '20', '25', '50', '100'] as const;
 export class PscAvailabilityQuery extends createZodDto(
   z
     .object({
-      lab: z.enum(['quest']),
+      lab: z.enum(PSC_SCHEDULING_LABS),
       start_date: isoDate.optional(),
       zip_code: zipCode.optional(),
       radius: z.enum(PSC_RADII).default('20'),

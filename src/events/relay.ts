@@ -116,8 +116,9 @@ export class EventRelay {
    * behind them until the backlog drained.
    */
   async sweepLost(): Promise<number> {
-    const page = await this.repo.overdue(this.config.lostJobGraceMs, this.options.sweepBatch ?? SWEEP_BATCH, this.teams, this.sweepAfter);
-    this.sweepAfter = page.length === (this.options.sweepBatch ?? SWEEP_BATCH) ? page[page.length - 1] : null;
+    const batch = this.options.sweepBatch ?? SWEEP_BATCH;
+    const page = await this.repo.overdue(this.config.lostJobGraceMs, batch, this.teams, this.sweepAfter);
+    this.sweepAfter = page.length === batch ? page[page.length - 1] : null;
     const ids = page.map((delivery) => delivery.id);
     if (ids.length === 0) return 0;
     try {

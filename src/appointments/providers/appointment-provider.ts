@@ -127,3 +127,11 @@ export interface AppointmentBookingProvider {
   cancel(request: { appointmentId: string; providerId: string; cancellationReasonId: string | null }): Promise<void>;
   cancellationReasons(): CancellationReason[];
 }
+
+/**
+ * Labs whose walk-in orders can book a service-center visit through labflow: a PSC is the lab's
+ * own site, so a Labcorp sample must not be drawn at a Quest center. Junction schedules Quest
+ * only (AppointmentPscLabs); other labs' walk-in patients just walk in, and their orders move on
+ * with the lab's events. PSC availability takes these as its `lab`; booking checks the order's lab.
+ */
+export const PSC_SCHEDULING_LABS = ['quest'] as const;

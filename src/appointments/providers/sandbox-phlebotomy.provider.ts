@@ -13,6 +13,9 @@ import { PHLEBOTOMY_COVERAGE, ZIP_CENTROIDS } from './sandbox-data';
 import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
 import { sandboxDays } from './sandbox-slots';
 
+/** Booking checks seats against capacity(); availability's grid reports the same number. */
+const PHLEBOTOMISTS_PER_SLOT = 1;
+
 /**
  * Sandbox at-home phlebotomy (stands in for getlabs): coverage by zip (85004 America/Phoenix,
  * 54650 America/Chicago), slots 07:00–12:00 local every 30 minutes, closed on Sundays; the 07:00
@@ -31,8 +34,9 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
     super('sandbox_phlebotomy', callbacks, config);
   }
 
+  /** One phlebotomist per slot. */
   capacity(): number {
-    return 1;
+    return PHLEBOTOMISTS_PER_SLOT;
   }
 
   async book(request: ProviderBookingRequest): Promise<ProviderBooking> {
@@ -51,7 +55,7 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
   /** Provider-managed scheduling: 08:00–08:30 local on the next day. */
   private providerPickedSlot(zip: string, timezone: string): ProviderSlotRef {
     const [day] = sandboxDays(
-      { timezone, open: [8, 0], close: [8, 30], everyMinutes: 30, durationMinutes: 30, closedOn: [], slot: () => ({ price: 0, is_priority: false, num_appointments_available: 1 }) },
+      { timezone, open: [8, 0], close: [8, 30], everyMinutes: 30, durationMinutes: 30, closedOn: [], slot: () => ({ price: 0, is_priority: false, num_appointments_available: PHLEBOTOMISTS_PER_SLOT }) },
       new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10),
       1,
       0,
@@ -76,7 +80,7 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
         slot: (minutes) => ({
           price: minutes === 7 * 60 ? 25 : 0,
           is_priority: minutes === 7 * 60,
-          num_appointments_available: 1,
+          num_appointments_available: PHLEBOTOMISTS_PER_SLOT,
         }),
       },
       query.startDate,
