@@ -102,10 +102,16 @@ const envSchema = z.object({
   SANDBOX_STEP_DELAY: duration.default('1s'),
   /** From this date (YYYY-MM-DD) delegated lab accounts need a physician on the order. */
   PHYSICIAN_ENFORCEMENT_DATE: z.iso.date().default('2026-08-01'),
-  /** How often the worker looks for orders whose workflow has not started ("0s" turns it off). */
+  /** How often the worker's reconciler runs a pass over order workflows that did not start, closed, vanished or stalled ("0s" turns it off). */
   RECONCILER_INTERVAL: duration.default('10s'),
   /** An order row this old without a workflow start is started by the reconciler. */
   RECONCILER_GRACE: duration.default('5s'),
+  /** A running order workflow with work due and no progress for this long is raised as stalled. */
+  RECONCILER_STALL_HORIZON: duration.default('15m'),
+  /** Non-terminal orders the reconciler examines per pass (it pages through them pass after pass). */
+  RECONCILER_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** New runs the reconciler starts for one order at most; past that it only raises the order. */
+  RECONCILER_MAX_HEALS: z.coerce.number().int().min(0).max(1000).default(3),
   /** How long an X-Idempotency-Key answer is kept and replayed. */
   IDEMPOTENCY_KEY_TTL: duration.default('24h'),
   /** How long a requisition_form_url (signed link, no API key needed) works after the order was read. */
@@ -177,6 +183,9 @@ export interface OrdersConfig {
   physicianEnforcementDate: Date;
   reconcilerIntervalMs: number;
   reconcilerGraceMs: number;
+  reconcilerStallHorizonMs: number;
+  reconcilerBatch: number;
+  reconcilerMaxHeals: number;
   idempotencyKeyTtlMs: number;
   requisitionLinkTtlMs: number;
   partnerWebhookSecret: string | null;
@@ -263,6 +272,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       physicianEnforcementDate: new Date(`${e.PHYSICIAN_ENFORCEMENT_DATE}T00:00:00Z`),
       reconcilerIntervalMs: toMs(e.RECONCILER_INTERVAL),
       reconcilerGraceMs: toMs(e.RECONCILER_GRACE),
+      reconcilerStallHorizonMs: toMs(e.RECONCILER_STALL_HORIZON),
+      reconcilerBatch: e.RECONCILER_BATCH,
+      reconcilerMaxHeals: e.RECONCILER_MAX_HEALS,
       idempotencyKeyTtlMs: toMs(e.IDEMPOTENCY_KEY_TTL),
       requisitionLinkTtlMs: toMs(e.REQUISITION_LINK_TTL),
       partnerWebhookSecret: e.PARTNER_WEBHOOK_SECRET ?? null,

@@ -18,6 +18,7 @@ import { Orders1763790004000 } from './migrations/1763790004000-orders';
 import { Appointments1763790005000 } from './migrations/1763790005000-appointments';
 import { DelegatedTestkits1763790006000 } from './migrations/1763790006000-delegated-testkits';
 import { Retention1763790007000 } from './migrations/1763790007000-retention';
+import { StrandedOrders1763790008000 } from './migrations/1763790008000-stranded-orders';
 import { ORDER_ENTITIES } from '../orders/order.entities';
 
 /** Every entity, listed explicitly so ts-node, Jest and compiled JS all see the same set. */
@@ -38,7 +39,7 @@ export const ENTITIES = [
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000];
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type Client,
   WorkflowExecutionAlreadyStartedError,
@@ -27,9 +27,10 @@ export interface KnownOrder {
 
 /**
  * Starts order workflows. The API starts one right after the order's transaction commits; the
- * reconciler starts any the API could not (a crash or a Temporal outage between commit and
- * start). The fixed workflow id `order:<id>`, USE_EXISTING and REJECT_DUPLICATE make a repeated
- * start harmless, also after the workflow has finished.
+ * reconciler (order-reconciler.ts) starts any the API could not (a crash or a Temporal outage
+ * between commit and start). The fixed workflow id `order:<id>`, USE_EXISTING and
+ * REJECT_DUPLICATE make a repeated start harmless, also after the workflow has finished; only
+ * `restart` (the reconciler healing a stranded order) starts a second run.
  */
 @Injectable()
 export class OrderWorkflows {
@@ -84,17 +85,10 @@ export class OrderWorkflows {
     const seq = known ? known.seq : await this.orders.latestSeq(order.id);
     try {
       await this.temporal.workflow.start('orderWorkflow', {
-        workflowId: orderWorkflowId(order.id),
-        taskQueue: this.config.temporal.taskQueue,
+        ...this.startOptions(order, labSlug),
         args: [this.inputFor(order, seq)],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: SEARCH_ATTRIBUTES.teamId, value: order.teamId },
-          { key: SEARCH_ATTRIBUTES.orderStatus, value: order.lowLevelStatus },
-          { key: SEARCH_ATTRIBUTES.collectionMethod, value: order.collectionMethod },
-          { key: SEARCH_ATTRIBUTES.lab, value: labSlug ?? String(order.labId) },
-        ],
       });
     } catch (error) {
       // REJECT_DUPLICATE: the workflow ran and finished; it is started all the same.
@@ -111,6 +105,46 @@ export class OrderWorkflows {
     } catch (error) {
       this.logger.warn(`order ${order.id}: workflow not started yet (${(error as Error).message}); the reconciler will start it`);
     }
+  }
+
+  /**
+   * Starts a new run of the workflow of an order whose workflow closed or vanished while the
+   * order had not ended (the reconciler's heal): the same workflow id, the input as Postgres has
+   * the order now (its latest event's seq and status) and `resume` with what it knows of the
+   * order's appointments, so the run picks up where the order stands. ALLOW_DUPLICATE lets a run
+   * follow a closed one, even a completed one; FAIL refuses when a run is open, so two
+   * reconcilers cannot both start one: the loser gets WorkflowExecutionAlreadyStartedError.
+   */
+  async restart(order: OrderEntity): Promise<{ runId: string }> {
+    const [labSlug, seq, resume] = await Promise.all([
+      this.catalog.labsByIds([order.labId]).then((labs) => labs[0]?.slug),
+      this.orders.latestSeq(order.id),
+      this.orders.resumeOf(order.id),
+    ]);
+    const handle = await this.temporal.workflow.start('orderWorkflow', {
+      ...this.startOptions(order, labSlug),
+      args: [{ ...this.inputFor(order, seq), resume }],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
+    if (!order.workflowStartedAt) {
+      await this.orders.markWorkflowStarted(order.id);
+      order.workflowStartedAt = new Date();
+    }
+    return { runId: handle.firstExecutionRunId };
+  }
+
+  private startOptions(order: OrderEntity, labSlug: string | undefined) {
+    return {
+      workflowId: orderWorkflowId(order.id),
+      taskQueue: this.config.temporal.taskQueue,
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.teamId, value: order.teamId },
+        { key: SEARCH_ATTRIBUTES.orderStatus, value: order.lowLevelStatus },
+        { key: SEARCH_ATTRIBUTES.collectionMethod, value: order.collectionMethod },
+        { key: SEARCH_ATTRIBUTES.lab, value: labSlug ?? String(order.labId) },
+      ],
+    };
   }
 
   private inputFor(order: OrderEntity, seq: number): OrderWorkflowInput {
@@ -136,62 +170,5 @@ export class OrderWorkflows {
           }
         : {}),
     };
-  }
-}
-
-/**
- * Runs in the worker process: every RECONCILER_INTERVAL it starts the workflow of each order
- * whose start is not confirmed RECONCILER_GRACE after its creation.
- */
-@Injectable()
-export class OrderReconciler implements OnModuleDestroy {
-  private readonly logger = new Logger('orders');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
-  constructor(
-    private readonly orders: OrdersRepository,
-    private readonly workflows: OrderWorkflows,
-    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
-  ) {}
-
-  start(): void {
-    const interval = this.config.orders.reconcilerIntervalMs;
-    if (this.timer || interval <= 0) return;
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.reconcile().then(() => {
-        this.running = null;
-      });
-    }, interval);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  /** One pass; returns how many workflows it started. */
-  async reconcile(): Promise<number> {
-    let started = 0;
-    try {
-      const stranded = await this.orders.unstarted(new Date(Date.now() - this.config.orders.reconcilerGraceMs), 100);
-      for (const order of stranded) {
-        try {
-          await this.workflows.start(order);
-          started += 1;
-        } catch (error) {
-          this.logger.warn(`reconciler: order ${order.id} not started: ${(error as Error).message}`);
-        }
-      }
-    } catch (error) {
-      this.logger.warn(`reconciler pass failed: ${(error as Error).message}`);
-    }
-    return started;
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.stop();
   }
 }

@@ -9,10 +9,12 @@ import { IdempotencyService } from './idempotency.service';
 import { OrderLifecycleService } from './order-lifecycle.service';
 import { OrderRecreationService } from './order-recreation.service';
 import { OrderViews } from './order-views';
-import { OrderReconciler, OrderWorkflows } from './order-workflows';
+import { OrderReconciler } from './order-reconciler';
+import { OrderWorkflows } from './order-workflows';
 import { OrdersController, OrdersListController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
+import { StrandedOrdersRepository } from './stranded-orders.repository';
 import { PartnerWebhooksController } from './partner-webhooks.controller';
 import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhooks';
 import { RequisitionLinks } from '../requisitions/requisition-links';
@@ -33,6 +35,7 @@ import { RequisitionLinksController } from '../requisitions/requisition-links.co
     OrdersService,
     OrderWorkflows,
     OrderReconciler,
+    StrandedOrdersRepository,
     IdempotencyService,
     OrderLifecycleService,
     PartnerWebhooksService,

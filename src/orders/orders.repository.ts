@@ -6,7 +6,8 @@ import type { TeamPrincipal } from '../auth/principal';
 import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
 import { runPrepared } from '../db/prepared-statement';
 import { UserEntity } from '../users/user.entity';
-import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
+import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
+import { isTerminal, ORDER_LOW_LEVEL_STATUSES, type OrderLowLevelStatus, type OrderTopLevelStatus } from '../../workflows/order-lifecycle';
 import {
   OrderEntity,
   OrderEventEntity,
@@ -137,6 +138,19 @@ const createContextSql = `
            WHERE lt.id = $4::uuid AND (lt.team_id IS NULL OR (lt.team_id = $2::uuid AND lt.environment = $3::text))) AS lab_test_version`;
 
 const CREATE_CONTEXT_STATEMENT = 'labflow_orders_create_context';
+
+/** Where the reconciler's scan of non-terminal orders stands (OrdersRepository.nonTerminalPage). */
+export interface OrderScanPosition {
+  /** created_at as Postgres prints a timestamptz (to the microsecond). */
+  createdAt: string;
+  id: string;
+}
+
+/** The terminal low-level statuses as sorted SQL literals (constants of the lifecycle, no input). */
+const TERMINAL_LITERALS = ORDER_LOW_LEVEL_STATUSES.filter(isTerminal)
+  .sort()
+  .map((low) => `'${low}'`)
+  .join(', ');
 
 /** pg's parser for timestamptz text: what a timestamptz column read yields. */
 const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
@@ -413,6 +427,55 @@ export class OrdersRepository {
       .orderBy('o.created_at', 'ASC')
       .limit(limit)
       .getMany();
+  }
+
+  /**
+   * One keyset page of the orders that have not ended (their status is not terminal), by
+   * (created_at, id), strictly after `after`, and the position after its last row (null once the
+   * page is the last: fewer than `limit` rows). The position keeps created_at as Postgres text
+   * (microseconds; a Date would lose them and repeat rows). The terminal list is written out as
+   * literals, sorted, as the partial index orders_not_terminal has it.
+   */
+  async nonTerminalPage(after: OrderScanPosition | null, limit: number): Promise<{ orders: OrderEntity[]; next: OrderScanPosition | null }> {
+    const query = this.db
+      .getRepository(OrderEntity)
+      .createQueryBuilder('o')
+      .addSelect('o.created_at::text', 'scan_at')
+      .where(`o.low_level_status NOT IN (${TERMINAL_LITERALS})`)
+      .orderBy('o.created_at', 'ASC')
+      .addOrderBy('o.id', 'ASC')
+      .limit(limit);
+    if (after) query.andWhere('(o.created_at, o.id) > (CAST(:scanAt AS timestamptz), CAST(:scanId AS uuid))', { scanAt: after.createdAt, scanId: after.id });
+    const { entities, raw } = await query.getRawAndEntities<{ scan_at: string }>();
+    const last = entities.length;
+    return { orders: entities, next: last < limit ? null : { createdAt: raw[last - 1].scan_at, id: entities[last - 1].id } };
+  }
+
+  /** What Postgres knows of an order's appointments, for a new run of its workflow (OrderResume). */
+  async resumeOf(orderId: string): Promise<OrderResume> {
+    const rows: Array<{ count: number; n: number | null; id: string | null; status: AppointmentStatus | null; version: number | null; start_at: Date | null; end_at: Date | null }> =
+      await this.db.query(
+        `SELECT (SELECT count(*)::int FROM appointments WHERE order_id = $1) AS count,
+                a.n, a.id, a.status, cardinality(a.applied_changes) AS version, a.start_at, a.end_at
+           FROM (SELECT 1) AS one
+           LEFT JOIN LATERAL (SELECT * FROM appointments WHERE order_id = $1 ORDER BY n DESC LIMIT 1) a ON true`,
+        [orderId],
+      );
+    const row = rows[0];
+    return {
+      appointmentCount: row.count,
+      appointment:
+        row.id === null
+          ? null
+          : {
+              n: row.n as number,
+              appointmentId: row.id,
+              status: row.status as AppointmentStatus,
+              version: row.version as number,
+              startAt: row.start_at ? row.start_at.toISOString() : null,
+              endAt: row.end_at ? row.end_at.toISOString() : null,
+            },
+    };
   }
 
   async markWorkflowStarted(orderId: string): Promise<void> {

@@ -5,7 +5,7 @@ import type { LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
 import { AppointmentLifecycleService } from '../appointments/appointment-lifecycle.service';
 import { OrderLifecycleService } from '../orders/order-lifecycle.service';
-import { OrderReconciler } from '../orders/order-workflows';
+import { OrderReconciler } from '../orders/order-reconciler';
 import { labflowDataConverter } from './payload-codec';
 import { UsersService } from '../users/users.service';
 

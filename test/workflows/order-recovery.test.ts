@@ -1,5 +1,6 @@
 import { OrderLifecycleService } from '../../src/orders/order-lifecycle.service';
-import { OrderReconciler, OrderWorkflows } from '../../src/orders/order-workflows';
+import { OrderReconciler } from '../../src/orders/order-reconciler';
+import { OrderWorkflows } from '../../src/orders/order-workflows';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import {
