@@ -126,6 +126,19 @@ export interface OrderWorkflowInput {
   timers: OrderTimers;
   /** Appointment flows only (absent from test-kit orders started before appointments existed). */
   appointmentTimers?: AppointmentTimers;
+  /**
+   * Set when the reconciler starts a new run for an order whose workflow closed or vanished while
+   * the order had not ended: what Postgres knows of its appointments, so the run picks up where
+   * the order stands (`seq`/`low` above are the order's latest event).
+   */
+  resume?: OrderResume;
+}
+
+export interface OrderResume {
+  /** Appointments booked so far: the next one is `appointmentCount + 1`. */
+  appointmentCount: number;
+  /** The latest appointment as recorded (its `version` is the number of changes applied to it). */
+  appointment: AppointmentState | null;
 }
 
 export interface OrderWorkflowResult {
@@ -174,6 +187,11 @@ export interface OrderState {
   activateBy: string | null;
   /** The latest appointment (appointment flows), as its child last reported it. */
   appointment?: AppointmentState | null;
+  /**
+   * Work received and not yet applied (facts, appointment reports), and whether a transition is
+   * being recorded now. Work waiting while nothing is in flight for long means a stalled order.
+   */
+  pending?: { facts: number; appointmentReports: number; transitionInFlight: boolean };
 }
 
 /** The answer of the order updates: the event they recorded. */

@@ -199,12 +199,13 @@ const TRANSITIONS: Record<OrderFlow, Partial<Record<Low, Low[]>>> = {
   },
   // Walk-in: appointment_pending ⇄ appointment_scheduled (pending while a booking or a reschedule
   // awaits the provider's confirmation); a patient may also walk in without an appointment, so
-  // lab facts may follow the requisition directly.
+  // lab facts may follow the requisition directly. appointment_pending may repeat with a
+  // status_detail saying why (a sandbox booking that lost its slot and is booking another).
   walk_in_test: {
     ordered: ['requisition_created', 'requisition_bypassed', 'cancelled'],
     requisition_created: ['appointment_pending', 'appointment_scheduled', ...WALK_IN_LAB, 'cancelled'],
     requisition_bypassed: ['appointment_pending', 'appointment_scheduled', ...WALK_IN_LAB, 'cancelled'],
-    appointment_pending: ['appointment_scheduled', 'appointment_cancelled', ...WALK_IN_LAB, 'cancelled'],
+    appointment_pending: ['appointment_pending', 'appointment_scheduled', 'appointment_cancelled', ...WALK_IN_LAB, 'cancelled'],
     appointment_scheduled: ['appointment_pending', 'appointment_scheduled', 'appointment_cancelled', ...WALK_IN_LAB, 'cancelled'],
     appointment_cancelled: ['appointment_pending', 'appointment_scheduled', ...WALK_IN_LAB, 'cancelled'],
     partial_results: ['partial_results', 'completed', 'redraw_available', 'sample_error'],
@@ -216,7 +217,7 @@ const TRANSITIONS: Record<OrderFlow, Partial<Record<Low, Low[]>>> = {
     ordered: ['requisition_created', 'requisition_bypassed', 'cancelled'],
     requisition_created: ['appointment_pending', 'appointment_scheduled', 'cancelled'],
     requisition_bypassed: ['appointment_pending', 'appointment_scheduled', 'cancelled'],
-    appointment_pending: ['appointment_scheduled', 'appointment_cancelled', 'cancelled'],
+    appointment_pending: ['appointment_pending', 'appointment_scheduled', 'appointment_cancelled', 'cancelled'],
     appointment_scheduled: ['appointment_scheduled', 'appointment_pending', 'appointment_cancelled', 'draw_completed'],
     appointment_cancelled: ['appointment_pending', 'appointment_scheduled', 'cancelled'],
     draw_completed: ['partial_results', 'completed', 'sample_error', 'cancelled'],

@@ -6,6 +6,7 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -60,6 +61,7 @@ import {
   isAppointmentFlow,
   isCancellable,
   isTerminal,
+  ACTIVATE_BY_CHANGEABLE,
   type OrderFlow,
   type OrderLowLevelStatus,
   REGISTRABLE_FROM,
@@ -73,6 +75,21 @@ const { recordOrderTransition, createRequisition, shipKit, collectResults } = pr
 });
 
 type Low = OrderLowLevelStatus;
+
+/**
+ * Patch ids (workflow versioning). Each is asked for where the new behaviour first differs from
+ * the old, so a recorded history without the marker replays the old path unchanged.
+ * - SANDBOX_RUNS_OWN_STEPS: a sandbox order runs labflow's own steps (requisition, waiting for an
+ *   appointment, recording bookings) at once, as in production; only outside facts wait for
+ *   `POST /v3/order/{id}/test`.
+ * - APPOINTMENT_REPORTS_IN_ORDER: appointment reports that queued up while a transition was in
+ *   flight are applied one by one in order (not just the latest), and before courier/lab facts.
+ * - SIMULATED_BOOKING_RETRIES: a sandbox booking the provider refused (a slot taken by another
+ *   order) is recorded as an event and retried with a fresh slot instead of failing the workflow.
+ */
+const SANDBOX_RUNS_OWN_STEPS = 'sandbox-runs-own-steps';
+const APPOINTMENT_REPORTS_IN_ORDER = 'appointment-reports-in-order';
+const SIMULATED_BOOKING_RETRIES = 'simulated-booking-retries';
 
 /** A fact from outside (courier, lab) or from the sandbox simulation standing in for them. */
 interface Fact {
@@ -113,8 +130,12 @@ class OrderRun {
   private registration: OrderState['registration'];
   private simulation: Simulation | null = null;
   private gone = false;
+  /** Sandbox orders started with SANDBOX_RUNS_OWN_STEPS: no waiting for a simulation up front. */
+  private sandboxOwnSteps = false;
   private readonly facts: Fact[] = [];
   private transitions: Promise<unknown> = Promise.resolve();
+  /** Transitions being recorded right now (the `pending` part of the orderState query). */
+  private transitionsInFlight = 0;
   // Appointment flows: the latest appointment as its child reported it, and bookkeeping.
   private appointment: AppointmentState | null = null;
   private appointmentCount = 0;
@@ -123,6 +144,11 @@ class OrderRun {
   private bookingInProgress = false;
   private commandCount = 0;
   private simulatedAppointment: { n: number; simulation: Simulation } | null = null;
+  /** Sandbox: a refused simulated booking is tried again at this time (epoch ms). */
+  private simulatedBookingRetryAt: number | null = null;
+  private simulatedBookingRefusals = 0;
+  /** Every appointment state the children reported, oldest first, until the order has synced it. */
+  private appointmentReports: AppointmentState[] = [];
   private readonly reports = new Map<string, AppointmentReport>();
   private readonly closedAppointments = new Set<number>();
 
@@ -132,38 +158,47 @@ class OrderRun {
     this.low = input.low;
     this.activateBy = input.activateBy;
     this.registration = input.flow === 'registrable_testkit' ? 'awaiting' : 'not_applicable';
+    if (input.resume) this.resumeFrom(input.resume);
     this.installHandlers();
   }
 
+  /**
+   * Runs the flow's stages in order, from the one the order's current status belongs to (a new
+   * order starts at the first; a run the reconciler started for a stranded order resumes).
+   */
   async run(): Promise<OrderWorkflowResult> {
     try {
-      await this.waitForSimulationIfSandbox();
-      await this.waitForActivationDate();
-      if (isAppointmentFlow(this.flow)) {
-        await this.createRequisition();
-        await this.collectSampleAtAppointment();
-        await this.awaitResults();
-        return this.finish();
+      const stages = this.stagesFrom(this.low);
+      if (ACTIVATE_BY_CHANGEABLE.includes(this.low)) {
+        await this.waitForSimulationIfSandbox();
+        await this.waitForActivationDate();
       }
-      if (this.flow === 'imported_testkit') {
-        // The sample is already collected: no kit ships.
-        await this.createRequisition();
-      } else if (this.flow === 'registrable_testkit') {
-        await this.shipKitToCustomer();
-        await this.awaitKitWithCustomer();
-        await this.awaitRegistration();
-        await this.createRequisition();
-      } else {
-        await this.createRequisition();
-        await this.shipKitToCustomer();
-        await this.awaitKitWithCustomer();
-      }
-      await this.returnSampleToLab();
-      await this.awaitResults();
+      for (const stage of stages) await this[stage]();
     } catch (error) {
       if (!(error instanceof OrderEnded)) throw error;
     }
     return this.finish();
+  }
+
+  /** The stages still ahead of an order in status `low` (none once it has ended). */
+  private stagesFrom(low: Low): readonly Stage[] {
+    if (isTerminal(low)) return [];
+    const stages = STAGES[this.flow];
+    const resumeAt = RESUME_AT[this.flow][low];
+    return resumeAt ? stages.slice(stages.indexOf(resumeAt)) : stages;
+  }
+
+  /** A new run of a stranded order: what Postgres knows of its appointments. */
+  private resumeFrom(resume: NonNullable<OrderWorkflowInput['resume']>): void {
+    this.appointmentCount = resume.appointmentCount;
+    const ahead = this.stagesFrom(this.low);
+    this.shippingStarted = STAGES[this.flow].includes('shipKitToCustomer') && !ahead.includes('shipKitToCustomer');
+    if (this.flow === 'registrable_testkit' && !ahead.includes('awaitRegistration')) this.registration = 'registered';
+    if (resume.appointment) {
+      this.appointment = resume.appointment;
+      this.appointmentReports = [resume.appointment];
+      if (CLOSED_APPOINTMENT.includes(resume.appointment.status)) this.closedAppointments.add(resume.appointment.n);
+    }
   }
 
   private async finish(): Promise<OrderWorkflowResult> {
@@ -174,9 +209,16 @@ class OrderRun {
 
   // --- stages -----------------------------------------------------------------------------
 
-  /** A sandbox order stays where the API left it until `POST /v3/order/{id}/test` simulates it. */
+  /**
+   * A sandbox order runs labflow's own steps as in production (SANDBOX_RUNS_OWN_STEPS); orders
+   * started before that stayed where the API left them until `POST /v3/order/{id}/test`.
+   */
   private async waitForSimulationIfSandbox(): Promise<void> {
     if (this.input.environment !== 'sandbox') return;
+    if (patched(SANDBOX_RUNS_OWN_STEPS)) {
+      this.sandboxOwnSteps = true;
+      return;
+    }
     this.stage = 'awaiting_simulation';
     await condition(() => this.simulation !== null || this.ended());
     this.checkActive();
@@ -195,7 +237,7 @@ class OrderRun {
       const until = startOfDay(this.activateBy);
       if (until === null || Date.now() >= until) return;
       const seen = this.activateBy;
-      await condition(() => this.activateBy !== seen || this.ended(), Math.max(1, until - Date.now()));
+      await condition(() => this.activateBy !== seen || this.ended() || this.simulation !== null, Math.max(1, until - Date.now()));
     }
   }
 
@@ -207,6 +249,7 @@ class OrderRun {
   }
 
   private async shipKitToCustomer(): Promise<void> {
+    await this.awaitSandboxShipment();
     await this.proceedIfSimulationAllows();
     this.checkActive();
     // From here on the order can no longer be cancelled (set in the same step as the check).
@@ -214,6 +257,36 @@ class OrderRun {
     this.shippingStarted = true;
     await this.call(() => shipKit({ orderId: this.input.orderId }));
     await this.transition('transit_customer');
+  }
+
+  /**
+   * Sandbox: nothing ships, so the kit's hand-over to the courier is the simulation's to tell
+   * (the courier is an outside party); until then the kit can still be cancelled, as an unshipped
+   * production kit can.
+   */
+  private async awaitSandboxShipment(): Promise<void> {
+    if (!this.sandboxOwnSteps) return;
+    this.stage = 'awaiting_simulation';
+    for (;;) {
+      this.checkActive();
+      if (this.simulation && this.simulation.finalStatus !== 'cancelled') return;
+      await this.cancelIfSimulationAsks();
+      const simulation = this.simulation;
+      await condition(() => this.ended() || this.simulation !== simulation);
+    }
+  }
+
+  /** Sandbox: a simulation heading for `cancelled` cancels the order while it still can be. */
+  private async cancelIfSimulationAsks(): Promise<void> {
+    if (!this.sandboxOwnSteps || this.simulation?.finalStatus !== 'cancelled') return;
+    if (this.shippingStarted || !isCancellable(this.flow, this.low)) return;
+    try {
+      await this.cancelNow();
+    } catch (error) {
+      if (!(error instanceof ApplicationFailure)) throw error;
+      log.warn('Simulated cancellation refused', { reason: error.message });
+    }
+    this.checkActive();
   }
 
   private async awaitKitWithCustomer(): Promise<void> {
@@ -253,18 +326,27 @@ class OrderRun {
   private async collectSampleAtAppointment(): Promise<void> {
     this.stage = 'collecting_sample';
     this.collecting = true;
-    if (!this.appointment) await this.transition('appointment_pending', { onlyIfAllowed: true });
+    if (!this.appointment && this.low !== 'appointment_pending') await this.transition('appointment_pending', { onlyIfAllowed: true });
     await this.syncAppointment();
     while (!this.sampleCollected()) {
       this.checkActive();
+      await this.cancelIfSimulationAsks();
       await this.driveSimulatedAppointment();
-      const appointment = this.appointment;
+      // Wake on work, not on a change seen since the last look: a report that arrived while the
+      // step above was recording a transition is still waiting here (and is applied below).
       const simulation = this.simulation;
       const seq = this.seq;
-      await condition(
-        () => this.appointment !== appointment || this.facts.length > 0 || this.ended() || this.simulation !== simulation || this.seq !== seq,
-      );
+      const wake = () =>
+        this.facts.length > 0 || this.ended() || this.unsyncedReports().length > 0 || this.simulation !== simulation || this.seq !== seq;
+      const retryAt = this.simulatedBookingRetryAt;
+      if (retryAt === null) await condition(wake);
+      else await condition(wake, Math.max(1, retryAt - Date.now()));
       this.checkActive();
+      if (this.facts.length > 0 && this.unsyncedReports().length > 0 && patched(APPOINTMENT_REPORTS_IN_ORDER)) {
+        // The appointment's own story first: a lab fact may only be allowed after the draw.
+        await this.syncAppointment();
+        continue;
+      }
       const fact = this.facts.shift();
       if (fact) await this.applyFact(fact);
       else await this.syncAppointment();
@@ -282,15 +364,21 @@ class OrderRun {
    */
   private async driveSimulatedAppointment(): Promise<void> {
     const simulation = this.simulation;
-    if (!simulation || simulation.finalStatus === 'appointment_pending' || this.bookingInProgress) return;
+    if (!simulation || simulation.finalStatus === 'appointment_pending' || simulation.finalStatus === 'cancelled' || this.bookingInProgress) return;
     const until = simulation.finalStatus === 'appointment_scheduled' ? 'confirmed' : 'completed';
     const open = this.openAppointment();
     if (!open) {
       if (this.appointment?.status === 'completed') return;
+      if (this.simulatedBookingRetryAt !== null && Date.now() < this.simulatedBookingRetryAt) return;
       this.bookingInProgress = true;
       try {
         const report = await this.startAppointment({ mode: 'simulated' }, null, { delayMs: simulation.delayMs, until });
         this.simulatedAppointment = { n: report.n, simulation };
+        this.simulatedBookingRetryAt = null;
+      } catch (error) {
+        if (!(error instanceof ApplicationFailure) || !patched(SIMULATED_BOOKING_RETRIES)) throw error;
+        await this.simulatedBookingRefused(error, simulation);
+        return;
       } finally {
         this.bookingInProgress = false;
       }
@@ -299,7 +387,26 @@ class OrderRun {
     }
     if (this.simulatedAppointment?.n === open.n && this.simulatedAppointment.simulation === simulation) return;
     this.simulatedAppointment = { n: open.n, simulation };
-    await this.signalAppointment(open.n, { commandId: `simulate:${open.n}:${++this.commandCount}`, type: 'simulate', delayMs: simulation.delayMs, until });
+    try {
+      await this.signalAppointment(open.n, { commandId: `simulate:${open.n}:${++this.commandCount}`, type: 'simulate', delayMs: simulation.delayMs, until });
+    } catch (error) {
+      // The appointment closed in the meantime: its last report says how, and the loop goes on.
+      if (!(error instanceof ApplicationFailure) || !patched(SIMULATED_BOOKING_RETRIES)) throw error;
+    }
+  }
+
+  /**
+   * A sandbox booking the provider refused (another order took the slot first): the order
+   * records it (appointment_pending with the reason) and books a fresh slot after a pause that
+   * grows with each refusal, never failing the workflow over it.
+   */
+  private async simulatedBookingRefused(refusal: ApplicationFailure, simulation: Simulation): Promise<void> {
+    this.simulatedBookingRefusals += 1;
+    const pauseMs = simulation.delayMs * Math.min(2 ** (this.simulatedBookingRefusals - 1), 8);
+    this.simulatedBookingRetryAt = Date.now() + Math.max(1, pauseMs);
+    const statusDetail = `Simulated booking refused (${refusal.message}); booking another slot.`;
+    log.info('Simulated booking refused; retrying', { refusals: this.simulatedBookingRefusals, reason: refusal.message });
+    await this.transition('appointment_pending', { statusDetail, onlyIfAllowed: true });
   }
 
   // --- facts, simulation, timers ----------------------------------------------------------------
@@ -312,6 +419,7 @@ class OrderRun {
     const deadline = window ? Date.now() + msToNumber(window.length) : null;
     while (!done(this.low)) {
       this.checkActive();
+      await this.cancelIfSimulationAsks();
       const simulation = this.simulation;
       const simulated = simulation ? simulatedNext(this.flow, this.low, simulation.finalStatus) : null;
       const dueTimes = [deadline, simulated && simulation ? Date.now() + simulation.delayMs : null].filter((at): at is number => at !== null);
@@ -384,16 +492,21 @@ class OrderRun {
         assertTransition(this.flow, this.low, low);
       }
       const seq = this.seq + 1;
-      await this.call(() =>
-        recordOrderTransition({
-          orderId: this.input.orderId,
-          seq,
-          status: eventStatus(this.flow, low),
-          statusDetail: options.statusDetail ?? null,
-          emit: true,
-          registrationId: options.registrationId,
-        }),
-      );
+      this.transitionsInFlight += 1;
+      try {
+        await this.call(() =>
+          recordOrderTransition({
+            orderId: this.input.orderId,
+            seq,
+            status: eventStatus(this.flow, low),
+            statusDetail: options.statusDetail ?? null,
+            emit: true,
+            registrationId: options.registrationId,
+          }),
+        );
+      } finally {
+        this.transitionsInFlight -= 1;
+      }
       this.seq = seq;
       this.low = low;
       upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.orderStatus, value: low }]);
@@ -408,17 +521,37 @@ class OrderRun {
    */
   private syncAppointment(): Promise<void> {
     return this.serially(async () => {
-      const appointment = this.appointment;
-      if (!this.collecting || this.ended() || !appointment) return;
-      const synced = this.appointmentSynced;
-      if (appointment.n < synced.n || (appointment.n === synced.n && appointment.version <= synced.version)) return;
-      this.appointmentSynced = { n: appointment.n, version: appointment.version };
-      const target = orderStatusOfAppointment(this.flow, appointment.status);
-      if (!target || !canTransition(this.flow, this.low, target)) return;
-      // appointment_scheduled again: a reschedule (the at-home self-loop).
-      if (target === this.low && target !== 'appointment_scheduled') return;
-      await this.record(target, {});
+      for (;;) {
+        if (!this.collecting || this.ended()) return;
+        const appointment = this.nextReportToSync();
+        if (!appointment) return;
+        this.appointmentSynced = { n: appointment.n, version: appointment.version };
+        this.appointmentReports = this.unsyncedReports();
+        const target = orderStatusOfAppointment(this.flow, appointment.status);
+        if (!target || !canTransition(this.flow, this.low, target)) continue;
+        // appointment_scheduled again: a reschedule (the at-home self-loop).
+        if (target === this.low && target !== 'appointment_scheduled') continue;
+        await this.record(target, {});
+      }
     });
+  }
+
+  /** Reports newer than the last one the order synced, oldest first. */
+  private unsyncedReports(): AppointmentState[] {
+    const synced = this.appointmentSynced;
+    return this.appointmentReports.filter((report) => report.n > synced.n || (report.n === synced.n && report.version > synced.version));
+  }
+
+  /**
+   * The next report to record: the oldest unsynced one (APPOINTMENT_REPORTS_IN_ORDER), so a
+   * confirmation, a draw and a cancellation that queued up behind a slow transition are each
+   * recorded; histories from before that skipped to the latest.
+   */
+  private nextReportToSync(): AppointmentState | null {
+    const unsynced = this.unsyncedReports();
+    if (unsynced.length === 0) return null;
+    if (unsynced.length > 1 && patched(APPOINTMENT_REPORTS_IN_ORDER)) return unsynced[0];
+    return unsynced.reduce((latest, report) => (isNewer(report, latest) ? report : latest));
   }
 
   // --- appointments -------------------------------------------------------------------------
@@ -577,10 +710,10 @@ class OrderRun {
     setHandler(appointmentReport, (report) => {
       if (report.commandId) this.reports.set(report.commandId, report);
       if (report.refused) return;
+      const state: AppointmentState = { n: report.n, appointmentId: report.appointmentId, status: report.status, version: report.version, startAt: null, endAt: null };
       const current = this.appointment;
-      if (!current || report.n > current.n || (report.n === current.n && report.version > current.version)) {
-        this.appointment = { n: report.n, appointmentId: report.appointmentId, status: report.status, version: report.version, startAt: null, endAt: null };
-      }
+      if (!current || isNewer(state, current)) this.appointment = state;
+      this.appointmentReports = [...this.appointmentReports, state].sort((a, b) => (isNewer(a, b) ? 1 : isNewer(b, a) ? -1 : 0));
     });
     setHandler(
       bookAppointment,
@@ -640,18 +773,12 @@ class OrderRun {
       simulation: this.simulation ? { finalStatus: this.simulation.finalStatus, delayMs: this.simulation.delayMs } : null,
       activateBy: this.activateBy,
       appointment: this.appointment,
+      pending: { facts: this.facts.length, appointmentReports: this.unsyncedReports().length, transitionInFlight: this.transitionsInFlight > 0 },
     }));
     setHandler(
       cancelOrder,
       async (): Promise<OrderUpdateResult> => {
-        await this.inUpdate(async () => {
-          // Cancelling an at-home order cancels its appointment (Junction); a walk-in's stays.
-          if (this.flow === 'at_home_phlebotomy' && this.openAppointment()) {
-            await this.commandAppointment({ type: 'cancel', cancellationReasonId: ORDER_CANCELLED_REASON, notes: 'The order was cancelled.', by: 'order' });
-            await this.syncAppointment();
-          }
-          await this.transition('cancelled', { guard: () => this.assertCancellable() });
-        });
+        await this.inUpdate(() => this.cancelNow());
         return { seq: this.seq, status: eventStatus(this.flow, this.low) };
       },
       { validator: () => this.assertCancellable() },
@@ -671,6 +798,15 @@ class OrderRun {
       },
       { validator: (_registration: { registrationId: string }) => this.assertRegistrable(false) },
     );
+  }
+
+  /** Cancels the order; cancelling an at-home order cancels its appointment (Junction), a walk-in's stays. */
+  private async cancelNow(): Promise<void> {
+    if (this.flow === 'at_home_phlebotomy' && this.openAppointment()) {
+      await this.commandAppointment({ type: 'cancel', cancellationReasonId: ORDER_CANCELLED_REASON, notes: 'The order was cancelled.', by: 'order' });
+      await this.syncAppointment();
+    }
+    await this.transition('cancelled', { guard: () => this.assertCancellable() });
   }
 
   private receive(fact: Fact): void {
@@ -717,6 +853,65 @@ class OrderRun {
   }
 }
 
+/** The run's steps, named after their methods (`run` calls them in this order). */
+type Stage =
+  | 'createRequisition'
+  | 'shipKitToCustomer'
+  | 'awaitKitWithCustomer'
+  | 'awaitRegistration'
+  | 'returnSampleToLab'
+  | 'collectSampleAtAppointment'
+  | 'awaitResults';
+
+const APPOINTMENT_STAGES: readonly Stage[] = ['createRequisition', 'collectSampleAtAppointment', 'awaitResults'];
+const STAGES: Record<OrderFlow, readonly Stage[]> = {
+  testkit: ['createRequisition', 'shipKitToCustomer', 'awaitKitWithCustomer', 'returnSampleToLab', 'awaitResults'],
+  registrable_testkit: ['shipKitToCustomer', 'awaitKitWithCustomer', 'awaitRegistration', 'createRequisition', 'returnSampleToLab', 'awaitResults'],
+  // The sample is already collected: no kit ships.
+  imported_testkit: ['createRequisition', 'returnSampleToLab', 'awaitResults'],
+  walk_in_test: APPOINTMENT_STAGES,
+  at_home_phlebotomy: APPOINTMENT_STAGES,
+};
+
+/**
+ * Where a run resumes for an order in each non-terminal status past its first stage (a run the
+ * reconciler starts for an order whose workflow closed or vanished). Unlisted: the first stage.
+ */
+const KIT_OUTBOUND = { transit_customer: 'awaitKitWithCustomer', out_for_delivery: 'awaitKitWithCustomer', problem_in_transit_customer: 'awaitKitWithCustomer' } as const;
+const SAMPLE_INBOUND = { transit_lab: 'returnSampleToLab', problem_in_transit_lab: 'returnSampleToLab' } as const;
+const AT_LAB = { delivered_to_lab: 'awaitResults', lab_processing_blocked: 'awaitResults' } as const;
+const APPOINTMENT_RESUME: Partial<Record<Low, Stage>> = {
+  requisition_created: 'collectSampleAtAppointment',
+  requisition_bypassed: 'collectSampleAtAppointment',
+  appointment_pending: 'collectSampleAtAppointment',
+  appointment_scheduled: 'collectSampleAtAppointment',
+  appointment_cancelled: 'collectSampleAtAppointment',
+  draw_completed: 'collectSampleAtAppointment',
+  partial_results: 'awaitResults',
+};
+const RESUME_AT: Record<OrderFlow, Partial<Record<Low, Stage>>> = {
+  testkit: {
+    requisition_created: 'shipKitToCustomer',
+    requisition_bypassed: 'shipKitToCustomer',
+    ...KIT_OUTBOUND,
+    with_customer: 'returnSampleToLab',
+    ...SAMPLE_INBOUND,
+    ...AT_LAB,
+  },
+  registrable_testkit: {
+    ...KIT_OUTBOUND,
+    with_customer: 'awaitRegistration',
+    registered: 'createRequisition',
+    requisition_created: 'returnSampleToLab',
+    requisition_bypassed: 'returnSampleToLab',
+    ...SAMPLE_INBOUND,
+    ...AT_LAB,
+  },
+  imported_testkit: { requisition_created: 'returnSampleToLab', requisition_bypassed: 'returnSampleToLab', ...SAMPLE_INBOUND, ...AT_LAB },
+  walk_in_test: APPOINTMENT_RESUME,
+  at_home_phlebotomy: APPOINTMENT_RESUME,
+};
+
 type TransitionOptions = { statusDetail?: string | null; registrationId?: string; guard?: () => void; onlyIfAllowed?: boolean };
 
 /** A command without its id (the order numbers them). */
@@ -726,6 +921,11 @@ const CLOSED_APPOINTMENT: readonly AppointmentStatus[] = ['completed', 'cancelle
 const RESCHEDULABLE: readonly AppointmentStatus[] = ['pending', 'reserved', 'confirmed'];
 /** The cancellation reason recorded when an at-home appointment is cancelled with its order. */
 const ORDER_CANCELLED_REASON = 'order_cancelled';
+
+/** Whether appointment state `a` comes after `b` (a later appointment, or a later version of it). */
+function isNewer(a: AppointmentState, b: AppointmentState): boolean {
+  return a.n > b.n || (a.n === b.n && a.version > b.version);
+}
 
 /** What an appointment's status means for its order (null: nothing to record). */
 function orderStatusOfAppointment(flow: OrderFlow, status: AppointmentStatus): Low | null {
