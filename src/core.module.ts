@@ -6,11 +6,9 @@ import { BullMqSandboxCallbacks, DisabledSandboxCallbacks, SANDBOX_CALLBACKS } f
 import { ApiKeysService } from './auth/api-keys.service';
 import { PhiCipher } from './common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
+import { REDIS, TEMPORAL_CLIENT } from './core.tokens';
 import { dataSourceOptions } from './db/data-source';
 import { labflowDataConverter } from './temporal/payload-codec';
-
-export const TEMPORAL_CLIENT = Symbol('TEMPORAL_CLIENT');
-export const REDIS = Symbol('REDIS');
 
 /**
  * What every labflow process shares: the parsed configuration, the Postgres data source, the

@@ -7,7 +7,7 @@ import { runProcess } from './common/process';
 import { loadConfig } from './config/config';
 import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
-import { WorkerModule } from './temporal/worker.module';
+import { WorkerModule } from './worker.module';
 import { createLabflowWorker } from './temporal/worker';
 
 /**

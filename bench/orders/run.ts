@@ -31,7 +31,7 @@ import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
 import { loadConfig } from '../../src/config/config';
-import { REDIS, TEMPORAL_CLIENT } from '../../src/core.module';
+import { REDIS, TEMPORAL_CLIENT } from '../../src/core.tokens';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { TEMPORAL_CLIENT } from '../core.module';
+import { TEMPORAL_CLIENT } from '../core.tokens';
 import { fingerprint } from '../orders/idempotency.service';
 import type { OrderEntity } from '../orders/order.entities';
 import { OrderWorkflows } from '../orders/order-workflows';

@@ -5,7 +5,7 @@ import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { ApiError, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { REDIS } from '../core.module';
+import { REDIS } from '../core.tokens';
 import { BookingKeys } from './booking-key';
 import {
   AVAILABILITY_DAYS,

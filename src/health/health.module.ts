@@ -12,7 +12,7 @@ import type Redis from 'ioredis';
 import { once } from 'node:events';
 import { setTimeout } from 'node:timers/promises';
 import { Public } from '../auth/principal';
-import { REDIS, TEMPORAL_CLIENT } from '../core.module';
+import { REDIS, TEMPORAL_CLIENT } from '../core.tokens';
 
 /** Redis and Temporal checks; Postgres uses terminus' own TypeORM indicator. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowExecutionDescription, WorkflowNotFoundError } from '@temporalio/client';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { TEMPORAL_CLIENT } from '../core.module';
+import { TEMPORAL_CLIENT } from '../core.tokens';
 import { orderState } from '../../workflows/contract';
 import { isTerminal } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';

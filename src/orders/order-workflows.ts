@@ -10,7 +10,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { ApiError, badRequest } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { TEMPORAL_CLIENT } from '../core.module';
+import { TEMPORAL_CLIENT } from '../core.tokens';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { isAppointmentFlow } from '../../workflows/order-lifecycle';

@@ -16,7 +16,7 @@ import {
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { TEMPORAL_CLIENT } from '../core.module';
+import { TEMPORAL_CLIENT } from '../core.tokens';
 import type { CreateUserDto, PatchUserDto } from './users.dto';
 import { UserEntity } from './user.entity';
 import { isUniqueViolation, UsersRepository } from './users.repository';

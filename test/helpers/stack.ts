@@ -9,7 +9,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
 import { type LabflowConfig, loadConfig } from '../../src/config/config';
 import { PhiCipher } from '../../src/common/crypto';
-import { TEMPORAL_CLIENT } from '../../src/core.module';
+import { TEMPORAL_CLIENT } from '../../src/core.tokens';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management/management.module';
 import { createLabflowWorker } from '../../src/temporal/worker';

@@ -1,0 +1,15 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { LabflowConfig } from './config/config';
+import { AppointmentsModule } from './appointments/appointments.module';
+import { CoreModule } from './core.module';
+import { EventsModule } from './events/events.module';
+import { OrdersModule } from './orders/orders.module';
+import { UsersModule } from './users/users.module';
+
+/** The worker process's root module: the services activities call, without any HTTP layer. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: LabflowConfig): DynamicModule {
+    return { module: WorkerModule, imports: [CoreModule.forRoot(config), UsersModule, EventsModule, OrdersModule, AppointmentsModule] };
+  }
+}
