@@ -8,10 +8,12 @@ import { HealthModule } from '../health/health.module';
 import { CustomCredentialsModule } from './custom-credentials/custom-credentials.module';
 import { EtlPipelinesModule } from './etl-pipelines/etl-pipelines.module';
 import { ManagementKeysModule } from './keys/management-keys.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { CodecController } from '../temporal/codec.controller';
 import { OrgsController } from './orgs.controller';
 import { OrgsRepository } from './orgs.repository';
 import { OrgsService } from './orgs.service';
+import { StrandedOrdersModule } from './stranded-orders/stranded-orders.module';
 import { TeamApiKeysModule } from './team-api-keys/team-api-keys.module';
 import { TeamsModule } from './teams/teams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -40,6 +42,8 @@ export class ManagementModule {
         WebhooksModule,
         EtlPipelinesModule,
         CustomCredentialsModule,
+        StrandedOrdersModule,
+        MetricsModule,
       ],
       controllers: [OrgsController, CodecController],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: ManagementKeyGuard }, OrgsRepository, OrgsService],

@@ -66,9 +66,9 @@ const CONCURRENCY = 8;
  *
  * Several workers may run it at once: a restart is refused while a run is open, so only one of
  * them starts a new run. A reconciler judges closed workflows of its own task queue at once;
- * those of another queue (another deployment, a test file's own stack) after RECONCILER_GRACE,
- * giving that queue's reconciler the first go. It queries only workflows of its own queue, whose
- * worker runs beside it.
+ * those of another queue (an earlier deployment's, a test file's own stack) only once they have
+ * been closed for RECONCILER_STALL_HORIZON, giving that queue's reconciler the first go. It
+ * queries only workflows of its own queue, whose worker runs beside it.
  */
 @Injectable()
 export class OrderReconciler implements OnModuleDestroy {
@@ -187,7 +187,8 @@ export class OrderReconciler implements OnModuleDestroy {
     if (description.status.name !== 'RUNNING') {
       this.suspects.delete(order.id);
       const closedAt = description.closeTime ?? new Date(0);
-      if (!ownQueue && Date.now() - closedAt.getTime() < graceMs) return { verdict: 'wait' };
+      // Another queue's reconciler (another deployment's, a test file's) has one horizon to act first.
+      if (!ownQueue && Date.now() - closedAt.getTime() < this.config.orders.reconcilerStallHorizonMs) return { verdict: 'wait' };
       return {
         verdict: 'closed',
         detail: `workflow run ${description.runId} ${description.status.name} at ${closedAt.toISOString()} (task queue ${description.taskQueue}) while the order is ${order.lowLevelStatus}`,
