@@ -1,14 +1,13 @@
 import type { PhiCipher } from '../common/crypto';
 import type { EventsConfig } from '../config/config';
-import type { EtlDestinations } from '../management/etl-pipelines/etl-pipeline.entity';
-import { maskAmqpUri } from '../management/etl-pipelines/etl-routing';
-import type { WebhookEndpointEntity } from '../management/webhooks/webhook-endpoint.entity';
-import { signingSecrets } from '../management/webhooks/webhook-secrets';
+import { maskAmqpUri } from './amqp-uri';
 import { envelopeOf } from './catalogue';
+import type { EtlDestinations } from './destinations';
 import type { DeliveryContext, EventsRepository, FinishedAttempt } from './events.repository';
 import type { RabbitMqPublisher } from './rabbitmq.publisher';
 import type { EndpointRateLimiter } from './rate-limiter';
 import { nextStep } from './retry-policy';
+import { signingSecrets } from './signing-secrets';
 import { signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
 
 /** What the queue should do with the job next. */
@@ -63,10 +62,10 @@ export class DeliveryProcessor {
     const body = JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc)));
     const secrets = signingSecrets(
       {
-        secretEnc: context.secret_enc,
+        secretEnc: context.secret_enc as string,
         previousSecretEnc: context.previous_secret_enc,
         previousSecretExpiresAt: context.previous_secret_expires_at,
-      } as WebhookEndpointEntity,
+      },
       this.cipher,
     );
     const custom = context.headers_enc ? this.cipher.decryptJson<Record<string, string>>(context.headers_enc) : {};

@@ -1,16 +1,16 @@
 import { Module } from '@nestjs/common';
 import { OutboxService } from './outbox.service';
 import { EventResendService } from './resend.service';
-import { WebhookMessagesService } from './webhook-messages.service';
 
 /**
- * Events for the Nest side: OutboxService (record events inside a state change's transaction),
- * the management view of deliveries, and resending orders' latest events (EventResendService).
+ * Events for the Nest side: OutboxService (record events inside a state change's transaction)
+ * and resending orders' latest events (EventResendService). The management view of deliveries is
+ * src/management/webhooks/webhook-messages.service.ts.
  * The relay and the delivery worker are not providers: the worker process starts them
  * (src/events/event-processing.ts), so importing this module never starts background work.
  */
 @Module({
-  providers: [OutboxService, WebhookMessagesService, EventResendService],
-  exports: [OutboxService, WebhookMessagesService, EventResendService],
+  providers: [OutboxService, EventResendService],
+  exports: [OutboxService, EventResendService],
 })
 export class EventsModule {}

@@ -1,6 +1,6 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import type { LookupFunction } from 'node:net';
-import { amqpUriProblem, maskAmqpUri } from '../management/etl-pipelines/etl-routing';
+import { amqpUriProblem, maskAmqpUri } from './amqp-uri';
 import { publicOnlyLookup } from './webhook-sender';
 
 export interface RabbitMqMessage {

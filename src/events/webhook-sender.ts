@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { isNonPublicAddress, webhookUrlProblem } from '../management/webhooks/webhook-url';
+import { isNonPublicAddress, webhookUrlProblem } from './webhook-url';
 import { parseRetryAfter } from './retry-policy';
 
 /** Characters of the response body kept with an attempt. */

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { PhiCipher } from '../../src/common/crypto';
-import { signingSecrets } from '../../src/management/webhooks/webhook-secrets';
+import { signingSecrets } from '../../src/events/signing-secrets';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { createTenant, type HttpResult, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 

@@ -5,7 +5,7 @@ import { PhiCipher } from '../../src/common/crypto';
 import { OutboxService } from '../../src/events/outbox.service';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
-import { isNonPublicAddress } from '../../src/management/webhooks/webhook-url';
+import { isNonPublicAddress } from '../../src/events/webhook-url';
 import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 

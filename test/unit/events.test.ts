@@ -10,7 +10,7 @@ import { resolveEventId } from '../../src/events/outbox.service';
 import { MAX_RETRY_AFTER_MS, nextStep, parseRetryAfter } from '../../src/events/retry-policy';
 import { publicOnlyLookup, signatureHeaders, WebhookSender } from '../../src/events/webhook-sender';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
-import { webhookUrlProblem } from '../../src/management/webhooks/webhook-url';
+import { webhookUrlProblem } from '../../src/events/webhook-url';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const JUNCTION = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];

@@ -3,16 +3,11 @@ import type { ManagementPrincipal } from '../../src/auth/principal';
 import { authorizeOrg, authorizeOrgAdmin, authorizeTeam, teamRestriction } from '../../src/management/common/access';
 import { decodeCursor, encodeCursor, nextCursorParam } from '../../src/management/common/cursor';
 import { repeatable, uuidParam } from '../../src/management/common/params';
-import {
-  azureTargetFor,
-  isAmqpUri,
-  maskAmqpUri,
-  maskAzureConnectionString,
-  pipelineAccepts,
-} from '../../src/management/etl-pipelines/etl-routing';
+import { isAmqpUri, maskAmqpUri } from '../../src/events/amqp-uri';
+import { azureTargetFor, maskAzureConnectionString, pipelineAccepts } from '../../src/management/etl-pipelines/etl-routing';
 import { TEAM_SEARCH_PATTERN } from '../../src/management/teams/teams.dto';
 import { generateWebhookSecret, webhookSecret } from '../../src/management/webhooks/webhook-secrets';
-import { webhookUrlProblem } from '../../src/management/webhooks/webhook-url';
+import { webhookUrlProblem } from '../../src/events/webhook-url';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const TEAM = '22222222-2222-4222-8222-222222222222';

@@ -2,8 +2,8 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nextCursorParam } from '../common/cursor';
 import { repeatable, uuidParam } from '../common/params';
-import { DESTINATION_KINDS } from './etl-pipeline.entity';
-import { isAmqpUri } from './etl-routing';
+import { isAmqpUri } from '../../events/amqp-uri';
+import { DESTINATION_KINDS } from '../../events/destinations';
 
 const kind = z.enum(DESTINATION_KINDS);
 const eventTypePrefix = z.string().regex(/^[a-z0-9_.]{1,128}$/);

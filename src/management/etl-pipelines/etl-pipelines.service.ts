@@ -6,12 +6,14 @@ import { validationError } from '../../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
 import type { ApiEnvironment, Region } from '../../tenancy/entities';
 import { teamRestriction } from '../common/access';
+import { amqpUriProblem, maskAmqpUri } from '../../events/amqp-uri';
+import type { EtlDestinations } from '../../events/destinations';
 import type { KeysetPosition } from '../common/cursor';
 import { type BulkResult, PAGE_SIZE } from '../common/params';
 import { TeamLookup } from '../teams/team-lookup';
-import type { EtlDestinations, EtlPipelineEntity } from './etl-pipeline.entity';
+import type { EtlPipelineEntity } from './etl-pipeline.entity';
 import type { EtlPipelineView, UpsertEtlPipelineDto } from './etl-pipelines.dto';
-import { amqpUriProblem, maskAmqpUri, maskAzureConnectionString } from './etl-routing';
+import { maskAzureConnectionString } from './etl-routing';
 import { EtlPipelinesRepository } from './etl-pipelines.repository';
 
 export interface EtlScope {

@@ -1,5 +1,5 @@
-import { nonPublicHostProblem } from '../webhooks/webhook-url';
-import type { AzureAmqpDestination, EtlPipelineEntity } from './etl-pipeline.entity';
+import type { AzureAmqpDestination } from '../../events/destinations';
+import type { EtlPipelineEntity } from './etl-pipeline.entity';
 
 /** Whether a pipeline takes an event: no prefixes (null or []) means every event type. */
 export function pipelineAccepts(pipeline: Pick<EtlPipelineEntity, 'eventTypePrefixes'>, eventType: string): boolean {
@@ -25,32 +25,6 @@ export function azureTargetFor(
     if (matcher.blob_storage !== undefined) return { blob_storage: matcher.blob_storage };
   }
   return { event_hub: destination.default_event_hub };
-}
-
-/** An amqp:// or amqps:// URI with a host (RabbitMQ). */
-export function isAmqpUri(value: string): boolean {
-  if (!/^amqps?:\/\//i.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'amqp:' || url.protocol === 'amqps:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Why a RabbitMQ URI is refused as an outbound target (server-side request forgery), or null:
- * unless `allowPrivate` (development and tests, ALLOW_PRIVATE_WEBHOOK_URLS), no localhost and no
- * literal private, loopback or link-local address. The URI's form is checked by isAmqpUri.
- */
-export function amqpUriProblem(value: string, allowPrivate: boolean): string | null {
-  if (allowPrivate || !isAmqpUri(value)) return null;
-  return nonPublicHostProblem(new URL(value).hostname, 'URI');
-}
-
-/** A RabbitMQ URI with its password replaced, for reading back. */
-export function maskAmqpUri(uri: string): string {
-  return uri.replace(/^(amqps?:\/\/[^:@/]*:)[^@/]*@/i, '$1****@');
 }
 
 /** An Azure connection string with its shared access key replaced, for reading back. */

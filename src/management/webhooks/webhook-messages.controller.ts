@@ -2,7 +2,6 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
-import { WebhookMessagesService } from '../../events/webhook-messages.service';
 import { authorizeTeam } from '../common/access';
 import {
   ListAttemptsQuery,
@@ -13,6 +12,7 @@ import {
   WebhookMessageParams,
   WebhookMessageWithPayloadDto,
 } from './webhook-messages.dto';
+import { WebhookMessagesService } from './webhook-messages.service';
 import { WebhookParams } from './webhooks.dto';
 import { WebhooksService } from './webhooks.service';
 

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { PhiCipher } from '../../common/crypto';
-import type { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 /** Standard Webhooks secrets: `whsec_` + base64 of the key bytes (24 when labflow makes one). */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
@@ -25,15 +23,3 @@ export const webhookSecret = z
     },
     { message: 'The secret must encode 24 to 64 bytes.' },
   );
-
-/**
- * The secrets a delivery is signed with at `now`: the current one, and the previous one while
- * its grace period lasts (Standard Webhooks receivers accept any listed signature).
- */
-export function signingSecrets(endpoint: WebhookEndpointEntity, cipher: PhiCipher, now: Date = new Date()): string[] {
-  const secrets = [cipher.decrypt(endpoint.secretEnc)];
-  if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
-    secrets.push(cipher.decrypt(endpoint.previousSecretEnc));
-  }
-  return secrets;
-}

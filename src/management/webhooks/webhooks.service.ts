@@ -7,7 +7,7 @@ import type { KeysetPosition } from '../common/cursor';
 import { TeamLookup } from '../teams/team-lookup';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS } from './webhook-secrets';
-import { webhookUrlProblem } from './webhook-url';
+import { webhookUrlProblem } from '../../events/webhook-url';
 import type { CreateWebhookDto, PatchWebhookDto, WebhookHeadersDto, WebhookView } from './webhooks.dto';
 import { type WebhookScope, WebhooksRepository } from './webhooks.repository';
 

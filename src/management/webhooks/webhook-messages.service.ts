@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { PhiCipher } from '../common/crypto';
-import { conflict, notFound } from '../common/errors';
-import { encodeCursor, type KeysetPosition } from '../management/common/cursor';
-import { envelopeOf } from './catalogue';
-import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from './events.repository';
-import { EventsRepository } from './events.repository';
+import { PhiCipher } from '../../common/crypto';
+import { conflict, notFound } from '../../common/errors';
+import { envelopeOf } from '../../events/catalogue';
+import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from '../../events/events.repository';
+import { EventsRepository } from '../../events/events.repository';
+import { encodeCursor, type KeysetPosition } from '../common/cursor';
 
 /** A message = one event as delivered to one endpoint; its id is the event id (= webhook-id). */
 export interface MessageView {
