@@ -8,7 +8,7 @@ import { loadConfig } from './config/config';
 import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './worker.module';
-import { createLabflowWorker } from './temporal/worker';
+import { createLabflowWorker } from './temporal-worker';
 
 /**
  * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention) the

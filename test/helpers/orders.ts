@@ -139,7 +139,7 @@ export async function outboxEvents(stack: TestStack, teamId: string, orderId: st
  * cache and must replay each history to continue.
  */
 export async function startReplaceableWorker(stack: TestStack): Promise<{ stop(): Promise<void> }> {
-  const { createLabflowWorker } = await import('../../src/temporal/worker');
+  const { createLabflowWorker } = await import('../../src/temporal-worker');
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
   const { worker, connection } = await createLabflowWorker(stack.api, stack.config, { taskQueue: stack.taskQueue, workflowBundle: { codePath } });

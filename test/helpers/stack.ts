@@ -12,7 +12,7 @@ import { PhiCipher } from '../../src/common/crypto';
 import { TEMPORAL_CLIENT } from '../../src/core.tokens';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management/management.module';
-import { createLabflowWorker } from '../../src/temporal/worker';
+import { createLabflowWorker } from '../../src/temporal-worker';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from '../../src/adapters/sandbox-callbacks/sandbox-callback.processor';
 import {
   type ApiEnvironment,

@@ -1,13 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import type { LabflowConfig } from '../config/config';
-import { OutboxService } from '../events/outbox.service';
-import { AppointmentLifecycleService } from '../appointments/appointment-lifecycle.service';
-import { OrderLifecycleService } from '../orders/order-lifecycle.service';
-import { OrderReconciler } from '../orders/order-reconciler';
-import { labflowDataConverter } from './payload-codec';
-import { UsersService } from '../users/users.service';
+import { createActivities } from '../activities';
+import type { LabflowConfig } from './config/config';
+import { OutboxService } from './events/outbox.service';
+import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
+import { OrderLifecycleService } from './orders/order-lifecycle.service';
+import { OrderReconciler } from './orders/order-reconciler';
+import { labflowDataConverter } from './temporal/payload-codec';
+import { UsersService } from './users/users.service';
 
 export interface LabflowWorkerOptions {
   /** Overrides the configured task queue (each test file uses its own). */
@@ -39,7 +39,7 @@ export async function createLabflowWorker(
     dataConverter: labflowDataConverter(config),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../../workflows') }),
+      : { workflowsPath: require.resolve('../workflows') }),
   });
   return { worker, connection };
 }
