@@ -78,7 +78,10 @@ export class OrderReconciler implements OnModuleDestroy {
   /** Where the scan of non-terminal orders resumes (null: from the first). */
   private cursor: OrderScanPosition | null = null;
   private cycleStartedAt = 0;
-  /** Running workflows showing a stall sign, by order id, until they make progress or stall. */
+  /**
+   * Running workflows showing a stall sign, by order id, until they make progress or stall. In
+   * memory: a restarted worker watches them again from scratch, which only delays a finding.
+   */
   private readonly suspects = new Map<string, Suspect>();
 
   constructor(
