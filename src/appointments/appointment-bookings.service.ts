@@ -3,13 +3,14 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound, validationError } from '../common/errors';
+import { fingerprint, type IdempotencyPolicy, IdempotencyService } from '../common/idempotency';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
-import { fingerprint } from '../orders/idempotency.service';
 import type { OrderEntity } from '../orders/order.entities';
 import { OrderWorkflows } from '../orders/order-workflows';
 import { OrdersRepository } from '../orders/orders.repository';
-import { OrdersService, type PostOrderResponse } from '../orders/orders.service';
+import { OrderQueriesService } from '../orders/order-queries.service';
+import type { PostOrderResponse } from '../orders/order-views';
 import {
   type AppointmentKind,
   appointmentProviderUpdate,
@@ -20,7 +21,6 @@ import {
   cancelAppointment,
   completeDraw,
   rescheduleAppointment,
-  SLOT_TAKEN,
 } from '../../workflows/contract';
 import { eventStatus, isTerminal } from '../../workflows/order-lifecycle';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
@@ -39,10 +39,6 @@ import { type CancellationReason, PSC_SCHEDULING_LABS } from './providers/appoin
 const METHOD_OF: Record<AppointmentKind, string> = { phlebotomy: 'at_home_phlebotomy', psc: 'walk_in_test' };
 const KIND_NAME: Record<AppointmentKind, string> = { phlebotomy: 'at-home phlebotomy', psc: 'walk-in (patient service center)' };
 
-
-/** A taken slot is a conflict; every other refusal a bad request. */
-const statusOfRefusal = (type: string | undefined) => (type === SLOT_TAKEN ? 409 : 400);
-
 /**
  * The appointment API: every change goes to the ORDER workflow as an update (its validator
  * refuses a stale booking key or a finished order before anything is written), which relays it
@@ -52,11 +48,12 @@ const statusOfRefusal = (type: string | undefined) => (type === SLOT_TAKEN ? 409
 export class AppointmentBookingsService {
   constructor(
     private readonly orders: OrdersRepository,
-    private readonly ordersService: OrdersService,
+    private readonly orderQueries: OrderQueriesService,
     private readonly workflows: OrderWorkflows,
     private readonly records: AppointmentRecords,
     private readonly lifecycle: AppointmentLifecycleService,
     private readonly availability: AppointmentsService,
+    private readonly idempotency: IdempotencyService,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
   ) {}
@@ -77,11 +74,9 @@ export class AppointmentBookingsService {
     const slot = this.verifyBookingKey(team, body.booking_key, kind);
     const key = options.idempotencyKey;
     const requestHash = fingerprint({ orderId, body, asyncConfirmation: options.asyncConfirmation ?? false });
-    if (key !== undefined) {
-      if (key.length === 0 || key.length > 255) throw badRequest('x-idempotency-key must be 1 to 255 characters.');
-      const earlier = await this.earlierBooking(team, key, order.id, requestHash);
-      if (earlier) return earlier;
-    }
+    const earlierId = await this.idempotency.earlierResult(team, key, { subjectId: order.id, requestHash }, this.idempotencyPolicy());
+    const earlier = earlierId === null ? null : await this.records.byId(earlierId);
+    if (earlier) return this.records.view(earlier);
     const result = await this.runUpdate(order, (handle) =>
       handle.executeUpdate(bookAppointment, {
         args: [{ booking: { mode: 'book', slot }, kind, appointmentNotes: body.appointment_notes ?? null, asyncConfirmation: options.asyncConfirmation ?? false }],
@@ -90,16 +85,14 @@ export class AppointmentBookingsService {
       }),
     );
     if (key !== undefined) {
-      await this.records.db.query(
-        `INSERT INTO appointment_idempotency_keys (team_id, environment, key, order_id, request_hash, appointment_id)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (team_id, environment, key) DO UPDATE
-           SET order_id = EXCLUDED.order_id, request_hash = EXCLUDED.request_hash, appointment_id = EXCLUDED.appointment_id, created_at = clock_timestamp()
-           WHERE appointment_idempotency_keys.created_at < clock_timestamp() - make_interval(secs => $7)`,
-        [team.teamId, team.environment, key, order.id, requestHash, result.appointmentId, this.config.appointments.idempotencyKeyTtlMs / 1000],
-      );
+      await this.idempotency.rememberResult(team, key, { subjectId: order.id, requestHash, resultId: result.appointmentId }, this.idempotencyPolicy());
     }
     return this.view(team, order, result.appointmentId);
+  }
+
+  /** PSC booking's keys: `x-idempotency-key`, kept APPOINTMENT_IDEMPOTENCY_KEY_TTL. */
+  private idempotencyPolicy(): IdempotencyPolicy {
+    return { header: 'x-idempotency-key', ttlMs: this.config.appointments.idempotencyKeyTtlMs };
   }
 
   /** Provider-managed scheduling of an at-home draw: pending until the provider picks a time. */
@@ -168,7 +161,7 @@ export class AppointmentBookingsService {
   async drawCompleted(team: TeamPrincipal, orderId: string): Promise<PostOrderResponse> {
     const order = await this.requireOrder(team, orderId, 'phlebotomy');
     await this.runUpdate(order, (handle) => handle.executeUpdate(completeDraw));
-    return { order: await this.ordersService.get(team, order.id), status: 'success', message: 'Draw completed.' };
+    return { order: await this.orderQueries.get(team, order.id), status: 'success', message: 'Draw completed.' };
   }
 
   /** A provider's report (confirmation, draw in progress or done, its own cancellation). */
@@ -200,7 +193,7 @@ export class AppointmentBookingsService {
     // A finished order's workflow is closed: say why instead of "no longer active".
     if (isTerminal(order.lowLevelStatus)) throw badRequest(`The order is ${eventStatus(order.flow, order.lowLevelStatus)}.`);
     await this.workflows.ensureStarted(order);
-    return this.workflows.runUpdate(order.id, () => call(this.workflows.handle(order.id)), statusOfRefusal);
+    return this.workflows.runUpdate(order.id, () => call(this.workflows.handle(order.id)));
   }
 
   private async requireOrder(team: TeamPrincipal, orderId: string, kind: AppointmentKind): Promise<OrderEntity> {
@@ -228,21 +221,6 @@ export class AppointmentBookingsService {
     if (checked === 'invalid' || checked.team_id !== team.teamId) throw badRequest('The booking_key is not valid.');
     if (checked.kind !== kind) throw badRequest(`This booking_key is for a ${KIND_NAME[checked.kind]} appointment.`);
     return { kind: checked.kind, provider: checked.provider, site: checked.site, start: checked.start, end: checked.end, expires_at: checked.expires_at };
-  }
-
-  /** The appointment an earlier request with this key made; 400 when the key was used otherwise. */
-  private async earlierBooking(team: TeamPrincipal, key: string, orderId: string, requestHash: string): Promise<AppointmentView | null> {
-    const [row]: Array<{ order_id: string; request_hash: string; appointment_id: string }> = await this.records.db.query(
-      `SELECT order_id, request_hash, appointment_id FROM appointment_idempotency_keys
-        WHERE team_id = $1 AND environment = $2 AND key = $3 AND created_at > clock_timestamp() - make_interval(secs => $4)`,
-      [team.teamId, team.environment, key, this.config.appointments.idempotencyKeyTtlMs / 1000],
-    );
-    if (!row) return null;
-    if (row.order_id !== orderId || row.request_hash !== requestHash) {
-      throw badRequest('This x-idempotency-key was already used with a different request; use a new key for a new booking.');
-    }
-    const appointment = await this.records.byId(row.appointment_id);
-    return appointment ? this.records.view(appointment) : null;
   }
 
   private async view(team: TeamPrincipal, order: OrderEntity, appointmentId: string): Promise<AppointmentView> {

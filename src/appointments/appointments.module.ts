@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../common/idempotency';
 import { EventsModule } from '../events/events.module';
 import { OrdersModule } from '../orders/orders.module';
 import { PhlebotomyAppointmentsController, ProviderCallbacksController, PscAppointmentsController } from './appointment-bookings.controller';
@@ -15,7 +16,7 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
  * order workflow, the activities' lifecycle service and the providers' callbacks (sandbox providers).
  */
 @Module({
-  imports: [OrdersModule, EventsModule],
+  imports: [OrdersModule, EventsModule, IdempotencyModule],
   controllers: [AppointmentsController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
   providers: [
     SandboxPhlebotomyProvider,

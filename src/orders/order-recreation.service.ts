@@ -1,15 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { ApiError, badRequest, notFound, RequestValidationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { LabTestsService } from '../lab-tests/lab-tests.service';
-import { eventStatus, isCancellable } from '../../workflows/order-lifecycle';
-import type { OrderEntity } from './order.entities';
+import { eventStatus, isCancellable, topLevelStatus } from '../../workflows/order-lifecycle';
+import { freshOrderState, newSampleId } from './new-order';
+import { OrderCommandsService } from './order-commands.service';
+import { OrderCreationService } from './order-creation.service';
+import { OrderEntity } from './order.entities';
+import { OrderViews, type OrderView, type PostOrderResponse } from './order-views';
+import { OrderWorkflows } from './order-workflows';
 import type { RecreateOrderDto } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
-import { OrdersService, type PostOrderResponse } from './orders.service';
 
 /**
  * `POST /v3/order/{order_id}/recreate` (order creation rule 2). The new order joins the original's
@@ -25,7 +31,10 @@ import { OrdersService, type PostOrderResponse } from './orders.service';
 export class OrderRecreationService {
   constructor(
     private readonly orders: OrdersRepository,
-    private readonly ordersService: OrdersService,
+    private readonly creation: OrderCreationService,
+    private readonly commands: OrderCommandsService,
+    private readonly views: OrderViews,
+    private readonly workflows: OrderWorkflows,
     private readonly labTests: LabTestsService,
     private readonly labAccounts: LabAccountsService,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
@@ -42,7 +51,7 @@ export class OrderRecreationService {
     }
     const siblings = (await this.orders.transactionsOf([original.orderTransactionId])).get(original.orderTransactionId)?.orders ?? [];
     const newer = siblings.find((sibling) => sibling.id !== original.id && sibling.createdAt.getTime() >= original.createdAt.getTime());
-    if (newer) throw badRequest(`Order ${original.id} was already recreated as ${newer.id}; recreate that order instead.`);
+    if (newer) throw alreadyRecreated(original, newer.id);
 
     const orderable = await this.labTests.findOrderable(team, original.labTestId).catch((error: unknown) => {
       throw this.asBadRequest(error, 'The original order\'s lab test can no longer be ordered');
@@ -51,11 +60,49 @@ export class OrderRecreationService {
 
     if (isCancellable(original.flow, original.lowLevelStatus)) {
       // The workflow decides; one that has started shipping meanwhile refuses, and keeps going.
-      await this.ordersService.cancel(team, original.id).catch((error: unknown) => {
+      await this.commands.cancel(team, original.id).catch((error: unknown) => {
         if (!(error instanceof ApiError && error.getStatus() === 400)) throw error;
       });
     }
-    return this.ordersService.insertRecreation(team, original, account);
+    return this.insertRecreation(team, original, account);
+  }
+
+  /**
+   * Inserts the recreation of `original`: a new `ordered` order in the
+   * same order transaction, origin `recreation`, a copy of the original (user, lab test, patient,
+   * physician, notes, billing) on `account` with a new sample id, and `labtest.order.created`.
+   * 400 when the original was already recreated (checked under a lock of the transaction). The
+   * transaction is active again (cancelling the original closed it).
+   */
+  private async insertRecreation(team: TeamPrincipal, original: OrderEntity, account: LabAccountEntity): Promise<PostOrderResponse> {
+    const now = new Date();
+    const order = Object.assign(new OrderEntity(), {
+      ...original,
+      id: randomUUID(),
+      labAccountId: account.id,
+      status: topLevelStatus(original.flow, 'ordered'),
+      lowLevelStatus: 'ordered',
+      origin: 'recreation',
+      sampleId: newSampleId(),
+      ...freshOrderState(now),
+    } satisfies Partial<OrderEntity>);
+    const response = await this.orders.transaction(async (manager: EntityManager) => {
+      const newer = await this.orders.lockForRecreation(manager, original);
+      if (newer !== null) throw alreadyRecreated(original, newer);
+      await this.orders.insertRecreated(manager, order, eventStatus(order.flow, 'ordered'));
+      const view = await this.recordCreated(manager, team, order);
+      return { order: view, status: 'success' as const, message: 'Order recreated.' };
+    });
+    await this.workflows.startAfterCommit(order);
+    return response;
+  }
+
+  /** In the order's transaction: `labtest.order.created` with the order as the API shows it, and the PHI audit. */
+  private async recordCreated(manager: EntityManager, team: TeamPrincipal, order: OrderEntity): Promise<OrderView> {
+    const view = await this.views.one(order, manager);
+    await this.creation.recordCreatedEvent(manager, team, order, view, await this.orders.clientUserIdOf(order.userId, manager));
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id], manager);
+    return view;
   }
 
   private async accountFor(team: TeamPrincipal, original: OrderEntity, body: RecreateOrderDto, labId: number, labSlug: string): Promise<LabAccountEntity> {
@@ -89,4 +136,9 @@ export class OrderRecreationService {
     if (error instanceof RequestValidationError) return badRequest(`${context}: ${error.issues.map((issue) => issue.msg).join(' ')}`);
     return error;
   }
+}
+
+/** 400: only the latest order of an order transaction can be recreated. */
+function alreadyRecreated(original: Pick<OrderEntity, 'id'>, newerId: string) {
+  return badRequest(`Order ${original.id} was already recreated as ${newerId}; recreate that order instead.`);
 }

@@ -76,6 +76,13 @@ export interface OrderView {
   lab_account_id: string;
 }
 
+/** Junction's PostOrderResponse: the answer of every order command. */
+export interface PostOrderResponse {
+  order: OrderView;
+  status: 'success';
+  message: string;
+}
+
 export interface ShipmentView {
   id: string;
   outbound_tracking_number: string | null;

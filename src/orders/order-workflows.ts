@@ -4,13 +4,10 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { ApiError, badRequest } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
+import { orderUpdateError } from '../temporal/workflow-errors';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { isAppointmentFlow } from '../../workflows/order-lifecycle';
@@ -48,24 +45,14 @@ export class OrderWorkflows {
   }
 
   /**
-   * Runs an update of the order's workflow. A refusal (validator or handler) becomes a 4xx
-   * `{detail}`: 400, or the status `statusOf` gives the failure's type (e.g. 409 for a taken slot).
+   * Runs an update of the order's workflow. A refusal (validator or handler) or a closed workflow
+   * becomes a 4xx `{detail}` (orderUpdateError: by error class and failure type).
    */
-  async runUpdate<T>(orderId: string, call: () => Promise<T>, statusOf: (failureType: string | undefined) => number = () => 400): Promise<T> {
+  async runUpdate<T>(orderId: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        const cause = error.cause;
-        const message = cause instanceof Error ? cause.message : 'The order refused the request.';
-        throw new ApiError(statusOf(cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined), message);
-      }
-      if (error instanceof WorkflowNotFoundError) throw badRequest(`Order ${orderId} is no longer active.`);
-      // An update sent to a workflow that has already finished.
-      if (error instanceof Error && /already completed|workflow execution.*(completed|closed)/i.test(error.message)) {
-        throw badRequest('The order is no longer active.');
-      }
-      throw error;
+      throw orderUpdateError(error, orderId) ?? error;
     }
   }
 

@@ -3,7 +3,8 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { RequestValidationError } from '../common/errors';
 import { zodIssues } from '../common/validation';
-import type { IdempotencyOptions } from './idempotency.service';
+import { RequisitionFormsService } from '../requisitions/requisition-forms.service';
+import type { IdempotencyOptions } from '../common/idempotency';
 import {
   CreateOrderDto,
   CreateTestkitOrderDto,
@@ -18,7 +19,9 @@ import {
   SimulateQuery,
 } from './orders.dto';
 import { OrderRecreationService } from './order-recreation.service';
-import { OrdersService } from './orders.service';
+import { OrderCommandsService } from './order-commands.service';
+import { OrderCreationService } from './order-creation.service';
+import { OrderQueriesService } from './order-queries.service';
 
 function idempotency(key: string | undefined, errorMode: string | undefined): IdempotencyOptions {
   return { key, cacheErrors: errorMode?.toLowerCase() !== 'no-cache' };
@@ -29,8 +32,11 @@ function idempotency(key: string | undefined, errorMode: string | undefined): Id
 @Controller('v3/order')
 export class OrdersController {
   constructor(
-    private readonly orders: OrdersService,
+    private readonly creation: OrderCreationService,
+    private readonly commands: OrderCommandsService,
+    private readonly queries: OrderQueriesService,
     private readonly recreation: OrderRecreationService,
+    private readonly requisitions: RequisitionFormsService,
   ) {}
 
   @Post()
@@ -41,7 +47,7 @@ export class OrdersController {
     @Headers('x-idempotency-key') key?: string,
     @Headers('x-idempotency-error') errorMode?: string,
   ) {
-    return this.orders.create(team, body, idempotency(key, errorMode));
+    return this.creation.create(team, body, idempotency(key, errorMode));
   }
 
   @Post('create')
@@ -52,14 +58,14 @@ export class OrdersController {
     @Headers('x-idempotency-key') key?: string,
     @Headers('x-idempotency-error') errorMode?: string,
   ) {
-    return this.orders.create(team, body, idempotency(key, errorMode));
+    return this.creation.create(team, body, idempotency(key, errorMode));
   }
 
   /** Sends each matched order's latest event again (same webhook id, so receivers de-duplicate). */
   @Post('resend_events')
   @HttpCode(200)
   resendEvents(@CurrentTeam() team: TeamPrincipal, @Body() body: ResendEventsDto) {
-    return this.orders.resendEvents(team, body);
+    return this.commands.resendEvents(team, body);
   }
 
   @Post('testkit')
@@ -70,13 +76,13 @@ export class OrdersController {
     @Headers('x-idempotency-key') key?: string,
     @Headers('x-idempotency-error') errorMode?: string,
   ) {
-    return this.orders.createTestkit(team, body, idempotency(key, errorMode));
+    return this.creation.createTestkit(team, body, idempotency(key, errorMode));
   }
 
   @Post('testkit/register')
   @HttpCode(200)
   register(@CurrentTeam() team: TeamPrincipal, @Body() body: RegisterTestkitDto) {
-    return this.orders.register(team, body);
+    return this.commands.register(team, body);
   }
 
   @Post('import')
@@ -87,40 +93,40 @@ export class OrdersController {
     @Headers('x-idempotency-key') key?: string,
     @Headers('x-idempotency-error') errorMode?: string,
   ) {
-    return this.orders.import(team, body, idempotency(key, errorMode));
+    return this.creation.import(team, body, idempotency(key, errorMode));
   }
 
   @Get(':order_id')
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
-    return this.orders.get(team, params.order_id);
+    return this.queries.get(team, params.order_id);
   }
 
   @Get(':order_id/result')
   results(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
-    return this.orders.results(team, params.order_id);
+    return this.queries.results(team, params.order_id);
   }
 
   @Get(':order_id/result/metadata')
   resultMetadata(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
-    return this.orders.resultMetadata(team, params.order_id);
+    return this.queries.resultMetadata(team, params.order_id);
   }
 
   /** The order's requisition form (`requisition_form_url`). */
   @Get(':order_id/requisition/pdf')
   async requisitionPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
-    const pdf = await this.orders.requisitionPdf(team, params.order_id);
+    const pdf = await this.requisitions.render(team, params.order_id);
     return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="requisition-${params.order_id}.pdf"` });
   }
 
   @Patch(':order_id')
   patch(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Body() body: PatchOrderDto) {
-    return this.orders.patch(team, params.order_id, body);
+    return this.commands.patch(team, params.order_id, body);
   }
 
   @Post(':order_id/cancel')
   @HttpCode(200)
   cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
-    return this.orders.cancel(team, params.order_id);
+    return this.commands.cancel(team, params.order_id);
   }
 
   /** labflow: recreate an order in its order transaction (origin `recreation`), e.g. at another lab account. */
@@ -136,7 +142,7 @@ export class OrdersController {
   simulate(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: SimulateQuery, @Body() raw: unknown) {
     const parsed = simulateBody.safeParse(raw ?? {});
     if (!parsed.success) throw new RequestValidationError(zodIssues(parsed.error, raw, ['body']));
-    return this.orders.simulate(team, params.order_id, query, parsed.data);
+    return this.commands.simulate(team, params.order_id, query, parsed.data);
   }
 }
 
@@ -144,10 +150,10 @@ export class OrdersController {
 @ApiSecurity('team-api-key')
 @Controller('v3/orders')
 export class OrdersListController {
-  constructor(private readonly orders: OrdersService) {}
+  constructor(private readonly queries: OrderQueriesService) {}
 
   @Get()
   list(@CurrentTeam() team: TeamPrincipal, @Query() query: ListOrdersQuery) {
-    return this.orders.list(team, query);
+    return this.queries.list(team, query);
   }
 }

@@ -3,9 +3,9 @@ import { COURIER_ADAPTER } from '../adapters/courier/courier.adapter';
 import { SandboxCourierAdapter } from '../adapters/courier/sandbox-courier.adapter';
 import { LAB_ADAPTER } from '../adapters/lab/lab.adapter';
 import { SandboxLabAdapter } from '../adapters/lab/sandbox-lab.adapter';
+import { IdempotencyModule } from '../common/idempotency';
 import { EventsModule } from '../events/events.module';
 import { LabTestsModule } from '../lab-tests/lab-tests.module';
-import { IdempotencyService } from './idempotency.service';
 import { OrderLifecycleService } from './order-lifecycle.service';
 import { OrderRecreationService } from './order-recreation.service';
 import { OrderViews } from './order-views';
@@ -13,38 +13,47 @@ import { OrderReconciler } from './order-reconciler';
 import { OrderWorkflows } from './order-workflows';
 import { OrdersController, OrdersListController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
-import { OrdersService } from './orders.service';
+import { OrderCommandsService } from './order-commands.service';
+import { OrderCreationService } from './order-creation.service';
+import { OrderQueriesService } from './order-queries.service';
+import { OrderRequisitions } from './order-requisitions';
 import { StrandedOrdersRepository } from './stranded-orders.repository';
 import { PartnerWebhooksController } from './partner-webhooks.controller';
 import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhooks';
 import { RequisitionLinks } from '../requisitions/requisition-links';
 import { RequisitionLinksController } from '../requisitions/requisition-links.controller';
+import { RequisitionFormsService } from '../requisitions/requisition-forms.service';
+import { RequisitionOrders } from '../requisitions/requisition-orders';
 
 /**
- * Lab orders. The API side (controllers, OrdersService) writes orders and talks to their
+ * Lab orders. The API side (controllers; the creation, commands and queries services) writes orders and talks to their
  * workflows; the worker side (OrderLifecycleService behind the activities, OrderReconciler)
  * records transitions and calls the courier and lab adapters. Both run from this module; the
  * reconciler only runs when a worker starts it.
  */
 @Module({
-  imports: [LabTestsModule, EventsModule],
+  imports: [LabTestsModule, EventsModule, IdempotencyModule],
   controllers: [OrdersController, OrdersListController, PartnerWebhooksController, RequisitionLinksController],
   providers: [
     OrdersRepository,
     OrderViews,
-    OrdersService,
+    OrderCreationService,
+    OrderCommandsService,
+    OrderQueriesService,
     OrderWorkflows,
     OrderReconciler,
     StrandedOrdersRepository,
-    IdempotencyService,
     OrderLifecycleService,
     PartnerWebhooksService,
     PartnerSignatureGuard,
     OrderRecreationService,
     RequisitionLinks,
+    RequisitionFormsService,
+    OrderRequisitions,
+    { provide: RequisitionOrders, useExisting: OrderRequisitions },
     { provide: COURIER_ADAPTER, useClass: SandboxCourierAdapter },
     { provide: LAB_ADAPTER, useClass: SandboxLabAdapter },
   ],
-  exports: [OrdersService, OrderLifecycleService, OrderReconciler, OrderWorkflows, OrdersRepository, IdempotencyService, PartnerSignatureGuard],
+  exports: [OrderQueriesService, OrderLifecycleService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
 })
 export class OrdersModule {}

@@ -395,6 +395,26 @@ export class OrdersRepository {
     return { eventId: Number(inserted[0].id), recorded: true };
   }
 
+  /**
+   * Locks `original`'s order transaction for the rest of the transaction and returns the id of
+   * an order of it created at or after `original` (its recreation), or null.
+   */
+  async lockForRecreation(manager: EntityManager, original: Pick<OrderEntity, 'id' | 'orderTransactionId' | 'createdAt'>): Promise<string | null> {
+    await manager.query(`SELECT id FROM order_transactions WHERE id = $1 FOR UPDATE`, [original.orderTransactionId]);
+    const newer: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM orders WHERE order_transaction_id = $1 AND id <> $2 AND created_at >= $3 LIMIT 1`,
+      [original.orderTransactionId, original.id, original.createdAt],
+    );
+    return newer[0]?.id ?? null;
+  }
+
+  /** Writes a recreated order, its first event (`status`, seq 1) and its order transaction active again. */
+  async insertRecreated(manager: EntityManager, order: OrderEntity, status: string): Promise<void> {
+    await manager.getRepository(OrderEntity).insert(order as never);
+    await manager.query(`INSERT INTO order_events (order_id, seq, status, created_at) VALUES ($1, 1, $2, clock_timestamp())`, [order.id, status]);
+    await manager.query(`UPDATE order_transactions SET status = 'active', updated_at = clock_timestamp() WHERE id = $1`, [order.orderTransactionId]);
+  }
+
   async update(manager: EntityManager, orderId: string, fields: Partial<OrderEntity>): Promise<void> {
     await manager.getRepository(OrderEntity).update({ id: orderId }, { ...fields, updatedAt: () => 'clock_timestamp()' } as never);
   }

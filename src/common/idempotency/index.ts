@@ -1,0 +1,3 @@
+export { fingerprint, type IdempotencyHeader } from './idempotency-key';
+export { IdempotencyModule } from './idempotency.module';
+export { type CompleteIdempotently, type IdempotencyOptions, type IdempotencyPolicy, IdempotencyService } from './idempotency.service';

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { validationError } from '../common/errors';
+import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.entities';
+import type { OrderableLabTest } from '../lab-tests/lab-tests.service';
+import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderEntity, Physician } from './order.entities';
+import type { CreateOrderDto, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
+
+/* The pure parts of order creation (and recreation): what a new order is made of and the rules on a request's lab test. */
+/** The lab test an order orders, as OrderCreationService.orderable resolves it. */
+export type OrderedLabTest = Pick<OrderableLabTest, 'labTest' | 'lab' | 'markers'>;
+
+/** Everything order creation writes for a new order (OrderCreationService.insert). */
+export interface NewOrder {
+  flow: OrderFlow;
+  userId: string;
+  orderable: OrderedLabTest;
+  account: LabAccountEntity;
+  /** Statuses of the first events, in order (the last one is the order's status). */
+  initial: OrderLowLevelStatus[];
+  sampleId: string;
+  patientDetails: PatientDetails | null;
+  patientAddress: PatientAddress | null;
+  shippingDetails: ShippingAddress | null;
+  physician: Physician | null;
+  clinicalNotes: string | null;
+  priority: boolean;
+  billingType: BillingType | null;
+  icdCodes: string[] | null;
+  consents: Array<Record<string, unknown>> | null;
+  activateBy: string | null;
+  passthrough: string | null;
+}
+
+/** The one lab test of the order: `lab_test_id`, or an order set of exactly one test. */
+export function singleLabTestId(body: Pick<CreateOrderDto, 'lab_test_id' | 'order_set'>): string {
+  if (body.lab_test_id) return body.lab_test_id;
+  const ids = body.order_set?.lab_test_ids ?? [];
+  const addOns = (body.order_set?.add_on?.marker_ids?.length ?? 0) + (body.order_set?.add_on?.provider_ids?.length ?? 0);
+  if (!body.order_set) throw validationError(['body', 'lab_test_id'], 'Give lab_test_id or order_set.', null, 'missing');
+  if (ids.length !== 1 || addOns > 0) {
+    throw validationError(['body', 'order_set'], 'This labflow version orders exactly one lab test per order (no add-on markers).', body.order_set);
+  }
+  return ids[0];
+}
+
+/** The lab test's collection method, if it is the requested one and orderable through this route. */
+export function checkCollectionMethod<M extends string>(
+  orderable: OrderedLabTest,
+  requested: string | null,
+  loc: Array<string | number> = ['body', 'collection_method'],
+  allowed: readonly M[] = ['testkit'] as unknown as readonly M[],
+): M {
+  const method = orderable.labTest.method;
+  if (requested && requested !== method) {
+    throw validationError(loc, `Lab test ${orderable.labTest.id} is collected by ${method}, not ${requested}.`, requested);
+  }
+  if (!(allowed as readonly string[]).includes(method)) {
+    throw validationError(loc, `${method} lab tests cannot be ordered through this route; ${allowed.join(', ')} can.`, method);
+  }
+  return method as M;
+}
+
+/** The only item of a list of exactly one. */
+export function onlyItem<T>(items: T[] | null | undefined): T | null {
+  return items?.length === 1 ? items[0] : null;
+}
+
+/** Collection methods `POST /v3/order` creates orders for (on_site_collection is not offered). */
+export const ORDERABLE_METHODS = ['testkit', 'walk_in_test', 'at_home_phlebotomy'] as const;
+
+/** A kit's sample id, printed on the kit: `LF` and 10 characters. */
+export function newSampleId(): string {
+  const alphabet = '0123456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+  return `LF${[...randomBytes(10)].map((byte) => alphabet[byte % alphabet.length]).join('')}`;
+}
+
+export function toPhysician(physician: NonNullable<CreateOrderDto['physician']>): Physician {
+  return {
+    first_name: physician.first_name,
+    last_name: physician.last_name,
+    npi: physician.npi,
+    email: physician.email ?? null,
+    licensed_states: physician.licensed_states ?? null,
+  };
+}
+
+/** What a new order (created or recreated) has not reached yet: no results, requisition, shipment or workflow. */
+export function freshOrderState(now: Date) {
+  return {
+    pendingRegistrationEnc: null,
+    interpretation: null,
+    hasMissingResults: null,
+    requisitionFormUrl: null,
+    shipment: null,
+    workflowStartedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies Partial<OrderEntity>;
+}

@@ -1,0 +1,150 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { TeamPrincipal } from '../auth/principal';
+import { PhiCipher } from '../common/crypto';
+import { badRequest, notFound, validationError } from '../common/errors';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { EventResendService } from '../events/resend.service';
+import { LabAccountsService } from '../lab-tests/lab-accounts.service';
+import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
+import { activateByChanged, cancelOrder, registerKit, simulate } from '../../workflows/contract';
+import {
+  ACTIVATE_BY_CHANGEABLE,
+  collectionMethodOf,
+  eventStatus,
+  isCancellable,
+  type OrderLowLevelStatus,
+  parseFinalStatus,
+  REGISTRABLE_FROM,
+  simulationCanReach,
+} from '../../workflows/order-lifecycle';
+import { toPhysician } from './new-order';
+import type { PendingRegistration } from './order-lifecycle.service';
+import type { OrderEntity } from './order.entities';
+import { OrderQueriesService } from './order-queries.service';
+import type { PostOrderResponse } from './order-views';
+import { OrderWorkflows } from './order-workflows';
+import type { PatchOrderDto, RegisterTestkitDto, ResendEventsDto, SimulateBody, SimulateQuery } from './orders.dto';
+import { OrdersRepository } from './orders.repository';
+
+/**
+ * The order API's commands on existing orders: kit registration, cancellation, activate_by,
+ * sandbox simulation, event resends. Every change goes through the order's workflow; the answer
+ * is the order as read afterwards.
+ */
+@Injectable()
+export class OrderCommandsService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly queries: OrderQueriesService,
+    private readonly workflows: OrderWorkflows,
+    private readonly labAccounts: LabAccountsService,
+    private readonly catalog: LabCatalogRepository,
+    private readonly resend: EventResendService,
+    private readonly cipher: PhiCipher,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+  ) {}
+
+  /** `POST /v3/order/testkit/register`: the kit's patient, applied by the workflow's transition. */
+  async register(team: TeamPrincipal, body: RegisterTestkitDto): Promise<PostOrderResponse> {
+    const order = await this.orders.findBySampleId(team, body.sample_id);
+    if (!order) throw notFound('Test kit with this sample_id');
+    if (!order.registrable) throw badRequest('This sample_id belongs to a kit that was registered at ordering.');
+    if (body.user_id && body.user_id !== order.userId) throw badRequest('This kit was ordered for another user.');
+    if (order.registeredAt) throw badRequest('This kit is already registered.');
+    if (!REGISTRABLE_FROM.includes(order.lowLevelStatus)) {
+      throw badRequest(
+        order.lowLevelStatus === 'awaiting_registration'
+          ? 'This kit cannot be registered yet: it has not shipped.'
+          : `This kit cannot be registered: the order is ${eventStatus(order.flow, order.lowLevelStatus)}.`,
+      );
+    }
+    if (!body.physician && (await this.requiresPhysician(order))) {
+      throw validationError(['body', 'physician'], 'Orders on this lab account must name a physician.', null);
+    }
+    const registration: PendingRegistration = {
+      id: randomUUID(),
+      patient_details: body.patient_details,
+      patient_address: body.patient_address,
+      physician: body.physician ? toPhysician(body.physician) : null,
+      consents: body.consents ?? null,
+    };
+    await this.orders.setPendingRegistration(order.id, this.cipher.encryptJson(registration));
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);
+    await this.workflows.ensureStarted(order);
+    await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(registerKit, { args: [{ registrationId: registration.id }] }));
+    return this.respond(team, order.id, 'Test kit registered.');
+  }
+
+  /** Re-emits the latest order event of each order matched by ids and/or creation window. */
+  resendEvents(team: TeamPrincipal, body: ResendEventsDto): Promise<{ order_ids: string[] }> {
+    return this.resend.resendLatestOrderEvents(team, {
+      orderIds: body.order_ids,
+      startAt: body.start_at ? new Date(body.start_at) : undefined,
+      endAt: body.end_at ? new Date(body.end_at) : undefined,
+    });
+  }
+
+  /** `POST /v3/order/{id}/cancel`: the workflow's cancelOrder update decides. */
+  async cancel(team: TeamPrincipal, orderId: string): Promise<PostOrderResponse> {
+    const order = await this.queries.requireOrder(team, orderId);
+    if (!isCancellable(order.flow, order.lowLevelStatus)) {
+      throw badRequest(`Order cannot be cancelled: it is ${eventStatus(order.flow, order.lowLevelStatus)}.`);
+    }
+    await this.workflows.ensureStarted(order);
+    await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(cancelOrder));
+    return this.respond(team, order.id, 'Order cancelled.');
+  }
+
+  /** `PATCH /v3/order/{id}`: activate_by, while the order has not moved on. */
+  async patch(team: TeamPrincipal, orderId: string, body: PatchOrderDto): Promise<PostOrderResponse> {
+    const order = await this.queries.requireOrder(team, orderId);
+    if (!ACTIVATE_BY_CHANGEABLE.includes(order.lowLevelStatus)) {
+      throw badRequest(`activate_by can only change while the order is ordered or awaiting registration; it is ${order.lowLevelStatus}.`);
+    }
+    await this.orders.setActivateBy(order.id, body.activate_by);
+    await this.workflows.ensureStarted(order);
+    await this.workflows.handle(order.id).signal(activateByChanged, { activateBy: body.activate_by });
+    return this.respond(team, order.id, 'Order updated.');
+  }
+
+  /** `POST /v3/order/{id}/test` (sandbox): start or redirect the simulation. */
+  async simulate(team: TeamPrincipal, orderId: string, query: SimulateQuery, body: SimulateBody | null | undefined): Promise<PostOrderResponse> {
+    if (team.environment !== 'sandbox') throw badRequest('Order simulation is only available in sandbox.');
+    const order = await this.queries.requireOrder(team, orderId);
+    let finalStatus: OrderLowLevelStatus | null = null;
+    if (query.final_status !== undefined) {
+      finalStatus = parseFinalStatus(order.flow, query.final_status);
+      if (!finalStatus) {
+        throw validationError(['query', 'final_status'], `Not a ${collectionMethodOf(order.flow)} order status: ${query.final_status}.`, query.final_status);
+      }
+      if (finalStatus === 'appointment_cancelled') {
+        throw badRequest('A simulation does not cancel appointments: cancel the appointment through its cancel route.');
+      }
+      if (!simulationCanReach(order.flow, order.lowLevelStatus, finalStatus)) {
+        throw badRequest(`The order cannot reach ${eventStatus(order.flow, finalStatus)} from ${eventStatus(order.flow, order.lowLevelStatus)}.`);
+      }
+    }
+    await this.workflows.ensureStarted(order);
+    await this.workflows.handle(order.id).signal(simulate, {
+      finalStatus,
+      delayMs: query.delay !== undefined ? Math.round(query.delay * 1000) : undefined,
+      interpretation: body?.interpretation ?? undefined,
+      hasMissingResults: body?.has_missing_results ?? undefined,
+    });
+    return this.respond(team, order.id, 'Simulation started.');
+  }
+
+  /** Order creation rule 3 for an existing order (kit registration). */
+  private async requiresPhysician(order: OrderEntity): Promise<boolean> {
+    const scope = { teamId: order.teamId, environment: order.environment } as TeamPrincipal;
+    const account = await this.labAccounts.requireVisible(scope, order.labAccountId).catch(() => null);
+    if (!account) return false;
+    const [lab] = await this.catalog.labsByIds([order.labId]);
+    return this.labAccounts.requiresPhysician(account, lab?.slug ?? '', new Date(), this.config.orders.physicianEnforcementDate);
+  }
+
+  private async respond(team: TeamPrincipal, orderId: string, message: string): Promise<PostOrderResponse> {
+    return { order: await this.queries.get(team, orderId), status: 'success', message };
+  }
+}

@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { TeamPrincipal } from '../auth/principal';
+import { PhiCipher } from '../common/crypto';
+import { notFound } from '../common/errors';
+import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
+import {
+  type BiomarkerResult,
+  buildLabResults,
+  buildResultMetadata,
+  type LabResultsMetadata,
+  type LabResultsRaw,
+  type MissingBiomarkerResult,
+  type ResultInterpretation,
+} from '../results';
+import type { OrderEntity } from './order.entities';
+import { OrderViews, type OrderView } from './order-views';
+import type { ListOrdersQuery, PatientDetails } from './orders.dto';
+import { type OrderFilters, OrdersRepository, type Scope } from './orders.repository';
+
+/** The order API's reads: one order, the list, the results. Reads come from Postgres, never from workflows. */
+@Injectable()
+export class OrderQueriesService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly views: OrderViews,
+    private readonly catalog: LabCatalogRepository,
+    private readonly cipher: PhiCipher,
+  ) {}
+
+  /** The order as of one snapshot; its PHI read audit row is written by the same statement. */
+  async get(team: TeamPrincipal, orderId: string): Promise<OrderView> {
+    const read = await this.orders.readForView(team, team.apiKeyId, orderId);
+    if (!read) throw notFound('Order');
+    return this.views.fromRead(read);
+  }
+
+  async list(team: TeamPrincipal, query: ListOrdersQuery) {
+    const filters: OrderFilters = {
+      createdFrom: toDate(query.start_date),
+      createdTo: toDate(query.end_date, true),
+      updatedFrom: toDate(query.updated_start_date),
+      updatedTo: toDate(query.updated_end_date, true),
+      lowLevelStatuses: merge(query.status, query['status[]']),
+      collectionMethods: merge(query.order_type, query['order_type[]']),
+      interpretation: query.interpretation,
+      isCritical: query.is_critical,
+      userId: query.user_id,
+      orderIds: merge(query.order_ids, query['order_ids[]']),
+      orderTransactionId: query.order_transaction_id,
+      searchInput: query.search_input,
+      orderBy: query.order_key === 'last_status' ? 'updated_at' : 'created_at',
+      direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
+    };
+    const offset = (query.page - 1) * query.size;
+    const page = await this.orders.snapshot(async (manager) => {
+      let orders: OrderEntity[];
+      let total: number;
+      if (query.patient_name || query.order_key === 'patient_name') {
+        // Patient names are encrypted at rest: filter and sort them after decryption.
+        const all = (await this.orders.list(team, filters, undefined, manager)).orders;
+        const named = all.map((order) => ({ order, name: this.patientName(order) }));
+        const needle = query.patient_name?.toLowerCase();
+        const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
+        if (query.order_key === 'patient_name') {
+          const sign = query.order_direction === 'asc' ? 1 : -1;
+          matching.sort((a, b) => sign * a.name.localeCompare(b.name));
+        }
+        total = matching.length;
+        orders = matching.slice(offset, offset + query.size).map((entry) => entry.order);
+      } else {
+        ({ orders, total } = await this.orders.list(team, filters, { offset, limit: query.size }, manager));
+      }
+      return { orders: await this.views.many(orders, manager), total };
+    });
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', page.orders.map((order) => order.id));
+    return { orders: page.orders, total: page.total, page: query.page, size: query.size };
+  }
+
+  /** `GET /v3/order/{id}/result`: the lab's report (LabResultsRaw). */
+  async results(team: TeamPrincipal, orderId: string): Promise<LabResultsRaw> {
+    const { metadata, stored } = await this.report(team, orderId);
+    return buildLabResults(metadata, this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc), stored.missingResults as unknown as MissingBiomarkerResult[]);
+  }
+
+  /** `GET /v3/order/{id}/result/metadata`. */
+  async resultMetadata(team: TeamPrincipal, orderId: string): Promise<LabResultsMetadata> {
+    return (await this.report(team, orderId)).metadata;
+  }
+
+  /** The team's order; 404 {detail} when the team has none with this id. */
+  async requireOrder(scope: Scope, orderId: string, manager?: EntityManager): Promise<OrderEntity> {
+    const order = await this.orders.findScoped(scope, orderId, manager);
+    if (!order) throw notFound('Order');
+    return order;
+  }
+
+  private async report(team: TeamPrincipal, orderId: string) {
+    const order = await this.requireOrder(team, orderId);
+    const stored = await this.orders.resultsOf(order.id);
+    if (!stored) throw notFound('Results (not available yet)');
+    const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
+    const [lab] = await this.catalog.labsByIds([order.labId]);
+    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [order.id]);
+    const metadata = buildResultMetadata({
+      patient: { firstName: details?.first_name ?? '', lastName: details?.last_name ?? '', dob: details?.dob ?? '1900-01-01' },
+      provider: order.physician ? { firstName: order.physician.first_name, lastName: order.physician.last_name } : null,
+      laboratory: lab?.name ?? String(order.labId),
+      specimenNumber: order.sampleId ?? order.id,
+      collectedAt: stored.dateCollected,
+      receivedAt: stored.dateReceived,
+      reportedAt: stored.dateReported,
+      status: stored.status,
+      interpretation: stored.interpretation as ResultInterpretation,
+      patientId: order.userId,
+      accountId: order.labAccountId,
+    });
+    return { metadata, stored };
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private patientName(order: OrderEntity): string {
+    if (!order.patientDetailsEnc) return '';
+    const details = this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc);
+    return `${details.first_name} ${details.last_name}`;
+  }
+}
+
+function merge<T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined {
+  const all = [...(a ?? []), ...(b ?? [])];
+  return all.length > 0 ? all : undefined;
+}
+
+/** A date or datetime query value; a bare end date includes that whole day. */
+function toDate(value: string | undefined, endOfDay = false): Date | undefined {
+  if (!value) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`);
+  return new Date(value);
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { PhiCipher } from '../common/crypto';
+import { type RequisitionOrder, RequisitionOrders, type RequisitionReader } from '../requisitions/requisition-orders';
+import { OrderLifecycleService } from './order-lifecycle.service';
+import { OrderViews } from './order-views';
+import type { PatientAddress, PatientDetails } from './orders.dto';
+import { OrdersRepository } from './orders.repository';
+
+/** The orders module's side of requisition forms (RequisitionOrders): an order as its form prints it. */
+@Injectable()
+export class OrderRequisitions extends RequisitionOrders {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly views: OrderViews,
+    private readonly lifecycle: OrderLifecycleService,
+    private readonly cipher: PhiCipher,
+  ) {
+    super();
+  }
+
+  async find(reader: RequisitionReader, orderId: string): Promise<RequisitionOrder | null> {
+    const order = await this.orders.findScoped(reader, orderId);
+    if (!order) return null;
+    const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
+    const address = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
+    return {
+      id: order.id,
+      createdAt: order.createdAt,
+      labId: order.labId,
+      labAccountId: order.labAccountId,
+      sampleId: order.sampleId,
+      requisitionCreated: Boolean(order.requisitionFormUrl),
+      patient:
+        details && address
+          ? {
+              firstName: details.first_name,
+              lastName: details.last_name,
+              dob: details.dob,
+              gender: details.gender,
+              phoneNumber: details.phone_number,
+              email: details.email,
+              address: {
+                firstLine: address.first_line,
+                secondLine: address.second_line ?? null,
+                city: address.city,
+                state: address.state,
+                zip: address.zip,
+                country: address.country,
+              },
+            }
+          : null,
+      physician: order.physician ? { firstName: order.physician.first_name, lastName: order.physician.last_name, npi: order.physician.npi } : null,
+      clinicalNotes: order.clinicalNotes,
+      icdCodes: order.icdCodes ?? [],
+      tests: async () => {
+        const view = await this.views.one(order);
+        const biomarkers = await this.lifecycle.biomarkersOf(order);
+        return [{ name: view.lab_test.name, markers: biomarkers.map((marker) => ({ name: marker.name, loinc: marker.loinc?.code ?? null })) }];
+      },
+    };
+  }
+
+  async ownerOf(orderId: string) {
+    const order = await this.orders.findById(orderId);
+    return order ? { teamId: order.teamId, environment: order.environment } : null;
+  }
+
+  async logRead(reader: RequisitionReader, orderId: string): Promise<void> {
+    await this.orders.logPhiAccess({ teamId: reader.teamId, apiKeyId: reader.apiKeyId }, 'read', [orderId]);
+  }
+}
