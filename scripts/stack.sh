@@ -21,6 +21,8 @@ LABFLOW_NAMESPACES=(labflow labflow-test)
 LABFLOW_SEARCH_ATTRIBUTES=(LabflowTeamId LabflowOrderStatus LabflowCollectionMethod LabflowLab)
 LABFLOW_TEMPORAL_PIDFILE="$LABFLOW_CACHE_DIR/temporal.pid"
 LABFLOW_TEMPORAL_LOG="$LABFLOW_CACHE_DIR/temporal.log"
+LABFLOW_TEMPORAL_DB="$LABFLOW_CACHE_DIR/temporal-dev.sqlite"
+LABFLOW_TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:8001/codec"
 LABFLOW_STARTED_TEMPORAL="${LABFLOW_STARTED_TEMPORAL:-0}"
 LABFLOW_PG_HOST=127.0.0.1
 LABFLOW_PG_PORT=5432
@@ -137,9 +139,23 @@ stack_temporal_ensure() {
   done
 }
 
+# Sets LABFLOW_TEMPORAL_CMD to the dev server's command line (the LABFLOW_TEMPORAL_* settings
+# above: address, UI port, SQLite file, codec endpoint, namespaces and search attributes).
+# The fault run (scripts/test-faults.sh) overrides those settings and restarts the server with it.
+stack_temporal_command() {
+  local ns sa
+  LABFLOW_TEMPORAL_CMD=("$TEMPORAL_BIN" server start-dev
+    --ip "$LABFLOW_TEMPORAL_IP" --port "$LABFLOW_TEMPORAL_PORT" --ui-port "$LABFLOW_TEMPORAL_UI_PORT"
+    --db-filename "$LABFLOW_TEMPORAL_DB"
+    --ui-codec-endpoint "$LABFLOW_TEMPORAL_CODEC_ENDPOINT")
+  for ns in "${LABFLOW_NAMESPACES[@]}"; do LABFLOW_TEMPORAL_CMD+=(--namespace "$ns"); done
+  for sa in "${LABFLOW_SEARCH_ATTRIBUTES[@]}"; do LABFLOW_TEMPORAL_CMD+=(--search-attribute "$sa=Keyword"); done
+  LABFLOW_TEMPORAL_CMD+=(--log-level warn)
+}
+
 # Starts the dev server unless one already answers on 127.0.0.1:7233.
 stack_temporal_up() {
-  local pid="" sa_flags=() ns_flags=() ns sa
+  local pid=""
   stack_find_temporal
   mkdir -p "$LABFLOW_CACHE_DIR"
 
@@ -159,16 +175,11 @@ stack_temporal_up() {
     if port_open "$LABFLOW_TEMPORAL_IP" "$LABFLOW_TEMPORAL_UI_PORT"; then
       fail "port $LABFLOW_TEMPORAL_UI_PORT (Temporal UI) is already taken by $(port_owner "$LABFLOW_TEMPORAL_UI_PORT")" "stop that process"
     fi
-    for ns in "${LABFLOW_NAMESPACES[@]}"; do ns_flags+=(--namespace "$ns"); done
-    for sa in "${LABFLOW_SEARCH_ATTRIBUTES[@]}"; do sa_flags+=(--search-attribute "$sa=Keyword"); done
+    stack_temporal_command
     say "starting the Temporal dev server on $LABFLOW_TEMPORAL_ADDR (UI :$LABFLOW_TEMPORAL_UI_PORT, log $LABFLOW_TEMPORAL_LOG)"
     # setsid: its own session, so a Ctrl-C reaches the scripts (which stop things in order),
     # not the server directly.
-    setsid env -u TEMPORAL_ADDRESS -u TEMPORAL_NAMESPACE "$TEMPORAL_BIN" server start-dev \
-      --ip "$LABFLOW_TEMPORAL_IP" --port "$LABFLOW_TEMPORAL_PORT" --ui-port "$LABFLOW_TEMPORAL_UI_PORT" \
-      --db-filename "$LABFLOW_CACHE_DIR/temporal-dev.sqlite" \
-      --ui-codec-endpoint "http://127.0.0.1:8001/codec" \
-      "${ns_flags[@]}" "${sa_flags[@]}" --log-level warn \
+    setsid env -u TEMPORAL_ADDRESS -u TEMPORAL_NAMESPACE "${LABFLOW_TEMPORAL_CMD[@]}" \
       </dev/null >"$LABFLOW_TEMPORAL_LOG" 2>&1 &
     pid=$!
     echo "$pid" >"$LABFLOW_TEMPORAL_PIDFILE"

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# npm run test:faults: the fault run of issue 17 ("No order is ever stranded"), on a stack of its
+# own so it never disturbs `npm test` or `npm run up`:
+#
+#   Temporal    its own dev server on 127.0.0.1:7243 (UI :8243), SQLite file in a temp dir,
+#               namespace labflow-faults with the four keyword search attributes
+#   Postgres    database labflow_faults (dropped, created and migrated every run)
+#   Redis       its own redis-server on 127.0.0.1:6390 (CLIENT PAUSE must not pause anyone
+#               else's Redis); without redis-server, db 3 of the machine's Redis (flushed)
+#   processes   API :8140, management API :8141 and the worker (node dist/src/*.js), started,
+#               SIGKILLed and restarted by the runner (test/faults/run.ts)
+#
+# Then 60 sandbox orders (20 per collection method) are simulated at once under a fault schedule
+# and the run asserts that every order completes, none is stranded, no transition happens twice
+# and no webhook event is lost. It ends with `faults: N passed, N failed`; the exit code is 0
+# only when nothing failed. Logs: .labflow/faults/logs/. Ctrl-C stops everything it started.
+#
+# Settings (environment): FAULTS_TEMPORAL_PORT (7243), FAULTS_TEMPORAL_UI_PORT (8243),
+# FAULTS_API_PORT (8140), FAULTS_MANAGEMENT_PORT (8141), FAULTS_REDIS_PORT (6390),
+# FAULTS_DATABASE (labflow_faults), FAULTS_ORDERS_PER_METHOD (20), FAULTS_DEADLINE_SECONDS (300,
+# from the start of the simulations), FAULTS_QUIET_SECONDS (90: stop waiting once nothing moved
+# this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$LABFLOW_ROOT"
+# Functions and settings only (no mode argument: nothing is brought up by sourcing it).
+# shellcheck source=scripts/stack.sh
+source "$LABFLOW_ROOT/scripts/stack.sh"
+
+FAULTS_TEMPORAL_PORT=${FAULTS_TEMPORAL_PORT:-7243}
+FAULTS_TEMPORAL_UI_PORT=${FAULTS_TEMPORAL_UI_PORT:-8243}
+FAULTS_API_PORT=${FAULTS_API_PORT:-8140}
+FAULTS_MANAGEMENT_PORT=${FAULTS_MANAGEMENT_PORT:-8141}
+FAULTS_REDIS_PORT=${FAULTS_REDIS_PORT:-6390}
+FAULTS_REDIS_DB=3
+FAULTS_DATABASE=${FAULTS_DATABASE:-labflow_faults}
+FAULTS_NAMESPACE=labflow-faults
+FAULTS_STATE="$LABFLOW_STATE_DIR/faults"
+FAULTS_LOG_DIR="$FAULTS_STATE/logs"
+
+[[ "$FAULTS_DATABASE" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || fail "FAULTS_DATABASE=$FAULTS_DATABASE is not a plain database name" "unset FAULTS_DATABASE"
+case "$FAULTS_DATABASE" in
+  labflow | labflow_test) fail "FAULTS_DATABASE must not be $FAULTS_DATABASE (the fault run drops it)" "unset FAULTS_DATABASE" ;;
+esac
+
+FAULTS_TMP=""
+REDIS_PID=""
+RUNNER_PID=""
+STOPPING=0
+
+# Stops what this script (or the runner, which records the Temporal pid it restarted in the pid
+# file) started; the temp dir with the Temporal SQLite file goes too. Logs stay.
+cleanup() {
+  local rc=$? pid
+  ((STOPPING)) && return 0
+  STOPPING=1
+  trap '' INT TERM HUP
+  if pid_alive "$RUNNER_PID"; then
+    # The runner stops its node processes itself on SIGTERM.
+    stop_pid "$RUNNER_PID" "fault runner" 30
+  fi
+  if [[ -n "$FAULTS_TMP" && -f "$FAULTS_TMP/temporal.pid" ]]; then
+    pid=$(cat "$FAULTS_TMP/temporal.pid" 2>/dev/null || true)
+    if pid_alive "$pid"; then stop_pid "$pid" "fault-run Temporal dev server" 20; fi
+    # The runner SIGKILLed the server this script started (and runs another, stopped above).
+    if [[ -n "${LABFLOW_TEMPORAL_PID:-}" && "$pid" != "$LABFLOW_TEMPORAL_PID" ]]; then LABFLOW_STARTED_TEMPORAL=0; fi
+  fi
+  if declare -F stack_temporal_down >/dev/null; then stack_temporal_down; fi
+  if pid_alive "$REDIS_PID"; then stop_pid "$REDIS_PID" "fault-run redis-server" 10; fi
+  if [[ -n "$FAULTS_TMP" && -d "$FAULTS_TMP" ]]; then rm -rf "$FAULTS_TMP"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+have node || fail "node is missing" "install Node.js 20"
+stack_npm_install
+stack_services
+
+for spec in "$FAULTS_TEMPORAL_PORT:fault-run Temporal" "$FAULTS_TEMPORAL_UI_PORT:fault-run Temporal UI" \
+  "$FAULTS_API_PORT:fault-run API" "$FAULTS_MANAGEMENT_PORT:fault-run management API"; do
+  require_free_port "${spec%%:*}" "${spec#*:}"
+done
+
+FAULTS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/labflow-faults.XXXXXX")
+rm -rf "$FAULTS_LOG_DIR"
+mkdir -p "$FAULTS_LOG_DIR"
+chmod 700 "$LABFLOW_STATE_DIR" 2>/dev/null || true
+
+# --- Redis: a server of its own when possible ----------------------------------------------------
+if have redis-server; then
+  require_free_port "$FAULTS_REDIS_PORT" "fault-run redis-server"
+  setsid redis-server --bind 127.0.0.1 --port "$FAULTS_REDIS_PORT" --save "" --appendonly no \
+    --dir "$FAULTS_TMP" </dev/null >"$FAULTS_LOG_DIR/redis.log" 2>&1 &
+  REDIS_PID=$!
+  wait_for_port 127.0.0.1 "$FAULTS_REDIS_PORT" 20 || fail "the fault-run redis-server did not start (see $FAULTS_LOG_DIR/redis.log)"
+  LABFLOW_REDIS_PORT=$FAULTS_REDIS_PORT
+  say "redis-server of the fault run on 127.0.0.1:$FAULTS_REDIS_PORT (pid $REDIS_PID)"
+else
+  say "redis-server not found: using db $FAULTS_REDIS_DB of the machine's Redis (its CLIENT PAUSE pauses every client of that server for 12 s)"
+fi
+redis_flushdb "$FAULTS_REDIS_DB" || fail "could not empty Redis db $FAULTS_REDIS_DB on port $LABFLOW_REDIS_PORT"
+
+# --- Temporal: its own dev server (stack.sh's bring-up with other settings) ----------------------
+LABFLOW_TEMPORAL_PORT=$FAULTS_TEMPORAL_PORT
+LABFLOW_TEMPORAL_UI_PORT=$FAULTS_TEMPORAL_UI_PORT
+LABFLOW_TEMPORAL_ADDR="$LABFLOW_TEMPORAL_IP:$LABFLOW_TEMPORAL_PORT"
+LABFLOW_NAMESPACES=("$FAULTS_NAMESPACE")
+LABFLOW_TEMPORAL_DB="$FAULTS_TMP/temporal.sqlite"
+LABFLOW_TEMPORAL_PIDFILE="$FAULTS_TMP/temporal.pid"
+LABFLOW_TEMPORAL_LOG="$FAULTS_LOG_DIR/temporal.log"
+LABFLOW_TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:$FAULTS_MANAGEMENT_PORT/codec"
+LABFLOW_STARTED_TEMPORAL=0
+stack_temporal_up
+[[ "$LABFLOW_STARTED_TEMPORAL" == 1 ]] || fail "the fault run must start its own Temporal dev server on $LABFLOW_TEMPORAL_ADDR" "stop what answers there"
+# The runner SIGKILLs it on purpose: no "Killed" job notice from this shell.
+disown "$LABFLOW_TEMPORAL_PID" 2>/dev/null || true
+stack_temporal_command
+# The runner restarts the server with this exact command line (one argument per line).
+FAULTS_TEMPORAL_ARGV=$(printf '%s\n' "${LABFLOW_TEMPORAL_CMD[@]}")
+
+# --- settings of the fault-run processes --------------------------------------------------------
+export NODE_ENV=test
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$FAULTS_DATABASE"
+export REDIS_URL="redis://127.0.0.1:$LABFLOW_REDIS_PORT/$FAULTS_REDIS_DB"
+export TEMPORAL_ADDRESS=$LABFLOW_TEMPORAL_ADDR
+export TEMPORAL_NAMESPACE=$FAULTS_NAMESPACE
+export TEMPORAL_TASK_QUEUE=labflow-faults
+export TEMPORAL_UI_URL="http://127.0.0.1:$FAULTS_TEMPORAL_UI_PORT"
+export CODEC_CORS_ORIGINS="http://127.0.0.1:$FAULTS_TEMPORAL_UI_PORT,http://localhost:$FAULTS_TEMPORAL_UI_PORT"
+export API_HOST=127.0.0.1
+export API_PORT=$FAULTS_API_PORT
+export MANAGEMENT_PORT=$FAULTS_MANAGEMENT_PORT
+export PUBLIC_API_URL="http://127.0.0.1:$FAULTS_API_PORT"
+PHI_ENCRYPTION_KEY=$(random_key)
+export PHI_ENCRYPTION_KEY
+export LOG_REQUESTS=false
+export WEBHOOK_RETRY_SCHEDULE=0s,1s,2s,3s,5s,5s,10s,10s
+export WEBHOOK_DELIVERY_TIMEOUT=5s
+export ALLOW_PRIVATE_WEBHOOK_URLS=true
+export EVENTS_RELAY_POLL_INTERVAL=500ms
+export EVENTS_SWEEP_INTERVAL=5s
+export EVENTS_LOST_JOB_GRACE=20s
+export EVENTS_JOB_LOCK=10s
+export SANDBOX_STEP_DELAY=1s
+export APPOINTMENT_PROVIDER_STEP_DELAY=1s
+export RECONCILER_INTERVAL=3s
+export RECONCILER_GRACE=3s
+export RETENTION_SWEEP_INTERVAL=0s
+export FAULTS_TEMPORAL_ARGV FAULTS_LOG_DIR
+export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
+export FAULTS_TEMPORAL_LOG=$LABFLOW_TEMPORAL_LOG
+unset LABFLOW_WORKFLOW_BUNDLE
+
+# --- database, build, migrations ----------------------------------------------------------------
+psql_admin -c "DROP DATABASE IF EXISTS \"$FAULTS_DATABASE\" WITH (FORCE)" >/dev/null ||
+  fail "could not drop database $FAULTS_DATABASE" "psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE \"$FAULTS_DATABASE\" WITH (FORCE)'"
+psql_admin -c "CREATE DATABASE \"$FAULTS_DATABASE\"" >/dev/null ||
+  fail "could not create database $FAULTS_DATABASE" "psql -h 127.0.0.1 -U postgres -c 'CREATE DATABASE \"$FAULTS_DATABASE\"'"
+say "database $FAULTS_DATABASE recreated"
+if [[ "${FAULTS_BUILD:-1}" != 0 || ! -f dist/src/main.js ]]; then stack_build; fi
+for script in dist/src/main.js dist/src/management.js dist/src/worker.js; do
+  [[ -f "$script" ]] || fail "$script is missing" "npm run build"
+done
+if ! (stack_migrate) >"$FAULTS_LOG_DIR/migrate.log" 2>&1; then
+  tail -n 20 "$FAULTS_LOG_DIR/migrate.log" >&2
+  fail "migrations of $FAULTS_DATABASE failed (above; $FAULTS_LOG_DIR/migrate.log)"
+fi
+
+# --- the run --------------------------------------------------------------------------------------
+say "fault run: Temporal $TEMPORAL_ADDRESS (namespace $TEMPORAL_NAMESPACE, UI $TEMPORAL_UI_URL), database $FAULTS_DATABASE, Redis $REDIS_URL, logs $FAULTS_LOG_DIR"
+set +e
+nbin ts-node --transpile-only test/faults/run.ts </dev/null &
+RUNNER_PID=$!
+wait "$RUNNER_PID"
+rc=$?
+# A signal interrupted `wait` (Ctrl-C): let the trap stop the runner.
+set -e
+exit "$rc"

@@ -1,0 +1,864 @@
+/**
+ * The fault run (issue 17, "No order is ever stranded"): every collection method under process,
+ * Temporal and Redis faults, asserting that every order completes, none is stranded, no
+ * transition is recorded twice and no webhook event is lost.
+ *
+ *   npm run test:faults    (scripts/test-faults.sh brings up the fault run's own Temporal dev
+ *                           server, database, Redis and build, then runs this file)
+ *
+ * It runs the real processes (node dist/src/main.js, management.js, worker.js) as children on
+ * 127.0.0.1 and supervises them as a process manager would: a process that exits on its own is
+ * started again after a second; the faults below kill them on purpose.
+ *
+ *   1. a demo org/team (sandbox key, management key), partial-results webhooks on, a webhook
+ *      endpoint (management API) pointing at a receiver in this process that verifies every
+ *      signature (svix + standardwebhooks) and answers 500 to ~20% of attempts, chosen by a hash
+ *      of the message id and the attempt number (deterministic);
+ *   2. FAULTS_ORDERS_PER_METHOD (20) sandbox orders per collection method through POST /v3/order:
+ *      test kit, at-home phlebotomy at zip 85004, walk-in at Quest; then every
+ *      POST /v3/order/{id}/test?delay=2 at once (t = 0);
+ *   3. faults: worker SIGKILL +3 s (back +10 s), Temporal SIGKILL +18 s (back +24 s, same SQLite
+ *      file), Redis CLIENT PAUSE 12000 +32 s, API SIGKILL +48 s (back +50 s), worker SIGKILL
+ *      +55 s (back +60 s);
+ *   4. waits (bounded: FAULTS_DEADLINE_SECONDS from t = 0, or FAULTS_QUIET_SECONDS without any
+ *      progress) until every order is terminal and every outbox event delivered, then checks.
+ *
+ * Prints a table per collection method and ends with `faults: N passed, N failed`.
+ */
+import 'reflect-metadata';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { PhiCipher } from '../../src/common/crypto';
+import { loadConfig } from '../../src/config/config';
+import { createDataSource } from '../../src/db/data-source';
+import { labflowDataConverter } from '../../src/temporal/payload-codec';
+import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
+
+// --- settings ------------------------------------------------------------------------------------
+
+const ROOT = join(__dirname, '..', '..');
+const env = process.env;
+const config = loadConfig(env);
+const API = `http://127.0.0.1:${config.api.port}`;
+const MANAGEMENT = `http://127.0.0.1:${config.management.port}`;
+const LOG_DIR = required('FAULTS_LOG_DIR');
+const TEMPORAL_ARGV = required('FAULTS_TEMPORAL_ARGV').split('\n').filter(Boolean);
+const TEMPORAL_PIDFILE = required('FAULTS_TEMPORAL_PIDFILE');
+const TEMPORAL_LOG = required('FAULTS_TEMPORAL_LOG');
+const PER_METHOD = Number(env.FAULTS_ORDERS_PER_METHOD ?? 20);
+const DEADLINE_S = Number(env.FAULTS_DEADLINE_SECONDS ?? 300);
+const QUIET_S = Number(env.FAULTS_QUIET_SECONDS ?? 90);
+const SIMULATION_DELAY_S = 2;
+/** Share of webhook attempts the receiver answers with a 500 (by hash, so a rerun fails the same ones). */
+const RECEIVER_FAILURE_SHARE = 0.2;
+const WEBHOOK_PATH = '/labflow-faults';
+/** What src/worker.ts logs once its Temporal worker polls. */
+const WORKER_POLLING = /worker polling task queue/;
+
+/** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts; test/helpers/orders.ts). */
+const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
+const THYROID_AT_HOME_QUEST = '1ab7e570-0000-4000-8000-000000000007';
+const CMP_WALK_IN_QUEST = '1ab7e570-0000-4000-8000-000000000003';
+
+const METHODS = ['testkit', 'at_home_phlebotomy', 'walk_in_test'] as const;
+type Method = (typeof METHODS)[number];
+const TERMINAL = new Set(['completed', 'cancelled', 'failed']);
+
+function required(name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set: run this through npm run test:faults (scripts/test-faults.sh)`);
+  return value;
+}
+
+const started = Date.now();
+let t0 = 0;
+const stamp = () => (t0 ? `+${((Date.now() - t0) / 1000).toFixed(1)}s` : `${((Date.now() - started) / 1000).toFixed(1)}s`);
+const log = (message: string) => console.log(`[faults ${stamp()}] ${message}`);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// --- checks --------------------------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+function check(name: string, ok: boolean, detail = ''): boolean {
+  if (ok) passed += 1;
+  else failed += 1;
+  console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${name}${!ok && detail ? `: ${detail}` : ''}`);
+  return ok;
+}
+
+// --- processes -----------------------------------------------------------------------------------
+
+let shuttingDown = false;
+
+/** A node process of the stack, supervised: an exit nobody asked for is followed by a restart. */
+class Supervised {
+  private child: ChildProcess | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  private intentional = false;
+  private logOffset = 0;
+  unexpectedExits = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly argv: string[],
+    private readonly childEnv: NodeJS.ProcessEnv,
+    private readonly logFile: string,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Waits until the log, from where it stood at the last start, matches `pattern`. */
+  async waitForLog(pattern: RegExp, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        if (pattern.test(readFileSync(this.logFile, 'utf8').slice(this.logOffset))) return true;
+      } catch {
+        // not written yet
+      }
+      await sleep(250);
+    }
+    return false;
+  }
+
+  start(): void {
+    this.intentional = false;
+    const fd = openSync(this.logFile, 'a');
+    this.logOffset = fstatSync(fd).size;
+    const child = spawn(this.argv[0], this.argv.slice(1), {
+      cwd: ROOT,
+      env: this.childEnv,
+      // Its own process group: a Ctrl-C reaches this runner, which stops the children in order.
+      detached: true,
+      stdio: ['ignore', fd, fd],
+    });
+    closeSync(fd);
+    this.child = child;
+    this.exited = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        if (this.child === child) this.child = null;
+        resolve();
+        if (shuttingDown || this.intentional) return;
+        this.unexpectedExits += 1;
+        log(`${this.name} exited on its own (${signal ?? `code ${code}`}); restarting it in 1 s (log ${this.logFile})`);
+        setTimeout(() => {
+          if (!shuttingDown && !this.child && !this.intentional) this.start();
+        }, 1000);
+      });
+    });
+    child.once('error', (error) => log(`${this.name} could not start: ${error.message}`));
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.intentional = true;
+    const child = this.child;
+    if (!child?.pid) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal);
+    }
+    await this.exited;
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.intentional = true;
+    if (!this.child) return;
+    const done = this.exited;
+    await this.kill('SIGTERM').catch(() => undefined);
+    const timer = setTimeout(() => void this.kill('SIGKILL'), graceMs);
+    await done;
+    clearTimeout(timer);
+  }
+}
+
+/** The environment of the Temporal CLI: the app's TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE would be read as CLI flags. */
+const cliEnv: NodeJS.ProcessEnv = { ...env };
+delete cliEnv.TEMPORAL_ADDRESS;
+delete cliEnv.TEMPORAL_NAMESPACE;
+
+/**
+ * The fault run's Temporal dev server: first started by scripts/test-faults.sh (pid in the pid
+ * file), killed and started again here with the same command line and SQLite file.
+ */
+class TemporalServer {
+  private own: Supervised | null = null;
+  readonly address = config.temporal.address;
+
+  private pidFromFile(): number | null {
+    try {
+      const pid = Number(readFileSync(TEMPORAL_PIDFILE, 'utf8').trim());
+      return Number.isInteger(pid) && pid > 0 ? pid : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async kill(): Promise<void> {
+    if (this.own) {
+      await this.own.kill('SIGKILL');
+    } else {
+      const pid = this.pidFromFile();
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    // Gone when its gRPC port no longer accepts connections.
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && (await portOpen(config.temporal.address))) await sleep(100);
+  }
+
+  start(): void {
+    this.own ??= new Supervised('temporal', TEMPORAL_ARGV, cliEnv, TEMPORAL_LOG);
+    this.own.start();
+    if (this.own.pid) writeFileSync(TEMPORAL_PIDFILE, `${this.own.pid}\n`);
+  }
+
+  async stop(): Promise<void> {
+    await this.own?.stop(10_000);
+  }
+
+  healthy(): Promise<boolean> {
+    return new Promise((resolve) => {
+      execFile(TEMPORAL_ARGV[0], ['operator', 'cluster', 'health', '--address', this.address, '--command-timeout', '3s'], { env: cliEnv }, (error) =>
+        resolve(!error),
+      );
+    });
+  }
+
+  async waitHealthy(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await this.healthy()) return true;
+      await sleep(500);
+    }
+    return false;
+  }
+}
+
+function portOpen(address: string): Promise<boolean> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+const nodeEnv = { ...env };
+delete nodeEnv.FAULTS_TEMPORAL_ARGV;
+const nodeProcess = (name: string, script: string) =>
+  new Supervised(name, [process.execPath, '--enable-source-maps', script], nodeEnv, join(LOG_DIR, `${name}.log`));
+const apiProcess = nodeProcess('api', 'dist/src/main.js');
+const managementProcess = nodeProcess('management', 'dist/src/management.js');
+const workerProcess = nodeProcess('worker', 'dist/src/worker.js');
+const temporalServer = new TemporalServer();
+const background: Array<Promise<unknown>> = [];
+
+async function shutdown(): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  await Promise.allSettled(background);
+  await Promise.allSettled([workerProcess.stop(20_000), apiProcess.stop(), managementProcess.stop()]);
+  await temporalServer.stop();
+}
+
+// --- HTTP ------------------------------------------------------------------------------------------
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+async function http(base: string, method: string, path: string, options: { key?: string; managementKey?: string; body?: unknown } = {}): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers['x-service-api-key'] = options.key;
+  if (options.managementKey) headers['x-management-key'] = options.managementKey;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // keep the text
+  }
+  return { status: response.status, body };
+}
+
+async function waitHealthy(base: string, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await http(base, 'GET', '/health')).status === 200) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`${what} did not answer ${base}/health within ${timeoutMs / 1000} s (log: ${LOG_DIR})`);
+}
+
+/** Runs `task` over `items` with at most `limit` in flight. */
+async function pool<T, R>(items: T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await task(items[index], index);
+      }
+    }),
+  );
+  return results;
+}
+
+// --- the demo team, its webhook endpoint and the orders --------------------------------------------
+
+interface Tenant {
+  orgId: string;
+  teamId: string;
+  apiKey: string;
+  managementKey: string;
+}
+
+/** An org, a us team, a sandbox team API key and an org_admin management key (as createTenant does). */
+async function createTenant(db: DataSource): Promise<Tenant> {
+  const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: 'Fault run org', plan: 'scale' });
+  const team = await db.getRepository(TeamEntity).save({
+    id: randomUUID(),
+    orgId: org.id,
+    name: 'Fault run team',
+    region: 'us',
+    integrationTeamId: null,
+    partialWebhooksEnabled: false,
+  });
+  const keys = new ApiKeysService(db);
+  const teamKey = await keys.issueTeamKey(team, 'sandbox', 'fault run');
+  const managementKey = await keys.issueManagementKey(org.id, 'org_admin', 'fault run');
+  return { orgId: org.id, teamId: team.id, apiKey: teamKey.value, managementKey: managementKey.value };
+}
+
+const PATIENT = {
+  first_name: 'Marguerite',
+  last_name: 'Okonkwo',
+  dob: '1986-04-12',
+  gender: 'female',
+  phone_number: '+14155550123',
+  email: 'marguerite@example.com',
+};
+const PHOENIX_ADDRESS = {
+  receiver_name: 'Marguerite Okonkwo',
+  first_line: '200 W Washington St',
+  second_line: 'Suite 5',
+  city: 'Phoenix',
+  state: 'AZ',
+  zip: '85004',
+  country: 'US',
+  phone_number: '+14155550123',
+};
+const PHYSICIAN = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' };
+
+function orderBody(method: Method, userId: string): Record<string, unknown> {
+  switch (method) {
+    case 'testkit':
+      return { user_id: userId, lab_test_id: VITAMIN_D_KIT, patient_details: PATIENT, patient_address: PHOENIX_ADDRESS };
+    case 'at_home_phlebotomy':
+      return { user_id: userId, lab_test_id: THYROID_AT_HOME_QUEST, patient_details: PATIENT, patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN };
+    case 'walk_in_test':
+      return { user_id: userId, lab_test_id: CMP_WALK_IN_QUEST, patient_details: PATIENT, patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN };
+  }
+}
+
+interface OrderEvent {
+  id: number;
+  created_at: string;
+  status: string;
+  status_detail: string | null;
+}
+
+interface RunOrder {
+  id: string;
+  method: Method;
+  view: any;
+  error: string | null;
+}
+
+const low = (status: string) => status.split('.')[2] ?? status;
+const isTerminal = (order: RunOrder) => TERMINAL.has(order.view?.status);
+
+// --- faults ------------------------------------------------------------------------------------------
+
+interface Fault {
+  at: number;
+  what: string;
+  run(): Promise<void>;
+}
+
+const FAULTS: Fault[] = [
+  { at: 3, what: 'worker SIGKILL', run: () => workerProcess.kill('SIGKILL') },
+  { at: 10, what: 'worker back', run: async () => workerProcess.start() },
+  { at: 18, what: 'Temporal dev server SIGKILL', run: () => temporalServer.kill() },
+  {
+    at: 24,
+    what: 'Temporal dev server back (same SQLite file)',
+    run: async () => {
+      temporalServer.start();
+      const healthy = await temporalServer.waitHealthy(60_000);
+      log(healthy ? 'Temporal dev server healthy again' : 'Temporal dev server NOT healthy 60 s after its restart');
+    },
+  },
+  {
+    at: 32,
+    what: 'Redis CLIENT PAUSE 12000',
+    run: async () => {
+      const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+      try {
+        await redis.connect();
+        const answer = await redis.call('CLIENT', 'PAUSE', '12000');
+        if (answer !== 'OK') throw new Error(`CLIENT PAUSE answered ${String(answer)}`);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  },
+  { at: 48, what: 'API SIGKILL', run: () => apiProcess.kill('SIGKILL') },
+  { at: 50, what: 'API back', run: async () => apiProcess.start() },
+  { at: 55, what: 'worker SIGKILL', run: () => workerProcess.kill('SIGKILL') },
+  { at: 60, what: 'worker back', run: async () => workerProcess.start() },
+];
+
+/** Runs the schedule relative to t0; each fault in the background so a slow one delays no other. */
+async function runFaults(): Promise<Array<{ fault: Fault; ok: boolean; atActual: number; error?: string }>> {
+  const outcomes: Array<Promise<{ fault: Fault; ok: boolean; atActual: number; error?: string }>> = [];
+  for (const fault of FAULTS) {
+    const wait = t0 + fault.at * 1000 - Date.now();
+    if (wait > 0) await sleep(wait);
+    const atActual = (Date.now() - t0) / 1000;
+    log(`fault: ${fault.what}`);
+    outcomes.push(
+      fault.run().then(
+        () => ({ fault, ok: true, atActual }),
+        (error: unknown) => {
+          log(`fault "${fault.what}" failed: ${String(error)}`);
+          return { fault, ok: false, atActual, error: String(error) };
+        },
+      ),
+    );
+  }
+  return Promise.all(outcomes);
+}
+
+// --- main ------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  log(`fault run: ${PER_METHOD} orders per collection method; API ${API}, management ${MANAGEMENT}, Temporal ${config.temporal.address} (${config.temporal.namespace}), logs ${LOG_DIR}`);
+  const receiver = await WebhookReceiver.start();
+  const attempts = new Map<string, number>();
+  receiver.respond(WEBHOOK_PATH, (request) => {
+    if (!request.verified) return { status: 400, body: `bad signature: ${request.verifyError}` };
+    const attempt = (attempts.get(request.webhookId) ?? 0) + 1;
+    attempts.set(request.webhookId, attempt);
+    const hash = createHash('sha256').update(`${request.webhookId}:${attempt}`).digest();
+    return hash.readUInt32BE(0) / 2 ** 32 < RECEIVER_FAILURE_SHARE ? { status: 500, body: 'simulated receiver failure' } : { status: 200, body: 'ok' };
+  });
+
+  const db = createDataSource(config.databaseUrl);
+  await db.initialize();
+  const temporalConnection: { client: Client | null; connection: Connection | null } = { client: null, connection: null };
+  try {
+    apiProcess.start();
+    managementProcess.start();
+    workerProcess.start();
+    await Promise.all([waitHealthy(API, 'the API'), waitHealthy(MANAGEMENT, 'the management API')]);
+    log('API and management API are up');
+    // The worker bundles the workflow code before it polls: the run starts with it polling.
+    if (!(await workerProcess.waitForLog(WORKER_POLLING, 180_000))) throw new Error(`the worker did not start polling within 180 s (log ${LOG_DIR}/worker.log)`);
+    log('worker is polling');
+
+    const tenant = await createTenant(db);
+    const teamApi = (method: string, path: string, body?: unknown) =>
+      http(MANAGEMENT, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}${path}`, { managementKey: tenant.managementKey, body });
+    const partial = await teamApi('PATCH', '', { partial_webhooks_enabled: true });
+    const endpoint = await teamApi('POST', '/sandbox/webhook', { url: receiver.url(WEBHOOK_PATH) });
+    const secret = endpoint.status === 200 ? await teamApi('GET', `/sandbox/webhook/${endpoint.body.id}/secret`) : null;
+    if (secret?.body?.key) receiver.secret(WEBHOOK_PATH, secret.body.key as string);
+    console.log('setup');
+    check('team partial-results webhooks enabled through the management API', partial.status === 200, `${partial.status} ${JSON.stringify(partial.body)}`);
+    if (!check('webhook endpoint registered through the management API', endpoint.status === 200 && Boolean(secret?.body?.key), `${endpoint.status} ${JSON.stringify(endpoint.body)}`)) {
+      throw new Error('no webhook endpoint');
+    }
+
+    // Users and orders, 10 requests in flight.
+    const plan = METHODS.flatMap((method) => Array.from({ length: PER_METHOD }, () => method));
+    const orders: RunOrder[] = await pool(plan, 10, async (method) => {
+      try {
+        const user = await http(API, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `faults-${randomUUID()}` } });
+        if (user.status !== 200) throw new Error(`POST /v2/user: ${user.status} ${JSON.stringify(user.body)}`);
+        const created = await http(API, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(method, user.body.user_id as string) });
+        if (created.status !== 200) throw new Error(`POST /v3/order: ${created.status} ${JSON.stringify(created.body)}`);
+        return { id: created.body.order.id as string, method, view: created.body.order, error: null };
+      } catch (error) {
+        return { id: '', method, view: null, error: String(error) };
+      }
+    });
+    const notCreated = orders.filter((order) => order.error);
+    if (!check(`${plan.length} orders created through POST /v3/order`, notCreated.length === 0, notCreated.map((order) => order.error).slice(0, 3).join('; '))) {
+      throw new Error('orders not created');
+    }
+    const wrongMethod = orders.filter((order) => order.view?.details?.type !== order.method);
+    check('each order has the collection method asked for', wrongMethod.length === 0, wrongMethod.map((order) => `${order.id}: ${order.view?.details?.type}`).join(', '));
+
+    // The simulations, all at once: t = 0.
+    t0 = Date.now();
+    log(`POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} for ${orders.length} orders at once`);
+    const simulations = await Promise.all(
+      orders.map((order) =>
+        http(API, 'POST', `/v3/order/${order.id}/test?delay=${SIMULATION_DELAY_S}`, { key: tenant.apiKey, body: {} }).then(
+          (reply) => ({ order, reply }),
+          (error: unknown) => ({ order, reply: { status: 0, body: String(error) } as Reply }),
+        ),
+      ),
+    );
+    const refused = simulations.filter(({ reply }) => reply.status !== 200);
+    log(`simulations accepted: ${simulations.length - refused.length}/${simulations.length}`);
+
+    const faultRun = runFaults();
+    background.push(faultRun);
+    const faultOutcomes = await faultRun;
+
+    // Wait, bounded, until every order is terminal and every outbox event is delivered.
+    const deadline = t0 + DEADLINE_S * 1000;
+    let lastChange = Date.now();
+    let lastSignature = '';
+    let lastReport = 0;
+    let stopReason = '';
+    const pendingEvents = async (): Promise<{ unrelayed: number; pending: number }> => {
+      const [row] = await db.query(
+        `SELECT (SELECT count(*) FROM event_outbox WHERE team_id = $1 AND relayed_at IS NULL)::int AS unrelayed,
+                (SELECT count(*) FROM event_deliveries WHERE team_id = $1 AND status = 'pending')::int AS pending`,
+        [tenant.teamId],
+      );
+      return row;
+    };
+    for (;;) {
+      await pool(
+        orders.filter((order) => !isTerminal(order)),
+        10,
+        async (order) => {
+          try {
+            const reply = await http(API, 'GET', `/v3/order/${order.id}`, { key: tenant.apiKey });
+            if (reply.status === 200) order.view = reply.body;
+          } catch {
+            // the API may be restarting; the next round reads it again
+          }
+        },
+      );
+      const events = await pendingEvents().catch(() => ({ unrelayed: -1, pending: -1 }));
+      const terminal = orders.filter(isTerminal).length;
+      const signature = JSON.stringify([orders.map((order) => order.view?.last_event?.id), receiver.requests.length, events]);
+      if (signature !== lastSignature) {
+        lastSignature = signature;
+        lastChange = Date.now();
+      }
+      if (Date.now() - lastReport > 15_000) {
+        lastReport = Date.now();
+        log(
+          `terminal ${terminal}/${orders.length} (completed ${orders.filter((order) => order.view?.status === 'completed').length}); ` +
+            `webhook requests ${receiver.requests.length}; outbox unrelayed ${events.unrelayed}, deliveries pending ${events.pending}`,
+        );
+      }
+      if (terminal === orders.length && events.unrelayed === 0 && events.pending === 0) {
+        stopReason = 'every order terminal and every event delivered';
+        break;
+      }
+      if (Date.now() > deadline) {
+        stopReason = `deadline (${DEADLINE_S} s after the simulations started)`;
+        break;
+      }
+      if (Date.now() - lastChange > QUIET_S * 1000) {
+        stopReason = `no progress for ${QUIET_S} s`;
+        break;
+      }
+      await sleep(3000);
+    }
+    log(`stopped waiting: ${stopReason}`);
+
+    // Final reads of every order.
+    await pool(orders, 10, async (order) => {
+      const reply = await http(API, 'GET', `/v3/order/${order.id}`, { key: tenant.apiKey }).catch(() => null);
+      if (reply?.status === 200) order.view = reply.body;
+    });
+
+    // The workflows, as Temporal sees them.
+    temporalConnection.connection = await Connection.connect({ address: config.temporal.address });
+    const client = new Client({ connection: temporalConnection.connection, namespace: config.temporal.namespace, dataConverter: labflowDataConverter(config) });
+    temporalConnection.client = client;
+    const workflowStatus = new Map<string, string>();
+    await pool(orders, 10, async (order) => {
+      try {
+        const description = await client.workflow.getHandle(`order:${order.id}`).describe();
+        workflowStatus.set(order.id, description.status.name);
+      } catch (error) {
+        workflowStatus.set(order.id, error instanceof Error && /not found/i.test(error.message) ? 'MISSING' : `UNKNOWN (${String(error)})`);
+      }
+    });
+
+    // Outbox and deliveries of this team.
+    const cipher = new PhiCipher(config.phiEncryptionKey);
+    const outbox: Array<{ id: string; event_type: string; subject_id: string | null; data: any }> = (
+      await db.query(`SELECT id, event_type, subject_id, data_enc FROM event_outbox WHERE team_id = $1 ORDER BY created_at, id`, [tenant.teamId])
+    ).map((row: { id: string; event_type: string; subject_id: string | null; data_enc: string }) => ({
+      id: row.id,
+      event_type: row.event_type,
+      subject_id: row.subject_id,
+      data: cipher.decryptJson<any>(row.data_enc),
+    }));
+    const deliveries: Array<{ event_id: string; status: string; attempt_count: number }> = await db.query(
+      `SELECT event_id, status, attempt_count FROM event_deliveries WHERE team_id = $1`,
+      [tenant.teamId],
+    );
+
+    // Webhooks the receiver got, deduplicated by webhook id.
+    const requests = receiver.forPath(WEBHOOK_PATH);
+    const firstById = new Map<string, (typeof requests)[number]>();
+    for (const request of requests) if (!firstById.has(request.webhookId)) firstById.set(request.webhookId, request);
+    const accepted = new Set(requests.filter((request) => request.answeredStatus !== null && request.answeredStatus < 300).map((request) => request.webhookId));
+    const failedAttempts = requests.filter((request) => request.answeredStatus === 500).length;
+
+    // --- per collection method -----------------------------------------------------------------------
+    const rows: string[] = [];
+    const stranded: RunOrder[] = [];
+    for (const method of METHODS) {
+      const ofMethod = orders.filter((order) => order.method === method);
+      const completed = ofMethod.filter((order) => order.view?.status === 'completed');
+      // Stranded: not terminal when the wait ended (whether its workflow still runs or has closed).
+      const strandedHere = ofMethod.filter((order) => !isTerminal(order));
+      stranded.push(...strandedHere);
+      const otherTerminal = ofMethod.filter((order) => isTerminal(order) && order.view?.status !== 'completed');
+      const closedNotTerminal = strandedHere.filter((order) => workflowStatus.get(order.id) !== 'RUNNING').length;
+      rows.push(
+        `${method.padEnd(20)} ${String(ofMethod.length).padStart(6)} ${String(completed.length).padStart(10)} ${String(strandedHere.length).padStart(9)} ` +
+          `${String(closedNotTerminal).padStart(15)} ${String(otherTerminal.length).padStart(15)}`,
+      );
+    }
+    console.log('');
+    console.log(`${'collection method'.padEnd(20)} ${'orders'.padStart(6)} ${'completed'.padStart(10)} ${'stranded'.padStart(9)} ${'(wf closed)'.padStart(15)} ${'other terminal'.padStart(15)}`);
+    for (const row of rows) console.log(row);
+    console.log(
+      `${'all'.padEnd(20)} ${String(orders.length).padStart(6)} ${String(orders.filter((order) => order.view?.status === 'completed').length).padStart(10)} ${String(stranded.length).padStart(9)}`,
+    );
+    console.log('');
+    console.log(
+      `webhooks: ${requests.length} requests, ${firstById.size} distinct webhook ids, ${failedAttempts} answered 500 on purpose; ` +
+        `outbox ${outbox.length} events; deliveries ${deliveries.length} (${deliveries.filter((d) => d.status === 'succeeded').length} succeeded, ` +
+        `${deliveries.filter((d) => d.status === 'pending').length} pending, ${deliveries.filter((d) => d.status === 'exhausted').length} exhausted)`,
+    );
+    const paths = new Map<string, number>();
+    for (const order of orders) {
+      const key = `${order.method}: ${((order.view?.events ?? []) as OrderEvent[]).map((event) => low(event.status)).join(' > ')}`;
+      paths.set(key, (paths.get(key) ?? 0) + 1);
+    }
+    console.log('order paths (low-level statuses):');
+    for (const [path, count] of [...paths].sort()) console.log(`  ${String(count).padStart(3)} x ${path}`);
+    console.log('faults:');
+    for (const outcome of faultOutcomes) console.log(`  +${outcome.atActual.toFixed(1)}s ${outcome.fault.what}${outcome.ok ? '' : ` (FAILED: ${outcome.error})`}`);
+    for (const proc of [apiProcess, managementProcess, workerProcess]) {
+      if (proc.unexpectedExits) console.log(`  ${proc.name} also exited on its own ${proc.unexpectedExits} time(s) and was restarted`);
+    }
+
+    // --- the stranded ones, explained from their workflow histories --------------------------------------
+    if (stranded.length) {
+      console.log('');
+      console.log(`stranded orders (${stranded.length}):`);
+      for (const order of stranded) console.log(await explain(client, order, workflowStatus.get(order.id) ?? '?'));
+      // The same, as the Temporal CLI shows it (what ops would run).
+      const cliArgs = ['--address', config.temporal.address, '--namespace', config.temporal.namespace];
+      console.log('');
+      console.log(`$ temporal workflow count ${cliArgs.join(' ')} --query "GROUP BY ExecutionStatus"`);
+      console.log(await temporalCli(['workflow', 'count', ...cliArgs, '--query', 'GROUP BY ExecutionStatus']));
+      console.log(`$ temporal workflow list ${cliArgs.join(' ')} --query "ExecutionStatus != 'Completed'" --limit 30`);
+      console.log(await temporalCli(['workflow', 'list', ...cliArgs, '--query', "ExecutionStatus != 'Completed'", '--limit', '30']));
+    }
+
+    // --- checks -------------------------------------------------------------------------------------------
+    console.log('');
+    console.log('checks');
+    check(`every simulation accepted (POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} answered 200)`, refused.length === 0, refused.slice(0, 3).map(({ order, reply }) => `${order.id}: ${reply.status} ${JSON.stringify(reply.body)}`).join('; '));
+    check('every fault applied on schedule', faultOutcomes.every((outcome) => outcome.ok), faultOutcomes.filter((o) => !o.ok).map((o) => `${o.fault.what}: ${o.error}`).join('; '));
+    const unverified = requests.filter((request) => !request.verified);
+    check('every webhook request carries a valid signature (svix and standardwebhooks)', unverified.length === 0, `${unverified.length} not verified, e.g. ${unverified[0]?.verifyError}`);
+
+    const outboxByOrder = new Map<string, typeof outbox>();
+    for (const row of outbox) {
+      const orderId = row.event_type.startsWith('labtest.order.') ? (row.data?.id as string) : ((row.data?.order_id as string) ?? row.subject_id ?? '');
+      outboxByOrder.set(orderId, [...(outboxByOrder.get(orderId) ?? []), row]);
+    }
+    const webhooksByOrder = new Map<string, any[]>();
+    for (const request of firstById.values()) {
+      const json = request.json;
+      if (!json?.event_type?.startsWith('labtest.order.')) continue;
+      const orderId = json.data?.id as string;
+      webhooksByOrder.set(orderId, [...(webhooksByOrder.get(orderId) ?? []), json]);
+    }
+
+    for (const method of METHODS) {
+      const ofMethod = orders.filter((order) => order.method === method);
+      const strandedHere = stranded.filter((order) => order.method === method);
+      check(`${method}: stranded = 0`, strandedHere.length === 0, `${strandedHere.length} stranded: ${strandedHere.map((order) => `${order.id} (${order.view?.last_event?.status ?? '?'}, workflow ${workflowStatus.get(order.id)})`).join(', ')}`);
+      const notCompleted = ofMethod.filter((order) => order.view?.status !== 'completed');
+      check(`${method}: every order completed`, notCompleted.length === 0, `${ofMethod.length - notCompleted.length}/${ofMethod.length} completed; not: ${notCompleted.map((order) => `${order.id} ${order.view?.last_event?.status ?? '?'}`).join(', ')}`);
+
+      // No transition twice: event ids unique; the order.updated webhooks and outbox rows are the
+      // order's events after the first, each once.
+      const problems: string[] = [];
+      const outboxProblems: string[] = [];
+      const lostHere: string[] = [];
+      for (const order of ofMethod) {
+        const events: OrderEvent[] = order.view?.events ?? [];
+        const ids = events.map((event) => event.id);
+        if (new Set(ids).size !== ids.length) problems.push(`${order.id}: event ids repeat (${ids.join(',')})`);
+        const expected = events.slice(1).map((event) => `${event.id}:${event.status}`);
+        const hooks = webhooksByOrder.get(order.id) ?? [];
+        const created = hooks.filter((hook) => hook.event_type === 'labtest.order.created');
+        const updated = hooks
+          .filter((hook) => hook.event_type === 'labtest.order.updated')
+          .map((hook) => hook.data?.last_event as OrderEvent)
+          .sort((a, b) => a.id - b.id)
+          .map((event) => `${event.id}:${event.status}`);
+        if (created.length !== 1) problems.push(`${order.id}: ${created.length} labtest.order.created webhooks`);
+        if (JSON.stringify(updated) !== JSON.stringify(expected)) {
+          problems.push(`${order.id}: labtest.order.updated webhooks [${updated.map(low).join(' ')}] vs events after the first [${expected.map(low).join(' ')}]`);
+        }
+        const rowsOfOrder = outboxByOrder.get(order.id) ?? [];
+        const outboxUpdated = rowsOfOrder
+          .filter((row) => row.event_type === 'labtest.order.updated')
+          .map((row) => row.data?.last_event as OrderEvent)
+          .sort((a, b) => a.id - b.id)
+          .map((event) => `${event.id}:${event.status}`);
+        if (JSON.stringify(outboxUpdated) !== JSON.stringify(expected)) {
+          outboxProblems.push(`${order.id}: outbox [${outboxUpdated.map(low).join(' ')}] vs events after the first [${expected.map(low).join(' ')}]`);
+        }
+        for (const row of rowsOfOrder) if (!accepted.has(row.id)) lostHere.push(`${order.id}: ${row.event_type} ${row.id}`);
+      }
+      check(`${method}: no transition twice (event ids unique; order webhooks = events after the first, each once, in order)`, problems.length === 0, `${problems.length} order(s): ${problems.slice(0, 5).join('; ')}`);
+      check(`${method}: outbox labtest.order.updated rows = events after the first, each once`, outboxProblems.length === 0, `${outboxProblems.length} order(s): ${outboxProblems.slice(0, 5).join('; ')}`);
+      check(`${method}: no event lost (every outbox event of its orders answered 2xx by the receiver)`, lostHere.length === 0, `${lostHere.length} lost: ${lostHere.slice(0, 5).join('; ')}`);
+    }
+    const lostAny = outbox.filter((row) => !accepted.has(row.id));
+    const orderEventCount = outbox.filter((row) => row.event_type.startsWith('labtest.order.')).length;
+    check(
+      `no event of the team lost (all ${outbox.length} outbox events: ${orderEventCount} order, ${outbox.length - orderEventCount} appointment/other; each answered 2xx at least once)`,
+      lostAny.length === 0,
+      `${lostAny.length} never accepted: ${lostAny.slice(0, 5).map((row) => `${row.event_type} ${row.id}`).join('; ')}`,
+    );
+  } finally {
+    await temporalConnection.connection?.close().catch(() => undefined);
+    await db.destroy().catch(() => undefined);
+    await receiver.close().catch(() => undefined);
+  }
+}
+
+/** Runs the Temporal CLI of the fault run; its output (or error) as text. */
+function temporalCli(args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(TEMPORAL_ARGV[0], args, { env: cliEnv, timeout: 20_000 }, (error, stdout, stderr) =>
+      resolve(`${stdout}${stderr}${error && !stdout ? `(${error.message})` : ''}`.trimEnd()),
+    );
+  });
+}
+
+/** One stranded order: what the API says, what Temporal says, and the tail of its history. */
+async function explain(client: Client, order: RunOrder, status: string): Promise<string> {
+  const lines = [`  ${order.method} ${order.id}: order ${order.view?.status} / ${order.view?.last_event?.status}; workflow order:${order.id} ${status}`];
+  const handle = client.workflow.getHandle(`order:${order.id}`);
+  if (status === 'FAILED' || status === 'TERMINATED' || status === 'TIMED_OUT' || status === 'CANCELED') {
+    try {
+      await handle.result();
+    } catch (error) {
+      const cause = error instanceof WorkflowFailedError ? error.cause : error;
+      lines.push(`    failure: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`);
+    }
+  }
+  try {
+    const description = await handle.describe();
+    for (const activity of description.raw.pendingActivities ?? []) {
+      lines.push(`    pending activity ${activity.activityType?.name} (attempt ${activity.attempt}, state ${activity.state})`);
+    }
+    for (const child of description.raw.pendingChildren ?? []) lines.push(`    pending child ${child.workflowId} (${child.workflowTypeName})`);
+    const history = await handle.fetchHistory();
+    const events = history.events ?? [];
+    const tail = events.slice(-14).map((event) => {
+      const type = temporal.api.enums.v1.EventType[event.eventType ?? 0]?.replace(/^EVENT_TYPE_/, '') ?? String(event.eventType);
+      const detail =
+        event.workflowExecutionSignaledEventAttributes?.signalName ??
+        event.activityTaskScheduledEventAttributes?.activityType?.name ??
+        event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ??
+        event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ??
+        event.timerStartedEventAttributes?.timerId ??
+        '';
+      return `${event.eventId} ${type}${detail ? `(${detail})` : ''}`;
+    });
+    lines.push(`    history (${events.length} events), last: ${tail.join(', ')}`);
+  } catch (error) {
+    lines.push(`    history unavailable: ${String(error)}`);
+  }
+  return lines.join('\n');
+}
+
+let exiting = false;
+async function finish(code: number): Promise<never> {
+  if (exiting) return new Promise<never>(() => undefined);
+  exiting = true;
+  await shutdown().catch((error: unknown) => console.error(`[faults] shutdown: ${String(error)}`));
+  console.log(`[faults] took ${((Date.now() - started) / 1000).toFixed(0)} s; logs in ${LOG_DIR}`);
+  console.log(`faults: ${passed} passed, ${failed} failed`);
+  process.exit(code);
+}
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.once(signal, () => {
+    console.log(`\n[faults] ${signal}: stopping the fault run's processes`);
+    check('run not interrupted', false, signal);
+    void finish(code);
+  });
+}
+
+main().then(
+  () => finish(failed === 0 ? 0 : 1),
+  (error: unknown) => {
+    check('the fault run ran to its end', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+    return finish(1);
+  },
+);
