@@ -29,7 +29,9 @@ describe('orders API (test kits)', () => {
   afterAll(() => stack.close());
 
   it('creates a registered kit order: received, one event, outbox event, workflow started', async () => {
-    const response = await post('/v3/order', orderBody(userId, { clinical_notes: 'Fasting 12h', passthrough: 'ref-1' }));
+    // activate_by holds the requisition (sandbox or not), so the order stays as created.
+    const activateBy = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const response = await post('/v3/order', orderBody(userId, { clinical_notes: 'Fasting 12h', passthrough: 'ref-1', activate_by: activateBy }));
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ status: 'success', message: expect.any(String) });
     const order = response.body.order;
@@ -58,7 +60,7 @@ describe('orders API (test kits)', () => {
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.teamId)).toBe(tenant.teamId);
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.collectionMethod)).toBe('testkit');
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.lab)).toBe('us_biotek');
-    expect(await handle.query(orderState)).toMatchObject({ low: 'ordered', stage: 'awaiting_simulation', seq: 1 });
+    expect(await handle.query(orderState)).toMatchObject({ low: 'ordered', stage: 'awaiting_activation', seq: 1 });
     const [row] = await stack.db.query('SELECT workflow_started_at, patient_details_enc FROM orders WHERE id = $1', [order.id]);
     expect(row.workflow_started_at).not.toBeNull();
     expect(row.patient_details_enc).toMatch(/^v1\./);
@@ -142,7 +144,8 @@ describe('orders API (test kits)', () => {
   });
 
   it('cancels an order in a cancellable status; refuses again with 400 {detail}', async () => {
-    const order = (await post('/v3/order', orderBody(userId))).body.order;
+    // Held in ordered by activate_by, so no requisition races the cancellation.
+    const order = (await post('/v3/order', orderBody(userId, { activate_by: '2030-01-01' }))).body.order;
     const cancelled = await post(`/v3/order/${order.id}/cancel`, undefined);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.order.status).toBe('cancelled');

@@ -118,11 +118,13 @@ describe('order workflow on the real dev server', () => {
     await receiver?.close();
   });
 
-  it('registered kit, sandbox: waits in ordered, then a simulation walks the success path and every webhook fires', async () => {
+  it('registered kit, sandbox: creates its requisition at once, ships when a simulation walks the success path, and every webhook fires', async () => {
     const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser))).body.order;
     fixtures['order--happy'] = orderWorkflowId(created.id);
     const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
-    expect(await handle.query(orderState)).toMatchObject({ stage: 'awaiting_simulation', low: 'ordered' });
+    // labflow's own step happens without /test; the kit's hand-over to the courier waits for it.
+    await orderReaches(stack, sandbox, created.id, 'requisition_created');
+    expect(await handle.query(orderState)).toMatchObject({ stage: 'awaiting_simulation', low: 'requisition_created' });
 
     const simulated = await post(sandbox, `/v3/order/${created.id}/test`, { interpretation: 'normal' });
     expect(simulated.status).toBe(200);

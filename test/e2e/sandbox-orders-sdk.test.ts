@@ -1,0 +1,132 @@
+import { type Vital, VitalClient } from '@tryvital/vital-node';
+import { createUser, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
+import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
+
+/**
+ * Sandbox orders tell the same story as production (issue 16): with a sandbox key, labflow's own
+ * steps (requisition, waiting for an appointment, recording a booking, a reschedule or a
+ * cancellation) happen at once and send their webhooks; only outside facts (the courier, the
+ * lab, the phlebotomist's draw) wait for `POST /v3/order/{id}/test`.
+ */
+describe('sandbox orders through @tryvital/vital-node run labflow’s own steps', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let client: VitalClient;
+  let receiver: WebhookReceiver;
+
+  const phoenix = { firstLine: '200 W Washington St', city: 'Phoenix', state: 'AZ' };
+  const lows = async (orderId: string) => (await client.labTests.getOrder(orderId)).events.map((event) => event.status.split('.')[2]);
+  const slotsOf = (availability: Vital.AppointmentAvailabilitySlots) => availability.slots.flatMap((day) => day.slots);
+
+  /** The verified labtest.order.updated webhooks of an order, by low-level status, in order. */
+  const orderWebhooks = (orderId: string) =>
+    receiver
+      .accepted('/sandbox')
+      .filter((request) => request.verified && request.json?.event_type === 'labtest.order.updated' && request.json.data.id === orderId)
+      .map((request) => String(request.json.data.events.at(-1).status).split('.')[2]);
+  const webhookArrives = (orderId: string, low: string) =>
+    waitFor(() => orderWebhooks(orderId).includes(low), { timeoutMs: 30_000, describe: () => orderWebhooks(orderId) });
+
+  async function createOrder(labTestId: string): Promise<string> {
+    const userId = await createUser(stack, tenant);
+    const created = await client.labTests.createOrder({
+      userId,
+      labTestId,
+      patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
+      patientAddress: { ...phoenix, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
+      physician: { firstName: 'Ada', lastName: 'Lovelace', npi: '1234567893' },
+    });
+    return created.order.id;
+  }
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { ...ORDER_TEST_ENV, EVENTS_RELAY_POLL_INTERVAL: '200ms' }, events: true, management: true });
+    tenant = await createTenant(stack.db, { environment: 'sandbox' });
+    client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0, timeoutInSeconds: 20 });
+    receiver = await WebhookReceiver.start();
+    const management = { headers: { 'X-Management-Key': tenant.managementKey } };
+    const endpoint = await call(stack.managementUrl, 'POST', `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox/webhook`, {
+      ...management,
+      body: { url: receiver.url('/sandbox') },
+    });
+    expect(endpoint.status).toBe(200);
+    const secret = await call(stack.managementUrl, 'GET', `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox/webhook/${endpoint.body.id}/secret`, management);
+    receiver.secret('/sandbox', secret.body.key);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await receiver?.close();
+  });
+
+  it('at-home: requisition and appointment_pending without /test; book, reschedule and cancel move the order at once; /test completes it', async () => {
+    const orderId = await createOrder(THYROID_AT_HOME);
+    await orderReaches(stack, tenant, orderId, 'appointment_pending');
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'appointment_pending']);
+    await webhookArrives(orderId, 'appointment_pending');
+
+    const slots = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...phoenix, zipCode: '85004' } }));
+    const booked = await client.labTests.bookPhlebotomyAppointment(orderId, { bookingKey: slots[0].bookingKey! });
+    expect(booked).toMatchObject({ orderId, status: 'confirmed', eventStatus: 'scheduled' });
+    // The booking's answer comes after the workflow recorded it: the order already says so.
+    expect((await lows(orderId)).at(-1)).toBe('appointment_scheduled');
+    await webhookArrives(orderId, 'appointment_scheduled');
+
+    const moved = await client.labTests.reschedulePhlebotomyAppointment(orderId, { bookingKey: slots[2].bookingKey! });
+    expect(moved).toMatchObject({ id: booked.id, status: 'confirmed' });
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'appointment_scheduled']);
+
+    const [reason] = await client.labTests.getPhlebotomyAppointmentCancellationReason();
+    await client.labTests.cancelPhlebotomyAppointment(orderId, { cancellationReasonId: reason.id });
+    expect((await lows(orderId)).at(-1)).toBe('appointment_cancelled');
+    await webhookArrives(orderId, 'appointment_cancelled');
+
+    // A new booking after the cancellation, then the outside facts from the simulation.
+    const again = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...phoenix, zipCode: '85004' } }));
+    await client.labTests.bookPhlebotomyAppointment(orderId, { bookingKey: again[1].bookingKey! });
+    expect((await lows(orderId)).at(-1)).toBe('appointment_scheduled');
+    expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'completed');
+    expect((await lows(orderId)).slice(-5)).toEqual(['appointment_cancelled', 'appointment_scheduled', 'draw_completed', 'partial_results', 'completed']);
+    // One verified labtest.order.updated per event after the first (delivery order is not promised;
+    // partial_results webhooks are a team opt-in, off here).
+    const events = (await lows(orderId)).slice(1).filter((low) => low !== 'partial_results').sort();
+    await waitFor(() => orderWebhooks(orderId).length >= events.length, { timeoutMs: 30_000, describe: () => orderWebhooks(orderId) });
+    expect(orderWebhooks(orderId).sort()).toEqual(events);
+  });
+
+  it('walk-in: a PSC booking schedules the order without /test; /test completes it', async () => {
+    const orderId = await createOrder(WALK_IN_CMP);
+    await orderReaches(stack, tenant, orderId, 'appointment_pending');
+    const slots = slotsOf(await client.labTests.getPscAppointmentAvailability({ lab: 'quest', zipCode: '10001', radius: '25', startDate: someStartDate() }));
+    const booked = await client.labTests.bookPscAppointment(orderId, { bookingKey: slots[0].bookingKey! });
+    expect(booked).toMatchObject({ orderId, type: 'patient_service_center', status: 'confirmed' });
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled']);
+    await webhookArrives(orderId, 'appointment_scheduled');
+
+    expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'completed');
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'partial_results', 'completed']);
+    expect((await client.labTests.getPscAppointment(orderId)).status).toBe('completed');
+  });
+
+  it('test kit: the requisition is created without /test; the kit ships when the simulation says so', async () => {
+    const orderId = await createOrder(LIPID_PANEL_KIT);
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await webhookArrives(orderId, 'requisition_created');
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created']);
+
+    expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'completed');
+    expect(await lows(orderId)).toEqual([
+      'ordered',
+      'requisition_created',
+      'transit_customer',
+      'out_for_delivery',
+      'with_customer',
+      'transit_lab',
+      'delivered_to_lab',
+      'completed',
+    ]);
+  });
+});
