@@ -17,8 +17,8 @@
 #
 # Settings (environment): FAULTS_TEMPORAL_PORT (7243), FAULTS_TEMPORAL_UI_PORT (8243),
 # FAULTS_API_PORT (8140), FAULTS_MANAGEMENT_PORT (8141), FAULTS_REDIS_PORT (6390),
-# FAULTS_DATABASE (labflow_faults), FAULTS_ORDERS_PER_METHOD (20), FAULTS_DEADLINE_SECONDS (300,
-# from the start of the simulations), FAULTS_QUIET_SECONDS (90: stop waiting once nothing moved
+# FAULTS_DATABASE (labflow_faults), FAULTS_ORDERS_PER_METHOD (20), FAULTS_DEADLINE_SECONDS (270,
+# from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop waiting once nothing moved
 # this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
 set -euo pipefail
 
@@ -150,6 +150,8 @@ export SANDBOX_STEP_DELAY=1s
 export APPOINTMENT_PROVIDER_STEP_DELAY=1s
 export RECONCILER_INTERVAL=3s
 export RECONCILER_GRACE=3s
+# Stalled workflows are raised within the run (newer reconciler; older code ignores it).
+export RECONCILER_STALL_HORIZON=45s
 export RETENTION_SWEEP_INTERVAL=0s
 export FAULTS_TEMPORAL_ARGV FAULTS_LOG_DIR
 export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE

@@ -55,8 +55,8 @@ const TEMPORAL_ARGV = required('FAULTS_TEMPORAL_ARGV').split('\n').filter(Boolea
 const TEMPORAL_PIDFILE = required('FAULTS_TEMPORAL_PIDFILE');
 const TEMPORAL_LOG = required('FAULTS_TEMPORAL_LOG');
 const PER_METHOD = Number(env.FAULTS_ORDERS_PER_METHOD ?? 20);
-const DEADLINE_S = Number(env.FAULTS_DEADLINE_SECONDS ?? 300);
-const QUIET_S = Number(env.FAULTS_QUIET_SECONDS ?? 90);
+const DEADLINE_S = Number(env.FAULTS_DEADLINE_SECONDS ?? 270);
+const QUIET_S = Number(env.FAULTS_QUIET_SECONDS ?? 60);
 const SIMULATION_DELAY_S = 2;
 /** Share of webhook attempts the receiver answers with a 500 (by hash, so a rerun fails the same ones). */
 const RECEIVER_FAILURE_SHARE = 0.2;
@@ -703,6 +703,20 @@ async function main(): Promise<void> {
       console.log('');
       console.log(`stranded orders (${stranded.length}):`);
       for (const order of stranded) console.log(await explain(client, order, workflowStatus.get(order.id) ?? '?'));
+      // What the reconciler recorded about them (the stranded_orders table, where it exists).
+      const [{ present }] = await db.query(`SELECT to_regclass('stranded_orders') IS NOT NULL AS present`);
+      if (present) {
+        const raised: Array<{ order_id: string; kind: string; state: string; heal_attempts: number; detail: string }> = await db.query(
+          `SELECT order_id, kind, state, heal_attempts, detail FROM stranded_orders WHERE team_id = $1 ORDER BY created_at`,
+          [tenant.teamId],
+        );
+        const strandedIds = new Set(stranded.map((order) => order.id));
+        console.log('');
+        console.log(`reconciler (stranded_orders): ${raised.length} row(s) for this team; ${stranded.filter((order) => !raised.some((row) => row.order_id === order.id)).length} stranded order(s) without one`);
+        for (const row of raised) {
+          console.log(`  ${row.order_id}${strandedIds.has(row.order_id) ? ' (stranded)' : ''}: ${row.kind}/${row.state}, heal attempts ${row.heal_attempts}: ${row.detail.slice(0, 200)}`);
+        }
+      }
       // The same, as the Temporal CLI shows it (what ops would run).
       const cliArgs = ['--address', config.temporal.address, '--namespace', config.temporal.namespace];
       console.log('');
