@@ -2,7 +2,7 @@ import { OrderLifecycleService } from '../../src/orders/order-lifecycle.service'
 import { OrderReconciler } from '../../src/orders/order-reconciler';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
 import { OrdersRepository } from '../../src/orders/orders.repository';
-import { orderState, orderWorkflowId } from '../../workflows/contract';
+import { orderWorkflowId } from '../../workflows/contract';
 import {
   createUser,
   eventually,
