@@ -1,19 +1,33 @@
 /**
- * One Jest run for every tier: unit (test/unit, src/**.spec.ts), workflow (test/workflows,
- * against the real dev server), replay (test/replay) and e2e (test/e2e). Type checking is done
- * once by `tsc --noEmit` in scripts/test.sh, so ts-jest only transpiles.
+ * The test tiers as Jest projects, each runnable alone (`--selectProjects <name>`, or
+ * `npm run test:<name>` for the stack bring-up first); `npm test` runs them all.
+ *   unit       test/unit, src/**.spec.ts: pure rules, nothing real
+ *   workflows  test/workflows: the real Temporal dev server, activities real or faked
+ *   replay     test/replay: recorded histories in test/fixtures/histories, nothing real
+ *   e2e        test/e2e: the whole stack over HTTP and through the SDK
+ * The three tiers that run workflow code share one bundle of workflows/, made once per run by
+ * test/helpers/global-setup.ts. Type checking is done once by `tsc --noEmit` in scripts/test.sh,
+ * so ts-jest only transpiles.
  */
-module.exports = {
+const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/src/**/*.spec.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
     // @fastify/static (Swagger UI assets) pulls in content-disposition, which ships only as ESM.
     '^.+/node_modules/content-disposition/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
-  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+};
+const withWorkflowBundle = { ...shared, globalSetup: '<rootDir>/test/helpers/global-setup.ts' };
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/src/**/*.spec.ts'] },
+    { ...withWorkflowBundle, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
+    { ...withWorkflowBundle, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'] },
+    { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+  ],
   testTimeout: 90_000,
   maxWorkers: 2,
   verbose: false,

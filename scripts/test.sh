@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm test: brings the test stack up (scripts/stack.sh test: fresh labflow_test database, Redis
-# db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint and Jest.
-# Extra arguments go to Jest: npm test -- test/unit --verbose
+# db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint (eslint and the
+# import rules) and Jest. Extra arguments go to Jest: npm test -- test/unit --verbose; one tier:
+# npm run test:unit (= npm test -- --selectProjects unit; also test:workflows, test:replay, test:e2e)
 # Exit code: Jest's, or that of the first step that failed. The Temporal dev server is stopped at
 # the end only if this script started it.
 set -euo pipefail
@@ -31,16 +32,19 @@ nbin tsc -p tsconfig.json --noEmit || {
   exit "$rc"
 }
 
-if compgen -G 'eslint.config.*' >/dev/null; then
-  say "lint (eslint .)"
-  nbin eslint . || {
-    rc=$?
-    say "lint failed (errors above); fix them (npx eslint . --fix helps), then: npm test"
-    exit "$rc"
-  }
-else
-  say "lint skipped (no eslint.config.*)"
-fi
+# The same two steps as npm run lint.
+say "lint (eslint .)"
+nbin eslint . || {
+  rc=$?
+  say "lint failed (errors above); fix them (npx eslint . --fix helps), then: npm test"
+  exit "$rc"
+}
+say "import rules (node scripts/check-dependencies.mjs: dependency-cruiser, .dependency-cruiser.cjs)"
+node scripts/check-dependencies.mjs || {
+  rc=$?
+  say "an import rule is broken (above; src/README.md explains the rules), then: npm test"
+  exit "$rc"
+}
 
 say "jest --ci $*"
 set +e

@@ -3,8 +3,16 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Set once this Jest process has bundled (each project that needs the bundle runs this setup). */
+const BUNDLED = Symbol.for('labflow.workflowBundle');
+
 /** Bundles workflows/ once per run; every test worker loads this bundle instead of re-bundling. */
 export default async function globalSetup(): Promise<void> {
+  const made = (globalThis as Record<symbol, string | undefined>)[BUNDLED];
+  if (made !== undefined) {
+    process.env.LABFLOW_WORKFLOW_BUNDLE = made;
+    return;
+  }
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
@@ -12,4 +20,5 @@ export default async function globalSetup(): Promise<void> {
   const codePath = join(tmpdir(), `labflow-workflows-${process.pid}.js`);
   writeFileSync(codePath, code);
   process.env.LABFLOW_WORKFLOW_BUNDLE = codePath;
+  (globalThis as Record<symbol, string | undefined>)[BUNDLED] = codePath;
 }
