@@ -3,10 +3,14 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
-/** Imports that must never reach workflow code: Node built-ins, Nest, I/O clients, the worker. */
+/**
+ * Imports that must never reach workflow code: Node built-ins (by exact name, so a workflow file
+ * named like one, e.g. ./events, stays allowed), Nest, I/O clients, the worker, src/, activities/.
+ * dependency-cruiser checks the same (.dependency-cruiser.cjs), on resolved paths.
+ */
+const builtinsNotInWorkflows = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 const notInWorkflows = [
-  ...builtinModules,
-  ...builtinModules.map((name) => `node:${name}`),
+  'node:*',
   '@nestjs/*',
   'typeorm',
   'pg',
@@ -17,6 +21,8 @@ const notInWorkflows = [
   '@temporalio/activity',
   '../src/*',
   '../activities/*',
+  '../../src/*',
+  '../../activities/*',
 ];
 
 export default tseslint.config(
@@ -39,7 +45,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: notInWorkflows, message: 'Workflow code must stay deterministic: no Node, Nest or I/O imports.' }] },
+        {
+          paths: builtinsNotInWorkflows.map((name) => ({ name, message: 'Workflow code must stay deterministic: no Node built-ins.' })),
+          patterns: [{ group: notInWorkflows, message: 'Workflow code must stay deterministic: no Node, Nest or I/O imports.' }],
+        },
       ],
     },
   },
