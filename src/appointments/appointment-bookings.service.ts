@@ -6,6 +6,7 @@ import { badRequest, notFound, validationError } from '../common/errors';
 import { fingerprint, type IdempotencyPolicy, IdempotencyService } from '../common/idempotency';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
+import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import type { OrderEntity } from '../orders/order.entities';
 import { OrderWorkflows } from '../orders/order-workflows';
 import { OrdersRepository } from '../orders/orders.repository';
@@ -24,7 +25,8 @@ import {
 } from '../../workflows/contract';
 import { eventStatus, isTerminal } from '../../workflows/order-lifecycle';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
-import { AppointmentRecords, type AppointmentView } from './appointment-records';
+import { AppointmentViews, type AppointmentView } from './appointment-views';
+import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentsService } from './appointments.service';
 import type {
   BookAppointmentDto,
@@ -50,7 +52,9 @@ export class AppointmentBookingsService {
     private readonly orders: OrdersRepository,
     private readonly orderQueries: OrderQueriesService,
     private readonly workflows: OrderWorkflows,
-    private readonly records: AppointmentRecords,
+    private readonly appointments: AppointmentsRepository,
+    private readonly views: AppointmentViews,
+    private readonly catalog: LabCatalogRepository,
     private readonly lifecycle: AppointmentLifecycleService,
     private readonly availability: AppointmentsService,
     private readonly idempotency: IdempotencyService,
@@ -75,8 +79,8 @@ export class AppointmentBookingsService {
     const key = options.idempotencyKey;
     const requestHash = fingerprint({ orderId, body, asyncConfirmation: options.asyncConfirmation ?? false });
     const earlierId = await this.idempotency.earlierResult(team, key, { subjectId: order.id, requestHash }, this.idempotencyPolicy());
-    const earlier = earlierId === null ? null : await this.records.byId(earlierId);
-    if (earlier) return this.records.view(earlier);
+    const earlier = earlierId === null ? null : await this.appointments.byId(earlierId);
+    if (earlier) return this.views.view(earlier);
     const result = await this.runUpdate(order, (handle) =>
       handle.executeUpdate(bookAppointment, {
         args: [{ booking: { mode: 'book', slot }, kind, appointmentNotes: body.appointment_notes ?? null, asyncConfirmation: options.asyncConfirmation ?? false }],
@@ -147,10 +151,10 @@ export class AppointmentBookingsService {
   /** `GET /v3/order/{id}/{phlebotomy|psc}/appointment`: the order's latest appointment. */
   async get(team: TeamPrincipal, orderId: string, kind: AppointmentKind): Promise<AppointmentView> {
     const order = await this.requireOrder(team, orderId, kind);
-    const row = await this.records.latestOf(order.id);
+    const row = await this.appointments.latestOf(order.id);
     if (!row) throw notFound('Appointment');
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', [order.id]);
-    return this.records.view(row);
+    return this.views.view(row);
   }
 
   cancellationReasons(kind: AppointmentKind): CancellationReason[] {
@@ -167,7 +171,7 @@ export class AppointmentBookingsService {
   /** A provider's report (confirmation, draw in progress or done, its own cancellation). */
   async providerCallback(providerSlug: string, body: ProviderCallbackDto): Promise<{ status: 'accepted' | 'ignored'; appointment_id: string }> {
     if (!this.lifecycle.providerBySlug(providerSlug)) throw notFound('Appointment provider integration');
-    const row = await this.records.byProviderId(providerSlug, body.provider_id);
+    const row = await this.appointments.byProviderId(providerSlug, body.provider_id);
     if (!row) throw notFound('Appointment with this provider_id');
     try {
       await this.temporal.workflow.getHandle(appointmentWorkflowId(row.order_id, row.n)).signal(appointmentProviderUpdate, {
@@ -207,7 +211,7 @@ export class AppointmentBookingsService {
 
   /** 400 for booking a walk-in order of a lab whose service centers labflow does not schedule. */
   private async requirePscScheduling(order: OrderEntity): Promise<void> {
-    const [lab]: Array<{ slug: string }> = await this.records.db.query(`SELECT slug FROM labs WHERE id = $1`, [order.labId]);
+    const [lab] = await this.catalog.labsByIds([order.labId]);
     if (lab && (PSC_SCHEDULING_LABS as readonly string[]).includes(lab.slug)) return;
     throw badRequest(
       `Service-center appointments are scheduled for ${PSC_SCHEDULING_LABS.join(', ')} orders only; order ${order.id} is for lab ${lab?.slug ?? order.labId}: the patient walks in without an appointment.`,
@@ -224,9 +228,9 @@ export class AppointmentBookingsService {
   }
 
   private async view(team: TeamPrincipal, order: OrderEntity, appointmentId: string): Promise<AppointmentView> {
-    const row = await this.records.byId(appointmentId);
+    const row = await this.appointments.byId(appointmentId);
     if (!row) throw notFound('Appointment');
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);
-    return this.records.view(row);
+    return this.views.view(row);
   }
 }

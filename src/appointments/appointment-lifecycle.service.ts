@@ -14,9 +14,9 @@ import type {
   ChangeAppointmentInput,
   CreateAppointmentInput,
 } from '../../workflows/contract';
-import { type AppointmentEvent, AppointmentRecords, type AppointmentRow, eventStatusOf, usAddressOf } from './appointment-records';
+import { type AppointmentEvent, type AppointmentRow, AppointmentViews, eventStatusOf, usAddressOf } from './appointment-views';
+import { AppointmentsRepository } from './appointments.repository';
 import { PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
-import { heldSeats } from './slot-seats';
 import { AVAILABILITY_DAYS, type AppointmentBookingProvider, type AppointmentProvider, type ProviderSlotRef } from './providers/appointment-provider';
 import { addDays, todayIn } from './zoned-time';
 
@@ -36,7 +36,8 @@ const SIMULATED_PSC_QUERY = { lab: 'quest', zip: '10001', radius: 50 };
 @Injectable()
 export class AppointmentLifecycleService {
   constructor(
-    private readonly records: AppointmentRecords,
+    private readonly appointments: AppointmentsRepository,
+    private readonly views: AppointmentViews,
     private readonly orders: OrdersRepository,
     private readonly outbox: OutboxService,
     private readonly cipher: PhiCipher,
@@ -53,7 +54,7 @@ export class AppointmentLifecycleService {
   }
 
   async create(input: CreateAppointmentInput): Promise<AppointmentRecord> {
-    const existing = await this.records.byId(input.appointmentId);
+    const existing = await this.appointments.byId(input.appointmentId);
     if (existing) return recordOf(existing);
     const order = await this.orders.findById(input.orderId);
     if (!order) throw new OrderGoneError(`Order ${input.orderId} no longer exists.`);
@@ -78,7 +79,7 @@ export class AppointmentLifecycleService {
         : input.booking.mode === 'simulated'
           ? await this.firstFreeSlot(provider, homeAddress)
           : null;
-    return this.records.db.transaction(async (manager) => {
+    return this.appointments.transaction(async (manager) => {
       if (slot) await this.takeSeat(manager, provider, slot);
       const booking = await provider.book({
         appointmentId: input.appointmentId,
@@ -90,58 +91,56 @@ export class AppointmentLifecycleService {
       });
       const now = new Date();
       const event: AppointmentEvent = { created_at: now.toISOString(), status: eventStatusOf(booking.status), data: { provider: provider.publicName } };
-      await manager.query(
-        `INSERT INTO appointments (id, order_id, team_id, environment, user_id, n, type, provider, provider_slug, provider_id, status, site,
-           location, address_enc, start_at, end_at, iana_timezone, appointment_notes_enc, async_confirmation, events, applied_changes, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18, $19, $20::jsonb, ARRAY['create'], $21, $21)`,
-        [
-          input.appointmentId,
-          order.id,
-          order.teamId,
-          order.environment,
-          order.userId,
-          input.n,
-          input.kind === 'psc' ? 'patient_service_center' : 'phlebotomy',
-          provider.publicName,
-          provider.slug,
-          booking.providerId,
-          booking.status,
-          booking.site,
-          JSON.stringify(booking.location),
-          this.cipher.encryptJson({ ...booking.address, access_notes: homeAddress?.access_notes ?? null }),
-          // A requested appointment has no time until the provider picks one.
-          input.booking.mode === 'request' ? null : slot?.start ?? null,
-          input.booking.mode === 'request' ? null : slot?.end ?? null,
-          booking.timezone,
-          input.appointmentNotes === null ? null : this.cipher.encryptJson(input.appointmentNotes),
-          input.asyncConfirmation ?? false,
-          JSON.stringify([event]),
-          now,
-        ],
-      );
+      await this.appointments.insert(manager, {
+        id: input.appointmentId,
+        orderId: order.id,
+        teamId: order.teamId,
+        environment: order.environment,
+        userId: order.userId,
+        n: input.n,
+        type: input.kind === 'psc' ? 'patient_service_center' : 'phlebotomy',
+        provider: provider.publicName,
+        providerSlug: provider.slug,
+        providerId: booking.providerId,
+        status: booking.status,
+        site: booking.site,
+        location: booking.location,
+        addressEnc: this.cipher.encryptJson({ ...booking.address, access_notes: homeAddress?.access_notes ?? null }),
+        // A requested appointment has no time until the provider picks one.
+        startAt: input.booking.mode === 'request' ? null : slot?.start ?? null,
+        endAt: input.booking.mode === 'request' ? null : slot?.end ?? null,
+        timezone: booking.timezone,
+        notesEnc: input.appointmentNotes === null ? null : this.cipher.encryptJson(input.appointmentNotes),
+        asyncConfirmation: input.asyncConfirmation ?? false,
+        events: [event],
+        createdAt: now,
+      });
       if (slot) await this.holdSeat(manager, input.appointmentId, provider, slot);
-      const row = (await this.records.byId(input.appointmentId, manager)) as AppointmentRow;
+      const row = (await this.appointments.byId(input.appointmentId, manager)) as AppointmentRow;
       await this.emit(manager, row, 'labtest.appointment.created', 'created');
       return recordOf(row);
     });
   }
 
   async change(input: ChangeAppointmentInput): Promise<AppointmentRecord> {
-    return this.records.db.transaction(async (manager) => {
-      const row = await this.records.byId(input.appointmentId, manager, true);
+    return this.appointments.transaction(async (manager) => {
+      const row = await this.appointments.byId(input.appointmentId, manager, true);
       if (!row) throw new OrderGoneError(`Appointment ${input.appointmentId} no longer exists.`);
       if (row.applied_changes.includes(input.changeId)) return recordOf(row);
       const provider = this.providerBySlug(row.provider_slug);
       if (!provider) throw new Error(`Unknown appointment provider ${row.provider_slug}`);
       const next = await this.apply(manager, row, provider, input.change);
       const event: AppointmentEvent = { created_at: new Date().toISOString(), status: eventStatusOf(next.status), data: eventDataOf(input.change) };
-      await manager.query(
-        `UPDATE appointments SET status = $2, start_at = $3, end_at = $4, appointment_notes_enc = $5, cancellation_reason_id = $6,
-           events = events || $7::jsonb, applied_changes = array_append(applied_changes, $8), updated_at = clock_timestamp()
-         WHERE id = $1`,
-        [row.id, next.status, next.startAt, next.endAt, next.notesEnc, next.cancellationReasonId, JSON.stringify([event]), input.changeId],
-      );
-      const updated = (await this.records.byId(row.id, manager)) as AppointmentRow;
+      await this.appointments.applyChange(manager, row.id, {
+        status: next.status,
+        startAt: next.startAt,
+        endAt: next.endAt,
+        notesEnc: next.notesEnc,
+        cancellationReasonId: next.cancellationReasonId,
+        event,
+        changeId: input.changeId,
+      });
+      const updated = (await this.appointments.byId(row.id, manager)) as AppointmentRow;
       await this.emit(manager, updated, 'labtest.appointment.updated', input.changeId);
       return recordOf(updated);
     });
@@ -164,7 +163,7 @@ export class AppointmentLifecycleService {
     switch (change.type) {
       case 'reschedule': {
         const slot = { site: change.slot.site, start: change.slot.start, end: change.slot.end };
-        await manager.query(`DELETE FROM appointment_slot_reservations WHERE appointment_id = $1`, [row.id]);
+        await this.appointments.releaseSeat(manager, row.id);
         await this.takeSeat(manager, provider, slot);
         await this.holdSeat(manager, row.id, provider, slot);
         const notes = change.appointmentNotes ?? (row.appointment_notes_enc ? this.cipher.decryptJson<string>(row.appointment_notes_enc) : null);
@@ -189,7 +188,7 @@ export class AppointmentLifecycleService {
         if (change.by === 'client' || change.by === 'order') {
           await provider.cancel({ appointmentId: row.id, providerId: row.provider_id, cancellationReasonId: change.cancellationReasonId });
         }
-        await manager.query(`DELETE FROM appointment_slot_reservations WHERE appointment_id = $1`, [row.id]);
+        await this.appointments.releaseSeat(manager, row.id);
         return { ...same, status: 'cancelled', cancellationReasonId: change.cancellationReasonId ?? null };
       case 'provider_status':
         return {
@@ -209,20 +208,16 @@ export class AppointmentLifecycleService {
    */
   private async takeSeat(manager: EntityManager, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
     const key = `${provider.slug}|${slot.site}|${new Date(slot.start).toISOString()}`;
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [key]);
+    await this.appointments.lockSlot(manager, key);
     if ((await this.seatsTaken(manager, provider, slot.site, slot.start)) >= provider.capacity(slot.site)) throw new SlotTakenError('This slot is no longer available: it was booked by someone else. Fetch availability again.');
   }
 
   private async seatsTaken(manager: EntityManager, provider: BookingProvider, site: string, start: string): Promise<number> {
-    return (await heldSeats(manager, provider.slug, [{ site, start }])).in(site, start);
+    return (await this.appointments.heldSeats(manager, provider.slug, [{ site, start }])).in(site, start);
   }
 
   private async holdSeat(manager: EntityManager, appointmentId: string, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
-    await manager.query(
-      `INSERT INTO appointment_slot_reservations (appointment_id, provider_slug, site, start_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (appointment_id) DO UPDATE SET provider_slug = EXCLUDED.provider_slug, site = EXCLUDED.site, start_at = EXCLUDED.start_at`,
-      [appointmentId, provider.slug, slot.site, new Date(slot.start)],
-    );
+    await this.appointments.holdSeat(manager, appointmentId, provider.slug, slot.site, new Date(slot.start));
   }
 
   /** A sandbox simulation's slot: the first bookable slot from tomorrow on. */
@@ -238,7 +233,7 @@ export class AppointmentLifecycleService {
       day.slots.map((slot) => ({ site: day.location?.code ?? address?.zip_code ?? '', start: slot.start, end: slot.end })),
     );
     // The seats of the whole window in one query. Only a hint: takeSeat counts again under the lock.
-    const held = await heldSeats(this.records.db.manager, provider.slug, slots);
+    const held = await this.appointments.heldSeatsNow(provider.slug, slots);
     const free = slots.find((slot) => held.in(slot.site, slot.start) < provider.capacity(slot.site));
     if (free) return free;
     throw new SlotTakenError('The sandbox provider has no free slot for this order in the next 14 days.');
@@ -253,7 +248,7 @@ export class AppointmentLifecycleService {
         environment: row.environment,
         userId: row.user_id,
         clientUserId: (await this.orders.clientUserIdOf(row.user_id, manager)) ?? '',
-        data: this.records.view(row),
+        data: this.views.view(row),
         subjectId: row.id,
       },
     ]);

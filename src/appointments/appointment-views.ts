@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
 import { PhiCipher } from '../common/crypto';
 import type { AppointmentAddress, AppointmentStatus } from '../../workflows/contract';
 
@@ -82,29 +80,10 @@ export function eventStatusOf(status: AppointmentStatus): AppointmentEventStatus
 /** Statuses in which the appointment may still be rescheduled or cancelled. */
 export const RESCHEDULABLE_STATUSES: readonly AppointmentStatus[] = ['pending', 'reserved', 'confirmed'];
 
-/** Reads and shapes appointments (the activities write them, in AppointmentLifecycleService). */
+/** Shapes appointment rows as the API shows them (Junction's ClientFacingAppointment); AppointmentsRepository reads them. */
 @Injectable()
-export class AppointmentRecords {
-  constructor(
-    @InjectDataSource() readonly db: DataSource,
-    private readonly cipher: PhiCipher,
-  ) {}
-
-  async byId(id: string, manager: EntityManager = this.db.manager, lock = false): Promise<AppointmentRow | null> {
-    const [row] = await manager.query(`SELECT * FROM appointments WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
-    return (row as AppointmentRow | undefined) ?? null;
-  }
-
-  /** The order's latest appointment. */
-  async latestOf(orderId: string, manager: EntityManager = this.db.manager): Promise<AppointmentRow | null> {
-    const [row] = await manager.query(`SELECT * FROM appointments WHERE order_id = $1 ORDER BY n DESC LIMIT 1`, [orderId]);
-    return (row as AppointmentRow | undefined) ?? null;
-  }
-
-  async byProviderId(providerSlug: string, providerId: string): Promise<AppointmentRow | null> {
-    const [row] = await this.db.query(`SELECT * FROM appointments WHERE provider_slug = $1 AND provider_id = $2`, [providerSlug, providerId]);
-    return (row as AppointmentRow | undefined) ?? null;
-  }
+export class AppointmentViews {
+  constructor(private readonly cipher: PhiCipher) {}
 
   view(row: AppointmentRow): AppointmentView {
     const address = this.cipher.decryptJson<AppointmentAddress>(row.address_enc);

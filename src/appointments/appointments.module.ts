@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../common/idempotency';
 import { EventsModule } from '../events/events.module';
+import { LabTestsModule } from '../lab-tests/lab-tests.module';
 import { OrdersModule } from '../orders/orders.module';
 import { PhlebotomyAppointmentsController, ProviderCallbacksController, PscAppointmentsController } from './appointment-bookings.controller';
 import { AppointmentBookingsService } from './appointment-bookings.service';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
-import { AppointmentRecords } from './appointment-records';
+import { AppointmentViews } from './appointment-views';
+import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentsController } from './appointments.controller';
 import { APPOINTMENTS_CLOCK, AppointmentsService, PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
 import { SandboxPhlebotomyProvider } from './providers/sandbox-phlebotomy.provider';
@@ -16,7 +18,7 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
  * order workflow, the activities' lifecycle service and the providers' callbacks (sandbox providers).
  */
 @Module({
-  imports: [OrdersModule, EventsModule, IdempotencyModule],
+  imports: [OrdersModule, EventsModule, IdempotencyModule, LabTestsModule],
   controllers: [AppointmentsController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
   providers: [
     SandboxPhlebotomyProvider,
@@ -25,7 +27,8 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
     { provide: PSC_PROVIDER, useExisting: SandboxPscProvider },
     { provide: APPOINTMENTS_CLOCK, useValue: () => Date.now() },
     AppointmentsService,
-    AppointmentRecords,
+    AppointmentsRepository,
+    AppointmentViews,
     AppointmentLifecycleService,
     AppointmentBookingsService,
   ],

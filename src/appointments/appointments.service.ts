@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
-import type { DataSource } from 'typeorm';
 import { ApiError, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { REDIS } from '../core.tokens';
@@ -16,7 +14,8 @@ import {
   type ProviderSlot,
   type UsAddress,
 } from './providers/appointment-provider';
-import { heldSeatsNow, seatsLeft } from './slot-seats';
+import { AppointmentsRepository } from './appointments.repository';
+import { seatsLeft } from './slot-seats';
 import { addDays, todayIn } from './zoned-time';
 
 export const PHLEBOTOMY_PROVIDER = Symbol('PHLEBOTOMY_PROVIDER');
@@ -88,7 +87,7 @@ export class AppointmentsService {
     @Inject(PHLEBOTOMY_PROVIDER) private readonly phlebotomy: AppointmentProvider,
     @Inject(PSC_PROVIDER) private readonly psc: AppointmentProvider,
     @Inject(APPOINTMENTS_CLOCK) private readonly now: () => number,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly appointments: AppointmentsRepository,
   ) {
     this.bookingKeys = new BookingKeys(config.phiEncryptionKey, now);
   }
@@ -168,7 +167,7 @@ export class AppointmentsService {
       }
       return { day, live };
     });
-    const held = await heldSeatsNow(this.db, provider.slug, days.flatMap(({ live }) => live));
+    const held = await this.appointments.heldSeatsNow(provider.slug, days.flatMap(({ live }) => live));
     const keys = this.bookingKeys.issuer({ kind: provider.kind, provider: availability.provider, team_id: teamId });
     const { expires_at } = keys;
     return {
