@@ -2,9 +2,12 @@
  * The event catalogue: every event type labflow emits, with the payload carried in `data`, and
  * the envelope every delivery (webhook or event destination) carries.
  *
- * Dependency-free on purpose: workflows/contract.ts imports its types (workflow code may not
- * import Node or Nest modules).
+ * The event-type union is defined in the workflow contract (workflows/contract/events.ts), which
+ * workflow code can import; it is re-exported here.
  */
+import type { DailyDataEventType, EventType } from '../../workflows/contract';
+
+export type { DailyDataEventType, EventType } from '../../workflows/contract';
 
 /** Order lifecycle (data = the full order, as `GET /v3/order/{id}` returns it). */
 export const ORDER_EVENT_TYPES = ['labtest.order.created', 'labtest.order.updated'] as const;
@@ -21,19 +24,6 @@ export const FIXED_EVENT_TYPES = [
   ...PARSING_JOB_EVENT_TYPES,
   'provider.connection.created',
 ] as const;
-
-export type DailyDataEventType = `daily.data.${string}.created` | `daily.data.${string}.updated`;
-
-export type EventType =
-  | 'labtest.order.created'
-  | 'labtest.order.updated'
-  | 'labtest.appointment.created'
-  | 'labtest.appointment.updated'
-  | 'labtest.result.critical'
-  | 'lab_report.parsing_job.created'
-  | 'lab_report.parsing_job.updated'
-  | 'provider.connection.created'
-  | DailyDataEventType;
 
 /** What every delivery carries (Junction: top-level team_id, user_id, client_user_id since 2024). */
 export interface EventEnvelope<T = unknown> {

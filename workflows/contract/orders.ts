@@ -1,0 +1,161 @@
+/**
+ * Orders (src/orders, workflows/order/, activities/orders.ts). The lifecycle tables live in
+ * workflows/order/order-lifecycle.ts.
+ */
+import type { Duration } from '@temporalio/common';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { OrderFlow, OrderLowLevelStatus } from '../order-lifecycle';
+import type { AppointmentState, AppointmentTimers } from './appointments';
+
+/** Timer lengths, fixed per order when its workflow starts (running orders keep theirs). */
+export interface OrderTimers {
+  /** From the kit reaching the customer to its registration; unregistered then → cancelled. */
+  registrationWindow: Duration;
+  /** From the kit being with the customer (and registered) to delivery at the lab. */
+  sampleToLabWindow: Duration;
+  /** Default pause between the steps of a sandbox simulation. */
+  sandboxStepDelay: Duration;
+}
+
+export interface OrderWorkflowInput {
+  orderId: string;
+  teamId: string;
+  environment: 'sandbox' | 'production';
+  flow: OrderFlow;
+  /** Sequence number and low-level status of the order's latest event (written by the API). */
+  seq: number;
+  low: OrderLowLevelStatus;
+  /** `YYYY-MM-DD`: no requisition before this date. */
+  activateBy: string | null;
+  timers: OrderTimers;
+  /** Appointment flows only (absent from test-kit orders started before appointments existed). */
+  appointmentTimers?: AppointmentTimers;
+  /**
+   * Set when the reconciler starts a new run for an order whose workflow closed or vanished while
+   * the order had not ended: what Postgres knows of its appointments, so the run picks up where
+   * the order stands (`seq`/`low` above are the order's latest event).
+   */
+  resume?: OrderResume;
+}
+
+export interface OrderResume {
+  /** Appointments booked so far: the next one is `appointmentCount + 1`. */
+  appointmentCount: number;
+  /** The latest appointment as recorded (its `version` is the number of changes applied to it). */
+  appointment: AppointmentState | null;
+}
+
+export interface OrderWorkflowResult {
+  /** The final event status, e.g. `completed.testkit.completed`; `gone` when the order was erased. */
+  status: string;
+}
+
+/** A courier tracking fact (tracking webhook → signal). */
+export interface CourierUpdate {
+  low: OrderLowLevelStatus;
+  statusDetail?: string | null;
+}
+
+export type ResultInterpretation = 'normal' | 'abnormal' | 'critical';
+
+/** A lab fact: receipt, processing problems, results. */
+export interface LabUpdate {
+  low: OrderLowLevelStatus;
+  statusDetail?: string | null;
+  interpretation?: ResultInterpretation;
+  hasMissingResults?: boolean;
+}
+
+/** `POST /v3/order/{id}/test` (sandbox): walk the success path, or head for `finalStatus`. */
+export interface SimulateRequest {
+  finalStatus?: OrderLowLevelStatus | null;
+  /** Pause between steps; default the order's sandboxStepDelay. */
+  delayMs?: number;
+  interpretation?: ResultInterpretation;
+  hasMissingResults?: boolean;
+}
+
+export interface ActivateByChange {
+  activateBy: string | null;
+}
+
+/** What the workflow knows right now (for ops and tests; the API reads Postgres). */
+export interface OrderState {
+  seq: number;
+  low: OrderLowLevelStatus;
+  status: string;
+  stage: string;
+  shippingStarted: boolean;
+  registration: 'not_applicable' | 'awaiting' | 'registering' | 'registered';
+  simulation: { finalStatus: OrderLowLevelStatus | null; delayMs: number } | null;
+  activateBy: string | null;
+  /** The latest appointment (appointment flows), as its child last reported it. */
+  appointment?: AppointmentState | null;
+  /**
+   * Work received and not yet applied (facts, appointment reports), and whether a transition is
+   * being recorded now. Work waiting while nothing is in flight for long means a stalled order.
+   */
+  pending?: { facts: number; appointmentReports: number; transitionInFlight: boolean };
+}
+
+/** The answer of the order updates: the event they recorded. */
+export interface OrderUpdateResult {
+  seq: number;
+  status: string;
+}
+
+export const courierUpdate = defineSignal<[CourierUpdate]>('courierUpdate');
+export const labUpdate = defineSignal<[LabUpdate]>('labUpdate');
+export const simulate = defineSignal<[SimulateRequest]>('simulate');
+export const activateByChanged = defineSignal<[ActivateByChange]>('activateByChanged');
+/** Cancels the order; refused (nothing written) unless it is in a cancellable status. */
+export const cancelOrder = defineUpdate<OrderUpdateResult>('cancelOrder');
+/**
+ * Registers a registrable kit. The patient details were stored by the API as a pending
+ * registration with this id (PHI never enters the workflow history); the transition applies it.
+ */
+export const registerKit = defineUpdate<OrderUpdateResult, [{ registrationId: string }]>('registerKit');
+export const orderState = defineQuery<OrderState>('orderState');
+
+/** Failure types of the updates (validators) and of the activities. */
+export const ORDER_NOT_CANCELLABLE = 'OrderNotCancellable';
+export const ORDER_NOT_REGISTRABLE = 'OrderNotRegistrable';
+/** The order row is gone (its user was erased): the workflow ends quietly. */
+export const ORDER_GONE = 'OrderGone';
+/** A registration whose pending details were replaced by a concurrent one. */
+export const REGISTRATION_SUPERSEDED = 'RegistrationSuperseded';
+
+export interface RecordOrderTransitionInput {
+  orderId: string;
+  /** The transition's sequence number: (order_id, seq) is unique, so a retry writes nothing. */
+  seq: number;
+  /** The event status `<top>.<method>.<low>`. */
+  status: string;
+  statusDetail?: string | null;
+  /** Emit `labtest.order.updated` through the outbox (in the same transaction). */
+  emit: boolean;
+  /** Apply the pending registration with this id (registrable kits). */
+  registrationId?: string;
+}
+
+export interface RecordOrderTransitionResult {
+  /** The order event's integer id. */
+  eventId: number;
+  /** False when an earlier attempt had already recorded this transition. */
+  recorded: boolean;
+}
+
+export interface OrderActivities {
+  /** Writes the order event, the order's status and the webhook event in one transaction. */
+  recordOrderTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
+  /** Submits the requisition to the lab (once) and stores its form URL. */
+  createRequisition(input: { orderId: string }): Promise<{ requisitionFormUrl: string | null }>;
+  /** Ships the kit (once) and stores the shipment with its tracking numbers. */
+  shipKit(input: { orderId: string }): Promise<{ outboundTrackingNumber: string }>;
+  /** Fetches and stores the results (once); sets interpretation and has_missing_results. */
+  collectResults(input: {
+    orderId: string;
+    interpretation?: ResultInterpretation;
+    hasMissingResults?: boolean;
+  }): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }>;
+}
