@@ -15,7 +15,8 @@ import {
 } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { appointmentWorkflow } from './appointment';
+import { appointmentWorkflow } from './appointment/appointment-workflow';
+import { DRAWABLE, isFinal, orderStatusOfAppointment, RESCHEDULABLE } from './appointment/appointment-lifecycle';
 import {
   activateByChanged,
   APPOINTMENT_REFUSED,
@@ -197,7 +198,7 @@ class OrderRun {
     if (resume.appointment) {
       this.appointment = resume.appointment;
       this.appointmentReports = [resume.appointment];
-      if (CLOSED_APPOINTMENT.includes(resume.appointment.status)) this.closedAppointments.add(resume.appointment.n);
+      if (isFinal(resume.appointment.status)) this.closedAppointments.add(resume.appointment.n);
     }
   }
 
@@ -618,7 +619,7 @@ class OrderRun {
 
   private openAppointment(): AppointmentState | null {
     const appointment = this.appointment;
-    return appointment && !CLOSED_APPOINTMENT.includes(appointment.status) ? appointment : null;
+    return appointment && !isFinal(appointment.status) ? appointment : null;
   }
 
   private appointmentKind(): AppointmentKind {
@@ -758,7 +759,7 @@ class OrderRun {
     setHandler(
       completeDraw,
       (): Promise<AppointmentUpdateResult> => this.inAppointmentUpdate(() => this.commandAppointment({ type: 'draw_completed' })),
-      { validator: () => this.assertOpenAppointment('phlebotomy', ['confirmed', 'in_progress'], 'marked drawn') },
+      { validator: () => this.assertOpenAppointment('phlebotomy', DRAWABLE, 'marked drawn') },
     );
     setHandler(activateByChanged, ({ activateBy }) => {
       this.activateBy = activateBy;
@@ -917,31 +918,12 @@ type TransitionOptions = { statusDetail?: string | null; registrationId?: string
 /** A command without its id (the order numbers them). */
 type AppointmentCommandBody = AppointmentCommand extends infer C ? (C extends { commandId: string } ? Omit<C, 'commandId'> : never) : never;
 
-const CLOSED_APPOINTMENT: readonly AppointmentStatus[] = ['completed', 'cancelled'];
-const RESCHEDULABLE: readonly AppointmentStatus[] = ['pending', 'reserved', 'confirmed'];
 /** The cancellation reason recorded when an at-home appointment is cancelled with its order. */
 const ORDER_CANCELLED_REASON = 'order_cancelled';
 
 /** Whether appointment state `a` comes after `b` (a later appointment, or a later version of it). */
 function isNewer(a: AppointmentState, b: AppointmentState): boolean {
   return a.n > b.n || (a.n === b.n && a.version > b.version);
-}
-
-/** What an appointment's status means for its order (null: nothing to record). */
-function orderStatusOfAppointment(flow: OrderFlow, status: AppointmentStatus): Low | null {
-  switch (status) {
-    case 'pending':
-    case 'reserved':
-      return 'appointment_pending';
-    case 'confirmed':
-      return 'appointment_scheduled';
-    case 'cancelled':
-      return 'appointment_cancelled';
-    case 'completed':
-      return flow === 'at_home_phlebotomy' ? 'draw_completed' : null;
-    case 'in_progress':
-      return null;
-  }
 }
 
 function refused(message: string): ApplicationFailure {

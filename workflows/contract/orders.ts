@@ -4,7 +4,7 @@
  */
 import type { Duration } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { OrderFlow, OrderLowLevelStatus } from '../order-lifecycle';
+import type { OrderFlow, OrderLowLevelStatus } from '../order/order-statuses';
 import type { AppointmentState, AppointmentTimers } from './appointments';
 
 /** Timer lengths, fixed per order when its workflow starts (running orders keep theirs). */

@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import {
+  APPOINTMENT_REFUSED,
   type AppointmentActivities,
   type AppointmentChange,
   type AppointmentCommand,
@@ -24,33 +25,13 @@ import {
   type AppointmentWorkflowResult,
   orderWorkflowId,
   SLOT_TAKEN,
-} from './contract';
+} from '../contract';
+import { isFinal, PROVIDER_MOVES, simulatedNextStatus, type SimulatedUntil } from './appointment-lifecycle';
 
 const { createAppointment, changeAppointment } = proxyActivities<AppointmentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', maximumInterval: '1 minute', nonRetryableErrorTypes: [SLOT_TAKEN] },
 });
-
-/** Where an appointment's story ends. */
-const FINAL: readonly AppointmentStatus[] = ['completed', 'cancelled'];
-
-/** What the provider may report from each status (anything else is stale and ignored). */
-const PROVIDER_MOVES: Record<AppointmentStatus, ReadonlyArray<AppointmentProviderUpdate['status']>> = {
-  pending: ['confirmed', 'cancelled'],
-  reserved: ['confirmed', 'cancelled'],
-  confirmed: ['confirmed', 'in_progress', 'completed', 'cancelled'],
-  in_progress: ['completed', 'cancelled'],
-  completed: [],
-  cancelled: [],
-};
-
-/** The next status a sandbox simulation reports. */
-const SIMULATED_NEXT: Partial<Record<AppointmentStatus, 'confirmed' | 'in_progress' | 'completed'>> = {
-  pending: 'confirmed',
-  reserved: 'confirmed',
-  confirmed: 'in_progress',
-  in_progress: 'completed',
-};
 
 /**
  * `order:<order_id>:appointment:<n>`: one appointment of an order, from booking to completed or
@@ -59,17 +40,18 @@ const SIMULATED_NEXT: Partial<Record<AppointmentStatus, 'confirmed' | 'in_progre
  * a provider-side cancellation), recording each change and reporting it to the order.
  */
 export async function appointmentWorkflow(input: AppointmentWorkflowInput): Promise<AppointmentWorkflowResult> {
-  return new AppointmentRun(input).run();
+  return new AppointmentWorkflow(input).run();
 }
 
-class AppointmentRun {
+/** One appointment workflow: its state, its message handlers and its steps. */
+class AppointmentWorkflow {
   private status: AppointmentStatus = 'pending';
   private version = 0;
   private startAt: string | null = null;
   private endAt: string | null = null;
   private readonly commands: Array<Exclude<AppointmentCommand, { type: 'simulate' }>> = [];
   private readonly providerUpdates: AppointmentProviderUpdate[] = [];
-  private simulation: { delayMs: number; until: 'confirmed' | 'completed' } | null = null;
+  private simulation: { delayMs: number; until: SimulatedUntil } | null = null;
 
   constructor(private readonly input: AppointmentWorkflowInput) {
     this.simulation = input.simulation;
@@ -93,7 +75,7 @@ class AppointmentRun {
   async run(): Promise<AppointmentWorkflowResult> {
     const booked = await this.book();
     if (!booked) return { status: 'refused' };
-    while (!FINAL.includes(this.status)) await this.nextChange();
+    while (!isFinal(this.status)) await this.nextChange();
     return { status: this.status };
   }
 
@@ -124,7 +106,7 @@ class AppointmentRun {
   private async nextChange(): Promise<void> {
     const noShowAt = this.endAt ? Date.parse(this.endAt) + msToNumber(this.input.timers.noShowGrace) : null;
     const simulation = this.simulation;
-    const simulated = simulation ? this.simulatedStep(simulation.until) : null;
+    const simulated = simulation ? simulatedNextStatus(this.status, simulation.until) : null;
     const due = [noShowAt, simulated && simulation ? Date.now() + simulation.delayMs : null].filter((at): at is number => at !== null);
     const wake = () => this.commands.length > 0 || this.providerUpdates.length > 0 || this.simulation !== simulation;
     const woke = due.length === 0 ? (await condition(wake), true) : await condition(wake, Math.max(1, Math.min(...due) - Date.now()));
@@ -140,14 +122,9 @@ class AppointmentRun {
     }
   }
 
-  private simulatedStep(until: 'confirmed' | 'completed'): 'confirmed' | 'in_progress' | 'completed' | null {
-    if (until === 'confirmed' && this.status === 'confirmed') return null;
-    return SIMULATED_NEXT[this.status] ?? null;
-  }
-
   private async applyCommand(command: Exclude<AppointmentCommand, { type: 'simulate' }>): Promise<void> {
-    if (FINAL.includes(this.status)) {
-      await this.report({ commandId: command.commandId, refused: { type: 'AppointmentRefused', message: `The appointment is ${this.status}.` } });
+    if (isFinal(this.status)) {
+      await this.report({ commandId: command.commandId, refused: { type: APPOINTMENT_REFUSED, message: `The appointment is ${this.status}.` } });
       return;
     }
     const change: AppointmentChange =
@@ -217,7 +194,7 @@ class AppointmentRun {
 /** A booking or change the provider refused (nothing written): its type and message. */
 function refusalOf(error: unknown): { type: string; message: string } | null {
   if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
-    return { type: error.cause.type ?? 'AppointmentRefused', message: error.cause.message };
+    return { type: error.cause.type ?? APPOINTMENT_REFUSED, message: error.cause.message };
   }
   return null;
 }
