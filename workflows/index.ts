@@ -1,4 +1,4 @@
 // The worker's workflowsPath: every workflow type labflow registers.
 export { userDeletionWorkflow } from './user-deletion';
-export { orderWorkflow } from './order';
+export { orderWorkflow } from './order/order-workflow';
 export { appointmentWorkflow } from './appointment/appointment-workflow';

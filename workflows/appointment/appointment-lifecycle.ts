@@ -5,7 +5,7 @@
  * refusal (the API's pre-checks and the order workflow's validators ask the same functions). No
  * I/O, no clock: the appointment and order workflows, the API and the unit tests share it.
  */
-import type { AppointmentKind, AppointmentProviderUpdate, AppointmentStatus } from '../contract';
+import type { AppointmentKind, AppointmentProviderUpdate, AppointmentSlot, AppointmentStatus } from '../contract';
 import { collectionMethodOf, isAppointmentFlow, type LowStatus, type OrderFlow } from '../order/order-statuses';
 
 /** Where an appointment's story ends (its workflow closes; the order may book another). */
@@ -49,8 +49,8 @@ export const RESCHEDULABLE: readonly AppointmentStatus[] = ['pending', 'reserved
 /** Statuses an at-home draw can be reported completed from. */
 export const DRAWABLE: readonly AppointmentStatus[] = ['confirmed', 'in_progress'];
 
-/** The kind of appointment an order's flow collects its sample at (walk-in: a service center). */
-export function appointmentKindOf(flow: 'walk_in_test' | 'at_home_phlebotomy'): AppointmentKind {
+/** The kind of appointment an appointment flow collects its sample at (walk-in: a service center). */
+export function appointmentKindOf(flow: OrderFlow): AppointmentKind {
   return flow === 'walk_in_test' ? 'psc' : 'phlebotomy';
 }
 
@@ -90,4 +90,16 @@ export function appointmentKindRefusal(orderId: string, flow: OrderFlow, kind: A
 export function openAppointmentRefusal(open: AppointmentStatus | null, allowed: readonly AppointmentStatus[], action: string): string | null {
   if (open === null) return 'The order has no open appointment.';
   return allowed.includes(open) ? null : `The appointment cannot be ${action}: it is ${open}.`;
+}
+
+export const BOOKING_KEY_EXPIRED = 'The booking_key has expired; fetch availability again for a fresh one.';
+
+/** Why a booking key's slot does not fit an appointment of this kind (null: it does). */
+export function slotKindRefusal(slotKind: AppointmentKind, kind: AppointmentKind): string | null {
+  return slotKind === kind ? null : `This booking_key is for a ${APPOINTMENT_KIND_NAMES[slotKind]} appointment.`;
+}
+
+/** Why a slot cannot be booked for an appointment of this kind at `now` (epoch ms; null: it can). */
+export function slotRefusal(slot: AppointmentSlot, kind: AppointmentKind, now: number): string | null {
+  return slotKindRefusal(slot.kind, kind) ?? (Date.parse(slot.expires_at) <= now ? BOOKING_KEY_EXPIRED : null);
 }

@@ -1,0 +1,95 @@
+import { condition, log } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
+import { type Fact, type OrderContext, orderActivities } from './context';
+import { canTransition } from './order-lifecycle';
+import { type LowStatus, sourceOf } from './order-statuses';
+import type { SandboxSimulation } from './sandbox';
+import type { TransitionRecorder } from './transitions';
+
+/** A window a stage waits in: when it closes, the order moves to `onTimeout(status)`. */
+export interface FactWindow {
+  length: Duration;
+  onTimeout: (low: LowStatus) => LowStatus;
+}
+
+/**
+ * Facts from outside the order: courier tracking and lab events (signals), queued as they arrive
+ * and applied in order when the lifecycle allows them, or supplied by a sandbox simulation.
+ */
+export class OutsideFacts {
+  private readonly queue: Fact[] = [];
+
+  constructor(
+    private readonly order: OrderContext,
+    private readonly transitions: TransitionRecorder,
+    private readonly sandbox: SandboxSimulation,
+  ) {}
+
+  /** A courierUpdate or labUpdate signal: kept if the source reports such a status. */
+  receive(fact: Fact): void {
+    const expected = fact.source === 'lab' ? ['lab', 'courier'] : ['courier'];
+    if (!expected.includes(sourceOf(fact.low))) {
+      log.warn('Order fact ignored: not a status this source reports', { source: fact.source, low: fact.low });
+      return;
+    }
+    this.queue.push(fact);
+  }
+
+  /** Facts received and not yet applied. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** The oldest fact not yet applied, taken off the queue. */
+  next(): Fact | undefined {
+    return this.queue.shift();
+  }
+
+  /**
+   * Applies courier/lab facts until `done(status)`. A window turns into its timeout status when it
+   * closes; a running sandbox simulation supplies the next fact after its step delay.
+   */
+  async awaitFacts(done: (low: LowStatus) => boolean, window?: FactWindow): Promise<void> {
+    const order = this.order;
+    const deadline = window ? Date.now() + msToNumber(window.length) : null;
+    while (!done(order.lowStatus)) {
+      order.checkActive();
+      await this.sandbox.cancelIfAsked();
+      const simulation = this.sandbox.current;
+      const simulated = this.sandbox.nextFact(simulation);
+      const dueTimes = [deadline, simulated && simulation ? Date.now() + simulation.delayMs : null].filter((at): at is number => at !== null);
+      const seq = order.seq;
+      const wake = () => this.queue.length > 0 || order.ended() || order.seq !== seq || this.sandbox.current !== simulation;
+      let woke = true;
+      if (dueTimes.length === 0) await condition(wake);
+      else woke = await condition(wake, Math.max(1, Math.min(...dueTimes) - Date.now()));
+      order.checkActive();
+      const fact = this.queue.shift();
+      if (fact) {
+        await this.apply(fact);
+      } else if (!woke && deadline !== null && window && Date.now() >= deadline) {
+        await this.transitions.transition(window.onTimeout(order.lowStatus));
+      } else if (!woke && simulated) {
+        await this.apply(simulated);
+      }
+    }
+  }
+
+  /** Records a fact if the lifecycle allows it from the current status; otherwise drops it. */
+  async apply(fact: Fact): Promise<void> {
+    const order = this.order;
+    if (!canTransition(order.flow, order.lowStatus, fact.low)) {
+      log.warn('Order fact ignored: not allowed from the current status', { from: order.lowStatus, to: fact.low, source: fact.source });
+      return;
+    }
+    if (fact.low === 'completed' || fact.low === 'redraw_available') {
+      // redraw_available: final results with biomarkers missing (a lab error); a redraw may follow.
+      const hasMissingResults = fact.low === 'redraw_available' ? true : fact.hasMissingResults;
+      await order.runActivity(() =>
+        orderActivities.collectResults({ orderId: order.orderId, interpretation: fact.interpretation, hasMissingResults }),
+      );
+    }
+    await this.transitions.transition(fact.low, { statusDetail: fact.statusDetail ?? null, onlyIfAllowed: true });
+  }
+}

@@ -1,0 +1,185 @@
+import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
+import type { OrderResume, OrderWorkflowInput, OrderWorkflowResult } from '../contract';
+import { AppointmentCoordinator } from './appointments';
+import { OrderCancellation } from './cancellation';
+import { OrderContext, orderActivities, OrderEnded } from './context';
+import { OutsideFacts } from './facts';
+import { OrderMessages } from './messages';
+import { ACTIVATE_BY_CHANGEABLE } from './order-lifecycle';
+import { eventStatus } from './order-statuses';
+import { APPOINTMENT_REPORTS_IN_ORDER } from './patches';
+import { SandboxSimulation } from './sandbox';
+import { isPast, stagesFrom } from './stages';
+import { TransitionRecorder } from './transitions';
+
+/**
+ * `order:<order_id>`: one lab order's lifecycle, from the events the API wrote at creation to a
+ * terminal status. Every transition is recorded by one idempotent activity (order event, order
+ * status and webhook event in one transaction). Outside facts arrive as signals (courier
+ * tracking, lab events); in the sandbox a simulation stands in for the outside parties.
+ */
+export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderWorkflowResult> {
+  return new OrderWorkflow(input).run();
+}
+
+/**
+ * One order workflow: `run` walks the flow's stages (./stages.ts), one method per business step.
+ * The parts it hands the work to share the order's state (./context.ts): the transition recorder,
+ * the appointment coordinator, outside facts, the sandbox simulation, cancellation and the
+ * message handlers.
+ */
+class OrderWorkflow {
+  private readonly order: OrderContext;
+  private readonly transitions: TransitionRecorder;
+  private readonly appointments: AppointmentCoordinator;
+  private readonly sandbox: SandboxSimulation;
+  private readonly facts: OutsideFacts;
+
+  constructor(input: OrderWorkflowInput) {
+    const order = (this.order = new OrderContext(input));
+    const transitions = (this.transitions = new TransitionRecorder(order));
+    const appointments = (this.appointments = new AppointmentCoordinator(order, transitions));
+    const cancellation = new OrderCancellation(order, transitions, appointments);
+    const sandbox = (this.sandbox = new SandboxSimulation(order, transitions, appointments, cancellation));
+    const facts = (this.facts = new OutsideFacts(order, transitions, sandbox));
+    if (input.resume) this.resumeFrom(input.resume);
+    new OrderMessages({ order, transitions, appointments, cancellation, sandbox, facts }).install();
+  }
+
+  /**
+   * Runs the flow's stages in order, from the one the order's current status belongs to (a new
+   * order starts at the first; a run the reconciler started for a stranded order resumes).
+   */
+  async run(): Promise<OrderWorkflowResult> {
+    try {
+      const stages = stagesFrom(this.order.flow, this.order.lowStatus);
+      if (ACTIVATE_BY_CHANGEABLE.includes(this.order.lowStatus)) {
+        await this.sandbox.waitIfSandbox();
+        await this.waitForActivationDate();
+      }
+      for (const stage of stages) await this[stage]();
+    } catch (error) {
+      if (!(error instanceof OrderEnded)) throw error;
+    }
+    return this.finish();
+  }
+
+  /** A new run of a stranded order: what its status says is done, and its appointments. */
+  private resumeFrom(resume: OrderResume): void {
+    const { flow, lowStatus } = this.order;
+    this.order.shippingStarted = isPast(flow, lowStatus, 'shipKitToCustomer');
+    if (flow === 'registrable_testkit' && isPast(flow, lowStatus, 'awaitRegistration')) this.order.registration = 'registered';
+    this.appointments.resume(resume);
+  }
+
+  private async finish(): Promise<OrderWorkflowResult> {
+    this.order.stage = 'finished';
+    await condition(allHandlersFinished);
+    return { status: this.order.gone ? 'gone' : eventStatus(this.order.flow, this.order.lowStatus) };
+  }
+
+  // --- stages, in the order of ./stages.ts ---------------------------------------------------
+
+  /** No requisition before `activate_by` (a PATCH may move it; a simulation skips the wait). */
+  private async waitForActivationDate(): Promise<void> {
+    const order = this.order;
+    order.stage = 'awaiting_activation';
+    for (;;) {
+      order.checkActive();
+      if (this.sandbox.current) return;
+      const until = startOfDay(order.activateBy);
+      if (until === null || Date.now() >= until) return;
+      const seen = order.activateBy;
+      await condition(() => order.activateBy !== seen || order.ended() || this.sandbox.current !== null, Math.max(1, until - Date.now()));
+    }
+  }
+
+  private async createRequisition(): Promise<void> {
+    await this.sandbox.holdNextStepWhileHeadingHere();
+    this.order.stage = 'creating_requisition';
+    await this.order.runActivity(() => orderActivities.createRequisition({ orderId: this.order.orderId }));
+    await this.transitions.transition('requisition_created');
+  }
+
+  private async shipKitToCustomer(): Promise<void> {
+    await this.sandbox.awaitShipment();
+    await this.sandbox.holdNextStepWhileHeadingHere();
+    this.order.checkActive();
+    // From here on the order can no longer be cancelled (set in the same step as the check).
+    this.order.stage = 'shipping_kit';
+    this.order.shippingStarted = true;
+    await this.order.runActivity(() => orderActivities.shipKit({ orderId: this.order.orderId }));
+    await this.transitions.transition('transit_customer');
+  }
+
+  private async awaitKitWithCustomer(): Promise<void> {
+    this.order.stage = 'kit_to_customer';
+    await this.facts.awaitFacts((low) => low === 'with_customer' || low === 'registered');
+  }
+
+  /** An unregistered kit is cancelled when the registration window closes. */
+  private async awaitRegistration(): Promise<void> {
+    this.order.stage = 'awaiting_registration';
+    await this.facts.awaitFacts((low) => low === 'registered', { length: this.order.input.timers.registrationWindow, onTimeout: () => 'cancelled' });
+  }
+
+  /**
+   * The sample travels back to the lab. When the window closes, a kit still with the customer
+   * is `lost`; one in the courier's hands is `failure_to_deliver_to_lab`.
+   */
+  private async returnSampleToLab(): Promise<void> {
+    this.order.stage = 'sample_to_lab';
+    await this.facts.awaitFacts((low) => low === 'delivered_to_lab' || low === 'lab_processing_blocked', {
+      length: this.order.input.timers.sampleToLabWindow,
+      onTimeout: (low) => (low === 'transit_lab' || low === 'problem_in_transit_lab' ? 'failure_to_deliver_to_lab' : 'lost'),
+    });
+  }
+
+  /**
+   * Walk-in and at-home orders: the order follows its appointments (appointment_pending ⇄
+   * appointment_scheduled, appointment_cancelled, and for at-home draw_completed) until the sample
+   * is drawn. A walk-in patient may also come without an appointment: the lab's first fact ends
+   * this stage too.
+   */
+  private async collectSampleAtAppointment(): Promise<void> {
+    const { order, appointments, sandbox, facts } = this;
+    order.stage = 'collecting_sample';
+    appointments.collecting = true;
+    if (!appointments.latest && order.lowStatus !== 'appointment_pending') await this.transitions.transition('appointment_pending', { onlyIfAllowed: true });
+    await appointments.sync();
+    while (!appointments.sampleCollected()) {
+      order.checkActive();
+      await sandbox.cancelIfAsked();
+      await sandbox.driveAppointment();
+      // Wake on work, not on a change seen since the last look: a report that arrived while the
+      // step above was recording a transition is still waiting here (and is applied below).
+      const simulation = sandbox.current;
+      const seq = order.seq;
+      const wake = () => facts.waiting > 0 || order.ended() || appointments.unsyncedReports().length > 0 || sandbox.current !== simulation || order.seq !== seq;
+      const retryAt = sandbox.bookingRetryAt;
+      if (retryAt === null) await condition(wake);
+      else await condition(wake, Math.max(1, retryAt - Date.now()));
+      order.checkActive();
+      if (facts.waiting > 0 && appointments.unsyncedReports().length > 0 && patched(APPOINTMENT_REPORTS_IN_ORDER)) {
+        // The appointment's own story first: a lab fact may only be allowed after the draw.
+        await appointments.sync();
+        continue;
+      }
+      const fact = facts.next();
+      if (fact) await facts.apply(fact);
+      else await appointments.sync();
+    }
+  }
+
+  private async awaitResults(): Promise<void> {
+    this.order.stage = 'awaiting_results';
+    await this.facts.awaitFacts((low) => low === 'completed');
+  }
+}
+
+/** Midnight UTC at the start of a `YYYY-MM-DD` date, as epoch ms; null when there is no date. */
+function startOfDay(date: string | null): number | null {
+  if (!date) return null;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return Number.isNaN(ms) ? null : ms;
+}

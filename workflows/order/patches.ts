@@ -1,0 +1,17 @@
+/**
+ * Patch ids of the order workflow (workflow versioning). Each is asked for with `patched()` where
+ * the new behaviour first differs from the old, so a recorded history without the marker replays
+ * the old path unchanged. The strings are in recorded histories: never change them.
+ * - SANDBOX_RUNS_OWN_STEPS: a sandbox order runs labflow's own steps (requisition, waiting for an
+ *   appointment, recording bookings) at once, as in production; only outside facts wait for
+ *   `POST /v3/order/{id}/test` (./sandbox.ts).
+ * - APPOINTMENT_REPORTS_IN_ORDER: appointment reports that queued up while a transition was in
+ *   flight are applied one by one in order (not just the latest), and before courier/lab facts
+ *   (./appointments.ts, the collecting stage in ./order-workflow.ts).
+ * - SIMULATED_BOOKING_RETRIES: a sandbox booking the provider refused (a slot taken by another
+ *   order) is recorded as an event and retried with a fresh slot instead of failing the workflow
+ *   (./sandbox.ts).
+ */
+export const SANDBOX_RUNS_OWN_STEPS = 'sandbox-runs-own-steps';
+export const APPOINTMENT_REPORTS_IN_ORDER = 'appointment-reports-in-order';
+export const SIMULATED_BOOKING_RETRIES = 'simulated-booking-retries';
