@@ -23,7 +23,8 @@ import {
   completeDraw,
   rescheduleAppointment,
 } from '../../workflows/contract';
-import { eventStatus, isTerminal } from '../../workflows/order-lifecycle';
+import { endedRefusal } from '../../workflows/order-lifecycle';
+import { appointmentKindRefusal, BOOKING_KEY_EXPIRED, slotKindRefusal } from '../../workflows/appointment/appointment-lifecycle';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
 import { AppointmentViews, type AppointmentView } from './appointment-views';
 import { AppointmentsRepository } from './appointments.repository';
@@ -36,10 +37,6 @@ import type {
   RescheduleAppointmentDto,
 } from './appointments.dto';
 import { type CancellationReason, PSC_SCHEDULING_LABS } from './providers/appointment-provider';
-
-/** The order's collection method each kind of appointment belongs to. */
-const METHOD_OF: Record<AppointmentKind, string> = { phlebotomy: 'at_home_phlebotomy', psc: 'walk_in_test' };
-const KIND_NAME: Record<AppointmentKind, string> = { phlebotomy: 'at-home phlebotomy', psc: 'walk-in (patient service center)' };
 
 /**
  * The appointment API: every change goes to the ORDER workflow as an update (its validator
@@ -195,7 +192,8 @@ export class AppointmentBookingsService {
     call: (handle: ReturnType<OrderWorkflows['handle']>) => Promise<AppointmentUpdateResult>,
   ): Promise<AppointmentUpdateResult> {
     // A finished order's workflow is closed: say why instead of "no longer active".
-    if (isTerminal(order.lowLevelStatus)) throw badRequest(`The order is ${eventStatus(order.flow, order.lowLevelStatus)}.`);
+    const refusal = endedRefusal(order.flow, order.lowLevelStatus);
+    if (refusal) throw badRequest(refusal);
     await this.workflows.ensureStarted(order);
     return this.workflows.runUpdate(order.id, () => call(this.workflows.handle(order.id)));
   }
@@ -203,9 +201,8 @@ export class AppointmentBookingsService {
   private async requireOrder(team: TeamPrincipal, orderId: string, kind: AppointmentKind): Promise<OrderEntity> {
     const order = await this.orders.findScoped(team, orderId);
     if (!order) throw notFound('Order');
-    if (order.collectionMethod !== METHOD_OF[kind]) {
-      throw badRequest(`Order ${order.id} is a ${order.collectionMethod} order, not a ${KIND_NAME[kind]} order.`);
-    }
+    const refusal = appointmentKindRefusal(order.id, order.flow, kind);
+    if (refusal) throw badRequest(refusal);
     return order;
   }
 
@@ -221,9 +218,10 @@ export class AppointmentBookingsService {
   /** The slot a booking key vouches for; 400 {detail} when it is not ours, not this team's, or expired. */
   private verifyBookingKey(team: TeamPrincipal, key: string, kind: AppointmentKind): AppointmentSlot {
     const checked = this.availability.bookingKeys.verifyBookingKey(key);
-    if (checked === 'expired') throw badRequest('The booking_key has expired; fetch availability again for a fresh one.');
+    if (checked === 'expired') throw badRequest(BOOKING_KEY_EXPIRED);
     if (checked === 'invalid' || checked.team_id !== team.teamId) throw badRequest('The booking_key is not valid.');
-    if (checked.kind !== kind) throw badRequest(`This booking_key is for a ${KIND_NAME[checked.kind]} appointment.`);
+    const refusal = slotKindRefusal(checked.kind, kind);
+    if (refusal) throw badRequest(refusal);
     return { kind: checked.kind, provider: checked.provider, site: checked.site, start: checked.start, end: checked.end, expires_at: checked.expires_at };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PhiCipher } from '../common/crypto';
 import type { AppointmentAddress, AppointmentStatus } from '../../workflows/contract';
+import { RESCHEDULABLE } from '../../workflows/appointment/appointment-lifecycle';
 
 /** An `appointments` row as Postgres returns it. */
 export interface AppointmentRow {
@@ -77,9 +78,6 @@ export function eventStatusOf(status: AppointmentStatus): AppointmentEventStatus
   return status === 'confirmed' ? 'scheduled' : status;
 }
 
-/** Statuses in which the appointment may still be rescheduled or cancelled. */
-export const RESCHEDULABLE_STATUSES: readonly AppointmentStatus[] = ['pending', 'reserved', 'confirmed'];
-
 /** Shapes appointment rows as the API shows them (Junction's ClientFacingAppointment); AppointmentsRepository reads them. */
 @Injectable()
 export class AppointmentViews {
@@ -102,7 +100,7 @@ export class AppointmentViews {
       status: row.status,
       provider_id: row.provider_id,
       external_id: row.provider_id,
-      can_reschedule: RESCHEDULABLE_STATUSES.includes(row.status),
+      can_reschedule: RESCHEDULABLE.includes(row.status),
       event_status: eventStatusOf(row.status),
       ...(latest?.data ? { event_data: latest.data } : {}),
       events: row.events,

@@ -12,10 +12,10 @@ import {
   ACTIVATE_BY_CHANGEABLE,
   collectionMethodOf,
   eventStatus,
-  isCancellable,
+  cancelRefusal,
   type OrderLowLevelStatus,
   parseFinalStatus,
-  REGISTRABLE_FROM,
+  registrationRefusal,
   simulationCanReach,
 } from '../../workflows/order-lifecycle';
 import { toPhysician } from './new-order';
@@ -49,16 +49,9 @@ export class OrderCommandsService {
   async register(team: TeamPrincipal, body: RegisterTestkitDto): Promise<PostOrderResponse> {
     const order = await this.orders.findBySampleId(team, body.sample_id);
     if (!order) throw notFound('Test kit with this sample_id');
-    if (!order.registrable) throw badRequest('This sample_id belongs to a kit that was registered at ordering.');
     if (body.user_id && body.user_id !== order.userId) throw badRequest('This kit was ordered for another user.');
-    if (order.registeredAt) throw badRequest('This kit is already registered.');
-    if (!REGISTRABLE_FROM.includes(order.lowLevelStatus)) {
-      throw badRequest(
-        order.lowLevelStatus === 'awaiting_registration'
-          ? 'This kit cannot be registered yet: it has not shipped.'
-          : `This kit cannot be registered: the order is ${eventStatus(order.flow, order.lowLevelStatus)}.`,
-      );
-    }
+    const refusal = registrationRefusal(order.flow, order.lowLevelStatus, order.registeredAt !== null);
+    if (refusal) throw badRequest(refusal);
     if (!body.physician && (await this.requiresPhysician(order))) {
       throw validationError(['body', 'physician'], 'Orders on this lab account must name a physician.', null);
     }
@@ -88,9 +81,8 @@ export class OrderCommandsService {
   /** `POST /v3/order/{id}/cancel`: the workflow's cancelOrder update decides. */
   async cancel(team: TeamPrincipal, orderId: string): Promise<PostOrderResponse> {
     const order = await this.queries.requireOrder(team, orderId);
-    if (!isCancellable(order.flow, order.lowLevelStatus)) {
-      throw badRequest(`Order cannot be cancelled: it is ${eventStatus(order.flow, order.lowLevelStatus)}.`);
-    }
+    const refusal = cancelRefusal(order.flow, order.lowLevelStatus);
+    if (refusal) throw badRequest(refusal);
     await this.workflows.ensureStarted(order);
     await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(cancelOrder));
     return this.respond(team, order.id, 'Order cancelled.');
