@@ -134,6 +134,7 @@ class Supervised {
   }
 
   start(): void {
+    if (shuttingDown) return;
     this.intentional = false;
     const fd = openSync(this.logFile, 'a');
     this.logOffset = fstatSync(fd).size;
@@ -226,6 +227,7 @@ class TemporalServer {
   }
 
   start(): void {
+    if (shuttingDown) return;
     this.own ??= new Supervised('temporal', TEMPORAL_ARGV, cliEnv, TEMPORAL_LOG);
     this.own.start();
     if (this.own.pid) writeFileSync(TEMPORAL_PIDFILE, `${this.own.pid}\n`);
@@ -278,12 +280,18 @@ const apiProcess = nodeProcess('api', 'dist/src/main.js');
 const managementProcess = nodeProcess('management', 'dist/src/management.js');
 const workerProcess = nodeProcess('worker', 'dist/src/worker.js');
 const temporalServer = new TemporalServer();
-const background: Array<Promise<unknown>> = [];
+
+/** Resolves when the run is being stopped (Ctrl-C): the fault schedule and the wait end early. */
+let abortRun: () => void = () => undefined;
+const runAborted = new Promise<void>((resolve) => {
+  abortRun = resolve;
+});
+const sleepUnlessAborted = (ms: number) => Promise.race([sleep(ms), runAborted]);
 
 async function shutdown(): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
-  await Promise.allSettled(background);
+  abortRun();
   await Promise.allSettled([workerProcess.stop(20_000), apiProcess.stop(), managementProcess.stop()]);
   await temporalServer.stop();
 }
@@ -464,7 +472,8 @@ async function runFaults(): Promise<Array<{ fault: Fault; ok: boolean; atActual:
   const outcomes: Array<Promise<{ fault: Fault; ok: boolean; atActual: number; error?: string }>> = [];
   for (const fault of FAULTS) {
     const wait = t0 + fault.at * 1000 - Date.now();
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) await sleepUnlessAborted(wait);
+    if (shuttingDown) break;
     const atActual = (Date.now() - t0) / 1000;
     log(`fault: ${fault.what}`);
     outcomes.push(
@@ -554,9 +563,8 @@ async function main(): Promise<void> {
     const refused = simulations.filter(({ reply }) => reply.status !== 200);
     log(`simulations accepted: ${simulations.length - refused.length}/${simulations.length}`);
 
-    const faultRun = runFaults();
-    background.push(faultRun);
-    const faultOutcomes = await faultRun;
+    const faultOutcomes = await runFaults();
+    if (shuttingDown) return;
 
     // Wait, bounded, until every order is terminal and every outbox event is delivered.
     const deadline = t0 + DEADLINE_S * 1000;
@@ -611,8 +619,11 @@ async function main(): Promise<void> {
         stopReason = `no progress for ${QUIET_S} s`;
         break;
       }
-      await sleep(3000);
+      if (shuttingDown) break;
+      await sleepUnlessAborted(3000);
     }
+    // Interrupted (Ctrl-C): no checks on a run cut short; finish() stops the processes.
+    if (shuttingDown) return;
     log(`stopped waiting: ${stopReason}`);
 
     // Final reads of every order.
