@@ -5,7 +5,7 @@ import { SLOT_TAKEN } from '../../workflows/contract';
 
 /**
  * The HTTP status of an update refused by a workflow, by the refusal's ApplicationFailure type
- * (the constants in workflows/contract.ts); any other type, or none, is a 400.
+ * (the constants in workflows/contract/); any other type, or none, is a 400.
  */
 const STATUS_OF_FAILURE_TYPE: Readonly<Record<string, number>> = {
   /** Another booking took the slot: a conflict, the client fetches availability again. */
