@@ -1,6 +1,6 @@
 import { ApplicationFailure, condition, getExternalWorkflowHandle, ParentClosePolicy, patched, startChild, uuid4 } from '@temporalio/workflow';
 import { appointmentWorkflow } from '../appointment/appointment-workflow';
-import { appointmentKindOf, isFinal, orderStatusOfAppointment } from '../appointment/appointment-lifecycle';
+import { appointmentKindOf, isFinal, orderStatusOfAppointment, type SimulatedUntil } from '../appointment/appointment-lifecycle';
 import {
   APPOINTMENT_REFUSED,
   type AppointmentBooking,
@@ -23,7 +23,7 @@ import type { TransitionRecorder } from './transitions';
 export type AppointmentCommandBody = AppointmentCommand extends infer C ? (C extends { commandId: string } ? Omit<C, 'commandId'> : never) : never;
 
 /** A simulated booking: the child stands in for its provider, one step per delay, up to `until`. */
-export type AppointmentSimulation = { delayMs: number; until: 'confirmed' | 'completed' };
+export type AppointmentSimulation = { delayMs: number; until: SimulatedUntil };
 
 /** The cancellation reason recorded when an at-home appointment is cancelled with its order. */
 export const ORDER_CANCELLED_REASON = 'order_cancelled';

@@ -5,7 +5,17 @@
  * workflow's validators ask the same functions, so they refuse with the same words). No I/O, no
  * clock. The statuses themselves are in ./order-statuses.ts.
  */
-import { eventStatus, isStatusOf, collectionMethodOf, parseEventStatus, isLowLevelStatus, topLevelStatus, sourceOf, type LowStatus, type OrderFlow } from './order-statuses';
+import {
+  collectionMethodOf,
+  eventStatus,
+  isLowLevelStatus,
+  isStatusOf,
+  type LowStatus,
+  type OrderFlow,
+  parseEventStatus,
+  sourceOf,
+  topLevelStatus,
+} from './order-statuses';
 
 // Courier legs, shared by both kit flows.
 const OUTBOUND_FAILURES: LowStatus[] = ['problem_in_transit_customer', 'failure_to_deliver_to_customer', 'lost'];

@@ -1,7 +1,7 @@
 import { ApplicationFailure, condition, log, patched } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import type { OrderState, SimulateRequest } from '../contract';
-import { type AppointmentCoordinator, type AppointmentSimulation } from './appointments';
+import type { AppointmentCoordinator, AppointmentSimulation } from './appointments';
 import type { OrderCancellation } from './cancellation';
 import type { Fact, OrderContext, Simulation } from './context';
 import { isCancellable, simulatedNext } from './order-lifecycle';
