@@ -89,8 +89,11 @@ describe('order workflow: messages racing with transitions', () => {
 
     await statusesReach(orderId, ['requisition_created', 'appointment_pending', 'appointment_scheduled', 'draw_completed', 'partial_results']);
     expect(fakes.statuses(orderId)).toEqual(['requisition_created', 'appointment_pending', 'appointment_scheduled', 'draw_completed', 'partial_results']);
-    const state = await handle.query(orderState);
-    expect(state.pending).toEqual({ facts: 0, appointmentReports: 0, transitionInFlight: false });
+    // Settles with nothing left waiting (the last activity's result may still be on its way).
+    await waitFor(async () => {
+      const { pending } = await handle.query(orderState);
+      return pending && pending.facts + pending.appointmentReports === 0 && !pending.transitionInFlight ? true : undefined;
+    }, 'the order to settle');
     await handle.signal(labUpdate, { low: 'completed' });
     expect(await handle.result()).toEqual({ status: 'completed.at_home_phlebotomy.completed' });
   });
@@ -116,6 +119,20 @@ describe('order workflow: messages racing with transitions', () => {
     expect(recorded[2].statusDetail).toMatch(/^Simulated booking refused \(This slot is no longer available.*\); booking another slot\.$/);
     expect(recorded[3].statusDetail).toMatch(/^Simulated booking refused/);
     expect(recorded.map((transition) => transition.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('walk-in, sandbox: leaves collection when its simulated visit completed while appointment_scheduled was being recorded', async () => {
+    const input = orderInput('walk_in_test', 'sandbox');
+    const handle = await startOrder(harness, input);
+    await statusesReach(input.orderId, ['requisition_created', 'appointment_pending']);
+    const release = fakes.hold((transition) => transition.orderId === input.orderId && transition.status.endsWith('.appointment_scheduled'));
+    await handle.signal(simulate, { delayMs: 50 });
+    await waitFor(() => (fakes.heldCount() === 1 ? true : undefined), 'the appointment_scheduled transition to be held');
+    // The simulated visit runs its course (confirmed, in progress, completed) meanwhile.
+    expect(await harness.client.workflow.getHandle(appointmentWorkflowId(input.orderId, 1)).result()).toEqual({ status: 'completed' });
+    release();
+    expect(await handle.result()).toEqual({ status: 'completed.walk_in_test.completed' });
+    expect(fakes.statuses(input.orderId)).toEqual(['requisition_created', 'appointment_pending', 'appointment_scheduled', 'partial_results', 'completed']);
   });
 
   it('property: whatever the interleaving of provider reports, updates and slow transitions, the order ends where its appointment is', async () => {
@@ -184,7 +201,7 @@ describe('order workflow: messages racing with transitions', () => {
           cancelled: 'appointment_cancelled',
         };
         expect({ actions, last: statuses.at(-1) }).toEqual({ actions, last: expected[settled.child.status] });
-        ['ordered', ...statuses].forEach((status, index, all) => {
+        (['ordered', ...statuses] as OrderLowLevelStatus[]).forEach((status, index, all) => {
           if (index > 0) expect({ from: all[index - 1], to: status, allowed: canTransition('at_home_phlebotomy', all[index - 1], status) }).toMatchObject({ allowed: true });
         });
         const seqs = (fakes.transitions.get(orderId) ?? []).map((transition) => transition.seq);

@@ -152,10 +152,17 @@ class OrderWorkflow {
       await sandbox.cancelIfAsked();
       await sandbox.driveAppointment();
       // Wake on work, not on a change seen since the last look: a report that arrived while the
-      // step above was recording a transition is still waiting here (and is applied below).
+      // step above was recording a transition is still waiting here (and is applied below), and a
+      // sample collected meanwhile (a walk-in visit that completed) ends the stage.
       const simulation = sandbox.current;
       const seq = order.seq;
-      const wake = () => facts.waiting > 0 || order.ended() || appointments.unsyncedReports().length > 0 || sandbox.current !== simulation || order.seq !== seq;
+      const wake = () =>
+        facts.waiting > 0 ||
+        order.ended() ||
+        appointments.sampleCollected() ||
+        appointments.unsyncedReports().length > 0 ||
+        sandbox.current !== simulation ||
+        order.seq !== seq;
       const retryAt = sandbox.bookingRetryAt;
       if (retryAt === null) await condition(wake);
       else await condition(wake, Math.max(1, retryAt - Date.now()));
