@@ -32,24 +32,14 @@ const BASELINE = '.dependency-cruiser-known-violations.json';
  */
 const KNOWN_FOLDER_EDGES = [
   {
-    from: 'workflows',
-    to: 'src/events',
-    why: 'workflows/contract.ts imports the type EventType from src/events/catalogue.ts; the event-type union belongs in the workflow contract (src/events imports it from there).',
-  },
-  {
-    from: 'src/requisitions',
-    to: 'src/orders',
-    why: 'requisitions read orders (requisition links, forms) while orders render requisitions; orders should hand requisitions what they need (an interface owned by src/requisitions) instead.',
-  },
-  {
     from: 'src/adapters',
     to: 'src/orders',
-    why: 'src/adapters/sandbox-callbacks calls src/orders/partner-webhooks.ts (partner signing) while orders use the adapters; the signing belongs in src/adapters.',
+    why: 'src/adapters/sandbox-callbacks/sandbox-callback.processor.ts signs its callbacks with src/orders/partner-webhooks.ts (signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER) while orders use the adapters; the partner signing belongs in src/adapters (orders verify with it).',
   },
   {
     from: 'src/db',
     to: 'src/*',
-    why: 'src/db/data-source.ts lists every entity (TypeORM) while modules import src/db/prepared-statement.ts; the generic helper belongs in src/common/ (then only root files and scripts import src/db).',
+    why: 'src/db/data-source.ts lists every entity (TypeORM) while src/auth/api-keys.service.ts, src/orders/orders.repository.ts and src/appointments/appointments.repository.ts import src/db/prepared-statement.ts; that generic helper belongs in src/common/ (then only root files and scripts import src/db).',
   },
 ];
 
