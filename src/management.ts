@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { serveHttpApp } from './common/http-app';
 import { runProcess } from './common/process';
 import { loadConfig } from './config/config';
-import { MANAGEMENT_DOCUMENT, ManagementModule } from './management/management.module';
+import { MANAGEMENT_DOCUMENT, ManagementModule } from './management.module';
 
 /** The management API on port 8001. */
 runProcess('management API', async () => {

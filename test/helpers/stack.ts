@@ -11,7 +11,7 @@ import { type LabflowConfig, loadConfig } from '../../src/config/config';
 import { PhiCipher } from '../../src/common/crypto';
 import { TEMPORAL_CLIENT } from '../../src/core.tokens';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
-import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management/management.module';
+import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management.module';
 import { createLabflowWorker } from '../../src/temporal-worker';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from '../../src/adapters/sandbox-callbacks/sandbox-callback.processor';
 import {

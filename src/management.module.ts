@@ -1,0 +1,53 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ManagementKeyGuard } from './auth/guards';
+import { HTTP_GLOBALS, type HttpAppOptions } from './common/http-app';
+import type { LabflowConfig } from './config/config';
+import { CoreModule } from './core.module';
+import { HealthModule } from './health/health.module';
+import { CustomCredentialsModule } from './management/custom-credentials/custom-credentials.module';
+import { EtlPipelinesModule } from './management/etl-pipelines/etl-pipelines.module';
+import { ManagementKeysModule } from './management/keys/management-keys.module';
+import { MetricsModule } from './management/metrics/metrics.module';
+import { CodecController } from './temporal/codec.controller';
+import { OrgsController } from './management/orgs.controller';
+import { OrgsRepository } from './management/orgs.repository';
+import { OrgsService } from './management/orgs.service';
+import { StrandedOrdersModule } from './management/stranded-orders/stranded-orders.module';
+import { TeamApiKeysModule } from './management/team-api-keys/team-api-keys.module';
+import { TeamsModule } from './management/teams/teams.module';
+import { WebhooksModule } from './management/webhooks/webhooks.module';
+
+export const MANAGEMENT_DOCUMENT: HttpAppOptions = {
+  title: 'labflow management API',
+  description: 'Orgs, teams, keys, webhooks and event destinations. Authenticate with a management key.',
+  security: { name: 'management-key', header: 'X-Management-Key' },
+};
+
+/**
+ * The management API ({management_url}): management keys only, Scale plan only (the guard).
+ * Authorization per route is in src/management/common/access.ts. This root module sits beside app.module.ts:
+ * it wires the management modules with the core ones, as app.module.ts does for the API.
+ */
+@Module({})
+export class ManagementModule {
+  static forRoot(config: LabflowConfig): DynamicModule {
+    return {
+      module: ManagementModule,
+      imports: [
+        CoreModule.forRoot(config),
+        HealthModule,
+        TeamsModule,
+        ManagementKeysModule,
+        TeamApiKeysModule,
+        WebhooksModule,
+        EtlPipelinesModule,
+        CustomCredentialsModule,
+        StrandedOrdersModule,
+        MetricsModule,
+      ],
+      controllers: [OrgsController, CodecController],
+      providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: ManagementKeyGuard }, OrgsRepository, OrgsService],
+    };
+  }
+}
