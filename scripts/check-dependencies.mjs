@@ -39,7 +39,7 @@ const KNOWN_FOLDER_EDGES = [
   {
     from: 'src/db',
     to: 'src/*',
-    why: 'src/db/data-source.ts lists every entity (TypeORM) while src/auth/api-keys.service.ts, src/orders/orders.repository.ts and src/appointments/appointments.repository.ts import src/db/prepared-statement.ts; that generic helper belongs in src/common/ (then only root files and scripts import src/db).',
+    why: 'src/db/data-source.ts lists every entity (TypeORM) while src/auth/api-keys.service.ts, src/orders/order-read-model.ts and src/appointments/appointments.repository.ts import src/db/prepared-statement.ts; that generic helper belongs in src/common/ (then only root files and scripts import src/db).',
   },
 ];
 

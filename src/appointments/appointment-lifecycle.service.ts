@@ -5,6 +5,7 @@ import { OutboxService } from '../events/outbox.service';
 import { OrderGoneError } from '../orders/order-lifecycle.service';
 import type { PatientAddress } from '../orders/orders.dto';
 import { OrdersRepository } from '../orders/orders.repository';
+import { UsersRepository } from '../users/users.repository';
 import type {
   AppointmentAddress,
   AppointmentChange,
@@ -39,6 +40,7 @@ export class AppointmentLifecycleService {
     private readonly appointments: AppointmentsRepository,
     private readonly views: AppointmentViews,
     private readonly orders: OrdersRepository,
+    private readonly users: UsersRepository,
     private readonly outbox: OutboxService,
     private readonly cipher: PhiCipher,
     @Inject(PHLEBOTOMY_PROVIDER) private readonly phlebotomy: BookingProvider,
@@ -247,7 +249,7 @@ export class AppointmentLifecycleService {
         teamId: row.team_id,
         environment: row.environment,
         userId: row.user_id,
-        clientUserId: (await this.orders.clientUserIdOf(row.user_id, manager)) ?? '',
+        clientUserId: (await this.users.clientUserIdOf(row.user_id, manager)) ?? '',
         data: this.views.view(row),
         subjectId: row.id,
       },

@@ -3,6 +3,7 @@ import { IdempotencyModule } from '../common/idempotency';
 import { EventsModule } from '../events/events.module';
 import { LabTestsModule } from '../lab-tests/lab-tests.module';
 import { OrdersModule } from '../orders/orders.module';
+import { UsersModule } from '../users/users.module';
 import { PhlebotomyAppointmentsController, ProviderCallbacksController, PscAppointmentsController } from './appointment-bookings.controller';
 import { AppointmentBookingsService } from './appointment-bookings.service';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
@@ -18,7 +19,7 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
  * order workflow, the activities' lifecycle service and the providers' callbacks (sandbox providers).
  */
 @Module({
-  imports: [OrdersModule, EventsModule, IdempotencyModule, LabTestsModule],
+  imports: [OrdersModule, EventsModule, IdempotencyModule, LabTestsModule, UsersModule],
   controllers: [AppointmentsController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
   providers: [
     SandboxPhlebotomyProvider,

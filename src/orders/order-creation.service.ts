@@ -27,6 +27,7 @@ import { OrderEntity, OrderTransactionEntity } from './order.entities';
 import { OrderViews, type OrderView, type PostOrderResponse } from './order-views';
 import { OrderWorkflows } from './order-workflows';
 import type { CreateOrderDto, CreateTestkitOrderDto, ImportOrderDto } from './orders.dto';
+import { OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
 
 /**
@@ -38,6 +39,7 @@ import { OrdersRepository, type Scope } from './orders.repository';
 export class OrderCreationService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly readModel: OrderReadModel,
     private readonly views: OrderViews,
     private readonly workflows: OrderWorkflows,
     private readonly idempotency: IdempotencyService,
@@ -239,10 +241,10 @@ export class OrderCreationService {
     } satisfies OrderEntity);
     const labTestView = toLabTestView(spec.orderable.labTest, spec.orderable.lab, spec.orderable.markers);
     const response = await this.orders.transaction(async (manager: EntityManager) => {
-      let written: Awaited<ReturnType<OrdersRepository['insertOrder']>>;
+      let written: Awaited<ReturnType<OrderReadModel['insertOrder']>>;
       try {
         const statuses = spec.initial.map((status) => eventStatus(spec.flow, status));
-        written = await this.orders.insertOrder(manager, order, transaction, statuses, { teamId: team.teamId, apiKeyId: team.apiKeyId });
+        written = await this.readModel.insertOrder(manager, order, transaction, statuses, { teamId: team.teamId, apiKeyId: team.apiKeyId });
       } catch (error) {
         // The unique index on (team, environment, sample_id): a concurrent import took the sample.
         if (isUniqueViolation(error)) throw badRequest(`Sample ${spec.sampleId} already belongs to an order.`);
@@ -278,7 +280,7 @@ export class OrderCreationService {
    * test the request names (`labTestId`, when it names exactly one), for `orderable`.
    */
   private async requireUser(scope: Scope, userId: string, labTestId: string | null): Promise<OrderContext> {
-    const context = await this.orders.createContext(scope, userId, labTestId);
+    const context = await this.readModel.createContext(scope, userId, labTestId);
     if (!context.userLive) throw notFound('User');
     return { labTestId, labTestVersion: context.labTestVersion };
   }

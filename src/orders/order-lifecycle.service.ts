@@ -16,6 +16,8 @@ import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { OrderViews } from './order-views';
 import type { PatientAddress, PatientDetails } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
+import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
+import { UsersRepository } from '../users/users.repository';
 
 /** The order row is gone (its user was erased). */
 export class OrderGoneError extends Error {}
@@ -40,6 +42,8 @@ export interface PendingRegistration {
 export class OrderLifecycleService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly users: UsersRepository,
+    private readonly teamSettings: TeamSettingsRepository,
     private readonly views: OrderViews,
     private readonly outbox: OutboxService,
     private readonly cipher: PhiCipher,
@@ -73,10 +77,10 @@ export class OrderLifecycleService {
       if (!result.recorded) return result;
       if (input.registrationId) await this.applyRegistration(manager, order, input.registrationId);
       // A partial result is an order event for everyone, a webhook only for teams that enabled it.
-      const emit = input.emit && (parsed.low !== 'partial_results' || (await this.orders.partialWebhooksEnabled(order.teamId, manager)));
+      const emit = input.emit && (parsed.low !== 'partial_results' || (await this.teamSettings.partialWebhooksEnabled(order.teamId, manager)));
       if (emit) {
         const updated = (await this.orders.findById(order.id, manager)) as OrderEntity;
-        const clientUserId = (await this.orders.clientUserIdOf(order.userId, manager)) ?? '';
+        const clientUserId = (await this.users.clientUserIdOf(order.userId, manager)) ?? '';
         await this.outbox.record(manager, [
           {
             eventType: 'labtest.order.updated',
@@ -186,7 +190,7 @@ export class OrderLifecycleService {
             teamId: order.teamId,
             environment: order.environment,
             userId: order.userId,
-            clientUserId: (await this.orders.clientUserIdOf(order.userId, manager)) ?? '',
+            clientUserId: (await this.users.clientUserIdOf(order.userId, manager)) ?? '',
             data: {
               order_id: order.id,
               sample_id: order.sampleId,

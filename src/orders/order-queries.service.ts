@@ -16,13 +16,17 @@ import {
 import type { OrderEntity } from './order.entities';
 import { OrderViews, type OrderView } from './order-views';
 import type { ListOrdersQuery, PatientDetails } from './orders.dto';
-import { type OrderFilters, OrdersRepository, type Scope } from './orders.repository';
+import { type OrderFilters, OrderListRepository } from './order-list.repository';
+import { OrderReadModel } from './order-read-model';
+import { OrdersRepository, type Scope } from './orders.repository';
 
 /** The order API's reads: one order, the list, the results. Reads come from Postgres, never from workflows. */
 @Injectable()
 export class OrderQueriesService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly orderList: OrderListRepository,
+    private readonly readModel: OrderReadModel,
     private readonly views: OrderViews,
     private readonly catalog: LabCatalogRepository,
     private readonly cipher: PhiCipher,
@@ -30,7 +34,7 @@ export class OrderQueriesService {
 
   /** The order as of one snapshot; its PHI read audit row is written by the same statement. */
   async get(team: TeamPrincipal, orderId: string): Promise<OrderView> {
-    const read = await this.orders.readForView(team, team.apiKeyId, orderId);
+    const read = await this.readModel.readForView(team, team.apiKeyId, orderId);
     if (!read) throw notFound('Order');
     return this.views.fromRead(read);
   }
@@ -53,12 +57,12 @@ export class OrderQueriesService {
       direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
     };
     const offset = (query.page - 1) * query.size;
-    const page = await this.orders.snapshot(async (manager) => {
+    const page = await this.orderList.snapshot(async (manager) => {
       let orders: OrderEntity[];
       let total: number;
       if (query.patient_name || query.order_key === 'patient_name') {
         // Patient names are encrypted at rest: filter and sort them after decryption.
-        const all = (await this.orders.list(team, filters, undefined, manager)).orders;
+        const all = (await this.orderList.list(team, filters, undefined, manager)).orders;
         const named = all.map((order) => ({ order, name: this.patientName(order) }));
         const needle = query.patient_name?.toLowerCase();
         const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
@@ -69,7 +73,7 @@ export class OrderQueriesService {
         total = matching.length;
         orders = matching.slice(offset, offset + query.size).map((entry) => entry.order);
       } else {
-        ({ orders, total } = await this.orders.list(team, filters, { offset, limit: query.size }, manager));
+        ({ orders, total } = await this.orderList.list(team, filters, { offset, limit: query.size }, manager));
       }
       return { orders: await this.views.many(orders, manager), total };
     });

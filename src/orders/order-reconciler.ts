@@ -6,7 +6,8 @@ import { orderState } from '../../workflows/contract';
 import { isTerminal } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrderWorkflows } from './order-workflows';
-import { type OrderScanPosition, OrdersRepository } from './orders.repository';
+import { type OrderScanPosition, OrderScanRepository } from './order-scan.repository';
+import { OrdersRepository } from './orders.repository';
 import { type StrandedFinding, StrandedOrdersRepository } from './stranded-orders.repository';
 
 /** What one pass did (tests and logs). */
@@ -86,6 +87,7 @@ export class OrderReconciler implements OnModuleDestroy {
 
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly scan: OrderScanRepository,
     private readonly stranded: StrandedOrdersRepository,
     private readonly workflows: OrderWorkflows,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
@@ -133,7 +135,7 @@ export class OrderReconciler implements OnModuleDestroy {
   }
 
   private async startUnstarted(pass: ReconcilePass): Promise<void> {
-    const unstarted = await this.orders.unstarted(new Date(Date.now() - this.config.orders.reconcilerGraceMs), 100);
+    const unstarted = await this.scan.unstarted(new Date(Date.now() - this.config.orders.reconcilerGraceMs), 100);
     for (const order of unstarted) {
       try {
         await this.workflows.start(order);
@@ -148,7 +150,7 @@ export class OrderReconciler implements OnModuleDestroy {
   private async scanBatch(pass: ReconcilePass): Promise<void> {
     const now = Date.now();
     if (this.cursor === null) this.cycleStartedAt = now;
-    const { orders, next } = await this.orders.nonTerminalPage(this.cursor, this.config.orders.reconcilerBatch);
+    const { orders, next } = await this.scan.nonTerminalPage(this.cursor, this.config.orders.reconcilerBatch);
     this.cursor = next;
     const fine: string[] = [];
     const failures: string[] = [];

@@ -16,6 +16,7 @@ import { OrderViews, type OrderView, type PostOrderResponse } from './order-view
 import { OrderWorkflows } from './order-workflows';
 import type { RecreateOrderDto } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
+import { UsersRepository } from '../users/users.repository';
 
 /**
  * `POST /v3/order/{order_id}/recreate` (order creation rule 2). The new order joins the original's
@@ -31,6 +32,7 @@ import { OrdersRepository } from './orders.repository';
 export class OrderRecreationService {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly users: UsersRepository,
     private readonly creation: OrderCreationService,
     private readonly commands: OrderCommandsService,
     private readonly views: OrderViews,
@@ -100,7 +102,7 @@ export class OrderRecreationService {
   /** In the order's transaction: `labtest.order.created` with the order as the API shows it, and the PHI audit. */
   private async recordCreated(manager: EntityManager, team: TeamPrincipal, order: OrderEntity): Promise<OrderView> {
     const view = await this.views.one(order, manager);
-    await this.creation.recordCreatedEvent(manager, team, order, view, await this.orders.clientUserIdOf(order.userId, manager));
+    await this.creation.recordCreatedEvent(manager, team, order, view, await this.users.clientUserIdOf(order.userId, manager));
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id], manager);
     return view;
   }

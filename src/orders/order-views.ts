@@ -8,7 +8,9 @@ import type { LabTestEntity } from '../lab-tests/lab-catalog.entities';
 import type { LabTestView } from '../lab-tests/lab-tests.dto';
 import type { OrderEntity, OrderEventEntity, Physician, Shipment } from './order.entities';
 import type { PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
-import { type OrderRead, OrdersRepository, type SiblingOrder } from './orders.repository';
+import { OrderListRepository } from './order-list.repository';
+import { type OrderRead, OrderReadModel, type SiblingOrder } from './order-read-model';
+import { OrdersRepository } from './orders.repository';
 import { RequisitionLinks } from '../requisitions/requisition-links';
 
 /** Lab-test versions kept in memory per process (the catalog has tens, teams add a few). */
@@ -115,20 +117,22 @@ export class OrderViews {
 
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly orderList: OrderListRepository,
+    private readonly readModel: OrderReadModel,
     private readonly tests: LabTestsRepository,
     private readonly catalog: LabCatalogRepository,
     private readonly cipher: PhiCipher,
     @Optional() private readonly requisitionLinks?: RequisitionLinks,
   ) {}
 
-  /** The view of an order read by OrdersRepository.readForView (`GET /v3/order/{id}`). */
+  /** The view of an order read by OrderReadModel.readForView (`GET /v3/order/{id}`). */
   async fromRead(read: OrderRead): Promise<OrderView> {
     const labTest = await this.versionedLabTestView(read.order, read.labTestVersion);
     return this.toView(read.order, read.events, labTest, read.transaction, read.statusTimes, read.appointmentId);
   }
 
   /**
-   * The view of an order just inserted (OrdersRepository.insertOrder) in an order transaction of
+   * The view of an order just inserted (OrderReadModel.insertOrder) in an order transaction of
    * its own, from what was written: its events as returned by the insert, its lab test as
    * ordered, the transaction with the order as its only order (its status reached at its latest
    * event), and no appointment yet (one is booked only after the order exists). The same view
@@ -163,9 +167,9 @@ export class OrderViews {
     const events = await this.orders.eventsOf(ids, manager);
     const transactions = await this.orders.transactionsOf(orders.map((order) => order.orderTransactionId), manager);
     const siblingIds = [...transactions.values()].flatMap((entry) => entry.orders.map((order) => order.id));
-    const statusTimes = await this.orders.lowLevelStatusTimes(siblingIds, manager);
+    const statusTimes = await this.orderList.lowLevelStatusTimes(siblingIds, manager);
     const appointmentOrders = orders.filter((order) => order.collectionMethod !== 'testkit').map((order) => order.id);
-    const appointments = await this.orders.latestAppointmentIds(appointmentOrders, manager);
+    const appointments = await this.readModel.latestAppointmentIds(appointmentOrders, manager);
     const labTests = new Map<string, LabTestView>();
     for (const order of orders) {
       if (!labTests.has(order.labTestId)) labTests.set(order.labTestId, await this.labTestView(order));

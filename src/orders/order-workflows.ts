@@ -12,6 +12,7 @@ import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { isAppointmentFlow } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
+import { OrderReadModel } from './order-read-model';
 import { OrdersRepository } from './orders.repository';
 
 /** What the creator of an order knows of it when it starts its workflow (OrderWorkflows.start). */
@@ -35,6 +36,7 @@ export class OrderWorkflows {
 
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly readModel: OrderReadModel,
     private readonly catalog: LabCatalogRepository,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
@@ -106,7 +108,7 @@ export class OrderWorkflows {
     const [labSlug, seq, resume] = await Promise.all([
       this.catalog.labsByIds([order.labId]).then((labs) => labs[0]?.slug),
       this.orders.latestSeq(order.id),
-      this.orders.resumeOf(order.id),
+      this.readModel.resumeOf(order.id),
     ]);
     const handle = await this.temporal.workflow.start('orderWorkflow', {
       ...this.startOptions(order, labSlug),

@@ -6,12 +6,17 @@ import { SandboxLabAdapter } from '../adapters/lab/sandbox-lab.adapter';
 import { IdempotencyModule } from '../common/idempotency';
 import { EventsModule } from '../events/events.module';
 import { LabTestsModule } from '../lab-tests/lab-tests.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { UsersModule } from '../users/users.module';
 import { OrderLifecycleService } from './order-lifecycle.service';
 import { OrderRecreationService } from './order-recreation.service';
 import { OrderViews } from './order-views';
 import { OrderReconciler } from './order-reconciler';
 import { OrderWorkflows } from './order-workflows';
 import { OrdersController, OrdersListController } from './orders.controller';
+import { OrderListRepository } from './order-list.repository';
+import { OrderReadModel } from './order-read-model';
+import { OrderScanRepository } from './order-scan.repository';
 import { OrdersRepository } from './orders.repository';
 import { OrderCommandsService } from './order-commands.service';
 import { OrderCreationService } from './order-creation.service';
@@ -32,10 +37,13 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
  * reconciler only runs when a worker starts it.
  */
 @Module({
-  imports: [LabTestsModule, EventsModule, IdempotencyModule],
+  imports: [LabTestsModule, EventsModule, IdempotencyModule, UsersModule, TenancyModule],
   controllers: [OrdersController, OrdersListController, PartnerWebhooksController, RequisitionLinksController],
   providers: [
     OrdersRepository,
+    OrderListRepository,
+    OrderScanRepository,
+    OrderReadModel,
     OrderViews,
     OrderCreationService,
     OrderCommandsService,

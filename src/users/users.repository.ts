@@ -57,6 +57,12 @@ export class UsersRepository {
     });
   }
 
+  /** The user's client_user_id (the webhook envelope's), live or pending deletion; null when gone. */
+  async clientUserIdOf(userId: string, manager?: EntityManager): Promise<string | null> {
+    const user = await this.repo(manager).findOneBy({ id: userId });
+    return user?.clientUserId ?? null;
+  }
+
   /** Marks a live user pending deletion; false when it was not live. */
   async markPendingDeletion(userId: string, at: Date, manager?: EntityManager): Promise<boolean> {
     const result = await this.repo(manager).update({ id: userId, deletionRequestedAt: IsNull() }, { deletionRequestedAt: at });

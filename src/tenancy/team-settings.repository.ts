@@ -1,0 +1,18 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * A team's settings as the main API and the workers read them (the management API changes them
+ * through src/management/teams/). Reads only.
+ */
+@Injectable()
+export class TeamSettingsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Whether the team asked for `partial_results` order webhooks (management API). */
+  async partialWebhooksEnabled(teamId: string, manager: EntityManager = this.db.manager): Promise<boolean> {
+    const [row]: Array<{ enabled: boolean }> = await manager.query(`SELECT partial_webhooks_enabled AS enabled FROM teams WHERE id = $1`, [teamId]);
+    return row?.enabled ?? false;
+  }
+}
