@@ -1,4 +1,7 @@
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import fc from 'fast-check';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   appointmentProviderUpdate,
   appointmentState,
@@ -27,7 +30,18 @@ describe('order workflow: messages racing with transitions', () => {
     fakes = new FakeActivities();
     harness = await startWorkflowHarness(fakes);
   });
+  /**
+   * Workflow ids worth keeping as replay fixtures; `WORKFLOW_FIXTURES=1 npx jest <this file>`
+   * writes their histories to test/fixtures/histories (plain payloads: no codec here).
+   */
+  const fixtures: Record<string, string> = {};
   afterAll(async () => {
+    if (process.env.WORKFLOW_FIXTURES === '1') {
+      for (const [name, workflowId] of Object.entries(fixtures)) {
+        const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
+        writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
+      }
+    }
     await harness?.close();
   });
 
@@ -62,6 +76,7 @@ describe('order workflow: messages racing with transitions', () => {
 
   it('records the draw that was reported while appointment_scheduled was being recorded', async () => {
     const { orderId, handle } = await atHomeOrderWithPendingAppointment();
+    fixtures['order--at-home-draw-reported-during-transition'] = handle.workflowId;
     const release = fakes.hold((input) => input.orderId === orderId && input.status.endsWith('.appointment_scheduled'));
     await provider(orderId, 1, 'confirmed');
     await waitFor(() => (fakes.heldCount() === 1 ? true : undefined), 'the appointment_scheduled transition to be held');
@@ -78,6 +93,7 @@ describe('order workflow: messages racing with transitions', () => {
 
   it('applies a lab fact that arrived before the draw report only after the draw', async () => {
     const { orderId, handle } = await atHomeOrderWithPendingAppointment();
+    fixtures['order--at-home-lab-fact-before-draw'] = handle.workflowId;
     const release = fakes.hold((input) => input.orderId === orderId && input.status.endsWith('.appointment_scheduled'));
     await provider(orderId, 1, 'confirmed');
     await waitFor(() => (fakes.heldCount() === 1 ? true : undefined), 'the appointment_scheduled transition to be held');
@@ -102,6 +118,7 @@ describe('order workflow: messages racing with transitions', () => {
     const input = orderInput('at_home_phlebotomy', 'sandbox');
     fakes.refuseBookings = 2;
     const handle = await startOrder(harness, input);
+    fixtures['order--sandbox-at-home-booking-refused-twice'] = handle.workflowId;
     await handle.signal(simulate, { delayMs: 50 });
     const result = await handle.result().finally(() => (fakes.refuseBookings = 0));
     expect(result).toEqual({ status: 'completed.at_home_phlebotomy.completed' });
@@ -124,6 +141,7 @@ describe('order workflow: messages racing with transitions', () => {
   it('walk-in, sandbox: leaves collection when its simulated visit completed while appointment_scheduled was being recorded', async () => {
     const input = orderInput('walk_in_test', 'sandbox');
     const handle = await startOrder(harness, input);
+    fixtures['order--sandbox-walk-in-visit-completed-during-transition'] = handle.workflowId;
     await statusesReach(input.orderId, ['requisition_created', 'appointment_pending']);
     const release = fakes.hold((transition) => transition.orderId === input.orderId && transition.status.endsWith('.appointment_scheduled'));
     await handle.signal(simulate, { delayMs: 50 });
