@@ -3,7 +3,7 @@ import type { EventsConfig } from '../config/config';
 import { maskAmqpUri } from './amqp-uri';
 import { envelopeOf } from './catalogue';
 import type { EtlDestinations } from './destinations';
-import type { DeliveryContext, EventsRepository, FinishedAttempt } from './events.repository';
+import type { DeliveriesRepository, DeliveryContext, FinishedAttempt } from './deliveries.repository';
 import type { RabbitMqPublisher } from './rabbitmq.publisher';
 import type { EndpointRateLimiter } from './rate-limiter';
 import { nextStep } from './retry-policy';
@@ -32,7 +32,7 @@ export interface DeliveryLogger {
  */
 export class DeliveryProcessor {
   constructor(
-    private readonly repo: EventsRepository,
+    private readonly repo: DeliveriesRepository,
     private readonly cipher: PhiCipher,
     private readonly sender: WebhookSender,
     private readonly rabbit: RabbitMqPublisher,

@@ -4,9 +4,10 @@ import type { LabflowConfig } from '../config/config';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
-import { EventsRepository } from './events.repository';
+import { DeliveriesRepository } from './deliveries.repository';
 import { RabbitMqPublisher } from './rabbitmq.publisher';
 import { type EndpointRateLimiter, RedisEndpointRateLimiter } from './rate-limiter';
+import { OutboxRepository } from './outbox.repository';
 import { EventRelay } from './relay';
 import { WebhookSender } from './webhook-sender';
 
@@ -36,14 +37,13 @@ export function startEventProcessing(
   options: EventProcessingOptions = {},
 ): EventProcessing {
   const { db, cipher, config } = deps;
-  const repo = new EventsRepository(db);
   const logger = options.logger ?? console;
 
   let queue: DeliveryQueue | null = null;
   let relay: EventRelay | null = null;
   if (options.relay !== false) {
     queue = new DeliveryQueue(config.redisUrl, config.events.queueName);
-    relay = new EventRelay(repo, queue, config.events, config.databaseUrl, { logger, teams: options.teams });
+    relay = new EventRelay(new OutboxRepository(db), queue, config.events, config.databaseUrl, { logger, teams: options.teams });
     relay.start();
   }
 
@@ -60,7 +60,7 @@ export function startEventProcessing(
     rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls);
     // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
     rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
-    const processor = new DeliveryProcessor(repo, cipher, sender, rabbit, rateLimiter, config.events, logger);
+    const processor = new DeliveryProcessor(new DeliveriesRepository(db), cipher, sender, rabbit, rateLimiter, config.events, logger);
     delivery = new DeliveryWorker(processor, config.redisUrl, config.events);
     delivery.start();
   }

@@ -6,6 +6,7 @@ import type { NewEvent } from '../../workflows/contract';
 import { PhiCipher } from '../common/crypto';
 import { isEventType } from './catalogue';
 import { eventIdFor } from './event-id';
+import { OutboxRepository } from './outbox.repository';
 
 export type { NewEvent } from '../../workflows/contract';
 
@@ -37,10 +38,14 @@ export function subjectOf(event: Pick<NewEvent, 'subjectId' | 'data'>): string |
  */
 @Injectable()
 export class OutboxService {
+  private readonly repo: OutboxRepository;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly cipher: PhiCipher,
-  ) {}
+  ) {
+    this.repo = new OutboxRepository(db);
+  }
 
   /**
    * Inserts the events inside the caller's transaction and returns their ids (input order).
@@ -68,12 +73,7 @@ export class OutboxService {
       ];
       row.forEach((value, column) => columns[column].push(value));
     });
-    await manager.query(
-      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-       ON CONFLICT (id) DO NOTHING`,
-      columns,
-    );
+    await this.repo.insertEvents(manager, columns);
     return ids;
   }
 

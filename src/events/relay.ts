@@ -1,7 +1,7 @@
 import { Client as PgClient } from 'pg';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryQueue } from './delivery-queue';
-import { type EventsRepository, OUTBOX_CHANNEL, type OverduePosition } from './events.repository';
+import type { OutboxRepository, OverduePosition } from './outbox.repository';
 
 export interface RelayOptions {
   logger?: RelayLogger;
@@ -49,7 +49,7 @@ export class EventRelay {
   private reconnectTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly repo: EventsRepository,
+    private readonly repo: OutboxRepository,
     private readonly queue: DeliveryQueue,
     private readonly config: EventsConfig,
     private readonly databaseUrl: string,
@@ -197,7 +197,7 @@ export class EventRelay {
     client.on('notification', () => this.poke());
     try {
       await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      await this.repo.listen(client);
       if (this.stopped) {
         await client.end();
         return;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ORDER_EVENT_TYPES } from './catalogue';
-import { EventsRepository } from './events.repository';
+import { OutboxRepository } from './outbox.repository';
 
 /** Orders whose latest event one resend call sends again, at most. */
 export const RESEND_LIMIT = 1000;
@@ -21,10 +21,10 @@ export interface ResendFilter {
  */
 @Injectable()
 export class EventResendService {
-  private readonly repo: EventsRepository;
+  private readonly repo: OutboxRepository;
 
   constructor(@InjectDataSource() private readonly db: DataSource) {
-    this.repo = new EventsRepository(db);
+    this.repo = new OutboxRepository(db);
   }
 
   /** Returns the ids of the orders whose latest event was sent again. */
@@ -32,32 +32,13 @@ export class EventResendService {
     scope: { teamId: string; environment: 'sandbox' | 'production' },
     filter: ResendFilter = {},
   ): Promise<{ order_ids: string[] }> {
-    const params: unknown[] = [scope.teamId, scope.environment, [...ORDER_EVENT_TYPES], RESEND_LIMIT];
-    const conditions: string[] = [];
-    let subjects = '';
-    if (filter.orderIds) {
-      params.push(filter.orderIds);
-      subjects = `AND subject_id = ANY($${params.length}::text[])`;
-    }
-    if (filter.startAt) {
-      params.push(filter.startAt);
-      conditions.push(`created_at >= $${params.length}`);
-    }
-    if (filter.endAt) {
-      params.push(filter.endAt);
-      conditions.push(`created_at <= $${params.length}`);
-    }
     return this.db.transaction(async (manager) => {
-      const chosen: Array<{ id: string; subject_id: string }> = await manager.query(
-        `SELECT id, subject_id FROM (
-           SELECT DISTINCT ON (subject_id) id, subject_id, created_at
-             FROM event_outbox
-            WHERE team_id = $1 AND environment = $2 AND event_type = ANY($3::text[]) AND subject_id IS NOT NULL ${subjects}
-            ORDER BY subject_id, created_at DESC, id DESC
-         ) latest
-         ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
-         ORDER BY created_at, id LIMIT $4`,
-        params,
+      const chosen = await this.repo.latestPerSubject(
+        manager,
+        scope,
+        ORDER_EVENT_TYPES,
+        { subjectIds: filter.orderIds, startAt: filter.startAt, endAt: filter.endAt },
+        RESEND_LIMIT,
       );
       await this.repo.redeliver(
         manager,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PhiCipher } from '../../src/common/crypto';
 import { DeliveryQueue } from '../../src/events/delivery-queue';
-import { EventsRepository } from '../../src/events/events.repository';
+import { OutboxRepository } from '../../src/events/outbox.repository';
 import { EventRelay } from '../../src/events/relay';
 import { createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
@@ -53,7 +53,7 @@ test('a lost job behind more held deliveries than one sweep takes is re-enqueued
   for (const id of held) await queue.queue.add('deliver', { deliveryId: id }, { jobId: id, delay: 3_600_000 });
   const lost = await overdueDelivery(endpoint.id, 30);
 
-  const relay = new EventRelay(new EventsRepository(stack.db), queue, { ...stack.config.events, lostJobGraceMs: 0 }, stack.config.databaseUrl, {
+  const relay = new EventRelay(new OutboxRepository(stack.db), queue, { ...stack.config.events, lostJobGraceMs: 0 }, stack.config.databaseUrl, {
     teams: new Set([tenant.teamId]),
     sweepBatch: 2,
   });

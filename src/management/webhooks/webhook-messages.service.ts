@@ -4,8 +4,9 @@ import { DataSource } from 'typeorm';
 import { PhiCipher } from '../../common/crypto';
 import { conflict, notFound } from '../../common/errors';
 import { envelopeOf } from '../../events/catalogue';
-import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from '../../events/events.repository';
-import { EventsRepository } from '../../events/events.repository';
+import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from '../../events/deliveries.repository';
+import { DeliveriesRepository } from '../../events/deliveries.repository';
+import { type AttemptRow, DeliveryLogRepository, type MessageRow } from '../../events/delivery-log.repository';
 import { encodeCursor, type KeysetPosition } from '../common/cursor';
 
 /** A message = one event as delivered to one endpoint; its id is the event id (= webhook-id). */
@@ -45,93 +46,34 @@ export interface ListPage<T> {
   next_cursor: string | null;
 }
 
-interface MessageRow {
-  delivery_id: string;
-  id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  status_reason: string | null;
-  attempt_count: number;
-  next_attempt_at: Date;
-  last_attempt_at: Date | null;
-  created_at: Date;
-  keyset_at: string;
-}
-
-interface AttemptRow {
-  id: string;
-  event_id: string;
-  endpoint_id: string;
-  attempt_number: number;
-  trigger: AttemptTrigger;
-  status: AttemptStatus;
-  url: string | null;
-  response_status_code: number | null;
-  response_excerpt: string | null;
-  error: string | null;
-  latency_ms: number | null;
-  created_at: Date;
-  finished_at: Date | null;
-  keyset_at: string;
-}
-
-const KEYSET_AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS keyset_at`;
-
 /**
  * The management view of deliveries to one webhook endpoint: messages (newest first), their
  * attempts, and a manual retry. Callers check that the endpoint belongs to the team first.
  */
 @Injectable()
 export class WebhookMessagesService {
-  private readonly repo: EventsRepository;
+  private readonly log: DeliveryLogRepository;
+  private readonly deliveries: DeliveriesRepository;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly cipher: PhiCipher,
   ) {
-    this.repo = new EventsRepository(db);
+    this.log = new DeliveryLogRepository(db);
+    this.deliveries = new DeliveriesRepository(db);
   }
 
   async listMessages(
     endpointId: string,
     options: { limit: number; after?: KeysetPosition; status?: DeliveryStatus; eventTypes?: string[] },
   ): Promise<ListPage<MessageView>> {
-    const params: unknown[] = [endpointId, options.limit + 1];
-    let where = 'd.endpoint_id = $1';
-    if (options.status) {
-      params.push(options.status);
-      where += ` AND d.status = $${params.length}`;
-    }
-    if (options.eventTypes?.length) {
-      params.push(options.eventTypes);
-      where += ` AND d.event_type = ANY($${params.length}::text[])`;
-    }
-    if (options.after) {
-      params.push(options.after.at, options.after.id);
-      where += ` AND (d.created_at, d.id) < (CAST($${params.length - 1} AS timestamp) AT TIME ZONE 'UTC', CAST($${params.length} AS uuid))`;
-    }
-    const rows: MessageRow[] = await this.db.query(
-      `SELECT d.id AS delivery_id, d.event_id AS id, d.event_type, d.status, d.status_reason, d.attempt_count,
-              d.next_attempt_at, d.last_attempt_at, d.created_at, ${KEYSET_AT('d.created_at')}
-         FROM event_deliveries d WHERE ${where}
-        ORDER BY d.created_at DESC, d.id DESC LIMIT $2`,
-      params,
-    );
+    const rows = await this.log.listMessages(endpointId, options);
     return page(rows, options.limit, (row) => ({ at: row.keyset_at, id: row.delivery_id }), messageView);
   }
 
   /** One message with its payload (the envelope as delivered). */
   async getMessage(endpointId: string, eventId: string): Promise<MessageView & { payload: unknown }> {
-    const rows: Array<MessageRow & { data_enc: string; team_id: string; user_id: string; client_user_id: string }> =
-      await this.db.query(
-        `SELECT d.id AS delivery_id, d.event_id AS id, d.event_type, d.status, d.status_reason, d.attempt_count,
-                d.next_attempt_at, d.last_attempt_at, d.created_at, ${KEYSET_AT('d.created_at')},
-                o.data_enc, o.team_id, o.user_id, o.client_user_id
-           FROM event_deliveries d JOIN event_outbox o ON o.id = d.event_id
-          WHERE d.endpoint_id = $1 AND d.event_id = $2`,
-        [endpointId, eventId],
-      );
-    const row = rows[0];
+    const row = await this.log.findMessage(endpointId, eventId);
     if (!row) throw notFound('Message');
     return { ...messageView(row), payload: envelopeOf(row, this.cipher.decryptJson(row.data_enc)) };
   }
@@ -140,37 +82,13 @@ export class WebhookMessagesService {
     endpointId: string,
     options: { limit: number; after?: KeysetPosition; eventId?: string; status?: AttemptStatus },
   ): Promise<ListPage<AttemptView>> {
-    const params: unknown[] = [endpointId, options.limit + 1];
-    let where = 'a.endpoint_id = $1';
-    if (options.eventId) {
-      params.push(options.eventId);
-      where += ` AND a.event_id = $${params.length}`;
-    }
-    if (options.status) {
-      params.push(options.status);
-      where += ` AND a.status = $${params.length}`;
-    }
-    if (options.after) {
-      params.push(options.after.at, options.after.id);
-      where += ` AND (a.created_at, a.id) < (CAST($${params.length - 1} AS timestamp) AT TIME ZONE 'UTC', CAST($${params.length} AS uuid))`;
-    }
-    const rows: AttemptRow[] = await this.db.query(
-      `SELECT a.id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url, a.response_status_code,
-              a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at, ${KEYSET_AT('a.created_at')}
-         FROM event_delivery_attempts a WHERE ${where}
-        ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
-      params,
-    );
+    const rows = await this.log.listAttempts(endpointId, options);
     return page(rows, options.limit, (row) => ({ at: row.keyset_at, id: row.id }), attemptView);
   }
 
   /** Whether the endpoint has this message at all (404 for the attempts of an unknown one). */
   async requireMessage(endpointId: string, eventId: string): Promise<void> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [
-      endpointId,
-      eventId,
-    ]);
-    if (rows.length === 0) throw notFound('Message');
+    if (!(await this.log.hasMessage(endpointId, eventId))) throw notFound('Message');
   }
 
   /**
@@ -180,12 +98,9 @@ export class WebhookMessagesService {
    */
   async retry(endpointId: string, eventId: string, endpointDisabled: boolean): Promise<MessageView> {
     if (endpointDisabled) throw conflict('The webhook endpoint is disabled; enable it before retrying a message.');
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`,
-      [endpointId, eventId],
-    );
-    if (!rows[0]) throw notFound('Message');
-    await this.db.transaction((manager) => this.repo.requestManualAttempt(manager, rows[0].id));
+    const deliveryId = await this.log.findDeliveryId(endpointId, eventId);
+    if (!deliveryId) throw notFound('Message');
+    await this.db.transaction((manager) => this.deliveries.requestManualAttempt(manager, deliveryId));
     const { payload: _payload, ...view } = await this.getMessage(endpointId, eventId);
     return view;
   }

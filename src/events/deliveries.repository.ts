@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-
-/** Notification channel the outbox trigger (and a manual retry) signals; the relay LISTENs. */
-export const OUTBOX_CHANNEL = 'labflow_outbox';
+import { OUTBOX_CHANNEL } from './outbox.repository';
 
 export type DeliveryTarget = 'webhook' | 'rabbitmq';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'exhausted' | 'cancelled';
@@ -63,114 +61,13 @@ export interface FinishedAttempt {
 }
 
 /**
- * The teams a relay works for: null for all (production). Tests sharing one database give each
- * stack's relay its own teams, so a relay never takes another test file's events.
+ * The SQL of deliveries and their attempts (`event_deliveries`, `event_delivery_attempts`) and of
+ * webhook endpoint health (`webhook_endpoint_health`): claiming and finishing an attempt, noting
+ * failures, a manual attempt. Claiming reads management's delivery targets (the read model
+ * "Delivery targets" in src/events/README.md).
  */
-export type TeamScope = readonly string[] | null;
-
-/**
- * A pending delivery's place in the lost-job sweep's order (next_attempt_at, id). The time is
- * Postgres's own text, microseconds included: a JS Date would round it to milliseconds, and the
- * next page would start before the row it is meant to follow.
- */
-export interface OverduePosition {
-  id: string;
-  nextAttemptAt: string;
-}
-
-function teamClause(teams: TeamScope, param: number): string {
-  return teams ? `AND team_id = ANY($${param}::uuid[])` : '';
-}
-
-function teamParams(params: unknown[], teams: TeamScope): unknown[] {
-  return teams ? [...params, [...teams]] : params;
-}
-
-/** The SQL of the outbox, relay, delivery and attempt records (one place, intent-named). */
-export class EventsRepository {
+export class DeliveriesRepository {
   constructor(private readonly db: DataSource) {}
-
-  // ------------------------------------------------------------------------------------------
-  // Relay
-
-  /**
-   * Claims up to `limit` unrelayed events (SKIP LOCKED: relays in other processes take other
-   * rows), creates one delivery per matching enabled webhook endpoint and per matching RabbitMQ
-   * destination, and marks the events relayed — one transaction. Returns the new delivery ids.
-   */
-  async claimAndFanOut(limit: number, teams: TeamScope = null): Promise<{ events: number; deliveryIds: string[] }> {
-    return this.db.transaction(async (manager) => {
-      const claimed: Array<{ id: string }> = await manager.query(
-        `SELECT id FROM event_outbox WHERE relayed_at IS NULL ${teamClause(teams, 2)}
-          ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        teamParams([limit], teams),
-      );
-      if (claimed.length === 0) return { events: 0, deliveryIds: [] };
-      const ids = claimed.map((row) => row.id);
-      const webhooks: Array<{ id: string }> = await manager.query(
-        `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at)
-         SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at
-           FROM event_outbox o
-           JOIN webhook_endpoints e
-             ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
-            AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR o.event_type = ANY(e.filter_types))
-          WHERE o.id = ANY($1::uuid[])
-          ORDER BY o.created_at, o.id
-         ON CONFLICT DO NOTHING
-         RETURNING id`,
-        [ids],
-      );
-      const destinations: Array<{ id: string }> = await manager.query(
-        `INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at)
-         SELECT gen_random_uuid(), o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at
-           FROM event_outbox o
-           JOIN teams t ON t.id = o.team_id
-           JOIN etl_pipelines p
-             ON p.team_id = o.team_id AND p.environment = o.environment AND p.region = t.region
-            AND 'rabbitmq' = ANY(p.enabled)
-            AND (p.event_type_prefixes IS NULL OR cardinality(p.event_type_prefixes) = 0
-                 OR EXISTS (SELECT 1 FROM unnest(p.event_type_prefixes) AS prefix WHERE starts_with(o.event_type, prefix)))
-          WHERE o.id = ANY($1::uuid[])
-          ORDER BY o.created_at, o.id
-         ON CONFLICT DO NOTHING
-         RETURNING id`,
-        [ids],
-      );
-      await manager.query(`UPDATE event_outbox SET relayed_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
-      return { events: ids.length, deliveryIds: [...webhooks, ...destinations].map((row) => row.id) };
-    });
-  }
-
-  async markEnqueued(deliveryIds: string[]): Promise<void> {
-    if (deliveryIds.length === 0) return;
-    await this.db.query(
-      `UPDATE event_deliveries SET enqueued_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND enqueued_at IS NULL`,
-      [deliveryIds],
-    );
-  }
-
-  /** Pending deliveries whose job was never (or no longer, after a manual retry) enqueued. */
-  async unenqueued(limit: number, teams: TeamScope = null): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM event_deliveries WHERE status = 'pending' AND enqueued_at IS NULL ${teamClause(teams, 2)}
-        ORDER BY created_at LIMIT $1`,
-      teamParams([limit], teams),
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /** Pending deliveries overdue by more than `graceMs`: their job may have been lost. */
-  async overdue(graceMs: number, limit: number, teams: TeamScope = null, after: OverduePosition | null = null): Promise<OverduePosition[]> {
-    const rows: Array<{ id: string; next_attempt_at: string }> = await this.db.query(
-      `SELECT id, next_attempt_at::text FROM event_deliveries
-        WHERE status = 'pending' AND enqueued_at IS NOT NULL
-          AND next_attempt_at < clock_timestamp() - CAST($1 AS bigint) * interval '1 millisecond'
-          AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid)) ${teamClause(teams, 5)}
-        ORDER BY next_attempt_at, id LIMIT $2`,
-      teamParams([graceMs, limit, after?.nextAttemptAt ?? null, after?.id ?? null], teams),
-    );
-    return rows.map((row) => ({ id: row.id, nextAttemptAt: row.next_attempt_at }));
-  }
 
   // ------------------------------------------------------------------------------------------
   // Delivery
@@ -343,29 +240,6 @@ export class EventsRepository {
       [endpointId, reason],
     );
     return rows.length > 0;
-  }
-
-  /**
-   * Sends events again to every enabled webhook endpoint of their team that takes them now:
-   * an existing delivery becomes due at once (a manual attempt), a missing one (endpoint created
-   * later) is added. The relay enqueues them (NOTIFY wakes it). The webhook id stays the event id.
-   */
-  async redeliver(manager: EntityManager, eventIds: string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await manager.query(
-      `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at, manual)
-       SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, true
-         FROM event_outbox o
-         JOIN webhook_endpoints e
-           ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
-          AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR o.event_type = ANY(e.filter_types))
-        WHERE o.id = ANY($1::uuid[])
-       ON CONFLICT (event_id, endpoint_id) DO UPDATE
-          SET status = 'pending', status_reason = NULL, manual = true, next_attempt_at = clock_timestamp(),
-              enqueued_at = NULL, updated_at = clock_timestamp()`,
-      [eventIds],
-    );
-    await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }
 
   /** Makes a delivery due now as a manual attempt; the relay enqueues it (NOTIFY wakes it). */

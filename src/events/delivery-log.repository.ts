@@ -1,0 +1,135 @@
+import type { DataSource } from 'typeorm';
+import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from './deliveries.repository';
+
+/** A place in a newest-first listing: the row's created_at (`YYYY-MM-DDTHH:MM:SS.ffffff`, UTC) and id. */
+export interface LogPosition {
+  at: string;
+  id: string;
+}
+
+/** A delivery to one endpoint, as the message listing reads it. */
+export interface MessageRow {
+  delivery_id: string;
+  id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  status_reason: string | null;
+  attempt_count: number;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  created_at: Date;
+  keyset_at: string;
+}
+
+/** A message with the event it carries (still encrypted). */
+export type MessageWithEventRow = MessageRow & { data_enc: string; team_id: string; user_id: string; client_user_id: string };
+
+export interface AttemptRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempt_number: number;
+  trigger: AttemptTrigger;
+  status: AttemptStatus;
+  url: string | null;
+  response_status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  latency_ms: number | null;
+  created_at: Date;
+  finished_at: Date | null;
+  keyset_at: string;
+}
+
+const KEYSET_AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS keyset_at`;
+
+/**
+ * The read side of deliveries for the management API (src/management/webhooks): the messages of
+ * one webhook endpoint (newest first), their payloads and attempts. One row more than `limit` is
+ * returned when there is a next page.
+ */
+export class DeliveryLogRepository {
+  constructor(private readonly db: DataSource) {}
+
+  listMessages(
+    endpointId: string,
+    options: { limit: number; after?: LogPosition; status?: DeliveryStatus; eventTypes?: string[] },
+  ): Promise<MessageRow[]> {
+    const params: unknown[] = [endpointId, options.limit + 1];
+    let where = 'd.endpoint_id = $1';
+    if (options.status) {
+      params.push(options.status);
+      where += ` AND d.status = $${params.length}`;
+    }
+    if (options.eventTypes?.length) {
+      params.push(options.eventTypes);
+      where += ` AND d.event_type = ANY($${params.length}::text[])`;
+    }
+    if (options.after) {
+      params.push(options.after.at, options.after.id);
+      where += ` AND (d.created_at, d.id) < (CAST($${params.length - 1} AS timestamp) AT TIME ZONE 'UTC', CAST($${params.length} AS uuid))`;
+    }
+    return this.db.query(
+      `SELECT d.id AS delivery_id, d.event_id AS id, d.event_type, d.status, d.status_reason, d.attempt_count,
+              d.next_attempt_at, d.last_attempt_at, d.created_at, ${KEYSET_AT('d.created_at')}
+         FROM event_deliveries d WHERE ${where}
+        ORDER BY d.created_at DESC, d.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /** The endpoint's message of this event, with the event, if any. */
+  async findMessage(endpointId: string, eventId: string): Promise<MessageWithEventRow | null> {
+    const rows: MessageWithEventRow[] = await this.db.query(
+      `SELECT d.id AS delivery_id, d.event_id AS id, d.event_type, d.status, d.status_reason, d.attempt_count,
+              d.next_attempt_at, d.last_attempt_at, d.created_at, ${KEYSET_AT('d.created_at')},
+              o.data_enc, o.team_id, o.user_id, o.client_user_id
+         FROM event_deliveries d JOIN event_outbox o ON o.id = d.event_id
+        WHERE d.endpoint_id = $1 AND d.event_id = $2`,
+      [endpointId, eventId],
+    );
+    return rows[0] ?? null;
+  }
+
+  listAttempts(endpointId: string, options: { limit: number; after?: LogPosition; eventId?: string; status?: AttemptStatus }): Promise<AttemptRow[]> {
+    const params: unknown[] = [endpointId, options.limit + 1];
+    let where = 'a.endpoint_id = $1';
+    if (options.eventId) {
+      params.push(options.eventId);
+      where += ` AND a.event_id = $${params.length}`;
+    }
+    if (options.status) {
+      params.push(options.status);
+      where += ` AND a.status = $${params.length}`;
+    }
+    if (options.after) {
+      params.push(options.after.at, options.after.id);
+      where += ` AND (a.created_at, a.id) < (CAST($${params.length - 1} AS timestamp) AT TIME ZONE 'UTC', CAST($${params.length} AS uuid))`;
+    }
+    return this.db.query(
+      `SELECT a.id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url, a.response_status_code,
+              a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at, ${KEYSET_AT('a.created_at')}
+         FROM event_delivery_attempts a WHERE ${where}
+        ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /** Whether the endpoint has a message of this event. */
+  async hasMessage(endpointId: string, eventId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [
+      endpointId,
+      eventId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** The id of the endpoint's delivery of this event, if any. */
+  async findDeliveryId(endpointId: string, eventId: string): Promise<string | null> {
+    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [
+      endpointId,
+      eventId,
+    ]);
+    return rows[0]?.id ?? null;
+  }
+}

@@ -1,0 +1,244 @@
+import type { Client as PgClient } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** Notification channel the outbox trigger (and a manual retry) signals; the relay LISTENs. */
+export const OUTBOX_CHANNEL = 'labflow_outbox';
+
+/**
+ * The teams a relay works for: null for all (production). Tests sharing one database give each
+ * stack's relay its own teams, so a relay never takes another test file's events.
+ */
+export type TeamScope = readonly string[] | null;
+
+/**
+ * A pending delivery's place in the lost-job sweep's order (next_attempt_at, id). The time is
+ * Postgres's own text, microseconds included: a JS Date would round it to milliseconds, and the
+ * next page would start before the row it is meant to follow.
+ */
+export interface OverduePosition {
+  id: string;
+  nextAttemptAt: string;
+}
+
+function teamClause(teams: TeamScope, param: number): string {
+  return teams ? `AND team_id = ANY($${param}::uuid[])` : '';
+}
+
+function teamParams(params: unknown[], teams: TeamScope): unknown[] {
+  return teams ? [...params, [...teams]] : params;
+}
+
+/** Which of a team's events `latestPerSubject` considers. */
+export interface LatestEventsFilter {
+  /** Only these subjects (e.g. order ids). */
+  subjectIds?: string[];
+  /** Only subjects whose latest event was written in [startAt, endAt]. */
+  startAt?: Date;
+  endAt?: Date;
+}
+
+/**
+ * The SQL of the outbox (`event_outbox`): recording events, the relay's fan-out into deliveries,
+ * resending the latest events, and the retention sweep of old events. The fan-out statements read
+ * management's delivery targets (the read model "Delivery targets" in src/events/README.md).
+ */
+export class OutboxRepository {
+  constructor(private readonly db: DataSource) {}
+
+  // ------------------------------------------------------------------------------------------
+  // Recording
+
+  /**
+   * Inserts events in the caller's transaction, one column array per field (id, event_type,
+   * team_id, environment, user_id, client_user_id, data_enc, subject_id). An id already there
+   * adds nothing.
+   */
+  async insertEvents(manager: EntityManager, columns: Array<Array<string | null>>): Promise<void> {
+    await manager.query(
+      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+       ON CONFLICT (id) DO NOTHING`,
+      columns,
+    );
+  }
+
+  /** Subscribes a dedicated connection to the outbox channel (the trigger's and a manual retry's NOTIFY). */
+  async listen(client: PgClient): Promise<void> {
+    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Relay
+
+  /**
+   * Claims up to `limit` unrelayed events (SKIP LOCKED: relays in other processes take other
+   * rows), creates one delivery per matching enabled webhook endpoint and per matching RabbitMQ
+   * destination, and marks the events relayed — one transaction. Returns the new delivery ids.
+   */
+  async claimAndFanOut(limit: number, teams: TeamScope = null): Promise<{ events: number; deliveryIds: string[] }> {
+    return this.db.transaction(async (manager) => {
+      const claimed: Array<{ id: string }> = await manager.query(
+        `SELECT id FROM event_outbox WHERE relayed_at IS NULL ${teamClause(teams, 2)}
+          ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        teamParams([limit], teams),
+      );
+      if (claimed.length === 0) return { events: 0, deliveryIds: [] };
+      const ids = claimed.map((row) => row.id);
+      const webhooks: Array<{ id: string }> = await manager.query(
+        `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at)
+         SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at
+           FROM event_outbox o
+           JOIN webhook_endpoints e
+             ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
+            AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR o.event_type = ANY(e.filter_types))
+          WHERE o.id = ANY($1::uuid[])
+          ORDER BY o.created_at, o.id
+         ON CONFLICT DO NOTHING
+         RETURNING id`,
+        [ids],
+      );
+      const destinations: Array<{ id: string }> = await manager.query(
+        `INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at)
+         SELECT gen_random_uuid(), o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at
+           FROM event_outbox o
+           JOIN teams t ON t.id = o.team_id
+           JOIN etl_pipelines p
+             ON p.team_id = o.team_id AND p.environment = o.environment AND p.region = t.region
+            AND 'rabbitmq' = ANY(p.enabled)
+            AND (p.event_type_prefixes IS NULL OR cardinality(p.event_type_prefixes) = 0
+                 OR EXISTS (SELECT 1 FROM unnest(p.event_type_prefixes) AS prefix WHERE starts_with(o.event_type, prefix)))
+          WHERE o.id = ANY($1::uuid[])
+          ORDER BY o.created_at, o.id
+         ON CONFLICT DO NOTHING
+         RETURNING id`,
+        [ids],
+      );
+      await manager.query(`UPDATE event_outbox SET relayed_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
+      return { events: ids.length, deliveryIds: [...webhooks, ...destinations].map((row) => row.id) };
+    });
+  }
+
+  async markEnqueued(deliveryIds: string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.db.query(
+      `UPDATE event_deliveries SET enqueued_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND enqueued_at IS NULL`,
+      [deliveryIds],
+    );
+  }
+
+  /** Pending deliveries whose job was never (or no longer, after a manual retry) enqueued. */
+  async unenqueued(limit: number, teams: TeamScope = null): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.db.query(
+      `SELECT id FROM event_deliveries WHERE status = 'pending' AND enqueued_at IS NULL ${teamClause(teams, 2)}
+        ORDER BY created_at LIMIT $1`,
+      teamParams([limit], teams),
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Pending deliveries overdue by more than `graceMs`: their job may have been lost. */
+  async overdue(graceMs: number, limit: number, teams: TeamScope = null, after: OverduePosition | null = null): Promise<OverduePosition[]> {
+    const rows: Array<{ id: string; next_attempt_at: string }> = await this.db.query(
+      `SELECT id, next_attempt_at::text FROM event_deliveries
+        WHERE status = 'pending' AND enqueued_at IS NOT NULL
+          AND next_attempt_at < clock_timestamp() - CAST($1 AS bigint) * interval '1 millisecond'
+          AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid)) ${teamClause(teams, 5)}
+        ORDER BY next_attempt_at, id LIMIT $2`,
+      teamParams([graceMs, limit, after?.nextAttemptAt ?? null, after?.id ?? null], teams),
+    );
+    return rows.map((row) => ({ id: row.id, nextAttemptAt: row.next_attempt_at }));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Resend
+
+  /**
+   * The latest event of each subject of a team (of the given types), oldest first, at most
+   * `limit`; read in the caller's transaction, which then hands the ids to `redeliver`.
+   */
+  async latestPerSubject(
+    manager: EntityManager,
+    scope: { teamId: string; environment: string },
+    eventTypes: readonly string[],
+    filter: LatestEventsFilter,
+    limit: number,
+  ): Promise<Array<{ id: string; subject_id: string }>> {
+    const params: unknown[] = [scope.teamId, scope.environment, [...eventTypes], limit];
+    const conditions: string[] = [];
+    let subjects = '';
+    if (filter.subjectIds) {
+      params.push(filter.subjectIds);
+      subjects = `AND subject_id = ANY($${params.length}::text[])`;
+    }
+    if (filter.startAt) {
+      params.push(filter.startAt);
+      conditions.push(`created_at >= $${params.length}`);
+    }
+    if (filter.endAt) {
+      params.push(filter.endAt);
+      conditions.push(`created_at <= $${params.length}`);
+    }
+    return manager.query(
+      `SELECT id, subject_id FROM (
+         SELECT DISTINCT ON (subject_id) id, subject_id, created_at
+           FROM event_outbox
+          WHERE team_id = $1 AND environment = $2 AND event_type = ANY($3::text[]) AND subject_id IS NOT NULL ${subjects}
+          ORDER BY subject_id, created_at DESC, id DESC
+       ) latest
+       ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+       ORDER BY created_at, id LIMIT $4`,
+      params,
+    );
+  }
+
+
+  /**
+   * Sends events again to every enabled webhook endpoint of their team that takes them now:
+   * an existing delivery becomes due at once (a manual attempt), a missing one (endpoint created
+   * later) is added. The relay enqueues them (NOTIFY wakes it). The webhook id stays the event id.
+   */
+  async redeliver(manager: EntityManager, eventIds: string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await manager.query(
+      `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at, manual)
+       SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, true
+         FROM event_outbox o
+         JOIN webhook_endpoints e
+           ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
+          AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR o.event_type = ANY(e.filter_types))
+        WHERE o.id = ANY($1::uuid[])
+       ON CONFLICT (event_id, endpoint_id) DO UPDATE
+          SET status = 'pending', status_reason = NULL, manual = true, next_attempt_at = clock_timestamp(),
+              enqueued_at = NULL, updated_at = clock_timestamp()`,
+      [eventIds],
+    );
+    await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Retention
+
+  /**
+   * Deletes up to `limit` events older than `retentionMs` that were relayed and have no pending
+   * delivery, keeping the newest event of each subject (resend sends it however old it is). Their
+   * deliveries and attempts go with them (ON DELETE CASCADE). Returns how many were deleted.
+   */
+  async deleteExpired(retentionMs: number, limit: number): Promise<number> {
+    // TypeORM answers a DELETE with [rows, count].
+    const [, count]: [unknown[], number] = await this.db.query(
+      `DELETE FROM event_outbox WHERE id IN (
+         SELECT o.id FROM event_outbox o
+          WHERE o.created_at < clock_timestamp() - make_interval(secs => $1)
+            AND o.relayed_at IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')
+            AND (o.subject_id IS NULL OR EXISTS (
+                  SELECT 1 FROM event_outbox newer
+                   WHERE newer.team_id = o.team_id AND newer.environment = o.environment
+                     AND newer.subject_id = o.subject_id AND (newer.created_at, newer.id) > (o.created_at, o.id)))
+          ORDER BY o.created_at
+          LIMIT $2)`,
+      [retentionMs / 1000, limit],
+    );
+    return count;
+  }
+}
