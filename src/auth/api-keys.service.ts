@@ -1,18 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager, IsNull } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { generateSecret, hashSecret, secretMatches } from '../common/crypto';
-import { runPrepared } from '../db/prepared-statement';
-import {
-  type ApiEnvironment,
-  type ManagementKeyRole,
-  ManagementKeyEntity,
-  OrgEntity,
-  type Region,
-  TeamApiKeyEntity,
-  TeamEntity,
-} from '../tenancy/entities';
+import { ApiKeysRepository } from '../tenancy/api-keys.repository';
+import type { ApiEnvironment, ManagementKeyEntity, ManagementKeyRole, Region, TeamApiKeyEntity, TeamEntity } from '../tenancy/entities';
 import type { ManagementPrincipal, TeamPrincipal } from './principal';
 
 /** Readable prefixes: a key says what it is, so a misplaced one gets a precise error. */
@@ -22,24 +13,6 @@ export const looksLikeManagementKey = (value: string) => value.startsWith(MANAGE
 export const looksLikeTeamKey = (value: string) => value.startsWith('sk_');
 
 const DISPLAY_PREFIX_LENGTH = 10;
-
-/**
- * The team key lookup every main-API request makes, as a named statement: parsed and planned
- * once per pooled connection. Revocation stays immediate: `revoked_at` is checked on every
- * request (the management API's revoke sets it; deleting a team deletes its keys).
- */
-const TEAM_KEY_BY_HASH = {
-  name: 'labflow_team_api_key_by_hash',
-  text: 'SELECT id, team_id, environment, region, key_hash FROM team_api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1',
-};
-
-interface TeamKeyRow {
-  id: string;
-  team_id: string;
-  environment: ApiEnvironment;
-  region: Region;
-  key_hash: Buffer;
-}
 
 export interface IssuedTeamKey {
   record: TeamApiKeyEntity;
@@ -55,21 +28,22 @@ export interface IssuedManagementKey {
 /** Issues and verifies team API keys and management keys; only hashes are stored. */
 @Injectable()
 export class ApiKeysService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  private readonly keys: ApiKeysRepository;
+
+  constructor(@InjectDataSource() db: DataSource) {
+    this.keys = new ApiKeysRepository(db);
+  }
 
   async authenticateTeamKey(value: string): Promise<TeamPrincipal | null> {
-    const [key] = await runPrepared<TeamKeyRow>(this.db, TEAM_KEY_BY_HASH.name, TEAM_KEY_BY_HASH.text, [hashSecret(value)]);
+    const key = await this.keys.findTeamKeyByHash(hashSecret(value));
     if (!key || !secretMatches(value, key.key_hash)) return null;
     return { teamId: key.team_id, environment: key.environment, region: key.region, apiKeyId: key.id };
   }
 
   async authenticateManagementKey(value: string): Promise<ManagementPrincipal | null> {
-    const key = await this.db.getRepository(ManagementKeyEntity).findOneBy({
-      keyHash: hashSecret(value),
-      revokedAt: IsNull(),
-    });
+    const key = await this.keys.findManagementKeyByHash(hashSecret(value));
     if (!key || !secretMatches(value, key.keyHash)) return null;
-    const org = await this.db.getRepository(OrgEntity).findOneByOrFail({ id: key.orgId });
+    const org = await this.keys.findOrgOfKey(key.orgId);
     return { keyId: key.id, orgId: key.orgId, orgPlan: org.plan, role: key.role, teamIds: key.teamIds };
   }
 
@@ -77,20 +51,21 @@ export class ApiKeysService {
     team: Pick<TeamEntity, 'id' | 'region'>,
     environment: ApiEnvironment,
     label: string,
-    manager: EntityManager = this.db.manager,
+    manager?: EntityManager,
   ): Promise<IssuedTeamKey> {
     const value = generateSecret(teamKeyPrefix(team.region));
-    const record = manager.getRepository(TeamApiKeyEntity).create({
-      id: randomUUID(),
-      teamId: team.id,
-      environment,
-      region: team.region,
-      label,
-      keyHash: hashSecret(value),
-      keyPrefix: value.slice(0, DISPLAY_PREFIX_LENGTH),
-      revokedAt: null,
-    });
-    return { record: await manager.save(record), value };
+    const record = await this.keys.insertTeamKey(
+      {
+        teamId: team.id,
+        environment,
+        region: team.region,
+        label,
+        keyHash: hashSecret(value),
+        keyPrefix: value.slice(0, DISPLAY_PREFIX_LENGTH),
+      },
+      manager,
+    );
+    return { record, value };
   }
 
   async issueManagementKey(
@@ -99,20 +74,21 @@ export class ApiKeysService {
     label: string,
     teamIds: string[] = [],
     creatorKeyId: string | null = null,
-    manager: EntityManager = this.db.manager,
+    manager?: EntityManager,
   ): Promise<IssuedManagementKey> {
     const value = generateSecret(MANAGEMENT_KEY_PREFIX);
-    const record = manager.getRepository(ManagementKeyEntity).create({
-      id: randomUUID(),
-      orgId,
-      label,
-      role,
-      teamIds: role === 'org_admin' ? [] : teamIds,
-      keyHash: hashSecret(value),
-      keyPrefix: value.slice(0, DISPLAY_PREFIX_LENGTH),
-      creatorKeyId,
-      revokedAt: null,
-    });
-    return { record: await manager.save(record), value };
+    const record = await this.keys.insertManagementKey(
+      {
+        orgId,
+        label,
+        role,
+        teamIds: role === 'org_admin' ? [] : teamIds,
+        keyHash: hashSecret(value),
+        keyPrefix: value.slice(0, DISPLAY_PREFIX_LENGTH),
+        creatorKeyId,
+      },
+      manager,
+    );
+    return { record, value };
   }
 }

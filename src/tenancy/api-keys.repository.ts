@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { type DataSource, type EntityManager, IsNull } from 'typeorm';
+import { runPrepared } from '../db/prepared-statement';
+import { type ApiEnvironment, ManagementKeyEntity, OrgEntity, type Region, TeamApiKeyEntity } from './entities';
+
+/**
+ * The team key lookup every main-API request makes, as a named statement: parsed and planned
+ * once per pooled connection. Revocation stays immediate: `revoked_at` is checked on every
+ * request (the management API's revoke sets it; deleting a team deletes its keys).
+ */
+const TEAM_KEY_BY_HASH = {
+  name: 'labflow_team_api_key_by_hash',
+  text: 'SELECT id, team_id, environment, region, key_hash FROM team_api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1',
+};
+
+/** An unrevoked team key, as the lookup reads it. */
+export interface TeamKeyRow {
+  id: string;
+  team_id: string;
+  environment: ApiEnvironment;
+  region: Region;
+  key_hash: Buffer;
+}
+
+/** A new team key's row (the hash of the key, never the key). */
+export type NewTeamKey = Pick<TeamApiKeyEntity, 'teamId' | 'environment' | 'region' | 'label' | 'keyHash' | 'keyPrefix'>;
+
+/** A new management key's row. */
+export type NewManagementKey = Pick<ManagementKeyEntity, 'orgId' | 'label' | 'role' | 'teamIds' | 'keyHash' | 'keyPrefix' | 'creatorKeyId'>;
+
+/**
+ * The key tables (`team_api_keys`, `management_keys`) as authentication and issuance use them,
+ * and the org a management key belongs to (`orgs`). Lookups are by key hash.
+ */
+export class ApiKeysRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async findTeamKeyByHash(keyHash: Buffer): Promise<TeamKeyRow | null> {
+    const [key] = await runPrepared<TeamKeyRow>(this.db, TEAM_KEY_BY_HASH.name, TEAM_KEY_BY_HASH.text, [keyHash]);
+    return key ?? null;
+  }
+
+  findManagementKeyByHash(keyHash: Buffer): Promise<ManagementKeyEntity | null> {
+    return this.db.getRepository(ManagementKeyEntity).findOneBy({ keyHash, revokedAt: IsNull() });
+  }
+
+  /** The org of a key found by `findManagementKeyByHash` (it exists: keys go with their org). */
+  findOrgOfKey(orgId: string): Promise<OrgEntity> {
+    return this.db.getRepository(OrgEntity).findOneByOrFail({ id: orgId });
+  }
+
+  /** Stores a new team key (in the caller's transaction when given). */
+  insertTeamKey(fields: NewTeamKey, manager: EntityManager = this.db.manager): Promise<TeamApiKeyEntity> {
+    const record = manager.getRepository(TeamApiKeyEntity).create({ id: randomUUID(), ...fields, revokedAt: null });
+    return manager.save(record);
+  }
+
+  /** Stores a new management key (in the caller's transaction when given). */
+  insertManagementKey(fields: NewManagementKey, manager: EntityManager = this.db.manager): Promise<ManagementKeyEntity> {
+    const record = manager.getRepository(ManagementKeyEntity).create({ id: randomUUID(), ...fields, revokedAt: null });
+    return manager.save(record);
+  }
+}
