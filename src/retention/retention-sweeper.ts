@@ -1,4 +1,7 @@
 import type { DataSource } from 'typeorm';
+import { IdempotencyRepository } from '../common/idempotency/idempotency.repository';
+import { OutboxRepository } from '../events/outbox.repository';
+import { RetentionRepository } from './retention.repository';
 
 /** What a sweeper keeps: each limit is how long a row is kept after it was created. */
 export interface RetentionConfig {
@@ -19,9 +22,6 @@ export interface RetentionReport {
   appointmentIdempotencyKeys: number;
 }
 
-/** A lock id of its own, so two workers never sweep at the same time (pg_try_advisory_lock). */
-const SWEEP_LOCK = 0x1abf_0001;
-
 /**
  * Deletes what labflow no longer needs, in bounded batches:
  *
@@ -35,34 +35,29 @@ const SWEEP_LOCK = 0x1abf_0001;
  * Order rows, order events and results are never touched: they are the customer's record.
  */
 export class RetentionSweeper {
+  private readonly lock: RetentionRepository;
+  private readonly events: OutboxRepository;
+  private readonly idempotency: IdempotencyRepository;
+
   constructor(
-    private readonly db: DataSource,
+    db: DataSource,
     private readonly config: RetentionConfig,
-  ) {}
+  ) {
+    this.lock = new RetentionRepository(db);
+    this.events = new OutboxRepository(db);
+    this.idempotency = new IdempotencyRepository(db);
+  }
 
   /** One sweep; returns null when another process holds the sweep lock. */
   async sweepOnce(): Promise<RetentionReport | null> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(`SELECT pg_try_advisory_lock($1) AS locked`, [SWEEP_LOCK]);
-      if (!locked) return null;
-      try {
-        return {
-          events: await this.drain(() => this.deleteEvents()),
-          orderIdempotencyKeys: await this.drain(() =>
-            this.deleteOlderThan('idempotency_keys', this.config.orderIdempotencyKeyTtlMs),
-          ),
-          appointmentIdempotencyKeys: await this.drain(() =>
-            this.deleteOlderThan('appointment_idempotency_keys', this.config.appointmentIdempotencyKeyTtlMs),
-          ),
-        };
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock($1)`, [SWEEP_LOCK]);
-      }
-    } finally {
-      await runner.release();
-    }
+    const { batchSize } = this.config;
+    return this.lock.withSweepLock(async () => ({
+      events: await this.drain(() => this.events.deleteExpired(this.config.eventRetentionMs, batchSize)),
+      orderIdempotencyKeys: await this.drain(() => this.idempotency.deleteExpiredAnswers(this.config.orderIdempotencyKeyTtlMs, batchSize)),
+      appointmentIdempotencyKeys: await this.drain(() =>
+        this.idempotency.deleteExpiredResults(this.config.appointmentIdempotencyKeyTtlMs, batchSize),
+      ),
+    }));
   }
 
   /** Repeats a batch delete until a batch comes back short. */
@@ -73,38 +68,6 @@ export class RetentionSweeper {
       total += deleted;
       if (deleted < this.config.batchSize) return total;
     }
-  }
-
-  private async deleteEvents(): Promise<number> {
-    return this.deleted(
-      `DELETE FROM event_outbox WHERE id IN (
-         SELECT o.id FROM event_outbox o
-          WHERE o.created_at < clock_timestamp() - make_interval(secs => $1)
-            AND o.relayed_at IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')
-            AND (o.subject_id IS NULL OR EXISTS (
-                  SELECT 1 FROM event_outbox newer
-                   WHERE newer.team_id = o.team_id AND newer.environment = o.environment
-                     AND newer.subject_id = o.subject_id AND (newer.created_at, newer.id) > (o.created_at, o.id)))
-          ORDER BY o.created_at
-          LIMIT $2)`,
-      [this.config.eventRetentionMs / 1000, this.config.batchSize],
-    );
-  }
-
-  /** `table` is one of the two idempotency tables named in sweepOnce, never user input. */
-  private async deleteOlderThan(table: 'idempotency_keys' | 'appointment_idempotency_keys', ttlMs: number): Promise<number> {
-    return this.deleted(
-      `DELETE FROM ${table} WHERE ctid IN (
-         SELECT ctid FROM ${table} WHERE created_at < clock_timestamp() - make_interval(secs => $1) LIMIT $2)`,
-      [ttlMs / 1000, this.config.batchSize],
-    );
-  }
-
-  /** Runs a DELETE and returns how many rows it removed (TypeORM answers [rows, count]). */
-  private async deleted(sql: string, params: unknown[]): Promise<number> {
-    const [, count]: [unknown[], number] = await this.db.query(sql, params);
-    return count;
   }
 }
 

@@ -99,4 +99,28 @@ export class IdempotencyRepository {
       [scope.teamId, scope.environment, key, result.subjectId, result.requestHash, result.resultId, ttlSeconds],
     );
   }
+
+  // ------------------------------------------------------------------------------------------
+  // Retention: an expired key is already treated as unused, so deleting it changes no answer.
+
+  /** Deletes up to `limit` stored answers older than `ttlMs`; returns how many. */
+  deleteExpiredAnswers(ttlMs: number, limit: number): Promise<number> {
+    return this.deleteOlderThan('idempotency_keys', ttlMs, limit);
+  }
+
+  /** Deletes up to `limit` stored results older than `ttlMs`; returns how many. */
+  deleteExpiredResults(ttlMs: number, limit: number): Promise<number> {
+    return this.deleteOlderThan('appointment_idempotency_keys', ttlMs, limit);
+  }
+
+  /** `table` is one of this module's two tables, never user input. */
+  private async deleteOlderThan(table: 'idempotency_keys' | 'appointment_idempotency_keys', ttlMs: number, limit: number): Promise<number> {
+    // TypeORM answers a DELETE with [rows, count].
+    const [, count]: [unknown[], number] = await this.db.query(
+      `DELETE FROM ${table} WHERE ctid IN (
+         SELECT ctid FROM ${table} WHERE created_at < clock_timestamp() - make_interval(secs => $1) LIMIT $2)`,
+      [ttlMs / 1000, limit],
+    );
+    return count;
+  }
 }
