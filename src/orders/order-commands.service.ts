@@ -1,12 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound, validationError } from '../common/errors';
-import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { EventResendService } from '../events/resend.service';
-import { LabAccountsService } from '../lab-tests/lab-accounts.service';
-import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { activateByChanged, cancelOrder, registerKit, simulate } from '../../workflows/contract';
 import {
   ACTIVATE_BY_CHANGEABLE,
@@ -20,10 +17,10 @@ import {
 } from '../../workflows/order-lifecycle';
 import { toPhysician } from './new-order';
 import type { PendingRegistration } from './order-lifecycle.service';
-import type { OrderEntity } from './order.entities';
 import { OrderQueriesService } from './order-queries.service';
 import type { PostOrderResponse } from './order-views';
 import { OrderWorkflows } from './order-workflows';
+import { PhysicianRule } from './physician-rule';
 import type { PatchOrderDto, RegisterTestkitDto, ResendEventsDto, SimulateBody, SimulateQuery } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
 
@@ -38,11 +35,9 @@ export class OrderCommandsService {
     private readonly orders: OrdersRepository,
     private readonly queries: OrderQueriesService,
     private readonly workflows: OrderWorkflows,
-    private readonly labAccounts: LabAccountsService,
-    private readonly catalog: LabCatalogRepository,
+    private readonly physicianRule: PhysicianRule,
     private readonly resend: EventResendService,
     private readonly cipher: PhiCipher,
-    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
   /** `POST /v3/order/testkit/register`: the kit's patient, applied by the workflow's transition. */
@@ -52,9 +47,7 @@ export class OrderCommandsService {
     if (body.user_id && body.user_id !== order.userId) throw badRequest('This kit was ordered for another user.');
     const refusal = registrationRefusal(order.flow, order.lowLevelStatus, order.registeredAt !== null);
     if (refusal) throw badRequest(refusal);
-    if (!body.physician && (await this.requiresPhysician(order))) {
-      throw validationError(['body', 'physician'], 'Orders on this lab account must name a physician.', null);
-    }
+    await this.physicianRule.checkOrder(order, body.physician, 'registration');
     const registration: PendingRegistration = {
       id: randomUUID(),
       patient_details: body.patient_details,
@@ -125,15 +118,6 @@ export class OrderCommandsService {
       hasMissingResults: body?.has_missing_results ?? undefined,
     });
     return this.respond(team, order.id, 'Simulation started.');
-  }
-
-  /** Order creation rule 3 for an existing order (kit registration). */
-  private async requiresPhysician(order: OrderEntity): Promise<boolean> {
-    const scope = { teamId: order.teamId, environment: order.environment } as TeamPrincipal;
-    const account = await this.labAccounts.requireVisible(scope, order.labAccountId).catch(() => null);
-    if (!account) return false;
-    const [lab] = await this.catalog.labsByIds([order.labId]);
-    return this.labAccounts.requiresPhysician(account, lab?.slug ?? '', new Date(), this.config.orders.physicianEnforcementDate);
   }
 
   private async respond(team: TeamPrincipal, orderId: string, message: string): Promise<PostOrderResponse> {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
-import { badRequest, notFound, validationError } from '../common/errors';
+import { badRequest, notFound } from '../common/errors';
 import { type CompleteIdempotently, type IdempotencyOptions, type IdempotencyPolicy, IdempotencyService } from '../common/idempotency';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
@@ -26,6 +26,7 @@ import {
 import { OrderEntity, OrderTransactionEntity } from './order.entities';
 import { OrderViews, type OrderView, type PostOrderResponse } from './order-views';
 import { OrderWorkflows } from './order-workflows';
+import { PhysicianRule } from './physician-rule';
 import type { CreateOrderDto, CreateTestkitOrderDto, ImportOrderDto } from './orders.dto';
 import { OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
@@ -45,6 +46,7 @@ export class OrderCreationService {
     private readonly idempotency: IdempotencyService,
     private readonly labTests: LabTestsService,
     private readonly labAccounts: LabAccountsService,
+    private readonly physicianRule: PhysicianRule,
     private readonly outbox: OutboxService,
     private readonly cipher: PhiCipher,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
@@ -69,13 +71,7 @@ export class OrderCreationService {
         labId: orderable.lab.id,
         labAccountId: body.lab_account_id ?? body.order_set?.lab_account_id ?? undefined,
       });
-      if (!body.physician && this.labAccounts.requiresPhysician(account, orderable.lab.slug, new Date(), this.config.orders.physicianEnforcementDate)) {
-        throw validationError(
-          ['body', 'physician'],
-          `Lab account ${account.id} is ${account.delegatedFlow} at ${orderable.lab.slug}: orders on it must name a physician.`,
-          null,
-        );
-      }
+      this.physicianRule.check(account, orderable.lab.slug, body.physician, 'order');
       const billingType = body.billing_type ?? 'client_bill';
       this.labAccounts.checkBillingAllowed(account, billingType);
       const details = body.patient_details;
@@ -166,9 +162,7 @@ export class OrderCreationService {
         labAccountId: body.lab_account_id ?? body.order_set.lab_account_id ?? undefined,
         allowPending: true,
       });
-      if (!body.physician && this.labAccounts.requiresPhysician(account, orderable.lab.slug, new Date(), this.config.orders.physicianEnforcementDate)) {
-        throw validationError(['body', 'physician'], `Lab account ${account.id} is ${account.delegatedFlow}: orders on it must name a physician.`, null);
-      }
+      this.physicianRule.check(account, orderable.lab.slug, body.physician, 'import');
       this.labAccounts.checkBillingAllowed(account, body.billing_type);
       if (await this.orders.sampleIdTaken(team, body.sample_id)) throw badRequest(`Sample ${body.sample_id} already belongs to an order.`);
       return this.insert(

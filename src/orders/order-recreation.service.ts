@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { ApiError, badRequest, notFound, RequestValidationError } from '../common/errors';
-import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { LabTestsService } from '../lab-tests/lab-tests.service';
@@ -14,6 +13,7 @@ import { OrderCreationService } from './order-creation.service';
 import { OrderEntity } from './order.entities';
 import { OrderViews, type OrderView, type PostOrderResponse } from './order-views';
 import { OrderWorkflows } from './order-workflows';
+import { PhysicianRule } from './physician-rule';
 import type { RecreateOrderDto } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
 import { UsersRepository } from '../users/users.repository';
@@ -39,7 +39,7 @@ export class OrderRecreationService {
     private readonly workflows: OrderWorkflows,
     private readonly labTests: LabTestsService,
     private readonly labAccounts: LabAccountsService,
-    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    private readonly physicianRule: PhysicianRule,
   ) {}
 
   async recreate(team: TeamPrincipal, orderId: string, body: RecreateOrderDto): Promise<PostOrderResponse> {
@@ -122,9 +122,7 @@ export class OrderRecreationService {
       if (requested) throw error;
       throw this.asBadRequest(error, incorrectLab ? `No other lab account than ${original.labAccountId} is available at ${labSlug}` : 'The original order\'s lab account can no longer take orders');
     }
-    if (!original.physician && this.labAccounts.requiresPhysician(account, labSlug, new Date(), this.config.orders.physicianEnforcementDate)) {
-      throw badRequest(`Lab account ${account.id} is ${account.delegatedFlow} at ${labSlug}: orders on it must name a physician, and the original order names none.`);
-    }
+    this.physicianRule.check(account, labSlug, original.physician, 'recreation');
     try {
       this.labAccounts.checkBillingAllowed(account, (original.billingType ?? 'client_bill') as Parameters<LabAccountsService['checkBillingAllowed']>[1]);
     } catch (error) {

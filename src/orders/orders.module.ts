@@ -13,6 +13,7 @@ import { OrderRecreationService } from './order-recreation.service';
 import { OrderViews } from './order-views';
 import { OrderReconciler } from './order-reconciler';
 import { OrderWorkflows } from './order-workflows';
+import { PhysicianRule } from './physician-rule';
 import { OrdersController, OrdersListController } from './orders.controller';
 import { OrderListRepository } from './order-list.repository';
 import { OrderReadModel } from './order-read-model';
@@ -55,6 +56,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     PartnerWebhooksService,
     PartnerSignatureGuard,
     OrderRecreationService,
+    PhysicianRule,
     RequisitionLinks,
     RequisitionFormsService,
     OrderRequisitions,
