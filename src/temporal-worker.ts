@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import type { LabflowConfig } from './config/config';
 import { OutboxService } from './events/outbox.service';
 import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
-import { OrderLifecycleService } from './orders/order-lifecycle.service';
+import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderReconciler } from './orders/order-reconciler';
 import { labflowDataConverter } from './temporal/payload-codec';
 import { UsersService } from './users/users.service';
@@ -26,7 +26,7 @@ export async function createLabflowWorker(
   const activities = createActivities({
     users: app.get(UsersService),
     events: app.get(OutboxService),
-    orders: app.get(OrderLifecycleService),
+    orders: app.get(OrderTransitionsService),
     appointments: app.get(AppointmentLifecycleService),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).

@@ -42,7 +42,7 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 400);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
-/** AppointmentsService's Redis key prefix (the bench deletes the entries it created under it). */
+/** AppointmentAvailabilityService's Redis key prefix (the bench deletes the entries it created under it). */
 const AVAILABILITY_CACHE_PREFIX = 'labflow:appointments:availability';
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -28,7 +28,7 @@ import { appointmentKindRefusal, BOOKING_KEY_EXPIRED, slotKindRefusal } from '..
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
 import { AppointmentViews, type AppointmentView } from './appointment-views';
 import { AppointmentsRepository } from './appointments.repository';
-import { AppointmentsService } from './appointments.service';
+import { AppointmentAvailabilityService } from './appointment-availability.service';
 import type {
   BookAppointmentDto,
   CancelAppointmentDto,
@@ -53,7 +53,7 @@ export class AppointmentBookingsService {
     private readonly views: AppointmentViews,
     private readonly catalog: LabCatalogRepository,
     private readonly lifecycle: AppointmentLifecycleService,
-    private readonly availability: AppointmentsService,
+    private readonly availability: AppointmentAvailabilityService,
     private readonly idempotency: IdempotencyService,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PhiCipher } from '../common/crypto';
 import { OutboxService } from '../events/outbox.service';
-import { OrderGoneError } from '../orders/order-lifecycle.service';
+import { OrderGoneError } from '../orders/order-transitions.service';
 import type { PatientAddress } from '../orders/orders.dto';
 import { OrdersRepository } from '../orders/orders.repository';
 import { UsersRepository } from '../users/users.repository';
@@ -17,7 +17,7 @@ import type {
 } from '../../workflows/contract';
 import { type AppointmentEvent, type AppointmentRow, AppointmentViews, eventStatusOf, usAddressOf } from './appointment-views';
 import { AppointmentsRepository } from './appointments.repository';
-import { PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
+import { PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointment-availability.service';
 import { AVAILABILITY_DAYS, type AppointmentBookingProvider, type AppointmentProvider, type ProviderSlotRef } from './providers/appointment-provider';
 import { addDays, todayIn } from './zoned-time';
 

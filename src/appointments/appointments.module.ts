@@ -9,8 +9,8 @@ import { AppointmentBookingsService } from './appointment-bookings.service';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
 import { AppointmentViews } from './appointment-views';
 import { AppointmentsRepository } from './appointments.repository';
-import { AppointmentsController } from './appointments.controller';
-import { APPOINTMENTS_CLOCK, AppointmentsService, PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointments.service';
+import { AppointmentAvailabilityController } from './appointment-availability.controller';
+import { APPOINTMENTS_CLOCK, AppointmentAvailabilityService, PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointment-availability.service';
 import { SandboxPhlebotomyProvider } from './providers/sandbox-phlebotomy.provider';
 import { SandboxPscProvider } from './providers/sandbox-psc.provider';
 
@@ -20,19 +20,19 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
  */
 @Module({
   imports: [OrdersModule, EventsModule, IdempotencyModule, LabTestsModule, UsersModule],
-  controllers: [AppointmentsController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
+  controllers: [AppointmentAvailabilityController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
   providers: [
     SandboxPhlebotomyProvider,
     SandboxPscProvider,
     { provide: PHLEBOTOMY_PROVIDER, useExisting: SandboxPhlebotomyProvider },
     { provide: PSC_PROVIDER, useExisting: SandboxPscProvider },
     { provide: APPOINTMENTS_CLOCK, useValue: () => Date.now() },
-    AppointmentsService,
+    AppointmentAvailabilityService,
     AppointmentsRepository,
     AppointmentViews,
     AppointmentLifecycleService,
     AppointmentBookingsService,
   ],
-  exports: [AppointmentsService, AppointmentLifecycleService],
+  exports: [AppointmentAvailabilityService, AppointmentLifecycleService],
 })
 export class AppointmentsModule {}

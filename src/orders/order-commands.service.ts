@@ -16,7 +16,7 @@ import {
   simulationCanReach,
 } from '../../workflows/order-lifecycle';
 import { toPhysician } from './new-order';
-import type { PendingRegistration } from './order-lifecycle.service';
+import type { PendingRegistration } from './order-transitions.service';
 import { OrderQueriesService } from './order-queries.service';
 import type { PostOrderResponse } from './order-views';
 import { OrderWorkflows } from './order-workflows';

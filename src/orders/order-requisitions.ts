@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PhiCipher } from '../common/crypto';
 import { type RequisitionOrder, RequisitionOrders, type RequisitionReader } from '../requisitions/requisition-orders';
-import { OrderLifecycleService } from './order-lifecycle.service';
+import { OrderTransitionsService } from './order-transitions.service';
 import { OrderViews } from './order-views';
 import type { PatientAddress, PatientDetails } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
@@ -12,7 +12,7 @@ export class OrderRequisitions extends RequisitionOrders {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly views: OrderViews,
-    private readonly lifecycle: OrderLifecycleService,
+    private readonly transitions: OrderTransitionsService,
     private readonly cipher: PhiCipher,
   ) {
     super();
@@ -54,7 +54,7 @@ export class OrderRequisitions extends RequisitionOrders {
       icdCodes: order.icdCodes ?? [],
       tests: async () => {
         const view = await this.views.one(order);
-        const biomarkers = await this.lifecycle.biomarkersOf(order);
+        const biomarkers = await this.transitions.biomarkersOf(order);
         return [{ name: view.lab_test.name, markers: biomarkers.map((marker) => ({ name: marker.name, loinc: marker.loinc?.code ?? null })) }];
       },
     };

@@ -8,7 +8,7 @@ import { EventsModule } from '../events/events.module';
 import { LabTestsModule } from '../lab-tests/lab-tests.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsersModule } from '../users/users.module';
-import { OrderLifecycleService } from './order-lifecycle.service';
+import { OrderTransitionsService } from './order-transitions.service';
 import { OrderRecreationService } from './order-recreation.service';
 import { OrderViews } from './order-views';
 import { OrderReconciler } from './order-reconciler';
@@ -33,7 +33,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
 
 /**
  * Lab orders. The API side (controllers; the creation, commands and queries services) writes orders and talks to their
- * workflows; the worker side (OrderLifecycleService behind the activities, OrderReconciler)
+ * workflows; the worker side (OrderTransitionsService behind the activities, OrderReconciler)
  * records transitions and calls the courier and lab adapters. Both run from this module; the
  * reconciler only runs when a worker starts it.
  */
@@ -52,7 +52,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     OrderWorkflows,
     OrderReconciler,
     StrandedOrdersRepository,
-    OrderLifecycleService,
+    OrderTransitionsService,
     PartnerWebhooksService,
     PartnerSignatureGuard,
     OrderRecreationService,
@@ -64,6 +64,6 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     { provide: COURIER_ADAPTER, useClass: SandboxCourierAdapter },
     { provide: LAB_ADAPTER, useClass: SandboxLabAdapter },
   ],
-  exports: [OrderQueriesService, OrderLifecycleService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
+  exports: [OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
 })
 export class OrdersModule {}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { VitalClient } from '@tryvital/vital-node';
 import { SandboxPhlebotomyProvider } from '../../src/appointments/providers/sandbox-phlebotomy.provider';
 import { SandboxPscProvider } from '../../src/appointments/providers/sandbox-psc.provider';
-import { AppointmentsService } from '../../src/appointments/appointments.service';
+import { AppointmentAvailabilityService } from '../../src/appointments/appointment-availability.service';
 import { addDays } from '../../src/appointments/zoned-time';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
@@ -41,7 +41,7 @@ describe('appointment availability (phlebotomy and PSC)', () => {
     expect(new Date(friday.slots[0].start).toISOString()).toBe('2027-03-12T12:00:00.000Z');
     expect(new Date(monday.slots[0].start).toISOString()).toBe('2027-03-15T11:00:00.000Z');
     expect(days.find((day) => day.date === '2027-03-14')!.slots).toEqual([]);
-    const verified = stack.api.get(AppointmentsService).bookingKeys.verifyBookingKey(monday.slots[0].booking_key);
+    const verified = stack.api.get(AppointmentAvailabilityService).bookingKeys.verifyBookingKey(monday.slots[0].booking_key);
     expect(verified).toMatchObject({ kind: 'psc', site: 'QSB-NYC-0002', team_id: tenant.teamId, start: monday.slots[0].start });
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppointmentsService } from '../../src/appointments/appointments.service';
+import { AppointmentAvailabilityService } from '../../src/appointments/appointment-availability.service';
 import { AppointmentsRepository } from '../../src/appointments/appointments.repository';
 import { BookingKeys, bookingKeySecret, signBookingKey, verifyBookingKey } from '../../src/appointments/booking-key';
 import { AVAILABILITY_DAYS } from '../../src/appointments/providers/appointment-provider';
@@ -194,7 +194,7 @@ describe('availability cache', () => {
   const cached = loadConfig({ ...process.env, PHI_ENCRYPTION_KEY: randomBytes(32).toString('base64'), APPOINTMENT_AVAILABILITY_CACHE_TTL: '10m' });
   const psc = new SandboxPscProvider(noCallbacks, cached);
   const noSeats = { createQueryRunner: () => ({ connect: async () => ({ query: async () => ({ rows: [] }) }), release: async () => undefined }) };
-  const service = new AppointmentsService(cached, redis as never, new SandboxPhlebotomyProvider(noCallbacks, cached), psc, () => now, new AppointmentsRepository(noSeats as never));
+  const service = new AppointmentAvailabilityService(cached, redis as never, new SandboxPhlebotomyProvider(noCallbacks, cached), psc, () => now, new AppointmentsRepository(noSeats as never));
   const ask = () => service.pscAvailability('team-1', { lab: 'quest', startDate: '2027-03-10', zipCode: '10001', radius: 10 });
 
   it('answers a hit like the miss it copies, and follows every change of the entry in Redis', async () => {

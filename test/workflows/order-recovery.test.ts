@@ -1,4 +1,4 @@
-import { OrderLifecycleService } from '../../src/orders/order-lifecycle.service';
+import { OrderTransitionsService } from '../../src/orders/order-transitions.service';
 import { OrderReconciler } from '../../src/orders/order-reconciler';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
 import { OrdersRepository } from '../../src/orders/orders.repository';
@@ -72,7 +72,7 @@ describe('order lifecycle survives crashes', () => {
   it('writes nothing when the transition activity is retried after it committed', async () => {
     const created = (await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) })).body.order;
     await call(stack.apiUrl, 'POST', `/v3/order/${created.id}/cancel`, { key: tenant.apiKey });
-    const lifecycle = stack.api.get(OrderLifecycleService);
+    const lifecycle = stack.api.get(OrderTransitionsService);
     const input = { orderId: created.id, seq: 2, status: 'cancelled.testkit.cancelled', emit: true };
     const retried = await lifecycle.recordTransition(input);
     expect(retried.recorded).toBe(false);

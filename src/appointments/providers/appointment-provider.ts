@@ -1,6 +1,6 @@
 /**
  * The adapter every appointment provider (sandbox, getlabs, Quest PSC, …) implements. Adapters
- * return bookable slots; the AppointmentsService signs each slot into an opaque booking_key
+ * return bookable slots; the AppointmentAvailabilityService signs each slot into an opaque booking_key
  * (with its expires_at) and shapes the Junction response, so keys are always fresh even when
  * the adapter's answer comes from the availability cache.
  */

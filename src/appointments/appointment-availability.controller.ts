@@ -3,7 +3,7 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { PhlebotomyAvailabilityBody, PhlebotomyAvailabilityQuery, PscAvailabilityQuery } from './appointments.dto';
-import { AppointmentsService } from './appointments.service';
+import { AppointmentAvailabilityService } from './appointment-availability.service';
 
 /**
  * Appointment availability (Junction: 14 days of slots from start_date). Four-segment paths, so
@@ -12,8 +12,8 @@ import { AppointmentsService } from './appointments.service';
 @ApiTags('lab_tests')
 @ApiSecurity('team-api-key')
 @Controller('v3/order')
-export class AppointmentsController {
-  constructor(private readonly appointments: AppointmentsService) {}
+export class AppointmentAvailabilityController {
+  constructor(private readonly availability: AppointmentAvailabilityService) {}
 
   @Post('phlebotomy/appointment/availability')
   @HttpCode(200)
@@ -23,7 +23,7 @@ export class AppointmentsController {
     @Body() body: PhlebotomyAvailabilityBody,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { body: answer, cache } = await this.appointments.phlebotomyAvailability(team.teamId, body, {
+    const { body: answer, cache } = await this.availability.phlebotomyAvailability(team.teamId, body, {
       startDate: query.start_date,
       allowStale: query.allow_stale,
     });
@@ -38,7 +38,7 @@ export class AppointmentsController {
     @Query() query: PscAvailabilityQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { body: answer, cache } = await this.appointments.pscAvailability(team.teamId, {
+    const { body: answer, cache } = await this.availability.pscAvailability(team.teamId, {
       lab: query.lab,
       startDate: query.start_date,
       zipCode: query.zip_code,

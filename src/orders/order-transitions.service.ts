@@ -34,12 +34,14 @@ export interface PendingRegistration {
 }
 
 /**
- * The order side of the workflow's activities: each method is idempotent, so Temporal's retries
+ * The order side of the workflow's activities: records the workflow's transitions (event, status,
+ * outbox) and makes the order's requisition, kit shipment and results. Not to be confused with
+ * workflows/order-lifecycle.ts, the pure status tables the workflow and the API ask. Each method is idempotent, so Temporal's retries
  * never repeat an effect (a transition is unique per order and sequence number; a requisition, a
  * shipment and results are made once).
  */
 @Injectable()
-export class OrderLifecycleService {
+export class OrderTransitionsService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly users: UsersRepository,

@@ -76,8 +76,12 @@ class ParsedCacheEntries {
   }
 }
 
+/**
+ * Appointment availability: the providers' slots for 14 days from a start date (cached in Redis),
+ * each signed into an opaque booking_key (bookingKeys), less the seats already held.
+ */
 @Injectable()
-export class AppointmentsService {
+export class AppointmentAvailabilityService {
   readonly bookingKeys: BookingKeys;
   private readonly parsed = new ParsedCacheEntries(32);
 
