@@ -9,20 +9,20 @@ import { call, createTenant, type TestStack, startStack } from '../helpers/stack
  * Records the responses of a fixed set of requests (every order, requisition and appointment
  * route family, success and error) so that a refactor can prove it changed none of them:
  *
- *   CAPTURE_RESPONSES=/tmp/before.json npx jest test/e2e/response-capture.test.ts
+ *   CAPTURE_RESPONSES=/tmp/before.json npx jest --selectProjects capture
  *   (refactor)
- *   CAPTURE_RESPONSES=/tmp/after.json npx jest test/e2e/response-capture.test.ts
+ *   CAPTURE_RESPONSES=/tmp/after.json npx jest --selectProjects capture
  *   diff /tmp/before.json /tmp/after.json
  *
- * Skipped unless CAPTURE_RESPONSES names the file to write. Production-environment tenants (their
+ * A tool, not a test: the `capture` Jest project exists only while CAPTURE_RESPONSES names the
+ * file to write (jest.config.js), so `npm test` never runs it. Production-environment tenants (their
  * orders only move when a partner calls back, and this stack's partners stay silent). What differs
  * per run is normalised: each new uuid and sample id becomes a placeholder numbered in order of
  * appearance, timestamps become <ts>, signed link and booking key parts become placeholders. The
  * requisition PDF is recorded as its renderer input (normalised), its text, and whether the bytes
  * served are exactly the bytes the (pure, deterministic) renderer produced for that input.
  */
-const output = process.env.CAPTURE_RESPONSES;
-const maybe = output ? it : it.skip;
+const output = process.env.CAPTURE_RESPONSES ?? '';
 
 const PHYSICIAN = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' };
 const LABCORP_CBC_WALK_IN = '1ab7e570-0000-4000-8000-000000000004';
@@ -72,12 +72,12 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
   let stack: TestStack;
 
   beforeAll(async () => {
-    if (!output) return;
+    if (!output) throw new Error('Set CAPTURE_RESPONSES to the file to write (see the comment above).');
     stack = await startStack({ env: { ...ORDER_TEST_ENV, APPOINTMENT_PROVIDER_STEP_DELAY: '300ms' } });
   });
   afterAll(() => stack?.close());
 
-  maybe('records every route family, success and error', async () => {
+  it('records every route family, success and error', async () => {
     const normaliser = new Normaliser(new Set([LABCORP_CBC_WALK_IN, WALK_IN_CMP, THYROID_AT_HOME, orderBody('x').lab_test_id, testkitBody('x').lab_test_id]));
     const entries: Array<{ name: string; result: unknown }> = [];
     const tenant = await createTenant(stack.db, { environment: 'production' });
@@ -269,6 +269,6 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
     await record('get at-home order', 'GET', `/v3/order/${home}`);
     await record('provider callback unsigned', 'POST', '/v3/webhooks/appointments/nobody', { body: { provider_id: 'x', status: 'confirmed' }, key: null });
 
-    writeFileSync(output!, `${JSON.stringify(entries, null, 1)}\n`);
+    writeFileSync(output, `${JSON.stringify(entries, null, 1)}\n`);
   });
 });
