@@ -1,14 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
+import { DataSource } from 'typeorm';
+import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
 import { InsuranceEntity, PayorEntity } from './insurance.entity';
-
-/** Who touched PHI, for the audit trail (one phi_access_log row per read or write). */
-export interface PhiAccess {
-  teamId: string;
-  apiKeyId: string | null;
-}
 
 const RESOURCE = 'insurance';
 
@@ -21,7 +15,7 @@ export class InsuranceRepository {
   insertAudited(insurance: InsuranceEntity, by: PhiAccess): Promise<InsuranceEntity> {
     return this.db.transaction(async (manager) => {
       const saved = await manager.getRepository(InsuranceEntity).save(insurance);
-      await logAccess(manager, by, 'write', saved.id);
+      await logPhiAccess(manager, by, 'write', RESOURCE, [saved.id]);
       return saved;
     });
   }
@@ -35,7 +29,7 @@ export class InsuranceRepository {
   }
 
   async logRead(insuranceId: string, by: PhiAccess): Promise<void> {
-    await logAccess(this.db.manager, by, 'read', insuranceId);
+    await logPhiAccess(this.db.manager, by, 'read', RESOURCE, [insuranceId]);
   }
 }
 
@@ -47,14 +41,4 @@ export class PayorRegistry {
   findByCode(code: string): Promise<PayorEntity | null> {
     return this.db.getRepository(PayorEntity).findOneBy({ code });
   }
-}
-
-async function logAccess(manager: EntityManager, by: PhiAccess, action: 'read' | 'write', resourceId: string) {
-  await manager.getRepository(PhiAccessLogEntity).insert({
-    teamId: by.teamId,
-    apiKeyId: by.apiKeyId,
-    action,
-    resource: RESOURCE,
-    resourceId,
-  });
 }

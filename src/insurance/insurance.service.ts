@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { notFound, validationError } from '../common/errors';
+import type { PhiAccess } from '../common/phi-access-log';
 import { UsersRepository } from '../users/users.repository';
 import type {
   ClientFacingInsurance,
@@ -11,7 +12,7 @@ import type {
   PersonDetails,
 } from './insurance.dto';
 import { InsuranceEntity, type PayorEntity } from './insurance.entity';
-import { InsuranceRepository, type PhiAccess, PayorRegistry } from './insurance.repository';
+import { InsuranceRepository, PayorRegistry } from './insurance.repository';
 
 /**
  * Insurance records: the user must be live in the caller's team and environment, `company` is

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
-import { PhiAccessLogEntity } from '../common/phi-access-log.entity';
+import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
 import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
 import {
   OrderEntity,
@@ -180,10 +180,8 @@ export class OrdersRepository {
     return (await this.resultsOf(results.orderId, manager)) as OrderResultEntity;
   }
 
-  async logPhiAccess(by: { teamId: string; apiKeyId: string | null }, action: 'read' | 'write', orderIds: string[], manager: EntityManager = this.db.manager): Promise<void> {
-    if (orderIds.length === 0) return;
-    await manager
-      .getRepository(PhiAccessLogEntity)
-      .insert(orderIds.map((resourceId) => ({ teamId: by.teamId, apiKeyId: by.apiKeyId, action, resource: 'order', resourceId })));
+  /** The PHI audit rows of a read or write of these orders (common/phi-access-log.ts). */
+  logPhiAccess(by: PhiAccess, action: 'read' | 'write', orderIds: string[], manager: EntityManager = this.db.manager): Promise<void> {
+    return logPhiAccess(manager, by, action, 'order', orderIds);
   }
 }
