@@ -8,7 +8,7 @@ import {
 } from '../workflows/contract';
 import { nonRetryableByName } from './non-retryable';
 
-/** What the order activities need from src/ (OrderLifecycleService fits). */
+/** What the order activities need from src/ (OrderTransitionsService fits). */
 export interface OrderLifecycle {
   recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
   createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null }>;

@@ -30,18 +30,8 @@ const BASELINE = '.dependency-cruiser-known-violations.json';
  * ignores these edges; any other cycle fails. Delete an entry once its imports are gone (the
  * check says so when one is no longer needed).
  */
-const KNOWN_FOLDER_EDGES = [
-  {
-    from: 'src/adapters',
-    to: 'src/orders',
-    why: 'src/adapters/sandbox-callbacks/sandbox-callback.processor.ts signs its callbacks with src/orders/partner-webhooks.ts (signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER) while orders use the adapters; the partner signing belongs in src/adapters (orders verify with it).',
-  },
-  {
-    from: 'src/db',
-    to: 'src/*',
-    why: 'src/db/data-source.ts lists every entity (TypeORM) while src/auth/api-keys.service.ts, src/orders/order-read-model.ts and src/appointments/appointments.repository.ts import src/db/prepared-statement.ts; that generic helper belongs in src/common/ (then only root files and scripts import src/db).',
-  },
-];
+/* None left: each entry was { from, to, why } with the change that removes it. */
+const KNOWN_FOLDER_EDGES = [];
 
 /** The folder (top-level unit) a file belongs to, or null for what is not ours (packages, Node). */
 export function folderOf(path) {

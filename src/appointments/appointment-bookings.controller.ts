@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiHeader, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
-import { PartnerSignatureGuard } from '../orders/partner-webhooks';
+import { PartnerSignatureGuard } from '../adapters/partner-signature';
 import { AppointmentBookingsService } from './appointment-bookings.service';
 import {
   BookAppointmentDto,

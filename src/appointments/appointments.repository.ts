@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { runPrepared } from '../db/prepared-statement';
+import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentRow } from './appointment-views';
 import { HeldSeats, type SeatSlot, seatWindow } from './slot-seats';
 

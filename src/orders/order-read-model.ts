@@ -19,7 +19,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { types } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import { runPrepared } from '../db/prepared-statement';
+import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
 import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
 import { OrderEntity, OrderEventEntity, type OrderTransactionEntity, type OrderTransactionStatus } from './order.entities';

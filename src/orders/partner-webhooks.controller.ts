@@ -2,7 +2,8 @@ import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/comm
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/principal';
 import { CourierTrackingDto, LabEventDto, PartnerParams } from './orders.dto';
-import { PartnerSignatureGuard, PartnerWebhooksService } from './partner-webhooks';
+import { PartnerSignatureGuard } from '../adapters/partner-signature';
+import { PartnerWebhooksService } from './partner-webhooks';
 
 /**
  * Inbound webhooks of labflow's partners (no team key: HMAC-signed with PARTNER_WEBHOOK_SECRET,

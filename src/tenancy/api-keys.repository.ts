@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource, type EntityManager, IsNull } from 'typeorm';
-import { runPrepared } from '../db/prepared-statement';
+import { runPrepared } from '../common/prepared-statement';
 import { type ApiEnvironment, ManagementKeyEntity, OrgEntity, type Region, TeamApiKeyEntity } from './entities';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/orders/partner-webhooks';
+import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
 import { call, createTenant, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
 
 /** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts). */

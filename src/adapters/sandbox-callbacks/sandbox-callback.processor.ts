@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import Redis from 'ioredis';
-import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../orders/partner-webhooks';
+import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../partner-signature';
 import type { SandboxCallbackJobData } from './sandbox-callbacks';
 
 export interface SandboxCallbackProcessorOptions {
