@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
 import { call, createTenant, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
+import { eventually } from './eventually';
 
 /** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
 export const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
@@ -81,21 +82,7 @@ export const testkitBody = (userId: string, overrides: Record<string, unknown> =
   ...overrides,
 });
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export { eventually };
 
 /** Polls GET /v3/order/{id} until its low-level status (last event) is `low`. */
 export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {

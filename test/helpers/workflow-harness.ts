@@ -12,6 +12,7 @@ import {
   SLOT_TAKEN,
 } from '../../workflows/contract';
 import type { OrderFlow } from '../../workflows/order-lifecycle';
+import { eventually } from './eventually';
 
 /**
  * The workflow tier: labflow's real workflow code on the real Temporal dev server, with typed
@@ -155,18 +156,6 @@ export async function startOrder(harness: WorkflowHarness, input: OrderWorkflowI
   return harness.client.workflow.start('orderWorkflow', { workflowId: orderWorkflowId(input.orderId), taskQueue: harness.taskQueue, args: [input] });
 }
 
-/** Polls `probe` until it returns a value (not undefined); the error names what never came. */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** `eventually` polling every 50 ms: workflow-tier steps are quick. */
+export const waitFor = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 30_000): Promise<T> =>
+  eventually(probe, what, timeoutMs, 50);

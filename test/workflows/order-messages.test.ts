@@ -74,15 +74,24 @@ describe('order workflow: messages racing with transitions', () => {
     return { orderId: input.orderId, handle };
   }
 
-  it('records the draw that was reported while appointment_scheduled was being recorded', async () => {
-    const { orderId, handle } = await atHomeOrderWithPendingAppointment();
-    fixtures['order--at-home-draw-reported-during-transition'] = handle.workflowId;
+  /**
+   * Holds the order's appointment_scheduled transition while the provider confirms, starts and
+   * completes appointment 1 (its child has ended); returns the latch's release.
+   */
+  async function drawReportedWhileScheduledIsHeld(orderId: string): Promise<() => void> {
     const release = fakes.hold((input) => input.orderId === orderId && input.status.endsWith('.appointment_scheduled'));
     await provider(orderId, 1, 'confirmed');
     await waitFor(() => (fakes.heldCount() === 1 ? true : undefined), 'the appointment_scheduled transition to be held');
     await provider(orderId, 1, 'in_progress');
     await provider(orderId, 1, 'completed');
     await harness.client.workflow.getHandle(appointmentWorkflowId(orderId, 1)).result();
+    return release;
+  }
+
+  it('records the draw that was reported while appointment_scheduled was being recorded', async () => {
+    const { orderId, handle } = await atHomeOrderWithPendingAppointment();
+    fixtures['order--at-home-draw-reported-during-transition'] = handle.workflowId;
+    const release = await drawReportedWhileScheduledIsHeld(orderId);
     release();
 
     const statuses = await statusesReach(orderId, ['requisition_created', 'appointment_pending', 'appointment_scheduled', 'draw_completed']);
@@ -94,12 +103,7 @@ describe('order workflow: messages racing with transitions', () => {
   it('applies a lab fact that arrived before the draw report only after the draw', async () => {
     const { orderId, handle } = await atHomeOrderWithPendingAppointment();
     fixtures['order--at-home-lab-fact-before-draw'] = handle.workflowId;
-    const release = fakes.hold((input) => input.orderId === orderId && input.status.endsWith('.appointment_scheduled'));
-    await provider(orderId, 1, 'confirmed');
-    await waitFor(() => (fakes.heldCount() === 1 ? true : undefined), 'the appointment_scheduled transition to be held');
-    await provider(orderId, 1, 'in_progress');
-    await provider(orderId, 1, 'completed');
-    await harness.client.workflow.getHandle(appointmentWorkflowId(orderId, 1)).result();
+    const release = await drawReportedWhileScheduledIsHeld(orderId);
     await handle.signal(labUpdate, { low: 'partial_results' });
     release();
 
