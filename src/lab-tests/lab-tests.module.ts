@@ -2,11 +2,13 @@ import { Module } from '@nestjs/common';
 import { LabAccountsService } from './lab-accounts.service';
 import { LabAccountsRepository, LabCatalogRepository, LabTestsRepository } from './lab-catalog.repository';
 import { LabTestPagesController, LabTestsController } from './lab-tests.controller';
+import { LabMarkersService } from './lab-markers.service';
 import { LabTestsService } from './lab-tests.service';
+import { OrderableLabTestsService } from './orderable-lab-tests.service';
 
 /**
  * The lab catalog. For the order module:
- * - `LabTestsService.findOrderable(team, labTestId)`, `.checkMarkersBelongToLab(markerIds, labId)`,
+ * - `OrderableLabTestsService.findOrderable(team, labTestId)`, `.checkMarkersBelongToLab(markerIds, labId)`,
  *   `.resolveOrderSet(team, orderSet)`;
  * - `LabAccountsService.resolveForOrder(team, {labId, labAccountId?, allowPending?, excludeAccountId?})`,
  *   `.requiresPhysician(account, labSlug, now)`, `.checkBillingAllowed(account, billingType)`;
@@ -14,7 +16,15 @@ import { LabTestsService } from './lab-tests.service';
  */
 @Module({
   controllers: [LabTestsController, LabTestPagesController],
-  providers: [LabCatalogRepository, LabTestsRepository, LabAccountsRepository, LabTestsService, LabAccountsService],
-  exports: [LabCatalogRepository, LabTestsRepository, LabAccountsRepository, LabTestsService, LabAccountsService],
+  providers: [
+    LabCatalogRepository,
+    LabTestsRepository,
+    LabAccountsRepository,
+    LabMarkersService,
+    LabTestsService,
+    OrderableLabTestsService,
+    LabAccountsService,
+  ],
+  exports: [LabCatalogRepository, LabTestsRepository, LabAccountsRepository, OrderableLabTestsService, LabAccountsService],
 })
 export class LabTestsModule {}

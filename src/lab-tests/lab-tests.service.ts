@@ -5,8 +5,9 @@ import { forbidden, notFound, RequestValidationError, validationError, type Vali
 import type { CollectionMethod, LabEntity, LabTestStatus, MarkerEntity, SampleType } from './lab-catalog.entities';
 import { LabTestEntity } from './lab-catalog.entities';
 import { type LabTestFilters, LabCatalogRepository, LabTestsRepository } from './lab-catalog.repository';
-import { MarkerGraph, toLabTestView, toLabView, toMarkerView } from './lab-catalog.views';
+import { toLabTestView, toLabView, toMarkerView } from './lab-catalog.views';
 import { LabAccountsService } from './lab-accounts.service';
+import { LabMarkersService, unique } from './lab-markers.service';
 import type {
   LabTestView,
   LabView,
@@ -15,30 +16,7 @@ import type {
   MarkerView,
   OrderSetInput,
 } from './lab-tests.dto';
-
-type Loc = Array<string | number>;
-
-/** Everything an order needs about the lab test it orders. */
-export interface OrderableLabTest {
-  labTest: LabTestEntity;
-  lab: LabEntity;
-  /** The test's markers in order, panels as panels. */
-  markers: MarkerEntity[];
-  /** Every biomarker that will report a result (panels expanded), each once. */
-  biomarkers: MarkerEntity[];
-  /** The lab test as the API shows it (ClientFacingLabTest). */
-  view: LabTestView;
-}
-
-/** An order set resolved to one lab and its markers. */
-export interface ResolvedOrderSet {
-  lab: LabEntity;
-  labTests: LabTestEntity[];
-  /** The markers of the lab tests, then the add-on markers; each once. */
-  markers: MarkerEntity[];
-  /** Every biomarker that will report a result, each once. */
-  biomarkers: MarkerEntity[];
-}
+import { OrderableLabTestsService } from './orderable-lab-tests.service';
 
 export interface ListLabTestsInput {
   generation_method: 'auto' | 'manual' | 'all';
@@ -61,7 +39,6 @@ export interface CreateLabTestInput {
   fasting?: boolean;
 }
 
-const unique = <T>(values: T[]) => [...new Set(values)];
 const slugify = (value: string) =>
   value
     .toLowerCase()
@@ -76,108 +53,16 @@ function markersPage(markers: MarkerCompleteView[], total: number, page: number,
   return { markers, total, page, size, pages: Math.ceil(total / size) };
 }
 
-/** The lab catalog: labs, markers and lab tests. Other modules order through findOrderable. */
+/** The lab catalog over HTTP: labs, markers and lab tests. Orders go through OrderableLabTestsService. */
 @Injectable()
 export class LabTestsService {
   constructor(
     private readonly catalog: LabCatalogRepository,
     private readonly tests: LabTestsRepository,
     private readonly accounts: LabAccountsService,
+    private readonly labMarkers: LabMarkersService,
+    private readonly orderable: OrderableLabTestsService,
   ) {}
-
-  // -------------------------------------------------------------------------------------------
-  // Services for the order module
-
-  /**
-   * The lab test an order may use: visible to the team (global or its own), with its lab,
-   * markers and the biomarkers it reports. Throws 404 when the team cannot see it, and 422 at
-   * `loc` (default `['body', 'lab_test_id']`) when it is inactive.
-   */
-  async findOrderable(team: TeamPrincipal, labTestId: string, loc: Loc = ['body', 'lab_test_id']): Promise<OrderableLabTest> {
-    const labTest = await this.tests.findVisible(team, labTestId);
-    if (!labTest) throw notFound('Lab test');
-    if (!labTest.isActive || labTest.status !== 'active') {
-      throw validationError(loc, `Lab test ${labTestId} is ${labTest.isActive ? labTest.status : 'inactive'} and cannot be ordered.`, labTestId);
-    }
-    const [lab] = await this.catalog.labsByIds([labTest.labId]);
-    const markerIds = (await this.tests.markerIdsOf([labTest.id])).get(labTest.id) ?? [];
-    const graph = await this.graph(await this.catalog.markersByIds(markerIds));
-    const markers = markerIds.map((id) => graph.marker(id)).filter((marker): marker is MarkerEntity => marker !== undefined);
-    return { labTest, lab, markers, biomarkers: graph.expand(markers), view: toLabTestView(labTest, lab, markers) };
-  }
-
-  /**
-   * Order creation rule 1: every marker must be one of lab `labId`'s. Returns the markers (in
-   * the given order, each once); otherwise 422 at `loc` listing the markers that are unknown or
-   * belong to another lab.
-   */
-  async checkMarkersBelongToLab(markerIds: number[], labId: number, loc: Loc = ['body', 'marker_ids']): Promise<MarkerEntity[]> {
-    const ids = unique(markerIds);
-    const byId = new Map((await this.catalog.markersByIds(ids)).map((marker) => [marker.id, marker]));
-    const foreign = ids.filter((id) => byId.get(id)?.labId !== labId);
-    if (foreign.length > 0) {
-      const [lab] = await this.catalog.labsByIds([labId]);
-      throw validationError(
-        loc,
-        `Markers ${foreign.join(', ')} are not markers of lab ${lab?.slug ?? labId}.`,
-        markerIds,
-        'value_error',
-        { foreign_marker_ids: foreign, lab_id: labId },
-      );
-    }
-    return ids.map((id) => byId.get(id) as MarkerEntity);
-  }
-
-  /**
-   * An order set (`lab_test_ids`, `add_on.marker_ids`/`provider_ids`, `lab_account_id`) resolved
-   * to one lab: every lab test visible and active, every marker known and orderable, all at the
-   * same lab, and at the lab account's lab when one is given. 422 at `loc` + field otherwise.
-   */
-  async resolveOrderSet(team: TeamPrincipal, orderSet: OrderSetInput, loc: Loc = ['body']): Promise<ResolvedOrderSet> {
-    const testIds = unique(orderSet.lab_test_ids ?? []);
-    const addOnIds = unique(orderSet.add_on?.marker_ids ?? []);
-    const addOnProviderIds = unique(orderSet.add_on?.provider_ids ?? []);
-    if (testIds.length + addOnIds.length + addOnProviderIds.length === 0) {
-      throw validationError(loc, 'An order set needs at least one lab test id, marker id or provider id.', orderSet);
-    }
-    const issues: ValidationIssue[] = [];
-    const labTests: LabTestEntity[] = [];
-    for (const [index, id] of testIds.entries()) {
-      const test = await this.tests.findVisible(team, id);
-      if (!test) issues.push({ loc: [...loc, 'lab_test_ids', index], msg: `Lab test ${id} not found.`, type: 'value_error', input: id });
-      else if (!test.isActive || test.status !== 'active') {
-        issues.push({ loc: [...loc, 'lab_test_ids', index], msg: `Lab test ${id} is inactive.`, type: 'value_error', input: id });
-      } else labTests.push(test);
-    }
-    const account = orderSet.lab_account_id ? await this.accounts.requireVisible(team, orderSet.lab_account_id, [...loc, 'lab_account_id']) : null;
-    const testMarkerIds = [...(await this.tests.markerIdsOf(labTests.map((test) => test.id))).values()].flat();
-    const addOns = await this.resolveMarkers(addOnIds, addOnProviderIds, [...loc, 'add_on'], issues, account?.labId ?? labTests[0]?.labId);
-    if (issues.length > 0) throw new RequestValidationError(issues);
-
-    const labIds = unique([...labTests.map((test) => test.labId), ...addOns.map((marker) => marker.labId)]);
-    if (account && labIds.some((id) => id !== account.labId)) {
-      const labs = await this.catalog.labsByIds(unique([...labIds, account.labId]));
-      const slug = (id: number) => labs.find((lab) => lab.id === id)?.slug ?? String(id);
-      throw validationError(
-        [...loc, 'lab_account_id'],
-        `Lab account ${account.id} is at ${slug(account.labId)}; the order set has lab tests or markers at ${labIds.filter((id) => id !== account.labId).map(slug).join(', ')}.`,
-        account.id,
-      );
-    }
-    if (labIds.length > 1) {
-      const labs = await this.catalog.labsByIds(labIds);
-      throw validationError(loc, `All lab tests and markers of an order set must be from one lab; got ${labs.map((lab) => lab.slug).join(', ')}.`, orderSet);
-    }
-    const [lab] = await this.catalog.labsByIds(labIds);
-    const graph = await this.graph(await this.catalog.markersByIds(unique([...testMarkerIds, ...addOns.map((marker) => marker.id)])));
-    const markers = unique([...testMarkerIds, ...addOns.map((marker) => marker.id)])
-      .map((id) => graph.marker(id))
-      .filter((marker): marker is MarkerEntity => marker !== undefined);
-    return { lab, labTests, markers, biomarkers: graph.expand(markers) };
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // HTTP operations
 
   async labs(): Promise<LabView[]> {
     return (await this.catalog.allLabs()).map(toLabView);
@@ -203,7 +88,7 @@ export class LabTestsService {
       (query.page - 1) * query.size,
       query.size,
     );
-    const graph = await this.graph(markers);
+    const graph = await this.labMarkers.graph(markers);
     return markersPage(markers.map((marker) => graph.completeView(marker)), total, query.page, query.size);
   }
 
@@ -246,16 +131,16 @@ export class LabTestsService {
     const test = await this.requireVisible(team, labTestId);
     const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
     const pageIds = pageOf(markerIds, query.page, query.size);
-    const graph = await this.graph(await this.catalog.markersByIds(pageIds));
+    const graph = await this.labMarkers.graph(await this.catalog.markersByIds(pageIds));
     const markers = pageIds.map((id) => graph.marker(id)).filter((marker): marker is MarkerEntity => marker !== undefined);
     return markersPage(markers.map((marker) => graph.completeView(marker)), markerIds.length, query.page, query.size);
   }
 
   /** `POST /v3/lab_tests/list_order_set_markers`: the markers an order set would order. */
   async orderSetMarkers(team: TeamPrincipal, orderSet: OrderSetInput, page: number, size: number): Promise<MarkersPageView> {
-    const { markers } = await this.resolveOrderSet(team, orderSet);
+    const { markers } = await this.orderable.resolveOrderSet(team, orderSet);
     const pageMarkers = pageOf(markers, page, size);
-    const graph = await this.graph(pageMarkers);
+    const graph = await this.labMarkers.graph(pageMarkers);
     return markersPage(pageMarkers.map((marker) => graph.completeView(marker)), markers.length, page, size);
   }
 
@@ -361,25 +246,6 @@ export class LabTestsService {
     );
   }
 
-  /** Panel members and LOINC codes around these markers. */
-  private async graph(markers: MarkerEntity[]): Promise<MarkerGraph> {
-    const byId = new Map(markers.map((marker) => [marker.id, marker]));
-    const members = new Map<number, number[]>();
-    let panels = markers.filter((marker) => marker.type === 'panel').map((marker) => marker.id);
-    // Panels could nest; follow members until no new panel appears.
-    while (panels.length > 0) {
-      const rows = await this.catalog.panelMembers(panels);
-      for (const row of rows) members.set(row.panelId, [...(members.get(row.panelId) ?? []), row.memberId]);
-      const missing = unique(rows.map((row) => row.memberId)).filter((id) => !byId.has(id));
-      const loaded = await this.catalog.markersByIds(missing);
-      for (const marker of loaded) byId.set(marker.id, marker);
-      panels = loaded.filter((marker) => marker.type === 'panel' && !members.has(marker.id)).map((marker) => marker.id);
-    }
-    const loincIds = unique([...byId.values()].map((marker) => marker.loincId).filter((id): id is number => id !== null));
-    const loincs = new Map((await this.catalog.loincsByIds(loincIds)).map((loinc) => [loinc.id, loinc]));
-    return new MarkerGraph(byId, members, loincs);
-  }
-
   /** The markers of a new lab test: all known, orderable, of one lab. 422 otherwise. */
   private async markersForNewTest(body: CreateLabTestInput): Promise<MarkerEntity[]> {
     const markerIds = body.marker_ids ?? [];
@@ -388,7 +254,7 @@ export class LabTestsService {
       throw validationError(['body', 'marker_ids'], 'Give at least one marker in marker_ids or provider_ids.', body.marker_ids ?? null);
     }
     const issues: ValidationIssue[] = [];
-    const markers = await this.resolveMarkers(markerIds, providerIds, ['body'], issues);
+    const markers = await this.labMarkers.resolveMarkers(markerIds, providerIds, ['body'], issues);
     if (issues.length > 0) throw new RequestValidationError(issues);
     const labIds = unique(markers.map((marker) => marker.labId));
     if (labIds.length > 1) {
@@ -403,46 +269,6 @@ export class LabTestsService {
       );
     }
     return markers;
-  }
-
-  /**
-   * Markers by id and by provider id (each once, ids first), collecting an issue under `loc`
-   * for each unknown or not orderable one. A provider id found at several labs is taken at
-   * `preferLabId`, else at the lab of the other markers; otherwise it is ambiguous.
-   */
-  private async resolveMarkers(
-    markerIds: number[],
-    providerIds: string[],
-    loc: Loc,
-    issues: ValidationIssue[],
-    preferLabId?: number,
-  ): Promise<MarkerEntity[]> {
-    const byId = new Map((await this.catalog.markersByIds(unique(markerIds))).map((marker) => [marker.id, marker]));
-    const found: MarkerEntity[] = [];
-    const check = (marker: MarkerEntity, where: Loc, input: unknown) => {
-      if (!marker.aLaCarteEnabled) {
-        issues.push({ loc: where, msg: `Marker ${marker.id} (${marker.name}) is reported with a panel and cannot be ordered on its own.`, type: 'value_error', input });
-      } else if (!found.some((other) => other.id === marker.id)) found.push(marker);
-    };
-    markerIds.forEach((id, index) => {
-      const marker = byId.get(id);
-      if (!marker) issues.push({ loc: [...loc, 'marker_ids', index], msg: `Marker ${id} not found.`, type: 'value_error', input: id });
-      else check(marker, [...loc, 'marker_ids', index], id);
-    });
-    if (providerIds.length > 0) {
-      const candidates = await this.catalog.markersByProviderIds(unique(providerIds));
-      const labHint = preferLabId ?? (found.length > 0 ? found[0].labId : undefined);
-      providerIds.forEach((providerId, index) => {
-        const matches = candidates.filter((marker) => marker.providerId === providerId);
-        const where = [...loc, 'provider_ids', index];
-        const chosen = matches.length === 1 ? matches[0] : matches.find((marker) => marker.labId === labHint);
-        if (matches.length === 0) issues.push({ loc: where, msg: `No marker has provider id ${providerId}.`, type: 'value_error', input: providerId });
-        else if (!chosen) {
-          issues.push({ loc: where, msg: `Provider id ${providerId} exists at several labs; give marker_ids instead.`, type: 'value_error', input: providerId });
-        } else check(chosen, where, providerId);
-      });
-    }
-    return found;
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { validationError } from '../common/errors';
 import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.entities';
-import type { OrderableLabTest } from '../lab-tests/lab-tests.service';
+import type { OrderableLabTest } from '../lab-tests/orderable-lab-tests.service';
 import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order-lifecycle';
 import type { OrderEntity, Physician } from './order.entities';
 import type { CreateOrderDto, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';

@@ -9,7 +9,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { toLabTestView } from '../lab-tests/lab-catalog.views';
-import { LabTestsService } from '../lab-tests/lab-tests.service';
+import { OrderableLabTestsService } from '../lab-tests/orderable-lab-tests.service';
 import { isUniqueViolation } from '../users/users.repository';
 import { collectionMethodOf, eventStatus, topLevelStatus } from '../../workflows/order-lifecycle';
 import {
@@ -44,7 +44,7 @@ export class OrderCreationService {
     private readonly views: OrderViews,
     private readonly workflows: OrderWorkflows,
     private readonly idempotency: IdempotencyService,
-    private readonly labTests: LabTestsService,
+    private readonly labTests: OrderableLabTestsService,
     private readonly labAccounts: LabAccountsService,
     private readonly physicianRule: PhysicianRule,
     private readonly outbox: OutboxService,
@@ -280,7 +280,7 @@ export class OrderCreationService {
   }
 
   /**
-   * The lab test an order may use (LabTestsService.findOrderable's rules), from the lab tests
+   * The lab test an order may use (OrderableLabTestsService.findOrderable's rules), from the lab tests
    * seen before when the version `context` read (visible to the team) is one of them and it is
    * orderable. Otherwise findOrderable reads it and gives the answer, 404 or 422 included; the row
    * it read is kept for next time when it is the version `context` saw.

@@ -5,7 +5,7 @@ import type { TeamPrincipal } from '../auth/principal';
 import { ApiError, badRequest, notFound, RequestValidationError } from '../common/errors';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
-import { LabTestsService } from '../lab-tests/lab-tests.service';
+import { OrderableLabTestsService } from '../lab-tests/orderable-lab-tests.service';
 import { eventStatus, isCancellable, topLevelStatus } from '../../workflows/order-lifecycle';
 import { freshOrderState, newSampleId } from './new-order';
 import { OrderCommandsService } from './order-commands.service';
@@ -37,7 +37,7 @@ export class OrderRecreationService {
     private readonly commands: OrderCommandsService,
     private readonly views: OrderViews,
     private readonly workflows: OrderWorkflows,
-    private readonly labTests: LabTestsService,
+    private readonly labTests: OrderableLabTestsService,
     private readonly labAccounts: LabAccountsService,
     private readonly physicianRule: PhysicianRule,
   ) {}

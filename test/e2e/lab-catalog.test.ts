@@ -4,7 +4,7 @@ import type { TeamPrincipal } from '../../src/auth/principal';
 import { RequestValidationError } from '../../src/common/errors';
 import { LabAccountEntity } from '../../src/lab-tests/lab-catalog.entities';
 import { LabAccountsService } from '../../src/lab-tests/lab-accounts.service';
-import { LabTestsService } from '../../src/lab-tests/lab-tests.service';
+import { OrderableLabTestsService } from '../../src/lab-tests/orderable-lab-tests.service';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -447,10 +447,10 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
 
   describe('services for the order module', () => {
     let accounts: LabAccountsService;
-    let labTests: LabTestsService;
+    let labTests: OrderableLabTestsService;
     beforeAll(() => {
       accounts = stack.api.get(LabAccountsService);
-      labTests = stack.api.get(LabTestsService);
+      labTests = stack.api.get(OrderableLabTestsService);
     });
 
     it('findOrderable: a visible active test with its lab, markers and expanded biomarkers', async () => {
