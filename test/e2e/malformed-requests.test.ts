@@ -627,7 +627,9 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
         if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
         const last = parts[parts.length - 1];
         if (value === undefined) delete (node as Record<string, unknown>)[last];
-        else (node as Record<string, unknown>)[last] = value;
+        // A copy: fc.constant({}) hands out one shared object, and mutating it in place (say
+        // insured = {} and then insured.address = {}) could make the body circular.
+        else (node as Record<string, unknown>)[last] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
       }
       return body;
     });
