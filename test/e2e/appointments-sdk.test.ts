@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { serialization, type Vital, VitalClient, VitalError } from '@tryvital/vital-node';
 import { bookingKeySecret, signBookingKey } from '../../src/appointments/booking-key';
-import { createUser, ORDER_TEST_ENV, orderReaches, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
+import { createSdkOrderInPhoenix, ORDER_TEST_ENV, orderReaches, PHOENIX, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -17,19 +17,11 @@ describe('appointments through @tryvital/vital-node', () => {
   let tenant: Tenant;
   let client: VitalClient;
 
-  const phoenix = { firstLine: '200 W Washington St', city: 'Phoenix', state: 'AZ' };
 
   async function createOrder(labTestId: string): Promise<string> {
-    const userId = await createUser(stack, tenant);
-    const created = await client.labTests.createOrder({
-      userId,
-      labTestId,
-      patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
-      patientAddress: { ...phoenix, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
-      physician: { firstName: 'Ada', lastName: 'Lovelace', npi: '1234567893' },
-    });
-    await orderReaches(stack, tenant, created.order.id, 'appointment_pending');
-    return created.order.id;
+    const orderId = await createSdkOrderInPhoenix(client, stack, tenant, labTestId);
+    await orderReaches(stack, tenant, orderId, 'appointment_pending');
+    return orderId;
   }
 
   /** The low-level status (third part) of the order's last event, read through the SDK. */
@@ -63,7 +55,7 @@ describe('appointments through @tryvital/vital-node', () => {
   it('at-home: availability, book, reschedule twice, read, cancel with a listed reason; the order follows', async () => {
     const orderId = await createOrder(THYROID_AT_HOME);
     const startDate = someStartDate();
-    const availability = await client.labTests.getPhlebotomyAppointmentAvailability({ startDate, body: { ...phoenix, zipCode: '85004' } });
+    const availability = await client.labTests.getPhlebotomyAppointmentAvailability({ startDate, body: { ...PHOENIX, zipCode: '85004' } });
     const slots = slotsOf(availability);
     expect(slots.length).toBeGreaterThan(5);
     for (const slot of slots) {
@@ -118,7 +110,7 @@ describe('appointments through @tryvital/vital-node', () => {
 
   it('rejects an expired or a forged booking key with a 400 {detail}, and books nothing', async () => {
     const orderId = await createOrder(THYROID_AT_HOME);
-    const [slot] = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...phoenix, zipCode: '85004' } }));
+    const [slot] = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...PHOENIX, zipCode: '85004' } }));
     const payload = JSON.parse(Buffer.from(slot.bookingKey!.split('.')[1], 'base64url').toString());
     const expired = signBookingKey(bookingKeySecret(stack.config.phiEncryptionKey), { ...payload, expires_at: new Date(Date.now() - 1000).toISOString() });
     const forged = signBookingKey(bookingKeySecret(randomBytes(32)), payload);

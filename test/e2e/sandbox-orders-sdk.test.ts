@@ -1,5 +1,5 @@
 import { type Vital, VitalClient } from '@tryvital/vital-node';
-import { createUser, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
+import { createSdkOrderInPhoenix, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, PHOENIX, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -15,11 +15,10 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
   let client: VitalClient;
   let receiver: WebhookReceiver;
 
-  const phoenix = { firstLine: '200 W Washington St', city: 'Phoenix', state: 'AZ' };
   const lows = async (orderId: string) => (await client.labTests.getOrder(orderId)).events.map((event) => event.status.split('.')[2]);
   const slotsOf = (availability: Vital.AppointmentAvailabilitySlots) => availability.slots.flatMap((day) => day.slots);
 
-  /** The verified labtest.order.updated webhooks of an order, by low-level status, in order. */
+  /** The verified labtest.order.updated webhooks of an order, by low-level status, as they arrived. */
   const orderWebhooks = (orderId: string) =>
     receiver
       .accepted('/sandbox')
@@ -28,17 +27,7 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
   const webhookArrives = (orderId: string, low: string) =>
     waitFor(() => orderWebhooks(orderId).includes(low), { timeoutMs: 30_000, describe: () => orderWebhooks(orderId) });
 
-  async function createOrder(labTestId: string): Promise<string> {
-    const userId = await createUser(stack, tenant);
-    const created = await client.labTests.createOrder({
-      userId,
-      labTestId,
-      patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
-      patientAddress: { ...phoenix, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
-      physician: { firstName: 'Ada', lastName: 'Lovelace', npi: '1234567893' },
-    });
-    return created.order.id;
-  }
+  const createOrder = (labTestId: string) => createSdkOrderInPhoenix(client, stack, tenant, labTestId);
 
   beforeAll(async () => {
     stack = await startStack({ env: { ...ORDER_TEST_ENV, EVENTS_RELAY_POLL_INTERVAL: '200ms' }, events: true, management: true });
@@ -65,7 +54,7 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'appointment_pending']);
     await webhookArrives(orderId, 'appointment_pending');
 
-    const slots = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...phoenix, zipCode: '85004' } }));
+    const slots = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...PHOENIX, zipCode: '85004' } }));
     const booked = await client.labTests.bookPhlebotomyAppointment(orderId, { bookingKey: slots[0].bookingKey! });
     expect(booked).toMatchObject({ orderId, status: 'confirmed', eventStatus: 'scheduled' });
     // The booking's answer comes after the workflow recorded it: the order already says so.
@@ -82,7 +71,7 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     await webhookArrives(orderId, 'appointment_cancelled');
 
     // A new booking after the cancellation, then the outside facts from the simulation.
-    const again = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...phoenix, zipCode: '85004' } }));
+    const again = slotsOf(await client.labTests.getPhlebotomyAppointmentAvailability({ startDate: someStartDate(), body: { ...PHOENIX, zipCode: '85004' } }));
     await client.labTests.bookPhlebotomyAppointment(orderId, { bookingKey: again[1].bookingKey! });
     expect((await lows(orderId)).at(-1)).toBe('appointment_scheduled');
     expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);

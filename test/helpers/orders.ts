@@ -1,3 +1,4 @@
+import type { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
 import { call, createTenant, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
@@ -142,4 +143,23 @@ export async function startReplaceableWorker(stack: TestStack): Promise<{ stop()
       return stopped;
     },
   };
+}
+
+/** Downtown Phoenix (zip 85004, inside the sandbox phlebotomy area), as the SDK spells an address. */
+export const PHOENIX = { firstLine: '200 W Washington St', city: 'Phoenix', state: 'AZ' };
+
+/**
+ * Creates a new user and a lab order for them through `@tryvital/vital-node`: Imogen Achterberg
+ * in Phoenix, with a physician (delegated lab accounts need one). Returns the order id.
+ */
+export async function createSdkOrderInPhoenix(client: VitalClient, stack: TestStack, tenant: Tenant, labTestId: string): Promise<string> {
+  const userId = await createUser(stack, tenant);
+  const created = await client.labTests.createOrder({
+    userId,
+    labTestId,
+    patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
+    patientAddress: { ...PHOENIX, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
+    physician: { firstName: 'Ada', lastName: 'Lovelace', npi: '1234567893' },
+  });
+  return created.order.id;
 }
