@@ -296,9 +296,11 @@ EOF
     load_env_file "$file"
   else
     # Tests: fixed settings and a fresh key every run (the test database is recreated too).
+    # LABFLOW_TEST_DATABASE / LABFLOW_TEST_REDIS_DB let two checkouts run tests side by side
+    # (each its own database and Redis db; every test stack has its own Temporal task queue).
     export NODE_ENV=test
-    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/labflow_test
-    export REDIS_URL=redis://127.0.0.1:6379/1
+    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/${LABFLOW_TEST_DATABASE:-labflow_test}
+    export REDIS_URL=redis://127.0.0.1:6379/${LABFLOW_TEST_REDIS_DB:-1}
     export TEMPORAL_ADDRESS=$LABFLOW_TEMPORAL_ADDR
     export TEMPORAL_NAMESPACE=labflow-test
     export TEMPORAL_UI_URL=http://127.0.0.1:$LABFLOW_TEMPORAL_UI_PORT
@@ -340,9 +342,10 @@ stack_database() {
       fail "could not drop the test database $db" "psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE \"$db\" WITH (FORCE)'"
     psql_admin -c "CREATE DATABASE \"$db\"" >/dev/null ||
       fail "could not create the test database $db" "psql -h 127.0.0.1 -U postgres -c 'CREATE DATABASE \"$db\"'"
-    # A clean BullMQ state too (tests use Redis database 1; dev uses 0).
-    redis_flushdb 1 || fail "could not empty Redis database 1 (the tests' BullMQ queues)" "redis-cli -n 1 flushdb"
-    say "test database $db recreated; Redis db 1 flushed"
+    # A clean BullMQ state too (tests use Redis database 1 unless LABFLOW_TEST_REDIS_DB says; dev uses 0).
+    local redis_db=${REDIS_URL##*/}
+    redis_flushdb "$redis_db" || fail "could not empty Redis database $redis_db (the tests' BullMQ queues)" "redis-cli -n $redis_db flushdb"
+    say "test database $db recreated; Redis db $redis_db flushed"
   elif [[ "$(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" != 1 ]]; then
     psql_admin -c "CREATE DATABASE \"$db\"" >/dev/null ||
       fail "could not create database $db" "psql -h 127.0.0.1 -U postgres -c 'CREATE DATABASE \"$db\"'"
