@@ -43,12 +43,15 @@ nbin() {
 # --- npm dependencies ------------------------------------------------------------------------
 
 stack_npm_install() {
-  local root=$LABFLOW_ROOT marker="$LABFLOW_ROOT/node_modules/.package-lock.json" log
+  local root=$LABFLOW_ROOT marker="$LABFLOW_ROOT/node_modules/.labflow-installed" log want
   local lock="$root/package-lock.json"
-  if [[ -d "$root/node_modules" && -f "$marker" ]]; then
-    if [[ -f "$lock" && ! "$lock" -nt "$marker" ]] || [[ ! -f "$lock" && ! "$root/package.json" -nt "$marker" ]]; then
-      return 0
-    fi
+  # The marker holds the hash of the lock (or package.json) node_modules was installed from: a
+  # content check, not file times, so a fresh clone or a second worktree sharing node_modules
+  # through a symlink does not reinstall what is already there.
+  if [[ -f "$lock" ]]; then want=$(sha256sum "$lock"); else want=$(sha256sum "$root/package.json"); fi
+  want=${want%% *}
+  if [[ -d "$root/node_modules" && -f "$marker" && "$(cat "$marker")" == "$want" ]]; then
+    return 0
   fi
   have npm || fail "npm is missing" "install Node.js 20 (which ships npm)"
   mkdir -p "$LABFLOW_STATE_DIR"
@@ -56,7 +59,8 @@ stack_npm_install() {
   # Dependency install scripts are skipped on purpose (--ignore-scripts): npm 11 would skip
   # the unapproved ones anyway, and none is needed (@scarf/scarf is telemetry, @swc/core's
   # postinstall only checks its native binding, msgpackr-extract is an optional native speed-up
-  # with a JS fallback, protobufjs's postinstall is a version check). Nothing prompts.
+  # with a JS fallback, protobufjs's postinstall is a version check, tesseract.js's is a donation
+  # notice). Nothing prompts.
   local flags=(--ignore-scripts --no-audit --no-fund --loglevel=error)
   if [[ -f "$lock" ]]; then
     say "installing npm dependencies (npm ci)"
@@ -76,7 +80,7 @@ stack_npm_install() {
     (cd "$root" && CI=true npm install "${flags[@]}" </dev/null >"$log" 2>&1) ||
       fail "npm install failed (see $log)" "cd $root && npm install"
   fi
-  touch "$marker"
+  echo "$want" >"$marker"
 }
 
 # --- Temporal ----------------------------------------------------------------------------------
