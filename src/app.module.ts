@@ -7,6 +7,7 @@ import { AppointmentsModule } from './appointments/appointments.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { HealthDataModule } from './health-data/health-data.module';
 import { InsuranceModule } from './insurance/insurance.module';
 import { LabTestsModule } from './lab-tests/lab-tests.module';
 import { OrdersModule } from './orders/orders.module';
@@ -24,7 +25,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule],
+      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

@@ -41,6 +41,10 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
     },
     clientErrorHandler: answerBrokenHttp,
   });
+  // Routes marked @LargeBody (health-data ingestion) take larger bodies than the rest.
+  adapter.getInstance().addHook('onRoute', (route) => {
+    if ((route.config as { largeBody?: boolean } | undefined)?.largeBody) route.bodyLimit = config.healthData.bodyLimitBytes;
+  });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     logger: config.env === 'test' ? ['error', 'warn'] : ['error', 'warn', 'log'],
     bufferLogs: false,

@@ -67,6 +67,10 @@ const envSchema = z.object({
   USER_DELETION_GRACE: duration.default('7d'),
   /** Largest JSON body accepted; larger ones answer 413. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** Largest JSON body of health-data ingestion (tens of thousands of samples per request). */
+  HEALTH_DATA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(64 * 1_048_576),
+  /** Samples per page of a grouped timeseries read (`next_cursor` pages on). */
+  HEALTH_DATA_PAGE_SIZE: z.coerce.number().int().min(1).max(100_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug']).default('info'),
   /** Log every request line (off in tests to keep output readable). */
   LOG_REQUESTS: boolFlag.default(true),
@@ -159,6 +163,7 @@ export interface LabflowConfig {
   codec: { corsOrigins: string[]; requireKey: boolean };
   userDeletionGrace: string;
   bodyLimitBytes: number;
+  healthData: { bodyLimitBytes: number; pageSize: number };
   logLevel: Environment['LOG_LEVEL'];
   logRequests: boolean;
   events: EventsConfig;
@@ -249,6 +254,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     },
     userDeletionGrace: e.USER_DELETION_GRACE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE },
     logLevel: e.LOG_LEVEL,
     logRequests: e.LOG_REQUESTS,
     events: {

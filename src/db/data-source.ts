@@ -19,6 +19,7 @@ import { Appointments1763790005000 } from './migrations/1763790005000-appointmen
 import { DelegatedTestkits1763790006000 } from './migrations/1763790006000-delegated-testkits';
 import { Retention1763790007000 } from './migrations/1763790007000-retention';
 import { StrandedOrders1763790008000 } from './migrations/1763790008000-stranded-orders';
+import { HealthData1763790009000 } from './migrations/1763790009000-health-data';
 import { ORDER_ENTITIES } from '../orders/order.entities';
 
 /** Every entity, listed explicitly so ts-node, Jest and compiled JS all see the same set. */
@@ -39,7 +40,7 @@ export const ENTITIES = [
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000];
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000, HealthData1763790009000];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

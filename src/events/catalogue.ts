@@ -114,6 +114,15 @@ export interface DailyDataEventData {
   [field: string]: unknown;
 }
 
+/** `historical.data.<type>.created`: a backfill of one resource ended. */
+export interface HistoricalDataEventData {
+  user_id: string;
+  start_date: string | null;
+  end_date: string | null;
+  is_final: true;
+  provider: ProviderSource;
+}
+
 /** The payload type of each fixed event type. */
 export interface EventPayloads {
   'labtest.order.created': OrderEventData;
@@ -131,13 +140,16 @@ export type PayloadOf<T extends EventType> = T extends keyof EventPayloads
   ? EventPayloads[T]
   : T extends DailyDataEventType
     ? DailyDataEventData
-    : never;
+    : T extends `historical.data.${string}.created`
+      ? HistoricalDataEventData
+      : never;
 
 const DAILY_DATA = /^daily\.data\.[a-z0-9_]+\.(created|updated)$/;
+const HISTORICAL_DATA = /^historical\.data\.[a-z0-9_]+\.created$/;
 
 /** Whether `value` names an event type labflow emits. */
 export function isEventType(value: string): value is EventType {
-  return (FIXED_EVENT_TYPES as readonly string[]).includes(value) || DAILY_DATA.test(value);
+  return (FIXED_EVENT_TYPES as readonly string[]).includes(value) || DAILY_DATA.test(value) || HISTORICAL_DATA.test(value);
 }
 
 /** Webhook endpoint filter: exact event types; null or [] takes every type. */

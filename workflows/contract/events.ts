@@ -5,6 +5,8 @@
  */
 
 export type DailyDataEventType = `daily.data.${string}.created` | `daily.data.${string}.updated`;
+/** A backfill of one resource ended (`historical.data.<type>.created`). */
+export type HistoricalDataEventType = `historical.data.${string}.created`;
 
 export type EventType =
   | 'labtest.order.created'
@@ -15,7 +17,8 @@ export type EventType =
   | 'lab_report.parsing_job.created'
   | 'lab_report.parsing_job.updated'
   | 'provider.connection.created'
-  | DailyDataEventType;
+  | DailyDataEventType
+  | HistoricalDataEventType;
 
 /** One event to emit (src/events/outbox.service.ts calls it NewEvent). */
 export interface NewEvent {

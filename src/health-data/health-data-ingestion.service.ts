@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import type { TeamPrincipal } from '../auth/principal';
+import { notFound, RequestValidationError, validationError } from '../common/errors';
+import { zodIssues } from '../common/validation';
+import { uuidV5 } from '../events/event-id';
+import { OutboxService, type NewEvent } from '../events/outbox.service';
+import type { UserEntity } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
+import type { IngestionEnvelope } from './health-data.dto';
+import { type EventSubject, historicalEvent, summaryEvent, timeseriesEvents } from './health-data-events';
+import { sampleView, summaryView } from './health-data-views';
+import { summaryType, timeseriesResource, type SummaryType } from './registry';
+import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
+import { SummariesRepository, type SummaryWrite } from './summaries.repository';
+import { OWNED_FIELDS, SUMMARY_SCHEMAS } from './summary-schemas';
+import { TimeseriesRepository } from './timeseries.repository';
+
+/** UUID v5 namespace of summary ids derived from their natural key (fixed forever). */
+const SUMMARY_ID_NAMESPACE = '6f1d3c52-9a8e-4d1b-b3c2-6c3f0a4e9d17';
+const DAY_MS = 86_400_000;
+
+export interface IngestionResult {
+  resource: string;
+  /** Samples or summaries stored (new or replacing). */
+  stored: number;
+  created: number;
+  updated: number;
+  /** Left out because they lie outside the user's ingestion_start / ingestion_end. */
+  outside_ingestion_bounds: number;
+  events: number;
+}
+
+/**
+ * Ingestion as the phone SDKs send it (`POST /v2/timeseries/{user_id}/{resource}`,
+ * `POST /v2/summary/{resource}/{user_id}`): validate everything first (one bad sample refuses
+ * the request), drop what lies outside the user's ingestion bounds, then write the data and its
+ * events in one transaction.
+ */
+@Injectable()
+export class HealthDataIngestionService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly timeseries: TimeseriesRepository,
+    private readonly summaries: SummariesRepository,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  async ingestTimeseries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope): Promise<IngestionResult> {
+    const resource = timeseriesResource(slug);
+    if (!resource) throw notFound(`Timeseries resource ${slug}`);
+    const user = await this.requireUser(team, userId);
+    const timeZone = body.time_zone ?? user.fallbackTimeZone?.id ?? 'UTC';
+    const parsed = parseSamples(resource, body.data, timeZone);
+    const bounds = boundsOf(user);
+    const within = lastPerKey(parsed.filter((sample) => sample.ts >= bounds.from && sample.ts < bounds.to));
+    await this.timeseries.ensurePartitions(within);
+    const subject = subjectOf(team, user);
+    const key = { userId: user.id, resource: resource.slug, provider: body.provider, sourceType: body.source_type };
+    return this.summaries.transaction(async (manager) => {
+      const { inserted, updated } = await this.timeseries.upsert(manager, key, within);
+      const events: NewEvent[] = within.length
+        ? timeseriesEvents(subject, resource, body.provider, body.source_type, within.map((sample) => sampleView(resource, storedOf(sample))), updated > 0 ? 'updated' : 'created')
+        : [];
+      if (body.stage === 'historical' && body.is_final_chunk) {
+        events.push(historicalEvent(subject, resource.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }));
+      }
+      await this.outbox.record(manager, events);
+      return { resource: resource.slug, stored: within.length, created: inserted, updated, outside_ingestion_bounds: countOutside(parsed, bounds), events: events.length };
+    });
+  }
+
+  async ingestSummaries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope): Promise<IngestionResult> {
+    const type = summaryType(slug);
+    if (!type) throw notFound(`Summary type ${slug}`);
+    const user = await this.requireUser(team, userId);
+    const items = parseSummaries(type, body.data);
+    const bounds = boundsOf(user);
+    const writes: Array<SummaryWrite & { stream?: unknown }> = [];
+    for (const item of items) {
+      const day = dayOf(type, item);
+      if (day && (Date.parse(`${day}T00:00:00Z`) < bounds.from || Date.parse(`${day}T00:00:00Z`) >= bounds.to)) continue;
+      const data: Record<string, unknown> = { ...item };
+      for (const field of OWNED_FIELDS) delete data[field];
+      writes.push({
+        id: (item.id as string | undefined) ?? summaryIdOf(user.id, type, body.provider, item),
+        userId: user.id,
+        type: type.slug,
+        provider: body.provider,
+        sourceType: body.source_type,
+        day,
+        data,
+        stream: item.stream,
+      });
+    }
+    const unique = [...new Map(writes.map((write) => [write.id, write])).values()];
+    const subject = subjectOf(team, user);
+    return this.summaries.transaction(async (manager) => {
+      const { stored, refused } = await this.summaries.upsert(manager, unique);
+      if (refused.length > 0) {
+        const index = items.findIndex((item) => item.id === refused[0]);
+        throw validationError(['body', 'data', Math.max(index, 0), 'id'], 'This id belongs to another summary.', refused[0]);
+      }
+      const streams = unique.filter((write) => write.stream !== undefined).map((write) => ({ workoutId: write.id, stream: write.stream }));
+      await this.summaries.saveWorkoutStreams(manager, streams);
+      const events = stored.map((summary) => summaryEvent(subject, type.event, summaryView(summary), summary.inserted));
+      if (body.stage === 'historical' && body.is_final_chunk) {
+        events.push(historicalEvent(subject, type.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }));
+      }
+      await this.outbox.record(manager, events);
+      const created = stored.filter((summary) => summary.inserted).length;
+      return { resource: type.slug, stored: stored.length, created, updated: stored.length - created, outside_ingestion_bounds: items.length - writes.length, events: events.length };
+    });
+  }
+
+  private async requireUser(team: TeamPrincipal, userId: string): Promise<UserEntity> {
+    const user = await this.users.findLive(team, userId);
+    if (!user) throw notFound('User');
+    return user;
+  }
+}
+
+function subjectOf(team: TeamPrincipal, user: UserEntity): EventSubject {
+  return { team, userId: user.id, clientUserId: user.clientUserId };
+}
+
+/** The user's ingestion bounds as [from, to) in epoch ms (UTC days; open when unset). */
+function boundsOf(user: UserEntity): { from: number; to: number } {
+  return {
+    from: user.ingestionStart ? Date.parse(`${user.ingestionStart}T00:00:00Z`) : -Infinity,
+    to: user.ingestionEnd ? Date.parse(`${user.ingestionEnd}T00:00:00Z`) + DAY_MS : Infinity,
+  };
+}
+
+function countOutside(samples: NormalisedSample[], bounds: { from: number; to: number }): number {
+  let outside = 0;
+  for (const sample of samples) if (sample.ts < bounds.from || sample.ts >= bounds.to) outside++;
+  return outside;
+}
+
+/** A normalised sample as the views read stored ones. */
+function storedOf(sample: NormalisedSample) {
+  return {
+    provider: '',
+    sourceType: '',
+    sampleKey: sample.sampleKey,
+    ts: sample.ts,
+    endTs: sample.endTs,
+    value: sample.value,
+    diastolic: sample.diastolic,
+    sampleType: sample.sampleType,
+    timezoneOffset: sample.timezoneOffset,
+    extra: sample.extra ? (JSON.parse(sample.extra) as Record<string, unknown>) : null,
+  };
+}
+
+function parseSummaries(type: SummaryType, data: unknown[]): Array<Record<string, unknown>> {
+  const schema = SUMMARY_SCHEMAS[type.slug];
+  const issues = [];
+  const items: Array<Record<string, unknown>> = [];
+  for (let index = 0; index < data.length && issues.length < 20; index++) {
+    const result = schema.safeParse(data[index]);
+    if (result.success) items.push(result.data as Record<string, unknown>);
+    else issues.push(...zodIssues(result.error, data[index], ['body', 'data', index]));
+  }
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  return items;
+}
+
+/** The day a summary counts for in date-range reads (UTC date of a date-time field). */
+function dayOf(type: SummaryType, item: Record<string, unknown>): string | null {
+  if (!type.date) return null;
+  const value = item[type.date];
+  if (typeof value !== 'string') return null;
+  return value.length === 10 ? value : new Date(Date.parse(value)).toISOString().slice(0, 10);
+}
+
+/** A summary's id from its natural key: resending the same day/session replaces it. */
+function summaryIdOf(userId: string, type: SummaryType, provider: string, item: Record<string, unknown>): string {
+  const raw = type.key ? item[type.key] : '';
+  const key = type.key && typeof raw === 'string' && raw.length > 10 && !Number.isNaN(Date.parse(raw)) ? new Date(Date.parse(raw)).toISOString() : String(raw ?? '');
+  return uuidV5(`${userId}|${type.slug}|${provider}|${key}`, SUMMARY_ID_NAMESPACE);
+}

@@ -1,0 +1,82 @@
+import { providerOf, sourceIdOf, sourceOf } from './providers';
+import type { TimeseriesResource } from './registry';
+import type { StoredSummary } from './summaries.repository';
+import type { StoredSample } from './timeseries.repository';
+
+/** Stored rows → the shapes Junction serves (and its SDK parses). */
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** One sample as `client.vitals.*` returns it. */
+export function sampleView(resource: TimeseriesResource, sample: StoredSample): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    timezone_offset: sample.timezoneOffset,
+    type: sample.sampleType,
+    unit: resource.unit,
+    timestamp: iso(sample.ts),
+  };
+  if (resource.kind === 'blood_pressure') {
+    view.systolic = sample.value;
+    view.diastolic = sample.diastolic;
+    return view;
+  }
+  if (resource.kind === 'interval' || resource.kind === 'note') {
+    view.start = iso(sample.ts);
+    view.end = iso(sample.endTs ?? sample.ts);
+  }
+  if (resource.kind === 'note') {
+    view.value = sample.extra?.value ?? '';
+    view.tags = sample.extra?.tags ?? [];
+  } else {
+    view.value = sample.value;
+    if (sample.extra) Object.assign(view, sample.extra);
+  }
+  return view;
+}
+
+/** A summary as `client.<type>.get` returns it: the stored fields plus labflow's own. */
+export function summaryView(summary: StoredSummary): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    ...summary.data,
+    id: summary.id,
+    user_id: summary.userId,
+    source: sourceOf(summary.provider, summary.sourceType),
+    created_at: summary.createdAt.toISOString(),
+    updated_at: summary.updatedAt.toISOString(),
+  };
+  // `date` is the deprecated UTC midnight of calendar_date, still required by the SDK.
+  if (typeof summary.data.calendar_date === 'string' && view.date === undefined) view.date = `${summary.data.calendar_date}T00:00:00+00:00`;
+  if (['menstrual_cycle', 'electrocardiogram', 'sleep_cycle'].includes(summary.type)) {
+    view.source_provider ??= summary.provider;
+    view.source_type ??= summary.sourceType;
+  }
+  if (summary.type === 'meal' || summary.type === 'workouts') view.provider_id ??= summary.data.provider_id;
+  if (summary.type === 'meal') {
+    view.priority_id ??= 0;
+    view.source_id ??= sourceIdOf(summary.provider);
+  }
+  return view;
+}
+
+/** A summary as the `/raw` reads return it (`ActivityV2InDb` and its kin). */
+export function rawSummaryView(summary: StoredSummary): Record<string, unknown> {
+  const timestamp = summary.day ? `${summary.day}T00:00:00+00:00` : summary.createdAt.toISOString();
+  const view: Record<string, unknown> = {
+    id: summary.id,
+    user_id: summary.userId,
+    provider_id: typeof summary.data.provider_id === 'string' ? summary.data.provider_id : summary.id,
+    source_id: sourceIdOf(summary.provider),
+    priority_id: 0,
+    source: providerOf(summary.provider),
+    data: summary.data,
+    created_at: summary.createdAt.toISOString(),
+    updated_at: summary.updatedAt.toISOString(),
+  };
+  if (summary.type !== 'devices' && summary.type !== 'profile') view.timestamp = timestamp;
+  if (summary.type === 'workouts') {
+    const sport = (summary.data.sport as { id: number; name: string; slug: string } | undefined) ?? { id: 0, name: 'Other', slug: 'other' };
+    view.sport = sport;
+    view.sport_id = sport.id;
+  }
+  return view;
+}

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { UsersModule } from '../users/users.module';
+import { TimeseriesController } from './timeseries.controller';
+import { HealthDataIngestionService } from './health-data-ingestion.service';
+import { IntrospectionController } from './introspection.controller';
+import { IntrospectionService } from './introspection.service';
+import { SummariesController } from './summaries.controller';
+import { SummariesRepository } from './summaries.repository';
+import { SummaryQueriesService } from './summary-queries.service';
+import { TimeseriesQueriesService } from './timeseries-queries.service';
+import { TimeseriesRepository } from './timeseries.repository';
+
+/**
+ * Wearable and health data (spec §Wearable data objects): ingestion, storage and reads of every
+ * timeseries resource and summary type in registry.ts, and their `daily.data.*` events.
+ */
+@Module({
+  imports: [UsersModule, EventsModule],
+  controllers: [TimeseriesController, SummariesController, IntrospectionController],
+  providers: [TimeseriesRepository, SummariesRepository, HealthDataIngestionService, TimeseriesQueriesService, SummaryQueriesService, IntrospectionService],
+  exports: [HealthDataIngestionService, TimeseriesRepository],
+})
+export class HealthDataModule {}

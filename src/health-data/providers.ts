@@ -1,0 +1,61 @@
+import { SUMMARY_TYPES, TIMESERIES_RESOURCES } from './registry';
+
+/**
+ * The data sources labflow knows (`GET /v2/providers`): the demo sources Junction's sandbox
+ * offers, the phone SDK sources and `manual` (the default provider of ingestion). A provider
+ * slug not listed here is still stored as sent; its source then shows the slug as name.
+ */
+export interface ProviderInfo {
+  slug: string;
+  name: string;
+  description: string;
+  authType: 'oauth' | 'sdk' | 'password' | 'email' | 'app' | '';
+  /** Numeric source id, as Junction's raw objects and timeseries events carry it (stable per slug). */
+  sourceId: number;
+}
+
+const LOGO_BASE = 'https://storage.googleapis.com/vital-assets';
+
+export const PROVIDERS: readonly ProviderInfo[] = [
+  { slug: 'oura', name: 'Oura', description: 'Smart ring tracking sleep, activity and readiness.', authType: 'oauth', sourceId: 1 },
+  { slug: 'fitbit', name: 'Fitbit', description: 'Wearables tracking activity, heart rate and sleep.', authType: 'oauth', sourceId: 2 },
+  { slug: 'garmin', name: 'Garmin', description: 'Watches and fitness devices.', authType: 'oauth', sourceId: 3 },
+  { slug: 'withings', name: 'Withings', description: 'Smart scales, blood pressure monitors and watches.', authType: 'oauth', sourceId: 4 },
+  { slug: 'freestyle_libre', name: 'Freestyle Libre', description: 'Continuous glucose monitor.', authType: 'password', sourceId: 5 },
+  { slug: 'apple_health_kit', name: 'Apple HealthKit', description: 'Health data from iPhone and Apple Watch.', authType: 'sdk', sourceId: 6 },
+  { slug: 'health_connect', name: 'Health Connect', description: 'Health data from Android devices.', authType: 'sdk', sourceId: 7 },
+  { slug: 'manual', name: 'Manual', description: 'Data sent to labflow directly by the team or its app.', authType: '', sourceId: 8 },
+];
+
+const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));
+
+/** The `source` object of a provider slug: `{provider, name, slug, logo}` (+ source type when known). */
+export function sourceOf(slug: string, sourceType?: string | null) {
+  const provider = BY_SLUG.get(slug);
+  return {
+    provider: slug,
+    ...(sourceType ? { type: sourceType } : {}),
+    name: provider?.name ?? slug,
+    slug,
+    logo: logoOf(slug),
+  };
+}
+
+/** `{name, slug, logo}` as raw objects and events carry it. */
+export function providerOf(slug: string) {
+  return { name: BY_SLUG.get(slug)?.name ?? slug, slug, logo: logoOf(slug) };
+}
+
+export function sourceIdOf(slug: string): number {
+  return BY_SLUG.get(slug)?.sourceId ?? 0;
+}
+
+function logoOf(slug: string): string {
+  return `${LOGO_BASE}/${slug}.png`;
+}
+
+/** Every resource a provider can deliver through labflow: all registry resources (ingestion takes any). */
+export const SUPPORTED_RESOURCES: readonly string[] = [
+  ...SUMMARY_TYPES.map((type) => (type.slug === 'devices' ? 'device' : type.slug)),
+  ...TIMESERIES_RESOURCES.map((resource) => resource.event),
+];

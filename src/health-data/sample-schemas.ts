@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { RequestValidationError, type ValidationIssue } from '../common/errors';
+import { zodIssues } from '../common/validation';
+import type { TimeseriesResource } from './registry';
+import { localToEpochMs, offsetSeconds } from './time-zones';
+
+/**
+ * Timeseries samples as ingestion receives them, validated by a schema derived from the
+ * resource's registry entry, and normalised for storage. A bad sample fails the whole request
+ * with a 422 naming it (`loc: ["body", "data", <index>, <field>]`): nothing is written.
+ */
+
+/** ISO 8601 date-time, with or without an offset (without: local time in the batch's time zone). */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/i;
+/** Samples older than this or more than a day ahead are refused as mistakes (unit or epoch errors). */
+const EARLIEST_MS = Date.UTC(1970, 0, 1);
+const FUTURE_SLACK_MS = 86_400_000;
+
+const instant = z.string().regex(DATE_TIME, { message: 'Must be an ISO 8601 date-time, e.g. 2026-11-23T08:00:00Z.' });
+const finite = z.number().refine(Number.isFinite, { message: 'Must be a finite number.' });
+const offset = z.number().int().min(-64_800).max(64_800).optional();
+
+/** One sample, normalised: epoch milliseconds, and what the row stores beside them. */
+export interface NormalisedSample {
+  ts: number;
+  endTs: number | null;
+  value: number | null;
+  diastolic: number | null;
+  sampleType: string | null;
+  timezoneOffset: number;
+  extra: string | null;
+  /** The part of the key the sample type contributes ('' unless the registry says so). */
+  sampleKey: string;
+}
+
+const schemas = new Map<string, z.ZodType>();
+
+/** The schema of one sample of `resource` (built once per resource). */
+export function sampleSchema(resource: TimeseriesResource): z.ZodType {
+  let schema = schemas.get(resource.slug);
+  if (!schema) {
+    schema = buildSchema(resource);
+    schemas.set(resource.slug, schema);
+  }
+  return schema;
+}
+
+function buildSchema(resource: TimeseriesResource): z.ZodType {
+  const typeSchema = resource.sampleType?.values ? z.enum(resource.sampleType.values as [string, ...string[]]) : z.string().min(1).max(64);
+  const shape: Record<string, z.ZodType> = {
+    timezone_offset: offset,
+    unit: z.literal(resource.unit, { message: `Unit must be "${resource.unit}".` }).optional(),
+    type: resource.sampleType?.required ? typeSchema : typeSchema.nullish(),
+  };
+  if (resource.kind === 'discrete' || resource.kind === 'blood_pressure') {
+    shape.timestamp = instant;
+  } else {
+    shape.start = instant;
+    shape.end = instant;
+    shape.timestamp = instant.optional();
+  }
+  if (resource.kind === 'blood_pressure') {
+    shape.systolic = finite;
+    shape.diastolic = finite;
+  } else if (resource.kind === 'note') {
+    shape.value = z.string().max(10_000);
+    shape.tags = z.array(z.enum(['food', 'exercise', 'insulin_injection', 'unspecified'])).max(16).optional();
+  } else {
+    shape.value = finite;
+  }
+  if (resource.extra) shape[resource.extra.field] = z.enum(resource.extra.values as [string, ...string[]]).nullish();
+  return z.object(shape);
+}
+
+/**
+ * Validates and normalises every sample; throws one 422 listing the first bad samples (at most
+ * 20 issues, so a million-sample mistake does not echo a million lines).
+ */
+export function parseSamples(resource: TimeseriesResource, data: unknown[], timeZone: string): NormalisedSample[] {
+  const schema = sampleSchema(resource);
+  const issues: ValidationIssue[] = [];
+  const samples: NormalisedSample[] = new Array(data.length);
+  const latest = Date.now() + FUTURE_SLACK_MS;
+  for (let index = 0; index < data.length && issues.length < 20; index++) {
+    const item = data[index];
+    const loc = ['body', 'data', index];
+    const result = schema.safeParse(item);
+    if (!result.success) {
+      issues.push(...zodIssues(result.error, item, loc));
+      continue;
+    }
+    const sample = result.data as Record<string, unknown>;
+    const interval = resource.kind === 'interval' || resource.kind === 'note';
+    const ts = toEpochMs(String(interval ? sample.start : sample.timestamp), timeZone);
+    const endTs = interval ? toEpochMs(String(sample.end), timeZone) : null;
+    const timeField = interval ? 'start' : 'timestamp';
+    if (!Number.isFinite(ts) || ts < EARLIEST_MS || ts > latest) {
+      issues.push({ loc: [...loc, timeField], msg: 'Must be after 1970 and not more than a day in the future.', type: 'value_error', input: sample[timeField] });
+      continue;
+    }
+    if (endTs !== null && !(endTs >= ts)) {
+      issues.push({ loc: [...loc, 'end'], msg: 'end must not be before start.', type: 'value_error', input: sample.end });
+      continue;
+    }
+    const type = (sample.type as string | null | undefined) ?? null;
+    samples[index] = {
+      ts,
+      endTs,
+      value: resource.kind === 'blood_pressure' ? (sample.systolic as number) : resource.kind === 'note' ? null : (sample.value as number),
+      diastolic: resource.kind === 'blood_pressure' ? (sample.diastolic as number) : null,
+      sampleType: type,
+      timezoneOffset: (sample.timezone_offset as number | undefined) ?? offsetSeconds(timeZone, ts),
+      extra: extraOf(resource, sample),
+      sampleKey: resource.sampleType?.inKey && type ? type : '',
+    };
+  }
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  return samples;
+}
+
+function extraOf(resource: TimeseriesResource, sample: Record<string, unknown>): string | null {
+  if (resource.kind === 'note') return JSON.stringify({ value: sample.value, tags: sample.tags ?? [] });
+  if (resource.extra && sample[resource.extra.field] != null) return JSON.stringify({ [resource.extra.field]: sample[resource.extra.field] });
+  return null;
+}
+
+function toEpochMs(text: string, timeZone: string): number {
+  const iso = text.replace(' ', 'T');
+  if (HAS_OFFSET.test(iso)) return Date.parse(iso);
+  return localToEpochMs(timeZone, Date.parse(`${iso}Z`));
+}
+
+/**
+ * Keeps the last occurrence of each sample key in a batch: the latest value wins within a
+ * request as it does across requests (and Postgres cannot update one row twice in a statement).
+ */
+export function lastPerKey(samples: NormalisedSample[]): NormalisedSample[] {
+  const seen = new Map<string, number>();
+  for (let index = 0; index < samples.length; index++) seen.set(`${samples[index].sampleKey}|${samples[index].ts}`, index);
+  if (seen.size === samples.length) return samples;
+  return [...seen.values()].sort((a, b) => a - b).map((index) => samples[index]);
+}

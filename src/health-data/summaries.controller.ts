@@ -1,0 +1,40 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { IngestionEnvelopeDto, OptionalRangeQuery, StreamParams, SummaryIngestParams } from './health-data.dto';
+import { HealthDataIngestionService } from './health-data-ingestion.service';
+import { LargeBody } from './large-body';
+import { SummaryQueriesService } from './summary-queries.service';
+
+/** Summaries (activity, sleep, workouts, body, profile, ...): ingestion and reads. */
+@ApiTags('summary')
+@ApiSecurity('team-api-key')
+@Controller()
+export class SummariesController {
+  constructor(
+    private readonly ingestion: HealthDataIngestionService,
+    private readonly queries: SummaryQueriesService,
+  ) {}
+
+  @Post('v2/summary/:resource/:user_id')
+  @HttpCode(200)
+  @LargeBody()
+  ingest(@CurrentTeam() team: TeamPrincipal, @Param() params: SummaryIngestParams, @Body() body: IngestionEnvelopeDto) {
+    return this.ingestion.ingestSummaries(team, params.user_id, params.resource, body);
+  }
+
+  @Get('v2/summary/:resource/:user_id')
+  list(@CurrentTeam() team: TeamPrincipal, @Param() params: SummaryIngestParams, @Query() query: OptionalRangeQuery) {
+    return this.queries.list(team, params.user_id, params.resource, query, false);
+  }
+
+  @Get('v2/summary/:resource/:user_id/raw')
+  raw(@CurrentTeam() team: TeamPrincipal, @Param() params: SummaryIngestParams, @Query() query: OptionalRangeQuery) {
+    return this.queries.list(team, params.user_id, params.resource, query, true);
+  }
+
+  @Get('v2/timeseries/workouts/:id/stream')
+  workoutStream(@CurrentTeam() team: TeamPrincipal, @Param() params: StreamParams) {
+    return this.queries.workoutStream(team, params.id);
+  }
+}

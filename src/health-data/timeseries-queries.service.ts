@@ -1,0 +1,118 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { TeamPrincipal } from '../auth/principal';
+import { notFound, validationError } from '../common/errors';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { UsersRepository } from '../users/users.repository';
+import { sampleView } from './health-data-views';
+import { sourceOf } from './providers';
+import { readRange } from './read-range';
+import { LEGACY_SUBTYPE_ROUTES, type TimeseriesResource, timeseriesResource } from './registry';
+import { SummariesRepository } from './summaries.repository';
+import { type SeriesPosition, type StoredSample, TimeseriesRepository } from './timeseries.repository';
+
+export interface RangeParams {
+  start_date: string;
+  end_date?: string;
+  provider?: string;
+}
+
+/** Samples one legacy read returns at most (it has no paging; grouped reads do). */
+const LEGACY_LIMIT = 100_000;
+
+/** Timeseries reads: grouped (paged by next_cursor), legacy arrays, and the sleep stream. */
+@Injectable()
+export class TimeseriesQueriesService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly timeseries: TimeseriesRepository,
+    private readonly summaries: SummariesRepository,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+  ) {}
+
+  /** `GET /v2/timeseries/{user_id}/{resource}/grouped`: `{groups: {<provider>: [{source, data}]}, next_cursor}`. */
+  async grouped(team: TeamPrincipal, userId: string, slug: string, query: RangeParams & { next_cursor?: string; cursor?: string }) {
+    const resource = this.resource(slug);
+    await this.requireUser(team, userId);
+    const range = readRange(query);
+    const after = decodeCursor(query.next_cursor ?? query.cursor);
+    const pageSize = this.config.healthData.pageSize;
+    const rows = await this.timeseries.readRange(userId, resource.slug, { ...range, provider: query.provider }, after, pageSize + 1);
+    const page = rows.slice(0, pageSize);
+    const groups: Record<string, Array<{ source: Record<string, unknown>; data: Array<Record<string, unknown>> }>> = {};
+    let current: { provider: string; sourceType: string; data: Array<Record<string, unknown>> } | null = null;
+    for (const row of page) {
+      if (!current || current.provider !== row.provider || current.sourceType !== row.sourceType) {
+        current = { provider: row.provider, sourceType: row.sourceType, data: [] };
+        (groups[row.provider] ??= []).push({ source: sourceOf(row.provider, row.sourceType), data: current.data });
+      }
+      current.data.push(sampleView(resource, row));
+    }
+    const last = page[page.length - 1];
+    return { groups, next_cursor: rows.length > pageSize && last ? encodeCursor(last) : null };
+  }
+
+  /** `GET /v2/timeseries/{user_id}/{resource}` (deprecated): every sample in the range, by time. */
+  async legacy(team: TeamPrincipal, userId: string, slug: string, query: RangeParams) {
+    const resource = this.resource(slug);
+    if (!resource.legacy) throw notFound(`Timeseries resource ${slug}`);
+    return this.legacyRead(team, userId, resource, query);
+  }
+
+  /** `GET /v2/timeseries/{user_id}/cholesterol/{ldl|hdl|total|triglycerides}`. */
+  async legacySubtype(team: TeamPrincipal, userId: string, slug: string, subtype: string, query: RangeParams) {
+    const route = LEGACY_SUBTYPE_ROUTES[`${slug}/${subtype}`];
+    if (!route) throw notFound(`Timeseries resource ${slug}/${subtype}`);
+    return this.legacyRead(team, userId, this.resource(route.resource), query, route.type);
+  }
+
+  /** `GET /v2/timeseries/sleep/{sleep_id}/stream`: the sleep's samples from the same provider. */
+  async sleepStream(team: TeamPrincipal, sleepId: string) {
+    const sleep = await this.summaries.findById(sleepId, 'sleep');
+    if (!sleep || !(await this.users.findLive(team, sleep.userId))) throw notFound('Sleep');
+    const fromMs = Date.parse(String(sleep.data.bedtime_start));
+    const toMs = Date.parse(String(sleep.data.bedtime_stop));
+    const stream: Record<string, Array<Record<string, unknown>>> = {};
+    for (const slug of ['hrv', 'heartrate', 'hypnogram', 'respiratory_rate']) {
+      const resource = this.resource(slug);
+      const rows = await this.timeseries.readRange(sleep.userId, slug, { fromMs, toMs, provider: sleep.provider }, null, LEGACY_LIMIT);
+      stream[slug] = rows.sort(byTime).map((row) => sampleView(resource, row));
+    }
+    return stream;
+  }
+
+  private async legacyRead(team: TeamPrincipal, userId: string, resource: TimeseriesResource, query: RangeParams, sampleType?: string) {
+    await this.requireUser(team, userId);
+    const range = readRange(query);
+    const rows = await this.timeseries.readRange(userId, resource.slug, { ...range, provider: query.provider, sampleType }, null, LEGACY_LIMIT);
+    return rows.sort(byTime).map((row) => sampleView(resource, row));
+  }
+
+  private resource(slug: string): TimeseriesResource {
+    const resource = timeseriesResource(slug);
+    if (!resource) throw notFound(`Timeseries resource ${slug}`);
+    return resource;
+  }
+
+  private async requireUser(team: TeamPrincipal, userId: string): Promise<void> {
+    if (!(await this.users.findLive(team, userId))) throw notFound('User');
+  }
+}
+
+const byTime = (a: StoredSample, b: StoredSample) => a.ts - b.ts;
+
+function encodeCursor(sample: StoredSample): string {
+  return Buffer.from(JSON.stringify([sample.provider, sample.sourceType, sample.sampleKey, sample.ts])).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): SeriesPosition | null {
+  if (!cursor) return null;
+  try {
+    const [provider, sourceType, sampleKey, ts] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof provider === 'string' && typeof sourceType === 'string' && typeof sampleKey === 'string' && Number.isSafeInteger(ts)) {
+      return { provider, sourceType, sampleKey, ts: ts as number };
+    }
+  } catch {
+    // fall through
+  }
+  throw validationError(['query', 'next_cursor'], 'Not a cursor this endpoint returned.', cursor);
+}

@@ -1,0 +1,53 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import {
+  GroupedQuery,
+  IngestionEnvelopeDto,
+  RangeQuery,
+  StreamParams,
+  SubtypeReadParams,
+  TimeseriesIngestParams,
+  TimeseriesReadParams,
+} from './health-data.dto';
+import { HealthDataIngestionService } from './health-data-ingestion.service';
+import { LargeBody } from './large-body';
+import { TimeseriesQueriesService } from './timeseries-queries.service';
+
+/** Timeseries: ingestion, grouped and legacy reads, workout and sleep streams. */
+@ApiTags('vitals')
+@ApiSecurity('team-api-key')
+@Controller('v2/timeseries')
+export class TimeseriesController {
+  constructor(
+    private readonly ingestion: HealthDataIngestionService,
+    private readonly queries: TimeseriesQueriesService,
+  ) {}
+
+  @Get('sleep/:id/stream')
+  sleepStream(@CurrentTeam() team: TeamPrincipal, @Param() params: StreamParams) {
+    return this.queries.sleepStream(team, params.id);
+  }
+
+  @Post(':user_id/:resource')
+  @HttpCode(200)
+  @LargeBody()
+  ingest(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesIngestParams, @Body() body: IngestionEnvelopeDto) {
+    return this.ingestion.ingestTimeseries(team, params.user_id, params.resource, body);
+  }
+
+  @Get(':user_id/:resource/grouped')
+  grouped(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesReadParams, @Query() query: GroupedQuery) {
+    return this.queries.grouped(team, params.user_id, params.resource, query);
+  }
+
+  @Get(':user_id/:resource')
+  legacy(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesReadParams, @Query() query: RangeQuery) {
+    return this.queries.legacy(team, params.user_id, params.resource, query);
+  }
+
+  @Get(':user_id/:resource/:subtype')
+  legacySubtype(@CurrentTeam() team: TeamPrincipal, @Param() params: SubtypeReadParams, @Query() query: RangeQuery) {
+    return this.queries.legacySubtype(team, params.user_id, params.resource, params.subtype, query);
+  }
+}
