@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const codec = EncryptionCodec.fromKeys(config.phiEncryptionKey, config.temporalPayloadKey);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(config.temporal.connection);
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });
     const history = await client.workflow.getHandle(workflowId).fetchHistory();

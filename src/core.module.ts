@@ -32,7 +32,7 @@ export class CoreModule implements OnApplicationShutdown {
         // Lazy: the API starts (and reports unhealthy) even while Temporal is still coming up.
         useFactory: () =>
           new Client({
-            connection: Connection.lazy({ address: config.temporal.address }),
+            connection: Connection.lazy(config.temporal.connection),
             namespace: config.temporal.namespace,
             dataConverter: labflowDataConverter(config),
           }),

@@ -7,12 +7,13 @@ import { AppointmentLifecycleService } from './appointments/appointment-lifecycl
 import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderReconciler } from './orders/order-reconciler';
 import { labflowDataConverter } from './temporal/payload-codec';
+import { workflowCodeOptions } from './temporal/workflow-bundle';
 import { UsersService } from './users/users.service';
 
 export interface LabflowWorkerOptions {
   /** Overrides the configured task queue (each test file uses its own). */
   taskQueue?: string;
-  /** A pre-built bundle (tests bundle once per run); otherwise workflows/ is bundled at start. */
+  /** A pre-built bundle (tests bundle once per run); otherwise see workflowCodeOptions. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
@@ -21,8 +22,10 @@ export async function createLabflowWorker(
   app: INestApplicationContext,
   config: LabflowConfig,
   options: LabflowWorkerOptions = {},
-): Promise<{ worker: Worker; connection: NativeConnection }> {
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+): Promise<{ worker: Worker; connection: NativeConnection; workflowCode: string }> {
+  // First: a production worker without its bundle stops before it connects anywhere.
+  const { description: workflowCode, ...workflowCodeOption } = workflowCodeOptions(config.env, options.workflowBundle);
+  const connection = await NativeConnection.connect(config.temporal.connection);
   const activities = createActivities({
     users: app.get(UsersService),
     events: app.get(OutboxService),
@@ -37,9 +40,7 @@ export async function createLabflowWorker(
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     activities,
     dataConverter: labflowDataConverter(config),
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows') }),
+    ...workflowCodeOption,
   });
-  return { worker, connection };
+  return { worker, connection, workflowCode };
 }

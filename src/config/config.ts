@@ -1,5 +1,6 @@
 import { msToNumber } from '@temporalio/common/lib/time';
 import { z } from 'zod';
+import { resolveTemporalConnection, type TemporalConnectionOptions } from './temporal-connection';
 
 /**
  * Every setting labflow reads from its environment, parsed and validated once at start-up.
@@ -40,8 +41,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/labflow'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379/0'),
-  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('labflow'),
+  // TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default labflow), TLS and
+  // API key: Temporal's own connection settings, read and checked by ./temporal-connection.ts.
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('labflow'),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
   API_HOST: z.string().default('127.0.0.1'),
@@ -155,7 +156,14 @@ export interface LabflowConfig {
   env: Environment['NODE_ENV'];
   databaseUrl: string;
   redisUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string; uiUrl: string };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    uiUrl: string;
+    /** Address, TLS, API key and gRPC metadata: what every Connection/NativeConnection is given. */
+    connection: TemporalConnectionOptions;
+  };
   api: { host: string; port: number; publicUrl: string };
   management: { port: number };
   phiEncryptionKey: Buffer;
@@ -225,9 +233,13 @@ export class ConfigError extends Error {}
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConfig {
   const parsed = envSchema.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`labflow configuration is invalid:\n${lines.join('\n')}`);
+  const temporal = resolveTemporalConnection(source);
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+    ...(temporal.ok ? [] : temporal.errors),
+  ];
+  if (!parsed.success || !temporal.ok) {
+    throw new ConfigError(`labflow configuration is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
   }
   const e = parsed.data;
   return {
@@ -235,8 +247,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
+      address: temporal.settings.connection.address,
+      namespace: temporal.settings.namespace,
+      connection: temporal.settings.connection,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiUrl: e.TEMPORAL_UI_URL,
     },

@@ -633,7 +633,7 @@ async function main(): Promise<void> {
     });
 
     // The workflows, as Temporal sees them.
-    temporalConnection.connection = await Connection.connect({ address: config.temporal.address });
+    temporalConnection.connection = await Connection.connect(config.temporal.connection);
     const client = new Client({ connection: temporalConnection.connection, namespace: config.temporal.namespace, dataConverter: labflowDataConverter(config) });
     temporalConnection.client = client;
     const workflowStatus = new Map<string, string>();
