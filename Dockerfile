@@ -16,7 +16,10 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY scripts ./scripts
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+# npm run build: tsc, then the workflow bundle (dist/workflow-bundle.js) the production worker
+# loads instead of bundling at every start.
+RUN npm run build && test -s dist/workflow-bundle.js \
+  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 WORKDIR /app

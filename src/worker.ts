@@ -56,8 +56,8 @@ runProcess('worker', async () => {
       console.log(`[labflow] ${running.join(' and ')} on queue "${config.events.queueName}"`);
     }
     if (roles.has('temporal')) {
-      const { worker, connection } = await createLabflowWorker(app, config);
-      console.log(`[labflow] worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}"`);
+      const { worker, connection, workflowCode } = await createLabflowWorker(app, config);
+      console.log(`[labflow] worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`);
       try {
         await worker.run();
       } finally {
