@@ -18,7 +18,7 @@ LABFLOW_TEMPORAL_PORT=7233
 LABFLOW_TEMPORAL_UI_PORT=8233
 LABFLOW_TEMPORAL_ADDR="$LABFLOW_TEMPORAL_IP:$LABFLOW_TEMPORAL_PORT"
 LABFLOW_NAMESPACES=(labflow labflow-test)
-LABFLOW_SEARCH_ATTRIBUTES=(LabflowTeamId LabflowOrderStatus LabflowCollectionMethod LabflowLab)
+LABFLOW_SEARCH_ATTRIBUTES=(LabflowTeamId LabflowOrderStatus LabflowCollectionMethod LabflowLab LabflowLabReportStatus)
 LABFLOW_TEMPORAL_PIDFILE="$LABFLOW_CACHE_DIR/temporal.pid"
 LABFLOW_TEMPORAL_LOG="$LABFLOW_CACHE_DIR/temporal.log"
 LABFLOW_TEMPORAL_DB="$LABFLOW_CACHE_DIR/temporal-dev.sqlite"
@@ -119,7 +119,7 @@ temporal_healthy() {
   tcli operator cluster health --address "$LABFLOW_TEMPORAL_ADDR" --command-timeout 3s >/dev/null 2>&1
 }
 
-# Makes sure both namespaces exist and carry the four keyword search attributes.
+# Makes sure both namespaces exist and carry the keyword search attributes (LABFLOW_SEARCH_ATTRIBUTES).
 stack_temporal_ensure() {
   local ns sa out attempt
   for ns in "${LABFLOW_NAMESPACES[@]}"; do

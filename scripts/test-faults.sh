@@ -3,7 +3,7 @@
 # own so it never disturbs `npm test` or `npm run up`:
 #
 #   Temporal    its own dev server on 127.0.0.1:7243 (UI :8243), SQLite file in a temp dir,
-#               namespace labflow-faults with the four keyword search attributes
+#               namespace labflow-faults with the keyword search attributes
 #   Postgres    database labflow_faults (dropped, created and migrated every run)
 #   Redis       its own redis-server on 127.0.0.1:6390 (CLIENT PAUSE must not pause anyone
 #               else's Redis); without redis-server, db 3 of the machine's Redis (flushed)

@@ -3,6 +3,8 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEq
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** First byte of encryptBytes output. */
+const BYTES_VERSION = 1;
 
 /**
  * AES-256-GCM for PHI at rest. Output is `v1.<base64(iv | tag | ciphertext)>`; the version lets
@@ -27,6 +29,25 @@ export class PhiCipher {
     const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * Binary PHI (uploaded files) without base64's third more: `0x01 | iv | tag | ciphertext`,
+   * the leading byte being the format version.
+   */
+  encryptBytes(plaintext: Uint8Array): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return Buffer.concat([Buffer.from([BYTES_VERSION]), iv, cipher.getAuthTag(), body]);
+  }
+
+  decryptBytes(sealed: Uint8Array): Buffer {
+    const raw = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    if (raw[0] !== BYTES_VERSION || raw.length < 1 + IV_BYTES + TAG_BYTES) throw new Error('Unknown PHI ciphertext format');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(1, 1 + IV_BYTES));
+    decipher.setAuthTag(raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
   }
 
   encryptJson(value: unknown): string {

@@ -7,6 +7,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
+import { registerMultipart } from './multipart';
 import { toOpenApi30Nullables } from './schemas';
 import { ZodRequestPipe } from './validation';
 
@@ -21,6 +22,8 @@ export interface HttpAppOptions {
   description: string;
   /** Header and name of the security scheme the OpenAPI document declares. */
   security: { name: string; header: string };
+  /** Routes that take multipart/form-data uploads (every other route refuses multipart). */
+  multipartRoutes?: readonly string[];
 }
 
 /**
@@ -50,6 +53,7 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
     bufferLogs: false,
   });
   app.enableShutdownHooks();
+  if (options.multipartRoutes?.length) await registerMultipart(app, options.multipartRoutes);
   setupOpenApi(app, options);
   return app;
 }

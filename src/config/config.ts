@@ -1,6 +1,7 @@
 import { msToNumber } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from './temporal-connection';
+import { LAB_REPORT_TASK_QUEUE } from '../../workflows/contract/lab-reports';
 
 /**
  * Every setting labflow reads from its environment, parsed and validated once at start-up.
@@ -148,6 +149,18 @@ const envSchema = z.object({
   APPOINTMENT_NO_SHOW_GRACE: duration.default('1d'),
   /** How long a PSC booking's x-idempotency-key is remembered. */
   APPOINTMENT_IDEMPOTENCY_KEY_TTL: duration.default('14d'),
+  /** Lab reports: the task queue of parsing workflows and their OCR-heavy activities (role lab-reports). */
+  LAB_REPORT_TASK_QUEUE: z.string().min(1).default(LAB_REPORT_TASK_QUEUE),
+  /** Lab reports: longest one processing step (extract, parse, match) may run. */
+  LAB_REPORT_STEP_TIMEOUT: duration.default('10m'),
+  /** Lab reports: a step whose worker sent no heartbeat this long (the worker died) is retried. */
+  LAB_REPORT_HEARTBEAT_TIMEOUT: duration.default('30s'),
+  /** Lab reports: first retry delay of a failing step (doubling after). */
+  LAB_REPORT_RETRY_INTERVAL: duration.default('2s'),
+  /** Lab reports: attempts of a step before the job fails with processing_error. */
+  LAB_REPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Lab reports: a job this old whose workflow is not known to run gets it started by the worker's sweep. */
+  LAB_REPORT_START_GRACE: duration.default('10s'),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -186,6 +199,17 @@ export interface LabflowConfig {
     noShowGrace: string;
     idempotencyKeyTtlMs: number;
   };
+  labReports: LabReportsConfig;
+}
+
+/** Lab report parsing jobs (src/lab-reports, workflows/lab-report/). */
+export interface LabReportsConfig {
+  taskQueue: string;
+  stepTimeout: string;
+  heartbeatTimeout: string;
+  retryInterval: string;
+  maxAttempts: number;
+  startGraceMs: number;
 }
 
 /** Order lifecycle timers and order API settings (src/orders). */
@@ -310,6 +334,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       providerStepDelayMs: toMs(e.APPOINTMENT_PROVIDER_STEP_DELAY),
       noShowGrace: e.APPOINTMENT_NO_SHOW_GRACE,
       idempotencyKeyTtlMs: toMs(e.APPOINTMENT_IDEMPOTENCY_KEY_TTL),
+    },
+    labReports: {
+      taskQueue: e.LAB_REPORT_TASK_QUEUE,
+      stepTimeout: e.LAB_REPORT_STEP_TIMEOUT,
+      heartbeatTimeout: e.LAB_REPORT_HEARTBEAT_TIMEOUT,
+      retryInterval: e.LAB_REPORT_RETRY_INTERVAL,
+      maxAttempts: e.LAB_REPORT_MAX_ATTEMPTS,
+      startGraceMs: toMs(e.LAB_REPORT_START_GRACE),
     },
   };
 }

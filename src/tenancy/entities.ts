@@ -40,6 +40,8 @@ export class TeamEntity {
   @Column('text') region!: Region;
   @Column('text', { name: 'integration_team_id', nullable: true }) integrationTeamId!: string | null;
   @Column('boolean', { name: 'partial_webhooks_enabled', default: false }) partialWebhooksEnabled!: boolean;
+  /** Lab report parsing jobs may ask for human review (`needs_human_review`). */
+  @Column('boolean', { name: 'lab_report_human_review_enabled', default: false }) labReportHumanReviewEnabled?: boolean;
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' }) createdOn!: Date;
   @Column('text', { name: 'logo_url', nullable: true }) logoUrl?: string | null;
   @Column('jsonb', { name: 'brand_information', nullable: true }) brandInformation?: TeamBrandInformation | null;

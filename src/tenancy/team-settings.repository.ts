@@ -15,4 +15,10 @@ export class TeamSettingsRepository {
     const [row]: Array<{ enabled: boolean }> = await manager.query(`SELECT partial_webhooks_enabled AS enabled FROM teams WHERE id = $1`, [teamId]);
     return row?.enabled ?? false;
   }
+
+  /** Whether the team enabled human review of lab report parsing jobs (management API). */
+  async labReportHumanReviewEnabled(teamId: string, manager: EntityManager = this.db.manager): Promise<boolean> {
+    const [row]: Array<{ enabled: boolean }> = await manager.query(`SELECT lab_report_human_review_enabled AS enabled FROM teams WHERE id = $1`, [teamId]);
+    return row?.enabled ?? false;
+  }
 }

@@ -80,6 +80,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     MANAGEMENT_PORT: '0',
     TEMPORAL_TASK_QUEUE: taskQueue,
     EVENTS_QUEUE: `events-${taskQueue}`,
+    LAB_REPORT_TASK_QUEUE: `lab-reports-${taskQueue}`,
     SANDBOX_CALLBACKS: options.sandboxCallbacks ? 'true' : 'false',
     SANDBOX_CALLBACKS_QUEUE: `sandbox-callbacks-${taskQueue}`,
     LOG_REQUESTS: 'false',

@@ -7,6 +7,8 @@ export const SEARCH_ATTRIBUTES = {
   orderStatus: defineSearchAttributeKey('LabflowOrderStatus', SearchAttributeType.KEYWORD),
   collectionMethod: defineSearchAttributeKey('LabflowCollectionMethod', SearchAttributeType.KEYWORD),
   lab: defineSearchAttributeKey('LabflowLab', SearchAttributeType.KEYWORD),
+  /** A lab report parsing job's status (started, pending_review, completed, failed). */
+  labReportStatus: defineSearchAttributeKey('LabflowLabReportStatus', SearchAttributeType.KEYWORD),
 } as const;
 
 export const userDeletionWorkflowId = (userId: string) => `user-deletion:${userId}`;

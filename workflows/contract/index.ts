@@ -8,3 +8,4 @@ export * from './users';
 export * from './events';
 export * from './orders';
 export * from './appointments';
+export * from './lab-reports';

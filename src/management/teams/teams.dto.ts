@@ -41,6 +41,7 @@ export class CreateTeamDto extends createZodDto(
     region: regionParam,
     integration_team_id: integrationTeamId.nullish(),
     partial_webhooks_enabled: z.boolean().default(false),
+    lab_report_human_review_enabled: z.boolean().default(false).describe('Lab report parsing jobs may ask for human review (needs_human_review).'),
     logo_url: logoUrl.nullish(),
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().default(true),
@@ -53,6 +54,7 @@ export class PatchTeamDto extends createZodDto(
     name: teamName.optional(),
     integration_team_id: integrationTeamId.nullish(),
     partial_webhooks_enabled: z.boolean().optional(),
+    lab_report_human_review_enabled: z.boolean().optional(),
     logo_url: logoUrl.nullish(),
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().optional(),
@@ -74,6 +76,7 @@ const teamSummary = z.object({
 
 const team = teamSummary.extend({
   partial_webhooks_enabled: z.boolean(),
+  lab_report_human_review_enabled: z.boolean(),
   logo_url: z.string().nullable(),
   brand_information: z.record(z.string(), z.string().nullable()).nullable(),
   lab_tests_patient_sms_communication_enabled: z.boolean(),

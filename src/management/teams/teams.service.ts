@@ -38,6 +38,7 @@ export class TeamsService {
       region: body.region,
       integrationTeamId: body.integration_team_id ?? null,
       partialWebhooksEnabled: body.partial_webhooks_enabled,
+      labReportHumanReviewEnabled: body.lab_report_human_review_enabled,
       logoUrl: body.logo_url ?? null,
       brandInformation: body.brand_information ?? null,
       labTestsPatientSmsCommunicationEnabled: body.lab_tests_patient_sms_communication_enabled,
@@ -61,6 +62,7 @@ export class TeamsService {
     if (body.name !== undefined) team.name = body.name;
     if (body.integration_team_id !== undefined) team.integrationTeamId = body.integration_team_id;
     if (body.partial_webhooks_enabled !== undefined) team.partialWebhooksEnabled = body.partial_webhooks_enabled;
+    if (body.lab_report_human_review_enabled !== undefined) team.labReportHumanReviewEnabled = body.lab_report_human_review_enabled;
     if (body.logo_url !== undefined) team.logoUrl = body.logo_url;
     if (body.brand_information !== undefined) team.brandInformation = body.brand_information;
     if (body.lab_tests_patient_sms_communication_enabled !== undefined) {
@@ -131,6 +133,7 @@ export function toView(team: TeamEntity): TeamView {
   return {
     ...toSummary(team),
     partial_webhooks_enabled: team.partialWebhooksEnabled,
+    lab_report_human_review_enabled: team.labReportHumanReviewEnabled ?? false,
     logo_url: team.logoUrl ?? null,
     brand_information: team.brandInformation ?? null,
     lab_tests_patient_sms_communication_enabled: team.labTestsPatientSmsCommunicationEnabled ?? true,

@@ -1,0 +1,48 @@
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { LabReportQueriesService } from './lab-report-queries.service';
+import { LabReportUploadsService } from './lab-report-uploads.service';
+import { MAX_REPORT_BYTES, ParsingJobDto, ParsingJobIdParams } from './lab-reports.dto';
+import { readUploadForm } from './upload-form';
+
+/** The upload route, the only one that takes multipart/form-data (http-app multipartRoutes). */
+export const LAB_REPORT_UPLOAD_ROUTE = '/lab_report/v1/parser/job';
+
+@ApiTags('lab_report')
+@ApiSecurity('team-api-key')
+@Controller('lab_report/v1/parser/job')
+export class LabReportsController {
+  constructor(
+    private readonly uploads: LabReportUploadsService,
+    private readonly queries: LabReportQueriesService,
+  ) {}
+
+  /** Uploads a lab report (PDF, JPEG or PNG, at most 10 MB) and starts parsing it. Beta. */
+  @Post()
+  @HttpCode(200)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file', 'user_id'],
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'The report: PDF, JPEG or PNG, at most 10 MB.' },
+        user_id: { type: 'string', format: 'uuid' },
+        needs_human_review: { type: 'boolean', default: false, description: 'Only for teams with human review enabled (otherwise 400).' },
+      },
+    },
+  })
+  @ApiOkResponse({ type: ParsingJobDto })
+  async create(@CurrentTeam() team: TeamPrincipal, @Req() request: FastifyRequest) {
+    const form = await readUploadForm(request, MAX_REPORT_BYTES);
+    return this.uploads.create(team, form);
+  }
+
+  @Get(':job_id')
+  @ApiOkResponse({ type: ParsingJobDto })
+  get(@CurrentTeam() team: TeamPrincipal, @Param() params: ParsingJobIdParams) {
+    return this.queries.get(team, params.job_id);
+  }
+}
