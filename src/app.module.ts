@@ -10,7 +10,6 @@ import { HealthModule } from './health/health.module';
 import { HealthDataModule } from './health-data/health-data.module';
 import { InsuranceModule } from './insurance/insurance.module';
 import { LabTestsModule } from './lab-tests/lab-tests.module';
-import { LAB_REPORT_UPLOAD_ROUTE } from './lab-reports/lab-reports.controller';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
 import { UsersModule } from './users/users.module';
@@ -19,7 +18,6 @@ export const API_DOCUMENT: HttpAppOptions = {
   title: 'labflow API',
   description: 'Junction-compatible lab-testing and health-data API. Authenticate with a team API key.',
   security: { name: 'team-api-key', header: 'x-service-api-key' },
-  multipartRoutes: [LAB_REPORT_UPLOAD_ROUTE],
 };
 
 /** The main API ({base_url}): every route needs a team API key unless marked @Public. */

@@ -22,8 +22,6 @@ export interface HttpAppOptions {
   description: string;
   /** Header and name of the security scheme the OpenAPI document declares. */
   security: { name: string; header: string };
-  /** Routes that take multipart/form-data uploads (every other route refuses multipart). */
-  multipartRoutes?: readonly string[];
 }
 
 /**
@@ -53,7 +51,7 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
     bufferLogs: false,
   });
   app.enableShutdownHooks();
-  if (options.multipartRoutes?.length) await registerMultipart(app, options.multipartRoutes);
+  await registerMultipart(app);
   setupOpenApi(app, options);
   return app;
 }

@@ -1,21 +1,22 @@
 import multipart from '@fastify/multipart';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { type NestFastifyApplication, RouteConfig } from '@nestjs/platform-fastify';
+
+/** Marks a route that takes multipart/form-data uploads (every other route refuses multipart). */
+export const AcceptsMultipart = () => RouteConfig({ multipart: true });
 
 /**
- * multipart/form-data for the routes named (file uploads) and for no other: @fastify/multipart
- * adds its content-type parser to every route, so an onRequest hook answers other routes' multipart
- * bodies 415 as before. Uploads stream past the JSON body limit: each route caps its own files
- * (`request.parts({ limits })`).
+ * multipart/form-data for the routes marked @AcceptsMultipart and for no other: @fastify/multipart
+ * adds its content-type parser to every route, so an onRequest hook answers other routes'
+ * multipart bodies 415 as before. Uploads stream past the JSON body limit: each route caps its
+ * own files (`request.parts({ limits })`).
  */
-export async function registerMultipart(app: NestFastifyApplication, routes: readonly string[]): Promise<void> {
+export async function registerMultipart(app: NestFastifyApplication): Promise<void> {
   await app.register(multipart as never, { throwFileSizeLimit: true });
-  const allowed = new Set(routes);
   app
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', async (request, reply) => {
-      const route = request.routeOptions.url;
-      if (route === undefined || allowed.has(route)) return;
+      if (request.routeOptions.url === undefined || (request.routeOptions.config as { multipart?: boolean }).multipart) return;
       if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) return;
       await reply
         .code(415)

@@ -2,13 +2,11 @@ import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { AcceptsMultipart } from '../common/multipart';
 import { LabReportQueriesService } from './lab-report-queries.service';
 import { LabReportUploadsService } from './lab-report-uploads.service';
 import { MAX_REPORT_BYTES, ParsingJobDto, ParsingJobIdParams } from './lab-reports.dto';
 import { readUploadForm } from './upload-form';
-
-/** The upload route, the only one that takes multipart/form-data (http-app multipartRoutes). */
-export const LAB_REPORT_UPLOAD_ROUTE = '/lab_report/v1/parser/job';
 
 @ApiTags('lab_report')
 @ApiSecurity('team-api-key')
@@ -22,6 +20,7 @@ export class LabReportsController {
   /** Uploads a lab report (PDF, JPEG or PNG, at most 10 MB) and starts parsing it. Beta. */
   @Post()
   @HttpCode(200)
+  @AcceptsMultipart()
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
