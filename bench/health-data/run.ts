@@ -1,0 +1,220 @@
+/**
+ * Health-data benchmark, every figure against a baseline measured in the same run:
+ *
+ *   1. samples/s upserted through `POST /v2/timeseries/{user_id}/heartrate` (the API in a process
+ *      of its own, BENCH_CONCURRENCY requests of BENCH_BATCH minute samples in flight) ÷ a raw
+ *      `COPY` of the same rows into a bare table (no index, no key): what validation, the upsert
+ *      and its events cost beyond writing the bytes; and the events/s those requests recorded;
+ *   2. grouped-read p50/p99 (`GET /v2/timeseries/{user_id}/heartrate/grouped`, one user's day of
+ *      1,440 samples) with 10+ million samples stored (generated with generate_series);
+ *   3. the storage choice, on the same 10 million rows: the monthly-partitioned table against an
+ *      unpartitioned copy with a BRIN index on the time column (load time, size, the day read
+ *      in SQL, and retention of a month: DROP of a partition against DELETE).
+ *
+ *   npm run bench:health-data   (settings from the environment as for the services: DATABASE_URL
+ *                                names the server (its database is replaced by BENCH_DATABASE,
+ *                                default labflow_health_bench, recreated), PHI_ENCRYPTION_KEY;
+ *                                BENCH_ROWS (10,000,000), BENCH_BATCH (10,000),
+ *                                BENCH_REQUESTS (40), BENCH_CONCURRENCY (2), BENCH_READS (300))
+ */
+import 'reflect-metadata';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { createDataSource } from '../../src/db/data-source';
+import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 40);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2);
+const READS = Number(process.env.BENCH_READS ?? 300);
+const DATABASE = process.env.BENCH_DATABASE ?? 'labflow_health_bench';
+const DAYS = 30;
+const MINUTES = 1440;
+const DAY0 = Date.parse('2026-10-01T00:00:00Z');
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+async function main() {
+  const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/labflow');
+  const adminUrl = new URL(serverUrl);
+  adminUrl.pathname = '/postgres';
+  const benchUrl = new URL(serverUrl);
+  benchUrl.pathname = `/${DATABASE}`;
+  const admin = new Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+
+  const db = createDataSource(benchUrl.toString());
+  await db.initialize();
+  await db.runMigrations();
+  const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: 'bench', plan: 'scale' });
+  const team = await db.getRepository(TeamEntity).save({ id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false });
+  const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
+  const pg = new Client({ connectionString: benchUrl.toString() });
+  await pg.connect();
+
+  const api = await startApi(benchUrl.toString());
+  try {
+    const headers = { 'x-service-api-key': key, 'content-type': 'application/json' };
+    const users: string[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const response = await fetch(`${api.url}/v2/user`, { method: 'POST', headers, body: JSON.stringify({ client_user_id: `bench-${i}` }) });
+      users.push(((await response.json()) as { user_id: string }).user_id);
+    }
+
+    // ---- 1. Ingestion through the API ÷ COPY of the same rows
+    const bodies = users.map((_, i) => JSON.stringify({
+      provider: 'apple_health_kit',
+      source_type: 'watch',
+      data: Array.from({ length: BATCH }, (_, m) => ({ timestamp: new Date(DAY0 + m * 60_000).toISOString(), value: 55 + ((m * 7 + i) % 50) })),
+    }));
+    // Warm-up (JIT, pools, partitions) on a user of its own, not counted.
+    const warm = await fetch(`${api.url}/v2/user`, { method: 'POST', headers, body: JSON.stringify({ client_user_id: 'bench-warm' }) });
+    const warmUser = ((await warm.json()) as { user_id: string }).user_id;
+    await post(`${api.url}/v2/timeseries/${warmUser}/heartrate`, headers, bodies[0]);
+    const eventsBefore = Number((await pg.query(`SELECT count(*) FROM event_outbox`)).rows[0].count);
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < users.length) {
+        const i = next++;
+        await post(`${api.url}/v2/timeseries/${users[i]}/heartrate`, headers, bodies[i]);
+      }
+    }));
+    const apiSeconds = (performance.now() - started) / 1000;
+    const samples = users.length * BATCH;
+    const events = Number((await pg.query(`SELECT count(*) FROM event_outbox`)).rows[0].count) - eventsBefore;
+
+    await pg.query(`CREATE TABLE bench_copy (LIKE health_timeseries INCLUDING DEFAULTS)`);
+    const copyStarted = performance.now();
+    await pipeline(Readable.from(copyRows(users)), pg.query(copyFrom(`COPY bench_copy (user_id, resource, provider, source_type, sample_key, ts, value, timezone_offset) FROM STDIN`)));
+    const copySeconds = (performance.now() - copyStarted) / 1000;
+    await pg.query(`DROP TABLE bench_copy`);
+    const apiRate = samples / apiSeconds;
+    const copyRate = samples / copySeconds;
+    console.log(`\ningestion: ${fmt(samples)} samples in ${REQUESTS} requests of ${fmt(BATCH)}, ${CONCURRENCY} in flight`);
+    console.log(`  API upsert      ${fmt(apiRate)} samples/s  (${fmt(apiSeconds, 2)} s)`);
+    console.log(`  raw COPY        ${fmt(copyRate)} samples/s  (${fmt(copySeconds, 2)} s)`);
+    console.log(`  ratio           ${fmt(apiRate / copyRate, 2)}  (goal >= 0.3)`);
+    console.log(`  events          ${fmt(events)} daily.data.heartrate events recorded, ${fmt(events / apiSeconds, 1)} events/s (${fmt(samples / Math.max(events, 1))} samples per event)`);
+
+    // ---- 2. 10M stored samples, grouped read of one user's day
+    const bulkUsers = Math.ceil(ROWS / (DAYS * MINUTES));
+    const loadStarted = performance.now();
+    await pg.query(`SELECT labflow_health_timeseries_partition(d::date) FROM generate_series(timestamp '2026-10-01', timestamp '2026-11-01', interval '1 month') d`);
+    await pg.query(`CREATE TEMP TABLE bench_users AS SELECT gen_random_uuid() AS id, n FROM generate_series(1, ${bulkUsers}) n`);
+    await pg.query(
+      `INSERT INTO health_timeseries (user_id, resource, provider, source_type, ts, value, timezone_offset)
+       SELECT u.id, 'heartrate', 'oura', 'ring', timestamptz '2026-10-01 00:00:00+00' + m * interval '1 minute', 50 + (m % 40), 0
+         FROM bench_users u, generate_series(0, ${DAYS * MINUTES - 1}) m`,
+    );
+    await pg.query(`ANALYZE health_timeseries`);
+    const partitionedLoad = (performance.now() - loadStarted) / 1000;
+    const stored = Number((await pg.query(`SELECT count(*) FROM health_timeseries`)).rows[0].count);
+    const readUsers: string[] = (await pg.query(`SELECT id FROM bench_users ORDER BY n LIMIT 50`)).rows.map((r: { id: string }) => r.id);
+    // These users belong to the bench team, so the API serves them.
+    await pg.query(`INSERT INTO users (id, team_id, environment, client_user_id) SELECT id, $1, 'sandbox', 'bulk-' || n FROM bench_users ORDER BY n LIMIT 50`, [team.id]);
+    const latencies: number[] = [];
+    for (let i = 0; i < READS + 20; i++) {
+      const user = readUsers[i % readUsers.length];
+      const day = new Date(DAY0 + ((i * 7) % DAYS) * 86_400_000).toISOString().slice(0, 10);
+      const t0 = performance.now();
+      const response = await fetch(`${api.url}/v2/timeseries/${user}/heartrate/grouped?start_date=${day}&end_date=${day}`, { headers });
+      const body = (await response.json()) as { groups: { oura: Array<{ data: unknown[] }> } };
+      if (i >= 20) latencies.push(performance.now() - t0);
+      if (body.groups.oura[0].data.length !== MINUTES) throw new Error(`grouped read returned ${body.groups.oura[0].data.length} samples`);
+    }
+    latencies.sort((a, b) => a - b);
+    console.log(`\ngrouped read: one user's day (${MINUTES} samples) among ${fmt(stored)} stored samples, ${READS} sequential requests`);
+    console.log(`  p50 ${fmt(pct(latencies, 50), 1)} ms   p99 ${fmt(pct(latencies, 99), 1)} ms  (goal p99 <= 50 ms)`);
+
+    // ---- 3. Partitioning against BRIN on the same rows
+    const brinStarted = performance.now();
+    await pg.query(`CREATE TABLE bench_brin (LIKE health_timeseries INCLUDING DEFAULTS)`);
+    await pg.query(`ALTER TABLE bench_brin ADD PRIMARY KEY (user_id, resource, provider, source_type, sample_key, ts)`);
+    await pg.query(`CREATE INDEX bench_brin_ts ON bench_brin USING brin (ts)`);
+    await pg.query(`INSERT INTO bench_brin SELECT * FROM health_timeseries WHERE resource = 'heartrate' AND provider = 'oura' ORDER BY ts`);
+    await pg.query(`ANALYZE bench_brin`);
+    const brinLoad = (performance.now() - brinStarted) / 1000;
+    const sql = async (table: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < READS; i++) {
+        const from = new Date(DAY0 + ((i * 7) % DAYS) * 86_400_000);
+        const t0 = performance.now();
+        await pg.query(
+          `SELECT provider, source_type, sample_key, ts, value FROM ${table}
+            WHERE user_id = $1 AND resource = 'heartrate' AND ts >= $2 AND ts < $3 ORDER BY provider, source_type, sample_key, ts LIMIT 10001`,
+          [readUsers[i % readUsers.length], from, new Date(from.getTime() + 86_400_000)],
+        );
+        times.push(performance.now() - t0);
+      }
+      return times.sort((a, b) => a - b);
+    };
+    const partitionedSql = await sql('health_timeseries');
+    const brinSql = await sql('bench_brin');
+    const size = async (query: string) => Number((await pg.query(query)).rows[0].bytes) / 1_048_576;
+    const partitionedSize = await size(`SELECT sum(pg_total_relation_size(inhrelid)) AS bytes FROM pg_inherits WHERE inhparent = 'health_timeseries'::regclass`);
+    const brinSize = await size(`SELECT pg_total_relation_size('bench_brin') AS bytes`);
+    const brinIndex = await size(`SELECT pg_relation_size('bench_brin_ts') AS bytes`);
+    let t0 = performance.now();
+    const deleted = (await pg.query(`DELETE FROM bench_brin WHERE ts < timestamptz '2026-11-01 00:00:00+00'`)).rowCount ?? 0;
+    const deleteSeconds = (performance.now() - t0) / 1000;
+    t0 = performance.now();
+    await pg.query(`DROP TABLE health_timeseries_p202610`);
+    const dropSeconds = (performance.now() - t0) / 1000;
+    console.log(`\nstorage choice on the same ${fmt(stored)} rows:`);
+    console.log(`  monthly partitions + PK btree   load ${fmt(partitionedLoad, 1)} s  size ${fmt(partitionedSize)} MB  day read p50 ${fmt(pct(partitionedSql, 50), 2)} ms p99 ${fmt(pct(partitionedSql, 99), 2)} ms  retention of a month: DROP TABLE ${fmt(dropSeconds, 3)} s`);
+    console.log(`  one table + PK btree + BRIN(ts) load ${fmt(brinLoad, 1)} s  size ${fmt(brinSize)} MB (BRIN ${fmt(brinIndex, 2)} MB)  day read p50 ${fmt(pct(brinSql, 50), 2)} ms p99 ${fmt(pct(brinSql, 99), 2)} ms  retention of a month: DELETE ${fmt(deleted)} rows ${fmt(deleteSeconds, 1)} s (+ VACUUM later)`);
+  } finally {
+    api.process.kill('SIGTERM');
+    await pg.end();
+    await db.destroy();
+  }
+}
+
+/** The rows the API stored, as COPY text (same columns, values and time stamps). */
+function* copyRows(users: string[]): Generator<string> {
+  for (let i = 0; i < users.length; i++) {
+    const lines: string[] = [];
+    for (let m = 0; m < BATCH; m++) {
+      lines.push(`${users[i]}\theartrate\tapple_health_kit\twatch\t\t${new Date(DAY0 + m * 60_000).toISOString()}\t${55 + ((m * 7 + i) % 50)}\t0\n`);
+    }
+    yield lines.join('');
+  }
+}
+
+async function post(url: string, headers: Record<string, string>, body: string): Promise<void> {
+  const response = await fetch(url, { method: 'POST', headers, body });
+  if (response.status !== 200) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+async function startApi(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', `${__dirname}/api.ts`], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, API_PORT: '0', TS_NODE_TRANSPILE_ONLY: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  for await (const chunk of child.stdout!) {
+    output += String(chunk);
+    const match = /READY (\S+)/.exec(output);
+    if (match) return { url: match[1], process: child };
+  }
+  await once(child, 'exit');
+  throw new Error(`API did not start: ${output}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
