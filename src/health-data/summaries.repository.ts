@@ -13,14 +13,7 @@ export interface SummaryWrite {
   data: Record<string, unknown>;
 }
 
-export interface StoredSummary {
-  id: string;
-  userId: string;
-  type: string;
-  provider: string;
-  sourceType: string;
-  day: string | null;
-  data: Record<string, unknown>;
+export interface StoredSummary extends SummaryWrite {
   createdAt: Date;
   updatedAt: Date;
 }

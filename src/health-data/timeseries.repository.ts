@@ -148,13 +148,13 @@ export class TimeseriesRepository {
     }
     const rows: Array<Record<string, unknown>> = await this.db.query(
       `SELECT provider, source_type, sample_key,
-              (extract(epoch FROM ts) * 1000)::bigint AS ts, (extract(epoch FROM end_ts) * 1000)::bigint AS end_ts,
+              (extract(epoch FROM ts) * 1000)::bigint AS ts_ms, (extract(epoch FROM end_ts) * 1000)::bigint AS end_ms,
               value, diastolic, sample_type, timezone_offset, extra
          FROM health_timeseries
         WHERE user_id = $1 AND resource = $2
           AND ts >= timestamptz 'epoch' + $3::bigint * interval '1 millisecond'
           AND ts <= timestamptz 'epoch' + $4::bigint * interval '1 millisecond'${filters}
-        ORDER BY provider, source_type, sample_key, ts
+        ORDER BY provider, source_type, sample_key, ts -- the column (index order), not the epoch alias
         LIMIT $5`,
       params,
     );
@@ -162,8 +162,8 @@ export class TimeseriesRepository {
       provider: row.provider as string,
       sourceType: row.source_type as string,
       sampleKey: row.sample_key as string,
-      ts: Number(row.ts),
-      endTs: row.end_ts === null ? null : Number(row.end_ts),
+      ts: Number(row.ts_ms),
+      endTs: row.end_ms === null ? null : Number(row.end_ms),
       value: row.value as number | null,
       diastolic: row.diastolic as number | null,
       sampleType: row.sample_type as string | null,
