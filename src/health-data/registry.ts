@@ -36,7 +36,7 @@ const SENSOR_LOCATIONS = [
 
 const typed = (values: readonly string[] | null, inKey = true) => ({ values, required: true, inKey });
 
-/** Every timeseries resource of SDK 3.1.551 (50), alphabetical. */
+/** Every timeseries resource of SDK 3.1.551 (51: one per `client.vitals.*Grouped`), alphabetical. */
 export const TIMESERIES_RESOURCES: readonly TimeseriesResource[] = [
   { slug: 'afib_burden', kind: 'interval', unit: '%', event: 'afib_burden' },
   { slug: 'basal_body_temperature', kind: 'interval', unit: '\u00B0C', event: 'basal_body_temperature' },

@@ -1,5 +1,6 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
+import { TIMESERIES_RESOURCES, type TimeseriesResource } from '../../src/health-data/registry';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -51,6 +52,30 @@ describe('health data: timeseries', () => {
     expect(Object.keys(onlyOura.groups)).toEqual(['oura']);
     const legacy = await client.vitals.heartrate(userId, { startDate: day, endDate: day });
     expect(legacy.map((s) => s.value)).toEqual([60, 61, 62, 90]);
+  });
+
+  it('stores and serves every registry resource in the shape its SDK method parses', async () => {
+    const userId = await createUser();
+    const at = `${day}T10:00:00Z`;
+    const sampleOf = (resource: TimeseriesResource): Record<string, unknown> => {
+      const sample: Record<string, unknown> =
+        resource.kind === 'blood_pressure' ? { timestamp: at, systolic: 120, diastolic: 80 }
+        : resource.kind === 'note' ? { start: at, end: at, value: 'note' }
+        : resource.kind === 'interval' ? { start: at, end: `${day}T10:01:00Z`, value: 1 }
+        : { timestamp: at, value: 1 };
+      if (resource.sampleType?.required) sample.type = resource.sampleType.values?.[0] ?? 'lead_1';
+      return sample;
+    };
+    const vitals = client.vitals as unknown as Record<string, (user: string, request: object) => Promise<{ groups: Record<string, Array<{ data: Array<{ unit: string }> }>> }>>;
+    for (const resource of TIMESERIES_RESOURCES) {
+      const stored = await ingest(userId, resource.slug, { data: [sampleOf(resource)] });
+      expect({ resource: resource.slug, status: stored.status }).toEqual({ resource: resource.slug, status: 200 });
+      // client.vitals.<camelCase slug>Grouped, e.g. forcedExpiratoryVolume1Grouped.
+      const method = `${resource.slug.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Grouped`;
+      const grouped = await vitals[method].call(client.vitals, userId, { startDate: day, endDate: day });
+      expect({ resource: resource.slug, unit: grouped.groups.manual[0].data[0].unit }).toEqual({ resource: resource.slug, unit: resource.unit });
+    }
+    expect(TIMESERIES_RESOURCES).toHaveLength(51);
   });
 
   it('keeps the latest value per key: repeated and out-of-order samples replace, never duplicate', async () => {
