@@ -310,6 +310,8 @@ EOF
     export TEMPORAL_UI_URL=http://127.0.0.1:$LABFLOW_TEMPORAL_UI_PORT
     export USER_DELETION_GRACE=3s
     export LOG_REQUESTS=false
+    # A worker process a test starts takes any free health/metrics port (runs side by side).
+    export WORKER_HEALTH_PORT=0
     PHI_ENCRYPTION_KEY=$(random_key)
     export PHI_ENCRYPTION_KEY
     # The last test run's settings, to rerun a single test by hand:
@@ -319,7 +321,7 @@ EOF
       {
         echo "# written by scripts/stack.sh test; replaced on every test run"
         for var in NODE_ENV DATABASE_URL REDIS_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_UI_URL \
-          USER_DELETION_GRACE LOG_REQUESTS PHI_ENCRYPTION_KEY; do
+          USER_DELETION_GRACE LOG_REQUESTS WORKER_HEALTH_PORT PHI_ENCRYPTION_KEY; do
           echo "$var=${!var}"
         done
       } >"$LABFLOW_STATE_DIR/test.env"

@@ -135,6 +135,8 @@ export CODEC_CORS_ORIGINS="http://127.0.0.1:$FAULTS_TEMPORAL_UI_PORT,http://loca
 export API_HOST=127.0.0.1
 export API_PORT=$FAULTS_API_PORT
 export MANAGEMENT_PORT=$FAULTS_MANAGEMENT_PORT
+# The worker's health/metrics port: any free one (nothing here reads it).
+export WORKER_HEALTH_PORT=0
 export PUBLIC_API_URL="http://127.0.0.1:$FAULTS_API_PORT"
 PHI_ENCRYPTION_KEY=$(random_key)
 export PHI_ENCRYPTION_KEY

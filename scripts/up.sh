@@ -54,6 +54,8 @@ API_PORT=${API_PORT:-8000}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-8001}
 require_free_port "$API_PORT" "labflow API"
 require_free_port "$MANAGEMENT_PORT" "labflow management API"
+WORKER_HEALTH_PORT=${WORKER_HEALTH_PORT:-8002}
+require_free_port "$WORKER_HEALTH_PORT" "labflow worker (health and metrics)"
 
 node dist/scripts/seed.js
 TEAM_KEY=$(node -e "process.stdout.write(require('./.labflow/demo-keys.json').team_api_key)")
@@ -97,9 +99,10 @@ wait_healthy() {
     sleep 0.5
   done
 }
-say "waiting for the API and the management API"
-wait_healthy "http://127.0.0.1:$API_PORT/health" "the API"
-wait_healthy "http://127.0.0.1:$MANAGEMENT_PORT/health" "the management API"
+say "waiting for the API, the management API and the worker"
+wait_healthy "http://127.0.0.1:$API_PORT/health/ready" "the API"
+wait_healthy "http://127.0.0.1:$MANAGEMENT_PORT/health/ready" "the management API"
+wait_healthy "http://127.0.0.1:$WORKER_HEALTH_PORT/health/ready" "the worker"
 if name=$(died); then
   tail -n 20 "$LOG_DIR/$name.log" >&2 || true
   fail "the $name process exited during start-up (log above)" "read $LOG_DIR/$name.log"
@@ -113,6 +116,7 @@ cat <<EOF
   OpenAPI docs        http://127.0.0.1:$API_PORT/docs   (JSON: http://127.0.0.1:$API_PORT/openapi.json)
   Management API      http://127.0.0.1:$MANAGEMENT_PORT   (docs: http://127.0.0.1:$MANAGEMENT_PORT/docs)
   Temporal UI         http://127.0.0.1:8233   (namespace: $TEMPORAL_NAMESPACE)
+  Probes and metrics  /health/live, /health/ready, /metrics on each: API, management, worker http://127.0.0.1:$WORKER_HEALTH_PORT
   Logs                $LOG_DIR/{api,management,worker}.log
   Demo keys           $LABFLOW_STATE_DIR/demo-keys.json
 

@@ -7,7 +7,9 @@ import { AppointmentsModule } from './appointments/appointments.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import type { Dependency } from './health/readiness';
 import { HealthDataModule } from './health-data/health-data.module';
+import { MetricsEndpointModule } from './health/metrics.controller';
 import { InsuranceModule } from './insurance/insurance.module';
 import { LabTestsModule } from './lab-tests/lab-tests.module';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
@@ -20,13 +22,16 @@ export const API_DOCUMENT: HttpAppOptions = {
   security: { name: 'team-api-key', header: 'x-service-api-key' },
 };
 
+/** What the API cannot serve without: orders start workflows, appointments cache in Redis, sandbox partners schedule on BullMQ. */
+const API_NEEDS: Dependency[] = ['postgres', 'redis', 'temporal'];
+
 /** The main API ({base_url}): every route needs a team API key unless marked @Public. */
 @Module({})
 export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, LabReportsModule],
+      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, LabReportsModule],
       providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

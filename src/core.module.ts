@@ -5,6 +5,7 @@ import Redis from 'ioredis';
 import { BullMqSandboxCallbacks, DisabledSandboxCallbacks, SANDBOX_CALLBACKS } from './adapters/sandbox-callbacks/sandbox-callbacks';
 import { ApiKeysService } from './auth/api-keys.service';
 import { PhiCipher } from './common/crypto';
+import { MetricsRegistry } from './common/metrics/registry';
 import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
 import { REDIS, TEMPORAL_CLIENT } from './core.tokens';
 import { dataSourceOptions } from './db/data-source';
@@ -48,6 +49,8 @@ export class CoreModule implements OnApplicationShutdown {
         },
       },
       ApiKeysService,
+      // This app's Prometheus registry (HTTP metrics, scrape-time gauges).
+      MetricsRegistry,
       {
         // Sandbox partner callbacks (delayed BullMQ jobs; sent by the worker role `sandbox`).
         provide: SANDBOX_CALLBACKS,
@@ -61,7 +64,7 @@ export class CoreModule implements OnApplicationShutdown {
       module: CoreModule,
       imports: [TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl))],
       providers,
-      exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService, SANDBOX_CALLBACKS],
+      exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService, SANDBOX_CALLBACKS, MetricsRegistry],
     };
   }
 

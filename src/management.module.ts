@@ -5,6 +5,7 @@ import { HTTP_GLOBALS, type HttpAppOptions } from './common/http-app';
 import type { LabflowConfig } from './config/config';
 import { CoreModule } from './core.module';
 import { HealthModule } from './health/health.module';
+import { MetricsEndpointModule } from './health/metrics.controller';
 import { CustomCredentialsModule } from './management/custom-credentials/custom-credentials.module';
 import { EtlPipelinesModule } from './management/etl-pipelines/etl-pipelines.module';
 import { ManagementKeysModule } from './management/keys/management-keys.module';
@@ -36,7 +37,9 @@ export class ManagementModule {
       module: ManagementModule,
       imports: [
         CoreModule.forRoot(config),
-        HealthModule,
+        // Every management route reads or writes Postgres only.
+        HealthModule.forRoot({ needs: ['postgres'] }),
+        MetricsEndpointModule.forRoot(config),
         TeamsModule,
         ManagementKeysModule,
         TeamApiKeysModule,

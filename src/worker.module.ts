@@ -3,13 +3,26 @@ import type { LabflowConfig } from './config/config';
 import { AppointmentsModule } from './appointments/appointments.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
 import { OrdersModule } from './orders/orders.module';
 import { UsersModule } from './users/users.module';
+import { workerNeeds } from './worker-observability';
 
 /** The worker process's root module: the services activities call, without any HTTP layer. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: LabflowConfig): DynamicModule {
-    return { module: WorkerModule, imports: [CoreModule.forRoot(config), UsersModule, EventsModule, OrdersModule, AppointmentsModule] };
+    return {
+      module: WorkerModule,
+      imports: [
+        CoreModule.forRoot(config),
+        // Probes served on WORKER_HEALTH_PORT (src/worker-observability.ts), not by an HTTP app.
+        HealthModule.forRoot({ needs: workerNeeds(config.workerRoles), http: false }),
+        UsersModule,
+        EventsModule,
+        OrdersModule,
+        AppointmentsModule,
+      ],
+    };
   }
 }

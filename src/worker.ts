@@ -3,12 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './adapters/sandbox-callbacks/sandbox-callback.processor';
 import { PhiCipher } from './common/crypto';
+import { MetricsRegistry } from './common/metrics/registry';
 import { runProcess } from './common/process';
 import { loadConfig } from './config/config';
 import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './worker.module';
 import { createLabflowWorker } from './temporal-worker';
+import { Readiness } from './health/readiness';
+import { installTemporalRuntime } from './temporal/runtime';
+import { startWorkerObservability, type WorkerObservability } from './worker-observability';
 
 /**
  * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention) the
@@ -21,13 +25,25 @@ import { createLabflowWorker } from './temporal-worker';
 runProcess('worker', async () => {
   const config = loadConfig();
   const roles = new Set(config.workerRoles);
+  // Before any Temporal connection: the runtime's telemetry is fixed once per process.
+  const runtime = await installTemporalRuntime({
+    prometheusPort: roles.has('temporal') && config.metrics.enabled ? config.metrics.temporalPort : undefined,
+  });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: ['error', 'warn', 'log'],
   });
   let events: EventProcessing | null = null;
   let sandbox: SandboxCallbackProcessor | null = null;
   let retention: { stop(): Promise<void> } | null = null;
+  let observability: WorkerObservability | null = null;
   try {
+    observability = await startWorkerObservability(app, config, {
+      roles: config.workerRoles,
+      readiness: app.get(Readiness),
+      metrics: app.get(MetricsRegistry),
+      temporalMetricsUrl: runtime.prometheusUrl,
+    });
+    console.log(`[labflow] worker health and metrics on http://${config.api.host}:${observability.port}`);
     if (roles.has('retention') && config.retention.sweepIntervalMs > 0) {
       const sweeper = new RetentionSweeper(app.get(DataSource), {
         eventRetentionMs: config.retention.eventRetentionMs,
@@ -57,6 +73,7 @@ runProcess('worker', async () => {
     }
     if (roles.has('temporal')) {
       const { worker, connection, workflowCode } = await createLabflowWorker(app, config);
+      observability.watchTemporalWorker(worker);
       console.log(`[labflow] worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`);
       try {
         await worker.run();
@@ -73,6 +90,7 @@ runProcess('worker', async () => {
     await retention?.stop();
     await sandbox?.stop();
     await events?.stop();
+    await observability?.close();
     await app.close();
     console.log('[labflow] worker stopped');
   }

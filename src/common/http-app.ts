@@ -8,6 +8,8 @@ import { cleanupOpenApiDoc } from 'nestjs-zod';
 import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
 import { registerMultipart } from './multipart';
+import { instrumentHttp } from './metrics/http-metrics';
+import { MetricsRegistry } from './metrics/registry';
 import { toOpenApi30Nullables } from './schemas';
 import { ZodRequestPipe } from './validation';
 
@@ -52,6 +54,7 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
   });
   app.enableShutdownHooks();
   await registerMultipart(app);
+  if (config.metrics.enabled) instrumentHttp(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry).registry);
   setupOpenApi(app, options);
   return app;
 }

@@ -76,6 +76,14 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug']).default('info'),
   /** Log every request line (off in tests to keep output readable). */
   LOG_REQUESTS: boolFlag.default(true),
+  /** Prometheus metrics: GET /metrics on each process and the HTTP request metrics behind it. */
+  METRICS_ENABLED: boolFlag.default(true),
+  /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** The worker's own HTTP port: /health/live, /health/ready and /metrics (0: any free port). */
+  WORKER_HEALTH_PORT: port.default(8002),
+  /** Loopback port of the Temporal SDK's Prometheus exporter, merged into the worker's /metrics (0: any free port). */
+  TEMPORAL_METRICS_PORT: port.default(0),
   /** Delays before each retry after a failed webhook attempt (Junction: 0s,5s,5m,30m,2h,5h,10h,10h). */
   WEBHOOK_RETRY_SCHEDULE: durationList.default('0s,5s,5m,30m,2h,5h,10h,10h'),
   /** A webhook attempt counts as successful only with a 2xx within this time. */
@@ -187,6 +195,8 @@ export interface LabflowConfig {
   healthData: { bodyLimitBytes: number; pageSize: number };
   logLevel: Environment['LOG_LEVEL'];
   logRequests: boolean;
+  metrics: { enabled: boolean; token: string | null; temporalPort: number };
+  workerHealthPort: number;
   events: EventsConfig;
   workerRoles: WorkerRole[];
   retention: { eventRetentionMs: number; sweepIntervalMs: number };
@@ -294,6 +304,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE },
     logLevel: e.LOG_LEVEL,
     logRequests: e.LOG_REQUESTS,
+    metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN ?? null, temporalPort: e.TEMPORAL_METRICS_PORT },
+    workerHealthPort: e.WORKER_HEALTH_PORT,
     events: {
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => toMs(part.trim())),
       deliveryTimeoutMs: toMs(e.WEBHOOK_DELIVERY_TIMEOUT),

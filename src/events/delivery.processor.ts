@@ -3,6 +3,7 @@ import type { EventsConfig } from '../config/config';
 import { maskAmqpUri } from './amqp-uri';
 import { envelopeOf } from './catalogue';
 import type { EtlDestinations } from './destinations';
+import { eventMetrics } from './event-metrics';
 import type { DeliveriesRepository, DeliveryContext, FinishedAttempt } from './deliveries.repository';
 import type { RabbitMqPublisher } from './rabbitmq.publisher';
 import type { EndpointRateLimiter } from './rate-limiter';
@@ -92,6 +93,7 @@ export class DeliveryProcessor {
       delivery: deliveryState(step),
     };
     await this.repo.finishAttempt(finished);
+    eventMetrics.attemptFinished('webhook', attempt.attemptNumber, finished);
 
     if (step.kind === 'succeeded') {
       if (context.failing_since) await this.repo.endpointRecovered(endpointId);
@@ -131,7 +133,7 @@ export class DeliveryProcessor {
       error = failure instanceof Error ? failure.message : String(failure);
     }
     const step = nextStep(attempt.attemptNumber, { statusCode: error ? null : 200, retryAfterMs: null }, this.config.retryScheduleMs);
-    await this.repo.finishAttempt({
+    const finished: FinishedAttempt = {
       attemptId: attempt.attemptId,
       url: destination ? `${maskAmqpUri(destination.uri)}#${destination.exchange}` : undefined,
       deliveryId: context.id,
@@ -141,7 +143,9 @@ export class DeliveryProcessor {
       error,
       latencyMs: Math.round(performance.now() - started),
       delivery: deliveryState(step),
-    });
+    };
+    await this.repo.finishAttempt(finished);
+    eventMetrics.attemptFinished('rabbitmq', attempt.attemptNumber, finished);
     if (step.kind === 'exhausted') {
       this.logger.warn(`[labflow] event destination delivery ${context.id} (event ${context.event_id}) exhausted`);
     }

@@ -149,6 +149,19 @@ export class OutboxRepository {
     return rows.map((row) => ({ id: row.id, nextAttemptAt: row.next_attempt_at }));
   }
 
+  /**
+   * For the lag gauges: seconds since the oldest unrelayed event was written, and since the most
+   * overdue pending delivery was due (0 when none). Each side reads one partial index
+   * (event_outbox_unrelayed, event_deliveries_due).
+   */
+  async lagSeconds(): Promise<{ outbox: number; delivery: number }> {
+    const [row]: Array<{ outbox: number; delivery: number }> = await this.db.query(
+      `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - (SELECT min(created_at) FROM event_outbox WHERE relayed_at IS NULL)), 0)::float8 AS outbox,
+              GREATEST(COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - (SELECT min(next_attempt_at) FROM event_deliveries WHERE status = 'pending')), 0), 0)::float8 AS delivery`,
+    );
+    return { outbox: Math.max(0, row.outbox), delivery: row.delivery };
+  }
+
   // ------------------------------------------------------------------------------------------
   // Resend
 

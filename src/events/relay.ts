@@ -1,6 +1,7 @@
 import { Client as PgClient } from 'pg';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryQueue } from './delivery-queue';
+import { eventMetrics } from './event-metrics';
 import type { OutboxRepository, OverduePosition } from './outbox.repository';
 
 export interface RelayOptions {
@@ -98,6 +99,7 @@ export class EventRelay {
     for (;;) {
       const { events, deliveryIds } = await this.repo.claimAndFanOut(RELAY_BATCH, this.teams);
       relayed += events;
+      eventMetrics.relayed(events, deliveryIds.length);
       await this.enqueue(deliveryIds);
       if (events < RELAY_BATCH || this.stopped) break;
     }

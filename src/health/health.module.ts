@@ -1,76 +1,63 @@
-import { Controller, Get, Inject, Injectable, Module } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Module, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import {
-  HealthCheck,
-  HealthCheckService,
-  HealthIndicatorService,
-  TerminusModule,
-  TypeOrmHealthIndicator,
-} from '@nestjs/terminus';
-import type { Client } from '@temporalio/client';
-import type Redis from 'ioredis';
-import { once } from 'node:events';
-import { setTimeout } from 'node:timers/promises';
+import { TerminusModule } from '@nestjs/terminus';
 import { Public } from '../auth/principal';
-import { REDIS, TEMPORAL_CLIENT } from '../core.tokens';
+import { type Dependency, DependencyHealth, describeFailures, Readiness, READINESS_NEEDS, type ReadinessReport } from './readiness';
 
-/** Redis and Temporal checks; Postgres uses terminus' own TypeORM indicator. */
-@Injectable()
-export class DependencyHealth {
-  constructor(
-    private readonly indicators: HealthIndicatorService,
-    @Inject(REDIS) private readonly redis: Redis,
-    @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
-  ) {}
-
-  async redisUp() {
-    const check = this.indicators.check('redis');
-    try {
-      // Just after start-up the connection may still be opening: give it a moment.
-      if (this.redis.status !== 'ready') await Promise.race([once(this.redis, 'ready'), setTimeout(1000)]);
-      await this.redis.ping();
-      return check.up();
-    } catch (error) {
-      return check.down({ message: (error as Error).message });
-    }
-  }
-
-  async temporalUp() {
-    const check = this.indicators.check('temporal');
-    try {
-      await this.temporal.connection.ensureConnected();
-      const { serverVersion } = await this.temporal.workflowService.getSystemInfo({});
-      return check.up({ namespace: this.temporal.options.namespace, serverVersion: serverVersion ?? 'unknown' });
-    } catch (error) {
-      return check.down({ message: (error as Error).message });
-    }
-  }
-}
-
+/**
+ * Liveness and readiness probes, public (no key), with nothing in them but dependency states.
+ *
+ * - `GET /health/live`: 200 while the process runs and answers HTTP; never asks a dependency.
+ * - `GET /health/ready`: 200 `{status: 'ok', checks}` when every dependency this process needs
+ *   answers, else 503 `{detail, status: 'error', checks}`. `GET /health` is the same (older probes).
+ */
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly postgres: TypeOrmHealthIndicator,
-    private readonly dependencies: DependencyHealth,
-  ) {}
+  constructor(private readonly readiness: Readiness) {}
+
+  @Get('live')
+  @Public()
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @Public()
+  ready(): Promise<ReadinessReport> {
+    return this.readyOr503();
+  }
 
   @Get()
   @Public()
-  @HealthCheck()
-  check() {
-    return this.health.check([
-      () => this.postgres.pingCheck('postgres', { timeout: 2000 }),
-      () => this.dependencies.redisUp(),
-      () => this.dependencies.temporalUp(),
-    ]);
+  check(): Promise<ReadinessReport> {
+    return this.readyOr503();
+  }
+
+  private async readyOr503(): Promise<ReadinessReport> {
+    const report = await this.readiness.report();
+    // The exception filter answers {detail} with the rest of this object beside it.
+    if (report.status !== 'ok') throw new ServiceUnavailableException({ message: describeFailures(report), ...report });
+    return report;
   }
 }
 
-@Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
-  controllers: [HealthController],
-  providers: [DependencyHealth],
-})
-export class HealthModule {}
+export interface HealthOptions {
+  /** What this process cannot serve without (the API: all three; the management API: Postgres). */
+  needs: Dependency[];
+  /** Serve the probes over the app's HTTP (default); the worker serves them on its own port. */
+  http?: boolean;
+}
+
+@Module({})
+export class HealthModule {
+  static forRoot(options: HealthOptions): DynamicModule {
+    return {
+      module: HealthModule,
+      imports: [TerminusModule.forRoot({ logger: false })],
+      controllers: options.http === false ? [] : [HealthController],
+      providers: [DependencyHealth, Readiness, { provide: READINESS_NEEDS, useValue: options.needs }],
+      exports: [Readiness],
+    };
+  }
+}

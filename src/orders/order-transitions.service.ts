@@ -13,6 +13,7 @@ import type { RecordOrderTransitionInput, RecordOrderTransitionResult } from '..
 import { parseEventStatus } from '../../workflows/order-lifecycle';
 import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
+import { orderMetrics } from './order-metrics';
 import { OrderViews } from './order-views';
 import type { PatientAddress, PatientDetails } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
@@ -65,7 +66,7 @@ export class OrderTransitionsService {
   async recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult> {
     const parsed = parseEventStatus(input.status);
     if (!parsed) throw new Error(`Not an order event status: ${input.status}`);
-    return this.orders.transaction(async (manager) => {
+    const outcome = await this.orders.transaction(async (manager) => {
       const order = await this.orders.lockById(manager, input.orderId);
       if (!order) throw new OrderGoneError(`Order ${input.orderId} no longer exists.`);
       const result = await this.orders.recordTransition(manager, {
@@ -97,6 +98,8 @@ export class OrderTransitionsService {
       }
       return result;
     });
+    if (outcome.recorded) orderMetrics.transitionRecorded(parsed);
+    return outcome;
   }
 
   /** Submits the requisition once; the form is served at `/v3/order/{id}/requisition/pdf`. */

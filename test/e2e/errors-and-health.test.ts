@@ -103,7 +103,7 @@ describe('/health', () => {
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({
         status: 'ok',
-        info: { postgres: { status: 'up' }, redis: { status: 'up' }, temporal: { status: 'up', namespace: stack.config.temporal.namespace } },
+        checks: { postgres: { status: 'up' }, redis: { status: 'up' }, temporal: { status: 'up', namespace: stack.config.temporal.namespace } },
       });
     } finally {
       await stack.close();
@@ -118,8 +118,7 @@ describe('/health', () => {
       expect(response.body).toMatchObject({
         detail: expect.any(String),
         status: 'error',
-        info: { postgres: { status: 'up' } },
-        error: { redis: { status: 'down' }, temporal: { status: 'down' } },
+        checks: { postgres: { status: 'up' }, redis: { status: 'down' }, temporal: { status: 'down' } },
       });
     } finally {
       await stack.close();

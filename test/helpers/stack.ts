@@ -32,6 +32,8 @@ export interface TestStack {
   temporal: Client;
   /** This stack's own task queue: workflows started through `api` run on `worker`. */
   taskQueue: string;
+  /** The Temporal worker on that task queue (null with `worker: false`). */
+  temporalWorker: Worker | null;
   /** The outbox relay and delivery worker, when started with `events`. */
   events: EventProcessing | null;
   /**
@@ -104,8 +106,10 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       closers.push(() => management.close());
     }
 
+    let temporalWorker: Worker | null = null;
     if (options.worker !== false) {
       const started = await startWorker(api, config, taskQueue);
+      temporalWorker = started.worker;
       closers.push(started.stop);
     }
 
@@ -157,6 +161,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     db: api.get(DataSource),
     temporal: api.get<Client>(TEMPORAL_CLIENT),
     taskQueue,
+    temporalWorker,
     events,
     eventTeams,
     sandboxCallbacks,
