@@ -1,0 +1,177 @@
+/**
+ * What observability costs the API: req/s of a cheap authenticated read (`GET /v2/user/{id}`:
+ * key check, one scoped row) with request logging at info and Prometheus metrics on ÷ the same
+ * with both off, measured in one run on the same machine (goal ≥ 0.9), with p99 latencies.
+ *
+ * The two APIs run as separate processes (`src/main.ts`, NODE_ENV=production so the logs are the
+ * production JSON lines, written to a file as a log shipper would read them), and autocannon
+ * drives them from a third process, so the load generator never shares the API's event loop.
+ * The variants take turns (BENCH_ROUNDS rounds each, alternating) so a slow phase of the
+ * machine weighs on both; each figure is the median over its rounds.
+ *
+ *   npm run bench:observability   (settings from the environment as for the services: DATABASE_URL
+ *                                  of a migrated database, PHI_ENCRYPTION_KEY, REDIS_URL,
+ *                                  TEMPORAL_ADDRESS; BENCH_CONNECTIONS (64), BENCH_SECONDS (10),
+ *                                  BENCH_ROUNDS (3))
+ *
+ * The bench's org (and so its user and key) is deleted at the end.
+ */
+import 'reflect-metadata';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { loadConfig } from '../../src/config/config';
+import { dataSourceOptions } from '../../src/db/data-source';
+import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROOT = resolve(__dirname, '../..');
+
+interface Variant {
+  name: string;
+  env: Record<string, string>;
+}
+
+const VARIANTS: Variant[] = [
+  { name: 'logging (info) + metrics on', env: { LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' } },
+  { name: 'logging + metrics off', env: { LOG_LEVEL: 'fatal', LOG_REQUESTS: 'false', METRICS_ENABLED: 'false' } },
+];
+
+interface Run {
+  perSecond: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/** One API process with the variant's settings; its stdout (the request log) goes to `logFile`. */
+async function startApi(variant: Variant, logFile: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const out = openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', API_HOST: '127.0.0.1', API_PORT: String(port), ...variant.env },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API (${variant.name}) exited during start-up; see ${logFile}`);
+    const ready = await fetch(`${url}/health/ready`).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`the API (${variant.name}) was not ready within 90 s; see ${logFile}`);
+    await sleep(250);
+  }
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+}
+
+/** autocannon in a process of its own against `url`, JSON result. */
+function autocannon(url: string, key: string, seconds: number): Promise<Run> {
+  const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
+  const args = [cli, '-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-n', '-H', `x-service-api-key=${key}`, url];
+  return new Promise((done, fail) => {
+    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      if (error) return fail(error);
+      const result = JSON.parse(stdout) as { requests: { average: number; total: number }; duration: number; latency: { p99: number }; non2xx: number; errors: number };
+      done({ perSecond: result.requests.total / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = new DataSource(dataSourceOptions(config.databaseUrl));
+  await db.initialize();
+  const logDir = mkdtempSync(join(tmpdir(), 'labflow-bench-observability-'));
+  const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench observability ${randomUUID().slice(0, 8)}`, plan: 'scale' });
+  const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
+  try {
+    const team = await db.getRepository(TeamEntity).save({
+      id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
+    });
+    const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
+    const logFiles = VARIANTS.map((_, index) => join(logDir, `api-${index}.log`));
+    for (const [index, variant] of VARIANTS.entries()) apis.push(await startApi(variant, logFiles[index]));
+
+    const created = await fetch(`${apis[0].url}/v2/user`, {
+      method: 'POST',
+      headers: { 'x-service-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_user_id: `bench-${randomUUID()}` }),
+    });
+    if (!created.ok) throw new Error(`could not create the bench user: ${created.status} ${await created.text()}`);
+    const { user_id: userId } = (await created.json()) as { user_id: string };
+    const urls = apis.map((api) => `${api.url}/v2/user/${userId}`);
+    for (const url of urls) {
+      const check = await fetch(url, { headers: { 'x-service-api-key': key } });
+      if (check.status !== 200) throw new Error(`GET ${url} answered ${check.status}`);
+    }
+
+    console.log(`observability bench: GET /v2/user/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, variants alternating`);
+    // Warm both (JIT, key cache, connection pools) before measuring.
+    for (const url of urls) await autocannon(url, key, 3);
+    const runs: Run[][] = VARIANTS.map(() => []);
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const [index, variant] of VARIANTS.entries()) {
+        const run = await autocannon(urls[index], key, SECONDS);
+        if (run.non2xx > 0 || run.errors > 0) throw new Error(`${variant.name}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+        runs[index].push(run);
+        console.log(`  round ${round}  ${variant.name.padEnd(28)} ${fmt(run.perSecond).padStart(7)} req/s   p99 ${fmt(run.p99)} ms`);
+      }
+    }
+
+    const summary = runs.map((variantRuns) => ({ perSecond: median(variantRuns.map((run) => run.perSecond)), p99: median(variantRuns.map((run) => run.p99)) }));
+    console.log('');
+    for (const [index, variant] of VARIANTS.entries()) {
+      console.log(`  ${variant.name.padEnd(28)} ${fmt(summary[index].perSecond).padStart(7)} req/s   p99 ${fmt(summary[index].p99)} ms   (median of ${ROUNDS})`);
+    }
+    const ratio = summary[0].perSecond / summary[1].perSecond;
+    console.log(`  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9)`);
+
+    // Proof the "on" variant did log and count: its log has a line per request and /metrics the route.
+    const logBytes = statSync(logFiles[0]).size;
+    const metrics = await (await fetch(`${apis[0].url}/metrics`)).text();
+    const counted = /labflow_http_requests_total\{method="GET",route="\/v2\/user\/:user_id",status_code="200"\} (\d+)/.exec(metrics)?.[1];
+    const offMetrics = (await fetch(`${apis[1].url}/metrics`)).status;
+    console.log(`  (on: ${fmt(logBytes / 1e6, 1)} MB of request log, ${counted ?? 'no'} GETs counted on /metrics; off: /metrics answers ${offMetrics}, ${fmt(statSync(logFiles[1]).size / 1e3, 1)} kB of log)`);
+    if (readFileSync(logFiles[1], 'utf8').includes('/v2/user/')) console.log('  warning: the "off" API logged requests');
+  } finally {
+    for (const api of apis) await api.stop();
+    await db.getRepository(OrgEntity).delete({ id: org.id });
+    await db.destroy();
+    rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
