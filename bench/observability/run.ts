@@ -20,12 +20,12 @@ import 'reflect-metadata';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { freeLoopbackPort } from '../../src/common/free-port';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
@@ -55,17 +55,9 @@ interface Run {
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
 /** One API process with the variant's settings; its stdout (the request log) goes to `logFile`. */
 async function startApi(variant: Variant, logFile: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
     cwd: ROOT,
@@ -162,7 +154,8 @@ async function main(): Promise<void> {
     const counted = /labflow_http_requests_total\{method="GET",route="\/v2\/user\/:user_id",status_code="200"\} (\d+)/.exec(metrics)?.[1];
     const offMetrics = (await fetch(`${apis[1].url}/metrics`)).status;
     console.log(`  (on: ${fmt(logBytes / 1e6, 1)} MB of request log, ${counted ?? 'no'} GETs counted on /metrics; off: /metrics answers ${offMetrics}, ${fmt(statSync(logFiles[1]).size / 1e3, 1)} kB of log)`);
-    if (readFileSync(logFiles[1], 'utf8').includes('/v2/user/')) console.log('  warning: the "off" API logged requests');
+    // (Start-up lines name the routes, never the user id a request carries.)
+    if (readFileSync(logFiles[1], 'utf8').includes(userId)) console.log('  warning: the "off" API logged requests');
   } finally {
     for (const api of apis) await api.stop();
     await db.getRepository(OrgEntity).delete({ id: org.id });

@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../common/free-port';
 
 export interface TemporalRuntimeOptions {
   /**
@@ -34,14 +34,4 @@ export async function installTemporalRuntime(options: TemporalRuntimeOptions = {
     },
   });
   return { prometheusUrl: port === null ? null : `http://127.0.0.1:${port}/metrics` };
-}
-
-/** A port nothing listens on right now (the core exporter cannot report the port it bound). */
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('could not find a free port for the Temporal metrics exporter');
-  return address.port;
 }

@@ -1,6 +1,6 @@
 import { HealthCheckService } from '@nestjs/terminus';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../../src/common/free-port';
 import { MetricsRegistry } from '../../src/common/metrics/registry';
 import { DependencyHealth, type Dependency, Readiness } from '../../src/health/readiness';
 import { installTemporalRuntime } from '../../src/temporal/runtime';
@@ -160,7 +160,7 @@ describe('readiness follows Redis, liveness does not', () => {
 
   beforeAll(async () => {
     // A Redis of this test's own: pausing it (SIGSTOP) must not touch the machine's Redis.
-    redisPort = await freePort();
+    redisPort = await freeLoopbackPort();
     redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     await eventually(() => (redisCli(redisPort, 'PING') === 'PONG' ? true : undefined), 'the throwaway redis-server');
     stack = await startStack({ worker: false, management: true, env: { REDIS_URL: `redis://127.0.0.1:${redisPort}/0` } });
@@ -218,12 +218,4 @@ function redisCli(port: number, ...args: string[]): string {
   } catch {
     return '';
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
