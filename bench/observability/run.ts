@@ -17,10 +17,10 @@
  * The bench's org (and so its user and key) is deleted at the end.
  */
 import 'reflect-metadata';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
@@ -50,6 +50,27 @@ interface Run {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Requests per second of CPU the API process used during the run (null where /proc is missing). */
+  perCpuSecond: number | null;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null elsewhere. */
+function cpuSeconds(pid: number): number | null {
+  const file = `/proc/${pid}/stat`;
+  if (!existsSync(file)) return null;
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -87,7 +108,7 @@ async function startApi(variant: Variant, logFile: string): Promise<{ url: strin
 }
 
 /** autocannon in a process of its own against `url`, JSON result. */
-function autocannon(url: string, key: string, seconds: number): Promise<Run> {
+function autocannon(url: string, key: string, seconds: number): Promise<Omit<Run, 'perCpuSecond'>> {
   const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
   const args = [cli, '-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-n', '-H', `x-service-api-key=${key}`, url];
   return new Promise((done, fail) => {
@@ -128,15 +149,23 @@ async function main(): Promise<void> {
     }
 
     console.log(`observability bench: GET /v2/user/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, variants alternating`);
+    // Other work on the machine weighs on both variants but widens the spread between rounds.
+    console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
     // Warm both (JIT, key cache, connection pools) before measuring.
     for (const url of urls) await autocannon(url, key, 3);
     const runs: Run[][] = VARIANTS.map(() => []);
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const [index, variant] of VARIANTS.entries()) {
-        const run = await autocannon(urls[index], key, SECONDS);
+        const pid = apis[index].child.pid as number;
+        const cpuBefore = cpuSeconds(pid);
+        const measured = await autocannon(urls[index], key, SECONDS);
+        const cpuAfter = cpuSeconds(pid);
+        const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+        const run: Run = { ...measured, perCpuSecond: cpu ? (measured.perSecond * SECONDS) / cpu : null };
         if (run.non2xx > 0 || run.errors > 0) throw new Error(`${variant.name}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
         runs[index].push(run);
-        console.log(`  round ${round}  ${variant.name.padEnd(28)} ${fmt(run.perSecond).padStart(7)} req/s   p99 ${fmt(run.p99)} ms`);
+        const perCpu = run.perCpuSecond === null ? '' : `   ${fmt(run.perCpuSecond).padStart(6)} req per CPU-second`;
+        console.log(`  round ${round}  ${variant.name.padEnd(28)} ${fmt(run.perSecond).padStart(7)} req/s   p99 ${fmt(run.p99).padStart(5)} ms${perCpu}`);
       }
     }
 
@@ -147,6 +176,13 @@ async function main(): Promise<void> {
     }
     const ratio = summary[0].perSecond / summary[1].perSecond;
     console.log(`  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9)`);
+    // On a machine busy with other work the req/s of a round depend on how much CPU the API got;
+    // requests per CPU-second of the API process do not, so this ratio is the steadier one there.
+    const perCpu = runs.map((variantRuns) => variantRuns.map((run) => run.perCpuSecond));
+    if (perCpu.every((values) => values.every((value) => value !== null))) {
+      const cpuRatio = median(perCpu[0] as number[]) / median(perCpu[1] as number[]);
+      console.log(`  requests per API CPU-second, on ÷ off: ${fmt(cpuRatio, 3)} (${fmt(median(perCpu[0] as number[]))} ÷ ${fmt(median(perCpu[1] as number[]))}, medians)`);
+    }
 
     // Proof the "on" variant did log and count: its log has a line per request and /metrics the route.
     const logBytes = statSync(logFiles[0]).size;
