@@ -50,6 +50,7 @@ runProcess('worker', async () => {
         orderIdempotencyKeyTtlMs: config.orders.idempotencyKeyTtlMs,
         appointmentIdempotencyKeyTtlMs: config.appointments.idempotencyKeyTtlMs,
         batchSize: 1000,
+        healthDataRetentionMs: config.healthData.retentionMs,
       });
       retention = startRetentionSweeps(sweeper, config.retention.sweepIntervalMs);
       console.log(`[labflow] retention sweeps every ${config.retention.sweepIntervalMs / 1000}s`);

@@ -106,6 +106,8 @@ const envSchema = z.object({
   EVENTS_JOB_LOCK: duration.default('30s'),
   /** How long relayed events (with their deliveries and attempts) are kept; the newest event of each order is always kept. */
   EVENT_RETENTION: duration.default('90d'),
+  /** Health-data samples: whole months older than this are dropped by the retention sweep ("0s": kept forever). */
+  HEALTH_DATA_RETENTION: duration.default('0s'),
   /** How often the worker's retention role deletes expired events and idempotency keys ("0s" turns it off). */
   RETENTION_SWEEP_INTERVAL: duration.default('1h'),
   /** Orders: how long a customer has to register a received kit before the order is cancelled. */
@@ -192,7 +194,7 @@ export interface LabflowConfig {
   codec: { corsOrigins: string[]; requireKey: boolean };
   userDeletionGrace: string;
   bodyLimitBytes: number;
-  healthData: { bodyLimitBytes: number; pageSize: number };
+  healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number };
   logLevel: Environment['LOG_LEVEL'];
   logRequests: boolean;
   metrics: { enabled: boolean; token: string | null; temporalPort: number };
@@ -301,7 +303,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     },
     userDeletionGrace: e.USER_DELETION_GRACE,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE },
+    healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE, retentionMs: toMs(e.HEALTH_DATA_RETENTION) },
     logLevel: e.LOG_LEVEL,
     logRequests: e.LOG_REQUESTS,
     metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN ?? null, temporalPort: e.TEMPORAL_METRICS_PORT },

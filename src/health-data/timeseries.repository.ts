@@ -191,6 +191,15 @@ export class TimeseriesRepository {
     }));
   }
 
+  /** Makes the partitions of the current month and the next `monthsAhead` ahead of time (idempotent). */
+  async createPartitionsAhead(monthsAhead: number): Promise<void> {
+    await this.db.query(
+      `SELECT labflow_health_timeseries_partition((date_trunc('month', now()) + make_interval(months => m))::date)
+         FROM generate_series(0, $1::int) AS m`,
+      [monthsAhead],
+    );
+  }
+
   /**
    * Retention: drops every monthly partition that ends on or before `before` (whole months only;
    * O(1) per month, no row-by-row DELETE). Returns the dropped partitions' names.

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { IdempotencyRepository } from '../common/idempotency/idempotency.repository';
 import { OutboxRepository } from '../events/outbox.repository';
+import { TimeseriesRepository } from '../health-data/timeseries.repository';
 import { RetentionRepository } from './retention.repository';
 
 /** What a sweeper keeps: each limit is how long a row is kept after it was created. */
@@ -13,6 +14,11 @@ export interface RetentionConfig {
   appointmentIdempotencyKeyTtlMs: number;
   /** Rows deleted per statement, so a large backlog never holds long locks. */
   batchSize: number;
+  /**
+   * Health-data timeseries: whole months whose end is older than this are dropped (0 or absent:
+   * kept forever). Each sweep also makes the next months' partitions ahead of time.
+   */
+  healthDataRetentionMs?: number;
 }
 
 /** Rows deleted by one sweep, per table. */
@@ -20,6 +26,8 @@ export interface RetentionReport {
   events: number;
   orderIdempotencyKeys: number;
   appointmentIdempotencyKeys: number;
+  /** Monthly health_timeseries partitions dropped (whole months past HEALTH_DATA_RETENTION). */
+  healthDataPartitions: number;
 }
 
 /**
@@ -38,6 +46,7 @@ export class RetentionSweeper {
   private readonly lock: RetentionRepository;
   private readonly events: OutboxRepository;
   private readonly idempotency: IdempotencyRepository;
+  private readonly timeseries: TimeseriesRepository;
 
   constructor(
     db: DataSource,
@@ -46,6 +55,7 @@ export class RetentionSweeper {
     this.lock = new RetentionRepository(db);
     this.events = new OutboxRepository(db);
     this.idempotency = new IdempotencyRepository(db);
+    this.timeseries = new TimeseriesRepository(db);
   }
 
   /** One sweep; returns null when another process holds the sweep lock. */
@@ -57,7 +67,16 @@ export class RetentionSweeper {
       appointmentIdempotencyKeys: await this.drain(() =>
         this.idempotency.deleteExpiredResults(this.config.appointmentIdempotencyKeyTtlMs, batchSize),
       ),
+      healthDataPartitions: await this.maintainHealthData(),
     }));
+  }
+
+  /** Partitions three months ahead; whole months past the health-data retention dropped. */
+  private async maintainHealthData(): Promise<number> {
+    await this.timeseries.createPartitionsAhead(3);
+    const retentionMs = this.config.healthDataRetentionMs ?? 0;
+    if (retentionMs <= 0) return 0;
+    return (await this.timeseries.dropPartitionsBefore(new Date(Date.now() - retentionMs))).length;
   }
 
   /** Repeats a batch delete until a batch comes back short. */
