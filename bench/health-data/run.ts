@@ -21,6 +21,7 @@ import 'reflect-metadata';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { loadavg } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Client } from 'pg';
@@ -64,6 +65,8 @@ async function main() {
   await pg.connect();
 
   const api = await startApi(benchUrl.toString());
+  // Absolute times mean little when other work shares the machine; the ratios are the figures.
+  console.log(`load average at start: ${loadavg().map((n) => fmt(n, 1)).join(' ')}`);
   try {
     const headers = { 'x-service-api-key': key, 'content-type': 'application/json' };
     const users: string[] = [];
