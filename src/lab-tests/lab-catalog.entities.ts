@@ -51,6 +51,10 @@ export class LoincEntity {
   @Column('text') name!: string;
   @Column('text') slug!: string;
   @Column('text', { nullable: true }) unit!: string | null;
+  /** The name labs print (`Hemoglobin A1c`), other printed names, and the specimen: what lab-report parsing matches against. */
+  @Column('text', { name: 'display_name', nullable: true }) displayName!: string | null;
+  @Column('text', { array: true }) aliases!: string[];
+  @Column('text', { nullable: true }) specimen!: string | null;
 }
 
 export interface SexRanges {

@@ -85,6 +85,22 @@ export class LabCatalogRepository {
     if (ids.length === 0) return Promise.resolve([]);
     return this.db.getRepository(LoincEntity).findBy({ id: In(ids) });
   }
+
+  /** Every LOINC code with its printed names, as lab-report parsing builds its catalogue from. */
+  async loincCatalogueRows(): Promise<LoincCatalogueRow[]> {
+    const rows = await this.db.getRepository(LoincEntity).find({ order: { id: 'ASC' } });
+    return rows.map((row) => ({ code: row.code, name: row.name, display_name: row.displayName, unit: row.unit, aliases: row.aliases, specimen: row.specimen }));
+  }
+}
+
+/** A `loinc_codes` row as the lab-report LOINC matcher reads it (its `LoincRow`). */
+export interface LoincCatalogueRow {
+  code: string;
+  name: string;
+  display_name: string | null;
+  unit: string | null;
+  aliases: string[];
+  specimen: string | null;
 }
 
 export interface LabTestFilters {

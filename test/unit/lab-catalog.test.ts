@@ -199,7 +199,7 @@ describe('MarkerGraph', () => {
     const graph = new MarkerGraph(
       new Map([a, b, c, panel].map((m) => [m.id, m])),
       new Map([[900, [1, 2]]]),
-      new Map([[10, { id: 10, code: '2345-7', name: 'Glucose', slug: 'glucose', unit: 'mg/dL' }]]),
+      new Map([[10, { id: 10, code: '2345-7', name: 'Glucose', slug: 'glucose', unit: 'mg/dL', displayName: 'Glucose', aliases: [], specimen: 'serum_plasma' }]]),
     );
     expect(graph.expand([panel, b, c]).map((m) => m.id)).toEqual([1, 2, 3]);
     const view = graph.completeView(panel);

@@ -1,0 +1,88 @@
+import type { Cell, Line } from './layout';
+
+export type ColumnRole = 'name' | 'result' | 'flag' | 'units' | 'reference' | 'previous' | 'other';
+
+export interface Column {
+  role: ColumnRole;
+  x0: number;
+  x1: number;
+}
+
+const HEADER_WORDS: [RegExp, ColumnRole][] = [
+  [/^(tests?|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i, 'name'],
+  [/^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|patient result|this visit)$/i, 'result'],
+  [/^(flags?|abnormal|abn|status|ind|indicator|a\/n|h\/l|alert)$/i, 'flag'],
+  [/^(units?|uom|unit of measure)$/i, 'units'],
+  [/^(reference|ref|reference ranges?|reference intervals?|ref\.? ranges?|ref\.? intervals?|normal ranges?|range|reference values?|biological reference interval|normal values?|expected|expected values?|standard range|healthy range)$/i, 'reference'],
+  [/^(previous|prior|last result|previous results?|prior results?|previous values?|last value|historical|previous \(.*\)|prior \(.*\))$/i, 'previous'],
+  [/^(lab|site|code|method|comment|comments|notes|loinc)$/i, 'other'],
+];
+
+function headerRole(text: string): ColumnRole | null {
+  const t = text.trim().replace(/[:.]$/, '');
+  for (const [re, role] of HEADER_WORDS) if (re.test(t)) return role;
+  return null;
+}
+
+/**
+ * A table header row: every cell a column heading, among them a result column and units or a
+ * reference interval. Cells run together by a narrow gap are split back into headings.
+ */
+export function headerColumns(line: Line): Column[] | null {
+  const columns: Column[] = [];
+  for (const cell of line.cells) {
+    const role = headerRole(cell.text);
+    if (role) {
+      columns.push({ role, x0: cell.x0, x1: cell.x1 });
+      continue;
+    }
+    const split = splitHeaderCell(cell);
+    if (!split) return null;
+    columns.push(...split);
+  }
+  const roles = new Set(columns.map((c) => c.role));
+  if (!roles.has('result') || !(roles.has('units') || roles.has('reference')) || columns.length < 3) return null;
+  if (!roles.has('name')) columns.unshift({ role: 'name', x0: 0, x1: Math.max(0, columns[0].x0 - 1) });
+  return columns;
+}
+
+/** `Test Result Units` printed with single spaces: each word or word pair a heading. */
+function splitHeaderCell(cell: Cell): Column[] | null {
+  const columns: Column[] = [];
+  const words = cell.words;
+  for (let i = 0; i < words.length; ) {
+    const pair = i + 1 < words.length ? headerRole(`${words[i].text} ${words[i + 1].text}`) : null;
+    if (pair) {
+      columns.push({ role: pair, x0: words[i].x, x1: words[i + 1].x + words[i + 1].w });
+      i += 2;
+      continue;
+    }
+    const single = headerRole(words[i].text);
+    if (!single) return null;
+    columns.push({ role: single, x0: words[i].x, x1: words[i].x + words[i].w });
+    i += 1;
+  }
+  return columns;
+}
+
+/**
+ * The column a cell belongs to: the heading it overlaps most, or else the last heading starting
+ * left of it (values are often right-aligned under a shorter heading, names run long).
+ */
+export function columnOf(cell: { x0: number; x1: number }, columns: Column[]): number {
+  let best = -1;
+  let bestOverlap = 0;
+  columns.forEach((column, i) => {
+    const overlap = Math.min(cell.x1, column.x1) - Math.max(cell.x0, column.x0);
+    if (overlap > bestOverlap) {
+      best = i;
+      bestOverlap = overlap;
+    }
+  });
+  if (best >= 0) return best;
+  let last = 0;
+  columns.forEach((column, i) => {
+    if (column.x0 <= cell.x0) last = i;
+  });
+  return last;
+}

@@ -1,0 +1,53 @@
+const MONTHS: Record<string, number> = {
+  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
+};
+
+export type DayOrder = 'month_first' | 'day_first';
+
+const NUMERIC = /\b(\d{1,4})[/.-](\d{1,2})[/.-](\d{2,4})\b/;
+const NAMED_DAY_FIRST = /\b(\d{1,2})[\s\-/.]+([A-Za-z]{3,9})\.?[\s\-/.,]+(\d{4})\b/;
+const NAMED_MONTH_FIRST = /\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b/;
+
+/**
+ * Slash and dot dates whose first part is over 12 can only be day-first; a report that prints
+ * one prints all its dates that way. Otherwise month-first, the US convention.
+ */
+export function dayOrderOf(texts: string[]): DayOrder {
+  for (const text of texts) {
+    const m = new RegExp(NUMERIC.source, 'g');
+    for (let hit = m.exec(text); hit; hit = m.exec(text)) {
+      if (hit[1].length <= 2 && Number(hit[1]) > 12 && Number(hit[2]) <= 12) return 'day_first';
+      if (hit[1].length <= 2 && Number(hit[2]) > 12) return 'month_first';
+    }
+  }
+  return 'month_first';
+}
+
+/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, March 14, 2026). */
+export function parseDate(text: string, order: DayOrder): string | null {
+  const numeric = NUMERIC.exec(text);
+  if (numeric) {
+    const [a, b, c] = [numeric[1], numeric[2], numeric[3]];
+    if (a.length === 4) return iso(Number(a), Number(b), Number(c));
+    const year = c.length === 2 ? 1900 + Number(c) + (Number(c) < 50 ? 100 : 0) : Number(c);
+    return order === 'day_first' ? iso(year, Number(b), Number(a)) : iso(year, Number(a), Number(b));
+  }
+  const dayFirst = NAMED_DAY_FIRST.exec(text);
+  if (dayFirst) {
+    const month = MONTHS[dayFirst[2].toLowerCase().slice(0, dayFirst[2].toLowerCase().startsWith('sept') ? 4 : 3)];
+    if (month) return iso(Number(dayFirst[3]), month, Number(dayFirst[1]));
+  }
+  const monthFirst = NAMED_MONTH_FIRST.exec(text);
+  if (monthFirst) {
+    const month = MONTHS[monthFirst[1].toLowerCase().slice(0, 3)];
+    if (month) return iso(Number(monthFirst[3]), month, Number(monthFirst[2]));
+  }
+  return null;
+}
+
+function iso(year: number, month: number, day: number): string | null {
+  if (month < 1 || month > 12 || day < 1 || day > 31 || year < 1900 || year > 2100) return null;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCDate() !== day) return null;
+  return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}

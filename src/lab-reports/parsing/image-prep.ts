@@ -1,0 +1,43 @@
+import sharp, { type Metadata } from 'sharp';
+import { ReportParseFailure } from './failure';
+
+export interface PreparedImage {
+  png: Buffer;
+  width: number;
+  height: number;
+}
+
+/** Longest side OCR gets: a letter page at about 300 dpi; larger photos only cost time. */
+const MAX_SIDE = 3300;
+/** Below this a page's text is too small to read at any quality. */
+const MIN_SIDE = 600;
+
+/**
+ * Readies a photo or scan for OCR: EXIF orientation applied, grey, contrast stretched (uneven
+ * phone lighting), and scaled so text is about the size tesseract reads best.
+ */
+export async function prepareImage(bytes: Uint8Array, options: { threshold?: boolean } = {}): Promise<PreparedImage> {
+  let meta: Metadata;
+  try {
+    meta = await sharp(bytes).metadata();
+  } catch {
+    throw new ReportParseFailure('invalid_input', 'The image could not be read.');
+  }
+  const width = meta.autoOrient?.width ?? meta.width ?? 0;
+  const height = meta.autoOrient?.height ?? meta.height ?? 0;
+  if (!width || !height) throw new ReportParseFailure('invalid_input', 'The image could not be read.');
+  if (Math.max(width, height) < MIN_SIDE) {
+    throw new ReportParseFailure('low_quality', `The image is ${width}×${height} pixels, too small to read.`);
+  }
+  const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+  let pipeline = sharp(bytes).rotate().grayscale();
+  if (scale < 1) pipeline = pipeline.resize(Math.round(width * scale), Math.round(height * scale));
+  pipeline = pipeline.normalise();
+  if (options.threshold) pipeline = pipeline.threshold(160);
+  try {
+    const { data, info } = await pipeline.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
+    return { png: data, width: info.width, height: info.height };
+  } catch {
+    throw new ReportParseFailure('invalid_input', 'The image could not be decoded.');
+  }
+}

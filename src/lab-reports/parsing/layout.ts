@@ -1,0 +1,105 @@
+import type { ExtractedPage, ExtractedWord } from './types';
+
+/** Words that sit close together on one line: a table cell, a label with its value. */
+export interface Cell {
+  text: string;
+  x0: number;
+  x1: number;
+  words: ExtractedWord[];
+}
+
+/** One printed line of a page, its words grouped into cells by the gaps between them. */
+export interface Line {
+  page: number;
+  y: number;
+  height: number;
+  cells: Cell[];
+  text: string;
+  /** Mean OCR confidence of its words (1 for a text layer). */
+  confidence: number;
+}
+
+function median(values: number[]): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * Rebuilds lines from word boxes: words whose vertical centres are within half a line height
+ * join one line (tolerating the slight slope of a photographed page), then a gap wider than
+ * about one character height starts a new cell.
+ */
+export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
+  const words = page.words.filter((w) => w.text.trim() && w.h > 0);
+  const typical = median(words.map((w) => w.h)) || 10;
+  const sorted = [...words].sort((a, b) => a.y + a.h / 2 - (b.y + b.h / 2) || a.x - b.x);
+  const groups: { centre: number; words: ExtractedWord[] }[] = [];
+  for (const word of sorted) {
+    const centre = word.y + word.h / 2;
+    const group = groups.find((g) => Math.abs(g.centre - centre) < typical * 0.5 && !overlapsAny(g.words, word));
+    if (group) {
+      group.words.push(word);
+      group.centre = (group.centre * (group.words.length - 1) + centre) / group.words.length;
+    } else {
+      groups.push({ centre, words: [word] });
+    }
+  }
+  return groups
+    .map((group) => toLine(group.words, pageIndex, typical))
+    .sort((a, b) => a.y - b.y);
+}
+
+function overlapsAny(words: ExtractedWord[], word: ExtractedWord): boolean {
+  return words.some((w) => word.x < w.x + w.w - 1 && w.x < word.x + word.w - 1);
+}
+
+function toLine(words: ExtractedWord[], page: number, typical: number): Line {
+  const ordered = [...words].sort((a, b) => a.x - b.x);
+  const height = median(ordered.map((w) => w.h)) || typical;
+  const gap = Math.max(height, typical) * 0.85;
+  const cells: Cell[] = [];
+  for (const word of ordered) {
+    const last = cells[cells.length - 1];
+    if (last && word.x - last.x1 < gap) {
+      last.words.push(word);
+      last.text += ` ${word.text}`;
+      last.x1 = Math.max(last.x1, word.x + word.w);
+    } else {
+      cells.push({ text: word.text, x0: word.x, x1: word.x + word.w, words: [word] });
+    }
+  }
+  const confidences = ordered.map((w) => w.confidence ?? 1);
+  return {
+    page,
+    y: Math.min(...ordered.map((w) => w.y)),
+    height,
+    cells,
+    text: cells.map((c) => c.text).join('  '),
+    confidence: confidences.reduce((a, b) => a + b, 0) / confidences.length,
+  };
+}
+
+/**
+ * Lines printed on two or more pages at about the same height (running headers and footers),
+ * so a table continuing on the next page is not interrupted by them. Keyed by `lineKey`.
+ */
+export function repeatedLines(pages: Line[][]): Set<string> {
+  if (pages.length < 2) return new Set();
+  const seen = new Map<string, Set<number>>();
+  pages.forEach((lines, index) => {
+    for (const line of lines) {
+      const key = lineKey(line);
+      if (!key) continue;
+      const set = seen.get(key) ?? new Set<number>();
+      set.add(index);
+      seen.set(key, set);
+    }
+  });
+  return new Set([...seen].filter(([, on]) => on.size >= 2).map(([key]) => key));
+}
+
+/** A line's text without digits and spacing (`Page 1 of 3` and `Page 2 of 3` are the same). */
+export function lineKey(line: Line): string {
+  return line.text.toLowerCase().replace(/[\d\s]+/g, '');
+}

@@ -1,0 +1,59 @@
+/**
+ * Test names and units as comparable keys. OCR misreads are folded the same way on both sides
+ * (`HbAlc`, `HbA1c` → `hbalc`; a lone `Alc`/`AIC` → `a1c`), so a noisy name still meets its alias.
+ */
+export function nameKey(text: string): string {
+  return nameTokens(text).join(' ');
+}
+
+const SYNONYMS: Record<string, string> = {
+  alc: 'a1c', aic: 'a1c', a1c: 'a1c', haemoglobin: 'hemoglobin', haematocrit: 'hematocrit', oestradiol: 'estradiol',
+  leucocytes: 'leukocytes', tot: 'total', abs: 'absolute', chol: 'cholesterol', calc: 'calculated', vit: 'vitamin',
+  sgot: 'ast', sgpt: 'alt', '25oh': '25 hydroxy', hydroxyvitamin: 'hydroxy vitamin', gamma: 'gamma',
+};
+
+export function nameTokens(text: string): string[] {
+  const base = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/µ|μ/g, 'u')
+    .replace(/[^a-z0-9%#]+/g, ' ')
+    .trim();
+  if (!base) return [];
+  return base
+    .split(' ')
+    .map((token) => SYNONYMS[token] ?? token)
+    .flatMap((token) => token.split(' '))
+    .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token));
+}
+
+/** Units of the same meaning print in many spellings: `x10E3/uL`, `10^3/µL`, `K/uL`, `10^9/L`. */
+export function unitKey(unit: string | null | undefined): string | null {
+  if (!unit) return null;
+  const u = unit
+    .toLowerCase()
+    .replace(/µ|μ/g, 'u')
+    .replace(/\s+/g, '')
+    .replace(/^mcg/, 'ug')
+    .replace(/mcg\//, 'ug/')
+    .replace(/mcmol/, 'umol')
+    .replace(/\/hpf$/, '/[hpf]');
+  if (/^(x?10[\^e*]?3\/u?l|k\/ul|thou\/ul|thousand\/ul|10[\^e*]?9\/l|x10[\^e*]?9\/l|x?10\*9\/l|giga\/l|g\/l_cells)$/.test(u) && !/^g\/l$/.test(u)) return '10^3/ul';
+  if (/^(x?10[\^e*]?6\/u?l|m\/ul|mil\/ul|million\/ul|10[\^e*]?12\/l|x10[\^e*]?12\/l|tera\/l)$/.test(u)) return '10^6/ul';
+  if (u === 'miu/l' || u === 'uiu/ml' || u === 'uu/ml' || u === 'mu/l') return 'miu/l';
+  if (u === 'iu/l' || u === 'u/l' || u === 'units/l') return 'u/l';
+  if (u === 'ng/ml' || u === 'ug/l') return 'ng/ml';
+  if (u === 'pg/ml' || u === 'ng/l') return 'pg/ml';
+  if (u === 'ml/min/1.73m2' || u === 'ml/min/1.73' || u === 'ml/min/{1.73_m2}' || u === 'ml/min/1.73m^2' || u === 'ml/min/1.73sqm') return 'ml/min/1.73m2';
+  if (u === 'meq/l') return 'mmol/l';
+  if (u === 'mm/hr' || u === 'mm/h') return 'mm/h';
+  return u;
+}
+
+/** Two units that measure the same kind of quantity (both concentrations, say) without being equal. */
+export function sameDimension(a: string, b: string): boolean {
+  const kind = (u: string) =>
+    u === '%' ? 'fraction' : /\/(d?l|ml|ul)$/.test(u) ? 'concentration' : /^(fl|pg|sec|s|min|ratio|mm\/h)$/.test(u) ? u : 'other';
+  return kind(a) === kind(b) && kind(a) !== 'other';
+}

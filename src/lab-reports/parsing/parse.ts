@@ -1,0 +1,135 @@
+import { headerColumns, type Column } from './columns';
+import { ReportParseFailure } from './failure';
+import { interpret } from './interpret';
+import { lineKey, pageLines, repeatedLines, type Line } from './layout';
+import { parseMetadata } from './metadata';
+import { narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
+import type { ExtractedDocument, ParsedReport, ParsedResult } from './types';
+
+/** Share of a page's height at its top and bottom where running headers and footers print. */
+const MARGIN_BAND = 0.15;
+
+/**
+ * Results and metadata from the words' positions: lines and cells rebuilt, table headers found
+ * and their columns followed across page breaks, panel headings carried to the rows under them,
+ * and narrative `Name: value unit (ref ...)` items read where there is no table.
+ */
+export function parseReport(doc: ExtractedDocument): ParsedReport {
+  const pages = doc.pages.map((page, i) => pageLines(page, i));
+  const repeated = repeatedLines(pages);
+  const isRunning = (line: Line) => {
+    const height = doc.pages[line.page].height;
+    return repeated.has(lineKey(line)) && (line.y < height * MARGIN_BAND || line.y > height * (1 - MARGIN_BAND));
+  };
+  const all = pages.flat();
+  const metadata = parseMetadata(all, doc.pages[0]?.height ?? 0);
+  const results = parseResults(
+    all.filter((line) => !isRunning(line)),
+    doc.method === 'ocr',
+  );
+  if (!results.length) throw new ReportParseFailure('invalid_input', 'No lab results were found in the file; it does not look like a lab report.');
+  return { metadata, results };
+}
+
+function parseResults(lines: Line[], ocr: boolean): ParsedResult[] {
+  const results: ParsedResult[] = [];
+  let columns: Column[] | null = null;
+  let panel: string | null = null;
+  let heading: string | null = null;
+  for (const line of lines) {
+    const header = headerColumns(line);
+    if (header) {
+      columns = header;
+      if (heading) panel = heading;
+      heading = null;
+      continue;
+    }
+    const narrative = narrativeRows(line);
+    const rows: RowParts[] = narrative.length ? narrative : [];
+    if (!rows.length) {
+      const row = columns ? (rowFromColumns(line, columns, ocr) ?? rowFromCells(line, ocr)) : rowFromCells(line, ocr);
+      if (row) rows.push(row);
+    }
+    if (rows.length) {
+      if (heading) panel = heading;
+      heading = null;
+      for (const row of rows) results.push(toResult(row, line, panel, ocr));
+      continue;
+    }
+    heading = isHeading(line) ? headingText(line) : null;
+  }
+  return results;
+}
+
+/** A panel or section heading: one short cell of words, no colon, not a sentence. */
+function isHeading(line: Line): boolean {
+  const text = line.text.trim();
+  return (
+    line.cells.length === 1 &&
+    /\p{L}{3}/u.test(text) &&
+    !text.includes(':') &&
+    text.split(/\s+/).length <= 8 &&
+    !/\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}/.test(text) &&
+    !/^page\b/i.test(text) &&
+    !/[.]$/.test(text)
+  );
+}
+
+function headingText(line: Line): string {
+  return line.text.replace(/\s*\((cont(inued|\.)?)\)\s*$/i, '').replace(/\s*[-–]\s*cont(inued|\.)?$/i, '').trim();
+}
+
+function specimenOf(...texts: (string | null)[]): string | null {
+  const t = texts.filter(Boolean).join(' ');
+  if (/urin/i.test(t)) return 'urine';
+  if (/\b(cbc|blood count|hematology|haematology|differential|whole blood)\b/i.test(t)) return 'blood';
+  if (/\b(serum|plasma|chemistry|metabolic|lipid)\b/i.test(t)) return 'serum_plasma';
+  return null;
+}
+
+function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean): ParsedResult {
+  const notes: string[] = [];
+  let confidence = ocr ? line.confidence : 1;
+  let { value } = row;
+  const min = row.range?.min ?? null;
+  const max = row.range?.max ?? null;
+  if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && !row.flag && row.range?.text.includes('.')) {
+    const restored = restoreDecimal(value.number, min, max);
+    if (restored !== null) {
+      notes.push(`decimal point restored: ${value.number} → ${restored} (reference ${row.range?.text ?? ''})`);
+      value = { ...value, value: String(restored), number: restored };
+      confidence *= 0.8;
+    }
+  }
+  const judged = interpret({ number: value.number, comparator: value.comparator, value: value.value, min, max, expected: row.range?.expected ?? null, flag: row.flag });
+  return {
+    test_name: row.name,
+    value: value.value,
+    type: value.type,
+    units: row.units,
+    min_reference_range: min,
+    max_reference_range: max,
+    reference_text: row.range?.text ?? null,
+    flag: row.flag,
+    ...judged,
+    source_panel_name: panel,
+    specimen: specimenOf(panel, row.name),
+    page: line.page + 1,
+    confidence: Math.round(confidence * 1000) / 1000,
+    notes,
+  };
+}
+
+/**
+ * OCR drops decimal points (2.1 read as 21): a whole number far above its reference interval
+ * whose tenth or hundredth falls inside or near it is taken to be that — only when the lab prints
+ * this analyte's interval with decimals and set no flag (a real high value carries one).
+ */
+function restoreDecimal(value: number, min: number | null, max: number | null): number | null {
+  if (max === null || max <= 0 || value <= max * 4) return null;
+  for (const divisor of [10, 100, 1000]) {
+    const candidate = value / divisor;
+    if (candidate <= max * 2 && candidate >= (min ?? 0) * 0.5) return candidate;
+  }
+  return null;
+}

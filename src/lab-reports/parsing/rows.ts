@@ -1,0 +1,136 @@
+import { columnOf, type Column, type ColumnRole } from './columns';
+import type { Cell, Line } from './layout';
+import { isFlag, isUnit, parseRange, parseValue, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
+
+/** A result row's parts, before interpretation. */
+export interface RowParts {
+  name: string;
+  value: ParsedValue;
+  units: string | null;
+  range: ParsedRange | null;
+  flag: string | null;
+}
+
+/** Multi-word values and intervals read as one token. */
+const PHRASES =
+  /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than)\b/gi;
+
+function tokens(text: string): string[] {
+  return text
+    .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
+    .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
+    .replace(/(^|\s)(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
+    .replace(/\u00a0(\d)/g, ' $1')
+    .split(/\s+/)
+    .map((t) => t.replace(/\u00a0/g, ' ').replace(/^\((.*)\)$/, '$1').replace(/^[[(]|[\])]$/g, ''))
+    .filter(Boolean);
+}
+
+function cleanName(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.:]+$/, '')
+    .replace(/\s*[*¹²³†‡]+$/, '')
+    .trim();
+}
+
+/** A test name starts with a letter (or a digit then letters: `25-Hydroxy`), and is not a sentence. */
+function looksLikeName(text: string): boolean {
+  const t = text.trim();
+  return /^[\p{L}(]|^\d+[-,]?\s?\p{L}/u.test(t) && /\p{L}{2}/u.test(t) && t.length <= 70 && !t.includes(':');
+}
+
+/** Classifies the tokens after the name: the first value, then flag, units, interval. */
+function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boolean): Omit<RowParts, 'name'> | null {
+  let value: ParsedValue | null = null;
+  let units: string | null = null;
+  let range: ParsedRange | null = null;
+  let flag: string | null = null;
+  for (const part of parts) {
+    if (part.role === 'previous' || part.role === 'other') continue;
+    if (part.role === 'reference' && !range) {
+      const whole = parseRange(part.text);
+      if (whole) {
+        range = whole;
+        continue;
+      }
+    }
+    if (part.role === 'units' && !units && part.text.trim() && !parseValue(part.text) && !isFlag(part.text)) {
+      units = part.text.trim();
+      continue;
+    }
+    for (const raw of tokens(part.text)) {
+      const token = ocr ? repairOcrNumber(raw) : raw;
+      if (!value) {
+        const v = parseValue(token);
+        if (v && part.role !== 'reference' && part.role !== 'units') {
+          value = v;
+          continue;
+        }
+        if (part.role === 'result') return null;
+      }
+      if (!flag && isFlag(token) && value) flag = token;
+      else if (!range && value && (part.role === 'reference' || /[-<>≤≥]|^(up to|less than|greater than)/i.test(token) || part.role === null) && parseRange(token) && !(part.role === null && parseValue(token)?.type === 'numeric')) {
+        range = parseRange(token);
+      } else if (!units && isUnit(token) && value) units = token;
+    }
+  }
+  if (!value) return null;
+  return { value, units, range, flag };
+}
+
+/** A row under a table header: cells placed in columns by their positions. */
+export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): RowParts | null {
+  const placed: { text: string; role: ColumnRole; x: number }[] = [];
+  for (const cell of line.cells) {
+    const spanned = columns.filter((c) => Math.min(cell.x1, c.x1) - Math.max(cell.x0, c.x0) > 0);
+    const index = columnOf(cell, columns);
+    if (spanned.length > 1 && columns[index].role !== 'name') {
+      // Two columns' contents run together by a narrow gap: place each word on its own.
+      for (const word of cell.words) placed.push({ text: word.text, role: columns[columnOf({ x0: word.x, x1: word.x + word.w }, columns)].role, x: word.x });
+    } else {
+      placed.push({ text: cell.text, role: columns[index].role, x: cell.x0 });
+    }
+  }
+  const name = cleanName(placed.filter((p) => p.role === 'name').map((p) => p.text).join(' '));
+  if (!name || !looksLikeName(name)) return null;
+  const rest = placed.filter((p) => p.role !== 'name');
+  const parts = classify(rest, ocr);
+  return parts ? { name, ...parts } : null;
+}
+
+/** A row without a table header: the first cell names the test, the rest are classified. */
+export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
+  const cells: Cell[] = line.cells;
+  if (!cells.length) return null;
+  let name = cells[0].text;
+  let rest = cells.slice(1).map((c) => ({ text: c.text, role: null as ColumnRole | null }));
+  if (cells.length === 1 || !rest.some((r) => parseValue(tokens(r.text)[0] ?? ''))) {
+    // The name and the value run together: split at the first value-like token after the name.
+    const words = cells.map((c) => c.text).join(' ').split(/\s+/);
+    const at = words.findIndex((w, i) => i > 0 && parseValue(ocr ? repairOcrNumber(w) : w) !== null && !/^\d+-?$/.test(words[i - 1] ?? ''));
+    if (at < 1) return null;
+    name = words.slice(0, at).join(' ');
+    rest = [{ text: words.slice(at).join(' '), role: null }];
+  }
+  name = cleanName(name);
+  if (!looksLikeName(name)) return null;
+  const parts = classify(rest, ocr);
+  return parts ? { name, ...parts } : null;
+}
+
+/** `Name: value unit (ref low-high) H` items of a narrative summary, several per line. */
+const NARRATIVE =
+  /([A-Za-z][A-Za-z0-9 ,'\-/%.]{1,50}?):\s*([<>≤≥]?\s?[\d.,]+|[A-Za-z][A-Za-z\- ]*?)(?:\s+([^\s()]+))?\s*\((?:ref(?:erence)?(?: range| interval)?[:.]?\s*)?([^)]*)\)(?:\s*(HH|LL|H|L|A)\b)?/g;
+
+export function narrativeRows(line: Line): RowParts[] {
+  const rows: RowParts[] = [];
+  for (const m of line.text.matchAll(NARRATIVE)) {
+    const value = parseValue(m[2]);
+    const range = parseRange(m[4]);
+    if (!value || (!range && m[4].trim())) continue;
+    const units = m[3] && isUnit(m[3]) ? m[3] : null;
+    rows.push({ name: cleanName(m[1]), value, units, range, flag: m[5] ?? null });
+  }
+  return rows;
+}

@@ -1,0 +1,119 @@
+import type { LabReportResultType } from './types';
+
+/** Printed numbers: `1,234.5`, `.5`, `12`; thousands separators only in groups of three. */
+const NUMBER = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
+const COMPARATOR = String.raw`<=|>=|≤|≥|<|>|=<|=>`;
+
+export function parseNumber(text: string): number | null {
+  const t = text.trim();
+  if (!new RegExp(`^(?:${NUMBER})$`).test(t)) return null;
+  return Number(t.replace(/,/g, ''));
+}
+
+/** Qualitative results as labs print them. */
+const BOOLEAN_WORDS = /^(negative|positive|neg|pos|reactive|non-?reactive|not detected|detected|absent|present|nonreactive)$/i;
+const QUALITATIVE_WORDS =
+  /^(negative|positive|neg|pos|reactive|non-?reactive|nonreactive|not detected|detected|absent|present|trace|small|moderate|large|few|many|rare|none|none seen|clear|cloudy|hazy|turbid|slightly cloudy|yellow|pale yellow|light yellow|dark yellow|straw|amber|colorless|red|brown|normal|equivocal|indeterminate|[1-4]\+)$/i;
+
+export function isQualitative(text: string): boolean {
+  return QUALITATIVE_WORDS.test(text.trim());
+}
+
+/** Flags labs print beside a result (the `*` and `!` variants included). */
+const FLAG = /^(?:\*?(?:H|L|HH|LL|A|AA|C|CH|CL|HIGH|LOW|ABN|ABNORMAL|CRIT|CRITICAL|H\*|L\*|HI|LO)\*?|\*|!|!!)$/i;
+
+export function isFlag(text: string): boolean {
+  return FLAG.test(text.trim());
+}
+
+export type FlagMeaning = 'high' | 'low' | 'abnormal' | 'critical_high' | 'critical_low' | 'critical';
+
+export function flagMeaning(flag: string): FlagMeaning {
+  const f = flag.trim().toUpperCase().replace(/\*/g, '');
+  if (f === 'HH' || f === 'CH' || f === '!!') return 'critical_high';
+  if (f === 'LL' || f === 'CL') return 'critical_low';
+  if (f === 'C' || f === 'CRIT' || f === 'CRITICAL') return 'critical';
+  if (f === 'H' || f === 'HI' || f === 'HIGH') return 'high';
+  if (f === 'L' || f === 'LO' || f === 'LOW') return 'low';
+  return 'abnormal';
+}
+
+/** A result value: a number, a number with a comparator, a titre or ratio, or a qualitative word. */
+export interface ParsedValue {
+  value: string;
+  type: LabReportResultType;
+  number: number | null;
+  comparator: string | null;
+}
+
+export function parseValue(text: string): ParsedValue | null {
+  const t = text.trim().replace(/\s+/g, ' ');
+  const n = parseNumber(t);
+  if (n !== null) return { value: t.replace(/,/g, ''), type: 'numeric', number: n, comparator: null };
+  const cmp = new RegExp(`^(${COMPARATOR})\\s*(${NUMBER})$`).exec(t);
+  if (cmp) {
+    const number = Number(cmp[2].replace(/,/g, ''));
+    const comparator = normaliseComparator(cmp[1]);
+    return { value: `${comparator}${cmp[2].replace(/,/g, '')}`, type: 'range', number, comparator };
+  }
+  const ratio = /^(\d+)\s*:\s*(\d+)$/.exec(t);
+  if (ratio) return { value: `${ratio[1]}:${ratio[2]}`, type: 'ratio', number: null, comparator: null };
+  if (isQualitative(t)) {
+    return { value: t, type: BOOLEAN_WORDS.test(t) ? 'boolean' : 'comment', number: null, comparator: null };
+  }
+  return null;
+}
+
+function normaliseComparator(c: string): string {
+  if (c === '=<' || c === '≤') return '<=';
+  if (c === '=>' || c === '≥') return '>=';
+  return c;
+}
+
+/** A reference interval: `0.40-4.50`, `3.5 - 5.0`, `<200`, `>= 40`, `Up to 5.6`, `Negative`. */
+export interface ParsedRange {
+  min: number | null;
+  max: number | null;
+  text: string;
+  /** The expected qualitative result (`Negative`), when the interval is a word. */
+  expected: string | null;
+}
+
+export function parseRange(text: string): ParsedRange | null {
+  const t = text
+    .trim()
+    .replace(/^(ref(erence)?( range| interval)?|normal|range)[:.]?\s*/i, '')
+    .replace(/[–—]/g, '-')
+    .replace(/\s+/g, ' ');
+  if (!t) return null;
+  const between = new RegExp(`^(${NUMBER})\\s*(?:-|to)\\s*(${NUMBER})$`, 'i').exec(t);
+  if (between) {
+    const min = Number(between[1].replace(/,/g, ''));
+    const max = Number(between[2].replace(/,/g, ''));
+    if (min <= max) return { min, max, text: t, expected: null };
+    return null;
+  }
+  const below = new RegExp(`^(?:<=|<|≤|=<|up to|less than|below)\\s*(${NUMBER})$`, 'i').exec(t);
+  if (below) return { min: null, max: Number(below[1].replace(/,/g, '')), text: t, expected: null };
+  const above = new RegExp(`^(?:>=|>|≥|=>|greater than|above|over)\\s*(${NUMBER})$`, 'i').exec(t);
+  if (above) return { min: Number(above[1].replace(/,/g, '')), max: null, text: t, expected: null };
+  if (isQualitative(t)) return { min: null, max: null, text: t, expected: t };
+  return null;
+}
+
+/** Units as labs print them: `mg/dL`, `x10E3/uL`, `10^3/µL`, `%`, `mL/min/1.73m2`, `U/L`. */
+const UNIT =
+  /^(?:%|[a-zA-Zµμ][a-zA-Z0-9µμ/.*^×\-²]*|(?:x\s?)?10[E^*]?\d+\/[a-zA-Zµμ]+|\d+\*\d+\/[a-zA-Zµμ]+|\/[a-zA-Zµμ]+)$/;
+const NOT_UNITS = /^(?:to|and|or|up|less|than|see|note|comment|ref|range|of|the|in|from|on|by|final|pending)$/i;
+
+export function isUnit(text: string): boolean {
+  const t = text.trim();
+  return t.length <= 18 && UNIT.test(t) && !isFlag(t) && !isQualitative(t) && !NOT_UNITS.test(t) && /[a-zA-Zµμ%]/.test(t);
+}
+
+/** OCR reads of digits: `O`→0, `l`/`I`→1, `S`→5 inside a token that is otherwise a number. */
+export function repairOcrNumber(token: string): string {
+  if (!/\d/.test(token)) return token;
+  if (!/^[<>≤≥=]*[\dOoIlS.,]+$/.test(token)) return token;
+  return token.replace(/[Oo]/g, '0').replace(/[Il]/g, '1').replace(/S/g, '5');
+}
