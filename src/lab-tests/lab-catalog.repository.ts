@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
+import type { LoincCatalogueRow } from './loinc-catalogue-row';
 import {
   LabAccountEntity,
   LabEntity,
@@ -91,16 +92,6 @@ export class LabCatalogRepository {
     const rows = await this.db.getRepository(LoincEntity).find({ order: { id: 'ASC' } });
     return rows.map((row) => ({ code: row.code, name: row.name, display_name: row.displayName, unit: row.unit, aliases: row.aliases, specimen: row.specimen }));
   }
-}
-
-/** A `loinc_codes` row as the lab-report LOINC matcher reads it (its `LoincRow`). */
-export interface LoincCatalogueRow {
-  code: string;
-  name: string;
-  display_name: string | null;
-  unit: string | null;
-  aliases: string[];
-  specimen: string | null;
 }
 
 export interface LabTestFilters {

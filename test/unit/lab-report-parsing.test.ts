@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import PDFDocument from 'pdfkit';
-import { buildLoincCatalogue, detectReportFileKind, extractReport, matchReport, parseReport, ReportParseFailure } from '../../src/lab-reports/parsing';
-import { CURATED_LOINC } from '../../src/lab-tests/loinc-analytes.data';
+import { detectReportFileKind, extractReport, matchReport, parseReport, ReportParseFailure, type ExtractedDocument, type ExtractedWord } from '../../src/lab-reports/parsing';
+import { labReportCorpus, type Corpus } from '../fixtures/lab-reports/corpus';
+import { scoreReport } from '../fixtures/lab-reports/evaluate';
+import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
 
-const catalogue = buildLoincCatalogue(CURATED_LOINC.map((l) => ({ code: l.code, name: l.name, display_name: l.display, unit: l.unit, aliases: l.aliases, specimen: l.specimen })));
+const catalogue = curatedLoincCatalogue();
 
 function pdf(draw: (doc: PDFKit.PDFDocument) => void): Promise<Uint8Array> {
   const doc = new PDFDocument({ size: 'LETTER', margin: 50 });
@@ -55,5 +59,105 @@ describe('lab report parsing of a text PDF', () => {
     const corrupt = new TextEncoder().encode('%PDF-1.7\nthis is not really a pdf');
     await expect(extractReport(corrupt, 'pdf')).rejects.toMatchObject({ reason: 'invalid_input' });
     await expect(extractReport(corrupt, 'pdf')).rejects.toBeInstanceOf(ReportParseFailure);
+  });
+});
+
+describe('lab report parsing of the generated corpus (text PDFs)', () => {
+  let corpus: Corpus;
+  beforeAll(async () => {
+    corpus = await labReportCorpus(undefined, { images: false });
+  }, 300_000);
+
+  const read = (file: string) => new Uint8Array(fs.readFileSync(path.join(corpus.dir, file)));
+
+  it('reads every result of every lab layout exactly: value, units, interval, interpretation, LOINC, panel; and the metadata', async () => {
+    const texts = corpus.reports.filter((r) => r.kind === 'text_pdf');
+    expect(new Set(texts.map((r) => r.lab)).size).toBeGreaterThanOrEqual(5);
+    for (const report of texts) {
+      const doc = await extractReport(read(report.file), 'pdf');
+      expect(doc.method).toBe('text');
+      const data = matchReport(parseReport(doc), catalogue);
+      const score = scoreReport(data, report);
+      expect({ file: report.file, misses: score.misses }).toEqual({ file: report.file, misses: [] });
+      const panels = data.results.map((r) => r.source_panel_name);
+      expect(panels).toEqual(report.results.map((r) => r.panel));
+      expect(data.results.every((r) => r.loinc_match_status === 'auto_match')).toBe(true);
+    }
+  });
+
+  it('follows a table across a page break without reading the running header, footer or previous results', async () => {
+    const long = corpus.reports.find((r) => r.file === 'northwind-long.pdf');
+    expect(long?.pages).toBeGreaterThan(1);
+    const data = matchReport(parseReport(await extractReport(read('northwind-long.pdf'), 'pdf')), catalogue);
+    expect(data.results).toHaveLength(long?.results.length ?? -1);
+    const harbour = matchReport(parseReport(await extractReport(read('harbourview.pdf'), 'pdf')), catalogue);
+    const truth = corpus.reports.find((r) => r.file === 'harbourview.pdf');
+    expect(harbour.results.map((r) => r.value)).toEqual(truth?.results.map((r) => r.value));
+  });
+
+  it.each([
+    ['corrupt.pdf', 'invalid_input'],
+    ['encrypted.pdf', 'invalid_input'],
+    ['letter.pdf', 'invalid_input'],
+    ['german.pdf', 'not_english'],
+    ['too-many-pages.pdf', 'too_many_pages'],
+  ])('refuses %s with failure reason %s', async (file, reason) => {
+    const bytes = read(file);
+    expect(detectReportFileKind(bytes)).toBe('pdf');
+    const run = async () => parseReport(await extractReport(bytes, 'pdf'));
+    await expect(run()).rejects.toBeInstanceOf(ReportParseFailure);
+    await expect(run()).rejects.toMatchObject({ reason });
+  });
+});
+
+/** A one-page OCR reading made of words at given positions (what tesseract returns). */
+function ocrDocument(rows: string[][], xs: number[]): ExtractedDocument {
+  const words: ExtractedWord[] = [];
+  rows.forEach((cells, r) => {
+    cells.forEach((cell, c) => {
+      let x = xs[c];
+      for (const text of cell.split(' ').filter(Boolean)) {
+        words.push({ text, x, y: 100 + r * 40, w: text.length * 14, h: 24, confidence: 0.9 });
+        x += text.length * 14 + 10;
+      }
+    });
+  });
+  return { kind: 'png', method: 'ocr', pages: [{ width: 2550, height: 3300, words }], ocrConfidence: 0.9, language: 'en' };
+}
+
+describe('OCR noise handled with evidence', () => {
+  const xs = [100, 900, 1200, 1500, 1900];
+  const header = ['Test', 'Result', 'Flag', 'Units', 'Reference Range'];
+
+  it('restores a lost decimal point from the interval the lab prints with decimals, but not for a flagged value', () => {
+    const parsed = parseReport(ocrDocument([header, ['TSH', '21', '', 'mIU/L', '0.40-4.50'], ['Free T4', '25', 'H', 'ng/dL', '0.8-1.8']], xs));
+    expect(parsed.results[0]).toMatchObject({ test_name: 'TSH', value: '2.1', interpretation: 'normal' });
+    expect(parsed.results[0].notes[0]).toMatch(/decimal point restored: 21 → 2.1/);
+    expect(parsed.results[1]).toMatchObject({ value: '25', interpretation: 'abnormal', is_above_max_range: true });
+  });
+
+  it('matches a name read as `Hemoglobin Alc` to A1c and tells percentages from absolute counts by their units', () => {
+    const parsed = parseReport(ocrDocument([header, ['Hemoglobin Alc', '5.4', '', '%', '<5.7'], ['Lymphocytes', '31.0', '', '%', '20-45'], ['Lymphocytes', '1.9', '', 'x10E3/uL', '0.85-3.9']], xs));
+    const data = matchReport(parsed, catalogue);
+    expect(data.results.map((r) => r.loinc_matches[0].loinc_code)).toEqual(['4548-4', '736-9', '731-0']);
+    expect(data.results[0].loinc_match_status).toBe('auto_match');
+  });
+
+  it('reads narrative summaries, comparators and qualitative values', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          ['Glucose: 105 mg/dL (ref 65-99) H', 'hs-CRP: <0.2 mg/L (ref <3.0)'],
+          ['Nitrite: Positive (ref Negative) A', 'eGFR: >90 mL/min/1.73m2 (ref >60)'],
+        ],
+        [100, 1300],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.type, r.interpretation])).toEqual([
+      ['Glucose', '105', 'numeric', 'abnormal'],
+      ['hs-CRP', '<0.2', 'range', 'normal'],
+      ['Nitrite', 'Positive', 'boolean', 'abnormal'],
+      ['eGFR', '>90', 'range', 'normal'],
+    ]);
   });
 });

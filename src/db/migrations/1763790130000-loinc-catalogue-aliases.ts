@@ -22,7 +22,7 @@ export class LoincCatalogueAliases1763790130000 implements MigrationInterface {
       );
       await db.query(
         `INSERT INTO loinc_codes (id, code, name, slug, unit, display_name, aliases, specimen)
-         SELECT COALESCE(MAX(id), 0) + 1, $1, $2, $3, $4, $5, $6, $7 FROM loinc_codes
+         SELECT (SELECT COALESCE(MAX(id), 0) + 1 FROM loinc_codes), $1, $2, $3, $4, $5, $6, $7
          WHERE NOT EXISTS (SELECT 1 FROM loinc_codes WHERE code = $1)`,
         [loinc.code, loinc.name, slugify(loinc.name), loinc.unit, loinc.display, loinc.aliases, loinc.specimen],
       );

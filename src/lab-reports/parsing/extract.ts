@@ -6,7 +6,7 @@ import { openPdf, pdfTextPages, renderPdfPages } from './pdf-text';
 import type { ExtractedDocument, ExtractedPage, ReportFileKind } from './types';
 
 /** Resolution pages of a PDF without a text layer are rendered at for OCR. */
-const RENDER_DPI = 200;
+const RENDER_DPI = 300;
 /** Below this mean word confidence an OCR reading is not trusted (`low_quality`). */
 export const MIN_OCR_CONFIDENCE = 0.6;
 /** A page with fewer lettered words than this in its text layer is treated as a scan. */

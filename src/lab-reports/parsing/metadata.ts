@@ -14,8 +14,8 @@ const LABELS: [RegExp, Field][] = [
   [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
   [/^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected)$/i, 'collected'],
   [/^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued)$/i, 'reported'],
-  [/^(specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|barcode)$/i, 'specimen'],
-  [/^(received|date received|age|phone|address|account|account no\.?|physician|ordering physician|ordering provider|provider|doctor|referring doctor|client|mrn|patient id|fasting|status|report status|page|specimen type|specimen)$/i, 'other'],
+  [/^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|barcode)$/i, 'specimen'],
+  [/^(received|date received|age|phone|address|account|account no\.?|physician|ordering physician|ordering provider|provider|doctor|referring doctor|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type)$/i, 'other'],
 ];
 
 function labelField(text: string): Field | null {

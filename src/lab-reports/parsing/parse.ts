@@ -8,6 +8,9 @@ import type { ExtractedDocument, ParsedReport, ParsedResult } from './types';
 
 /** Share of a page's height at its top and bottom where running headers and footers print. */
 const MARGIN_BAND = 0.15;
+/** Below this share of the page height only footers print (and results never do). */
+const FOOTER_BAND = 0.93;
+const PAGE_NUMBER = /\bpage\s*\d+\s*(of|\/)\s*\d+\b/i;
 
 /**
  * Results and metadata from the words' positions: lines and cells rebuilt, table headers found
@@ -19,6 +22,7 @@ export function parseReport(doc: ExtractedDocument): ParsedReport {
   const repeated = repeatedLines(pages);
   const isRunning = (line: Line) => {
     const height = doc.pages[line.page].height;
+    if (PAGE_NUMBER.test(line.text) || line.y > height * FOOTER_BAND) return true;
     return repeated.has(lineKey(line)) && (line.y < height * MARGIN_BAND || line.y > height * (1 - MARGIN_BAND));
   };
   const all = pages.flat();

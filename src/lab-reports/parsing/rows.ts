@@ -37,7 +37,7 @@ function cleanName(text: string): string {
 /** A test name starts with a letter (or a digit then letters: `25-Hydroxy`), and is not a sentence. */
 function looksLikeName(text: string): boolean {
   const t = text.trim();
-  return /^[\p{L}(]|^\d+[-,]?\s?\p{L}/u.test(t) && /\p{L}{2}/u.test(t) && t.length <= 70 && !t.includes(':');
+  return /^[\p{L}(%]|^\d+[-,]?\s?\p{L}/u.test(t) && /\p{L}/u.test(t) && t.length <= 60 && !t.includes(':');
 }
 
 /** Classifies the tokens after the name: the first value, then flag, units, interval. */
@@ -46,6 +46,7 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
   let units: string | null = null;
   let range: ParsedRange | null = null;
   let flag: string | null = null;
+  let unclassified = 0;
   for (const part of parts) {
     if (part.role === 'previous' || part.role === 'other') continue;
     if (part.role === 'reference' && !range) {
@@ -72,10 +73,12 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
       if (!flag && isFlag(token) && value) flag = token;
       else if (!range && value && (part.role === 'reference' || /[-<>≤≥]|^(up to|less than|greater than)/i.test(token) || part.role === null) && parseRange(token) && !(part.role === null && parseValue(token)?.type === 'numeric')) {
         range = parseRange(token);
-      } else if (!units && isUnit(token) && value) units = token;
+      } else if (!units && isUnit(token.replace(/[.,;:]+$/, '')) && value) units = token.replace(/[.,;:]+$/, '');
+      else if (part.role === null || part.role === 'result') unclassified += 1;
     }
   }
-  if (!value) return null;
+  // A sentence with a number in it (an address, a footer) is not a result row.
+  if (!value || unclassified > 2) return null;
   return { value, units, range, flag };
 }
 
@@ -121,7 +124,7 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
 
 /** `Name: value unit (ref low-high) H` items of a narrative summary, several per line. */
 const NARRATIVE =
-  /([A-Za-z][A-Za-z0-9 ,'\-/%.]{1,50}?):\s*([<>≤≥]?\s?[\d.,]+|[A-Za-z][A-Za-z\- ]*?)(?:\s+([^\s()]+))?\s*\((?:ref(?:erence)?(?: range| interval)?[:.]?\s*)?([^)]*)\)(?:\s*(HH|LL|H|L|A)\b)?/g;
+  /([A-Za-z%][A-Za-z0-9 ,'\-/%.()#]{0,50}?):\s*([<>≤≥]?\s?[\d.,]+|[A-Za-z][A-Za-z\- ]*?)(?:\s+([^\s()]+))?\s*\((?:ref(?:erence)?(?: range| interval)?[:.]?\s*)?([^)]*)\)(?:\s*([HL]{1,2}\*?|\*[HL]|A)(?=\s|$))?/g;
 
 export function narrativeRows(line: Line): RowParts[] {
   const rows: RowParts[] = [];

@@ -83,18 +83,7 @@ export interface ParsedReport {
 }
 
 /** A row of the LOINC catalogue (the `loinc_codes` table), as the matcher needs it. */
-export interface LoincRow {
-  code: string;
-  /** LOINC long common name. */
-  name: string;
-  /** The name labs print (`Hemoglobin A1c`). */
-  display_name: string | null;
-  unit: string | null;
-  /** Other printed names and abbreviations (`HbA1c`, `A1C`, `Glycated hemoglobin`). */
-  aliases: string[];
-  /** LOINC system, simplified: `serum_plasma`, `blood`, `urine`, ... */
-  specimen: string | null;
-}
+export type { LoincCatalogueRow as LoincRow } from '../../lab-tests/loinc-catalogue-row';
 
 export interface LoincMatch {
   loinc_code: string;

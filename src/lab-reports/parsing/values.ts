@@ -29,9 +29,11 @@ export function isFlag(text: string): boolean {
 export type FlagMeaning = 'high' | 'low' | 'abnormal' | 'critical_high' | 'critical_low' | 'critical';
 
 export function flagMeaning(flag: string): FlagMeaning {
-  const f = flag.trim().toUpperCase().replace(/\*/g, '');
-  if (f === 'HH' || f === 'CH' || f === '!!') return 'critical_high';
-  if (f === 'LL' || f === 'CL') return 'critical_low';
+  const raw = flag.trim().toUpperCase();
+  const f = raw.replace(/\*/g, '');
+  // A starred high or low (`H*`, `*L`) is the critical mark of many lab systems.
+  if (f === 'HH' || f === 'CH' || f === '!!' || (f === 'H' && raw !== f)) return 'critical_high';
+  if (f === 'LL' || f === 'CL' || (f === 'L' && raw !== f)) return 'critical_low';
   if (f === 'C' || f === 'CRIT' || f === 'CRITICAL') return 'critical';
   if (f === 'H' || f === 'HI' || f === 'HIGH') return 'high';
   if (f === 'L' || f === 'LO' || f === 'LOW') return 'low';
@@ -114,6 +116,8 @@ export function isUnit(text: string): boolean {
 /** OCR reads of digits: `O`→0, `l`/`I`→1, `S`→5 inside a token that is otherwise a number. */
 export function repairOcrNumber(token: string): string {
   if (!/\d/.test(token)) return token;
+  // A decimal point read as a colon: `2:5` (titres are `1:N`, never with one digit after).
+  if (/^[2-9]\d*:\d$/.test(token)) return token.replace(':', '.');
   if (!/^[<>≤≥=]*[\dOoIlS.,]+$/.test(token)) return token;
   return token.replace(/[Oo]/g, '0').replace(/[Il]/g, '1').replace(/S/g, '5');
 }

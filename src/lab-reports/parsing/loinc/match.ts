@@ -109,10 +109,13 @@ function similarity(a: string, aTokens: string[], b: string, bTokens: string[]):
   let matched = 0;
   const used = new Set<number>();
   for (const t of aTokens) {
-    const j = bTokens.findIndex((u, k) => !used.has(k) && (u === t || (t.length >= 5 && u.length >= 5 && editDistanceAtMostOne(t, u))));
+    const exact = bTokens.findIndex((u, k) => !used.has(k) && u === t);
+    // A word one letter off (an OCR slip) counts, but less than the word itself: HBsAg ≠ HBsAb.
+    const near = exact >= 0 ? -1 : bTokens.findIndex((u, k) => !used.has(k) && t.length >= 5 && u.length >= 5 && editDistanceAtMostOne(t, u));
+    const j = exact >= 0 ? exact : near;
     if (j >= 0) {
       used.add(j);
-      matched += 1;
+      matched += exact >= 0 ? 1 : 0.8;
     }
   }
   const tokenScore = (2 * matched) / (aTokens.length + bTokens.length);

@@ -38,7 +38,10 @@ export function unitKey(unit: string | null | undefined): string | null {
     .replace(/^mcg/, 'ug')
     .replace(/mcg\//, 'ug/')
     .replace(/mcmol/, 'umol')
-    .replace(/\/hpf$/, '/[hpf]');
+    .replace(/\/hpf$/, '/[hpf]')
+    // OCR reads the I of mIU and uIU as l.
+    .replace(/^([mu])lu\//, '$1iu/')
+    .replace(/[.,;:]+$/, '');
   if (/^(x?10[\^e*]?3\/u?l|k\/ul|thou\/ul|thousand\/ul|10[\^e*]?9\/l|x10[\^e*]?9\/l|x?10\*9\/l|giga\/l|g\/l_cells)$/.test(u) && !/^g\/l$/.test(u)) return '10^3/ul';
   if (/^(x?10[\^e*]?6\/u?l|m\/ul|mil\/ul|million\/ul|10[\^e*]?12\/l|x10[\^e*]?12\/l|tera\/l)$/.test(u)) return '10^6/ul';
   if (u === 'miu/l' || u === 'uiu/ml' || u === 'uu/ml' || u === 'mu/l') return 'miu/l';

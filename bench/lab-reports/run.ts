@@ -1,0 +1,97 @@
+/**
+ * Lab report parsing benchmark over the generated corpus (test/fixtures/lab-reports): per input
+ * kind, results recall and precision; value, unit, range, flag (interpretation) and LOINC top-1
+ * accuracy over the true rows; metadata accuracy; CPU and wall seconds per page. CPU time is the
+ * process's (OCR worker threads included), so it reads as "seconds of one core".
+ *
+ *   npm run bench:lab-reports [-- --seed 20251 --kinds text_pdf,png --ocr-workers 1 --json out.json]
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import { closeOcr, configureOcr, detectReportFileKind, extractReport, matchReport, parseReport } from '../../src/lab-reports/parsing';
+import { DEFAULT_SEED, labReportCorpus, type CorpusKind } from '../../test/fixtures/lab-reports/corpus';
+import { scoreReport, type Score } from '../../test/fixtures/lab-reports/evaluate';
+import { curatedLoincCatalogue } from '../../test/helpers/lab-report-catalogue';
+
+interface Totals {
+  files: number;
+  pages: number;
+  cpu: number;
+  wall: number;
+  failed: number;
+  score: Omit<Score, 'misses'>;
+}
+
+async function main(): Promise<void> {
+  const options = new Command()
+    .option('--seed <n>', 'corpus seed', String(DEFAULT_SEED))
+    .option('--kinds <list>', 'input kinds', 'text_pdf,scan_pdf,png,jpeg,photo')
+    .option('--ocr-workers <n>', 'OCR worker threads', '1')
+    .option('--json <file>', 'write the figures as JSON')
+    .option('--verbose', 'print each file and its misses')
+    .parse()
+    .opts<{ seed: string; kinds: string; ocrWorkers: string; json?: string; verbose?: boolean }>();
+  configureOcr({ workers: Number(options.ocrWorkers) });
+  const kinds = options.kinds.split(',') as CorpusKind[];
+  const corpus = await labReportCorpus(Number(options.seed));
+  const catalogue = curatedLoincCatalogue();
+  const totals = new Map<CorpusKind, Totals>();
+
+  for (const report of corpus.reports.filter((r) => kinds.includes(r.kind))) {
+    const bytes = new Uint8Array(fs.readFileSync(path.join(corpus.dir, report.file)));
+    const cpu0 = process.cpuUsage();
+    const wall0 = performance.now();
+    let score: Score;
+    let failed = 0;
+    try {
+      const doc = await extractReport(bytes, detectReportFileKind(bytes) ?? 'pdf');
+      score = scoreReport(matchReport(parseReport(doc), catalogue), report);
+    } catch (error) {
+      failed = 1;
+      score = { ...scoreReport({ metadata: { patient_first_name: '', patient_last_name: '', dob: '', lab_name: '' }, results: [] }, report), misses: [String(error)] };
+    }
+    const cpu = process.cpuUsage(cpu0);
+    const t = totals.get(report.kind) ?? { files: 0, pages: 0, cpu: 0, wall: 0, failed: 0, score: { truth: 0, parsed: 0, found: 0, value: 0, unit: 0, range: 0, flag: 0, loinc: 0, metadata: 0, metadataFields: 0 } };
+    t.files += 1;
+    t.pages += report.pages;
+    t.cpu += (cpu.user + cpu.system) / 1e6;
+    t.wall += (performance.now() - wall0) / 1000;
+    t.failed += failed;
+    for (const key of Object.keys(t.score) as (keyof Totals['score'])[]) t.score[key] += score[key];
+    totals.set(report.kind, t);
+    if (options.verbose) {
+      console.log(`${report.file}: found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`);
+      for (const miss of score.misses) console.log(`    ${miss}`);
+    }
+  }
+  await closeOcr();
+
+  const rows = [...totals].map(([kind, t]) => {
+    const s = t.score;
+    const rate = (n: number, d: number) => (d ? Number((n / d).toFixed(3)) : null);
+    return {
+      kind,
+      files: t.files,
+      pages: t.pages,
+      failed: t.failed,
+      recall: rate(s.found, s.truth),
+      precision: rate(s.found, s.parsed),
+      value: rate(s.value, s.truth),
+      unit: rate(s.unit, s.truth),
+      range: rate(s.range, s.truth),
+      flag: rate(s.flag, s.truth),
+      loinc_top1: rate(s.loinc, s.truth),
+      metadata: rate(s.metadata, s.metadataFields),
+      cpu_s_per_page: Number((t.cpu / t.pages).toFixed(2)),
+      wall_s_per_page: Number((t.wall / t.pages).toFixed(2)),
+    };
+  });
+  console.table(rows);
+  if (options.json) fs.writeFileSync(options.json, JSON.stringify(rows, null, 2));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
