@@ -33,6 +33,6 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
     AppointmentLifecycleService,
     AppointmentBookingsService,
   ],
-  exports: [AppointmentAvailabilityService, AppointmentLifecycleService],
+  exports: [AppointmentAvailabilityService, AppointmentLifecycleService, AppointmentBookingsService],
 })
 export class AppointmentsModule {}

@@ -6,7 +6,8 @@ export interface TeamPrincipal {
   teamId: string;
   environment: ApiEnvironment;
   region: Region;
-  apiKeyId: string;
+  /** The API key that called; null when labflow acts for the team itself (the patient portal, signed links). */
+  apiKeyId: string | null;
 }
 
 /** Who is calling the management API: a management key of one org. */

@@ -171,6 +171,24 @@ const envSchema = z.object({
   LAB_REPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   /** Lab reports: a job this old whose workflow is not known to run gets it started by the worker's sweep. */
   LAB_REPORT_START_GRACE: duration.default('10s'),
+  /** Patient portal: how long a `launch` URL works (single use). */
+  PORTAL_LAUNCH_TTL: duration.default('5m'),
+  /** Patient portal: how long a `communications` short link works (until revoked). */
+  PORTAL_COMMUNICATIONS_TTL: duration.default('28d'),
+  /** Patient portal: how long a session lasts after the link was opened. */
+  PORTAL_SESSION_TTL: duration.default('1h'),
+  /** Patient portal: how long a device that entered a one-time code is remembered (never past the link's expiry). */
+  PORTAL_DEVICE_TTL: duration.default('90d'),
+  /** Patient portal: how long a one-time code works. */
+  PORTAL_CODE_TTL: duration.default('10m'),
+  /** Patient portal: wrong codes a communications link accepts over its life before it locks. */
+  PORTAL_CODE_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /** Patient portal: one-time codes a communications link sends over its life. */
+  PORTAL_CODE_MAX_SENDS: z.coerce.number().int().min(1).max(100).default(10),
+  /** Notifications: SMTP server of e-mails to patients (smtp:// or smtps://); unset: e-mail is offered only outside production, into the dev outbox. */
+  SMTP_URL: z.string().url().refine((value) => /^smtps?:/.test(value), { message: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** Notifications: the From of e-mails to patients. */
+  NOTIFICATIONS_FROM: z.string().min(3).default('labflow <no-reply@labflow.localhost>'),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -212,6 +230,19 @@ export interface LabflowConfig {
     idempotencyKeyTtlMs: number;
   };
   labReports: LabReportsConfig;
+  portal: PortalConfig;
+  notifications: { smtpUrl: string | null; from: string };
+}
+
+/** The patient portal (src/portal). */
+export interface PortalConfig {
+  launchTtlMs: number;
+  communicationsTtlMs: number;
+  sessionTtlMs: number;
+  deviceTtlMs: number;
+  codeTtlMs: number;
+  codeMaxFailures: number;
+  codeMaxSends: number;
 }
 
 /** Lab report parsing jobs (src/lab-reports, workflows/lab-report/). */
@@ -357,6 +388,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       maxAttempts: e.LAB_REPORT_MAX_ATTEMPTS,
       startGraceMs: toMs(e.LAB_REPORT_START_GRACE),
     },
+    portal: {
+      launchTtlMs: toMs(e.PORTAL_LAUNCH_TTL),
+      communicationsTtlMs: toMs(e.PORTAL_COMMUNICATIONS_TTL),
+      sessionTtlMs: toMs(e.PORTAL_SESSION_TTL),
+      deviceTtlMs: toMs(e.PORTAL_DEVICE_TTL),
+      codeTtlMs: toMs(e.PORTAL_CODE_TTL),
+      codeMaxFailures: e.PORTAL_CODE_MAX_FAILURES,
+      codeMaxSends: e.PORTAL_CODE_MAX_SENDS,
+    },
+    notifications: { smtpUrl: e.SMTP_URL ?? null, from: e.NOTIFICATIONS_FROM },
   };
 }
 

@@ -42,6 +42,15 @@ export class OrdersRepository {
     return manager.getRepository(OrderEntity).findOneBy({ id, teamId: scope.teamId, environment: scope.environment });
   }
 
+  /** A user's orders, newest first (the patient portal's list and its demographics check). */
+  ordersOfUser(scope: Scope, userId: string, limit = 50): Promise<OrderEntity[]> {
+    return this.db.getRepository(OrderEntity).find({
+      where: { teamId: scope.teamId, environment: scope.environment, userId },
+      order: { createdAt: 'DESC' },
+      take: limit,
+    });
+  }
+
   findById(id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
     return manager.getRepository(OrderEntity).findOneBy({ id });
   }

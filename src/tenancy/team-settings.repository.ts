@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { Region, TeamBrandInformation } from './entities';
 
 /**
  * A team's settings as the main API and the workers read them (the management API changes them
@@ -21,4 +22,20 @@ export class TeamSettingsRepository {
     const [row]: Array<{ enabled: boolean }> = await manager.query(`SELECT lab_report_human_review_enabled AS enabled FROM teams WHERE id = $1`, [teamId]);
     return row?.enabled ?? false;
   }
+
+  /** How the team presents itself to patients (the patient portal), or null for an unknown team. */
+  async brandOf(teamId: string): Promise<TeamBrand | null> {
+    const [row]: Array<{ name: string; region: Region; logo_url: string | null; brand_information: TeamBrandInformation | null }> = await this.db.query(
+      `SELECT name, region, logo_url, brand_information FROM teams WHERE id = $1`,
+      [teamId],
+    );
+    return row ? { name: row.name, region: row.region, logoUrl: row.logo_url, brandInformation: row.brand_information } : null;
+  }
+}
+
+export interface TeamBrand {
+  name: string;
+  region: Region;
+  logoUrl: string | null;
+  brandInformation: TeamBrandInformation | null;
 }

@@ -14,6 +14,10 @@ const brandInformation = z
   .object({
     company_name: z.string().trim().min(1).max(255),
     support_email: z.email().max(320).optional(),
+    /** The patient portal's accent colour, #RRGGBB (darkened there when too light to read on white). */
+    primary_color: z.string().regex(/^#[0-9A-Fa-f]{6}$/, { message: 'must be a colour as #RRGGBB' }).optional(),
+    support_phone: z.string().regex(/^\+?[0-9 ().-]{5,32}$/, { message: 'must be a phone number' }).optional(),
+    support_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   })
   .catchall(z.string().max(1000).nullable())
   .refine((value) => Object.keys(value).length <= 20, { message: 'At most 20 brand_information fields.' });
