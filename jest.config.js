@@ -5,6 +5,7 @@
  *   workflows  test/workflows: the real Temporal dev server, activities real or faked
  *   replay     test/replay: recorded histories in test/fixtures/histories, nothing real
  *   e2e        test/e2e: the whole stack over HTTP and through the SDK
+ *   browser    test/browser: the patient portal in Debian's Chromium (playwright-core), screenshots in test-output/
  *   capture    test/capture: records responses to CAPTURE_RESPONSES for before/after diffs of a
  *              refactor; a tool, so the project exists only while that variable is set
  * The three tiers that run workflow code share one bundle of workflows/, made once per run by
@@ -29,6 +30,7 @@ module.exports = {
     { ...withWorkflowBundle, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
     { ...withWorkflowBundle, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'] },
     { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    { ...withWorkflowBundle, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
     ...(process.env.CAPTURE_RESPONSES ? [{ ...withWorkflowBundle, displayName: 'capture', testMatch: ['<rootDir>/test/capture/**/*.capture.ts'] }] : []),
   ],
   testTimeout: 90_000,
