@@ -8,7 +8,7 @@ export type PortalContext = 'launch' | 'communications';
 export type OtpChannel = 'email' | 'sms';
 export type SessionStart = 'launch' | 'code' | 'device';
 
-/** A `portal_links` row (see the migration 1763790014000-portal). */
+/** A `portal_links` row (see the migration 1763790140000-portal). */
 export interface PortalLinkRow {
   id: string;
   team_id: string;
