@@ -375,6 +375,23 @@ stack_migrate() {
 
 # --- all of it ---------------------------------------------------------------------------------
 
+# --- Chromium (the browser tests) -------------------------------------------------------------
+
+# The browser tests (test/browser) drive Debian's Chromium through playwright-core. Installed with
+# apt when missing, as the Temporal CLI is built when missing; CHROMIUM_PATH points at another.
+stack_chromium() {
+  local chromium=${CHROMIUM_PATH:-/usr/bin/chromium} sudo=()
+  [[ -x "$chromium" ]] && return 0
+  [[ -n "${CHROMIUM_PATH:-}" ]] && fail "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable file" "unset CHROMIUM_PATH or point it at a Chromium binary"
+  have apt-get || fail "Chromium is missing and apt-get is not available to install it" "install Chromium and set CHROMIUM_PATH"
+  ((EUID == 0)) || sudo=(sudo)
+  mkdir -p "$LABFLOW_STATE_DIR"
+  say "installing Chromium for the browser tests (apt-get install chromium, once)"
+  { "${sudo[@]}" apt-get update && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends chromium; } \
+    </dev/null >"$LABFLOW_STATE_DIR/chromium-install.log" 2>&1 ||
+    fail "installing Chromium failed (see $LABFLOW_STATE_DIR/chromium-install.log)" "apt-get install -y chromium"
+}
+
 stack_up() {
   local mode=${1:-}
   [[ "$mode" == dev || "$mode" == test ]] || fail "stack.sh needs a mode, dev or test" "bash scripts/stack.sh dev"
@@ -386,6 +403,7 @@ stack_up() {
   stack_database "$mode"
   stack_build
   stack_migrate
+  if [[ "$mode" == test ]]; then stack_chromium; fi
   say "stack ready ($mode): database ${DATABASE_URL##*/}, Temporal namespace $TEMPORAL_NAMESPACE"
 }
 
