@@ -47,7 +47,7 @@ a{color:var(--brand)}
 .secondary{background:#fff;color:var(--brand)}
 .small{min-height:36px;padding:4px 10px;font-size:.9rem}
 :focus-visible{outline:3px solid #111;outline-offset:2px}
-.status{display:inline-block;padding:2px 10px;border-radius:999px;background:#e8edf3;font-weight:600}
+.status{display:inline-block;padding:2px 10px;border-radius:12px;background:#e8edf3;font-weight:600}
 .muted{color:#4a4a4a}
 .timeline{list-style:none;padding:0;margin:0}.timeline li{padding:4px 0 8px 14px;border-left:3px solid var(--brand)}
 .timeline time{font-size:.9rem;color:#4a4a4a}
