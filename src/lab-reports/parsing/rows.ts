@@ -20,6 +20,8 @@ function tokens(text: string): string[] {
     .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
     .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
     .replace(/(^|\s)(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
+    // A bold flag set close to its value reads as one word by OCR: `9.4H` is `9.4 H`.
+    .replace(/(\d)(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
     .replace(/\u00a0(\d)/g, ' $1')
     .split(/\s+/)
     .map((t) => t.replace(/\u00a0/g, ' ').replace(/^\((.*)\)$/, '$1').replace(/^[[(]|[\])]$/g, ''))
