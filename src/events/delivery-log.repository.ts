@@ -41,6 +41,44 @@ export interface AttemptRow {
   keyset_at: string;
 }
 
+/** One delivery as an operator replays it: where it goes and whether that target still takes events. */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  target: 'webhook' | 'rabbitmq';
+  endpoint_id: string | null;
+  pipeline_id: string | null;
+  team_id: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  /** The endpoint is disabled, or the pipeline no longer sends to RabbitMQ. */
+  target_disabled: boolean;
+}
+
+/** An event of one subject (an order) with its deliveries, for an operator's view. */
+export interface SubjectEventRow {
+  id: string;
+  event_type: string;
+  created_at: Date;
+  relayed_at: Date | null;
+}
+
+/** A delivery of one of those events (any target). */
+export interface SubjectDeliveryRow {
+  id: string;
+  event_id: string;
+  target: 'webhook' | 'rabbitmq';
+  endpoint_id: string | null;
+  pipeline_id: string | null;
+  status: DeliveryStatus;
+  status_reason: string | null;
+  attempt_count: number;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  created_at: Date;
+}
+
 const KEYSET_AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS keyset_at`;
 
 /**
@@ -131,5 +169,47 @@ export class DeliveryLogRepository {
       eventId,
     ]);
     return rows[0]?.id ?? null;
+  }
+
+  /** A delivery by its id, with whether its target still takes events. */
+  async findDelivery(deliveryId: string): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.db.query(
+      `SELECT d.id, d.event_id, d.event_type, d.target, d.endpoint_id, d.pipeline_id, d.team_id, d.status, d.attempt_count,
+              CASE d.target WHEN 'webhook' THEN coalesce(e.disabled, true)
+                            ELSE p.id IS NULL OR NOT ('rabbitmq' = ANY(p.enabled)) END AS target_disabled
+         FROM event_deliveries d
+         LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         LEFT JOIN etl_pipelines p ON p.id = d.pipeline_id
+        WHERE d.id = $1`,
+      [deliveryId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The events of a subject (an order id), oldest first, their deliveries and the attempts of those. */
+  async ofSubject(teamId: string, subjectId: string): Promise<{ events: SubjectEventRow[]; deliveries: SubjectDeliveryRow[]; attempts: Array<AttemptRow & { delivery_id: string }> }> {
+    const events: SubjectEventRow[] = await this.db.query(
+      `SELECT id, event_type, created_at, relayed_at FROM event_outbox
+        WHERE team_id = $1 AND subject_id = $2 ORDER BY created_at, id`,
+      [teamId, subjectId],
+    );
+    const eventIds = events.map((event) => event.id);
+    if (eventIds.length === 0) return { events, deliveries: [], attempts: [] };
+    const deliveries: SubjectDeliveryRow[] = await this.db.query(
+      `SELECT id, event_id, target, endpoint_id, pipeline_id, status, status_reason, attempt_count, next_attempt_at,
+              last_attempt_at, created_at
+         FROM event_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY created_at, id`,
+      [eventIds],
+    );
+    const attempts: Array<AttemptRow & { delivery_id: string }> = deliveries.length
+      ? await this.db.query(
+          `SELECT a.id, a.delivery_id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url,
+                  a.response_status_code, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at,
+                  ${KEYSET_AT('a.created_at')}
+             FROM event_delivery_attempts a WHERE a.delivery_id = ANY($1::uuid[]) ORDER BY a.delivery_id, a.attempt_number`,
+          [deliveries.map((delivery) => delivery.id)],
+        )
+      : [];
+    return { events, deliveries, attempts };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { notFound } from '../common/errors';
-import type { OrgEntity } from '../tenancy/entities';
+import { randomUUID } from 'node:crypto';
+import { conflict, notFound } from '../common/errors';
+import type { OrgEntity, OrgPlan } from '../tenancy/entities';
 import type { OrgView } from './orgs.dto';
 import { OrgsRepository } from './orgs.repository';
 
@@ -10,6 +11,12 @@ export class OrgsService {
 
   async get(orgId: string): Promise<OrgView> {
     return toView(await this.orgs.find(orgId));
+  }
+
+  /** Orgs are made by operators (the ops CLI), not through the management API. */
+  async create(name: string, plan: OrgPlan, id: string = randomUUID()): Promise<OrgView & { plan: OrgPlan }> {
+    if (!(await this.orgs.insert({ id, name, plan }))) throw conflict(`An org with id ${id} already exists.`);
+    return { ...toView(await this.orgs.find(id)), plan };
   }
 
   async rename(orgId: string, name: string): Promise<OrgView> {

@@ -8,5 +8,6 @@ import { ManagementKeysService } from './management-keys.service';
   imports: [TeamsModule],
   controllers: [ManagementKeysController],
   providers: [ManagementKeysRepository, ManagementKeysService],
+  exports: [ManagementKeysRepository, ManagementKeysService],
 })
 export class ManagementKeysModule {}

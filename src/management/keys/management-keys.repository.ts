@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { type ManagementKeyRole, ManagementKeyEntity } from '../../tenancy/entities';
 import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
 
@@ -15,6 +15,11 @@ export class ManagementKeysRepository {
 
   findActive(orgId: string, keyId: string): Promise<ManagementKeyEntity | null> {
     return this.repo.findOneBy({ id: keyId, orgId, revokedAt: IsNull() });
+  }
+
+  /** An unrevoked key of any org (operators' tools look keys up by id alone). */
+  findActiveById(keyId: string): Promise<ManagementKeyEntity | null> {
+    return this.repo.findOneBy({ id: keyId, revokedAt: IsNull() });
   }
 
   listActivePage(
@@ -38,10 +43,10 @@ export class ManagementKeysRepository {
   /**
    * Revokes a key unless it is the org's last active org_admin key (an org must keep one way to
    * manage itself). The org's org_admin keys are locked so two concurrent revocations cannot
-   * both pass the check.
+   * both pass the check. In the caller's transaction when given (a rotation issues the new key first).
    */
-  async revoke(orgId: string, keyId: string): Promise<'revoked' | 'not_found' | 'last_org_key'> {
-    return this.db.transaction(async (manager) => {
+  async revoke(orgId: string, keyId: string, inTransaction?: EntityManager): Promise<'revoked' | 'not_found' | 'last_org_key'> {
+    const run = async (manager: EntityManager) => {
       const repo = manager.getRepository(ManagementKeyEntity);
       const key = await repo.findOne({ where: { id: keyId, orgId, revokedAt: IsNull() }, lock: { mode: 'pessimistic_write' } });
       if (!key) return 'not_found';
@@ -53,7 +58,8 @@ export class ManagementKeysRepository {
         if (orgKeys.length <= 1) return 'last_org_key';
       }
       await repo.update({ id: keyId }, { revokedAt: new Date() });
-      return 'revoked';
-    });
+      return 'revoked' as const;
+    };
+    return inTransaction ? run(inTransaction) : this.db.transaction(run);
   }
 }

@@ -24,8 +24,13 @@ export class ManagementKeysService {
 
   /** The value is in this response only; labflow keeps just its hash. */
   async create(caller: ManagementPrincipal, body: CreateManagementKeyDto): Promise<ManagementKeyView & { key: string }> {
-    const teamIds = await this.checkBindings(caller.orgId, body.role, body.team_role_bindings);
-    const issued = await this.issuer.issueManagementKey(caller.orgId, body.role, body.label, teamIds, caller.keyId);
+    return this.createInOrg(caller.orgId, body, caller.keyId);
+  }
+
+  /** As `create`, for an org the caller names (the ops CLI: no key made it, so no creator). */
+  async createInOrg(orgId: string, body: CreateManagementKeyDto, creatorKeyId: string | null): Promise<ManagementKeyView & { key: string }> {
+    const teamIds = await this.checkBindings(orgId, body.role, body.team_role_bindings);
+    const issued = await this.issuer.issueManagementKey(orgId, body.role, body.label, teamIds, creatorKeyId);
     return { ...toView(issued.record), key: issued.value };
   }
 

@@ -8,5 +8,6 @@ import { TeamApiKeysService } from './team-api-keys.service';
   imports: [TeamsModule],
   controllers: [TeamApiKeysController],
   providers: [TeamApiKeysRepository, TeamApiKeysService],
+  exports: [TeamApiKeysRepository, TeamApiKeysService],
 })
 export class TeamApiKeysModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { type ApiEnvironment, type Region, TeamApiKeyEntity, TeamEntity } from '../../tenancy/entities';
 import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
 
@@ -44,15 +44,24 @@ export class TeamApiKeysRepository {
     return this.inScope(scope).andWhere('key.id IN (:...ids)', { ids }).getMany();
   }
 
-  /** Revokes at once: the main API looks keys up on every request with revoked_at IS NULL. */
-  async revoke(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.repo
+  /** An unrevoked key of any team (operators' tools look keys up by id alone). */
+  findLiveById(id: string): Promise<TeamApiKeyEntity | null> {
+    return this.repo.findOneBy({ id, revokedAt: IsNull() });
+  }
+
+  /**
+   * Revokes at once: the main API looks keys up on every request with revoked_at IS NULL. In the
+   * caller's transaction when given. Returns how many were live and are revoked now.
+   */
+  async revoke(ids: string[], manager: EntityManager = this.db.manager): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await manager
       .createQueryBuilder()
-      .update()
+      .update(TeamApiKeyEntity)
       .set({ revokedAt: () => 'now()' })
       .where({ id: In(ids) })
       .andWhere('revoked_at IS NULL')
       .execute();
+    return result.affected ?? 0;
   }
 }

@@ -7,6 +7,6 @@ import { TeamsService } from './teams.service';
 @Module({
   controllers: [TeamsController],
   providers: [TeamsRepository, TeamsService, TeamLookup],
-  exports: [TeamsRepository, TeamLookup],
+  exports: [TeamsRepository, TeamLookup, TeamsService],
 })
 export class TeamsModule {}

@@ -30,6 +30,11 @@ export class TeamsRepository {
     return this.db.getRepository(TeamEntity);
   }
 
+  /** A team of any org (operators' tools name teams by id alone). */
+  findById(teamId: string): Promise<TeamEntity | null> {
+    return this.repo.findOneBy({ id: teamId });
+  }
+
   findInOrg(orgId: string, teamId: string): Promise<TeamEntity | null> {
     return this.repo.findOneBy({ id: teamId, orgId });
   }

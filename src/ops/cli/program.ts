@@ -1,0 +1,196 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { RequestValidationError } from '../../common/errors';
+import { zodIssues } from '../../common/validation';
+import { EventResendService } from '../../events/resend.service';
+import { OrgsService } from '../../management/orgs.service';
+import { CreateTeamDto } from '../../management/teams/teams.dto';
+import { TeamsService } from '../../management/teams/teams.service';
+import { ENVIRONMENTS, ORG_PLANS, REGIONS } from '../../tenancy/entities';
+import { KeyAdminService, type KeyView } from '../key-admin.service';
+import { OpsQueriesService } from '../ops-queries.service';
+import { fields, printResult, UsageError } from './output';
+import { orderStoryLines, phiLogLines } from './views';
+
+/** What a command needs from the running labflow: its services (a Nest application context). */
+export interface CliContext {
+  get<T>(type: abstract new (...args: never[]) => T): T;
+}
+
+/** Opens the application context for one command and closes it afterwards. */
+export type OpenContext = () => Promise<{ context: CliContext; close(): Promise<void> }>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuid(value: string): string {
+  if (!UUID.test(value)) throw new InvalidArgumentError('must be a UUID.');
+  return value.toLowerCase();
+}
+
+function limit(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 10_000) throw new InvalidArgumentError('must be a whole number from 1 to 10000.');
+  return parsed;
+}
+
+const defaultLabel = () => `labflow CLI ${new Date().toISOString().slice(0, 10)}`;
+
+/**
+ * The ops CLI's commands (`npm run labflow -- <command>`; README "Ops CLI"). Each parses its
+ * arguments, calls one service of the running code through `open()`, and prints the result;
+ * errors become exit codes in src/cli.ts (output.ts `describeError`).
+ */
+export function buildProgram(open: OpenContext): Command {
+  const program = new Command('labflow')
+    .description('labflow operator commands. Reads the same environment as the labflow processes (DATABASE_URL, PHI_ENCRYPTION_KEY, ...).')
+    .option('--json', 'print machine-readable JSON on stdout (errors as JSON on stderr)')
+    .exitOverride()
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
+
+  /** Runs one command's work in an application context and prints what it returns. */
+  const run =
+    <A extends unknown[], T>(work: (context: CliContext, ...args: A) => Promise<T>, human: (result: T) => string[]) =>
+    async (...args: [...A, Command]) => {
+      const command = args[args.length - 1] as Command;
+      const { context, close } = await open();
+      try {
+        const result = await work(context, ...(args.slice(0, -1) as A));
+        printResult(Boolean(command.optsWithGlobals().json), result, human);
+      } finally {
+        await close();
+      }
+    };
+
+  const org = program.command('org').description('organisations');
+  org
+    .command('create')
+    .description('create an org (the management API needs plan scale)')
+    .requiredOption('--name <name>', 'org name')
+    .addOption(new Option('--plan <plan>', 'plan').choices(ORG_PLANS).default('scale'))
+    .option('--id <uuid>', 'org id (default: a new one)', uuid)
+    .action(
+      run(
+        (context, options: { name: string; plan: (typeof ORG_PLANS)[number]; id?: string }) => {
+          if (!options.name.trim()) throw new UsageError('--name must not be empty.');
+          return context.get(OrgsService).create(options.name.trim(), options.plan, options.id);
+        },
+        (created) => fields([['org', created.id], ['name', created.name], ['plan', created.plan]]),
+      ),
+    );
+
+  const team = program.command('team').description('teams');
+  team
+    .command('create')
+    .description('create a team in an org')
+    .requiredOption('--org <uuid>', 'org id', uuid)
+    .requiredOption('--name <name>', 'team name')
+    .addOption(new Option('--region <region>', 'region').choices(REGIONS).default('us'))
+    .option('--id <uuid>', 'team id (default: a new one)', uuid)
+    .action(
+      run(
+        async (context, options: { org: string; name: string; region: string; id?: string }) => {
+          await context.get(OrgsService).get(options.org);
+          const input = { name: options.name, region: options.region, ...(options.id ? { id: options.id } : {}) };
+          const parsed = CreateTeamDto.schema.safeParse(input);
+          if (!parsed.success) throw new RequestValidationError(zodIssues(parsed.error, input, []));
+          return context.get(TeamsService).create(options.org, parsed.data as CreateTeamDto);
+        },
+        (created) => fields([['team', created.id], ['name', created.name], ['region', created.region]]),
+      ),
+    );
+
+  const key = program.command('key').description('management keys and team API keys (a new key is printed once: labflow keeps only its hash)');
+  key
+    .command('create')
+    .description('create an org_admin management key (--org) or a team API key (--team)')
+    .option('--org <uuid>', 'org of the new org_admin management key', uuid)
+    .option('--team <uuid>', 'team of the new team API key', uuid)
+    .addOption(new Option('--environment <environment>', 'team API key environment').choices(ENVIRONMENTS).default('sandbox'))
+    .option('--label <label>', 'label shown in key listings')
+    .action(async (options: { org?: string; team?: string; environment: 'sandbox' | 'production'; label?: string }, command: Command) => {
+      if (Boolean(options.org) === Boolean(options.team)) command.error('error: give exactly one of --org <uuid> or --team <uuid>', { exitCode: 2 });
+      const label = options.label?.trim() || defaultLabel();
+      await run(
+        (context) =>
+          options.org
+            ? context.get(KeyAdminService).createOrgAdminKey(options.org, label)
+            : context.get(KeyAdminService).createTeamKey(options.team!, options.environment, label),
+        (created) => newKeyLines(created),
+      )(command);
+    });
+  key
+    .command('rotate')
+    .description('replace a key by a new one with the same grants and label; the old one stops working at once')
+    .argument('<key_id>', 'management key id or team API key id', uuid)
+    .action(
+      run(
+        (context, keyId: string) => context.get(KeyAdminService).rotate(keyId),
+        (rotated) => [`revoked ${describeKey(rotated.revoked)}`, ...newKeyLines(rotated.created)],
+      ),
+    );
+  key
+    .command('revoke')
+    .description('revoke a management key or team API key (it is refused from now on)')
+    .argument('<key_id>', 'management key id or team API key id', uuid)
+    .action(
+      run(
+        (context, keyId: string) => context.get(KeyAdminService).revoke(keyId),
+        (revoked) => [`revoked ${describeKey(revoked)}`],
+      ),
+    );
+
+  const phiLog = program.command('phi-log').description('the PHI access log (who read or wrote PHI, with which key)');
+  for (const kind of ['user', 'order'] as const) {
+    phiLog
+      .command(kind)
+      .description(kind === 'user' ? "accesses to a user's orders and insurances" : 'accesses to an order')
+      .argument(`<${kind}_id>`, `${kind} id`, uuid)
+      .option('--limit <n>', 'the newest n accesses', limit, 500)
+      .action(
+        run(
+          (context, id: string, options: { limit: number }) =>
+            kind === 'user' ? context.get(OpsQueriesService).phiLogOfUser(id, options.limit) : context.get(OpsQueriesService).phiLogOfOrder(id, options.limit),
+          phiLogLines,
+        ),
+      );
+  }
+
+  program
+    .command('delivery')
+    .description('event deliveries (webhooks, RabbitMQ destinations)')
+    .command('replay')
+    .description('send a stuck, failed or exhausted delivery again now (a manual attempt; the same webhook id)')
+    .argument('<delivery_id>', 'delivery id (order story lists them)', uuid)
+    .action(
+      run(
+        (context, deliveryId: string) => context.get(EventResendService).replayDelivery(deliveryId),
+        (replayed) => [
+          `delivery ${replayed.delivery_id} (${replayed.event_type}, event ${replayed.event_id}) is due now; it was ${replayed.previous_status} after ${replayed.attempt_count} attempt(s).`,
+          'A running worker (role delivery) sends it; follow it with `order story` or the management API.',
+        ],
+      ),
+    );
+
+  program
+    .command('order')
+    .description('orders')
+    .command('story')
+    .description("an order's row (no PHI), status events, outbox events, deliveries with attempts, and its workflow in the Temporal UI")
+    .argument('<order_id>', 'order id', uuid)
+    .action(run((context, orderId: string) => context.get(OpsQueriesService).orderStory(orderId), orderStoryLines));
+
+  return program;
+}
+
+function describeKey(key: KeyView): string {
+  const owner = key.kind === 'management_key' ? `org ${key.org_id}, ${key.role}` : `team ${key.team_id}, ${key.environment}`;
+  return `${key.kind.replace(/_/g, ' ')} ${key.id} (${owner}${key.key_prefix ? `, ${key.key_prefix}…` : ''})`;
+}
+
+function newKeyLines(key: KeyView): string[] {
+  return [
+    `created ${describeKey(key)}, label "${key.label}"`,
+    'The key is shown this once (labflow stores only its hash):',
+    `  ${key.key}`,
+  ];
+}

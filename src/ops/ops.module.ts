@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { ManagementKeysModule } from '../management/keys/management-keys.module';
+import { OrgsRepository } from '../management/orgs.repository';
+import { OrgsService } from '../management/orgs.service';
+import { TeamApiKeysModule } from '../management/team-api-keys/team-api-keys.module';
+import { TeamsModule } from '../management/teams/teams.module';
+import { OrdersRepository } from '../orders/orders.repository';
+import { KeyAdminService } from './key-admin.service';
+import { OpsQueriesService } from './ops-queries.service';
+import { PhiAccessReadModel } from './phi-access-read-model';
+
+/**
+ * What the ops CLI (src/cli.ts) does that the HTTP APIs do not: make orgs and their first keys,
+ * rotate and revoke any key by id, replay a delivery, read the PHI access log and an order's
+ * story. The rules stay with their modules' services; this module adds the operator's views.
+ * Nothing here starts background work.
+ */
+@Module({
+  imports: [TeamsModule, ManagementKeysModule, TeamApiKeysModule, EventsModule],
+  providers: [OrgsRepository, OrgsService, OrdersRepository, PhiAccessReadModel, KeyAdminService, OpsQueriesService],
+  exports: [OrgsService, KeyAdminService, OpsQueriesService],
+})
+export class OpsModule {}
