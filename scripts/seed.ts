@@ -50,7 +50,7 @@ function readKeysFile(path: string): Partial<DemoKeysFile> {
   }
 }
 
-async function ensureOrgAndTeam(db: DataSource): Promise<{ org: RowOutcome; team: RowOutcome; teamEntity: TeamEntity }> {
+export async function ensureOrgAndTeam(db: DataSource): Promise<{ org: RowOutcome; team: RowOutcome; teamEntity: TeamEntity }> {
   const orgs = db.getRepository(OrgEntity);
   const teams = db.getRepository(TeamEntity);
   let org: RowOutcome = 'already there';

@@ -1,0 +1,100 @@
+// Checks docker-compose.yml with a real Compose client: `docker compose config` resolves and
+// validates the file against the Compose specification, then the resolved JSON is checked for
+// what the stack needs to start (healthchecks, the bootstrap, persistence, the build context).
+//
+//   node scripts/check-compose.mjs
+//
+// Not part of npm test: it needs a Compose client (`docker compose`, `docker-compose`, or
+// $COMPOSE / ~/.cache/labflow/bin/docker-compose) but no Docker engine. Exit code 1 on a problem,
+// 2 when no client is found. Compose v1 (Debian's docker-compose 1.29) predates the top-level
+// `name`: it gets a copy without that line, and its resolved YAML is read through python3's yaml
+// module (a dependency of docker-compose 1.x).
+import { execFileSync } from 'node:child_process';
+import console from 'node:console';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function findClient() {
+  const candidates = [
+    process.env.COMPOSE ? [process.env.COMPOSE] : null,
+    ['docker', 'compose'],
+    ['docker-compose'],
+    [join(homedir(), '.cache', 'labflow', 'bin', 'docker-compose')],
+  ].filter(Boolean);
+  for (const command of candidates) {
+    try {
+      execFileSync(command[0], [...command.slice(1), 'version'], { stdio: 'ignore' });
+      return command;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+const client = findClient();
+if (!client) {
+  console.error('check-compose: no Compose client (docker compose, docker-compose, $COMPOSE); nothing checked.');
+  process.exit(2);
+}
+const env = { ...process.env, PHI_ENCRYPTION_KEY: process.env.PHI_ENCRYPTION_KEY ?? randomBytes(32).toString('base64') };
+const compose = (file, args) => execFileSync(client[0], [...client.slice(1), '-f', file, ...args], { env, cwd: ROOT, encoding: 'utf8' });
+const version = execFileSync(client[0], [...client.slice(1), 'version', '--short'], { encoding: 'utf8' }).trim();
+const file = join(ROOT, 'docker-compose.yml');
+let config;
+if (/^v?1\./.test(version)) {
+  const copy = join(mkdtempSync(join(tmpdir(), 'check-compose-')), 'docker-compose.yml');
+  writeFileSync(copy, readFileSync(file, 'utf8').replace(/^name: .*$/m, ''));
+  const resolved = compose(copy, ['--project-directory', ROOT, 'config']);
+  config = JSON.parse(
+    execFileSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], { input: resolved, encoding: 'utf8' }),
+  );
+} else {
+  config = JSON.parse(compose(file, ['config', '--format', 'json']));
+}
+console.log(`check-compose: ${client.join(' ')} ${version}: the file is valid`);
+const problems = [];
+const check = (ok, what) => {
+  if (!ok) problems.push(what);
+};
+const services = config.services ?? {};
+const has = (name) => check(Boolean(services[name]), `service ${name} is missing`);
+for (const name of ['postgres', 'redis', 'temporal', 'bootstrap', 'api', 'management', 'worker']) has(name);
+
+const temporalHealth = services.temporal?.healthcheck?.test ?? [];
+check(temporalHealth[1] === 'temporal', `temporal healthcheck runs "${temporalHealth[1]}": the image's CLI is "temporal" on PATH (/usr/local/bin)`);
+check(!services.temporal?.user, 'temporal runs as the image user, not as root');
+
+const bootstrap = services.bootstrap ?? {};
+check(/migrate\.js.*bootstrap\.js/.test((bootstrap.command ?? []).join(' ')), 'bootstrap migrates, then bootstraps');
+check(bootstrap.restart === 'no', 'bootstrap is one-shot');
+for (const name of ['api', 'management', 'worker']) {
+  check(services[name]?.depends_on?.bootstrap?.condition === 'service_completed_successfully', `${name} waits for bootstrap to complete`);
+  check(services[name]?.environment?.PUBLIC_API_URL === 'http://localhost:8000', `${name} has PUBLIC_API_URL http://localhost:8000 (the published API port)`);
+}
+
+const redis = services.redis ?? {};
+check((redis.command ?? []).join(' ').includes('--appendonly yes'), 'redis keeps an append-only file');
+const mounts = (redis.volumes ?? []).map((volume) => (typeof volume === 'string' ? volume : `${volume.source}:${volume.target}`));
+check(mounts.some((mount) => mount.startsWith('redis-data:/data')), 'redis /data is the redis-data volume');
+
+const codecUrl = (services.temporal?.command ?? []).find((arg) => arg.startsWith('--ui-codec-endpoint='))?.split('=')[1];
+const origins = services.management?.environment?.CODEC_CORS_ORIGINS?.split(',') ?? [];
+check(codecUrl === 'http://localhost:8001/codec', `the UI's codec endpoint is the published management port (${codecUrl})`);
+check(origins.includes('http://localhost:8233'), 'the management API allows the UI origin on /codec');
+
+const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+for (const entry of ['node_modules', '.labflow', 'dist', '.git']) check(ignored.includes(entry), `.dockerignore keeps ${entry} out of the build context`);
+check(existsSync(join(ROOT, 'scripts', 'bootstrap.ts')), 'scripts/bootstrap.ts exists');
+
+if (problems.length) {
+  for (const problem of problems) console.error(`check-compose: ${problem}`);
+  process.exit(1);
+}
+console.log(`check-compose: ok (${Object.keys(services).length} services: ${Object.keys(services).join(', ')}; volumes: ${Object.keys(config.volumes ?? {}).join(', ')})`);
