@@ -11,21 +11,14 @@
  * in .labflow/demo-keys.json instead.)
  */
 import 'reflect-metadata';
-import { ApiKeysService } from '../src/auth/api-keys.service';
-import { ConfigError, loadConfig } from '../src/config/config';
-import { createDataSource } from '../src/db/data-source';
-import { DEMO_ORG_ID, DEMO_TEAM_ID, ensureOrgAndTeam } from './seed';
+import { ConfigError } from '../src/config/config';
+import { DEMO_ORG_ID, DEMO_TEAM_ID, withDemoOrgAndTeam } from './seed';
 
 /** How an operator makes keys in the running compose stack. */
 const CLI = 'docker compose exec management node dist/src/cli.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const db = createDataSource(config.databaseUrl);
-  await db.initialize();
-  try {
-    const { org, team, teamEntity } = await ensureOrgAndTeam(db);
-    const keys = new ApiKeysService(db);
+  await withDemoOrgAndTeam(async ({ org, team, teamEntity, keys }) => {
     const say = (line = '') => console.log(`[labflow] ${line}`);
     say(`demo org:  ${DEMO_ORG_ID} (${org})`);
     say(`demo team: ${DEMO_TEAM_ID} (region us; ${team})`);
@@ -47,9 +40,7 @@ async function main(): Promise<void> {
       say(`new keys: ${CLI} key create --org ${DEMO_ORG_ID}`);
       say(`          ${CLI} key create --team ${DEMO_TEAM_ID} --environment sandbox`);
     }
-  } finally {
-    await db.destroy();
-  }
+  });
 }
 
 if (require.main === module) {

@@ -75,13 +75,22 @@ export async function ensureOrgAndTeam(db: DataSource): Promise<{ org: RowOutcom
   return { org, team, teamEntity };
 }
 
-async function main(): Promise<void> {
+/** Runs `work` on the demo org and team (made if missing) of DATABASE_URL's database; seed and bootstrap share it. */
+export async function withDemoOrgAndTeam(
+  work: (demo: Awaited<ReturnType<typeof ensureOrgAndTeam>> & { keys: ApiKeysService }) => Promise<void>,
+): Promise<void> {
   const config = loadConfig();
   const db = createDataSource(config.databaseUrl);
   await db.initialize();
   try {
-    const { org, team, teamEntity } = await ensureOrgAndTeam(db);
-    const keys = new ApiKeysService(db);
+    await work({ ...(await ensureOrgAndTeam(db)), keys: new ApiKeysService(db) });
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  await withDemoOrgAndTeam(async ({ org, team, teamEntity, keys }) => {
     const dir = stateDir();
     const keysPath = join(dir, 'demo-keys.json');
     const saved = readKeysFile(keysPath);
@@ -120,9 +129,7 @@ async function main(): Promise<void> {
     console.log(`[labflow] team API key:    ${teamKey} (sandbox; ${teamKeyOutcome})`);
     console.log(`[labflow] management key:  ${managementKey} (org_admin; ${managementKeyOutcome})`);
     console.log(`[labflow] keys kept in ${keysPath}`);
-  } finally {
-    await db.destroy();
-  }
+  });
 }
 
 if (require.main === module) {

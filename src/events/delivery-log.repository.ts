@@ -64,20 +64,9 @@ export interface SubjectEventRow {
   relayed_at: Date | null;
 }
 
-/** A delivery of one of those events (any target). */
-export interface SubjectDeliveryRow {
-  id: string;
-  event_id: string;
-  target: 'webhook' | 'rabbitmq';
-  endpoint_id: string | null;
-  pipeline_id: string | null;
-  status: DeliveryStatus;
-  status_reason: string | null;
-  attempt_count: number;
-  next_attempt_at: Date;
-  last_attempt_at: Date | null;
-  created_at: Date;
-}
+/** A delivery of one of those events (any target): a message's columns and where it goes. */
+export type SubjectDeliveryRow = Pick<MessageRow, 'status' | 'status_reason' | 'attempt_count' | 'next_attempt_at' | 'last_attempt_at' | 'created_at'> &
+  Pick<DeliveryRow, 'id' | 'event_id' | 'target' | 'endpoint_id' | 'pipeline_id'>;
 
 const KEYSET_AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS keyset_at`;
 
