@@ -20,3 +20,6 @@ export function createActivities(deps: ActivityDependencies): UserActivities & E
     ...createAppointmentActivities(deps.appointments),
   };
 }
+
+// The lab report worker registers these alone, on its own task queue (src/temporal-worker.ts).
+export { createLabReportActivities, type LabReportProcessing } from './lab-reports';

@@ -1,8 +1,10 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { createActivities, createLabReportActivities } from '../activities';
 import type { LabflowConfig } from './config/config';
 import { OutboxService } from './events/outbox.service';
+import { LabReportProcessingService } from './lab-reports/lab-report-processing.service';
+import { LabReportStarter } from './lab-reports/lab-report-starter';
 import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
 import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderReconciler } from './orders/order-reconciler';
@@ -39,6 +41,32 @@ export async function createLabflowWorker(
     namespace: config.temporal.namespace,
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     activities,
+    dataConverter: labflowDataConverter(config),
+    ...workflowCodeOption,
+  });
+  return { worker, connection, workflowCode };
+}
+
+/**
+ * The lab report worker: parsing job workflows and their processing activities, on a task queue
+ * of their own (LAB_REPORT_TASK_QUEUE) so OCR never delays order workflows; at most
+ * LAB_REPORT_CONCURRENCY steps at once, each may keep a core busy. Also starts the sweep that
+ * starts the workflows of jobs the API could not.
+ */
+export async function createLabReportWorker(
+  app: INestApplicationContext,
+  config: LabflowConfig,
+  options: LabflowWorkerOptions = {},
+): Promise<{ worker: Worker; connection: NativeConnection; workflowCode: string }> {
+  const { description: workflowCode, ...workflowCodeOption } = workflowCodeOptions(config.env, options.workflowBundle);
+  const connection = await NativeConnection.connect(config.temporal.connection);
+  app.get(LabReportStarter).start();
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: options.taskQueue ?? config.labReports.taskQueue,
+    activities: createLabReportActivities(app.get(LabReportProcessingService)),
+    maxConcurrentActivityTaskExecutions: config.labReports.concurrency,
     dataConverter: labflowDataConverter(config),
     ...workflowCodeOption,
   });

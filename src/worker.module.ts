@@ -4,6 +4,7 @@ import { AppointmentsModule } from './appointments/appointments.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
 import { UsersModule } from './users/users.module';
 import { workerNeeds } from './worker-observability';
@@ -22,6 +23,7 @@ export class WorkerModule {
         EventsModule,
         OrdersModule,
         AppointmentsModule,
+        LabReportsModule,
       ],
     };
   }

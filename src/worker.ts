@@ -1,24 +1,26 @@
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './adapters/sandbox-callbacks/sandbox-callback.processor';
 import { PhiCipher } from './common/crypto';
 import { MetricsRegistry } from './common/metrics/registry';
 import { runProcess } from './common/process';
-import { loadConfig } from './config/config';
+import { type LabflowConfig, loadConfig } from './config/config';
 import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './worker.module';
-import { createLabflowWorker } from './temporal-worker';
+import { createLabflowWorker, createLabReportWorker } from './temporal-worker';
 import { Readiness } from './health/readiness';
 import { installTemporalRuntime } from './temporal/runtime';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';
 
 /**
- * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention) the
+ * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention,lab-reports) the
  * Temporal worker, the outbox relay, the webhook/event-destination delivery worker, the sender of
  * sandbox partner callbacks (to PUBLIC_API_URL) and the retention sweeper (deletes expired events
- * and idempotency keys); a subset scales them apart. SIGINT/SIGTERM
+ * and idempotency keys) and the lab report worker (parsing workflows and OCR on LAB_REPORT_TASK_QUEUE);
+ * a subset scales them apart. SIGINT/SIGTERM
  * (handled by the Temporal runtime when it runs) make it stop polling and
  * drain running activities and deliveries; then connections close and the process exits.
  */
@@ -36,6 +38,7 @@ runProcess('worker', async () => {
   let sandbox: SandboxCallbackProcessor | null = null;
   let retention: { stop(): Promise<void> } | null = null;
   let observability: WorkerObservability | null = null;
+  let labReports: { stopped: Promise<void> } | null = null;
   try {
     observability = await startWorkerObservability(app, config, {
       roles: config.workerRoles,
@@ -72,6 +75,8 @@ runProcess('worker', async () => {
       const running = [roles.has('relay') && 'outbox relay', roles.has('delivery') && 'delivery worker'].filter(Boolean);
       console.log(`[labflow] ${running.join(' and ')} on queue "${config.events.queueName}"`);
     }
+    // Lab reports run beside the order worker (both stop on SIGINT/SIGTERM), awaited below.
+    labReports = roles.has('lab-reports') ? await runLabReportWorker(app, config) : null;
     if (roles.has('temporal')) {
       const { worker, connection, workflowCode } = await createLabflowWorker(app, config);
       observability.watchTemporalWorker(worker);
@@ -88,6 +93,7 @@ runProcess('worker', async () => {
       });
     }
   } finally {
+    await labReports?.stopped;
     await retention?.stop();
     await sandbox?.stop();
     await events?.stop();
@@ -96,3 +102,10 @@ runProcess('worker', async () => {
     console.log('[labflow] worker stopped');
   }
 });
+
+/** Starts the lab report worker; `stopped` settles once it has stopped and disconnected. */
+async function runLabReportWorker(app: INestApplicationContext, config: LabflowConfig): Promise<{ stopped: Promise<void> }> {
+  const { worker, connection } = await createLabReportWorker(app, config);
+  console.log(`[labflow] lab report worker polling task queue "${config.labReports.taskQueue}"`);
+  return { stopped: worker.run().finally(() => connection.close()) };
+}

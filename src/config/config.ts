@@ -35,7 +35,7 @@ const durationList = z
 const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention'] as const;
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 const envSchema = z.object({
@@ -169,6 +169,8 @@ const envSchema = z.object({
   LAB_REPORT_RETRY_INTERVAL: duration.default('2s'),
   /** Lab reports: attempts of a step before the job fails with processing_error. */
   LAB_REPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Lab reports: processing steps one worker runs at once (OCR keeps a core busy per page). */
+  LAB_REPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Lab reports: a job this old whose workflow is not known to run gets it started by the worker's sweep. */
   LAB_REPORT_START_GRACE: duration.default('10s'),
   /** Patient portal: how long a `launch` URL works (single use). */
@@ -252,6 +254,7 @@ export interface LabReportsConfig {
   heartbeatTimeout: string;
   retryInterval: string;
   maxAttempts: number;
+  concurrency: number;
   startGraceMs: number;
 }
 
@@ -386,6 +389,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       heartbeatTimeout: e.LAB_REPORT_HEARTBEAT_TIMEOUT,
       retryInterval: e.LAB_REPORT_RETRY_INTERVAL,
       maxAttempts: e.LAB_REPORT_MAX_ATTEMPTS,
+      concurrency: e.LAB_REPORT_CONCURRENCY,
       startGraceMs: toMs(e.LAB_REPORT_START_GRACE),
     },
     portal: {

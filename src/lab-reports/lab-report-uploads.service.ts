@@ -13,7 +13,7 @@ import { LabReportViews } from './lab-report-views';
 import { LabReportWorkflows } from './lab-report-workflows';
 import { type ParsingJobView, uploadFields } from './lab-reports.dto';
 import { LabReportsRepository } from './lab-reports.repository';
-import { detectReportFileKind } from './report-file-kind';
+import { detectReportFileKind } from './parsing';
 
 /** A multipart upload as the controller read it: the `file` part and the text fields. */
 export interface UploadForm {

@@ -1,8 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ApiEnvironment } from '../tenancy/entities';
 import type { LabReportStage, ParsingFailureReason, ParsingJobStatus } from '../../workflows/contract';
-
-export type ReportFileKind = 'pdf' | 'jpeg' | 'png';
+import type { ReportFileKind } from './parsing';
 
 /**
  * A lab report parsing job. `status` changes only through the job's workflow (its activities);

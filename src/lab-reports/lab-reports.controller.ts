@@ -1,11 +1,12 @@
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { AcceptsMultipart } from '../common/multipart';
 import { LabReportQueriesService } from './lab-report-queries.service';
+import { LabReportReviewsService } from './lab-report-reviews.service';
 import { LabReportUploadsService } from './lab-report-uploads.service';
-import { MAX_REPORT_BYTES, ParsingJobDto, ParsingJobIdParams } from './lab-reports.dto';
+import { MAX_REPORT_BYTES, ParsingJobDto, ParsingJobIdParams, ReviewParsingJobDto } from './lab-reports.dto';
 import { readUploadForm } from './upload-form';
 
 @ApiTags('lab_report')
@@ -15,6 +16,7 @@ export class LabReportsController {
   constructor(
     private readonly uploads: LabReportUploadsService,
     private readonly queries: LabReportQueriesService,
+    private readonly reviews: LabReportReviewsService,
   ) {}
 
   /** Uploads a lab report (PDF, JPEG or PNG, at most 10 MB) and starts parsing it. Beta. */
@@ -43,5 +45,18 @@ export class LabReportsController {
   @ApiOkResponse({ type: ParsingJobDto })
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: ParsingJobIdParams) {
     return this.queries.get(team, params.job_id);
+  }
+
+  /**
+   * labflow: completes a job waiting in `pending_review` with a reviewer's corrections (`results`
+   * replaces the parsed results, `metadata` the fields it names; an empty body accepts them as
+   * parsed); answers the job, now `completed` with `is_reviewed: true`. 400 for teams without
+   * human review, 409 for a job not waiting for review.
+   */
+  @Post(':job_id/review')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ParsingJobDto })
+  review(@CurrentTeam() team: TeamPrincipal, @Param() params: ParsingJobIdParams, @Body() body: ReviewParsingJobDto) {
+    return this.reviews.review(team, params.job_id, body);
   }
 }

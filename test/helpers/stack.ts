@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
@@ -12,7 +12,7 @@ import { PhiCipher } from '../../src/common/crypto';
 import { TEMPORAL_CLIENT } from '../../src/core.tokens';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management.module';
-import { createLabflowWorker } from '../../src/temporal-worker';
+import { createLabflowWorker, createLabReportWorker } from '../../src/temporal-worker';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from '../../src/adapters/sandbox-callbacks/sandbox-callback.processor';
 import {
   type ApiEnvironment,
@@ -52,6 +52,8 @@ export interface TestStack {
 export interface StackOptions {
   /** Start a Temporal worker on this stack's task queue (default true). */
   worker?: boolean;
+  /** Start the lab report worker on this stack's lab report queue with the Temporal worker (default true). */
+  labReportWorker?: boolean;
   /** Start the management API too (default false). */
   management?: boolean;
   /**
@@ -108,7 +110,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 
     let temporalWorker: Worker | null = null;
     if (options.worker !== false) {
-      const started = await startWorker(api, config, taskQueue);
+      const started = await startWorker(api, config, taskQueue, options.labReportWorker !== false);
       temporalWorker = started.worker;
       closers.push(started.stop);
     }
@@ -178,7 +180,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 /** Per stack (by its DataSource): the teams its relay serves; createTenant adds to it. */
 const EVENT_TEAMS = new WeakMap<DataSource, Set<string>>();
 
-async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string) {
+async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string, withLabReports: boolean) {
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
   const { worker, connection }: { worker: Worker; connection: NativeConnection } = await createLabflowWorker(app, config, {
@@ -186,8 +188,25 @@ async function startWorker(app: INestApplication, config: LabflowConfig, taskQue
     workflowBundle: { codePath },
   });
   const running = worker.run();
+  // The lab report worker on this stack's own lab report queue (LAB_REPORT_TASK_QUEUE above).
+  const labReports = withLabReports ? await startLabReportWorker(app, config) : null;
   return {
     worker,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await Promise.all([running, labReports?.stop()]);
+      await connection.close();
+    },
+  };
+}
+
+/** A lab report worker in this process on the stack's lab report queue (a test may start another). */
+export async function startLabReportWorker(app: INestApplicationContext, config: LabflowConfig): Promise<{ stop(): Promise<void> }> {
+  const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
+  if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
+  const { worker, connection } = await createLabReportWorker(app, config, { workflowBundle: { codePath } });
+  const running = worker.run();
+  return {
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

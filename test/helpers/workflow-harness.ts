@@ -97,15 +97,17 @@ export class FakeActivities {
   };
 }
 
-export interface WorkflowHarness {
+export interface WorkflowHarness<F extends { activities: object } = FakeActivities> {
   client: Client;
   taskQueue: string;
-  fakes: FakeActivities;
+  fakes: F;
   close(): Promise<void>;
 }
 
 /** A worker on a task queue of its own, running the bundled workflows with `fakes`. */
-export async function startWorkflowHarness(fakes = new FakeActivities()): Promise<WorkflowHarness> {
+export async function startWorkflowHarness<F extends { activities: object } = FakeActivities>(
+  fakes: F = new FakeActivities() as unknown as F,
+): Promise<WorkflowHarness<F>> {
   const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'labflow-test';
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;

@@ -1,0 +1,57 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { type LabReportActivities, type LabReportReview, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
+
+/** What the lab report activities need from src/ (LabReportProcessingService fits). */
+export interface LabReportProcessing {
+  extract(jobId: string): Promise<void>;
+  parse(jobId: string): Promise<void>;
+  match(jobId: string): Promise<void>;
+  storeResults(jobId: string, pendingReview: boolean): Promise<void>;
+  fail(jobId: string, reason: ParsingFailureReason): Promise<void>;
+  completeReview(jobId: string, review: LabReportReview): Promise<void>;
+}
+
+/**
+ * Thin activities over the processing service. Every step keeps its output by job id and skips
+ * work already done, and every status change is conditional on the status before it, so Temporal
+ * may retry any of them, on any worker.
+ */
+export function createLabReportActivities(processing: LabReportProcessing): LabReportActivities {
+  return {
+    extractLabReport: ({ jobId }) => step(() => processing.extract(jobId)),
+    parseLabReport: ({ jobId }) => step(() => processing.parse(jobId)),
+    matchLabReport: ({ jobId }) => step(() => processing.match(jobId)),
+    storeLabReportResults: ({ jobId, pendingReview }) => processing.storeResults(jobId, pendingReview),
+    failLabReport: ({ jobId, reason }) => processing.fail(jobId, reason),
+    completeLabReportReview: ({ jobId, review }) => processing.completeReview(jobId, review),
+  };
+}
+
+/**
+ * Runs a processing step, heartbeating meanwhile (OCR runs off the event loop, so a live worker
+ * keeps beating and a dead one is noticed after the heartbeat timeout). A report that cannot be
+ * parsed (ReportParseFailure, with its reason) becomes a non-retryable failure the workflow turns
+ * into the job's failure_reason; anything else is retried.
+ */
+async function step(work: () => Promise<void>): Promise<void> {
+  const context = Context.current();
+  const every = Math.max(200, Math.floor((context.info.heartbeatTimeoutMs ?? 30_000) / 3));
+  const beat = setInterval(() => context.heartbeat(), every);
+  try {
+    await work();
+  } catch (error) {
+    const reason = parseFailureReason(error);
+    if (reason) throw ApplicationFailure.nonRetryable((error as Error).message, REPORT_PARSE_FAILURE, reason);
+    throw error;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/** The reason of a ReportParseFailure (src/lab-reports/parsing), by name: activities import no classes from src/. */
+function parseFailureReason(error: unknown): string | null {
+  if (!(error instanceof Error) || error.name !== 'ReportParseFailure') return null;
+  const reason = (error as { reason?: unknown }).reason;
+  return typeof reason === 'string' ? reason : null;
+}

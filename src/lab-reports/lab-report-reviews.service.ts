@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { TeamPrincipal } from '../auth/principal';
+import { badRequest, conflict, notFound } from '../common/errors';
+import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
+import { type LabReportReview, reviewLabReport } from '../../workflows/contract';
+import { reviewRefusal } from '../../workflows/lab-report/lab-report-lifecycle';
+import { LabReportViews } from './lab-report-views';
+import { LabReportWorkflows } from './lab-report-workflows';
+import type { ParsingJobView, ReviewParsingJobDto } from './lab-reports.dto';
+import { LabReportsRepository } from './lab-reports.repository';
+
+/**
+ * labflow's review of a parsing job in `pending_review` (`POST
+ * /lab_report/v1/parser/job/{job_id}/review`): the corrections go to the job's workflow as the
+ * reviewLabReport update, which stores them and completes the job with `is_reviewed: true`; the
+ * answer is the job as stored then. Teams without human review get 400, as for the upload.
+ */
+@Injectable()
+export class LabReportReviewsService {
+  constructor(
+    private readonly jobs: LabReportsRepository,
+    private readonly teamSettings: TeamSettingsRepository,
+    private readonly workflows: LabReportWorkflows,
+    private readonly views: LabReportViews,
+  ) {}
+
+  async review(team: TeamPrincipal, jobId: string, body: ReviewParsingJobDto): Promise<ParsingJobView> {
+    const job = await this.jobs.findScoped(team, jobId);
+    if (!job) throw notFound('Parsing job');
+    if (!(await this.teamSettings.labReportHumanReviewEnabled(team.teamId))) throw badRequest('Human review is not enabled for this team.');
+    // Asked here first so the usual refusals need no round trip; the workflow asks again.
+    const refusal = reviewRefusal(job.status, job.needsHumanReview);
+    if (refusal) throw conflict(refusal);
+    try {
+      await this.workflows.handle(jobId).executeUpdate(reviewLabReport, { args: [body as LabReportReview] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw conflict(error.cause instanceof Error ? error.cause.message : 'The job refused the review.');
+      throw error;
+    }
+    const reviewed = await this.jobs.findScoped(team, jobId);
+    if (!reviewed) throw notFound('Parsing job');
+    return this.views.job(reviewed);
+  }
+}

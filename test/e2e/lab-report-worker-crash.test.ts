@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { labReportWorkflowId } from '../../workflows/contract';
+import { eventually } from '../helpers/eventually';
+import { textReportPdf } from '../helpers/lab-report-files';
+import { call, createTenant, startLabReportWorker, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { rasterise, scannedPdf } from '../fixtures/lab-reports/raster';
+
+const EventType = temporal.api.enums.v1.EventType;
+const PendingActivityState = temporal.api.enums.v1.PendingActivityState;
+
+/**
+ * A lab report worker process killed (SIGKILL) while it OCRs a scanned report: once its
+ * heartbeats stop, the step runs again on another worker and the job completes once — one
+ * `completed` event, each step's output stored once.
+ */
+let stack: TestStack;
+let tenant: Tenant;
+let child: ChildProcess | null = null;
+let replacement: { stop(): Promise<void> } | null = null;
+
+beforeAll(async () => {
+  stack = await startStack({ labReportWorker: false, env: { LAB_REPORT_HEARTBEAT_TIMEOUT: '3s', LAB_REPORT_RETRY_INTERVAL: '200ms' } });
+  tenant = await createTenant(stack.db);
+}, 120_000);
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await replacement?.stop();
+  await stack?.close();
+});
+
+test('the job completes once after its worker is killed mid-extract', async () => {
+  // The built worker (scripts/test.sh builds dist/) as its own process, lab reports only.
+  child = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
+    env: { ...process.env, WORKER_ROLES: 'lab-reports', LAB_REPORT_TASK_QUEUE: stack.config.labReports.taskQueue, NODE_ENV: 'test' },
+    stdio: 'ignore',
+  });
+  const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `crash-${randomUUID()}` } });
+  const scan = await scannedPdf(await rasterise(await textReportPdf(), 1, 200), 7);
+  const form = new FormData();
+  form.append('file', new Blob([scan]), 'scan.pdf');
+  form.append('user_id', user.body.user_id);
+  const created = (await (await fetch(`${stack.apiUrl}/lab_report/v1/parser/job`, { method: 'POST', headers: { 'x-service-api-key': tenant.apiKey }, body: form })).json()) as { id: string };
+  const handle = stack.temporal.workflow.getHandle(labReportWorkflowId(created.id));
+
+  await eventually(async () => {
+    const pending = (await handle.describe()).raw.pendingActivities ?? [];
+    return pending.some((activity) => activity.activityType?.name === 'extractLabReport' && activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) ? true : undefined;
+  }, 'the extract step running on the child worker', 180_000, 100);
+  child.kill('SIGKILL');
+  replacement = await startLabReportWorker(stack.api, stack.config);
+
+  const job = await eventually(async () => {
+    const read = await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${created.id}`, { key: tenant.apiKey });
+    return ['completed', 'failed'].includes(read.body.status) ? read.body : undefined;
+  }, 'the job to finish', 240_000, 500);
+  expect(job.status).toBe('completed');
+  expect(job.data.results.length).toBeGreaterThan(0);
+
+  const events = await stack.db.query(`SELECT event_type FROM event_outbox WHERE subject_id = $1 ORDER BY created_at`, [created.id]);
+  expect(events.map((row: { event_type: string }) => row.event_type)).toEqual(['lab_report.parsing_job.created', 'lab_report.parsing_job.updated']);
+  const stages = await stack.db.query(`SELECT stage FROM lab_report_artifacts WHERE job_id = $1 ORDER BY stage`, [created.id]);
+  expect(stages.map((row: { stage: string }) => row.stage)).toEqual(['extracted', 'matched', 'parsed']);
+
+  // The extract that completed was a later attempt than the one the killed worker held.
+  const history = await handle.fetchHistory();
+  const extractScheduled = (history.events ?? []).find(
+    (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && event.activityTaskScheduledEventAttributes?.activityType?.name === 'extractLabReport',
+  );
+  const started = (history.events ?? []).find(
+    (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && String(event.activityTaskStartedEventAttributes?.scheduledEventId) === String(extractScheduled?.eventId),
+  );
+  expect(started?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
+  expect((await handle.result()).status).toBe('completed');
+}, 420_000);

@@ -1,0 +1,109 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import {
+  LAB_REPORT_NOT_PENDING_REVIEW,
+  type LabReportActivities,
+  type LabReportReview,
+  type LabReportState,
+  labReportState,
+  type LabReportWorkflowInput,
+  type LabReportWorkflowResult,
+  type ParsingFailureReason,
+  type ParsingJobStatus,
+  REPORT_PARSE_FAILURE,
+  reviewLabReport,
+  SEARCH_ATTRIBUTES,
+} from '../contract';
+import { asFailureReason, reviewRefusal } from './lab-report-lifecycle';
+
+// Recording a status must happen (a database outage is waited out), so it retries without end.
+const records = proxyActivities<LabReportActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '1 minute' },
+});
+
+/**
+ * `lab-report:<job_id>`: extract → parse → match → store, each step an activity on the lab
+ * report task queue that keeps its output in Postgres by job id. A report that cannot be parsed
+ * (a non-retryable ReportParseFailure) or a step that fails every attempt ends the job `failed`
+ * with its reason; the workflow itself completes either way. With review, the job waits in
+ * `pending_review` for the reviewLabReport update.
+ */
+export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<LabReportWorkflowResult> {
+  const { jobId, timers } = input;
+  const steps = proxyActivities<LabReportActivities>({
+    startToCloseTimeout: timers.stepTimeout,
+    heartbeatTimeout: timers.heartbeatTimeout,
+    retry: {
+      initialInterval: timers.retryInterval,
+      backoffCoefficient: 2,
+      maximumAttempts: timers.maxAttempts,
+      nonRetryableErrorTypes: [REPORT_PARSE_FAILURE],
+    },
+  });
+  const state: LabReportState = { status: 'started', stage: null, failureReason: null };
+  let review: LabReportReview | undefined;
+  const moveTo = (status: ParsingJobStatus) => {
+    state.status = status;
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.labReportStatus, value: status }]);
+  };
+
+  setHandler(labReportState, () => state);
+  setHandler(
+    reviewLabReport,
+    async (given) => {
+      review = given;
+      await condition(() => state.status === 'completed');
+      return { status: 'completed' as const };
+    },
+    {
+      validator: (_review: LabReportReview) => {
+        const refusal = review !== undefined ? 'This parsing job has already been reviewed.' : reviewRefusal(state.status, input.humanReview);
+        if (refusal) throw ApplicationFailure.nonRetryable(refusal, LAB_REPORT_NOT_PENDING_REVIEW);
+      },
+    },
+  );
+
+  try {
+    await steps.extractLabReport({ jobId });
+    state.stage = 'extracted';
+    await steps.parseLabReport({ jobId });
+    state.stage = 'parsed';
+    await steps.matchLabReport({ jobId });
+    state.stage = 'matched';
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const reason = failureReasonOf(error);
+    await records.failLabReport({ jobId, reason });
+    state.failureReason = reason;
+    moveTo('failed');
+    return { status: 'failed', failureReason: reason };
+  }
+
+  await records.storeLabReportResults({ jobId, pendingReview: input.humanReview });
+  state.stage = 'stored';
+  if (input.humanReview) {
+    moveTo('pending_review');
+    await condition(() => review !== undefined);
+    await records.completeLabReportReview({ jobId, review: review as LabReportReview });
+  }
+  moveTo('completed');
+  // The review update answers once the job is completed; let it, before the workflow closes.
+  await condition(allHandlersFinished);
+  return { status: 'completed', failureReason: null };
+}
+
+/** The report's own failure (its reason in the details), else processing_error: retries ran out. */
+function failureReasonOf(error: unknown): ParsingFailureReason {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === REPORT_PARSE_FAILURE) return asFailureReason(cause.details?.[0]);
+  return 'processing_error';
+}
