@@ -19,8 +19,11 @@ const shared = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
     // @fastify/static (Swagger UI assets) pulls in content-disposition, which ships only as ESM.
     '^.+/node_modules/content-disposition/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+    // The OTLP exporter loads http with import(), which Jest's VM refuses without
+    // --experimental-vm-modules; compiled as CommonJS it becomes a require().
+    '^.+/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|@opentelemetry/otlp-exporter-base)/)'],
 };
 const withWorkflowBundle = { ...shared, globalSetup: '<rootDir>/test/helpers/global-setup.ts' };
 

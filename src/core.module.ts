@@ -10,6 +10,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
 import { REDIS, TEMPORAL_CLIENT } from './core.tokens';
 import { dataSourceOptions } from './db/data-source';
 import { labflowDataConverter } from './temporal/payload-codec';
+import { tracingClientInterceptors } from './temporal/tracing';
 
 /**
  * What every labflow process shares: the parsed configuration, the Postgres data source, the
@@ -36,6 +37,7 @@ export class CoreModule implements OnApplicationShutdown {
             connection: Connection.lazy(config.temporal.connection),
             namespace: config.temporal.namespace,
             dataConverter: labflowDataConverter(config),
+            interceptors: { workflow: [...tracingClientInterceptors()] },
           }),
       },
       {

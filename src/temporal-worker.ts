@@ -9,6 +9,7 @@ import { AppointmentLifecycleService } from './appointments/appointment-lifecycl
 import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderReconciler } from './orders/order-reconciler';
 import { labflowDataConverter } from './temporal/payload-codec';
+import { tracingActivityInterceptors, tracingWorkflowSinks } from './temporal/tracing';
 import { workflowCodeOptions } from './temporal/workflow-bundle';
 import { UsersService } from './users/users.service';
 
@@ -43,6 +44,11 @@ export async function createLabflowWorker(
     activities,
     dataConverter: labflowDataConverter(config),
     ...workflowCodeOption,
+    interceptors: {
+      ...workflowCodeOption.interceptors,
+      activity: [...tracingActivityInterceptors()],
+    },
+    sinks: { ...tracingWorkflowSinks() },
   });
   return { worker, connection, workflowCode };
 }

@@ -6,6 +6,7 @@ import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './
 import { PhiCipher } from './common/crypto';
 import { MetricsRegistry } from './common/metrics/registry';
 import { runProcess } from './common/process';
+import { startTracing } from './common/tracing/tracing';
 import { type LabflowConfig, loadConfig } from './config/config';
 import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
@@ -26,6 +27,7 @@ import { startWorkerObservability, type WorkerObservability } from './worker-obs
  */
 runProcess('worker', async () => {
   const config = loadConfig();
+  const tracing = startTracing('labflow-worker', config.tracing);
   const roles = new Set(config.workerRoles);
   // Before any Temporal connection: the runtime's telemetry is fixed once per process.
   const runtime = await installTemporalRuntime({
@@ -99,6 +101,7 @@ runProcess('worker', async () => {
     await events?.stop();
     await observability?.close();
     await app.close();
+    await tracing?.shutdown();
     console.log('[labflow] worker stopped');
   }
 });

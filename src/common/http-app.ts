@@ -11,6 +11,8 @@ import { registerMultipart } from './multipart';
 import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { toOpenApi30Nullables } from './schemas';
+import { traceHttpRequests } from './tracing/http-spans';
+import { activeTracing } from './tracing/tracing';
 import { ZodRequestPipe } from './validation';
 
 /** Global providers every HTTP app registers: zod validation and the `{detail}` error filter. */
@@ -55,6 +57,12 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
   app.enableShutdownHooks();
   await registerMultipart(app);
   if (config.metrics.enabled) instrumentHttp(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry).registry);
+  const tracing = activeTracing();
+  if (tracing) {
+    traceHttpRequests(adapter.getInstance());
+    // The last requests' spans leave before the process does.
+    adapter.getInstance().addHook('onClose', async () => tracing.flush().catch(() => undefined));
+  }
   setupOpenApi(app, options);
   return app;
 }

@@ -73,6 +73,12 @@ const envSchema = z.object({
   HEALTH_DATA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(64 * 1_048_576),
   /** Samples per page of a grouped timeseries read (`next_cursor` pages on). */
   HEALTH_DATA_PAGE_SIZE: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  /** OTLP/HTTP base URL (e.g. http://otel-collector:4318): traces are exported to <it>/v1/traces; unset: tracing off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The full traces URL, overriding OTEL_EXPORTER_OTLP_ENDPOINT for traces. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /** Overrides the service name of the process's spans (labflow-api, labflow-management, labflow-worker). */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug']).default('info'),
   /** Log every request line (off in tests to keep output readable). */
   LOG_REQUESTS: boolFlag.default(true),
@@ -216,6 +222,7 @@ export interface LabflowConfig {
   bodyLimitBytes: number;
   healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number };
   logLevel: Environment['LOG_LEVEL'];
+  tracing: TracingConfig;
   logRequests: boolean;
   metrics: { enabled: boolean; token: string | null; temporalPort: number };
   workerHealthPort: number;
@@ -256,6 +263,14 @@ export interface LabReportsConfig {
   maxAttempts: number;
   concurrency: number;
   startGraceMs: number;
+}
+
+/** OpenTelemetry export (src/common/tracing). */
+export interface TracingConfig {
+  /** Where spans are POSTed (…/v1/traces), or null: tracing off. */
+  otlpTracesUrl: string | null;
+  /** OTEL_SERVICE_NAME, overriding the process's own name. */
+  serviceName: string | null;
 }
 
 /** Order lifecycle timers and order API settings (src/orders). */
@@ -339,6 +354,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE, retentionMs: toMs(e.HEALTH_DATA_RETENTION) },
     logLevel: e.LOG_LEVEL,
+    tracing: {
+      otlpTracesUrl:
+        e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+        (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null),
+      serviceName: e.OTEL_SERVICE_NAME ?? null,
+    },
     logRequests: e.LOG_REQUESTS,
     metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN ?? null, temporalPort: e.TEMPORAL_METRICS_PORT },
     workerHealthPort: e.WORKER_HEALTH_PORT,

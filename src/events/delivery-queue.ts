@@ -4,6 +4,8 @@ import Redis from 'ioredis';
 /** A BullMQ job = one delivery; its id is the delivery id, so enqueueing twice is harmless. */
 export interface DeliveryJobData {
   deliveryId: string;
+  /** W3C traceparent of the event's writer: the delivery is a span of that trace. */
+  traceParent?: string;
 }
 
 export const DELIVERY_JOB = 'deliver';
@@ -21,8 +23,9 @@ const JOB_OPTIONS: JobsOptions = {
   removeOnFail: true,
 };
 
-export function deliveryJob(deliveryId: string) {
-  return { name: DELIVERY_JOB, data: { deliveryId } satisfies DeliveryJobData, opts: { ...JOB_OPTIONS, jobId: deliveryId } };
+export function deliveryJob(deliveryId: string, traceParent?: string) {
+  const data: DeliveryJobData = traceParent ? { deliveryId, traceParent } : { deliveryId };
+  return { name: DELIVERY_JOB, data, opts: { ...JOB_OPTIONS, jobId: deliveryId } };
 }
 
 /** Redis for a BullMQ producer: fails at once while Redis is down (the relay retries later). */
@@ -50,10 +53,10 @@ export class DeliveryQueue {
     this.queue.on('error', () => undefined);
   }
 
-  /** Adds one job per delivery id; ids that already have a job are left as they are. */
-  async enqueue(deliveryIds: string[]): Promise<void> {
+  /** Adds one job per delivery id (with its traceparent, if known); ids that already have a job are left as they are. */
+  async enqueue(deliveryIds: string[], traceParents?: ReadonlyMap<string, string>): Promise<void> {
     if (deliveryIds.length === 0) return;
-    await this.queue.addBulk(deliveryIds.map(deliveryJob));
+    await this.queue.addBulk(deliveryIds.map((id) => deliveryJob(id, traceParents?.get(id))));
   }
 
   /**

@@ -1,5 +1,7 @@
 import { DelayedError, Worker } from 'bullmq';
 import type Redis from 'ioredis';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpanUnder } from '../common/tracing/trace-context';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryJobData } from './delivery-queue';
 import { workerConnection } from './delivery-queue';
@@ -21,7 +23,13 @@ export class DeliveryWorker {
     this.worker = new Worker<DeliveryJobData>(
       config.queueName,
       async (job, token) => {
-        const result = await processor.process(job.data.deliveryId);
+        // A span of the trace that wrote the event (the order's, for an order event).
+        const result = await inSpanUnder(
+          job.data.traceParent,
+          'event delivery',
+          { kind: SpanKind.CONSUMER, attributes: { 'labflow.delivery_id': job.data.deliveryId, 'messaging.destination.name': config.queueName } },
+          () => processor.process(job.data.deliveryId),
+        );
         if (result.kind === 'later') {
           await job.moveToDelayed(result.atMs, token);
           throw new DelayedError();

@@ -50,15 +50,15 @@ export class OutboxRepository {
 
   /**
    * Inserts events in the caller's transaction, one column array per field (id, event_type,
-   * team_id, environment, user_id, client_user_id, data_enc, subject_id). An id already there
-   * adds nothing.
+   * team_id, environment, user_id, client_user_id, data_enc, subject_id), all with the writer's
+   * `traceParent` (null: none). An id already there adds nothing.
    */
-  async insertEvents(manager: EntityManager, columns: Array<Array<string | null>>): Promise<void> {
+  async insertEvents(manager: EntityManager, columns: Array<Array<string | null>>, traceParent: string | null = null): Promise<void> {
     await manager.query(
-      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, trace_parent)
+       SELECT *, $9::text FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
        ON CONFLICT (id) DO NOTHING`,
-      columns,
+      [...columns, traceParent],
     );
   }
 
@@ -73,19 +73,24 @@ export class OutboxRepository {
   /**
    * Claims up to `limit` unrelayed events (SKIP LOCKED: relays in other processes take other
    * rows), creates one delivery per matching enabled webhook endpoint and per matching RabbitMQ
-   * destination, and marks the events relayed — one transaction. Returns the new delivery ids.
+   * destination, and marks the events relayed — one transaction. Returns the new delivery ids,
+   * and the traceparent of their event for those that have one.
    */
-  async claimAndFanOut(limit: number, teams: TeamScope = null): Promise<{ events: number; deliveryIds: string[] }> {
+  async claimAndFanOut(
+    limit: number,
+    teams: TeamScope = null,
+  ): Promise<{ events: number; deliveryIds: string[]; traceParents: Map<string, string> }> {
     return this.db.transaction(async (manager) => {
       const claimed: Array<{ id: string }> = await manager.query(
         `SELECT id FROM event_outbox WHERE relayed_at IS NULL ${teamClause(teams, 2)}
           ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         teamParams([limit], teams),
       );
-      if (claimed.length === 0) return { events: 0, deliveryIds: [] };
+      if (claimed.length === 0) return { events: 0, deliveryIds: [], traceParents: new Map() };
       const ids = claimed.map((row) => row.id);
-      const webhooks: Array<{ id: string }> = await manager.query(
-        `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at)
+      const webhooks: Array<{ id: string; trace_parent: string | null }> = await manager.query(
+        `WITH inserted AS (
+         INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at)
          SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at
            FROM event_outbox o
            JOIN webhook_endpoints e
@@ -94,11 +99,13 @@ export class OutboxRepository {
           WHERE o.id = ANY($1::uuid[])
           ORDER BY o.created_at, o.id
          ON CONFLICT DO NOTHING
-         RETURNING id`,
+         RETURNING id, event_id)
+         SELECT inserted.id, o.trace_parent FROM inserted JOIN event_outbox o ON o.id = inserted.event_id`,
         [ids],
       );
-      const destinations: Array<{ id: string }> = await manager.query(
-        `INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at)
+      const destinations: Array<{ id: string; trace_parent: string | null }> = await manager.query(
+        `WITH inserted AS (
+         INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at)
          SELECT gen_random_uuid(), o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at
            FROM event_outbox o
            JOIN teams t ON t.id = o.team_id
@@ -110,11 +117,14 @@ export class OutboxRepository {
           WHERE o.id = ANY($1::uuid[])
           ORDER BY o.created_at, o.id
          ON CONFLICT DO NOTHING
-         RETURNING id`,
+         RETURNING id, event_id)
+         SELECT inserted.id, o.trace_parent FROM inserted JOIN event_outbox o ON o.id = inserted.event_id`,
         [ids],
       );
       await manager.query(`UPDATE event_outbox SET relayed_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
-      return { events: ids.length, deliveryIds: [...webhooks, ...destinations].map((row) => row.id) };
+      const deliveries = [...webhooks, ...destinations];
+      const traceParents = new Map(deliveries.flatMap((row) => (row.trace_parent ? [[row.id, row.trace_parent] as const] : [])));
+      return { events: ids.length, deliveryIds: deliveries.map((row) => row.id), traceParents };
     });
   }
 

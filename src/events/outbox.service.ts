@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { NewEvent } from '../../workflows/contract';
 import { PhiCipher } from '../common/crypto';
+import { currentTraceParent } from '../common/tracing/trace-context';
 import { isEventType } from './catalogue';
 import { eventIdFor } from './event-id';
 import { OutboxRepository } from './outbox.repository';
@@ -73,7 +74,8 @@ export class OutboxService {
       ];
       row.forEach((value, column) => columns[column].push(value));
     });
-    await this.repo.insertEvents(manager, columns);
+    // The writer's trace (a request, an activity) goes with the events to their deliveries.
+    await this.repo.insertEvents(manager, columns, currentTraceParent());
     return ids;
   }
 

@@ -97,10 +97,10 @@ export class EventRelay {
     await this.enqueueUnenqueued();
     let relayed = 0;
     for (;;) {
-      const { events, deliveryIds } = await this.repo.claimAndFanOut(RELAY_BATCH, this.teams);
+      const { events, deliveryIds, traceParents } = await this.repo.claimAndFanOut(RELAY_BATCH, this.teams);
       relayed += events;
       eventMetrics.relayed(events, deliveryIds.length);
-      await this.enqueue(deliveryIds);
+      await this.enqueue(deliveryIds, traceParents);
       if (events < RELAY_BATCH || this.stopped) break;
     }
     if (Date.now() - this.lastSweep >= this.config.sweepIntervalMs) {
@@ -168,10 +168,10 @@ export class EventRelay {
     }
   }
 
-  private async enqueue(deliveryIds: string[]): Promise<void> {
+  private async enqueue(deliveryIds: string[], traceParents: ReadonlyMap<string, string>): Promise<void> {
     if (deliveryIds.length === 0) return;
     try {
-      await this.queue.enqueue(deliveryIds);
+      await this.queue.enqueue(deliveryIds, traceParents);
     } catch (error) {
       // Committed but not enqueued: step 3 of a later pass enqueues them.
       this.warnOnce('enqueue', `[labflow] relay: cannot enqueue deliveries (Redis?): ${message(error)}`);

@@ -1,6 +1,7 @@
 import { bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { WORKFLOW_TRACING_MODULE } from './tracing';
 
 /**
  * The workflow code a worker runs, bundled the same way everywhere: by `npm run build` for
@@ -15,7 +16,7 @@ export const WORKFLOWS_PATH = require.resolve('../../workflows');
  * Modules whose `interceptors` factory is bundled with the workflows (a bundle cannot take more
  * later: every bundle of labflow's workflows must list them all).
  */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [];
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [WORKFLOW_TRACING_MODULE];
 
 /** Where `npm run build` writes the production bundle (dist/workflow-bundle.js, beside dist/src). */
 export const PREBUILT_WORKFLOW_BUNDLE = join(__dirname, '..', '..', 'workflow-bundle.js');

@@ -9,6 +9,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
 import { type LabflowConfig, loadConfig } from '../../src/config/config';
 import { PhiCipher } from '../../src/common/crypto';
+import { startTracing, type Tracing } from '../../src/common/tracing/tracing';
 import { TEMPORAL_CLIENT } from '../../src/core.tokens';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing';
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management.module';
@@ -44,6 +45,11 @@ export interface TestStack {
   eventTeams: Set<string>;
   /** The sandbox partner callback sender, when started with `sandboxCallbacks`. */
   sandboxCallbacks: SandboxCallbackProcessor | null;
+  /**
+   * This process's tracing, on when the stack's env names OTEL_EXPORTER_OTLP_ENDPOINT (one service,
+   * labflow-test, for the API, worker and delivery alike); shut down by close().
+   */
+  tracing: Tracing | null;
   /** Starts another sandbox callback sender on this stack's queue (a test replacing a stopped one). */
   startSandboxCallbacks(): SandboxCallbackProcessor;
   close(): Promise<void>;
@@ -96,6 +102,10 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     for (const close of closers.reverse()) await close();
   };
   try {
+    // Before anything connects: the apps and Temporal connections trace only if it is on.
+    const tracing = startTracing('labflow-test', config.tracing);
+    // Closed last, so it exports the spans of everything closing before it.
+    if (tracing) closers.push(() => tracing.shutdown());
     const api = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT);
     await api.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => api.close());
@@ -167,6 +177,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     events,
     eventTeams,
     sandboxCallbacks,
+    tracing,
     startSandboxCallbacks,
     close: closeAll,
   };

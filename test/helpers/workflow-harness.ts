@@ -13,6 +13,7 @@ import {
 } from '../../workflows/contract';
 import type { OrderFlow } from '../../workflows/order-lifecycle';
 import { eventually } from './eventually';
+import { tracingWorkflowSinks } from '../../src/temporal/tracing';
 
 /**
  * The workflow tier: labflow's real workflow code on the real Temporal dev server, with typed
@@ -120,6 +121,8 @@ export async function startWorkflowHarness<F extends { activities: object } = Fa
     taskQueue,
     workflowBundle: { codePath },
     activities: fakes.activities,
+    // The bundle's tracing interceptors report to this sink (a no-op with tracing off).
+    sinks: tracingWorkflowSinks(),
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

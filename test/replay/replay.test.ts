@@ -2,6 +2,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tracingWorkflowSinks } from '../../src/temporal/tracing';
 
 /**
  * Replays every recorded history in test/fixtures/histories against today's workflow code.
@@ -19,6 +20,6 @@ describe('replay of recorded workflow histories', () => {
     const history = historyFromJSON(JSON.parse(readFileSync(join(directory, file), 'utf8')));
     const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
     if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run through jest (global setup).');
-    await Worker.runReplayHistory({ workflowBundle: { codePath } }, history, file.replace(/\.json$/, ''));
+    await Worker.runReplayHistory({ workflowBundle: { codePath }, sinks: tracingWorkflowSinks() }, history, file.replace(/\.json$/, ''));
   });
 });
