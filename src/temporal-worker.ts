@@ -43,14 +43,27 @@ export async function createLabflowWorker(
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     activities,
     dataConverter: labflowDataConverter(config),
+    ...withTracing(workflowCodeOption),
+  });
+  return { worker, connection, workflowCode };
+}
+
+/**
+ * The workflow code option plus what tracing needs on every worker that runs that bundle: the
+ * bundle's workflow interceptors make spans and hand them to the tracing sink (a worker without
+ * the sink logs "unregistered external sink" for each), and activities get their spans too.
+ */
+function withTracing(
+  workflowCodeOption: Omit<ReturnType<typeof workflowCodeOptions>, 'description'>,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors' | 'sinks'> {
+  return {
     ...workflowCodeOption,
     interceptors: {
       ...workflowCodeOption.interceptors,
       activity: [...tracingActivityInterceptors()],
     },
     sinks: { ...tracingWorkflowSinks() },
-  });
-  return { worker, connection, workflowCode };
+  };
 }
 
 /**
@@ -74,7 +87,7 @@ export async function createLabReportWorker(
     activities: createLabReportActivities(app.get(LabReportProcessingService)),
     maxConcurrentActivityTaskExecutions: config.labReports.concurrency,
     dataConverter: labflowDataConverter(config),
-    ...workflowCodeOption,
+    ...withTracing(workflowCodeOption),
   });
   return { worker, connection, workflowCode };
 }
