@@ -312,6 +312,7 @@ EOF
     export LOG_REQUESTS=false
     # A worker process a test starts takes any free health/metrics port (runs side by side).
     export WORKER_HEALTH_PORT=0
+    export LOG_LEVEL=warn
     PHI_ENCRYPTION_KEY=$(random_key)
     export PHI_ENCRYPTION_KEY
     # The last test run's settings, to rerun a single test by hand:
@@ -321,7 +322,7 @@ EOF
       {
         echo "# written by scripts/stack.sh test; replaced on every test run"
         for var in NODE_ENV DATABASE_URL REDIS_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_UI_URL \
-          USER_DELETION_GRACE LOG_REQUESTS WORKER_HEALTH_PORT PHI_ENCRYPTION_KEY; do
+          USER_DELETION_GRACE LOG_REQUESTS LOG_LEVEL WORKER_HEALTH_PORT PHI_ENCRYPTION_KEY; do
           echo "$var=${!var}"
         done
       } >"$LABFLOW_STATE_DIR/test.env"

@@ -62,6 +62,8 @@ TEAM_KEY=$(node -e "process.stdout.write(require('./.labflow/demo-keys.json').te
 
 LOG_DIR="$LABFLOW_STATE_DIR/logs"
 mkdir -p "$LOG_DIR"
+# Human-readable log lines for the log files of a developer's stack (JSON stays the default).
+export LOG_FORMAT=${LOG_FORMAT:-pretty}
 
 # start NAME SCRIPT: a node process in its own session (Ctrl-C reaches only this script, which
 # stops the processes in order), output to .labflow/logs/NAME.log.

@@ -21,6 +21,7 @@ export const API_DOCUMENT: HttpAppOptions = {
   title: 'labflow API',
   description: 'Junction-compatible lab-testing and health-data API. Authenticate with a team API key.',
   security: { name: 'team-api-key', header: 'x-service-api-key' },
+  service: 'api',
 };
 
 /** What the API cannot serve without: orders start workflows, appointments cache in Redis, sandbox partners schedule on BullMQ. */

@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client, Connection } from '@temporalio/client';
 import Redis from 'ioredis';
@@ -6,6 +6,7 @@ import { BullMqSandboxCallbacks, DisabledSandboxCallbacks, SANDBOX_CALLBACKS } f
 import { ApiKeysService } from './auth/api-keys.service';
 import { PhiCipher } from './common/crypto';
 import { MetricsRegistry } from './common/metrics/registry';
+import { errorListener } from './common/logger';
 import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
 import { REDIS, TEMPORAL_CLIENT } from './core.tokens';
 import { dataSourceOptions } from './db/data-source';
@@ -46,7 +47,7 @@ export class CoreModule implements OnApplicationShutdown {
           // Reconnects by itself; while Redis is down, commands fail at once (no offline queue)
           // and /health reports it, instead of requests hanging.
           const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-          redis.on('error', () => undefined);
+          redis.on('error', errorListener(new Logger('redis'), 'Redis'));
           return redis;
         },
       },
@@ -58,7 +59,7 @@ export class CoreModule implements OnApplicationShutdown {
         provide: SANDBOX_CALLBACKS,
         useFactory: () =>
           config.sandboxCallbacks.enabled
-            ? new BullMqSandboxCallbacks(config.redisUrl, config.sandboxCallbacks.queueName)
+            ? new BullMqSandboxCallbacks(config.redisUrl, config.sandboxCallbacks.queueName, new Logger('sandbox-callbacks'))
             : new DisabledSandboxCallbacks(),
       },
     ];

@@ -23,6 +23,7 @@ export const MANAGEMENT_DOCUMENT: HttpAppOptions = {
   title: 'labflow management API',
   description: 'Orgs, teams, keys, webhooks and event destinations. Authenticate with a management key.',
   security: { name: 'management-key', header: 'X-Management-Key' },
+  service: 'management',
 };
 
 /**

@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './adapters/sandbox-callbacks/sandbox-callback.processor';
 import { PhiCipher } from './common/crypto';
 import { MetricsRegistry } from './common/metrics/registry';
+import { createLogger } from './common/logger';
+import { useProcessLogger, withProcessLogger } from './common/logging.module';
 import { runProcess } from './common/process';
 import { startTracing } from './common/tracing/tracing';
 import { type LabflowConfig, loadConfig } from './config/config';
@@ -29,13 +31,15 @@ runProcess('worker', async () => {
   const config = loadConfig();
   const tracing = startTracing('labflow-worker', config.tracing);
   const roles = new Set(config.workerRoles);
-  // Before any Temporal connection: the runtime's telemetry is fixed once per process.
+  const logger = createLogger(config, { service: 'worker' });
+  // Before any Temporal connection: the runtime's telemetry is fixed once per process, and the
+  // SDK's, the workflows' and the activities' logs go to the process logger.
   const runtime = await installTemporalRuntime({
+    logger,
     prometheusPort: roles.has('temporal') && config.metrics.enabled ? config.metrics.temporalPort : undefined,
   });
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
-    logger: ['error', 'warn', 'log'],
-  });
+  const app = await NestFactory.createApplicationContext(withProcessLogger(WorkerModule.forRoot(config), logger), { bufferLogs: true });
+  useProcessLogger(app);
   let events: EventProcessing | null = null;
   let sandbox: SandboxCallbackProcessor | null = null;
   let retention: { stop(): Promise<void> } | null = null;
@@ -48,7 +52,7 @@ runProcess('worker', async () => {
       metrics: app.get(MetricsRegistry),
       temporalMetricsUrl: runtime.prometheusUrl,
     });
-    console.log(`[labflow] worker health and metrics on http://${config.api.host}:${observability.port}`);
+    logger.info(`worker health and metrics on http://${config.api.host}:${observability.port}`);
     if (roles.has('retention') && config.retention.sweepIntervalMs > 0) {
       const sweeper = new RetentionSweeper(app.get(DataSource), {
         eventRetentionMs: config.retention.eventRetentionMs,
@@ -57,8 +61,11 @@ runProcess('worker', async () => {
         batchSize: 1000,
         healthDataRetentionMs: config.healthData.retentionMs,
       });
-      retention = startRetentionSweeps(sweeper, config.retention.sweepIntervalMs);
-      console.log(`[labflow] retention sweeps every ${config.retention.sweepIntervalMs / 1000}s`);
+      retention = startRetentionSweeps(sweeper, config.retention.sweepIntervalMs, {
+        log: (message) => logger.info(message),
+        warn: (message) => logger.warn(message),
+      });
+      logger.info(`retention sweeps every ${config.retention.sweepIntervalMs / 1000}s`);
     }
     if (roles.has('sandbox') && config.sandboxCallbacks.enabled && config.orders.partnerWebhookSecret) {
       sandbox = startSandboxCallbackProcessor({
@@ -66,23 +73,24 @@ runProcess('worker', async () => {
         queueName: config.sandboxCallbacks.queueName,
         baseUrl: config.api.publicUrl,
         secret: config.orders.partnerWebhookSecret,
+        logger,
       });
-      console.log(`[labflow] sandbox partner callbacks on queue "${config.sandboxCallbacks.queueName}" to ${config.api.publicUrl}`);
+      logger.info(`sandbox partner callbacks on queue "${config.sandboxCallbacks.queueName}" to ${config.api.publicUrl}`);
     }
     if (roles.has('relay') || roles.has('delivery')) {
       events = startEventProcessing(
         { db: app.get(DataSource), cipher: app.get(PhiCipher), config },
-        { relay: roles.has('relay'), delivery: roles.has('delivery') },
+        { relay: roles.has('relay'), delivery: roles.has('delivery'), logger },
       );
       const running = [roles.has('relay') && 'outbox relay', roles.has('delivery') && 'delivery worker'].filter(Boolean);
-      console.log(`[labflow] ${running.join(' and ')} on queue "${config.events.queueName}"`);
+      logger.info(`${running.join(' and ')} on queue "${config.events.queueName}"`);
     }
     // Lab reports run beside the order worker (both stop on SIGINT/SIGTERM), awaited below.
     labReports = roles.has('lab-reports') ? await runLabReportWorker(app, config) : null;
     if (roles.has('temporal')) {
       const { worker, connection, workflowCode } = await createLabflowWorker(app, config);
       observability.watchTemporalWorker(worker);
-      console.log(`[labflow] worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`);
+      logger.info(`worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`);
       try {
         await worker.run();
       } finally {
@@ -102,7 +110,7 @@ runProcess('worker', async () => {
     await observability?.close();
     await app.close();
     await tracing?.shutdown();
-    console.log('[labflow] worker stopped');
+    logger.info('worker stopped');
   }
 });
 

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { redactUrl } from './logger';
 
 /**
  * Every error leaves labflow as `{detail}` with a 4xx, or a 500 `{detail}` without internals.
@@ -15,7 +16,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = toErrorResponse(exception);
     if (!(exception instanceof HttpException) && status >= 500) {
-      this.logger.error(`${request.method} ${request.url}: ${describeError(exception)}`);
+      this.logger.error(`${request.method} ${redactUrl(request.url)}: ${describeError(exception)}`);
     }
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }

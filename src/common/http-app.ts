@@ -1,7 +1,9 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, LogController as FastifyLogController } from 'fastify';
+import { createRequire } from 'node:module';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
@@ -10,15 +12,26 @@ import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
 import { registerMultipart } from './multipart';
 import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
+import { createLogger, type Logger, type LogService } from './logger';
+import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
+import { REQUEST_ID_HEADER, requestIdFrom } from './request-context';
+import { RequestIdInterceptor } from './request-id.interceptor';
 import { toOpenApi30Nullables } from './schemas';
 import { traceHttpRequests } from './tracing/http-spans';
 import { activeTracing } from './tracing/tracing';
 import { ZodRequestPipe } from './validation';
 
-/** Global providers every HTTP app registers: zod validation and the `{detail}` error filter. */
+/**
+ * Fastify's LogController class, taken from the Fastify that @nestjs/platform-fastify runs on
+ * (Fastify accepts only an instance of its own class; fastify is not a direct dependency).
+ */
+const { LogController } = createRequire(require.resolve('@nestjs/platform-fastify'))('fastify') as { LogController: typeof FastifyLogController };
+
+/** Global providers every HTTP app registers: zod validation, the `{detail}` error filter, the request id context. */
 export const HTTP_GLOBALS = [
   { provide: APP_PIPE, useClass: ZodRequestPipe },
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
+  { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
 ];
 
 export interface HttpAppOptions {
@@ -26,18 +39,36 @@ export interface HttpAppOptions {
   description: string;
   /** Header and name of the security scheme the OpenAPI document declares. */
   security: { name: string; header: string };
+  /** The `service` field of this app's log lines. */
+  service: LogService;
+}
+
+export interface HttpAppLogging {
+  /** The process's logger; default a new one from the configuration (tests pass one that captures). */
+  logger?: Logger;
 }
 
 /**
  * Builds a NestJS app on Fastify the way both labflow APIs need it: body limit (413 beyond it),
  * trailing slashes tolerated, every error as `{detail}`, OpenAPI at /openapi.json and /docs.
  */
-export async function createHttpApp(module: DynamicModule, config: LabflowConfig, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  module: DynamicModule,
+  config: LabflowConfig,
+  options: HttpAppOptions,
+  logging: HttpAppLogging = {},
+): Promise<NestFastifyApplication> {
+  const logger = logging.logger ?? createLogger(config, { service: options.service });
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     // client_user_id may be 255 characters, and it travels in a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    logger: config.logRequests ? { level: config.logLevel } : false,
+    // One logger for Fastify's request lines and Nest's messages (nestjs-pino with useExisting).
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: !config.logRequests, requestIdLogLabel: 'requestId' }),
+    // The request id: a well-formed incoming x-request-id, otherwise a new UUID (request-context.ts).
+    requestIdHeader: false,
+    genReqId: (request: IncomingMessage) => requestIdFrom(request.headers[REQUEST_ID_HEADER]),
     // Errors the router raises (a malformed URL) and broken HTTP (unknown method, headers too
     // large) would otherwise get Fastify's own body; they get `{detail}` like everything else.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
@@ -50,10 +81,12 @@ export async function createHttpApp(module: DynamicModule, config: LabflowConfig
   adapter.getInstance().addHook('onRoute', (route) => {
     if ((route.config as { largeBody?: boolean } | undefined)?.largeBody) route.bodyLimit = config.healthData.bodyLimitBytes;
   });
-  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
-    logger: config.env === 'test' ? ['error', 'warn'] : ['error', 'warn', 'log'],
-    bufferLogs: false,
+  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
+  const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, { bufferLogs: true });
+  useProcessLogger(app);
   app.enableShutdownHooks();
   await registerMultipart(app);
   if (config.metrics.enabled) instrumentHttp(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry).registry);
@@ -99,5 +132,5 @@ function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {
 export async function serveHttpApp(module: DynamicModule, config: LabflowConfig, options: HttpAppOptions, port: number): Promise<void> {
   const app = await createHttpApp(module, config, options);
   await app.listen({ port, host: config.api.host });
-  console.log(`[labflow] ${options.title} listening on http://${config.api.host}:${port}`);
+  processLogger(app).log(`${options.title} listening on http://${config.api.host}:${port}`);
 }

@@ -79,8 +79,11 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   /** Overrides the service name of the process's spans (labflow-api, labflow-management, labflow-worker). */
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug']).default('info'),
-  /** Log every request line (off in tests to keep output readable). */
+  /** Level of every process's log (API, management API, worker, Temporal's worker logs). */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  /** `json` (one JSON object a line) or `pretty` (human-readable; npm run up). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  /** Log a line per request and per response (off in tests to keep output readable). */
   LOG_REQUESTS: boolFlag.default(true),
   /** Prometheus metrics: GET /metrics on each process and the HTTP request metrics behind it. */
   METRICS_ENABLED: boolFlag.default(true),
@@ -223,6 +226,7 @@ export interface LabflowConfig {
   healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number };
   logLevel: Environment['LOG_LEVEL'];
   tracing: TracingConfig;
+  logFormat: Environment['LOG_FORMAT'];
   logRequests: boolean;
   metrics: { enabled: boolean; token: string | null; temporalPort: number };
   workerHealthPort: number;
@@ -360,6 +364,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
         (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null),
       serviceName: e.OTEL_SERVICE_NAME ?? null,
     },
+    logFormat: e.LOG_FORMAT,
     logRequests: e.LOG_REQUESTS,
     metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN ?? null, temporalPort: e.TEMPORAL_METRICS_PORT },
     workerHealthPort: e.WORKER_HEALTH_PORT,

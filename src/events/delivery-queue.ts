@@ -1,5 +1,6 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import Redis from 'ioredis';
+import { errorListener, type WarnLogger } from '../common/logger';
 
 /** A BullMQ job = one delivery; its id is the delivery id, so enqueueing twice is harmless. */
 export interface DeliveryJobData {
@@ -29,16 +30,16 @@ export function deliveryJob(deliveryId: string, traceParent?: string) {
 }
 
 /** Redis for a BullMQ producer: fails at once while Redis is down (the relay retries later). */
-export function producerConnection(redisUrl: string): Redis {
+export function producerConnection(redisUrl: string, logger: WarnLogger = console): Redis {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  redis.on('error', () => undefined);
+  redis.on('error', errorListener(logger, 'Redis (delivery queue)'));
   return redis;
 }
 
 /** Redis for a BullMQ worker (BullMQ requires maxRetriesPerRequest: null there). */
-export function workerConnection(redisUrl: string): Redis {
+export function workerConnection(redisUrl: string, logger: WarnLogger = console): Redis {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  redis.on('error', () => undefined);
+  redis.on('error', errorListener(logger, 'Redis (delivery worker)'));
   return redis;
 }
 
@@ -47,10 +48,10 @@ export class DeliveryQueue {
   readonly queue: Queue<DeliveryJobData>;
   private readonly connection: Redis;
 
-  constructor(redisUrl: string, queueName: string) {
-    this.connection = producerConnection(redisUrl);
+  constructor(redisUrl: string, queueName: string, logger: WarnLogger = console) {
+    this.connection = producerConnection(redisUrl, logger);
     this.queue = new Queue<DeliveryJobData>(queueName, { connection: this.connection });
-    this.queue.on('error', () => undefined);
+    this.queue.on('error', errorListener(logger, 'BullMQ delivery queue'));
   }
 
   /** Adds one job per delivery id (with its traceparent, if known); ids that already have a job are left as they are. */

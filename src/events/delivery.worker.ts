@@ -2,6 +2,7 @@ import { DelayedError, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpanUnder } from '../common/tracing/trace-context';
+import { errorListener, type WarnLogger } from '../common/logger';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryJobData } from './delivery-queue';
 import { workerConnection } from './delivery-queue';
@@ -18,8 +19,13 @@ export class DeliveryWorker {
   private readonly worker: Worker<DeliveryJobData>;
   private readonly connection: Redis;
 
-  constructor(processor: DeliveryProcessor, redisUrl: string, config: EventsConfig) {
-    this.connection = workerConnection(redisUrl);
+  constructor(
+    processor: DeliveryProcessor,
+    redisUrl: string,
+    config: EventsConfig,
+    private readonly logger: WarnLogger = console,
+  ) {
+    this.connection = workerConnection(redisUrl, logger);
     this.worker = new Worker<DeliveryJobData>(
       config.queueName,
       async (job, token) => {
@@ -46,11 +52,11 @@ export class DeliveryWorker {
         autorun: false,
       },
     );
-    this.worker.on('error', () => undefined);
+    this.worker.on('error', errorListener(logger, 'BullMQ delivery worker'));
   }
 
   start(): void {
-    void this.worker.run().catch(() => undefined);
+    void this.worker.run().catch(errorListener(this.logger, 'BullMQ delivery worker stopped'));
   }
 
   /** Stops taking jobs and waits for running ones (`force`: abandons them, as a crash would). */

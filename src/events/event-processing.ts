@@ -42,7 +42,7 @@ export function startEventProcessing(
   let queue: DeliveryQueue | null = null;
   let relay: EventRelay | null = null;
   if (options.relay !== false) {
-    queue = new DeliveryQueue(config.redisUrl, config.events.queueName);
+    queue = new DeliveryQueue(config.redisUrl, config.events.queueName, logger);
     relay = new EventRelay(new OutboxRepository(db), queue, config.events, config.databaseUrl, { logger, teams: options.teams });
     relay.start();
   }
@@ -57,11 +57,11 @@ export function startEventProcessing(
       allowPrivate: config.events.allowPrivateWebhookUrls,
       maxSockets: config.events.concurrency,
     });
-    rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls);
+    rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls, logger);
     // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
     rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
     const processor = new DeliveryProcessor(new DeliveriesRepository(db), cipher, sender, rabbit, rateLimiter, config.events, logger);
-    delivery = new DeliveryWorker(processor, config.redisUrl, config.events);
+    delivery = new DeliveryWorker(processor, config.redisUrl, config.events, logger);
     delivery.start();
   }
 

@@ -1,5 +1,6 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import type { LookupFunction } from 'node:net';
+import { errorListener, type WarnLogger } from '../common/logger';
 import { amqpUriProblem, maskAmqpUri } from './amqp-uri';
 import { publicOnlyLookup } from './webhook-sender';
 
@@ -39,6 +40,7 @@ export class RabbitMqPublisher {
   constructor(
     private readonly timeoutMs: number,
     private readonly allowPrivate = true,
+    private readonly logger: WarnLogger = console,
   ) {
     this.lookup = allowPrivate ? undefined : publicOnlyLookup();
   }
@@ -106,8 +108,10 @@ export class RabbitMqPublisher {
     }
     const channel = await connection.createConfirmChannel();
     const link = { connection, channel };
-    connection.on('error', () => undefined);
-    channel.on('error', () => undefined);
+    // The publish that hit the error fails (and is recorded as a failed attempt); the link is dropped on 'close'.
+    const onError = errorListener(this.logger, `RabbitMQ ${maskAmqpUri(uri)}`);
+    connection.on('error', onError);
+    channel.on('error', onError);
     connection.on('close', () => this.drop(uri, link));
     channel.on('close', () => this.drop(uri, link));
     return link;

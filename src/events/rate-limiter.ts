@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { errorListener } from '../common/logger';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** Whether a webhook delivery may be sent now under its endpoint's `rate_limit`. */
@@ -52,7 +53,7 @@ export class RedisEndpointRateLimiter implements EndpointRateLimiter {
     // forever by design, which would park the job inside the limiter instead of deciding).
     // Nothing to flush on close: do not keep a socket that never connected for ioredis's 2 s.
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, disconnectTimeout: 200 });
-    this.redis.on('error', () => undefined);
+    this.redis.on('error', errorListener(logger, 'Redis (webhook rate limits)'));
   }
 
   async admit(endpointId: string, perSecond: number): Promise<Admission> {

@@ -1,7 +1,14 @@
+import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import { freeLoopbackPort } from '../common/free-port';
+import type { Logger } from '../common/logger';
 
 export interface TemporalRuntimeOptions {
+  /**
+   * The process logger: the SDK's own messages, workflow `log` calls, activity context logs and
+   * the native core's forwarded lines go here. Absent: the SDK's default (stderr).
+   */
+  logger?: Logger;
   /**
    * Serve the SDK's own metrics (task slots, poll and schedule-to-start latencies, sticky cache)
    * through the core's Prometheus exporter on this loopback port; 0 picks a free one. Absent: no
@@ -16,14 +23,52 @@ export interface InstalledTemporalRuntime {
   prometheusUrl: string | null;
 }
 
+const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
 /**
- * Installs the process's Temporal Runtime (telemetry) before the first NativeConnection or Worker
- * is made; once per process. Every setting of the core runtime is decided here.
+ * Temporal's Logger interface over pino. Workflow and activity attributes (workflowId, runId,
+ * activityType, requestId, …) become fields of the line; `sdkComponent` says which part spoke.
+ */
+export function temporalLoggerFor(logger: Logger): TemporalLogger {
+  const temporal = logger.child({ component: 'temporal' });
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
+    const fields: Record<string, unknown> = {};
+    // Symbol keys (the SDK's internal markers) are not log fields.
+    for (const [key, value] of Object.entries(meta ?? {})) fields[key === 'error' || key === 'failure' ? 'err' : key] = value;
+    temporal[PINO_LEVEL[level]](fields, message);
+  };
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
+}
+
+/** Core's own debug and trace output is a firehose of polls: INFO at most (at debug and trace), WARN otherwise. */
+function coreLogLevel(logger: Logger): LogLevel {
+  return logger.isLevelEnabled('debug') ? 'INFO' : 'WARN';
+}
+
+/**
+ * Installs the process's Temporal Runtime (logging and telemetry) before the first
+ * NativeConnection or Worker is made; once per process. Every setting of the core runtime is
+ * decided here.
  */
 export async function installTemporalRuntime(options: TemporalRuntimeOptions = {}): Promise<InstalledTemporalRuntime> {
   const port = options.prometheusPort === undefined ? null : options.prometheusPort || (await freeLoopbackPort());
   Runtime.install({
+    ...(options.logger ? { logger: temporalLoggerFor(options.logger) } : {}),
     telemetryOptions: {
+      ...(options.logger ? { logging: { filter: { core: coreLogLevel(options.logger), other: 'ERROR' }, forward: {} } } : {}),
       metrics:
         port === null
           ? undefined

@@ -1,5 +1,6 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import Redis from 'ioredis';
+import { errorListener } from '../../common/logger';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../partner-signature';
 import type { SandboxCallbackJobData } from './sandbox-callbacks';
 
@@ -34,7 +35,7 @@ export function startSandboxCallbackProcessor(options: SandboxCallbackProcessorO
   const logger = options.logger ?? console;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  connection.on('error', () => undefined);
+  connection.on('error', errorListener(logger, 'Redis (sandbox callbacks)'));
   const worker = new Worker<SandboxCallbackJobData>(
     options.queueName,
     async (job) => {
@@ -64,13 +65,13 @@ export function startSandboxCallbackProcessor(options: SandboxCallbackProcessorO
     },
     { connection, concurrency: options.concurrency ?? 10, autorun: false },
   );
-  worker.on('error', () => undefined);
+  worker.on('error', errorListener(logger, 'BullMQ sandbox callback worker'));
   worker.on('failed', (job, error) => {
     if (job && !(error instanceof UnrecoverableError) && job.attemptsMade >= (job.opts.attempts ?? 1)) {
       logger.warn(`[labflow] sandbox callback ${job.id} gave up after ${job.attemptsMade} attempts: ${error.message}`);
     }
   });
-  void worker.run().catch(() => undefined);
+  void worker.run().catch(errorListener(logger, 'BullMQ sandbox callback worker stopped'));
   let stopped: Promise<void> | null = null;
   return {
     stop(force = false) {

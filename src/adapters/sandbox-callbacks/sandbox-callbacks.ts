@@ -1,5 +1,6 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import Redis from 'ioredis';
+import { errorListener, type WarnLogger } from '../../common/logger';
 
 /**
  * Sandbox partners (courier, lab, appointment providers) report back to labflow the way real
@@ -52,12 +53,12 @@ export class BullMqSandboxCallbacks implements SandboxCallbacks {
   readonly queue: Queue<SandboxCallbackJobData>;
   private readonly connection: Redis;
 
-  constructor(redisUrl: string, queueName: string) {
+  constructor(redisUrl: string, queueName: string, logger: WarnLogger = console) {
     // Fails at once while Redis is down: the caller (an activity, a webhook) is retried.
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    this.connection.on('error', () => undefined);
+    this.connection.on('error', errorListener(logger, 'Redis (sandbox callback queue)'));
     this.queue = new Queue<SandboxCallbackJobData>(queueName, { connection: this.connection });
-    this.queue.on('error', () => undefined);
+    this.queue.on('error', errorListener(logger, 'BullMQ sandbox callback queue'));
   }
 
   async schedule(callbacks: SandboxCallback[]): Promise<void> {
