@@ -12,6 +12,7 @@ import { REDIS, TEMPORAL_CLIENT } from './core.tokens';
 import { dataSourceOptions } from './db/data-source';
 import { labflowDataConverter } from './temporal/payload-codec';
 import { tracingClientInterceptors } from './temporal/tracing';
+import { requestIdClientInterceptor } from './temporal/request-id-interceptors';
 
 /**
  * What every labflow process shares: the parsed configuration, the Postgres data source, the
@@ -38,7 +39,8 @@ export class CoreModule implements OnApplicationShutdown {
             connection: Connection.lazy(config.temporal.connection),
             namespace: config.temporal.namespace,
             dataConverter: labflowDataConverter(config),
-            interceptors: { workflow: [...tracingClientInterceptors()] },
+            // Lists: each concern adds its own (tracing; the request id of workflows started, signalled or updated for a request).
+            interceptors: { workflow: [...tracingClientInterceptors(), requestIdClientInterceptor] },
           }),
       },
       {

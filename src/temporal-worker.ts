@@ -10,6 +10,7 @@ import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderReconciler } from './orders/order-reconciler';
 import { labflowDataConverter } from './temporal/payload-codec';
 import { tracingActivityInterceptors, tracingWorkflowSinks } from './temporal/tracing';
+import { requestIdActivityInterceptors } from './temporal/request-id-interceptors';
 import { workflowCodeOptions } from './temporal/workflow-bundle';
 import { UsersService } from './users/users.service';
 
@@ -60,7 +61,8 @@ function withTracing(
     ...workflowCodeOption,
     interceptors: {
       ...workflowCodeOption.interceptors,
-      activity: [...tracingActivityInterceptors()],
+      // Lists: tracing, and the request id behind the activity (its log lines and the events it writes).
+      activity: [...tracingActivityInterceptors(), requestIdActivityInterceptors],
     },
     sinks: { ...tracingWorkflowSinks() },
   };

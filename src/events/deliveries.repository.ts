@@ -30,6 +30,8 @@ export interface DeliveryContext {
   headers_enc: string | null;
   failing_since: Date | null;
   destinations_enc: string | null;
+  /** The request the event goes back to (event_outbox.request_id), for the delivery's log line. */
+  request_id: string | null;
 }
 
 /** What claiming a delivery found. */
@@ -136,7 +138,7 @@ export class DeliveriesRepository {
               t.limited_endpoint_id, t.rate_limit,
               c.id, c.event_id, c.target, c.endpoint_id, c.pipeline_id, c.attempt_count AS attempt_number,
               o.event_type, o.team_id, o.environment, o.user_id, o.client_user_id, o.data_enc,
-              o.created_at AS event_created_at,
+              o.created_at AS event_created_at, o.request_id,
               e.url, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at, e.headers_enc,
               h.failing_since, p.destinations_enc
          FROM target t

@@ -16,6 +16,8 @@ export type ProcessResult = { kind: 'done' } | { kind: 'later'; atMs: number };
 
 export interface DeliveryLogger {
   warn(message: string): void;
+  /** One line per attempt (pino's signature); loggers without it get only the warnings. */
+  info?(fields: Record<string, unknown>, message: string): void;
 }
 
 /**
@@ -94,6 +96,7 @@ export class DeliveryProcessor {
     };
     await this.repo.finishAttempt(finished);
     eventMetrics.attemptFinished('webhook', attempt.attemptNumber, finished);
+    this.logAttempt(context, attempt.attemptNumber, finished);
 
     if (step.kind === 'succeeded') {
       if (context.failing_since) await this.repo.endpointRecovered(endpointId);
@@ -111,6 +114,10 @@ export class DeliveryProcessor {
       }
     }
     return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
+  }
+
+  private logAttempt(context: DeliveryContext, attemptNumber: number, finished: FinishedAttempt): void {
+    this.logger.info?.(attemptLogFields(context, attemptNumber, finished), `${context.target} delivery attempt ${finished.status}`);
   }
 
   private async publishToRabbitMq(context: DeliveryContext, attempt: { attemptId: string; attemptNumber: number }): Promise<ProcessResult> {
@@ -146,11 +153,34 @@ export class DeliveryProcessor {
     };
     await this.repo.finishAttempt(finished);
     eventMetrics.attemptFinished('rabbitmq', attempt.attemptNumber, finished);
+    this.logAttempt(context, attempt.attemptNumber, finished);
     if (step.kind === 'exhausted') {
       this.logger.warn(`[labflow] event destination delivery ${context.id} (event ${context.event_id}) exhausted`);
     }
     return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
   }
+}
+
+/**
+ * The log line of an attempt: ids, outcome and timing, and the request the event goes back to.
+ * Never the body, the URL (it may carry a token) or the response.
+ */
+function attemptLogFields(context: DeliveryContext, attemptNumber: number, finished: FinishedAttempt): Record<string, unknown> {
+  return {
+    deliveryId: context.id,
+    eventId: context.event_id,
+    eventType: context.event_type,
+    target: context.target,
+    endpointId: context.endpoint_id ?? undefined,
+    pipelineId: context.pipeline_id ?? undefined,
+    teamId: context.team_id,
+    attempt: attemptNumber,
+    outcome: finished.status,
+    statusCode: finished.statusCode ?? undefined,
+    latencyMs: finished.latencyMs,
+    next: finished.delivery.status,
+    ...(context.request_id ? { requestId: context.request_id } : {}),
+  };
 }
 
 function deliveryState(step: ReturnType<typeof nextStep>): FinishedAttempt['delivery'] {

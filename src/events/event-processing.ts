@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { PhiCipher } from '../common/crypto';
 import type { LabflowConfig } from '../config/config';
 import { DeliveryQueue } from './delivery-queue';
-import { DeliveryProcessor } from './delivery.processor';
+import { type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DeliveriesRepository } from './deliveries.repository';
 import { RabbitMqPublisher } from './rabbitmq.publisher';
@@ -16,7 +16,8 @@ export interface EventProcessingOptions {
   relay?: boolean;
   /** Run the BullMQ delivery worker (default true). */
   delivery?: boolean;
-  logger?: { warn(message: string): void };
+  /** The process logger (warnings; with pino, a line per delivery attempt too). */
+  logger?: DeliveryLogger;
   /** Relay only these teams' events (a live set; tests sharing a database). Default: all. */
   teams?: ReadonlySet<string>;
 }

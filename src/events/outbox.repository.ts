@@ -55,8 +55,8 @@ export class OutboxRepository {
    */
   async insertEvents(manager: EntityManager, columns: Array<Array<string | null>>, traceParent: string | null = null): Promise<void> {
     await manager.query(
-      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, trace_parent)
-       SELECT *, $9::text FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, request_id, trace_parent)
+       SELECT *, $10::text FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
        ON CONFLICT (id) DO NOTHING`,
       [...columns, traceParent],
     );

@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { NewEvent } from '../../workflows/contract';
 import { PhiCipher } from '../common/crypto';
 import { currentTraceParent } from '../common/tracing/trace-context';
+import { currentRequestId } from '../common/request-context';
 import { isEventType } from './catalogue';
 import { eventIdFor } from './event-id';
 import { OutboxRepository } from './outbox.repository';
@@ -56,7 +57,9 @@ export class OutboxService {
   async record(manager: EntityManager, events: NewEvent[]): Promise<string[]> {
     if (events.length === 0) return [];
     const ids = events.map(resolveEventId);
-    const columns: Array<Array<string | null>> = [[], [], [], [], [], [], [], []];
+    const columns: Array<Array<string | null>> = [[], [], [], [], [], [], [], [], []];
+    // The request behind these events (its id reaches activities through a Temporal header).
+    const requestId = currentRequestId() ?? null;
     events.forEach((event, index) => {
       if (!isEventType(event.eventType)) throw new Error(`Unknown event type: ${event.eventType}`);
       if (event.environment !== 'sandbox' && event.environment !== 'production') {
@@ -71,6 +74,7 @@ export class OutboxService {
         event.clientUserId,
         this.cipher.encryptJson(event.data ?? null),
         subjectOf(event),
+        requestId,
       ];
       row.forEach((value, column) => columns[column].push(value));
     });

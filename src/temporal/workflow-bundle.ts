@@ -16,7 +16,11 @@ export const WORKFLOWS_PATH = require.resolve('../../workflows');
  * Modules whose `interceptors` factory is bundled with the workflows (a bundle cannot take more
  * later: every bundle of labflow's workflows must list them all).
  */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [WORKFLOW_TRACING_MODULE];
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [
+  WORKFLOW_TRACING_MODULE,
+  // Carries the request id header on to activities and into workflow log lines.
+  require.resolve('../../workflows/request-id-interceptors'),
+];
 
 /** Where `npm run build` writes the production bundle (dist/workflow-bundle.js, beside dist/src). */
 export const PREBUILT_WORKFLOW_BUNDLE = join(__dirname, '..', '..', 'workflow-bundle.js');

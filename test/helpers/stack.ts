@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
+import type { Logger } from '../../src/common/logger';
 import { type LabflowConfig, loadConfig } from '../../src/config/config';
 import { PhiCipher } from '../../src/common/crypto';
 import { startTracing, type Tracing } from '../../src/common/tracing/tracing';
@@ -76,6 +77,12 @@ export interface StackOptions {
   sandboxCallbacks?: boolean;
   /** Extra environment variables, e.g. { USER_DELETION_GRACE: '2s' }. */
   env?: Record<string, string>;
+  /**
+   * One logger for the apps, the relay and delivery worker and the sandbox callback sender (a test
+   * that reads the logs passes one writing to a buffer). Default: each app its own from the
+   * configuration, the background parts quiet.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -106,13 +113,13 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     const tracing = startTracing('labflow-test', config.tracing);
     // Closed last, so it exports the spans of everything closing before it.
     if (tracing) closers.push(() => tracing.shutdown());
-    const api = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT);
+    const api = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT, { logger: options.logger });
     await api.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => api.close());
 
     let managementUrl = '';
     if (options.management) {
-      const management = await createHttpApp(ManagementModule.forRoot(config), config, MANAGEMENT_DOCUMENT);
+      const management = await createHttpApp(ManagementModule.forRoot(config), config, MANAGEMENT_DOCUMENT, { logger: options.logger });
       await management.listen({ port: 0, host: '127.0.0.1' });
       managementUrl = await urlOf(management);
       closers.push(() => management.close());
@@ -133,7 +140,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       // Quiet: expected warnings (exhausted deliveries, disabled endpoints) would flood test output.
       events = startEventProcessing(
         { db: api.get(DataSource), cipher: api.get(PhiCipher), config },
-        { logger: { warn: () => undefined }, teams: eventTeams, ...roles },
+        { logger: options.logger ?? { warn: () => undefined }, teams: eventTeams, ...roles },
       );
       const started = events;
       // Closed before the apps (they own the Postgres pool the relay uses).
@@ -148,7 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         queueName: config.sandboxCallbacks.queueName,
         baseUrl: apiUrl,
         secret: config.orders.partnerWebhookSecret,
-        logger: { warn: () => undefined },
+        logger: options.logger ?? { warn: () => undefined },
       });
       // Closed before the apps; stopping twice is harmless.
       closers.push(() => processor.stop());

@@ -9,3 +9,4 @@ export * from './events';
 export * from './orders';
 export * from './appointments';
 export * from './lab-reports';
+export * from './request-id';
