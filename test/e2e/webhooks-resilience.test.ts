@@ -124,6 +124,8 @@ describe('the delivery worker killed mid-flight', () => {
       env: {
         ...process.env,
         WORKER_ROLES: 'delivery',
+        // The start-up line waited for below is logged at info (tests otherwise run at warn).
+        LOG_LEVEL: 'info',
         EVENTS_QUEUE: context.stack.config.events.queueName,
         // A job held by the dead worker is taken up again ~2 s after its lock lapses.
         EVENTS_JOB_LOCK: '2s',
