@@ -1,5 +1,7 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { applyDecorators, type CanActivate, type ExecutionContext, Inject, Injectable, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { KeepsRawBody, rawBodyOf } from '../common/body-parsers';
 import { ApiError, unauthorized } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 
@@ -14,14 +16,19 @@ export const TIMESTAMP_HEADER = 'x-labflow-timestamp';
 const TOLERANCE_SECONDS = 300;
 
 /**
- * `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, where body is the compact JSON of the
- * request (JSON.stringify of what was sent). Partners and tests sign with this.
+ * `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body bytes>")>`: the signature covers the body
+ * exactly as sent (key order, whitespace), so a partner signs the bytes it puts on the wire.
  */
-export function signPartnerWebhook(secret: string, timestamp: number, body: unknown): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${JSON.stringify(body)}`).digest('hex')}`;
+export function signPartnerPayload(secret: string, timestamp: number, body: Buffer | string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
 }
 
-/** Verifies the HMAC signature of courier and lab webhooks before anything else runs. */
+/** The signature of a body sent as `JSON.stringify(body)` (the sandbox partners and tests send that). */
+export function signPartnerWebhook(secret: string, timestamp: number, body: unknown): string {
+  return signPartnerPayload(secret, timestamp, JSON.stringify(body));
+}
+
+/** Verifies the HMAC signature of courier, lab and appointment-provider webhooks before anything else runs. */
 @Injectable()
 export class PartnerSignatureGuard implements CanActivate {
   constructor(@Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig) {}
@@ -29,7 +36,7 @@ export class PartnerSignatureGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const secret = this.config.orders.partnerWebhookSecret;
     if (!secret) throw new ApiError(503, 'Partner webhooks are not configured (PARTNER_WEBHOOK_SECRET).');
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined>; body: unknown }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const header = (name: string) => {
       const value = request.headers[name];
       return Array.isArray(value) ? value[0] : value;
@@ -39,9 +46,17 @@ export class PartnerSignatureGuard implements CanActivate {
     if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > TOLERANCE_SECONDS) {
       throw unauthorized(`Missing or stale ${TIMESTAMP_HEADER}.`);
     }
-    const expected = Buffer.from(signPartnerWebhook(secret, timestamp, request.body ?? null));
+    if (!(request.routeOptions.config as { rawBody?: boolean }).rawBody) {
+      // Without the raw bytes the body would go unchecked: a wiring mistake, refused loudly.
+      throw new Error(`${request.routeOptions.url}: use @PartnerSigned() rather than the bare guard`);
+    }
+    // No body (or a non-JSON one, which the parser never saw) is verified as empty bytes.
+    const expected = Buffer.from(signPartnerPayload(secret, timestamp, rawBodyOf(request) ?? Buffer.alloc(0)));
     const presented = Buffer.from(signature);
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw unauthorized('Invalid webhook signature.');
     return true;
   }
 }
+
+/** A partner webhook route: its raw body is kept and its signature checked over those bytes. */
+export const PartnerSigned = () => applyDecorators(KeepsRawBody(), UseGuards(PartnerSignatureGuard));

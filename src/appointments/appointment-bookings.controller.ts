@@ -1,7 +1,7 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiHeader, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
-import { PartnerSignatureGuard } from '../adapters/partner-signature';
+import { PartnerSigned } from '../adapters/partner-signature';
 import { AppointmentBookingsService } from './appointment-bookings.service';
 import {
   BookAppointmentDto,
@@ -113,11 +113,11 @@ export class PscAppointmentsController {
 @ApiTags('partner webhooks')
 @Controller('v3/webhooks/appointments')
 @Public()
-@UseGuards(PartnerSignatureGuard)
 export class ProviderCallbacksController {
   constructor(private readonly bookings: AppointmentBookingsService) {}
 
   @Post(':provider')
+  @PartnerSigned()
   @HttpCode(200)
   callback(@Param() params: ProviderParams, @Body() body: ProviderCallbackDto) {
     return this.bookings.providerCallback(params.provider, body);

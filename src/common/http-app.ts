@@ -9,6 +9,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
+import { registerBodyParsers } from './body-parsers';
 import { registerMultipart } from './multipart';
 import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
@@ -85,9 +86,14 @@ export async function createHttpApp(
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, { bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, {
+    bufferLogs: true,
+    // labflow's own JSON and form parsers (body-parsers.ts): empty JSON bodies, raw bytes kept for signatures.
+    bodyParser: false,
+  });
   useProcessLogger(app);
   app.enableShutdownHooks();
+  await registerBodyParsers(app);
   await registerMultipart(app);
   if (config.metrics.enabled) instrumentHttp(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry).registry);
   const tracing = activeTracing();

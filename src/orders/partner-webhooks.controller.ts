@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/principal';
 import { CourierTrackingDto, LabEventDto, PartnerParams } from './orders.dto';
-import { PartnerSignatureGuard } from '../adapters/partner-signature';
+import { PartnerSigned } from '../adapters/partner-signature';
 import { PartnerWebhooksService } from './partner-webhooks';
 
 /**
@@ -12,17 +12,18 @@ import { PartnerWebhooksService } from './partner-webhooks';
 @ApiTags('partner webhooks')
 @Controller('v3/webhooks')
 @Public()
-@UseGuards(PartnerSignatureGuard)
 export class PartnerWebhooksController {
   constructor(private readonly webhooks: PartnerWebhooksService) {}
 
   @Post('courier/:partner')
+  @PartnerSigned()
   @HttpCode(200)
   courier(@Param() params: PartnerParams, @Body() body: CourierTrackingDto) {
     return this.webhooks.courier(params.partner, body);
   }
 
   @Post('lab/:partner')
+  @PartnerSigned()
   @HttpCode(200)
   lab(@Param() params: PartnerParams, @Body() body: LabEventDto) {
     return this.webhooks.lab(params.partner, body);

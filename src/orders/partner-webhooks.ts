@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxLabCompletion } from '../adapters/lab/sandbox-lab.adapter';
 import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../adapters/sandbox-callbacks/sandbox-callbacks';
 import { ApiError, notFound } from '../common/errors';
@@ -8,6 +9,9 @@ import { sourceOf } from '../../workflows/order-lifecycle';
 import { OrderWorkflows } from './order-workflows';
 import type { CourierTrackingDto, LabEventDto } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
+
+/** `accepted`: signalled to the order's workflow; `ignored`: the order's workflow has closed. */
+type PartnerWebhookAnswer = { status: 'accepted' | 'ignored'; order_id: string };
 
 /** Partners labflow has an integration for. */
 const PARTNERS = { courier: ['sandbox'], lab: ['sandbox'] } as const;
@@ -27,31 +31,51 @@ export class PartnerWebhooksService {
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
-  async courier(partner: string, update: CourierTrackingDto): Promise<{ status: 'accepted'; order_id: string }> {
+  async courier(partner: string, update: CourierTrackingDto): Promise<PartnerWebhookAnswer> {
     if (!(PARTNERS.courier as readonly string[]).includes(partner)) throw notFound('Courier integration');
     if (sourceOf(update.status) !== 'courier') throw new ApiError(422, `${update.status} is not a courier tracking status.`);
     const order = await this.orders.findByTrackingNumber(update.tracking_number);
     if (!order) throw notFound('Shipment with this tracking number');
     await this.workflows.ensureStarted(order);
-    await this.workflows.handle(order.id).signal(courierUpdate, { low: update.status, statusDetail: update.status_detail ?? null });
+    const signalled = await this.signalUnlessClosed(() =>
+      this.workflows.handle(order.id).signal(courierUpdate, { low: update.status, statusDetail: update.status_detail ?? null }),
+    );
+    if (!signalled) return { status: 'ignored', order_id: order.id };
     if (update.status === 'delivered_to_lab' && order.environment === 'production') {
       await this.callbacks.schedule([sandboxLabCompletion(order.id, this.config.sandboxCallbacks.labResultDelayMs)]);
     }
     return { status: 'accepted', order_id: order.id };
   }
 
-  async lab(partner: string, event: LabEventDto): Promise<{ status: 'accepted'; order_id: string }> {
+  async lab(partner: string, event: LabEventDto): Promise<PartnerWebhookAnswer> {
     if (!(PARTNERS.lab as readonly string[]).includes(partner)) throw notFound('Lab integration');
     if (sourceOf(event.status) === 'workflow') throw new ApiError(422, `${event.status} is not a lab event status.`);
     const order = await this.orders.findById(event.order_id);
     if (!order) throw notFound('Order');
     await this.workflows.ensureStarted(order);
-    await this.workflows.handle(order.id).signal(labUpdate, {
-      low: event.status,
-      statusDetail: event.status_detail ?? null,
-      interpretation: event.interpretation ?? undefined,
-      hasMissingResults: event.has_missing_results ?? undefined,
-    });
-    return { status: 'accepted', order_id: order.id };
+    const signalled = await this.signalUnlessClosed(() =>
+      this.workflows.handle(order.id).signal(labUpdate, {
+        low: event.status,
+        statusDetail: event.status_detail ?? null,
+        interpretation: event.interpretation ?? undefined,
+        hasMissingResults: event.has_missing_results ?? undefined,
+      }),
+    );
+    return { status: signalled ? 'accepted' : 'ignored', order_id: order.id };
+  }
+
+  /**
+   * Signals the order's workflow; false when it has already closed (the order was cancelled or
+   * finished), so the event can no longer change it. The partner gets 200 `ignored` rather than
+   * an error it would retry, as appointment providers' callbacks do.
+   */
+  private async signalUnlessClosed(signal: () => Promise<void>): Promise<boolean> {
+    try {
+      await signal();
+      return true;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    }
   }
 }
