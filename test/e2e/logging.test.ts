@@ -111,7 +111,7 @@ test('an order flow logs its request ids everywhere and no patient, key, link si
   expect(logs.length).toBeGreaterThan(20);
   const withId = (requestId: string) => logs.filter((line) => line.requestId === requestId);
   // The API's request lines, with the path only (the signature redacted).
-  expect(withId(createRequestId)).toEqual(expect.arrayContaining([expect.objectContaining({ msg: 'incoming request', req: expect.objectContaining({ url: '/v3/order' }) })]));
+  expect(withId(createRequestId)).toEqual(expect.arrayContaining([expect.objectContaining({ msg: 'request completed', req: expect.objectContaining({ url: '/v3/order' }), res: { statusCode: 200 } })]));
   expect(logs.some((line) => (line.req as { url?: string } | undefined)?.url?.includes('signature=[redacted]'))).toBe(true);
   // Temporal's activity and workflow lines caused by each request.
   for (const requestId of [createRequestId, simulateRequestId]) {

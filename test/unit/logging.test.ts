@@ -45,6 +45,21 @@ describe('log redaction', () => {
   });
 });
 
+describe('log redaction below the top level', () => {
+  it('reaches errors, arrays and nested headers, and leaves the logged object untouched', () => {
+    const { logger, lines } = capturingLogger();
+    const failure = Object.assign(new Error('delivery failed'), { config: { headers: { authorization: 'Bearer ERRTOK1' } }, email: 'err@leak.test' });
+    const logged = { deliveries: [{ id: 'd1', webhook_secret: 'whsec_ARR1' }], endpoint: { headers: { 'x-labflow-signature': 'v1=SIGX' } } };
+    logger.error({ err: failure, ...logged }, 'with an error');
+    expect(lines).toHaveLength(1);
+    for (const leaked of ['ERRTOK1', 'err@leak.test', 'whsec_ARR1', 'v1=SIGX']) expect(lines[0]).not.toContain(leaked);
+    expect(JSON.parse(lines[0])).toMatchObject({ err: { message: 'delivery failed' }, deliveries: [{ id: 'd1', webhook_secret: '[redacted]' }] });
+    // The caller's objects keep their values (redaction copies what it changes).
+    expect(logged.deliveries[0].webhook_secret).toBe('whsec_ARR1');
+    expect(failure.email).toBe('err@leak.test');
+  });
+});
+
 describe('request ids', () => {
   it('keeps a well-formed x-request-id and replaces anything else with a UUID', () => {
     expect(requestIdFrom('req-123_abc.DEF:9')).toBe('req-123_abc.DEF:9');
