@@ -26,10 +26,17 @@ export interface WorkerObservabilityOptions {
   port?: number;
 }
 
+/** The Temporal workers a worker process may run, by role, each a readiness check of its own. */
+const TEMPORAL_WORKER_CHECKS = { temporal: 'temporal_worker', 'lab-reports': 'lab_report_worker' } as const;
+export type TemporalWorkerCheck = (typeof TEMPORAL_WORKER_CHECKS)[keyof typeof TEMPORAL_WORKER_CHECKS];
+
 export interface WorkerObservability {
   port: number;
-  /** Readiness asks it from now on: ready only while it is RUNNING. */
-  watchTemporalWorker(worker: Worker): void;
+  /**
+   * Readiness asks it from now on: ready only while it is RUNNING. `check` names the readiness
+   * check: `temporal_worker` (the order worker, `temporal` role) or `lab_report_worker`.
+   */
+  watchTemporalWorker(worker: Worker, check?: TemporalWorkerCheck): void;
   close(): Promise<void>;
 }
 
@@ -45,12 +52,14 @@ export async function startWorkerObservability(
   options: WorkerObservabilityOptions,
 ): Promise<WorkerObservability> {
   const roles = new Set(options.roles);
-  let temporalWorker: Worker | null = null;
-  if (roles.has('temporal')) {
-    options.readiness.add('temporal_worker', async () => {
-      const state = temporalWorker?.getState() ?? 'STARTING';
-      if (state !== 'RUNNING') throw new Error(`The Temporal worker is ${state.toLowerCase()}.`);
-      return { state, taskQueue: temporalWorker?.options.taskQueue };
+  const temporalWorkers = new Map<TemporalWorkerCheck, Worker>();
+  for (const [role, check] of Object.entries(TEMPORAL_WORKER_CHECKS)) {
+    if (!roles.has(role as WorkerRole)) continue;
+    options.readiness.add(check, async () => {
+      const worker = temporalWorkers.get(check);
+      const state = worker?.getState() ?? 'STARTING';
+      if (state !== 'RUNNING') throw new Error(`The Temporal worker (${check}) is ${state.toLowerCase()}.`);
+      return { state, taskQueue: worker?.options.taskQueue };
     });
   }
 
@@ -89,8 +98,8 @@ export async function startWorkerObservability(
 
   return {
     port: endpoints.port,
-    watchTemporalWorker(worker) {
-      temporalWorker = worker;
+    watchTemporalWorker(worker, check = 'temporal_worker') {
+      temporalWorkers.set(check, worker);
     },
     async close() {
       for (const close of closers.reverse()) await close();

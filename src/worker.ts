@@ -86,7 +86,10 @@ runProcess('worker', async () => {
       logger.info(`${running.join(' and ')} on queue "${config.events.queueName}"`);
     }
     // Lab reports run beside the order worker (both stop on SIGINT/SIGTERM), awaited below.
-    labReports = roles.has('lab-reports') ? await runLabReportWorker(app, config) : null;
+    if (roles.has('lab-reports')) {
+      labReports = await runLabReportWorker(app, config, observability);
+      logger.info(`lab report worker polling task queue "${config.labReports.taskQueue}"`);
+    }
     if (roles.has('temporal')) {
       const { worker, connection, workflowCode } = await createLabflowWorker(app, config);
       observability.watchTemporalWorker(worker);
@@ -115,8 +118,12 @@ runProcess('worker', async () => {
 });
 
 /** Starts the lab report worker; `stopped` settles once it has stopped and disconnected. */
-async function runLabReportWorker(app: INestApplicationContext, config: LabflowConfig): Promise<{ stopped: Promise<void> }> {
+async function runLabReportWorker(
+  app: INestApplicationContext,
+  config: LabflowConfig,
+  observability: WorkerObservability,
+): Promise<{ stopped: Promise<void> }> {
   const { worker, connection } = await createLabReportWorker(app, config);
-  console.log(`[labflow] lab report worker polling task queue "${config.labReports.taskQueue}"`);
+  observability.watchTemporalWorker(worker, 'lab_report_worker');
   return { stopped: worker.run().finally(() => connection.close()) };
 }

@@ -6,7 +6,7 @@ import { DependencyHealth, type Dependency, Readiness } from '../../src/health/r
 import { installTemporalRuntime } from '../../src/temporal/runtime';
 import { startWorkerObservability, type WorkerObservability } from '../../src/worker-observability';
 import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';
-import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
+import { call, createTenant, startLabReportWorker, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
@@ -208,6 +208,44 @@ describe('readiness follows Redis, liveness does not', () => {
     for (const url of [stack.apiUrl, workerUrl]) {
       await eventually(async () => ((await probe(url, '/health/ready')) === 200 ? true : undefined), `${url}/health/ready to answer 200 again`);
       expect(await probe(url, '/health/live')).toBe(200);
+    }
+  });
+});
+
+describe('a worker running lab reports', () => {
+  it('is ready only while its lab report worker runs', async () => {
+    const stack = await startStack({ worker: false });
+    const labReports = await startLabReportWorker(stack.api, stack.config);
+    const observability = await startWorkerObservability(stack.api, stack.config, {
+      roles: ['lab-reports'],
+      readiness: new Readiness(stack.api.get(HealthCheckService), stack.api.get(DependencyHealth), ['postgres']),
+      metrics: new MetricsRegistry(),
+      temporalMetricsUrl: null,
+      port: 0,
+    });
+    const url = `http://127.0.0.1:${observability.port}`;
+    try {
+      // Not yet handed the worker (the process is still starting it): not ready.
+      const starting = await call(url, 'GET', '/health/ready');
+      expect(starting.status).toBe(503);
+      expect(starting.body).toMatchObject({ checks: { lab_report_worker: { status: 'down' }, postgres: { status: 'up' } } });
+      expect(starting.body.checks.temporal_worker).toBeUndefined();
+
+      observability.watchTemporalWorker(labReports.worker, 'lab_report_worker');
+      const ready = await eventually(async () => {
+        const response = await call(url, 'GET', '/health/ready');
+        return response.status === 200 ? response : undefined;
+      }, 'the lab report worker to be ready');
+      expect(ready.body).toMatchObject({ checks: { lab_report_worker: { status: 'up', state: 'RUNNING', taskQueue: stack.config.labReports.taskQueue } } });
+
+      await labReports.stop();
+      const stopped = await call(url, 'GET', '/health/ready');
+      expect(stopped.status).toBe(503);
+      expect(stopped.body.detail).toMatch(/lab_report_worker/);
+    } finally {
+      await labReports.stop();
+      await observability.close();
+      await stack.close();
     }
   });
 });

@@ -219,16 +219,22 @@ async function startWorker(app: INestApplication, config: LabflowConfig, taskQue
 }
 
 /** A lab report worker in this process on the stack's lab report queue (a test may start another). */
-export async function startLabReportWorker(app: INestApplicationContext, config: LabflowConfig): Promise<{ stop(): Promise<void> }> {
+export async function startLabReportWorker(app: INestApplicationContext, config: LabflowConfig): Promise<{ worker: Worker; stop(): Promise<void> }> {
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
   const { worker, connection } = await createLabReportWorker(app, config, { workflowBundle: { codePath } });
   const running = worker.run();
+  let stopped: Promise<void> | undefined;
   return {
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-      await connection.close();
+    worker,
+    // Idempotent: a test may stop it and then its cleanup stops it again.
+    stop() {
+      stopped ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+        await connection.close();
+      })();
+      return stopped;
     },
   };
 }
