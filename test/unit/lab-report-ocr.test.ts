@@ -22,9 +22,7 @@ afterAll(() => closeOcr());
 
 const read = (file: string) => new Uint8Array(fs.readFileSync(path.join(corpus.dir, file)));
 
-// northwind-photo.jpg is left out: its value accuracy varied between runs on fresh clones (0.75,
-// 0.875, 1.0), so the corpus photo or the OCR is not deterministic yet; the bench still reads it.
-it.each(['cedar-photo.jpg', 'summit-scan.pdf'])('reads %s by OCR: at least 90%% of the results, their values (85%% on photos), and the patient', async (file) => {
+it.each(['northwind-photo.jpg', 'cedar-photo.jpg', 'summit-scan.pdf'])('reads %s by OCR: at least 90%% of the results, their values (85%% on photos), and the patient', async (file) => {
   const report = corpus.reports.find((r) => r.file === file);
   if (!report) throw new Error(`${file} is not in the corpus`);
   const bytes = read(file);
