@@ -129,11 +129,32 @@ describe('OCR noise handled with evidence', () => {
   const xs = [100, 900, 1200, 1500, 1900];
   const header = ['Test', 'Result', 'Flag', 'Units', 'Reference Range'];
 
-  it('restores a lost decimal point from the interval the lab prints with decimals, but not for a flagged value', () => {
-    const parsed = parseReport(ocrDocument([header, ['TSH', '21', '', 'mIU/L', '0.40-4.50'], ['Free T4', '25', 'H', 'ng/dL', '0.8-1.8']], xs));
-    expect(parsed.results[0]).toMatchObject({ test_name: 'TSH', value: '2.1', interpretation: 'normal' });
-    expect(parsed.results[0].notes[0]).toMatch(/decimal point restored: 21 → 2.1/);
-    expect(parsed.results[1]).toMatchObject({ value: '25', interpretation: 'abnormal', is_above_max_range: true });
+  it('restores a lost decimal point from the interval the lab prints with decimals, when the flag agrees', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          header,
+          ['TSH', '21', '', 'mIU/L', '0.40-4.50'],
+          ['Free T4', '25', 'H', 'ng/dL', '0.8-1.8'],
+          ['CRP', '45', 'H', 'mg/L', '0.0-5.0'],
+          ['Cortisol', '35', 'L', 'mcg/dL', '4.0-22.0'],
+          ['Creatinine', '8', 'H', 'mg/dL', '0.6-1.3'],
+        ],
+        xs,
+      ),
+    );
+    const byName = (name: string) => parsed.results.find((r) => r.test_name === name);
+    // No flag: 21 is far above 0.40-4.50, 2.1 inside it.
+    expect(byName('TSH')).toMatchObject({ value: '2.1', interpretation: 'normal' });
+    expect(byName('TSH')?.notes[0]).toMatch(/decimal point restored: 21 → 2.1/);
+    // Flagged high: 2.5 is high too (and 25 ng/dL is no free T4), so the flag agrees with 2.5.
+    expect(byName('Free T4')).toMatchObject({ value: '2.5', interpretation: 'abnormal', is_above_max_range: true });
+    // Flagged high, but 4.5 would be normal: a real high CRP stays as printed.
+    expect(byName('CRP')).toMatchObject({ value: '45', is_above_max_range: true, notes: [] });
+    // Flagged low on a number above the interval, which cannot be: 3.5 is below it.
+    expect(byName('Cortisol')).toMatchObject({ value: '3.5', is_below_min_range: true });
+    // Not over 4x the upper limit: a high creatinine stays.
+    expect(byName('Creatinine')).toMatchObject({ value: '8', notes: [] });
   });
 
   it('matches a name read as `Hemoglobin Alc` to A1c and tells percentages from absolute counts by their units', () => {

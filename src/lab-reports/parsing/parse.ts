@@ -4,6 +4,7 @@ import { interpret } from './interpret';
 import { lineKey, pageLines, repeatedLines, type Line } from './layout';
 import { parseMetadata } from './metadata';
 import { narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
+import { flagMeaning, repairOcrUnit, type FlagMeaning } from './values';
 import type { ExtractedDocument, ParsedReport, ParsedResult } from './types';
 
 /** Share of a page's height at its top and bottom where running headers and footers print. */
@@ -97,8 +98,8 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
   let { value } = row;
   const min = row.range?.min ?? null;
   const max = row.range?.max ?? null;
-  if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && !row.flag && row.range?.text.includes('.')) {
-    const restored = restoreDecimal(value.number, min, max);
+  if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && row.range?.text.includes('.')) {
+    const restored = restoreDecimal(value.number, min, max, row.flag ? flagMeaning(row.flag) : null);
     if (restored !== null) {
       notes.push(`decimal point restored: ${value.number} → ${restored} (reference ${row.range?.text ?? ''})`);
       value = { ...value, value: String(restored), number: restored };
@@ -110,7 +111,7 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
     test_name: row.name,
     value: value.value,
     type: value.type,
-    units: row.units,
+    units: ocr ? repairOcrUnit(row.units) : row.units,
     min_reference_range: min,
     max_reference_range: max,
     reference_text: row.range?.text ?? null,
@@ -125,15 +126,29 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
 }
 
 /**
- * OCR drops decimal points (2.1 read as 21): a whole number far above its reference interval
- * whose tenth or hundredth falls inside or near it is taken to be that — only when the lab prints
- * this analyte's interval with decimals and set no flag (a real high value carries one).
+ * OCR drops decimal points (2.1 read as 21): a whole number above its reference interval is
+ * taken to be its tenth, hundredth or thousandth when that agrees with what the lab printed beside
+ * it — only where the lab prints this analyte's interval with decimals:
+ * - no flag, the number over 4× the upper limit: the candidate lies in or near the interval (a
+ *   real far-out value carries a flag);
+ * - a high flag, the number over 4× the upper limit: the candidate is above the interval too, but
+ *   within 3× its upper limit (so a CRP of 45 over 0.0-5.0, flagged H, stays 45: 4.5 is not high);
+ * - a low flag on a number above the interval, which cannot be: the candidate below the interval.
  */
-function restoreDecimal(value: number, min: number | null, max: number | null): number | null {
-  if (max === null || max <= 0 || value <= max * 4) return null;
+function restoreDecimal(value: number, min: number | null, max: number | null, flag: FlagMeaning | null): number | null {
+  if (max === null || max <= 0 || value <= max) return null;
+  const low = min ?? 0;
+  const lowFlag = flag === 'low' || flag === 'critical_low';
+  if (!lowFlag && value <= max * 4) return null;
+  const fits = (candidate: number): boolean => {
+    if (flag === null) return candidate <= max * 2 && candidate >= low * 0.5;
+    if (flag === 'high' || flag === 'critical_high') return candidate > max && candidate <= max * 3;
+    if (lowFlag) return candidate < low && candidate >= low * 0.2;
+    return false;
+  };
   for (const divisor of [10, 100, 1000]) {
-    const candidate = value / divisor;
-    if (candidate <= max * 2 && candidate >= (min ?? 0) * 0.5) return candidate;
+    const candidate = Math.round((value / divisor) * 1000) / 1000;
+    if (fits(candidate)) return candidate;
   }
   return null;
 }

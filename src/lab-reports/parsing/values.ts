@@ -113,6 +113,40 @@ export function isUnit(text: string): boolean {
   return t.length <= 18 && UNIT.test(t) && !isFlag(t) && !isQualitative(t) && !NOT_UNITS.test(t) && /[a-zA-Zµμ%]/.test(t);
 }
 
+/**
+ * Unit spellings labs print, the forms an OCR misread is repaired to (`repairOcrUnit`). A unit
+ * printed in another spelling that OCR read whole is kept as printed.
+ */
+const KNOWN_UNITS = [
+  '%', 'mg/dL', 'g/dL', 'g/L', 'mg/L', 'ug/mL', 'mcg/mL', 'mmol/L', 'umol/L', 'µmol/L', 'nmol/L', 'pmol/L', 'mEq/L', 'mOsm/kg',
+  'U/L', 'IU/L', 'U/mL', 'IU/mL', 'kU/L', 'mIU/L', 'mIU/mL', 'uIU/mL', 'µIU/mL', 'ng/mL', 'ng/dL', 'ng/L', 'pg/mL', 'mcg/dL', 'ug/dL',
+  'µg/dL', 'ug/L', 'mcg/L', 'fL', 'pg', '/uL', '/µL', '/hpf', '/lpf', 'cells/uL', 'x10E3/uL', 'x10E6/uL', '10^3/uL', '10^6/uL',
+  '10^9/L', '10^12/L', 'K/uL', 'M/uL', 'Million/uL', 'Thousand/uL', 'mL/min/1.73m2', 'mm/hr', 'mm/h', 'mg/g', 'mg/24h', 'sec',
+  'seconds', 'ratio', 'Index', 'titer', 'mg/mmol', 'nmol/min/mL', 'Eq/L',
+];
+const KNOWN_UNIT_BY_KEY = new Map(KNOWN_UNITS.map((unit) => [unit.toLowerCase(), unit]));
+/** What OCR makes of a slash: nothing, or one of these. */
+const SLASH_MISREADS = /[JIl1|]/;
+
+/**
+ * A unit OCR misread, repaired when exactly one known spelling is one slash away: a slash lost
+ * (`IUmL` → `IU/mL`) or read as a letter (`Jul` → `/uL`, `mgldL` → `mg/dL`). Anything else is
+ * returned as read.
+ */
+export function repairOcrUnit(unit: string | null): string | null {
+  if (!unit || KNOWN_UNIT_BY_KEY.has(unit.toLowerCase())) return unit;
+  const candidates = new Set<string>();
+  for (let i = 0; i <= unit.length; i += 1) {
+    const inserted = KNOWN_UNIT_BY_KEY.get(`${unit.slice(0, i)}/${unit.slice(i)}`.toLowerCase());
+    if (inserted && i > 0 && i < unit.length) candidates.add(inserted);
+    if (i < unit.length && SLASH_MISREADS.test(unit[i])) {
+      const replaced = KNOWN_UNIT_BY_KEY.get(`${unit.slice(0, i)}/${unit.slice(i + 1)}`.toLowerCase());
+      if (replaced) candidates.add(replaced);
+    }
+  }
+  return candidates.size === 1 ? [...candidates][0] : unit;
+}
+
 /** OCR reads of digits: `O`→0, `l`/`I`→1, `S`→5 inside a token that is otherwise a number. */
 export function repairOcrNumber(token: string): string {
   if (!/\d/.test(token)) return token;
