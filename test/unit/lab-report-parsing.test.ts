@@ -1,3 +1,4 @@
+import { pageLines } from '../../src/lab-reports/parsing/layout';
 import fs from 'node:fs';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
@@ -124,6 +125,64 @@ function ocrDocument(rows: string[][], xs: number[]): ExtractedDocument {
   });
   return { kind: 'png', method: 'ocr', pages: [{ width: 2550, height: 3300, words }], ocrConfidence: 0.9, language: 'en' };
 }
+
+/**
+ * Words as OCR boxes a page printed in a monospaced font: every character a 21 px cell, one cell
+ * of blank between words, and a piece of a word split off after a narrow glyph (`|` marks the
+ * split, as `Col|or` or `Non-|Reactive` come out of a Courier scan) with 12 px between.
+ */
+function monospaceDocument(rows: string[][], xs: number[]): ExtractedDocument {
+  const pitch = 21;
+  const words: ExtractedWord[] = [];
+  rows.forEach((cells, r) => {
+    cells.forEach((cell, c) => {
+      let x = xs[c];
+      for (const word of cell.split(' ').filter(Boolean)) {
+        for (const piece of word.split('|')) {
+          words.push({ text: piece, x, y: 100 + r * 40, w: piece.length * pitch - 4, h: 26, confidence: 0.9 });
+          x += piece.length * pitch - 4 + 12;
+        }
+        x += pitch - 12 + 4 + 4;
+      }
+    });
+  });
+  return { kind: 'png', method: 'ocr', pages: [{ width: 2550, height: 3300, words }], ocrConfidence: 0.9, language: 'en' };
+}
+
+describe('reports printed in a monospaced font', () => {
+  const xs = [100, 900, 1400, 1800];
+  it('joins the pieces OCR splits after narrow glyphs, and keeps words and columns apart', () => {
+    const parsed = parseReport(
+      monospaceDocument(
+        [
+          ['Analyte', 'Ref Range', 'Units', 'Result'],
+          ['Urine Col|or', 'Yel|low', '', 'Yel|low'],
+          ['Specific Gravity', '1.|005-1.|030', '', '1.|024'],
+          ['Hepatitis C Antibody', 'Non-|Reactive', '', 'Non-|Reactive'],
+          ['Leukocyte Esterase', 'Negative', '', 'Negative'],
+          ['Glucose', '65-99', 'mg/dL', '104'],
+        ],
+        xs,
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.reference_text])).toEqual([
+      ['Urine Color', 'Yellow', 'Yellow'],
+      ['Specific Gravity', '1.024', '1.005-1.030'],
+      ['Hepatitis C Antibody', 'Non-Reactive', 'Non-Reactive'],
+      ['Leukocyte Esterase', 'Negative', 'Negative'],
+      ['Glucose', '104', '65-99'],
+    ]);
+  });
+
+  it('leaves a proportional page as OCR read it', () => {
+    // ocrDocument's words differ in pitch as a proportional font's do once widths vary.
+    const words: ExtractedWord[] = ['Total', 'protein', 'Albumin', 'Globulin', 'Bilirubin', 'Creatinine', 'Potassium', 'Chloride', 'Calcium']
+      .map((text, i) => ({ text, x: 100, y: 100 + i * 40, w: text.length * (10 + (i % 4) * 3), h: 24, confidence: 0.9 }));
+    words.push({ text: 'Vital', x: 100, y: 600, w: 50, h: 24, confidence: 0.9 }, { text: 'signs', x: 158, y: 600, w: 50, h: 24, confidence: 0.9 });
+    const lines = pageLines({ width: 2550, height: 3300, words }, 0);
+    expect(lines[lines.length - 1].cells.map((c) => c.text)).toEqual(['Vital signs']);
+  });
+});
 
 describe('OCR noise handled with evidence', () => {
   const xs = [100, 900, 1200, 1500, 1900];

@@ -1,3 +1,4 @@
+import { joinMonospaceFragments, monospacePitch } from './monospace';
 import type { ExtractedPage, ExtractedWord } from './types';
 
 /** Words that sit close together on one line: a table cell, a label with its value. */
@@ -19,6 +20,14 @@ export interface Line {
   confidence: number;
 }
 
+/** Blank, in character cells, that parts two cells of a line printed in a monospaced font. */
+const MONOSPACE_CELL_GAP_PITCHES = 2.2;
+
+/** The character pitch of a line's own words (a heading printed larger has a wider one). */
+function linePitch(words: ExtractedWord[]): number {
+  return median(words.filter((w) => w.text.length >= 3).map((w) => w.w / w.text.length));
+}
+
 function median(values: number[]): number {
   if (!values.length) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,6 +42,7 @@ function median(values: number[]): number {
 export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
   const words = page.words.filter((w) => w.text.trim() && w.h > 0);
   const typical = median(words.map((w) => w.h)) || 10;
+  const pitch = monospacePitch(words);
   const sorted = [...words].sort((a, b) => a.y + a.h / 2 - (b.y + b.h / 2) || a.x - b.x);
   const groups: { centre: number; words: ExtractedWord[] }[] = [];
   for (const word of sorted) {
@@ -46,7 +56,7 @@ export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
     }
   }
   return groups
-    .map((group) => toLine(group.words, pageIndex, typical))
+    .map((group) => toLine(joinMonospaceFragments([...group.words].sort((a, b) => a.x - b.x), pitch), pageIndex, typical, pitch))
     .sort((a, b) => a.y - b.y);
 }
 
@@ -54,10 +64,13 @@ function overlapsAny(words: ExtractedWord[], word: ExtractedWord): boolean {
   return words.some((w) => word.x < w.x + w.w - 1 && w.x < word.x + word.w - 1);
 }
 
-function toLine(words: ExtractedWord[], page: number, typical: number): Line {
+function toLine(words: ExtractedWord[], page: number, typical: number, monospacePitch: number | null): Line {
   const ordered = [...words].sort((a, b) => a.x - b.x);
   const height = median(ordered.map((w) => w.h)) || typical;
-  const gap = Math.max(height, typical) * 0.85;
+  // In a monospaced font a space is a whole character cell wide (more after a narrow glyph), and
+  // columns are padded with several: two and a bit cells part cells there.
+  const pitch = monospacePitch === null ? 0 : Math.max(monospacePitch, linePitch(ordered));
+  const gap = Math.max(Math.max(height, typical) * 0.85, pitch * MONOSPACE_CELL_GAP_PITCHES);
   const cells: Cell[] = [];
   for (const word of ordered) {
     const last = cells[cells.length - 1];
