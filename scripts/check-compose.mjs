@@ -93,6 +93,33 @@ const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').ma
 for (const entry of ['node_modules', '.labflow', 'dist', '.git']) check(ignored.includes(entry), `.dockerignore keeps ${entry} out of the build context`);
 check(existsSync(join(ROOT, 'scripts', 'bootstrap.ts')), 'scripts/bootstrap.ts exists');
 
+// The cluster override (docker-compose.cluster.yml): the Temporal server on PostgreSQL.
+const clusterFile = join(ROOT, 'docker-compose.cluster.yml');
+let cluster;
+if (/^v?1\./.test(version)) {
+  const dir = mkdtempSync(join(tmpdir(), 'check-compose-'));
+  writeFileSync(join(dir, 'docker-compose.yml'), readFileSync(file, 'utf8').replace(/^name: .*$/m, ''));
+  const resolved = execFileSync(client[0], [...client.slice(1), '-f', join(dir, 'docker-compose.yml'), '-f', clusterFile, '--project-directory', ROOT, 'config'], { env, cwd: ROOT, encoding: 'utf8' });
+  cluster = JSON.parse(execFileSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], { input: resolved, encoding: 'utf8' }));
+} else {
+  cluster = JSON.parse(execFileSync(client[0], [...client.slice(1), '-f', file, '-f', clusterFile, 'config', '--format', 'json'], { env, cwd: ROOT, encoding: 'utf8' }));
+}
+console.log('check-compose: docker-compose.yml + docker-compose.cluster.yml: valid together');
+const clustered = cluster.services ?? {};
+check(/^temporalio\/server:1\.29/.test(clustered.temporal?.image ?? ''), `cluster: temporal runs the Temporal server image (${clustered.temporal?.image})`);
+check((clustered.temporal?.command ?? []).length === 0, 'cluster: the dev server command is gone');
+check(clustered.temporal?.environment?.DB === 'postgres12', 'cluster: the server persists in PostgreSQL');
+check(clustered['temporal-schema']?.depends_on?.postgres?.condition === 'service_healthy', 'cluster: the schema job waits for postgres');
+check(clustered.temporal?.depends_on?.['temporal-schema']?.condition === 'service_completed_successfully', 'cluster: the server waits for its schema');
+check(clustered['temporal-ui']?.network_mode === 'service:temporal', 'cluster: the UI listens on the published 8233 of the temporal service');
+for (const name of ['bootstrap', 'api', 'management', 'worker']) {
+  check(clustered[name]?.depends_on?.['temporal-setup']?.condition === 'service_completed_successfully', `cluster: ${name} waits for the namespaces and search attributes`);
+}
+const sas = (clustered['temporal-setup']?.command ?? []).join(' ');
+for (const sa of ['LabflowTeamId', 'LabflowOrderStatus', 'LabflowCollectionMethod', 'LabflowLab', 'LabflowLabReportStatus']) {
+  check(sas.includes(sa), `cluster: temporal-setup registers ${sa}`);
+}
+
 if (problems.length) {
   for (const problem of problems) console.error(`check-compose: ${problem}`);
   process.exit(1);

@@ -12,10 +12,23 @@
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/temporal-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/temporal-server.sh"
 
+# LABFLOW_TEMPORAL: `dev` (default) runs the Temporal CLI's dev server on 7233 (UI 8233); `server`
+# runs the Temporal server itself on PostgreSQL (scripts/temporal-server.sh) on 7633 (UI 8633),
+# so the two never pass for each other.
+LABFLOW_TEMPORAL=${LABFLOW_TEMPORAL:-dev}
+[[ "$LABFLOW_TEMPORAL" == dev || "$LABFLOW_TEMPORAL" == server ]] || fail "LABFLOW_TEMPORAL=$LABFLOW_TEMPORAL is neither dev nor server" "LABFLOW_TEMPORAL=server (or unset it)"
+export LABFLOW_TEMPORAL
 LABFLOW_TEMPORAL_IP=127.0.0.1
-LABFLOW_TEMPORAL_PORT=7233
-LABFLOW_TEMPORAL_UI_PORT=8233
+if [[ "$LABFLOW_TEMPORAL" == server ]]; then
+  LABFLOW_TEMPORAL_PORT=7633
+  LABFLOW_TEMPORAL_UI_PORT=8633
+else
+  LABFLOW_TEMPORAL_PORT=7233
+  LABFLOW_TEMPORAL_UI_PORT=8233
+fi
 LABFLOW_TEMPORAL_ADDR="$LABFLOW_TEMPORAL_IP:$LABFLOW_TEMPORAL_PORT"
 LABFLOW_NAMESPACES=(labflow labflow-test)
 LABFLOW_SEARCH_ATTRIBUTES=(LabflowTeamId LabflowOrderStatus LabflowCollectionMethod LabflowLab LabflowLabReportStatus)
@@ -157,9 +170,14 @@ stack_temporal_command() {
   LABFLOW_TEMPORAL_CMD+=(--log-level warn)
 }
 
-# Starts the dev server unless one already answers on 127.0.0.1:7233.
+# Starts the dev server unless one already answers on 127.0.0.1:7233 (or, with
+# LABFLOW_TEMPORAL=server, the Temporal server: scripts/temporal-server.sh).
 stack_temporal_up() {
   local pid=""
+  if [[ "$LABFLOW_TEMPORAL" == server ]]; then
+    stack_temporal_server_up
+    return 0
+  fi
   stack_find_temporal
   mkdir -p "$LABFLOW_CACHE_DIR"
 
@@ -206,11 +224,12 @@ stack_temporal_up() {
   stack_temporal_ensure
 }
 
-# Stops the dev server only if this shell started it.
+# Stops the dev server (or the Temporal server and its UI) only if this shell started it.
 stack_temporal_down() {
+  if declare -F stack_temporal_ui_down >/dev/null; then stack_temporal_ui_down; fi
   if [[ "${LABFLOW_STARTED_TEMPORAL:-0}" == 1 && -n "${LABFLOW_TEMPORAL_PID:-}" ]]; then
     if pid_alive "$LABFLOW_TEMPORAL_PID"; then
-      say "stopping the Temporal dev server (pid $LABFLOW_TEMPORAL_PID)"
+      say "stopping the Temporal $LABFLOW_TEMPORAL server (pid $LABFLOW_TEMPORAL_PID)"
       stop_pid "$LABFLOW_TEMPORAL_PID" "Temporal dev server" 20
     fi
     if [[ -f "$LABFLOW_TEMPORAL_PIDFILE" && "$(cat "$LABFLOW_TEMPORAL_PIDFILE" 2>/dev/null)" == "$LABFLOW_TEMPORAL_PID" ]]; then
@@ -296,6 +315,10 @@ PHI_ENCRYPTION_KEY=$(random_key)
 EOF
       )
       say "created $file (with a new random PHI_ENCRYPTION_KEY)"
+    fi
+    if [[ "$LABFLOW_TEMPORAL" == server ]]; then
+      # The env file names the dev server; this run uses the Temporal server (shell settings win).
+      export TEMPORAL_ADDRESS=$LABFLOW_TEMPORAL_ADDR TEMPORAL_UI_URL=http://127.0.0.1:$LABFLOW_TEMPORAL_UI_PORT
     fi
     load_env_file "$file"
   else
@@ -412,7 +435,7 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   set -euo pipefail
   stack_up "${1:-}"
   if [[ "$LABFLOW_STARTED_TEMPORAL" == 1 ]]; then
-    say "the Temporal dev server keeps running (pid $LABFLOW_TEMPORAL_PID); stop it with: kill $LABFLOW_TEMPORAL_PID"
+    say "the Temporal $LABFLOW_TEMPORAL server keeps running (pid $LABFLOW_TEMPORAL_PID${LABFLOW_TEMPORAL_UI_PID:+, UI pid $LABFLOW_TEMPORAL_UI_PID}); stop it with: kill $LABFLOW_TEMPORAL_PID ${LABFLOW_TEMPORAL_UI_PID:-}"
   fi
 elif [[ -n "${1:-}" ]]; then
   stack_up "$1"

@@ -9,6 +9,15 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$LABFLOW_ROOT"
 
+# npm run up -- --temporal=server: the Temporal server on PostgreSQL instead of the dev server
+# (scripts/temporal-server.sh); the same as LABFLOW_TEMPORAL=server.
+for arg in "$@"; do
+  case "$arg" in
+    --temporal=dev | --temporal=server) export LABFLOW_TEMPORAL=${arg#--temporal=} ;;
+    *) fail "unknown option $arg" "npm run up [-- --temporal=dev|server]" ;;
+  esac
+done
+
 PIDS=()
 NAMES=()
 STOPPING=0
@@ -117,7 +126,7 @@ cat <<EOF
   API                 http://127.0.0.1:$API_PORT
   OpenAPI docs        http://127.0.0.1:$API_PORT/docs   (JSON: http://127.0.0.1:$API_PORT/openapi.json)
   Management API      http://127.0.0.1:$MANAGEMENT_PORT   (docs: http://127.0.0.1:$MANAGEMENT_PORT/docs)
-  Temporal UI         http://127.0.0.1:8233   (namespace: $TEMPORAL_NAMESPACE)
+  Temporal UI         $TEMPORAL_UI_URL   (namespace: $TEMPORAL_NAMESPACE; Temporal: $LABFLOW_TEMPORAL at $TEMPORAL_ADDRESS)
   Probes and metrics  /health/live, /health/ready, /metrics on each: API, management, worker http://127.0.0.1:$WORKER_HEALTH_PORT
   Logs                $LOG_DIR/{api,management,worker}.log
   Demo keys           $LABFLOW_STATE_DIR/demo-keys.json
