@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TeamApiKeyGuard } from './auth/guards';
+import { TeamKeyCache } from './auth/team-key-cache';
 import { HTTP_GLOBALS, type HttpAppOptions } from './common/http-app';
 import type { LabflowConfig } from './config/config';
 import { AppointmentsModule } from './appointments/appointments.module';
@@ -34,7 +35,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, LabReportsModule, PortalModule],
-      providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
+      providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }
 }

@@ -3,7 +3,7 @@
  * key check, one scoped row) with request logging at info and Prometheus metrics on ÷ the same
  * with both off, measured in one run on the same machine (goal ≥ 0.9), with p99 latencies.
  *
- * The two APIs run as separate processes (`src/main.ts`, NODE_ENV=production so the logs are the
+ * The two APIs run as separate processes (`dist/src/main.js`, as in production; NODE_ENV=production so the logs are the
  * production JSON lines, written to a file as a log shipper would read them), and autocannon
  * drives them from a third process, so the load generator never shares the API's event loop.
  * The variants take turns (BENCH_ROUNDS rounds each, alternating) so a slow phase of the
@@ -17,23 +17,18 @@
  * The bench's org (and so its user and key) is deleted at the end.
  */
 import 'reflect-metadata';
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { freeLoopbackPort } from '../../src/common/free-port';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { autocannon, benchTenant, fmt, measure, median, type ServerProcess, startServer } from '../lib/load';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const ROOT = resolve(__dirname, '../..');
 
 interface Variant {
   name: string;
@@ -45,93 +40,29 @@ const VARIANTS: Variant[] = [
   { name: 'logging + metrics off', env: { LOG_LEVEL: 'fatal', LOG_REQUESTS: 'false', METRICS_ENABLED: 'false' } },
 ];
 
-interface Run {
-  perSecond: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  /** Requests per second of CPU the API process used during the run (null where /proc is missing). */
-  perCpuSecond: number | null;
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds (user + system) a process has used so far, from /proc; null elsewhere. */
-function cpuSeconds(pid: number): number | null {
-  const file = `/proc/${pid}/stat`;
-  if (!existsSync(file)) return null;
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const stat = readFileSync(file, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /** One API process with the variant's settings; its stdout (the request log) goes to `logFile`. */
-async function startApi(variant: Variant, logFile: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freeLoopbackPort();
-  const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', API_HOST: '127.0.0.1', API_PORT: String(port), ...variant.env },
-    stdio: ['ignore', out, out],
+function startApi(variant: Variant, logFile: string): Promise<ServerProcess> {
+  return startServer({
+    name: `the API (${variant.name})`,
+    script: 'dist/src/main.js',
+    env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', ...variant.env },
+    portVariable: 'API_PORT',
+    logFile,
+    readyPath: '/health/ready',
   });
-  closeSync(out);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API (${variant.name}) exited during start-up; see ${logFile}`);
-    const ready = await fetch(`${url}/health/ready`).then((response) => response.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`the API (${variant.name}) was not ready within 90 s; see ${logFile}`);
-    await sleep(250);
-  }
-  return {
-    url,
-    child,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-    },
-  };
 }
 
-/** autocannon in a process of its own against `url`, JSON result. */
-function autocannon(url: string, key: string, seconds: number): Promise<Omit<Run, 'perCpuSecond'>> {
-  const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
-  const args = [cli, '-c', String(CONNECTIONS), '-d', String(seconds), '-j', '-n', '-H', `x-service-api-key=${key}`, url];
-  return new Promise((done, fail) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
-      if (error) return fail(error);
-      const result = JSON.parse(stdout) as { requests: { average: number; total: number }; duration: number; latency: { p99: number }; non2xx: number; errors: number };
-      done({ perSecond: result.requests.total / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
-    });
-  });
-}
+type Run = Awaited<ReturnType<typeof measure>>;
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = new DataSource(dataSourceOptions(config.databaseUrl));
   await db.initialize();
   const logDir = mkdtempSync(join(tmpdir(), 'labflow-bench-observability-'));
-  const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench observability ${randomUUID().slice(0, 8)}`, plan: 'scale' });
-  const apis: Array<Awaited<ReturnType<typeof startApi>>> = [];
+  const tenant = await benchTenant(db, 'observability');
+  const key = tenant.key;
+  const apis: ServerProcess[] = [];
   try {
-    const team = await db.getRepository(TeamEntity).save({
-      id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
-    });
-    const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
     const logFiles = VARIANTS.map((_, index) => join(logDir, `api-${index}.log`));
     for (const [index, variant] of VARIANTS.entries()) apis.push(await startApi(variant, logFiles[index]));
 
@@ -152,16 +83,11 @@ async function main(): Promise<void> {
     // Other work on the machine weighs on both variants but widens the spread between rounds.
     console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
     // Warm both (JIT, key cache, connection pools) before measuring.
-    for (const url of urls) await autocannon(url, key, 3);
+    for (const url of urls) await autocannon(url, { 'x-service-api-key': key }, 3, CONNECTIONS);
     const runs: Run[][] = VARIANTS.map(() => []);
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const [index, variant] of VARIANTS.entries()) {
-        const pid = apis[index].child.pid as number;
-        const cpuBefore = cpuSeconds(pid);
-        const measured = await autocannon(urls[index], key, SECONDS);
-        const cpuAfter = cpuSeconds(pid);
-        const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
-        const run: Run = { ...measured, perCpuSecond: cpu ? (measured.perSecond * SECONDS) / cpu : null };
+        const run: Run = await measure(apis[index], `/v2/user/${userId}`, { 'x-service-api-key': key }, SECONDS, CONNECTIONS);
         if (run.non2xx > 0 || run.errors > 0) throw new Error(`${variant.name}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
         runs[index].push(run);
         const perCpu = run.perCpuSecond === null ? '' : `   ${fmt(run.perCpuSecond).padStart(6)} req per CPU-second`;
@@ -194,7 +120,7 @@ async function main(): Promise<void> {
     if (readFileSync(logFiles[1], 'utf8').includes(userId)) console.log('  warning: the "off" API logged requests');
   } finally {
     for (const api of apis) await api.stop();
-    await db.getRepository(OrgEntity).delete({ id: org.id });
+    await tenant.remove();
     await db.destroy();
     rmSync(logDir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { forbidden, unauthorized } from '../common/errors';
 import { ApiKeysService, looksLikeManagementKey, looksLikeTeamKey } from './api-keys.service';
 import { type AuthenticatedRequest, PUBLIC_ROUTE } from './principal';
+import { TeamKeyCache } from './team-key-cache';
 
 type HeaderRequest = AuthenticatedRequest & { headers: Record<string, string | string[] | undefined> };
 
@@ -36,6 +37,14 @@ abstract class KeyGuard implements CanActivate {
 /** Main API: a team API key in `x-service-api-key` on every route not marked @Public. */
 @Injectable()
 export class TeamApiKeyGuard extends KeyGuard {
+  constructor(
+    keys: ApiKeysService,
+    reflector: Reflector,
+    private readonly cache: TeamKeyCache,
+  ) {
+    super(keys, reflector);
+  }
+
   protected async authenticate(request: HeaderRequest): Promise<void> {
     // x-vital-api-key is what the official Junction SDK sends for its `apiKey` option.
     const value = header(request, 'x-service-api-key') ?? header(request, 'x-vital-api-key');
@@ -43,7 +52,7 @@ export class TeamApiKeyGuard extends KeyGuard {
     if (looksLikeManagementKey(value)) {
       throw unauthorized('A management key cannot be used on the main API; use a team API key.');
     }
-    const principal = await this.keys.authenticateTeamKey(value);
+    const principal = await this.cache.authenticate(value, () => this.keys.authenticateTeamKey(value));
     if (!principal) throw unauthorized('Invalid or revoked API key.');
     request.teamPrincipal = principal;
   }

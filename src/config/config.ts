@@ -67,6 +67,8 @@ const envSchema = z.object({
   CODEC_REQUIRE_KEY: boolFlag.optional(),
   /** How long a deleted user can still be restored (Junction: 7 days). */
   USER_DELETION_GRACE: duration.default('7d'),
+  /** How long the API keeps a verified team API key in memory (revocations reach it at once; 0s: look up every request). */
+  API_KEY_CACHE_TTL: duration.default('60s'),
   /** Largest JSON body accepted; larger ones answer 413. */
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   /** Largest JSON body of health-data ingestion (tens of thousands of samples per request). */
@@ -222,6 +224,7 @@ export interface LabflowConfig {
   temporalPayloadKey?: Buffer;
   codec: { corsOrigins: string[]; requireKey: boolean };
   userDeletionGrace: string;
+  apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
   healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number };
   logLevel: Environment['LOG_LEVEL'];
@@ -355,6 +358,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       requireKey: e.CODEC_REQUIRE_KEY ?? e.NODE_ENV === 'production',
     },
     userDeletionGrace: e.USER_DELETION_GRACE,
+    apiKeyCacheTtlMs: toMs(e.API_KEY_CACHE_TTL),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE, retentionMs: toMs(e.HEALTH_DATA_RETENTION) },
     logLevel: e.LOG_LEVEL,

@@ -4,14 +4,16 @@ import { runPrepared } from '../common/prepared-statement';
 import { type ApiEnvironment, ManagementKeyEntity, OrgEntity, type Region, TeamApiKeyEntity } from './entities';
 
 /**
- * The team key lookup every main-API request makes, as a named statement: parsed and planned
- * once per pooled connection. Revocation stays immediate: `revoked_at` is checked on every
- * request (the management API's revoke sets it; deleting a team deletes its keys).
+ * The team key lookup a main-API request makes when its key is not in TeamKeyCache, as a named
+ * statement: parsed and planned once per pooled connection.
  */
 const TEAM_KEY_BY_HASH = {
   name: 'labflow_team_api_key_by_hash',
   text: 'SELECT id, team_id, environment, region, key_hash FROM team_api_keys WHERE key_hash = $1 AND revoked_at IS NULL LIMIT 1',
 };
+
+/** The channel of team key revocations (migration 1763790152000's trigger). */
+export const TEAM_KEY_REVOKED_CHANNEL = 'labflow_team_key_revoked';
 
 /** An unrevoked team key, as the lookup reads it. */
 export interface TeamKeyRow {
@@ -34,6 +36,14 @@ export type NewManagementKey = Pick<ManagementKeyEntity, 'orgId' | 'label' | 'ro
  */
 export class ApiKeysRepository {
   constructor(private readonly db: DataSource) {}
+
+  /**
+   * Subscribes a dedicated connection to team key revocations: the trigger of migration
+   * 1763790152000 notifies the hex sha256 of each revoked or deleted key when its transaction commits.
+   */
+  async listenForTeamKeyRevocations(client: { query(sql: string): Promise<unknown> }): Promise<void> {
+    await client.query(`LISTEN ${TEAM_KEY_REVOKED_CHANNEL}`);
+  }
 
   async findTeamKeyByHash(keyHash: Buffer): Promise<TeamKeyRow | null> {
     const [key] = await runPrepared<TeamKeyRow>(this.db, TEAM_KEY_BY_HASH.name, TEAM_KEY_BY_HASH.text, [keyHash]);

@@ -1,0 +1,138 @@
+/**
+ * What the HTTP benchmarks share: the process under test runs on its own (never in the load
+ * generator's event loop), autocannon runs in a process of its own, and each figure is read with
+ * the CPU the server process used, so a busy machine shows up as spread, not as a false ratio.
+ */
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DataSource } from 'typeorm';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { freeLoopbackPort } from '../../src/common/free-port';
+import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+
+export const ROOT = resolve(__dirname, '../..');
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null elsewhere. */
+export function cpuSeconds(pid: number): number | null {
+  const file = `/proc/${pid}/stat`;
+  if (!existsSync(file)) return null;
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `script` with `env` and a free port in `portVariable`, output to `logFile`, and waits
+ * until `readyPath` answers 2xx. A `.ts` script runs through ts-node; anything else (labflow's
+ * dist/, as in production) runs on plain node: ts-node loads node:domain, whose async hooks tax
+ * every promise, so figures taken through it understate a production process.
+ */
+export async function startServer(options: {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  portVariable: string;
+  logFile: string;
+  readyPath: string;
+  nodeArgs?: string[];
+}): Promise<ServerProcess> {
+  const port = await freeLoopbackPort();
+  const out = openSync(options.logFile, 'a');
+  const loader = options.script.endsWith('.ts') ? ['-r', 'ts-node/register/transpile-only'] : [];
+  if (!options.script.endsWith('.ts') && !existsSync(join(ROOT, options.script))) throw new Error(`${options.script} is missing: npm run build`);
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env, [options.portVariable]: String(port) },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.name} exited during start-up; see ${options.logFile}`);
+    if (await fetch(`${url}${options.readyPath}`).then((response) => response.ok, () => false)) break;
+    if (Date.now() > deadline) throw new Error(`${options.name} was not ready within 90 s; see ${options.logFile}`);
+    await sleep(250);
+  }
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+}
+
+export interface LoadRun {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon in a process of its own: `connections` in flight against `url` for `seconds`. */
+export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<LoadRun> {
+  const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
+  const args = [cli, '-c', String(connections), '-d', String(seconds), '-j', '-n', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  return new Promise((done, fail) => {
+    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      if (error) return fail(error);
+      const result = JSON.parse(stdout) as {
+        requests: { total: number };
+        duration: number;
+        latency: { p50: number; p99: number };
+        non2xx: number;
+        errors: number;
+        statusCodeStats?: Record<string, { count: number }>;
+      };
+      if (result.non2xx > 0) console.log(`  ${url}: status codes ${JSON.stringify(result.statusCodeStats ?? {})}`);
+      done({ perSecond: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
+    });
+  });
+}
+
+/** autocannon against `server` with its CPU time: requests per CPU-second of the server process beside req/s. */
+export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number) {
+  const pid = server.child.pid as number;
+  const before = cpuSeconds(pid);
+  const run = await autocannon(`${server.url}${path}`, headers, seconds, connections);
+  const after = cpuSeconds(pid);
+  const cpu = before === null || after === null ? null : after - before;
+  return { ...run, perCpuSecond: cpu ? (run.perSecond * seconds) / cpu : null };
+}
+
+/** A Scale-plan org with one team and a sandbox team API key; `remove()` deletes the org and all it holds. */
+export async function benchTenant(db: DataSource, name: string): Promise<{ teamId: string; key: string; remove(): Promise<void> }> {
+  const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${name} ${randomUUID().slice(0, 8)}`, plan: 'scale' });
+  const team = await db.getRepository(TeamEntity).save({
+    id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
+  });
+  const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
+  return { teamId: team.id, key, remove: async () => void (await db.getRepository(OrgEntity).delete({ id: org.id })) };
+}

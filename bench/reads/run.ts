@@ -1,0 +1,140 @@
+/**
+ * Reads against their floor (issue #15): req/s and p99 of labflow's read routes, the real API
+ * process with its production settings (request log, metrics), ÷ a bare Fastify + pg process
+ * doing the same main SELECT (bench/reads/bare-server.ts), each loaded by autocannon from a
+ * process of its own at 64 connections. Goal: ≥ 0.75 of the bare req/s, p99 ≤ 1.5× the bare p99.
+ * Servers take turns (BENCH_ROUNDS rounds, alternating) and each figure is the median; requests
+ * per CPU-second of the server process are printed too, the steadier figure on a busy machine.
+ *
+ *   npm run bench:reads   (settings from the environment as for the services: DATABASE_URL of a
+ *                          migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
+ *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (10),
+ *                          BENCH_ROUNDS (3), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof)
+ *
+ * No worker runs: the one order's workflow waits on a task queue of its own and is terminated at
+ * the end; the bench's org (with its users and order) is deleted.
+ */
+import 'reflect-metadata';
+import { Connection, Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/config';
+import { dataSourceOptions } from '../../src/db/data-source';
+import { autocannon, benchTenant, fmt, measure, median, type ServerProcess, startServer } from '../lib/load';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
+
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+async function post(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, { method: 'POST', headers: { 'x-service-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = new DataSource(dataSourceOptions(config.databaseUrl));
+  await db.initialize();
+  const logDir = mkdtempSync(join(tmpdir(), 'labflow-bench-reads-'));
+  const tenant = await benchTenant(db, 'reads');
+  const taskQueue = `bench-reads-${randomUUID()}`;
+  const servers: ServerProcess[] = [];
+  let orderId: string | undefined;
+  try {
+    const api = await startServer({
+      name: 'the API',
+      script: 'dist/src/main.js',
+      env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: taskQueue },
+      portVariable: 'API_PORT',
+      logFile: join(logDir, 'api.log'),
+      readyPath: '/health/ready',
+      nodeArgs: CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [],
+    });
+    servers.push(api);
+    const bare = await startServer({
+      name: 'the bare server',
+      script: 'bench/reads/bare-server.mjs',
+      env: { BENCH_TEAM_ID: tenant.teamId },
+      portVariable: 'BARE_PORT',
+      logFile: join(logDir, 'bare.log'),
+      readyPath: '/health/ready',
+    });
+    servers.push(bare);
+
+    // 50 users (one page of the list), one with an order.
+    const userIds: string[] = [];
+    for (let i = 0; i < 50; i += 1) userIds.push((await post(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string);
+    const order = await post(`${api.url}/v3/order`, tenant.key, {
+      user_id: userIds[0],
+      lab_test_id: LIPID_PANEL_KIT,
+      patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
+      patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+    });
+    orderId = (order.order as { id: string }).id;
+
+    const routes = [
+      { name: 'GET /v2/user/{id}', path: `/v2/user/${userIds[0]}` },
+      { name: 'GET /v3/order/{id}', path: `/v3/order/${orderId}` },
+      { name: 'GET /v2/user (a page of 50)', path: '/v2/user?limit=50' },
+    ];
+    const headers = { 'x-service-api-key': tenant.key };
+    for (const route of routes) {
+      for (const server of servers) {
+        const check = await fetch(`${server.url}${route.path}`, { headers });
+        if (check.status !== 200) throw new Error(`${server.url}${route.path} answered ${check.status}`);
+      }
+    }
+
+    console.log(`reads bench: the API (production settings) ÷ bare Fastify + pg, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, alternating`);
+    console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
+    const rows: string[] = [];
+    for (const route of routes) {
+      for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 3, CONNECTIONS);
+      const runs: Measured[][] = [[], []];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const [index, server] of servers.entries()) {
+          const run = await measure(server, route.path, headers, SECONDS, CONNECTIONS);
+          if (run.non2xx > 0 || run.errors > 0) throw new Error(`${route.name} on ${server.url}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+          runs[index].push(run);
+        }
+      }
+      const [ours, floor] = runs.map((list) => ({
+        perSecond: median(list.map((run) => run.perSecond)),
+        p99: median(list.map((run) => run.p99)),
+        perCpu: list.every((run) => run.perCpuSecond !== null) ? median(list.map((run) => run.perCpuSecond as number)) : null,
+      }));
+      const cpuRatio = ours.perCpu !== null && floor.perCpu !== null ? `   per CPU-second ${fmt(ours.perCpu / floor.perCpu, 2)}` : '';
+      rows.push(
+        `  ${route.name.padEnd(28)} ${fmt(ours.perSecond).padStart(6)} ÷ ${fmt(floor.perSecond).padStart(6)} req/s = ${fmt(ours.perSecond / floor.perSecond, 2)} (goal ≥ 0.75)` +
+          `   p99 ${fmt(ours.p99)} ÷ ${fmt(floor.p99)} ms = ${fmt(ours.p99 / Math.max(floor.p99, 1), 2)}× (goal ≤ 1.5×)${cpuRatio}`,
+      );
+      console.log(rows[rows.length - 1]);
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    if (orderId) {
+      const connection = await Connection.connect({ address: config.temporal.address });
+      await new Client({ connection, namespace: config.temporal.namespace }).workflow
+        .getHandle(`order:${orderId}`)
+        .terminate('bench done')
+        .catch(() => undefined);
+      await connection.close();
+    }
+    await tenant.remove();
+    await db.destroy();
+    rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

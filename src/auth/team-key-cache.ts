@@ -1,0 +1,116 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Client as PgClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { hashSecret } from '../common/crypto';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { ApiKeysRepository } from '../tenancy/api-keys.repository';
+import type { TeamPrincipal } from './principal';
+
+/** Keys kept at most; the oldest go first beyond it. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * The team API keys this API process verified lately, so a request does not look its key up in
+ * Postgres every time (a round trip per request on the hottest path). Safe because revocation
+ * reaches every replica at once: a trigger NOTIFYs each revoked or deleted key when its
+ * transaction commits, and a LISTEN connection here drops it. Only while that connection is up
+ * is anything cached: when it fails, the cache is emptied and every request looks its key up
+ * until it is back. A lookup that raced with a revocation is not cached (generation check).
+ * API_KEY_CACHE_TTL bounds how long an entry lives at all; 0s turns the cache off.
+ */
+@Injectable()
+export class TeamKeyCache implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('TeamKeyCache');
+  private readonly entries = new Map<string, { principal: TeamPrincipal; expiresAt: number }>();
+  private readonly repo: ApiKeysRepository;
+  private listener: PgClient | null = null;
+  private listening = false;
+  /** Bumped by every revocation and lost connection: a lookup begun before it is not cached. */
+  private generation = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    @InjectDataSource() db: DataSource,
+  ) {
+    this.repo = new ApiKeysRepository(db);
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.apiKeyCacheTtlMs > 0) await this.listen();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = null;
+    this.forgetAll();
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** The principal of `value`: from the cache, else from `lookup` (cached when valid and safe to). */
+  async authenticate(value: string, lookup: () => Promise<TeamPrincipal | null>): Promise<TeamPrincipal | null> {
+    if (!this.listening) return lookup();
+    const hash = hashSecret(value).toString('hex');
+    const now = Date.now();
+    const hit = this.entries.get(hash);
+    if (hit && hit.expiresAt > now) return hit.principal;
+    if (hit) this.entries.delete(hash);
+    const generation = this.generation;
+    const principal = await lookup();
+    if (principal && this.listening && generation === this.generation) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(hash, { principal, expiresAt: now + this.config.apiKeyCacheTtlMs });
+    }
+    return principal;
+  }
+
+  private forget(hash: string): void {
+    this.generation += 1;
+    this.entries.delete(hash);
+  }
+
+  private forgetAll(): void {
+    this.generation += 1;
+    this.listening = false;
+    this.entries.clear();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new PgClient({ connectionString: this.config.databaseUrl });
+    const retry = (error?: Error) => {
+      if (this.listener !== client && this.listener !== null) return;
+      this.listener = null;
+      this.forgetAll();
+      client.end().catch(() => undefined);
+      if (this.stopped || this.reconnectTimer) return;
+      if (error) this.logger.warn(`revocation listener lost (${error.message}); every request looks its key up until it is back`);
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = null;
+        void this.listen();
+      }, 1000);
+    };
+    client.on('error', retry);
+    client.on('end', () => {
+      if (!this.stopped && this.listener === client) retry(new Error('connection ended'));
+    });
+    client.on('notification', (notification) => {
+      if (notification.payload) this.forget(notification.payload);
+    });
+    try {
+      await client.connect();
+      await this.repo.listenForTeamKeyRevocations(client);
+      if (this.stopped) {
+        await client.end();
+        return;
+      }
+      this.listener = client;
+      this.listening = true;
+    } catch (error) {
+      retry(error as Error);
+    }
+  }
+}
