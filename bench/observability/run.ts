@@ -25,6 +25,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
 import { autocannon, benchTenant, fmt, measure, median, type ServerProcess, startServer } from '../lib/load';
+import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -101,6 +102,10 @@ async function main(): Promise<void> {
       console.log(`  ${variant.name.padEnd(28)} ${fmt(summary[index].perSecond).padStart(7)} req/s   p99 ${fmt(summary[index].p99)} ms   (median of ${ROUNDS})`);
     }
     const ratio = summary[0].perSecond / summary[1].perSecond;
+    recordFigure({
+      bench: 'observability', name: 'GET /v2/user/{id} req/s, request log and metrics on', value: summary[0].perSecond,
+      baseline: summary[1].perSecond, baselineName: 'both off', unit: 'req/s', goal: { ratio: 0.9, atLeast: true },
+    });
     console.log(`  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9)`);
     // On a machine busy with other work the req/s of a round depend on how much CPU the API got;
     // requests per CPU-second of the API process do not, so this ratio is the steadier one there.

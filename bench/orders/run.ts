@@ -37,6 +37,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { recordFigure } from '../lib/results';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 400);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -270,9 +271,11 @@ async function main(): Promise<void> {
     console.log(`  raw workflow starts      ${fmt(raw.perSecond, 1)}/s   ${latencies(raw)}`);
     console.log(`  POST /v3/order           ${fmt(created.perSecond, 1)}/s   ${latencies(created)}`);
     console.log(`  ratio orders ÷ starts    ${fmt(created.perSecond / raw.perSecond, 2)}`);
+    recordFigure({ bench: 'orders', name: 'POST /v3/order orders/s', value: created.perSecond, baseline: raw.perSecond, baselineName: 'raw workflow starts/s', unit: '/s', goal: { ratio: 0.8, atLeast: true } });
     console.log(`  bare Fastify + pg read   ${fmt(bareReads.perSecond, 0)} req/s   ${latencies(bareReads)}`);
     console.log(`  GET /v3/order/{id}       ${fmt(apiReads.perSecond, 0)} req/s   ${latencies(apiReads)}`);
     console.log(`  ratio API ÷ bare read    ${fmt(apiReads.perSecond / bareReads.perSecond, 2)}`);
+    recordFigure({ bench: 'orders', name: 'GET /v3/order/{id} req/s (in-process load)', value: apiReads.perSecond, baseline: bareReads.perSecond, baselineName: 'bare Fastify + pg', unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
     console.log(`  appointment availability, start_date ${startDate}, ${SECONDS} s each: uncached = a second API instance with`);
     console.log(`  APPOINTMENT_AVAILABILITY_CACHE_TTL=0s (every response x-labflow-cache: off); cached = warmed, every response`);
     console.log(`  checked to be a hit; both sign a fresh booking key per slot`);
@@ -280,6 +283,7 @@ async function main(): Promise<void> {
       console.log(`  ${`${name} uncached`.padEnd(25)}${fmt(uncached.perSecond, 0)} req/s   ${latencies(uncached)}   (${slots} slots/response)`);
       console.log(`  ${`${name} cached`.padEnd(25)}${fmt(cached.perSecond, 0)} req/s   ${latencies(cached)}`);
       console.log(`  ${'ratio cached ÷ uncached'.padEnd(25)}${fmt(cached.perSecond / uncached.perSecond, 2)}`);
+      recordFigure({ bench: 'orders', name: `${name} availability req/s, cached`, value: cached.perSecond, baseline: uncached.perSecond, baselineName: 'uncached', unit: 'req/s' });
     }
   } finally {
     for (const id of workflowIds) await temporal.workflow.getHandle(id).terminate('bench finished').catch(() => undefined);

@@ -24,6 +24,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
 import { autocannon, benchTenant, fmt, measure, median, type ServerProcess, startServer } from '../lib/load';
+import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -117,6 +118,9 @@ async function main(): Promise<void> {
           `   p99 ${fmt(ours.p99)} ÷ ${fmt(floor.p99)} ms = ${fmt(ours.p99 / Math.max(floor.p99, 1), 2)}× (goal ≤ 1.5×)${cpuRatio}`,
       );
       console.log(rows[rows.length - 1]);
+      const floorName = 'bare Fastify + pg';
+      recordFigure({ bench: 'reads', name: `${route.name} req/s`, value: ours.perSecond, baseline: floor.perSecond, baselineName: floorName, unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
+      recordFigure({ bench: 'reads', name: `${route.name} p99`, value: ours.p99, baseline: floor.p99, baselineName: floorName, unit: 'ms', goal: { ratio: 1.5, atLeast: false } });
     }
   } finally {
     for (const server of servers) await server.stop();
