@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, IsNull, Not, QueryFailedError } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
+import { runPrepared } from '../common/prepared-statement';
 import { UserEntity } from './user.entity';
 
 /** Postgres unique_violation: another live user already has this client_user_id. */
@@ -9,6 +10,50 @@ export const isUniqueViolation = (error: unknown) =>
   error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505';
 
 type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
+
+/** The columns of a user as the named statements read them (dates as text, as TypeORM gives them). */
+const USER_COLUMNS = `id, team_id, environment, client_user_id, created_on, fallback_time_zone, fallback_birth_date,
+  ingestion_start::text AS ingestion_start, ingestion_end::text AS ingestion_end, deletion_requested_at`;
+
+const LIVE_USER = {
+  name: 'labflow_live_user',
+  text: `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND team_id = $2 AND environment = $3 AND deletion_requested_at IS NULL`,
+};
+
+const LIVE_USERS_PAGE = {
+  name: 'labflow_live_users_page',
+  text: `SELECT ${USER_COLUMNS}, count(*) OVER () AS total FROM users
+    WHERE team_id = $1 AND environment = $2 AND deletion_requested_at IS NULL
+    ORDER BY created_on, id OFFSET $3 LIMIT $4`,
+};
+
+interface UserRow {
+  id: string;
+  team_id: string;
+  environment: UserEntity['environment'];
+  client_user_id: string;
+  created_on: Date;
+  fallback_time_zone: UserEntity['fallbackTimeZone'];
+  fallback_birth_date: UserEntity['fallbackBirthDate'];
+  ingestion_start: string | null;
+  ingestion_end: string | null;
+  deletion_requested_at: Date | null;
+}
+
+function toEntity(row: UserRow): UserEntity {
+  return Object.assign(new UserEntity(), {
+    id: row.id,
+    teamId: row.team_id,
+    environment: row.environment,
+    clientUserId: row.client_user_id,
+    createdOn: row.created_on,
+    fallbackTimeZone: row.fallback_time_zone,
+    fallbackBirthDate: row.fallback_birth_date,
+    ingestionStart: row.ingestion_start,
+    ingestionEnd: row.ingestion_end,
+    deletionRequestedAt: row.deletion_requested_at,
+  });
+}
 
 /** Intent-named queries over users; "live" means not pending deletion. */
 @Injectable()
@@ -27,22 +72,23 @@ export class UsersRepository {
     return this.repo().save(user);
   }
 
-  findLive(scope: Scope, userId: string): Promise<UserEntity | null> {
-    return this.repo().findOneBy({ id: userId, ...scoped(scope), deletionRequestedAt: IsNull() });
+  /** GET /v2/user/{id} and every route on one user: a named statement (runPrepared), not TypeORM's query building. */
+  async findLive(scope: Scope, userId: string): Promise<UserEntity | null> {
+    const [row] = await runPrepared<UserRow>(this.db, LIVE_USER.name, LIVE_USER.text, [userId, scope.teamId, scope.environment]);
+    return row ? toEntity(row) : null;
   }
 
   findLiveByClientUserId(scope: Scope, clientUserId: string): Promise<UserEntity | null> {
     return this.repo().findOneBy({ clientUserId, ...scoped(scope), deletionRequestedAt: IsNull() });
   }
 
+  /** A page of live users and how many there are, in one statement (a count beside each row). */
   async listLive(scope: Scope, offset: number, limit: number): Promise<{ users: UserEntity[]; total: number }> {
-    const [users, total] = await this.repo().findAndCount({
-      where: { ...scoped(scope), deletionRequestedAt: IsNull() },
-      order: { createdOn: 'ASC', id: 'ASC' },
-      skip: offset,
-      take: limit,
-    });
-    return { users, total };
+    const rows = await runPrepared<UserRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [scope.teamId, scope.environment, offset, limit]);
+    if (rows.length > 0) return { users: rows.map(toEntity), total: Number(rows[0].total) };
+    // A page past the end carries no count: ask for it.
+    const total = await this.repo().countBy({ ...scoped(scope), deletionRequestedAt: IsNull() });
+    return { users: [], total };
   }
 
   findPendingDeletion(scope: Scope, userId: string): Promise<UserEntity | null> {
