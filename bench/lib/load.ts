@@ -136,3 +136,11 @@ export async function benchTenant(db: DataSource, name: string): Promise<{ teamI
   const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
   return { teamId: team.id, key, remove: async () => void (await db.getRepository(OrgEntity).delete({ id: org.id })) };
 }
+
+/** Runs a bench's main: an error is printed and sets a failing exit code. */
+export function runBenchMain(main: () => Promise<void>): void {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

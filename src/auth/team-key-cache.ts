@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { hashSecret } from '../common/crypto';
+import { PgListener } from '../common/pg-listener';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { ApiKeysRepository } from '../tenancy/api-keys.repository';
 import type { TeamPrincipal } from './principal';
@@ -23,32 +23,38 @@ const MAX_ENTRIES = 10_000;
 export class TeamKeyCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('TeamKeyCache');
   private readonly entries = new Map<string, { principal: TeamPrincipal; expiresAt: number }>();
-  private readonly repo: ApiKeysRepository;
-  private listener: PgClient | null = null;
+  private readonly listener: PgListener;
   private listening = false;
   /** Bumped by every revocation and lost connection: a lookup begun before it is not cached. */
   private generation = 0;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private stopped = false;
 
   constructor(
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
     @InjectDataSource() db: DataSource,
   ) {
-    this.repo = new ApiKeysRepository(db);
+    const repo = new ApiKeysRepository(db);
+    this.listener = new PgListener(config.databaseUrl, {
+      subscribe: (client) => repo.listenForTeamKeyRevocations(client),
+      onNotification: (hash) => {
+        if (hash) this.forget(hash);
+      },
+      onListening: () => {
+        this.listening = true;
+      },
+      onLost: (error) => {
+        this.forgetAll();
+        this.logger.warn(`revocation listener lost (${error.message}); every request looks its key up until it is back`);
+      },
+    });
   }
 
-  async onModuleInit(): Promise<void> {
-    if (this.config.apiKeyCacheTtlMs > 0) await this.listen();
+  onModuleInit(): void {
+    if (this.config.apiKeyCacheTtlMs > 0) this.listener.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
-    this.listener = null;
     this.forgetAll();
-    await listener?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 
   /** The principal of `value`: from the cache, else from `lookup` (cached when valid and safe to). */
@@ -77,40 +83,5 @@ export class TeamKeyCache implements OnModuleInit, OnModuleDestroy {
     this.generation += 1;
     this.listening = false;
     this.entries.clear();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new PgClient({ connectionString: this.config.databaseUrl });
-    const retry = (error?: Error) => {
-      if (this.listener !== client && this.listener !== null) return;
-      this.listener = null;
-      this.forgetAll();
-      client.end().catch(() => undefined);
-      if (this.stopped || this.reconnectTimer) return;
-      if (error) this.logger.warn(`revocation listener lost (${error.message}); every request looks its key up until it is back`);
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = null;
-        void this.listen();
-      }, 1000);
-    };
-    client.on('error', retry);
-    client.on('end', () => {
-      if (!this.stopped && this.listener === client) retry(new Error('connection ended'));
-    });
-    client.on('notification', (notification) => {
-      if (notification.payload) this.forget(notification.payload);
-    });
-    try {
-      await client.connect();
-      await this.repo.listenForTeamKeyRevocations(client);
-      if (this.stopped) {
-        await client.end();
-        return;
-      }
-      this.listener = client;
-      this.listening = true;
-    } catch (error) {
-      retry(error as Error);
-    }
   }
 }

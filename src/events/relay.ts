@@ -1,4 +1,4 @@
-import { Client as PgClient } from 'pg';
+import { PgListener } from '../common/pg-listener';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryQueue } from './delivery-queue';
 import { eventMetrics } from './event-metrics';
@@ -38,7 +38,7 @@ export interface RelayLogger {
  * Relays in several processes share the work safely.
  */
 export class EventRelay {
-  private listener: PgClient | null = null;
+  private readonly listener: PgListener;
   private stopped = true;
   private wakeRequested = false;
   private wake: (() => void) | null = null;
@@ -47,15 +47,22 @@ export class EventRelay {
   /** Where the next lost-job sweep goes on (null: from the oldest). */
   private sweepAfter: OverduePosition | null = null;
   private lastWarning = new Map<string, number>();
-  private reconnectTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly repo: OutboxRepository,
     private readonly queue: DeliveryQueue,
     private readonly config: EventsConfig,
-    private readonly databaseUrl: string,
+    databaseUrl: string,
     private readonly options: RelayOptions = {},
-  ) {}
+  ) {
+    this.listener = new PgListener(databaseUrl, {
+      subscribe: (client) => this.repo.listen(client),
+      onNotification: () => this.poke(),
+      // Anything committed while not listening is found by this pass.
+      onListening: () => this.poke(),
+      onLost: (error) => this.warnOnce('listen', `[labflow] relay: LISTEN failed, polling meanwhile: ${message(error)}`),
+    });
+  }
 
   private get logger(): RelayLogger {
     return this.options.logger ?? console;
@@ -69,18 +76,15 @@ export class EventRelay {
     if (!this.stopped) return;
     this.stopped = false;
     this.lastSweep = Date.now();
-    void this.listen();
+    this.listener.start();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.poke();
     await this.loop;
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 
   /** Asks for a pass now (a NOTIFY arrived, or a caller knows there is work). */
@@ -178,39 +182,6 @@ export class EventRelay {
       return;
     }
     await this.repo.markEnqueued(deliveryIds);
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new PgClient({ connectionString: this.databaseUrl });
-    const retry = () => {
-      if (this.listener === client) this.listener = null;
-      client.end().catch(() => undefined);
-      if (this.stopped || this.reconnectTimer) return;
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = null;
-        void this.listen();
-      }, 1000);
-    };
-    client.on('error', retry);
-    client.on('end', () => {
-      if (!this.stopped && this.listener === client) retry();
-    });
-    client.on('notification', () => this.poke());
-    try {
-      await client.connect();
-      await this.repo.listen(client);
-      if (this.stopped) {
-        await client.end();
-        return;
-      }
-      this.listener = client;
-      // Anything committed while not listening is found by this pass.
-      this.poke();
-    } catch (error) {
-      this.warnOnce('listen', `[labflow] relay: LISTEN failed, polling meanwhile: ${message(error)}`);
-      retry();
-    }
   }
 
   /** At most one warning per kind a minute, so an outage does not flood the log. */

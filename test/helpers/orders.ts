@@ -1,7 +1,7 @@
 import type { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
-import { call, createTenant, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
+import { call, createTenant, runUntilStopped, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
 import { eventually } from './eventually';
 
 /** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
@@ -131,18 +131,7 @@ export async function startReplaceableWorker(stack: TestStack): Promise<{ stop()
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
   const { worker, connection } = await createLabflowWorker(stack.api, stack.config, { taskQueue: stack.taskQueue, workflowBundle: { codePath } });
-  const running = worker.run();
-  let stopped: Promise<void> | null = null;
-  return {
-    stop() {
-      stopped ??= (async () => {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running;
-        await connection.close();
-      })();
-      return stopped;
-    },
-  };
+  return { stop: runUntilStopped(worker, connection) };
 }
 
 /** Downtown Phoenix (zip 85004, inside the sandbox phlebotomy area), as the SDK spells an address. */

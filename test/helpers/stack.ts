@@ -223,19 +223,23 @@ export async function startLabReportWorker(app: INestApplicationContext, config:
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
   const { worker, connection } = await createLabReportWorker(app, config, { workflowBundle: { codePath } });
+  return { worker, stop: runUntilStopped(worker, connection) };
+}
+
+/**
+ * Runs `worker` and returns how to stop it: shut down, wait for the run to end, close its
+ * connection. Idempotent: a test may stop it and then its cleanup stops it again.
+ */
+export function runUntilStopped(worker: Worker, connection: NativeConnection): () => Promise<void> {
   const running = worker.run();
   let stopped: Promise<void> | undefined;
-  return {
-    worker,
-    // Idempotent: a test may stop it and then its cleanup stops it again.
-    stop() {
-      stopped ??= (async () => {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running;
-        await connection.close();
-      })();
-      return stopped;
-    },
+  return () => {
+    stopped ??= (async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    })();
+    return stopped;
   };
 }
 
