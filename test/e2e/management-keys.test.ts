@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ManagementKeyEntity, TeamApiKeyEntity } from '../../src/tenancy/entities';
+import { eventually } from '../helpers/eventually';
 import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 let stack: TestStack;
@@ -135,7 +136,11 @@ describe('team API keys', () => {
     expect((await call(stack.apiUrl, 'GET', '/v2/user', { key: created.body.value })).status).toBe(200);
     const revoked = await api('DELETE', `/team_api_keys/sandbox/us?api_key_id=${created.body.id}`);
     expect(revoked.body).toEqual({ success: [created.body.id], failure: [], not_found: [] });
-    const refused = await call(stack.apiUrl, 'GET', '/v2/user', { key: created.body.value });
+    // Refused as soon as the revocation's NOTIFY reaches the API (its key cache; key-cache.test.ts).
+    const refused = await eventually(async () => {
+      const response = await call(stack.apiUrl, 'GET', '/v2/user', { key: created.body.value });
+      return response.status === 401 ? response : undefined;
+    }, 'the revoked key to be refused', 5_000, 20);
     expect(refused.status).toBe(401);
     // The other key of the team is untouched.
     expect((await call(stack.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey })).status).toBe(200);
