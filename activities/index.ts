@@ -1,7 +1,8 @@
-import type { AppointmentActivities, EventActivities, OrderActivities, UserActivities } from '../workflows/contract';
+import type { AppointmentActivities, EventActivities, OrderActivities, ReminderActivities, UserActivities } from '../workflows/contract';
 import { type AppointmentLifecycle, createAppointmentActivities } from './appointments';
 import { createEventActivities, type EventEmitter } from './events';
 import { createOrderActivities, type OrderLifecycle } from './orders';
+import { createReminderActivities, type ReminderSender } from './reminders';
 import { createUserActivities, type UserDeletionStore } from './users';
 
 export interface ActivityDependencies {
@@ -9,15 +10,19 @@ export interface ActivityDependencies {
   events: EventEmitter;
   orders: OrderLifecycle;
   appointments: AppointmentLifecycle;
+  reminders: ReminderSender;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
-export function createActivities(deps: ActivityDependencies): UserActivities & EventActivities & OrderActivities & AppointmentActivities {
+export function createActivities(
+  deps: ActivityDependencies,
+): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities {
   return {
     ...createUserActivities(deps.users),
     ...createEventActivities(deps.events),
     ...createOrderActivities(deps.orders),
     ...createAppointmentActivities(deps.appointments),
+    ...createReminderActivities(deps.reminders),
   };
 }
 

@@ -16,6 +16,7 @@ import { LabTestsModule } from './lab-tests/lab-tests.module';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
 import { PortalModule } from './portal/portal.module';
+import { RemindersModule } from './reminders/reminders.module';
 import { UsersModule } from './users/users.module';
 
 export const API_DOCUMENT: HttpAppOptions = {
@@ -34,7 +35,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, LabReportsModule, PortalModule],
+      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, LabReportsModule, PortalModule, RemindersModule],
       providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

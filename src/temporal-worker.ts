@@ -8,6 +8,7 @@ import { LabReportStarter } from './lab-reports/lab-report-starter';
 import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
 import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderReconciler } from './orders/order-reconciler';
+import { OrderRemindersService } from './reminders/order-reminders.service';
 import { labflowDataConverter } from './temporal/payload-codec';
 import { tracingActivityInterceptors, tracingWorkflowSinks } from './temporal/tracing';
 import { requestIdActivityInterceptors } from './temporal/request-id-interceptors';
@@ -35,6 +36,7 @@ export async function createLabflowWorker(
     events: app.get(OutboxService),
     orders: app.get(OrderTransitionsService),
     appointments: app.get(AppointmentLifecycleService),
+    reminders: app.get(OrderRemindersService),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

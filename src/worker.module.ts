@@ -6,6 +6,7 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
+import { RemindersModule } from './reminders/reminders.module';
 import { UsersModule } from './users/users.module';
 import { workerNeeds } from './worker-observability';
 
@@ -24,6 +25,7 @@ export class WorkerModule {
         OrdersModule,
         AppointmentsModule,
         LabReportsModule,
+        RemindersModule,
       ],
     };
   }

@@ -32,6 +32,15 @@ const durationList = z
     message: 'must be a comma-separated list of durations such as "0s,5s,5m,30m"',
   });
 
+/** Reminder offsets: a list of durations, or `off` (or nothing) for none of that kind. */
+const offsetList = z
+  .string()
+  .trim()
+  .refine((value) => value === '' || value === 'off' || durationList.safeParse(value).success, {
+    message: 'must be a comma-separated list of durations such as "24h,72h,7d", or "off"',
+  })
+  .transform((value) => (value === '' || value === 'off' ? [] : value.split(',').map((part) => part.trim())));
+
 const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
@@ -200,6 +209,16 @@ const envSchema = z.object({
   PORTAL_CODE_MAX_SENDS: z.coerce.number().int().min(1).max(100).default(10),
   /** Notifications: SMTP server of e-mails to patients (smtp:// or smtps://); unset: e-mail is offered only outside production, into the dev outbox. */
   SMTP_URL: z.string().url().refine((value) => /^smtps?:/.test(value), { message: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** Patient reminders (Junction's schedule): book-your-appointment reminders this long after the requisition is ready with nothing booked. */
+  REMINDER_BOOK_APPOINTMENT_AFTER: offsetList.prefault('24h,72h,7d'),
+  /** Patient reminders: this long before a booked appointment. */
+  REMINDER_APPOINTMENT_BEFORE: offsetList.prefault('24h'),
+  /** Patient reminders: kit-return reminders this long after the kit reached the patient. */
+  REMINDER_KIT_RETURN_AFTER: offsetList.prefault('2d,7d'),
+  /** Patient reminders: attempts to send one reminder before it is given up (the order goes on). */
+  REMINDER_SEND_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Patient reminders: pause before the first retry of a failed send (doubling after). */
+  REMINDER_SEND_RETRY_INTERVAL: duration.default('30s'),
   /** Notifications: the From of e-mails to patients. */
   NOTIFICATIONS_FROM: z.string().min(3).default('labflow <no-reply@labflow.localhost>'),
 });
@@ -248,6 +267,16 @@ export interface LabflowConfig {
   labReports: LabReportsConfig;
   portal: PortalConfig;
   notifications: { smtpUrl: string | null; from: string };
+  reminders: RemindersConfig;
+}
+
+/** Patient reminders on the order workflow's timers (workflows/order/reminders.ts, src/reminders). */
+export interface RemindersConfig {
+  bookAppointmentAfter: string[];
+  appointmentBefore: string[];
+  kitReturnAfter: string[];
+  sendAttempts: number;
+  sendRetryInterval: string;
 }
 
 /** The patient portal (src/portal). */
@@ -432,6 +461,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       codeMaxSends: e.PORTAL_CODE_MAX_SENDS,
     },
     notifications: { smtpUrl: e.SMTP_URL ?? null, from: e.NOTIFICATIONS_FROM },
+    reminders: {
+      bookAppointmentAfter: e.REMINDER_BOOK_APPOINTMENT_AFTER,
+      appointmentBefore: e.REMINDER_APPOINTMENT_BEFORE,
+      kitReturnAfter: e.REMINDER_KIT_RETURN_AFTER,
+      sendAttempts: e.REMINDER_SEND_ATTEMPTS,
+      sendRetryInterval: e.REMINDER_SEND_RETRY_INTERVAL,
+    },
   };
 }
 

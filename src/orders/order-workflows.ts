@@ -9,7 +9,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
 import { orderUpdateError } from '../temporal/workflow-errors';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
-import { type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import { type OrderReminderSchedule, type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { isAppointmentFlow } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrderReadModel } from './order-read-model';
@@ -158,6 +158,20 @@ export class OrderWorkflows {
             },
           }
         : {}),
+      reminders: this.reminderSchedule(),
+    };
+  }
+
+  /** REMINDER_* as the workflow takes it (fixed for the order when its workflow starts). */
+  private reminderSchedule(): OrderReminderSchedule {
+    const reminders = this.config.reminders;
+    const durations = (values: string[]) => values as OrderReminderSchedule['bookAppointmentAfter'];
+    return {
+      bookAppointmentAfter: durations(reminders.bookAppointmentAfter),
+      appointmentBefore: durations(reminders.appointmentBefore),
+      kitReturnAfter: durations(reminders.kitReturnAfter),
+      sendAttempts: reminders.sendAttempts,
+      sendRetryInterval: reminders.sendRetryInterval as OrderReminderSchedule['sendRetryInterval'],
     };
   }
 }

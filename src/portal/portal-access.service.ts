@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EMAIL_SENDER, type EmailSender, type NotificationChannel, SMS_SENDER, type SmsSender } from '../adapters/notifications/notifications';
 import { PhiCipher } from '../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import type { ApiEnvironment } from '../tenancy/entities';
 import type { PatientDetails } from '../orders/orders.dto';
 import { OrdersRepository } from '../orders/orders.repository';
 import { type PortalLinkRow, PortalLinksRepository, type PortalSessionRow, type SessionStart } from './portal-links.repository';
@@ -178,9 +179,16 @@ export class PortalAccessService {
     return channels;
   }
 
-  /** The patient's e-mail and phone from their newest order with patient details, where a sender can reach them. */
-  private async contacts(link: PortalLinkRow): Promise<Partial<Record<NotificationChannel, string>>> {
-    const orders = await this.orders.ordersOfUser({ teamId: link.team_id, environment: link.environment }, link.user_id);
+  private contacts(link: PortalLinkRow): Promise<Partial<Record<NotificationChannel, string>>> {
+    return this.contactsOf({ teamId: link.team_id, environment: link.environment }, link.user_id);
+  }
+
+  /**
+   * The patient's e-mail and phone from their newest order with patient details, where a sender
+   * can reach them: where one-time codes go, and reminders (src/reminders).
+   */
+  async contactsOf(scope: { teamId: string; environment: ApiEnvironment }, userId: string): Promise<Partial<Record<NotificationChannel, string>>> {
+    const orders = await this.orders.ordersOfUser(scope, userId);
     const sealed = orders.find((order) => order.patientDetailsEnc !== null)?.patientDetailsEnc;
     if (!sealed) return {};
     const details = this.cipher.decryptJson<PatientDetails>(sealed);

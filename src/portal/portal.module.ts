@@ -31,5 +31,7 @@ import { PortalUrlsService } from './portal-urls.service';
     PortalPageFilter,
     PortalBrandService,
   ],
+  // For patient reminders (src/reminders): the same links, contacts and brand as the portal's own messages.
+  exports: [PortalUrlsService, PortalAccessService, PortalBrandService],
 })
 export class PortalModule {}

@@ -49,6 +49,9 @@ export class TeamEntity {
   labTestsPatientSmsCommunicationEnabled?: boolean;
   @Column('boolean', { name: 'lab_tests_patient_email_communication_enabled', default: true })
   labTestsPatientEmailCommunicationEnabled?: boolean;
+  /** labflow extension: reminders to patients (book an appointment, before it, return the kit). */
+  @Column('boolean', { name: 'lab_tests_patient_reminders_enabled', default: true })
+  labTestsPatientRemindersEnabled?: boolean;
   @Column('jsonb', { name: 'sandbox_settings', default: () => "'{}'::jsonb" }) sandboxSettings?: TeamEnvironmentSettings;
   @Column('jsonb', { name: 'production_settings', default: () => "'{}'::jsonb" }) productionSettings?: TeamEnvironmentSettings;
 }

@@ -23,6 +23,20 @@ export class TeamSettingsRepository {
     return row?.enabled ?? false;
   }
 
+  /**
+   * Whether the team sends patients reminders, and on which channels (Junction's e-mail and SMS
+   * communication flags; management API). An unknown team sends nothing.
+   */
+  async patientReminders(teamId: string): Promise<PatientReminderSettings> {
+    const [row]: Array<{ reminders: boolean; email: boolean; sms: boolean }> = await this.db.query(
+      `SELECT lab_tests_patient_reminders_enabled AS reminders, lab_tests_patient_email_communication_enabled AS email,
+              lab_tests_patient_sms_communication_enabled AS sms
+         FROM teams WHERE id = $1`,
+      [teamId],
+    );
+    return row ? { enabled: row.reminders, email: row.email, sms: row.sms } : { enabled: false, email: false, sms: false };
+  }
+
   /** How the team presents itself to patients (the patient portal), or null for an unknown team. */
   async brandOf(teamId: string): Promise<TeamBrand | null> {
     const [row]: Array<{ name: string; region: Region; logo_url: string | null; brand_information: TeamBrandInformation | null }> = await this.db.query(
@@ -38,4 +52,10 @@ export interface TeamBrand {
   region: Region;
   logoUrl: string | null;
   brandInformation: TeamBrandInformation | null;
+}
+
+export interface PatientReminderSettings {
+  enabled: boolean;
+  email: boolean;
+  sms: boolean;
 }

@@ -180,6 +180,9 @@ class AppointmentWorkflow {
       appointmentId: this.input.appointmentId,
       version: this.version,
       status: this.status,
+      // The order's reminders need the time (a reschedule moves its pre-appointment reminder).
+      startAt: this.startAt,
+      endAt: this.endAt,
       ...(extra.commandId ? { commandId: extra.commandId } : {}),
       ...(extra.refused ? { refused: extra.refused } : {}),
     };

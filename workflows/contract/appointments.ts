@@ -99,6 +99,9 @@ export interface AppointmentReport {
   /** Increases with each change the child records; the order ignores older reports. */
   version: number;
   status: AppointmentStatus;
+  /** When the appointment takes place, as recorded (absent from reports sent before reminders existed). */
+  startAt?: string | null;
+  endAt?: string | null;
   /** The command this report answers, if any. */
   commandId?: string;
   /** A refused command or booking (nothing was written): why. */

@@ -8,5 +8,6 @@ export * from './users';
 export * from './events';
 export * from './orders';
 export * from './appointments';
+export * from './reminders';
 export * from './lab-reports';
 export * from './request-id';

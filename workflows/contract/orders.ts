@@ -6,6 +6,7 @@ import type { Duration } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { OrderFlow, OrderLowLevelStatus } from '../order/order-statuses';
 import type { AppointmentState, AppointmentTimers } from './appointments';
+import type { OrderReminderSchedule } from './reminders';
 
 /** Timer lengths, fixed per order when its workflow starts (running orders keep theirs). */
 export interface OrderTimers {
@@ -30,6 +31,8 @@ export interface OrderWorkflowInput {
   timers: OrderTimers;
   /** Appointment flows only (absent from test-kit orders started before appointments existed). */
   appointmentTimers?: AppointmentTimers;
+  /** Patient reminders (absent from orders started before reminders existed: none are sent). */
+  reminders?: OrderReminderSchedule;
   /**
    * Set when the reconciler starts a new run for an order whose workflow closed or vanished while
    * the order had not ended: what Postgres knows of its appointments, so the run picks up where

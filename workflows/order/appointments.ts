@@ -75,7 +75,14 @@ export class AppointmentCoordinator {
   receive(report: AppointmentReport): void {
     if (report.commandId) this.answers.set(report.commandId, report);
     if (report.refused) return;
-    const state: AppointmentState = { n: report.n, appointmentId: report.appointmentId, status: report.status, version: report.version, startAt: null, endAt: null };
+    const state: AppointmentState = {
+      n: report.n,
+      appointmentId: report.appointmentId,
+      status: report.status,
+      version: report.version,
+      startAt: report.startAt ?? null,
+      endAt: report.endAt ?? null,
+    };
     const current = this.latest;
     if (!current || isNewer(state, current)) this.latest = state;
     this.reports = [...this.reports, state].sort((a, b) => (isNewer(a, b) ? 1 : isNewer(b, a) ? -1 : 0));

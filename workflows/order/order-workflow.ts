@@ -7,7 +7,8 @@ import { OutsideFacts } from './facts';
 import { OrderMessages } from './messages';
 import { ACTIVATE_BY_CHANGEABLE } from './order-lifecycle';
 import { eventStatus } from './order-statuses';
-import { APPOINTMENT_REPORTS_IN_ORDER } from './patches';
+import { APPOINTMENT_REPORTS_IN_ORDER, ORDER_REMINDERS } from './patches';
+import { OrderReminders } from './reminders';
 import { SandboxSimulation } from './sandbox';
 import { isPast, stagesFrom } from './stages';
 import { TransitionRecorder } from './transitions';
@@ -25,8 +26,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderWor
 /**
  * One order workflow: `run` walks the flow's stages (./stages.ts), one method per business step.
  * The parts it hands the work to share the order's state (./context.ts): the transition recorder,
- * the appointment coordinator, outside facts, the sandbox simulation, cancellation and the
- * message handlers.
+ * the appointment coordinator, outside facts, the sandbox simulation, cancellation, the message
+ * handlers and the patient reminders.
  */
 class OrderWorkflow {
   private readonly order: OrderContext;
@@ -51,6 +52,7 @@ class OrderWorkflow {
    * order starts at the first; a run the reconciler started for a stranded order resumes).
    */
   async run(): Promise<OrderWorkflowResult> {
+    this.startReminders();
     try {
       const stages = stagesFrom(this.order.flow, this.order.lowStatus);
       if (ACTIVATE_BY_CHANGEABLE.includes(this.order.lowStatus)) {
@@ -62,6 +64,16 @@ class OrderWorkflow {
       if (!(error instanceof OrderEnded)) throw error;
     }
     return this.finish();
+  }
+
+  /**
+   * Patient reminders run beside the stages on timers of their own (./reminders.ts). Only for
+   * orders started with a reminder schedule, and ORDER_REMINDERS: a history recorded before
+   * reminders existed replays without them.
+   */
+  private startReminders(): void {
+    const schedule = this.order.input.reminders;
+    if (schedule && patched(ORDER_REMINDERS)) new OrderReminders(this.order, this.appointments, schedule).start();
   }
 
   /** A new run of a stranded order: what its status says is done, and its appointments. */

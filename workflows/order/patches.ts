@@ -11,7 +11,10 @@
  * - SIMULATED_BOOKING_RETRIES: a sandbox booking the provider refused (a slot taken by another
  *   order) is recorded as an event and retried with a fresh slot instead of failing the workflow
  *   (./sandbox.ts).
+ * - ORDER_REMINDERS: an order whose input carries a reminder schedule runs its reminder timers
+ *   and sends reminders (./reminders.ts); asked for once, at the start of the run.
  */
 export const SANDBOX_RUNS_OWN_STEPS = 'sandbox-runs-own-steps';
 export const APPOINTMENT_REPORTS_IN_ORDER = 'appointment-reports-in-order';
 export const SIMULATED_BOOKING_RETRIES = 'simulated-booking-retries';
+export const ORDER_REMINDERS = 'order-reminders';

@@ -50,6 +50,10 @@ export class CreateTeamDto extends createZodDto(
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().default(true),
     lab_tests_patient_email_communication_enabled: z.boolean().default(true),
+    lab_tests_patient_reminders_enabled: z
+      .boolean()
+      .default(true)
+      .describe('labflow extension: patients get reminders (book an appointment, before it, return the kit) by e-mail or SMS, as the communication flags allow.'),
   }),
 ) {}
 
@@ -63,6 +67,7 @@ export class PatchTeamDto extends createZodDto(
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().optional(),
     lab_tests_patient_email_communication_enabled: z.boolean().optional(),
+    lab_tests_patient_reminders_enabled: z.boolean().optional(),
     sandbox: environmentSettings.optional().describe('Sandbox settings; merged key by key (null removes a key).'),
     production: environmentSettings.optional().describe('Production settings; merged key by key (null removes a key).'),
   }),
@@ -85,6 +90,7 @@ const team = teamSummary.extend({
   brand_information: z.record(z.string(), z.string().nullable()).nullable(),
   lab_tests_patient_sms_communication_enabled: z.boolean(),
   lab_tests_patient_email_communication_enabled: z.boolean(),
+  lab_tests_patient_reminders_enabled: z.boolean(),
   sandbox: z.record(z.string(), z.unknown()),
   production: z.record(z.string(), z.unknown()),
 });

@@ -43,6 +43,7 @@ export class TeamsService {
       brandInformation: body.brand_information ?? null,
       labTestsPatientSmsCommunicationEnabled: body.lab_tests_patient_sms_communication_enabled,
       labTestsPatientEmailCommunicationEnabled: body.lab_tests_patient_email_communication_enabled,
+      labTestsPatientRemindersEnabled: body.lab_tests_patient_reminders_enabled,
       sandboxSettings: {},
       productionSettings: {},
     });
@@ -71,6 +72,7 @@ export class TeamsService {
     if (body.lab_tests_patient_email_communication_enabled !== undefined) {
       team.labTestsPatientEmailCommunicationEnabled = body.lab_tests_patient_email_communication_enabled;
     }
+    if (body.lab_tests_patient_reminders_enabled !== undefined) team.labTestsPatientRemindersEnabled = body.lab_tests_patient_reminders_enabled;
     if (body.sandbox) team.sandboxSettings = mergeSettings(team.sandboxSettings ?? {}, body.sandbox);
     if (body.production) team.productionSettings = mergeSettings(team.productionSettings ?? {}, body.production);
     try {
@@ -138,6 +140,7 @@ export function toView(team: TeamEntity): TeamView {
     brand_information: team.brandInformation ?? null,
     lab_tests_patient_sms_communication_enabled: team.labTestsPatientSmsCommunicationEnabled ?? true,
     lab_tests_patient_email_communication_enabled: team.labTestsPatientEmailCommunicationEnabled ?? true,
+    lab_tests_patient_reminders_enabled: team.labTestsPatientRemindersEnabled ?? true,
     sandbox: team.sandboxSettings ?? {},
     production: team.productionSettings ?? {},
   };
