@@ -37,6 +37,25 @@ export function eventInWords(status: string): string {
   return (EVENT_WORDS as Record<string, string>)[low] ?? low.replace(/_/g, ' ');
 }
 
+/**
+ * The order's events in words, oldest first. An appointment booked again while one is booked is
+ * a reschedule (at-home and walk-in orders record appointment_scheduled once more): it reads as a
+ * change of time, and an appointment_pending before it (the provider confirming the new time)
+ * as waiting for that. Only a cancelled appointment makes the next booking a new one.
+ */
+export function timelineInWords(statuses: readonly string[]): string[] {
+  let booked = false;
+  return statuses.map((status) => {
+    const low = status.split('.').pop();
+    if (low === 'appointment_cancelled') booked = false;
+    if (low === 'appointment_pending' && booked) return 'Your new appointment time is waiting to be confirmed.';
+    if (low !== 'appointment_scheduled') return eventInWords(status);
+    const words = booked ? 'Your appointment time was changed.' : eventInWords(status);
+    booked = true;
+    return words;
+  });
+}
+
 const METHOD_WORDS: Record<string, string> = {
   testkit: 'Test kit at home',
   walk_in_test: 'Visit a patient service center',

@@ -5,7 +5,7 @@ import type { OrderView } from '../orders/order-views';
 import type { PortalBrand } from './portal-brand';
 import type { PortalOrder, SlotPage } from './portal-orders.service';
 import type { CodeChannel } from './portal-access.service';
-import { collectionInWords, dayInWords, eventInWords, resultFlag, timeInWords, whenInWords } from './plain-words';
+import { collectionInWords, dayInWords, eventInWords, resultFlag, timeInWords, timelineInWords, whenInWords } from './plain-words';
 import { CSS, LAYOUT } from './views/layout';
 import { ORDER_PAGE, ORDERS_PAGE, OUTBOX_PAGE, PROBLEM_PAGE, SLOTS_PAGE, VERIFY_PAGE } from './views/pages';
 
@@ -43,7 +43,7 @@ export function orderPage(frame: PageFrame, model: PortalOrder & { orderCount: n
       turnaround: turnaround(order),
       requisitionUrl: order.requisition_form_url,
       orderCount: model.orderCount,
-      timeline: order.events.map((event) => ({ at: event.created_at, when: whenInWords(event.created_at, zone), words: eventInWords(event.status) })),
+      timeline: timelineOf(order, zone),
     },
     appt: appointment && {
       ...appointment,
@@ -97,6 +97,12 @@ export function problemPage(frame: PageFrame, heading: string, message: string):
 
 export function outboxPage(frame: PageFrame, messages: readonly OutboxEntry[]): string {
   return page('outbox', 'Development outbox', frame, { messages });
+}
+
+/** The timeline: each event's time in the appointment's zone, its words read in the light of the events before it. */
+function timelineOf(order: OrderView, zone: string): Array<{ at: string; when: string; words: string }> {
+  const words = timelineInWords(order.events.map((event) => event.status));
+  return order.events.map((event, index) => ({ at: event.created_at, when: whenInWords(event.created_at, zone), words: words[index] }));
 }
 
 function turnaround(order: OrderView): string | null {

@@ -133,6 +133,7 @@ describe('patient portal in Chromium', () => {
       await page.getByRole('button', { name: 'Move my appointment' }).click();
       await expect(page.getByRole('status').textContent()).resolves.toBe('Your appointment was moved.');
       expect(await page.locator('#appt-h + p strong').textContent()).not.toBe(bookedAt);
+      await expect(page.locator('.timeline li').last().textContent()).resolves.toContain('Your appointment time was changed.');
       await page.screenshot({ path: join(shots, 'rescheduled.png'), fullPage: true });
       expect(await seriousViolations(page)).toEqual([]);
     } finally {

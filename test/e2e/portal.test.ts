@@ -1,5 +1,5 @@
 import { Vital, VitalClient } from '@tryvital/vital-node';
-import { createUser, ORDER_TEST_ENV, orderBody } from '../helpers/orders';
+import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
@@ -134,6 +134,38 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect(again.cookies[0]).toMatch(/^lf_portal_session=/);
     const sessions = await stack.db.query(`SELECT s.began_by FROM portal_sessions s JOIN portal_links l ON l.id = s.link_id WHERE l.code = $1 ORDER BY s.started_at`, [path.slice(3)]);
     expect(sessions.map((row: { began_by: string }) => row.began_by)).toEqual(['code', 'device']);
+  });
+
+  it('the timeline tells a moved appointment from a booked one: "Your appointment time was changed."', async () => {
+    const patient = await createUser(stack, tenant);
+    const phoenix = { ...orderBody(patient).patient_address, first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' };
+    const physician = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' };
+    const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(patient, { lab_test_id: THYROID_AT_HOME, patient_address: phoenix, physician }) });
+    expect(created.status).toBe(200);
+    const atHome = created.body.order.id as string;
+    await orderReaches(stack, tenant, atHome, 'appointment_pending');
+    const availability = await call(stack.apiUrl, 'POST', `/v3/order/phlebotomy/appointment/availability?start_date=${someStartDate()}`, {
+      key: tenant.apiKey,
+      body: { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' },
+    });
+    const slots: Array<{ booking_key: string }> = availability.body.slots.flatMap((day: { slots: Array<{ booking_key: string }> }) => day.slots);
+    const appointment = `/v3/order/${atHome}/phlebotomy/appointment`;
+    expect((await call(stack.apiUrl, 'POST', `${appointment}/book`, { key: tenant.apiKey, body: { booking_key: slots[0].booking_key } })).status).toBe(200);
+    expect((await call(stack.apiUrl, 'PATCH', `${appointment}/reschedule`, { key: tenant.apiKey, body: { booking_key: slots[2].booking_key } })).status).toBe(200);
+    await eventually(async () => {
+      const order = await call(stack.apiUrl, 'GET', `/v3/order/${atHome}`, { key: tenant.apiKey });
+      return order.body.events.filter((event: { status: string }) => event.status.endsWith('.appointment_scheduled')).length === 2 ? true : undefined;
+    }, 'the reschedule on the order');
+
+    const { url } = await client.user.createPortalUrl(patient, { context: 'launch', orderId: atHome });
+    const opened = await page(stack, 'GET', pathOf(url));
+    const order = await page(stack, 'GET', `/portal/orders/${atHome}`, { cookie: cookieHeader(opened.cookies) });
+    expect(order.status).toBe(200);
+    const timeline = order.text.slice(order.text.indexOf('What has happened so far'));
+    const booked = timeline.indexOf('Your appointment is booked.');
+    expect(booked).toBeGreaterThan(0);
+    expect(timeline.indexOf('Your appointment time was changed.')).toBeGreaterThan(booked);
+    expect(timeline.match(/Your appointment is booked\./g)).toHaveLength(1);
   });
 
   it('locks a link after too many wrong codes (403 page)', async () => {
