@@ -51,9 +51,9 @@ export function reminderMessage(facts: ReminderFacts): ReminderMessage {
     }
     case 'kit_return':
       return {
-        subject: `${facts.brandName}: please send back your ${facts.testName} kit`,
-        text: `Your ${facts.testName} kit was delivered. When you have collected your sample, please send the kit back to the lab as its instructions say. To follow your order:\n\n${facts.link}${help}${sign}`,
-        sms: `${facts.brandName}: please collect your sample and send back your ${facts.testName} kit. Your order: ${facts.link}`,
+        subject: `${facts.brandName}: please send back the kit for your ${facts.testName}`,
+        text: `The kit for your ${facts.testName} was delivered. When you have collected your sample, please send it back to the lab as the kit's instructions say. To follow your order:\n\n${facts.link}${help}${sign}`,
+        sms: `${facts.brandName}: please collect your sample and send back the kit for your ${facts.testName}. Your order: ${facts.link}`,
       };
   }
 }

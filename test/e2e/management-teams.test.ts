@@ -196,6 +196,7 @@ describe('team lifecycle', () => {
       partial_webhooks_enabled: false,
       lab_tests_patient_sms_communication_enabled: true,
       lab_tests_patient_email_communication_enabled: true,
+      lab_tests_patient_reminders_enabled: true,
       brand_information: { company_name: 'Clinic One Ltd', support_email: 'help@example.com' },
       sandbox: {},
       production: {},
@@ -211,6 +212,9 @@ describe('team lifecycle', () => {
     expect(patched.body).toMatchObject({ name: 'Clinic 1', sandbox: { lab_delay: 2 }, production: { flag: true } });
     const again = await api('PATCH', `/team/${id}`, { sandbox: { lab_delay: null, other: 'x' } });
     expect(again.body.sandbox).toEqual({ other: 'x' });
+    const quiet = await api('PATCH', `/team/${id}`, { lab_tests_patient_reminders_enabled: false });
+    expect(quiet.body).toMatchObject({ lab_tests_patient_reminders_enabled: false, lab_tests_patient_email_communication_enabled: true });
+    expect((await api('PATCH', `/team/${id}`, { lab_tests_patient_reminders_enabled: 'no' })).status).toBe(422);
 
     const resolved = await api('POST', '/resolve_team', { integration_team_id: 'crm-1' });
     expect(resolved.status).toBe(200);

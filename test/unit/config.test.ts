@@ -12,7 +12,21 @@ describe('loadConfig', () => {
     expect(config.phiEncryptionKey).toHaveLength(32);
   });
 
+  it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).reminders).toEqual({
+      bookAppointmentAfter: ['24h', '72h', '7d'],
+      appointmentBefore: ['24h'],
+      kitReturnAfter: ['2d', '7d'],
+      sendAttempts: 5,
+      sendRetryInterval: '30s',
+    });
+    const custom = loadConfig({ PHI_ENCRYPTION_KEY: KEY, REMINDER_BOOK_APPOINTMENT_AFTER: 'off', REMINDER_KIT_RETURN_AFTER: ' 1s, 90m ', REMINDER_APPOINTMENT_BEFORE: '' });
+    expect(custom.reminders).toMatchObject({ bookAppointmentAfter: [], kitReturnAfter: ['1s', '90m'], appointmentBefore: [] });
+  });
+
   it.each([
+    [{ PHI_ENCRYPTION_KEY: KEY, REMINDER_APPOINTMENT_BEFORE: 'the day before' }, 'REMINDER_APPOINTMENT_BEFORE'],
+    [{ PHI_ENCRYPTION_KEY: KEY, REMINDER_SEND_ATTEMPTS: '0' }, 'REMINDER_SEND_ATTEMPTS'],
     [{ PHI_ENCRYPTION_KEY: 'short' }, 'PHI_ENCRYPTION_KEY'],
     [{ PHI_ENCRYPTION_KEY: KEY, USER_DELETION_GRACE: 'a week' }, 'USER_DELETION_GRACE'],
     [{ PHI_ENCRYPTION_KEY: KEY, API_PORT: '70000' }, 'API_PORT'],

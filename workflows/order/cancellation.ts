@@ -21,10 +21,15 @@ export class OrderCancellation {
 
   /** Cancels the order; cancelling an at-home order cancels its appointment (Junction), a walk-in's stays. */
   async cancel(): Promise<void> {
-    if (this.order.flow === 'at_home_phlebotomy' && this.appointments.open()) {
-      await this.appointments.command({ type: 'cancel', cancellationReasonId: ORDER_CANCELLED_REASON, notes: 'The order was cancelled.', by: 'order' });
-      await this.appointments.sync();
+    this.order.cancelling = true;
+    try {
+      if (this.order.flow === 'at_home_phlebotomy' && this.appointments.open()) {
+        await this.appointments.command({ type: 'cancel', cancellationReasonId: ORDER_CANCELLED_REASON, notes: 'The order was cancelled.', by: 'order' });
+        await this.appointments.sync();
+      }
+      await this.transitions.transition('cancelled', { guard: () => this.assertCancellable() });
+    } finally {
+      this.order.cancelling = false;
     }
-    await this.transitions.transition('cancelled', { guard: () => this.assertCancellable() });
   }
 }

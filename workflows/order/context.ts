@@ -47,6 +47,8 @@ export class OrderContext {
   registration: OrderState['registration'];
   /** The order's row is gone (its user was erased): the workflow ends quietly. */
   gone = false;
+  /** A cancellation of the order is under way (an at-home appointment is cancelled first): no new reminders. */
+  cancelling = false;
 
   constructor(readonly input: OrderWorkflowInput) {
     this.flow = input.flow;

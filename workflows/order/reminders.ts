@@ -77,7 +77,8 @@ export class OrderReminders {
     const appointments = this.appointments;
     // A completed appointment is a drawn sample, also before the order has recorded the draw.
     const over = () => this.order.ended() || appointments.sampleCollected() || appointments.latest?.status === 'completed';
-    const waiting = () => appointments.collecting && appointments.open() === null && !over();
+    // Cancelling an at-home order cancels its appointment first: that is no reason to book again.
+    const waiting = () => appointments.collecting && appointments.open() === null && !this.order.cancelling && !over();
     for (;;) {
       await condition(() => over() || waiting());
       if (over()) return;
