@@ -60,8 +60,11 @@ export class OrderRemindersService {
         await this.reminders.markSkipped(order.id, input.key, error.reason);
         return { outcome: 'skipped', reason: error.reason };
       }
-      await this.reminders.recordFailure(order.id, input.key, error instanceof Error ? error.message : String(error));
-      throw error;
+      // A mail server's answer may quote the recipient: the failure goes to the row and to the
+      // workflow history (failure messages are not encrypted) without it.
+      const reason = withoutContacts(error instanceof Error ? error.message : String(error));
+      await this.reminders.recordFailure(order.id, input.key, reason);
+      throw new Error(`The reminder was not sent: ${reason}`);
     }
   }
 
@@ -135,4 +138,9 @@ export class OrderRemindersService {
 function nullIfNotFound(error: unknown): null {
   if (error instanceof HttpException && error.getStatus() === HttpStatus.NOT_FOUND) return null;
   throw error;
+}
+
+/** An error text without e-mail addresses or phone numbers (international form, as patients give them). */
+export function withoutContacts(text: string): string {
+  return text.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, '<e-mail>').replace(/\+\d[\d ().-]{6,}\d/g, '<phone>');
 }

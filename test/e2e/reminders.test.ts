@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DevOutbox } from '../../src/adapters/notifications/notifications';
+import { OrderRemindersService } from '../../src/reminders/order-reminders.service';
 import { EncryptionCodec } from '../../src/temporal/payload-codec';
 import { orderWorkflowId } from '../../workflows/contract';
 import { createUser, eventually, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, partnerWebhook, patientAddress, patientDetails, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
@@ -154,6 +155,12 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     ]);
     expect(received.activities).toEqual(['sendKitReturnReminder']);
     expect(mailsTo(email)).toHaveLength(1);
+
+    // The activity run again (as Temporal retries it) finds the reminder sent and sends nothing.
+    const again = await stack.api.get(OrderRemindersService).send({ orderId, kind: 'kit_return', sequence: 1, key: 'kit_return:1' });
+    expect(again).toEqual({ outcome: 'sent', channel: 'email' });
+    expect(mailsTo(email)).toHaveLength(1);
+    expect(await reminderRows(orderId)).toEqual([{ kind: 'kit_return', sequence: 1, status: 'sent', channel: 'email', reason: null }]);
   });
 
   it('the team decides: reminders off → recorded as skipped; e-mail off → sent by SMS; a patient with no details on file → skipped; the order goes on', async () => {
