@@ -1,5 +1,5 @@
 import { buildLoincCatalogue, type LoincCatalogue } from '../../src/lab-reports/parsing';
-import { CURATED_LOINC } from '../../src/lab-tests/loinc-analytes.data';
+import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 
 /** The LOINC catalogue the migration stores, built straight from its data file (no database). */
 export function curatedLoincCatalogue(): LoincCatalogue {

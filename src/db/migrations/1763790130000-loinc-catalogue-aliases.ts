@@ -1,12 +1,16 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { CURATED_LOINC } from '../../lab-tests/loinc-analytes.data';
 import { slugify } from './1763790002001-lab-catalog-seed';
+import { LOINC_CATALOGUE_1763790130000 } from './snapshots/1763790130000-loinc-catalogue';
+import { snapshotRows } from './snapshots/loinc-snapshot-row';
+
+/** This migration's own frozen copy of the catalogue (it once read the live data file, so its meaning moved with it). */
+const CURATED_LOINC = snapshotRows(LOINC_CATALOGUE_1763790130000);
 
 /**
  * Extends `loinc_codes` into the catalogue lab-report parsing matches printed test names against:
  * the name labs print, the other names and abbreviations they use, and the specimen. Adds the
- * curated analytes (src/lab-tests/loinc-analytes.data.ts) and gives the seeded codes their names
- * and aliases; seeded rows keep their long name and unit, which markers and orders show.
+ * curated analytes (snapshots/1763790130000-loinc-catalogue.ts) and gives the seeded codes their
+ * names and aliases; seeded rows keep their long name and unit, which markers and orders show.
  */
 export class LoincCatalogueAliases1763790130000 implements MigrationInterface {
   async up(db: QueryRunner): Promise<void> {
