@@ -5,3 +5,22 @@ import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 export function curatedLoincCatalogue(): LoincCatalogue {
   return buildLoincCatalogue(CURATED_LOINC.map((l) => ({ code: l.code, name: l.name, display_name: l.display, unit: l.unit, aliases: l.aliases, specimen: l.specimen })));
 }
+
+/**
+ * LOINC's check digit (Mod 10, as the LOINC users' guide gives it): from the right, the digits in
+ * odd positions are taken as one number and doubled, the even ones put in front of the result,
+ * every digit of that summed, and the check digit is what brings the sum to the next multiple of
+ * 10. Per digit that is: double the odd positions (summing the two digits of a product over 9).
+ */
+export function loincCheckDigit(digits: string): number {
+  let sum = 0;
+  [...digits].reverse().forEach((char, index) => {
+    let value = Number(char);
+    if (index % 2 === 0) {
+      value *= 2;
+      if (value > 9) value -= 9;
+    }
+    sum += value;
+  });
+  return (10 - (sum % 10)) % 10;
+}

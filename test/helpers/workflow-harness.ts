@@ -164,3 +164,18 @@ export async function startOrder(harness: WorkflowHarness, input: OrderWorkflowI
 /** `eventually` polling every 50 ms: workflow-tier steps are quick. */
 export const waitFor = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 30_000): Promise<T> =>
   eventually(probe, what, timeoutMs, 50);
+
+/**
+ * With WORKFLOW_FIXTURES=1, writes the history of each named workflow (name → workflow id) to
+ * test/fixtures/histories/<name>.json, for the replay tier.
+ */
+export async function writeFixtureHistories(client: Client, fixtures: Record<string, string>): Promise<void> {
+  if (process.env.WORKFLOW_FIXTURES !== '1') return;
+  const { historyToJSON } = await import('@temporalio/common/lib/proto-utils');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  for (const [name, workflowId] of Object.entries(fixtures)) {
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
+  }
+}

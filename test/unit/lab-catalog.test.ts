@@ -6,24 +6,12 @@ import {
   SEED_LOINC_NAMES,
   seedMarkers,
 } from '../../src/db/migrations/1763790002001-lab-catalog-seed';
+import { loincCheckDigit } from '../helpers/lab-report-catalogue';
 import { MarkerEntity } from '../../src/lab-tests/lab-catalog.entities';
 import { MarkerGraph } from '../../src/lab-tests/lab-catalog.views';
 import { DEFAULT_PHYSICIAN_ENFORCEMENT_DATE, LabAccountsService } from '../../src/lab-tests/lab-accounts.service';
 import { interpretNumericResult, referenceRangeFor } from '../../src/lab-tests/reference-ranges';
 
-/** LOINC's mod-10 check digit of the number part of a code (e.g. 2345 → 7). */
-function loincCheckDigit(digits: string): number {
-  let sum = 0;
-  [...digits].reverse().forEach((char, index) => {
-    let value = Number(char);
-    if (index % 2 === 0) {
-      value *= 2;
-      if (value > 9) value -= 9;
-    }
-    sum += value;
-  });
-  return (10 - (sum % 10)) % 10;
-}
 
 const analyte = (key: string) => {
   const found = SEED_ANALYTES.find((candidate) => candidate.key === key);

@@ -1,26 +1,9 @@
 import { nameKey, unitKey } from '../../src/lab-reports/parsing/loinc/normalise';
+import { loincCheckDigit } from '../helpers/lab-report-catalogue';
 import { LOINC_CATALOGUE_1763790160000 } from '../../src/db/migrations/snapshots/1763790160000-loinc-catalogue';
 import { snapshotRows } from '../../src/db/migrations/snapshots/loinc-snapshot-row';
 import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 
-/**
- * LOINC's check digit (Mod 10, as the LOINC users' guide gives it): from the right, the digits in
- * odd positions are taken as one number and doubled, the even ones put in front of the result,
- * every digit of that summed, and the check digit is what brings the sum to the next multiple of
- * 10. Per digit that is: double the odd positions (summing the two digits of a product over 9).
- */
-function loincCheckDigit(digits: string): number {
-  let sum = 0;
-  [...digits].reverse().forEach((char, index) => {
-    let value = Number(char);
-    if (index % 2 === 0) {
-      value *= 2;
-      if (value > 9) value -= 9;
-    }
-    sum += value;
-  });
-  return (10 - (sum % 10)) % 10;
-}
 
 /** Results with no unit by nature: presence, types and titres, colour and clarity, pH, specific gravity, an index. */
 const UNITLESS = /\[(Presence|Type|type|Titer)\]|^(Color|Appearance) of |^(Specific gravity|pH) of |free index/;

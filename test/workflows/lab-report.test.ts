@@ -1,9 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createLabReportActivities, type LabReportProcessing } from '../../activities/lab-reports';
 import {
   LAB_REPORT_NOT_PENDING_REVIEW,
@@ -15,7 +12,7 @@ import {
   reviewLabReport,
   SEARCH_ATTRIBUTES,
 } from '../../workflows/contract';
-import { startWorkflowHarness, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
+import { startWorkflowHarness, writeFixtureHistories, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -75,12 +72,7 @@ describe('lab report workflow', () => {
     harness = await startWorkflowHarness(fake);
   });
   afterAll(async () => {
-    if (process.env.WORKFLOW_FIXTURES === '1') {
-      for (const [name, workflowId] of Object.entries(fixtures)) {
-        const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
-        writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
-      }
-    }
+    await writeFixtureHistories(harness.client, fixtures);
     await harness?.close();
   });
 

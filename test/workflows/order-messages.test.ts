@@ -1,7 +1,4 @@
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import fc from 'fast-check';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   appointmentProviderUpdate,
   appointmentState,
@@ -15,7 +12,7 @@ import {
   simulate,
 } from '../../workflows/contract';
 import { canTransition, type OrderLowLevelStatus } from '../../workflows/order-lifecycle';
-import { FakeActivities, orderInput, startOrder, startWorkflowHarness, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
+import { FakeActivities, orderInput, startOrder, startWorkflowHarness, writeFixtureHistories, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
 
 /**
  * The order workflow with fake activities: messages (appointment reports, lab facts, updates)
@@ -36,12 +33,7 @@ describe('order workflow: messages racing with transitions', () => {
    */
   const fixtures: Record<string, string> = {};
   afterAll(async () => {
-    if (process.env.WORKFLOW_FIXTURES === '1') {
-      for (const [name, workflowId] of Object.entries(fixtures)) {
-        const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
-        writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
-      }
-    }
+    await writeFixtureHistories(harness.client, fixtures);
     await harness?.close();
   });
 

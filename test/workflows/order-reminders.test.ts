@@ -1,6 +1,3 @@
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   appointmentProviderUpdate,
   appointmentWorkflowId,
@@ -19,7 +16,7 @@ import {
   type SendReminderResult,
 } from '../../workflows/contract';
 import { reminderHistory } from '../helpers/reminder-history';
-import { FakeActivities, orderInput, startWorkflowHarness, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
+import { FakeActivities, orderInput, startWorkflowHarness, writeFixtureHistories, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
 
 /**
  * Fake activities plus the reminder activities: every reminder the workflow sends is kept, and
@@ -101,12 +98,7 @@ describe('order workflow: patient reminders on its own timers', () => {
     harness = await startWorkflowHarness(fakes);
   });
   afterAll(async () => {
-    if (process.env.WORKFLOW_FIXTURES === '1') {
-      for (const [name, workflowId] of Object.entries(fixtures)) {
-        const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
-        writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
-      }
-    }
+    await writeFixtureHistories(harness.client, fixtures);
     await harness?.close();
   });
 
