@@ -5,20 +5,25 @@
  * one run, so the ratio is comparable across machines.
  *
  *   npm run bench:webhooks          (settings from the environment, as for the services:
- *                                    DATABASE_URL of a migrated database, REDIS_URL, PHI_ENCRYPTION_KEY)
+ *                                    DATABASE_URL of a migrated database, REDIS_URL, PHI_ENCRYPTION_KEY;
+ *                                    the delivery worker logs at LOG_LEVEL into BENCH_LOG, default /dev/null)
  *   BENCH_EVENTS=5000 BENCH_PACED_EVENTS=500 BENCH_PACED_RATE=200 npm run bench:webhooks
  *
  * Phases: (1) baseline — N no-op jobs through BullMQ; (2) burst — N events committed to the
  * outbox in transactions of 100, relayed, signed and POSTed (throughput, and latency including
  * queueing); (3) paced — events committed one per transaction at a steady rate below capacity
- * (latency without a backlog). Its own org/team/endpoint/queues are removed afterwards.
+ * (latency without a backlog). Its own org/team/endpoint/queues are removed afterwards. The CPU
+ * time an item cost (this process, and the Postgres backends where /proc shows them) is printed
+ * too: on a shared machine it moves much less than the rates.
  */
 import 'reflect-metadata';
 import { Queue, Worker } from 'bullmq';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
+import { createLogger } from '../../src/common/logger';
 import { PhiCipher } from '../../src/common/crypto';
 import { loadConfig } from '../../src/config/config';
 import { createDataSource } from '../../src/db/data-source';
@@ -28,6 +33,7 @@ import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { cpuMark, cpuPerItem } from './cpu';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const PACED_EVENTS = Number(process.env.BENCH_PACED_EVENTS ?? 500);
@@ -158,10 +164,15 @@ async function main(): Promise<void> {
   const concurrency = config.events.concurrency;
   console.log(`labflow webhook bench: ${fmt(EVENTS)} events, concurrency ${concurrency}, Redis ${new URL(config.redisUrl).host}`);
 
+  const baselineMark = await cpuMark(db);
   const noopRate = await baseline(config.redisUrl, concurrency);
+  const baselineCpu = await cpuPerItem(db, baselineMark, EVENTS);
   console.log(`  baseline  BullMQ no-op jobs/s            ${fmt(noopRate)}`);
 
-  const events = startEventProcessing({ db, cipher, config }, { teams: new Set([team.id]) });
+  // The worker's own logger at LOG_LEVEL (default info: one line per attempt, as in production),
+  // its lines written to BENCH_LOG (default /dev/null) instead of between the figures.
+  const logger = createLogger(config, { service: 'worker', destination: pino.destination({ dest: process.env.BENCH_LOG ?? '/dev/null', sync: false }) });
+  const events = startEventProcessing({ db, cipher, config }, { teams: new Set([team.id]), logger });
   const committed = new Map<string, number>();
   const event = (seq: number): NewEvent => ({
     eventType: 'labtest.order.updated',
@@ -173,6 +184,7 @@ async function main(): Promise<void> {
   });
   try {
     // Burst.
+    const burstMark = await cpuMark(db);
     const burstStart = performance.now();
     for (let i = 0; i < EVENTS; i += 100) {
       const ids = await outbox.emit(Array.from({ length: Math.min(100, EVENTS - i) }, (_, j) => event(i + j)));
@@ -183,6 +195,7 @@ async function main(): Promise<void> {
     await receiver.until(EVENTS);
     const burstSeconds = (Math.max(...receiver.arrivals.values()) - burstStart) / 1000;
     const deliveryRate = EVENTS / burstSeconds;
+    const burstCpu = await cpuPerItem(db, burstMark, EVENTS);
     const burstLatency = [...committed].map(([id, at]) => receiver.arrivals.get(id)! - at).sort((a, b) => a - b);
 
     // Paced.
@@ -208,6 +221,7 @@ async function main(): Promise<void> {
       `  paced     outbox→delivery p50 / p99      ${fmt(percentile(pacedLatency, 50))} ms / ${fmt(percentile(pacedLatency, 99))} ms   (${fmt(PACED_EVENTS)} events at ${fmt(PACED_RATE)}/s)`,
     );
     console.log(`  receiver  signatures verified (sample)   ${verified} ok, ${failures} failed`);
+    console.log(`  cpu/item  no-op job: ${baselineCpu}; delivery (burst, all of it: outbox writes, relay, worker, receiver): ${burstCpu}`);
     if (failures > 0) process.exitCode = 1;
   } finally {
     await events.stop();

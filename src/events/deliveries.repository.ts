@@ -48,6 +48,14 @@ export type Claim =
   /** Nothing to do: unknown, no longer pending, cancelled now (target disabled), or taken by another worker. */
   | { kind: 'none' };
 
+/**
+ * Text Postgres can store: a receiver's response may hold NUL characters, which a text column
+ * refuses — the whole statement (and, batched, its neighbours' outcomes) would fail with it.
+ */
+function pgText(value: string | null): string | null {
+  return value === null || !value.includes('\u0000') ? value : value.replaceAll('\u0000', '');
+}
+
 export interface FinishedAttempt {
   attemptId: string;
   /** Where it went, when not known at claim time (event destinations: masked URI + exchange). */
@@ -75,20 +83,42 @@ export class DeliveriesRepository {
   // Delivery
 
   /**
-   * Starts the next attempt of a delivery in one statement: when it is pending, due and its
-   * target still takes events, counts the attempt, marks an attempt left `sending` by a dead
-   * worker as `interrupted`, records the new one as `sending`, and returns everything the attempt
-   * needs; a pending delivery whose endpoint was disabled (or destination removed) is cancelled.
+   * Starts the next attempt of a delivery: when it is pending, due and its target still takes
+   * events, counts the attempt, marks an attempt left `sending` by a dead worker as
+   * `interrupted`, records the new one as `sending`, and returns everything the attempt needs; a
+   * pending delivery whose endpoint was disabled (or destination removed) is cancelled.
    *
    * A due webhook delivery whose endpoint has a `rate_limit` is only claimed with
    * `rateLimitCleared` (the caller took a slot from the limiter); without it the statement
    * changes nothing and answers `rate_limited`, so holding a delivery back never counts as an
    * attempt. Deliveries without a limit are claimed by the first call, as before.
    */
-  async claim(deliveryId: string, options: { rateLimitCleared?: boolean } = {}): Promise<Claim> {
-    const attemptId = randomUUID();
+  async claim(deliveryId: string, options: { rateLimitCleared?: boolean; leaseMs?: number } = {}): Promise<Claim> {
+    const [claim] = await this.claimMany([{ deliveryId, rateLimitCleared: options.rateLimitCleared === true }], options.leaseMs);
+    return claim;
+  }
+
+  /**
+   * `claim` for several distinct deliveries in one statement (one commit): the delivery worker
+   * groups the claims of its concurrent jobs (DeliveryBatches). Answers in input order; each
+   * delivery's rows are decided as by `claim` alone, independently of its batch mates.
+   *
+   * A claimed delivery is due again only after `leaseMs` (until its outcome sets the real next
+   * time): a second job for the same delivery — the lost-job sweep's, while a bundle job still
+   * holds it — finds it `not_due` instead of sending it a second time. The worker's lease covers
+   * an attempt (delivery timeout) but not more than a job lock, so a job whose worker died is
+   * not kept waiting when BullMQ hands it out again.
+   */
+  async claimMany(requests: ReadonlyArray<{ deliveryId: string; rateLimitCleared: boolean }>, leaseMs = 0): Promise<Claim[]> {
+    if (requests.length === 0) return [];
+    // Sorted by id: concurrent batches (two workers) then lock shared rows in the same order.
+    const sorted = [...requests].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
+    const attemptIds = sorted.map(() => randomUUID());
     const rows: Array<
-      Omit<DeliveryContext, 'attempt_number'> & {
+      Omit<DeliveryContext, 'attempt_number' | 'id'> & {
+        delivery_id: string;
+        id: string | null;
+        attempt_id: string;
         attempt_number: number | null;
         not_due: boolean;
         unsendable: boolean;
@@ -97,25 +127,28 @@ export class DeliveriesRepository {
         rate_limit: number | null;
       }
     > = await this.db.query(
-      `WITH target AS (
-         SELECT d.id, d.attempt_count, d.manual, d.next_attempt_at,
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[]) WITH ORDINALITY AS i(delivery_id, attempt_id, cleared, n)
+       ), target AS (
+         SELECT d.id, i.attempt_id, i.cleared, i.n, d.attempt_count, d.manual, d.next_attempt_at,
                 d.next_attempt_at > clock_timestamp() AS not_due,
                 CASE d.target WHEN 'webhook' THEN e.id IS NULL OR e.disabled
                               ELSE p.id IS NULL OR NOT ('rabbitmq' = ANY(p.enabled)) END AS unsendable,
                 CASE d.target WHEN 'webhook' THEN e.id END AS limited_endpoint_id,
                 CASE d.target WHEN 'webhook' THEN e.rate_limit END AS rate_limit
-           FROM event_deliveries d
+           FROM input i
+           JOIN event_deliveries d ON d.id = i.delivery_id
            LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
            LEFT JOIN etl_pipelines p ON p.id = d.pipeline_id
-          WHERE d.id = $1 AND d.status = 'pending'
+          WHERE d.status = 'pending'
        ), claimed AS (
          UPDATE event_deliveries d
             SET attempt_count = d.attempt_count + 1, last_attempt_at = clock_timestamp(), manual = false,
-                updated_at = clock_timestamp()
+                updated_at = clock_timestamp(), next_attempt_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
            FROM target t
           WHERE d.id = t.id AND d.status = 'pending' AND d.attempt_count = t.attempt_count
-            AND NOT t.not_due AND NOT t.unsendable AND (t.rate_limit IS NULL OR $3::boolean)
-          RETURNING d.id, d.event_id, d.endpoint_id, d.pipeline_id, d.attempt_count, d.target, t.manual
+            AND NOT t.not_due AND NOT t.unsendable AND (t.rate_limit IS NULL OR t.cleared)
+          RETURNING d.id, d.event_id, d.endpoint_id, d.pipeline_id, d.attempt_count, d.target, t.manual, t.attempt_id
        ), cancelled AS (
          UPDATE event_deliveries d
             SET status = 'cancelled', updated_at = clock_timestamp(),
@@ -126,15 +159,16 @@ export class DeliveriesRepository {
          UPDATE event_delivery_attempts
             SET status = 'interrupted', error = 'The worker stopped during this attempt; the receiver may have got it.',
                 finished_at = clock_timestamp()
-          WHERE delivery_id = $1 AND status = 'sending' AND EXISTS (SELECT 1 FROM claimed)
+          WHERE delivery_id IN (SELECT id FROM claimed) AND status = 'sending'
        ), attempt AS (
          INSERT INTO event_delivery_attempts
                 (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url)
-         SELECT $2, c.id, c.event_id, c.endpoint_id, c.pipeline_id, c.attempt_count,
+         SELECT c.attempt_id, c.id, c.event_id, c.endpoint_id, c.pipeline_id, c.attempt_count,
                 CASE WHEN c.manual THEN 'manual' ELSE 'scheduled' END, 'sending', c.target, e.url
            FROM claimed c LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
        )
-       SELECT t.not_due, t.unsendable, (extract(epoch FROM t.next_attempt_at) * 1000)::bigint AS next_at_ms,
+       SELECT t.id AS delivery_id, t.attempt_id, t.not_due, t.unsendable,
+              (extract(epoch FROM t.next_attempt_at) * 1000)::bigint AS next_at_ms,
               t.limited_endpoint_id, t.rate_limit,
               c.id, c.event_id, c.target, c.endpoint_id, c.pipeline_id, c.attempt_count AS attempt_number,
               o.event_type, o.team_id, o.environment, o.user_id, o.client_user_id, o.data_enc,
@@ -146,56 +180,79 @@ export class DeliveriesRepository {
          LEFT JOIN event_outbox o ON o.id = c.event_id
          LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
          LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = c.endpoint_id
-         LEFT JOIN etl_pipelines p ON p.id = c.pipeline_id`,
-      [deliveryId, attemptId, options.rateLimitCleared === true],
+         LEFT JOIN etl_pipelines p ON p.id = c.pipeline_id
+        ORDER BY t.n`,
+      [sorted.map((request) => request.deliveryId), attemptIds, sorted.map((request) => request.rateLimitCleared), Math.max(0, Math.round(leaseMs))],
     );
-    const row = rows[0];
-    if (!row) return { kind: 'none' };
-    if (row.not_due && !row.unsendable) return { kind: 'not_due', atMs: Number(row.next_at_ms) };
-    if (row.attempt_number === null) {
-      if (!row.unsendable && row.rate_limit !== null && !options.rateLimitCleared && row.limited_endpoint_id) {
-        return { kind: 'rate_limited', endpointId: row.limited_endpoint_id, rateLimit: row.rate_limit };
+    const byId = new Map(rows.map((row) => [row.delivery_id, row]));
+    return requests.map((request): Claim => {
+      const row = byId.get(request.deliveryId);
+      if (!row) return { kind: 'none' };
+      if (row.not_due && !row.unsendable) return { kind: 'not_due', atMs: Number(row.next_at_ms) };
+      if (row.attempt_number === null || row.id === null) {
+        if (!row.unsendable && row.rate_limit !== null && !request.rateLimitCleared && row.limited_endpoint_id) {
+          return { kind: 'rate_limited', endpointId: row.limited_endpoint_id, rateLimit: row.rate_limit };
+        }
+        return { kind: 'none' };
       }
-      return { kind: 'none' };
-    }
-    const {
-      not_due: _notDue,
-      unsendable: _unsendable,
-      next_at_ms: _next,
-      limited_endpoint_id: _limitedEndpoint,
-      rate_limit: _rateLimit,
-      ...context
-    } = row;
-    return { kind: 'claimed', attemptId, context: { ...context, attempt_number: row.attempt_number } };
+      const {
+        delivery_id: _deliveryId,
+        attempt_id: attemptId,
+        not_due: _notDue,
+        unsendable: _unsendable,
+        next_at_ms: _next,
+        limited_endpoint_id: _limitedEndpoint,
+        rate_limit: _rateLimit,
+        ...context
+      } = row;
+      return { kind: 'claimed', attemptId, context: { ...context, id: row.id, attempt_number: row.attempt_number } };
+    });
   }
 
   /** Records the attempt's result and the delivery's new state in one statement. */
   async finishAttempt(attempt: FinishedAttempt): Promise<void> {
-    const pending = attempt.delivery.status === 'pending';
+    await this.finishAttempts([attempt]);
+  }
+
+  /**
+   * `finishAttempt` for several attempts (of distinct deliveries) in one statement: each
+   * attempt's row gets its result and its delivery its new state, as alone.
+   */
+  async finishAttempts(attempts: readonly FinishedAttempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const sorted = [...attempts].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
+    const column = <T>(pick: (attempt: FinishedAttempt) => T): T[] => sorted.map(pick);
     await this.db.query(
-      `WITH finished AS (
-         UPDATE event_delivery_attempts
-            SET status = $2, response_status_code = $3, response_excerpt = $4, error = $5, latency_ms = $6,
-                finished_at = clock_timestamp(), url = COALESCE($11, url)
-          WHERE id = $1
+      `WITH f AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::uuid[],
+                              $8::text[], $9::text[], $10::bigint[], $11::text[])
+                    AS f(attempt_id, status, status_code, excerpt, error, latency_ms, delivery_id,
+                         delivery_status, reason, delay_ms, url)
+       ), finished AS (
+         UPDATE event_delivery_attempts a
+            SET status = f.status, response_status_code = f.status_code, response_excerpt = f.excerpt, error = f.error,
+                latency_ms = f.latency_ms, finished_at = clock_timestamp(), url = COALESCE(f.url, a.url)
+           FROM f
+          WHERE a.id = f.attempt_id
        )
-       UPDATE event_deliveries
-          SET status = $8, status_reason = $9, updated_at = clock_timestamp(),
-              next_attempt_at = CASE WHEN $10::bigint IS NULL THEN next_attempt_at
-                                     ELSE clock_timestamp() + $10::bigint * interval '1 millisecond' END
-        WHERE id = $7 AND status = 'pending'`,
+       UPDATE event_deliveries d
+          SET status = f.delivery_status, status_reason = f.reason, updated_at = clock_timestamp(),
+              next_attempt_at = CASE WHEN f.delay_ms IS NULL THEN d.next_attempt_at
+                                     ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END
+         FROM f
+        WHERE d.id = f.delivery_id AND d.status = 'pending'`,
       [
-        attempt.attemptId,
-        attempt.status,
-        attempt.statusCode,
-        attempt.responseExcerpt,
-        attempt.error,
-        attempt.latencyMs,
-        attempt.deliveryId,
-        attempt.delivery.status,
-        attempt.delivery.status === 'pending' ? null : attempt.delivery.reason,
-        pending ? Math.round((attempt.delivery as { delayMs: number }).delayMs) : null,
-        attempt.url ?? null,
+        column((a) => a.attemptId),
+        column((a) => a.status),
+        column((a) => a.statusCode),
+        column((a) => pgText(a.responseExcerpt)),
+        column((a) => pgText(a.error)),
+        column((a) => a.latencyMs),
+        column((a) => a.deliveryId),
+        column((a) => a.delivery.status),
+        column((a) => (a.delivery.status === 'pending' ? null : a.delivery.reason)),
+        column((a) => (a.delivery.status === 'pending' ? Math.round(a.delivery.delayMs) : null)),
+        column((a) => a.url ?? null),
       ],
     );
   }

@@ -4,15 +4,17 @@ import { maskAmqpUri } from './amqp-uri';
 import { envelopeOf } from './catalogue';
 import type { EtlDestinations } from './destinations';
 import { eventMetrics } from './event-metrics';
-import type { DeliveriesRepository, DeliveryContext, FinishedAttempt } from './deliveries.repository';
+import type { DeliveryContext, FinishedAttempt } from './deliveries.repository';
+import type { DeliveryStore } from './delivery-batches';
 import type { RabbitMqPublisher } from './rabbitmq.publisher';
 import type { EndpointRateLimiter } from './rate-limiter';
 import { nextStep } from './retry-policy';
 import { signingSecrets } from './signing-secrets';
+import { Slots } from './slots';
 import { signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
 
-/** What the queue should do with the job next. */
-export type ProcessResult = { kind: 'done' } | { kind: 'later'; atMs: number };
+/** What the queue should do with the job next (`not_started`: the worker is stopping, hand it on). */
+export type ProcessResult = { kind: 'done' } | { kind: 'later'; atMs: number } | { kind: 'not_started' };
 
 export interface DeliveryLogger {
   warn(message: string): void;
@@ -35,31 +37,54 @@ export interface DeliveryLogger {
  */
 export class DeliveryProcessor {
   constructor(
-    private readonly repo: DeliveriesRepository,
+    private readonly repo: DeliveryStore,
     private readonly cipher: PhiCipher,
     private readonly sender: WebhookSender,
     private readonly rabbit: RabbitMqPublisher,
     private readonly rateLimiter: EndpointRateLimiter,
     private readonly config: EventsConfig,
     private readonly logger: DeliveryLogger = console,
-  ) {}
-
-  async process(deliveryId: string): Promise<ProcessResult> {
-    let claim = await this.repo.claim(deliveryId);
-    if (claim.kind === 'rate_limited') {
-      const admission = await this.rateLimiter.admit(claim.endpointId, claim.rateLimit);
-      if (admission.kind === 'held') return { kind: 'later', atMs: admission.atMs };
-      claim = await this.repo.claim(deliveryId, { rateLimitCleared: true });
-    }
-    if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
-    if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
-    const attempt = { attemptId: claim.attemptId, attemptNumber: claim.context.attempt_number };
-    return claim.context.target === 'webhook'
-      ? this.deliverWebhook(claim.context, attempt)
-      : this.publishToRabbitMq(claim.context, attempt);
+  ) {
+    this.sends = new Slots(config.concurrency);
+    this.attempts = new Slots(2 * config.concurrency);
   }
 
-  private async deliverWebhook(context: DeliveryContext, attempt: { attemptId: string; attemptNumber: number }): Promise<ProcessResult> {
+  /** Requests or publishes in flight: at most EVENTS concurrency (the HTTP agent's sockets). */
+  private readonly sends: Slots;
+  /**
+   * Attempts between their claim and their send: up to twice the concurrency, so the next
+   * deliveries are claimed while the previous ones are sent, and an attempt is not recorded as
+   * `sending` long before its request starts.
+   */
+  private readonly attempts: Slots;
+
+  async process(deliveryId: string, options: { stopping?: () => boolean } = {}): Promise<ProcessResult> {
+    const attemptSlot = await this.attempts.acquire();
+    try {
+      // Deliveries of a bundle that did not start before the worker began to stop are handed on.
+      if (options.stopping?.()) return { kind: 'not_started' };
+      let claim = await this.repo.claim(deliveryId);
+      if (claim.kind === 'rate_limited') {
+        const admission = await this.rateLimiter.admit(claim.endpointId, claim.rateLimit);
+        if (admission.kind === 'held') return { kind: 'later', atMs: admission.atMs };
+        claim = await this.repo.claim(deliveryId, { rateLimitCleared: true });
+      }
+      if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
+      if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
+      const attempt = { attemptId: claim.attemptId, attemptNumber: claim.context.attempt_number };
+      return claim.context.target === 'webhook'
+        ? await this.deliverWebhook(claim.context, attempt, attemptSlot)
+        : await this.publishToRabbitMq(claim.context, attempt, attemptSlot);
+    } finally {
+      attemptSlot();
+    }
+  }
+
+  private async deliverWebhook(
+    context: DeliveryContext,
+    attempt: { attemptId: string; attemptNumber: number },
+    releaseAttemptSlot: () => void,
+  ): Promise<ProcessResult> {
     const endpointId = context.endpoint_id as string;
 
     const body = JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc)));
@@ -72,17 +97,20 @@ export class DeliveryProcessor {
       this.cipher,
     );
     const custom = context.headers_enc ? this.cipher.decryptJson<Record<string, string>>(context.headers_enc) : {};
-    const result = await this.sender.post({
-      url: context.url as string,
-      body,
-      headers: {
-        ...custom,
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        ...signatureHeaders(context.event_id, new Date(), body, secrets),
-      },
-    });
-
+    const result = await this.sends.run(() =>
+      this.sender.post({
+        url: context.url as string,
+        body,
+        headers: {
+          ...custom,
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          ...signatureHeaders(context.event_id, new Date(), body, secrets),
+        },
+      }),
+    );
+    // Sent: recording the outcome (grouped with other deliveries' outcomes) need not hold a slot.
+    releaseAttemptSlot();
     const step = nextStep(attempt.attemptNumber, result, this.config.retryScheduleMs);
     const finished: FinishedAttempt = {
       attemptId: attempt.attemptId,
@@ -120,7 +148,11 @@ export class DeliveryProcessor {
     this.logger.info?.(attemptLogFields(context, attemptNumber, finished), `${context.target} delivery attempt ${finished.status}`);
   }
 
-  private async publishToRabbitMq(context: DeliveryContext, attempt: { attemptId: string; attemptNumber: number }): Promise<ProcessResult> {
+  private async publishToRabbitMq(
+    context: DeliveryContext,
+    attempt: { attemptId: string; attemptNumber: number },
+    releaseAttemptSlot: () => void,
+  ): Promise<ProcessResult> {
     const destination = context.destinations_enc ? this.cipher.decryptJson<EtlDestinations>(context.destinations_enc).rabbitmq : undefined;
 
     const body = Buffer.from(JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc))), 'utf8');
@@ -128,17 +160,18 @@ export class DeliveryProcessor {
     let error: string | null = null;
     try {
       if (!destination) throw new Error('The pipeline has no RabbitMQ configuration.');
-      await this.rabbit.publish(destination.uri, {
+      await this.sends.run(() => this.rabbit.publish(destination.uri, {
         exchange: destination.exchange,
         routingKey: context.event_type,
         messageId: context.event_id,
         body,
         timestamp: Math.floor(new Date(context.event_created_at).getTime() / 1000),
         headers: { team_id: context.team_id, environment: context.environment },
-      });
+      }));
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
     }
+    releaseAttemptSlot();
     const step = nextStep(attempt.attemptNumber, { statusCode: error ? null : 200, retryAfterMs: null }, this.config.retryScheduleMs);
     const finished: FinishedAttempt = {
       attemptId: attempt.attemptId,

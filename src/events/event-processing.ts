@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
 import type { PhiCipher } from '../common/crypto';
-import type { LabflowConfig } from '../config/config';
+import type { EventsConfig, LabflowConfig } from '../config/config';
 import { DeliveryQueue } from './delivery-queue';
 import { type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryBatches } from './delivery-batches';
 import { RabbitMqPublisher } from './rabbitmq.publisher';
 import { type EndpointRateLimiter, RedisEndpointRateLimiter } from './rate-limiter';
 import { OutboxRepository } from './outbox.repository';
@@ -27,6 +28,15 @@ export interface EventProcessing {
   delivery: DeliveryWorker | null;
   /** Stops both; `force` abandons running deliveries as a crash would. */
   stop(force?: boolean): Promise<void>;
+}
+
+/**
+ * How long a claimed delivery is reserved for its attempt: the whole attempt (the delivery
+ * timeout, and a margin for recording the outcome), but never longer than a job lock, after
+ * which BullMQ gives a dead worker's job to another.
+ */
+export function claimLeaseMs(config: Pick<EventsConfig, 'deliveryTimeoutMs' | 'jobLockMs'>): number {
+  return Math.min(config.deliveryTimeoutMs + 5_000, config.jobLockMs);
 }
 
 /**
@@ -61,7 +71,7 @@ export function startEventProcessing(
     rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls, logger);
     // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
     rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
-    const processor = new DeliveryProcessor(new DeliveriesRepository(db), cipher, sender, rabbit, rateLimiter, config.events, logger);
+    const processor = new DeliveryProcessor(new DeliveryBatches(new DeliveriesRepository(db), { leaseMs: claimLeaseMs(config.events) }), cipher, sender, rabbit, rateLimiter, config.events, logger);
     delivery = new DeliveryWorker(processor, config.redisUrl, config.events, logger);
     delivery.start();
   }

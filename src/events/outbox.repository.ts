@@ -75,6 +75,12 @@ export class OutboxRepository {
    * rows), creates one delivery per matching enabled webhook endpoint and per matching RabbitMQ
    * destination, and marks the events relayed — one transaction. Returns the new delivery ids,
    * and the traceparent of their event for those that have one.
+   *
+   * The deliveries are written as enqueued already: the relay enqueues their jobs right after
+   * the commit and, should that fail (Redis down), hands them back with `markUnenqueued`. Marking
+   * them afterwards instead cost a second write of every delivery row (enqueued_at is in an index
+   * predicate, so never a HOT update). A relay that dies between the commit and the enqueue leaves
+   * them to the lost-job sweep (EVENTS_LOST_JOB_GRACE) rather than to its next pass.
    */
   async claimAndFanOut(
     limit: number,
@@ -90,8 +96,8 @@ export class OutboxRepository {
       const ids = claimed.map((row) => row.id);
       const webhooks: Array<{ id: string; trace_parent: string | null }> = await manager.query(
         `WITH inserted AS (
-         INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at)
-         SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at
+         INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at, enqueued_at)
+         SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, clock_timestamp()
            FROM event_outbox o
            JOIN webhook_endpoints e
              ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
@@ -105,8 +111,8 @@ export class OutboxRepository {
       );
       const destinations: Array<{ id: string; trace_parent: string | null }> = await manager.query(
         `WITH inserted AS (
-         INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at)
-         SELECT gen_random_uuid(), o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at
+         INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at, enqueued_at)
+         SELECT gen_random_uuid(), o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at, clock_timestamp()
            FROM event_outbox o
            JOIN teams t ON t.id = o.team_id
            JOIN etl_pipelines p
@@ -126,6 +132,12 @@ export class OutboxRepository {
       const traceParents = new Map(deliveries.flatMap((row) => (row.trace_parent ? [[row.id, row.trace_parent] as const] : [])));
       return { events: ids.length, deliveryIds: deliveries.map((row) => row.id), traceParents };
     });
+  }
+
+  /** Deliveries whose jobs could not be enqueued after all: the next pass enqueues them. */
+  async markUnenqueued(deliveryIds: string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.db.query(`UPDATE event_deliveries SET enqueued_at = NULL WHERE id = ANY($1::uuid[]) AND status = 'pending'`, [deliveryIds]);
   }
 
   async markEnqueued(deliveryIds: string[]): Promise<void> {

@@ -26,8 +26,9 @@ export interface RelayLogger {
  * Moves outbox rows into delivery jobs:
  *
  * 1. claim unrelayed events (FOR UPDATE SKIP LOCKED), insert one delivery per matching target
- *    and mark the events relayed — one transaction;
- * 2. after the commit, enqueue a BullMQ job per new delivery (jobId = delivery id) and note it;
+ *    (noted as enqueued) and mark the events relayed — one transaction;
+ * 2. after the commit, enqueue BullMQ jobs of up to DELIVERY_BUNDLE new deliveries each; if
+ *    Redis refuses them, note them as not enqueued;
  * 3. every pass, enqueue pending deliveries never enqueued (Redis was down at step 2, or a
  *    manual retry asked for an attempt now);
  * 4. every EVENTS_SWEEP_INTERVAL, re-enqueue pending deliveries overdue by EVENTS_LOST_JOB_GRACE
@@ -172,16 +173,17 @@ export class EventRelay {
     }
   }
 
+  /** New deliveries, written as enqueued (claimAndFanOut): handed back when Redis refuses them. */
   private async enqueue(deliveryIds: string[], traceParents: ReadonlyMap<string, string>): Promise<void> {
     if (deliveryIds.length === 0) return;
     try {
-      await this.queue.enqueue(deliveryIds, traceParents);
+      await this.queue.enqueueNew(deliveryIds, traceParents);
     } catch (error) {
-      // Committed but not enqueued: step 3 of a later pass enqueues them.
+      // Committed but not enqueued: step 3 of a later pass enqueues them (or, should this
+      // statement fail too, the lost-job sweep).
       this.warnOnce('enqueue', `[labflow] relay: cannot enqueue deliveries (Redis?): ${message(error)}`);
-      return;
+      await this.repo.markUnenqueued(deliveryIds);
     }
-    await this.repo.markEnqueued(deliveryIds);
   }
 
   /** At most one warning per kind a minute, so an outage does not flood the log. */

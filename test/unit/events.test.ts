@@ -5,7 +5,9 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { loadConfig } from '../../src/config/config';
 import { endpointAccepts, isEventType } from '../../src/events/catalogue';
+import { deliveryBundleJobs, deliveryJob } from '../../src/events/delivery-queue';
 import { eventIdFor, uuidV5 } from '../../src/events/event-id';
+import { MicroBatcher } from '../../src/events/micro-batcher';
 import { resolveEventId } from '../../src/events/outbox.service';
 import { MAX_RETRY_AFTER_MS, nextStep, parseRetryAfter } from '../../src/events/retry-policy';
 import { publicOnlyLookup, signatureHeaders, WebhookSender } from '../../src/events/webhook-sender';
@@ -98,6 +100,88 @@ describe('signing', () => {
     }
     expect(() => new StandardWebhook(generateWebhookSecret()).verify(body, headers)).toThrow();
     expect(() => new StandardWebhook(current).verify(`${body} `, headers)).toThrow();
+  });
+
+  it('signs exactly as standardwebhooks does (node:crypto HMAC, keys decoded once per secret)', () => {
+    const secret = generateWebhookSecret();
+    const at = new Date('2026-03-01T12:00:00.750Z');
+    for (const body of ['{}', JSON.stringify({ data: { name: 'Zoë', note: '血糖 ✓' } })]) {
+      const headers = signatureHeaders('msg_2', at, body, [secret]);
+      expect(headers['webhook-signature']).toBe(new StandardWebhook(secret).sign('msg_2', at, body));
+      expect(headers['webhook-timestamp']).toBe('1772366400');
+    }
+    expect(() => signatureHeaders('msg_3', at, '{}', ['whsec_'])).toThrow();
+  });
+});
+
+describe('delivery bookkeeping in groups (MicroBatcher)', () => {
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('sends items waiting together in one call, each caller getting its own answer', async () => {
+    const calls: number[][] = [];
+    const batcher = new MicroBatcher(async (items: number[]) => (calls.push(items), items.map((n) => n * 10)), { maxBatch: 3, maxInFlight: 1, key: String });
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.submit(n)));
+    expect(answers).toEqual([10, 20, 30, 40, 50]);
+    expect(calls).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+  });
+
+  it('never puts two items with the same key in one call', async () => {
+    const calls: string[][] = [];
+    const batcher = new MicroBatcher(async (items: string[]) => (calls.push(items), items), { maxBatch: 10, maxInFlight: 1, key: (item) => item });
+    await Promise.all(['a', 'b', 'a', 'c', 'a'].map((item) => batcher.submit(item)));
+    expect(calls).toEqual([['a', 'b', 'c'], ['a'], ['a']]);
+  });
+
+  it('retries a refused group item by item, so only the item at fault fails', async () => {
+    const batcher = new MicroBatcher(
+      async (items: number[]) => {
+        if (items.includes(13)) throw new Error(`refused ${items.join(',')}`);
+        return items;
+      },
+      { maxBatch: 10, maxInFlight: 1, key: String },
+    );
+    const outcomes = await Promise.allSettled([12, 13, 14].map((n) => batcher.submit(n)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused 13');
+  });
+
+  it('sends a lone item at once, and starts the next group while one runs when maxInFlight allows', async () => {
+    let running = 0;
+    let most = 0;
+    const release: Array<() => void> = [];
+    const batcher = new MicroBatcher(
+      async (items: number[]) => {
+        most = Math.max(most, ++running);
+        await new Promise<void>((resolve) => release.push(resolve));
+        running--;
+        return items;
+      },
+      { maxBatch: 10, maxInFlight: 2, key: String },
+    );
+    const first = batcher.submit(1);
+    await settle();
+    const second = batcher.submit(2);
+    await settle();
+    expect(release).toHaveLength(2);
+    release.forEach((resolve) => resolve());
+    await expect(Promise.all([first, second])).resolves.toEqual([1, 2]);
+    expect(most).toBe(2);
+  });
+});
+
+describe('delivery jobs', () => {
+  it('bundle new deliveries in order, ten a job, with their traceparents; a lone one is a job of its own', () => {
+    const ids = Array.from({ length: 21 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const jobs = deliveryBundleJobs(ids, new Map([[ids[3], '00-trace-3']]));
+    expect(jobs.map((job) => job.name)).toEqual(['deliver-bundle', 'deliver-bundle', 'deliver']);
+    expect(jobs[0].data).toEqual({ deliveryIds: ids.slice(0, 10), traceParents: { [ids[3]]: '00-trace-3' } });
+    expect(jobs[0].opts.jobId).toBe(`bundle-${ids[0]}`);
+    expect(jobs[1].data).toEqual({ deliveryIds: ids.slice(10, 20) });
+    expect(jobs[2]).toMatchObject({ data: { deliveryId: ids[20] }, opts: { jobId: ids[20] } });
+    expect(deliveryJob(ids[0], undefined, 1500).opts).toMatchObject({ jobId: ids[0], delay: 1500 });
   });
 });
 

@@ -1,0 +1,55 @@
+import type { Claim, DeliveriesRepository, FinishedAttempt } from './deliveries.repository';
+import { MicroBatcher } from './micro-batcher';
+
+/** What DeliveryProcessor needs of Postgres (DeliveriesRepository, or grouped: DeliveryBatches). */
+export type DeliveryStore = Pick<DeliveriesRepository, 'claim' | 'finishAttempt' | 'endpointRecovered' | 'endpointFailed' | 'disableEndpoint'>;
+
+/** Claims or outcomes per statement at most. */
+export const DELIVERY_BATCH = 100;
+
+/**
+ * The delivery worker's DeliveriesRepository with claims and outcomes grouped across its
+ * concurrent jobs (MicroBatcher): each job still claims before it sends and records the outcome
+ * before it completes, but a statement and its commit serve every job that got there meanwhile.
+ * Two statements of each kind may run at once, so a batch is filled while the previous commits.
+ */
+export class DeliveryBatches implements DeliveryStore {
+  private readonly claims: MicroBatcher<{ deliveryId: string; rateLimitCleared: boolean }, Claim>;
+  private readonly outcomes: MicroBatcher<FinishedAttempt, undefined>;
+
+  /** `leaseMs`: how long a claimed delivery is not due for anyone else (claimMany). */
+  constructor(
+    private readonly repo: DeliveriesRepository,
+    options: { leaseMs: number; maxBatch?: number; maxInFlight?: number },
+  ) {
+    const batching = { maxBatch: options.maxBatch ?? DELIVERY_BATCH, maxInFlight: options.maxInFlight ?? 2 };
+    this.claims = new MicroBatcher((requests) => repo.claimMany(requests, options.leaseMs), { ...batching, key: (request) => request.deliveryId });
+    this.outcomes = new MicroBatcher(
+      async (attempts) => {
+        await repo.finishAttempts(attempts);
+        return attempts.map(() => undefined);
+      },
+      { ...batching, key: (attempt) => attempt.deliveryId },
+    );
+  }
+
+  claim(deliveryId: string, options: { rateLimitCleared?: boolean } = {}): Promise<Claim> {
+    return this.claims.submit({ deliveryId, rateLimitCleared: options.rateLimitCleared === true });
+  }
+
+  finishAttempt(attempt: FinishedAttempt): Promise<void> {
+    return this.outcomes.submit(attempt);
+  }
+
+  endpointRecovered(endpointId: string): Promise<void> {
+    return this.repo.endpointRecovered(endpointId);
+  }
+
+  endpointFailed(endpointId: string, disableAfterMs: number): Promise<boolean> {
+    return this.repo.endpointFailed(endpointId, disableAfterMs);
+  }
+
+  disableEndpoint(endpointId: string, reason: string): Promise<boolean> {
+    return this.repo.disableEndpoint(endpointId, reason);
+  }
+}
