@@ -86,7 +86,9 @@ async function main() {
     const warm = await fetch(`${api.url}/v2/user`, { method: 'POST', headers, body: JSON.stringify({ client_user_id: 'bench-warm' }) });
     const warmUser = ((await warm.json()) as { user_id: string }).user_id;
     await post(`${api.url}/v2/timeseries/${warmUser}/heartrate`, headers, bodies[0]);
-    const eventsBefore = Number((await pg.query(`SELECT count(*) FROM event_outbox`)).rows[0].count);
+    // Events written to the outbox, and those still gathering samples (each pending batch is one).
+    const eventCount = async () => Number((await pg.query(`SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM event_batches) AS count`)).rows[0].count);
+    const eventsBefore = await eventCount();
     const started = performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -97,7 +99,7 @@ async function main() {
     }));
     const apiSeconds = (performance.now() - started) / 1000;
     const samples = users.length * BATCH;
-    const events = Number((await pg.query(`SELECT count(*) FROM event_outbox`)).rows[0].count) - eventsBefore;
+    const events = (await eventCount()) - eventsBefore;
 
     await pg.query(`CREATE TABLE bench_copy (LIKE health_timeseries INCLUDING DEFAULTS)`);
     const copyStarted = performance.now();

@@ -84,6 +84,16 @@ const envSchema = z.object({
   HEALTH_DATA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(64 * 1_048_576),
   /** Samples per page of a grouped timeseries read (`next_cursor` pages on). */
   HEALTH_DATA_PAGE_SIZE: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  /**
+   * Timeseries events gather the samples of one user, resource, provider and source type for this
+   * long after the first (across requests) before they are sent as one event; "0s": each request's
+   * samples go out at the next relay pass.
+   */
+  HEALTH_DATA_EVENT_WINDOW: duration.default('5s'),
+  /** Samples of one timeseries event at most; more go into further events. */
+  HEALTH_DATA_EVENT_MAX_SAMPLES: z.coerce.number().int().min(1).default(10_000),
+  /** Bytes of sample JSON in one timeseries event at most (webhook payloads are bounded). */
+  HEALTH_DATA_EVENT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
   /** OTLP/HTTP base URL (e.g. http://otel-collector:4318): traces are exported to <it>/v1/traces; unset: tracing off. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** The full traces URL, overriding OTEL_EXPORTER_OTLP_ENDPOINT for traces. */
@@ -245,7 +255,7 @@ export interface LabflowConfig {
   userDeletionGrace: string;
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
-  healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number };
+  healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number; events: { windowMs: number; maxItems: number; maxBytes: number } };
   logLevel: Environment['LOG_LEVEL'];
   tracing: TracingConfig;
   logFormat: Environment['LOG_FORMAT'];
@@ -389,7 +399,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     userDeletionGrace: e.USER_DELETION_GRACE,
     apiKeyCacheTtlMs: toMs(e.API_KEY_CACHE_TTL),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    healthData: { bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES, pageSize: e.HEALTH_DATA_PAGE_SIZE, retentionMs: toMs(e.HEALTH_DATA_RETENTION) },
+    healthData: {
+      bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,
+      pageSize: e.HEALTH_DATA_PAGE_SIZE,
+      retentionMs: toMs(e.HEALTH_DATA_RETENTION),
+      events: { windowMs: toMs(e.HEALTH_DATA_EVENT_WINDOW), maxItems: e.HEALTH_DATA_EVENT_MAX_SAMPLES, maxBytes: e.HEALTH_DATA_EVENT_MAX_BYTES },
+    },
     logLevel: e.LOG_LEVEL,
     tracing: {
       otlpTracesUrl:

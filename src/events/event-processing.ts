@@ -6,6 +6,8 @@ import { type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryBatches } from './delivery-batches';
+import { EventBatchFlusher } from './event-batches';
+import { EventBatchesRepository } from './event-batches.repository';
 import { RabbitMqPublisher } from './rabbitmq.publisher';
 import { type EndpointRateLimiter, RedisEndpointRateLimiter } from './rate-limiter';
 import { OutboxRepository } from './outbox.repository';
@@ -54,7 +56,8 @@ export function startEventProcessing(
   let relay: EventRelay | null = null;
   if (options.relay !== false) {
     queue = new DeliveryQueue(config.redisUrl, config.events.queueName, logger);
-    relay = new EventRelay(new OutboxRepository(db), queue, config.events, config.databaseUrl, { logger, teams: options.teams });
+    const batches = new EventBatchFlusher(new EventBatchesRepository(db), cipher);
+    relay = new EventRelay(new OutboxRepository(db), queue, config.events, config.databaseUrl, { logger, teams: options.teams, batches });
     relay.start();
   }
 

@@ -2,6 +2,7 @@ import { PgListener } from '../common/pg-listener';
 import type { EventsConfig } from '../config/config';
 import type { DeliveryQueue } from './delivery-queue';
 import { eventMetrics } from './event-metrics';
+import type { EventBatchFlusher } from './event-batches';
 import type { OutboxRepository, OverduePosition } from './outbox.repository';
 
 export interface RelayOptions {
@@ -10,6 +11,8 @@ export interface RelayOptions {
   teams?: ReadonlySet<string>;
   /** Overdue deliveries per lost-job sweep (default SWEEP_BATCH; tests use a small one). */
   sweepBatch?: number;
+  /** Turns due event batches (timeseries samples gathered across requests) into outbox events first. */
+  batches?: EventBatchFlusher;
 }
 
 /** Outbox rows claimed per transaction. */
@@ -25,6 +28,7 @@ export interface RelayLogger {
 /**
  * Moves outbox rows into delivery jobs:
  *
+ * 0. write event batches that are due (src/events/event-batches.ts) to the outbox;
  * 1. claim unrelayed events (FOR UPDATE SKIP LOCKED), insert one delivery per matching target
  *    (noted as enqueued) and mark the events relayed — one transaction;
  * 2. after the commit, enqueue BullMQ jobs of up to DELIVERY_BUNDLE new deliveries each; if
@@ -99,6 +103,7 @@ export class EventRelay {
    * the running relay calls it in its loop.
    */
   async pass(): Promise<number> {
+    await this.flushBatches();
     await this.enqueueUnenqueued();
     let relayed = 0;
     for (;;) {
@@ -155,6 +160,16 @@ export class EventRelay {
         this.wake = done;
       });
       this.wake = null;
+    }
+  }
+
+  /** Due event batches become outbox events, relayed by this same pass. */
+  private async flushBatches(): Promise<void> {
+    if (!this.options.batches) return;
+    try {
+      await this.options.batches.flushDue(this.teams);
+    } catch (error) {
+      this.warnOnce('batches', `[labflow] relay: cannot flush event batches, retrying: ${message(error)}`);
     }
   }
 

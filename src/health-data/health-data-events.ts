@@ -1,17 +1,16 @@
+import type { BatchAppend } from '../events/event-batches';
 import type { NewEvent } from '../events/outbox.service';
 import type { TeamPrincipal } from '../auth/principal';
 import { providerOf, sourceIdOf, sourceOf } from './providers';
 import type { TimeseriesResource } from './registry';
 
 /**
- * The webhook events of ingested data. A timeseries batch is one event per (user, resource,
- * provider) per chunk of at most EVENT_PAYLOAD_BUDGET bytes of samples — a day of minute heart
- * rate is one or a few events, never one per sample. A summary is one event with the summary
- * object as `data`: `created` the first time its id is stored, `updated` after.
+ * The webhook events of ingested data. Timeseries samples are gathered per (user, resource,
+ * provider, source type) across requests (EventBatchesService: HEALTH_DATA_EVENT_WINDOW, bounded
+ * by HEALTH_DATA_EVENT_MAX_SAMPLES and _MAX_BYTES), so a day of minute heart rate sent a minute at
+ * a time is a few events, never one per request or per sample. A summary is one event with the
+ * summary object as `data`: `created` the first time its id is stored, `updated` after.
  */
-
-/** Upper bound of the sample JSON in one timeseries event (Junction bounds webhook payloads). */
-export const EVENT_PAYLOAD_BUDGET = 256 * 1024;
 
 export interface EventSubject {
   team: Pick<TeamPrincipal, 'teamId' | 'environment'>;
@@ -31,35 +30,36 @@ function envelope(subject: EventSubject, eventType: string, data: unknown): NewE
 }
 
 /**
- * Splits sample views into chunks of at most EVENT_PAYLOAD_BUDGET bytes and makes one
- * `daily.data.<event>.<created|updated>` per chunk, `{data, source_id, source, user_id}`.
+ * The samples of one ingestion request for their batch: `daily.data.<event>.<created|updated>`
+ * with `data = {data: [samples], source_id, source, user_id}`. A sample's identity within the
+ * event is its key and timestamp, so a sample sent twice in one window goes out once, latest
+ * value.
  */
-export function timeseriesEvents(
+export function timeseriesBatch(
   subject: EventSubject,
   resource: TimeseriesResource,
   provider: string,
   sourceType: string,
-  views: Array<Record<string, unknown>>,
+  samples: Array<{ key: string; view: Record<string, unknown> }>,
   change: 'created' | 'updated',
-): NewEvent[] {
-  const events: NewEvent[] = [];
-  const eventType = `daily.data.${resource.event}.${change}`;
-  let chunk: Array<Record<string, unknown>> = [];
-  let bytes = 0;
-  const flush = () => {
-    if (chunk.length === 0) return;
-    events.push(envelope(subject, eventType, { data: chunk, source_id: sourceIdOf(provider), source: sourceOf(provider, sourceType), user_id: subject.userId }));
-    chunk = [];
-    bytes = 0;
+): BatchAppend {
+  return {
+    eventType: `daily.data.${resource.event}.${change}` as NewEvent['eventType'],
+    teamId: subject.team.teamId,
+    environment: subject.team.environment,
+    userId: subject.userId,
+    clientUserId: subject.clientUserId,
+    group: timeseriesGroup(provider, sourceType),
+    // `data` first, as before batching (the flush fills it in place).
+    envelope: { data: [], source_id: sourceIdOf(provider), source: sourceOf(provider, sourceType), user_id: subject.userId },
+    itemsField: 'data',
+    items: samples.map((sample) => ({ key: sample.key, item: sample.view })),
   };
-  for (const view of views) {
-    const size = JSON.stringify(view).length + 1;
-    if (bytes + size > EVENT_PAYLOAD_BUDGET) flush();
-    chunk.push(view);
-    bytes += size;
-  }
-  flush();
-  return events;
+}
+
+/** The batch group of a provider's samples of one source type; `${provider}|` is the provider's prefix. */
+export function timeseriesGroup(provider: string, sourceType = ''): string {
+  return `${provider}|${sourceType}`;
 }
 
 export function summaryEvent(subject: EventSubject, event: string, view: Record<string, unknown>, inserted: boolean): NewEvent {

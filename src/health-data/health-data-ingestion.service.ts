@@ -1,13 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, RequestValidationError, validationError } from '../common/errors';
 import { zodIssues } from '../common/validation';
 import { uuidV5 } from '../events/event-id';
-import { OutboxService, type NewEvent } from '../events/outbox.service';
+import { EventBatchesService } from '../events/event-batches';
+import { OutboxService } from '../events/outbox.service';
 import type { UserEntity } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import type { IngestionEnvelope } from './health-data.dto';
-import { type EventSubject, historicalEvent, summaryEvent, timeseriesEvents } from './health-data-events';
+import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, timeseriesGroup } from './health-data-events';
 import { sampleView, summaryView } from './health-data-views';
 import { summaryType, timeseriesResource, type SummaryType } from './registry';
 import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
@@ -27,6 +29,7 @@ export interface IngestionResult {
   updated: number;
   /** Left out because they lie outside the user's ingestion_start / ingestion_end. */
   outside_ingestion_bounds: number;
+  /** Events recorded (summaries), or events the samples went into (timeseries: gathered, sent when their batch closes). */
   events: number;
 }
 
@@ -34,7 +37,7 @@ export interface IngestionResult {
  * Ingestion as the phone SDKs send it (`POST /v2/timeseries/{user_id}/{resource}`,
  * `POST /v2/summary/{resource}/{user_id}`): validate everything first (one bad sample refuses
  * the request), drop what lies outside the user's ingestion bounds, then write the data and its
- * events in one transaction.
+ * events (timeseries: into their open event batch) in one transaction.
  */
 @Injectable()
 export class HealthDataIngestionService {
@@ -43,6 +46,8 @@ export class HealthDataIngestionService {
     private readonly timeseries: TimeseriesRepository,
     private readonly summaries: SummariesRepository,
     private readonly outbox: OutboxService,
+    private readonly batches: EventBatchesService,
+    @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
   async ingestTimeseries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope): Promise<IngestionResult> {
@@ -58,14 +63,20 @@ export class HealthDataIngestionService {
     const key = { userId: user.id, resource: resource.slug, provider: body.provider, sourceType: body.source_type };
     return this.summaries.transaction(async (manager) => {
       const { inserted, updated } = await this.timeseries.upsert(manager, key, within);
-      const events: NewEvent[] = within.length
-        ? timeseriesEvents(subject, resource, body.provider, body.source_type, within.map((sample) => sampleView(resource, storedOf(sample))), updated > 0 ? 'updated' : 'created')
-        : [];
+      // The samples join the open event of their user, resource, provider and source type
+      // (`updated` when they replaced stored ones, as before batching); the event goes out when
+      // its window closes or it is full.
+      const samples = within.map((sample) => ({ key: `${sample.sampleKey}|${sample.ts}`, view: sampleView(resource, storedOf(sample)) }));
+      const change = updated > 0 ? 'updated' : 'created';
+      let events = await this.batches.append(manager, timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change), this.config.healthData.events);
       if (body.stage === 'historical' && body.is_final_chunk) {
-        events.push(historicalEvent(subject, resource.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }));
+        // After everything of the backfill still gathering: those batches go out first.
+        const eventTypes = [`daily.data.${resource.event}.created`, `daily.data.${resource.event}.updated`];
+        const finished = historicalEvent(subject, resource.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null });
+        await this.batches.enqueueAfterBatches(manager, { eventTypes, groupPrefix: timeseriesGroup(body.provider, '') }, finished);
+        events++;
       }
-      await this.outbox.record(manager, events);
-      return { resource: resource.slug, stored: within.length, created: inserted, updated, outside_ingestion_bounds: countOutside(parsed, bounds), events: events.length };
+      return { resource: resource.slug, stored: within.length, created: inserted, updated, outside_ingestion_bounds: countOutside(parsed, bounds), events };
     });
   }
 

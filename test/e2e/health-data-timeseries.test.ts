@@ -2,6 +2,7 @@ import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { TIMESERIES_RESOURCES, type TimeseriesResource } from '../../src/health-data/registry';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/webhook-receiver';
 
 /**
  * Timeseries ingestion (`POST /v2/timeseries/{user_id}/{resource}`) read back through the SDK
@@ -25,7 +26,8 @@ describe('health data: timeseries', () => {
   const day = '2026-11-20';
 
   beforeAll(async () => {
-    stack = await startStack({ worker: false, env: { HEALTH_DATA_PAGE_SIZE: '500' } });
+    // The relay turns gathered timeseries events into outbox rows (nothing is delivered: no endpoint).
+    stack = await startStack({ worker: false, events: { relay: true, delivery: false }, env: { HEALTH_DATA_PAGE_SIZE: '500', HEALTH_DATA_EVENT_WINDOW: '0s' } });
     tenant = await createTenant(stack.db);
     other = await createTenant(stack.db);
     client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
@@ -188,13 +190,17 @@ describe('health data: timeseries', () => {
     expect((await foreign('GET', `/v2/timeseries/${userId}/heartrate?start_date=${day}`)).status).toBe(404);
   });
 
-  it('records one timeseries event per batch chunk, created then updated', async () => {
+  it('records timeseries events created then updated, and the end of a backfill after its samples', async () => {
     const userId = await createUser();
     const data = [{ timestamp: `${day}T08:00:00Z`, value: 5.5 }, { timestamp: `${day}T08:05:00Z`, value: 5.9 }];
     await ingest(userId, 'glucose', { provider: 'freestyle_libre', data });
     await ingest(userId, 'glucose', { provider: 'freestyle_libre', data: [{ timestamp: `${day}T08:05:00Z`, value: 6.1 }] });
     await ingest(userId, 'body_weight', { stage: 'historical', start_date: '2026-11-01', end_date: day, data: [{ timestamp: `${day}T06:00:00Z`, value: 70 }] });
-    const rows: Array<{ event_type: string }> = await stack.db.query(`SELECT event_type FROM event_outbox WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    // Gathered for HEALTH_DATA_EVENT_WINDOW (0 s here), then written to the outbox by the relay.
+    const rows: Array<{ event_type: string }> = await waitFor(async () => {
+      const written: Array<{ event_type: string }> = await stack.db.query(`SELECT event_type FROM event_outbox WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+      return written.length >= 4 && written;
+    });
     expect(rows.map((row) => row.event_type)).toEqual([
       'daily.data.glucose.created',
       'daily.data.glucose.updated',

@@ -8,6 +8,7 @@ import { endpointAccepts, isEventType } from '../../src/events/catalogue';
 import { deliveryBundleJobs, deliveryJob } from '../../src/events/delivery-queue';
 import { eventIdFor, uuidV5 } from '../../src/events/event-id';
 import { MicroBatcher } from '../../src/events/micro-batcher';
+import { fill } from '../../src/events/event-batches';
 import { resolveEventId } from '../../src/events/outbox.service';
 import { MAX_RETRY_AFTER_MS, nextStep, parseRetryAfter } from '../../src/events/retry-policy';
 import { publicOnlyLookup, signatureHeaders, WebhookSender } from '../../src/events/webhook-sender';
@@ -169,6 +170,37 @@ describe('delivery bookkeeping in groups (MicroBatcher)', () => {
     release.forEach((resolve) => resolve());
     await expect(Promise.all([first, second])).resolves.toEqual([1, 2]);
     expect(most).toBe(2);
+  });
+});
+
+describe('event batches: bounds', () => {
+  const items = (count: number, size = 10) => Array.from({ length: count }, (_, i) => ({ key: String(i), item: 'x'.repeat(size - 2) }));
+
+  it('fills the open batch first, then whole batches under both bounds; the last stays open unless full', () => {
+    // Each item is 10 bytes of JSON (8 characters and quotes) + 1 separator = 11.
+    const byCount = fill(items(25), { count: 5, bytes: 55 }, { maxItems: 10, maxBytes: 10_000 });
+    expect(byCount.map((chunk) => [chunk.items.length, chunk.full])).toEqual([
+      [5, true],
+      [10, true],
+      [10, true],
+    ]);
+    const byBytes = fill(items(7), { count: 0, bytes: 0 }, { maxItems: 100, maxBytes: 33 });
+    expect(byBytes.map((chunk) => [chunk.items.length, chunk.bytes, chunk.full])).toEqual([
+      [3, 33, true],
+      [3, 33, true],
+      [1, 11, false],
+    ]);
+  });
+
+  it('seals a full open batch without adding to it, and lets an item larger than the bound go alone', () => {
+    expect(fill(items(2), { count: 10, bytes: 110 }, { maxItems: 10, maxBytes: 10_000 }).map((chunk) => [chunk.items.length, chunk.full])).toEqual([
+      [0, true],
+      [2, false],
+    ]);
+    expect(fill(items(2, 50), { count: 0, bytes: 0 }, { maxItems: 10, maxBytes: 20 }).map((chunk) => [chunk.items.length, chunk.full])).toEqual([
+      [1, true],
+      [1, true],
+    ]);
   });
 });
 
