@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { runPrepared } from '../common/prepared-statement';
 import { OUTBOX_CHANNEL } from './outbox.repository';
 
 export type DeliveryTarget = 'webhook' | 'rabbitmq';
@@ -103,11 +104,13 @@ export class DeliveriesRepository {
    * groups the claims of its concurrent jobs (DeliveryBatches). Answers in input order; each
    * delivery's rows are decided as by `claim` alone, independently of its batch mates.
    *
-   * A claimed delivery is due again only after `leaseMs` (until its outcome sets the real next
-   * time): a second job for the same delivery — the lost-job sweep's, while a bundle job still
-   * holds it — finds it `not_due` instead of sending it a second time. The worker's lease covers
-   * an attempt (delivery timeout) but not more than a job lock, so a job whose worker died is
-   * not kept waiting when BullMQ hands it out again.
+   * A delivery with an attempt in flight (`sending`, started less than `leaseMs` ago) is
+   * `not_due` until the lease ends: a second job for the same delivery — the lost-job sweep's,
+   * while a bundle job still holds it — does not send it a second time. The worker's lease covers
+   * an attempt (delivery timeout) but not more than a job lock, so a job whose worker died is not
+   * kept waiting when BullMQ hands it out again; its attempt is then marked `interrupted`. (The
+   * lease is read from the attempt row rather than written to next_attempt_at, which is indexed:
+   * the claim's update of the delivery stays a HOT update.)
    */
   async claimMany(requests: ReadonlyArray<{ deliveryId: string; rateLimitCleared: boolean }>, leaseMs = 0): Promise<Claim[]> {
     if (requests.length === 0) return [];
@@ -126,25 +129,33 @@ export class DeliveriesRepository {
         limited_endpoint_id: string | null;
         rate_limit: number | null;
       }
-    > = await this.db.query(
+    > = await runPrepared(
+      this.db,
+      'labflow_claim_deliveries',
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[]) WITH ORDINALITY AS i(delivery_id, attempt_id, cleared, n)
        ), target AS (
-         SELECT d.id, i.attempt_id, i.cleared, i.n, d.attempt_count, d.manual, d.next_attempt_at,
-                d.next_attempt_at > clock_timestamp() AS not_due,
+         SELECT d.id, i.attempt_id, i.cleared, i.n, d.attempt_count, d.manual,
+                CASE WHEN l.in_flight THEN d.last_attempt_at + $4::bigint * interval '1 millisecond' ELSE d.next_attempt_at END AS next_attempt_at,
+                d.next_attempt_at > clock_timestamp() OR l.in_flight AS not_due,
                 CASE d.target WHEN 'webhook' THEN e.id IS NULL OR e.disabled
                               ELSE p.id IS NULL OR NOT ('rabbitmq' = ANY(p.enabled)) END AS unsendable,
                 CASE d.target WHEN 'webhook' THEN e.id END AS limited_endpoint_id,
                 CASE d.target WHEN 'webhook' THEN e.rate_limit END AS rate_limit
            FROM input i
            JOIN event_deliveries d ON d.id = i.delivery_id
+           CROSS JOIN LATERAL (
+             SELECT EXISTS (SELECT 1 FROM event_delivery_attempts a
+                             WHERE a.delivery_id = d.id AND a.status = 'sending'
+                               AND a.created_at > clock_timestamp() - $4::bigint * interval '1 millisecond') AS in_flight
+           ) l
            LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
            LEFT JOIN etl_pipelines p ON p.id = d.pipeline_id
           WHERE d.status = 'pending'
        ), claimed AS (
          UPDATE event_deliveries d
             SET attempt_count = d.attempt_count + 1, last_attempt_at = clock_timestamp(), manual = false,
-                updated_at = clock_timestamp(), next_attempt_at = clock_timestamp() + $4::bigint * interval '1 millisecond'
+                updated_at = clock_timestamp()
            FROM target t
           WHERE d.id = t.id AND d.status = 'pending' AND d.attempt_count = t.attempt_count
             AND NOT t.not_due AND NOT t.unsendable AND (t.rate_limit IS NULL OR t.cleared)
@@ -222,7 +233,9 @@ export class DeliveriesRepository {
     if (attempts.length === 0) return;
     const sorted = [...attempts].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
     const column = <T>(pick: (attempt: FinishedAttempt) => T): T[] => sorted.map(pick);
-    await this.db.query(
+    await runPrepared(
+      this.db,
+      'labflow_finish_attempts',
       `WITH f AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::uuid[],
                               $8::text[], $9::text[], $10::bigint[], $11::text[])
