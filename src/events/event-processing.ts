@@ -28,7 +28,7 @@ export interface EventProcessingOptions {
 export interface EventProcessing {
   relay: EventRelay | null;
   delivery: DeliveryWorker | null;
-  /** Stops both; `force` abandons running deliveries as a crash would. */
+  /** Stops both (once; later calls wait for the first); `force` abandons running deliveries as a crash would. */
   stop(force?: boolean): Promise<void>;
 }
 
@@ -79,16 +79,21 @@ export function startEventProcessing(
     delivery.start();
   }
 
+  // Once: disconnecting an ioredis client a second time arms a 2 s timer that keeps the process up.
+  let stopped: Promise<void> | null = null;
   return {
     relay,
     delivery,
-    async stop(force = false) {
-      await relay?.stop();
-      await queue?.close();
-      await delivery?.close(force);
-      sender?.close();
-      await rabbit?.close();
-      await rateLimiter?.close();
+    stop(force = false) {
+      stopped ??= (async () => {
+        await relay?.stop();
+        await queue?.close();
+        await delivery?.close(force);
+        sender?.close();
+        await rabbit?.close();
+        await rateLimiter?.close();
+      })();
+      return stopped;
     },
   };
 }

@@ -66,6 +66,26 @@ export function summaryEvent(subject: EventSubject, event: string, view: Record<
   return { ...envelope(subject, `daily.data.${event}.${inserted ? 'created' : 'updated'}`, view), subjectId: view.id as string };
 }
 
+/**
+ * `daily.data.workout_stream.created`: a workout's stream was stored. Shallow, as Junction's:
+ * streams outgrow webhook payloads, so the event names the workout and the receiver reads the
+ * stream (`GET /v2/timeseries/workouts/{workout_id}/stream`).
+ */
+export function workoutStreamEvent(subject: EventSubject, workout: Record<string, unknown>): NewEvent {
+  const sport = (workout.sport as { id: number; name: string; slug: string } | undefined) ?? { id: 0, name: 'Other', slug: 'other' };
+  return {
+    ...envelope(subject, 'daily.data.workout_stream.created', {
+      message: 'The workout stream is available from GET /v2/timeseries/workouts/{workout_id}/stream.',
+      provider_id: typeof workout.provider_id === 'string' ? workout.provider_id : workout.id,
+      sport,
+      workout_id: workout.id,
+      source: workout.source,
+      user_id: subject.userId,
+    }),
+    subjectId: workout.id as string,
+  };
+}
+
 /** `historical.data.<event>.created`: the final chunk of a backfill arrived. */
 export function historicalEvent(subject: EventSubject, event: string, provider: string, range: { start: string | null; end: string | null }): NewEvent {
   return envelope(subject, `historical.data.${event}.created`, {

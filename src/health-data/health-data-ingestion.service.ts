@@ -9,7 +9,7 @@ import { OutboxService } from '../events/outbox.service';
 import type { UserEntity } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import type { IngestionEnvelope } from './health-data.dto';
-import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, timeseriesGroup } from './health-data-events';
+import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, timeseriesGroup, workoutStreamEvent } from './health-data-events';
 import { sampleView, summaryView } from './health-data-views';
 import { summaryType, timeseriesResource, type SummaryType } from './registry';
 import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
@@ -113,7 +113,13 @@ export class HealthDataIngestionService {
       }
       const streams = unique.filter((write) => write.stream !== undefined).map((write) => ({ workoutId: write.id, stream: write.stream }));
       await this.summaries.saveWorkoutStreams(manager, streams);
-      const events = stored.map((summary) => summaryEvent(subject, type.event, summaryView(summary), summary.inserted));
+      const views = new Map(stored.map((summary) => [summary.id, summaryView(summary)]));
+      const events = stored.map((summary) => summaryEvent(subject, type.event, views.get(summary.id) as Record<string, unknown>, summary.inserted));
+      // A stored stream: its shallow event after the workout's own.
+      for (const { workoutId } of streams) {
+        const workout = views.get(workoutId);
+        if (workout) events.push(workoutStreamEvent(subject, workout));
+      }
       if (body.stage === 'historical' && body.is_final_chunk) {
         events.push(historicalEvent(subject, type.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }));
       }

@@ -161,6 +161,38 @@ test("a backfill's last chunk sends what it gathered, then historical.data", asy
   expect(webhooks[1].json.data).toMatchObject({ user_id: userId, start_date: '2026-11-01', end_date: day, is_final: true });
 });
 
+test('a stored workout stream is announced by a shallow daily.data.workout_stream.created after the workout', async () => {
+  const userId = await createUser();
+  const workout = {
+    calendar_date: day,
+    time_start: `${day}T17:00:00Z`,
+    time_end: `${day}T17:45:00Z`,
+    provider_id: 'run-7',
+    sport: { id: 1, name: 'Running', slug: 'running' },
+    stream: { time: [0, 60, 120], heartrate: [120, 140, 150] },
+  };
+  expect((await api('POST', `/v2/summary/workouts/${userId}`, { provider: 'garmin', data: [workout] })).status).toBe(200);
+  // Without a stream: the workout's event only.
+  expect((await api('POST', `/v2/summary/workouts/${userId}`, { provider: 'garmin', data: [{ ...workout, provider_id: 'walk-1', stream: undefined }] })).status).toBe(200);
+  const webhooks = await waitFor(() => webhooksFor(userId).length >= 3 && webhooksFor(userId), { describe: () => webhooksFor(userId).map((r) => r.json.event_type) });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(webhooksFor(userId).map((request) => request.json.event_type).sort()).toEqual(['daily.data.workout_stream.created', 'daily.data.workouts.created', 'daily.data.workouts.created']);
+  const run = webhooks.find((request) => request.json.event_type === 'daily.data.workouts.created' && request.json.data.provider_id === 'run-7')!;
+  const announced = webhooks.find((request) => request.json.event_type === 'daily.data.workout_stream.created')!;
+  expect(announced.json.data).toEqual({
+    message: expect.any(String),
+    provider_id: 'run-7',
+    sport: { id: 1, name: 'Running', slug: 'running' },
+    workout_id: run.json.data.id,
+    source: expect.objectContaining({ slug: 'garmin' }),
+    user_id: userId,
+  });
+  expect(announced.verified).toBe(true);
+  // What it announces can be read.
+  const stream = await api('GET', `/v2/timeseries/workouts/${run.json.data.id}/stream`);
+  expect(stream.body).toMatchObject({ time: [0, 60, 120], heartrate: [120, 140, 150] });
+});
+
 test('a gathering batch survives the relay and delivery worker dying: a new one sends it once', async () => {
   const userId = await createUser();
   await ingest(userId, { provider: 'polar', data: minutes(0, 6) });
