@@ -2,14 +2,15 @@ import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 
 /**
- * CPU time per item of a bench phase, of this process and of the Postgres backends serving its
- * database (read from /proc: Linux, Postgres on this machine; absent otherwise). On a shared
- * machine the rates move with everyone else's load, the CPU an item costs much less: it tells
+ * CPU time per item of a bench phase: of a process of its own (the delivery process), of this
+ * process (outbox writes and the receiver), and of the Postgres backends serving the database —
+ * read from /proc (Linux, Postgres on this machine; left out where /proc cannot tell). On a
+ * shared machine rates move with everyone else's load, the CPU an item costs much less: it tells
  * whether a change made the work cheaper or the machine was just quieter.
  */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-function cpuTicks(pid: number): number | null {
+export function cpuTicks(pid: number): number | null {
   try {
     // Fields after the command name: utime is the 12th, stime the 13th (proc(5)).
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -25,18 +26,21 @@ async function backends(db: DataSource): Promise<Map<number, number | null>> {
 }
 
 export interface CpuMark {
-  node: NodeJS.CpuUsage;
+  child: { pid: number; ticks: number | null };
+  self: NodeJS.CpuUsage;
   postgres: Map<number, number | null>;
 }
 
-export async function cpuMark(db: DataSource): Promise<CpuMark> {
-  return { node: process.cpuUsage(), postgres: await backends(db) };
+export async function cpuMark(db: DataSource, childPid: number): Promise<CpuMark> {
+  return { child: { pid: childPid, ticks: cpuTicks(childPid) }, self: process.cpuUsage(), postgres: await backends(db) };
 }
 
-/** `node 123 µs, postgres 45 µs` per item since `mark` (postgres left out when /proc cannot tell). */
-export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): Promise<string> {
-  const node = process.cpuUsage(mark.node);
-  const parts = [`node ${Math.round((node.user + node.system) / items)} µs`];
+const micros = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+
+/** µs per item since `mark` of the child process, this process and Postgres (null: unknown). */
+export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): Promise<{ child: number | null; self: number; postgres: number | null }> {
+  const self = process.cpuUsage(mark.self);
+  const childNow = cpuTicks(mark.child.pid);
   let ticks = 0;
   let known = true;
   for (const [pid, now] of await backends(db)) {
@@ -44,6 +48,9 @@ export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): 
     if (now === null || before === null) known = false;
     else ticks += now - before;
   }
-  if (known && ticks > 0) parts.push(`postgres ${Math.round((ticks * 1e6) / CLOCK_TICKS_PER_SECOND / items)} µs`);
-  return parts.join(', ');
+  return {
+    child: childNow === null || mark.child.ticks === null ? null : Math.round(micros(childNow - mark.child.ticks) / items),
+    self: Math.round((self.user + self.system) / items),
+    postgres: known && ticks > 0 ? Math.round(micros(ticks) / items) : null,
+  };
 }

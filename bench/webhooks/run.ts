@@ -4,36 +4,48 @@
  * queue alone allows), and the time from outbox commit to delivery (p50/p99) — all measured in
  * one run, so the ratio is comparable across machines.
  *
- *   npm run bench:webhooks          (settings from the environment, as for the services:
+ *   npm run build && npm run bench:webhooks
+ *                                   (settings from the environment, as for the services:
  *                                    DATABASE_URL of a migrated database, REDIS_URL, PHI_ENCRYPTION_KEY;
- *                                    the delivery worker logs at LOG_LEVEL into BENCH_LOG, default /dev/null)
+ *                                    the delivery process logs at LOG_LEVEL into BENCH_LOG, default /dev/null)
  *   BENCH_EVENTS=5000 BENCH_PACED_EVENTS=500 BENCH_PACED_RATE=200 npm run bench:webhooks
+ *   BENCH_CHILD_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench:webhooks   (node flags for the delivery process)
+ *
+ * Topology as in production: the relay and the delivery worker run in a process of their own
+ * from dist/ on plain node (bench/webhooks/delivery-process.mjs, what the worker's `relay` and
+ * `delivery` roles run, for the bench's team only), the no-op baseline likewise on plain node
+ * (bench/webhooks/noop-worker.mjs); this process writes the outbox (as the API would) and is the
+ * receiver (as the team's server would be).
  *
  * Phases: (1) baseline — N no-op jobs through BullMQ; (2) burst — N events committed to the
  * outbox in transactions of 100, relayed, signed and POSTed (throughput, and latency including
  * queueing); (3) paced — events committed one per transaction at a steady rate below capacity
  * (latency without a backlog). Its own org/team/endpoint/queues are removed afterwards. The CPU
- * time an item cost (this process, and the Postgres backends where /proc shows them) is printed
+ * time an item cost (each process, and the Postgres backends where /proc shows them) is printed
  * too: on a shared machine it moves much less than the rates.
  */
 import 'reflect-metadata';
-import { Queue, Worker } from 'bullmq';
+import { Queue } from 'bullmq';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createLogger } from '../../src/common/logger';
 import { PhiCipher } from '../../src/common/crypto';
 import { loadConfig } from '../../src/config/config';
 import { createDataSource } from '../../src/db/data-source';
 import { workerConnection } from '../../src/events/delivery-queue';
-import { startEventProcessing } from '../../src/events/event-processing';
 import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem } from './cpu';
+
+const ROOT = join(__dirname, '..', '..');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const PACED_EVENTS = Number(process.env.BENCH_PACED_EVENTS ?? 500);
@@ -89,45 +101,52 @@ function startReceiver(secret: string) {
   };
 }
 
-async function baseline(redisUrl: string, concurrency: number): Promise<number> {
-  const name = `bench-noop-${run}`;
-  const queue = new Queue(name, { connection: workerConnection(redisUrl) });
-  let done = 0;
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  const worker = new Worker(
-    name,
-    async () => {
-      if (++done === EVENTS) finish();
-    },
-    { connection: workerConnection(redisUrl), concurrency, autorun: false },
-  );
-  const started = performance.now();
-  void worker.run();
-  for (let i = 0; i < EVENTS; i += 1000) {
-    await queue.addBulk(
-      Array.from({ length: Math.min(1000, EVENTS - i) }, (_, j) => ({
-        name: 'noop',
-        data: { i: i + j },
-        opts: { jobId: randomUUID(), removeOnComplete: true, removeOnFail: true },
-      })),
-    );
-  }
-  await finished;
-  const seconds = (performance.now() - started) / 1000;
-  await worker.close();
-  await queue.obliterate({ force: true });
-  await queue.close();
-  return EVENTS / seconds;
+/** The no-op baseline in a plain node process of its own (noop-worker.mjs). */
+async function baseline(redisUrl: string, concurrency: number): Promise<{ perSecond: number; cpuMicros: number }> {
+  const child = spawn(process.execPath, [join(__dirname, 'noop-worker.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, REDIS_URL: redisUrl, BENCH_EVENTS: String(EVENTS), BENCH_CONCURRENCY: String(concurrency) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`noop-worker.mjs exited with ${code}`);
+  return JSON.parse(output.trim().split('\n').at(-1) as string) as { perSecond: number; cpuMicros: number };
+}
+
+/** The relay and delivery worker from dist/ in a process of their own (delivery-process.mjs), once it runs. */
+async function startDeliveryProcess(env: Record<string, string>): Promise<ChildProcess> {
+  if (!existsSync(join(ROOT, 'dist/src/events/event-processing.js'))) throw new Error('dist/ is missing: npm run build');
+  const nodeArgs = process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, 'delivery-process.mjs')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('READY')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`delivery-process.mjs exited with ${code} before it was ready`)));
+  });
+  return child;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig({
-    ...process.env,
+  const settings = {
     EVENTS_QUEUE: `bench-webhooks-${run}`,
     EVENTS_RELAY_POLL_INTERVAL: process.env.EVENTS_RELAY_POLL_INTERVAL ?? '100ms',
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-  });
+  };
+  const config = loadConfig({ ...process.env, ...settings });
   const db = createDataSource(config.databaseUrl);
   await db.initialize();
   const cipher = new PhiCipher(config.phiEncryptionKey);
@@ -163,16 +182,13 @@ async function main(): Promise<void> {
 
   const concurrency = config.events.concurrency;
   console.log(`labflow webhook bench: ${fmt(EVENTS)} events, concurrency ${concurrency}, Redis ${new URL(config.redisUrl).host}`);
+  console.log(`  load average at start: ${loadavg().map((n) => fmt(n, 2)).join(' ')}`);
 
-  const baselineMark = await cpuMark(db);
-  const noopRate = await baseline(config.redisUrl, concurrency);
-  const baselineCpu = await cpuPerItem(db, baselineMark, EVENTS);
+  const noop = await baseline(config.redisUrl, concurrency);
+  const noopRate = noop.perSecond;
   console.log(`  baseline  BullMQ no-op jobs/s            ${fmt(noopRate)}`);
 
-  // The worker's own logger at LOG_LEVEL (default info: one line per attempt, as in production),
-  // its lines written to BENCH_LOG (default /dev/null) instead of between the figures.
-  const logger = createLogger(config, { service: 'worker', destination: pino.destination({ dest: process.env.BENCH_LOG ?? '/dev/null', sync: false }) });
-  const events = startEventProcessing({ db, cipher, config }, { teams: new Set([team.id]), logger });
+  const deliveries = await startDeliveryProcess({ ...settings, BENCH_TEAM_ID: team.id });
   const committed = new Map<string, number>();
   const event = (seq: number): NewEvent => ({
     eventType: 'labtest.order.updated',
@@ -184,7 +200,7 @@ async function main(): Promise<void> {
   });
   try {
     // Burst.
-    const burstMark = await cpuMark(db);
+    const burstMark = await cpuMark(db, deliveries.pid as number);
     const burstStart = performance.now();
     for (let i = 0; i < EVENTS; i += 100) {
       const ids = await outbox.emit(Array.from({ length: Math.min(100, EVENTS - i) }, (_, j) => event(i + j)));
@@ -221,10 +237,23 @@ async function main(): Promise<void> {
       `  paced     outbox→delivery p50 / p99      ${fmt(percentile(pacedLatency, 50))} ms / ${fmt(percentile(pacedLatency, 99))} ms   (${fmt(PACED_EVENTS)} events at ${fmt(PACED_RATE)}/s)`,
     );
     console.log(`  receiver  signatures verified (sample)   ${verified} ok, ${failures} failed`);
-    console.log(`  cpu/item  no-op job: ${baselineCpu}; delivery (burst, all of it: outbox writes, relay, worker, receiver): ${burstCpu}`);
+    const micros = (value: number | null) => (value === null ? '?' : `${fmt(value)} µs`);
+    console.log(
+      `  cpu/item  no-op job ${micros(Math.round(noop.cpuMicros / EVENTS))}; delivery: relay + worker ${micros(burstCpu.child)}, ` +
+        `outbox writes + receiver ${micros(burstCpu.self)}, postgres ${micros(burstCpu.postgres)}`,
+    );
+    recordFigure({
+      bench: 'webhooks',
+      name: 'signed webhook deliveries/s',
+      value: deliveryRate,
+      baseline: noopRate,
+      baselineName: 'BullMQ no-op jobs/s',
+      unit: '/s',
+      goal: { ratio: 0.5, atLeast: true },
+    });
     if (failures > 0) process.exitCode = 1;
   } finally {
-    await events.stop();
+    await stopProcess(deliveries);
     const queue = new Queue(config.events.queueName, { connection: workerConnection(config.redisUrl) });
     await queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();

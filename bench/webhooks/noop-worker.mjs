@@ -1,0 +1,52 @@
+// The floor bench:webhooks measures deliveries against: BENCH_EVENTS no-op jobs through BullMQ on
+// REDIS_URL, BENCH_CONCURRENCY at a time, added in bulks of 1,000 — the ceiling the queue alone
+// allows. Plain JavaScript on plain node, like the delivery process it is compared with (ts-node
+// loads node:domain, whose async hooks tax every promise). Prints one JSON line:
+// {"perSecond": …, "cpuMicros": …} (this process's CPU time over the measured part).
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import console from 'node:console';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+
+const require = createRequire(import.meta.url);
+const { Queue, Worker } = require('bullmq');
+const Redis = require('ioredis');
+
+const events = Number(process.env.BENCH_EVENTS);
+const concurrency = Number(process.env.BENCH_CONCURRENCY);
+const name = `bench-noop-${randomUUID().slice(0, 8)}`;
+// As the delivery worker's connections (src/events/delivery-queue.ts workerConnection).
+const connection = () => new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: null });
+
+const queue = new Queue(name, { connection: connection() });
+let done = 0;
+let finish;
+const finished = new Promise((resolve) => (finish = resolve));
+const worker = new Worker(
+  name,
+  async () => {
+    if (++done === events) finish();
+  },
+  { connection: connection(), concurrency, autorun: false },
+);
+const cpu = process.cpuUsage();
+const started = performance.now();
+void worker.run();
+for (let i = 0; i < events; i += 1000) {
+  await queue.addBulk(
+    Array.from({ length: Math.min(1000, events - i) }, (_, j) => ({
+      name: 'noop',
+      data: { i: i + j },
+      opts: { jobId: randomUUID(), removeOnComplete: true, removeOnFail: true },
+    })),
+  );
+}
+await finished;
+const seconds = (performance.now() - started) / 1000;
+const used = process.cpuUsage(cpu);
+console.log(JSON.stringify({ perSecond: events / seconds, cpuMicros: used.user + used.system }));
+await worker.close();
+await queue.obliterate({ force: true });
+await queue.close();
+process.exit(0);
