@@ -42,10 +42,9 @@ import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
 import { WebhookEndpointEntity } from '../../src/management/webhooks/webhook-endpoint.entity';
 import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { ROOT } from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem } from './cpu';
-
-const ROOT = join(__dirname, '..', '..');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const PACED_EVENTS = Number(process.env.BENCH_PACED_EVENTS ?? 500);
