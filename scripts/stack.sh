@@ -157,10 +157,15 @@ stack_temporal_ensure() {
 }
 
 # Sets LABFLOW_TEMPORAL_CMD to the dev server's command line (the LABFLOW_TEMPORAL_* settings
-# above: address, UI port, SQLite file, codec endpoint, namespaces and search attributes).
+# above: address, UI port, SQLite file, codec endpoint, namespaces and search attributes), or
+# with LABFLOW_TEMPORAL=server the Temporal server's (stack_temporal_server_command).
 # The fault run (scripts/test-faults.sh) overrides those settings and restarts the server with it.
 stack_temporal_command() {
   local ns sa
+  if [[ "$LABFLOW_TEMPORAL" == server ]]; then
+    stack_temporal_server_command
+    return 0
+  fi
   LABFLOW_TEMPORAL_CMD=("$TEMPORAL_BIN" server start-dev
     --ip "$LABFLOW_TEMPORAL_IP" --port "$LABFLOW_TEMPORAL_PORT" --ui-port "$LABFLOW_TEMPORAL_UI_PORT"
     --db-filename "$LABFLOW_TEMPORAL_DB"

@@ -169,6 +169,13 @@ codec:
 EOF
 }
 
+# Sets LABFLOW_TEMPORAL_CMD to the server's command line (its config is written by
+# stack_temporal_server_config). The fault run restarts the server with it.
+stack_temporal_server_command() {
+  LABFLOW_TEMPORAL_CMD=("$LABFLOW_CACHE_DIR/bin/temporal-server" --root "$LABFLOW_TEMPORAL_SERVER_DIR" --config config --env development
+    --allow-no-auth start)
+}
+
 # Starts the server and the UI unless a Temporal answers on the frontend port already.
 stack_temporal_server_up() {
   stack_find_temporal # the CLI: health checks, namespaces and search attributes
@@ -180,8 +187,8 @@ stack_temporal_server_up() {
     stack_temporal_server_schema
     stack_temporal_server_config
     say "starting the Temporal server on $LABFLOW_TEMPORAL_ADDR (PostgreSQL: $LABFLOW_TEMPORAL_SERVER_DB, log $LABFLOW_TEMPORAL_SERVER_DIR/server.log)"
-    setsid "$LABFLOW_CACHE_DIR/bin/temporal-server" --root "$LABFLOW_TEMPORAL_SERVER_DIR" --config config --env development \
-      --allow-no-auth start </dev/null >"$LABFLOW_TEMPORAL_SERVER_DIR/server.log" 2>&1 &
+    stack_temporal_server_command
+    setsid "${LABFLOW_TEMPORAL_CMD[@]}" </dev/null >"$LABFLOW_TEMPORAL_SERVER_DIR/server.log" 2>&1 &
     LABFLOW_TEMPORAL_PID=$!
     echo "$LABFLOW_TEMPORAL_PID" >"$LABFLOW_TEMPORAL_SERVER_PIDFILE"
     LABFLOW_STARTED_TEMPORAL=1

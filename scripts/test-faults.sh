@@ -11,12 +11,17 @@
 #               SIGKILLed and restarted by the runner (test/faults/run.ts)
 #
 # Then 60 sandbox orders (20 per collection method) are simulated at once under a fault schedule
-# and the run asserts that every order completes, none is stranded, no transition happens twice
-# and no webhook event is lost. It ends with `faults: N passed, N failed`; the exit code is 0
+# and the run asserts that every order completes, none is stranded, no transition happens twice,
+# no webhook event is lost, lost workflows are healed once and a revoked key is refused at once.
+#
+# npm run test:replicas runs the same with FAULTS_REPLICAS=2 (two API replicas on :8140 and :8150,
+# two workers) and LABFLOW_TEMPORAL=server: the Temporal server itself (scripts/temporal-server.sh)
+# on PostgreSQL (databases temporal_faults and temporal_faults_visibility, recreated every run)
+# instead of the dev server, killed and restarted the same way. It ends with `faults: N passed, N failed`; the exit code is 0
 # only when nothing failed. Logs: .labflow/faults/logs/. Ctrl-C stops everything it started.
 #
 # Settings (environment): FAULTS_TEMPORAL_PORT (7243), FAULTS_TEMPORAL_UI_PORT (8243),
-# FAULTS_API_PORT (8140), FAULTS_MANAGEMENT_PORT (8141), FAULTS_REDIS_PORT (6390),
+# FAULTS_API_PORT (8140), FAULTS_MANAGEMENT_PORT (8141), FAULTS_REPLICAS (1), FAULTS_REDIS_PORT (6390),
 # FAULTS_DATABASE (labflow_faults), FAULTS_ORDERS_PER_METHOD (20), FAULTS_DEADLINE_SECONDS (270,
 # from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop waiting once nothing moved
 # this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
@@ -37,6 +42,7 @@ FAULTS_REDIS_PORT=${FAULTS_REDIS_PORT:-6390}
 FAULTS_REDIS_DB=3
 FAULTS_DATABASE=${FAULTS_DATABASE:-labflow_faults}
 FAULTS_NAMESPACE=labflow-faults
+FAULTS_REPLICAS=${FAULTS_REPLICAS:-1}
 FAULTS_STATE="$LABFLOW_STATE_DIR/faults"
 FAULTS_LOG_DIR="$FAULTS_STATE/logs"
 
@@ -81,13 +87,17 @@ have node || fail "node is missing" "install Node.js 20"
 stack_npm_install
 stack_services
 
+[[ "$FAULTS_REPLICAS" =~ ^[1-9]$ ]] || fail "FAULTS_REPLICAS=$FAULTS_REPLICAS is not a number of replicas from 1 to 9" "FAULTS_REPLICAS=2"
 for spec in "$FAULTS_TEMPORAL_PORT:fault-run Temporal" "$FAULTS_TEMPORAL_UI_PORT:fault-run Temporal UI" \
-  "$FAULTS_API_PORT:fault-run API" "$FAULTS_MANAGEMENT_PORT:fault-run management API"; do
+  "$FAULTS_MANAGEMENT_PORT:fault-run management API"; do
   require_free_port "${spec%%:*}" "${spec#*:}"
+done
+for ((replica = 0; replica < FAULTS_REPLICAS; replica++)); do
+  require_free_port "$((FAULTS_API_PORT + 10 * replica))" "fault-run API replica $((replica + 1))"
 done
 
 FAULTS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/labflow-faults.XXXXXX")
-rm -rf "$FAULTS_LOG_DIR"
+rm -rf "$FAULTS_LOG_DIR" "$FAULTS_STATE/temporal-server"
 mkdir -p "$FAULTS_LOG_DIR"
 chmod 700 "$LABFLOW_STATE_DIR" 2>/dev/null || true
 
@@ -105,7 +115,7 @@ else
 fi
 redis_flushdb "$FAULTS_REDIS_DB" || fail "could not empty Redis db $FAULTS_REDIS_DB on port $LABFLOW_REDIS_PORT"
 
-# --- Temporal: its own dev server (stack.sh's bring-up with other settings) ----------------------
+# --- Temporal: its own dev server, or Temporal server (stack.sh's bring-up with other settings) --
 LABFLOW_TEMPORAL_PORT=$FAULTS_TEMPORAL_PORT
 LABFLOW_TEMPORAL_UI_PORT=$FAULTS_TEMPORAL_UI_PORT
 LABFLOW_TEMPORAL_ADDR="$LABFLOW_TEMPORAL_IP:$LABFLOW_TEMPORAL_PORT"
@@ -115,13 +125,28 @@ LABFLOW_TEMPORAL_PIDFILE="$FAULTS_TMP/temporal.pid"
 LABFLOW_TEMPORAL_LOG="$FAULTS_LOG_DIR/temporal.log"
 LABFLOW_TEMPORAL_CODEC_ENDPOINT="http://127.0.0.1:$FAULTS_MANAGEMENT_PORT/codec"
 LABFLOW_STARTED_TEMPORAL=0
+if [[ "$LABFLOW_TEMPORAL" == server ]]; then
+  # The server's state: its own two databases (recreated: every run starts from nothing), config
+  # and log beside the run's logs, pid file where the runner writes the restarted server's pid.
+  LABFLOW_TEMPORAL_SERVER_DB=temporal_faults
+  LABFLOW_TEMPORAL_SERVER_VISIBILITY_DB=temporal_faults_visibility
+  LABFLOW_TEMPORAL_SERVER_DIR="$FAULTS_STATE/temporal-server"
+  LABFLOW_TEMPORAL_SERVER_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
+  LABFLOW_TEMPORAL_UI_PIDFILE="$FAULTS_TMP/temporal-ui.pid"
+  LABFLOW_TEMPORAL_LOG="$LABFLOW_TEMPORAL_SERVER_DIR/server.log"
+  for db in "$LABFLOW_TEMPORAL_SERVER_DB" "$LABFLOW_TEMPORAL_SERVER_VISIBILITY_DB"; do
+    psql_admin -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null || fail "could not drop database $db"
+  done
+fi
 stack_temporal_up
-[[ "$LABFLOW_STARTED_TEMPORAL" == 1 ]] || fail "the fault run must start its own Temporal dev server on $LABFLOW_TEMPORAL_ADDR" "stop what answers there"
+[[ "$LABFLOW_STARTED_TEMPORAL" == 1 ]] || fail "the fault run must start its own Temporal $LABFLOW_TEMPORAL server on $LABFLOW_TEMPORAL_ADDR" "stop what answers there"
 # The runner SIGKILLs it on purpose: no "Killed" job notice from this shell.
 disown "$LABFLOW_TEMPORAL_PID" 2>/dev/null || true
 stack_temporal_command
-# The runner restarts the server with this exact command line (one argument per line).
+# The runner restarts the server with this exact command line (one argument per line), and asks
+# the CLI whether it is healthy.
 FAULTS_TEMPORAL_ARGV=$(printf '%s\n' "${LABFLOW_TEMPORAL_CMD[@]}")
+FAULTS_TEMPORAL_CLI=$TEMPORAL_BIN
 
 # --- settings of the fault-run processes --------------------------------------------------------
 export NODE_ENV=test
@@ -155,7 +180,7 @@ export RECONCILER_GRACE=3s
 # Stalled workflows are raised within the run (newer reconciler; older code ignores it).
 export RECONCILER_STALL_HORIZON=45s
 export RETENTION_SWEEP_INTERVAL=0s
-export FAULTS_TEMPORAL_ARGV FAULTS_LOG_DIR
+export FAULTS_TEMPORAL_ARGV FAULTS_TEMPORAL_CLI FAULTS_LOG_DIR FAULTS_REPLICAS
 export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
 export FAULTS_TEMPORAL_LOG=$LABFLOW_TEMPORAL_LOG
 unset LABFLOW_WORKFLOW_BUNDLE

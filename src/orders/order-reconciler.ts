@@ -20,6 +20,8 @@ export interface ReconcilePass {
   raised: number;
   /** Stranded rows closed because their order is fine again or has ended. */
   resolved: number;
+  /** True when another worker held the reconciler's lock, so this pass did nothing. */
+  skipped: boolean;
 }
 
 /** What a look at one order's workflow concluded. */
@@ -65,8 +67,10 @@ const CONCURRENCY = 8;
  *    reached, restart failed) is raised: an error log line, a row the management API lists and the
  *    labflow_stranded_orders gauge counts. Rows are resolved once the order is fine or has ended.
  *
- * Several workers may run it at once: a restart is refused while a run is open, so only one of
- * them starts a new run. A reconciler judges closed workflows of its own task queue at once;
+ * Every worker runs it, but a pass holds a PostgreSQL session lock (OrderScanRepository.exclusively),
+ * so with several workers one reconciles at a time and no order is examined, healed or raised
+ * twice over; a worker that dies mid-pass loses the lock with its connection. (Even without it a
+ * restart is refused while a run is open, so two passes could never start two runs.) A reconciler judges closed workflows of its own task queue at once;
  * those of another queue (an earlier deployment's, a test file's own stack) only once they have
  * been closed for RECONCILER_STALL_HORIZON, giving that queue's reconciler the first go. It
  * queries only workflows of its own queue, whose worker runs beside it.
@@ -115,13 +119,21 @@ export class OrderReconciler implements OnModuleDestroy {
     await this.stop();
   }
 
-  /** One pass. Never throws: a failing part is logged and the next pass tries again. */
+  /**
+   * One pass, unless another worker's pass holds the lock (then `skipped`). Never throws: a
+   * failing part is logged and the next pass tries again.
+   */
   async reconcile(): Promise<ReconcilePass> {
-    const pass: ReconcilePass = { started: 0, healed: 0, raised: 0, resolved: 0 };
-    await this.part('start of unstarted workflows', () => this.startUnstarted(pass));
-    await this.part('scan of non-terminal orders', () => this.scanBatch(pass));
-    await this.part('resolution of ended orders', async () => {
-      pass.resolved += await this.stranded.resolveEnded();
+    const pass: ReconcilePass = { started: 0, healed: 0, raised: 0, resolved: 0, skipped: false };
+    await this.part('pass', async () => {
+      const locked = await this.scan.exclusively(async () => {
+        await this.part('start of unstarted workflows', () => this.startUnstarted(pass));
+        await this.part('scan of non-terminal orders', () => this.scanBatch(pass));
+        await this.part('resolution of ended orders', async () => {
+          pass.resolved += await this.stranded.resolveEnded();
+        });
+      });
+      pass.skipped = !locked.ran;
     });
     return pass;
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
 import { isTerminal, ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
 import { OrderEntity } from './order.entities';
 
@@ -21,6 +22,14 @@ const TERMINAL_LITERALS = ORDER_LOW_LEVEL_STATUSES.filter(isTerminal)
 @Injectable()
 export class OrderScanRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Runs one reconciler pass holding the reconciler's session lock, so that of several workers
+   * (replicas) one reconciles at a time; `{ran: false}` when another process holds it.
+   */
+  exclusively<T>(pass: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    return withSessionLock(this.db, SESSION_LOCKS.orderReconciler, pass);
+  }
 
   /** Orders whose workflow start is not confirmed, oldest first. */
   unstarted(olderThan: Date, limit: number): Promise<OrderEntity[]> {

@@ -1,8 +1,8 @@
+import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
 import type { DataSource } from 'typeorm';
 import { IdempotencyRepository } from '../common/idempotency/idempotency.repository';
 import { OutboxRepository } from '../events/outbox.repository';
 import { TimeseriesRepository } from '../health-data/timeseries.repository';
-import { RetentionRepository } from './retention.repository';
 
 /** What a sweeper keeps: each limit is how long a row is kept after it was created. */
 export interface RetentionConfig {
@@ -43,16 +43,14 @@ export interface RetentionReport {
  * Order rows, order events and results are never touched: they are the customer's record.
  */
 export class RetentionSweeper {
-  private readonly lock: RetentionRepository;
   private readonly events: OutboxRepository;
   private readonly idempotency: IdempotencyRepository;
   private readonly timeseries: TimeseriesRepository;
 
   constructor(
-    db: DataSource,
+    private readonly db: DataSource,
     private readonly config: RetentionConfig,
   ) {
-    this.lock = new RetentionRepository(db);
     this.events = new OutboxRepository(db);
     this.idempotency = new IdempotencyRepository(db);
     this.timeseries = new TimeseriesRepository(db);
@@ -61,7 +59,7 @@ export class RetentionSweeper {
   /** One sweep; returns null when another process holds the sweep lock. */
   async sweepOnce(): Promise<RetentionReport | null> {
     const { batchSize } = this.config;
-    return this.lock.withSweepLock(async () => ({
+    const sweep = await withSessionLock(this.db, SESSION_LOCKS.retentionSweep, async () => ({
       events: await this.drain(() => this.events.deleteExpired(this.config.eventRetentionMs, batchSize)),
       orderIdempotencyKeys: await this.drain(() => this.idempotency.deleteExpiredAnswers(this.config.orderIdempotencyKeyTtlMs, batchSize)),
       appointmentIdempotencyKeys: await this.drain(() =>
@@ -69,6 +67,7 @@ export class RetentionSweeper {
       ),
       healthDataPartitions: await this.maintainHealthData(),
     }));
+    return sweep.ran ? sweep.value : null;
   }
 
   /** Partitions three months ahead; whole months past the health-data retention dropped. */

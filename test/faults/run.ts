@@ -17,11 +17,21 @@
  *   2. FAULTS_ORDERS_PER_METHOD (20) sandbox orders per collection method through POST /v3/order:
  *      test kit, at-home phlebotomy at zip 85004, walk-in at Quest; then every
  *      POST /v3/order/{id}/test?delay=2 at once (t = 0);
+ *      Before that, the workflows of FAULTS_LOST_WORKFLOWS (2) test-kit orders are terminated, and
+ *      the run waits until a reconciler has started a new run of each (healed once, checked last);
  *   3. faults: worker SIGKILL +3 s (back +10 s), Temporal SIGKILL +18 s (back +24 s, same SQLite
- *      file), Redis CLIENT PAUSE 12000 +32 s, API SIGKILL +48 s (back +50 s), worker SIGKILL
- *      +55 s (back +60 s);
+ *      file or PostgreSQL databases), Redis CLIENT PAUSE 12000 +32 s, API SIGKILL +48 s (back
+ *      +50 s), worker SIGKILL +55 s (back +60 s);
  *   4. waits (bounded: FAULTS_DEADLINE_SECONDS from t = 0, or FAULTS_QUIET_SECONDS without any
- *      progress) until every order is terminal and every outbox event delivered, then checks.
+ *      progress) until every order is terminal and every outbox event delivered, then checks;
+ *      last, a team key is revoked through the management API and every API replica must refuse
+ *      it within 5 s (the key cache's revocation NOTIFY).
+ *
+ * With FAULTS_REPLICAS=2 (npm run test:replicas, on the Temporal server) two API replicas and two
+ * workers run: requests go round the replicas, the first API and worker are the ones killed first
+ * (the others carry on), the second worker is the one killed at +55 s. Every worker runs the
+ * outbox relay, the retention sweep and the reconciler: the checks show each order completed once,
+ * each event delivered under one webhook id, each lost workflow healed once.
  *
  * Prints a table per collection method and ends with `faults: N passed, N failed`.
  */
@@ -48,16 +58,27 @@ import { WebhookReceiver } from '../helpers/webhook-receiver';
 const ROOT = join(__dirname, '..', '..');
 const env = process.env;
 const config = loadConfig(env);
-const API = `http://127.0.0.1:${config.api.port}`;
+/** API replicas and workers (FAULTS_REPLICAS, 1; 2 for the replicas run): API i listens on API_PORT + 10·(i−1). */
+const REPLICAS = Number(env.FAULTS_REPLICAS ?? 1);
+const APIS = Array.from({ length: REPLICAS }, (_, index) => `http://127.0.0.1:${config.api.port + 10 * index}`);
+const API = APIS[0];
 const MANAGEMENT = `http://127.0.0.1:${config.management.port}`;
 const LOG_DIR = required('FAULTS_LOG_DIR');
 const TEMPORAL_ARGV = required('FAULTS_TEMPORAL_ARGV').split('\n').filter(Boolean);
 const TEMPORAL_PIDFILE = required('FAULTS_TEMPORAL_PIDFILE');
 const TEMPORAL_LOG = required('FAULTS_TEMPORAL_LOG');
+/** The Temporal CLI (health checks, listings): the dev server's own binary, or beside the Temporal server. */
+const TEMPORAL_CLI = env.FAULTS_TEMPORAL_CLI ?? TEMPORAL_ARGV[0];
+/** What runs Temporal: 'dev server' (the CLI's, SQLite) or 'server' (the Temporal server on PostgreSQL). */
+const TEMPORAL_KIND = env.LABFLOW_TEMPORAL === 'server' ? 'Temporal server' : 'Temporal dev server';
 const PER_METHOD = Number(env.FAULTS_ORDERS_PER_METHOD ?? 20);
 const DEADLINE_S = Number(env.FAULTS_DEADLINE_SECONDS ?? 270);
 const QUIET_S = Number(env.FAULTS_QUIET_SECONDS ?? 60);
 const SIMULATION_DELAY_S = 2;
+/** Orders whose workflow is terminated before their simulation, for the reconcilers to heal (once). */
+const LOST_WORKFLOWS = Number(env.FAULTS_LOST_WORKFLOWS ?? 2);
+/** How long a revoked key may still open a request on a replica (the key cache is invalidated by NOTIFY). */
+const REVOCATION_BOUND_MS = 5_000;
 /** Share of webhook attempts the receiver answers with a 500 (by hash, so a rerun fails the same ones). */
 const RECEIVER_FAILURE_SHARE = 0.2;
 const WEBHOOK_PATH = '/labflow-faults';
@@ -239,7 +260,7 @@ class TemporalServer {
 
   healthy(): Promise<boolean> {
     return new Promise((resolve) => {
-      execFile(TEMPORAL_ARGV[0], ['operator', 'cluster', 'health', '--address', this.address, '--command-timeout', '3s'], { env: cliEnv }, (error) =>
+      execFile(TEMPORAL_CLI, ['operator', 'cluster', 'health', '--address', this.address, '--command-timeout', '3s'], { env: cliEnv }, (error) =>
         resolve(!error),
       );
     });
@@ -274,11 +295,16 @@ function portOpen(address: string): Promise<boolean> {
 
 const nodeEnv = { ...env };
 delete nodeEnv.FAULTS_TEMPORAL_ARGV;
-const nodeProcess = (name: string, script: string) =>
-  new Supervised(name, [process.execPath, '--enable-source-maps', script], nodeEnv, join(LOG_DIR, `${name}.log`));
-const apiProcess = nodeProcess('api', 'dist/src/main.js');
+const nodeProcess = (name: string, script: string, extraEnv: NodeJS.ProcessEnv = {}) =>
+  new Supervised(name, [process.execPath, '--enable-source-maps', script], { ...nodeEnv, ...extraEnv }, join(LOG_DIR, `${name}.log`));
+/** `api` and `worker` alone; `api-1`, `api-2`... with replicas. */
+const replicaName = (role: string, index: number) => (REPLICAS === 1 ? role : `${role}-${index + 1}`);
+const apiProcesses = APIS.map((_, index) => nodeProcess(replicaName('api', index), 'dist/src/main.js', { API_PORT: String(config.api.port + 10 * index) }));
 const managementProcess = nodeProcess('management', 'dist/src/management.js');
-const workerProcess = nodeProcess('worker', 'dist/src/worker.js');
+const workerProcesses = Array.from({ length: REPLICAS }, (_, index) => nodeProcess(replicaName('worker', index), 'dist/src/worker.js'));
+const allProcesses = [...apiProcesses, managementProcess, ...workerProcesses];
+/** The API replica for the `index`th request of a batch: requests go round the replicas. */
+const apiFor = (index: number) => APIS[index % APIS.length];
 const temporalServer = new TemporalServer();
 
 /** Resolves when the run is being stopped (Ctrl-C): the fault schedule and the wait end early. */
@@ -292,7 +318,7 @@ async function shutdown(): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   abortRun();
-  await Promise.allSettled([workerProcess.stop(20_000), apiProcess.stop(), managementProcess.stop()]);
+  await Promise.allSettled([...workerProcesses.map((worker) => worker.stop(20_000)), ...apiProcesses.map((api) => api.stop()), managementProcess.stop()]);
   await temporalServer.stop();
 }
 
@@ -434,17 +460,21 @@ interface Fault {
   run(): Promise<void>;
 }
 
+// With replicas, the first worker and API die while the others carry on, and the last worker later.
+const firstWorker = workerProcesses[0];
+const lastWorker = workerProcesses[workerProcesses.length - 1];
+const firstApi = apiProcesses[0];
 const FAULTS: Fault[] = [
-  { at: 3, what: 'worker SIGKILL', run: () => workerProcess.kill('SIGKILL') },
-  { at: 10, what: 'worker back', run: async () => workerProcess.start() },
-  { at: 18, what: 'Temporal dev server SIGKILL', run: () => temporalServer.kill() },
+  { at: 3, what: `${firstWorker.name} SIGKILL`, run: () => firstWorker.kill('SIGKILL') },
+  { at: 10, what: `${firstWorker.name} back`, run: async () => firstWorker.start() },
+  { at: 18, what: `${TEMPORAL_KIND} SIGKILL`, run: () => temporalServer.kill() },
   {
     at: 24,
-    what: 'Temporal dev server back (same SQLite file)',
+    what: `${TEMPORAL_KIND} back (${env.LABFLOW_TEMPORAL === 'server' ? 'same PostgreSQL databases' : 'same SQLite file'})`,
     run: async () => {
       temporalServer.start();
       const healthy = await temporalServer.waitHealthy(60_000);
-      log(healthy ? 'Temporal dev server healthy again' : 'Temporal dev server NOT healthy 60 s after its restart');
+      log(healthy ? `${TEMPORAL_KIND} healthy again` : `${TEMPORAL_KIND} NOT healthy 60 s after its restart`);
     },
   },
   {
@@ -461,10 +491,10 @@ const FAULTS: Fault[] = [
       }
     },
   },
-  { at: 48, what: 'API SIGKILL', run: () => apiProcess.kill('SIGKILL') },
-  { at: 50, what: 'API back', run: async () => apiProcess.start() },
-  { at: 55, what: 'worker SIGKILL', run: () => workerProcess.kill('SIGKILL') },
-  { at: 60, what: 'worker back', run: async () => workerProcess.start() },
+  { at: 48, what: `${firstApi.name} SIGKILL`, run: () => firstApi.kill('SIGKILL') },
+  { at: 50, what: `${firstApi.name} back`, run: async () => firstApi.start() },
+  { at: 55, what: `${lastWorker.name} SIGKILL`, run: () => lastWorker.kill('SIGKILL') },
+  { at: 60, what: `${lastWorker.name} back`, run: async () => lastWorker.start() },
 ];
 
 /** Runs the schedule relative to t0; each fault in the background so a slow one delays no other. */
@@ -492,7 +522,7 @@ async function runFaults(): Promise<Array<{ fault: Fault; ok: boolean; atActual:
 // --- main ------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  log(`fault run: ${PER_METHOD} orders per collection method; API ${API}, management ${MANAGEMENT}, Temporal ${config.temporal.address} (${config.temporal.namespace}), logs ${LOG_DIR}`);
+  log(`fault run: ${PER_METHOD} orders per collection method; ${REPLICAS} API replica(s) ${APIS.join(' ')} and ${REPLICAS} worker(s); management ${MANAGEMENT}, Temporal ${config.temporal.address} (${config.temporal.namespace}), logs ${LOG_DIR}`);
   const receiver = await WebhookReceiver.start();
   const attempts = new Map<string, number>();
   receiver.respond(WEBHOOK_PATH, (request) => {
@@ -507,14 +537,14 @@ async function main(): Promise<void> {
   await db.initialize();
   const temporalConnection: { client: Client | null; connection: Connection | null } = { client: null, connection: null };
   try {
-    apiProcess.start();
-    managementProcess.start();
-    workerProcess.start();
-    await Promise.all([waitHealthy(API, 'the API'), waitHealthy(MANAGEMENT, 'the management API')]);
-    log('API and management API are up');
-    // The worker bundles the workflow code before it polls: the run starts with it polling.
-    if (!(await workerProcess.waitForLog(WORKER_POLLING, 180_000))) throw new Error(`the worker did not start polling within 180 s (log ${LOG_DIR}/worker.log)`);
-    log('worker is polling');
+    for (const proc of allProcesses) proc.start();
+    await Promise.all([...APIS.map((api, index) => waitHealthy(api, `API ${apiProcesses[index].name}`)), waitHealthy(MANAGEMENT, 'the management API')]);
+    log(`API (${REPLICAS}) and management API are up`);
+    // A worker bundles the workflow code before it polls: the run starts with every one polling.
+    for (const worker of workerProcesses) {
+      if (!(await worker.waitForLog(WORKER_POLLING, 180_000))) throw new Error(`${worker.name} did not start polling within 180 s (log ${LOG_DIR}/${worker.name}.log)`);
+    }
+    log(`worker(s) polling: ${workerProcesses.map((worker) => worker.name).join(', ')}`);
 
     const tenant = await createTenant(db);
     const teamApi = (method: string, path: string, body?: unknown) =>
@@ -531,7 +561,8 @@ async function main(): Promise<void> {
 
     // Users and orders, 10 requests in flight.
     const plan = METHODS.flatMap((method) => Array.from({ length: PER_METHOD }, () => method));
-    const orders: RunOrder[] = await pool(plan, 10, async (method) => {
+    const orders: RunOrder[] = await pool(plan, 10, async (method, index) => {
+      const API = apiFor(index);
       try {
         const user = await http(API, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `faults-${randomUUID()}` } });
         if (user.status !== 200) throw new Error(`POST /v2/user: ${user.status} ${JSON.stringify(user.body)}`);
@@ -549,12 +580,37 @@ async function main(): Promise<void> {
     const wrongMethod = orders.filter((order) => order.view?.details?.type !== order.method);
     check('each order has the collection method asked for', wrongMethod.length === 0, wrongMethod.map((order) => `${order.id}: ${order.view?.details?.type}`).join(', '));
 
+    temporalConnection.connection = await Connection.connect(config.temporal.connection);
+    const client = new Client({ connection: temporalConnection.connection, namespace: config.temporal.namespace, dataConverter: labflowDataConverter(config) });
+    temporalConnection.client = client;
+
+    // Lost workflows: terminated as a bug or an operator would; every worker's reconciler sees them
+    // closed, one of them heals each (a new run resuming from the order's row), once.
+    const lost = orders.filter((order) => order.method === 'testkit').slice(0, LOST_WORKFLOWS);
+    const firstRuns = new Map<string, string>();
+    for (const order of lost) {
+      const handle = client.workflow.getHandle(`order:${order.id}`);
+      firstRuns.set(order.id, (await handle.describe()).runId);
+      await handle.terminate('fault run: workflow lost');
+    }
+    log(`terminated the workflows of ${lost.length} order(s); waiting for a reconciler to heal them`);
+    const unhealed = new Set(lost.map((order) => order.id));
+    const healDeadline = Date.now() + 90_000;
+    while (unhealed.size > 0 && Date.now() < healDeadline && !shuttingDown) {
+      for (const orderId of [...unhealed]) {
+        const description = await client.workflow.getHandle(`order:${orderId}`).describe().catch(() => null);
+        if (description && description.runId !== firstRuns.get(orderId) && description.status.name === 'RUNNING') unhealed.delete(orderId);
+      }
+      if (unhealed.size > 0) await sleepUnlessAborted(500);
+    }
+    check(`every lost workflow healed by a reconciler (${lost.length} terminated)`, unhealed.size === 0, `not healed within 90 s: ${[...unhealed].join(', ')}`);
+
     // The simulations, all at once: t = 0.
     t0 = Date.now();
     log(`POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} for ${orders.length} orders at once`);
     const simulations = await Promise.all(
-      orders.map((order) =>
-        http(API, 'POST', `/v3/order/${order.id}/test?delay=${SIMULATION_DELAY_S}`, { key: tenant.apiKey, body: {} }).then(
+      orders.map((order, index) =>
+        http(apiFor(index), 'POST', `/v3/order/${order.id}/test?delay=${SIMULATION_DELAY_S}`, { key: tenant.apiKey, body: {} }).then(
           (reply) => ({ order, reply }),
           (error: unknown) => ({ order, reply: { status: 0, body: String(error) } as Reply }),
         ),
@@ -584,9 +640,9 @@ async function main(): Promise<void> {
       await pool(
         orders.filter((order) => !isTerminal(order)),
         10,
-        async (order) => {
+        async (order, index) => {
           try {
-            const reply = await http(API, 'GET', `/v3/order/${order.id}`, { key: tenant.apiKey });
+            const reply = await http(apiFor(index), 'GET', `/v3/order/${order.id}`, { key: tenant.apiKey });
             if (reply.status === 200) order.view = reply.body;
           } catch {
             // the API may be restarting; the next round reads it again
@@ -633,9 +689,6 @@ async function main(): Promise<void> {
     });
 
     // The workflows, as Temporal sees them.
-    temporalConnection.connection = await Connection.connect(config.temporal.connection);
-    const client = new Client({ connection: temporalConnection.connection, namespace: config.temporal.namespace, dataConverter: labflowDataConverter(config) });
-    temporalConnection.client = client;
     const workflowStatus = new Map<string, string>();
     await pool(orders, 10, async (order) => {
       try {
@@ -705,7 +758,7 @@ async function main(): Promise<void> {
     for (const [path, count] of [...paths].sort()) console.log(`  ${String(count).padStart(3)} x ${path}`);
     console.log('faults:');
     for (const outcome of faultOutcomes) console.log(`  +${outcome.atActual.toFixed(1)}s ${outcome.fault.what}${outcome.ok ? '' : ` (FAILED: ${outcome.error})`}`);
-    for (const proc of [apiProcess, managementProcess, workerProcess]) {
+    for (const proc of allProcesses) {
       if (proc.unexpectedExits) console.log(`  ${proc.name} also exited on its own ${proc.unexpectedExits} time(s) and was restarted`);
     }
 
@@ -801,6 +854,31 @@ async function main(): Promise<void> {
       check(`${method}: outbox labtest.order.updated rows = events after the first, each once`, outboxProblems.length === 0, `${outboxProblems.length} order(s): ${outboxProblems.slice(0, 5).join('; ')}`);
       check(`${method}: no event lost (every outbox event of its orders answered 2xx by the receiver)`, lostHere.length === 0, `${lostHere.length} lost: ${lostHere.slice(0, 5).join('; ')}`);
     }
+    // The lost workflows: healed once each, though every worker runs a reconciler.
+    const healProblems: string[] = [];
+    for (const order of lost) {
+      const runs: string[] = [];
+      for await (const run of client.workflow.list({ query: `WorkflowId = 'order:${order.id}'` })) runs.push(run.runId);
+      const [row]: Array<{ heal_attempts: number } | undefined> = await db.query(
+        `SELECT heal_attempts FROM stranded_orders WHERE order_id = $1 AND kind = 'closed'`,
+        [order.id],
+      );
+      if (runs.length !== 2 || row?.heal_attempts !== 1) healProblems.push(`${order.id}: ${runs.length} runs, heal_attempts ${row?.heal_attempts ?? 'no row'}`);
+    }
+    check(
+      `each lost workflow healed exactly once by the ${REPLICAS} worker(s)' reconcilers (2 runs, heal_attempts 1)`,
+      healProblems.length === 0,
+      healProblems.join('; '),
+    );
+
+    // A key revoked through the management API is refused by every API replica at once.
+    const revocation = await revokedKeyRefusals(tenant);
+    check(
+      `a revoked key is refused by all ${REPLICAS} API replica(s) within ${REVOCATION_BOUND_MS} ms of the revocation (${revocation.map((r) => `${r.api}: ${r.ms === null ? 'still accepted' : `${r.ms} ms`}`).join(', ')})`,
+      revocation.every((r) => r.ms !== null && r.accepted),
+      revocation.map((r) => `${r.api}: ${r.detail}`).join('; '),
+    );
+
     const lostAny = outbox.filter((row) => !accepted.has(row.id));
     const orderEventCount = outbox.filter((row) => row.event_type.startsWith('labtest.order.')).length;
     check(
@@ -815,10 +893,38 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * A second team key, used on every API replica (each caches it as verified), revoked through the
+ * management API; then each replica is asked until it refuses the key (bounded). `ms`: how long
+ * after the revocation answered that replica first refused it (null: not within the bound).
+ */
+async function revokedKeyRefusals(tenant: Tenant): Promise<Array<{ api: string; accepted: boolean; ms: number | null; detail: string }>> {
+  const path = `/v1/org/${tenant.orgId}/team_api_keys/sandbox/us`;
+  const issued = await http(MANAGEMENT, 'POST', path, { managementKey: tenant.managementKey, body: { team_id: tenant.teamId, label: 'revoked by the fault run' } });
+  if (issued.status !== 200) return APIS.map((api) => ({ api, accepted: false, ms: null, detail: `key not issued: ${issued.status} ${JSON.stringify(issued.body)}` }));
+  const key = issued.body.value as string;
+  const before = await Promise.all(APIS.map((api) => http(api, 'GET', '/v2/user?limit=1', { key })));
+  const revoked = await http(MANAGEMENT, 'DELETE', `${path}?api_key_id=${issued.body.id}`, { managementKey: tenant.managementKey });
+  const revokedAt = Date.now();
+  if (revoked.status !== 200) return APIS.map((api) => ({ api, accepted: false, ms: null, detail: `not revoked: ${revoked.status} ${JSON.stringify(revoked.body)}` }));
+  return Promise.all(
+    APIS.map(async (api, index) => {
+      const accepted = before[index].status === 200;
+      for (;;) {
+        const reply = await http(api, 'GET', '/v2/user?limit=1', { key }).catch(() => null);
+        const ms = Date.now() - revokedAt;
+        if (reply?.status === 401) return { api, accepted, ms, detail: `before ${before[index].status}, refused after ${ms} ms` };
+        if (ms > REVOCATION_BOUND_MS) return { api, accepted, ms: null, detail: `before ${before[index].status}, still ${reply?.status ?? 'no answer'} after ${ms} ms` };
+        await sleep(20);
+      }
+    }),
+  );
+}
+
 /** Runs the Temporal CLI of the fault run; its output (or error) as text. */
 function temporalCli(args: string[]): Promise<string> {
   return new Promise((resolve) => {
-    execFile(TEMPORAL_ARGV[0], args, { env: cliEnv, timeout: 20_000 }, (error, stdout, stderr) =>
+    execFile(TEMPORAL_CLI, args, { env: cliEnv, timeout: 20_000 }, (error, stdout, stderr) =>
       resolve(`${stdout}${stderr}${error && !stdout ? `(${error.message})` : ''}`.trimEnd()),
     );
   });

@@ -1,3 +1,4 @@
+import { SESSION_LOCKS } from '../../src/common/session-lock';
 import { OrderTransitionsService } from '../../src/orders/order-transitions.service';
 import { OrderReconciler } from '../../src/orders/order-reconciler';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
@@ -109,5 +110,38 @@ describe('order lifecycle survives crashes', () => {
     expect(runs).toHaveLength(1);
     // The started run does the order's own first step.
     await orderReaches(stack, tenant, created.id, 'requisition_created');
+  });
+
+  it('reconciles in one worker at a time: a pass finds the lock taken by another and does nothing', async () => {
+    // Another worker's reconciler, mid-pass: it holds the reconciler's session lock.
+    const other = stack.db.createQueryRunner();
+    await other.connect();
+    let held = false;
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [SESSION_LOCKS.orderReconciler]);
+      held = true;
+      const workflows = stack.api.get(OrderWorkflows);
+      const spy = jest.spyOn(workflows, 'startAfterCommit').mockResolvedValueOnce();
+      const created = (await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) })).body.order;
+      spy.mockRestore();
+      // Past its grace, the order is due to be started; this pass (and the worker's) must leave it.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const pass = await stack.api.get(OrderReconciler).reconcile();
+      expect(pass).toEqual({ started: 0, healed: 0, raised: 0, resolved: 0, skipped: true });
+      const [row] = await stack.db.query('SELECT workflow_started_at FROM orders WHERE id = $1', [created.id]);
+      expect(row.workflow_started_at).toBeNull();
+
+      // The other one is done: the next pass (the worker's) starts it.
+      await other.query('SELECT pg_advisory_unlock($1)', [SESSION_LOCKS.orderReconciler]);
+      held = false;
+      await eventually(async () => {
+        const [started] = await stack.db.query('SELECT workflow_started_at FROM orders WHERE id = $1', [created.id]);
+        return started.workflow_started_at ?? undefined;
+      }, 'a reconciler pass to start the workflow once the lock is free');
+      await orderReaches(stack, tenant, created.id, 'requisition_created');
+    } finally {
+      if (held) await other.query('SELECT pg_advisory_unlock($1)', [SESSION_LOCKS.orderReconciler]).catch(() => undefined);
+      await other.release();
+    }
   });
 });
