@@ -16,9 +16,9 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY scripts ./scripts
-# npm run build: tsc, then the workflow bundle (dist/workflow-bundle.js) the production worker
+# npm run build: tsc, then the workflow bundles (dist/workflow-bundle.js; -traced.js for workers that trace) the production worker
 # loads instead of bundling at every start.
-RUN npm run build && test -s dist/workflow-bundle.js \
+RUN npm run build && test -s dist/workflow-bundle.js && test -s dist/workflow-bundle-traced.js \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-bookworm-slim

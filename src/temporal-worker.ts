@@ -29,7 +29,7 @@ export async function createLabflowWorker(
   options: LabflowWorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; workflowCode: string }> {
   // First: a production worker without its bundle stops before it connects anywhere.
-  const { description: workflowCode, ...workflowCodeOption } = workflowCodeOptions(config.env, options.workflowBundle);
+  const { description: workflowCode, ...workflowCodeOption } = workflowCodeOptions(config.env, options.workflowBundle, config.tracing.otlpTracesUrl !== null);
   const connection = await NativeConnection.connect(config.temporal.connection);
   const activities = createActivities({
     users: app.get(UsersService),
@@ -45,6 +45,10 @@ export async function createLabflowWorker(
     namespace: config.temporal.namespace,
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     activities,
+    // Sized so that 10,000 open orders fit one worker under 1 GiB (README "Many open workflows").
+    maxCachedWorkflows: config.temporal.worker.maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: config.temporal.worker.maxConcurrentWorkflowTasks,
+    maxConcurrentActivityTaskExecutions: config.temporal.worker.maxConcurrentActivities,
     dataConverter: labflowDataConverter(config),
     ...withTracing(workflowCodeOption),
   });
@@ -81,7 +85,7 @@ export async function createLabReportWorker(
   config: LabflowConfig,
   options: LabflowWorkerOptions = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; workflowCode: string }> {
-  const { description: workflowCode, ...workflowCodeOption } = workflowCodeOptions(config.env, options.workflowBundle);
+  const { description: workflowCode, ...workflowCodeOption } = workflowCodeOptions(config.env, options.workflowBundle, config.tracing.otlpTracesUrl !== null);
   const connection = await NativeConnection.connect(config.temporal.connection);
   app.get(LabReportStarter).start();
   const worker = await Worker.create({

@@ -55,6 +55,11 @@ const envSchema = z.object({
   // API key: Temporal's own connection settings, read and checked by ./temporal-connection.ts.
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('labflow'),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
+  // The order worker's sizing (README "Many open workflows"): the sticky cache holds this many
+  // workflows in memory; the rest are replayed from their history when their next task comes.
+  TEMPORAL_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
+  TEMPORAL_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
+  TEMPORAL_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(100),
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: port.default(8000),
   MANAGEMENT_PORT: port.default(8001),
@@ -246,6 +251,8 @@ export interface LabflowConfig {
     uiUrl: string;
     /** Address, TLS, API key and gRPC metadata: what every Connection/NativeConnection is given. */
     connection: TemporalConnectionOptions;
+    /** The order worker's sticky cache and task slots. */
+    worker: { maxCachedWorkflows: number; maxConcurrentWorkflowTasks: number; maxConcurrentActivities: number };
   };
   api: { host: string; port: number; publicUrl: string };
   management: { port: number };
@@ -383,6 +390,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       connection: temporal.settings.connection,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiUrl: e.TEMPORAL_UI_URL,
+      worker: {
+        maxCachedWorkflows: e.TEMPORAL_MAX_CACHED_WORKFLOWS,
+        maxConcurrentWorkflowTasks: e.TEMPORAL_MAX_CONCURRENT_WORKFLOW_TASKS,
+        maxConcurrentActivities: e.TEMPORAL_MAX_CONCURRENT_ACTIVITIES,
+      },
     },
     api: {
       host: e.API_HOST,

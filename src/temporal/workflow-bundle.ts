@@ -12,26 +12,35 @@ import { WORKFLOW_TRACING_MODULE } from './tracing';
 /** workflows/index.ts (compiled: dist/workflows/index.js), whose exported functions are the workflows. */
 export const WORKFLOWS_PATH = require.resolve('../../workflows');
 
-/**
- * Modules whose `interceptors` factory is bundled with the workflows (a bundle cannot take more
- * later: every bundle of labflow's workflows must list them all).
- */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [
-  WORKFLOW_TRACING_MODULE,
-  // Carries the request id header on to activities and into workflow log lines.
-  require.resolve('../../workflows/request-id-interceptors'),
-];
+/** Carries the request id header on to activities and into workflow log lines (every bundle). */
+const REQUEST_ID_MODULE = require.resolve('../../workflows/request-id-interceptors');
 
-/** Where `npm run build` writes the production bundle (dist/workflow-bundle.js, beside dist/src). */
-export const PREBUILT_WORKFLOW_BUNDLE = join(__dirname, '..', '..', 'workflow-bundle.js');
+/**
+ * Modules whose `interceptors` factory is bundled with the workflows: the request id's always,
+ * OpenTelemetry's only for a worker that traces. Not out of thrift alone: within the workflow
+ * sandbox each workflow gets its own copy of every module the bundle evaluates, and
+ * OpenTelemetry's made each open order workflow weigh ~2.5 MB instead of ~0.26 MB and each of
+ * its tasks slower (bench:open-workflows: 1,400 open orders, worker RSS 3,940 MiB with it, 768
+ * MiB without). Neither adds commands to a history, so a workflow may move between traced and
+ * untraced workers.
+ */
+export function workflowInterceptorModules(traced: boolean): string[] {
+  return traced ? [WORKFLOW_TRACING_MODULE, REQUEST_ID_MODULE] : [REQUEST_ID_MODULE];
+}
+
+/** Where `npm run build` writes the production bundles (dist/workflow-bundle*.js, beside dist/src). */
+export const PREBUILT_WORKFLOW_BUNDLES = {
+  untraced: join(__dirname, '..', '..', 'workflow-bundle.js'),
+  traced: join(__dirname, '..', '..', 'workflow-bundle-traced.js'),
+} as const;
 
 type BundleLogger = NonNullable<Parameters<typeof bundleWorkflowCode>[0]['logger']>;
 
-/** Bundles workflows/ with the interceptor modules: the code of a `workflowBundle`. */
-export async function bundleWorkflows(logger?: BundleLogger): Promise<string> {
+/** Bundles workflows/ with the interceptor modules (`traced`: with OpenTelemetry's): the code of a `workflowBundle`. */
+export async function bundleWorkflows(traced: boolean, logger?: BundleLogger): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    workflowInterceptorModules: workflowInterceptorModules(traced),
     ...(logger ? { logger } : {}),
   });
   return code;
@@ -41,14 +50,15 @@ export type WorkflowCodeOptions = Pick<WorkerOptions, 'workflowBundle' | 'workfl
 
 /**
  * Which workflow code a worker loads: a bundle it is handed (tests); in production the bundle
- * `npm run build` made (a missing one stops the worker: bundling at start would hide a broken
- * build and costs seconds and memory on every start); in development workflows/ bundled at
- * start, so an edit needs no build step.
+ * `npm run build` made, traced or not as the worker traces (a missing one stops the worker:
+ * bundling at start would hide a broken build and costs seconds and memory on every start); in
+ * development workflows/ bundled at start, so an edit needs no build step.
  */
 export function workflowCodeOptions(
   env: 'development' | 'test' | 'production',
-  given?: WorkerOptions['workflowBundle'],
-  prebuilt = PREBUILT_WORKFLOW_BUNDLE,
+  given: WorkerOptions['workflowBundle'] | undefined,
+  traced: boolean,
+  prebuilt: string = PREBUILT_WORKFLOW_BUNDLES[traced ? 'traced' : 'untraced'],
 ): WorkflowCodeOptions & { description: string } {
   if (given) return { workflowBundle: given, description: 'codePath' in given ? `the bundle ${given.codePath}` : 'a bundle in memory' };
   if (env === 'production') {
@@ -59,7 +69,7 @@ export function workflowCodeOptions(
   }
   return {
     workflowsPath: WORKFLOWS_PATH,
-    interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+    interceptors: { workflowModules: workflowInterceptorModules(traced) },
     description: `${WORKFLOWS_PATH}, bundled at start (NODE_ENV=${env})`,
   };
 }

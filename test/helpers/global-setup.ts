@@ -13,8 +13,9 @@ export default async function globalSetup(): Promise<void> {
     process.env.LABFLOW_WORKFLOW_BUNDLE = made;
     return;
   }
-  // The same bundle as production's (interceptor modules included), from the TypeScript sources.
-  const code = await bundleWorkflows({ trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never);
+  // Production's traced bundle (OpenTelemetry's interceptors included: the traces test needs
+  // them), from the TypeScript sources.
+  const code = await bundleWorkflows(true, { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never);
   const codePath = join(tmpdir(), `labflow-workflows-${process.pid}.js`);
   writeFileSync(codePath, code);
   process.env.LABFLOW_WORKFLOW_BUNDLE = codePath;

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH, workflowCodeOptions } from '../../src/temporal/workflow-bundle';
+import { WORKFLOWS_PATH, workflowCodeOptions } from '../../src/temporal/workflow-bundle';
+import { WORKFLOW_TRACING_MODULE } from '../../src/temporal/tracing';
 
 describe('which workflow code a worker loads', () => {
   let dir: string;
@@ -13,23 +14,30 @@ describe('which workflow code a worker loads', () => {
   it('production: the bundle npm run build wrote, never bundling at start', () => {
     const bundle = join(dir, 'workflow-bundle.js');
     writeFileSync(bundle, '// bundle');
-    const options = workflowCodeOptions('production', undefined, bundle);
+    const options = workflowCodeOptions('production', undefined, false, bundle);
     expect(options.workflowBundle).toEqual({ codePath: bundle });
     expect(options.workflowsPath).toBeUndefined();
   });
 
-  it('production without the bundle: stops with a message saying how to make it', () => {
-    expect(() => workflowCodeOptions('production', undefined, join(dir, 'missing.js'))).toThrow(/missing\.js is missing: .*npm run build/);
+  it('production: the traced bundle only for a worker that traces', () => {
+    expect(workflowCodeOptions('production', { codePath: '/x.js' }, false).workflowBundle).toEqual({ codePath: '/x.js' });
+    expect(() => workflowCodeOptions('production', undefined, true, join(dir, 'workflow-bundle-traced.js'))).toThrow(/workflow-bundle-traced\.js is missing/);
   });
 
-  it('development: workflows/ bundled at start with the interceptor modules', () => {
-    const options = workflowCodeOptions('development', undefined, join(dir, 'missing.js'));
+  it('production without the bundle: stops with a message saying how to make it', () => {
+    expect(() => workflowCodeOptions('production', undefined, false, join(dir, 'missing.js'))).toThrow(/missing\.js is missing: .*npm run build/);
+  });
+
+  it('development: workflows/ bundled at start with the interceptor modules, OpenTelemetry\'s only when tracing', () => {
+    const options = workflowCodeOptions('development', undefined, false, join(dir, 'missing.js'));
     expect(options.workflowsPath).toBe(WORKFLOWS_PATH);
-    expect(options.interceptors?.workflowModules).toEqual(WORKFLOW_INTERCEPTOR_MODULES);
+    expect(options.interceptors?.workflowModules).toEqual([require.resolve('../../workflows/request-id-interceptors')]);
     expect(options.workflowBundle).toBeUndefined();
+    const traced = workflowCodeOptions('development', undefined, true, join(dir, 'missing.js'));
+    expect(traced.interceptors?.workflowModules).toEqual([WORKFLOW_TRACING_MODULE, require.resolve('../../workflows/request-id-interceptors')]);
   });
 
   it('a bundle handed over (tests) wins in every environment', () => {
-    expect(workflowCodeOptions('production', { codePath: '/tmp/x.js' }, join(dir, 'missing.js')).workflowBundle).toEqual({ codePath: '/tmp/x.js' });
+    expect(workflowCodeOptions('production', { codePath: '/tmp/x.js' }, true, join(dir, 'missing.js')).workflowBundle).toEqual({ codePath: '/tmp/x.js' });
   });
 });
