@@ -96,10 +96,21 @@ export interface LoadRun {
   errors: number;
 }
 
-/** autocannon in a process of its own: `connections` in flight against `url` for `seconds`. */
-export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<LoadRun> {
+/** autocannon in a process of its own: `connections` in flight against `url` for `seconds` (GET, or `request`'s method and body). */
+export function autocannon(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+  request?: { method: string; body: string },
+): Promise<LoadRun> {
   const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
-  const args = [cli, '-c', String(connections), '-d', String(seconds), '-j', '-n', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const args = [
+    cli, '-c', String(connections), '-d', String(seconds), '-j', '-n',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
+    ...(request ? ['-m', request.method, '-b', request.body] : []),
+    url,
+  ];
   return new Promise((done, fail) => {
     execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       if (error) return fail(error);

@@ -2,9 +2,12 @@
  * Order benchmark, every figure against a baseline measured in the same run on the same
  * machine, so the ratios are comparable across machines:
  *
- *   1. orders/s through `POST /v3/order` ÷ raw Temporal workflow starts/s on the same dev
+ *   1. orders/s through `POST /v3/order` ÷ raw Temporal workflow starts/s on the same Temporal
  *      server (what creating an order costs beyond starting its workflow: validation, catalog,
- *      PHI encryption, one Postgres transaction with events and outbox);
+ *      PHI encryption, one Postgres transaction with events and outbox), each out of process:
+ *      the API from dist/ (production settings) loaded by autocannon from a process of its own,
+ *      the raw starts from a plain-node process of their own (raw-starts.mjs), both with
+ *      BENCH_CONNECTIONS in flight for BENCH_SECONDS, BENCH_ROUNDS rounds alternating (medians);
  *   2. `GET /v3/order/{id}` req/s ÷ a bare Fastify + pg route reading the same order row
  *      (what the API adds: auth, team scoping, events, decryption, the Junction shape);
  *   3. appointment availability (`POST /v3/order/phlebotomy/appointment/availability`, both
@@ -15,16 +18,20 @@
  *
  *   npm run bench:orders   (settings from the environment as for the services: DATABASE_URL of
  *                           a migrated database, PHI_ENCRYPTION_KEY, TEMPORAL_ADDRESS,
- *                           TEMPORAL_NAMESPACE; BENCH_ORDERS, BENCH_CONNECTIONS, BENCH_SECONDS)
+ *                           TEMPORAL_NAMESPACE; BENCH_CONNECTIONS, BENCH_SECONDS, BENCH_ROUNDS)
  *
  * No worker runs: started workflows wait on a task queue of their own and are terminated at
- * the end, with the bench's org (and so its users and orders) deleted, and the availability
+ * the end (one batch operation), with the bench's org (and so its users and orders) deleted, and the availability
  * cache entries the bench created removed from Redis.
  */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'pg';
 import { API_DOCUMENT, ApiModule } from '../../src/app.module';
@@ -37,9 +44,10 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { autocannon as autocannonProcess, type LoadRun, median, ROOT, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 400);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
@@ -62,28 +70,16 @@ async function load(options: autocannon.Options): Promise<Load> {
   return { perSecond: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-/** Raw workflow starts with the same concurrency, through the API's own Temporal client. */
-async function rawStarts(client: Client, taskQueue: string, count: number): Promise<{ perSecond: number; p50: number; p99: number; ids: string[] }> {
-  const ids: string[] = [];
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next < count) {
-        next += 1;
-        const workflowId = `bench-raw:${randomUUID()}`;
-        const t0 = performance.now();
-        await client.workflow.start('benchNoop', { workflowId, taskQueue, args: [] });
-        latencies.push(performance.now() - t0);
-        ids.push(workflowId);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const quantile = (q: number) => latencies[Math.ceil(q * latencies.length) - 1];
-  return { perSecond: count / seconds, p50: quantile(0.5), p99: quantile(0.99), ids };
+/** Raw workflow starts from a plain-node process of its own (raw-starts.mjs), SECONDS long. */
+function rawStartsProcess(taskQueue: string): Promise<{ perSecond: number; p50: number; p99: number }> {
+  return new Promise((done, fail) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'bench/orders/raw-starts.mjs')],
+      { env: { ...process.env, BENCH_SECONDS: String(SECONDS), BENCH_CONNECTIONS: String(CONNECTIONS), BENCH_TASK_QUEUE: taskQueue } },
+      (error, stdout) => (error ? fail(error) : done(JSON.parse(stdout.trim().split('\n').pop() as string))),
+    );
+  });
 }
 
 async function listen(app: NestFastifyApplication): Promise<string> {
@@ -174,7 +170,6 @@ async function main(): Promise<void> {
   const pool = new Pool({ connectionString: config.databaseUrl, max: 20 });
 
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${taskQueue}`, plan: 'scale' });
-  const workflowIds: string[] = [];
   try {
     const team = await db.getRepository(TeamEntity).save({
       id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
@@ -188,19 +183,37 @@ async function main(): Promise<void> {
       patient_details: { first_name: 'Bench', last_name: 'Mark', dob: '1980-01-01', gender: 'female', phone_number: '+14155550123', email: 'bench@example.com' },
       patient_address: { receiver_name: 'Bench Mark', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550123' },
     });
-    // Warm both paths (JIT, pools, connections) before measuring.
-    await load({ url: `${apiUrl}/v3/order`, method: 'POST', headers, body, amount: 40 });
-    const warmIds = await rawStarts(temporal, taskQueue, 40);
-    workflowIds.push(...warmIds.ids);
-
-    const raw = await rawStarts(temporal, taskQueue, ORDERS);
-    workflowIds.push(...raw.ids);
-    // autocannon ends an `amount` run only at its next sample tick (sampleInt, 1 s by default), so
-    // its duration would be rounded up to the next whole second (up to +1 s on a run of a few
-    // seconds, the more the faster creation gets); sampled every 10 ms it is timed about as
-    // precisely as the raw starts (performance.now()).
-    const created = await load({ url: `${apiUrl}/v3/order`, method: 'POST', headers, body, amount: ORDERS, sampleInt: 10 });
-    if (created.non2xx > 0) throw new Error(`${created.non2xx} order creations failed`);
+    // 1. Creation, out of process, rounds alternating; the API process warmed first.
+    const logDir = mkdtempSync(join(tmpdir(), 'labflow-bench-orders-'));
+    const apiProcess = await startServer({
+      name: 'the API',
+      script: 'dist/src/main.js',
+      env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: taskQueue, RECONCILER_INTERVAL: '1h' },
+      portVariable: 'API_PORT',
+      logFile: join(logDir, 'api.log'),
+      readyPath: '/health/ready',
+    });
+    const rawRuns: Array<{ perSecond: number; p50: number; p99: number }> = [];
+    const createdRuns: LoadRun[] = [];
+    try {
+      await autocannonProcess(`${apiProcess.url}/v3/order`, headers, 2, CONNECTIONS, { method: 'POST', body });
+      for (let round = 0; round < ROUNDS; round += 1) {
+        rawRuns.push(await rawStartsProcess(taskQueue));
+        const run = await autocannonProcess(`${apiProcess.url}/v3/order`, headers, SECONDS, CONNECTIONS, { method: 'POST', body });
+        if (run.non2xx > 0 || run.errors > 0) throw new Error(`${run.non2xx} order creations failed, ${run.errors} errors (log ${logDir}/api.log)`);
+        createdRuns.push(run);
+      }
+    } finally {
+      await apiProcess.stop();
+    }
+    rmSync(logDir, { recursive: true, force: true });
+    const medianOf = (runs: Array<{ perSecond: number; p50: number; p99: number }>) => ({
+      perSecond: median(runs.map((run) => run.perSecond)),
+      p50: median(runs.map((run) => run.p50)),
+      p99: median(runs.map((run) => run.p99)),
+    });
+    const raw = medianOf(rawRuns);
+    const created = medianOf(createdRuns);
 
     const [{ id: orderId }] = await db.query('SELECT id FROM orders WHERE team_id = $1 LIMIT 1', [team.id]);
     bare.get('/order/:id', async (request) => {
@@ -263,10 +276,7 @@ async function main(): Promise<void> {
       availability.push({ name, slots: slots.join(' + '), uncached, cached });
     }
 
-    const orders = await db.query('SELECT id FROM orders WHERE team_id = $1', [team.id]);
-    workflowIds.push(...orders.map((row: { id: string }) => `order:${row.id}`));
-
-    console.log(`bench/orders — ${ORDERS} creations, ${CONNECTIONS} connections, ${SECONDS} s of reads`);
+    console.log(`bench/orders — ${CONNECTIONS} connections, ${SECONDS} s per run; creation: ${ROUNDS} rounds alternating, out of process (medians)`);
     const latencies = (run: { p50: number; p99: number }) => `p50 ${fmt(run.p50, 1)} ms   p99 ${fmt(run.p99, 1)} ms`;
     console.log(`  raw workflow starts      ${fmt(raw.perSecond, 1)}/s   ${latencies(raw)}`);
     console.log(`  POST /v3/order           ${fmt(created.perSecond, 1)}/s   ${latencies(created)}`);
@@ -286,7 +296,16 @@ async function main(): Promise<void> {
       recordFigure({ bench: 'orders', name: `${name} availability req/s, cached`, value: cached.perSecond, baseline: uncached.perSecond, baselineName: 'uncached', unit: 'req/s' });
     }
   } finally {
-    for (const id of workflowIds) await temporal.workflow.getHandle(id).terminate('bench finished').catch(() => undefined);
+    // Every workflow of the bench's queue (raw starts and orders), terminated server-side at once.
+    await temporal.workflowService
+      .startBatchOperation({
+        namespace: config.temporal.namespace,
+        jobId: randomUUID(),
+        reason: 'bench finished',
+        visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+        terminationOperation: {},
+      })
+      .catch((error: unknown) => console.error(`could not terminate the bench's workflows (task queue ${taskQueue}): ${String(error)}`));
     await db.getRepository(OrgEntity).delete({ id: org.id });
     const deleted = await deleteAvailabilityCacheEntries(redis, startDate, benchStarted).catch((error: unknown) => {
       console.error('could not delete the bench\'s availability cache entries:', error);
