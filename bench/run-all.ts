@@ -117,6 +117,8 @@ function markdown(runs: BenchRun[], startedAt: Date, load: string): string {
     load,
     '',
   ];
+  const skipped = BENCHES.filter((bench) => !runs.some((run) => run.bench === bench));
+  if (skipped.length) lines.push(`Not run this time (\`npm run bench -- <names>\` chose the others): ${skipped.map((bench) => `bench:${bench}`).join(', ')}.`, '');
   for (const run of runs) {
     lines.push(`## bench:${run.bench}`, '');
     if (run.exitCode !== 0) lines.push(`**The bench failed (exit code ${run.exitCode}); its figures below may be partial.**`, '');
