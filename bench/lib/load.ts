@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { freeLoopbackPort } from '../../src/common/free-port';
@@ -146,6 +147,22 @@ export async function benchTenant(db: DataSource, name: string): Promise<{ teamI
   });
   const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
   return { teamId: team.id, key, remove: async () => void (await db.getRepository(OrgEntity).delete({ id: org.id })) };
+}
+
+/**
+ * Terminates every running workflow of a bench's own task queue with one server-side batch
+ * operation (thousands of orders would take minutes one by one); a failure is printed, not thrown.
+ */
+export async function terminateTaskQueue(client: Client, namespace: string, taskQueue: string): Promise<void> {
+  await client.workflowService
+    .startBatchOperation({
+      namespace,
+      jobId: randomUUID(),
+      reason: 'bench finished',
+      visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+      terminationOperation: {},
+    })
+    .catch((error: unknown) => console.error(`could not terminate the bench's workflows (task queue ${taskQueue}): ${String(error)}`));
 }
 
 /** Runs a bench's main: an error is printed and sets a failing exit code. */

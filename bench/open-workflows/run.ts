@@ -28,7 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { benchTenant, fmt, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { benchTenant, fmt, runBenchMain, type ServerProcess, startServer, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const OPEN = Number(process.env.BENCH_OPEN_ORDERS ?? 10_000);
@@ -151,16 +151,7 @@ async function main(): Promise<void> {
     recordFigure({ bench: 'open-workflows', name: `cancel p99 among ${fmt(open)} open`, value: quantile(many, 0.99), baseline: quantile(baseline, 0.99), baselineName: 'in cache, few open', unit: 'ms' });
   } finally {
     for (const server of servers.reverse()) await server.stop();
-    // Every workflow of the bench's queue, terminated server-side by one batch operation.
-    await client.workflowService
-      .startBatchOperation({
-        namespace: config.temporal.namespace,
-        jobId: randomUUID(),
-        reason: 'bench done',
-        visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
-        terminationOperation: {},
-      })
-      .catch((error: unknown) => console.error(`could not terminate the bench's workflows (task queue ${taskQueue}): ${String(error)}`));
+    await terminateTaskQueue(client, config.temporal.namespace, taskQueue);
     await connection.close();
     await tenant.remove();
     await db.destroy();

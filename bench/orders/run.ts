@@ -44,7 +44,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { autocannon as autocannonProcess, type LoadRun, median, ROOT, startServer } from '../lib/load';
+import { autocannon as autocannonProcess, type LoadRun, median, ROOT, startServer, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -296,16 +296,7 @@ async function main(): Promise<void> {
       recordFigure({ bench: 'orders', name: `${name} availability req/s, cached`, value: cached.perSecond, baseline: uncached.perSecond, baselineName: 'uncached', unit: 'req/s' });
     }
   } finally {
-    // Every workflow of the bench's queue (raw starts and orders), terminated server-side at once.
-    await temporal.workflowService
-      .startBatchOperation({
-        namespace: config.temporal.namespace,
-        jobId: randomUUID(),
-        reason: 'bench finished',
-        visibilityQuery: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
-        terminationOperation: {},
-      })
-      .catch((error: unknown) => console.error(`could not terminate the bench's workflows (task queue ${taskQueue}): ${String(error)}`));
+    await terminateTaskQueue(temporal, config.temporal.namespace, taskQueue);
     await db.getRepository(OrgEntity).delete({ id: org.id });
     const deleted = await deleteAvailabilityCacheEntries(redis, startDate, benchStarted).catch((error: unknown) => {
       console.error('could not delete the bench\'s availability cache entries:', error);
