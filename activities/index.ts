@@ -1,5 +1,6 @@
-import type { AppointmentActivities, EventActivities, OrderActivities, ReminderActivities, UserActivities } from '../workflows/contract';
+import type { AppointmentActivities, ConnectionActivities, EventActivities, OrderActivities, ReminderActivities, UserActivities } from '../workflows/contract';
 import { type AppointmentLifecycle, createAppointmentActivities } from './appointments';
+import { type ConnectionSync, createConnectionActivities } from './connections';
 import { createEventActivities, type EventEmitter } from './events';
 import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createReminderActivities, type ReminderSender } from './reminders';
@@ -11,18 +12,20 @@ export interface ActivityDependencies {
   orders: OrderLifecycle;
   appointments: AppointmentLifecycle;
   reminders: ReminderSender;
+  connections: ConnectionSync;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
 export function createActivities(
   deps: ActivityDependencies,
-): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities {
+): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities & ConnectionActivities {
   return {
     ...createUserActivities(deps.users),
     ...createEventActivities(deps.events),
     ...createOrderActivities(deps.orders),
     ...createAppointmentActivities(deps.appointments),
     ...createReminderActivities(deps.reminders),
+    ...createConnectionActivities(deps.connections),
   };
 }
 

@@ -9,6 +9,7 @@ import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import type { Dependency } from './health/readiness';
+import { ConnectionsModule } from './connections/connections.module';
 import { HealthDataModule } from './health-data/health-data.module';
 import { MetricsEndpointModule } from './health/metrics.controller';
 import { InsuranceModule } from './insurance/insurance.module';
@@ -35,7 +36,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, LabReportsModule, PortalModule, RemindersModule],
+      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule],
       providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createLabReportActivities } from '../activities';
 import type { LabflowConfig } from './config/config';
+import { ConnectionSyncService } from './connections/connection-sync.service';
 import { OutboxService } from './events/outbox.service';
 import { LabReportProcessingService } from './lab-reports/lab-report-processing.service';
 import { LabReportStarter } from './lab-reports/lab-report-starter';
@@ -37,6 +38,7 @@ export async function createLabflowWorker(
     orders: app.get(OrderTransitionsService),
     appointments: app.get(AppointmentLifecycleService),
     reminders: app.get(OrderRemindersService),
+    connections: app.get(ConnectionSyncService),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

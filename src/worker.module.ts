@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { LabflowConfig } from './config/config';
 import { AppointmentsModule } from './appointments/appointments.module';
+import { ConnectionsModule } from './connections/connections.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
@@ -26,6 +27,7 @@ export class WorkerModule {
         AppointmentsModule,
         LabReportsModule,
         RemindersModule,
+        ConnectionsModule,
       ],
     };
   }

@@ -3,3 +3,4 @@ export { userDeletionWorkflow } from './user-deletion';
 export { orderWorkflow } from './order/order-workflow';
 export { appointmentWorkflow } from './appointment/appointment-workflow';
 export { labReportWorkflow } from './lab-report/lab-report-workflow';
+export { connectionWorkflow } from './connection/connection-workflow';

@@ -1,6 +1,8 @@
+import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { resolveTemporalConnection, type TemporalConnectionOptions } from './temporal-connection';
+import type { ConnectionSchedule } from '../../workflows/contract/connections';
 import { LAB_REPORT_TASK_QUEUE } from '../../workflows/contract/lab-reports';
 
 /**
@@ -99,6 +101,18 @@ const envSchema = z.object({
   HEALTH_DATA_EVENT_MAX_SAMPLES: z.coerce.number().int().min(1).default(10_000),
   /** Bytes of sample JSON in one timeseries event at most (webhook payloads are bounded). */
   HEALTH_DATA_EVENT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Days of history a new connection backfills (Junction's demo connections: 30). */
+  CONNECTION_BACKFILL_DAYS: z.coerce.number().int().min(0).max(365).default(30),
+  /** History one backfill step syncs (one activity each: a crashed worker repeats one step). */
+  CONNECTION_BACKFILL_CHUNK: duration.default('1d'),
+  /** Time between a connection's incremental syncs. */
+  CONNECTION_SYNC_INTERVAL: duration.default('15m'),
+  /** Incremental syncs per workflow run before continue-as-new keeps its history short. */
+  CONNECTION_SYNCS_PER_RUN: z.coerce.number().int().min(1).max(1000).default(96),
+  /** How long one sync step may take before Temporal runs it again (a killed worker's step). */
+  CONNECTION_SYNC_TIMEOUT: duration.default('2m'),
+  /** First retry interval of a failed sync step (doubling up to 10 minutes). */
+  CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s'),
   /** OTLP/HTTP base URL (e.g. http://otel-collector:4318): traces are exported to <it>/v1/traces; unset: tracing off. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** The full traces URL, overriding OTEL_EXPORTER_OTLP_ENDPOINT for traces. */
@@ -262,6 +276,7 @@ export interface LabflowConfig {
   userDeletionGrace: string;
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
+  connections: ConnectionSchedule;
   healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number; events: { windowMs: number; maxItems: number; maxBytes: number } };
   logLevel: Environment['LOG_LEVEL'];
   tracing: TracingConfig;
@@ -411,6 +426,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     userDeletionGrace: e.USER_DELETION_GRACE,
     apiKeyCacheTtlMs: toMs(e.API_KEY_CACHE_TTL),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    connections: {
+      backfillDays: e.CONNECTION_BACKFILL_DAYS,
+      backfillChunkMs: toMs(e.CONNECTION_BACKFILL_CHUNK),
+      syncInterval: e.CONNECTION_SYNC_INTERVAL as Duration,
+      syncsPerRun: e.CONNECTION_SYNCS_PER_RUN,
+      syncTimeout: e.CONNECTION_SYNC_TIMEOUT as Duration,
+      syncRetryInterval: e.CONNECTION_SYNC_RETRY_INTERVAL as Duration,
+    },
     healthData: {
       bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,
       pageSize: e.HEALTH_DATA_PAGE_SIZE,

@@ -97,7 +97,8 @@ export class EventBatchesRepository {
                      $10::text[], $11::text[], $12::int[], $13::int[], $14::bigint[], $15::text[], $16::text[])
               WITH ORDINALITY AS r(id, batch_key, open, event_type, team_id, environment, user_id, client_user_id, batch_group,
                                    envelope_enc, items_field, item_count, item_bytes, due_ms, request_id, trace_parent, n)
-        ORDER BY n`,
+        ORDER BY n
+       ON CONFLICT (id) DO NOTHING`,
       [
         column((row) => row.id),
         column((row) => row.batchKey),

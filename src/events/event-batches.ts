@@ -8,7 +8,7 @@ import { currentTraceParent } from '../common/tracing/trace-context';
 import { isEventType } from './catalogue';
 import { type BatchRow, EventBatchesRepository } from './event-batches.repository';
 import type { TeamScope } from './outbox.repository';
-import type { NewEvent } from './outbox.service';
+import { type NewEvent, resolveEventId } from './outbox.service';
 
 /** How a batch is bounded: open for `windowMs` after its first append, at most `maxItems` items and `maxBytes` of item JSON. */
 export interface BatchBounds {
@@ -115,7 +115,8 @@ export class EventBatchesService {
     await this.repo.sealOpen(manager, { teamId: event.teamId, environment: event.environment, userId: event.userId, ...scope });
     await this.repo.insert(manager, [
       {
-        id: randomUUID(),
+        // A keyed event (a backfill's end, sent again) is queued once: same id, the insert skips it.
+        id: event.eventId !== undefined || event.idempotencyKey !== undefined ? resolveEventId(event) : randomUUID(),
         batchKey: null,
         open: false,
         eventType: event.eventType,

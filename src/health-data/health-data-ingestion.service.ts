@@ -33,6 +33,14 @@ export interface IngestionResult {
   events: number;
 }
 
+export interface IngestionOptions {
+  /**
+   * Names the backfill a historical final chunk ends, so its historical.data.* event is written
+   * once however often the chunk is sent (a connection's sync step run again after a crash).
+   */
+  backfillKey?: string;
+}
+
 /**
  * Ingestion as the phone SDKs send it (`POST /v2/timeseries/{user_id}/{resource}`,
  * `POST /v2/summary/{resource}/{user_id}`): validate everything first (one bad sample refuses
@@ -50,7 +58,7 @@ export class HealthDataIngestionService {
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
-  async ingestTimeseries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope): Promise<IngestionResult> {
+  async ingestTimeseries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope, options: IngestionOptions = {}): Promise<IngestionResult> {
     const resource = timeseriesResource(slug);
     if (!resource) throw notFound(`Timeseries resource ${slug}`);
     const user = await this.requireUser(team, userId);
@@ -72,7 +80,7 @@ export class HealthDataIngestionService {
       if (body.stage === 'historical' && body.is_final_chunk) {
         // After everything of the backfill still gathering: those batches go out first.
         const eventTypes = [`daily.data.${resource.event}.created`, `daily.data.${resource.event}.updated`];
-        const finished = historicalEvent(subject, resource.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null });
+        const finished = historicalEvent(subject, resource.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }, options.backfillKey);
         await this.batches.enqueueAfterBatches(manager, { eventTypes, groupPrefix: timeseriesGroup(body.provider, '') }, finished);
         events++;
       }
@@ -80,7 +88,7 @@ export class HealthDataIngestionService {
     });
   }
 
-  async ingestSummaries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope): Promise<IngestionResult> {
+  async ingestSummaries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope, options: IngestionOptions = {}): Promise<IngestionResult> {
     const type = summaryType(slug);
     if (!type) throw notFound(`Summary type ${slug}`);
     const user = await this.requireUser(team, userId);
@@ -121,7 +129,7 @@ export class HealthDataIngestionService {
         if (workout) events.push(workoutStreamEvent(subject, workout));
       }
       if (body.stage === 'historical' && body.is_final_chunk) {
-        events.push(historicalEvent(subject, type.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }));
+        events.push(historicalEvent(subject, type.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }, options.backfillKey));
       }
       await this.outbox.record(manager, events);
       const created = stored.filter((summary) => summary.inserted).length;

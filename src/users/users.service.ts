@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   type Client,
   WorkflowIdConflictPolicy,
@@ -17,6 +17,7 @@ import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
+import { CONNECTED_SOURCES, type ConnectedSources, type ConnectedSourceView } from './connected-sources';
 import type { CreateUserDto, PatchUserDto } from './users.dto';
 import { UserEntity } from './user.entity';
 import { isUniqueViolation, UsersRepository } from './users.repository';
@@ -27,7 +28,7 @@ export interface UserView {
   team_id: string;
   client_user_id: string;
   created_on: string;
-  connected_sources: unknown[];
+  connected_sources: ConnectedSourceView[];
   fallback_time_zone: UserEntity['fallbackTimeZone'];
   fallback_birth_date: UserEntity['fallbackBirthDate'];
   ingestion_start: string | null;
@@ -43,6 +44,7 @@ export class UsersService {
     private readonly users: UsersRepository,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    @Optional() @Inject(CONNECTED_SOURCES) private readonly connectedSources?: ConnectedSources,
   ) {}
 
   async create(team: TeamPrincipal, body: CreateUserDto): Promise<UserView> {
@@ -60,7 +62,7 @@ export class UsersService {
       deletionRequestedAt: null,
     });
     try {
-      return toView(await this.users.insert(user));
+      return toView(await this.users.insert(user), []);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       throw await this.duplicateClientUserId(team, body.client_user_id);
@@ -68,18 +70,19 @@ export class UsersService {
   }
 
   async get(team: TeamPrincipal, userId: string): Promise<UserView> {
-    return toView(await this.requireLive(team, userId));
+    return this.viewOf(await this.requireLive(team, userId));
   }
 
   async resolve(team: TeamPrincipal, clientUserId: string): Promise<UserView> {
     const user = await this.users.findLiveByClientUserId(team, clientUserId);
     if (!user) throw notFound('User');
-    return toView(user);
+    return this.viewOf(user);
   }
 
   async list(team: TeamPrincipal, offset: number, limit: number) {
     const { users, total } = await this.users.listLive(team, offset, limit);
-    return { users: users.map(toView), total, offset, limit };
+    const sources = (await this.connectedSources?.ofUsers(users.map((user) => user.id))) ?? new Map<string, ConnectedSourceView[]>();
+    return { users: users.map((user) => toView(user, sources.get(user.id) ?? [])), total, offset, limit };
   }
 
   async patch(team: TeamPrincipal, userId: string, body: PatchUserDto): Promise<void> {
@@ -154,6 +157,11 @@ export class UsersService {
     await this.users.erasePendingDeletion(userId);
   }
 
+  private async viewOf(user: UserEntity): Promise<UserView> {
+    const sources = await this.connectedSources?.ofUsers([user.id]);
+    return toView(user, sources?.get(user.id) ?? []);
+  }
+
   private async requireLive(team: TeamPrincipal, userId: string): Promise<UserEntity> {
     const user = await this.users.findLive(team, userId);
     if (!user) throw notFound('User');
@@ -181,13 +189,13 @@ function checkIngestionBounds(start: string | null, end: string | null): void {
   }
 }
 
-export function toView(user: UserEntity): UserView {
+export function toView(user: UserEntity, connectedSources: ConnectedSourceView[]): UserView {
   return {
     user_id: user.id,
     team_id: user.teamId,
     client_user_id: user.clientUserId,
     created_on: user.createdOn.toISOString(),
-    connected_sources: [],
+    connected_sources: connectedSources,
     fallback_time_zone: user.fallbackTimeZone,
     fallback_birth_date: user.fallbackBirthDate,
     ingestion_start: user.ingestionStart,

@@ -218,6 +218,11 @@ async function startWorker(app: INestApplication, config: LabflowConfig, taskQue
   };
 }
 
+/** A Temporal worker in this process on the stack's task queue (a stack started with `worker: false`, or replacing a killed one). */
+export async function startTemporalWorker(stack: TestStack): Promise<{ worker: Worker; stop(): Promise<void> }> {
+  return startWorker(stack.api, stack.config, stack.taskQueue, false);
+}
+
 /** A lab report worker in this process on the stack's lab report queue (a test may start another). */
 export async function startLabReportWorker(app: INestApplicationContext, config: LabflowConfig): Promise<{ worker: Worker; stop(): Promise<void> }> {
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;

@@ -166,16 +166,17 @@ export const waitFor = <T>(probe: () => Promise<T | undefined> | T | undefined, 
   eventually(probe, what, timeoutMs, 50);
 
 /**
- * With WORKFLOW_FIXTURES=1, writes the history of each named workflow (name → workflow id) to
+ * With WORKFLOW_FIXTURES=1, writes the history of each named workflow (name → workflow id, or one run) to
  * test/fixtures/histories/<name>.json, for the replay tier.
  */
-export async function writeFixtureHistories(client: Client, fixtures: Record<string, string>): Promise<void> {
+export async function writeFixtureHistories(client: Client, fixtures: Record<string, string | { workflowId: string; runId: string }>): Promise<void> {
   if (process.env.WORKFLOW_FIXTURES !== '1') return;
   const { historyToJSON } = await import('@temporalio/common/lib/proto-utils');
   const { writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  for (const [name, workflowId] of Object.entries(fixtures)) {
-    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  for (const [name, execution] of Object.entries(fixtures)) {
+    // A workflow id is its latest run; a run of a workflow that continued as new is named by its runId.
+    const history = typeof execution === 'string' ? await client.workflow.getHandle(execution).fetchHistory() : await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
   }
 }

@@ -11,3 +11,4 @@ export * from './appointments';
 export * from './reminders';
 export * from './lab-reports';
 export * from './request-id';
+export * from './connections';

@@ -1,0 +1,108 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ConnectionIdentity, SyncConnectionInput, SyncConnectionResult } from '../../workflows/contract';
+import type { TeamPrincipal } from '../auth/principal';
+import { OutboxService } from '../events/outbox.service';
+import type { IngestionEnvelope } from '../health-data/health-data.dto';
+import { HealthDataIngestionService } from '../health-data/health-data-ingestion.service';
+import { providerOf } from '../health-data/providers';
+import type { ApiEnvironment, Region } from '../tenancy/entities';
+import { UsersRepository } from '../users/users.repository';
+import { externalUserIdOf, resourceAvailability } from './connection-views';
+import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
+import { SOURCE_ADAPTER, type SourceAdapter, type SourceBatch } from './source-adapter';
+
+/**
+ * The workflow side of connections (activities/connections.ts): announce a connection, and move
+ * a window of a source's data into labflow through the same ingestion path the phone SDKs use
+ * (validation, the user's ingestion bounds, upserts by sample key, batched events). Both are
+ * idempotent: the announcement's event id comes from the connection, and samples and summaries
+ * are stored under their keys, so a step run again stores nothing twice.
+ */
+@Injectable()
+export class ConnectionSyncService {
+  constructor(
+    private readonly connections: ConnectionsRepository,
+    private readonly users: UsersRepository,
+    private readonly ingestion: HealthDataIngestionService,
+    private readonly outbox: OutboxService,
+    @Inject(SOURCE_ADAPTER) private readonly sources: SourceAdapter,
+  ) {}
+
+  async announce(identity: ConnectionIdentity): Promise<'announced' | 'gone'> {
+    const row = await this.connections.insertIfAbsent({ ...identity, id: identity.connectionId, seed: identity.connectionId, environment: identity.environment, region: identity.region as Region });
+    if (!row || row.id !== identity.connectionId) return 'gone';
+    const user = await this.users.findLive(principalOf(row), row.userId) ?? (await this.users.findPendingDeletion(principalOf(row), row.userId));
+    if (!user) return 'gone';
+    const provider = providerOf(row.provider);
+    await this.outbox.emit([
+      {
+        idempotencyKey: `connection:${row.id}:created`,
+        eventType: 'provider.connection.created',
+        teamId: row.teamId,
+        environment: row.environment,
+        userId: row.userId,
+        clientUserId: user.clientUserId,
+        data: {
+          user_id: row.userId,
+          source: provider,
+          provider,
+          external_user_id: externalUserIdOf(row),
+          resource_availability: resourceAvailability(this.sources.resources(row.provider)),
+        },
+      },
+    ]);
+    return 'announced';
+  }
+
+  async end(connectionId: string): Promise<void> {
+    await this.connections.deleteById(connectionId);
+  }
+
+  async sync(input: SyncConnectionInput): Promise<SyncConnectionResult> {
+    const row = await this.connections.findById(input.connectionId);
+    if (!row) return { status: 'gone' };
+    const team = principalOf(row);
+    const user = await this.users.findLive(team, row.userId);
+    if (!user) return (await this.users.findPendingDeletion(team, row.userId)) ? { status: 'paused' } : { status: 'gone' };
+    const timeZone = user.fallbackTimeZone?.id ?? 'UTC';
+    const ending = input.stage === 'historical' && input.finalChunk;
+    const batches = withEveryResource(await this.sources.pull({ provider: row.provider, seed: row.seed, timeZone }, input.from, input.to), ending ? this.sources.resources(row.provider) : []);
+    let stored = 0;
+    for (const batch of batches) {
+      // An empty batch matters only at a backfill's end: it still ends that resource's backfill.
+      if (batch.data.length === 0 && !ending) continue;
+      const body: IngestionEnvelope = {
+        stage: input.stage,
+        start_date: input.backfill ? isoDay(input.backfill.from) : undefined,
+        end_date: input.backfill ? isoDay(input.backfill.to) : undefined,
+        time_zone: timeZone,
+        provider: row.provider,
+        source_type: batch.sourceType,
+        is_final_chunk: input.stage === 'historical' ? input.finalChunk : true,
+        data: batch.data,
+      };
+      const options = { backfillKey: `connection:${row.id}` };
+      const result = batch.kind === 'timeseries'
+        ? await this.ingestion.ingestTimeseries(team, row.userId, batch.resource, body, options)
+        : await this.ingestion.ingestSummaries(team, row.userId, batch.resource, body, options);
+      stored += result.stored;
+    }
+    await this.connections.markSynced(row.id, new Date(input.to), ending);
+    return { status: 'synced', stored };
+  }
+}
+
+function principalOf(row: ConnectionRow): TeamPrincipal {
+  return { teamId: row.teamId, environment: row.environment as ApiEnvironment, region: row.region, apiKeyId: null };
+}
+
+/** The batches plus an empty one for each listed resource they lack. */
+function withEveryResource(batches: SourceBatch[], resources: ReadonlyArray<Omit<SourceBatch, 'data'>>): SourceBatch[] {
+  const present = new Set(batches.map((batch) => `${batch.kind}|${batch.resource}|${batch.sourceType}`));
+  const missing = resources.filter((resource) => !present.has(`${resource.kind}|${resource.resource}|${resource.sourceType}`));
+  return [...batches, ...missing.map((resource) => ({ ...resource, data: [] }))];
+}
+
+function isoDay(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}

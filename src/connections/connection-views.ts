@@ -1,0 +1,31 @@
+import { providerOf } from '../health-data/providers';
+import type { ConnectedSourceView } from '../users/connected-sources';
+import type { ConnectionRow } from './connections.repository';
+import type { SourceBatch } from './source-adapter';
+
+/** `resource_availability`: every resource the provider delivers, available (demo sources ask no scopes). */
+export function resourceAvailability(resources: ReadonlyArray<Omit<SourceBatch, 'data'>>): Record<string, { status: 'available' }> {
+  return Object.fromEntries(resources.map((resource) => [resource.resource, { status: 'available' as const }]));
+}
+
+/** The provider's own id of the user: demo sources have none, so the connection's stands in. */
+export function externalUserIdOf(connection: Pick<ConnectionRow, 'id'>): string {
+  return `demo-${connection.id}`;
+}
+
+/** One entry of `GET /v2/user/providers/{user_id}` (ClientFacingProviderWithStatus). */
+export function providerWithStatusView(connection: ConnectionRow, resources: ReadonlyArray<Omit<SourceBatch, 'data'>>) {
+  return {
+    ...providerOf(connection.provider),
+    created_on: connection.createdAt.toISOString(),
+    status: connection.status,
+    external_user_id: externalUserIdOf(connection),
+    resource_availability: resourceAvailability(resources),
+  };
+}
+
+/** One entry of the user object's `connected_sources`. */
+export function connectedSourceView(connection: ConnectionRow): ConnectedSourceView {
+  const provider = providerOf(connection.provider);
+  return { provider, created_on: connection.createdAt.toISOString(), source: provider };
+}

@@ -1,0 +1,34 @@
+import { Global, Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { HealthDataModule } from '../health-data/health-data.module';
+import { CONNECTED_SOURCES } from '../users/connected-sources';
+import { UsersModule } from '../users/users.module';
+import { ConnectionSyncService } from './connection-sync.service';
+import { ConnectionWorkflows } from './connection-workflows';
+import { ConnectionsController } from './connections.controller';
+import { ConnectionsRepository } from './connections.repository';
+import { ConnectionsService } from './connections.service';
+import { SandboxSourceAdapter } from './sandbox-source.adapter';
+import { SOURCE_ADAPTER } from './source-adapter';
+
+/**
+ * Connected data sources (the demo providers today): one workflow per connection moves the
+ * source's data in through health-data ingestion. Global only for CONNECTED_SOURCES: the users
+ * module reads the user object's `connected_sources` through it without importing this module
+ * (which imports users).
+ */
+@Global()
+@Module({
+  imports: [UsersModule, EventsModule, HealthDataModule],
+  controllers: [ConnectionsController],
+  providers: [
+    ConnectionsRepository,
+    ConnectionsService,
+    ConnectionSyncService,
+    ConnectionWorkflows,
+    { provide: SOURCE_ADAPTER, useClass: SandboxSourceAdapter },
+    { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
+  ],
+  exports: [ConnectionSyncService, CONNECTED_SOURCES],
+})
+export class ConnectionsModule {}

@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { ApiEnvironment, Region } from '../tenancy/entities';
+
+/** A connected data source (`provider_connections`). */
+export interface ConnectionRow {
+  id: string;
+  teamId: string;
+  environment: ApiEnvironment;
+  region: Region;
+  userId: string;
+  provider: string;
+  seed: string;
+  status: 'connected' | 'error';
+  createdAt: Date;
+  backfilledAt: Date | null;
+  lastSyncedAt: Date | null;
+}
+
+export type NewConnection = Pick<ConnectionRow, 'id' | 'teamId' | 'environment' | 'region' | 'userId' | 'provider' | 'seed'>;
+
+const COLUMNS = `id, team_id AS "teamId", environment, region, user_id AS "userId", provider, seed, status,
+  created_at AS "createdAt", backfilled_at AS "backfilledAt", last_synced_at AS "lastSyncedAt"`;
+
+/** The SQL of `provider_connections`. */
+@Injectable()
+export class ConnectionsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /**
+   * Inserts the connection unless its (user, provider) is connected already; returns the row
+   * that holds the pair (the new one or the one that was there). Waits for a concurrent,
+   * uncommitted insert of the same pair to settle (the unique index), so the API's insert and the
+   * workflow's agree. Null when the user no longer exists.
+   */
+  async insertIfAbsent(connection: NewConnection, manager: EntityManager = this.db.manager): Promise<ConnectionRow | null> {
+    try {
+      await manager.query(
+        `INSERT INTO provider_connections (id, team_id, environment, region, user_id, provider, seed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id, provider) DO NOTHING`,
+        [connection.id, connection.teamId, connection.environment, connection.region, connection.userId, connection.provider, connection.seed],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23503') return null; // the user was erased meanwhile
+      throw error;
+    }
+    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2`, [connection.userId, connection.provider]);
+    return rows[0] ?? null;
+  }
+
+  async findById(id: string): Promise<ConnectionRow | null> {
+    const rows: ConnectionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** The connections of these users, oldest first. */
+  async findForUsers(userIds: string[]): Promise<ConnectionRow[]> {
+    if (userIds.length === 0) return [];
+    return this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = ANY($1::uuid[]) ORDER BY created_at, provider`, [userIds]);
+  }
+
+  /** Removes the user's connection to the provider; returns it, or null when there was none. */
+  async deleteByProvider(userId: string, provider: string): Promise<ConnectionRow | null> {
+    const [rows]: [ConnectionRow[], number] = await this.db.query(
+      `DELETE FROM provider_connections WHERE user_id = $1 AND provider = $2 RETURNING ${COLUMNS}`,
+      [userId, provider],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Removes this connection (not a newer one of the same pair). */
+  async deleteById(id: string): Promise<void> {
+    await this.db.query('DELETE FROM provider_connections WHERE id = $1', [id]);
+  }
+
+  async markSynced(id: string, at: Date, backfilled: boolean): Promise<void> {
+    await this.db.query(
+      `UPDATE provider_connections SET last_synced_at = $2, backfilled_at = CASE WHEN $3 THEN coalesce(backfilled_at, $2) ELSE backfilled_at END WHERE id = $1`,
+      [id, at, backfilled],
+    );
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Where a data source's client plugs in: a connection's workflow asks its provider's adapter for
+ * a window of data and stores it through the health-data ingestion path, whatever the source.
+ * The sandbox adapter (sandbox-source.adapter.ts) generates believable physiology for the demo
+ * providers; a real provider's adapter would call its API with the connection's credentials.
+ */
+export const SOURCE_ADAPTER = Symbol('SOURCE_ADAPTER');
+
+/** What a source delivers for one window, as ingestion takes it. */
+export interface SourceBatch {
+  kind: 'timeseries' | 'summary';
+  /** A health-data registry slug (timeseries resource or summary type). */
+  resource: string;
+  /** The kind of device (`watch`, `ring`, `cgm`): part of a sample's key. */
+  sourceType: string;
+  data: Array<Record<string, unknown>>;
+}
+
+export interface SourceConnection {
+  provider: string;
+  /** Makes a sandbox source's data the same whenever the same window is pulled again. */
+  seed: string;
+  /** The user's time zone (local days of summaries). */
+  timeZone: string;
+}
+
+export interface SourceAdapter {
+  /** The providers this adapter serves. */
+  providers(): readonly string[];
+  /** Every (kind, resource, source type) the provider delivers, whether or not a window has data of it. */
+  resources(provider: string): ReadonlyArray<Omit<SourceBatch, 'data'>>;
+  /** The data of [from, to) in epoch ms. Pulling the same window again gives the same data. */
+  pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]>;
+}
