@@ -102,6 +102,8 @@ stack_temporal_server_config() {
 log:
   stdout: true
   level: warn
+# Each of the four services keeps pools of its own: at most 4 x (10 + 5) = 60 connections, so
+# labflow's processes (DATABASE_POOL_MAX each) fit beside them under Postgres's default 100.
 persistence:
   defaultStore: default
   visibilityStore: visibility
@@ -114,8 +116,8 @@ persistence:
         connectAddr: "$LABFLOW_PG_HOST:$LABFLOW_PG_PORT"
         connectProtocol: tcp
         user: postgres
-        maxConns: 20
-        maxIdleConns: 20
+        maxConns: 10
+        maxIdleConns: 5
         maxConnLifetime: 1h
     visibility:
       sql:
@@ -124,8 +126,8 @@ persistence:
         connectAddr: "$LABFLOW_PG_HOST:$LABFLOW_PG_PORT"
         connectProtocol: tcp
         user: postgres
-        maxConns: 10
-        maxIdleConns: 10
+        maxConns: 5
+        maxIdleConns: 2
         maxConnLifetime: 1h
 global:
   membership:

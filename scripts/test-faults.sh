@@ -166,6 +166,9 @@ export PUBLIC_API_URL="http://127.0.0.1:$FAULTS_API_PORT"
 PHI_ENCRYPTION_KEY=$(random_key)
 export PHI_ENCRYPTION_KEY
 export LOG_REQUESTS=false
+# Five labflow processes (two APIs, management, two workers) beside the Temporal server's pools
+# (scripts/temporal-server.sh): 5 x 6 + 60 stays under Postgres's default max_connections of 100.
+export DATABASE_POOL_MAX=6
 export WEBHOOK_RETRY_SCHEDULE=0s,1s,2s,3s,5s,5s,10s,10s
 export WEBHOOK_DELIVERY_TIMEOUT=5s
 export ALLOW_PRIVATE_WEBHOOK_URLS=true

@@ -67,7 +67,7 @@ export class CoreModule implements OnApplicationShutdown {
     ];
     return {
       module: CoreModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl))],
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl, config.databasePoolMax))],
       providers,
       exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService, SANDBOX_CALLBACKS, MetricsRegistry],
     };

@@ -52,6 +52,8 @@ export type WorkerRole = (typeof WORKER_ROLES)[number];
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/labflow'),
+  /** Postgres connections one process opens at most (all processes together, with Temporal's, must fit max_connections). */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(500).default(20),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379/0'),
   // TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default labflow), TLS and
   // API key: Temporal's own connection settings, read and checked by ./temporal-connection.ts.
@@ -257,6 +259,7 @@ export type Environment = z.infer<typeof envSchema>;
 export interface LabflowConfig {
   env: Environment['NODE_ENV'];
   databaseUrl: string;
+  databasePoolMax: number;
   redisUrl: string;
   temporal: {
     address: string;
@@ -398,6 +401,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
     temporal: {
       address: temporal.settings.connection.address,

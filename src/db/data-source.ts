@@ -54,7 +54,12 @@ export const ENTITIES = [
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
 export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000, HealthData1763790009000, LabReports1763790120000, LoincCatalogueAliases1763790130000, Portal1763790140000, OutboxTraceParent1763790150700, OutboxRequestId1763790151100, ApiKeyRevocationNotify1763790152000, OrderReminders1763790152400, LoincCatalogueVerified1763790160000, EventBatches1763790165000, ProviderConnections1763790170000];
 
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+/**
+ * `poolMax`: connections this process may open (DATABASE_POOL_MAX). Every process of every
+ * replica adds its own, beside Temporal's: together they must stay under Postgres's
+ * max_connections (README "Environment variables").
+ */
+export function dataSourceOptions(databaseUrl: string, poolMax = 20): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -66,10 +71,17 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     // Query failures surface as exceptions (logged by the error filter when unexpected); TypeORM's
     // own logging would also print the unique violations labflow expects and handles.
     logging: false,
-    extra: { max: 20 },
+    extra: {
+      max: poolMax,
+      // Safety nets against a connection held forever: waiting longer than this for one of the
+      // pool fails the caller (a transaction then rolls back and its activity retries) instead of
+      // hanging, and Postgres ends a session left idle inside a transaction, freeing its locks.
+      connectionTimeoutMillis: 30_000,
+      idle_in_transaction_session_timeout: 60_000,
+    },
   };
 }
 
-export function createDataSource(databaseUrl: string): DataSource {
-  return new DataSource(dataSourceOptions(databaseUrl));
+export function createDataSource(databaseUrl: string, poolMax?: number): DataSource {
+  return new DataSource(dataSourceOptions(databaseUrl, poolMax));
 }

@@ -39,20 +39,21 @@ export class LabCatalogRepository {
     return this.db.getRepository(LabEntity).find({ order: { id: 'ASC' } });
   }
 
-  labsByIds(ids: number[]): Promise<LabEntity[]> {
+  /** `manager`: a caller inside a transaction reads on its connection (never a second one of the pool). */
+  labsByIds(ids: number[], manager: EntityManager = this.db.manager): Promise<LabEntity[]> {
     const valid = int32Ids(ids);
     if (valid.length === 0) return Promise.resolve([]);
-    return this.db.getRepository(LabEntity).findBy({ id: In(valid) });
+    return manager.getRepository(LabEntity).findBy({ id: In(valid) });
   }
 
   labBySlug(slug: string): Promise<LabEntity | null> {
     return this.db.getRepository(LabEntity).findOneBy({ slug });
   }
 
-  markersByIds(ids: number[]): Promise<MarkerEntity[]> {
+  markersByIds(ids: number[], manager: EntityManager = this.db.manager): Promise<MarkerEntity[]> {
     const valid = int32Ids(ids);
     if (valid.length === 0) return Promise.resolve([]);
-    return this.db.getRepository(MarkerEntity).findBy({ id: In(valid) });
+    return manager.getRepository(MarkerEntity).findBy({ id: In(valid) });
   }
 
   /** Markers with any of these provider ids, at any lab (a provider id is unique per lab only). */
@@ -113,8 +114,8 @@ const ORDER_COLUMN = { price: 't.price', created_at: 't.createdAt', updated_at: 
 export class LabTestsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  private visible(scope: Scope) {
-    return this.db
+  private visible(scope: Scope, manager: EntityManager = this.db.manager) {
+    return manager
       .getRepository(LabTestEntity)
       .createQueryBuilder('t')
       .where('(t.team_id IS NULL OR (t.team_id = :teamId AND t.environment = :environment))', {
@@ -123,8 +124,9 @@ export class LabTestsRepository {
       });
   }
 
-  findVisible(scope: Scope, id: string): Promise<LabTestEntity | null> {
-    return this.visible(scope).andWhere('t.id = :id', { id }).getOne();
+  /** `manager`: a caller inside a transaction reads on its connection (never a second one of the pool). */
+  findVisible(scope: Scope, id: string, manager?: EntityManager): Promise<LabTestEntity | null> {
+    return this.visible(scope, manager).andWhere('t.id = :id', { id }).getOne();
   }
 
   /** Visible tests matching the filters, ordered; offset/limit page through them when given. */
@@ -161,10 +163,10 @@ export class LabTestsRepository {
   }
 
   /** Marker ids of each test, in the test's order. */
-  async markerIdsOf(testIds: string[]): Promise<Map<string, number[]>> {
+  async markerIdsOf(testIds: string[], manager: EntityManager = this.db.manager): Promise<Map<string, number[]>> {
     const byTest = new Map<string, number[]>(testIds.map((id) => [id, []]));
     if (testIds.length === 0) return byTest;
-    const rows = await this.db
+    const rows = await manager
       .getRepository(LabTestMarkerEntity)
       .find({ where: { labTestId: In(testIds) }, order: { labTestId: 'ASC', position: 'ASC' } });
     for (const row of rows) byTest.get(row.labTestId)?.push(row.markerId);

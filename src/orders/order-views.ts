@@ -172,7 +172,7 @@ export class OrderViews {
     const appointments = await this.readModel.latestAppointmentIds(appointmentOrders, manager);
     const labTests = new Map<string, LabTestView>();
     for (const order of orders) {
-      if (!labTests.has(order.labTestId)) labTests.set(order.labTestId, await this.labTestView(order));
+      if (!labTests.has(order.labTestId)) labTests.set(order.labTestId, await this.labTestView(order, manager));
     }
     return orders.map((order) => {
       const entry = transactions.get(order.orderTransactionId);
@@ -180,10 +180,15 @@ export class OrderViews {
     });
   }
 
-  private async labTestView(order: OrderEntity): Promise<LabTestView> {
-    const test = await this.tests.findVisible({ teamId: order.teamId, environment: order.environment }, order.labTestId);
+  /**
+   * `manager`: the caller's transaction, whose connection every read here uses. A transaction
+   * that waited for a second connection of the pool while holding one could wait forever once
+   * every connection is held by such transactions (seen in the fault run: transitions hung).
+   */
+  private async labTestView(order: OrderEntity, manager?: EntityManager): Promise<LabTestView> {
+    const test = await this.tests.findVisible({ teamId: order.teamId, environment: order.environment }, order.labTestId, manager);
     if (!test) throw new Error(`lab test ${order.labTestId} of order ${order.id} is missing`);
-    const parts = await this.labTestPartsOf(test);
+    const parts = await this.labTestPartsOf(test, manager);
     return toLabTestView(test, parts.lab, parts.markers);
   }
 
@@ -205,15 +210,15 @@ export class OrderViews {
     return toLabTestView(test, parts.lab, parts.markers);
   }
 
-  private async labTestPartsOf(test: LabTestEntity): Promise<LabTestParts> {
+  private async labTestPartsOf(test: LabTestEntity, manager?: EntityManager): Promise<LabTestParts> {
     // A test's lab and markers are fixed at creation (PATCH changes only name/active and bumps
     // updated_at), so they are cached per version: three queries fewer on every order read.
     const version = `${test.id}@${test.updatedAt.getTime()}`;
     let parts = this.labTestParts.get(version);
     if (!parts) {
-      const [lab] = await this.catalog.labsByIds([test.labId]);
-      const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
-      const byId = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
+      const [lab] = await this.catalog.labsByIds([test.labId], manager);
+      const markerIds = (await this.tests.markerIdsOf([test.id], manager)).get(test.id) ?? [];
+      const byId = new Map((await this.catalog.markersByIds(markerIds, manager)).map((marker) => [marker.id, marker]));
       parts = { lab, markers: markerIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])) };
       remember(this.labTestParts, version, parts);
     }
