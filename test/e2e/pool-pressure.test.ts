@@ -1,5 +1,5 @@
 import { call, type Tenant, type TestStack } from '../helpers/stack';
-import { createUser, orderReaches, startOrderStack, testkitBody } from '../helpers/orders';
+import { createUser, orderBody, orderReaches, startOrderStack } from '../helpers/orders';
 
 /**
  * Many order transitions at once on a small connection pool (DATABASE_POOL_MAX=3, shared here by
@@ -23,7 +23,7 @@ test(`${ORDERS} test-kit orders simulated at once all complete`, async () => {
   const orderIds = await Promise.all(
     Array.from({ length: ORDERS }, async () => {
       const userId = await createUser(stack, tenant);
-      const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: testkitBody(userId) });
+      const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) });
       expect(created.status).toBe(200);
       return created.body.order.id as string;
     }),
