@@ -213,7 +213,9 @@ async function post(url: string, headers: Record<string, string>, body: string):
 }
 
 async function startApi(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', `${__dirname}/api.ts`], {
+  // BENCH_API_ARGS: node flags for the API process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
+  const nodeArgs = (process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', `${__dirname}/api.ts`], {
     env: { ...process.env, DATABASE_URL: databaseUrl, API_PORT: '0', TS_NODE_TRANSPILE_ONLY: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
