@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { generateDemoData } from '../../src/connections/sandbox-physiology';
 import { connectionState, connectionWorkflowId } from '../../workflows/contract';
 import { eventually } from '../helpers/eventually';
-import { call, createTenant, startStack, startTemporalWorker, type Tenant, type TestStack } from '../helpers/stack';
+import { call, createTenant, spawnBuiltWorker, startStack, startTemporalWorker, type Tenant, type TestStack } from '../helpers/stack';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -44,11 +43,8 @@ afterAll(async () => {
 });
 
 test('the backfill completes without duplicates after its worker is killed mid-way', async () => {
-  // The built worker (scripts/test.sh builds dist/) as its own process, workflows and activities only.
-  child = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
-    env: { ...process.env, WORKER_ROLES: 'temporal', TEMPORAL_TASK_QUEUE: stack.taskQueue, NODE_ENV: 'test', WORKER_HEALTH_PORT: '0', METRICS_ENABLED: 'false' },
-    stdio: 'ignore',
-  });
+  // Workflows and activities only.
+  child = spawnBuiltWorker({ WORKER_ROLES: 'temporal', TEMPORAL_TASK_QUEUE: stack.taskQueue, WORKER_HEALTH_PORT: '0', METRICS_ENABLED: 'false' });
   const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `crash-${randomUUID()}` } });
   const userId = user.body.user_id as string;
   const connected = await call(stack.apiUrl, 'POST', '/v2/link/connect/demo', { key: tenant.apiKey, body: { user_id: userId, provider: 'apple_health_kit' } });

@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { labReportWorkflowId } from '../../workflows/contract';
 import { eventually } from '../helpers/eventually';
 import { textReportPdf } from '../helpers/lab-report-files';
-import { call, createTenant, startLabReportWorker, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { call, createTenant, spawnBuiltWorker, startLabReportWorker, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { rasterise, scannedPdf } from '../fixtures/lab-reports/raster';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -32,11 +31,8 @@ afterAll(async () => {
 });
 
 test('the job completes once after its worker is killed mid-extract', async () => {
-  // The built worker (scripts/test.sh builds dist/) as its own process, lab reports only.
-  child = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
-    env: { ...process.env, WORKER_ROLES: 'lab-reports', LAB_REPORT_TASK_QUEUE: stack.config.labReports.taskQueue, NODE_ENV: 'test' },
-    stdio: 'ignore',
-  });
+  // Lab reports only.
+  child = spawnBuiltWorker({ WORKER_ROLES: 'lab-reports', LAB_REPORT_TASK_QUEUE: stack.config.labReports.taskQueue });
   const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `crash-${randomUUID()}` } });
   const scan = await scannedPdf(await rasterise(await textReportPdf(), 1, 200), 7);
   const form = new FormData();

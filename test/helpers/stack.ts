@@ -2,7 +2,9 @@ import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
@@ -216,6 +218,14 @@ async function startWorker(app: INestApplication, config: LabflowConfig, taskQue
       await connection.close();
     },
   };
+}
+
+/**
+ * The built worker (scripts/test.sh builds dist/) in a process of its own, for a test to SIGKILL:
+ * this process's environment with `env` over it (its roles and queues).
+ */
+export function spawnBuiltWorker(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], { env: { ...process.env, NODE_ENV: 'test', ...env }, stdio: 'ignore' });
 }
 
 /** A Temporal worker in this process on the stack's task queue (a stack started with `worker: false`, or replacing a killed one). */
