@@ -3,7 +3,7 @@
  *
  *   node dist/scripts/migrate.js        (npm run migrate; scripts/stack.sh runs it for you)
  *
- * Settings come from the environment (see src/config/config.ts); for the dev database:
+ * Settings come from the environment (see src/config/environment.ts); for the dev database:
  *   node --env-file=.labflow/env dist/scripts/migrate.js
  */
 import 'reflect-metadata';
