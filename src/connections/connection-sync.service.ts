@@ -5,7 +5,7 @@ import { OutboxService } from '../events/outbox.service';
 import type { IngestionEnvelope } from '../health-data/health-data.dto';
 import { HealthDataIngestionService } from '../health-data/health-data-ingestion.service';
 import { providerOf } from '../health-data/providers';
-import type { ApiEnvironment, Region } from '../tenancy/entities';
+import type { Region } from '../tenancy/entities';
 import { UsersRepository } from '../users/users.repository';
 import { externalUserIdOf, resourceAvailability } from './connection-views';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
@@ -29,7 +29,7 @@ export class ConnectionSyncService {
   ) {}
 
   async announce(identity: ConnectionIdentity): Promise<'announced' | 'gone'> {
-    const row = await this.connections.insertIfAbsent({ ...identity, id: identity.connectionId, seed: identity.connectionId, environment: identity.environment, region: identity.region as Region });
+    const row = await this.connections.insertIfAbsent({ ...identity, id: identity.connectionId, seed: identity.connectionId, region: identity.region as Region });
     if (!row || row.id !== identity.connectionId) return 'gone';
     const user = await this.users.findLive(principalOf(row), row.userId) ?? (await this.users.findPendingDeletion(principalOf(row), row.userId));
     if (!user) return 'gone';
@@ -93,7 +93,7 @@ export class ConnectionSyncService {
 }
 
 function principalOf(row: ConnectionRow): TeamPrincipal {
-  return { teamId: row.teamId, environment: row.environment as ApiEnvironment, region: row.region, apiKeyId: null };
+  return { teamId: row.teamId, environment: row.environment, region: row.region, apiKeyId: null };
 }
 
 /** The batches plus an empty one for each listed resource they lack. */
