@@ -70,7 +70,10 @@ export class HealthDataIngestionService {
     const subject = subjectOf(team, user);
     const key = { userId: user.id, resource: resource.slug, provider: body.provider, sourceType: body.source_type };
     return this.summaries.transaction(async (manager) => {
-      const { inserted, updated } = await this.timeseries.upsert(manager, key, within);
+      const stored = await this.timeseries.upsert(manager, key, within);
+      // Erased since requireUser: as if it had gone first.
+      if (!stored) throw notFound('User');
+      const { inserted, updated } = stored;
       // The samples join the open event of their user, resource, provider and source type
       // (`updated` when they replaced stored ones, as before batching); the event goes out when
       // its window closes or it is full.

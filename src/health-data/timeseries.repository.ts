@@ -36,8 +36,10 @@ export interface SeriesPosition {
 const MONTH_MS = 31 * 86_400_000;
 
 /**
- * The SQL of `health_timeseries` (monthly range partitions on `ts`; see the migration). Writes
- * are one multi-row upsert per batch from column arrays (`unnest`), never a statement per row.
+ * The SQL of timeseries samples: `health_series` (one row per user, resource, provider, source
+ * type and sample key, with a bigint id) and `health_samples` (one row per sample, keyed by
+ * series id and time; monthly range partitions on `ts`). See migration 1763790180000. Writes are
+ * one multi-row statement per batch from column arrays (`unnest`), never a statement per row.
  */
 @Injectable()
 export class TimeseriesRepository {
@@ -65,7 +67,7 @@ export class TimeseriesRepository {
     }
     for (const month of months) {
       if (this.partitions.has(month)) continue;
-      await this.db.query(`SELECT labflow_health_timeseries_partition($1::date)`, [`${month}-01`]);
+      await this.db.query(`SELECT labflow_health_samples_partition($1::date)`, [`${month}-01`]);
       this.partitions.add(month);
     }
   }
@@ -73,22 +75,24 @@ export class TimeseriesRepository {
   /**
    * Upserts the samples (at most one per key: see lastPerKey): a sample already stored under the
    * same (user, resource, provider, source type, sample key, timestamp) takes the new value.
-   * Returns how many rows were new and how many replaced a stored sample: a new row gets the
+   * Returns how many rows were new and how many replaced a stored sample (a new row gets the
    * transaction's start time (`now()`) as updated_at, a replaced one the clock time, which is
-   * later (`xmax = 0`, the usual test, is not available on a partitioned table).
+   * later: `xmax = 0`, the usual test, is not available on a partitioned table), or null when the
+   * user no longer exists.
    */
-  async upsert(manager: EntityManager, key: SeriesKey, samples: NormalisedSample[]): Promise<{ inserted: number; updated: number }> {
+  async upsert(manager: EntityManager, key: SeriesKey, samples: NormalisedSample[]): Promise<{ inserted: number; updated: number } | null> {
     if (samples.length === 0) return { inserted: 0, updated: 0 };
-    const columns = columnsOf(samples);
-    const params = [key.userId, key.resource, key.provider, key.sourceType, ...columns.arrays];
-    // Most batches are new data. When the series holds nothing in the batch's time range (one
-    // index probe), a plain INSERT stores it: about 1.5x faster in Postgres than the upsert,
-    // which pays a speculative insertion per row. A writer that stored some of these keys since
-    // the probe makes it fail on the key; then the savepoint undoes it and the upsert runs.
-    if (!(await this.anyStored(manager, key, columns))) {
+    const series = await this.holdSeries(manager, key, distinctSampleKeys(samples));
+    if (!series) return null;
+    const columns = columnsOf(samples, series.ids);
+    // Most batches are new data. When the series are new, or hold nothing in the batch's time
+    // range (one index probe), a plain INSERT stores it: about 1.5x faster in Postgres than the
+    // upsert, which pays a speculative insertion per row. A writer that stored some of these keys
+    // since the probe makes it fail on the key; then the savepoint undoes it and the upsert runs.
+    if (series.allNew || !(await this.anyStored(manager, columns))) {
       await manager.query('SAVEPOINT timeseries_insert');
       try {
-        await manager.query(`INSERT INTO health_timeseries ${INSERT_COLUMNS} ${SELECT_SAMPLES}`, params);
+        await manager.query(`INSERT INTO health_samples ${INSERT_COLUMNS} ${SELECT_SAMPLES}`, columns.params);
         await manager.query('RELEASE SAVEPOINT timeseries_insert');
         return { inserted: samples.length, updated: 0 };
       } catch (error) {
@@ -98,27 +102,65 @@ export class TimeseriesRepository {
     }
     const [row]: Array<{ inserted: string; total: string }> = await manager.query(
       `WITH upserted AS (
-         INSERT INTO health_timeseries AS t ${INSERT_COLUMNS} ${SELECT_SAMPLES}
-         ON CONFLICT (user_id, resource, provider, source_type, sample_key, ts) DO UPDATE
+         INSERT INTO health_samples AS t ${INSERT_COLUMNS} ${SELECT_SAMPLES}
+         ON CONFLICT (series_id, ts) DO UPDATE
            SET end_ts = EXCLUDED.end_ts, value = EXCLUDED.value, diastolic = EXCLUDED.diastolic,
                sample_type = EXCLUDED.sample_type, timezone_offset = EXCLUDED.timezone_offset,
                extra = EXCLUDED.extra, updated_at = clock_timestamp()
          RETURNING t.updated_at = now() AS inserted)
        SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) AS total FROM upserted`,
-      params,
+      columns.params,
     );
     const inserted = Number(row.inserted);
     return { inserted, updated: Number(row.total) - inserted };
   }
 
-  /** Whether the series stores any sample of these sample keys between the batch's first and last timestamp. */
-  private async anyStored(manager: EntityManager, key: SeriesKey, columns: SampleColumns): Promise<boolean> {
+  /**
+   * The ids of the series of `key` with these sample keys, created when missing, each held with
+   * FOR KEY SHARE until the transaction ends: erasing the user (which deletes its series, and
+   * with them their samples) waits for this ingestion rather than leave its samples behind.
+   * Null when the user is gone (the new series' foreign key refuses it).
+   */
+  private async holdSeries(manager: EntityManager, key: SeriesKey, sampleKeys: string[]): Promise<{ ids: Map<string, string>; allNew: boolean } | null> {
+    const select = () =>
+      manager.query(
+        `SELECT id, sample_key FROM health_series
+          WHERE user_id = $1 AND resource = $2 AND provider = $3 AND source_type = $4 AND sample_key = ANY($5::text[])
+          FOR KEY SHARE`,
+        [key.userId, key.resource, key.provider, key.sourceType, sampleKeys],
+      ) as Promise<Array<{ id: string; sample_key: string }>>;
+    const ids = new Map((await select()).map((row) => [row.sample_key, row.id]));
+    if (ids.size === sampleKeys.length) return { ids, allNew: false };
+    const missing = sampleKeys.filter((sampleKey) => !ids.has(sampleKey));
+    let created: Array<{ id: string; sample_key: string }>;
+    try {
+      // A new row is locked by its insert; one a concurrent ingestion created meanwhile is not
+      // returned (DO NOTHING) and is read, and held, below.
+      created = await manager.query(
+        `INSERT INTO health_series (user_id, resource, provider, source_type, sample_key)
+         SELECT $1, $2, $3, $4, k FROM unnest($5::text[]) AS k
+         ON CONFLICT (user_id, resource, provider, source_type, sample_key) DO NOTHING
+         RETURNING id, sample_key`,
+        [key.userId, key.resource, key.provider, key.sourceType, missing],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23503') return null;
+      throw error;
+    }
+    for (const row of created) ids.set(row.sample_key, row.id);
+    const allNew = created.length === sampleKeys.length;
+    if (ids.size < sampleKeys.length) for (const row of await select()) ids.set(row.sample_key, row.id);
+    return { ids, allNew };
+  }
+
+  /** Whether any of the batch's series stores a sample between the batch's first and last timestamp. */
+  private async anyStored(manager: EntityManager, columns: SampleColumns): Promise<boolean> {
     const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM health_timeseries
-        WHERE user_id = $1 AND resource = $2 AND provider = $3 AND source_type = $4 AND sample_key = ANY($5::text[])
-          AND ts BETWEEN timestamptz 'epoch' + $6::bigint * interval '1 millisecond' AND timestamptz 'epoch' + $7::bigint * interval '1 millisecond'
+      `SELECT 1 FROM health_samples
+        WHERE series_id = ANY($1::bigint[])
+          AND ts BETWEEN timestamptz 'epoch' + $2::bigint * interval '1 millisecond' AND timestamptz 'epoch' + $3::bigint * interval '1 millisecond'
         LIMIT 1`,
-      [key.userId, key.resource, key.provider, key.sourceType, columns.distinctKeys, columns.minTs, columns.maxTs],
+      [columns.seriesIds, columns.minTs, columns.maxTs],
     );
     return rows.length > 0;
   }
@@ -139,26 +181,27 @@ export class TimeseriesRepository {
     let filters = '';
     if (range.provider) {
       params.push(range.provider);
-      filters += ` AND provider = $${params.length}`;
+      filters += ` AND s.provider = $${params.length}`;
     }
     if (range.sampleType) {
       params.push(range.sampleType);
-      filters += ` AND sample_type = $${params.length}`;
+      filters += ` AND t.sample_type = $${params.length}`;
     }
     if (after) {
       params.push(after.provider, after.sourceType, after.sampleKey, after.ts);
       const p = params.length;
-      filters += ` AND (provider, source_type, sample_key, ts) > ($${p - 3}, $${p - 2}, $${p - 1}, timestamptz 'epoch' + $${p}::bigint * interval '1 millisecond')`;
+      filters += ` AND (s.provider, s.source_type, s.sample_key, t.ts) > ($${p - 3}, $${p - 2}, $${p - 1}, timestamptz 'epoch' + $${p}::bigint * interval '1 millisecond')`;
     }
     const rows: Array<Record<string, unknown>> = await this.db.query(
-      `SELECT provider, source_type, sample_key,
-              (extract(epoch FROM ts) * 1000)::bigint AS ts_ms, (extract(epoch FROM end_ts) * 1000)::bigint AS end_ms,
-              value, diastolic, sample_type, timezone_offset, extra
-         FROM health_timeseries
-        WHERE user_id = $1 AND resource = $2
-          AND ts >= timestamptz 'epoch' + $3::bigint * interval '1 millisecond'
-          AND ts <= timestamptz 'epoch' + $4::bigint * interval '1 millisecond'${filters}
-        ORDER BY provider, source_type, sample_key, ts -- the column (index order), not the epoch alias
+      `SELECT s.provider, s.source_type, s.sample_key,
+              (extract(epoch FROM t.ts) * 1000)::bigint AS ts_ms, (extract(epoch FROM t.end_ts) * 1000)::bigint AS end_ms,
+              t.value, t.diastolic, t.sample_type, t.timezone_offset, t.extra
+         FROM health_series s
+         JOIN health_samples t ON t.series_id = s.id
+        WHERE s.user_id = $1 AND s.resource = $2
+          AND t.ts >= timestamptz 'epoch' + $3::bigint * interval '1 millisecond'
+          AND t.ts <= timestamptz 'epoch' + $4::bigint * interval '1 millisecond'${filters}
+        ORDER BY s.provider, s.source_type, s.sample_key, t.ts -- the column (index order), not the epoch alias
         LIMIT $5`,
       params,
     );
@@ -179,10 +222,11 @@ export class TimeseriesRepository {
   /** Per resource and provider: first and last sample time and count, for introspection. */
   async statistics(userIds: string[], provider?: string): Promise<Array<{ userId: string; resource: string; provider: string; oldest: Date; newest: Date; count: number }>> {
     const rows: Array<Record<string, unknown>> = await this.db.query(
-      `SELECT user_id, resource, provider, min(ts) AS oldest, max(ts) AS newest, count(*) AS count
-         FROM health_timeseries
-        WHERE user_id = ANY($1::uuid[]) AND ($2::text IS NULL OR provider = $2)
-        GROUP BY user_id, resource, provider`,
+      `SELECT s.user_id, s.resource, s.provider, min(t.ts) AS oldest, max(t.ts) AS newest, count(*) AS count
+         FROM health_series s
+         JOIN health_samples t ON t.series_id = s.id
+        WHERE s.user_id = ANY($1::uuid[]) AND ($2::text IS NULL OR s.provider = $2)
+        GROUP BY s.user_id, s.resource, s.provider`,
       [userIds, provider ?? null],
     );
     return rows.map((row) => ({
@@ -198,7 +242,7 @@ export class TimeseriesRepository {
   /** Makes the partitions of the current month and the next `monthsAhead` ahead of time (idempotent). */
   async createPartitionsAhead(monthsAhead: number): Promise<void> {
     await this.db.query(
-      `SELECT labflow_health_timeseries_partition((date_trunc('month', now()) + make_interval(months => m))::date)
+      `SELECT labflow_health_samples_partition((date_trunc('month', now()) + make_interval(months => m))::date)
          FROM generate_series(0, $1::int) AS m`,
       [monthsAhead],
     );
@@ -212,7 +256,7 @@ export class TimeseriesRepository {
     const rows: Array<{ name: string }> = await this.db.query(
       `SELECT c.relname AS name
          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-        WHERE p.relname = 'health_timeseries' AND c.relname ~ '^health_timeseries_p[0-9]{6}$'
+        WHERE p.relname = 'health_samples' AND c.relname ~ '^health_samples_p[0-9]{6}$'
           AND to_date(substring(c.relname FROM '[0-9]{6}$'), 'YYYYMM') + interval '1 month' <= $1::timestamptz`,
       [before],
     );
@@ -229,24 +273,36 @@ function quoteIdent(name: string): string {
   return `"${name}"`;
 }
 
-const INSERT_COLUMNS = '(user_id, resource, provider, source_type, sample_key, ts, end_ts, value, diastolic, sample_type, timezone_offset, extra, updated_at)';
-/** The samples as rows, from column arrays $5..$12 ($1..$4: the series key). */
-const SELECT_SAMPLES = `SELECT $1::uuid, $2::text, $3::text, $4::text, u.k, timestamptz 'epoch' + u.s * interval '1 millisecond',
-         timestamptz 'epoch' + u.e * interval '1 millisecond', u.v, u.d, u.ty, u.tz, u.x, now()
-    FROM unnest($5::text[], $6::bigint[], $7::bigint[], $8::float8[], $9::float8[], $10::text[], $11::int[], $12::jsonb[])
-         AS u(k, s, e, v, d, ty, tz, x)`;
+const INSERT_COLUMNS = '(series_id, ts, end_ts, value, diastolic, sample_type, timezone_offset, extra, updated_at)';
+/** The samples as rows, from the column arrays of SampleColumns.params. */
+const SELECT_SAMPLES = `SELECT u.id, timestamptz 'epoch' + u.s * interval '1 millisecond', timestamptz 'epoch' + u.e * interval '1 millisecond',
+         u.v, u.d, u.ty, u.tz, u.x, now()
+    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::text[], $7::int[], $8::jsonb[])
+         AS u(id, s, e, v, d, ty, tz, x)`;
 
 interface SampleColumns {
-  /** sample_key, ts, end_ts, value, diastolic, sample_type, timezone_offset, extra. */
-  arrays: unknown[][];
-  distinctKeys: string[];
+  /** series_id, ts, end_ts, value, diastolic, sample_type, timezone_offset, extra: one array each. */
+  params: unknown[];
+  seriesIds: string[];
   minTs: number;
   maxTs: number;
 }
 
-function columnsOf(samples: NormalisedSample[]): SampleColumns {
+function distinctSampleKeys(samples: NormalisedSample[]): string[] {
+  const keys = new Set<string>();
+  for (const sample of samples) keys.add(sample.sampleKey);
+  return [...keys];
+}
+
+/**
+ * The samples as column arrays. Numbers go as array literals built here (`{1,2,NULL}`): the pg
+ * driver would quote and escape every element of a 10,000-element array, which cost more CPU
+ * than the insert's planning. A column that is null throughout goes as NULL, which unnest pads
+ * with nulls.
+ */
+function columnsOf(samples: NormalisedSample[], seriesIds: Map<string, string>): SampleColumns {
   const n = samples.length;
-  const sampleKeys = new Array<string>(n);
+  const series = new Array<string>(n);
   const ts = new Array<number>(n);
   const endTs = new Array<number | null>(n);
   const values = new Array<number | null>(n);
@@ -258,7 +314,7 @@ function columnsOf(samples: NormalisedSample[]): SampleColumns {
   let maxTs = -Infinity;
   for (let i = 0; i < n; i++) {
     const sample = samples[i];
-    sampleKeys[i] = sample.sampleKey;
+    series[i] = seriesIds.get(sample.sampleKey) as string;
     ts[i] = sample.ts;
     endTs[i] = sample.endTs;
     values[i] = sample.value;
@@ -269,5 +325,32 @@ function columnsOf(samples: NormalisedSample[]): SampleColumns {
     if (sample.ts < minTs) minTs = sample.ts;
     if (sample.ts > maxTs) maxTs = sample.ts;
   }
-  return { arrays: [sampleKeys, ts, endTs, values, diastolic, types, offsets, extras], distinctKeys: [...new Set(sampleKeys)], minTs, maxTs };
+  return {
+    params: [numberArray(series), numberArray(ts), numberArray(endTs), numberArray(values), numberArray(diastolic), textArray(types), numberArray(offsets), textArray(extras)],
+    seriesIds: [...new Set(series)],
+    minTs,
+    maxTs,
+  };
+}
+
+/** A Postgres array literal of numbers (finite, as validated; bigint ids as their decimal strings), or null when all are null. */
+function numberArray(values: ReadonlyArray<number | string | null>): string | null {
+  let literal = '{';
+  let anyValue = false;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i > 0) literal += ',';
+    if (value === null) literal += 'NULL';
+    else {
+      literal += value;
+      anyValue = true;
+    }
+  }
+  return anyValue ? `${literal}}` : null;
+}
+
+/** Text values for the driver to quote (it escapes each element), or null when all are null. */
+function textArray(values: Array<string | null>): Array<string | null> | null {
+  for (const value of values) if (value !== null) return values;
+  return null;
 }

@@ -26,7 +26,7 @@ export interface RetentionReport {
   events: number;
   orderIdempotencyKeys: number;
   appointmentIdempotencyKeys: number;
-  /** Monthly health_timeseries partitions dropped (whole months past HEALTH_DATA_RETENTION). */
+  /** Monthly health_samples partitions dropped (whole months past HEALTH_DATA_RETENTION). */
   healthDataPartitions: number;
 }
 

@@ -70,7 +70,8 @@ test('the backfill completes without duplicates after its worker is killed mid-w
   const expectedHeartRate = expected.find((batch) => batch.resource === 'heartrate')?.data ?? [];
   expect(expectedHeartRate.length).toBeGreaterThan(BACKFILL_DAYS * 100);
   const [stored] = await stack.db.query(
-    `SELECT count(*)::int AS n, count(DISTINCT ts)::int AS distinct_ts FROM health_timeseries WHERE user_id = $1 AND resource = 'heartrate'`,
+    `SELECT count(*)::int AS n, count(DISTINCT t.ts)::int AS distinct_ts
+       FROM health_samples t JOIN health_series s ON s.id = t.series_id WHERE s.user_id = $1 AND s.resource = 'heartrate'`,
     [userId],
   );
   expect(stored).toEqual({ n: expectedHeartRate.length, distinct_ts: expectedHeartRate.length });

@@ -27,7 +27,7 @@ describe('health data: partitions and retention', () => {
       body: { data: [{ timestamp: '2019-03-10T08:00:00Z', value: 61 }] },
     });
     expect(stored.status).toBe(200);
-    expect(await partitionExists('health_timeseries_p201903')).toBe(true);
+    expect(await partitionExists('health_samples_p201903')).toBe(true);
 
     // Events are kept (a century); health data kept for five years: March 2019 is past it.
     const report = await new RetentionSweeper(stack.db, {
@@ -38,12 +38,12 @@ describe('health data: partitions and retention', () => {
       healthDataRetentionMs: 5 * YEAR_MS,
     }).sweepOnce();
     expect(report?.healthDataPartitions).toBeGreaterThanOrEqual(1);
-    expect(await partitionExists('health_timeseries_p201903')).toBe(false);
+    expect(await partitionExists('health_samples_p201903')).toBe(false);
     const read = await call(stack.apiUrl, 'GET', `/v2/timeseries/${userId}/heartrate?start_date=2019-03-10`, { key: tenant.apiKey });
     expect(read.body).toEqual([]);
 
     const ahead = new Date();
     ahead.setUTCMonth(ahead.getUTCMonth() + 3, 1);
-    expect(await partitionExists(`health_timeseries_p${ahead.toISOString().slice(0, 7).replace('-', '')}`)).toBe(true);
+    expect(await partitionExists(`health_samples_p${ahead.toISOString().slice(0, 7).replace('-', '')}`)).toBe(true);
   });
 });
