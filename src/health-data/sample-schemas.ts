@@ -167,6 +167,12 @@ function toEpochMs(text: string, timeZone: string): number {
  * request as it does across requests (and Postgres cannot update one row twice in a statement).
  */
 export function lastPerKey(samples: NormalisedSample[]): NormalisedSample[] {
+  // The usual batch: one series in time order, so no key repeats (no need to build the map).
+  let ordered = true;
+  for (let index = 1; index < samples.length && ordered; index++) {
+    ordered = samples[index].ts > samples[index - 1].ts && samples[index].sampleKey === samples[0].sampleKey;
+  }
+  if (ordered) return samples;
   const seen = new Map<string, number>();
   for (let index = 0; index < samples.length; index++) seen.set(`${samples[index].sampleKey}|${samples[index].ts}`, index);
   if (seen.size === samples.length) return samples;
