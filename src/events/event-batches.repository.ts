@@ -135,11 +135,12 @@ export class EventBatchesRepository {
   /** What one append adds to each of its batches (encrypted item lists). */
   async insertItems(manager: EntityManager, items: Array<{ batchId: string; count: number; itemsEnc: string }>): Promise<void> {
     if (items.length === 0) return;
+    // A row of parameters per list, not arrays: the driver would escape every character of the
+    // (hundreds of kilobytes of) ciphertext to put it in an array literal. Rows go in list order.
     await manager.query(
       `INSERT INTO event_batch_items (batch_id, item_count, items_enc)
-       SELECT batch_id, item_count, items_enc FROM unnest($1::uuid[], $2::int[], $3::text[]) WITH ORDINALITY AS i(batch_id, item_count, items_enc, n)
-        ORDER BY n`,
-      [items.map((item) => item.batchId), items.map((item) => item.count), items.map((item) => item.itemsEnc)],
+       VALUES ${items.map((_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::int, $${3 * i + 3}::text)`).join(', ')}`,
+      items.flatMap((item) => [item.batchId, item.count, item.itemsEnc]),
     );
   }
 

@@ -32,8 +32,11 @@ export interface BatchAppend {
   /** The event's `data` but its list of items, which goes in `itemsField`. */
   envelope: Record<string, unknown>;
   itemsField: string;
-  /** The items with their identity: within one event, a later item with the same key replaces an earlier one. */
-  items: Array<{ key: string; item: unknown }>;
+  /**
+   * The items with their identity (within one event, a later item with the same key replaces an
+   * earlier one), each as its JSON: callers that make thousands serialise them in one pass.
+   */
+  items: BatchItem[];
 }
 
 /**
@@ -92,8 +95,9 @@ export class EventBatchesService {
         const open = index === chunks.length - 1 && !chunk.full;
         added.push({ ...row(open, open ? bounds.windowMs : 0), id: batchId, itemCount: chunk.items.length, itemBytes: chunk.bytes });
       }
-      // = encryptJson(chunk.items.map((entry) => [entry.key, entry.item])), without serialising the items a second time.
-      items.push({ batchId, count: chunk.items.length, itemsEnc: this.cipher.encrypt(`[${chunk.pairs.join(',')}]`) });
+      // The JSON of [[key, item], ...], as the flush reads it.
+      const list = `[${chunk.items.map((entry) => `[${JSON.stringify(entry.key)},${entry.json}]`).join(',')}]`;
+      items.push({ batchId, count: chunk.items.length, itemsEnc: this.cipher.encrypt(list) });
     });
     const [head] = chunks;
     if (head.items.length > 0 || head.full) await this.repo.grow(manager, { id: first.id, addCount: head.items.length, addBytes: head.bytes, seal: head.full || chunks.length > 1 });
@@ -148,10 +152,14 @@ function batchKeyOf(append: BatchAppend): string {
   return [append.teamId, append.environment, append.userId, append.eventType, append.group].join('|');
 }
 
+/** An item of a batch: its key and its JSON. */
+export interface BatchItem {
+  key: string;
+  json: string;
+}
+
 interface Chunk {
-  items: Array<{ key: string; item: unknown }>;
-  /** Each item as the JSON of its `[key, item]` pair, serialised once while measuring it. */
-  pairs: string[];
+  items: BatchItem[];
   bytes: number;
   /** Reached a bound: sealed. */
   full: boolean;
@@ -161,23 +169,21 @@ interface Chunk {
  * Splits items into chunks under the bounds, the first one continuing a batch that already holds
  * `start`. An item larger than maxBytes alone still makes a chunk of one (it cannot be split).
  */
-export function fill(items: Array<{ key: string; item: unknown }>, start: { count: number; bytes: number }, bounds: Pick<BatchBounds, 'maxItems' | 'maxBytes'>): Chunk[] {
+export function fill(items: BatchItem[], start: { count: number; bytes: number }, bounds: Pick<BatchBounds, 'maxItems' | 'maxBytes'>): Chunk[] {
   const chunks: Chunk[] = [];
-  let current: Chunk = { items: [], pairs: [], bytes: 0, full: false };
+  let current: Chunk = { items: [], bytes: 0, full: false };
   let count = start.count;
   let bytes = start.bytes;
   for (const entry of items) {
-    const json = JSON.stringify(entry.item === undefined ? null : entry.item);
-    const size = json.length + 1;
+    const size = entry.json.length + 1;
     if (count > 0 && (count + 1 > bounds.maxItems || bytes + size > bounds.maxBytes)) {
       current.full = true;
       chunks.push(current);
-      current = { items: [], pairs: [], bytes: 0, full: false };
+      current = { items: [], bytes: 0, full: false };
       count = 0;
       bytes = 0;
     }
     current.items.push(entry);
-    current.pairs.push(`[${JSON.stringify(entry.key)},${json}]`);
     current.bytes += size;
     count++;
     bytes += size;

@@ -1,4 +1,4 @@
-import type { BatchAppend } from '../events/event-batches';
+import type { BatchAppend, BatchItem } from '../events/event-batches';
 import type { NewEvent } from '../events/outbox.service';
 import type { TeamPrincipal } from '../auth/principal';
 import { providerOf, sourceIdOf, sourceOf } from './providers';
@@ -40,7 +40,7 @@ export function timeseriesBatch(
   resource: TimeseriesResource,
   provider: string,
   sourceType: string,
-  samples: Array<{ key: string; view: Record<string, unknown> }>,
+  samples: BatchItem[],
   change: 'created' | 'updated',
 ): BatchAppend {
   return {
@@ -53,7 +53,7 @@ export function timeseriesBatch(
     // `data` first, as before batching (the flush fills it in place).
     envelope: { data: [], source_id: sourceIdOf(provider), source: sourceOf(provider, sourceType), user_id: subject.userId },
     itemsField: 'data',
-    items: samples.map((sample) => ({ key: sample.key, item: sample.view })),
+    items: samples,
   };
 }
 

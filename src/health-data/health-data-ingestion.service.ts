@@ -10,7 +10,7 @@ import type { UserEntity } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import type { IngestionEnvelope } from './health-data.dto';
 import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, timeseriesGroup, workoutStreamEvent } from './health-data-events';
-import { sampleView, summaryView } from './health-data-views';
+import { sampleJson, summaryView } from './health-data-views';
 import { summaryType, timeseriesResource, type SummaryType } from './registry';
 import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
 import { SummariesRepository, type SummaryWrite } from './summaries.repository';
@@ -77,7 +77,7 @@ export class HealthDataIngestionService {
       // The samples join the open event of their user, resource, provider and source type
       // (`updated` when they replaced stored ones, as before batching); the event goes out when
       // its window closes or it is full.
-      const samples = within.map((sample) => ({ key: `${sample.sampleKey}|${sample.ts}`, view: sampleView(resource, storedOf(sample)) }));
+      const samples = within.map((sample) => ({ key: `${sample.sampleKey}|${sample.ts}`, json: sampleJson(resource, sample) }));
       const change = updated > 0 ? 'updated' : 'created';
       let events = await this.batches.append(manager, timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change), this.config.healthData.events);
       if (body.stage === 'historical' && body.is_final_chunk) {
@@ -163,22 +163,6 @@ function countOutside(samples: NormalisedSample[], bounds: { from: number; to: n
   let outside = 0;
   for (const sample of samples) if (sample.ts < bounds.from || sample.ts >= bounds.to) outside++;
   return outside;
-}
-
-/** A normalised sample as the views read stored ones. */
-function storedOf(sample: NormalisedSample) {
-  return {
-    provider: '',
-    sourceType: '',
-    sampleKey: sample.sampleKey,
-    ts: sample.ts,
-    endTs: sample.endTs,
-    value: sample.value,
-    diastolic: sample.diastolic,
-    sampleType: sample.sampleType,
-    timezoneOffset: sample.timezoneOffset,
-    extra: sample.extra ? (JSON.parse(sample.extra) as Record<string, unknown>) : null,
-  };
 }
 
 function parseSummaries(type: SummaryType, data: unknown[]): Array<Record<string, unknown>> {

@@ -174,7 +174,7 @@ describe('delivery bookkeeping in groups (MicroBatcher)', () => {
 });
 
 describe('event batches: bounds', () => {
-  const items = (count: number, size = 10) => Array.from({ length: count }, (_, i) => ({ key: String(i), item: 'x'.repeat(size - 2) }));
+  const items = (count: number, size = 10) => Array.from({ length: count }, (_, i) => ({ key: String(i), json: JSON.stringify('x'.repeat(size - 2)) }));
 
   it('fills the open batch first, then whole batches under both bounds; the last stays open unless full', () => {
     // Each item is 10 bytes of JSON (8 characters and quotes) + 1 separator = 11.
