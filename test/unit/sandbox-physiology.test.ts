@@ -115,10 +115,8 @@ describe('sandbox physiology: shape', () => {
 });
 
 describe('sandbox physiology: determinism', () => {
-  it.each(DEMO_PROVIDERS)('%s gives byte-identical output for the same seed and window, in well under a second', (provider) => {
-    const started = performance.now();
+  it.each(DEMO_PROVIDERS)('%s gives byte-identical output for the same seed and window', (provider) => {
     const again = generate(provider);
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(JSON.stringify(again)).toBe(JSON.stringify(FULL[provider]));
   });
 

@@ -67,7 +67,9 @@ class ReminderFakes {
 /** Short durations: the time-skipping test server cannot run here, so reminders come in ms. */
 const SCHEDULE: OrderReminderSchedule = {
   bookAppointmentAfter: ['300 ms', '1 hour'],
-  appointmentBefore: ['2 s'],
+  // Long enough that a loaded machine still sets the moved time before its reminder is due (an
+  // offset already past when the time is set is skipped, and the test would wait in vain).
+  appointmentBefore: ['20 s'],
   kitReturnAfter: ['300 ms', '1 hour'],
   sendAttempts: 2,
   sendRetryInterval: '100 ms',
@@ -117,15 +119,15 @@ describe('order workflow: patient reminders on its own timers', () => {
     // Booked an hour ahead: the second booking reminder is cancelled, one before the appointment is set.
     const first = slotIn(3_600_000);
     await handle.executeUpdate(bookAppointment, { args: [{ kind: 'phlebotomy', booking: { mode: 'book', slot: first }, appointmentNotes: null }] });
-    // Moved to a few seconds from now: its reminder 2 s before goes out, for the new time.
-    const moved = slotIn(4_000);
+    // Moved to 26 s from now: its reminder 20 s before goes out (in about 5 s), for the new time.
+    const moved = slotIn(26_000);
     const rescheduled = await handle.executeUpdate(rescheduleAppointment, { args: [{ slot: moved, appointmentNotes: null }] });
     const [upcoming] = await waitFor(fakes.firstSent(input.orderId, 'upcoming_appointment'), 'the pre-appointment reminder');
     expect(upcoming).toEqual({
       orderId: input.orderId,
       kind: 'upcoming_appointment',
       sequence: 1,
-      key: `upcoming_appointment:${rescheduled.appointmentId}:${moved.start}:2000`,
+      key: `upcoming_appointment:${rescheduled.appointmentId}:${moved.start}:20000`,
       appointment: { appointmentId: rescheduled.appointmentId, startAt: moved.start },
     });
 
@@ -142,8 +144,8 @@ describe('order workflow: patient reminders on its own timers', () => {
     expect(history.timers).toEqual([
       { summary: 'Book-your-appointment reminder 1', outcome: 'fired' },
       { summary: 'Book-your-appointment reminder 2', outcome: 'canceled' },
-      { summary: `Reminder 2s before the appointment at ${first.start}`, outcome: 'canceled' },
-      { summary: `Reminder 2s before the appointment at ${moved.start}`, outcome: 'fired' },
+      { summary: `Reminder 20s before the appointment at ${first.start}`, outcome: 'canceled' },
+      { summary: `Reminder 20s before the appointment at ${moved.start}`, outcome: 'fired' },
     ]);
   });
 
