@@ -133,14 +133,14 @@ export class EventBatchesRepository {
   }
 
   /** What one append adds to each of its batches (encrypted item lists). */
-  async insertItems(manager: EntityManager, items: Array<{ batchId: string; count: number; itemsEnc: string }>): Promise<void> {
+  async insertItems(manager: EntityManager, items: Array<{ batchId: string; count: number; items: Buffer }>): Promise<void> {
     if (items.length === 0) return;
-    // A row of parameters per list, not arrays: the driver would escape every character of the
-    // (hundreds of kilobytes of) ciphertext to put it in an array literal. Rows go in list order.
+    // A row of parameters per list, not arrays: the ciphertext (hundreds of kilobytes) goes to
+    // Postgres as it is, not escaped into an array literal. Rows go in list order.
     await manager.query(
-      `INSERT INTO event_batch_items (batch_id, item_count, items_enc)
-       VALUES ${items.map((_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::int, $${3 * i + 3}::text)`).join(', ')}`,
-      items.flatMap((item) => [item.batchId, item.count, item.itemsEnc]),
+      `INSERT INTO event_batch_items (batch_id, item_count, items)
+       VALUES ${items.map((_, i) => `($${3 * i + 1}::uuid, $${3 * i + 2}::int, $${3 * i + 3}::bytea)`).join(', ')}`,
+      items.flatMap((item) => [item.batchId, item.count, item.items]),
     );
   }
 
@@ -181,8 +181,9 @@ export class EventBatchesRepository {
   }
 
   /** The item lists of these batches, in append order. */
-  async items(manager: EntityManager, batchIds: string[]): Promise<Array<{ batch_id: string; items_enc: string }>> {
-    return manager.query(`SELECT batch_id, items_enc FROM event_batch_items WHERE batch_id = ANY($1::uuid[]) ORDER BY batch_id, seq`, [batchIds]);
+  /** `items`: binary ciphertext; `items_enc`: the text form of lists written before migration 1763790190000. */
+  async items(manager: EntityManager, batchIds: string[]): Promise<Array<{ batch_id: string; items: Buffer | null; items_enc: string | null }>> {
+    return manager.query(`SELECT batch_id, items, items_enc FROM event_batch_items WHERE batch_id = ANY($1::uuid[]) ORDER BY batch_id, seq`, [batchIds]);
   }
 
   /** Writes the flushed events to the outbox (in the order given) and removes the batches. */

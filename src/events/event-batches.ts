@@ -87,7 +87,7 @@ export class EventBatchesService {
 
     // The first chunk joins the open batch; the others are batches of their own, sealed (due now)
     // when full, the last one left open for the next append.
-    const items: Array<{ batchId: string; count: number; itemsEnc: string }> = [];
+    const items: Array<{ batchId: string; count: number; items: Buffer }> = [];
     const added: BatchRow[] = [];
     chunks.forEach((chunk, index) => {
       const batchId = index === 0 ? first.id : randomUUID();
@@ -97,7 +97,7 @@ export class EventBatchesService {
       }
       // The JSON of [[key, item], ...], as the flush reads it.
       const list = `[${chunk.items.map((entry) => `[${JSON.stringify(entry.key)},${entry.json}]`).join(',')}]`;
-      items.push({ batchId, count: chunk.items.length, itemsEnc: this.cipher.encrypt(list) });
+      items.push({ batchId, count: chunk.items.length, items: this.cipher.encryptBytes(Buffer.from(list, 'utf8')) });
     });
     const [head] = chunks;
     if (head.items.length > 0 || head.full) await this.repo.grow(manager, { id: first.id, addCount: head.items.length, addBytes: head.bytes, seal: head.full || chunks.length > 1 });
@@ -214,7 +214,8 @@ export class EventBatchFlusher {
         const itemLists = new Map<string, Array<[string, unknown]>>();
         for (const row of await this.repo.items(manager, due.filter((batch) => batch.items_field).map((batch) => batch.id))) {
           const list = itemLists.get(row.batch_id) ?? [];
-          for (const entry of this.cipher.decryptJson<Array<[string, unknown]>>(row.items_enc)) list.push(entry);
+          const json = row.items ? this.cipher.decryptBytes(row.items).toString('utf8') : this.cipher.decrypt(row.items_enc as string);
+          for (const entry of JSON.parse(json) as Array<[string, unknown]>) list.push(entry);
           itemLists.set(row.batch_id, list);
         }
         const events = due.flatMap((batch) => {
