@@ -30,6 +30,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createDataSource } from '../../src/db/data-source';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { recordFigure } from '../lib/results';
+import { cpuMark, cpuPerItem } from '../webhooks/cpu';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
@@ -89,6 +90,7 @@ async function main() {
     // Events written to the outbox, and those still gathering samples (each pending batch is one).
     const eventCount = async () => Number((await pg.query(`SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM event_batches) AS count`)).rows[0].count);
     const eventsBefore = await eventCount();
+    const apiCpu = await cpuMark(db, api.process.pid as number);
     const started = performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -99,6 +101,8 @@ async function main() {
     }));
     const apiSeconds = (performance.now() - started) / 1000;
     const samples = users.length * BATCH;
+    // Per thousand samples: µs per 1,000 = ns per sample.
+    const apiCost = await cpuPerItem(db, apiCpu, samples / 1000);
     const events = (await eventCount()) - eventsBefore;
 
     // The same rows in their plainest form: every sample with its whole identity, no key, no index
@@ -108,9 +112,11 @@ async function main() {
                                sample_key text NOT NULL DEFAULT '', ts timestamptz NOT NULL, end_ts timestamptz, value double precision,
                                diastolic double precision, sample_type text, timezone_offset integer, extra jsonb,
                                updated_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
+    const copyCpu = await cpuMark(db, api.process.pid as number);
     const copyStarted = performance.now();
     await pipeline(Readable.from(copyRows(users)), pg.query(copyFrom(`COPY bench_copy (user_id, resource, provider, source_type, sample_key, ts, value, timezone_offset) FROM STDIN`)));
     const copySeconds = (performance.now() - copyStarted) / 1000;
+    const copyCost = await cpuPerItem(db, copyCpu, samples / 1000);
     await pg.query(`DROP TABLE bench_copy`);
     const apiRate = samples / apiSeconds;
     const copyRate = samples / copySeconds;
@@ -118,6 +124,9 @@ async function main() {
     console.log(`  API upsert      ${fmt(apiRate)} samples/s  (${fmt(apiSeconds, 2)} s)`);
     console.log(`  raw COPY        ${fmt(copyRate)} samples/s  (${fmt(copySeconds, 2)} s)`);
     console.log(`  ratio           ${fmt(apiRate / copyRate, 2)}  (goal >= 0.3)`);
+    // CPU per sample moves much less than the rates with other work on the machine (bench/webhooks/cpu.ts).
+    const ns = (nanos: number | null) => (nanos === null ? '?' : fmt(nanos));
+    console.log(`  CPU per sample  API process ${ns(apiCost.child)} ns + Postgres ${ns(apiCost.postgres)} ns;  COPY: this process ${ns(copyCost.self)} ns + Postgres ${ns(copyCost.postgres)} ns`);
     recordFigure({ bench: 'health-data', name: 'samples/s upserted through the API', value: apiRate, baseline: copyRate, baselineName: 'raw COPY', unit: 'samples/s', goal: { ratio: 0.3, atLeast: true } });
     console.log(`  events          ${fmt(events)} daily.data.heartrate events recorded, ${fmt(events / apiSeconds, 1)} events/s (${fmt(samples / Math.max(events, 1))} samples per event)`);
 

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import { PhiCipher } from '../../src/common/crypto';
 import { createDataSource } from '../../src/db/data-source';
@@ -7,7 +8,8 @@ import { EventBatchesRepository } from '../../src/events/event-batches.repositor
 
 /**
  * The relay's flush of a due batch whose item lists were written in both forms: the text
- * ciphertext of rows written before migration 1763790190000 and the binary one written since.
+ * ciphertext of rows written before migration 1763790190000 and the binary one (compressed, then
+ * encrypted) written since.
  * One event comes out, items in append order, a repeated key with its latest value.
  */
 describe('event batch flush', () => {
@@ -40,7 +42,7 @@ describe('event batch flush', () => {
     ]);
     await db.query(`INSERT INTO event_batch_items (batch_id, item_count, items) VALUES ($1, 2, $2)`, [
       batch,
-      cipher.encryptBytes(Buffer.from(JSON.stringify([['|1', { timestamp: 'a', value: 70 }], ['|3', { timestamp: 'c', value: 62 }]]))),
+      cipher.encryptBytes(deflateRawSync(Buffer.from(JSON.stringify([['|1', { timestamp: 'a', value: 70 }], ['|3', { timestamp: 'c', value: 62 }]])))),
     ]);
 
     expect(await new EventBatchFlusher(new EventBatchesRepository(db), cipher).flushDue([team])).toBe(1);

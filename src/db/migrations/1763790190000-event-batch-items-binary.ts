@@ -1,11 +1,12 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Event batch items as binary ciphertext (src/events/event-batches.ts): `items` holds
- * PhiCipher.encryptBytes of the items' JSON. As base64 text (`items_enc`) the lists cost the
- * ingesting request a base64 encoding and the driver a UTF-8 pass over a third more bytes, for
- * hundreds of kilobytes per request. Rows written before keep `items_enc`, which the flush still
- * reads. STORAGE EXTERNAL: ciphertext does not compress, so Postgres need not try.
+ * Event batch items as binary (src/events/event-batches.ts): `items` holds the items' JSON
+ * compressed (raw deflate), then encrypted (PhiCipher.encryptBytes). As base64 text of the
+ * uncompressed JSON (`items_enc`) a request's lists were hundreds of kilobytes: a base64 encoding
+ * and a UTF-8 pass in the ingesting request, and as much Postgres CPU to store as its samples.
+ * Rows written before keep `items_enc`, which the flush still reads. STORAGE EXTERNAL:
+ * ciphertext does not compress, so Postgres need not try.
  */
 export class EventBatchItemsBinary1763790190000 implements MigrationInterface {
   name = 'EventBatchItemsBinary1763790190000';
