@@ -123,7 +123,7 @@ export class DeliveriesRepository {
    * waiting when BullMQ hands it out again; the claim that then takes the delivery (or cancels
    * it) writes the dead worker's attempt as `interrupted`. Only columns outside every index are
    * written here (the lease is not written to next_attempt_at, which is indexed), so the claim's
-   * update of the delivery stays a HOT update.
+   * update of the delivery can be a HOT update (when its page has room for the new version).
    */
   async claimMany(requests: ReadonlyArray<{ deliveryId: string; rateLimitCleared: boolean }>, leaseMs = 0): Promise<Claim[]> {
     if (requests.length === 0) return [];
@@ -148,7 +148,7 @@ export class DeliveriesRepository {
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::boolean[]) WITH ORDINALITY AS i(delivery_id, cleared, n)
        ), target AS (
-         SELECT d.id, d.event_id, d.target, d.endpoint_id, d.pipeline_id, i.cleared, i.n, d.attempt_count, d.manual,
+         SELECT d.id, d.event_id, d.target, d.endpoint_id, d.pipeline_id, i.cleared, i.n, d.attempt_count,
                 d.unfinished_trigger, d.last_attempt_at, l.in_flight, e.url,
                 CASE WHEN l.in_flight THEN d.last_attempt_at + $3::bigint * interval '1 millisecond' ELSE d.next_attempt_at END AS next_attempt_at,
                 d.next_attempt_at > clock_timestamp() OR l.in_flight AS not_due,

@@ -9,7 +9,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   `attempt_count` (`scheduled` or `manual`), cleared when its outcome is written; NULL when
  *   every attempt is recorded. While set and `last_attempt_at` is within the lease, the attempt is
  *   in flight; set after the lease, its worker died, and the next claim writes it `interrupted`
- *   with this trigger. Outside every index, so the claim's update of the delivery stays HOT.
+ *   with this trigger. Outside every index, so the claim's update of the delivery can stay HOT.
  *
  * `(delivery_id, attempt_number)` is unique already (1763790003000): a worker that was slow, not
  * dead, replaces its attempt's `interrupted` row with the outcome.
