@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { runPrepared } from '../common/prepared-statement';
 import { OUTBOX_CHANNEL } from './outbox.repository';
@@ -17,6 +16,12 @@ export interface DeliveryContext {
   pipeline_id: string | null;
   /** The number of the attempt just started. */
   attempt_number: number;
+  trigger: AttemptTrigger;
+  /**
+   * When the attempt was claimed (the delivery's last_attempt_at, Postgres's own text, microseconds
+   * included): its row's created_at, written with the outcome.
+   */
+  claimed_at: string;
   event_type: string;
   team_id: string;
   environment: string;
@@ -37,8 +42,8 @@ export interface DeliveryContext {
 
 /** What claiming a delivery found. */
 export type Claim =
-  /** Attempt started (counted, recorded as `sending`). */
-  | { kind: 'claimed'; attemptId: string; context: DeliveryContext }
+  /** Attempt started (counted; its row is written with the outcome, finishAttempts). */
+  | { kind: 'claimed'; context: DeliveryContext }
   /** Pending but due later (a job that fired early, e.g. re-enqueued by a sweep). */
   | { kind: 'not_due'; atMs: number }
   /**
@@ -57,11 +62,16 @@ function pgText(value: string | null): string | null {
   return value === null || !value.includes('\u0000') ? value : value.replaceAll('\u0000', '');
 }
 
+/** What the claim fixed about an attempt, kept in memory until its row is written with the outcome. */
+export type ClaimedAttempt = Pick<
+  DeliveryContext,
+  'id' | 'event_id' | 'target' | 'endpoint_id' | 'pipeline_id' | 'attempt_number' | 'trigger' | 'claimed_at' | 'url'
+>;
+
 export interface FinishedAttempt {
-  attemptId: string;
+  claimed: ClaimedAttempt;
   /** Where it went, when not known at claim time (event destinations: masked URI + exchange). */
   url?: string;
-  deliveryId: string;
   status: Exclude<AttemptStatus, 'sending' | 'interrupted'>;
   statusCode: number | null;
   responseExcerpt: string | null;
@@ -85,9 +95,10 @@ export class DeliveriesRepository {
 
   /**
    * Starts the next attempt of a delivery: when it is pending, due and its target still takes
-   * events, counts the attempt, marks an attempt left `sending` by a dead worker as
-   * `interrupted`, records the new one as `sending`, and returns everything the attempt needs; a
-   * pending delivery whose endpoint was disabled (or destination removed) is cancelled.
+   * events, counts the attempt and returns everything the attempt needs (its row is written once,
+   * with the outcome: finishAttempts); a pending delivery whose endpoint was disabled (or
+   * destination removed) is cancelled. An earlier attempt that was never recorded — its worker
+   * died — is recorded `interrupted` by this statement.
    *
    * A due webhook delivery whose endpoint has a `rate_limit` is only claimed with
    * `rateLimitCleared` (the caller took a slot from the limiter); without it the statement
@@ -104,25 +115,27 @@ export class DeliveriesRepository {
    * groups the claims of its concurrent jobs (DeliveryBatches). Answers in input order; each
    * delivery's rows are decided as by `claim` alone, independently of its batch mates.
    *
-   * A delivery with an attempt in flight (`sending`, started less than `leaseMs` ago) is
-   * `not_due` until the lease ends: a second job for the same delivery — the lost-job sweep's,
-   * while a bundle job still holds it — does not send it a second time. The worker's lease covers
-   * an attempt (delivery timeout) but not more than a job lock, so a job whose worker died is not
-   * kept waiting when BullMQ hands it out again; its attempt is then marked `interrupted`. (The
-   * lease is read from the attempt row rather than written to next_attempt_at, which is indexed:
-   * the claim's update of the delivery stays a HOT update.)
+   * A claim leaves the delivery's `unfinished_trigger` set until the attempt's outcome is
+   * recorded. A delivery with such an attempt claimed less than `leaseMs` ago is `not_due` until
+   * the lease ends: a second job for the same delivery — the lost-job sweep's, while a bundle job
+   * still holds it — does not send it a second time. The worker's lease covers an attempt
+   * (delivery timeout) but not more than a job lock, so a job whose worker died is not kept
+   * waiting when BullMQ hands it out again; the claim that then takes the delivery (or cancels
+   * it) writes the dead worker's attempt as `interrupted`. Only columns outside every index are
+   * written here (the lease is not written to next_attempt_at, which is indexed), so the claim's
+   * update of the delivery can be a HOT update (when its page has room for the new version).
    */
   async claimMany(requests: ReadonlyArray<{ deliveryId: string; rateLimitCleared: boolean }>, leaseMs = 0): Promise<Claim[]> {
     if (requests.length === 0) return [];
     // Sorted by id: concurrent batches (two workers) then lock shared rows in the same order.
     const sorted = [...requests].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
-    const attemptIds = sorted.map(() => randomUUID());
     const rows: Array<
-      Omit<DeliveryContext, 'attempt_number' | 'id'> & {
+      Omit<DeliveryContext, 'attempt_number' | 'id' | 'trigger' | 'claimed_at'> & {
         delivery_id: string;
         id: string | null;
-        attempt_id: string;
         attempt_number: number | null;
+        trigger: AttemptTrigger | null;
+        claimed_at: string | null;
         not_due: boolean;
         unsendable: boolean;
         next_at_ms: string;
@@ -133,10 +146,11 @@ export class DeliveriesRepository {
       this.db,
       'labflow_claim_deliveries',
       `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[]) WITH ORDINALITY AS i(delivery_id, attempt_id, cleared, n)
+         SELECT * FROM unnest($1::uuid[], $2::boolean[]) WITH ORDINALITY AS i(delivery_id, cleared, n)
        ), target AS (
-         SELECT d.id, i.attempt_id, i.cleared, i.n, d.attempt_count, d.manual,
-                CASE WHEN l.in_flight THEN d.last_attempt_at + $4::bigint * interval '1 millisecond' ELSE d.next_attempt_at END AS next_attempt_at,
+         SELECT d.id, d.event_id, d.target, d.endpoint_id, d.pipeline_id, i.cleared, i.n, d.attempt_count,
+                d.unfinished_trigger, d.last_attempt_at, l.in_flight, e.url,
+                CASE WHEN l.in_flight THEN d.last_attempt_at + $3::bigint * interval '1 millisecond' ELSE d.next_attempt_at END AS next_attempt_at,
                 d.next_attempt_at > clock_timestamp() OR l.in_flight AS not_due,
                 CASE d.target WHEN 'webhook' THEN e.id IS NULL OR e.disabled
                               ELSE p.id IS NULL OR NOT ('rabbitmq' = ANY(p.enabled)) END AS unsendable,
@@ -145,9 +159,8 @@ export class DeliveriesRepository {
            FROM input i
            JOIN event_deliveries d ON d.id = i.delivery_id
            CROSS JOIN LATERAL (
-             SELECT EXISTS (SELECT 1 FROM event_delivery_attempts a
-                             WHERE a.delivery_id = d.id AND a.status = 'sending'
-                               AND a.created_at > clock_timestamp() - $4::bigint * interval '1 millisecond') AS in_flight
+             SELECT d.unfinished_trigger IS NOT NULL
+                    AND d.last_attempt_at > clock_timestamp() - $3::bigint * interval '1 millisecond' AS in_flight
            ) l
            LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
            LEFT JOIN etl_pipelines p ON p.id = d.pipeline_id
@@ -155,33 +168,40 @@ export class DeliveriesRepository {
        ), claimed AS (
          UPDATE event_deliveries d
             SET attempt_count = d.attempt_count + 1, last_attempt_at = clock_timestamp(), manual = false,
-                updated_at = clock_timestamp()
+                unfinished_trigger = CASE WHEN d.manual THEN 'manual' ELSE 'scheduled' END, updated_at = clock_timestamp()
            FROM target t
           WHERE d.id = t.id AND d.status = 'pending' AND d.attempt_count = t.attempt_count
             AND NOT t.not_due AND NOT t.unsendable AND (t.rate_limit IS NULL OR t.cleared)
-          RETURNING d.id, d.event_id, d.endpoint_id, d.pipeline_id, d.attempt_count, d.target, t.manual, t.attempt_id
+          RETURNING d.id, d.event_id, d.endpoint_id, d.pipeline_id, d.attempt_count, d.target,
+                    d.unfinished_trigger AS trigger, d.last_attempt_at::text AS claimed_at
        ), cancelled AS (
          UPDATE event_deliveries d
             SET status = 'cancelled', updated_at = clock_timestamp(),
                 status_reason = CASE d.target WHEN 'webhook' THEN 'endpoint_disabled' ELSE 'destination_removed' END
            FROM target t
           WHERE d.id = t.id AND d.status = 'pending' AND t.unsendable
-       ), stale AS (
-         UPDATE event_delivery_attempts
-            SET status = 'interrupted', error = 'The worker stopped during this attempt; the receiver may have got it.',
-                finished_at = clock_timestamp()
-          WHERE delivery_id IN (SELECT id FROM claimed) AND status = 'sending'
-       ), attempt AS (
-         INSERT INTO event_delivery_attempts
-                (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url)
-         SELECT c.attempt_id, c.id, c.event_id, c.endpoint_id, c.pipeline_id, c.attempt_count,
-                CASE WHEN c.manual THEN 'manual' ELSE 'scheduled' END, 'sending', c.target, e.url
-           FROM claimed c LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
+          RETURNING d.id
+       ), interrupted AS (
+         -- The previous attempt was claimed, its lease is over and its outcome never came: its
+         -- worker died. A row already there is its outcome, written meanwhile (kept), or a
+         -- 'sending' row written before migration 1763790180000 (now known to be interrupted).
+         INSERT INTO event_delivery_attempts AS a
+                (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
+                 error, created_at, finished_at)
+         SELECT gen_random_uuid(), t.id, t.event_id, t.endpoint_id, t.pipeline_id, t.attempt_count, t.unfinished_trigger,
+                'interrupted', t.target, t.url, 'The worker stopped during this attempt; the receiver may have got it.',
+                t.last_attempt_at, clock_timestamp()
+           FROM target t
+          WHERE t.unfinished_trigger IS NOT NULL AND NOT t.in_flight
+            AND t.id IN (SELECT id FROM claimed UNION ALL SELECT id FROM cancelled)
+         ON CONFLICT (delivery_id, attempt_number) DO UPDATE
+            SET status = EXCLUDED.status, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at
+          WHERE a.status = 'sending'
        )
-       SELECT t.id AS delivery_id, t.attempt_id, t.not_due, t.unsendable,
+       SELECT t.id AS delivery_id, t.not_due, t.unsendable,
               (extract(epoch FROM t.next_attempt_at) * 1000)::bigint AS next_at_ms,
               t.limited_endpoint_id, t.rate_limit,
-              c.id, c.event_id, c.target, c.endpoint_id, c.pipeline_id, c.attempt_count AS attempt_number,
+              c.id, c.event_id, c.target, c.endpoint_id, c.pipeline_id, c.attempt_count AS attempt_number, c.trigger, c.claimed_at,
               o.event_type, o.team_id, o.environment, o.user_id, o.client_user_id, o.data_enc,
               o.created_at AS event_created_at, o.request_id,
               e.url, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at, e.headers_enc,
@@ -193,14 +213,14 @@ export class DeliveriesRepository {
          LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = c.endpoint_id
          LEFT JOIN etl_pipelines p ON p.id = c.pipeline_id
         ORDER BY t.n`,
-      [sorted.map((request) => request.deliveryId), attemptIds, sorted.map((request) => request.rateLimitCleared), Math.max(0, Math.round(leaseMs))],
+      [sorted.map((request) => request.deliveryId), sorted.map((request) => request.rateLimitCleared), Math.max(0, Math.round(leaseMs))],
     );
     const byId = new Map(rows.map((row) => [row.delivery_id, row]));
     return requests.map((request): Claim => {
       const row = byId.get(request.deliveryId);
       if (!row) return { kind: 'none' };
       if (row.not_due && !row.unsendable) return { kind: 'not_due', atMs: Number(row.next_at_ms) };
-      if (row.attempt_number === null || row.id === null) {
+      if (row.attempt_number === null || row.id === null || row.trigger === null || row.claimed_at === null) {
         if (!row.unsendable && row.rate_limit !== null && !request.rateLimitCleared && row.limited_endpoint_id) {
           return { kind: 'rate_limited', endpointId: row.limited_endpoint_id, rateLimit: row.rate_limit };
         }
@@ -208,7 +228,6 @@ export class DeliveriesRepository {
       }
       const {
         delivery_id: _deliveryId,
-        attempt_id: attemptId,
         not_due: _notDue,
         unsendable: _unsendable,
         next_at_ms: _next,
@@ -216,7 +235,10 @@ export class DeliveriesRepository {
         rate_limit: _rateLimit,
         ...context
       } = row;
-      return { kind: 'claimed', attemptId, context: { ...context, id: row.id, attempt_number: row.attempt_number } };
+      return {
+        kind: 'claimed',
+        context: { ...context, id: row.id, attempt_number: row.attempt_number, trigger: row.trigger, claimed_at: row.claimed_at },
+      };
     });
   }
 
@@ -227,45 +249,65 @@ export class DeliveriesRepository {
 
   /**
    * `finishAttempt` for several attempts (of distinct deliveries) in one statement: each
-   * attempt's row gets its result and its delivery its new state, as alone.
+   * attempt's row is written, with what its claim fixed and its result, and its delivery gets its
+   * new state, as alone. The delivery's `unfinished_trigger` is cleared only by the outcome of its
+   * latest attempt. An attempt the next claim already recorded `interrupted` (its worker was
+   * slow, not dead) keeps its number: the outcome replaces that row.
    */
   async finishAttempts(attempts: readonly FinishedAttempt[]): Promise<void> {
     if (attempts.length === 0) return;
-    const sorted = [...attempts].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
+    const sorted = [...attempts].sort((a, b) => (a.claimed.id < b.claimed.id ? -1 : a.claimed.id > b.claimed.id ? 1 : 0));
     const column = <T>(pick: (attempt: FinishedAttempt) => T): T[] => sorted.map(pick);
     await runPrepared(
       this.db,
       'labflow_finish_attempts',
       `WITH f AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::uuid[],
-                              $8::text[], $9::text[], $10::bigint[], $11::text[])
-                    AS f(attempt_id, status, status_code, excerpt, error, latency_ms, delivery_id,
-                         delivery_status, reason, delay_ms, url)
-       ), finished AS (
-         UPDATE event_delivery_attempts a
-            SET status = f.status, response_status_code = f.status_code, response_excerpt = f.excerpt, error = f.error,
-                latency_ms = f.latency_ms, finished_at = clock_timestamp(), url = COALESCE(f.url, a.url)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::int[], $7::text[],
+                              $8::timestamptz[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::int[],
+                              $15::text[], $16::text[], $17::bigint[])
+                    AS f(delivery_id, event_id, target, endpoint_id, pipeline_id, attempt_number, trigger,
+                         claimed_at, url, status, status_code, excerpt, error, latency_ms,
+                         delivery_status, reason, delay_ms)
+       ), recorded AS (
+         INSERT INTO event_delivery_attempts AS a
+                (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
+                 response_status_code, response_excerpt, error, latency_ms, created_at, finished_at)
+         SELECT gen_random_uuid(), f.delivery_id, f.event_id, f.endpoint_id, f.pipeline_id, f.attempt_number, f.trigger,
+                f.status, f.target, f.url, f.status_code, f.excerpt, f.error, f.latency_ms, f.claimed_at, clock_timestamp()
            FROM f
-          WHERE a.id = f.attempt_id
+          -- A delivery removed meanwhile (its endpoint or pipeline was deleted) has nothing to record.
+          WHERE EXISTS (SELECT 1 FROM event_deliveries d WHERE d.id = f.delivery_id)
+         ON CONFLICT (delivery_id, attempt_number) DO UPDATE
+            SET status = EXCLUDED.status, url = EXCLUDED.url, response_status_code = EXCLUDED.response_status_code,
+                response_excerpt = EXCLUDED.response_excerpt, error = EXCLUDED.error, latency_ms = EXCLUDED.latency_ms,
+                finished_at = EXCLUDED.finished_at
+          WHERE a.status = 'interrupted'
        )
        UPDATE event_deliveries d
           SET status = f.delivery_status, status_reason = f.reason, updated_at = clock_timestamp(),
               next_attempt_at = CASE WHEN f.delay_ms IS NULL THEN d.next_attempt_at
-                                     ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END
+                                     ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END,
+              unfinished_trigger = CASE WHEN d.attempt_count = f.attempt_number THEN NULL ELSE d.unfinished_trigger END
          FROM f
         WHERE d.id = f.delivery_id AND d.status = 'pending'`,
       [
-        column((a) => a.attemptId),
+        column((a) => a.claimed.id),
+        column((a) => a.claimed.event_id),
+        column((a) => a.claimed.target),
+        column((a) => a.claimed.endpoint_id),
+        column((a) => a.claimed.pipeline_id),
+        column((a) => a.claimed.attempt_number),
+        column((a) => a.claimed.trigger),
+        column((a) => a.claimed.claimed_at),
+        column((a) => a.url ?? a.claimed.url),
         column((a) => a.status),
         column((a) => a.statusCode),
         column((a) => pgText(a.responseExcerpt)),
         column((a) => pgText(a.error)),
         column((a) => a.latencyMs),
-        column((a) => a.deliveryId),
         column((a) => a.delivery.status),
         column((a) => (a.delivery.status === 'pending' ? null : a.delivery.reason)),
         column((a) => (a.delivery.status === 'pending' ? Math.round(a.delivery.delayMs) : null)),
-        column((a) => a.url ?? null),
       ],
     );
   }

@@ -29,7 +29,7 @@ export class DeliveryBatches implements DeliveryStore {
         await repo.finishAttempts(attempts);
         return attempts.map(() => undefined);
       },
-      { ...batching, key: (attempt) => attempt.deliveryId },
+      { ...batching, key: (attempt) => attempt.claimed.id },
     );
   }
 

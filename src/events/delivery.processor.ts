@@ -25,8 +25,9 @@ export interface DeliveryLogger {
 /**
  * One delivery attempt, start to finish. Postgres is the truth: the processor reads the
  * delivery, skips it when it is no longer pending or not yet due, counts the attempt before
- * sending (so a worker killed mid-flight leaves an `interrupted` attempt behind), sends, then
- * records the outcome and the next due time in one statement.
+ * sending (so an attempt of a worker killed mid-flight is recorded `interrupted` by the next
+ * claim), sends, then writes the attempt with its outcome and the delivery's next due time in one
+ * statement.
  *
  * A webhook endpoint's `rate_limit` is enforced before the claim: a delivery the limiter refuses
  * is handed back to the queue for later (same job, same place in Postgres) without being counted,
@@ -53,8 +54,8 @@ export class DeliveryProcessor {
   private readonly sends: Slots;
   /**
    * Attempts between their claim and their send: up to twice the concurrency, so the next
-   * deliveries are claimed while the previous ones are sent, and an attempt is not recorded as
-   * `sending` long before its request starts.
+   * deliveries are claimed while the previous ones are sent, and an attempt's lease (which runs
+   * from its claim) is not spent waiting for a socket.
    */
   private readonly attempts: Slots;
 
@@ -71,20 +72,15 @@ export class DeliveryProcessor {
       }
       if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
       if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
-      const attempt = { attemptId: claim.attemptId, attemptNumber: claim.context.attempt_number };
       return claim.context.target === 'webhook'
-        ? await this.deliverWebhook(claim.context, attempt, attemptSlot)
-        : await this.publishToRabbitMq(claim.context, attempt, attemptSlot);
+        ? await this.deliverWebhook(claim.context, attemptSlot)
+        : await this.publishToRabbitMq(claim.context, attemptSlot);
     } finally {
       attemptSlot();
     }
   }
 
-  private async deliverWebhook(
-    context: DeliveryContext,
-    attempt: { attemptId: string; attemptNumber: number },
-    releaseAttemptSlot: () => void,
-  ): Promise<ProcessResult> {
+  private async deliverWebhook(context: DeliveryContext, releaseAttemptSlot: () => void): Promise<ProcessResult> {
     const endpointId = context.endpoint_id as string;
 
     const body = JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc)));
@@ -111,10 +107,9 @@ export class DeliveryProcessor {
     );
     // Sent: recording the outcome (grouped with other deliveries' outcomes) need not hold a slot.
     releaseAttemptSlot();
-    const step = nextStep(attempt.attemptNumber, result, this.config.retryScheduleMs);
+    const step = nextStep(context.attempt_number, result, this.config.retryScheduleMs);
     const finished: FinishedAttempt = {
-      attemptId: attempt.attemptId,
-      deliveryId: context.id,
+      claimed: context,
       status: step.kind === 'succeeded' ? 'succeeded' : 'failed',
       statusCode: result.statusCode,
       responseExcerpt: result.responseExcerpt,
@@ -123,8 +118,8 @@ export class DeliveryProcessor {
       delivery: deliveryState(step),
     };
     await this.repo.finishAttempt(finished);
-    eventMetrics.attemptFinished('webhook', attempt.attemptNumber, finished);
-    this.logAttempt(context, attempt.attemptNumber, finished);
+    eventMetrics.attemptFinished('webhook', context.attempt_number, finished);
+    this.logAttempt(context, finished);
 
     if (step.kind === 'succeeded') {
       if (context.failing_since) await this.repo.endpointRecovered(endpointId);
@@ -138,21 +133,17 @@ export class DeliveryProcessor {
         this.logger.warn(`[labflow] webhook endpoint ${endpointId} has failed without a success for longer than WEBHOOK_DISABLE_AFTER: disabled`);
       }
       if (step.kind === 'exhausted') {
-        this.logger.warn(`[labflow] webhook delivery ${context.id} (event ${context.event_id}) exhausted after ${attempt.attemptNumber} attempts`);
+        this.logger.warn(`[labflow] webhook delivery ${context.id} (event ${context.event_id}) exhausted after ${context.attempt_number} attempts`);
       }
     }
     return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
   }
 
-  private logAttempt(context: DeliveryContext, attemptNumber: number, finished: FinishedAttempt): void {
-    this.logger.info?.(attemptLogFields(context, attemptNumber, finished), `${context.target} delivery attempt ${finished.status}`);
+  private logAttempt(context: DeliveryContext, finished: FinishedAttempt): void {
+    this.logger.info?.(attemptLogFields(context, finished), `${context.target} delivery attempt ${finished.status}`);
   }
 
-  private async publishToRabbitMq(
-    context: DeliveryContext,
-    attempt: { attemptId: string; attemptNumber: number },
-    releaseAttemptSlot: () => void,
-  ): Promise<ProcessResult> {
+  private async publishToRabbitMq(context: DeliveryContext, releaseAttemptSlot: () => void): Promise<ProcessResult> {
     const destination = context.destinations_enc ? this.cipher.decryptJson<EtlDestinations>(context.destinations_enc).rabbitmq : undefined;
 
     const body = Buffer.from(JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc))), 'utf8');
@@ -172,11 +163,10 @@ export class DeliveryProcessor {
       error = failure instanceof Error ? failure.message : String(failure);
     }
     releaseAttemptSlot();
-    const step = nextStep(attempt.attemptNumber, { statusCode: error ? null : 200, retryAfterMs: null }, this.config.retryScheduleMs);
+    const step = nextStep(context.attempt_number, { statusCode: error ? null : 200, retryAfterMs: null }, this.config.retryScheduleMs);
     const finished: FinishedAttempt = {
-      attemptId: attempt.attemptId,
+      claimed: context,
       url: destination ? `${maskAmqpUri(destination.uri)}#${destination.exchange}` : undefined,
-      deliveryId: context.id,
       status: error ? 'failed' : 'succeeded',
       statusCode: null,
       responseExcerpt: null,
@@ -185,8 +175,8 @@ export class DeliveryProcessor {
       delivery: deliveryState(step),
     };
     await this.repo.finishAttempt(finished);
-    eventMetrics.attemptFinished('rabbitmq', attempt.attemptNumber, finished);
-    this.logAttempt(context, attempt.attemptNumber, finished);
+    eventMetrics.attemptFinished('rabbitmq', context.attempt_number, finished);
+    this.logAttempt(context, finished);
     if (step.kind === 'exhausted') {
       this.logger.warn(`[labflow] event destination delivery ${context.id} (event ${context.event_id}) exhausted`);
     }
@@ -198,7 +188,7 @@ export class DeliveryProcessor {
  * The log line of an attempt: ids, outcome and timing, and the request the event goes back to.
  * Never the body, the URL (it may carry a token) or the response.
  */
-function attemptLogFields(context: DeliveryContext, attemptNumber: number, finished: FinishedAttempt): Record<string, unknown> {
+function attemptLogFields(context: DeliveryContext, finished: FinishedAttempt): Record<string, unknown> {
   return {
     deliveryId: context.id,
     eventId: context.event_id,
@@ -207,7 +197,7 @@ function attemptLogFields(context: DeliveryContext, attemptNumber: number, finis
     endpointId: context.endpoint_id ?? undefined,
     pipelineId: context.pipeline_id ?? undefined,
     teamId: context.team_id,
-    attempt: attemptNumber,
+    attempt: context.attempt_number,
     outcome: finished.status,
     statusCode: finished.statusCode ?? undefined,
     latencyMs: finished.latencyMs,
