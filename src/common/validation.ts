@@ -102,19 +102,43 @@ function echo(value: unknown): unknown {
   return Array.isArray(value) ? '[array omitted: too large to echo]' : '{object omitted: too large to echo}';
 }
 
-/** The first string (key or value) containing NUL, with its path; iterative, so depth is no risk. */
-function findNulString(data: unknown): { path: Array<string | number>; value: string } | null {
-  const stack: Array<{ node: unknown; path: Array<string | number> }> = [{ node: data, path: [] }];
+/** A container being searched by findNulString, and how it was reached (its path is built only on a hit). */
+interface Visit {
+  node: object;
+  parent: Visit | null;
+  key: string | number | null;
+}
+
+/**
+ * The first string (key or value) containing NUL, with its path; iterative, so depth is no risk.
+ * Strings are checked where they are met and only containers are queued, each with a link to its
+ * parent instead of a copy of its path: an ingestion request holds tens of thousands of values.
+ */
+export function findNulString(data: unknown): { path: Array<string | number>; value: string } | null {
+  if (typeof data === 'string') return data.includes('\u0000') ? { path: [], value: data } : null;
+  if (data === null || typeof data !== 'object') return null;
+  const stack: Visit[] = [{ node: data, parent: null, key: null }];
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
-    if (typeof node === 'string') {
-      if (node.includes('\u0000')) return { path, value: node };
-    } else if (node !== null && typeof node === 'object') {
-      for (const [key, child] of Object.entries(node)) {
-        if (key.includes('\u0000')) return { path: [...path, key], value: key };
-        stack.push({ node: child, path: [...path, Array.isArray(node) ? Number(key) : key] });
+    const visit = stack.pop()!;
+    const node = visit.node as Record<string, unknown>;
+    const keys = Array.isArray(node) ? null : Object.keys(node);
+    const count = keys ? keys.length : (node as unknown as unknown[]).length;
+    for (let index = 0; index < count; index++) {
+      const key = keys ? keys[index] : index;
+      if (typeof key === 'string' && key.includes('\u0000')) return { path: [...pathOf(visit), key], value: key };
+      const child = node[key];
+      if (typeof child === 'string') {
+        if (child.includes('\u0000')) return { path: [...pathOf(visit), key], value: child };
+      } else if (child !== null && typeof child === 'object') {
+        stack.push({ node: child, parent: visit, key });
       }
     }
   }
   return null;
+}
+
+function pathOf(visit: Visit): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let at: Visit | null = visit; at && at.key !== null; at = at.parent) path.unshift(at.key);
+  return path;
 }
