@@ -192,6 +192,8 @@ async function main(): Promise<void> {
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
+      // BENCH_API_ARGS: node flags for the API process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
+      nodeArgs: (process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean),
     });
     const rawRuns: Array<{ perSecond: number; p50: number; p99: number }> = [];
     const createdRuns: LoadRun[] = [];
