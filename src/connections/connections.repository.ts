@@ -64,9 +64,18 @@ export class ConnectionsRepository {
     return this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = ANY($1::uuid[]) ORDER BY created_at, provider`, [userIds]);
   }
 
+  /**
+   * The user's connection to the provider, locked (FOR UPDATE) until `manager`'s transaction ends,
+   * or null when there is none. Deregistration takes this lock (connections.service.ts).
+   */
+  async lockByProvider(userId: string, provider: string, manager: EntityManager): Promise<ConnectionRow | null> {
+    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2 FOR UPDATE`, [userId, provider]);
+    return rows[0] ?? null;
+  }
+
   /** Removes the user's connection to the provider; returns it, or null when there was none. */
-  async deleteByProvider(userId: string, provider: string): Promise<ConnectionRow | null> {
-    const [rows]: [ConnectionRow[], number] = await this.db.query(
+  async deleteByProvider(userId: string, provider: string, manager: EntityManager = this.db.manager): Promise<ConnectionRow | null> {
+    const [rows]: [ConnectionRow[], number] = await manager.query(
       `DELETE FROM provider_connections WHERE user_id = $1 AND provider = $2 RETURNING ${COLUMNS}`,
       [userId, provider],
     );
