@@ -115,6 +115,11 @@ export class ConnectionReconciler implements OnModuleDestroy {
     const { rows, next } = await this.connections.page(this.cursor, this.config.orders.reconcilerBatch);
     this.cursor = next;
     const failures: string[] = [];
+    const fail = (row: ConnectionRow, error: unknown) => {
+      pass.failed += 1;
+      failures.push(`${row.id} (${row.provider}, user ${row.userId}): ${(error as Error).message}`);
+    };
+    const toHeal: Array<{ row: ConnectionRow; detail: string }> = [];
     for (let index = 0; index < rows.length; index += CONCURRENCY) {
       await Promise.all(
         rows.slice(index, index + CONCURRENCY).map(async (row) => {
@@ -122,13 +127,21 @@ export class ConnectionReconciler implements OnModuleDestroy {
             pass.examined += 1;
             const verdict = await this.examine(row);
             if (verdict.verdict === 'wait') pass.waiting += 1;
-            else if (verdict.verdict === 'heal') await this.heal(pass, row, verdict.detail);
+            else if (verdict.verdict === 'heal') toHeal.push({ row, detail: verdict.detail });
           } catch (error) {
-            pass.failed += 1;
-            failures.push(`${row.id} (${row.provider}, user ${row.userId}): ${(error as Error).message}`);
+            fail(row, error);
           }
         }),
       );
+    }
+    // One at a time: each holds a pooled connection (its row's lock) while Temporal starts the run,
+    // and a burst of heals (Temporal lost its state) must not take the pool from the activities.
+    for (const { row, detail } of toHeal) {
+      try {
+        await this.heal(pass, row, detail);
+      } catch (error) {
+        fail(row, error);
+      }
     }
     if (failures.length > 0) this.logger.warn(`connection reconciler: ${failures.length} connection(s) not examined or restarted this pass, e.g. ${failures[0]}`);
   }
