@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
+import { SESSION_LOCKS } from '../../src/common/session-lock';
 import { ConnectionReconciler } from '../../src/connections/connection-reconciler';
 import { connectionState, connectionWorkflowId, deregisterConnection } from '../../workflows/contract';
 import { eventually } from '../helpers/eventually';
@@ -183,4 +184,27 @@ test('a user pending deletion: the terminated workflow is not restarted', async 
   const result = await pass();
   expect(result.waiting).toBeGreaterThanOrEqual(1);
   expect(await handle.describe()).toMatchObject({ runId: terminated.runId, status: { name: 'TERMINATED' } });
+}, 120_000);
+
+test('while another worker holds the reconciler lock, a pass does nothing', async () => {
+  const userId = await connect('oura');
+  const handle = handleOf(userId, 'oura');
+  await handle.terminate('test: an operator ended it by hand');
+  const terminated = await handle.describe();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // past RECONCILER_GRACE
+
+  // Another worker's pass, as far as Postgres can tell: the lock held on a session of its own.
+  const other = stack.db.createQueryRunner();
+  await other.connect();
+  try {
+    await other.query('SELECT pg_advisory_lock($1)', [SESSION_LOCKS.connectionReconciler]);
+    expect(await reconciler.reconcile()).toMatchObject({ skipped: true, examined: 0, healed: 0 });
+    expect(await handle.describe()).toMatchObject({ runId: terminated.runId, status: { name: 'TERMINATED' } });
+  } finally {
+    await other.query('SELECT pg_advisory_unlock($1)', [SESSION_LOCKS.connectionReconciler]);
+    await other.release();
+  }
+  // Released: the next pass heals it.
+  await pass();
+  expect((await handle.describe()).status.name).toBe('RUNNING');
 }, 120_000);
