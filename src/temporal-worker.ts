@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createLabReportActivities } from '../activities';
 import type { LabflowConfig } from './config/config';
+import { ConnectionReconciler } from './connections/connection-reconciler';
 import { ConnectionSyncService } from './connections/connection-sync.service';
 import { OutboxService } from './events/outbox.service';
 import { LabReportProcessingService } from './lab-reports/lab-report-processing.service';
@@ -42,6 +43,8 @@ export async function createLabflowWorker(
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();
+  // Connections whose workflow closed or vanished while their row remains get a new run from here.
+  app.get(ConnectionReconciler).start();
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,

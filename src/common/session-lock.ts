@@ -9,6 +9,8 @@ export const SESSION_LOCKS = {
   retentionSweep: 0x1abf_0001,
   /** A pass of the order reconciler (OrderReconciler). */
   orderReconciler: 0x1abf_0002,
+  /** A pass of the connection reconciler (ConnectionReconciler). */
+  connectionReconciler: 0x1abf_0003,
 } as const;
 
 /**

@@ -166,13 +166,13 @@ export const envSchema = z.object({
   SANDBOX_STEP_DELAY: duration.default('1s'),
   /** From this date (YYYY-MM-DD) delegated lab accounts need a physician on the order. */
   PHYSICIAN_ENFORCEMENT_DATE: z.iso.date().default('2026-08-01'),
-  /** How often the worker's reconciler runs a pass over order workflows that did not start, closed, vanished or stalled ("0s" turns it off). */
+  /** How often the worker's reconcilers run a pass: over order workflows that did not start, closed, vanished or stalled, and over connections whose workflow closed or vanished ("0s" turns them off). */
   RECONCILER_INTERVAL: duration.default('10s'),
-  /** An order row this old without a workflow start is started by the reconciler. */
+  /** An order row this old without a workflow start is started by the reconciler; a connection row younger than this is not examined yet. */
   RECONCILER_GRACE: duration.default('5s'),
-  /** A running order workflow with work due and no progress for this long is raised as stalled. */
+  /** A running order workflow with work due and no progress for this long is raised as stalled; also how long a closed order or connection workflow of another task queue is left to that queue's reconciler. */
   RECONCILER_STALL_HORIZON: duration.default('15m'),
-  /** Non-terminal orders the reconciler examines per pass (it pages through them pass after pass). */
+  /** Non-terminal orders, and connections, the reconcilers examine per pass (they page through them pass after pass). */
   RECONCILER_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
   /** New runs the reconciler starts for one order at most; past that it only raises the order. */
   RECONCILER_MAX_HEALS: z.coerce.number().int().min(0).max(1000).default(3),

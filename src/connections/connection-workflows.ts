@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Client, WorkflowIdConflictPolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import {
   type ConnectionIdentity,
+  type ConnectionWorkflowInput,
   connectionWorkflowId,
   deregisterConnection,
   refreshConnection,
@@ -9,6 +11,7 @@ import {
 } from '../../workflows/contract';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
+import { labflowDataConverter } from '../temporal/payload-codec';
 
 /** Starts and signals `connection:<user_id>:<provider>` workflows. */
 @Injectable()
@@ -24,11 +27,48 @@ export class ConnectionWorkflows {
    * the new one), so it is ended in favour of the new one.
    */
   async start(connection: ConnectionIdentity): Promise<void> {
-    await this.temporal.workflow.start('connectionWorkflow', {
+    await this.startRun(connection, WorkflowIdConflictPolicy.TERMINATE_EXISTING);
+  }
+
+  /**
+   * A new run for a connection whose workflow closed or vanished while its row remains
+   * (ConnectionReconciler), with the input `start` gives; returns its run id. Unlike `start` it
+   * never ends a running workflow: one that runs (started meanwhile) is left alone, and the start
+   * throws WorkflowExecutionAlreadyStartedError.
+   */
+  async restart(connection: ConnectionIdentity): Promise<string> {
+    const handle = await this.startRun(connection, WorkflowIdConflictPolicy.FAIL);
+    return handle.firstExecutionRunId;
+  }
+
+  /** Describes the connection's latest workflow run (WorkflowNotFoundError when Temporal has none). */
+  describe(userId: string, provider: string) {
+    return this.handle(userId, provider).describe();
+  }
+
+  /**
+   * The connection id run `runId` of the connection's workflow was started with (its first
+   * history event's input, decoded as this client encodes it), or null when it cannot be read.
+   */
+  async connectionIdOf(userId: string, provider: string, runId: string): Promise<string | null> {
+    const { history } = await this.temporal.workflowService.getWorkflowExecutionHistory({
+      namespace: this.config.temporal.namespace,
+      execution: { workflowId: connectionWorkflowId(userId, provider), runId },
+      maximumPageSize: 1,
+    });
+    const payload = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!payload) return null;
+    let decoded = [payload as Payload];
+    for (const codec of [...labflowDataConverter(this.config).payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+    return defaultPayloadConverter.fromPayload<ConnectionWorkflowInput>(decoded[0])?.connection?.connectionId ?? null;
+  }
+
+  private startRun(connection: ConnectionIdentity, workflowIdConflictPolicy: WorkflowIdConflictPolicy) {
+    return this.temporal.workflow.start('connectionWorkflow', {
       workflowId: connectionWorkflowId(connection.userId, connection.provider),
       taskQueue: this.config.temporal.taskQueue,
       args: [{ connection, schedule: this.config.connections }],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING,
+      workflowIdConflictPolicy,
       typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.teamId, value: connection.teamId }],
     });
   }

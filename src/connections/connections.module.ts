@@ -3,6 +3,7 @@ import { EventsModule } from '../events/events.module';
 import { HealthDataModule } from '../health-data/health-data.module';
 import { CONNECTED_SOURCES } from '../users/connected-sources';
 import { UsersModule } from '../users/users.module';
+import { ConnectionReconciler } from './connection-reconciler';
 import { ConnectionSyncService } from './connection-sync.service';
 import { ConnectionWorkflows } from './connection-workflows';
 import { ConnectionsController } from './connections.controller';
@@ -13,7 +14,8 @@ import { SOURCE_ADAPTER } from './source-adapter';
 
 /**
  * Connected data sources (the demo providers today): one workflow per connection moves the
- * source's data in through health-data ingestion. Global only for CONNECTED_SOURCES: the users
+ * source's data in through health-data ingestion; the worker's ConnectionReconciler restarts one
+ * that closed or vanished while its connection remains. Global only for CONNECTED_SOURCES: the users
  * module reads the user object's `connected_sources` through it without importing this module
  * (which imports users).
  */
@@ -24,11 +26,12 @@ import { SOURCE_ADAPTER } from './source-adapter';
   providers: [
     ConnectionsRepository,
     ConnectionsService,
+    ConnectionReconciler,
     ConnectionSyncService,
     ConnectionWorkflows,
     { provide: SOURCE_ADAPTER, useClass: SandboxSourceAdapter },
     { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
   ],
-  exports: [ConnectionSyncService, CONNECTED_SOURCES],
+  exports: [ConnectionSyncService, ConnectionReconciler, CONNECTED_SOURCES],
 })
 export class ConnectionsModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
 
 /** A connected data source (`provider_connections`). */
@@ -64,9 +65,25 @@ export class ConnectionsRepository {
     return this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = ANY($1::uuid[]) ORDER BY created_at, provider`, [userIds]);
   }
 
+  /**
+   * The user's connection to the provider, locked (FOR UPDATE) until `manager`'s transaction ends,
+   * or null when there is none. Deregistration and the reconciler's restart take this lock, so the
+   * two never interleave (connections.service.ts, connection-reconciler.ts).
+   */
+  async lockByProvider(userId: string, provider: string, manager: EntityManager): Promise<ConnectionRow | null> {
+    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2 FOR UPDATE`, [userId, provider]);
+    return rows[0] ?? null;
+  }
+
+  /** This connection, locked (FOR UPDATE) until `manager`'s transaction ends, or null when it is gone. */
+  async lockById(id: string, manager: EntityManager): Promise<ConnectionRow | null> {
+    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE id = $1 FOR UPDATE`, [id]);
+    return rows[0] ?? null;
+  }
+
   /** Removes the user's connection to the provider; returns it, or null when there was none. */
-  async deleteByProvider(userId: string, provider: string): Promise<ConnectionRow | null> {
-    const [rows]: [ConnectionRow[], number] = await this.db.query(
+  async deleteByProvider(userId: string, provider: string, manager: EntityManager = this.db.manager): Promise<ConnectionRow | null> {
+    const [rows]: [ConnectionRow[], number] = await manager.query(
       `DELETE FROM provider_connections WHERE user_id = $1 AND provider = $2 RETURNING ${COLUMNS}`,
       [userId, provider],
     );
@@ -83,5 +100,25 @@ export class ConnectionsRepository {
       `UPDATE provider_connections SET last_synced_at = $2, backfilled_at = CASE WHEN $3 THEN coalesce(backfilled_at, $2) ELSE backfilled_at END WHERE id = $1`,
       [id, at, backfilled],
     );
+  }
+
+  /**
+   * Runs one pass of the connection reconciler holding its session lock, so that of several
+   * workers (replicas) one reconciles at a time; `{ran: false}` when another process holds it.
+   */
+  exclusively<T>(pass: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    return withSessionLock(this.db, SESSION_LOCKS.connectionReconciler, pass);
+  }
+
+  /**
+   * One keyset page of the connections by id (the primary key's order, so no index of its own),
+   * strictly after `afterId`, and the id to resume after (null once the page is the last: fewer
+   * than `limit` rows). A connection made during a cycle is seen in it or in the next one.
+   */
+  async page(afterId: string | null, limit: number): Promise<{ rows: ConnectionRow[]; next: string | null }> {
+    const rows: ConnectionRow[] = afterId
+      ? await this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit])
+      : await this.db.query(`SELECT ${COLUMNS} FROM provider_connections ORDER BY id LIMIT $1`, [limit]);
+    return { rows, next: rows.length < limit ? null : rows[rows.length - 1].id };
   }
 }

@@ -62,10 +62,17 @@ export class ConnectionsService implements ConnectedSources {
   /** `DELETE /v2/user/{user_id}/{provider}`: the connection goes at once; its workflow ends. */
   async deregister(team: TeamPrincipal, userId: string, provider: string): Promise<{ success: true }> {
     await this.requireUser(team, userId);
-    if (!(await this.connections.findForUsers([userId])).some((row) => row.provider === provider)) throw notFound(`Connection to ${provider}`);
-    // The workflow hears it first, so a sync under way ends as deregistered rather than finding its row gone.
-    await this.workflows.deregister(userId, provider);
-    await this.connections.deleteByProvider(userId, provider);
+    // The row stays locked from before the signal until it is deleted: the reconciler restarts a
+    // closed workflow only under the same lock, so its new run either hears this signal or is never
+    // started (a run started between the signal and the delete would write the row back).
+    const removed = await this.connections.transaction(async (manager) => {
+      if (!(await this.connections.lockByProvider(userId, provider, manager))) return false;
+      // The workflow hears it first, so a sync under way ends as deregistered rather than finding its row gone.
+      await this.workflows.deregister(userId, provider);
+      await this.connections.deleteByProvider(userId, provider, manager);
+      return true;
+    });
+    if (!removed) throw notFound(`Connection to ${provider}`);
     return { success: true };
   }
 
