@@ -5,6 +5,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { UsersRepository } from '../users/users.repository';
 import { ConnectionWorkflows } from './connection-workflows';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
+import { PeriodicPass } from '../common/periodic-pass';
 
 /** What one pass did (tests and logs). */
 export interface ConnectionReconcilePass {
@@ -63,8 +64,7 @@ const CONCURRENCY = 8;
 @Injectable()
 export class ConnectionReconciler implements OnModuleDestroy {
   private readonly logger = new Logger('connections');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly periodic = new PeriodicPass(() => this.reconcile());
   /** The connection id the scan resumes after (null: from the first). */
   private cursor: string | null = null;
 
@@ -76,20 +76,11 @@ export class ConnectionReconciler implements OnModuleDestroy {
   ) {}
 
   start(): void {
-    const interval = this.config.orders.reconcilerIntervalMs;
-    if (this.timer || interval <= 0) return;
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.reconcile().finally(() => {
-        this.running = null;
-      });
-    }, interval);
-    this.timer.unref();
+    this.periodic.start(this.config.orders.reconcilerIntervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { LabReportWorkflows } from './lab-report-workflows';
 import { LabReportsRepository } from './lab-reports.repository';
+import { PeriodicPass } from '../common/periodic-pass';
 
 /**
  * Starts the workflows of parsing jobs the API could not start (a crash or a Temporal outage
@@ -11,8 +12,7 @@ import { LabReportsRepository } from './lab-reports.repository';
 @Injectable()
 export class LabReportStarter implements OnModuleDestroy {
   private readonly logger = new Logger('lab-reports');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly periodic = new PeriodicPass(() => this.startUnstarted());
 
   constructor(
     private readonly jobs: LabReportsRepository,
@@ -21,18 +21,11 @@ export class LabReportStarter implements OnModuleDestroy {
   ) {}
 
   start(): void {
-    const interval = this.config.labReports.startGraceMs;
-    if (this.timer || interval <= 0) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.startUnstarted().finally(() => (this.running = null));
-    }, interval);
-    this.timer.unref();
+    this.periodic.start(this.config.labReports.startGraceMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   async onModuleDestroy(): Promise<void> {

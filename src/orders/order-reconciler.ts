@@ -9,6 +9,7 @@ import { OrderWorkflows } from './order-workflows';
 import { type OrderScanPosition, OrderScanRepository } from './order-scan.repository';
 import { OrdersRepository } from './orders.repository';
 import { type StrandedFinding, StrandedOrdersRepository } from './stranded-orders.repository';
+import { PeriodicPass } from '../common/periodic-pass';
 
 /** What one pass did (tests and logs). */
 export interface ReconcilePass {
@@ -78,8 +79,7 @@ const CONCURRENCY = 8;
 @Injectable()
 export class OrderReconciler implements OnModuleDestroy {
   private readonly logger = new Logger('orders');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly periodic = new PeriodicPass(() => this.reconcile());
   /** Where the scan of non-terminal orders resumes (null: from the first). */
   private cursor: OrderScanPosition | null = null;
   private cycleStartedAt = 0;
@@ -99,20 +99,11 @@ export class OrderReconciler implements OnModuleDestroy {
   ) {}
 
   start(): void {
-    const interval = this.config.orders.reconcilerIntervalMs;
-    if (this.timer || interval <= 0) return;
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.reconcile().finally(() => {
-        this.running = null;
-      });
-    }, interval);
-    this.timer.unref();
+    this.periodic.start(this.config.orders.reconcilerIntervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   async onModuleDestroy(): Promise<void> {
