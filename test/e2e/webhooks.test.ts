@@ -210,10 +210,14 @@ test('Retry-After on 429 sets the next attempt no earlier than asked', async () 
   const { id } = await endpoint('/busy');
   receiver.respond('/busy', (_request, nth) => (nth === 1 ? { status: 429, headers: { 'Retry-After': '2' } } : { status: 200 }));
   const [eventId] = await emit([event('labtest.appointment.created', { id: randomUUID(), seq: 0 })]);
-  const pending = await waitFor(async () => {
-    const body = (await api('GET', `/webhook/${id}/messages/${eventId}`)).body;
-    return body.attempt_count === 1 && body.status === 'pending' && body;
+  // The 429 recorded: its outcome and the delivery's next due time are written in one statement
+  // (attempt_count alone rises at the claim, before the request is sent).
+  await waitFor(async () => {
+    const page = await api('GET', `/webhook/${id}/messages/${eventId}/attempts`);
+    return page.body.data?.some((a: { response_status_code: number | null }) => a.response_status_code === 429);
   });
+  const pending = (await api('GET', `/webhook/${id}/messages/${eventId}`)).body;
+  expect(pending).toMatchObject({ attempt_count: 1, status: 'pending' });
   // The recorded schedule, not a measured duration: due at least 2 s after the 429.
   expect(Date.parse(pending.next_attempt_at) - Date.parse(pending.last_attempt_at)).toBeGreaterThanOrEqual(2000);
   await waitFor(() => receiver.accepted('/busy').length === 1);
