@@ -122,6 +122,10 @@ export class TimeseriesRepository {
    * Null when the user is gone (the new series' foreign key refuses it).
    */
   private async holdSeries(manager: EntityManager, key: SeriesKey, sampleKeys: string[]): Promise<{ ids: Map<string, string>; allNew: boolean } | null> {
+    // The user's row first (FOR KEY SHARE, as a new series' foreign key check takes it), then its
+    // series: locked in the order an erasure locks them, so the two wait for each other instead
+    // of deadlocking when a batch both holds existing series and creates a new one.
+    await manager.query(`SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE`, [key.userId]);
     const select = () =>
       manager.query(
         `SELECT id, sample_key FROM health_series
