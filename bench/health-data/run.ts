@@ -30,7 +30,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createDataSource } from '../../src/db/data-source';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { recordFigure } from '../lib/results';
-import { cpuMark, cpuPerItem } from '../webhooks/cpu';
+import { cpuMark, cpuPerItem } from '../lib/cpu';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
@@ -124,7 +124,7 @@ async function main() {
     console.log(`  API upsert      ${fmt(apiRate)} samples/s  (${fmt(apiSeconds, 2)} s)`);
     console.log(`  raw COPY        ${fmt(copyRate)} samples/s  (${fmt(copySeconds, 2)} s)`);
     console.log(`  ratio           ${fmt(apiRate / copyRate, 2)}  (goal >= 0.3)`);
-    // CPU per sample moves much less than the rates with other work on the machine (bench/webhooks/cpu.ts).
+    // CPU per sample moves much less than the rates with other work on the machine (bench/lib/cpu.ts).
     const ns = (nanos: number | null) => (nanos === null ? '?' : fmt(nanos));
     console.log(`  CPU per sample  API process ${ns(apiCost.child)} ns + Postgres ${ns(apiCost.postgres)} ns;  COPY: this process ${ns(copyCost.self)} ns + Postgres ${ns(copyCost.postgres)} ns`);
     recordFigure({ bench: 'health-data', name: 'samples/s upserted through the API', value: apiRate, baseline: copyRate, baselineName: 'raw COPY', unit: 'samples/s', goal: { ratio: 0.3, atLeast: true } });

@@ -44,7 +44,7 @@ import { generateWebhookSecret } from '../../src/management/webhooks/webhook-sec
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { ROOT } from '../lib/load';
 import { recordFigure } from '../lib/results';
-import { cpuMark, cpuPerItem } from './cpu';
+import { cpuMark, cpuPerItem } from '../lib/cpu';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const PACED_EVENTS = Number(process.env.BENCH_PACED_EVENTS ?? 500);

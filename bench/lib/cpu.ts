@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 
 /**
- * CPU time per item of a bench phase: of a process of its own (the delivery process), of this
+ * CPU time per item of a bench phase: of a process of its own (the delivery process, the API), of this
  * process (outbox writes and the receiver), and of the Postgres backends serving the database —
  * read from /proc (Linux, Postgres on this machine; left out where /proc cannot tell). On a
  * shared machine rates move with everyone else's load, the CPU an item costs much less: it tells
