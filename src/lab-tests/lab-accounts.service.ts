@@ -39,6 +39,7 @@ export interface ResolveForOrderOptions {
 @Injectable()
 export class LabAccountsService {
   private readonly enforceFrom: Date;
+  private slugs?: Promise<Map<number, string>>;
 
   constructor(
     private readonly accounts: LabAccountsRepository,
@@ -140,7 +141,18 @@ export class LabAccountsService {
     }
   }
 
-  private async labSlugs(): Promise<Map<number, string>> {
-    return new Map((await this.catalog.allLabs()).map((lab) => [lab.id, lab.slug]));
+  /**
+   * Lab ids to slugs, read once per process: the labs are catalog rows only migrations write
+   * (order creation asks on every order). A failed read is not kept.
+   */
+  private labSlugs(): Promise<Map<number, string>> {
+    this.slugs ??= this.catalog.allLabs().then(
+      (labs) => new Map(labs.map((lab) => [lab.id, lab.slug])),
+      (error: unknown) => {
+        this.slugs = undefined;
+        throw error;
+      },
+    );
+    return this.slugs;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
+import { runPrepared } from '../common/prepared-statement';
 import type { LoincCatalogueRow } from './loinc-catalogue-row';
 import {
   LabAccountEntity,
@@ -195,6 +196,55 @@ export interface LabAccountFilters {
   labId?: number;
 }
 
+interface LabAccountRow {
+  id: string;
+  team_id: string | null;
+  environment: LabAccountEntity['environment'];
+  lab_id: number;
+  status: LabAccountStatus;
+  delegated_flow: LabAccountEntity['delegatedFlow'];
+  provider_account_id: string;
+  account_name: string;
+  default_clinical_notes: string | null;
+  allowed_billing: LabAccountEntity['allowedBilling'];
+  team_id_allowlist: string[];
+  created_at: Date;
+}
+
+/**
+ * The lab accounts a team can see, narrowed by the optional id, status and lab ($3–$5, NULL for
+ * any): the team's own accounts first, then platform accounts; by lab, then oldest first.
+ */
+const VISIBLE_LAB_ACCOUNTS = {
+  name: 'labflow_lab_accounts_visible',
+  text: `SELECT a.id, a.team_id, a.environment, a.lab_id, a.status, a.delegated_flow, a.provider_account_id, a.account_name,
+                a.default_clinical_notes, a.allowed_billing, a.team_id_allowlist, a.created_at
+           FROM lab_accounts a
+          WHERE (a.environment IS NULL OR a.environment = $1::text)
+            AND (a.team_id = $2::uuid OR (a.team_id IS NULL AND (cardinality(a.team_id_allowlist) = 0 OR $2::uuid = ANY(a.team_id_allowlist))))
+            AND ($3::uuid IS NULL OR a.id = $3::uuid)
+            AND ($4::text IS NULL OR a.status = $4::text)
+            AND ($5::integer IS NULL OR a.lab_id = $5::integer)
+          ORDER BY a.team_id IS NULL, a.lab_id, a.created_at, a.id`,
+};
+
+function toLabAccountEntity(row: LabAccountRow): LabAccountEntity {
+  return Object.assign(new LabAccountEntity(), {
+    id: row.id,
+    teamId: row.team_id,
+    environment: row.environment,
+    labId: row.lab_id,
+    status: row.status,
+    delegatedFlow: row.delegated_flow,
+    providerAccountId: row.provider_account_id,
+    accountName: row.account_name,
+    defaultClinicalNotes: row.default_clinical_notes,
+    allowedBilling: row.allowed_billing,
+    teamIdAllowlist: row.team_id_allowlist,
+    createdAt: row.created_at,
+  });
+}
+
 /**
  * Lab accounts a team can use: its own, and platform accounts (team_id NULL) open to every team
  * or naming it in team_id_allowlist; either kind only in its environment when it has one.
@@ -203,21 +253,18 @@ export interface LabAccountFilters {
 export class LabAccountsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  /** One prepared statement for every filter combination (order creation reads it on each order). */
   async listVisible(scope: Scope, filters: LabAccountFilters = {}): Promise<LabAccountEntity[]> {
-    const query = this.db
-      .getRepository(LabAccountEntity)
-      .createQueryBuilder('a')
-      .where('(a.environment IS NULL OR a.environment = :environment)', { environment: scope.environment })
-      .andWhere(
-        `(a.team_id = :teamId OR (a.team_id IS NULL AND (cardinality(a.team_id_allowlist) = 0 OR :teamId = ANY(a.team_id_allowlist))))`,
-        { teamId: scope.teamId },
-      );
-    if (filters.id) query.andWhere('a.id = :id', { id: filters.id });
-    if (filters.status) query.andWhere('a.status = :status', { status: filters.status });
-    if (filters.labId !== undefined) query.andWhere('a.lab_id = ANY(:labIds)', { labIds: int32Ids([filters.labId]) });
-    // The team's own accounts first, then platform accounts; oldest first within each.
-    const accounts = await query.orderBy('a.labId', 'ASC').addOrderBy('a.createdAt', 'ASC').addOrderBy('a.id', 'ASC').getMany();
-    return [...accounts.filter((account) => account.teamId !== null), ...accounts.filter((account) => account.teamId === null)];
+    // An id beyond integer range matches no lab (and would make the statement fail).
+    if (filters.labId !== undefined && int32Ids([filters.labId]).length === 0) return [];
+    const rows = await runPrepared<LabAccountRow>(this.db, VISIBLE_LAB_ACCOUNTS.name, VISIBLE_LAB_ACCOUNTS.text, [
+      scope.environment,
+      scope.teamId,
+      filters.id ?? null,
+      filters.status ?? null,
+      filters.labId ?? null,
+    ]);
+    return rows.map(toLabAccountEntity);
   }
 
   async findVisible(scope: Scope, id: string): Promise<LabAccountEntity | null> {
