@@ -33,6 +33,8 @@ export interface LabflowConfig {
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
   connections: ConnectionSchedule;
+  /** SANDBOX_SOURCE_ERRORS: demo provider → the connection error its sandbox source raises. */
+  sandboxSourceErrors: Record<string, string>;
   healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number; events: { windowMs: number; maxItems: number; maxBytes: number } };
   logLevel: Environment['LOG_LEVEL'];
   tracing: TracingConfig;
@@ -191,6 +193,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       syncTimeout: e.CONNECTION_SYNC_TIMEOUT as Duration,
       syncRetryInterval: e.CONNECTION_SYNC_RETRY_INTERVAL as Duration,
     },
+    sandboxSourceErrors: Object.fromEntries(e.SANDBOX_SOURCE_ERRORS.split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string])),
     healthData: {
       bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,
       pageSize: e.HEALTH_DATA_PAGE_SIZE,

@@ -112,6 +112,15 @@ export const envSchema = z.object({
   CONNECTION_SYNC_TIMEOUT: duration.default('2m'),
   /** First retry interval of a failed sync step (doubling up to 10 minutes). */
   CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s'),
+  /**
+   * Sandbox only: demo providers whose source refuses every sync with a connection error, as
+   * `provider=error_type` pairs (`fitbit=token_refresh_failed,oura=required_scopes_not_granted`),
+   * to see a failing source (provider.connection.error, status error) without a real one.
+   */
+  SANDBOX_SOURCE_ERRORS: z
+    .string()
+    .regex(/^([a-z_]+=[a-z_]+(,[a-z_]+=[a-z_]+)*)?$/, 'a comma-separated list of provider=error_type')
+    .default(''),
   /** OTLP/HTTP base URL (e.g. http://otel-collector:4318): traces are exported to <it>/v1/traces; unset: tracing off. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** The full traces URL, overriding OTEL_EXPORTER_OTLP_ENDPOINT for traces. */

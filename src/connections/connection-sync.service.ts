@@ -9,7 +9,7 @@ import type { Region } from '../tenancy/entities';
 import { UsersRepository } from '../users/users.repository';
 import { externalUserIdOf, resourceAvailability } from './connection-views';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
-import { SOURCE_ADAPTER, type SourceAdapter, type SourceBatch } from './source-adapter';
+import { SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, SourceConnectionError } from './source-adapter';
 
 /**
  * The workflow side of connections (activities/connections.ts): announce a connection, and move
@@ -54,6 +54,35 @@ export class ConnectionSyncService {
     return 'announced';
   }
 
+  /**
+   * The connection is `error` and `provider.connection.error` is on its way, both or neither
+   * (one transaction); once per episode: a connection already in error is left as it is, so
+   * retries of a refused step announce nothing new until a sync succeeds and a later one fails.
+   */
+  private async markErrored(row: ConnectionRow, clientUserId: string, error: SourceConnectionError): Promise<void> {
+    await this.connections.transaction(async (manager) => {
+      const errored = await this.connections.markErrored(row.id, error.errorType, error.message, manager);
+      if (!errored) return;
+      await this.outbox.record(manager, [
+        {
+          idempotencyKey: `connection:${row.id}:error:${(errored.erroredAt as Date).toISOString()}`,
+          eventType: 'provider.connection.error',
+          teamId: row.teamId,
+          environment: row.environment,
+          userId: row.userId,
+          clientUserId,
+          data: {
+            user_id: row.userId,
+            provider: row.provider,
+            message: `Your connection to ${providerOf(row.provider).name} needs attention: ${error.message}`,
+            error_type: error.errorType,
+            error_details: error.message,
+          },
+        },
+      ]);
+    });
+  }
+
   async end(connectionId: string): Promise<void> {
     await this.connections.deleteById(connectionId);
   }
@@ -66,7 +95,15 @@ export class ConnectionSyncService {
     if (!user) return (await this.users.findPendingDeletion(team, row.userId)) ? { status: 'paused' } : { status: 'gone' };
     const timeZone = user.fallbackTimeZone?.id ?? 'UTC';
     const ending = input.stage === 'historical' && input.finalChunk;
-    const batches = withEveryResource(await this.sources.pull({ provider: row.provider, seed: row.seed, timeZone }, input.from, input.to), ending ? this.sources.resources(row.provider) : []);
+    let pulled: SourceBatch[];
+    try {
+      pulled = await this.sources.pull({ provider: row.provider, seed: row.seed, timeZone }, input.from, input.to);
+    } catch (error) {
+      if (!(error instanceof SourceConnectionError)) throw error; // passing trouble: the step is retried
+      await this.markErrored(row, user.clientUserId, error);
+      return { status: 'error', errorType: error.errorType };
+    }
+    const batches = withEveryResource(pulled, ending ? this.sources.resources(row.provider) : []);
     let stored = 0;
     for (const batch of batches) {
       // An empty batch matters only at a backfill's end: it still ends that resource's backfill.

@@ -20,6 +20,10 @@ export function providerWithStatusView(connection: ConnectionRow, resources: Rea
     created_on: connection.createdAt.toISOString(),
     status: connection.status,
     external_user_id: externalUserIdOf(connection),
+    // ClientFacingConnectionErrorDetails, only while the connection is in error.
+    ...(connection.status === 'error'
+      ? { error_details: { error_type: connection.errorType, error_message: connection.errorMessage, errored_at: connection.erroredAt?.toISOString() } }
+      : {}),
     resource_availability: resourceAvailability(resources),
   };
 }

@@ -17,12 +17,17 @@ export interface ConnectionRow {
   createdAt: Date;
   backfilledAt: Date | null;
   lastSyncedAt: Date | null;
+  /** Set with status `error` (what the source said, and since when); null while connected. */
+  errorType: string | null;
+  errorMessage: string | null;
+  erroredAt: Date | null;
 }
 
 export type NewConnection = Pick<ConnectionRow, 'id' | 'teamId' | 'environment' | 'region' | 'userId' | 'provider' | 'seed'>;
 
 const COLUMNS = `id, team_id AS "teamId", environment, region, user_id AS "userId", provider, seed, status,
-  created_at AS "createdAt", backfilled_at AS "backfilledAt", last_synced_at AS "lastSyncedAt"`;
+  created_at AS "createdAt", backfilled_at AS "backfilledAt", last_synced_at AS "lastSyncedAt",
+  error_type AS "errorType", error_message AS "errorMessage", errored_at AS "erroredAt"`;
 
 /** The SQL of `provider_connections`. */
 @Injectable()
@@ -95,11 +100,30 @@ export class ConnectionsRepository {
     await this.db.query('DELETE FROM provider_connections WHERE id = $1', [id]);
   }
 
+  /** A sync went through: the connection is `connected` (again, if it was in error). */
   async markSynced(id: string, at: Date, backfilled: boolean): Promise<void> {
     await this.db.query(
-      `UPDATE provider_connections SET last_synced_at = $2, backfilled_at = CASE WHEN $3 THEN coalesce(backfilled_at, $2) ELSE backfilled_at END WHERE id = $1`,
+      `UPDATE provider_connections
+          SET last_synced_at = $2, backfilled_at = CASE WHEN $3 THEN coalesce(backfilled_at, $2) ELSE backfilled_at END,
+              status = 'connected', error_type = NULL, error_message = NULL, errored_at = NULL
+        WHERE id = $1`,
       [id, at, backfilled],
     );
+  }
+
+  /**
+   * Marks the connection `error` with what its source said, unless it is in error already
+   * (the first error's details and time stay). Returns the row when this call made the change,
+   * null otherwise, so the error is announced once per episode.
+   */
+  async markErrored(id: string, errorType: string, errorMessage: string, manager: EntityManager): Promise<ConnectionRow | null> {
+    const [rows]: [ConnectionRow[], number] = await manager.query(
+      `UPDATE provider_connections SET status = 'error', error_type = $2, error_message = $3, errored_at = clock_timestamp()
+        WHERE id = $1 AND status <> 'error'
+        RETURNING ${COLUMNS}`,
+      [id, errorType, errorMessage],
+    );
+    return rows[0] ?? null;
   }
 
   /**

@@ -1,15 +1,50 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { DEMO_PROVIDERS, type DemoProvider, generateDemoData } from './sandbox-physiology';
-import type { SourceAdapter, SourceBatch, SourceConnection } from './source-adapter';
+import {
+  CONNECTION_ERROR_TYPES,
+  type ConnectionErrorType,
+  SourceConnectionError,
+  type SourceAdapter,
+  type SourceBatch,
+  type SourceConnection,
+} from './source-adapter';
 
 const DAY_MS = 86_400_000;
 /** Two whole days: every resource a demo provider generates appears in them (sleep needs a night). */
 const CATALOGUE_WINDOW = { from: Date.UTC(2026, 0, 5), to: Date.UTC(2026, 0, 5) + 2 * DAY_MS };
 
-/** The demo providers of Junction's sandbox, backed by generated physiology (sandbox-physiology.ts). */
+/** What a real source says when it refuses a connection, per error type (the sandbox's wording). */
+const ERROR_MESSAGES: Record<ConnectionErrorType, string> = {
+  token_refresh_failed: 'The access token could not be refreshed: the user revoked access or the refresh token expired.',
+  webhook_registration_failed: 'The provider refused to register labflow for its data notifications.',
+  user_not_found: 'The provider no longer knows this user.',
+  deregistered_per_provider: 'The provider ended the connection.',
+  required_scopes_not_granted: 'The user did not grant the scopes the connection needs.',
+  provider_credential_error: 'The provider refused the stored credentials.',
+  provider_password_expired: "The user's password at the provider has expired.",
+  unknown: 'The provider refused the connection for a reason it did not give.',
+};
+
+/**
+ * The demo providers of Junction's sandbox, backed by generated physiology (sandbox-physiology.ts).
+ * A provider named in SANDBOX_SOURCE_ERRORS refuses every pull with that connection error instead,
+ * as a real source does once its user's credentials stop working.
+ */
 @Injectable()
 export class SandboxSourceAdapter implements SourceAdapter {
   private readonly catalogue = new Map<string, Array<Omit<SourceBatch, 'data'>>>();
+  private readonly failing = new Map<string, ConnectionErrorType>();
+
+  constructor(@Inject(LABFLOW_CONFIG) config: Pick<LabflowConfig, 'sandboxSourceErrors'>) {
+    for (const [provider, errorType] of Object.entries(config.sandboxSourceErrors)) {
+      if (!DEMO_PROVIDERS.includes(provider as DemoProvider)) throw new Error(`SANDBOX_SOURCE_ERRORS: ${provider} is not a demo provider (${DEMO_PROVIDERS.join(', ')})`);
+      if (!CONNECTION_ERROR_TYPES.includes(errorType as ConnectionErrorType)) {
+        throw new Error(`SANDBOX_SOURCE_ERRORS: ${errorType} is not a connection error type (${CONNECTION_ERROR_TYPES.join(', ')})`);
+      }
+      this.failing.set(provider, errorType as ConnectionErrorType);
+    }
+  }
 
   providers(): readonly string[] {
     return DEMO_PROVIDERS;
@@ -27,6 +62,8 @@ export class SandboxSourceAdapter implements SourceAdapter {
   }
 
   async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
+    const errorType = this.failing.get(connection.provider);
+    if (errorType) throw new SourceConnectionError(errorType, ERROR_MESSAGES[errorType]);
     return generateDemoData({ provider: connection.provider as DemoProvider, seed: connection.seed, timeZone: connection.timeZone, from, to });
   }
 }

@@ -32,3 +32,32 @@ export interface SourceAdapter {
   /** The data of [from, to) in epoch ms. Pulling the same window again gives the same data. */
   pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]>;
 }
+
+/** Junction's connection error types (`provider.connection.error`'s `error_type`). */
+export const CONNECTION_ERROR_TYPES = [
+  'token_refresh_failed',
+  'webhook_registration_failed',
+  'user_not_found',
+  'deregistered_per_provider',
+  'required_scopes_not_granted',
+  'provider_credential_error',
+  'provider_password_expired',
+  'unknown',
+] as const;
+export type ConnectionErrorType = (typeof CONNECTION_ERROR_TYPES)[number];
+
+/**
+ * Thrown by `pull` when the source refuses the connection itself (revoked or expired
+ * credentials, scopes taken away): trying again does not help until the user acts, so the
+ * connection is marked `error` and `provider.connection.error` is sent, instead of the step being
+ * retried like a passing failure (any other error).
+ */
+export class SourceConnectionError extends Error {
+  constructor(
+    readonly errorType: ConnectionErrorType,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SourceConnectionError';
+  }
+}

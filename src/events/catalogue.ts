@@ -23,6 +23,7 @@ export const FIXED_EVENT_TYPES = [
   'labtest.result.critical',
   ...PARSING_JOB_EVENT_TYPES,
   'provider.connection.created',
+  'provider.connection.error',
 ] as const;
 
 /** What every delivery carries (Junction: top-level team_id, user_id, client_user_id since 2024). */
@@ -104,6 +105,16 @@ export interface ProviderConnectionEventData {
   [field: string]: unknown;
 }
 
+/** `provider.connection.error` (ProviderConnectionError): the source refused the connection. */
+export interface ProviderConnectionErrorEventData {
+  user_id: string;
+  /** The provider's slug. */
+  provider: string;
+  message: string;
+  error_type: string;
+  error_details: string;
+}
+
 /**
  * `daily.data.<type>.created|updated`: summaries sit directly in `data` (identified by `id`);
  * timeseries batches in `data.data` beside `source_id`; workout streams are shallow.
@@ -133,6 +144,7 @@ export interface EventPayloads {
   'lab_report.parsing_job.created': ParsingJobEventData;
   'lab_report.parsing_job.updated': ParsingJobEventData;
   'provider.connection.created': ProviderConnectionEventData;
+  'provider.connection.error': ProviderConnectionErrorEventData;
 }
 
 /** `PayloadOf<'labtest.order.created'>` → OrderEventData; daily.data.* → DailyDataEventData. */

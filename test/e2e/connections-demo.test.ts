@@ -8,7 +8,8 @@ import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webho
  * Demo connections through the SDK (`client.link.connectDemoProvider`, `client.user.*`): the
  * connection's workflow announces it (provider.connection.created), backfills through the
  * ingestion path (data readable by the SDK, historical.data.* at the end), syncs on refresh,
- * and ends on deregistration or when its user is erased. Two backfill days keep it short.
+ * and ends on deregistration or when its user is erased; a source that refuses the connection
+ * makes it `error` with one provider.connection.error. Two backfill days keep it short.
  */
 const BACKFILL_DAYS = 2;
 
@@ -29,6 +30,8 @@ beforeAll(async () => {
       HEALTH_DATA_EVENT_WINDOW: '1s',
       EVENTS_RELAY_POLL_INTERVAL: '200ms',
       USER_DELETION_GRACE: '1s',
+      // The sandbox's Apple Health source refuses its connections (the source-error test).
+      SANDBOX_SOURCE_ERRORS: 'apple_health_kit=token_refresh_failed',
     },
   });
   tenant = await createTenant(stack.db);
@@ -180,4 +183,45 @@ test('a deleted user pauses the connection; once erased, its workflow ends', asy
   expect(await handle.result()).toBe('gone');
   const rows = await stack.db.query('SELECT 1 FROM provider_connections WHERE user_id = $1', [userId]);
   expect(rows).toHaveLength(0);
+}, 240_000);
+
+test('a source that refuses the connection: status error with its details, one signed provider.connection.error, deregistration still works', async () => {
+  const userId = await createUser();
+  expect((await client.link.connectDemoProvider({ userId, provider: 'apple_health_kit' })).success).toBe(true);
+
+  const [errored] = await waitFor(() => (webhooks(userId, 'provider.connection.error').length > 0 ? webhooks(userId, 'provider.connection.error') : undefined));
+  expect(errored.verified).toBe(true);
+  expect(errored.json).toMatchObject({ event_type: 'provider.connection.error', user_id: userId, team_id: tenant.teamId });
+  expect(errored.json.data).toEqual({
+    user_id: userId,
+    provider: 'apple_health_kit',
+    message: expect.stringMatching(/Apple Health/),
+    error_type: 'token_refresh_failed',
+    error_details: expect.stringMatching(/token/),
+  });
+  expect(webhooks(userId, 'provider.connection.created')).toHaveLength(1);
+
+  // The SDK reads the status and the error details.
+  const { providers } = await client.user.getConnectedProviders(userId);
+  expect(providers).toHaveLength(1);
+  expect(providers[0]).toMatchObject({ slug: 'apple_health_kit', status: 'error', errorDetails: { errorType: 'token_refresh_failed', errorMessage: expect.any(String) } });
+  expect(providers[0].errorDetails?.erroredAt).toBeInstanceOf(Date);
+
+  // The workflow keeps trying the refused step (every CONNECTION_SYNC_INTERVAL); the error is
+  // announced once, not once per try, and no data was stored.
+  const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'apple_health_kit'));
+  const syncAttempts = async () => {
+    const history = await handle.fetchHistory();
+    return (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'syncConnection').length;
+  };
+  await waitFor(async () => ((await syncAttempts()) >= 3 ? true : undefined), { timeoutMs: 60_000, describe: syncAttempts });
+  await waitFor(async () => ((await handle.query(connectionState)).phase === 'error' ? true : undefined));
+  const outbox = await stack.db.query(`SELECT count(*)::int AS n FROM event_outbox WHERE user_id = $1 AND event_type = 'provider.connection.error'`, [userId]);
+  expect(outbox[0].n).toBe(1);
+  const stored = await stack.db.query('SELECT count(*)::int AS n FROM health_series WHERE user_id = $1', [userId]);
+  expect(stored[0].n).toBe(0);
+
+  expect(await client.user.deregisterProvider(userId, 'apple_health_kit')).toEqual({ success: true });
+  expect(await handle.result()).toBe('deregistered');
+  expect((await api('GET', `/v2/user/providers/${userId}`)).body.providers).toEqual([]);
 }, 240_000);

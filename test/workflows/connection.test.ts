@@ -38,7 +38,8 @@ class FakeSync implements ConnectionSync {
   async sync(input: SyncConnectionInput): Promise<SyncConnectionResult> {
     this.syncs.set(input.connectionId, [...(this.syncs.get(input.connectionId) ?? []), input]);
     const status = this.script.get(input.connectionId)?.shift() ?? 'synced';
-    return status === 'synced' ? { status, stored: 1 } : { status };
+    if (status === 'synced') return { status, stored: 1 };
+    return status === 'error' ? { status, errorType: 'token_refresh_failed' } : { status };
   }
 
   of(connectionId: string): SyncConnectionInput[] {
@@ -51,8 +52,8 @@ class FakeSync implements ConnectionSync {
 /**
  * The connection workflow on the real dev server with a fake sync service behind the real
  * activities: the backfill in contiguous steps ending with the final one, incremental syncs on
- * the timer and on refresh, continue-as-new after syncsPerRun, a paused user, deregistration
- * and a vanished connection.
+ * the timer and on refresh, continue-as-new after syncsPerRun, a paused user, a source refusing
+ * the connection, deregistration and a vanished connection.
  */
 describe('connection workflow', () => {
   let harness: WorkflowHarness<FakeSync>;
@@ -154,6 +155,28 @@ describe('connection workflow', () => {
     await handle.signal(deregisterConnection);
     expect(await handle.result()).toBe('deregistered');
     fixtures['connection--paused'] = handle.workflowId;
+  });
+
+  test('a step the source refuses (connection error) shows as error and is tried again with the same window, in backfill and after', async () => {
+    const { connection, handle } = await start({ backfillDays: 2, syncInterval: '1s' }, (id) => fake.script.set(id, ['synced', 'error', 'synced', 'error']));
+    await waitFor(async () => ((await handle.query(connectionState)).phase === 'error' ? true : undefined), 'the backfill step refused');
+    await waitFor(() => (fake.of(connection.connectionId).length >= 5 ? true : undefined), 'five syncs', 30_000);
+    const steps = fake.of(connection.connectionId).slice(0, 5);
+    // The refused backfill step is repeated as it was, and the backfill goes on from there.
+    expect(steps.slice(0, 3).map((step) => [step.stage, step.from, step.to, step.finalChunk])).toEqual([
+      ['historical', steps[0].from, steps[0].to, false],
+      ['historical', steps[0].to, steps[1].to, true],
+      ['historical', steps[0].to, steps[1].to, true],
+    ]);
+    // The refused incremental sync keeps its window's start: the next one covers it.
+    expect(steps[3]).toMatchObject({ stage: 'daily', from: steps[2].to });
+    expect(steps[4]).toMatchObject({ stage: 'daily', from: steps[2].to });
+    expect(steps[4].to).toBeGreaterThan(steps[3].to);
+    await waitFor(async () => ((await handle.query(connectionState)).phase === 'connected' ? true : undefined), 'connected again');
+    expect((await handle.query(connectionState)).progress.syncedUntil).toBe(steps[4].to);
+    await handle.signal(deregisterConnection);
+    expect(await handle.result()).toBe('deregistered');
+    fixtures['connection--source-error'] = handle.workflowId;
   });
 
   test('ends as gone when the connection or user disappears, without removing anything', async () => {

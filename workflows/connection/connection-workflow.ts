@@ -69,13 +69,16 @@ export async function connectionWorkflow(input: ConnectionWorkflowInput): Promis
       backfill: { from: progress.backfillFrom, to: progress.backfillTo },
     });
     if (result.status === 'gone') return end('gone');
-    // Paused (user pending deletion): the same step again after an interval.
-    if (result.status === 'paused') await condition(() => deregistered, schedule.syncInterval);
-    else progress.syncedUntil = to;
+    // Paused (user pending deletion) or refused by the source (connection error): the same step
+    // again after an interval.
+    if (result.status === 'paused' || result.status === 'error') {
+      if (result.status === 'error') phase = 'error';
+      await condition(() => deregistered, schedule.syncInterval);
+    } else progress.syncedUntil = to;
   }
 
   for (let syncs = 0; ; ) {
-    phase = 'connected';
+    if (phase !== 'error') phase = 'connected';
     await condition(() => refreshRequested || deregistered, schedule.syncInterval);
     if (deregistered) return end('deregistered');
     refreshRequested = false;
@@ -83,6 +86,8 @@ export async function connectionWorkflow(input: ConnectionWorkflowInput): Promis
     const to = Date.now();
     const result: SyncConnectionResult = await syncConnection({ connectionId, from: progress.syncedUntil, to, stage: 'daily', finalChunk: false });
     if (result.status === 'gone') return end('gone');
+    phase = result.status === 'error' ? 'error' : 'syncing';
+    // Paused or in error: the window is kept, the next sync (timer or refresh) tries it again.
     if (result.status === 'synced') progress.syncedUntil = to;
     progress.syncs++;
     syncs++;

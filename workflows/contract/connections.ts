@@ -45,7 +45,7 @@ export interface ConnectionWorkflowInput {
 export type ConnectionOutcome = 'deregistered' | 'gone';
 
 export interface ConnectionState {
-  phase: 'announcing' | 'backfilling' | 'connected' | 'syncing' | 'ended';
+  phase: 'announcing' | 'backfilling' | 'connected' | 'syncing' | 'error' | 'ended';
   progress: ConnectionProgress;
 }
 
@@ -71,7 +71,15 @@ export interface SyncConnectionInput {
  * `synced`: the window's data is stored; `paused`: the user is pending deletion (nothing stored,
  * the window is tried again next time); `gone`: the connection or user no longer exists.
  */
-export type SyncConnectionResult = { status: 'synced'; stored: number } | { status: 'paused' } | { status: 'gone' };
+/**
+ * `error`: the source refused the connection itself (its credentials stopped working); the
+ * connection is marked `error` and the same window is tried again after an interval.
+ */
+export type SyncConnectionResult =
+  | { status: 'synced'; stored: number }
+  | { status: 'paused' }
+  | { status: 'gone' }
+  | { status: 'error'; errorType: string };
 
 /** Who a connection is: what its workflow was started with, enough to write its row again. */
 export interface ConnectionIdentity {

@@ -17,6 +17,7 @@ export type EventType =
   | 'lab_report.parsing_job.created'
   | 'lab_report.parsing_job.updated'
   | 'provider.connection.created'
+  | 'provider.connection.error'
   | DailyDataEventType
   | HistoricalDataEventType;
 
