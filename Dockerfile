@@ -30,4 +30,5 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8000 8001
-CMD ["node", "--enable-source-maps", "dist/src/main.js"]
+# --max-semi-space-size=32: the API's young generation for large ingestion requests (scripts/up.sh says why).
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=32", "dist/src/main.js"]

@@ -234,8 +234,9 @@ async function post(url: string, headers: Record<string, string>, body: string):
 }
 
 async function startApi(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
-  // BENCH_API_ARGS: node flags for the API process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
-  const nodeArgs = (process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean);
+  // The V8 flag the API runs with (scripts/up.sh, Dockerfile), then BENCH_API_ARGS: node flags for
+  // the API process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'; a later flag overrides).
+  const nodeArgs = ['--max-semi-space-size=32', ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, '-r', 'ts-node/register/transpile-only', `${__dirname}/api.ts`], {
     env: { ...process.env, DATABASE_URL: databaseUrl, API_PORT: '0', TS_NODE_TRANSPILE_ONLY: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -35,7 +35,7 @@ export interface BatchAppend {
   itemsField: string;
   /**
    * The items with their identity (within one event, a later item with the same key replaces an
-   * earlier one), each as its JSON: callers that make thousands serialise them in one pass.
+   * earlier one), each as its JSON (batchItem): callers that make thousands write them directly.
    */
   items: BatchItem[];
 }
@@ -97,7 +97,7 @@ export class EventBatchesService {
         added.push({ ...row(open, open ? bounds.windowMs : 0), id: batchId, itemCount: chunk.items.length, itemBytes: chunk.bytes });
       }
       // The JSON of [[key, item], ...], as the flush reads it.
-      const list = `[${chunk.items.map((entry) => `[${JSON.stringify(entry.key)},${entry.json}]`).join(',')}]`;
+      const list = `[${chunk.items.map((item) => item.entry).join(',')}]`;
       items.push({ batchId, count: chunk.items.length, items: sealItems(list, this.cipher) });
     });
     const [head] = chunks;
@@ -168,10 +168,19 @@ function batchKeyOf(append: BatchAppend): string {
   return [append.teamId, append.environment, append.userId, append.eventType, append.group].join('|');
 }
 
-/** An item of a batch: its key and its JSON. */
+/**
+ * An item of a batch: `[key, item]` as JSON (the stored list is these entries in an array; a
+ * later entry with the same key replaces an earlier one), and what the item counts towards
+ * maxBytes: the length of its JSON plus a separator.
+ */
 export interface BatchItem {
-  key: string;
-  json: string;
+  entry: string;
+  bytes: number;
+}
+
+/** The batch item of the item `json` (its JSON) under `key`. */
+export function batchItem(key: string, json: string): BatchItem {
+  return { entry: `[${JSON.stringify(key)},${json}]`, bytes: json.length + 1 };
 }
 
 interface Chunk {
@@ -191,7 +200,7 @@ export function fill(items: BatchItem[], start: { count: number; bytes: number }
   let count = start.count;
   let bytes = start.bytes;
   for (const entry of items) {
-    const size = entry.json.length + 1;
+    const size = entry.bytes;
     if (count > 0 && (count + 1 > bounds.maxItems || bytes + size > bounds.maxBytes)) {
       current.full = true;
       chunks.push(current);

@@ -10,7 +10,7 @@ import type { UserEntity } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import type { IngestionEnvelope } from './health-data.dto';
 import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, timeseriesGroup, workoutStreamEvent } from './health-data-events';
-import { sampleJson, summaryView } from './health-data-views';
+import { sampleItem, summaryView } from './health-data-views';
 import { summaryType, timeseriesResource, type SummaryType } from './registry';
 import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
 import { SummariesRepository, type SummaryWrite } from './summaries.repository';
@@ -77,7 +77,7 @@ export class HealthDataIngestionService {
       // The samples join the open event of their user, resource, provider and source type
       // (`updated` when they replaced stored ones, as before batching); the event goes out when
       // its window closes or it is full.
-      const samples = within.map((sample) => ({ key: `${sample.sampleKey}|${sample.ts}`, json: sampleJson(resource, sample) }));
+      const samples = within.map((sample) => sampleItem(resource, sample));
       const change = updated > 0 ? 'updated' : 'created';
       let events = await this.batches.append(manager, timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change), this.config.healthData.events);
       if (body.stage === 'historical' && body.is_final_chunk) {

@@ -1,3 +1,5 @@
+import type { BatchItem } from '../events/event-batches';
+import { isoString as iso } from './instants';
 import { providerOf, sourceIdOf, sourceOf } from './providers';
 import type { TimeseriesResource } from './registry';
 import type { StoredSummary } from './summaries.repository';
@@ -5,8 +7,6 @@ import type { NormalisedSample } from './sample-schemas';
 import type { StoredSample } from './timeseries.repository';
 
 /** Stored rows → the shapes Junction serves (and its SDK parses). */
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One sample as `client.vitals.*` returns it. */
 export function sampleView(resource: TimeseriesResource, sample: StoredSample): Record<string, unknown> {
@@ -44,10 +44,39 @@ export function sampleView(resource: TimeseriesResource, sample: StoredSample): 
 export function sampleJson(resource: TimeseriesResource, sample: NormalisedSample): string {
   if (sample.extra !== null || resource.kind === 'note') return JSON.stringify(sampleView(resource, storedSampleOf(sample)));
   const timestamp = iso(sample.ts);
-  const head = `{"timezone_offset":${number(sample.timezoneOffset)},"type":${JSON.stringify(sample.sampleType)},"unit":${JSON.stringify(resource.unit)},"timestamp":"${timestamp}"`;
-  if (resource.kind === 'blood_pressure') return `${head},"systolic":${number(sample.value)},"diastolic":${number(sample.diastolic)}}`;
-  if (resource.kind === 'interval') return `${head},"start":"${timestamp}","end":"${iso(sample.endTs ?? sample.ts)}","value":${number(sample.value)}}`;
-  return `${head},"value":${number(sample.value)}}`;
+  const head = jsonHead(resource, sample);
+  if (resource.kind === 'blood_pressure') return `${head}${timestamp}","systolic":${number(sample.value)},"diastolic":${number(sample.diastolic)}}`;
+  if (resource.kind === 'interval') return `${head}${timestamp}","start":"${timestamp}","end":"${iso(sample.endTs ?? sample.ts)}","value":${number(sample.value)}}`;
+  return `${head}${timestamp}","value":${number(sample.value)}}`;
+}
+
+// The last head written: a batch's samples mostly share resource, offset and type.
+let head = { resource: null as TimeseriesResource | null, offset: 0, type: null as string | null, text: '' };
+
+/** `{"timezone_offset":…,"type":…,"unit":…,"timestamp":"` of a sample's JSON. */
+function jsonHead(resource: TimeseriesResource, sample: NormalisedSample): string {
+  if (head.resource !== resource || head.offset !== sample.timezoneOffset || head.type !== sample.sampleType) {
+    const text = `{"timezone_offset":${number(sample.timezoneOffset)},"type":${JSON.stringify(sample.sampleType)},"unit":${JSON.stringify(resource.unit)},"timestamp":"`;
+    head = { resource, offset: sample.timezoneOffset, type: sample.sampleType, text };
+  }
+  return head.text;
+}
+
+/**
+ * The sample's item in its event batch: `batchItem(`${sampleKey}|${ts}`, sampleJson(…))`,
+ * written in one go (a request renders one per sample).
+ */
+export function sampleItem(resource: TimeseriesResource, sample: NormalisedSample): BatchItem {
+  const json = sampleJson(resource, sample);
+  return { entry: `[${keyHead(sample.sampleKey)}${sample.ts}",${json}]`, bytes: json.length + 1 };
+}
+
+let lastKey = { sampleKey: '', head: '"|' };
+
+/** The JSON of `${sampleKey}|` without its closing quote. */
+function keyHead(sampleKey: string): string {
+  if (lastKey.sampleKey !== sampleKey) lastKey = { sampleKey, head: `${JSON.stringify(sampleKey).slice(0, -1)}|` };
+  return lastKey.head;
 }
 
 /** A number as JSON writes it (null for a missing or non-finite one). */

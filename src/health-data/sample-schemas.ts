@@ -4,6 +4,7 @@ import { zodIssues } from '../common/validation';
 import type { TimeseriesResource } from './registry';
 // Offsets per zone and hour, remembered (a 50,000-sample batch asks Intl a few hundred times).
 import { offsetMinutes, wallToUtc } from '../appointments/zoned-time';
+import { utcInstantMs } from './instants';
 
 /**
  * Timeseries samples as ingestion receives them, validated by a schema derived from the
@@ -76,9 +77,15 @@ function buildSchema(resource: TimeseriesResource): z.ZodType {
 
 /**
  * Validates and normalises every sample; throws one 422 listing the first bad samples (at most
- * 20 issues, so a million-sample mistake does not echo a million lines).
+ * 20 issues, so a million-sample mistake does not echo a million lines). `quickCheck` lets a
+ * sample skip the schema (the unit tests pass one that never does, to compare the two paths).
  */
-export function parseSamples(resource: TimeseriesResource, data: unknown[], timeZone: string): NormalisedSample[] {
+export function parseSamples(
+  resource: TimeseriesResource,
+  data: unknown[],
+  timeZone: string,
+  quickCheck: (resource: TimeseriesResource, item: unknown) => boolean = isPlainSample,
+): NormalisedSample[] {
   const schema = sampleSchema(resource);
   const issues: ValidationIssue[] = [];
   const samples: NormalisedSample[] = new Array(data.length);
@@ -87,8 +94,8 @@ export function parseSamples(resource: TimeseriesResource, data: unknown[], time
     const item = data[index];
     const loc = ['body', 'data', index];
     let sample: Record<string, unknown>;
-    if (isPlainSample(resource, item)) {
-      sample = item;
+    if (quickCheck(resource, item)) {
+      sample = item as Record<string, unknown>;
     } else {
       const result = schema.safeParse(item);
       if (!result.success) {
@@ -130,9 +137,9 @@ export function parseSamples(resource: TimeseriesResource, data: unknown[], time
  * time there): a discrete or interval sample with only `timestamp`|`start`/`end`, a finite
  * `value`, and optionally the right `unit` and an integer `timezone_offset`. Anything else —
  * including every invalid sample — goes through the schema, which decides and names the error;
- * this check accepts only what the schema accepts.
+ * this check accepts only what the schema accepts (test/unit/health-data-samples.test.ts checks it).
  */
-function isPlainSample(resource: TimeseriesResource, item: unknown): item is Record<string, unknown> {
+export function isPlainSample(resource: TimeseriesResource, item: unknown): item is Record<string, unknown> {
   if (resource.kind !== 'discrete' && resource.kind !== 'interval') return false;
   if (resource.sampleType?.required || resource.extra) return false;
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
@@ -142,12 +149,13 @@ function isPlainSample(resource: TimeseriesResource, item: unknown): item is Rec
   if (sample.type !== undefined && sample.type !== null) return false;
   const offset = sample.timezone_offset;
   if (offset !== undefined && !(Number.isInteger(offset) && Math.abs(offset as number) <= 64_800)) return false;
-  if (resource.kind === 'discrete') return typeof sample.timestamp === 'string' && DATE_TIME.test(sample.timestamp);
-  return (
-    typeof sample.start === 'string' && DATE_TIME.test(sample.start) &&
-    typeof sample.end === 'string' && DATE_TIME.test(sample.end) &&
-    (sample.timestamp === undefined || (typeof sample.timestamp === 'string' && DATE_TIME.test(sample.timestamp)))
-  );
+  if (resource.kind === 'discrete') return isDateTime(sample.timestamp);
+  return isDateTime(sample.start) && isDateTime(sample.end) && (sample.timestamp === undefined || isDateTime(sample.timestamp));
+}
+
+/** Whether `value` is a date-time the schema accepts (DATE_TIME; the usual UTC form checked without the regex). */
+function isDateTime(value: unknown): boolean {
+  return typeof value === 'string' && (!Number.isNaN(utcInstantMs(value)) || DATE_TIME.test(value));
 }
 
 function extraOf(resource: TimeseriesResource, sample: Record<string, unknown>): string | null {
@@ -157,6 +165,8 @@ function extraOf(resource: TimeseriesResource, sample: Record<string, unknown>):
 }
 
 function toEpochMs(text: string, timeZone: string): number {
+  const utc = utcInstantMs(text);
+  if (!Number.isNaN(utc)) return utc;
   const iso = text.replace(' ', 'T');
   if (HAS_OFFSET.test(iso)) return Date.parse(iso);
   return wallToUtc(Date.parse(`${iso}Z`), timeZone);

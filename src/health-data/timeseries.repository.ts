@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { NormalisedSample } from './sample-schemas';
 
@@ -84,15 +86,17 @@ export class TimeseriesRepository {
     if (samples.length === 0) return { inserted: 0, updated: 0 };
     const series = await this.holdSeries(manager, key, distinctSampleKeys(samples));
     if (!series) return null;
-    const columns = columnsOf(samples, series.ids);
     // Most batches are new data. When the series are new, or hold nothing in the batch's time
-    // range (one index probe), a plain INSERT stores it: about 1.5x faster in Postgres than the
-    // upsert, which pays a speculative insertion per row. A writer that stored some of these keys
-    // since the probe makes it fail on the key; then the savepoint undoes it and the upsert runs.
-    if (series.allNew || !(await this.anyStored(manager, columns))) {
+    // range (one index probe), a plain binary COPY stores it: in Postgres about a third cheaper
+    // than an INSERT from unnest (itself 1.5x faster than the upsert, which pays a speculative
+    // insertion per row), and nothing to print or parse on either side. A writer that stored
+    // some of these keys since the probe makes it fail on the key; then the savepoint undoes it
+    // and the upsert runs.
+    if (series.allNew || !(await this.anyStored(manager, rangeOf(samples, series.ids)))) {
       await manager.query('SAVEPOINT timeseries_insert');
       try {
-        await manager.query(`INSERT INTO health_samples ${INSERT_COLUMNS} ${SELECT_SAMPLES}`, columns.params);
+        const copy = copyRows(samples, series.ids, series.nowMicros);
+        await copyIn(manager, `COPY health_samples ${copy.columns} FROM STDIN (FORMAT binary)`, copy.data);
         await manager.query('RELEASE SAVEPOINT timeseries_insert');
         return { inserted: samples.length, updated: 0 };
       } catch (error) {
@@ -100,6 +104,7 @@ export class TimeseriesRepository {
         await manager.query('ROLLBACK TO SAVEPOINT timeseries_insert');
       }
     }
+    const columns = columnsOf(samples, series.ids);
     const [row]: Array<{ inserted: string; total: string }> = await manager.query(
       `WITH upserted AS (
          INSERT INTO health_samples AS t ${INSERT_COLUMNS} ${SELECT_SAMPLES}
@@ -121,11 +126,22 @@ export class TimeseriesRepository {
    * with them their samples) waits for this ingestion rather than leave its samples behind.
    * Null when the user is gone (the new series' foreign key refuses it).
    */
-  private async holdSeries(manager: EntityManager, key: SeriesKey, sampleKeys: string[]): Promise<{ ids: Map<string, string>; allNew: boolean } | null> {
+  private async holdSeries(
+    manager: EntityManager,
+    key: SeriesKey,
+    sampleKeys: string[],
+  ): Promise<{ ids: Map<string, string>; allNew: boolean; nowMicros: number } | null> {
     // The user's row first (FOR KEY SHARE, as a new series' foreign key check takes it), then its
     // series: locked in the order an erasure locks them, so the two wait for each other instead
-    // of deadlocking when a batch both holds existing series and creates a new one.
-    await manager.query(`SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE`, [key.userId]);
+    // of deadlocking when a batch both holds existing series and creates a new one. With it the
+    // transaction's now() in microseconds since 1970, the updated_at of new rows.
+    const [user]: Array<{ now: string }> = await manager.query(
+      `SELECT (extract(epoch FROM now()) * 1000000)::bigint AS now FROM users WHERE id = $1 FOR KEY SHARE`,
+      [key.userId],
+    );
+    // Gone (erased since the caller found it): its series went with it.
+    if (!user) return null;
+    const nowMicros = Number(user.now);
     const select = () =>
       manager.query(
         `SELECT id, sample_key FROM health_series
@@ -134,7 +150,7 @@ export class TimeseriesRepository {
         [key.userId, key.resource, key.provider, key.sourceType, sampleKeys],
       ) as Promise<Array<{ id: string; sample_key: string }>>;
     const ids = new Map((await select()).map((row) => [row.sample_key, row.id]));
-    if (ids.size === sampleKeys.length) return { ids, allNew: false };
+    if (ids.size === sampleKeys.length) return { ids, allNew: false, nowMicros };
     const missing = sampleKeys.filter((sampleKey) => !ids.has(sampleKey));
     let created: Array<{ id: string; sample_key: string }>;
     try {
@@ -154,11 +170,11 @@ export class TimeseriesRepository {
     for (const row of created) ids.set(row.sample_key, row.id);
     const allNew = created.length === sampleKeys.length;
     if (ids.size < sampleKeys.length) for (const row of await select()) ids.set(row.sample_key, row.id);
-    return { ids, allNew };
+    return { ids, allNew, nowMicros };
   }
 
   /** Whether any of the batch's series stores a sample between the batch's first and last timestamp. */
-  private async anyStored(manager: EntityManager, columns: SampleColumns): Promise<boolean> {
+  private async anyStored(manager: EntityManager, columns: Pick<SampleColumns, 'seriesIds' | 'minTs' | 'maxTs'>): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `SELECT 1 FROM health_samples
         WHERE series_id = ANY($1::bigint[])
@@ -292,6 +308,17 @@ interface SampleColumns {
   maxTs: number;
 }
 
+/** The series ids and the time range of the samples. */
+function rangeOf(samples: NormalisedSample[], seriesIds: Map<string, string>): { seriesIds: string[]; minTs: number; maxTs: number } {
+  let minTs = Infinity;
+  let maxTs = -Infinity;
+  for (const sample of samples) {
+    if (sample.ts < minTs) minTs = sample.ts;
+    if (sample.ts > maxTs) maxTs = sample.ts;
+  }
+  return { seriesIds: [...new Set(seriesIds.values())], minTs, maxTs };
+}
+
 function distinctSampleKeys(samples: NormalisedSample[]): string[] {
   const keys = new Set<string>();
   for (const sample of samples) keys.add(sample.sampleKey);
@@ -357,4 +384,132 @@ function numberArray(values: ReadonlyArray<number | string | null>): string | nu
 function textArray(values: Array<string | null>): Array<string | null> | null {
   for (const value of values) if (value !== null) return values;
   return null;
+}
+
+/** A binary COPY of `data` on the transaction's connection (TypeORM has no COPY; its query logging does not see it). */
+async function copyIn(manager: EntityManager, statement: string, data: Buffer): Promise<void> {
+  if (!manager.queryRunner) throw new Error('COPY needs a transaction');
+  const client = (await manager.queryRunner.connect()) as PoolClient;
+  await new Promise<void>((resolve, reject) => {
+    const stream = client.query(copyFrom(statement));
+    stream.on('error', reject);
+    stream.on('finish', resolve);
+    stream.end(data);
+  });
+}
+
+/** The file header of Postgres's binary COPY format: signature, flags (none), header extension length (0). */
+const COPY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0', 'latin1');
+/** 2000-01-01T00:00:00Z, Postgres's epoch for timestamps (binary: microseconds since then). */
+const PG_EPOCH_MS = 946_684_800_000;
+const PG_EPOCH_MICROS = PG_EPOCH_MS * 1000;
+const TWO_32 = 2 ** 32;
+
+/**
+ * The samples as a binary COPY into health_samples: the column list and the data. Each value is
+ * what the INSERT from unnest stores: times in microseconds since 2000 (from whole
+ * milliseconds), doubles as they are but -0 as 0 (its text was "0"), updated_at the
+ * transaction's now(). A column null in every sample is left out (null is its default), which
+ * spares both sides its bytes: a heart-rate row is 58 bytes instead of 74.
+ */
+function copyRows(samples: NormalisedSample[], seriesIds: Map<string, string>, nowMicros: number): { columns: string; data: Buffer } {
+  let withEnd = false;
+  let withValue = false;
+  let withDiastolic = false;
+  let withType = false;
+  let withExtra = false;
+  let textBytes = 0;
+  const texts = new Map<string, Buffer>();
+  const text = (value: string) => {
+    let bytes = texts.get(value);
+    if (!bytes) texts.set(value, (bytes = Buffer.from(value, 'utf8')));
+    return bytes;
+  };
+  for (const sample of samples) {
+    if (sample.endTs !== null) withEnd = true;
+    if (sample.value !== null) withValue = true;
+    if (sample.diastolic !== null) withDiastolic = true;
+    if (sample.sampleType !== null) {
+      withType = true;
+      textBytes += text(sample.sampleType).length;
+    }
+    if (sample.extra !== null) {
+      withExtra = true;
+      textBytes += 1 + text(sample.extra).length;
+    }
+  }
+  const columns = ['series_id', 'ts'];
+  if (withEnd) columns.push('end_ts');
+  if (withValue) columns.push('value');
+  if (withDiastolic) columns.push('diastolic');
+  if (withType) columns.push('sample_type');
+  columns.push('timezone_offset');
+  if (withExtra) columns.push('extra');
+  columns.push('updated_at');
+  // Per row: the field count, a length per field, then the values (null ones have none).
+  let size = COPY_HEADER.length + 2 + textBytes;
+  size += samples.length * (2 + 4 * columns.length + 8 + 8 + 4 + 8);
+  for (const sample of samples) size += (sample.endTs === null ? 0 : 8) + (sample.value === null ? 0 : 8) + (sample.diastolic === null ? 0 : 8);
+
+  const ids = new Map<string, { high: number; low: number }>();
+  for (const [sampleKey, id] of seriesIds) {
+    const value = BigInt(id);
+    ids.set(sampleKey, { high: Number(BigInt.asIntN(32, value >> 32n)), low: Number(BigInt.asUintN(32, value)) });
+  }
+  const updatedAt = nowMicros - PG_EPOCH_MICROS;
+  const out = Buffer.allocUnsafe(size);
+  COPY_HEADER.copy(out, 0);
+  let at = COPY_HEADER.length;
+  const nullField = () => {
+    out.writeInt32BE(-1, at);
+    at += 4;
+  };
+  const int64 = (value: number) => {
+    const high = Math.floor(value / TWO_32);
+    out.writeInt32BE(8, at);
+    out.writeInt32BE(high, at + 4);
+    out.writeUInt32BE(value - high * TWO_32, at + 8);
+    at += 12;
+  };
+  const float8 = (value: number | null) => {
+    if (value === null) return nullField();
+    out.writeInt32BE(8, at);
+    out.writeDoubleBE(value === 0 ? 0 : value, at + 4);
+    at += 12;
+  };
+  const bytes = (value: string | null, prefix?: number) => {
+    if (value === null) return nullField();
+    const encoded = text(value);
+    out.writeInt32BE(encoded.length + (prefix === undefined ? 0 : 1), at);
+    at += 4;
+    if (prefix !== undefined) out[at++] = prefix;
+    encoded.copy(out, at);
+    at += encoded.length;
+  };
+  for (const sample of samples) {
+    out.writeInt16BE(columns.length, at);
+    const id = ids.get(sample.sampleKey) as { high: number; low: number };
+    out.writeInt32BE(8, at + 2);
+    out.writeInt32BE(id.high, at + 6);
+    out.writeUInt32BE(id.low, at + 10);
+    at += 14;
+    int64((sample.ts - PG_EPOCH_MS) * 1000);
+    if (withEnd) {
+      if (sample.endTs === null) nullField();
+      else int64((sample.endTs - PG_EPOCH_MS) * 1000);
+    }
+    if (withValue) float8(sample.value);
+    if (withDiastolic) float8(sample.diastolic);
+    if (withType) bytes(sample.sampleType);
+    out.writeInt32BE(4, at);
+    out.writeInt32BE(sample.timezoneOffset, at + 4);
+    at += 8;
+    // jsonb's binary form: a version byte (1), then the JSON text.
+    if (withExtra) bytes(sample.extra, 1);
+    int64(updatedAt);
+  }
+  out.writeInt16BE(-1, at);
+  at += 2;
+  if (at !== size) throw new Error(`COPY rows: wrote ${at} bytes of ${size}`);
+  return { columns: `(${columns.join(', ')})`, data: out };
 }

@@ -8,7 +8,7 @@ import { endpointAccepts, isEventType } from '../../src/events/catalogue';
 import { deliveryBundleJobs, deliveryJob } from '../../src/events/delivery-queue';
 import { eventIdFor, uuidV5 } from '../../src/events/event-id';
 import { MicroBatcher } from '../../src/events/micro-batcher';
-import { fill } from '../../src/events/event-batches';
+import { batchItem, fill } from '../../src/events/event-batches';
 import { resolveEventId } from '../../src/events/outbox.service';
 import { MAX_RETRY_AFTER_MS, nextStep, parseRetryAfter } from '../../src/events/retry-policy';
 import { publicOnlyLookup, signatureHeaders, WebhookSender } from '../../src/events/webhook-sender';
@@ -174,7 +174,7 @@ describe('delivery bookkeeping in groups (MicroBatcher)', () => {
 });
 
 describe('event batches: bounds', () => {
-  const items = (count: number, size = 10) => Array.from({ length: count }, (_, i) => ({ key: String(i), json: JSON.stringify('x'.repeat(size - 2)) }));
+  const items = (count: number, size = 10) => Array.from({ length: count }, (_, i) => batchItem(String(i), JSON.stringify('x'.repeat(size - 2))));
 
   it('fills the open batch first, then whole batches under both bounds; the last stays open unless full', () => {
     // Each item is 10 bytes of JSON (8 characters and quotes) + 1 separator = 11.
