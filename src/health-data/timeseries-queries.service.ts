@@ -32,11 +32,21 @@ export class TimeseriesQueriesService {
   /** `GET /v2/timeseries/{user_id}/{resource}/grouped`: `{groups: {<provider>: [{source, data}]}, next_cursor}`. */
   async grouped(team: TeamPrincipal, userId: string, slug: string, query: RangeParams & { next_cursor?: string; cursor?: string }) {
     const resource = this.resource(slug);
-    await this.requireUser(team, userId);
-    const range = readRange(query);
-    const after = decodeCursor(query.next_cursor ?? query.cursor);
     const pageSize = this.config.healthData.pageSize;
-    const rows = await this.timeseries.readRange(userId, resource.slug, { ...range, provider: query.provider }, after, pageSize + 1);
+    // The user check and the read run side by side (one round trip instead of two); the check's
+    // answer decides first, so a user of another team (or none) gets 404 whatever the query
+    // says, and the rows read for it are dropped unseen.
+    const [user, read] = await Promise.allSettled([
+      this.requireUser(team, userId),
+      (async () => {
+        const range = readRange(query);
+        const after = decodeCursor(query.next_cursor ?? query.cursor);
+        return this.timeseries.readRange(userId, resource.slug, { ...range, provider: query.provider }, after, pageSize + 1);
+      })(),
+    ]);
+    if (user.status === 'rejected') throw user.reason;
+    if (read.status === 'rejected') throw read.reason;
+    const rows = read.value;
     const page = rows.slice(0, pageSize);
     const groups: Record<string, Array<{ source: Record<string, unknown>; data: Array<Record<string, unknown>> }>> = {};
     let current: { provider: string; sourceType: string; data: Array<Record<string, unknown>> } | null = null;

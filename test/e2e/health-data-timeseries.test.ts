@@ -188,6 +188,17 @@ describe('health data: timeseries', () => {
     expect((await foreign('POST', `/v2/timeseries/${userId}/heartrate`, { data: [{ timestamp: `${day}T08:00:00Z`, value: 60 }] })).status).toBe(404);
     expect((await foreign('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}`)).status).toBe(404);
     expect((await foreign('GET', `/v2/timeseries/${userId}/heartrate?start_date=${day}`)).status).toBe(404);
+    // The grouped read checks the user while it reads: the user's samples still never reach
+    // another team, and the user check answers first whatever else is wrong with the query.
+    expect((await ingest(userId, 'heartrate', { data: [{ timestamp: `${day}T08:00:00Z`, value: 60 }] })).status).toBe(200);
+    const grouped = await foreign('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}&end_date=${day}`);
+    expect(grouped).toMatchObject({ status: 404, body: { detail: 'User not found.' } });
+    expect(JSON.stringify(grouped.body)).not.toContain('groups');
+    const badCursor = await foreign('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}&next_cursor=nope`);
+    expect(badCursor).toMatchObject({ status: 404, body: { detail: 'User not found.' } });
+    const backwards = await foreign('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}&end_date=2026-11-01`);
+    expect(backwards).toMatchObject({ status: 404, body: { detail: 'User not found.' } });
+    expect((await api('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}&next_cursor=nope`)).status).toBe(422);
   });
 
   it('records timeseries events created then updated, and the end of a backfill after its samples', async () => {
