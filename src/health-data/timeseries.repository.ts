@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
+import { runPreparedArrays } from '../common/prepared-statement';
 import type { NormalisedSample } from './sample-schemas';
 
 /** Where a batch of samples belongs: one user, resource, provider and source type. */
@@ -188,7 +189,8 @@ export class TimeseriesRepository {
   /**
    * Samples of one user's resource in [fromMs, toMs], in (provider, source type, sample key,
    * timestamp) order, after `after` when given, at most `limit`; `sampleType` narrows to one
-   * sample type (cholesterol/ldl).
+   * sample type (cholesterol/ldl). A named statement per combination of filters (rangeStatement),
+   * rows as arrays: a grouped read of a day is 1,440 rows.
    */
   async readRange(
     userId: string,
@@ -198,45 +200,28 @@ export class TimeseriesRepository {
     limit: number,
   ): Promise<StoredSample[]> {
     const params: unknown[] = [userId, resource, range.fromMs, range.toMs, limit];
-    let filters = '';
-    if (range.provider) {
-      params.push(range.provider);
-      filters += ` AND s.provider = $${params.length}`;
+    if (range.provider) params.push(range.provider);
+    if (range.sampleType) params.push(range.sampleType);
+    if (after) params.push(after.provider, after.sourceType, after.sampleKey, after.ts);
+    const statement = rangeStatement(Boolean(range.provider), Boolean(range.sampleType), Boolean(after));
+    const rows = await runPreparedArrays(this.db, statement.name, statement.text, params);
+    const samples = new Array<StoredSample>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      samples[i] = {
+        provider: row[0] as string,
+        sourceType: row[1] as string,
+        sampleKey: row[2] as string,
+        ts: row[3] as number,
+        endTs: row[4] as number | null,
+        value: row[5] as number | null,
+        diastolic: row[6] as number | null,
+        sampleType: row[7] as string | null,
+        timezoneOffset: row[8] as number | null,
+        extra: row[9] as Record<string, unknown> | null,
+      };
     }
-    if (range.sampleType) {
-      params.push(range.sampleType);
-      filters += ` AND t.sample_type = $${params.length}`;
-    }
-    if (after) {
-      params.push(after.provider, after.sourceType, after.sampleKey, after.ts);
-      const p = params.length;
-      filters += ` AND (s.provider, s.source_type, s.sample_key, t.ts) > ($${p - 3}, $${p - 2}, $${p - 1}, timestamptz 'epoch' + $${p}::bigint * interval '1 millisecond')`;
-    }
-    const rows: Array<Record<string, unknown>> = await this.db.query(
-      `SELECT s.provider, s.source_type, s.sample_key,
-              (extract(epoch FROM t.ts) * 1000)::bigint AS ts_ms, (extract(epoch FROM t.end_ts) * 1000)::bigint AS end_ms,
-              t.value, t.diastolic, t.sample_type, t.timezone_offset, t.extra
-         FROM health_series s
-         JOIN health_samples t ON t.series_id = s.id
-        WHERE s.user_id = $1 AND s.resource = $2
-          AND t.ts >= timestamptz 'epoch' + $3::bigint * interval '1 millisecond'
-          AND t.ts <= timestamptz 'epoch' + $4::bigint * interval '1 millisecond'${filters}
-        ORDER BY s.provider, s.source_type, s.sample_key, t.ts -- the column (index order), not the epoch alias
-        LIMIT $5`,
-      params,
-    );
-    return rows.map((row) => ({
-      provider: row.provider as string,
-      sourceType: row.source_type as string,
-      sampleKey: row.sample_key as string,
-      ts: Number(row.ts_ms),
-      endTs: row.end_ms === null ? null : Number(row.end_ms),
-      value: row.value as number | null,
-      diastolic: row.diastolic as number | null,
-      sampleType: row.sample_type as string | null,
-      timezoneOffset: row.timezone_offset as number | null,
-      extra: row.extra as Record<string, unknown> | null,
-    }));
+    return samples;
   }
 
   /** Per resource and provider: first and last sample time and count, for introspection. */
@@ -286,6 +271,41 @@ export class TimeseriesRepository {
     }
     return rows.map((row) => row.name);
   }
+}
+
+const rangeStatements = new Map<string, { name: string; text: string }>();
+
+/**
+ * The range read's statement for one combination of filters (each combination is its own text,
+ * so its own name). Columns in the order readRange reads them; times as epoch ms, rounded to the
+ * ms as a bigint and sent as float8, which the driver parses as a number (an int8 comes as text).
+ */
+function rangeStatement(provider: boolean, sampleType: boolean, after: boolean): { name: string; text: string } {
+  const variant = `${provider ? 'p' : ''}${sampleType ? 't' : ''}${after ? 'a' : ''}`;
+  let statement = rangeStatements.get(variant);
+  if (statement) return statement;
+  let p = 5;
+  let filters = '';
+  if (provider) filters += ` AND s.provider = $${++p}`;
+  if (sampleType) filters += ` AND t.sample_type = $${++p}`;
+  if (after) {
+    filters += ` AND (s.provider, s.source_type, s.sample_key, t.ts) > ($${p + 1}, $${p + 2}, $${p + 3}, timestamptz 'epoch' + $${p + 4}::bigint * interval '1 millisecond')`;
+  }
+  statement = {
+    name: `labflow_timeseries_range_${variant || 'all'}`,
+    text: `SELECT s.provider, s.source_type, s.sample_key,
+              (extract(epoch FROM t.ts) * 1000)::bigint::float8 AS ts_ms, (extract(epoch FROM t.end_ts) * 1000)::bigint::float8 AS end_ms,
+              t.value, t.diastolic, t.sample_type, t.timezone_offset, t.extra
+         FROM health_series s
+         JOIN health_samples t ON t.series_id = s.id
+        WHERE s.user_id = $1 AND s.resource = $2
+          AND t.ts >= timestamptz 'epoch' + $3::bigint * interval '1 millisecond'
+          AND t.ts <= timestamptz 'epoch' + $4::bigint * interval '1 millisecond'${filters}
+        ORDER BY s.provider, s.source_type, s.sample_key, t.ts -- the column (index order), not the epoch alias
+        LIMIT $5`,
+  };
+  rangeStatements.set(variant, statement);
+  return statement;
 }
 
 function quoteIdent(name: string): string {
