@@ -1,3 +1,4 @@
+import type { JsonText } from '../common/json-text';
 import type { BatchItem } from '../events/event-batches';
 import { isoString as iso } from './instants';
 import { providerOf, sourceIdOf, sourceOf } from './providers';
@@ -43,6 +44,17 @@ export function sampleView(resource: TimeseriesResource, sample: StoredSample): 
  */
 export function sampleJson(resource: TimeseriesResource, sample: NormalisedSample): string {
   if (sample.extra !== null || resource.kind === 'note') return JSON.stringify(sampleView(resource, storedSampleOf(sample)));
+  return plainSampleJson(resource, sample);
+}
+
+/** `JSON.stringify(sampleView(resource, sample))` of a stored sample, written as sampleJson writes it (a grouped read serves thousands). */
+export function storedSampleJson(resource: TimeseriesResource, sample: StoredSample): string {
+  if (sample.extra !== null || resource.kind === 'note') return JSON.stringify(sampleView(resource, sample));
+  return plainSampleJson(resource, sample);
+}
+
+/** A sample without extra fields of a resource other than note, in sampleView's key order. */
+function plainSampleJson(resource: TimeseriesResource, sample: Pick<StoredSample, 'ts' | 'endTs' | 'value' | 'diastolic' | 'sampleType' | 'timezoneOffset'>): string {
   const timestamp = iso(sample.ts);
   const head = jsonHead(resource, sample);
   if (resource.kind === 'blood_pressure') return `${head}${timestamp}","systolic":${number(sample.value)},"diastolic":${number(sample.diastolic)}}`;
@@ -50,11 +62,11 @@ export function sampleJson(resource: TimeseriesResource, sample: NormalisedSampl
   return `${head}${timestamp}","value":${number(sample.value)}}`;
 }
 
-// The last head written: a batch's samples mostly share resource, offset and type.
-let head = { resource: null as TimeseriesResource | null, offset: 0, type: null as string | null, text: '' };
+// The last head written: a batch's (or a read's) samples mostly share resource, offset and type.
+let head = { resource: null as TimeseriesResource | null, offset: 0 as number | null, type: null as string | null, text: '' };
 
 /** `{"timezone_offset":…,"type":…,"unit":…,"timestamp":"` of a sample's JSON. */
-function jsonHead(resource: TimeseriesResource, sample: NormalisedSample): string {
+function jsonHead(resource: TimeseriesResource, sample: Pick<StoredSample, 'timezoneOffset' | 'sampleType'>): string {
   if (head.resource !== resource || head.offset !== sample.timezoneOffset || head.type !== sample.sampleType) {
     const text = `{"timezone_offset":${number(sample.timezoneOffset)},"type":${JSON.stringify(sample.sampleType)},"unit":${JSON.stringify(resource.unit)},"timestamp":"`;
     head = { resource, offset: sample.timezoneOffset, type: sample.sampleType, text };
@@ -81,6 +93,26 @@ function keyHead(sampleKey: string): string {
 
 /** A number as JSON writes it (null for a missing or non-finite one). */
 const number = (value: number | null) => (value === null || !Number.isFinite(value) ? 'null' : String(value));
+
+/**
+ * The body of a grouped read, `{groups: {<provider>: [{source, data}]}, next_cursor}`, as JSON
+ * text: a group per run of samples of one provider and source type (samples come ordered by
+ * provider, source type, sample key, time), each sample as storedSampleJson writes it. Byte for
+ * byte what JSON.stringify wrote of the view objects built before (providers in a JS object's
+ * key order, integer-like slugs first), without building a view object per sample and then
+ * walking them again to serialize: a day of 1,440 samples is ~190 KB.
+ */
+export function groupedSamplesJson(resource: TimeseriesResource, samples: StoredSample[], nextCursor: string | null): JsonText {
+  const groups: Record<string, string[]> = {};
+  for (let i = 0; i < samples.length; ) {
+    const { provider, sourceType } = samples[i];
+    const data: string[] = [];
+    for (; i < samples.length && samples[i].provider === provider && samples[i].sourceType === sourceType; i++) data.push(storedSampleJson(resource, samples[i]));
+    (groups[provider] ??= []).push(`{"source":${JSON.stringify(sourceOf(provider, sourceType))},"data":[${data.join(',')}]}`);
+  }
+  const providers = Object.keys(groups).map((provider) => `${JSON.stringify(provider)}:[${groups[provider].join(',')}]`);
+  return `{"groups":{${providers.join(',')}},"next_cursor":${JSON.stringify(nextCursor)}}` as JsonText;
+}
 
 /** A sample as ingestion normalised it, in the shape reads give stored ones. */
 export function storedSampleOf(sample: NormalisedSample): StoredSample {

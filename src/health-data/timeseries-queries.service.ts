@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
+import type { JsonText } from '../common/json-text';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { UsersRepository } from '../users/users.repository';
-import { sampleView } from './health-data-views';
-import { sourceOf } from './providers';
+import { groupedSamplesJson, sampleView } from './health-data-views';
 import { readRange } from './read-range';
 import { LEGACY_SUBTYPE_ROUTES, type TimeseriesResource, timeseriesResource } from './registry';
 import { SummariesRepository } from './summaries.repository';
@@ -29,8 +29,11 @@ export class TimeseriesQueriesService {
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
-  /** `GET /v2/timeseries/{user_id}/{resource}/grouped`: `{groups: {<provider>: [{source, data}]}, next_cursor}`. */
-  async grouped(team: TeamPrincipal, userId: string, slug: string, query: RangeParams & { next_cursor?: string; cursor?: string }) {
+  /**
+   * `GET /v2/timeseries/{user_id}/{resource}/grouped`: `{groups: {<provider>: [{source, data}]}, next_cursor}`,
+   * as JSON text (groupedSamplesJson).
+   */
+  async grouped(team: TeamPrincipal, userId: string, slug: string, query: RangeParams & { next_cursor?: string; cursor?: string }): Promise<JsonText> {
     const resource = this.resource(slug);
     const pageSize = this.config.healthData.pageSize;
     // The user check and the read run side by side (one round trip instead of two); the check's
@@ -47,18 +50,9 @@ export class TimeseriesQueriesService {
     if (user.status === 'rejected') throw user.reason;
     if (read.status === 'rejected') throw read.reason;
     const rows = read.value;
-    const page = rows.slice(0, pageSize);
-    const groups: Record<string, Array<{ source: Record<string, unknown>; data: Array<Record<string, unknown>> }>> = {};
-    let current: { provider: string; sourceType: string; data: Array<Record<string, unknown>> } | null = null;
-    for (const row of page) {
-      if (!current || current.provider !== row.provider || current.sourceType !== row.sourceType) {
-        current = { provider: row.provider, sourceType: row.sourceType, data: [] };
-        (groups[row.provider] ??= []).push({ source: sourceOf(row.provider, row.sourceType), data: current.data });
-      }
-      current.data.push(sampleView(resource, row));
-    }
+    const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
     const last = page[page.length - 1];
-    return { groups, next_cursor: rows.length > pageSize && last ? encodeCursor(last) : null };
+    return groupedSamplesJson(resource, page, rows.length > pageSize && last ? encodeCursor(last) : null);
   }
 
   /** `GET /v2/timeseries/{user_id}/{resource}` (deprecated): every sample in the range, by time. */

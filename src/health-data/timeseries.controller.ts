@@ -1,6 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { JSON_CONTENT_TYPE } from '../common/json-text';
 import {
   GroupedQuery,
   IngestionEnvelopeDto,
@@ -37,6 +38,9 @@ export class TimeseriesController {
   }
 
   @Get(':user_id/:resource/grouped')
+  // The service writes this body as JSON text (JsonText): sent as it is, with the content type
+  // Fastify gives the JSON it serializes.
+  @Header('Content-Type', JSON_CONTENT_TYPE)
   grouped(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesReadParams, @Query() query: GroupedQuery) {
     return this.queries.grouped(team, params.user_id, params.resource, query);
   }

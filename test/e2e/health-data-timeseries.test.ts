@@ -50,6 +50,11 @@ describe('health data: timeseries', () => {
     expect(grouped.groups.oura[0].data[0].timestamp.toISOString()).toBe(`${day}T08:00:00.000Z`);
     expect(grouped.groups.manual[0].data.map((s) => s.value)).toEqual([90]);
 
+    // Written as JSON text by the service (JsonText), served as Fastify serves JSON.
+    const raw = await api('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}&end_date=${day}`);
+    expect(raw.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(raw.body).toMatchObject({ groups: { oura: [{ data: [{ value: 60 }, { value: 61 }, { value: 62 }] }] }, next_cursor: null });
+
     const onlyOura = await client.vitals.heartrateGrouped(userId, { startDate: day, provider: 'oura' });
     expect(Object.keys(onlyOura.groups)).toEqual(['oura']);
     const legacy = await client.vitals.heartrate(userId, { startDate: day, endDate: day });

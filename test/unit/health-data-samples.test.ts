@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import type { RequestValidationError } from '../../src/common/errors';
 import { batchItem } from '../../src/events/event-batches';
-import { sampleItem, sampleJson, sampleView, storedSampleOf } from '../../src/health-data/health-data-views';
-import { TIMESERIES_RESOURCES, type TimeseriesResource } from '../../src/health-data/registry';
+import { groupedSamplesJson, sampleItem, sampleJson, sampleView, storedSampleJson, storedSampleOf } from '../../src/health-data/health-data-views';
+import { sourceOf } from '../../src/health-data/providers';
+import { TIMESERIES_RESOURCES, type TimeseriesResource, timeseriesResource } from '../../src/health-data/registry';
 import { isPlainSample, lastPerKey, type NormalisedSample, parseSamples, sampleSchema } from '../../src/health-data/sample-schemas';
+import type { StoredSample } from '../../src/health-data/timeseries.repository';
 
 const sample = (ts: number, value: number, sampleKey = ''): NormalisedSample => ({
   ts,
@@ -132,5 +134,50 @@ describe('the samples checked without zod (isPlainSample)', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('storedSampleJson and groupedSamplesJson (a grouped read written as JSON text)', () => {
+  const stored = (provider: string, sourceType: string, ts: number, more: Partial<StoredSample> = {}): StoredSample => ({
+    provider, sourceType, sampleKey: '', ts, endTs: null, value: 60, diastolic: null, sampleType: null, timezoneOffset: 0, extra: null, ...more,
+  });
+  const day = Date.parse('2026-10-01T00:00:00Z');
+  const samples: StoredSample[] = [
+    stored('apple_health_kit', 'phone', day + 60_000, { value: 0.1 + 0.2, sampleType: 'lead "I" \u00fc\u2028\u{1F600}', sampleKey: 'x' }),
+    stored('apple_health_kit', 'watch', day + 120_000, { value: null, endTs: day + 180_000, diastolic: 80.5, timezoneOffset: -18_000 }),
+    stored('apple_health_kit', 'watch', day + 86_400_000 + 7, { value: NaN, sampleType: 'ldl' }),
+    // In the order Postgres sorts them, not the order a JS object lists them (integer-like keys first).
+    stored('123', 'ring', day + 1, { value: -0, timezoneOffset: null }),
+    stored('7', 'watch', day, { value: 1e21 }),
+    stored('oura', '', day + 3, { extra: { sensor_location: 'wrist' } }),
+    stored('oura', 'ring', day + 4, { extra: { value: 'ate "pasta"', tags: ['food'], timestamp: 'overrides' } }),
+    stored('zz_custom', 'unknown', day + 5, { value: 1e-7, extra: {} }),
+  ];
+
+  /** The grouped body as the service built it before: view objects, then JSON.stringify. */
+  const reference = (resource: NonNullable<ReturnType<typeof timeseriesResource>>, page: StoredSample[], nextCursor: string | null) => {
+    const groups: Record<string, Array<{ source: Record<string, unknown>; data: Array<Record<string, unknown>> }>> = {};
+    let current: { provider: string; sourceType: string; data: Array<Record<string, unknown>> } | null = null;
+    for (const row of page) {
+      if (!current || current.provider !== row.provider || current.sourceType !== row.sourceType) {
+        current = { provider: row.provider, sourceType: row.sourceType, data: [] };
+        (groups[row.provider] ??= []).push({ source: sourceOf(row.provider, row.sourceType), data: current.data });
+      }
+      current.data.push(sampleView(resource, row));
+    }
+    return JSON.stringify({ groups, next_cursor: nextCursor });
+  };
+
+  it.each(TIMESERIES_RESOURCES.map((resource) => [resource.slug, resource]))('writes what JSON.stringify wrote of the views for %s', (_slug, resource) => {
+    for (const item of samples) expect(storedSampleJson(resource, item)).toBe(JSON.stringify(sampleView(resource, item)));
+    expect(groupedSamplesJson(resource, samples, 'WyJvdXJhIl0')).toBe(reference(resource, samples, 'WyJvdXJhIl0'));
+    expect(groupedSamplesJson(resource, samples.slice(2, 5), null)).toBe(reference(resource, samples.slice(2, 5), null));
+  });
+
+  it('writes an empty page and a day of minutes as before', () => {
+    const heartrate = timeseriesResource('heartrate')!;
+    expect(groupedSamplesJson(heartrate, [], null)).toBe('{"groups":{},"next_cursor":null}');
+    const minutes = Array.from({ length: 1440 }, (_, m) => stored('oura', 'ring', day + m * 60_000, { value: 50 + (m % 40) + (m % 3) / 4 }));
+    expect(groupedSamplesJson(heartrate, minutes, null)).toBe(reference(heartrate, minutes, null));
   });
 });
