@@ -1,18 +1,33 @@
-import type { PoolClient, QueryResultRow } from 'pg';
+import type { Pool, QueryResultRow } from 'pg';
 import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
  * Runs a named statement on a connection of the data source's pool: Postgres parses and plans it
  * once per connection instead of on every request. For the hottest reads only (the team key
  * lookup, GET /v3/order/{id}, a user and a page of users); list the columns, never `*`, so a column added by a later migration
- * cannot change a prepared statement's result type. These bypass TypeORM's query logging.
+ * cannot change a prepared statement's result type. These bypass TypeORM's query logging, and its
+ * query runner (whose bookkeeping per query showed in the profile of GET /v2/user/{id}): the
+ * connection comes from TypeORM's pg pool and goes back to it as a query runner would return it.
  */
 export async function runPrepared<T extends QueryResultRow>(db: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const runner = db.createQueryRunner();
+  const client = await poolOf(db).connect();
+  // pg-pool listens for errors of idle connections only: one lost while checked out is heard here
+  // (else it would be an unhandled 'error' event) and leaves the pool on release.
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
   try {
-    const client = (await runner.connect()) as PoolClient;
     return (await client.query<T>({ name, text, values })).rows;
   } finally {
-    await runner.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
+}
+
+/** The pg pool TypeORM opened for the data source (its master; labflow has no replicas). */
+function poolOf(db: DataSource): Pool {
+  return (db.driver as PostgresDriver).master as Pool;
 }
