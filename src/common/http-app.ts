@@ -15,7 +15,7 @@ import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { createLogger, type Logger, type LogService } from './logger';
 import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
-import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId } from './request-context';
+import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from './request-context';
 import { toOpenApi30Nullables } from './schemas';
 import { traceHttpRequests } from './tracing/http-spans';
 import { activeTracing } from './tracing/tracing';
@@ -62,7 +62,7 @@ export async function createHttpApp(
     bodyLimit: config.bodyLimitBytes,
     // client_user_id may be 255 characters, and it travels in a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    // One logger for Fastify's request lines and Nest's messages (nestjs-pino with useExisting).
+    // One logger for Fastify's request lines and Nest's messages (logging.module.ts).
     loggerInstance: logger,
     // Fastify's own request lines are two per request; labflow writes one (logRequestCompletions).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -76,6 +76,9 @@ export async function createHttpApp(
       void reply.status(status).send(body);
     },
     clientErrorHandler: answerBrokenHttp,
+    // No Nest middleware (app.use, MiddlewareConsumer) in labflow: without @fastify/middie, no
+    // per-request hook for it. One added later would not run; use a Fastify hook instead.
+    skipMiddie: true,
   });
   // Routes marked @LargeBody (health-data ingestion) take larger bodies than the rest.
   adapter.getInstance().addHook('onRoute', (route) => {
@@ -86,9 +89,11 @@ export async function createHttpApp(
     done();
   });
   // The route handler (guards, pipes, controller) runs in the request's context, so the workflows
-  // it starts and the events it writes carry its id (request-context.ts). A preHandler hook, not
-  // onRequest: body parsing in between runs in the socket's async context, not the request's.
-  adapter.getInstance().addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done));
+  // it starts and the events it writes carry its id, and Nest's Logger writes with the request's
+  // logger (request-context.ts, logging.module.ts). A preHandler hook, not onRequest: body parsing
+  // in between runs in the socket's async context, not the request's.
+  // (request.log is a child of `logger`, a pino Logger: Fastify types it by its interface only.)
+  adapter.getInstance().addHook('preHandler', (request, _reply, done) => runInRequest(request.id, request.log as Logger, done));
   if (config.logRequests) logRequestCompletions(adapter.getInstance() as unknown as FastifyInstance);
   const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, {
     bufferLogs: true,
