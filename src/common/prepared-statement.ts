@@ -1,5 +1,6 @@
-import type { PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
  * Runs a named statement on a connection of the data source's pool: Postgres parses and plans it
@@ -7,7 +8,9 @@ import type { DataSource } from 'typeorm';
  * lookup, GET /v3/order/{id}, a user and a page of users, a timeseries range); list the columns,
  * never `*`, so a column added by a later migration cannot change a prepared statement's result
  * type. One name per statement text (the driver refuses a name reused with another text). These
- * bypass TypeORM's query logging.
+ * bypass TypeORM's query logging, and its query runner (whose bookkeeping per query showed in the
+ * profile of GET /v2/user/{id}): the connection comes from TypeORM's pg pool and goes back to it
+ * as a query runner would return it.
  */
 export async function runPrepared<T extends QueryResultRow>(db: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
   return withPoolClient(db, async (client) => (await client.query<T>({ name, text, values })).rows);
@@ -23,10 +26,23 @@ export async function runPreparedArrays(db: DataSource, name: string, text: stri
 }
 
 async function withPoolClient<T>(db: DataSource, use: (client: PoolClient) => Promise<T>): Promise<T> {
-  const runner = db.createQueryRunner();
+  const client = await poolOf(db).connect();
+  // pg-pool listens for errors of idle connections only: one lost while checked out is heard here
+  // (else it would be an unhandled 'error' event) and leaves the pool on release.
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
   try {
-    return await use((await runner.connect()) as PoolClient);
+    return await use(client);
   } finally {
-    await runner.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
+}
+
+/** The pg pool TypeORM opened for the data source (its master; labflow has no replicas). */
+function poolOf(db: DataSource): Pool {
+  return (db.driver as PostgresDriver).master as Pool;
 }

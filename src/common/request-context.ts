@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 
 /** The header that carries a request id in and out (and into the workflows a request starts). */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -20,6 +21,8 @@ export function isRequestId(value: unknown): value is string {
 
 interface RequestContext {
   requestId: string;
+  /** The HTTP request's own logger (Fastify's child logger, with the request id); absent in activities. */
+  logger?: Logger;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -32,7 +35,17 @@ export function runWithRequestId<T>(requestId: string, fn: () => T): T {
   return storage.run({ requestId }, fn);
 }
 
+/** Runs an HTTP request's handler in its context: its id as above, and its logger for Nest's `Logger` (logging.module.ts). */
+export function runInRequest<T>(requestId: string, logger: Logger, fn: () => T): T {
+  return storage.run({ requestId, logger }, fn);
+}
+
 /** The id of the request this code runs for, if any. */
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** The logger of the HTTP request this code runs for, if any. */
+export function currentRequestLogger(): Logger | undefined {
+  return storage.getStore()?.logger;
 }

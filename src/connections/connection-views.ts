@@ -1,5 +1,5 @@
 import { providerOf } from '../health-data/providers';
-import type { ConnectedSourceView } from '../users/connected-sources';
+import type { ConnectedSourceView, UserConnection } from '../users/connected-sources';
 import type { ConnectionRow } from './connections.repository';
 import type { SourceBatch } from './source-adapter';
 
@@ -29,7 +29,7 @@ export function providerWithStatusView(connection: ConnectionRow, resources: Rea
 }
 
 /** One entry of the user object's `connected_sources`. */
-export function connectedSourceView(connection: ConnectionRow): ConnectedSourceView {
+export function connectedSourceView(connection: UserConnection): ConnectedSourceView {
   const provider = providerOf(connection.provider);
   return { provider, created_on: connection.createdAt.toISOString(), source: provider };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
-import type { ConnectedSources, ConnectedSourceView } from '../users/connected-sources';
+import type { ConnectedSources, ConnectedSourceView, UserConnection } from '../users/connected-sources';
 import { UsersRepository } from '../users/users.repository';
 import { connectedSourceView, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
@@ -76,13 +76,9 @@ export class ConnectionsService implements ConnectedSources {
     return { success: true };
   }
 
-  /** The user object's `connected_sources` (UsersService asks through CONNECTED_SOURCES). */
-  async ofUsers(userIds: string[]): Promise<Map<string, ConnectedSourceView[]>> {
-    const byUser = new Map<string, ConnectedSourceView[]>();
-    for (const row of await this.connections.findForUsers(userIds)) {
-      byUser.set(row.userId, [...(byUser.get(row.userId) ?? []), connectedSourceView(row)]);
-    }
-    return byUser;
+  /** An entry of the user object's `connected_sources` (UsersService asks through CONNECTED_SOURCES). */
+  viewOf(connection: UserConnection): ConnectedSourceView {
+    return connectedSourceView(connection);
   }
 
   private async requireUser(team: TeamPrincipal, userId: string): Promise<void> {

@@ -1,7 +1,8 @@
 /**
- * The user object's `connected_sources`, read from the connections module (src/connections),
- * which depends on users and so cannot be imported here: it provides this token (globally), and
- * UsersService asks it when present (the management API has no connections, so `[]` there).
+ * The user object's `connected_sources`, shown by the connections module (src/connections), which
+ * depends on users and so cannot be imported here: it provides this token (globally), and
+ * UsersService asks it when present (the worker has no connections, and builds no user object).
+ * The connections themselves are read with the user (user-read-model.ts).
  */
 export const CONNECTED_SOURCES = Symbol('CONNECTED_SOURCES');
 
@@ -12,7 +13,13 @@ export interface ConnectedSourceView {
   source: { name: string; slug: string; logo: string };
 }
 
+/** What the user object shows of one of its user's connections (a row of `provider_connections`). */
+export interface UserConnection {
+  provider: string;
+  createdAt: Date;
+}
+
 export interface ConnectedSources {
-  /** Each user's connected sources, oldest first (users without any are absent). */
-  ofUsers(userIds: string[]): Promise<Map<string, ConnectedSourceView[]>>;
+  /** The user object's entry for this connection. */
+  viewOf(connection: UserConnection): ConnectedSourceView;
 }

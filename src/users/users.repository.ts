@@ -12,7 +12,7 @@ export const isUniqueViolation = (error: unknown) =>
 type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
 /** The columns of a user as the named statements read them (dates as text, as TypeORM gives them). */
-const USER_COLUMNS = `id, team_id, environment, client_user_id, created_on, fallback_time_zone, fallback_birth_date,
+export const USER_COLUMNS = `id, team_id, environment, client_user_id, created_on, fallback_time_zone, fallback_birth_date,
   ingestion_start::text AS ingestion_start, ingestion_end::text AS ingestion_end, deletion_requested_at`;
 
 const LIVE_USER = {
@@ -27,7 +27,8 @@ const LIVE_USERS_PAGE = {
     ORDER BY created_on, id OFFSET $3 LIMIT $4`,
 };
 
-interface UserRow {
+/** A row of USER_COLUMNS. */
+export interface UserRow {
   id: string;
   team_id: string;
   environment: UserEntity['environment'];
@@ -40,7 +41,7 @@ interface UserRow {
   deletion_requested_at: Date | null;
 }
 
-function toEntity(row: UserRow): UserEntity {
+export function userFromRow(row: UserRow): UserEntity {
   return Object.assign(new UserEntity(), {
     id: row.id,
     teamId: row.team_id,
@@ -75,7 +76,7 @@ export class UsersRepository {
   /** GET /v2/user/{id} and every route on one user: a named statement (runPrepared), not TypeORM's query building. */
   async findLive(scope: Scope, userId: string): Promise<UserEntity | null> {
     const [row] = await runPrepared<UserRow>(this.db, LIVE_USER.name, LIVE_USER.text, [userId, scope.teamId, scope.environment]);
-    return row ? toEntity(row) : null;
+    return row ? userFromRow(row) : null;
   }
 
   findLiveByClientUserId(scope: Scope, clientUserId: string): Promise<UserEntity | null> {
@@ -85,7 +86,7 @@ export class UsersRepository {
   /** A page of live users and how many there are, in one statement (a count beside each row). */
   async listLive(scope: Scope, offset: number, limit: number): Promise<{ users: UserEntity[]; total: number }> {
     const rows = await runPrepared<UserRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [scope.teamId, scope.environment, offset, limit]);
-    if (rows.length > 0) return { users: rows.map(toEntity), total: Number(rows[0].total) };
+    if (rows.length > 0) return { users: rows.map(userFromRow), total: Number(rows[0].total) };
     // A page past the end carries no count: ask for it.
     const total = await this.repo().countBy({ ...scoped(scope), deletionRequestedAt: IsNull() });
     return { users: [], total };

@@ -20,6 +20,7 @@ import { TEMPORAL_CLIENT } from '../core.tokens';
 import { CONNECTED_SOURCES, type ConnectedSources, type ConnectedSourceView } from './connected-sources';
 import type { CreateUserDto, PatchUserDto } from './users.dto';
 import { UserEntity } from './user.entity';
+import { type UserRead, UserReadModel } from './user-read-model';
 import { isUniqueViolation, UsersRepository } from './users.repository';
 
 /** The Junction user object (ClientFacingUser). */
@@ -42,6 +43,7 @@ const MANUAL_SOURCE = 'manual';
 export class UsersService {
   constructor(
     private readonly users: UsersRepository,
+    private readonly reads: UserReadModel,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
     @Optional() @Inject(CONNECTED_SOURCES) private readonly connectedSources?: ConnectedSources,
@@ -70,22 +72,20 @@ export class UsersService {
   }
 
   async get(team: TeamPrincipal, userId: string): Promise<UserView> {
-    // Both reads at once (the connections' is keyed by the id in the path; for a user of another
-    // team it is thrown away with the 404): one round trip of latency, not two.
-    const [user, sources] = await Promise.all([this.requireLive(team, userId), this.connectedSources?.ofUsers([userId])]);
-    return toView(user, sources?.get(userId) ?? []);
+    const read = await this.reads.readLive(team, userId);
+    if (!read) throw notFound('User');
+    return this.viewOf(read);
   }
 
   async resolve(team: TeamPrincipal, clientUserId: string): Promise<UserView> {
-    const user = await this.users.findLiveByClientUserId(team, clientUserId);
-    if (!user) throw notFound('User');
-    return this.viewOf(user);
+    const read = await this.reads.readLiveByClientUserId(team, clientUserId);
+    if (!read) throw notFound('User');
+    return this.viewOf(read);
   }
 
   async list(team: TeamPrincipal, offset: number, limit: number) {
-    const { users, total } = await this.users.listLive(team, offset, limit);
-    const sources = (await this.connectedSources?.ofUsers(users.map((user) => user.id))) ?? new Map<string, ConnectedSourceView[]>();
-    return { users: users.map((user) => toView(user, sources.get(user.id) ?? [])), total, offset, limit };
+    const { users, total } = await this.reads.readLivePage(team, offset, limit);
+    return { users: users.map((read) => this.viewOf(read)), total, offset, limit };
   }
 
   async patch(team: TeamPrincipal, userId: string, body: PatchUserDto): Promise<void> {
@@ -160,9 +160,9 @@ export class UsersService {
     await this.users.erasePendingDeletion(userId);
   }
 
-  private async viewOf(user: UserEntity): Promise<UserView> {
-    const sources = await this.connectedSources?.ofUsers([user.id]);
-    return toView(user, sources?.get(user.id) ?? []);
+  private viewOf({ user, connections }: UserRead): UserView {
+    const sources = this.connectedSources;
+    return toView(user, sources ? connections.map((connection) => sources.viewOf(connection)) : []);
   }
 
   private async requireLive(team: TeamPrincipal, userId: string): Promise<UserEntity> {

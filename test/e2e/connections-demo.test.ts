@@ -174,6 +174,31 @@ test('connecting twice changes nothing; bad requests get a clear 4xx', async () 
   }
 }, 240_000);
 
+test('the user object shows its connections, oldest first, on a user, a page of users and a resolve', async () => {
+  const clientUserId = `demo-${randomUUID()}`;
+  const userId = (await api('POST', '/v2/user', { client_user_id: clientUserId })).body.user_id as string;
+  const bare = await createUser();
+  for (const provider of ['freestyle_libre', 'oura']) expect((await api('POST', '/v2/link/connect/demo', { user_id: userId, provider })).status).toBe(200);
+
+  // The providers route reads the connections on its own: the user object agrees with it.
+  const { providers } = (await api('GET', `/v2/user/providers/${userId}`)).body as { providers: Array<{ slug: string; name: string; logo: string; created_on: string }> };
+  expect(providers.map((provider) => provider.slug)).toEqual(['freestyle_libre', 'oura']);
+  const expected = providers.map(({ slug, name, logo, created_on }) => ({ provider: { name, slug, logo }, created_on, source: { name, slug, logo } }));
+
+  expect((await api('GET', `/v2/user/${userId}`)).body.connected_sources).toEqual(expected);
+  expect((await api('GET', `/v2/user/resolve/${clientUserId}`)).body.connected_sources).toEqual(expected);
+  const page = (await api('GET', '/v2/user?limit=1000')).body as { users: Array<{ user_id: string; connected_sources: unknown }> };
+  expect(page.users.find((user) => user.user_id === userId)?.connected_sources).toEqual(expected);
+  expect(page.users.find((user) => user.user_id === bare)?.connected_sources).toEqual([]);
+  expect((await api('GET', `/v2/user/${bare}`)).body.connected_sources).toEqual([]);
+
+  // Another team sees neither the user nor its connections.
+  const other = await createTenant(stack.db);
+  expect((await api('GET', `/v2/user/${userId}`, undefined, other.apiKey)).status).toBe(404);
+  expect((await api('GET', `/v2/user/resolve/${clientUserId}`, undefined, other.apiKey)).status).toBe(404);
+  expect((await api('GET', '/v2/user', undefined, other.apiKey)).body).toMatchObject({ users: [], total: 0 });
+}, 120_000);
+
 test('a deleted user pauses the connection; once erased, its workflow ends', async () => {
   const userId = await createUser();
   await client.link.connectDemoProvider({ userId, provider: 'fitbit' });

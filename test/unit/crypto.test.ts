@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { generateSecret, hashSecret, PhiCipher, secretMatches } from '../../src/common/crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { generateSecret, hashSecret, hashSecretHex, PhiCipher, secretMatches } from '../../src/common/crypto';
 
 describe('PhiCipher (AES-256-GCM)', () => {
   const cipher = new PhiCipher(randomBytes(32));
@@ -34,5 +34,13 @@ describe('API key secrets', () => {
     const secret = generateSecret('mg_');
     expect(secretMatches(secret, hashSecret(secret))).toBe(true);
     expect(secretMatches(`${secret}x`, hashSecret(secret))).toBe(false);
+  });
+
+  it('hash to SHA-256 of their UTF-8, as bytes (stored) and as hex (the key cache and revocation notices)', () => {
+    const secret = generateSecret('sk_us_');
+    const expected = createHash('sha256').update(secret, 'utf8').digest();
+    expect(hashSecret(secret).equals(expected)).toBe(true);
+    expect(hashSecretHex(secret)).toBe(expected.toString('hex'));
+    expect(hashSecretHex('é')).toBe(createHash('sha256').update('é', 'utf8').digest('hex'));
   });
 });
