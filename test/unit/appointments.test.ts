@@ -193,7 +193,8 @@ describe('availability cache', () => {
   const now = Date.parse('2027-03-01T12:00:00Z');
   const cached = loadConfig({ ...process.env, PHI_ENCRYPTION_KEY: randomBytes(32).toString('base64'), APPOINTMENT_AVAILABILITY_CACHE_TTL: '10m' });
   const psc = new SandboxPscProvider(noCallbacks, cached);
-  const noSeats = { createQueryRunner: () => ({ connect: async () => ({ query: async () => ({ rows: [] }) }), release: async () => undefined }) };
+  // A data source whose pg pool (runPrepared) holds no seats.
+  const noSeats = { driver: { master: { connect: async () => ({ query: async () => ({ rows: [] }), on: () => undefined, removeListener: () => undefined, release: () => undefined }) } } };
   const service = new AppointmentAvailabilityService(cached, redis as never, new SandboxPhlebotomyProvider(noCallbacks, cached), psc, () => now, new AppointmentsRepository(noSeats as never));
   const ask = () => service.pscAvailability('team-1', { lab: 'quest', startDate: '2027-03-10', zipCode: '10001', radius: 10 });
 
