@@ -242,9 +242,12 @@ export class DeliveriesRepository {
     });
   }
 
-  /** Records the attempt's result and the delivery's new state in one statement. */
-  async finishAttempt(attempt: FinishedAttempt): Promise<void> {
-    await this.finishAttempts([attempt]);
+  /**
+   * Records the attempt's result and the delivery's new state in one statement. True when a
+   * manual attempt was asked for meanwhile: the delivery is pending for it, due now.
+   */
+  async finishAttempt(attempt: FinishedAttempt): Promise<boolean> {
+    return (await this.finishAttempts([attempt])).has(attempt.claimed.id);
   }
 
   /**
@@ -252,13 +255,15 @@ export class DeliveriesRepository {
    * attempt's row is written, with what its claim fixed and its result, and its delivery gets its
    * new state, as alone. The delivery's `unfinished_trigger` is cleared only by the outcome of its
    * latest attempt. An attempt the next claim already recorded `interrupted` (its worker was
-   * slow, not dead) keeps its number: the outcome replaces that row.
+   * slow, not dead) keeps its number: the outcome replaces that row. A manual attempt asked for
+   * while this one was in flight is not lost to its outcome: the delivery stays pending for it.
+   * Returns the ids of such deliveries.
    */
-  async finishAttempts(attempts: readonly FinishedAttempt[]): Promise<void> {
-    if (attempts.length === 0) return;
+  async finishAttempts(attempts: readonly FinishedAttempt[]): Promise<ReadonlySet<string>> {
+    if (attempts.length === 0) return new Set();
     const sorted = [...attempts].sort((a, b) => (a.claimed.id < b.claimed.id ? -1 : a.claimed.id > b.claimed.id ? 1 : 0));
     const column = <T>(pick: (attempt: FinishedAttempt) => T): T[] => sorted.map(pick);
-    await runPrepared(
+    const rows: Array<{ id: string; manual: boolean }> = await runPrepared(
       this.db,
       'labflow_finish_attempts',
       `WITH f AS (
@@ -283,13 +288,18 @@ export class DeliveriesRepository {
                 finished_at = EXCLUDED.finished_at
           WHERE a.status = 'interrupted'
        )
+       -- d.manual is true only when a manual attempt (a retry, a resend) was asked for after this
+       -- attempt's claim (the claim clears it): the delivery stays pending, due when it was asked.
        UPDATE event_deliveries d
-          SET status = f.delivery_status, status_reason = f.reason, updated_at = clock_timestamp(),
-              next_attempt_at = CASE WHEN f.delay_ms IS NULL THEN d.next_attempt_at
+          SET status = CASE WHEN d.manual THEN 'pending' ELSE f.delivery_status END,
+              status_reason = CASE WHEN d.manual THEN NULL ELSE f.reason END,
+              updated_at = clock_timestamp(),
+              next_attempt_at = CASE WHEN d.manual OR f.delay_ms IS NULL THEN d.next_attempt_at
                                      ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END,
               unfinished_trigger = CASE WHEN d.attempt_count = f.attempt_number THEN NULL ELSE d.unfinished_trigger END
          FROM f
-        WHERE d.id = f.delivery_id AND d.status = 'pending'`,
+        WHERE d.id = f.delivery_id AND d.status = 'pending'
+       RETURNING d.id, d.manual`,
       [
         column((a) => a.claimed.id),
         column((a) => a.claimed.event_id),
@@ -310,6 +320,7 @@ export class DeliveriesRepository {
         column((a) => (a.delivery.status === 'pending' ? Math.round(a.delivery.delayMs) : null)),
       ],
     );
+    return new Set(rows.flatMap((row) => (row.manual ? [row.id] : [])));
   }
 
   // ------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ export const DELIVERY_BATCH = 100;
  */
 export class DeliveryBatches implements DeliveryStore {
   private readonly claims: MicroBatcher<{ deliveryId: string; rateLimitCleared: boolean }, Claim>;
-  private readonly outcomes: MicroBatcher<FinishedAttempt, undefined>;
+  private readonly outcomes: MicroBatcher<FinishedAttempt, boolean>;
 
   /** `leaseMs`: how long a claimed delivery is not due for anyone else (claimMany). */
   constructor(
@@ -26,8 +26,8 @@ export class DeliveryBatches implements DeliveryStore {
     this.claims = new MicroBatcher((requests) => repo.claimMany(requests, options.leaseMs), { ...batching, key: (request) => request.deliveryId });
     this.outcomes = new MicroBatcher(
       async (attempts) => {
-        await repo.finishAttempts(attempts);
-        return attempts.map(() => undefined);
+        const manualWaiting = await repo.finishAttempts(attempts);
+        return attempts.map((attempt) => manualWaiting.has(attempt.claimed.id));
       },
       { ...batching, key: (attempt) => attempt.claimed.id },
     );
@@ -37,7 +37,7 @@ export class DeliveryBatches implements DeliveryStore {
     return this.claims.submit({ deliveryId, rateLimitCleared: options.rateLimitCleared === true });
   }
 
-  finishAttempt(attempt: FinishedAttempt): Promise<void> {
+  finishAttempt(attempt: FinishedAttempt): Promise<boolean> {
     return this.outcomes.submit(attempt);
   }
 

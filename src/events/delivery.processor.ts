@@ -117,7 +117,7 @@ export class DeliveryProcessor {
       latencyMs: result.latencyMs,
       delivery: deliveryState(step),
     };
-    await this.repo.finishAttempt(finished);
+    const manualWaiting = await this.repo.finishAttempt(finished);
     eventMetrics.attemptFinished('webhook', context.attempt_number, finished);
     this.logAttempt(context, finished);
 
@@ -136,7 +136,7 @@ export class DeliveryProcessor {
         this.logger.warn(`[labflow] webhook delivery ${context.id} (event ${context.event_id}) exhausted after ${context.attempt_number} attempts`);
       }
     }
-    return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
+    return afterAttempt(step, manualWaiting);
   }
 
   private logAttempt(context: DeliveryContext, finished: FinishedAttempt): void {
@@ -174,14 +174,24 @@ export class DeliveryProcessor {
       latencyMs: Math.round(performance.now() - started),
       delivery: deliveryState(step),
     };
-    await this.repo.finishAttempt(finished);
+    const manualWaiting = await this.repo.finishAttempt(finished);
     eventMetrics.attemptFinished('rabbitmq', context.attempt_number, finished);
     this.logAttempt(context, finished);
     if (step.kind === 'exhausted') {
       this.logger.warn(`[labflow] event destination delivery ${context.id} (event ${context.event_id}) exhausted`);
     }
-    return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
+    return afterAttempt(step, manualWaiting);
   }
+}
+
+/**
+ * What the job does after an attempt: runs again at the retry's time, or now when a manual
+ * attempt was asked for while this one was in flight (the relay's job for it may have been
+ * swallowed by this one, which has the same id), or is done.
+ */
+function afterAttempt(step: ReturnType<typeof nextStep>, manualWaiting: boolean): ProcessResult {
+  if (manualWaiting) return { kind: 'later', atMs: Date.now() };
+  return step.kind === 'retry' ? { kind: 'later', atMs: Date.now() + step.delayMs } : { kind: 'done' };
 }
 
 /**

@@ -148,6 +148,24 @@ test("a dead worker's attempt is written interrupted by the next claim; a slow w
   expect(await deliveryRow(id)).toEqual({ status: 'succeeded', attempt_count: 2, unfinished_trigger: null });
 });
 
+test('a manual attempt asked for while an attempt is in flight is not lost to its outcome', async () => {
+  const id = await delivery(await endpoint());
+  const first = claimed(await repo.claim(id, { leaseMs: 60_000 }));
+  // A resend (or the management API's retry) arrives while the first attempt is being sent.
+  await stack.db.transaction((manager) => repo.requestManualAttempt(manager, id));
+  expect(await repo.finishAttempt(outcome(first, 'succeeded', { status: 'succeeded', reason: null }))).toBe(true);
+  expect(await deliveryRow(id)).toEqual({ status: 'pending', attempt_count: 1, unfinished_trigger: null });
+
+  const second = claimed(await repo.claim(id, { leaseMs: 60_000 }));
+  expect(second).toMatchObject({ attempt_number: 2, trigger: 'manual' });
+  expect(await repo.finishAttempt(outcome(second, 'succeeded', { status: 'succeeded', reason: null }))).toBe(false);
+  expect((await attempts(id)).map((a) => [a.attempt_number, a.trigger, a.status])).toEqual([
+    [1, 'scheduled', 'succeeded'],
+    [2, 'manual', 'succeeded'],
+  ]);
+  expect(await deliveryRow(id)).toEqual({ status: 'succeeded', attempt_count: 2, unfinished_trigger: null });
+});
+
 test("cancelling a delivery (its endpoint was disabled) writes a dead worker's attempt interrupted", async () => {
   const endpointId = await endpoint();
   const id = await delivery(endpointId);
