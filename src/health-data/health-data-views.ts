@@ -103,14 +103,17 @@ const number = (value: number | null) => (value === null || !Number.isFinite(val
  * walking them again to serialize: a day of 1,440 samples is ~190 KB.
  */
 export function groupedSamplesJson(resource: TimeseriesResource, samples: StoredSample[], nextCursor: string | null): JsonText {
-  const groups: Record<string, string[]> = {};
+  // A Map, not an object: a provider is whatever slug ingestion stored (`constructor` included).
+  const groups = new Map<string, string[]>();
   for (let i = 0; i < samples.length; ) {
     const { provider, sourceType } = samples[i];
     const data: string[] = [];
     for (; i < samples.length && samples[i].provider === provider && samples[i].sourceType === sourceType; i++) data.push(storedSampleJson(resource, samples[i]));
-    (groups[provider] ??= []).push(`{"source":${JSON.stringify(sourceOf(provider, sourceType))},"data":[${data.join(',')}]}`);
+    const group = groups.get(provider) ?? [];
+    if (group.length === 0) groups.set(provider, group);
+    group.push(`{"source":${JSON.stringify(sourceOf(provider, sourceType))},"data":[${data.join(',')}]}`);
   }
-  const providers = Object.keys(groups).map((provider) => `${JSON.stringify(provider)}:[${groups[provider].join(',')}]`);
+  const providers = [...groups].map(([provider, group]) => `${JSON.stringify(provider)}:[${group.join(',')}]`);
   return `{"groups":{${providers.join(',')}},"next_cursor":${JSON.stringify(nextCursor)}}` as JsonText;
 }
 

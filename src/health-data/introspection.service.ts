@@ -51,9 +51,9 @@ export class IntrospectionService {
     const { userIds, nextCursor } = await this.page(team, query);
     const stats = await this.stats(userIds, query.provider);
     const data = userIds.map((userId) => {
-      const provider: Record<string, Record<string, unknown>> = {};
+      const provider = byProvider<Record<string, unknown>>();
       for (const stat of stats.filter((s) => s.userId === userId)) {
-        (provider[stat.provider] ??= {})[stat.resource] = {
+        (provider[stat.provider] ??= byProvider())[stat.resource] = {
           oldest_data: stat.oldest.toISOString(),
           newest_data: stat.newest.toISOString(),
           sent_count: stat.count,
@@ -68,9 +68,9 @@ export class IntrospectionService {
     const { userIds, nextCursor } = await this.page(team, query);
     const stats = await this.stats(userIds, query.provider);
     const data = userIds.map((userId) => {
-      const provider: Record<string, { pulled: Record<string, unknown>; not_pulled: string[] }> = {};
+      const provider = byProvider<{ pulled: Record<string, unknown>; not_pulled: string[] }>();
       for (const stat of stats.filter((s) => s.userId === userId)) {
-        const entry = (provider[stat.provider] ??= { pulled: {}, not_pulled: [] });
+        const entry = (provider[stat.provider] ??= { pulled: byProvider(), not_pulled: [] });
         entry.pulled[stat.resource] = {
           status: 'success',
           range_start: stat.oldest.toISOString(),
@@ -107,4 +107,12 @@ export class IntrospectionService {
       ...summaries.map((s) => ({ ...s, resource: s.type === 'devices' ? 'device' : (summaryType(s.type)?.slug ?? s.type) })),
     ];
   }
+}
+
+/**
+ * An object keyed by provider (or resource) slugs, without a prototype: a slug is anything
+ * matching [a-z0-9_], `__proto__` and `constructor` included, and must stay a plain key.
+ */
+function byProvider<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }

@@ -34,6 +34,28 @@ describe('health data: timeseries', () => {
   });
   afterAll(() => stack.close());
 
+  it('a provider slug named like an object property (__proto__, constructor) is a provider like any other', async () => {
+    const userId = await createUser();
+    for (const provider of ['__proto__', 'constructor']) {
+      const stored = await ingest(userId, 'heartrate', { provider, data: [{ timestamp: `${day}T10:00:00Z`, value: 70 }] });
+      expect(stored.status).toBe(200);
+    }
+    const grouped = await api('GET', `/v2/timeseries/${userId}/heartrate/grouped?start_date=${day}&end_date=${day}`);
+    expect(grouped.status).toBe(200);
+    expect(Object.keys(grouped.body.groups).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(grouped.body.groups, '__proto__')?.value[0].data[0].value).toBe(70);
+
+    const introspected = await api('GET', `/v2/introspect/resources?user_id=${userId}`);
+    expect(introspected.status).toBe(200);
+    expect(Object.keys(introspected.body.data[0].provider).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(introspected.body.data[0].provider, '__proto__')?.value.heartrate.sent_count).toBe(1);
+    const pulls = await api('GET', `/v2/introspect/historical_pull?user_id=${userId}`);
+    expect(pulls.status).toBe(200);
+    expect(Object.keys(pulls.body.data[0].provider).sort()).toEqual(['__proto__', 'constructor']);
+    // Nothing leaked onto Object.prototype in the API process (it shares this one in tests).
+    expect(({} as Record<string, unknown>).heartrate).toBeUndefined();
+  });
+
   it('stores heart rate and reads it grouped by provider and source through the SDK', async () => {
     const userId = await createUser();
     const samples = [0, 1, 2].map((minute) => ({ timestamp: `${day}T08:0${minute}:00Z`, value: 60 + minute, unit: 'bpm' }));
