@@ -5,11 +5,13 @@
  * ratio bars against the goal line). Benches report their figures through bench/lib/results.ts.
  *
  *   npm run bench [-- reads orders …]   (default: all; settings from the environment as each
- *                                        bench takes them, e.g. set -a; . .labflow/test.env)
+ *                                        bench takes them, e.g. set -a; . .labflow/test.env;
+ *                                        benches not named keep their sections, marked with
+ *                                        the date of the run that measured them)
  */
 import { createCanvas } from '@napi-rs/canvas';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fmt, ROOT } from './lib/load';
@@ -106,7 +108,7 @@ function machine(): string {
   ].join('\n');
 }
 
-function markdown(runs: BenchRun[], startedAt: Date, load: string): string {
+function markdown(runs: BenchRun[], startedAt: Date, load: string, previous: ReadonlyMap<string, string>): string {
   const lines = [
     '# Benchmarks',
     '',
@@ -118,8 +120,19 @@ function markdown(runs: BenchRun[], startedAt: Date, load: string): string {
     '',
   ];
   const skipped = BENCHES.filter((bench) => !runs.some((run) => run.bench === bench));
-  if (skipped.length) lines.push(`Not run this time (\`npm run bench -- <names>\` chose the others): ${skipped.map((bench) => `bench:${bench}`).join(', ')}.`, '');
-  for (const run of runs) {
+  if (skipped.length) {
+    lines.push(
+      `Not run this time (\`npm run bench -- <names>\` chose the others): ${skipped.map((bench) => `bench:${bench}`).join(', ')}; their sections are kept from the run that last measured them, as marked.`,
+      '',
+    );
+  }
+  for (const bench of BENCHES) {
+    const run = runs.find((candidate) => candidate.bench === bench);
+    if (!run) {
+      const kept = previous.get(bench);
+      if (kept) lines.push(kept, '');
+      continue;
+    }
     lines.push(`## bench:${run.bench}`, '');
     if (run.exitCode !== 0) lines.push(`**The bench failed (exit code ${run.exitCode}); its figures below may be partial.**`, '');
     if (run.figures.length === 0) {
@@ -141,6 +154,26 @@ function markdown(runs: BenchRun[], startedAt: Date, load: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The sections of an earlier BENCHMARKS.md by bench, each marked with the date of the run that
+ * measured it (a section kept before keeps its mark), so a partial run keeps what it did not redo.
+ */
+function previousSections(file: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  if (!existsSync(file)) return sections;
+  const text = readFileSync(file, 'utf8');
+  const written = /on (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) UTC/.exec(text)?.[1] ?? 'an earlier run';
+  const machineThen = /^- (\d+ × [^,\n]+)/m.exec(text)?.[1];
+  for (const part of text.split(/^(?=## bench:)/m).slice(1)) {
+    const bench = /^## bench:(\S+)/.exec(part)?.[1];
+    if (!bench) continue;
+    const body = part.trimEnd();
+    const marked = body.includes('*Kept from the run of ');
+    sections.set(bench, marked ? body : body.replace(/\n/, `\n\n*Kept from the run of ${written} UTC${machineThen ? ` (on ${machineThen})` : ''}: not run this time.*\n`));
+  }
+  return sections;
+}
+
 function main(): void {
   const wanted = process.argv.slice(2);
   const benches = wanted.length ? BENCHES.filter((bench) => wanted.includes(bench)) : BENCHES;
@@ -152,7 +185,8 @@ function main(): void {
   try {
     const runs = benches.map((bench) => runBench(bench, resultsDir));
     for (const run of runs) if (run.figures.length) chart(run, join(chartsDir, `${run.bench}.png`));
-    writeFileSync(join(ROOT, 'BENCHMARKS.md'), markdown(runs, startedAt, load));
+    const file = join(ROOT, 'BENCHMARKS.md');
+    writeFileSync(file, markdown(runs, startedAt, load, previousSections(file)));
     console.log(`[bench] wrote BENCHMARKS.md and bench/charts/*.png (${runs.filter((run) => run.exitCode !== 0).length} benches failed)`);
     if (runs.some((run) => run.exitCode !== 0)) process.exitCode = 1;
   } finally {

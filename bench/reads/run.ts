@@ -9,7 +9,8 @@
  *   npm run bench:reads   (settings from the environment as for the services: DATABASE_URL of a
  *                          migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
  *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (10),
- *                          BENCH_ROUNDS (3), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof)
+ *                          BENCH_ROUNDS (3), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof,
+ *                          BENCH_ROUTES=user,order,users: only those routes)
  *
  * No worker runs: the one order's workflow waits on a task queue of its own and is terminated at
  * the end; the bench's org (with its users and order) is deleted.
@@ -30,6 +31,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+/** Only these routes (comma-separated: user, order, users), e.g. to profile one; default all. */
+const ROUTES = process.env.BENCH_ROUTES ? process.env.BENCH_ROUTES.split(',') : null;
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
 
 type Measured = Awaited<ReturnType<typeof measure>>;
@@ -82,10 +85,10 @@ async function main(): Promise<void> {
     orderId = (order.order as { id: string }).id;
 
     const routes = [
-      { name: 'GET /v2/user/{id}', path: `/v2/user/${userIds[0]}` },
-      { name: 'GET /v3/order/{id}', path: `/v3/order/${orderId}` },
-      { name: 'GET /v2/user (a page of 50)', path: '/v2/user?limit=50' },
-    ];
+      { key: 'user', name: 'GET /v2/user/{id}', path: `/v2/user/${userIds[0]}` },
+      { key: 'order', name: 'GET /v3/order/{id}', path: `/v3/order/${orderId}` },
+      { key: 'users', name: 'GET /v2/user (a page of 50)', path: '/v2/user?limit=50' },
+    ].filter((route) => ROUTES === null || ROUTES.includes(route.key));
     const headers = { 'x-service-api-key': tenant.key };
     for (const route of routes) {
       for (const server of servers) {
