@@ -164,6 +164,13 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       expect(codes).toEqual(expect.arrayContaining(['2345-7', '2160-0', '3094-0', '2951-2', '2823-3', '17861-6', '1742-6', '1920-8', '6768-6', '1975-2', '1751-7']));
     });
 
+    it('codes Vitamin D, 25-Hydroxy as total 25-OH vitamin D (62292-8), as lab-report parsing matches the name', async () => {
+      const vitaminD = await api('GET', '/v3/lab_tests/markers?name=vitamin%20d&size=100');
+      const markers = vitaminD.body.markers.filter((marker: { slug: string }) => marker.slug === 'vitamin_d_25_oh');
+      expect(markers.length).toBeGreaterThan(1);
+      for (const marker of markers) expect(marker.expected_results[0].loinc).toMatchObject({ code: '62292-8', unit: 'ng/mL' });
+    });
+
     it('parses through the SDK: getMarkers, getMarkersByLabAndProviderId', async () => {
       const page = await client.labTests.getMarkers({ labId: [QUEST, LABCORP], name: 'glucose', page: 1, size: 10 });
       expect(page.total).toBe(2);

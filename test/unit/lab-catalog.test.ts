@@ -53,6 +53,7 @@ describe('lab catalog seed data', () => {
       cholesterol_total: '2093-3',
       tsh: '3016-3',
       free_t4: '3024-7',
+      // As the seed wrote it; migration 1763790220000 recodes it to 62292-8 (lab-catalog e2e).
       vitamin_d_25_oh: '1989-3',
       ferritin: '2276-4',
       hemoglobin: '718-7',
