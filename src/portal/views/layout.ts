@@ -62,5 +62,7 @@ legend{font-weight:600;padding:0 4px}
 .slots input{width:20px;height:20px}
 label{display:block;font-weight:600;margin:8px 0 4px}
 input[type=text],select{font:inherit;padding:10px;border:1px solid #6b6b6b;border-radius:6px;width:100%;max-width:20rem}
+/* A select as wide as its longest choice (cancellation reasons are sentences), at most the column. */
+select{width:auto;max-width:100%}
 .code{font-size:1.4rem;letter-spacing:.3em;max-width:12rem}
 ul.plain{padding-left:20px}`;
