@@ -103,17 +103,16 @@ const number = (value: number | null) => (value === null || !Number.isFinite(val
  * walking them again to serialize: a day of 1,440 samples is ~190 KB.
  */
 export function groupedSamplesJson(resource: TimeseriesResource, samples: StoredSample[], nextCursor: string | null): JsonText {
-  // A Map, not an object: a provider is whatever slug ingestion stored (`constructor` included).
-  const groups = new Map<string, string[]>();
+  // No prototype: a provider is whatever slug ingestion stored (`__proto__` and `constructor`
+  // included). Still an object, so providers come in the order JSON.stringify gives an object's keys.
+  const groups = Object.create(null) as Record<string, string[]>;
   for (let i = 0; i < samples.length; ) {
     const { provider, sourceType } = samples[i];
     const data: string[] = [];
     for (; i < samples.length && samples[i].provider === provider && samples[i].sourceType === sourceType; i++) data.push(storedSampleJson(resource, samples[i]));
-    const group = groups.get(provider) ?? [];
-    if (group.length === 0) groups.set(provider, group);
-    group.push(`{"source":${JSON.stringify(sourceOf(provider, sourceType))},"data":[${data.join(',')}]}`);
+    (groups[provider] ??= []).push(`{"source":${JSON.stringify(sourceOf(provider, sourceType))},"data":[${data.join(',')}]}`);
   }
-  const providers = [...groups].map(([provider, group]) => `${JSON.stringify(provider)}:[${group.join(',')}]`);
+  const providers = Object.keys(groups).map((provider) => `${JSON.stringify(provider)}:[${groups[provider].join(',')}]`);
   return `{"groups":{${providers.join(',')}},"next_cursor":${JSON.stringify(nextCursor)}}` as JsonText;
 }
 
