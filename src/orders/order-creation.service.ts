@@ -204,7 +204,9 @@ export class OrderCreationService {
     const now = new Date();
     const low = spec.initial[spec.initial.length - 1];
     const transaction = Object.assign(new OrderTransactionEntity(), { id: randomUUID(), teamId: team.teamId, status: 'active', createdAt: now, updatedAt: now });
-    const seal = (value: unknown) => (value === null ? null : this.cipher.encryptJson(value));
+    const details = this.seal(spec.patientDetails);
+    const address = this.seal(spec.patientAddress);
+    const shipping = this.seal(spec.shippingDetails);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       teamId: team.teamId,
@@ -221,9 +223,9 @@ export class OrderCreationService {
       orderTransactionId: transaction.id,
       registrable: spec.flow === 'registrable_testkit',
       sampleId: spec.sampleId,
-      patientDetailsEnc: seal(spec.patientDetails),
-      patientAddressEnc: seal(spec.patientAddress),
-      shippingDetailsEnc: seal(spec.shippingDetails),
+      patientDetailsEnc: details.sealed,
+      patientAddressEnc: address.sealed,
+      shippingDetailsEnc: shipping.sealed,
       registeredAt: null,
       physician: spec.physician,
       clinicalNotes: spec.clinicalNotes,
@@ -243,7 +245,7 @@ export class OrderCreationService {
     const eventRows = events.ids.map((id, index) =>
       Object.assign(new OrderEventEntity(), { id, orderId: order.id, seq: index + 1, status: events.statuses[index], statusDetail: null, createdAt: now }),
     );
-    const view = this.views.created(order, transaction, eventRows, labTestView);
+    const view = this.views.created(order, transaction, eventRows, labTestView, { patientDetails: details.opened, patientAddress: address.opened, shippingDetails: shipping.opened });
     const outbox = this.outbox.prepare([this.createdEvent(team, order, view, context.clientUserId)]);
     const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
     const write = async (manager: EntityManager | null) => {
@@ -266,6 +268,17 @@ export class OrderCreationService {
     }
     await this.workflows.startAfterCommit(order, { labSlug: spec.orderable.lab.slug, seq: spec.initial.length });
     return response;
+  }
+
+  /**
+   * A PHI column's value sealed (PhiCipher.encryptJson is encrypt of the JSON), and opened: parsed
+   * back from the very JSON encrypted, which is what decrypting the column gives. The new order's
+   * view shows it without decrypting what was just encrypted.
+   */
+  private seal<T>(value: T | null): { sealed: string | null; opened: T | null } {
+    if (value === null) return { sealed: null, opened: null };
+    const json = JSON.stringify(value);
+    return { sealed: this.cipher.encrypt(json), opened: JSON.parse(json) as T };
   }
 
   /** In the order's transaction: `labtest.order.created` with the order as the API shows it. */
