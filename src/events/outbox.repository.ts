@@ -38,6 +38,21 @@ export interface LatestEventsFilter {
 }
 
 /**
+ * The statement that records events (OutboxRepository.insertEvents), its ten parameters numbered
+ * from `first`: the nine column arrays OutboxService.prepare builds (id, event_type, team_id,
+ * environment, user_id, client_user_id, data_enc, subject_id, request_id), then the writer's
+ * traceparent. An id already there adds nothing. Exported so that a statement writing the state
+ * change itself can record its event in the same statement (order creation, OrderReadModel),
+ * with the outbox's own columns and conflict rule.
+ */
+export function insertEventsSql(first: number): string {
+  const p = (index: number) => `$${first + index}`;
+  return `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, request_id, trace_parent)
+       SELECT *, ${p(9)}::text FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::uuid[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[])
+       ON CONFLICT (id) DO NOTHING`;
+}
+
+/**
  * The SQL of the outbox (`event_outbox`): recording events, the relay's fan-out into deliveries,
  * resending the latest events, and the retention sweep of old events. The fan-out statements read
  * management's delivery targets (the read model "Delivery targets" in src/events/README.md).
@@ -54,12 +69,7 @@ export class OutboxRepository {
    * `traceParent` (null: none). An id already there adds nothing.
    */
   async insertEvents(manager: EntityManager, columns: Array<Array<string | null>>, traceParent: string | null = null): Promise<void> {
-    await manager.query(
-      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, request_id, trace_parent)
-       SELECT *, $10::text FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-       ON CONFLICT (id) DO NOTHING`,
-      [...columns, traceParent],
-    );
+    await manager.query(insertEventsSql(1), [...columns, traceParent]);
   }
 
   /** Subscribes a dedicated connection to the outbox channel (the trigger's and a manual retry's NOTIFY). */

@@ -12,6 +12,15 @@ import { OutboxRepository } from './outbox.repository';
 
 export type { NewEvent } from '../../workflows/contract';
 
+/** Events ready to insert (OutboxService.prepare): the parameters of insertEventsSql. */
+export interface PreparedEvents {
+  /** The events' ids, input order. */
+  ids: string[];
+  /** One array per column, as insertEventsSql takes them. */
+  columns: Array<Array<string | null>>;
+  traceParent: string | null;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The id an event gets: its eventId, else the UUID v5 of its idempotencyKey, else random. */
@@ -56,6 +65,17 @@ export class OutboxService {
    */
   async record(manager: EntityManager, events: NewEvent[]): Promise<string[]> {
     if (events.length === 0) return [];
+    const { ids, columns, traceParent } = this.prepare(events);
+    await this.repo.insertEvents(manager, columns, traceParent);
+    return ids;
+  }
+
+  /**
+   * The rows `record` would insert, checked and encrypted, without inserting them: for a
+   * statement that writes its state change and its events at once (insertEventsSql), so they
+   * commit together without a transaction of several statements (order creation).
+   */
+  prepare(events: NewEvent[]): PreparedEvents {
     const ids = events.map(resolveEventId);
     const columns: Array<Array<string | null>> = [[], [], [], [], [], [], [], [], []];
     // The request behind these events (its id reaches activities through a Temporal header).
@@ -79,8 +99,7 @@ export class OutboxService {
       row.forEach((value, column) => columns[column].push(value));
     });
     // The writer's trace (a request, an activity) goes with the events to their deliveries.
-    await this.repo.insertEvents(manager, columns, currentTraceParent());
-    return ids;
+    return { ids, columns, traceParent: currentTraceParent() };
   }
 
   /** `record` in a transaction of its own (the emitEvents activity, scripts). */

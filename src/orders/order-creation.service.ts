@@ -6,7 +6,7 @@ import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound } from '../common/errors';
 import { type CompleteIdempotently, type IdempotencyOptions, type IdempotencyPolicy, IdempotencyService } from '../common/idempotency';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { OutboxService } from '../events/outbox.service';
+import { type NewEvent, OutboxService } from '../events/outbox.service';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { toLabTestView } from '../lab-tests/lab-catalog.views';
 import { OrderableLabTestsService } from '../lab-tests/orderable-lab-tests.service';
@@ -23,12 +23,12 @@ import {
   singleLabTestId,
   toPhysician,
 } from './new-order';
-import { OrderEntity, OrderTransactionEntity } from './order.entities';
+import { OrderEntity, OrderEventEntity, OrderTransactionEntity } from './order.entities';
 import { OrderViews, type OrderView, type PostOrderResponse } from './order-views';
 import { OrderWorkflows } from './order-workflows';
 import { PhysicianRule } from './physician-rule';
 import type { CreateOrderDto, CreateTestkitOrderDto, ImportOrderDto } from './orders.dto';
-import { OrderReadModel } from './order-read-model';
+import { type NewOrderEvents, OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
 
 /**
@@ -63,7 +63,7 @@ export class OrderCreationService {
    */
   create(team: TeamPrincipal, body: CreateOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order', body }, idempotency, this.idempotencyPolicy(), async (complete) => {
-      const context = await this.requireUser(team, body.user_id, body.lab_test_id ?? onlyItem(body.order_set?.lab_test_ids));
+      const context = await this.requireUser(team, body.user_id, body.lab_test_id ?? onlyItem(body.order_set?.lab_test_ids), ORDERED.length);
       const labTestId = singleLabTestId(body);
       const orderable = await this.orderable(team, labTestId, context, ['body', body.lab_test_id ? 'lab_test_id' : 'order_set']);
       const method = checkCollectionMethod(orderable, body.collection_method ?? null, ['body', 'collection_method'], ORDERABLE_METHODS);
@@ -78,12 +78,13 @@ export class OrderCreationService {
       const address = body.patient_address;
       return this.insert(
         team,
+        context,
         {
           flow: method === 'testkit' ? 'testkit' : method,
           userId: body.user_id,
           orderable,
           account,
-          initial: ['ordered'],
+          initial: [...ORDERED],
           sampleId: newSampleId(),
           patientDetails: details,
           patientAddress: address,
@@ -115,18 +116,19 @@ export class OrderCreationService {
   /** `POST /v3/order/testkit`: an unregistered kit; the customer registers it with its sample id. */
   createTestkit(team: TeamPrincipal, body: CreateTestkitOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order/testkit', body }, idempotency, this.idempotencyPolicy(), async (complete) => {
-      const context = await this.requireUser(team, body.user_id, body.lab_test_id);
+      const context = await this.requireUser(team, body.user_id, body.lab_test_id, AWAITING_REGISTRATION.length);
       const orderable = await this.orderable(team, body.lab_test_id, context);
       checkCollectionMethod(orderable, 'testkit', ['body', 'lab_test_id']);
       const account = await this.labAccounts.resolveForOrder(team, { labId: orderable.lab.id, labAccountId: body.lab_account_id ?? undefined });
       return this.insert(
         team,
+        context,
         {
           flow: 'registrable_testkit',
           userId: body.user_id,
           orderable,
           account,
-          initial: ['ordered', 'awaiting_registration'],
+          initial: [...AWAITING_REGISTRATION],
           sampleId: newSampleId(),
           patientDetails: null,
           patientAddress: null,
@@ -153,7 +155,7 @@ export class OrderCreationService {
    */
   import(team: TeamPrincipal, body: ImportOrderDto, idempotency: IdempotencyOptions): Promise<PostOrderResponse> {
     return this.idempotency.run(team, { endpoint: 'order/import', body }, idempotency, this.idempotencyPolicy(), async (complete) => {
-      const context = await this.requireUser(team, body.user_id, onlyItem(body.order_set.lab_test_ids));
+      const context = await this.requireUser(team, body.user_id, onlyItem(body.order_set.lab_test_ids), ORDERED.length);
       const labTestId = singleLabTestId({ order_set: body.order_set });
       const orderable = await this.orderable(team, labTestId, context, ['body', 'order_set', 'lab_test_ids', 0]);
       checkCollectionMethod(orderable, body.collection_method);
@@ -167,12 +169,13 @@ export class OrderCreationService {
       if (await this.orders.sampleIdTaken(team, body.sample_id)) throw badRequest(`Sample ${body.sample_id} already belongs to an order.`);
       return this.insert(
         team,
+        context,
         {
           flow: 'imported_testkit',
           userId: body.user_id,
           orderable,
           account,
-          initial: ['ordered'],
+          initial: [...ORDERED],
           sampleId: body.sample_id,
           patientDetails: body.patient_details,
           patientAddress: body.patient_address,
@@ -192,15 +195,18 @@ export class OrderCreationService {
   }
 
   /**
-   * The order row, its transaction, its first events, the PHI write audit and
-   * `labtest.order.created`, atomically: one statement writes the rows (insertOrder), the view is
-   * built from what it wrote, then the outbox event and the idempotent answer are stored.
+   * The order row, its transaction, its first events, the PHI write audit row and
+   * `labtest.order.created`, atomically: the view (the event's data and the answer) is built
+   * first, from the event ids createContext drew, then one statement writes every row
+   * (insertOrder). With an idempotency key, the answer is stored in a transaction around it.
    */
-  private async insert(team: TeamPrincipal, spec: NewOrder, complete: CompleteIdempotently): Promise<PostOrderResponse> {
+  private async insert(team: TeamPrincipal, context: OrderContext, spec: NewOrder, complete: CompleteIdempotently | null): Promise<PostOrderResponse> {
     const now = new Date();
     const low = spec.initial[spec.initial.length - 1];
     const transaction = Object.assign(new OrderTransactionEntity(), { id: randomUUID(), teamId: team.teamId, status: 'active', createdAt: now, updatedAt: now });
-    const seal = (value: unknown) => (value === null ? null : this.cipher.encryptJson(value));
+    const details = this.seal(spec.patientDetails);
+    const address = this.seal(spec.patientAddress);
+    const shipping = this.seal(spec.shippingDetails);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       teamId: team.teamId,
@@ -217,9 +223,9 @@ export class OrderCreationService {
       orderTransactionId: transaction.id,
       registrable: spec.flow === 'registrable_testkit',
       sampleId: spec.sampleId,
-      patientDetailsEnc: seal(spec.patientDetails),
-      patientAddressEnc: seal(spec.patientAddress),
-      shippingDetailsEnc: seal(spec.shippingDetails),
+      patientDetailsEnc: details.sealed,
+      patientAddressEnc: address.sealed,
+      shippingDetailsEnc: shipping.sealed,
       registeredAt: null,
       physician: spec.physician,
       clinicalNotes: spec.clinicalNotes,
@@ -234,49 +240,73 @@ export class OrderCreationService {
       ...freshOrderState(now),
     } satisfies OrderEntity);
     const labTestView = toLabTestView(spec.orderable.labTest, spec.orderable.lab, spec.orderable.markers);
-    const response = await this.orders.transaction(async (manager: EntityManager) => {
-      let written: Awaited<ReturnType<OrderReadModel['insertOrder']>>;
+    if (context.eventIds.length !== spec.initial.length) throw new Error(`order ${order.id}: ${context.eventIds.length} event ids drawn for ${spec.initial.length} events`);
+    const events: NewOrderEvents = { ids: context.eventIds, statuses: spec.initial.map((status) => eventStatus(spec.flow, status)), createdAt: now };
+    const eventRows = events.ids.map((id, index) =>
+      Object.assign(new OrderEventEntity(), { id, orderId: order.id, seq: index + 1, status: events.statuses[index], statusDetail: null, createdAt: now }),
+    );
+    const view = this.views.created(order, transaction, eventRows, labTestView, { patientDetails: details.opened, patientAddress: address.opened, shippingDetails: shipping.opened });
+    const outbox = this.outbox.prepare([this.createdEvent(team, order, view, context.clientUserId)]);
+    const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
+    const write = async (manager: EntityManager | null) => {
       try {
-        const statuses = spec.initial.map((status) => eventStatus(spec.flow, status));
-        written = await this.readModel.insertOrder(manager, order, transaction, statuses, { teamId: team.teamId, apiKeyId: team.apiKeyId });
+        await this.readModel.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox);
       } catch (error) {
         // The unique index on (team, environment, sample_id): a concurrent import took the sample.
         if (isUniqueViolation(error)) throw badRequest(`Sample ${spec.sampleId} already belongs to an order.`);
         throw error;
       }
-      const view = this.views.created(order, transaction, written.events, labTestView);
-      await this.recordCreatedEvent(manager, team, order, view, written.clientUserId);
-      const body: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
-      await complete(manager, body);
-      return body;
-    });
+    };
+    if (complete) {
+      await this.orders.transaction(async (manager: EntityManager) => {
+        await write(manager);
+        await complete(manager, response);
+      });
+    } else {
+      // No key, no answer to store: the one statement commits by itself.
+      await write(null);
+    }
     await this.workflows.startAfterCommit(order, { labSlug: spec.orderable.lab.slug, seq: spec.initial.length });
     return response;
   }
 
+  /**
+   * A PHI column's value sealed (PhiCipher.encryptJson is encrypt of the JSON), and opened: parsed
+   * back from the very JSON encrypted, which is what decrypting the column gives. The new order's
+   * view shows it without decrypting what was just encrypted.
+   */
+  private seal<T>(value: T | null): { sealed: string | null; opened: T | null } {
+    if (value === null) return { sealed: null, opened: null };
+    const json = JSON.stringify(value);
+    return { sealed: this.cipher.encrypt(json), opened: JSON.parse(json) as T };
+  }
+
   /** In the order's transaction: `labtest.order.created` with the order as the API shows it. */
   async recordCreatedEvent(manager: EntityManager, team: TeamPrincipal, order: OrderEntity, view: OrderView, clientUserId: string | null): Promise<void> {
-    await this.outbox.record(manager, [
-      {
-        eventType: 'labtest.order.created',
-        idempotencyKey: `order:${order.id}:created`,
-        teamId: team.teamId,
-        environment: team.environment,
-        userId: order.userId,
-        clientUserId: clientUserId ?? '',
-        data: view,
-      },
-    ]);
+    await this.outbox.record(manager, [this.createdEvent(team, order, view, clientUserId)]);
+  }
+
+  /** `labtest.order.created` with the order as the API shows it. */
+  private createdEvent(team: TeamPrincipal, order: OrderEntity, view: OrderView, clientUserId: string | null): NewEvent {
+    return {
+      eventType: 'labtest.order.created',
+      idempotencyKey: `order:${order.id}:created`,
+      teamId: team.teamId,
+      environment: team.environment,
+      userId: order.userId,
+      clientUserId: clientUserId ?? '',
+      data: view,
+    };
   }
 
   /**
    * 404 unless the user is a live user of the team; read together with the version of the lab
    * test the request names (`labTestId`, when it names exactly one), for `orderable`.
    */
-  private async requireUser(scope: Scope, userId: string, labTestId: string | null): Promise<OrderContext> {
-    const context = await this.readModel.createContext(scope, userId, labTestId);
+  private async requireUser(scope: Scope, userId: string, labTestId: string | null, eventCount: number): Promise<OrderContext> {
+    const context = await this.readModel.createContext(scope, userId, labTestId, eventCount);
     if (!context.userLive) throw notFound('User');
-    return { labTestId, labTestVersion: context.labTestVersion };
+    return { labTestId, labTestVersion: context.labTestVersion, clientUserId: context.clientUserId, eventIds: context.eventIds };
   }
 
   /**
@@ -301,4 +331,12 @@ interface OrderContext {
   labTestId: string | null;
   /** Its updated_at (text) when visible to the team; null otherwise. */
   labTestVersion: string | null;
+  /** The user's client_user_id (the outbox event's). */
+  clientUserId: string | null;
+  /** Ids drawn for the order's first events (OrderReadModel.createContext). */
+  eventIds: string[];
 }
+
+/** The first statuses of an order: a kit or appointment order, or an import; a registrable kit. */
+const ORDERED = ['ordered'] as const;
+const AWAITING_REGISTRATION = ['ordered', 'awaiting_registration'] as const;

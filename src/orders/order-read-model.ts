@@ -9,16 +9,20 @@
  *   read what they need of users, appointments and lab_tests in the same single statement as the
  *   order rows: one round trip instead of one per module (12 queries per GET became 2; a kit order
  *   27 became 9; see commits f9b7dd0 and 6cde3bd). One statement is also one snapshot, and the PHI
- *   audit row is written by the statement that reads or writes the ciphertext.
+ *   audit row is written by the statement that reads or writes the ciphertext. Order creation's
+ *   statement also records its outbox event (with the outbox's own insertEventsSql), so the order
+ *   and its event commit as one statement, without BEGIN and COMMIT round trips.
  * - Direction: appointments import orders, so orders cannot ask the appointments repository for
  *   an order's latest appointment (latestAppointmentIds, resumeOf) without a folder cycle.
  * Keep it to reads an order view or an order workflow needs; it writes nothing of another module
- * but the PHI audit row.
+ * but the PHI audit row and the new order's outbox event.
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { types } from 'pg';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { insertEventsSql } from '../events/outbox.repository';
+import type { PreparedEvents } from '../events/outbox.service';
 import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
 import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
@@ -76,11 +80,13 @@ const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view';
 
 /**
  * Order creation's write in one statement (OrderReadModel.insertOrder): the order transaction,
- * the order (every column, $1…$n in `columns` order), its first events and the PHI write audit
- * row; returns the events (id, seq, status, created_at) in seq order, each with the user's
- * client_user_id (the outbox event's). Foreign keys are checked at the end of the statement, when
- * every row is in. The events are inserted in seq order, each taking its own clock_timestamp()
- * and the next id, as one INSERT per event did.
+ * the order (every column, $1…$n in `columns` order), its first events, the PHI write audit row
+ * and its `labtest.order.created` outbox event (insertEventsSql, the outbox's own statement).
+ * One statement is atomic by itself: all of it commits or none (a unique sample id taken, a
+ * foreign key), with no BEGIN/COMMIT round trips around it. Foreign keys are checked at the end
+ * of the statement, when every row is in. The events take the ids createContext drew from
+ * order_events' identity (OVERRIDING SYSTEM VALUE) and the order's creation time: the outbox
+ * event carries the order's view, events included, so they are known before the statement.
  */
 const insertOrderSql = (columns: string[]) => {
   const param = (name: string) => {
@@ -96,27 +102,52 @@ const insertOrderSql = (columns: string[]) => {
   ), o AS (
     INSERT INTO orders (${columns.join(', ')}) VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
   ), e AS (
-    INSERT INTO order_events (order_id, seq, status, created_at)
-    SELECT ${orderId}, s.seq, s.status, clock_timestamp() FROM unnest(${p(6)}::text[]) WITH ORDINALITY AS s(status, seq) ORDER BY s.seq
-    RETURNING id, seq, status, created_at
+    INSERT INTO order_events (id, order_id, seq, status, created_at) OVERRIDING SYSTEM VALUE
+    SELECT s.id, ${orderId}, s.seq, s.status, ${p(8)}::timestamptz
+      FROM unnest(${p(6)}::bigint[], ${p(7)}::text[]) WITH ORDINALITY AS s(id, status, seq) ORDER BY s.seq
   ), audit AS (
-    INSERT INTO phi_access_log (team_id, api_key_id, action, resource, resource_id) VALUES (${p(7)}, ${p(8)}, 'write', 'order', ${orderId})
+    INSERT INTO phi_access_log (team_id, api_key_id, action, resource, resource_id) VALUES (${p(9)}, ${p(10)}, 'write', 'order', ${orderId})
+  ), outbox AS (
+    ${insertEventsSql(columns.length + 11)}
   )
-  SELECT e.id, e.seq, e.status, e.created_at, (SELECT u.client_user_id FROM users u WHERE u.id = ${param('user_id')}::uuid) AS client_user_id
-    FROM (SELECT 1) AS one LEFT JOIN e ON true
-   ORDER BY e.seq`;
+  SELECT 1 AS written`;
 };
 
-/** Order creation's reads (OrderReadModel.createContext). */
+const INSERT_ORDER_STATEMENT = 'labflow_orders_insert_order';
+
+/**
+ * Order creation's reads (OrderReadModel.createContext), and the ids of the order's first events:
+ * drawn only when the user is live (a 404 draws none); a request refused later leaves a gap in
+ * the identity, as a rolled-back insert did.
+ */
 const createContextSql = `
-  SELECT EXISTS (
-           SELECT 1 FROM users u
-            WHERE u.id = $1::uuid AND u.team_id = $2::uuid AND u.environment = $3::text AND u.deletion_requested_at IS NULL
-         ) AS user_live,
+  SELECT u.id IS NOT NULL AS user_live, u.client_user_id,
          (SELECT lt.updated_at::text FROM lab_tests lt
-           WHERE lt.id = $4::uuid AND (lt.team_id IS NULL OR (lt.team_id = $2::uuid AND lt.environment = $3::text))) AS lab_test_version`;
+           WHERE lt.id = $4::uuid AND (lt.team_id IS NULL OR (lt.team_id = $2::uuid AND lt.environment = $3::text))) AS lab_test_version,
+         ARRAY(SELECT nextval(pg_get_serial_sequence('order_events', 'id'))
+                 FROM generate_series(1, CASE WHEN u.id IS NULL THEN 0 ELSE $5::int END) ORDER BY 1)::text[] AS event_ids
+    FROM (SELECT 1) AS one
+    LEFT JOIN users u ON u.id = $1::uuid AND u.team_id = $2::uuid AND u.environment = $3::text AND u.deletion_requested_at IS NULL`;
 
 const CREATE_CONTEXT_STATEMENT = 'labflow_orders_create_context';
+
+/** What createContext read for order creation. */
+export interface CreateContext {
+  userLive: boolean;
+  /** The live user's client_user_id (null when not live). */
+  clientUserId: string | null;
+  /** updated_at (text) of the lab test asked for when visible to the team; null otherwise. */
+  labTestVersion: string | null;
+  /** Ids for the order's first events, ascending (none when the user is not live). */
+  eventIds: string[];
+}
+
+/** The first events of a new order (insertOrder): ids from createContext, in seq order. */
+export interface NewOrderEvents {
+  ids: string[];
+  statuses: string[];
+  createdAt: Date;
+}
 
 /** pg's parser for timestamptz text: what a timestamptz column read yields. */
 const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
@@ -132,54 +163,59 @@ export class OrderReadModel {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * Writes a new order, its order transaction, its first events (seq 1, 2, …, each at
-   * clock_timestamp() as its own INSERT used to) and the PHI write audit row, in one statement
-   * (insertOrderSql) on the caller's transaction. Returns the events as written and the user's
-   * client_user_id, read by the same statement. Every order column is written with the value
-   * TypeORM's own insert would send (preparePersistentValue per column). A failure (the unique
-   * sample id, a foreign key) is thrown as TypeORM's QueryFailedError, as the per-row inserts did.
+   * Writes a new order, its order transaction, its first events, the PHI write audit row and its
+   * outbox event (`outbox`, OutboxService.prepare) in one statement (insertOrderSql). `manager`:
+   * the caller's transaction (order creation with an idempotency key stores its answer in it);
+   * null: the statement alone, a named one (runPrepared) on a pool connection, which commits it.
+   * Every order column is written with the value TypeORM's own insert would send
+   * (preparePersistentValue per column). A failure (the unique sample id, a foreign key) is
+   * thrown as TypeORM's QueryFailedError either way, as the per-row inserts did.
    */
   async insertOrder(
-    manager: EntityManager,
+    manager: EntityManager | null,
     order: OrderEntity,
     transaction: OrderTransactionEntity,
-    statuses: string[],
+    events: NewOrderEvents,
     audit: { teamId: string; apiKeyId: string | null },
-  ): Promise<{ events: OrderEventEntity[]; clientUserId: string | null }> {
+    outbox: PreparedEvents,
+  ): Promise<void> {
     const columns = this.db.getMetadata(OrderEntity).columns;
-    this.insertOrderText ??= insertOrderSql(columns.map((column) => `"${column.databaseName}"`));
+    const text = (this.insertOrderText ??= insertOrderSql(columns.map((column) => `"${column.databaseName}"`)));
     const values: unknown[] = columns.map((column) => {
       const value = column.getEntityValue(order);
       // TypeORM's insert would write DEFAULT for an undefined property; every order sets them all.
       if (value === undefined) throw new Error(`insertOrder: order.${column.propertyName} is undefined`);
       return this.db.driver.preparePersistentValue(value, column);
     });
-    values.push(transaction.id, transaction.teamId, transaction.status, transaction.createdAt, transaction.updatedAt, statuses, audit.teamId, audit.apiKeyId);
-    const rows: Array<{ id: string | null; seq: number | null; status: string | null; created_at: Date | null; client_user_id: string | null }> = await manager.query(
-      this.insertOrderText,
-      values,
-    );
-    const events = rows
-      .filter((row) => row.id !== null)
-      .map((row) => Object.assign(new OrderEventEntity(), { id: row.id, orderId: order.id, seq: row.seq, status: row.status, statusDetail: null, createdAt: row.created_at }));
-    return { events, clientUserId: rows[0]?.client_user_id ?? null };
+    values.push(transaction.id, transaction.teamId, transaction.status, transaction.createdAt, transaction.updatedAt);
+    values.push(events.ids, events.statuses, events.createdAt, audit.teamId, audit.apiKeyId, ...outbox.columns, outbox.traceParent);
+    if (manager) {
+      await manager.query(text, values);
+      return;
+    }
+    try {
+      await runPrepared(this.db, INSERT_ORDER_STATEMENT, text, values);
+    } catch (error) {
+      throw new QueryFailedError(text, values, error as Error);
+    }
   }
 
   /**
-   * Order creation's reads in one round trip, before its transaction: whether the user is a live
-   * user of the team (its id, team and environment; not pending deletion), and the version
-   * (updated_at, as text to the microsecond) of lab test `labTestId` when the team can see it
-   * (global, or its own in its environment); null when it cannot, or when `labTestId` is null.
-   * A named statement (runPrepared), like the team key lookup.
+   * Order creation's reads in one round trip, before it writes: whether the user is a live user
+   * of the team (its id, team and environment; not pending deletion) and its client_user_id, the
+   * version (updated_at, as text to the microsecond) of lab test `labTestId` when the team can
+   * see it (global, or its own in its environment; null when it cannot, or when `labTestId` is
+   * null), and `eventCount` ids for the order's first events. A named statement (runPrepared),
+   * like the team key lookup.
    */
-  async createContext(scope: Scope, userId: string, labTestId: string | null): Promise<{ userLive: boolean; labTestVersion: string | null }> {
-    const [row] = await runPrepared<{ user_live: boolean; lab_test_version: string | null }>(this.db, CREATE_CONTEXT_STATEMENT, createContextSql, [
-      userId,
-      scope.teamId,
-      scope.environment,
-      labTestId,
-    ]);
-    return { userLive: row.user_live, labTestVersion: row.lab_test_version };
+  async createContext(scope: Scope, userId: string, labTestId: string | null, eventCount: number): Promise<CreateContext> {
+    const [row] = await runPrepared<{ user_live: boolean; client_user_id: string | null; lab_test_version: string | null; event_ids: string[] }>(
+      this.db,
+      CREATE_CONTEXT_STATEMENT,
+      createContextSql,
+      [userId, scope.teamId, scope.environment, labTestId, eventCount],
+    );
+    return { userLive: row.user_live, clientUserId: row.client_user_id, labTestVersion: row.lab_test_version, eventIds: row.event_ids };
   }
 
   /**

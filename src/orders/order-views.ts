@@ -136,12 +136,14 @@ export class OrderViews {
    * its own, from what was written: its events as returned by the insert, its lab test as
    * ordered, the transaction with the order as its only order (its status reached at its latest
    * event), and no appointment yet (one is booked only after the order exists). The same view
-   * `one` reads back inside the transaction, without reading it back.
+   * `one` reads back inside the transaction, without reading it back. `opened`: the PHI columns as
+   * the creator sealed them (parsed back from the very JSON it encrypted), so they are not
+   * decrypted again.
    */
-  created(order: OrderEntity, transaction: { id: string; status: string }, events: OrderEventEntity[], labTest: LabTestView): OrderView {
+  created(order: OrderEntity, transaction: { id: string; status: string }, events: OrderEventEntity[], labTest: LabTestView, opened?: OpenedPhi): OrderView {
     const latest = events.at(-1);
     const statusTimes = new Map<string, Date>(latest ? [[order.id, latest.createdAt]] : []);
-    return this.toView(order, events, labTest, { transaction, orders: [order] }, statusTimes, undefined);
+    return this.toView(order, events, labTest, { transaction, orders: [order] }, statusTimes, undefined, opened);
   }
 
   /** The row, lab and markers of lab test `labTestId` at `version` (updated_at as text), if seen before. */
@@ -232,10 +234,11 @@ export class OrderViews {
     transaction: { transaction: { id: string; status: string }; orders: SiblingOrder[] } | undefined,
     statusTimes: Map<string, Date>,
     appointmentId: string | undefined,
+    opened?: OpenedPhi,
   ): OrderView {
     const eventViews = events.map(toEventView);
-    const details = this.open<PatientDetails>(order.patientDetailsEnc);
-    const address = this.open<PatientAddress>(order.patientAddressEnc);
+    const details = opened ? opened.patientDetails : this.open<PatientDetails>(order.patientDetailsEnc);
+    const address = opened ? opened.patientAddress : this.open<PatientAddress>(order.patientAddressEnc);
     const tat = (days: number | null | undefined) => (days ? addDays(order.createdAt, days) : null);
     return {
       id: order.id,
@@ -269,7 +272,7 @@ export class OrderViews {
       // A signed, expiring link (no API key needed), fresh on every read.
       requisition_form_url: order.requisitionFormUrl && this.requisitionLinks ? this.requisitionLinks.url(order.id) : order.requisitionFormUrl,
       priority: order.priority,
-      shipping_details: this.open<ShippingAddress>(order.shippingDetailsEnc),
+      shipping_details: opened ? opened.shippingDetails : this.open<ShippingAddress>(order.shippingDetailsEnc),
       activate_by: order.activateBy,
       passthrough: order.passthrough,
       billing_type: order.billingType,
@@ -302,6 +305,13 @@ export class OrderViews {
   private open<T>(sealed: string | null): T | null {
     return sealed ? this.cipher.decryptJson<T>(sealed) : null;
   }
+}
+
+/** An order's sealed PHI columns, opened: what decrypting them gives. */
+export interface OpenedPhi {
+  patientDetails: PatientDetails | null;
+  patientAddress: PatientAddress | null;
+  shippingDetails: ShippingAddress | null;
 }
 
 export function toEventView(event: OrderEventEntity): OrderEventView {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
+import { runPrepared } from '../common/prepared-statement';
 import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
 import {
   OrderEntity,
@@ -14,6 +15,11 @@ import {
 } from './order.entities';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
+
+const MARK_WORKFLOW_STARTED = {
+  name: 'labflow_orders_mark_workflow_started',
+  text: `UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = $1::uuid AND workflow_started_at IS NULL`,
+};
 
 export interface NewTransitionRow {
   orderId: string;
@@ -168,9 +174,13 @@ export class OrdersRepository {
     await this.db.query(`UPDATE orders SET activate_by = $2, updated_at = clock_timestamp() WHERE id = $1`, [orderId, activateBy]);
   }
 
-  /** Records that the order's workflow start is confirmed (OrderWorkflows). */
+  /**
+   * Records that the order's workflow start is confirmed (OrderWorkflows). Once per order created:
+   * a named statement (runPrepared), not TypeORM's query runner, whose bookkeeping cost more API
+   * CPU than the statement (profile of POST /v3/order).
+   */
   async markWorkflowStarted(orderId: string): Promise<void> {
-    await this.db.query(`UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = $1 AND workflow_started_at IS NULL`, [orderId]);
+    await runPrepared(this.db, MARK_WORKFLOW_STARTED.name, MARK_WORKFLOW_STARTED.text, [orderId]);
   }
 
   /** The latest event's sequence number and low-level status. */

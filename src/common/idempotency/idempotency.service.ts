@@ -20,7 +20,10 @@ export interface IdempotencyOptions {
   cacheErrors: boolean;
 }
 
-/** Hands the work a way to store its success answer inside its own transaction. */
+/**
+ * Hands the work a way to store its success answer inside its own transaction; `run` passes null
+ * when the request sent no key (nothing to store: the work may then write without a transaction).
+ */
 export type CompleteIdempotently = (manager: EntityManager, response: unknown) => Promise<void>;
 
 /**
@@ -39,9 +42,15 @@ export type CompleteIdempotently = (manager: EntityManager, response: unknown) =
 export class IdempotencyService {
   constructor(private readonly keys: IdempotencyRepository) {}
 
-  async run<T>(scope: IdempotencyScope, request: unknown, options: IdempotencyOptions, policy: IdempotencyPolicy, work: (complete: CompleteIdempotently) => Promise<T>): Promise<T> {
+  async run<T>(
+    scope: IdempotencyScope,
+    request: unknown,
+    options: IdempotencyOptions,
+    policy: IdempotencyPolicy,
+    work: (complete: CompleteIdempotently | null) => Promise<T>,
+  ): Promise<T> {
     const key = options.key;
-    if (key === undefined) return work(async () => undefined);
+    if (key === undefined) return work(null);
     requireValidKey(key, policy.header);
     const hash = fingerprint(request);
     const claimed = await this.keys.claim(scope, key, hash, policy.ttlMs / 1000, ABANDONED_AFTER_MS / 1000);
