@@ -1,7 +1,7 @@
 import type { JsonText } from '../common/json-text';
 import type { BatchItem } from '../events/event-batches';
 import { isoString as iso } from './instants';
-import { providerOf, sourceIdOf, sourceOf } from './providers';
+import { bySlug, providerOf, sourceIdOf, sourceOf } from './providers';
 import type { TimeseriesResource } from './registry';
 import type { StoredSummary } from './summaries.repository';
 import type { NormalisedSample } from './sample-schemas';
@@ -103,9 +103,7 @@ const number = (value: number | null) => (value === null || !Number.isFinite(val
  * walking them again to serialize: a day of 1,440 samples is ~190 KB.
  */
 export function groupedSamplesJson(resource: TimeseriesResource, samples: StoredSample[], nextCursor: string | null): JsonText {
-  // No prototype: a provider is whatever slug ingestion stored (`__proto__` and `constructor`
-  // included). Still an object, so providers come in the order JSON.stringify gives an object's keys.
-  const groups = Object.create(null) as Record<string, string[]>;
+  const groups = bySlug<string[]>();
   for (let i = 0; i < samples.length; ) {
     const { provider, sourceType } = samples[i];
     const data: string[] = [];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { UsersRepository } from '../users/users.repository';
-import { PROVIDERS, SUPPORTED_RESOURCES } from './providers';
+import { bySlug, PROVIDERS, SUPPORTED_RESOURCES } from './providers';
 import { summaryType, timeseriesResource } from './registry';
 import { SummariesRepository } from './summaries.repository';
 import { TimeseriesRepository } from './timeseries.repository';
@@ -51,9 +51,9 @@ export class IntrospectionService {
     const { userIds, nextCursor } = await this.page(team, query);
     const stats = await this.stats(userIds, query.provider);
     const data = userIds.map((userId) => {
-      const provider = byProvider<Record<string, unknown>>();
+      const provider = bySlug<Record<string, unknown>>();
       for (const stat of stats.filter((s) => s.userId === userId)) {
-        (provider[stat.provider] ??= byProvider())[stat.resource] = {
+        (provider[stat.provider] ??= bySlug())[stat.resource] = {
           oldest_data: stat.oldest.toISOString(),
           newest_data: stat.newest.toISOString(),
           sent_count: stat.count,
@@ -68,9 +68,9 @@ export class IntrospectionService {
     const { userIds, nextCursor } = await this.page(team, query);
     const stats = await this.stats(userIds, query.provider);
     const data = userIds.map((userId) => {
-      const provider = byProvider<{ pulled: Record<string, unknown>; not_pulled: string[] }>();
+      const provider = bySlug<{ pulled: Record<string, unknown>; not_pulled: string[] }>();
       for (const stat of stats.filter((s) => s.userId === userId)) {
-        const entry = (provider[stat.provider] ??= { pulled: byProvider(), not_pulled: [] });
+        const entry = (provider[stat.provider] ??= { pulled: bySlug(), not_pulled: [] });
         entry.pulled[stat.resource] = {
           status: 'success',
           range_start: stat.oldest.toISOString(),
@@ -109,10 +109,3 @@ export class IntrospectionService {
   }
 }
 
-/**
- * An object keyed by provider (or resource) slugs, without a prototype: a slug is anything
- * matching [a-z0-9_], `__proto__` and `constructor` included, and must stay a plain key.
- */
-function byProvider<T>(): Record<string, T> {
-  return Object.create(null) as Record<string, T>;
-}

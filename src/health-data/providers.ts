@@ -59,3 +59,12 @@ export const SUPPORTED_RESOURCES: readonly string[] = [
   ...SUMMARY_TYPES.map((type) => (type.slug === 'devices' ? 'device' : type.slug)),
   ...TIMESERIES_RESOURCES.map((resource) => resource.event),
 ];
+
+/**
+ * An empty object keyed by provider slugs (or resource slugs under them), without a prototype:
+ * a slug is anything matching [a-z0-9_], `__proto__` and `constructor` included, and must stay a
+ * plain key. Still an object, so JSON.stringify orders its keys as for any object.
+ */
+export function bySlug<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
