@@ -244,7 +244,7 @@ function startApi(databaseUrl: string): Promise<ServerProcess> {
   return startServer({
     name: 'the API',
     script: 'dist/src/main.js',
-    env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', DATABASE_URL: databaseUrl },
+    env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' },
     portVariable: 'API_PORT',
     logFile: join(mkdtempSync(join(tmpdir(), 'labflow-bench-health-')), 'api.log'),
     readyPath: '/health/ready',

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
     const api = await startServer({
       name: 'the API',
       script: 'dist/src/main.js',
-      env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: taskQueue },
+      // Production's logging and metrics defaults, whatever the sourced env file says
+      // (.labflow/test.env turns the request log off): a request line each, into logFile.
+      env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' },
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
