@@ -187,7 +187,8 @@ export class DeliveryProcessor {
 /**
  * What the job does after an attempt: runs again at the retry's time, or now when a manual
  * attempt was asked for while this one was in flight (the relay's job for it may have been
- * swallowed by this one, which has the same id), or is done.
+ * swallowed by this one, which has the same id), or is done. In a bundle the follow-up job may
+ * itself be swallowed by the relay's, which runs when this attempt's lease ends: later, not lost.
  */
 function afterAttempt(step: ReturnType<typeof nextStep>, manualWaiting: boolean): ProcessResult {
   if (manualWaiting) return { kind: 'later', atMs: Date.now() };
