@@ -28,7 +28,7 @@ import { OrderViews, type OrderView, type PostOrderResponse } from './order-view
 import { OrderWorkflows } from './order-workflows';
 import { PhysicianRule } from './physician-rule';
 import type { CreateOrderDto, CreateTestkitOrderDto, ImportOrderDto } from './orders.dto';
-import { type NewOrderEvents, OrderReadModel } from './order-read-model';
+import { type CreateContext, type NewOrderEvents, OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
 
 /**
@@ -305,8 +305,9 @@ export class OrderCreationService {
    */
   private async requireUser(scope: Scope, userId: string, labTestId: string | null, eventCount: number): Promise<OrderContext> {
     const context = await this.readModel.createContext(scope, userId, labTestId, eventCount);
-    if (!context.userLive) throw notFound('User');
-    return { labTestId, labTestVersion: context.labTestVersion, clientUserId: context.clientUserId, eventIds: context.eventIds };
+    const { userLive, ...read } = context;
+    if (!userLive) throw notFound('User');
+    return { ...read, labTestId };
   }
 
   /**
@@ -325,17 +326,8 @@ export class OrderCreationService {
   }
 }
 
-/** What requireUser read for order creation. */
-interface OrderContext {
-  /** The lab test id whose version was read (null: none). */
-  labTestId: string | null;
-  /** Its updated_at (text) when visible to the team; null otherwise. */
-  labTestVersion: string | null;
-  /** The user's client_user_id (the outbox event's). */
-  clientUserId: string | null;
-  /** Ids drawn for the order's first events (OrderReadModel.createContext). */
-  eventIds: string[];
-}
+/** What requireUser read for order creation (the user being live), and the lab test id whose version it read (null: none). */
+type OrderContext = Omit<CreateContext, 'userLive'> & { labTestId: string | null };
 
 /** The first statuses of an order: a kit or appointment order, or an import; a registrable kit. */
 const ORDERED = ['ordered'] as const;
