@@ -31,7 +31,7 @@ import { createDataSource } from '../../src/db/data-source';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem } from '../lib/cpu';
-import { type ServerProcess, startServer } from '../lib/load';
+import { PRODUCTION_API_ENV, type ServerProcess, startServer } from '../lib/load';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
@@ -244,7 +244,7 @@ function startApi(databaseUrl: string): Promise<ServerProcess> {
   return startServer({
     name: 'the API',
     script: 'dist/src/main.js',
-    env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' },
+    env: { ...PRODUCTION_API_ENV, DATABASE_URL: databaseUrl },
     portVariable: 'API_PORT',
     logFile: join(mkdtempSync(join(tmpdir(), 'labflow-bench-health-')), 'api.log'),
     readyPath: '/health/ready',

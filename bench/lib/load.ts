@@ -38,6 +38,12 @@ export function cpuSeconds(pid: number): number | null {
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
+/**
+ * The API process as production runs it, whatever env file the bench's shell sourced
+ * (.labflow/test.env turns the request log off): production mode, request log at info, metrics on.
+ */
+export const PRODUCTION_API_ENV = { NODE_ENV: 'production', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' } as const;
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;

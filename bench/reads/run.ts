@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchTenant, fmt, measure, median, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { autocannon, benchTenant, fmt, measure, median, PRODUCTION_API_ENV, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -56,9 +56,7 @@ async function main(): Promise<void> {
     const api = await startServer({
       name: 'the API',
       script: 'dist/src/main.js',
-      // Production's logging and metrics defaults, whatever the sourced env file says
-      // (.labflow/test.env turns the request log off): a request line each, into logFile.
-      env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' },
+      env: { ...PRODUCTION_API_ENV, TEMPORAL_TASK_QUEUE: taskQueue },
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
