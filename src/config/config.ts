@@ -46,6 +46,7 @@ export interface LabflowConfig {
   workerRoles: WorkerRole[];
   retention: { eventRetentionMs: number; sweepIntervalMs: number };
   orders: OrdersConfig;
+  reconciler: ReconcilerConfig;
   sandboxCallbacks: SandboxCallbacksConfig;
   appointments: {
     availabilityCacheTtlMs: number;
@@ -105,14 +106,22 @@ export interface OrdersConfig {
   sampleToLabWindow: string;
   sandboxStepDelay: string;
   physicianEnforcementDate: Date;
-  reconcilerIntervalMs: number;
-  reconcilerGraceMs: number;
-  reconcilerStallHorizonMs: number;
-  reconcilerBatch: number;
-  reconcilerMaxHeals: number;
   idempotencyKeyTtlMs: number;
   requisitionLinkTtlMs: number;
   partnerWebhookSecret: string | null;
+}
+
+/**
+ * The worker's reconcilers (src/orders/order-reconciler.ts, src/connections/connection-reconciler.ts):
+ * they share one pass interval, grace, stall horizon and page size (RECONCILER_*).
+ */
+export interface ReconcilerConfig {
+  intervalMs: number;
+  graceMs: number;
+  stallHorizonMs: number;
+  batch: number;
+  /** Orders only: new runs started for one order at most. */
+  maxHeals: number;
 }
 
 /** Sandbox partner callbacks (src/adapters/sandbox-callbacks). */
@@ -230,14 +239,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       sampleToLabWindow: e.ORDER_SAMPLE_TO_LAB_WINDOW,
       sandboxStepDelay: e.SANDBOX_STEP_DELAY,
       physicianEnforcementDate: new Date(`${e.PHYSICIAN_ENFORCEMENT_DATE}T00:00:00Z`),
-      reconcilerIntervalMs: toMs(e.RECONCILER_INTERVAL),
-      reconcilerGraceMs: toMs(e.RECONCILER_GRACE),
-      reconcilerStallHorizonMs: toMs(e.RECONCILER_STALL_HORIZON),
-      reconcilerBatch: e.RECONCILER_BATCH,
-      reconcilerMaxHeals: e.RECONCILER_MAX_HEALS,
       idempotencyKeyTtlMs: toMs(e.IDEMPOTENCY_KEY_TTL),
       requisitionLinkTtlMs: toMs(e.REQUISITION_LINK_TTL),
       partnerWebhookSecret: e.PARTNER_WEBHOOK_SECRET ?? null,
+    },
+    reconciler: {
+      intervalMs: toMs(e.RECONCILER_INTERVAL),
+      graceMs: toMs(e.RECONCILER_GRACE),
+      stallHorizonMs: toMs(e.RECONCILER_STALL_HORIZON),
+      batch: e.RECONCILER_BATCH,
+      maxHeals: e.RECONCILER_MAX_HEALS,
     },
     sandboxCallbacks: {
       enabled: e.SANDBOX_CALLBACKS && Boolean(e.PARTNER_WEBHOOK_SECRET),

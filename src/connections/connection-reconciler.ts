@@ -76,7 +76,7 @@ export class ConnectionReconciler implements OnModuleDestroy {
   ) {}
 
   start(): void {
-    this.periodic.start(this.config.orders.reconcilerIntervalMs);
+    this.periodic.start(this.config.reconciler.intervalMs);
   }
 
   stop(): Promise<void> {
@@ -103,7 +103,7 @@ export class ConnectionReconciler implements OnModuleDestroy {
   }
 
   private async scanBatch(pass: ConnectionReconcilePass): Promise<void> {
-    const { rows, next } = await this.connections.page(this.cursor, this.config.orders.reconcilerBatch);
+    const { rows, next } = await this.connections.page(this.cursor, this.config.reconciler.batch);
     this.cursor = next;
     const failures: string[] = [];
     const fail = (row: ConnectionRow, error: unknown) => {
@@ -139,7 +139,7 @@ export class ConnectionReconciler implements OnModuleDestroy {
 
   private async examine(row: ConnectionRow): Promise<Verdict> {
     // Young rows are the API's: its transaction starts the workflow before the row commits.
-    if (Date.now() - row.createdAt.getTime() < this.config.orders.reconcilerGraceMs) return { verdict: 'wait' };
+    if (Date.now() - row.createdAt.getTime() < this.config.reconciler.graceMs) return { verdict: 'wait' };
     let description: WorkflowExecutionDescription;
     try {
       description = await this.workflows.describe(row.userId, row.provider);
@@ -162,7 +162,7 @@ export class ConnectionReconciler implements OnModuleDestroy {
   /** Another queue's reconciler (another deployment's, a test file's) has one horizon to act first. */
   private unlessAnotherQueues(description: WorkflowExecutionDescription, closedAt: Date, detail: string): Verdict {
     const ownQueue = description.taskQueue === this.config.temporal.taskQueue;
-    if (!ownQueue && Date.now() - closedAt.getTime() < this.config.orders.reconcilerStallHorizonMs) return { verdict: 'wait' };
+    if (!ownQueue && Date.now() - closedAt.getTime() < this.config.reconciler.stallHorizonMs) return { verdict: 'wait' };
     return { verdict: 'heal', detail };
   }
 

@@ -39,7 +39,6 @@ export interface ResolveForOrderOptions {
 @Injectable()
 export class LabAccountsService {
   private readonly enforceFrom: Date;
-  private slugs?: Promise<Map<number, string>>;
 
   constructor(
     private readonly accounts: LabAccountsRepository,
@@ -141,18 +140,8 @@ export class LabAccountsService {
     }
   }
 
-  /**
-   * Lab ids to slugs, read once per process: the labs are catalog rows only migrations write
-   * (order creation asks on every order). A failed read is not kept.
-   */
-  private labSlugs(): Promise<Map<number, string>> {
-    this.slugs ??= this.catalog.allLabs().then(
-      (labs) => new Map(labs.map((lab) => [lab.id, lab.slug])),
-      (error: unknown) => {
-        this.slugs = undefined;
-        throw error;
-      },
-    );
-    return this.slugs;
+  /** Lab ids to slugs (the repository reads the labs once per process). */
+  private async labSlugs(): Promise<Map<number, string>> {
+    return new Map((await this.catalog.allLabs()).map((lab) => [lab.id, lab.slug]));
   }
 }

@@ -36,8 +36,21 @@ export interface MarkerSearch {
 export class LabCatalogRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  private labs?: Promise<LabEntity[]>;
+
+  /**
+   * Every lab, read once per process: labs are catalog rows only migrations write, and order
+   * creation and `GET /v3/lab_tests/labs` ask for them on every request. A failed read is not kept.
+   */
   allLabs(): Promise<LabEntity[]> {
-    return this.db.getRepository(LabEntity).find({ order: { id: 'ASC' } });
+    this.labs ??= this.db
+      .getRepository(LabEntity)
+      .find({ order: { id: 'ASC' } })
+      .catch((error: unknown) => {
+        this.labs = undefined;
+        throw error;
+      });
+    return this.labs;
   }
 
   /** `manager`: a caller inside a transaction reads on its connection (never a second one of the pool). */

@@ -99,7 +99,7 @@ export class OrderReconciler implements OnModuleDestroy {
   ) {}
 
   start(): void {
-    this.periodic.start(this.config.orders.reconcilerIntervalMs);
+    this.periodic.start(this.config.reconciler.intervalMs);
   }
 
   stop(): Promise<void> {
@@ -138,7 +138,7 @@ export class OrderReconciler implements OnModuleDestroy {
   }
 
   private async startUnstarted(pass: ReconcilePass): Promise<void> {
-    const unstarted = await this.scan.unstarted(new Date(Date.now() - this.config.orders.reconcilerGraceMs), 100);
+    const unstarted = await this.scan.unstarted(new Date(Date.now() - this.config.reconciler.graceMs), 100);
     for (const order of unstarted) {
       try {
         await this.workflows.start(order);
@@ -153,7 +153,7 @@ export class OrderReconciler implements OnModuleDestroy {
   private async scanBatch(pass: ReconcilePass): Promise<void> {
     const now = Date.now();
     if (this.cursor === null) this.cycleStartedAt = now;
-    const { orders, next } = await this.scan.nonTerminalPage(this.cursor, this.config.orders.reconcilerBatch);
+    const { orders, next } = await this.scan.nonTerminalPage(this.cursor, this.config.reconciler.batch);
     this.cursor = next;
     const fine: string[] = [];
     const failures: string[] = [];
@@ -182,7 +182,7 @@ export class OrderReconciler implements OnModuleDestroy {
   private async examine(order: OrderEntity): Promise<Verdict> {
     // Not started yet: startUnstarted's to start.
     if (!order.workflowStartedAt) return { verdict: 'wait' };
-    const graceMs = this.config.orders.reconcilerGraceMs;
+    const graceMs = this.config.reconciler.graceMs;
     let description: WorkflowExecutionDescription;
     try {
       description = await this.workflows.handle(order.id).describe();
@@ -196,7 +196,7 @@ export class OrderReconciler implements OnModuleDestroy {
       this.suspects.delete(order.id);
       const closedAt = description.closeTime ?? new Date(0);
       // Another queue's reconciler (another deployment's, a test file's) has one horizon to act first.
-      if (!ownQueue && Date.now() - closedAt.getTime() < this.config.orders.reconcilerStallHorizonMs) return { verdict: 'wait' };
+      if (!ownQueue && Date.now() - closedAt.getTime() < this.config.reconciler.stallHorizonMs) return { verdict: 'wait' };
       return {
         verdict: 'closed',
         detail: `workflow run ${description.runId} ${description.status.name} at ${closedAt.toISOString()} (task queue ${description.taskQueue}) while the order is ${order.lowLevelStatus}`,
@@ -256,7 +256,7 @@ export class OrderReconciler implements OnModuleDestroy {
     }
     suspect.checkedAt = now;
     const keptFailing = sign.attempt === 0 || sign.attempt > suspect.attempt;
-    if (now - suspect.since < this.config.orders.reconcilerStallHorizonMs || !keptFailing) return { verdict: 'wait' };
+    if (now - suspect.since < this.config.reconciler.stallHorizonMs || !keptFailing) return { verdict: 'wait' };
     return { verdict: 'stalled', detail: `${sign.detail}; no progress since ${new Date(suspect.since).toISOString()}` };
   }
 
@@ -266,7 +266,7 @@ export class OrderReconciler implements OnModuleDestroy {
     // before it completes, so an order that just ended shows it now (and needs nothing).
     const current = await this.orders.findById(order.id);
     if (!current || isTerminal(current.lowLevelStatus)) return;
-    const max = this.config.orders.reconcilerMaxHeals;
+    const max = this.config.reconciler.maxHeals;
     const attempts = await this.stranded.healAttempts(order.id);
     if (attempts >= max) {
       await this.raise(pass, { ...finding, detail: `${finding.detail}; not restarted: the heal limit is reached (${attempts} of RECONCILER_MAX_HEALS=${max} new runs started)` });
