@@ -66,6 +66,16 @@ stack_npm_install() {
   if [[ -d "$root/node_modules" && -f "$marker" && "$(cat "$marker")" == "$want" ]]; then
     return 0
   fi
+  # Checkouts sharing one node_modules (a symlink) must not install into it at once: the second
+  # waits for the first, then finds the marker written and installs nothing.
+  local lock_fd real_modules
+  real_modules=$(realpath -m "$root/node_modules")
+  exec {lock_fd}>"/tmp/labflow-npm-install-$(sha256sum <<<"$real_modules" | cut -c1-16).lock"
+  flock "$lock_fd"
+  if [[ -d "$root/node_modules" && -f "$marker" && "$(cat "$marker")" == "$want" ]]; then
+    exec {lock_fd}>&-
+    return 0
+  fi
   have npm || fail "npm is missing" "install Node.js 20 (which ships npm)"
   mkdir -p "$LABFLOW_STATE_DIR"
   log="$LABFLOW_STATE_DIR/npm-install.log"
@@ -94,6 +104,7 @@ stack_npm_install() {
       fail "npm install failed (see $log)" "cd $root && npm install"
   fi
   echo "$want" >"$marker"
+  exec {lock_fd}>&-
 }
 
 # --- Temporal ----------------------------------------------------------------------------------
@@ -416,7 +427,10 @@ stack_chromium() {
   ((EUID == 0)) || sudo=(sudo)
   mkdir -p "$LABFLOW_STATE_DIR"
   say "installing Chromium for the browser tests (apt-get install chromium, once)"
-  { "${sudo[@]}" apt-get update && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends chromium; } \
+  # Two bring-ups at once (two checkouts) would race for dpkg's lock: the second waits for it.
+  local wait_lock=(-o DPkg::Lock::Timeout=600)
+  { "${sudo[@]}" apt-get "${wait_lock[@]}" update &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get "${wait_lock[@]}" install -y --no-install-recommends chromium; } \
     </dev/null >"$LABFLOW_STATE_DIR/chromium-install.log" 2>&1 ||
     fail "installing Chromium failed (see $LABFLOW_STATE_DIR/chromium-install.log)" "apt-get install -y chromium"
 }
