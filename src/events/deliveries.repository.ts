@@ -55,6 +55,22 @@ export type Claim =
   | { kind: 'none' };
 
 /**
+ * "The delivery is pending" in the claim and outcome statements, which pick their deliveries by
+ * primary key. Spelled as "in no final state" (the same rows: status is one of the four) because
+ * `status = 'pending'` lets the planner answer it from the partial index `event_deliveries_due`
+ * (WHERE status = 'pending'): whenever the statistics say few deliveries are pending (taken while
+ * the queue was empty, or a new table), it read every pending delivery through that index and
+ * hash-joined them with the batch — a cost per statement that grows with the backlog, so at
+ * exactly the moment deliveries pile up each claim and outcome got slower. Written this way, only
+ * the primary key can find them: a lookup per delivery of the batch, whatever the statistics say.
+ */
+const FINAL_STATES = ['succeeded', 'exhausted', 'cancelled'] as const;
+// A status added to DeliveryStatus must be added here too (or be pending): this fails to compile otherwise.
+const allFinalStatesListed: Exclude<DeliveryStatus, 'pending' | (typeof FINAL_STATES)[number]> extends never ? true : never = true;
+void allFinalStatesListed;
+const PENDING = `NOT IN (${FINAL_STATES.map((state) => `'${state}'`).join(', ')})`;
+
+/**
  * Text Postgres can store: a receiver's response may hold NUL characters, which a text column
  * refuses — the whole statement (and, batched, its neighbours' outcomes) would fail with it.
  */
@@ -164,13 +180,13 @@ export class DeliveriesRepository {
            ) l
            LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
            LEFT JOIN etl_pipelines p ON p.id = d.pipeline_id
-          WHERE d.status = 'pending'
+          WHERE d.status ${PENDING}
        ), claimed AS (
          UPDATE event_deliveries d
             SET attempt_count = d.attempt_count + 1, last_attempt_at = clock_timestamp(), manual = false,
                 unfinished_trigger = CASE WHEN d.manual THEN 'manual' ELSE 'scheduled' END, updated_at = clock_timestamp()
            FROM target t
-          WHERE d.id = t.id AND d.status = 'pending' AND d.attempt_count = t.attempt_count
+          WHERE d.id = t.id AND d.status ${PENDING} AND d.attempt_count = t.attempt_count
             AND NOT t.not_due AND NOT t.unsendable AND (t.rate_limit IS NULL OR t.cleared)
           RETURNING d.id, d.event_id, d.endpoint_id, d.pipeline_id, d.attempt_count, d.target,
                     d.unfinished_trigger AS trigger, d.last_attempt_at::text AS claimed_at
@@ -179,7 +195,7 @@ export class DeliveriesRepository {
             SET status = 'cancelled', updated_at = clock_timestamp(),
                 status_reason = CASE d.target WHEN 'webhook' THEN 'endpoint_disabled' ELSE 'destination_removed' END
            FROM target t
-          WHERE d.id = t.id AND d.status = 'pending' AND t.unsendable
+          WHERE d.id = t.id AND d.status ${PENDING} AND t.unsendable
           RETURNING d.id
        ), interrupted AS (
          -- The previous attempt was claimed, its lease is over and its outcome never came: its
@@ -298,7 +314,7 @@ export class DeliveriesRepository {
                                      ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END,
               unfinished_trigger = CASE WHEN d.attempt_count = f.attempt_number THEN NULL ELSE d.unfinished_trigger END
          FROM f
-        WHERE d.id = f.delivery_id AND d.status = 'pending'
+        WHERE d.id = f.delivery_id AND d.status ${PENDING}
        RETURNING d.id, d.manual`,
       [
         column((a) => a.claimed.id),
