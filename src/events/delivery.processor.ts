@@ -11,7 +11,23 @@ import type { EndpointRateLimiter } from './rate-limiter';
 import { nextStep } from './retry-policy';
 import { signingSecrets } from './signing-secrets';
 import { Slots } from './slots';
-import { signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
+import { type PostResult, signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
+
+/**
+ * How long a claimed delivery is reserved for its attempt: the whole attempt (the delivery
+ * timeout, and a margin for recording the outcome), but never longer than a job lock, after
+ * which BullMQ gives a dead worker's job to another.
+ */
+export function claimLeaseMs(config: Pick<EventsConfig, 'deliveryTimeoutMs' | 'jobLockMs'>): number {
+  return Math.min(config.deliveryTimeoutMs + 5_000, config.jobLockMs);
+}
+
+/**
+ * A webhook request ends this long before its claim's lease at the latest: room for a late timer
+ * on a busy event loop. Past the lease another worker may claim the delivery, so a request still
+ * open then could be sent twice at once.
+ */
+const LEASE_MARGIN_MS = 1_000;
 
 /** What the queue should do with the job next (`not_started`: the worker is stopping, hand it on). */
 export type ProcessResult = { kind: 'done' } | { kind: 'later'; atMs: number } | { kind: 'not_started' };
@@ -48,7 +64,10 @@ export class DeliveryProcessor {
   ) {
     this.sends = new Slots(config.concurrency);
     this.attempts = new Slots(2 * config.concurrency);
+    this.leaseMs = claimLeaseMs(config);
   }
+
+  private readonly leaseMs: number;
 
   /** Requests or publishes in flight: at most EVENTS concurrency (the HTTP agent's sockets). */
   private readonly sends: Slots;
@@ -64,6 +83,8 @@ export class DeliveryProcessor {
     try {
       // Deliveries of a bundle that did not start before the worker began to stop are handed on.
       if (options.stopping?.()) return { kind: 'not_started' };
+      // Taken before the claim is asked for, so it is no later than the lease's start in Postgres.
+      const claimAskedAt = performance.now();
       let claim = await this.repo.claim(deliveryId);
       if (claim.kind === 'rate_limited') {
         const admission = await this.rateLimiter.admit(claim.endpointId, claim.rateLimit);
@@ -73,14 +94,15 @@ export class DeliveryProcessor {
       if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
       if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
       return claim.context.target === 'webhook'
-        ? await this.deliverWebhook(claim.context, attemptSlot)
+        ? await this.deliverWebhook(claim.context, attemptSlot, claimAskedAt + this.leaseMs - LEASE_MARGIN_MS)
         : await this.publishToRabbitMq(claim.context, attemptSlot);
     } finally {
       attemptSlot();
     }
   }
 
-  private async deliverWebhook(context: DeliveryContext, releaseAttemptSlot: () => void): Promise<ProcessResult> {
+  /** `sendBy` (performance.now() time): the request is over by then, whatever the delivery timeout. */
+  private async deliverWebhook(context: DeliveryContext, releaseAttemptSlot: () => void, sendBy: number): Promise<ProcessResult> {
     const endpointId = context.endpoint_id as string;
 
     const body = JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc)));
@@ -93,18 +115,25 @@ export class DeliveryProcessor {
       this.cipher,
     );
     const custom = context.headers_enc ? this.cipher.decryptJson<Record<string, string>>(context.headers_enc) : {};
-    const result = await this.sends.run(() =>
-      this.sender.post({
+    const result = await this.sends.run(() => {
+      // An attempt may wait for a free connection for up to one delivery timeout (twice as many
+      // attempts as connections), then send for another: longer than its lease. What is left of
+      // the lease bounds the request; with nothing left it is not sent and counts as a failed
+      // attempt, retried on the schedule like any other.
+      const timeoutMs = Math.min(this.config.deliveryTimeoutMs, Math.floor(sendBy - performance.now()));
+      if (timeoutMs <= 0) return Promise.resolve(notSent('Not sent: the attempt waited for a free connection until its claim ran out'));
+      return this.sender.post({
         url: context.url as string,
         body,
+        timeoutMs,
         headers: {
           ...custom,
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
           ...signatureHeaders(context.event_id, new Date(), body, secrets),
         },
-      }),
-    );
+      });
+    });
     // Sent: recording the outcome (grouped with other deliveries' outcomes) need not hold a slot.
     releaseAttemptSlot();
     const step = nextStep(context.attempt_number, result, this.config.retryScheduleMs);
@@ -182,6 +211,10 @@ export class DeliveryProcessor {
     }
     return afterAttempt(step, manualWaiting);
   }
+}
+
+function notSent(error: string): PostResult {
+  return { statusCode: null, retryAfterMs: null, responseExcerpt: null, error, latencyMs: 0 };
 }
 
 /**

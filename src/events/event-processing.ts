@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { PhiCipher } from '../common/crypto';
-import type { EventsConfig, LabflowConfig } from '../config/config';
+import type { LabflowConfig } from '../config/config';
 import { DeliveryQueue } from './delivery-queue';
-import { type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
+import { claimLeaseMs, type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryBatches } from './delivery-batches';
@@ -30,15 +30,6 @@ export interface EventProcessing {
   delivery: DeliveryWorker | null;
   /** Stops both (once; later calls wait for the first); `force` abandons running deliveries as a crash would. */
   stop(force?: boolean): Promise<void>;
-}
-
-/**
- * How long a claimed delivery is reserved for its attempt: the whole attempt (the delivery
- * timeout, and a margin for recording the outcome), but never longer than a job lock, after
- * which BullMQ gives a dead worker's job to another.
- */
-export function claimLeaseMs(config: Pick<EventsConfig, 'deliveryTimeoutMs' | 'jobLockMs'>): number {
-  return Math.min(config.deliveryTimeoutMs + 5_000, config.jobLockMs);
 }
 
 /**

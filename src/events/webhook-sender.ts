@@ -82,6 +82,8 @@ export interface WebhookPost {
   url: string;
   body: string;
   headers: Record<string, string>;
+  /** This request's deadline, when shorter than the sender's `timeoutMs`. */
+  timeoutMs?: number;
 }
 
 export interface PostResult {
@@ -125,6 +127,7 @@ export class WebhookSender {
     if (target.problem !== null) return finish({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `Refused: ${target.problem}` });
     const { secure, options } = target;
     const body = Buffer.from(request.body, 'utf8');
+    const timeoutMs = Math.min(request.timeoutMs ?? this.options.timeoutMs, this.options.timeoutMs);
     return new Promise<PostResult>((resolve) => {
       let settled = false;
       const settle = (result: Omit<PostResult, 'latencyMs'>) => {
@@ -141,9 +144,9 @@ export class WebhookSender {
         ...(this.lookup ? { lookup: this.lookup } : {}),
       });
       const timer = setTimeout(() => {
-        settle({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `Timed out after ${this.options.timeoutMs} ms` });
+        settle({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `Timed out after ${timeoutMs} ms` });
         req.destroy();
-      }, this.options.timeoutMs);
+      }, timeoutMs);
       req.on('error', (error: NodeJS.ErrnoException) => {
         const code = error.code ? `${error.code}: ` : '';
         settle({ statusCode: null, retryAfterMs: null, responseExcerpt: null, error: `${code}${error.message}` });

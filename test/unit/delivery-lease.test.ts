@@ -1,0 +1,135 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PhiCipher } from '../../src/common/crypto';
+import type { EventsConfig } from '../../src/config/config';
+import type { Claim, DeliveryContext, FinishedAttempt } from '../../src/events/deliveries.repository';
+import type { DeliveryStore } from '../../src/events/delivery-batches';
+import { claimLeaseMs, DeliveryProcessor } from '../../src/events/delivery.processor';
+import type { RabbitMqPublisher } from '../../src/events/rabbitmq.publisher';
+import type { EndpointRateLimiter } from '../../src/events/rate-limiter';
+import { WebhookSender } from '../../src/events/webhook-sender';
+import { generateWebhookSecret } from '../../src/management/webhooks/webhook-secrets';
+
+/**
+ * A claimed delivery is reserved for its attempt until the claim's lease ends; after that another
+ * worker may claim and send it. So no request of an attempt may still be open at the receiver when
+ * the lease ends — even for an attempt that first waited for a free connection behind a receiver
+ * that never answers (twice as many attempts as connections are claimed at once).
+ */
+
+const TIMEOUT_MS = 1_500;
+const cipher = new PhiCipher(randomBytes(32));
+const secretEnc = cipher.encrypt(generateWebhookSecret());
+
+/** A receiver that never answers: each request stays open until the sender gives up on it. */
+async function silentReceiver(): Promise<{ server: Server; url: string; closedAt: Map<string, number> }> {
+  const closedAt = new Map<string, number>();
+  const server = createServer((req: IncomingMessage) => {
+    req.resume();
+    // The sender gave up: the request is over for the receiver (the client closes its socket).
+    req.once('close', () => closedAt.set(String(req.headers['webhook-id']), performance.now()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, closedAt };
+}
+
+function contextOf(url: string): DeliveryContext {
+  return {
+    id: randomUUID(),
+    event_id: randomUUID(),
+    target: 'webhook',
+    endpoint_id: randomUUID(),
+    pipeline_id: null,
+    attempt_number: 1,
+    trigger: 'scheduled',
+    claimed_at: new Date().toISOString(),
+    event_type: 'labtest.order.created',
+    team_id: randomUUID(),
+    environment: 'sandbox',
+    user_id: randomUUID(),
+    client_user_id: 'lease-test',
+    data_enc: cipher.encryptJson({ id: randomUUID() }),
+    event_created_at: new Date(),
+    url,
+    secret_enc: secretEnc,
+    previous_secret_enc: null,
+    previous_secret_expires_at: null,
+    headers_enc: null,
+    failing_since: null,
+    destinations_enc: null,
+    request_id: null,
+  };
+}
+
+/** Deliveries claimed in memory, as Postgres would: the claim's time is when the lease starts. */
+class MemoryStore implements DeliveryStore {
+  readonly claimedAt = new Map<string, number>();
+  readonly finished = new Map<string, FinishedAttempt>();
+  constructor(private readonly contexts: Map<string, DeliveryContext>) {}
+  async claim(deliveryId: string): Promise<Claim> {
+    this.claimedAt.set(deliveryId, performance.now());
+    return { kind: 'claimed', context: this.contexts.get(deliveryId) as DeliveryContext };
+  }
+  async finishAttempt(finished: FinishedAttempt): Promise<boolean> {
+    this.finished.set(finished.claimed.id, finished);
+    return false;
+  }
+  async endpointRecovered(): Promise<void> {}
+  async endpointFailed(): Promise<boolean> {
+    return false;
+  }
+  async disableEndpoint(): Promise<boolean> {
+    return false;
+  }
+}
+
+async function deliverTwoBehindOneConnection(jobLockMs: number) {
+  const receiver = await silentReceiver();
+  const config = { concurrency: 1, deliveryTimeoutMs: TIMEOUT_MS, jobLockMs, retryScheduleMs: [0, 5_000], disableAfterMs: 86_400_000 } as EventsConfig;
+  const first = contextOf(receiver.url);
+  const second = contextOf(receiver.url);
+  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])));
+  const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowPrivate: true, maxSockets: 1 });
+  const processor = new DeliveryProcessor(store, cipher, sender, {} as RabbitMqPublisher, {} as EndpointRateLimiter, config, { warn: () => undefined });
+  try {
+    await Promise.all([processor.process(first.id), processor.process(second.id)]);
+    // The receiver learns of a socket's close a little after the sender gave up on it.
+    const sent = [...store.finished.values()].filter((finished) => !finished.error?.startsWith('Not sent')).length;
+    for (let waited = 0; receiver.closedAt.size < sent && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    sender.close();
+    receiver.server.closeAllConnections();
+    await new Promise((resolve) => receiver.server.close(resolve));
+  }
+  return { store, receiver, first, second, leaseMs: claimLeaseMs(config) };
+}
+
+test('an attempt that waited for a connection is cut off before its lease ends, not a full timeout later', async () => {
+  // Lease 3 s; the second attempt gets the connection after the first one's 1.5 s timeout.
+  const { store, receiver, first, second, leaseMs } = await deliverTwoBehindOneConnection(3_000);
+  expect(leaseMs).toBe(3_000);
+  for (const context of [first, second]) {
+    const closed = receiver.closedAt.get(context.event_id);
+    expect(closed).toBeDefined();
+    expect(closed as number).toBeLessThanOrEqual((store.claimedAt.get(context.id) as number) + leaseMs);
+  }
+  expect(store.finished.get(first.id)).toMatchObject({ status: 'failed', error: `Timed out after ${TIMEOUT_MS} ms` });
+  // What was left of the second's lease bounded its request (about 0.5 s, never the full 1.5 s).
+  const secondError = store.finished.get(second.id)?.error ?? '';
+  expect(secondError).toMatch(/^Timed out after \d+ ms$/);
+  expect(Number(/\d+/.exec(secondError)?.[0])).toBeLessThan(TIMEOUT_MS);
+  expect(store.finished.get(second.id)?.delivery).toMatchObject({ status: 'pending' });
+}, 20_000);
+
+test('an attempt whose lease ran out while it waited is not sent, and is retried on the schedule', async () => {
+  // Lease 2 s: after the first attempt's 1.5 s, less than the 1 s margin is left for the second.
+  const { store, receiver, second } = await deliverTwoBehindOneConnection(2_000);
+  expect(receiver.closedAt.has(second.event_id)).toBe(false);
+  expect(store.finished.get(second.id)).toMatchObject({
+    status: 'failed',
+    statusCode: null,
+    error: 'Not sent: the attempt waited for a free connection until its claim ran out',
+    delivery: { status: 'pending' },
+  });
+}, 20_000);
