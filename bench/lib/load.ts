@@ -44,6 +44,12 @@ export function cpuSeconds(pid: number): number | null {
  */
 export const PRODUCTION_API_ENV = { NODE_ENV: 'production', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_REQUESTS: 'true', METRICS_ENABLED: 'true' } as const;
 
+/**
+ * The node flags production starts the API with (Dockerfile, docker-compose.yml, scripts/up.sh,
+ * `npm run start:api`): V8 semi-spaces of 32 MB (scripts/up.sh says why).
+ */
+export const PRODUCTION_API_NODE_ARGS = ['--max-semi-space-size=32'] as const;
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;

@@ -1,6 +1,6 @@
 /**
  * Reads against their floor (issue #15): req/s and p99 of labflow's read routes, the real API
- * process with its production settings (request log, metrics), ÷ a bare Fastify + pg process
+ * process with its production settings (request log, metrics, node flags), ÷ a bare Fastify + pg process
  * doing the same main SELECT (bench/reads/bare-server.ts), each loaded by autocannon from a
  * process of its own at 64 connections. Goal: ≥ 0.75 of the bare req/s, p99 ≤ 1.5× the bare p99.
  * Servers take turns (BENCH_ROUNDS rounds, alternating) and each figure is the median; requests
@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchTenant, fmt, measure, median, PRODUCTION_API_ENV, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { autocannon, benchTenant, fmt, measure, median, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
-      nodeArgs: CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [],
+      nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [])],
     });
     servers.push(api);
     const bare = await startServer({

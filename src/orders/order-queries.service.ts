@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
+import { PhiReadAudit } from '../common/phi-access-log';
 import { notFound } from '../common/errors';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import {
@@ -30,13 +31,19 @@ export class OrderQueriesService {
     private readonly views: OrderViews,
     private readonly catalog: LabCatalogRepository,
     private readonly cipher: PhiCipher,
+    private readonly audit: PhiReadAudit,
   ) {}
 
-  /** The order as of one snapshot; its PHI read audit row is written by the same statement. */
+  /**
+   * The order as of one snapshot. Its PHI read audit row is written (PhiReadAudit, group commit)
+   * while the view is built, and the view is returned only once the row has committed: a failed
+   * audit fails the read.
+   */
   async get(team: TeamPrincipal, orderId: string): Promise<OrderView> {
-    const read = await this.readModel.readForView(team, team.apiKeyId, orderId);
+    const read = await this.readModel.readForView(team, orderId);
     if (!read) throw notFound('Order');
-    return this.views.fromRead(read);
+    const [view] = await Promise.all([this.views.fromRead(read), this.audit.record({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'order', read.order.id)]);
+    return view;
   }
 
   async list(team: TeamPrincipal, query: ListOrdersQuery) {

@@ -1,6 +1,6 @@
 /**
  * The order read model: statements over orders that also read other modules' tables (users,
- * appointments, lab_tests, and the phi_access_log audit), on purpose.
+ * appointments, lab_tests, and order creation's phi_access_log audit row), on purpose.
  *
  * Every other order repository touches only the orders module's tables (orders, order_events,
  * order_transactions, order_results); a read of another module goes through that module's
@@ -8,14 +8,15 @@
  * - Speed: `GET /v3/order/{id}` (readForView) and order creation (createContext, insertOrder) each
  *   read what they need of users, appointments and lab_tests in the same single statement as the
  *   order rows: one round trip instead of one per module (12 queries per GET became 2; a kit order
- *   27 became 9; see commits f9b7dd0 and 6cde3bd). One statement is also one snapshot, and the PHI
- *   audit row is written by the statement that reads or writes the ciphertext. Order creation's
- *   statement also records its outbox event (with the outbox's own insertEventsSql), so the order
- *   and its event commit as one statement, without BEGIN and COMMIT round trips.
+ *   27 became 9; see commits f9b7dd0 and 6cde3bd). One statement is also one snapshot. Order
+ *   creation's statement also writes the PHI audit row with the ciphertext and records its outbox
+ *   event (with the outbox's own insertEventsSql), so the order and its event commit as one
+ *   statement, without BEGIN and COMMIT round trips. (The GET's audit row is PhiReadAudit's:
+ *   group commit, see src/common/phi-access-log.ts.)
  * - Direction: appointments import orders, so orders cannot ask the appointments repository for
  *   an order's latest appointment (latestAppointmentIds, resumeOf) without a folder cycle.
  * Keep it to reads an order view or an order workflow needs; it writes nothing of another module
- * but the PHI audit row and the new order's outbox event.
+ * but the new order's PHI audit row and outbox event.
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -48,19 +49,15 @@ export interface OrderRead {
 /**
  * `GET /v3/order/{id}` in one statement, so in one snapshot: the team's order, its events, its
  * order transaction with every sibling and when each reached its status, its latest appointment
- * (not for kits), its lab test's version, and the PHI read audit row. The audit row is inserted by
- * the same statement that reads the ciphertext, only when the team's order exists: no PHI leaves
- * the database unaudited, and a failed audit insert fails the read. Timestamps inside the JSON are
- * Postgres' text output, parsed by pg's own timestamptz parser: the same Dates as a column read.
- * Every JSON aggregate is ordered as the per-part queries were (events by seq; siblings by
- * created_at, then id so that ties are stable).
+ * (not for kits), and its lab test's version. A read only: the PHI read audit row is written by
+ * PhiReadAudit (src/common/phi-access-log.ts), which the read waits for before it answers.
+ * Timestamps inside the JSON are Postgres' text output, parsed by pg's own timestamptz parser: the
+ * same Dates as a column read. Every JSON aggregate is ordered as the per-part queries were
+ * (events by seq; siblings by created_at, then id so that ties are stable).
  */
 const readForViewSql = (columns: string) => `
   WITH o AS (
     SELECT ${columns} FROM orders WHERE id = $1::uuid AND team_id = $2::uuid AND environment = $3::text
-  ), audit AS (
-    INSERT INTO phi_access_log (team_id, api_key_id, action, resource, resource_id)
-    SELECT $2::uuid, $4::uuid, 'read', 'order', o.id FROM o
   )
   SELECT ${columns},
     (SELECT json_agg(json_build_array(e.id::text, e.seq, e.created_at::text, e.status, e.status_detail) ORDER BY e.seq)
@@ -76,7 +73,7 @@ const readForViewSql = (columns: string) => `
       WHERE lt.id = o.lab_test_id AND (lt.team_id IS NULL OR (lt.team_id = o.team_id AND lt.environment = o.environment))) AS read_lab_test_version
   FROM o`;
 
-const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view';
+const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view_v2';
 
 /**
  * Order creation's write in one statement (OrderReadModel.insertOrder): the order transaction,
@@ -219,13 +216,13 @@ export class OrderReadModel {
   }
 
   /**
-   * The team's order and everything its view needs, with the PHI read audit row, in one round
-   * trip (readForViewSql); null (and no audit row) when the team has no such order.
+   * The team's order and everything its view needs in one round trip (readForViewSql); null when
+   * the team has no such order. The caller audits the read (PhiReadAudit) before it answers.
    */
-  async readForView(scope: Scope, apiKeyId: string | null, id: string): Promise<OrderRead | null> {
+  async readForView(scope: Scope, id: string): Promise<OrderRead | null> {
     const metadata = this.db.getMetadata(OrderEntity);
     this.readForViewText ??= readForViewSql(metadata.columns.map((column) => `"${column.databaseName}"`).join(', '));
-    const rows = await runPrepared<Record<string, unknown>>(this.db, READ_FOR_VIEW_STATEMENT, this.readForViewText, [id, scope.teamId, scope.environment, apiKeyId]);
+    const rows = await runPrepared<Record<string, unknown>>(this.db, READ_FOR_VIEW_STATEMENT, this.readForViewText, [id, scope.teamId, scope.environment]);
     if (rows.length === 0) return null;
     const row = rows[0];
     // Hydrated column by column exactly as TypeORM hydrates a queried entity.

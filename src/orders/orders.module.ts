@@ -4,6 +4,7 @@ import { SandboxCourierAdapter } from '../adapters/courier/sandbox-courier.adapt
 import { LAB_ADAPTER } from '../adapters/lab/lab.adapter';
 import { SandboxLabAdapter } from '../adapters/lab/sandbox-lab.adapter';
 import { IdempotencyModule } from '../common/idempotency';
+import { PhiReadAudit } from '../common/phi-access-log';
 import { EventsModule } from '../events/events.module';
 import { LabTestsModule } from '../lab-tests/lab-tests.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
@@ -46,6 +47,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     OrderListRepository,
     OrderScanRepository,
     OrderReadModel,
+    PhiReadAudit,
     OrderViews,
     OrderCreationService,
     OrderCommandsService,

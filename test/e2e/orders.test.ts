@@ -115,6 +115,25 @@ describe('orders API (test kits)', () => {
     expect((await post('/v3/order', orderBody(otherUser), {}, other.apiKey)).status).toBe(200);
   });
 
+  it('audits every read of an order before answering it: one phi_access_log row per 200, none for a 404', async () => {
+    const order = (await post('/v3/order', orderBody(userId))).body.order;
+    const reads = () =>
+      stack.db.query(`SELECT team_id, api_key_id, action, resource FROM phi_access_log WHERE resource_id = $1 AND action = 'read' ORDER BY id`, [order.id]);
+    expect(await reads()).toEqual([]);
+    expect((await get(`/v3/order/${order.id}`)).status).toBe(200);
+    // The row is there when the answer is (the read waits for its commit), not eventually.
+    expect(await reads()).toEqual([{ team_id: tenant.teamId, api_key_id: tenant.apiKeyId, action: 'read', resource: 'order' }]);
+    // Concurrent reads share INSERTs (PhiReadAudit's group commit); each still has its row.
+    const answers = await Promise.all(Array.from({ length: 40 }, () => get(`/v3/order/${order.id}`)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(200));
+    expect(await reads()).toHaveLength(41);
+    const other = await createTenant(stack.db);
+    expect((await get(`/v3/order/${order.id}`, other.apiKey)).status).toBe(404);
+    expect((await get(`/v3/order/${randomUUID()}`)).status).toBe(404);
+    expect(await reads()).toHaveLength(41);
+    expect((await stack.db.query(`SELECT count(*)::int AS n FROM phi_access_log WHERE team_id = $1`, [other.teamId]))[0].n).toBe(0);
+  });
+
   it('lists with filters and pages', async () => {
     const team = await createTenant(stack.db);
     const user = await createUser(stack, team);
