@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { runPrepared } from '../common/prepared-statement';
-import { OUTBOX_CHANNEL } from './outbox.repository';
+import { type DeliveryStatus, OUTBOX_CHANNEL, PENDING } from './outbox.repository';
 
 export type DeliveryTarget = 'webhook' | 'rabbitmq';
-export type DeliveryStatus = 'pending' | 'succeeded' | 'exhausted' | 'cancelled';
+export type { DeliveryStatus } from './outbox.repository';
 export type AttemptStatus = 'sending' | 'succeeded' | 'failed' | 'interrupted';
 export type AttemptTrigger = 'scheduled' | 'manual';
 
@@ -54,21 +54,6 @@ export type Claim =
   /** Nothing to do: unknown, no longer pending, cancelled now (target disabled), or taken by another worker. */
   | { kind: 'none' };
 
-/**
- * "The delivery is pending" in the claim and outcome statements, which pick their deliveries by
- * primary key. Spelled as "in no final state" (the same rows: status is one of the four) because
- * `status = 'pending'` lets the planner answer it from the partial index `event_deliveries_due`
- * (WHERE status = 'pending'): whenever the statistics say few deliveries are pending (taken while
- * the queue was empty, or a new table), it read every pending delivery through that index and
- * hash-joined them with the batch — a cost per statement that grows with the backlog, so at
- * exactly the moment deliveries pile up each claim and outcome got slower. Written this way, only
- * the primary key can find them: a lookup per delivery of the batch, whatever the statistics say.
- */
-const FINAL_STATES = ['succeeded', 'exhausted', 'cancelled'] as const;
-// A status added to DeliveryStatus must be added here too (or be pending): this fails to compile otherwise.
-const allFinalStatesListed: Exclude<DeliveryStatus, 'pending' | (typeof FINAL_STATES)[number]> extends never ? true : never = true;
-void allFinalStatesListed;
-const PENDING = `NOT IN (${FINAL_STATES.map((state) => `'${state}'`).join(', ')})`;
 
 /**
  * Text Postgres can store: a receiver's response may hold NUL characters, which a text column
