@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PhiAccessLogEntity } from './phi-access-log.entity';
+import { MicroBatcher } from './micro-batcher';
 import { runPrepared } from './prepared-statement';
 
 /** Who touched PHI, for the audit trail (one phi_access_log row per resource read or written). */
@@ -33,58 +34,44 @@ const INSERT_READS = {
 /** Rows per INSERT at most; more wait for the next one. */
 const MAX_BATCH = 500;
 
-interface PendingRead {
+interface ReadAccess {
   by: PhiAccess;
   resource: string;
   resourceId: string;
-  done: (error?: unknown) => void;
 }
 
 /**
- * The audit rows of the hottest PHI read (`GET /v3/order/{id}`), written by group commit: a read
- * asks `record` and answers only when its row has committed, so no PHI reaches a caller unaudited,
- * and a failed insert fails the read (500), as when the row was written by the read's own
- * statement. What changes is the cost: one INSERT and one commit (one WAL flush) for every read
- * that arrived while the previous INSERT ran, instead of a write transaction per read. Under load
- * that was most of Postgres' CPU per order read (pgbench, this statement alone: 110 µs with the
- * insert, 45 µs without; a batched row ~5 µs). A process that dies before a row commits has not
- * answered that read: nothing is lost that a caller saw. Nothing waits for a timer: the first
- * read starts an INSERT at once, the ones behind it form the next.
+ * The audit rows of the hottest PHI read (`GET /v3/order/{id}`), written by group commit
+ * (MicroBatcher): a read asks `record` and answers only when its row has committed, so no PHI
+ * reaches a caller unaudited, and a read whose row cannot be written fails (500), as when the row
+ * was written by the read's own statement. What changes is the cost: one INSERT and one commit
+ * (one WAL flush) for every read that arrived while the previous INSERT ran, instead of a write
+ * transaction per read. Under load that was most of Postgres' CPU per order read (pgbench, this
+ * statement alone: 110 µs with the insert, 45 µs without; a batched row ~5 µs). A process that
+ * dies before a row commits has not answered that read: nothing is lost that a caller saw.
  */
 @Injectable()
 export class PhiReadAudit {
-  private queue: PendingRead[] = [];
-  private writing = false;
+  private readonly rows: MicroBatcher<ReadAccess, void>;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
-
-  /** Resolves once the read's row has committed; rejects when its INSERT failed. */
-  record(by: PhiAccess, resource: string, resourceId: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ by, resource, resourceId, done: (error) => (error === undefined ? resolve() : reject(error)) });
-      if (!this.writing) void this.drain();
-    });
+  constructor(@InjectDataSource() db: DataSource) {
+    this.rows = new MicroBatcher<ReadAccess, void>(
+      async (reads) => {
+        await runPrepared(db, INSERT_READS.name, INSERT_READS.text, [
+          reads.map((read) => read.by.teamId),
+          reads.map((read) => read.by.apiKeyId),
+          reads.map((read) => read.resource),
+          reads.map((read) => read.resourceId),
+        ]);
+        return reads.map(() => undefined);
+      },
+      // One INSERT at a time: the reads behind it form the next.
+      { maxBatch: MAX_BATCH, maxInFlight: 1 },
+    );
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          await runPrepared(this.db, INSERT_READS.name, INSERT_READS.text, [
-            batch.map((read) => read.by.teamId),
-            batch.map((read) => read.by.apiKeyId),
-            batch.map((read) => read.resource),
-            batch.map((read) => read.resourceId),
-          ]);
-          for (const read of batch) read.done();
-        } catch (error) {
-          for (const read of batch) read.done(error ?? new Error('PHI read audit failed'));
-        }
-      }
-    } finally {
-      this.writing = false;
-    }
+  /** Resolves once the read's row has committed; rejects when it could not be written. */
+  record(by: PhiAccess, resource: string, resourceId: string): Promise<void> {
+    return this.rows.submit({ by, resource, resourceId });
   }
 }

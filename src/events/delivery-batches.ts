@@ -1,5 +1,5 @@
 import type { Claim, DeliveriesRepository, FinishedAttempt } from './deliveries.repository';
-import { MicroBatcher } from './micro-batcher';
+import { MicroBatcher } from '../common/micro-batcher';
 
 /** What DeliveryProcessor needs of Postgres (DeliveriesRepository, or grouped: DeliveryBatches). */
 export type DeliveryStore = Pick<DeliveriesRepository, 'claim' | 'finishAttempt' | 'endpointRecovered' | 'endpointFailed' | 'disableEndpoint'>;

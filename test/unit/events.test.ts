@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/config';
 import { endpointAccepts, isEventType } from '../../src/events/catalogue';
 import { deliveryBundleJobs, deliveryJob } from '../../src/events/delivery-queue';
 import { eventIdFor, uuidV5 } from '../../src/events/event-id';
-import { MicroBatcher } from '../../src/events/micro-batcher';
+import { MicroBatcher } from '../../src/common/micro-batcher';
 import { batchItem, fill } from '../../src/events/event-batches';
 import { resolveEventId } from '../../src/events/outbox.service';
 import { MAX_RETRY_AFTER_MS, nextStep, parseRetryAfter } from '../../src/events/retry-policy';

@@ -56,19 +56,22 @@ describe('PhiReadAudit (group commit of PHI read audit rows)', () => {
     ]);
   });
 
-  it('fails every read of a failed INSERT (so none answers with PHI), and goes on with the next', async () => {
-    const { db, commit } = fakeDb({ fail: (call) => (call === 1 ? new Error('disk full') : undefined) });
+  it('fails a read whose row cannot be written (so it never answers with PHI); its batch mates are written alone, and it goes on', async () => {
+    // The INSERT of o2 and o3 together fails (call 1); written alone, o2's goes through (call 2) and o3's fails again (call 3).
+    const { db, commit } = fakeDb({ fail: (call) => (call === 1 || call === 3 ? new Error('invalid input syntax for type uuid') : undefined) });
     const audit = new PhiReadAudit(db);
     const first = audit.record(by, 'order', 'o1');
     await new Promise((done) => setImmediate(done));
     // Both behind the first INSERT: the second INSERT, which fails, holds them both.
-    const failed = [audit.record(by, 'order', 'o2'), audit.record({ ...by, apiKeyId: null }, 'order', 'o3')].map((read) =>
+    const reads = [audit.record(by, 'order', 'o2'), audit.record({ ...by, apiKeyId: null }, 'order', 'not-a-uuid')].map((read) =>
       read.then(() => 'committed', (error: Error) => error.message),
     );
     await commit();
     await expect(first).resolves.toBeUndefined();
-    await commit();
-    expect(await Promise.all(failed)).toEqual(['disk full', 'disk full']);
+    await commit(); // the shared INSERT fails
+    await commit(); // o2 alone
+    await commit(); // o3 alone, fails
+    expect(await Promise.all(reads)).toEqual(['committed', 'invalid input syntax for type uuid']);
     const after = audit.record(by, 'order', 'o4');
     await commit();
     await expect(after).resolves.toBeUndefined();

@@ -1,10 +1,12 @@
 /**
- * Group commit for the delivery worker's bookkeeping: callers submit one item each (the claim
- * of a delivery, the outcome of an attempt) and wait for their own answer; items submitted while
- * `maxInFlight` statements are running wait and go together in the next one, up to `maxBatch`.
+ * Group commit: callers submit one item each (the claim of a delivery, the outcome of an attempt
+ * in src/events/delivery-batches.ts; the audit row of a PHI read in phi-access-log.ts) and wait
+ * for their own answer; items submitted while `maxInFlight` statements are running wait and go
+ * together in the next one, up to `maxBatch`.
  *
  * Why: at 50 concurrent deliveries, one statement (and one commit, one WAL flush) per claim and
- * per outcome was most of the worker's time (bench:webhooks). Grouped, the statements keep the
+ * per outcome was most of the worker's time (bench:webhooks); an audit INSERT per order read was
+ * most of Postgres's time per read (bench:reads). Grouped, the statements keep the
  * same per-delivery meaning — each caller still gets its answer only after its own rows were
  * committed — but a commit carries tens of deliveries. When idle, an item goes alone at the next
  * turn of the event loop, so a lone delivery is not delayed.
@@ -20,8 +22,8 @@ export interface MicroBatcherOptions<I> {
   maxBatch: number;
   /** Statements running at once at most (each holds a pool connection). */
   maxInFlight: number;
-  /** Items with equal keys go to different statements. */
-  key: (item: I) => string;
+  /** Items with equal keys go to different statements (none given: any items may share one). */
+  key?: (item: I) => string;
 }
 
 interface Waiting<I, O> {
@@ -71,11 +73,13 @@ export class MicroBatcher<I, O> {
 
   /** Up to maxBatch waiting items with distinct keys, oldest first; the rest keep their places. */
   private take(): Array<Waiting<I, O>> {
+    const keyOf = this.options.key;
+    if (!keyOf) return this.queue.splice(0, this.options.maxBatch);
     const batch: Array<Waiting<I, O>> = [];
     const keys = new Set<string>();
     const rest: Array<Waiting<I, O>> = [];
     for (const waiting of this.queue) {
-      const key = this.options.key(waiting.item);
+      const key = keyOf(waiting.item);
       if (batch.length < this.options.maxBatch && !keys.has(key)) {
         keys.add(key);
         batch.push(waiting);
