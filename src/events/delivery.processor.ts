@@ -119,8 +119,9 @@ export class DeliveryProcessor {
       // An attempt may wait for a free connection for up to one delivery timeout (twice as many
       // attempts as connections), then send for another: longer than its lease. What is left of
       // the lease bounds the request; with nothing left it is not sent and counts as a failed
-      // attempt, retried on the schedule like any other.
-      const timeoutMs = Math.min(this.config.deliveryTimeoutMs, Math.floor(sendBy - performance.now()));
+      // attempt, retried on the schedule like any other. (The sender never waits longer than the
+      // delivery timeout, whatever is left.)
+      const timeoutMs = Math.floor(sendBy - performance.now());
       if (timeoutMs <= 0) return Promise.resolve(notSent('Not sent: the attempt waited for a free connection until its claim ran out'));
       return this.sender.post({
         url: context.url as string,
