@@ -19,30 +19,41 @@ const name = `bench-noop-${randomUUID().slice(0, 8)}`;
 // As the delivery worker's connections (src/events/delivery-queue.ts workerConnection).
 const connection = () => new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: null });
 
+const warmup = Number(process.env.BENCH_WARMUP ?? 0);
 const queue = new Queue(name, { connection: connection() });
 let done = 0;
+let target = 0;
 let finish;
-const finished = new Promise((resolve) => (finish = resolve));
 const worker = new Worker(
   name,
   async () => {
-    if (++done === events) finish();
+    if (++done === target) finish();
   },
   { connection: connection(), concurrency, autorun: false },
 );
+void worker.run();
+
+/** `count` jobs added in bulks of 1,000 while the worker runs them; resolves when all ran. */
+async function batch(count) {
+  target = done + count;
+  const finished = new Promise((resolve) => (finish = resolve));
+  for (let i = 0; i < count; i += 1000) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(1000, count - i) }, (_, j) => ({
+        name: 'noop',
+        data: { i: i + j },
+        opts: { jobId: randomUUID(), removeOnComplete: true, removeOnFail: true },
+      })),
+    );
+  }
+  await finished;
+}
+
+// Warm-up (BENCH_WARMUP jobs, not measured; run.ts gives the delivery process the same).
+if (warmup > 0) await batch(warmup);
 const cpu = process.cpuUsage();
 const started = performance.now();
-void worker.run();
-for (let i = 0; i < events; i += 1000) {
-  await queue.addBulk(
-    Array.from({ length: Math.min(1000, events - i) }, (_, j) => ({
-      name: 'noop',
-      data: { i: i + j },
-      opts: { jobId: randomUUID(), removeOnComplete: true, removeOnFail: true },
-    })),
-  );
-}
-await finished;
+await batch(events);
 const seconds = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
 console.log(JSON.stringify({ perSecond: events / seconds, cpuMicros: used.user + used.system }));

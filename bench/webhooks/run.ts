@@ -56,6 +56,13 @@ const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 200);
  * sides last about a second, so a moment of other work on the machine moves either a lot).
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * Items each side runs unmeasured first, in the same process; default 0, both sides measured cold,
+ * as the goal was set. Warm (BENCH_WARMUP=5000) the delivery worker costs about a third less CPU per
+ * delivery (V8 has compiled it), but the no-op worker gains more and the ratio falls (0.22-0.34
+ * against 0.34-0.37 cold, 2026-11-26).
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 const run = randomUUID().slice(0, 8);
 
 function percentile(sorted: number[], p: number): number {
@@ -111,7 +118,7 @@ function startReceiver(secret: string) {
 async function baseline(redisUrl: string, concurrency: number): Promise<{ perSecond: number; cpuMicros: number }> {
   const child = spawn(process.execPath, [join(__dirname, 'noop-worker.mjs')], {
     cwd: ROOT,
-    env: { ...process.env, REDIS_URL: redisUrl, BENCH_EVENTS: String(EVENTS), BENCH_CONCURRENCY: String(concurrency) },
+    env: { ...process.env, REDIS_URL: redisUrl, BENCH_EVENTS: String(EVENTS), BENCH_WARMUP: String(WARMUP), BENCH_CONCURRENCY: String(concurrency) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -212,6 +219,11 @@ async function main(): Promise<void> {
       await vacuum();
       const noop = await baseline(config.redisUrl, concurrency);
       deliveries = await startDeliveryProcess({ ...settings, BENCH_TEAM_ID: team.id });
+      if (WARMUP > 0) {
+        const before = receiver.arrivals.size;
+        for (let i = 0; i < WARMUP; i += 100) await outbox.emit(Array.from({ length: Math.min(100, WARMUP - i) }, () => event()));
+        await receiver.until(before + WARMUP);
+      }
       // Burst: EVENTS committed in transactions of 100, as fast as Postgres takes them.
       const before = receiver.arrivals.size;
       const ids: string[] = [];
