@@ -10,7 +10,8 @@
  *                          migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
  *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (10),
  *                          BENCH_ROUNDS (3), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof,
- *                          BENCH_ROUTES=user,order,users: only those routes)
+ *                          BENCH_ROUTES=user,order,users: only those routes; BENCH_API_ARGS: more
+ *                          node flags for the API, e.g. --perf-basic-prof for perf record)
  *
  * No worker runs: the one order's workflow waits on a task queue of its own and is terminated at
  * the end; the bench's org (with its users and order) is deleted.
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
-      nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [])],
+      nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : []), ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
     });
     servers.push(api);
     const bare = await startServer({

@@ -1,8 +1,24 @@
+import type { EventsConfig } from '../config/config';
 import type { Claim, DeliveriesRepository, FinishedAttempt } from './deliveries.repository';
 import { MicroBatcher } from '../common/micro-batcher';
 
-/** What DeliveryProcessor needs of Postgres (DeliveriesRepository, or grouped: DeliveryBatches). */
-export type DeliveryStore = Pick<DeliveriesRepository, 'claim' | 'finishAttempt' | 'endpointRecovered' | 'endpointFailed' | 'disableEndpoint'>;
+/**
+ * What DeliveryProcessor needs of Postgres (grouped: DeliveryBatches), and how long its claims
+ * reserve a delivery: the processor ends a request before that lease runs out, so both must
+ * come from one place.
+ */
+export type DeliveryStore = Pick<DeliveriesRepository, 'claim' | 'finishAttempt' | 'endpointRecovered' | 'endpointFailed' | 'disableEndpoint'> & {
+  readonly leaseMs: number;
+};
+
+/**
+ * How long a claimed delivery is reserved for its attempt: the whole attempt (the delivery
+ * timeout, and a margin for recording the outcome), but never longer than a job lock, after
+ * which BullMQ gives a dead worker's job to another.
+ */
+export function claimLeaseMs(config: Pick<EventsConfig, 'deliveryTimeoutMs' | 'jobLockMs'>): number {
+  return Math.min(config.deliveryTimeoutMs + 5_000, config.jobLockMs);
+}
 
 /** Claims or outcomes per statement at most. */
 export const DELIVERY_BATCH = 100;
@@ -17,13 +33,18 @@ export class DeliveryBatches implements DeliveryStore {
   private readonly claims: MicroBatcher<{ deliveryId: string; rateLimitCleared: boolean }, Claim>;
   private readonly outcomes: MicroBatcher<FinishedAttempt, boolean>;
 
-  /** `leaseMs`: how long a claimed delivery is not due for anyone else (claimMany). */
+  /** How long a claimed delivery is not due for anyone else (claimMany). */
+  readonly leaseMs: number;
+
   constructor(
     private readonly repo: DeliveriesRepository,
-    options: { leaseMs: number; maxBatch?: number; maxInFlight?: number },
+    config: Pick<EventsConfig, 'deliveryTimeoutMs' | 'jobLockMs'>,
+    options: { maxBatch?: number; maxInFlight?: number } = {},
   ) {
+    const leaseMs = claimLeaseMs(config);
+    this.leaseMs = leaseMs;
     const batching = { maxBatch: options.maxBatch ?? DELIVERY_BATCH, maxInFlight: options.maxInFlight ?? 2 };
-    this.claims = new MicroBatcher((requests) => repo.claimMany(requests, options.leaseMs), { ...batching, key: (request) => request.deliveryId });
+    this.claims = new MicroBatcher((requests) => repo.claimMany(requests, leaseMs), { ...batching, key: (request) => request.deliveryId });
     this.outcomes = new MicroBatcher(
       async (attempts) => {
         const manualWaiting = await repo.finishAttempts(attempts);

@@ -14,15 +14,6 @@ import { Slots } from './slots';
 import { type PostResult, signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
 
 /**
- * How long a claimed delivery is reserved for its attempt: the whole attempt (the delivery
- * timeout, and a margin for recording the outcome), but never longer than a job lock, after
- * which BullMQ gives a dead worker's job to another.
- */
-export function claimLeaseMs(config: Pick<EventsConfig, 'deliveryTimeoutMs' | 'jobLockMs'>): number {
-  return Math.min(config.deliveryTimeoutMs + 5_000, config.jobLockMs);
-}
-
-/**
  * A webhook request ends this long before its claim's lease at the latest: room for a late timer
  * on a busy event loop. Past the lease another worker may claim the delivery, so a request still
  * open then could be sent twice at once.
@@ -64,10 +55,7 @@ export class DeliveryProcessor {
   ) {
     this.sends = new Slots(config.concurrency);
     this.attempts = new Slots(2 * config.concurrency);
-    this.leaseMs = claimLeaseMs(config);
   }
-
-  private readonly leaseMs: number;
 
   /** Requests or publishes in flight: at most EVENTS concurrency (the HTTP agent's sockets). */
   private readonly sends: Slots;
@@ -94,7 +82,7 @@ export class DeliveryProcessor {
       if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
       if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
       return claim.context.target === 'webhook'
-        ? await this.deliverWebhook(claim.context, attemptSlot, claimAskedAt + this.leaseMs - LEASE_MARGIN_MS)
+        ? await this.deliverWebhook(claim.context, attemptSlot, claimAskedAt + this.repo.leaseMs - LEASE_MARGIN_MS)
         : await this.publishToRabbitMq(claim.context, attemptSlot);
     } finally {
       attemptSlot();

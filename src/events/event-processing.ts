@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { PhiCipher } from '../common/crypto';
 import type { LabflowConfig } from '../config/config';
 import { DeliveryQueue } from './delivery-queue';
-import { claimLeaseMs, type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
+import { type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryBatches } from './delivery-batches';
@@ -65,7 +65,7 @@ export function startEventProcessing(
     rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls, logger);
     // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
     rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
-    const processor = new DeliveryProcessor(new DeliveryBatches(new DeliveriesRepository(db), { leaseMs: claimLeaseMs(config.events) }), cipher, sender, rabbit, rateLimiter, config.events, logger);
+    const processor = new DeliveryProcessor(new DeliveryBatches(new DeliveriesRepository(db), config.events), cipher, sender, rabbit, rateLimiter, config.events, logger);
     delivery = new DeliveryWorker(processor, config.redisUrl, config.events, logger);
     delivery.start();
   }

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { PhiCipher } from '../../src/common/crypto';
 import type { EventsConfig } from '../../src/config/config';
 import type { Claim, DeliveryContext, FinishedAttempt } from '../../src/events/deliveries.repository';
-import type { DeliveryStore } from '../../src/events/delivery-batches';
-import { claimLeaseMs, DeliveryProcessor } from '../../src/events/delivery.processor';
+import { claimLeaseMs, type DeliveryStore } from '../../src/events/delivery-batches';
+import { DeliveryProcessor } from '../../src/events/delivery.processor';
 import type { RabbitMqPublisher } from '../../src/events/rabbitmq.publisher';
 import type { EndpointRateLimiter } from '../../src/events/rate-limiter';
 import { WebhookSender } from '../../src/events/webhook-sender';
@@ -66,7 +66,10 @@ function contextOf(url: string): DeliveryContext {
 class MemoryStore implements DeliveryStore {
   readonly claimedAt = new Map<string, number>();
   readonly finished = new Map<string, FinishedAttempt>();
-  constructor(private readonly contexts: Map<string, DeliveryContext>) {}
+  constructor(
+    private readonly contexts: Map<string, DeliveryContext>,
+    readonly leaseMs: number,
+  ) {}
   async claim(deliveryId: string): Promise<Claim> {
     this.claimedAt.set(deliveryId, performance.now());
     return { kind: 'claimed', context: this.contexts.get(deliveryId) as DeliveryContext };
@@ -89,7 +92,7 @@ async function deliverTwoBehindOneConnection(jobLockMs: number) {
   const config = { concurrency: 1, deliveryTimeoutMs: TIMEOUT_MS, jobLockMs, retryScheduleMs: [0, 5_000], disableAfterMs: 86_400_000 } as EventsConfig;
   const first = contextOf(receiver.url);
   const second = contextOf(receiver.url);
-  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])));
+  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config));
   const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowPrivate: true, maxSockets: 1 });
   const processor = new DeliveryProcessor(store, cipher, sender, {} as RabbitMqPublisher, {} as EndpointRateLimiter, config, { warn: () => undefined });
   try {
@@ -102,7 +105,7 @@ async function deliverTwoBehindOneConnection(jobLockMs: number) {
     receiver.server.closeAllConnections();
     await new Promise((resolve) => receiver.server.close(resolve));
   }
-  return { store, receiver, first, second, leaseMs: claimLeaseMs(config) };
+  return { store, receiver, first, second, leaseMs: store.leaseMs };
 }
 
 test('an attempt that waited for a connection is cut off before its lease ends, not a full timeout later', async () => {
