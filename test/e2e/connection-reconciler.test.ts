@@ -61,11 +61,27 @@ async function backfilled(userId: string, provider: string): Promise<void> {
   }, `the backfill of ${provider}`, 120_000, 200);
 }
 
-/** One pass, which must have run (no other worker holds the lock) and examined every row. */
+/**
+ * One pass, which must have run (no other worker holds the lock) and examined every row. A row
+ * it could not examine or restart fails the test with the reconciler's own warning, which says
+ * which row and why (the pass examines every test file's connections in the test database).
+ */
 async function pass() {
-  const result = await reconciler.reconcile();
-  expect(result).toMatchObject({ skipped: false, failed: 0 });
-  return result;
+  // A test that spies on warnings itself keeps its spy (and what it recorded).
+  const own = !jest.isMockFunction(Logger.prototype.warn);
+  const warnings = own ? jest.spyOn(Logger.prototype, 'warn') : (Logger.prototype.warn as jest.MockedFunction<Logger['warn']>);
+  const from = warnings.mock.calls.length;
+  try {
+    const result = await reconciler.reconcile();
+    const why = warnings.mock.calls
+      .slice(from)
+      .map((args) => String(args[0]))
+      .filter((line) => line.includes('not examined or restarted') || line.includes('pass failed'));
+    expect({ ...result, why }).toMatchObject({ skipped: false, failed: 0, why: [] });
+    return result;
+  } finally {
+    if (own) warnings.mockRestore();
+  }
 }
 
 test('a connection whose workflow was terminated by hand gets a new run; its data and reads carry on, nothing twice', async () => {
