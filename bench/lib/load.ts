@@ -39,6 +39,28 @@ export function cpuSeconds(pid: number): number | null {
 }
 
 /**
+ * CPU seconds the finished children of this process have used so far (/proc/self/stat's cutime
+ * and cstime): across one autocannon run, the load generator's CPU, as no other child ends meanwhile.
+ */
+export function finishedChildrenCpuSeconds(): number | null {
+  if (!existsSync('/proc/self/stat')) return null;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
+}
+
+/** CPU seconds of the Postgres backends of `db`'s database, by pid (those /proc shows). */
+async function postgresCpuSeconds(db: DataSource): Promise<Map<number, number>> {
+  const rows: Array<{ pid: number }> = await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  const seconds = new Map<number, number>();
+  for (const { pid } of rows) {
+    const cpu = cpuSeconds(pid);
+    if (cpu !== null) seconds.set(pid, cpu);
+  }
+  return seconds;
+}
+
+/**
  * The API process as production runs it, whatever env file the bench's shell sourced
  * (.labflow/test.env turns the request log off): production mode, request log at info, metrics on.
  */
@@ -141,14 +163,37 @@ export function autocannon(
   });
 }
 
-/** autocannon against `server` with its CPU time: requests per CPU-second of the server process beside req/s. */
-export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number) {
+/**
+ * autocannon against `server` with its CPU time: requests per CPU-second of the server process
+ * beside req/s, and the CPU µs a request cost the server, the load generator and (given `db`, on
+ * this machine) Postgres — where a request's time goes when all three share the machine's cores.
+ */
+export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource) {
   const pid = server.child.pid as number;
+  const postgresBefore = db ? await postgresCpuSeconds(db) : null;
   const before = cpuSeconds(pid);
+  const generatorBefore = finishedChildrenCpuSeconds();
   const run = await autocannon(`${server.url}${path}`, headers, seconds, connections);
+  const generatorAfter = finishedChildrenCpuSeconds();
   const after = cpuSeconds(pid);
+  const postgresAfter = db ? await postgresCpuSeconds(db) : null;
+  const requests = run.perSecond * seconds;
   const cpu = before === null || after === null ? null : after - before;
-  return { ...run, perCpuSecond: cpu ? (run.perSecond * seconds) / cpu : null };
+  let postgres: number | null = null;
+  if (postgresBefore && postgresAfter) {
+    postgres = 0;
+    for (const [backend, now] of postgresAfter) postgres += now - (postgresBefore.get(backend) ?? 0);
+  }
+  const micros = (value: number | null) => (value === null || requests === 0 ? null : Math.round((value * 1e6) / requests));
+  return {
+    ...run,
+    perCpuSecond: cpu ? requests / cpu : null,
+    cpuMicros: {
+      server: micros(cpu),
+      postgres: micros(postgres),
+      generator: micros(generatorBefore === null || generatorAfter === null ? null : generatorAfter - generatorBefore),
+    },
+  };
 }
 
 /** A Scale-plan org with one team and a sandbox team API key; `remove()` deletes the org and all it holds. */

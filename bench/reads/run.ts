@@ -111,7 +111,7 @@ async function main(): Promise<void> {
       const runs: Measured[][] = [[], []];
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const [index, server] of servers.entries()) {
-          const run = await measure(server, route.path, headers, SECONDS, CONNECTIONS);
+          const run = await measure(server, route.path, headers, SECONDS, CONNECTIONS, db);
           if (run.non2xx > 0 || run.errors > 0) throw new Error(`${route.name} on ${server.url}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
           runs[index].push(run);
         }
@@ -121,12 +121,23 @@ async function main(): Promise<void> {
         p99: median(list.map((run) => run.p99)),
         perCpu: list.every((run) => run.perCpuSecond !== null) ? median(list.map((run) => run.perCpuSecond as number)) : null,
       }));
+      // Where a request's CPU goes, both servers: all three share the machine's cores, so the
+      // req/s ratio can reach a goal only if ours (server + Postgres + generator) is small enough.
+      const cpuOf = (list: Measured[]) => {
+        const pick = (key: 'server' | 'postgres' | 'generator') => {
+          const values = list.map((run) => run.cpuMicros[key]);
+          return values.every((value) => value !== null) ? fmt(median(values as number[])) : '?';
+        };
+        return `server ${pick('server')}, Postgres ${pick('postgres')}, load generator ${pick('generator')}`;
+      };
+      const cpuLine = `      CPU µs per request: ours ${cpuOf(runs[0])}; bare ${cpuOf(runs[1])}`;
       const cpuRatio = ours.perCpu !== null && floor.perCpu !== null ? `   per CPU-second ${fmt(ours.perCpu / floor.perCpu, 2)}` : '';
       rows.push(
         `  ${route.name.padEnd(28)} ${fmt(ours.perSecond).padStart(6)} ÷ ${fmt(floor.perSecond).padStart(6)} req/s = ${fmt(ours.perSecond / floor.perSecond, 2)} (goal ≥ 0.75)` +
           `   p99 ${fmt(ours.p99)} ÷ ${fmt(floor.p99)} ms = ${fmt(ours.p99 / Math.max(floor.p99, 1), 2)}× (goal ≤ 1.5×)${cpuRatio}`,
       );
       console.log(rows[rows.length - 1]);
+      console.log(cpuLine);
       const floorName = 'bare Fastify + pg';
       recordFigure({ bench: 'reads', name: `${route.name} req/s`, value: ours.perSecond, baseline: floor.perSecond, baselineName: floorName, unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
       recordFigure({ bench: 'reads', name: `${route.name} p99`, value: ours.p99, baseline: floor.p99, baselineName: floorName, unit: 'ms', goal: { ratio: 1.5, atLeast: false } });
