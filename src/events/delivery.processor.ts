@@ -14,11 +14,14 @@ import { Slots } from './slots';
 import { type PostResult, signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
 
 /**
- * A webhook request ends this long before its claim's lease at the latest: room for a late timer
- * on a busy event loop. Past the lease another worker may claim the delivery, so a request still
- * open then could be sent twice at once.
+ * A webhook request or a RabbitMQ publish ends this long before its claim's lease at the latest:
+ * room for a late timer on a busy event loop. Past the lease another worker may claim the
+ * delivery, so a request still open then could be sent twice at once.
  */
 const LEASE_MARGIN_MS = 1_000;
+
+/** The error of an attempt that was not sent: it waited for a free slot until its claim ran out. */
+const NOT_SENT = 'Not sent: the attempt waited for a free connection until its claim ran out';
 
 /** What the queue should do with the job next (`not_started`: the worker is stopping, hand it on). */
 export type ProcessResult = { kind: 'done' } | { kind: 'later'; atMs: number } | { kind: 'not_started' };
@@ -81,9 +84,10 @@ export class DeliveryProcessor {
       }
       if (claim.kind === 'none' || claim.kind === 'rate_limited') return { kind: 'done' };
       if (claim.kind === 'not_due') return { kind: 'later', atMs: claim.atMs };
+      const sendBy = claimAskedAt + this.repo.leaseMs - LEASE_MARGIN_MS;
       return claim.context.target === 'webhook'
-        ? await this.deliverWebhook(claim.context, attemptSlot, claimAskedAt + this.repo.leaseMs - LEASE_MARGIN_MS)
-        : await this.publishToRabbitMq(claim.context, attemptSlot);
+        ? await this.deliverWebhook(claim.context, attemptSlot, sendBy)
+        : await this.publishToRabbitMq(claim.context, attemptSlot, sendBy);
     } finally {
       attemptSlot();
     }
@@ -110,7 +114,7 @@ export class DeliveryProcessor {
       // attempt, retried on the schedule like any other. (The sender never waits longer than the
       // delivery timeout, whatever is left.)
       const timeoutMs = Math.floor(sendBy - performance.now());
-      if (timeoutMs <= 0) return Promise.resolve(notSent('Not sent: the attempt waited for a free connection until its claim ran out'));
+      if (timeoutMs <= 0) return Promise.resolve(notSent(NOT_SENT));
       return this.sender.post({
         url: context.url as string,
         body,
@@ -161,7 +165,8 @@ export class DeliveryProcessor {
     this.logger.info?.(attemptLogFields(context, finished), `${context.target} delivery attempt ${finished.status}`);
   }
 
-  private async publishToRabbitMq(context: DeliveryContext, releaseAttemptSlot: () => void): Promise<ProcessResult> {
+  /** `sendBy` (performance.now() time): the publish is over by then, as a webhook's request (deliverWebhook). */
+  private async publishToRabbitMq(context: DeliveryContext, releaseAttemptSlot: () => void, sendBy: number): Promise<ProcessResult> {
     const destination = context.destinations_enc ? this.cipher.decryptJson<EtlDestinations>(context.destinations_enc).rabbitmq : undefined;
 
     const body = Buffer.from(JSON.stringify(envelopeOf(context, this.cipher.decryptJson(context.data_enc))), 'utf8');
@@ -169,14 +174,22 @@ export class DeliveryProcessor {
     let error: string | null = null;
     try {
       if (!destination) throw new Error('The pipeline has no RabbitMQ configuration.');
-      await this.sends.run(() => this.rabbit.publish(destination.uri, {
-        exchange: destination.exchange,
-        routingKey: context.event_type,
-        messageId: context.event_id,
-        body,
-        timestamp: Math.floor(new Date(context.event_created_at).getTime() / 1000),
-        headers: { team_id: context.team_id, environment: context.environment },
-      }));
+      await this.sends.run(() => {
+        const timeoutMs = Math.floor(sendBy - performance.now());
+        if (timeoutMs <= 0) throw new Error(NOT_SENT);
+        return this.rabbit.publish(
+          destination.uri,
+          {
+            exchange: destination.exchange,
+            routingKey: context.event_type,
+            messageId: context.event_id,
+            body,
+            timestamp: Math.floor(new Date(context.event_created_at).getTime() / 1000),
+            headers: { team_id: context.team_id, environment: context.environment },
+          },
+          { timeoutMs },
+        );
+      });
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
     }

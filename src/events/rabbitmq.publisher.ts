@@ -45,41 +45,54 @@ export class RabbitMqPublisher {
     this.lookup = allowPrivate ? undefined : publicOnlyLookup();
   }
 
-  async publish(uri: string, message: RabbitMqMessage): Promise<void> {
+  /**
+   * Publishes and waits for the broker's confirm, connecting first if need be: all of it within
+   * `timeoutMs` (default, and at most, the publisher's own timeout), so an attempt never runs past
+   * its claim's lease.
+   */
+  async publish(uri: string, message: RabbitMqMessage, options: { timeoutMs?: number } = {}): Promise<void> {
     const problem = amqpUriProblem(uri, this.allowPrivate);
     if (problem) throw new Error(`Refused: ${problem}`);
-    const link = await this.link(uri);
+    const timeoutMs = Math.min(options.timeoutMs ?? this.timeoutMs, this.timeoutMs);
     let timer: NodeJS.Timeout | undefined;
+    let stage = 'connection';
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(stage === 'connection' ? `No connection to ${maskAmqpUri(uri)} within ${timeoutMs} ms` : `No publisher confirm within ${timeoutMs} ms`)), timeoutMs);
+    });
     try {
-      await Promise.race([
-        new Promise<void>((resolve, reject) => {
-          link.channel.publish(
-            message.exchange,
-            message.routingKey,
-            message.body,
-            {
-              messageId: message.messageId,
-              persistent: true,
-              contentType: 'application/json',
-              contentEncoding: 'utf-8',
-              type: message.routingKey,
-              timestamp: message.timestamp,
-              appId: 'labflow',
-              headers: message.headers,
-            },
-            (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
-          );
-        }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`No publisher confirm within ${this.timeoutMs} ms`)), this.timeoutMs);
-        }),
-      ]);
-    } catch (error) {
-      // A failed publish may have closed the channel (e.g. 404 NOT_FOUND for a missing exchange).
-      this.drop(uri, link);
-      throw error;
+      const link = await Promise.race([this.link(uri), deadline]);
+      stage = 'confirm';
+      try {
+        await Promise.race([
+          new Promise<void>((resolve, reject) => {
+            link.channel.publish(
+              message.exchange,
+              message.routingKey,
+              message.body,
+              {
+                messageId: message.messageId,
+                persistent: true,
+                contentType: 'application/json',
+                contentEncoding: 'utf-8',
+                type: message.routingKey,
+                timestamp: message.timestamp,
+                appId: 'labflow',
+                headers: message.headers,
+              },
+              (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
+            );
+          }),
+          deadline,
+        ]);
+      } catch (error) {
+        // A failed publish may have closed the channel (e.g. 404 NOT_FOUND for a missing exchange).
+        this.drop(uri, link);
+        throw error;
+      }
     } finally {
       clearTimeout(timer);
+      // The deadline may lose the race to the publish; its later rejection is nobody's to handle.
+      deadline.catch(() => undefined);
     }
   }
 

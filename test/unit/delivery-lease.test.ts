@@ -136,3 +136,66 @@ test('an attempt whose lease ran out while it waited is not sent, and is retried
     delivery: { status: 'pending' },
   });
 }, 20_000);
+
+/**
+ * A RabbitMQ destination's publish is bounded the same way: a broker that never confirms holds
+ * the only publish slot for a whole timeout, and the publish that waited behind it gets only what
+ * is left of its own lease (or, with nothing left, is not published at all).
+ */
+class NeverConfirmingBroker {
+  readonly publishes: Array<{ messageId: string; startedAt: number; timeoutMs: number }> = [];
+  async publish(_uri: string, message: { messageId: string }, options: { timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = Math.min(options.timeoutMs ?? TIMEOUT_MS, TIMEOUT_MS);
+    this.publishes.push({ messageId: message.messageId, startedAt: performance.now(), timeoutMs });
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs));
+    throw new Error(`No publisher confirm within ${timeoutMs} ms`);
+  }
+}
+
+function rabbitContextOf(): DeliveryContext {
+  return {
+    ...contextOf('http://unused.invalid/'),
+    target: 'rabbitmq',
+    endpoint_id: null,
+    pipeline_id: randomUUID(),
+    destinations_enc: cipher.encrypt(JSON.stringify({ rabbitmq: { uri: 'amqp://guest:guest@127.0.0.1:5672', exchange: 'labflow' } })),
+  };
+}
+
+async function publishTwoBehindOneSlot(jobLockMs: number) {
+  const config = { concurrency: 1, deliveryTimeoutMs: TIMEOUT_MS, jobLockMs, retryScheduleMs: [0, 5_000], disableAfterMs: 86_400_000 } as EventsConfig;
+  const first = rabbitContextOf();
+  const second = rabbitContextOf();
+  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config));
+  const broker = new NeverConfirmingBroker();
+  const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowPrivate: true });
+  const processor = new DeliveryProcessor(store, cipher, sender, broker as unknown as RabbitMqPublisher, {} as EndpointRateLimiter, config, { warn: () => undefined });
+  try {
+    await Promise.all([processor.process(first.id), processor.process(second.id)]);
+  } finally {
+    sender.close();
+  }
+  return { store, broker, first, second };
+}
+
+test('a RabbitMQ publish that waited for the slot is bounded by what is left of its lease', async () => {
+  const { store, broker, first, second } = await publishTwoBehindOneSlot(3_000);
+  for (const context of [first, second]) {
+    const publish = broker.publishes.find((entry) => entry.messageId === context.event_id);
+    expect(publish).toBeDefined();
+    expect((publish?.startedAt as number) + (publish?.timeoutMs as number)).toBeLessThanOrEqual((store.claimedAt.get(context.id) as number) + store.leaseMs);
+  }
+  expect(store.finished.get(first.id)).toMatchObject({ status: 'failed', error: `No publisher confirm within ${TIMEOUT_MS} ms` });
+  expect(broker.publishes.find((entry) => entry.messageId === second.event_id)?.timeoutMs).toBeLessThan(TIMEOUT_MS);
+  expect(store.finished.get(second.id)?.delivery).toMatchObject({ status: 'pending' });
+}, 20_000);
+
+test('a RabbitMQ publish whose lease ran out while it waited is not published, and is retried on the schedule', async () => {
+  const { store, broker, second } = await publishTwoBehindOneSlot(2_000);
+  expect(broker.publishes.map((entry) => entry.messageId)).not.toContain(second.event_id);
+  expect(store.finished.get(second.id)).toMatchObject({
+    status: 'failed',
+    error: 'Not sent: the attempt waited for a free connection until its claim ran out',
+    delivery: { status: 'pending' },
+  });
+}, 20_000);
