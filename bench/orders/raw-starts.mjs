@@ -2,7 +2,8 @@
 // no-op workflow type (no worker polls its task queue) for BENCH_SECONDS with BENCH_CONNECTIONS
 // starts in flight, from a plain-node process of its own (as the API process is), through the
 // same Temporal server (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE) on BENCH_TASK_QUEUE.
-// Prints one JSON line: {"perSecond": …, "p50": …, "p99": …, "started": …}.
+// Prints one JSON line: {"perSecond": …, "p50": …, "p99": …, "started": …, "warmUpStarts": …,
+// "cpuPerStart": this process's CPU µs per start}.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import console from 'node:console';
@@ -34,8 +35,10 @@ async function run(forMs) {
   return { elapsed: (performance.now() - started) / 1000, latencies: latencies.sort((a, b) => a - b) };
 }
 
-await run(1000); // warm-up: connection, JIT
+const warmUp = await run(1000); // warm-up: connection, JIT
+const cpuBefore = process.cpuUsage();
 const { elapsed, latencies } = await run(seconds * 1000);
+const cpu = process.cpuUsage(cpuBefore);
 const quantile = (q) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)];
-console.log(JSON.stringify({ perSecond: latencies.length / elapsed, p50: quantile(0.5), p99: quantile(0.99), started: latencies.length }));
+console.log(JSON.stringify({ perSecond: latencies.length / elapsed, p50: quantile(0.5), p99: quantile(0.99), started: latencies.length, warmUpStarts: warmUp.latencies.length, cpuPerStart: Math.round((cpu.user + cpu.system) / latencies.length) }));
 await connection.close();

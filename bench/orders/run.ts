@@ -29,8 +29,8 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'pg';
@@ -46,6 +46,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { autocannon as autocannonProcess, type LoadRun, median, ROOT, startServer, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
+import { cpuMark, cpuPerItem, cpuTicks } from '../lib/cpu';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -70,8 +71,25 @@ async function load(options: autocannon.Options): Promise<Load> {
   return { perSecond: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
+/**
+ * The pid of the Temporal dev server scripts/stack.sh started (its pid file), to tell the CPU time
+ * it spends per start; null when there is none (another Temporal, another machine).
+ */
+function temporalServerPid(): number | null {
+  try {
+    const pid = Number(readFileSync(join(process.env.LABFLOW_CACHE_DIR ?? join(homedir(), '.cache/labflow'), 'temporal.pid'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && cpuTicks(pid) !== null ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU µs per item of a process between two readings of its clock ticks (100 per second); null when unknown. */
+const microsPerItem = (before: number | null, after: number | null, items: number) =>
+  before === null || after === null || items === 0 ? null : Math.round(((after - before) * 10_000) / items);
+
 /** Raw workflow starts from a plain-node process of its own (raw-starts.mjs), SECONDS long. */
-function rawStartsProcess(taskQueue: string): Promise<{ perSecond: number; p50: number; p99: number }> {
+function rawStartsProcess(taskQueue: string): Promise<{ perSecond: number; p50: number; p99: number; started: number; warmUpStarts: number; cpuPerStart: number }> {
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
@@ -197,11 +215,29 @@ async function main(): Promise<void> {
     });
     const rawRuns: Array<{ perSecond: number; p50: number; p99: number }> = [];
     const createdRuns: LoadRun[] = [];
+    // CPU µs per start / per order (medians of the rounds): the Temporal server's, the API
+    // process's and its Postgres backends'. Steadier than the rates on a shared machine.
+    const temporalPid = temporalServerPid();
+    const cpu: { rawClient: Array<number | null>; temporalPerRawStart: Array<number | null>; temporalPerOrder: Array<number | null>; api: Array<number | null>; postgres: Array<number | null> } = {
+      rawClient: [], temporalPerRawStart: [], temporalPerOrder: [], api: [], postgres: [],
+    };
     try {
       await autocannonProcess(`${apiProcess.url}/v3/order`, headers, 2, CONNECTIONS, { method: 'POST', body });
       for (let round = 0; round < ROUNDS; round += 1) {
-        rawRuns.push(await rawStartsProcess(taskQueue));
+        // (Its Temporal CPU counts the process's one-second warm-up, so its starts do too.)
+        const rawTemporal = temporalPid === null ? null : cpuTicks(temporalPid);
+        const rawRun = await rawStartsProcess(taskQueue);
+        cpu.temporalPerRawStart.push(microsPerItem(rawTemporal, temporalPid === null ? null : cpuTicks(temporalPid), rawRun.started + rawRun.warmUpStarts));
+        cpu.rawClient.push(rawRun.cpuPerStart);
+        rawRuns.push(rawRun);
+        const mark = await cpuMark(db, apiProcess.child.pid as number);
+        const orderTemporal = temporalPid === null ? null : cpuTicks(temporalPid);
         const run = await autocannonProcess(`${apiProcess.url}/v3/order`, headers, SECONDS, CONNECTIONS, { method: 'POST', body });
+        const orders = Math.round(run.perSecond * SECONDS);
+        cpu.temporalPerOrder.push(microsPerItem(orderTemporal, temporalPid === null ? null : cpuTicks(temporalPid), orders));
+        const perOrder = await cpuPerItem(db, mark, orders);
+        cpu.api.push(perOrder.child);
+        cpu.postgres.push(perOrder.postgres);
         if (run.non2xx > 0 || run.errors > 0) throw new Error(`${run.non2xx} order creations failed, ${run.errors} errors (log ${logDir}/api.log)`);
         createdRuns.push(run);
       }
@@ -217,6 +253,10 @@ async function main(): Promise<void> {
     const raw = medianOf(rawRuns);
     const created = medianOf(createdRuns);
 
+    // Statistics as autovacuum would keep them in production (as bench:reads does): this
+    // machine's Postgres runs with autovacuum off, so the tables the creation rounds (and the tests
+    // and other benches) filled were never analysed, and the planner would guess for the reads below.
+    await db.query('ANALYZE orders, order_events, order_transactions, appointments, lab_tests, phi_access_log');
     const [{ id: orderId }] = await db.query('SELECT id FROM orders WHERE team_id = $1 LIMIT 1', [team.id]);
     bare.get('/order/:id', async (request) => {
       const { rows } = await pool.query('SELECT * FROM orders WHERE id = $1', [(request.params as { id: string }).id]);
@@ -283,6 +323,11 @@ async function main(): Promise<void> {
     console.log(`  raw workflow starts      ${fmt(raw.perSecond, 1)}/s   ${latencies(raw)}`);
     console.log(`  POST /v3/order           ${fmt(created.perSecond, 1)}/s   ${latencies(created)}`);
     console.log(`  ratio orders ÷ starts    ${fmt(created.perSecond / raw.perSecond, 2)}`);
+    const cpuMedian = (values: Array<number | null>) => (values.some((value) => value === null) ? 'n/a' : `${fmt(median(values as number[]))} µs`);
+    console.log(
+      `  CPU per order: API ${cpuMedian(cpu.api)}, its Postgres backends ${cpuMedian(cpu.postgres)}, Temporal server ${cpuMedian(cpu.temporalPerOrder)}` +
+        `; per raw start: its client ${cpuMedian(cpu.rawClient)}, Temporal server ${cpuMedian(cpu.temporalPerRawStart)}`,
+    );
     recordFigure({ bench: 'orders', name: 'POST /v3/order orders/s', value: created.perSecond, baseline: raw.perSecond, baselineName: 'raw workflow starts/s', unit: '/s', goal: { ratio: 0.8, atLeast: true } });
     console.log(`  bare Fastify + pg read   ${fmt(bareReads.perSecond, 0)} req/s   ${latencies(bareReads)}`);
     console.log(`  GET /v3/order/{id}       ${fmt(apiReads.perSecond, 0)} req/s   ${latencies(apiReads)}`);

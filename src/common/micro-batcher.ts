@@ -16,6 +16,10 @@
  *
  * A failed statement of several items is retried item by item, so one item Postgres refuses
  * fails alone rather than taking its batch mates with it.
+ *
+ * `lingerMs` is for items nobody waits on before answering (the mark of a confirmed workflow
+ * start, order-workflows.ts): an item waits up to that long for others to join it, so that
+ * items arriving a few milliseconds apart, which would each go alone, share a statement.
  */
 export interface MicroBatcherOptions<I> {
   /** Items per statement at most. */
@@ -24,6 +28,8 @@ export interface MicroBatcherOptions<I> {
   maxInFlight: number;
   /** Items with equal keys go to different statements (none given: any items may share one). */
   key?: (item: I) => string;
+  /** How long a statement waits for items to join before it goes (none given: the next turn of the event loop). */
+  lingerMs?: number;
 }
 
 interface Waiting<I, O> {
@@ -53,11 +59,14 @@ export class MicroBatcher<I, O> {
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
     this.scheduled = true;
-    // Items submitted in the same turn of the event loop (jobs BullMQ handed over together) join.
-    setImmediate(() => {
+    const go = () => {
       this.scheduled = false;
       this.dispatch();
-    });
+    };
+    // Items submitted in the same turn of the event loop (jobs BullMQ handed over together) join;
+    // with lingerMs, those submitted within it.
+    if (this.options.lingerMs) setTimeout(go, this.options.lingerMs);
+    else setImmediate(go);
   }
 
   private dispatch(): void {

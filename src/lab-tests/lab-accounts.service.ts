@@ -34,6 +34,12 @@ export interface ResolveForOrderOptions {
   allowPending?: boolean;
   /** Never pick this account (recreating an order with reason INCORRECT_LAB). */
   excludeAccountId?: string;
+  /**
+   * The accounts the team can see at a lab, as listVisible reads them, when the caller has read
+   * them already (order creation, with its user: OrderReadModel.createContext); used when that
+   * lab is `labId`, so no statement of its own reads them.
+   */
+  visibleAtLab?: { labId: number; accounts: LabAccountEntity[] } | null;
 }
 
 @Injectable()
@@ -76,9 +82,12 @@ export class LabAccountsService {
     const usable: LabAccountStatus[] = options.allowPending ? ['active', 'pending'] : ['active'];
     const slugs = await this.labSlugs();
     const labSlug = slugs.get(options.labId) ?? String(options.labId);
+    const visibleAtLab = options.visibleAtLab?.labId === options.labId ? options.visibleAtLab.accounts : undefined;
 
     if (options.labAccountId) {
-      const account = await this.requireVisible(team, options.labAccountId, loc);
+      // One the caller read at the lab, else (not visible, or at another lab: the refusals name
+      // which) its own read.
+      const account = visibleAtLab?.find((visible) => visible.id === options.labAccountId) ?? (await this.requireVisible(team, options.labAccountId, loc));
       if (account.id === options.excludeAccountId) {
         throw validationError(loc, `Lab account ${account.id} cannot be used again for this order.`, options.labAccountId);
       }
@@ -99,7 +108,7 @@ export class LabAccountsService {
       return account;
     }
 
-    const candidates = (await this.accounts.listVisible(team, { labId: options.labId })).filter(
+    const candidates = (visibleAtLab ?? (await this.accounts.listVisible(team, { labId: options.labId }))).filter(
       (account) => account.id !== options.excludeAccountId && usable.includes(account.status),
     );
     const rank = (account: LabAccountEntity) =>

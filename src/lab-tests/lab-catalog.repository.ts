@@ -209,7 +209,7 @@ export interface LabAccountFilters {
   labId?: number;
 }
 
-interface LabAccountRow {
+export interface LabAccountRow {
   id: string;
   team_id: string | null;
   environment: LabAccountEntity['environment'];
@@ -224,24 +224,38 @@ interface LabAccountRow {
   created_at: Date;
 }
 
+/** The lab_accounts columns a LabAccountRow holds, in its order, over alias `a`. */
+export const LAB_ACCOUNT_COLUMNS = [
+  'a.id', 'a.team_id', 'a.environment', 'a.lab_id', 'a.status', 'a.delegated_flow', 'a.provider_account_id', 'a.account_name',
+  'a.default_clinical_notes', 'a.allowed_billing', 'a.team_id_allowlist', 'a.created_at',
+] as const;
+
+/**
+ * The lab accounts (alias `a`) a team can see, its environment and id given as SQL expressions,
+ * and the order they are listed in: the team's own accounts first, then platform accounts; by
+ * lab, then oldest first. Also read by order creation's first statement (OrderReadModel.createContext).
+ */
+export const visibleLabAccountsWhere = (environment: string, teamId: string) =>
+  `(a.environment IS NULL OR a.environment = ${environment})
+            AND (a.team_id = ${teamId} OR (a.team_id IS NULL AND (cardinality(a.team_id_allowlist) = 0 OR ${teamId} = ANY(a.team_id_allowlist))))`;
+export const VISIBLE_LAB_ACCOUNTS_ORDER = 'a.team_id IS NULL, a.lab_id, a.created_at, a.id';
+
 /**
  * The lab accounts a team can see, narrowed by the optional id, status and lab ($3–$5, NULL for
- * any): the team's own accounts first, then platform accounts; by lab, then oldest first.
+ * any), in VISIBLE_LAB_ACCOUNTS_ORDER.
  */
 const VISIBLE_LAB_ACCOUNTS = {
   name: 'labflow_lab_accounts_visible',
-  text: `SELECT a.id, a.team_id, a.environment, a.lab_id, a.status, a.delegated_flow, a.provider_account_id, a.account_name,
-                a.default_clinical_notes, a.allowed_billing, a.team_id_allowlist, a.created_at
+  text: `SELECT ${LAB_ACCOUNT_COLUMNS.join(', ')}
            FROM lab_accounts a
-          WHERE (a.environment IS NULL OR a.environment = $1::text)
-            AND (a.team_id = $2::uuid OR (a.team_id IS NULL AND (cardinality(a.team_id_allowlist) = 0 OR $2::uuid = ANY(a.team_id_allowlist))))
+          WHERE ${visibleLabAccountsWhere('$1::text', '$2::uuid')}
             AND ($3::uuid IS NULL OR a.id = $3::uuid)
             AND ($4::text IS NULL OR a.status = $4::text)
             AND ($5::integer IS NULL OR a.lab_id = $5::integer)
-          ORDER BY a.team_id IS NULL, a.lab_id, a.created_at, a.id`,
+          ORDER BY ${VISIBLE_LAB_ACCOUNTS_ORDER}`,
 };
 
-function toLabAccountEntity(row: LabAccountRow): LabAccountEntity {
+export function toLabAccountEntity(row: LabAccountRow): LabAccountEntity {
   return Object.assign(new LabAccountEntity(), {
     id: row.id,
     teamId: row.team_id,

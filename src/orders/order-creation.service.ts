@@ -70,6 +70,7 @@ export class OrderCreationService {
       const account = await this.labAccounts.resolveForOrder(team, {
         labId: orderable.lab.id,
         labAccountId: body.lab_account_id ?? body.order_set?.lab_account_id ?? undefined,
+        visibleAtLab: context.labAccounts,
       });
       this.physicianRule.check(account, orderable.lab.slug, body.physician, 'order');
       const billingType = body.billing_type ?? 'client_bill';
@@ -119,7 +120,11 @@ export class OrderCreationService {
       const context = await this.requireUser(team, body.user_id, body.lab_test_id, AWAITING_REGISTRATION.length);
       const orderable = await this.orderable(team, body.lab_test_id, context);
       checkCollectionMethod(orderable, 'testkit', ['body', 'lab_test_id']);
-      const account = await this.labAccounts.resolveForOrder(team, { labId: orderable.lab.id, labAccountId: body.lab_account_id ?? undefined });
+      const account = await this.labAccounts.resolveForOrder(team, {
+        labId: orderable.lab.id,
+        labAccountId: body.lab_account_id ?? undefined,
+        visibleAtLab: context.labAccounts,
+      });
       return this.insert(
         team,
         context,
@@ -163,6 +168,7 @@ export class OrderCreationService {
         labId: orderable.lab.id,
         labAccountId: body.lab_account_id ?? body.order_set.lab_account_id ?? undefined,
         allowPending: true,
+        visibleAtLab: context.labAccounts,
       });
       this.physicianRule.check(account, orderable.lab.slug, body.physician, 'import');
       this.labAccounts.checkBillingAllowed(account, body.billing_type);

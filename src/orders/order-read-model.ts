@@ -23,6 +23,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { types } from 'pg';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { insertEventsSql } from '../events/outbox.repository';
+import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
+import {
+  LAB_ACCOUNT_COLUMNS,
+  type LabAccountRow,
+  toLabAccountEntity,
+  VISIBLE_LAB_ACCOUNTS_ORDER,
+  visibleLabAccountsWhere,
+} from '../lab-tests/lab-catalog.repository';
 import type { PreparedEvents } from '../events/outbox.service';
 import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
@@ -115,16 +123,25 @@ const INSERT_ORDER_STATEMENT = 'labflow_orders_insert_order';
 /**
  * Order creation's reads (OrderReadModel.createContext), and the ids of the order's first events:
  * drawn only when the user is live (a 404 draws none); a request refused later leaves a gap in
- * the identity, as a rolled-back insert did.
+ * the identity, as a rolled-back insert did. With the lab test (when the team can see it): the
+ * lab accounts the team can see at its lab (LabAccountsRepository's visibility and order, each
+ * account a JSON array of LAB_ACCOUNT_COLUMNS, created_at as text), which LabAccountsService.resolveForOrder
+ * chooses from, so that it does not read them in a statement of its own.
  */
 const createContextSql = `
   SELECT u.id IS NOT NULL AS user_live, u.client_user_id,
-         (SELECT lt.updated_at::text FROM lab_tests lt
-           WHERE lt.id = $4::uuid AND (lt.team_id IS NULL OR (lt.team_id = $2::uuid AND lt.environment = $3::text))) AS lab_test_version,
+         lt.updated_at::text AS lab_test_version, lt.lab_id AS lab_test_lab_id,
+         CASE WHEN lt.id IS NULL THEN NULL ELSE
+           COALESCE((SELECT json_agg(json_build_array(${LAB_ACCOUNT_COLUMNS.map((column) => (column === 'a.created_at' ? `${column}::text` : column)).join(', ')})
+                                     ORDER BY ${VISIBLE_LAB_ACCOUNTS_ORDER})
+                       FROM lab_accounts a
+                      WHERE a.lab_id = lt.lab_id AND ${visibleLabAccountsWhere('$3::text', '$2::uuid')}), '[]'::json)
+         END AS lab_accounts,
          ARRAY(SELECT nextval(pg_get_serial_sequence('order_events', 'id'))
                  FROM generate_series(1, CASE WHEN u.id IS NULL THEN 0 ELSE $5::int END) ORDER BY 1)::text[] AS event_ids
     FROM (SELECT 1) AS one
-    LEFT JOIN users u ON u.id = $1::uuid AND u.team_id = $2::uuid AND u.environment = $3::text AND u.deletion_requested_at IS NULL`;
+    LEFT JOIN users u ON u.id = $1::uuid AND u.team_id = $2::uuid AND u.environment = $3::text AND u.deletion_requested_at IS NULL
+    LEFT JOIN lab_tests lt ON lt.id = $4::uuid AND (lt.team_id IS NULL OR (lt.team_id = $2::uuid AND lt.environment = $3::text))`;
 
 const CREATE_CONTEXT_STATEMENT = 'labflow_orders_create_context';
 
@@ -137,6 +154,8 @@ export interface CreateContext {
   labTestVersion: string | null;
   /** Ids for the order's first events, ascending (none when the user is not live). */
   eventIds: string[];
+  /** The lab accounts the team can see at the lab test's lab, in LabAccountsRepository's order (null: no lab test read). */
+  labAccounts: { labId: number; accounts: LabAccountEntity[] } | null;
 }
 
 /** The first events of a new order (insertOrder): ids from createContext, in seq order. */
@@ -148,6 +167,26 @@ export interface NewOrderEvents {
 
 /** pg's parser for timestamptz text: what a timestamptz column read yields. */
 const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
+
+/** A lab account of createContext's JSON (LAB_ACCOUNT_COLUMNS in order) as its statement of its own reads it. */
+function labAccountRow(values: unknown[]): LabAccountRow {
+  const [id, teamId, environment, labId, status, delegatedFlow, providerAccountId, accountName, defaultClinicalNotes, allowedBilling, teamIdAllowlist, createdAt] =
+    values as [string, string | null, LabAccountRow['environment'], number, LabAccountRow['status'], LabAccountRow['delegated_flow'], string, string, string | null, LabAccountRow['allowed_billing'], string[], string];
+  return {
+    id,
+    team_id: teamId,
+    environment,
+    lab_id: labId,
+    status,
+    delegated_flow: delegatedFlow,
+    provider_account_id: providerAccountId,
+    account_name: accountName,
+    default_clinical_notes: defaultClinicalNotes,
+    allowed_billing: allowedBilling,
+    team_id_allowlist: teamIdAllowlist,
+    created_at: parseTimestamptz(createdAt),
+  };
+}
 
 /** The order statements that read users, appointments and lab_tests with the order (see the top of this file). */
 @Injectable()
@@ -202,17 +241,23 @@ export class OrderReadModel {
    * of the team (its id, team and environment; not pending deletion) and its client_user_id, the
    * version (updated_at, as text to the microsecond) of lab test `labTestId` when the team can
    * see it (global, or its own in its environment; null when it cannot, or when `labTestId` is
-   * null), and `eventCount` ids for the order's first events. A named statement (runPrepared),
-   * like the team key lookup.
+   * null), with the lab accounts the team can see at that lab test's lab, and `eventCount` ids
+   * for the order's first events. A named statement (runPrepared), like the team key lookup.
    */
   async createContext(scope: Scope, userId: string, labTestId: string | null, eventCount: number): Promise<CreateContext> {
-    const [row] = await runPrepared<{ user_live: boolean; client_user_id: string | null; lab_test_version: string | null; event_ids: string[] }>(
-      this.db,
-      CREATE_CONTEXT_STATEMENT,
-      createContextSql,
-      [userId, scope.teamId, scope.environment, labTestId, eventCount],
-    );
-    return { userLive: row.user_live, clientUserId: row.client_user_id, labTestVersion: row.lab_test_version, eventIds: row.event_ids };
+    const [row] = await runPrepared<{
+      user_live: boolean;
+      client_user_id: string | null;
+      lab_test_version: string | null;
+      lab_test_lab_id: number | null;
+      lab_accounts: unknown[][] | null;
+      event_ids: string[];
+    }>(this.db, CREATE_CONTEXT_STATEMENT, createContextSql, [userId, scope.teamId, scope.environment, labTestId, eventCount]);
+    const labAccounts =
+      row.lab_test_lab_id === null || row.lab_accounts === null
+        ? null
+        : { labId: row.lab_test_lab_id, accounts: row.lab_accounts.map((account) => toLabAccountEntity(labAccountRow(account))) };
+    return { userLive: row.user_live, clientUserId: row.client_user_id, labTestVersion: row.lab_test_version, eventIds: row.event_ids, labAccounts };
   }
 
   /**

@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type Client,
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
+import { MicroBatcher } from '../common/micro-batcher';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
 import { orderUpdateError } from '../temporal/workflow-errors';
@@ -14,6 +15,14 @@ import { isAppointmentFlow } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrderReadModel } from './order-read-model';
 import { OrdersRepository } from './orders.repository';
+
+/** Orders marked started per UPDATE at most; more wait for the next one. */
+const MAX_MARKS_PER_STATEMENT = 500;
+/**
+ * How long a confirmed start waits for others to share its mark's UPDATE: far below
+ * RECONCILER_GRACE (5 s by default), after which the reconciler would start the order again.
+ */
+const MARK_LINGER_MS = 100;
 
 /** What the creator of an order knows of it when it starts its workflow (OrderWorkflows.start). */
 export interface KnownOrder {
@@ -29,10 +38,24 @@ export interface KnownOrder {
  * between commit and start). The fixed workflow id `order:<id>`, USE_EXISTING and
  * REJECT_DUPLICATE make a repeated start harmless, also after the workflow has finished; only
  * `restart` (the reconciler healing a stranded order) starts a second run.
+ *
+ * That a start is confirmed (`workflow_started_at`) is written after it. Order creation does not
+ * wait for that write (startAfterCommit): the answer goes out once the workflow has started, and
+ * the marks of the orders started within MARK_LINGER_MS share one UPDATE (group commit,
+ * MicroBatcher) instead of a statement and a commit each. A mark that is late or lost is safe: the
+ * reconciler starts any order whose mark is missing RECONCILER_GRACE after its creation, and
+ * for a started workflow that start changes nothing (USE_EXISTING, REJECT_DUPLICATE). A failed
+ * mark is logged and left to it; on shutdown the API waits for the marks not yet written.
+ * `start` and `restart` (the reconciler, commands on an order not known to be started) write
+ * their mark themselves before they resolve.
  */
 @Injectable()
-export class OrderWorkflows {
+export class OrderWorkflows implements BeforeApplicationShutdown {
   private readonly logger = new Logger('orders');
+  /** startAfterCommit's marks: one UPDATE at a time, of the orders started within MARK_LINGER_MS. */
+  private readonly marks: MicroBatcher<string, void>;
+  /** Marks startAfterCommit did not wait for, until written or logged as failed. */
+  private readonly unwaitedMarks = new Set<Promise<void>>();
 
   constructor(
     private readonly orders: OrdersRepository,
@@ -40,7 +63,20 @@ export class OrderWorkflows {
     private readonly catalog: LabCatalogRepository,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
-  ) {}
+  ) {
+    this.marks = new MicroBatcher<string, void>(
+      async (orderIds) => {
+        await this.orders.markWorkflowsStarted(orderIds);
+        return orderIds.map(() => undefined);
+      },
+      { maxBatch: MAX_MARKS_PER_STATEMENT, maxInFlight: 1, lingerMs: MARK_LINGER_MS },
+    );
+  }
+
+  /** Waits for the marks startAfterCommit did not wait for (each is written or logged), before the pool closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.unwaitedMarks]);
+  }
 
   handle(orderId: string) {
     return this.temporal.workflow.getHandle(orderWorkflowId(orderId));
@@ -65,11 +101,37 @@ export class OrderWorkflows {
   }
 
   /**
-   * Starts the order's workflow and records that it started. `known`: what the caller already
-   * knows of the order (its lab's slug, its latest event's seq), so it is not read again; the
-   * reconciler knows nothing and reads both.
+   * Starts the order's workflow and records that it started (resolves once the mark is written).
+   * `known`: what the caller already knows of the order (its lab's slug, its latest event's seq),
+   * so it is not read again; the reconciler knows nothing and reads both.
    */
   async start(order: OrderEntity, known?: KnownOrder): Promise<void> {
+    await this.startWorkflow(order, known);
+    await this.orders.markWorkflowsStarted([order.id]);
+    order.workflowStartedAt = new Date();
+  }
+
+  /**
+   * Starts the workflow after the order's commit, and has its start recorded without waiting for
+   * it. A failure to start, or to record the start, is logged and left to the reconciler.
+   */
+  async startAfterCommit(order: OrderEntity, known?: KnownOrder): Promise<void> {
+    try {
+      await this.startWorkflow(order, known);
+    } catch (error) {
+      this.logger.warn(`order ${order.id}: workflow not started yet (${(error as Error).message}); the reconciler will start it`);
+      return;
+    }
+    order.workflowStartedAt = new Date();
+    const mark = this.marks.submit(order.id).catch((error: unknown) => {
+      this.logger.warn(`order ${order.id}: workflow started, but its start was not recorded (${(error as Error).message}); the reconciler will start it again, which changes nothing`);
+    });
+    this.unwaitedMarks.add(mark);
+    void mark.finally(() => this.unwaitedMarks.delete(mark));
+  }
+
+  /** The start itself: a workflow already running or finished under the order's id counts as started. */
+  private async startWorkflow(order: OrderEntity, known?: KnownOrder): Promise<void> {
     const labSlug = known ? known.labSlug : (await this.catalog.labsByIds([order.labId]))[0]?.slug;
     const seq = known ? known.seq : await this.orders.latestSeq(order.id);
     try {
@@ -82,17 +144,6 @@ export class OrderWorkflows {
     } catch (error) {
       // REJECT_DUPLICATE: the workflow ran and finished; it is started all the same.
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-    await this.orders.markWorkflowStarted(order.id);
-    order.workflowStartedAt = new Date();
-  }
-
-  /** Starts the workflow after the order's commit; a failure is left to the reconciler. */
-  async startAfterCommit(order: OrderEntity, known?: KnownOrder): Promise<void> {
-    try {
-      await this.start(order, known);
-    } catch (error) {
-      this.logger.warn(`order ${order.id}: workflow not started yet (${(error as Error).message}); the reconciler will start it`);
     }
   }
 
@@ -117,7 +168,7 @@ export class OrderWorkflows {
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     });
     if (!order.workflowStartedAt) {
-      await this.orders.markWorkflowStarted(order.id);
+      await this.orders.markWorkflowsStarted([order.id]);
       order.workflowStartedAt = new Date();
     }
     return { runId: handle.firstExecutionRunId };

@@ -16,9 +16,9 @@ import {
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
-const MARK_WORKFLOW_STARTED = {
-  name: 'labflow_orders_mark_workflow_started',
-  text: `UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = $1::uuid AND workflow_started_at IS NULL`,
+const MARK_WORKFLOWS_STARTED = {
+  name: 'labflow_orders_mark_workflows_started',
+  text: `UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND workflow_started_at IS NULL`,
 };
 
 export interface NewTransitionRow {
@@ -175,12 +175,13 @@ export class OrdersRepository {
   }
 
   /**
-   * Records that the order's workflow start is confirmed (OrderWorkflows). Once per order created:
-   * a named statement (runPrepared), not TypeORM's query runner, whose bookkeeping cost more API
-   * CPU than the statement (profile of POST /v3/order).
+   * Records that these orders' workflow starts are confirmed (OrderWorkflows, which groups the
+   * orders started while the previous statement ran). Once per order created: a named statement
+   * (runPrepared), not TypeORM's query runner, whose bookkeeping cost more API CPU than the
+   * statement (profile of POST /v3/order).
    */
-  async markWorkflowStarted(orderId: string): Promise<void> {
-    await runPrepared(this.db, MARK_WORKFLOW_STARTED.name, MARK_WORKFLOW_STARTED.text, [orderId]);
+  async markWorkflowsStarted(orderIds: string[]): Promise<void> {
+    await runPrepared(this.db, MARK_WORKFLOWS_STARTED.name, MARK_WORKFLOWS_STARTED.text, [orderIds]);
   }
 
   /** The latest event's sequence number and low-level status. */

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
+import { OrdersRepository } from '../../src/orders/orders.repository';
 import { orderWorkflowId } from '../../workflows/contract';
 import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
@@ -123,6 +124,35 @@ describe('order reconciler: stranded orders are found and healed', () => {
       return found?.healed_at ? found : undefined;
     }, 'the heal to be recorded');
     expect(row).toMatchObject({ kind: 'missing', heal_attempts: 1 });
+  });
+
+  it('records the start of an order whose workflow started but whose mark the API could not write (logged)', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
+    // The API's mark fails (the worker's reconciler has a repository of its own).
+    const marks = jest.spyOn(stack.api.get(OrdersRepository), 'markWorkflowsStarted').mockRejectedValue(new Error('test: connection lost'));
+    let orderId = '';
+    try {
+      orderId = await createOrder();
+      await eventually(
+        () => (warnings.mock.calls.some(([line]) => String(line).includes(orderId) && String(line).includes('not recorded')) ? true : undefined),
+        'the failed mark to be logged',
+      );
+    } finally {
+      marks.mockRestore();
+      warnings.mockRestore();
+    }
+    const { runId } = await handleOf(orderId).describe();
+    const [{ workflow_started_at: markedByApi }] = await stack.db.query('SELECT workflow_started_at FROM orders WHERE id = $1', [orderId]);
+    expect(markedByApi).toBeNull();
+
+    // After RECONCILER_GRACE the reconciler starts it again, which finds the running workflow, and records the start.
+    await eventually(async () => {
+      const [row] = await stack.db.query('SELECT workflow_started_at FROM orders WHERE id = $1', [orderId]);
+      return row.workflow_started_at === null ? undefined : true;
+    }, 'the reconciler to record the start', 60_000);
+    const description = await handleOf(orderId).describe();
+    expect(description.runId).toBe(runId);
+    expect(description.status.name).toBe('RUNNING');
   });
 
   it('raises an order past the heal limit: error log, management listing (its org only), gauge; resolved once it ends', async () => {

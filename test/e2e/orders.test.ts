@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { orderState, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import { OrdersRepository } from '../../src/orders/orders.repository';
 import {
   createUser,
+  eventually,
   LIPID_PANEL_KIT,
   ORDER_TEST_ENV,
   orderBody,
@@ -61,14 +63,36 @@ describe('orders API (test kits)', () => {
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.collectionMethod)).toBe('testkit');
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.lab)).toBe('us_biotek');
     expect(await handle.query(orderState)).toMatchObject({ low: 'ordered', stage: 'awaiting_activation', seq: 1 });
-    const [row] = await stack.db.query('SELECT workflow_started_at, patient_details_enc FROM orders WHERE id = $1', [order.id]);
-    expect(row.workflow_started_at).not.toBeNull();
+    // The start's mark is written just after the answer (OrderWorkflows: group commit).
+    const row = await eventually(async () => {
+      const [found] = await stack.db.query('SELECT workflow_started_at, patient_details_enc FROM orders WHERE id = $1', [order.id]);
+      return found.workflow_started_at === null ? undefined : found;
+    }, 'the workflow start to be recorded');
     expect(row.patient_details_enc).toMatch(/^v1\./);
 
     const again = await get(`/v3/order/${order.id}`);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(order);
     expect((await post('/v3/order/create', orderBody(userId))).status).toBe(200);
+  });
+
+  it('records the workflow start of every order of a burst of concurrent creations (group commit)', async () => {
+    const marks = jest.spyOn(stack.api.get(OrdersRepository), 'markWorkflowsStarted');
+    try {
+      const responses = await Promise.all(Array.from({ length: 20 }, () => post('/v3/order', orderBody(userId))));
+      expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
+      const ids: string[] = responses.map((response) => response.body.order.id);
+      await eventually(async () => {
+        const [{ unmarked }] = await stack.db.query('SELECT count(*)::int AS unmarked FROM orders WHERE id = ANY($1) AND workflow_started_at IS NULL', [ids]);
+        return unmarked === 0 ? true : undefined;
+      }, 'every order of the burst to have its workflow start recorded');
+      // Each order was marked once, by the API's group commit (the reconciler's own marks go one by one, elsewhere).
+      const marked = marks.mock.calls.flatMap(([orderIds]) => orderIds).filter((id) => ids.includes(id));
+      expect(marked.sort()).toEqual([...ids].sort());
+      for (const id of ids) expect((await stack.temporal.workflow.getHandle(orderWorkflowId(id)).describe()).status.name).toBe('RUNNING');
+    } finally {
+      marks.mockRestore();
+    }
   });
 
   it('creates an unregistered kit with ordered then awaiting_registration (spec rule 1)', async () => {

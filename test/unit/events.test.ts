@@ -171,6 +171,28 @@ describe('delivery bookkeeping in groups (MicroBatcher)', () => {
     await expect(Promise.all([first, second])).resolves.toEqual([1, 2]);
     expect(most).toBe(2);
   });
+
+  it('with lingerMs, items submitted within it share a call, and later ones wait for the next', async () => {
+    jest.useFakeTimers();
+    try {
+      const calls: number[][] = [];
+      const batcher = new MicroBatcher(async (items: number[]) => (calls.push(items), items), { maxBatch: 10, maxInFlight: 1, lingerMs: 100 });
+      const first = [batcher.submit(1)];
+      await jest.advanceTimersByTimeAsync(60);
+      first.push(batcher.submit(2));
+      expect(calls).toEqual([]);
+      await jest.advanceTimersByTimeAsync(40);
+      await expect(Promise.all(first)).resolves.toEqual([1, 2]);
+      const later = batcher.submit(3);
+      await jest.advanceTimersByTimeAsync(99);
+      expect(calls).toEqual([[1, 2]]);
+      await jest.advanceTimersByTimeAsync(1);
+      await expect(later).resolves.toBe(3);
+      expect(calls).toEqual([[1, 2], [3]]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
 
 describe('event batches: bounds', () => {
