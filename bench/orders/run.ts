@@ -44,7 +44,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { autocannon as autocannonProcess, type LoadRun, median, ROOT, startServer, terminateTaskQueue } from '../lib/load';
+import { autocannon as autocannonProcess, type LoadRun, median, PRODUCTION_API_NODE_ARGS, ROOT, startServer, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem, cpuTicks } from '../lib/cpu';
 
@@ -210,8 +210,9 @@ async function main(): Promise<void> {
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
-      // BENCH_API_ARGS: node flags for the API process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
-      nodeArgs: (process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean),
+      // Production's node flags (as bench:reads), then BENCH_API_ARGS: more node flags for the API
+      // process (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
+      nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
     });
     const rawRuns: Array<{ perSecond: number; p50: number; p99: number }> = [];
     const createdRuns: LoadRun[] = [];
