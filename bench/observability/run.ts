@@ -50,6 +50,8 @@ function startApi(variant: Variant, logFile: string): Promise<ServerProcess> {
     portVariable: 'API_PORT',
     logFile,
     readyPath: '/health/ready',
+    // BENCH_API_ARGS: node flags for both API processes (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof').
+    nodeArgs: (process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean),
   });
 }
 
