@@ -44,7 +44,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { autocannon as autocannonProcess, type LoadRun, median, PRODUCTION_API_NODE_ARGS, ROOT, startServer, terminateTaskQueue } from '../lib/load';
+import { autocannon as autocannonProcess, type LoadRun, median, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, ROOT, startServer, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem, cpuTicks } from '../lib/cpu';
 
@@ -206,7 +206,8 @@ async function main(): Promise<void> {
     const apiProcess = await startServer({
       name: 'the API',
       script: 'dist/src/main.js',
-      env: { NODE_ENV: 'production', API_HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: taskQueue, RECONCILER_INTERVAL: '1h' },
+      // Production's settings (request log, metrics; the sourced test env turns the request log off).
+      env: { ...PRODUCTION_API_ENV, TEMPORAL_TASK_QUEUE: taskQueue, RECONCILER_INTERVAL: '1h' },
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
