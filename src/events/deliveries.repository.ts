@@ -1,9 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { runPrepared } from '../common/prepared-statement';
-import { type DeliveryStatus, OUTBOX_CHANNEL, PENDING } from './outbox.repository';
+import { type DeliveryStatus, PENDING } from './delivery-status';
+import { OUTBOX_CHANNEL } from './outbox.repository';
 
 export type DeliveryTarget = 'webhook' | 'rabbitmq';
-export type { DeliveryStatus } from './outbox.repository';
+export type { DeliveryStatus } from './delivery-status';
 export type AttemptStatus = 'sending' | 'succeeded' | 'failed' | 'interrupted';
 export type AttemptTrigger = 'scheduled' | 'manual';
 
