@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { types } from 'pg';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { runPrepared } from '../common/prepared-statement';
@@ -209,7 +210,7 @@ export interface LabAccountFilters {
   labId?: number;
 }
 
-export interface LabAccountRow {
+interface LabAccountRow {
   id: string;
   team_id: string | null;
   environment: LabAccountEntity['environment'];
@@ -225,7 +226,7 @@ export interface LabAccountRow {
 }
 
 /** The lab_accounts columns a LabAccountRow holds, in its order, over alias `a`. */
-export const LAB_ACCOUNT_COLUMNS = [
+const LAB_ACCOUNT_COLUMNS = [
   'a.id', 'a.team_id', 'a.environment', 'a.lab_id', 'a.status', 'a.delegated_flow', 'a.provider_account_id', 'a.account_name',
   'a.default_clinical_notes', 'a.allowed_billing', 'a.team_id_allowlist', 'a.created_at',
 ] as const;
@@ -233,12 +234,12 @@ export const LAB_ACCOUNT_COLUMNS = [
 /**
  * The lab accounts (alias `a`) a team can see, its environment and id given as SQL expressions,
  * and the order they are listed in: the team's own accounts first, then platform accounts; by
- * lab, then oldest first. Also read by order creation's first statement (OrderReadModel.createContext).
+ * lab, then oldest first.
  */
-export const visibleLabAccountsWhere = (environment: string, teamId: string) =>
+const visibleLabAccountsWhere = (environment: string, teamId: string) =>
   `(a.environment IS NULL OR a.environment = ${environment})
             AND (a.team_id = ${teamId} OR (a.team_id IS NULL AND (cardinality(a.team_id_allowlist) = 0 OR ${teamId} = ANY(a.team_id_allowlist))))`;
-export const VISIBLE_LAB_ACCOUNTS_ORDER = 'a.team_id IS NULL, a.lab_id, a.created_at, a.id';
+const VISIBLE_LAB_ACCOUNTS_ORDER = 'a.team_id IS NULL, a.lab_id, a.created_at, a.id';
 
 /**
  * The lab accounts a team can see, narrowed by the optional id, status and lab ($3–$5, NULL for
@@ -255,7 +256,45 @@ const VISIBLE_LAB_ACCOUNTS = {
           ORDER BY ${VISIBLE_LAB_ACCOUNTS_ORDER}`,
 };
 
-export function toLabAccountEntity(row: LabAccountRow): LabAccountEntity {
+/**
+ * The lab accounts a team can see at one lab (listVisible's rules and order) as one JSON value of
+ * a statement of another module that reads them beside its own rows (order creation's first
+ * statement, OrderReadModel.createContext): an array of accounts, each an array of
+ * LAB_ACCOUNT_COLUMNS in order (created_at as Postgres' text), `[]` when none. The lab, the
+ * environment and the team are SQL expressions of that statement; labAccountsFromJson reads it.
+ */
+export const visibleLabAccountsJson = (labId: string, environment: string, teamId: string) =>
+  `COALESCE((SELECT json_agg(json_build_array(${LAB_ACCOUNT_COLUMNS.map((column) => (column === 'a.created_at' ? `${column}::text` : column)).join(', ')})
+                            ORDER BY ${VISIBLE_LAB_ACCOUNTS_ORDER})
+              FROM lab_accounts a
+             WHERE a.lab_id = ${labId} AND ${visibleLabAccountsWhere(environment, teamId)}), '[]'::json)`;
+
+/** pg's parser for timestamptz text: the same Date as a column read. */
+const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
+
+/** The accounts of a visibleLabAccountsJson value, as listVisible returns them. */
+export function labAccountsFromJson(accounts: unknown[][]): LabAccountEntity[] {
+  return accounts.map((values) => {
+    const [id, teamId, environment, labId, status, delegatedFlow, providerAccountId, accountName, defaultClinicalNotes, allowedBilling, teamIdAllowlist, createdAt] =
+      values as [string, string | null, LabAccountRow['environment'], number, LabAccountRow['status'], LabAccountRow['delegated_flow'], string, string, string | null, LabAccountRow['allowed_billing'], string[], string];
+    return toLabAccountEntity({
+      id,
+      team_id: teamId,
+      environment,
+      lab_id: labId,
+      status,
+      delegated_flow: delegatedFlow,
+      provider_account_id: providerAccountId,
+      account_name: accountName,
+      default_clinical_notes: defaultClinicalNotes,
+      allowed_billing: allowedBilling,
+      team_id_allowlist: teamIdAllowlist,
+      created_at: parseTimestamptz(createdAt),
+    });
+  });
+}
+
+function toLabAccountEntity(row: LabAccountRow): LabAccountEntity {
   return Object.assign(new LabAccountEntity(), {
     id: row.id,
     teamId: row.team_id,

@@ -24,13 +24,7 @@ import { types } from 'pg';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { insertEventsSql } from '../events/outbox.repository';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
-import {
-  LAB_ACCOUNT_COLUMNS,
-  type LabAccountRow,
-  toLabAccountEntity,
-  VISIBLE_LAB_ACCOUNTS_ORDER,
-  visibleLabAccountsWhere,
-} from '../lab-tests/lab-catalog.repository';
+import { labAccountsFromJson, visibleLabAccountsJson } from '../lab-tests/lab-catalog.repository';
 import type { PreparedEvents } from '../events/outbox.service';
 import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
@@ -124,19 +118,14 @@ const INSERT_ORDER_STATEMENT = 'labflow_orders_insert_order';
  * Order creation's reads (OrderReadModel.createContext), and the ids of the order's first events:
  * drawn only when the user is live (a 404 draws none); a request refused later leaves a gap in
  * the identity, as a rolled-back insert did. With the lab test (when the team can see it): the
- * lab accounts the team can see at its lab (LabAccountsRepository's visibility and order, each
- * account a JSON array of LAB_ACCOUNT_COLUMNS, created_at as text), which LabAccountsService.resolveForOrder
- * chooses from, so that it does not read them in a statement of its own.
+ * lab accounts the team can see at its lab (visibleLabAccountsJson: LabAccountsRepository's
+ * visibility and order), which LabAccountsService.resolveForOrder chooses from, so that it does
+ * not read them in a statement of its own.
  */
 const createContextSql = `
   SELECT u.id IS NOT NULL AS user_live, u.client_user_id,
          lt.updated_at::text AS lab_test_version, lt.lab_id AS lab_test_lab_id,
-         CASE WHEN lt.id IS NULL THEN NULL ELSE
-           COALESCE((SELECT json_agg(json_build_array(${LAB_ACCOUNT_COLUMNS.map((column) => (column === 'a.created_at' ? `${column}::text` : column)).join(', ')})
-                                     ORDER BY ${VISIBLE_LAB_ACCOUNTS_ORDER})
-                       FROM lab_accounts a
-                      WHERE a.lab_id = lt.lab_id AND ${visibleLabAccountsWhere('$3::text', '$2::uuid')}), '[]'::json)
-         END AS lab_accounts,
+         CASE WHEN lt.id IS NULL THEN NULL ELSE ${visibleLabAccountsJson('lt.lab_id', '$3::text', '$2::uuid')} END AS lab_accounts,
          ARRAY(SELECT nextval(pg_get_serial_sequence('order_events', 'id'))
                  FROM generate_series(1, CASE WHEN u.id IS NULL THEN 0 ELSE $5::int END) ORDER BY 1)::text[] AS event_ids
     FROM (SELECT 1) AS one
@@ -167,26 +156,6 @@ export interface NewOrderEvents {
 
 /** pg's parser for timestamptz text: what a timestamptz column read yields. */
 const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) => Date;
-
-/** A lab account of createContext's JSON (LAB_ACCOUNT_COLUMNS in order) as its statement of its own reads it. */
-function labAccountRow(values: unknown[]): LabAccountRow {
-  const [id, teamId, environment, labId, status, delegatedFlow, providerAccountId, accountName, defaultClinicalNotes, allowedBilling, teamIdAllowlist, createdAt] =
-    values as [string, string | null, LabAccountRow['environment'], number, LabAccountRow['status'], LabAccountRow['delegated_flow'], string, string, string | null, LabAccountRow['allowed_billing'], string[], string];
-  return {
-    id,
-    team_id: teamId,
-    environment,
-    lab_id: labId,
-    status,
-    delegated_flow: delegatedFlow,
-    provider_account_id: providerAccountId,
-    account_name: accountName,
-    default_clinical_notes: defaultClinicalNotes,
-    allowed_billing: allowedBilling,
-    team_id_allowlist: teamIdAllowlist,
-    created_at: parseTimestamptz(createdAt),
-  };
-}
 
 /** The order statements that read users, appointments and lab_tests with the order (see the top of this file). */
 @Injectable()
@@ -256,7 +225,7 @@ export class OrderReadModel {
     const labAccounts =
       row.lab_test_lab_id === null || row.lab_accounts === null
         ? null
-        : { labId: row.lab_test_lab_id, accounts: row.lab_accounts.map((account) => toLabAccountEntity(labAccountRow(account))) };
+        : { labId: row.lab_test_lab_id, accounts: labAccountsFromJson(row.lab_accounts) };
     return { userLive: row.user_live, clientUserId: row.client_user_id, labTestVersion: row.lab_test_version, eventIds: row.event_ids, labAccounts };
   }
 
