@@ -20,7 +20,8 @@ export function cpuTicks(pid: number): number | null {
   }
 }
 
-async function backends(db: DataSource): Promise<Map<number, number | null>> {
+/** Clock ticks so far of each Postgres backend of `db`'s database (null where /proc cannot tell). */
+export async function backends(db: DataSource): Promise<Map<number, number | null>> {
   const rows: Array<{ pid: number }> = await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
   return new Map(rows.map((row) => [row.pid, cpuTicks(row.pid)]));
 }
@@ -35,7 +36,8 @@ export async function cpuMark(db: DataSource, childPid: number): Promise<CpuMark
   return { child: { pid: childPid, ticks: cpuTicks(childPid) }, self: process.cpuUsage(), postgres: await backends(db) };
 }
 
-const micros = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+/** µs of CPU in `ticks` clock ticks. */
+export const micros = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
 
 /** µs per item since `mark` of the child process, this process and Postgres (null: unknown). */
 export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): Promise<{ child: number | null; self: number; postgres: number | null }> {

@@ -13,6 +13,7 @@ import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { freeLoopbackPort } from '../../src/common/free-port';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { backends, micros } from './cpu';
 
 export const ROOT = resolve(__dirname, '../..');
 
@@ -47,17 +48,6 @@ export function finishedChildrenCpuSeconds(): number | null {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
-}
-
-/** CPU seconds of the Postgres backends of `db`'s database, by pid (those /proc shows). */
-async function postgresCpuSeconds(db: DataSource): Promise<Map<number, number>> {
-  const rows: Array<{ pid: number }> = await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
-  const seconds = new Map<number, number>();
-  for (const { pid } of rows) {
-    const cpu = cpuSeconds(pid);
-    if (cpu !== null) seconds.set(pid, cpu);
-  }
-  return seconds;
 }
 
 /**
@@ -170,28 +160,32 @@ export function autocannon(
  */
 export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource) {
   const pid = server.child.pid as number;
-  const postgresBefore = db ? await postgresCpuSeconds(db) : null;
+  const postgresBefore = db ? await backends(db) : null;
   const before = cpuSeconds(pid);
   const generatorBefore = finishedChildrenCpuSeconds();
   const run = await autocannon(`${server.url}${path}`, headers, seconds, connections);
   const generatorAfter = finishedChildrenCpuSeconds();
   const after = cpuSeconds(pid);
-  const postgresAfter = db ? await postgresCpuSeconds(db) : null;
+  const postgresAfter = db ? await backends(db) : null;
   const requests = run.perSecond * seconds;
   const cpu = before === null || after === null ? null : after - before;
   let postgres: number | null = null;
   if (postgresBefore && postgresAfter) {
-    postgres = 0;
-    for (const [backend, now] of postgresAfter) postgres += now - (postgresBefore.get(backend) ?? 0);
+    let ticks: number | null = 0;
+    for (const [backend, now] of postgresAfter) {
+      const earlier = postgresBefore.get(backend) ?? 0;
+      ticks = ticks === null || now === null || earlier === null ? null : ticks + now - earlier;
+    }
+    postgres = ticks === null ? null : micros(ticks) / 1e6;
   }
-  const micros = (value: number | null) => (value === null || requests === 0 ? null : Math.round((value * 1e6) / requests));
+  const perRequest = (used: number | null) => (used === null || requests === 0 ? null : Math.round((used * 1e6) / requests));
   return {
     ...run,
     perCpuSecond: cpu ? requests / cpu : null,
     cpuMicros: {
-      server: micros(cpu),
-      postgres: micros(postgres),
-      generator: micros(generatorBefore === null || generatorAfter === null ? null : generatorAfter - generatorBefore),
+      server: perRequest(cpu),
+      postgres: perRequest(postgres),
+      generator: perRequest(generatorBefore === null || generatorAfter === null ? null : generatorAfter - generatorBefore),
     },
   };
 }
