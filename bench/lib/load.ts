@@ -190,6 +190,76 @@ export async function measure(server: ServerProcess, path: string, headers: Reco
   };
 }
 
+export type Measured = Awaited<ReturnType<typeof measure>>;
+
+/** One side of a paired comparison: a server and what to ask it. */
+export interface PairedSide {
+  server: ServerProcess;
+  path: string;
+  headers: Record<string, string>;
+}
+
+export interface PairedComparison {
+  /** Each side's slices, in the order they ran. */
+  slices: [Measured[], Measured[]];
+  /** Requests per second over all of a side's slices (the mean of equally long slices). */
+  perSecond: [number, number];
+  /** The median of a side's slice p99s (ms). */
+  p99: [number, number];
+  /** first ÷ second req/s of each pair, sorted: the spread behind the ratio of the means. */
+  pairRatios: number[];
+  /** CPU µs per request of each side (server, Postgres, load generator), weighted by the slices' requests; null where unknown. */
+  cpuMicros: [CpuMicros, CpuMicros];
+}
+
+type CpuMicros = Record<'server' | 'postgres' | 'generator', number | null>;
+
+/**
+ * Two servers compared in `slices` pairs of short runs, the order alternating within pairs
+ * (A B, B A, A B, …). This machine's speed moves by ±20% from one second to the next (a bare
+ * server's 1 s runs: 25,000 to 44,000 req/s in a row) and by 2× over minutes, so blocks of
+ * 10 s per side compared one machine state with another: the same code measured 0.37 to 0.73
+ * of its floor. Interleaved short slices see the same machine on average, and the ratios of the
+ * pairs show how far one figure can be trusted.
+ */
+export async function comparePaired(
+  sides: [PairedSide, PairedSide],
+  options: { slices: number; seconds: number; connections: number; db?: DataSource; onSlice?: (side: number, run: Measured) => void },
+): Promise<PairedComparison> {
+  const slices: [Measured[], Measured[]] = [[], []];
+  for (let pair = 0; pair < options.slices; pair += 1) {
+    for (const index of pair % 2 === 0 ? [0, 1] : [1, 0]) {
+      const side = sides[index];
+      const run = await measure(side.server, side.path, side.headers, options.seconds, options.connections, options.db);
+      if (run.non2xx > 0 || run.errors > 0) throw new Error(`${side.server.url}${side.path}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+      slices[index].push(run);
+      options.onSlice?.(index, run);
+    }
+  }
+  const mean = (runs: Measured[]) => runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
+  const cpuOf = (runs: Measured[]): CpuMicros => {
+    const weighted = (key: keyof CpuMicros) => {
+      if (runs.some((run) => run.cpuMicros[key] === null)) return null;
+      const requests = runs.reduce((sum, run) => sum + run.perSecond, 0);
+      return Math.round(runs.reduce((sum, run) => sum + (run.cpuMicros[key] as number) * run.perSecond, 0) / requests);
+    };
+    return { server: weighted('server'), postgres: weighted('postgres'), generator: weighted('generator') };
+  };
+  return {
+    slices,
+    perSecond: [mean(slices[0]), mean(slices[1])],
+    p99: [median(slices[0].map((run) => run.p99)), median(slices[1].map((run) => run.p99))],
+    pairRatios: slices[0].map((run, pair) => run.perSecond / slices[1][pair].perSecond).sort((a, b) => a - b),
+    cpuMicros: [cpuOf(slices[0]), cpuOf(slices[1])],
+  };
+}
+
+/** The middle half of sorted values as "low–high" (the interquartile range), for the spread of pair ratios. */
+export function middleHalf(sorted: number[], digits = 2): string {
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return `${fmt(at(0.25), digits)}–${fmt(at(0.75), digits)}`;
+}
+
 /** A Scale-plan org with one team and a sandbox team API key; `remove()` deletes the org and all it holds. */
 export async function benchTenant(db: DataSource, name: string): Promise<{ teamId: string; key: string; remove(): Promise<void> }> {
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${name} ${randomUUID().slice(0, 8)}`, plan: 'scale' });

@@ -6,13 +6,13 @@
  * The two APIs run as separate processes (`dist/src/main.js`, as in production; NODE_ENV=production so the logs are the
  * production JSON lines, written to a file as a log shipper would read them), and autocannon
  * drives them from a third process, so the load generator never shares the API's event loop.
- * The variants take turns (BENCH_ROUNDS rounds each, alternating) so a slow phase of the
- * machine weighs on both; each figure is the median over its rounds.
+ * The variants take turns in BENCH_SLICES pairs of short slices (comparePaired in
+ * bench/lib/load.ts says why): req/s are the means over the slices, p99 the medians.
  *
  *   npm run bench:observability   (settings from the environment as for the services: DATABASE_URL
  *                                  of a migrated database, PHI_ENCRYPTION_KEY, REDIS_URL,
- *                                  TEMPORAL_ADDRESS; BENCH_CONNECTIONS (64), BENCH_SECONDS (10),
- *                                  BENCH_ROUNDS (3))
+ *                                  TEMPORAL_ADDRESS; BENCH_CONNECTIONS (64), BENCH_SECONDS (2,
+ *                                  per slice), BENCH_SLICES (16))
  *
  * The bench's org (and so its user and key) is deleted at the end.
  */
@@ -24,12 +24,12 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchTenant, fmt, measure, median, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { autocannon, benchTenant, comparePaired, fmt, median, middleHalf, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const SLICES = Number(process.env.BENCH_SLICES ?? 16);
 
 interface Variant {
   name: string;
@@ -54,8 +54,6 @@ function startApi(variant: Variant, logFile: string): Promise<ServerProcess> {
     nodeArgs: (process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean),
   });
 }
-
-type Run = Awaited<ReturnType<typeof measure>>;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -82,40 +80,31 @@ async function main(): Promise<void> {
       if (check.status !== 200) throw new Error(`GET ${url} answered ${check.status}`);
     }
 
-    console.log(`observability bench: GET /v2/user/{id}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, variants alternating`);
-    // Other work on the machine weighs on both variants but widens the spread between rounds.
+    console.log(`observability bench: GET /v2/user/{id}, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices, variants interleaved`);
+    // Other work on the machine weighs on both variants but widens the spread between pairs.
     console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
     // Warm both (JIT, key cache, connection pools) before measuring.
     for (const url of urls) await autocannon(url, { 'x-service-api-key': key }, 3, CONNECTIONS);
-    const runs: Run[][] = VARIANTS.map(() => []);
-    for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const [index, variant] of VARIANTS.entries()) {
-        const run: Run = await measure(apis[index], `/v2/user/${userId}`, { 'x-service-api-key': key }, SECONDS, CONNECTIONS);
-        if (run.non2xx > 0 || run.errors > 0) throw new Error(`${variant.name}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
-        runs[index].push(run);
-        const perCpu = run.perCpuSecond === null ? '' : `   ${fmt(run.perCpuSecond).padStart(6)} req per CPU-second`;
-        console.log(`  round ${round}  ${variant.name.padEnd(28)} ${fmt(run.perSecond).padStart(7)} req/s   p99 ${fmt(run.p99).padStart(5)} ms${perCpu}`);
-      }
-    }
-
-    const summary = runs.map((variantRuns) => ({ perSecond: median(variantRuns.map((run) => run.perSecond)), p99: median(variantRuns.map((run) => run.p99)) }));
-    console.log('');
-    for (const [index, variant] of VARIANTS.entries()) {
-      console.log(`  ${variant.name.padEnd(28)} ${fmt(summary[index].perSecond).padStart(7)} req/s   p99 ${fmt(summary[index].p99)} ms   (median of ${ROUNDS})`);
-    }
-    const ratio = summary[0].perSecond / summary[1].perSecond;
-    recordFigure({
-      bench: 'observability', name: 'GET /v2/user/{id} req/s, request log and metrics on', value: summary[0].perSecond,
-      baseline: summary[1].perSecond, baselineName: 'both off', unit: 'req/s', goal: { ratio: 0.9, atLeast: true },
+    const headers = { 'x-service-api-key': key };
+    const result = await comparePaired([{ server: apis[0], path: `/v2/user/${userId}`, headers }, { server: apis[1], path: `/v2/user/${userId}`, headers }], {
+      slices: SLICES,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
     });
-    console.log(`  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9)`);
-    // On a machine busy with other work the req/s of a round depend on how much CPU the API got;
-    // requests per CPU-second of the API process do not, so this ratio is the steadier one there.
-    const perCpu = runs.map((variantRuns) => variantRuns.map((run) => run.perCpuSecond));
-    if (perCpu.every((values) => values.every((value) => value !== null))) {
-      const cpuRatio = median(perCpu[0] as number[]) / median(perCpu[1] as number[]);
-      console.log(`  requests per API CPU-second, on ÷ off: ${fmt(cpuRatio, 3)} (${fmt(median(perCpu[0] as number[]))} ÷ ${fmt(median(perCpu[1] as number[]))}, medians)`);
+    for (const [index, variant] of VARIANTS.entries()) {
+      const cpu = result.cpuMicros[index].server;
+      const perCpu = cpu === null ? '' : `   ${fmt(1e6 / cpu).padStart(6)} req per CPU-second`;
+      console.log(`  ${variant.name.padEnd(28)} ${fmt(result.perSecond[index]).padStart(7)} req/s   p99 ${fmt(result.p99[index])} ms${perCpu}   (mean / median of ${SLICES} slices)`);
     }
+    const ratio = result.perSecond[0] / result.perSecond[1];
+    recordFigure({
+      bench: 'observability', name: 'GET /v2/user/{id} req/s, request log and metrics on', value: result.perSecond[0],
+      baseline: result.perSecond[1], baselineName: 'both off', unit: 'req/s', goal: { ratio: 0.9, atLeast: true },
+    });
+    console.log(`  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9); pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}`);
+    // Requests per CPU-second of the API process move less with the machine's speed than req/s.
+    const [onCpu, offCpu] = result.cpuMicros.map((cpu) => cpu.server);
+    if (onCpu !== null && offCpu !== null) console.log(`  requests per API CPU-second, on ÷ off: ${fmt(offCpu / onCpu, 3)} (${fmt(onCpu)} µs ÷ ${fmt(offCpu)} µs a request)`);
 
     // Proof the "on" variant did log and count: its log has a line per request and /metrics the route.
     const logBytes = statSync(logFiles[0]).size;

@@ -1,15 +1,16 @@
 /**
  * Reads against their floor (issue #15): req/s and p99 of labflow's read routes, the real API
  * process with its production settings (request log, metrics, node flags), ÷ a bare Fastify + pg process
- * doing the same main SELECT (bench/reads/bare-server.ts), each loaded by autocannon from a
+ * doing the same main SELECT (bench/reads/bare-server.mjs), each loaded by autocannon from a
  * process of its own at 64 connections. Goal: ≥ 0.75 of the bare req/s, p99 ≤ 1.5× the bare p99.
- * Servers take turns (BENCH_ROUNDS rounds, alternating) and each figure is the median; requests
- * per CPU-second of the server process are printed too, the steadier figure on a busy machine.
+ * The servers take turns in BENCH_SLICES pairs of BENCH_SECONDS slices (comparePaired in
+ * bench/lib/load.ts says why): req/s are the means over the slices, p99 the medians of the
+ * slices' p99; the pairs' ratios are printed for their spread, with the CPU a request cost.
  *
  *   npm run bench:reads   (settings from the environment as for the services: DATABASE_URL of a
  *                          migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
- *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (10),
- *                          BENCH_ROUNDS (3), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof,
+ *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (2,
+ *                          per slice), BENCH_SLICES (16), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof,
  *                          BENCH_ROUTES=user,order,users: only those routes; BENCH_API_ARGS: more
  *                          node flags for the API, e.g. --perf-basic-prof for perf record)
  *
@@ -25,18 +26,16 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchTenant, fmt, measure, median, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { autocannon, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const SLICES = Number(process.env.BENCH_SLICES ?? 16);
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 /** Only these routes (comma-separated: user, order, users), e.g. to profile one; default all. */
 const ROUTES = process.env.BENCH_ROUTES ? process.env.BENCH_ROUTES.split(',') : null;
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
-
-type Measured = Awaited<ReturnType<typeof measure>>;
 
 async function post(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(url, { method: 'POST', headers: { 'x-service-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -103,41 +102,33 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`reads bench: the API (production settings) ÷ bare Fastify + pg, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds, alternating`);
+    console.log(`reads bench: the API (production settings) ÷ bare Fastify + pg, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved`);
     console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
-    const rows: string[] = [];
     for (const route of routes) {
       for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 3, CONNECTIONS);
-      const runs: Measured[][] = [[], []];
-      for (let round = 0; round < ROUNDS; round += 1) {
-        for (const [index, server] of servers.entries()) {
-          const run = await measure(server, route.path, headers, SECONDS, CONNECTIONS, db);
-          if (run.non2xx > 0 || run.errors > 0) throw new Error(`${route.name} on ${server.url}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
-          runs[index].push(run);
-        }
-      }
-      const [ours, floor] = runs.map((list) => ({
-        perSecond: median(list.map((run) => run.perSecond)),
-        p99: median(list.map((run) => run.p99)),
-        perCpu: list.every((run) => run.perCpuSecond !== null) ? median(list.map((run) => run.perCpuSecond as number)) : null,
-      }));
+      const [oursSide, bareSide] = servers.map((server): PairedSide => ({ server, path: route.path, headers }));
+      const sides: [PairedSide, PairedSide] = [oursSide, bareSide];
+      const result = await comparePaired(sides, { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db });
+      const [ours, floor] = [0, 1].map((index) => ({ perSecond: result.perSecond[index], p99: result.p99[index], cpu: result.cpuMicros[index] }));
+      const perCpu = (index: number) => {
+        const cpu = result.cpuMicros[index].server;
+        return cpu === null ? null : 1e6 / cpu;
+      };
       // Where a request's CPU goes, both servers: all three share the machine's cores, so the
       // req/s ratio can reach a goal only if ours (server + Postgres + generator) is small enough.
-      const cpuOf = (list: Measured[]) => {
-        const pick = (key: 'server' | 'postgres' | 'generator') => {
-          const values = list.map((run) => run.cpuMicros[key]);
-          return values.every((value) => value !== null) ? fmt(median(values as number[])) : '?';
-        };
-        return `server ${pick('server')}, Postgres ${pick('postgres')}, load generator ${pick('generator')}`;
+      const cpuOf = (cpu: typeof ours.cpu) => {
+        const show = (value: number | null) => (value === null ? '?' : fmt(value));
+        return `server ${show(cpu.server)}, Postgres ${show(cpu.postgres)}, load generator ${show(cpu.generator)}`;
       };
-      const cpuLine = `      CPU µs per request: ours ${cpuOf(runs[0])}; bare ${cpuOf(runs[1])}`;
-      const cpuRatio = ours.perCpu !== null && floor.perCpu !== null ? `   per CPU-second ${fmt(ours.perCpu / floor.perCpu, 2)}` : '';
-      rows.push(
+      const oursPerCpu = perCpu(0);
+      const floorPerCpu = perCpu(1);
+      const cpuRatio = oursPerCpu !== null && floorPerCpu !== null ? `   per CPU-second ${fmt(oursPerCpu / floorPerCpu, 2)}` : '';
+      console.log(
         `  ${route.name.padEnd(28)} ${fmt(ours.perSecond).padStart(6)} ÷ ${fmt(floor.perSecond).padStart(6)} req/s = ${fmt(ours.perSecond / floor.perSecond, 2)} (goal ≥ 0.75)` +
           `   p99 ${fmt(ours.p99)} ÷ ${fmt(floor.p99)} ms = ${fmt(ours.p99 / Math.max(floor.p99, 1), 2)}× (goal ≤ 1.5×)${cpuRatio}`,
       );
-      console.log(rows[rows.length - 1]);
-      console.log(cpuLine);
+      console.log(`      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}, all ${fmt(result.pairRatios[0], 2)}–${fmt(result.pairRatios[result.pairRatios.length - 1], 2)}`);
+      console.log(`      CPU µs per request: ours ${cpuOf(ours.cpu)}; bare ${cpuOf(floor.cpu)}`);
       const floorName = 'bare Fastify + pg';
       recordFigure({ bench: 'reads', name: `${route.name} req/s`, value: ours.perSecond, baseline: floor.perSecond, baselineName: floorName, unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
       recordFigure({ bench: 'reads', name: `${route.name} p99`, value: ours.p99, baseline: floor.p99, baselineName: floorName, unit: 'ms', goal: { ratio: 1.5, atLeast: false } });
