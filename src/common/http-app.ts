@@ -13,7 +13,7 @@ import { registerBodyParsers } from './body-parsers';
 import { registerMultipart } from './multipart';
 import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
-import { createLogger, type Logger, type LogService } from './logger';
+import { createLogger, type Logger, type LogService, requestLineWriter } from './logger';
 import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
 import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from './request-context';
 import { toOpenApi30Nullables } from './schemas';
@@ -94,7 +94,7 @@ export async function createHttpApp(
   // in between runs in the socket's async context, not the request's.
   // (request.log is a child of `logger`, a pino Logger: Fastify types it by its interface only.)
   adapter.getInstance().addHook('preHandler', (request, _reply, done) => runInRequest(request.id, request.log as Logger, done));
-  if (config.logRequests) logRequestCompletions(adapter.getInstance() as unknown as FastifyInstance);
+  if (config.logRequests) logRequestCompletions(adapter.getInstance() as unknown as FastifyInstance, logger);
   const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, {
     bufferLogs: true,
     // labflow's own JSON and form parsers (body-parsers.ts): empty JSON bodies, raw bytes kept for signatures.
@@ -121,9 +121,11 @@ export async function createHttpApp(
  * log volume, and the line that matters carries everything (a request that never completes is
  * visible in the metrics and traces, and its errors are logged where they happen).
  */
-function logRequestCompletions(fastify: FastifyInstance): void {
+function logRequestCompletions(fastify: FastifyInstance, logger: Logger): void {
+  const writeLine = requestLineWriter(logger);
   fastify.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    if (writeLine) writeLine({ requestId: request.id, req: request, statusCode: reply.statusCode, responseTime: reply.elapsedTime });
+    else request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
 }
