@@ -6,7 +6,7 @@ import { createLogger, type LoggedRequest, requestLineWriter } from '../../src/c
  * the line pino writes for `request.log.info({ req, res, responseTime }, 'request completed')` on
  * the request's child logger, which log shippers and the logging e2e test read.
  */
-function capturingLogger(level = 'info') {
+function capturingLogger(level: 'info' | 'warn' = 'info') {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
