@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 
@@ -8,16 +9,39 @@ import type { DataSource } from 'typeorm';
  * shared machine rates move with everyone else's load, the CPU an item costs much less: it tells
  * whether a change made the work cheaper or the machine was just quieter.
  */
-const CLOCK_TICKS_PER_SECOND = 100;
 
-export function cpuTicks(pid: number): number | null {
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux). */
+const CLOCK_TICKS_PER_SECOND = (() => {
   try {
-    // Fields after the command name: utime is the 12th, stime the 13th (proc(5)).
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses); null where /proc cannot tell. */
+function statFields(pid: number | 'self'): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+/** Clock ticks of CPU (user + system: proc(5)'s 14th and 15th fields) a process has used so far. */
+export function cpuTicks(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields === null ? null : Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Clock ticks the finished children of this process have used so far (cutime + cstime): across
+ * one autocannon run, the load generator's CPU, as no other child ends meanwhile.
+ */
+export function finishedChildrenTicks(): number | null {
+  const fields = statFields('self');
+  return fields === null ? null : Number(fields[13]) + Number(fields[14]);
 }
 
 /** Clock ticks so far of each Postgres backend of `db`'s database (null where /proc cannot tell). */
@@ -38,6 +62,10 @@ export async function cpuMark(db: DataSource, childPid: number): Promise<CpuMark
 
 /** µs of CPU in `ticks` clock ticks. */
 export const micros = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+
+/** CPU µs per item between two readings of a process's clock ticks; null when unknown. */
+export const microsPerItem = (before: number | null, after: number | null, items: number) =>
+  before === null || after === null || items === 0 ? null : Math.round(micros(after - before) / items);
 
 /** µs per item since `mark` of the child process, this process and Postgres (null: unknown). */
 export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): Promise<{ child: number | null; self: number; postgres: number | null }> {

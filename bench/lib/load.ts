@@ -3,9 +3,9 @@
  * generator's event loop), autocannon runs in a process of its own, and each figure is read with
  * the CPU the server process used, so a busy machine shows up as spread, not as a false ratio.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
@@ -13,42 +13,12 @@ import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { freeLoopbackPort } from '../../src/common/free-port';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
-import { backends, micros } from './cpu';
+import { backends, cpuTicks, finishedChildrenTicks, micros } from './cpu';
 
 export const ROOT = resolve(__dirname, '../..');
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds (user + system) a process has used so far, from /proc; null elsewhere. */
-export function cpuSeconds(pid: number): number | null {
-  const file = `/proc/${pid}/stat`;
-  if (!existsSync(file)) return null;
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const stat = readFileSync(file, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
-
-/**
- * CPU seconds the finished children of this process have used so far (/proc/self/stat's cutime
- * and cstime): across one autocannon run, the load generator's CPU, as no other child ends meanwhile.
- */
-export function finishedChildrenCpuSeconds(): number | null {
-  if (!existsSync('/proc/self/stat')) return null;
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
-}
 
 /**
  * The API process as production runs it, whatever env file the bench's shell sourced
@@ -161,14 +131,14 @@ export function autocannon(
 export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource) {
   const pid = server.child.pid as number;
   const postgresBefore = db ? await backends(db) : null;
-  const before = cpuSeconds(pid);
-  const generatorBefore = finishedChildrenCpuSeconds();
+  const before = cpuTicks(pid);
+  const generatorBefore = finishedChildrenTicks();
   const run = await autocannon(`${server.url}${path}`, headers, seconds, connections);
-  const generatorAfter = finishedChildrenCpuSeconds();
-  const after = cpuSeconds(pid);
+  const generatorAfter = finishedChildrenTicks();
+  const after = cpuTicks(pid);
   const postgresAfter = db ? await backends(db) : null;
   const requests = run.perSecond * seconds;
-  const cpu = before === null || after === null ? null : after - before;
+  const cpu = before === null || after === null ? null : micros(after - before) / 1e6;
   let postgres: number | null = null;
   if (postgresBefore && postgresAfter) {
     let ticks: number | null = 0;
@@ -185,7 +155,7 @@ export async function measure(server: ServerProcess, path: string, headers: Reco
     cpuMicros: {
       server: perRequest(cpu),
       postgres: perRequest(postgres),
-      generator: perRequest(generatorBefore === null || generatorAfter === null ? null : generatorAfter - generatorBefore),
+      generator: perRequest(generatorBefore === null || generatorAfter === null ? null : micros(generatorAfter - generatorBefore) / 1e6),
     },
   };
 }

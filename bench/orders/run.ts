@@ -46,7 +46,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { autocannon as autocannonProcess, type LoadRun, median, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, ROOT, startServer, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
-import { cpuMark, cpuPerItem, cpuTicks } from '../lib/cpu';
+import { cpuMark, cpuPerItem, cpuTicks, microsPerItem } from '../lib/cpu';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -83,10 +83,6 @@ function temporalServerPid(): number | null {
     return null;
   }
 }
-
-/** CPU µs per item of a process between two readings of its clock ticks (100 per second); null when unknown. */
-const microsPerItem = (before: number | null, after: number | null, items: number) =>
-  before === null || after === null || items === 0 ? null : Math.round(((after - before) * 10_000) / items);
 
 /** Raw workflow starts from a plain-node process of its own (raw-starts.mjs), SECONDS long. */
 function rawStartsProcess(taskQueue: string): Promise<{ perSecond: number; p50: number; p99: number; started: number; warmUpStarts: number; cpuPerStart: number }> {
