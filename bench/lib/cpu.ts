@@ -67,20 +67,27 @@ export const micros = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
 export const microsPerItem = (before: number | null, after: number | null, items: number) =>
   before === null || after === null || items === 0 ? null : Math.round(micros(after - before) / items);
 
+/**
+ * Clock ticks the backends of `before` and `after` (readings of `backends`) used between them, a
+ * backend that appeared meanwhile counted from 0; null when /proc could not tell for one of them.
+ */
+export function backendTicksBetween(before: Map<number, number | null>, after: Map<number, number | null>): number | null {
+  let ticks = 0;
+  for (const [pid, now] of after) {
+    const earlier = before.get(pid) ?? 0;
+    if (now === null || earlier === null) return null;
+    ticks += now - earlier;
+  }
+  return ticks;
+}
+
 /** µs per item since `mark` of the child process, this process and Postgres (null: unknown). */
 export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): Promise<{ child: number | null; self: number; postgres: number | null }> {
   const self = process.cpuUsage(mark.self);
-  const childNow = cpuTicks(mark.child.pid);
-  let ticks = 0;
-  let known = true;
-  for (const [pid, now] of await backends(db)) {
-    const before = mark.postgres.get(pid) ?? 0;
-    if (now === null || before === null) known = false;
-    else ticks += now - before;
-  }
+  const postgres = backendTicksBetween(mark.postgres, await backends(db));
   return {
-    child: childNow === null || mark.child.ticks === null ? null : Math.round(micros(childNow - mark.child.ticks) / items),
+    child: microsPerItem(mark.child.ticks, cpuTicks(mark.child.pid), items),
     self: Math.round((self.user + self.system) / items),
-    postgres: known && ticks > 0 ? Math.round(micros(ticks) / items) : null,
+    postgres: postgres !== null && postgres > 0 ? microsPerItem(0, postgres, items) : null,
   };
 }

@@ -13,7 +13,7 @@ import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { freeLoopbackPort } from '../../src/common/free-port';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
-import { backends, cpuTicks, finishedChildrenTicks, micros } from './cpu';
+import { backends, backendTicksBetween, cpuTicks, finishedChildrenTicks, microsPerItem } from './cpu';
 
 export const ROOT = resolve(__dirname, '../..');
 
@@ -124,38 +124,26 @@ export function autocannon(
 }
 
 /**
- * autocannon against `server` with its CPU time: requests per CPU-second of the server process
- * beside req/s, and the CPU µs a request cost the server, the load generator and (given `db`, on
- * this machine) Postgres — where a request's time goes when all three share the machine's cores.
+ * autocannon against `server` with the CPU µs a request cost the server, the load generator and
+ * (given `db`, on this machine) Postgres — where a request's time goes.
  */
 export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource) {
   const pid = server.child.pid as number;
   const postgresBefore = db ? await backends(db) : null;
-  const before = cpuTicks(pid);
+  const serverBefore = cpuTicks(pid);
   const generatorBefore = finishedChildrenTicks();
   const run = await autocannon(`${server.url}${path}`, headers, seconds, connections);
   const generatorAfter = finishedChildrenTicks();
-  const after = cpuTicks(pid);
+  const serverAfter = cpuTicks(pid);
   const postgresAfter = db ? await backends(db) : null;
   const requests = run.perSecond * seconds;
-  const cpu = before === null || after === null ? null : micros(after - before) / 1e6;
-  let postgres: number | null = null;
-  if (postgresBefore && postgresAfter) {
-    let ticks: number | null = 0;
-    for (const [backend, now] of postgresAfter) {
-      const earlier = postgresBefore.get(backend) ?? 0;
-      ticks = ticks === null || now === null || earlier === null ? null : ticks + now - earlier;
-    }
-    postgres = ticks === null ? null : micros(ticks) / 1e6;
-  }
-  const perRequest = (used: number | null) => (used === null || requests === 0 ? null : Math.round((used * 1e6) / requests));
+  const postgres = postgresBefore && postgresAfter ? backendTicksBetween(postgresBefore, postgresAfter) : null;
   return {
     ...run,
-    perCpuSecond: cpu ? requests / cpu : null,
     cpuMicros: {
-      server: perRequest(cpu),
-      postgres: perRequest(postgres),
-      generator: perRequest(generatorBefore === null || generatorAfter === null ? null : micros(generatorAfter - generatorBefore) / 1e6),
+      server: microsPerItem(serverBefore, serverAfter, requests),
+      postgres: microsPerItem(0, postgres, requests),
+      generator: microsPerItem(generatorBefore, generatorAfter, requests),
     },
   };
 }
@@ -170,8 +158,6 @@ export interface PairedSide {
 }
 
 export interface PairedComparison {
-  /** Each side's slices, in the order they ran. */
-  slices: [Measured[], Measured[]];
   /** Requests per second over all of a side's slices (the mean of equally long slices). */
   perSecond: [number, number];
   /** The median of a side's slice p99s (ms). */
@@ -194,7 +180,7 @@ type CpuMicros = Record<'server' | 'postgres' | 'generator', number | null>;
  */
 export async function comparePaired(
   sides: [PairedSide, PairedSide],
-  options: { slices: number; seconds: number; connections: number; db?: DataSource; onSlice?: (side: number, run: Measured) => void },
+  options: { slices: number; seconds: number; connections: number; db?: DataSource },
 ): Promise<PairedComparison> {
   const slices: [Measured[], Measured[]] = [[], []];
   for (let pair = 0; pair < options.slices; pair += 1) {
@@ -203,7 +189,6 @@ export async function comparePaired(
       const run = await measure(side.server, side.path, side.headers, options.seconds, options.connections, options.db);
       if (run.non2xx > 0 || run.errors > 0) throw new Error(`${side.server.url}${side.path}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
       slices[index].push(run);
-      options.onSlice?.(index, run);
     }
   }
   const mean = (runs: Measured[]) => runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
@@ -216,7 +201,6 @@ export async function comparePaired(
     return { server: weighted('server'), postgres: weighted('postgres'), generator: weighted('generator') };
   };
   return {
-    slices,
     perSecond: [mean(slices[0]), mean(slices[1])],
     p99: [median(slices[0].map((run) => run.p99)), median(slices[1].map((run) => run.p99))],
     pairRatios: slices[0].map((run, pair) => run.perSecond / slices[1][pair].perSecond).sort((a, b) => a - b),

@@ -106,9 +106,8 @@ async function main(): Promise<void> {
     console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
     for (const route of routes) {
       for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 3, CONNECTIONS);
-      const [oursSide, bareSide] = servers.map((server): PairedSide => ({ server, path: route.path, headers }));
-      const sides: [PairedSide, PairedSide] = [oursSide, bareSide];
-      const result = await comparePaired(sides, { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db });
+      const side = (server: ServerProcess): PairedSide => ({ server, path: route.path, headers });
+      const result = await comparePaired([side(api), side(bare)], { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db });
       const [ours, floor] = [0, 1].map((index) => ({ perSecond: result.perSecond[index], p99: result.p99[index], cpu: result.cpuMicros[index] }));
       // Where a request's CPU goes, both servers. Under this load each server's one event loop is
       // busy 80-95% of the time (req/s × server µs), so req/s ≈ 1 s ÷ the server's CPU per
