@@ -1,10 +1,12 @@
-// The floor the reads bench measures labflow against: bare Fastify and pg, the same single-row
-// (or one-page) SELECT each labflow route's main read does, no auth, no framework, no shaping
-// beyond returning the row. Plain JavaScript run by node, as labflow's API runs from dist/ (no
-// ts-node in either: its REPL support loads node:domain, whose async hooks tax every promise).
-// Run by bench/reads/run.ts in a process of its own.
+// The floor the reads bench measures labflow against: bare Fastify and pg doing the same read as
+// each labflow route — the very statement the route runs (BENCH_STATEMENTS, from run.ts), with the
+// same parameters — and no auth, no framework, no shaping beyond returning the rows as pg gives
+// them. Plain JavaScript run by node, as labflow's API runs from dist/ (no ts-node in either: its
+// REPL support loads node:domain, whose async hooks tax every promise). Run by bench/reads/run.ts
+// in a process of its own.
 //
-//   BARE_PORT, DATABASE_URL, BENCH_TEAM_ID (the team whose list the list route reads)
+//   BARE_PORT, DATABASE_URL, BENCH_TEAM_ID and BENCH_ENVIRONMENT (the team's whose rows the routes
+//   read), BENCH_STATEMENTS ({user, order, users}: each {name, text})
 import { createRequire } from 'node:module';
 import process from 'node:process';
 
@@ -15,24 +17,25 @@ const { Pool } = require('pg');
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const teamId = process.env.BENCH_TEAM_ID;
+const environment = process.env.BENCH_ENVIRONMENT;
+const statements = JSON.parse(process.env.BENCH_STATEMENTS);
 const app = Fastify({ logger: false });
+
+/** Runs one of labflow's statements as the route's named statement. */
+const read = async (key, values) => (await pool.query({ ...statements[key], values })).rows;
 
 app.get('/health/ready', async () => ({ status: 'ok' }));
 app.get('/v2/user/:id', async (request, reply) => {
-  const { rows } = await pool.query({ name: 'user', text: 'SELECT * FROM users WHERE id = $1 AND deletion_requested_at IS NULL', values: [request.params.id] });
-  return rows[0] ?? reply.code(404).send({ detail: 'User not found.' });
+  const [user] = await read('user', [request.params.id, teamId, environment]);
+  return user ?? reply.code(404).send({ detail: 'User not found.' });
 });
 app.get('/v3/order/:id', async (request, reply) => {
-  const { rows } = await pool.query({ name: 'order', text: 'SELECT * FROM orders WHERE id = $1', values: [request.params.id] });
-  return rows[0] ?? reply.code(404).send({ detail: 'Order not found.' });
+  const [order] = await read('order', [request.params.id, teamId, environment]);
+  return order ?? reply.code(404).send({ detail: 'Order not found.' });
 });
 app.get('/v2/user', async () => {
-  const { rows } = await pool.query({
-    name: 'users',
-    text: 'SELECT * FROM users WHERE team_id = $1 AND deletion_requested_at IS NULL ORDER BY created_on, id LIMIT 50',
-    values: [teamId],
-  });
-  return { users: rows, total: rows.length };
+  const users = await read('users', [teamId, environment, 0, 50]);
+  return { users, total: users.length };
 });
 
 await app.listen({ port: Number(process.env.BARE_PORT), host: '127.0.0.1' });

@@ -1,7 +1,8 @@
 /**
  * Reads against their floor (issue #15): req/s and p99 of labflow's read routes, the real API
  * process with its production settings (request log, metrics, node flags), ÷ a bare Fastify + pg process
- * doing the same main SELECT (bench/reads/bare-server.mjs), each loaded by autocannon from a
+ * doing the same read — the very statement each route runs, with the same parameters
+ * (bench/reads/bare-server.mjs) — each loaded by autocannon from a
  * process of its own at 64 connections. Goal: ≥ 0.75 of the bare req/s, p99 ≤ 1.5× the bare p99.
  * The servers take turns in BENCH_SLICES pairs of BENCH_SECONDS slices (comparePaired in
  * bench/lib/load.ts says why): req/s are the means over the slices, p99 the medians of the
@@ -28,6 +29,8 @@ import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
 import { autocannon, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
+import { orderViewStatement } from '../../src/orders/order-read-model';
+import { LIVE_USER, LIVE_USERS_PAGE } from '../../src/users/user-read-model';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -63,10 +66,12 @@ async function main(): Promise<void> {
       nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : []), ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
     });
     servers.push(api);
+    // The floor runs the statements the routes run, so both sides do the same read (issue #15).
+    const statements = { user: LIVE_USER, order: orderViewStatement(db), users: LIVE_USERS_PAGE };
     const bare = await startServer({
       name: 'the bare server',
       script: 'bench/reads/bare-server.mjs',
-      env: { BENCH_TEAM_ID: tenant.teamId },
+      env: { BENCH_TEAM_ID: tenant.teamId, BENCH_ENVIRONMENT: 'sandbox', BENCH_STATEMENTS: JSON.stringify(statements) },
       portVariable: 'BARE_PORT',
       logFile: join(logDir, 'bare.log'),
       readyPath: '/health/ready',

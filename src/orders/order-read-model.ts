@@ -78,6 +78,15 @@ const readForViewSql = (columns: string) => `
 const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view_v2';
 
 /**
+ * The named statement `GET /v3/order/{id}` reads with (readForViewSql over OrderEntity's columns;
+ * parameters: order id, team id, environment). Exported for bench:reads, whose floor runs it too.
+ */
+export function orderViewStatement(db: DataSource): { name: string; text: string } {
+  const columns = db.getMetadata(OrderEntity).columns.map((column) => `"${column.databaseName}"`);
+  return { name: READ_FOR_VIEW_STATEMENT, text: readForViewSql(columns.join(', ')) };
+}
+
+/**
  * Order creation's write in one statement (OrderReadModel.insertOrder): the order transaction,
  * the order (every column, $1…$n in `columns` order), its first events, the PHI write audit row
  * and its `labtest.order.created` outbox event (insertEventsSql, the outbox's own statement).
@@ -160,8 +169,8 @@ const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) =>
 /** The order statements that read users, appointments and lab_tests with the order (see the top of this file). */
 @Injectable()
 export class OrderReadModel {
-  /** readForViewSql with OrderEntity's columns, built on first use. */
-  private readForViewText?: string;
+  /** orderViewStatement, built on first use. */
+  private viewStatement?: { name: string; text: string };
   /** insertOrderSql with OrderEntity's columns, built on first use. */
   private insertOrderText?: string;
 
@@ -235,8 +244,8 @@ export class OrderReadModel {
    */
   async readForView(scope: Scope, id: string): Promise<OrderRead | null> {
     const metadata = this.db.getMetadata(OrderEntity);
-    this.readForViewText ??= readForViewSql(metadata.columns.map((column) => `"${column.databaseName}"`).join(', '));
-    const rows = await runPrepared<Record<string, unknown>>(this.db, READ_FOR_VIEW_STATEMENT, this.readForViewText, [id, scope.teamId, scope.environment]);
+    const statement = (this.viewStatement ??= orderViewStatement(this.db));
+    const rows = await runPrepared<Record<string, unknown>>(this.db, statement.name, statement.text, [id, scope.teamId, scope.environment]);
     if (rows.length === 0) return null;
     const row = rows[0];
     // Hydrated column by column exactly as TypeORM hydrates a queried entity.

@@ -35,7 +35,8 @@ export interface UserRead {
 const CONNECTIONS_OF = (userId: string) => `(SELECT json_agg(json_build_array(c.provider, c.created_at::text) ORDER BY c.created_at, c.provider)
     FROM provider_connections c WHERE c.user_id = ${userId}) AS connections`;
 
-const LIVE_USER = {
+/** `GET /v2/user/{id}`'s statement (user id, team id, environment); exported for bench:reads, whose floor runs it too. */
+export const LIVE_USER = {
   name: 'labflow_live_user_read',
   text: `SELECT ${USER_COLUMNS}, ${CONNECTIONS_OF('users.id')}
     FROM users WHERE id = $1 AND team_id = $2 AND environment = $3 AND deletion_requested_at IS NULL`,
@@ -48,7 +49,8 @@ const LIVE_USER_BY_CLIENT_USER_ID = {
 };
 
 // The page first, then the connections of its users only (not of every user the count sees).
-const LIVE_USERS_PAGE = {
+// `GET /v2/user`'s statement (team id, environment, offset, limit); exported for bench:reads too.
+export const LIVE_USERS_PAGE = {
   name: 'labflow_live_users_page_read',
   text: `SELECT page.*, ${CONNECTIONS_OF('page.id')}
     FROM (SELECT ${USER_COLUMNS}, count(*) OVER () AS total FROM users
