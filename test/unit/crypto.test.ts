@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { generateSecret, hashSecret, hashSecretHex, PhiCipher, secretMatches } from '../../src/common/crypto';
 
 describe('PhiCipher (AES-256-GCM)', () => {
@@ -11,6 +11,19 @@ describe('PhiCipher (AES-256-GCM)', () => {
     expect(a).not.toBe(b);
     expect(a).not.toContain('Ada');
     expect(cipher.decryptJson(a)).toEqual(person);
+  });
+
+  it('opens the documented format sealed outside it (v1.<base64(iv | tag | ciphertext)>, 0x01 | iv | tag | ciphertext)', () => {
+    const key = randomBytes(32);
+    const iv = randomBytes(12);
+    const seal = () => createCipheriv('aes-256-gcm', key, iv);
+    const text = seal();
+    const body = Buffer.concat([text.update('{"last_name":"Lovelace"}', 'utf8'), text.final()]);
+    const bytes = seal();
+    const file = Buffer.concat([bytes.update(Buffer.from([0, 1, 2, 255])), bytes.final()]);
+    const opened = new PhiCipher(key);
+    expect(opened.decryptJson(`v1.${Buffer.concat([iv, text.getAuthTag(), body]).toString('base64')}`)).toEqual({ last_name: 'Lovelace' });
+    expect([...opened.decryptBytes(Buffer.concat([Buffer.from([1]), iv, bytes.getAuthTag(), file]))]).toEqual([0, 1, 2, 255]);
   });
 
   it('refuses tampered ciphertext and a different key', () => {
