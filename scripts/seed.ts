@@ -10,12 +10,13 @@
  */
 import 'reflect-metadata';
 import { existsSync, chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../src/auth/api-keys.service';
 import { ConfigError, loadConfig } from '../src/config/config';
 import { createDataSource } from '../src/db/data-source';
 import { OrgEntity, TeamEntity } from '../src/tenancy/entities';
+import { stateDir } from './state-dir';
 
 export const DEMO_ORG_ID = '0d3e0000-0000-4000-8000-000000000001';
 export const DEMO_TEAM_ID = '0d3e0000-0000-4000-8000-000000000002';
@@ -32,14 +33,6 @@ interface DemoKeysFile {
 
 type Outcome = 'created now' | 'reused';
 type RowOutcome = 'created now' | 'already there';
-
-/** The checkout's .labflow/ folder (LABFLOW_STATE_DIR wins), found from this file's location. */
-function stateDir(): string {
-  if (process.env.LABFLOW_STATE_DIR) return process.env.LABFLOW_STATE_DIR;
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return resolve(dir, '.labflow');
-}
 
 function readKeysFile(path: string): Partial<DemoKeysFile> {
   if (!existsSync(path)) return {};

@@ -125,6 +125,11 @@ if name=$(died); then
   fail "the $name process exited during start-up (log above)" "read $LOG_DIR/$name.log"
 fi
 
+# A demo patient with a test-kit order, made through the API, and a portal link to that order.
+if ! PORTAL_URL=$(node dist/scripts/demo-patient.js "http://127.0.0.1:$API_PORT"); then
+  PORTAL_URL="http://127.0.0.1:$API_PORT/portal   (the demo patient could not be made: see above; links come from POST /v2/user/{user_id}/create_portal_url)"
+fi
+
 cat <<EOF
 
   labflow is up.
@@ -133,6 +138,8 @@ cat <<EOF
   OpenAPI docs        http://127.0.0.1:$API_PORT/docs   (JSON: http://127.0.0.1:$API_PORT/openapi.json)
   Management API      http://127.0.0.1:$MANAGEMENT_PORT   (docs: http://127.0.0.1:$MANAGEMENT_PORT/docs)
   Temporal UI         $TEMPORAL_UI_URL   (namespace: $TEMPORAL_NAMESPACE; Temporal: $LABFLOW_TEMPORAL at $TEMPORAL_ADDRESS)
+  Patient portal      $PORTAL_URL
+                      (the demo patient's order; the one-time code it asks for: http://127.0.0.1:$API_PORT/portal/dev/outbox)
   Probes and metrics  /health/live, /health/ready, /metrics on each: API, management, worker http://127.0.0.1:$WORKER_HEALTH_PORT
   Logs                $LOG_DIR/{api,management,worker}.log
   Demo keys           $LABFLOW_STATE_DIR/demo-keys.json
