@@ -58,7 +58,10 @@ export class PhiCipher {
     if (raw[0] !== BYTES_VERSION || raw.length < 1 + IV_BYTES + TAG_BYTES) throw new Error('Unknown PHI ciphertext format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(1, 1 + IV_BYTES));
     decipher.setAuthTag(raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
+    // As in decrypt: final() checks the tag; concatenating its empty output would copy the whole file.
+    const plaintext = decipher.update(raw.subarray(1 + IV_BYTES + TAG_BYTES));
+    decipher.final();
+    return plaintext;
   }
 
   encryptJson(value: unknown): string {

@@ -23,7 +23,10 @@ describe('PhiCipher (AES-256-GCM)', () => {
     const file = Buffer.concat([bytes.update(Buffer.from([0, 1, 2, 255])), bytes.final()]);
     const opened = new PhiCipher(key);
     expect(opened.decryptJson(`v1.${Buffer.concat([iv, text.getAuthTag(), body]).toString('base64')}`)).toEqual({ last_name: 'Lovelace' });
-    expect([...opened.decryptBytes(Buffer.concat([Buffer.from([1]), iv, bytes.getAuthTag(), file]))]).toEqual([0, 1, 2, 255]);
+    const sealedFile = Buffer.concat([Buffer.from([1]), iv, bytes.getAuthTag(), file]);
+    expect([...opened.decryptBytes(sealedFile)]).toEqual([0, 1, 2, 255]);
+    sealedFile[sealedFile.length - 1] ^= 1;
+    expect(() => opened.decryptBytes(sealedFile)).toThrow();
   });
 
   it('refuses tampered ciphertext and a different key', () => {
