@@ -24,22 +24,15 @@ export class PhiCipher {
   }
 
   encrypt(plaintext: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    const { iv, tag, body } = this.seal(Buffer.from(plaintext, 'utf8'));
+    return `${VERSION}.${Buffer.concat([iv, tag, body]).toString('base64')}`;
   }
 
   decrypt(sealed: string): string {
     const [version, payload] = sealed.split('.', 2);
     if (version !== VERSION || !payload) throw new Error('Unknown PHI ciphertext format');
     const raw = Buffer.from(payload, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
-    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    // GCM's final() checks the tag and returns nothing more: no concat of update() and final().
-    const plaintext = decipher.update(raw.subarray(IV_BYTES + TAG_BYTES));
-    decipher.final();
-    return plaintext.toString('utf8');
+    return this.open(raw.subarray(0, IV_BYTES), raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), raw.subarray(IV_BYTES + TAG_BYTES)).toString('utf8');
   }
 
   /**
@@ -47,19 +40,32 @@ export class PhiCipher {
    * the leading byte being the format version.
    */
   encryptBytes(plaintext: Uint8Array): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-    return Buffer.concat([Buffer.from([BYTES_VERSION]), iv, cipher.getAuthTag(), body]);
+    const { iv, tag, body } = this.seal(plaintext);
+    return Buffer.concat([Buffer.from([BYTES_VERSION]), iv, tag, body]);
   }
 
   decryptBytes(sealed: Uint8Array): Buffer {
     const raw = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
     if (raw[0] !== BYTES_VERSION || raw.length < 1 + IV_BYTES + TAG_BYTES) throw new Error('Unknown PHI ciphertext format');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(1, 1 + IV_BYTES));
-    decipher.setAuthTag(raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
-    // As in decrypt: final() checks the tag; concatenating its empty output would copy the whole file.
-    const plaintext = decipher.update(raw.subarray(1 + IV_BYTES + TAG_BYTES));
+    return this.open(raw.subarray(1, 1 + IV_BYTES), raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES), raw.subarray(1 + IV_BYTES + TAG_BYTES));
+  }
+
+  // GCM is a stream mode: update() gives every byte and final() only computes (or checks) the tag,
+  // returning nothing, so its output is not concatenated (that would copy a whole file).
+
+  private seal(plaintext: Uint8Array): { iv: Buffer; tag: Buffer; body: Buffer } {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = cipher.update(plaintext);
+    cipher.final();
+    return { iv, tag: cipher.getAuthTag(), body };
+  }
+
+  /** Throws when the tag does not match (tampered ciphertext, another key). */
+  private open(iv: Buffer, tag: Buffer, body: Buffer): Buffer {
+    const decipher = createDecipheriv('aes-256-gcm', this.key, iv);
+    decipher.setAuthTag(tag);
+    const plaintext = decipher.update(body);
     decipher.final();
     return plaintext;
   }
