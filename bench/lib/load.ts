@@ -215,13 +215,14 @@ export function middleHalf(sorted: number[], digits = 2): string {
 }
 
 /** A Scale-plan org with one team and a sandbox team API key; `remove()` deletes the org and all it holds. */
-export async function benchTenant(db: DataSource, name: string): Promise<{ teamId: string; key: string; remove(): Promise<void> }> {
+export async function benchTenant(db: DataSource, name: string): Promise<{ teamId: string; environment: 'sandbox'; key: string; remove(): Promise<void> }> {
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${name} ${randomUUID().slice(0, 8)}`, plan: 'scale' });
   const team = await db.getRepository(TeamEntity).save({
     id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
   });
-  const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
-  return { teamId: team.id, key, remove: async () => void (await db.getRepository(OrgEntity).delete({ id: org.id })) };
+  const environment = 'sandbox';
+  const { value: key } = await new ApiKeysService(db).issueTeamKey(team, environment, 'bench');
+  return { teamId: team.id, environment, key, remove: async () => void (await db.getRepository(OrgEntity).delete({ id: org.id })) };
 }
 
 /**

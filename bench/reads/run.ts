@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     const bare = await startServer({
       name: 'the bare server',
       script: 'bench/reads/bare-server.mjs',
-      env: { BENCH_TEAM_ID: tenant.teamId, BENCH_ENVIRONMENT: 'sandbox', BENCH_STATEMENTS: JSON.stringify(statements) },
+      env: { BENCH_TEAM_ID: tenant.teamId, BENCH_ENVIRONMENT: tenant.environment, BENCH_STATEMENTS: JSON.stringify(statements) },
       portVariable: 'BARE_PORT',
       logFile: join(logDir, 'bare.log'),
       readyPath: '/health/ready',
