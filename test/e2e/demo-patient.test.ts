@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_PATIENT_CLIENT_USER_ID, ensureDemoPatient } from '../../scripts/demo-patient';
-import { ORDER_TEST_ENV } from '../helpers/orders';
-import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
+import { startOrderStack } from '../helpers/orders';
+import { call, createTenant, type Tenant, type TestStack } from '../helpers/stack';
 
 /** `npm run up` prints a patient portal link: scripts/demo-patient.ts makes it through the API. */
 describe('the demo patient of npm run up', () => {
@@ -12,8 +12,7 @@ describe('the demo patient of npm run up', () => {
   let dir: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: ORDER_TEST_ENV });
-    tenant = await createTenant(stack.db);
+    ({ stack, tenant } = await startOrderStack());
     dir = mkdtempSync(join(tmpdir(), 'labflow-demo-patient-'));
   });
   afterAll(async () => {
