@@ -65,7 +65,7 @@ const check = (ok, what) => {
 };
 const services = config.services ?? {};
 const has = (name) => check(Boolean(services[name]), `service ${name} is missing`);
-for (const name of ['postgres', 'redis', 'temporal', 'bootstrap', 'api', 'management', 'worker']) has(name);
+for (const name of ['postgres', 'redis', 'temporal', 'mailpit', 'bootstrap', 'api', 'management', 'worker', 'demo-patient']) has(name);
 
 const temporalHealth = services.temporal?.healthcheck?.test ?? [];
 check(temporalHealth[1] === 'temporal', `temporal healthcheck runs "${temporalHealth[1]}": the image's CLI is "temporal" on PATH (/usr/local/bin)`);
@@ -78,6 +78,17 @@ for (const name of ['api', 'management', 'worker']) {
   check(services[name]?.depends_on?.bootstrap?.condition === 'service_completed_successfully', `${name} waits for bootstrap to complete`);
   check(services[name]?.environment?.PUBLIC_API_URL === 'http://localhost:8000', `${name} has PUBLIC_API_URL http://localhost:8000 (the published API port)`);
 }
+
+// The portal's one-time codes are e-mailed: without SMTP a production-mode stack cannot send them.
+for (const name of ['api', 'worker']) {
+  check(services[name]?.environment?.SMTP_URL === 'smtp://mailpit:1025', `${name} sends e-mail to the mailpit service (SMTP_URL ${services[name]?.environment?.SMTP_URL})`);
+}
+check((services.mailpit?.ports ?? []).some((port) => (typeof port === 'string' ? port : `${port.published}:${port.target}`).includes('8025:8025')), 'mailpit publishes its inbox on 8025');
+const demoPatient = services['demo-patient'] ?? {};
+check(/compose-demo-patient\.js http:\/\/api:8000/.test((demoPatient.command ?? []).join(' ')), 'demo-patient calls the API by its service name');
+check(demoPatient.restart === 'no', 'demo-patient is one-shot');
+for (const name of ['api', 'worker']) check(demoPatient.depends_on?.[name]?.condition === 'service_healthy', `demo-patient waits for ${name} to be healthy`);
+check(existsSync(join(ROOT, 'scripts', 'compose-demo-patient.ts')), 'scripts/compose-demo-patient.ts exists');
 
 const redis = services.redis ?? {};
 check((redis.command ?? []).join(' ').includes('--appendonly yes'), 'redis keeps an append-only file');

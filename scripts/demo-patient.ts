@@ -5,9 +5,11 @@
  *
  *   node dist/scripts/demo-patient.js http://127.0.0.1:8000   (after scripts/seed.ts, with the API up)
  *
- * Later runs reuse the user and its order (the order id is kept in .labflow/demo-patient.json)
- * and mint a new link each time. The link asks for a one-time code on a new device; in
- * development the API sends it to its own outbox, `GET /portal/dev/outbox`.
+ * Later runs reuse the user and its order (the order id is kept in .labflow/demo-patient.json;
+ * without that file, the user's newest order, found through the API) and mint a new link each
+ * time. The link asks for a one-time code on a new device; in development the API sends it to its
+ * own outbox, `GET /portal/dev/outbox`. Docker Compose runs the same through
+ * scripts/compose-demo-patient.ts.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,8 +30,11 @@ export interface DemoPatient {
   order: 'created now' | 'reused';
 }
 
-/** Makes (or finds) the demo patient through the API at `apiUrl` with a team key; `statePath` keeps its order id. */
-export async function ensureDemoPatient(apiUrl: string, teamApiKey: string, statePath: string): Promise<DemoPatient> {
+/**
+ * Makes (or finds) the demo patient through the API at `apiUrl` with a team key. `statePath`
+ * keeps its order id; null (a container with nothing to write to) finds the order through the API.
+ */
+export async function ensureDemoPatient(apiUrl: string, teamApiKey: string, statePath: string | null): Promise<DemoPatient> {
   const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
     const response = await fetch(`${apiUrl}${path}`, {
       method,
@@ -52,9 +57,14 @@ export async function ensureDemoPatient(apiUrl: string, teamApiKey: string, stat
   }
 
   let order: DemoPatient['order'] = 'reused';
-  const saved = readOrderId(statePath);
+  const saved = statePath ? readOrderId(statePath) : undefined;
   const existing = saved ? await api('GET', `/v3/order/${saved}`) : undefined;
   let orderId = existing?.status === 200 && existing.body.user_id === userId ? saved : undefined;
+  if (!orderId && user === 'reused') {
+    // No (usable) state file: the user's newest order, if any.
+    const newest = answered(await api('GET', `/v3/orders?user_id=${userId}&size=1`), "finding the demo patient's order");
+    orderId = (newest.orders as Array<{ id: string }>)[0]?.id;
+  }
   if (!orderId) {
     const created = answered(
       await api('POST', '/v3/order', { user_id: userId, lab_test_id: DEMO_LAB_TEST_ID, patient_details: DEMO_PATIENT, patient_address: DEMO_ADDRESS }),
@@ -62,8 +72,8 @@ export async function ensureDemoPatient(apiUrl: string, teamApiKey: string, stat
     );
     orderId = (created.order as { id: string }).id;
     order = 'created now';
-    writeFileSync(statePath, `${JSON.stringify({ user_id: userId, order_id: orderId }, null, 2)}\n`);
   }
+  if (statePath && orderId !== saved) writeFileSync(statePath, `${JSON.stringify({ user_id: userId, order_id: orderId }, null, 2)}\n`);
 
   const link = answered(await api('POST', `/v2/user/${userId}/create_portal_url`, { context: 'communications', order_id: orderId }), 'making a portal link');
   return { userId, orderId, portalUrl: link.url as string, user, order };
