@@ -9,34 +9,27 @@
  * order are found again through the API on later starts, and each start prints a new link.
  */
 import 'reflect-metadata';
-import { ApiKeysService } from '../src/auth/api-keys.service';
-import { ConfigError, loadConfig } from '../src/config/config';
-import { createDataSource } from '../src/db/data-source';
+import { ConfigError } from '../src/config/config';
 import { TeamApiKeysRepository } from '../src/management/team-api-keys/team-api-keys.repository';
 import { DEMO_PATIENT_CLIENT_USER_ID, type DemoPatient, ensureDemoPatient } from './demo-patient';
-import { ensureOrgAndTeam } from './seed';
+import { withDemoOrgAndTeam } from './seed';
 
 /** The demo patient through the API at `apiUrl`, with a team key that lives only as long as this call. */
-export async function composeDemoPatient(apiUrl: string, databaseUrl: string): Promise<DemoPatient> {
-  const db = createDataSource(databaseUrl);
-  await db.initialize();
-  try {
-    const { teamEntity } = await ensureOrgAndTeam(db);
-    const key = await new ApiKeysService(db).issueTeamKey(teamEntity, 'sandbox', 'demo patient (docker compose; revoked after use)');
+export function composeDemoPatient(apiUrl: string, databaseUrl?: string): Promise<DemoPatient> {
+  return withDemoOrgAndTeam(async ({ teamEntity, keys, db }) => {
+    const key = await keys.issueTeamKey(teamEntity, 'sandbox', 'demo patient (docker compose; revoked after use)');
     try {
       return await ensureDemoPatient(apiUrl, key.value, null);
     } finally {
       await new TeamApiKeysRepository(db).revoke([key.record.id]);
     }
-  } finally {
-    await db.destroy();
-  }
+  }, databaseUrl);
 }
 
 async function main(): Promise<void> {
   const apiUrl = process.argv[2];
   if (!apiUrl) throw new Error('usage: node dist/scripts/compose-demo-patient.js <API URL as this container reaches it>');
-  const patient = await composeDemoPatient(apiUrl, loadConfig().databaseUrl);
+  const patient = await composeDemoPatient(apiUrl);
   const say = (line: string) => console.log(`[labflow] ${line}`);
   say(`demo patient:   ${patient.userId} (client_user_id ${DEMO_PATIENT_CLIENT_USER_ID}; ${patient.user})`);
   say(`demo order:     ${patient.orderId} (test kit; ${patient.order})`);

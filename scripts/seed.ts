@@ -68,15 +68,18 @@ export async function ensureOrgAndTeam(db: DataSource): Promise<{ org: RowOutcom
   return { org, team, teamEntity };
 }
 
-/** Runs `work` on the demo org and team (made if missing) of DATABASE_URL's database; seed and bootstrap share it. */
-export async function withDemoOrgAndTeam(
-  work: (demo: Awaited<ReturnType<typeof ensureOrgAndTeam>> & { keys: ApiKeysService }) => Promise<void>,
-): Promise<void> {
-  const config = loadConfig();
-  const db = createDataSource(config.databaseUrl);
+/**
+ * Runs `work` on the demo org and team (made if missing) of DATABASE_URL's database (or
+ * `databaseUrl`'s); seed, bootstrap and compose's demo patient share it.
+ */
+export async function withDemoOrgAndTeam<T>(
+  work: (demo: Awaited<ReturnType<typeof ensureOrgAndTeam>> & { keys: ApiKeysService; db: DataSource }) => Promise<T>,
+  databaseUrl: string = loadConfig().databaseUrl,
+): Promise<T> {
+  const db = createDataSource(databaseUrl);
   await db.initialize();
   try {
-    await work({ ...(await ensureOrgAndTeam(db)), keys: new ApiKeysService(db) });
+    return await work({ ...(await ensureOrgAndTeam(db)), keys: new ApiKeysService(db), db });
   } finally {
     await db.destroy();
   }
