@@ -13,6 +13,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { demoKeysPath, readKeysFile } from './seed';
 import { stateDir } from './state-dir';
 
 export const DEMO_PATIENT_CLIENT_USER_ID = 'demo-patient';
@@ -92,9 +93,9 @@ function readOrderId(path: string): string | undefined {
 async function main(): Promise<void> {
   const apiUrl = process.argv[2];
   if (!apiUrl) throw new Error('usage: node dist/scripts/demo-patient.js <API URL>');
-  const dir = stateDir();
-  const { team_api_key: key } = JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { team_api_key: string };
-  const patient = await ensureDemoPatient(apiUrl, key, join(dir, 'demo-patient.json'));
+  const key = readKeysFile().team_api_key;
+  if (!key) throw new Error(`no team API key in ${demoKeysPath()}: npm run seed makes one`);
+  const patient = await ensureDemoPatient(apiUrl, key, join(stateDir(), 'demo-patient.json'));
   console.error(`[labflow] demo patient:    ${patient.userId} (client_user_id ${DEMO_PATIENT_CLIENT_USER_ID}; ${patient.user})`);
   console.error(`[labflow] demo order:      ${patient.orderId} (test kit; ${patient.order})`);
   // stdout: the link alone, for scripts/up.sh to print with the other URLs.

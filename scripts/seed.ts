@@ -23,7 +23,7 @@ export const DEMO_TEAM_ID = '0d3e0000-0000-4000-8000-000000000002';
 const DEMO_ORG_NAME = 'Demo Org';
 const DEMO_TEAM_NAME = 'Demo Team';
 
-interface DemoKeysFile {
+export interface DemoKeysFile {
   org_id: string;
   team_id: string;
   team_api_key: string;
@@ -34,7 +34,11 @@ interface DemoKeysFile {
 type Outcome = 'created now' | 'reused';
 type RowOutcome = 'created now' | 'already there';
 
-function readKeysFile(path: string): Partial<DemoKeysFile> {
+/** Where `npm run seed` keeps the demo keys' plaintext. */
+export const demoKeysPath = (): string => join(stateDir(), 'demo-keys.json');
+
+/** The demo keys file as far as it can be read (nothing when missing or unreadable). */
+export function readKeysFile(path: string = demoKeysPath()): Partial<DemoKeysFile> {
   if (!existsSync(path)) return {};
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as Partial<DemoKeysFile>;
@@ -88,7 +92,7 @@ export async function withDemoOrgAndTeam<T>(
 async function main(): Promise<void> {
   await withDemoOrgAndTeam(async ({ org, team, teamEntity, keys }) => {
     const dir = stateDir();
-    const keysPath = join(dir, 'demo-keys.json');
+    const keysPath = demoKeysPath();
     const saved = readKeysFile(keysPath);
 
     let teamKey = saved.team_api_key;
