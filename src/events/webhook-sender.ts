@@ -16,6 +16,16 @@ const RESPONSE_READ_LIMIT = 64 * 1024;
 export const USER_AGENT = 'labflow-webhooks/1';
 
 /**
+ * How long an idle keep-alive connection is kept for the next delivery to its endpoint. Servers
+ * close idle connections (Node's default after 5 s, load balancers after 60 s or more); a request
+ * sent on a connection the receiver closes at that moment fails with ECONNRESET, a failed attempt
+ * that also starts the endpoint's failing clock. Below the common 5 s; a shorter announced
+ * `Keep-Alive: timeout=N` wins (Node's agent then keeps the socket N - 1 s), which it only
+ * applies when the agent has a timeout of its own.
+ */
+export const IDLE_SOCKET_TIMEOUT_MS = 4_000;
+
+/**
  * Standard Webhooks headers (and their svix-* twins, so `svix` receivers verify too): one
  * `v1,<base64 HMAC-SHA256>` per secret, space-separated (during a rotation both the new and the
  * previous secret sign). The signed content is `${id}.${timestamp}.${body}`.
@@ -109,9 +119,15 @@ export class WebhookSender {
   private readonly targets = new Map<string, Target>();
 
   constructor(
-    private readonly options: { timeoutMs: number; allowPrivate: boolean; maxSockets?: number; resolve?: typeof dnsLookup },
+    private readonly options: { timeoutMs: number; allowPrivate: boolean; maxSockets?: number; resolve?: typeof dnsLookup; idleSocketTimeoutMs?: number },
   ) {
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, scheduling: 'lifo' as const };
+    // `timeout` closes idle sockets (IDLE_SOCKET_TIMEOUT_MS); a request in flight is bounded by post()'s own deadline.
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 64,
+      scheduling: 'lifo' as const,
+      timeout: options.idleSocketTimeoutMs ?? IDLE_SOCKET_TIMEOUT_MS,
+    };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
     this.lookup = options.allowPrivate ? undefined : publicOnlyLookup(options.resolve);

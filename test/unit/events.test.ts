@@ -283,6 +283,56 @@ describe('endpoint safety', () => {
   });
 });
 
+describe('keep-alive connections to a receiver', () => {
+  /** A receiver that answers 200 (after `delayMs`) and counts the connections opened to it. */
+  async function receiver(options: { keepAliveTimeoutMs: number; delayMs?: number }) {
+    const server = createServer((_request, response) => setTimeout(() => response.writeHead(200).end('ok'), options.delayMs ?? 0));
+    server.keepAliveTimeout = options.keepAliveTimeoutMs;
+    let connections = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      connections: () => connections,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  it('reuses a connection for the next delivery, but not one idle past the receiver’s announced Keep-Alive timeout less a second', async () => {
+    // Node announces `Keep-Alive: timeout=2` and closes idle connections after 2 s: a request on
+    // a connection idle that long can meet the close (ECONNRESET, a failed attempt).
+    const server = await receiver({ keepAliveTimeoutMs: 2_000 });
+    const sender = new WebhookSender({ timeoutMs: 5_000, allowPrivate: true });
+    try {
+      const post = () => sender.post({ url: server.url, body: '{}', headers: {} });
+      expect((await post()).statusCode).toBe(200);
+      expect((await post()).statusCode).toBe(200);
+      expect(server.connections()).toBe(1);
+      // Idle 1.5 s: past the agent's 1 s (2 s announced less its 1 s margin), before the server's 2 s.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await post()).statusCode).toBe(200);
+      expect(server.connections()).toBe(2);
+    } finally {
+      sender.close();
+      await server.close();
+    }
+  });
+
+  it('lets a response slower than the idle-socket timeout complete', async () => {
+    const server = await receiver({ keepAliveTimeoutMs: 60_000, delayMs: 500 });
+    const sender = new WebhookSender({ timeoutMs: 5_000, allowPrivate: true, idleSocketTimeoutMs: 100 });
+    try {
+      expect(await sender.post({ url: server.url, body: '{}', headers: {} })).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'ok' });
+    } finally {
+      sender.close();
+      await server.close();
+    }
+  });
+});
+
 describe('events configuration', () => {
   it('defaults to Junction’s schedule and timeouts, private URLs refused only in production', () => {
     const config = loadConfig({ PHI_ENCRYPTION_KEY: KEY });
