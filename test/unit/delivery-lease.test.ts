@@ -62,16 +62,22 @@ function contextOf(url: string): DeliveryContext {
   };
 }
 
-/** Deliveries claimed in memory, as Postgres would: the claim's time is when the lease starts. */
+/**
+ * Deliveries claimed in memory, as Postgres would: the claim's time is when the lease starts. A
+ * claim may take a while to be answered (`answerAfterMs`), as one waiting for its batch does.
+ */
 class MemoryStore implements DeliveryStore {
   readonly claimedAt = new Map<string, number>();
   readonly finished = new Map<string, FinishedAttempt>();
   constructor(
     private readonly contexts: Map<string, DeliveryContext>,
     readonly leaseMs: number,
+    private readonly answerAfterMs = new Map<string, number>(),
   ) {}
   async claim(deliveryId: string): Promise<Claim> {
     this.claimedAt.set(deliveryId, performance.now());
+    const answerAfterMs = this.answerAfterMs.get(deliveryId);
+    if (answerAfterMs) await sleep(answerAfterMs);
     return { kind: 'claimed', context: this.contexts.get(deliveryId) as DeliveryContext };
   }
   async finishAttempt(finished: FinishedAttempt): Promise<boolean> {
@@ -87,19 +93,48 @@ class MemoryStore implements DeliveryStore {
   }
 }
 
-async function deliverTwoBehindOneConnection(jobLockMs: number) {
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * How the two attempts start. `in_turn`: both are claimed at once and the first takes the only
+ * connection. `second_claimed_earlier`: the second's lease starts 200 ms before the first's, but
+ * its claim is answered only after the first has taken the connection, which the first then holds
+ * to the end of its own lease: by then the second's lease has run out (by those 200 ms, far more
+ * than a timer's jitter). Whether an attempt claimed at once with another still has a moment
+ * left when the other gives up the connection is up to a millisecond's jitter, so the case of
+ * nothing left is made this way.
+ */
+type Start = 'in_turn' | 'second_claimed_earlier';
+
+async function processBoth(processor: DeliveryProcessor, first: DeliveryContext, second: DeliveryContext, start: Start): Promise<void> {
+  if (start === 'in_turn') {
+    await Promise.all([processor.process(first.id), processor.process(second.id)]);
+    return;
+  }
+  const secondDone = processor.process(second.id);
+  await sleep(200);
+  await Promise.all([processor.process(first.id), secondDone]);
+}
+
+function claimAnswerDelays(second: DeliveryContext, start: Start): Map<string, number> {
+  return new Map(start === 'second_claimed_earlier' ? [[second.id, 300]] : []);
+}
+
+async function deliverTwoBehindOneConnection(jobLockMs: number, start: Start = 'in_turn') {
   const receiver = await silentReceiver();
   const config = { concurrency: 1, deliveryTimeoutMs: TIMEOUT_MS, jobLockMs, retryScheduleMs: [0, 5_000], disableAfterMs: 86_400_000 } as EventsConfig;
   const first = contextOf(receiver.url);
   const second = contextOf(receiver.url);
-  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config));
+  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config), claimAnswerDelays(second, start));
   const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowPrivate: true, maxSockets: 1 });
   const processor = new DeliveryProcessor(store, cipher, sender, {} as RabbitMqPublisher, {} as EndpointRateLimiter, config, { warn: () => undefined });
   try {
-    await Promise.all([processor.process(first.id), processor.process(second.id)]);
+    await processBoth(processor, first, second, start);
     // The receiver learns of a socket's close a little after the sender gave up on it.
     const sent = [...store.finished.values()].filter((finished) => !finished.error?.startsWith('Not sent')).length;
-    for (let waited = 0; receiver.closedAt.size < sent && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let waited = 0; receiver.closedAt.size < sent && waited < 5_000; waited += 20) await sleep(20);
   } finally {
     sender.close();
     receiver.server.closeAllConnections();
@@ -126,8 +161,10 @@ test('an attempt that waited for a connection is cut off before its lease ends, 
 }, 20_000);
 
 test('an attempt whose lease ran out while it waited is not sent, and is retried on the schedule', async () => {
-  // Lease 2 s: after the first attempt's 1.5 s, less than the 1 s margin is left for the second.
-  const { store, receiver, second } = await deliverTwoBehindOneConnection(2_000);
+  // Lease 2 s, so each request must end 1 s after its claim (the 1 s margin): the first holds the
+  // connection until 1 s after its claim, 200 ms after the second's lease had no time left.
+  const { store, receiver, first, second } = await deliverTwoBehindOneConnection(2_000, 'second_claimed_earlier');
+  expect(receiver.closedAt.has(first.event_id)).toBe(true);
   expect(receiver.closedAt.has(second.event_id)).toBe(false);
   expect(store.finished.get(second.id)).toMatchObject({
     status: 'failed',
@@ -147,7 +184,7 @@ class NeverConfirmingBroker {
   async publish(_uri: string, message: { messageId: string }, options: { timeoutMs?: number } = {}): Promise<void> {
     const timeoutMs = Math.min(options.timeoutMs ?? TIMEOUT_MS, TIMEOUT_MS);
     this.publishes.push({ messageId: message.messageId, startedAt: performance.now(), timeoutMs });
-    await new Promise((resolve) => setTimeout(resolve, timeoutMs));
+    await sleep(timeoutMs);
     throw new Error(`No publisher confirm within ${timeoutMs} ms`);
   }
 }
@@ -162,16 +199,16 @@ function rabbitContextOf(): DeliveryContext {
   };
 }
 
-async function publishTwoBehindOneSlot(jobLockMs: number) {
+async function publishTwoBehindOneSlot(jobLockMs: number, start: Start = 'in_turn') {
   const config = { concurrency: 1, deliveryTimeoutMs: TIMEOUT_MS, jobLockMs, retryScheduleMs: [0, 5_000], disableAfterMs: 86_400_000 } as EventsConfig;
   const first = rabbitContextOf();
   const second = rabbitContextOf();
-  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config));
+  const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config), claimAnswerDelays(second, start));
   const broker = new NeverConfirmingBroker();
   const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowPrivate: true });
   const processor = new DeliveryProcessor(store, cipher, sender, broker as unknown as RabbitMqPublisher, {} as EndpointRateLimiter, config, { warn: () => undefined });
   try {
-    await Promise.all([processor.process(first.id), processor.process(second.id)]);
+    await processBoth(processor, first, second, start);
   } finally {
     sender.close();
   }
@@ -191,7 +228,8 @@ test('a RabbitMQ publish that waited for the slot is bounded by what is left of 
 }, 20_000);
 
 test('a RabbitMQ publish whose lease ran out while it waited is not published, and is retried on the schedule', async () => {
-  const { store, broker, second } = await publishTwoBehindOneSlot(2_000);
+  const { store, broker, first, second } = await publishTwoBehindOneSlot(2_000, 'second_claimed_earlier');
+  expect(broker.publishes.map((entry) => entry.messageId)).toContain(first.event_id);
   expect(broker.publishes.map((entry) => entry.messageId)).not.toContain(second.event_id);
   expect(store.finished.get(second.id)).toMatchObject({
     status: 'failed',
