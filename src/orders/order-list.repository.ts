@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
-import { OrderEntity } from './order.entities';
 import type { Scope } from './orders.repository';
 
 export interface OrderFilters {
@@ -23,7 +22,41 @@ export interface OrderFilters {
   direction: 'ASC' | 'DESC';
 }
 
-/** The order list (`GET /v3/orders`: filters, pages, its read snapshot) and the status times the order views show. */
+/**
+ * The condition of the order list's filters over `orders o`, the team's orders only (`GET
+ * /v3/orders`); each value is appended to `values` and referred to by its position there.
+ */
+export function orderListWhereSql(scope: Scope, filters: OrderFilters, values: unknown[]): string {
+  const param = (value: unknown, type: string) => `$${values.push(value)}::${type}`;
+  const conditions = [`o.team_id = ${param(scope.teamId, 'uuid')}`, `o.environment = ${param(scope.environment, 'text')}`];
+  if (filters.createdFrom) conditions.push(`o.created_at >= ${param(filters.createdFrom, 'timestamptz')}`);
+  if (filters.createdTo) conditions.push(`o.created_at <= ${param(filters.createdTo, 'timestamptz')}`);
+  if (filters.updatedFrom) conditions.push(`o.updated_at >= ${param(filters.updatedFrom, 'timestamptz')}`);
+  if (filters.updatedTo) conditions.push(`o.updated_at <= ${param(filters.updatedTo, 'timestamptz')}`);
+  if (filters.lowLevelStatuses?.length) conditions.push(`o.low_level_status = ANY(${param(filters.lowLevelStatuses, 'text[]')})`);
+  if (filters.collectionMethods?.length) conditions.push(`o.collection_method = ANY(${param(filters.collectionMethods, 'text[]')})`);
+  if (filters.interpretation === 'unknown') conditions.push('o.interpretation IS NULL');
+  else if (filters.interpretation) conditions.push(`o.interpretation = ${param(filters.interpretation, 'text')}`);
+  if (filters.isCritical === true) conditions.push(`o.interpretation = 'critical'`);
+  if (filters.isCritical === false) conditions.push(`o.interpretation IS DISTINCT FROM 'critical'`);
+  if (filters.userId) conditions.push(`o.user_id = ${param(filters.userId, 'uuid')}`);
+  if (filters.orderIds?.length) conditions.push(`o.id = ANY(${param(filters.orderIds, 'uuid[]')})`);
+  if (filters.orderTransactionId) conditions.push(`o.order_transaction_id = ${param(filters.orderTransactionId, 'uuid')}`);
+  if (filters.searchInput) {
+    // A prefix of the order id, sample id or user id; LIKE's wildcards in the input match themselves.
+    const search = param(`${filters.searchInput.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`, 'text');
+    conditions.push(`(o.id::text LIKE ${search} OR o.sample_id LIKE ${search} OR o.user_id::text LIKE ${search})`);
+  }
+  return conditions.join(' AND ');
+}
+
+/** The order list's order over `orders o`: by creation or last update, ties by id, both one way. */
+export function orderListOrderSql(filters: Pick<OrderFilters, 'orderBy' | 'direction'>): string {
+  const direction = filters.direction === 'ASC' ? 'ASC' : 'DESC';
+  return `o.${filters.orderBy === 'updated_at' ? 'updated_at' : 'created_at'} ${direction}, o.id ${direction}`;
+}
+
+/** The order list (`GET /v3/orders`: filters, its read snapshot) and the status times the order views show. */
 @Injectable()
 export class OrderListRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -39,38 +72,19 @@ export class OrderListRepository {
     });
   }
 
-  async list(
-    scope: Scope,
-    filters: OrderFilters,
-    page?: { offset: number; limit: number },
-    manager: EntityManager = this.db.manager,
-  ): Promise<{ orders: OrderEntity[]; total: number }> {
-    const query = manager
-      .getRepository(OrderEntity)
-      .createQueryBuilder('o')
-      .where('o.team_id = :teamId AND o.environment = :environment', { teamId: scope.teamId, environment: scope.environment });
-    if (filters.createdFrom) query.andWhere('o.created_at >= :createdFrom', { createdFrom: filters.createdFrom });
-    if (filters.createdTo) query.andWhere('o.created_at <= :createdTo', { createdTo: filters.createdTo });
-    if (filters.updatedFrom) query.andWhere('o.updated_at >= :updatedFrom', { updatedFrom: filters.updatedFrom });
-    if (filters.updatedTo) query.andWhere('o.updated_at <= :updatedTo', { updatedTo: filters.updatedTo });
-    if (filters.lowLevelStatuses?.length) query.andWhere('o.low_level_status = ANY(:lows)', { lows: filters.lowLevelStatuses });
-    if (filters.collectionMethods?.length) query.andWhere('o.collection_method = ANY(:methods)', { methods: filters.collectionMethods });
-    if (filters.interpretation === 'unknown') query.andWhere('o.interpretation IS NULL');
-    else if (filters.interpretation) query.andWhere('o.interpretation = :interpretation', { interpretation: filters.interpretation });
-    if (filters.isCritical === true) query.andWhere(`o.interpretation = 'critical'`);
-    if (filters.isCritical === false) query.andWhere(`o.interpretation IS DISTINCT FROM 'critical'`);
-    if (filters.userId) query.andWhere('o.user_id = :userId', { userId: filters.userId });
-    if (filters.orderIds?.length) query.andWhere('o.id = ANY(:ids)', { ids: filters.orderIds });
-    if (filters.orderTransactionId) query.andWhere('o.order_transaction_id = :tx', { tx: filters.orderTransactionId });
-    if (filters.searchInput) {
-      query.andWhere(`(o.id::text LIKE :search OR o.sample_id LIKE :search OR o.user_id::text LIKE :search)`, {
-        search: `${filters.searchInput.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`,
-      });
-    }
-    query.orderBy(filters.orderBy === 'updated_at' ? 'o.updatedAt' : 'o.createdAt', filters.direction).addOrderBy('o.id', filters.direction);
-    if (page) query.skip(page.offset).take(page.limit);
-    const [orders, total] = await query.getManyAndCount();
-    return { orders, total };
+  /**
+   * Every order of the team that matches `filters`, in the list's order, with its encrypted
+   * patient details only: for the filter and sort by patient name, which are encrypted at rest
+   * and so compared after decryption (OrderQueriesService.list).
+   */
+  async patientDetailsOf(scope: Scope, filters: OrderFilters, manager: EntityManager = this.db.manager): Promise<Array<{ id: string; patientDetailsEnc: string | null }>> {
+    const values: unknown[] = [];
+    const where = orderListWhereSql(scope, filters, values);
+    const rows: Array<{ id: string; patient_details_enc: string | null }> = await manager.query(
+      `SELECT o.id, o.patient_details_enc FROM orders o WHERE ${where} ORDER BY ${orderListOrderSql(filters)}`,
+      values,
+    );
+    return rows.map((row) => ({ id: row.id, patientDetailsEnc: row.patient_details_enc }));
   }
 
   /** When each order's current low-level status was reached (its latest event). */

@@ -18,7 +18,7 @@ import type { OrderEntity } from './order.entities';
 import { OrderViews, type OrderView } from './order-views';
 import type { ListOrdersQuery, PatientDetails } from './orders.dto';
 import { type OrderFilters, OrderListRepository } from './order-list.repository';
-import { OrderReadModel } from './order-read-model';
+import { type OrderRead, OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
 
 /** The order API's reads: one order, the list, the results. Reads come from Postgres, never from workflows. */
@@ -64,28 +64,39 @@ export class OrderQueriesService {
       direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
     };
     const offset = (query.page - 1) * query.size;
-    const page = await this.orderList.snapshot(async (manager) => {
-      let orders: OrderEntity[];
-      let total: number;
-      if (query.patient_name || query.order_key === 'patient_name') {
-        // Patient names are encrypted at rest: filter and sort them after decryption.
-        const all = (await this.orderList.list(team, filters, undefined, manager)).orders;
-        const named = all.map((order) => ({ order, name: this.patientName(order) }));
-        const needle = query.patient_name?.toLowerCase();
-        const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
-        if (query.order_key === 'patient_name') {
-          const sign = query.order_direction === 'asc' ? 1 : -1;
-          matching.sort((a, b) => sign * a.name.localeCompare(b.name));
-        }
-        total = matching.length;
-        orders = matching.slice(offset, offset + query.size).map((entry) => entry.order);
-      } else {
-        ({ orders, total } = await this.orderList.list(team, filters, { offset, limit: query.size }, manager));
+    const { reads, total } =
+      query.patient_name || query.order_key === 'patient_name'
+        ? await this.pageByPatientName(team, filters, query, offset)
+        : await this.readModel.readPage(team, filters, { offset, limit: query.size });
+    // Every order of the page is audited (PhiReadAudit, as GET /v3/order/{id}) before any is shown.
+    const by = { teamId: team.teamId, apiKeyId: team.apiKeyId };
+    const [orders] = await Promise.all([
+      Promise.all(reads.map((read) => this.views.fromRead(read))),
+      Promise.all(reads.map((read) => this.audit.record(by, 'order', read.order.id))),
+    ]);
+    return { orders, total, page: query.page, size: query.size };
+  }
+
+  /**
+   * A page of the list filtered or sorted by patient name. Names are encrypted at rest, so every
+   * matching order's name is decrypted to filter and sort them; then the page's orders are read.
+   * Both reads in one snapshot, so the total and the page agree.
+   */
+  private pageByPatientName(team: TeamPrincipal, filters: OrderFilters, query: ListOrdersQuery, offset: number): Promise<{ reads: OrderRead[]; total: number }> {
+    return this.orderList.snapshot(async (manager) => {
+      const named = (await this.orderList.patientDetailsOf(team, filters, manager)).map((order) => ({ id: order.id, name: this.patientName(order.patientDetailsEnc) }));
+      const needle = query.patient_name?.toLowerCase();
+      const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
+      if (query.order_key === 'patient_name') {
+        const sign = query.order_direction === 'asc' ? 1 : -1;
+        matching.sort((a, b) => sign * a.name.localeCompare(b.name));
       }
-      return { orders: await this.views.many(orders, manager), total };
+      const pageIds = matching.slice(offset, offset + query.size).map((entry) => entry.id);
+      if (pageIds.length === 0) return { reads: [], total: matching.length };
+      const { reads } = await this.readModel.readPage(team, { ...filters, orderIds: pageIds }, { offset: 0, limit: pageIds.length }, manager);
+      const byId = new Map(reads.map((read) => [read.order.id, read]));
+      return { reads: pageIds.flatMap((id) => byId.get(id) ?? []), total: matching.length };
     });
-    await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', page.orders.map((order) => order.id));
-    return { orders: page.orders, total: page.total, page: query.page, size: query.size };
   }
 
   /** `GET /v3/order/{id}/result`: the lab's report (LabResultsRaw). */
@@ -131,9 +142,9 @@ export class OrderQueriesService {
 
   // -------------------------------------------------------------------------------------------
 
-  private patientName(order: OrderEntity): string {
-    if (!order.patientDetailsEnc) return '';
-    const details = this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc);
+  private patientName(patientDetailsEnc: string | null): string {
+    if (!patientDetailsEnc) return '';
+    const details = this.cipher.decryptJson<PatientDetails>(patientDetailsEnc);
     return `${details.first_name} ${details.last_name}`;
   }
 }

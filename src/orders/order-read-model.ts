@@ -18,6 +18,7 @@
  * Keep it to reads an order view or an order workflow needs; it writes nothing of another module
  * but the new order's PHI audit row and outbox event.
  */
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { types } from 'pg';
@@ -30,6 +31,7 @@ import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
 import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
 import { OrderEntity, OrderEventEntity, type OrderTransactionEntity, type OrderTransactionStatus } from './order.entities';
+import { type OrderFilters, orderListOrderSql, orderListWhereSql } from './order-list.repository';
 import type { Scope } from './orders.repository';
 
 /** A sibling of an order in its order transaction, as the order view shows it. */
@@ -57,11 +59,12 @@ export interface OrderRead {
  * same Dates as a column read. Every JSON aggregate is ordered as the per-part queries were
  * (events by seq; siblings by created_at, then id so that ties are stable).
  */
-const readForViewSql = (columns: string) => `
-  WITH o AS (
-    SELECT ${columns} FROM orders WHERE id = $1::uuid AND team_id = $2::uuid AND environment = $3::text
-  )
-  SELECT ${columns},
+/**
+ * What an order view needs besides the order's own columns, for the order `o` of the statement
+ * around it: its events, its order transaction with every sibling and when each reached its
+ * status, its latest appointment (not for kits), and its lab test's version.
+ */
+const VIEW_PARTS_SQL = `
     (SELECT json_agg(json_build_array(e.id::text, e.seq, e.created_at::text, e.status, e.status_detail) ORDER BY e.seq)
        FROM order_events e WHERE e.order_id = o.id) AS read_events,
     (SELECT json_build_array(t.id, t.status) FROM order_transactions t WHERE t.id = o.order_transaction_id) AS read_transaction,
@@ -72,8 +75,31 @@ const readForViewSql = (columns: string) => `
     CASE WHEN o.collection_method <> 'testkit'
       THEN (SELECT a.id FROM appointments a WHERE a.order_id = o.id ORDER BY a.n DESC LIMIT 1) END AS read_appointment_id,
     (SELECT lt.updated_at::text FROM lab_tests lt
-      WHERE lt.id = o.lab_test_id AND (lt.team_id IS NULL OR (lt.team_id = o.team_id AND lt.environment = o.environment))) AS read_lab_test_version
+      WHERE lt.id = o.lab_test_id AND (lt.team_id IS NULL OR (lt.team_id = o.team_id AND lt.environment = o.environment))) AS read_lab_test_version`;
+
+const readForViewSql = (columns: string) => `
+  WITH o AS (
+    SELECT ${columns} FROM orders WHERE id = $1::uuid AND team_id = $2::uuid AND environment = $3::text
+  )
+  SELECT ${columns},${VIEW_PARTS_SQL}
   FROM o`;
+
+/**
+ * A page of the order list with everything each order's view needs (VIEW_PARTS_SQL) and the
+ * number of orders that match, in one statement: `where` and `orderBy` over `orders o`
+ * (orderListWhereSql, orderListOrderSql), the page's offset and limit as parameters
+ * `offsetParam` and `offsetParam + 1`. With no order on the page (past the last one) the one
+ * row has the total and nulls.
+ */
+const readPageSql = (columns: string[], where: string, orderBy: string, offsetParam: number) => `
+  WITH page AS (
+    SELECT ${columns.map((column) => `o.${column}`).join(', ')} FROM orders o
+     WHERE ${where} ORDER BY ${orderBy} OFFSET $${offsetParam}::int LIMIT $${offsetParam + 1}::int
+  )
+  SELECT t.read_total, ${columns.map((column) => `o.${column}`).join(', ')},${VIEW_PARTS_SQL}
+  FROM (SELECT count(*)::int AS read_total FROM orders o WHERE ${where}) t
+  LEFT JOIN page o ON true
+  ORDER BY ${orderBy}`;
 
 const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view_v2';
 
@@ -84,6 +110,25 @@ const READ_FOR_VIEW_STATEMENT = 'labflow_orders_read_for_view_v2';
 export function orderViewStatement(db: DataSource): { name: string; text: string } {
   const columns = db.getMetadata(OrderEntity).columns.map((column) => `"${column.databaseName}"`);
   return { name: READ_FOR_VIEW_STATEMENT, text: readForViewSql(columns.join(', ')) };
+}
+
+/**
+ * The named statement a page of `GET /v3/orders` reads with (readPageSql; one name per shape of
+ * the filters, which is what the text depends on) and its parameters. Exported for bench:reads,
+ * whose floor runs it too.
+ */
+export function orderPageStatement(
+  db: DataSource,
+  scope: Scope,
+  filters: OrderFilters,
+  page: { offset: number; limit: number },
+): { name: string; text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const where = orderListWhereSql(scope, filters, values);
+  const columns = db.getMetadata(OrderEntity).columns.map((column) => `"${column.databaseName}"`);
+  const text = readPageSql(columns, where, orderListOrderSql(filters), values.length + 1);
+  values.push(page.offset, page.limit);
+  return { name: `labflow_orders_page_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, values };
 }
 
 /**
@@ -243,11 +288,32 @@ export class OrderReadModel {
    * the team has no such order. The caller audits the read (PhiReadAudit) before it answers.
    */
   async readForView(scope: Scope, id: string): Promise<OrderRead | null> {
-    const metadata = this.db.getMetadata(OrderEntity);
     const statement = (this.viewStatement ??= orderViewStatement(this.db));
     const rows = await runPrepared<Record<string, unknown>>(this.db, statement.name, statement.text, [id, scope.teamId, scope.environment]);
-    if (rows.length === 0) return null;
-    const row = rows[0];
+    return rows.length === 0 ? null : this.readOf(rows[0]);
+  }
+
+  /**
+   * A page of the team's orders that match `filters` (`GET /v3/orders`), each with everything
+   * its view needs, and how many match, in one round trip and so one snapshot (readPageSql).
+   * `manager`: a transaction of the caller's, else a named statement (one per shape of the
+   * filters) on a pool connection. The caller audits the read (PhiReadAudit) before it answers.
+   */
+  async readPage(
+    scope: Scope,
+    filters: OrderFilters,
+    page: { offset: number; limit: number },
+    manager?: EntityManager,
+  ): Promise<{ reads: OrderRead[]; total: number }> {
+    const { name, text, values } = orderPageStatement(this.db, scope, filters, page);
+    const rows: Array<Record<string, unknown>> = manager ? await manager.query(text, values) : await runPrepared(this.db, name, text, values);
+    const total = rows.length === 0 ? 0 : (rows[0].read_total as number);
+    return { reads: rows.filter((row) => row.id !== null).map((row) => this.readOf(row)), total };
+  }
+
+  /** An order view's row (readForViewSql, readPageSql) as an OrderRead. */
+  private readOf(row: Record<string, unknown>): OrderRead {
+    const metadata = this.db.getMetadata(OrderEntity);
     // Hydrated column by column exactly as TypeORM hydrates a queried entity.
     const order = metadata.create(undefined, { fromDeserializer: true }) as OrderEntity;
     for (const column of metadata.columns) {

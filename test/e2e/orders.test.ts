@@ -9,6 +9,7 @@ import {
   orderBody,
   orderReaches,
   outboxEvents,
+  patientDetails,
   testkitBody,
   WALK_IN_CMP,
 } from '../helpers/orders';
@@ -188,6 +189,39 @@ describe('orders API (test kits)', () => {
     expect((await list(`?start_date=${tomorrow}`)).body.total).toBe(0);
     expect((await list('?patient_name=okonkwo')).body.total).toBe(2);
     expect((await list('?status=nonsense')).status).toBe(422);
+  });
+
+  it('lists each order as GET /v3/order/{id} shows it, audits each order listed, and pages by patient name', async () => {
+    const team = await createTenant(stack.db);
+    const user = await createUser(stack, team);
+    const created: string[] = [];
+    for (const firstName of ['Zora', 'Ada', 'Mila']) {
+      // Held in ordered by activate_by: the list and the single reads below see the same orders.
+      const body = orderBody(user, { activate_by: '2030-01-01', patient_details: { ...patientDetails(), first_name: firstName } });
+      created.push((await post('/v3/order', body, {}, team.apiKey)).body.order.id);
+    }
+    const list = (query: string) => call(stack.apiUrl, 'GET', `/v3/orders${query}`, { key: team.apiKey });
+    const audited = async () =>
+      (await stack.db.query(`SELECT resource_id FROM phi_access_log WHERE team_id = $1 AND action = 'read' AND resource = 'order' ORDER BY resource_id`, [team.teamId])).map(
+        (row: { resource_id: string }) => row.resource_id,
+      );
+
+    const listed = await list('');
+    expect(listed.status).toBe(200);
+    // Every order listed has its audit row by the time the list is answered.
+    expect(await audited()).toEqual([...created].sort());
+    const single = await Promise.all([...created].reverse().map((id) => get(`/v3/order/${id}`, team.apiKey)));
+    expect(listed.body).toEqual({ orders: single.map((response) => response.body), total: 3, page: 1, size: 50 });
+
+    // Past the last page: no orders, and still the total.
+    expect((await list('?page=3&size=2')).body).toEqual({ orders: [], total: 3, page: 3, size: 2 });
+    const byName = await list('?order_key=patient_name&order_direction=asc&size=2&page=1');
+    expect(byName.body.total).toBe(3);
+    expect(byName.body.orders.map((order: { patient_details: { first_name: string } }) => order.patient_details.first_name)).toEqual(['Ada', 'Mila']);
+    expect(byName.body.orders[0]).toEqual(single.find((response) => response.body.id === created[1])?.body);
+    expect((await list('?order_key=patient_name&order_direction=desc&size=2&page=2')).body.orders.map((order: { id: string }) => order.id)).toEqual([created[1]]);
+    expect((await list('?patient_name=zor')).body).toMatchObject({ total: 1, orders: [{ id: created[0] }] });
+    expect((await list(`?search_input=${created[2].slice(0, 8)}`)).body).toMatchObject({ total: 1, orders: [{ id: created[2] }] });
   });
 
   it('cancels an order in a cancellable status; refuses again with 400 {detail}', async () => {
