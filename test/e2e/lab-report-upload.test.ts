@@ -112,12 +112,15 @@ test('missing or malformed fields answer 422 in the FastAPI shape; the SDK surfa
 });
 
 test('an unknown user and another team\'s user are not found; nothing is written', async () => {
-  const before = await stack.db.query(`SELECT count(*)::int AS n FROM lab_report_parsing_jobs`);
+  // Only the two teams' jobs: other files running alongside create jobs in the shared database.
+  const teams = [tenant.teamId, other.teamId];
+  const count = () => stack.db.query(`SELECT count(*)::int AS n FROM lab_report_parsing_jobs WHERE team_id = ANY($1::uuid[])`, [teams]);
+  const before = await count();
   for (const user of [randomUUID(), otherUserId]) {
     const refused = await upload(tenant.apiKey, { user_id: user }, { bytes: pdf });
     expect(refused).toEqual({ status: 404, body: { detail: 'User not found.' } });
   }
-  const after = await stack.db.query(`SELECT count(*)::int AS n FROM lab_report_parsing_jobs`);
+  const after = await count();
   expect(after[0].n).toBe(before[0].n);
 });
 

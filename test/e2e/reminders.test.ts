@@ -142,6 +142,12 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     const reminder = await smtp.nextTo(email, 0, 30_000);
     expect(reminder.subject).toBe('Acme Health: please send back the kit for your Lipid Panel (test kit)');
     expect(reminder.text).toMatch(LINK);
+    // Sent, and the next reminder's timer started: the e-mail arrives before the send activity
+    // completes, and a lab fact recorded before that completion would (rightly) start no timer.
+    await eventually(async () => {
+      const { timers } = await history(orderId);
+      return timers.some((timer) => timer.summary === 'Kit-return reminder 2' && timer.outcome === 'pending') ? true : undefined;
+    }, 'the second kit-return reminder to be scheduled');
 
     expect((await partnerWebhook(stack, 'lab', { order_id: orderId, status: 'delivered_to_lab' })).status).toBe(200);
     await orderReaches(stack, tenant, orderId, 'delivered_to_lab');

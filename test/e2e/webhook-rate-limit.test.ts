@@ -97,6 +97,13 @@ test('rate_limit 1: five events are spread over seconds, each sent on its first 
   });
   // Let anything duplicated show up before counting.
   await new Promise((resolve) => setTimeout(resolve, 500));
+  // Outcomes are written after the receiver answered: wait for them, then assert them exactly.
+  for (const id of [limited.id, unlimited.id]) {
+    await waitFor(async () => (await deliveries(id)).every((d) => d.status !== 'pending'), {
+      timeoutMs: 15_000,
+      describe: () => deliveries(id),
+    });
+  }
 
   for (const { path, id } of [
     { path: '/limited', id: limited.id },

@@ -138,11 +138,16 @@ test('a receiver failing for a while still gets every event, each with one webho
     expect(new Set(attempts.map((r) => r.webhookId))).toEqual(new Set([ids[seq]]));
   }
 
-  // Every attempt is recorded: three failures with the response excerpt, then the success.
-  const perMessage = await waitFor(async () => {
-    const page = await api('GET', `/webhook/${id}/messages/${ids[0]}/attempts`);
-    return page.body.data?.some((a: { status: string }) => a.status === 'succeeded') && page.body.data;
-  });
+  // Every attempt is recorded: three failures with the response excerpt, then the success. An
+  // attempt's row comes with its outcome, after the receiver answered: wait for all ten successes.
+  await waitFor(
+    async () => {
+      const [{ n }] = await stack.db.query(`SELECT count(*)::int AS n FROM event_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`, [id]);
+      return n === 10;
+    },
+    { describe: () => stack.db.query(`SELECT status, count(*)::int AS n FROM event_deliveries WHERE endpoint_id = $1 GROUP BY status`, [id]) },
+  );
+  const perMessage = (await api('GET', `/webhook/${id}/messages/${ids[0]}/attempts`)).body.data;
   expect(perMessage.map((a: { attempt_number: number }) => a.attempt_number)).toEqual([4, 3, 2, 1]);
   expect(perMessage.slice(1)).toEqual(
     [2, 1, 0].map((n) => expect.objectContaining({ status: 'failed', response_status_code: 500, response: `boom ${n}`, error: 'HTTP 500' })),

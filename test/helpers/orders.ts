@@ -98,6 +98,22 @@ export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: st
   );
 }
 
+/**
+ * Polls GET /v3/order/{id} until its events include `low`, whether or not it is still the last
+ * one: for a status the order may leave before a poll sees it (a running simulation or callbacks).
+ */
+export async function orderPassed(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
+  return eventually(
+    async () => {
+      const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
+      const events: Array<{ status: string }> = response.body?.events ?? [];
+      return events.some((event) => event.status.split('.')[2] === low) ? response.body : undefined;
+    },
+    `order ${orderId} to pass ${low}`,
+    timeoutMs,
+  );
+}
+
 /** POSTs a signed partner webhook (courier tracking or lab event). */
 export function partnerWebhook(stack: TestStack, kind: 'courier' | 'lab', body: unknown, secret = PARTNER_SECRET, partner = 'sandbox') {
   const timestamp = Math.floor(Date.now() / 1000);

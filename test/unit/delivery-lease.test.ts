@@ -144,16 +144,18 @@ async function deliverTwoBehindOneConnection(jobLockMs: number, start: Start = '
 }
 
 test('an attempt that waited for a connection is cut off before its lease ends, not a full timeout later', async () => {
-  // Lease 3 s; the second attempt gets the connection after the first one's 1.5 s timeout.
-  const { store, receiver, first, second, leaseMs } = await deliverTwoBehindOneConnection(3_000);
-  expect(leaseMs).toBe(3_000);
+  // Lease 3.5 s, so each request must end by sendBy = claim + lease - 1 s margin = claim + 2.5 s.
+  // The first attempt holds the only connection for its whole 1.5 s timeout, so the second gets it
+  // with about 1 s left: less than a timeout, with room for a late timer.
+  const { store, receiver, first, second, leaseMs } = await deliverTwoBehindOneConnection(3_500);
+  expect(leaseMs).toBe(3_500);
   for (const context of [first, second]) {
     const closed = receiver.closedAt.get(context.event_id);
     expect(closed).toBeDefined();
     expect(closed as number).toBeLessThanOrEqual((store.claimedAt.get(context.id) as number) + leaseMs);
   }
   expect(store.finished.get(first.id)).toMatchObject({ status: 'failed', error: `Timed out after ${TIMEOUT_MS} ms` });
-  // What was left of the second's lease bounded its request (about 0.5 s, never the full 1.5 s).
+  // What was left of the second's lease bounded its request (about 1 s, never the full 1.5 s).
   const secondError = store.finished.get(second.id)?.error ?? '';
   expect(secondError).toMatch(/^Timed out after \d+ ms$/);
   expect(Number(/\d+/.exec(secondError)?.[0])).toBeLessThan(TIMEOUT_MS);
@@ -216,7 +218,9 @@ async function publishTwoBehindOneSlot(jobLockMs: number, start: Start = 'in_tur
 }
 
 test('a RabbitMQ publish that waited for the slot is bounded by what is left of its lease', async () => {
-  const { store, broker, first, second } = await publishTwoBehindOneSlot(3_000);
+  // Lease 3.5 s: sendBy = claim + 2.5 s (1 s margin); the first holds the slot for its 1.5 s
+  // timeout, so the second publishes with about 1 s left.
+  const { store, broker, first, second } = await publishTwoBehindOneSlot(3_500);
   for (const context of [first, second]) {
     const publish = broker.publishes.find((entry) => entry.messageId === context.event_id);
     expect(publish).toBeDefined();

@@ -158,7 +158,11 @@ describe('connection workflow', () => {
   });
 
   test('a step the source refuses (connection error) shows as error and is tried again with the same window, in backfill and after', async () => {
-    const { connection, handle } = await start({ backfillDays: 2, syncInterval: '1s' }, (id) => fake.script.set(id, ['synced', 'error', 'synced', 'error']));
+    // After the 5th sync (which covers the refused window) every sync is paused: the window and
+    // syncedUntil stay as the 5th left them, however late the test looks.
+    const { connection, handle } = await start({ backfillDays: 2, syncInterval: '1s' }, (id) =>
+      fake.script.set(id, ['synced', 'error', 'synced', 'error', 'synced', ...Array<'paused'>(100).fill('paused')]),
+    );
     await waitFor(async () => ((await handle.query(connectionState)).phase === 'error' ? true : undefined), 'the backfill step refused');
     await waitFor(() => (fake.of(connection.connectionId).length >= 5 ? true : undefined), 'five syncs', 30_000);
     const steps = fake.of(connection.connectionId).slice(0, 5);
@@ -172,8 +176,11 @@ describe('connection workflow', () => {
     expect(steps[3]).toMatchObject({ stage: 'daily', from: steps[2].to });
     expect(steps[4]).toMatchObject({ stage: 'daily', from: steps[2].to });
     expect(steps[4].to).toBeGreaterThan(steps[3].to);
-    await waitFor(async () => ((await handle.query(connectionState)).phase === 'connected' ? true : undefined), 'connected again');
-    expect((await handle.query(connectionState)).progress.syncedUntil).toBe(steps[4].to);
+    const connected = await waitFor(async () => {
+      const state = await handle.query(connectionState);
+      return state.phase === 'connected' ? state : undefined;
+    }, 'connected again');
+    expect(connected.progress.syncedUntil).toBe(steps[4].to);
     await handle.signal(deregisterConnection);
     expect(await handle.result()).toBe('deregistered');
     fixtures['connection--source-error'] = handle.workflowId;

@@ -124,7 +124,13 @@ describe('order workflow on the real dev server', () => {
     const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
     // labflow's own step happens without /test; the kit's hand-over to the courier waits for it.
     await orderReaches(stack, sandbox, created.id, 'requisition_created');
-    expect(await handle.query(orderState)).toMatchObject({ stage: 'awaiting_simulation', low: 'requisition_created' });
+    // The DB shows the transition once its activity committed; the workflow once the activity's
+    // completion is recorded, a moment later.
+    const state = await eventually(async () => {
+      const current = await handle.query(orderState);
+      return current.low === 'requisition_created' ? current : undefined;
+    }, 'the workflow to record requisition_created');
+    expect(state).toMatchObject({ stage: 'awaiting_simulation', low: 'requisition_created' });
 
     const simulated = await post(sandbox, `/v3/order/${created.id}/test`, { interpretation: 'normal' });
     expect(simulated.status).toBe(200);

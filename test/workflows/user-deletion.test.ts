@@ -22,7 +22,9 @@ describe('user-deletion workflow on the real dev server', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({ env: { USER_DELETION_GRACE: '2s' } });
+    // Short enough to wait out, long enough that a query or undo sent right after the DELETE
+    // still finds the grace period on a loaded machine (2 s left little room).
+    stack = await startStack({ env: { USER_DELETION_GRACE: '5s' } });
     tenant = await createTenant(stack.db);
   });
   afterAll(() => stack.close());
