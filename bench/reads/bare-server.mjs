@@ -6,7 +6,7 @@
 // in a process of its own.
 //
 //   BARE_PORT, DATABASE_URL, BENCH_TEAM_ID and BENCH_ENVIRONMENT (the team's whose rows the routes
-//   read), BENCH_STATEMENTS ({user, order, users}: each {name, text})
+//   read), BENCH_STATEMENTS ({user, order, users, orders}: each {name, text})
 import { createRequire } from 'node:module';
 import process from 'node:process';
 
@@ -36,6 +36,10 @@ app.get('/v3/order/:id', async (request, reply) => {
 app.get('/v2/user', async () => {
   const users = await read('users', [teamId, environment, 0, 50]);
   return { users, total: users.length };
+});
+app.get('/v3/orders', async () => {
+  const orders = await read('orders', [teamId, environment, 0, 50]);
+  return { orders, total: orders[0]?.read_total ?? 0, page: 1, size: 50 };
 });
 
 await app.listen({ port: Number(process.env.BARE_PORT), host: '127.0.0.1' });

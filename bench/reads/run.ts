@@ -12,7 +12,7 @@
  *                          migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
  *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (2,
  *                          per slice), BENCH_SLICES (16), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof,
- *                          BENCH_ROUTES=user,order,users: only those routes; BENCH_API_ARGS: more
+ *                          BENCH_ROUTES=user,order,users,orders: only those routes; BENCH_API_ARGS: more
  *                          node flags for the API, e.g. --perf-basic-prof for perf record)
  *
  * No worker runs: the one order's workflow waits on a task queue of its own and is terminated at
@@ -29,14 +29,14 @@ import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
 import { autocannon, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
-import { orderViewStatement } from '../../src/orders/order-read-model';
+import { orderPageStatement, orderViewStatement } from '../../src/orders/order-read-model';
 import { LIVE_USER, LIVE_USERS_PAGE } from '../../src/users/user-read-model';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SLICES = Number(process.env.BENCH_SLICES ?? 16);
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
-/** Only these routes (comma-separated: user, order, users), e.g. to profile one; default all. */
+/** Only these routes (comma-separated: user, order, users, orders), e.g. to profile one; default all. */
 const ROUTES = process.env.BENCH_ROUTES ? process.env.BENCH_ROUTES.split(',') : null;
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const tenant = await benchTenant(db, 'reads');
   const taskQueue = `bench-reads-${randomUUID()}`;
   const servers: ServerProcess[] = [];
-  let orderId: string | undefined;
+  const orderIds: string[] = [];
   try {
     const api = await startServer({
       name: 'the API',
@@ -67,7 +67,8 @@ async function main(): Promise<void> {
     });
     servers.push(api);
     // The floor runs the statements the routes run, so both sides do the same read (issue #15).
-    const statements = { user: LIVE_USER, order: orderViewStatement(db), users: LIVE_USERS_PAGE };
+    const ordersPage = orderPageStatement(db, { teamId: tenant.teamId, environment: tenant.environment }, { orderBy: 'created_at', direction: 'DESC' }, { offset: 0, limit: 50 });
+    const statements = { user: LIVE_USER, order: orderViewStatement(db), users: LIVE_USERS_PAGE, orders: { name: ordersPage.name, text: ordersPage.text } };
     const bare = await startServer({
       name: 'the bare server',
       script: 'bench/reads/bare-server.mjs',
@@ -78,16 +79,19 @@ async function main(): Promise<void> {
     });
     servers.push(bare);
 
-    // 50 users (one page of the list), one with an order.
+    // 50 users (one page of the list), each with an order (one page of the order list).
     const userIds: string[] = [];
     for (let i = 0; i < 50; i += 1) userIds.push((await post(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string);
-    const order = await post(`${api.url}/v3/order`, tenant.key, {
-      user_id: userIds[0],
-      lab_test_id: LIPID_PANEL_KIT,
-      patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
-      patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
-    });
-    orderId = (order.order as { id: string }).id;
+    for (const userId of userIds) {
+      const order = await post(`${api.url}/v3/order`, tenant.key, {
+        user_id: userId,
+        lab_test_id: LIPID_PANEL_KIT,
+        patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
+        patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+      });
+      orderIds.push((order.order as { id: string }).id);
+    }
+    const orderId = orderIds[0];
 
     // Statistics as autovacuum would keep them in production: a Postgres with autovacuum off (as on
     // CI machines) never analyses the tables the tests and the other benches filled, and the
@@ -98,6 +102,7 @@ async function main(): Promise<void> {
       { key: 'user', name: 'GET /v2/user/{id}', path: `/v2/user/${userIds[0]}` },
       { key: 'order', name: 'GET /v3/order/{id}', path: `/v3/order/${orderId}` },
       { key: 'users', name: 'GET /v2/user (a page of 50)', path: '/v2/user?limit=50' },
+      { key: 'orders', name: 'GET /v3/orders (a page of 50)', path: '/v3/orders?size=50' },
     ].filter((route) => ROUTES === null || ROUTES.includes(route.key));
     const headers = { 'x-service-api-key': tenant.key };
     for (const route of routes) {
@@ -136,12 +141,10 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const server of servers) await server.stop();
-    if (orderId) {
+    if (orderIds.length > 0) {
       const connection = await Connection.connect({ address: config.temporal.address });
-      await new Client({ connection, namespace: config.temporal.namespace }).workflow
-        .getHandle(`order:${orderId}`)
-        .terminate('bench done')
-        .catch(() => undefined);
+      const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
+      await Promise.all(orderIds.map((id) => workflows.getHandle(`order:${id}`).terminate('bench done').catch(() => undefined)));
       await connection.close();
     }
     await tenant.remove();
