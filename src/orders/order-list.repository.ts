@@ -16,6 +16,8 @@ export interface OrderFilters {
   userId?: string;
   orderIds?: string[];
   orderTransactionId?: string;
+  /** `scheduled`: the order's activate_by day (UTC) is still ahead, so it waits for it; `current`: not. */
+  activationTypes?: Array<'current' | 'scheduled'>;
   /** Matches an order id, sample id or user id (prefix). */
   searchInput?: string;
   orderBy: 'created_at' | 'updated_at';
@@ -42,6 +44,12 @@ export function orderListWhereSql(scope: Scope, filters: OrderFilters, values: u
   if (filters.userId) conditions.push(`o.user_id = ${param(filters.userId, 'uuid')}`);
   if (filters.orderIds?.length) conditions.push(`o.id = ANY(${param(filters.orderIds, 'uuid[]')})`);
   if (filters.orderTransactionId) conditions.push(`o.order_transaction_id = ${param(filters.orderTransactionId, 'uuid')}`);
+  const activation = new Set(filters.activationTypes ?? []);
+  // Both types, or neither: every order. The workflow activates an order at 00:00 UTC of that day.
+  if (activation.size === 1) {
+    const scheduled = `o.activate_by > (now() AT TIME ZONE 'UTC')::date`;
+    conditions.push(activation.has('scheduled') ? scheduled : `(o.activate_by IS NULL OR NOT ${scheduled})`);
+  }
   if (filters.searchInput) {
     // A prefix of the order id, sample id or user id; LIKE's wildcards in the input match themselves.
     const search = param(`${filters.searchInput.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`, 'text');
@@ -74,17 +82,21 @@ export class OrderListRepository {
 
   /**
    * Every order of the team that matches `filters`, in the list's order, with its encrypted
-   * patient details only: for the filter and sort by patient name, which are encrypted at rest
-   * and so compared after decryption (OrderQueriesService.list).
+   * patient and shipping details only: for the filters and the sort by patient or recipient
+   * name, which are encrypted at rest and so compared after decryption (OrderQueriesService.list).
    */
-  async patientDetailsOf(scope: Scope, filters: OrderFilters, manager: EntityManager = this.db.manager): Promise<Array<{ id: string; patientDetailsEnc: string | null }>> {
+  async namesOf(
+    scope: Scope,
+    filters: OrderFilters,
+    manager: EntityManager = this.db.manager,
+  ): Promise<Array<{ id: string; patientDetailsEnc: string | null; shippingDetailsEnc: string | null }>> {
     const values: unknown[] = [];
     const where = orderListWhereSql(scope, filters, values);
-    const rows: Array<{ id: string; patient_details_enc: string | null }> = await manager.query(
-      `SELECT o.id, o.patient_details_enc FROM orders o WHERE ${where} ORDER BY ${orderListOrderSql(filters)}`,
+    const rows: Array<{ id: string; patient_details_enc: string | null; shipping_details_enc: string | null }> = await manager.query(
+      `SELECT o.id, o.patient_details_enc, o.shipping_details_enc FROM orders o WHERE ${where} ORDER BY ${orderListOrderSql(filters)}`,
       values,
     );
-    return rows.map((row) => ({ id: row.id, patientDetailsEnc: row.patient_details_enc }));
+    return rows.map((row) => ({ id: row.id, patientDetailsEnc: row.patient_details_enc, shippingDetailsEnc: row.shipping_details_enc }));
   }
 
   /** When each order's current low-level status was reached (its latest event). */

@@ -16,7 +16,7 @@ import {
 } from '../results';
 import type { OrderEntity } from './order.entities';
 import { OrderViews, type OrderView } from './order-views';
-import type { ListOrdersQuery, PatientDetails } from './orders.dto';
+import type { ListOrdersQuery, PatientDetails, ShippingAddress } from './orders.dto';
 import { type OrderFilters, OrderListRepository } from './order-list.repository';
 import { type OrderRead, OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
@@ -59,14 +59,15 @@ export class OrderQueriesService {
       userId: query.user_id,
       orderIds: merge(query.order_ids, query['order_ids[]']),
       orderTransactionId: query.order_transaction_id,
+      activationTypes: merge(query.order_activation_types, query['order_activation_types[]']),
       searchInput: query.search_input,
       orderBy: query.order_key === 'last_status' ? 'updated_at' : 'created_at',
       direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
     };
     const offset = (query.page - 1) * query.size;
     const { reads, total } =
-      query.patient_name || query.order_key === 'patient_name'
-        ? await this.pageByPatientName(team, filters, query, offset)
+      query.patient_name || query.shipping_recipient_name || query.order_key === 'patient_name'
+        ? await this.pageByName(team, filters, query, offset)
         : await this.readModel.readPage(team, filters, { offset, limit: query.size });
     // Every order of the page is audited (PhiReadAudit, as GET /v3/order/{id}) before any is shown.
     const by = { teamId: team.teamId, apiKeyId: team.apiKeyId };
@@ -78,15 +79,23 @@ export class OrderQueriesService {
   }
 
   /**
-   * A page of the list filtered or sorted by patient name. Names are encrypted at rest, so every
-   * matching order's name is decrypted to filter and sort them; then the page's orders are read.
-   * Both reads in one snapshot, so the total and the page agree.
+   * A page of the list filtered by patient or shipping recipient name, or sorted by patient name.
+   * Names are encrypted at rest, so every matching order's names are decrypted to filter and sort
+   * them; then the page's orders are read. Both reads in one snapshot, so the total and the page
+   * agree.
    */
-  private pageByPatientName(team: TeamPrincipal, filters: OrderFilters, query: ListOrdersQuery, offset: number): Promise<{ reads: OrderRead[]; total: number }> {
+  private pageByName(team: TeamPrincipal, filters: OrderFilters, query: ListOrdersQuery, offset: number): Promise<{ reads: OrderRead[]; total: number }> {
     return this.orderList.snapshot(async (manager) => {
-      const named = (await this.orderList.patientDetailsOf(team, filters, manager)).map((order) => ({ id: order.id, name: this.patientName(order.patientDetailsEnc) }));
-      const needle = query.patient_name?.toLowerCase();
-      const matching = needle ? named.filter((entry) => entry.name.toLowerCase().includes(needle)) : named;
+      // Only the names asked about are decrypted.
+      const byPatient = query.patient_name !== undefined || query.order_key === 'patient_name';
+      const byRecipient = query.shipping_recipient_name !== undefined;
+      const named = (await this.orderList.namesOf(team, filters, manager)).map((order) => ({
+        id: order.id,
+        name: byPatient ? this.patientName(order.patientDetailsEnc) : '',
+        recipient: byRecipient && order.shippingDetailsEnc ? this.cipher.decryptJson<ShippingAddress>(order.shippingDetailsEnc).receiver_name : '',
+      }));
+      const contains = (value: string, needle: string | undefined) => needle === undefined || value.toLowerCase().includes(needle.toLowerCase());
+      const matching = named.filter((entry) => contains(entry.name, query.patient_name) && contains(entry.recipient, query.shipping_recipient_name));
       if (query.order_key === 'patient_name') {
         const sign = query.order_direction === 'asc' ? 1 : -1;
         matching.sort((a, b) => sign * a.name.localeCompare(b.name));

@@ -185,6 +185,10 @@ export class ListOrdersQuery extends createZodDto(
     order_ids: many(z.uuid()),
     'order_ids[]': many(z.uuid()),
     order_transaction_id: z.uuid().optional(),
+    // current: the order is active; scheduled: its activate_by day (UTC) is still ahead.
+    order_activation_types: many(z.enum(['current', 'scheduled'])),
+    'order_activation_types[]': many(z.enum(['current', 'scheduled'])),
+    shipping_recipient_name: z.string().max(255).optional(),
     page: z.coerce.number().int().min(1).default(1),
     size: z.coerce.number().int().min(1).max(500).default(50),
   }),

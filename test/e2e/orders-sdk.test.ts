@@ -56,6 +56,10 @@ describe('orders through @tryvital/vital-node', () => {
     expect(listed.total).toBe(1);
     expect(listed.orders.map((item) => item.id)).toEqual([created.order.id]);
     expect((await client.labTests.getOrders({ orderIds: [created.order.id], startDate: new Date(Date.now() - 3_600_000) })).orders).toHaveLength(1);
+    // The SDK's other filters: an order with no activate_by is current; the recipient is the address's.
+    expect((await client.labTests.getOrders({ userId, orderActivationTypes: ['current'], shippingRecipientName: 'villanueva' })).total).toBe(1);
+    expect((await client.labTests.getOrders({ userId, orderActivationTypes: 'scheduled' })).total).toBe(0);
+    expect((await client.labTests.getOrders({ userId, shippingRecipientName: 'Okonkwo' })).total).toBe(0);
 
     await client.labTests.simulateOrderProcess(created.order.id, { body: { interpretation: 'abnormal' } });
     await orderReaches(stack, tenant, created.order.id, 'completed');

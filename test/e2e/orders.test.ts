@@ -224,6 +224,25 @@ describe('orders API (test kits)', () => {
     expect((await list(`?search_input=${created[2].slice(0, 8)}`)).body).toMatchObject({ total: 1, orders: [{ id: created[2] }] });
   });
 
+  it('filters by activation type (scheduled: activate_by still ahead) and by shipping recipient name', async () => {
+    const team = await createTenant(stack.db);
+    const user = await createUser(stack, team);
+    const scheduled = (await post('/v3/order', orderBody(user, { activate_by: '2030-01-01' }), {}, team.apiKey)).body.order.id;
+    const kit = testkitBody(user);
+    const current = (await post('/v3/order/testkit', { ...kit, shipping_details: { ...kit.shipping_details, receiver_name: 'Jonas Brandt' } }, {}, team.apiKey)).body.order.id;
+    const list = (query: string) => call(stack.apiUrl, 'GET', `/v3/orders${query}`, { key: team.apiKey });
+    const ids = async (query: string) => (await list(query)).body.orders.map((order: { id: string }) => order.id);
+    expect(await ids('?order_activation_types=scheduled')).toEqual([scheduled]);
+    expect(await ids('?order_activation_types[]=current')).toEqual([current]);
+    expect(await ids('?order_activation_types=current&order_activation_types=scheduled')).toEqual([current, scheduled]);
+    expect(await ids('?shipping_recipient_name=brandt')).toEqual([current]);
+    expect(await ids('?shipping_recipient_name=OKONKWO&order_activation_types=scheduled')).toEqual([scheduled]);
+    expect(await ids('?shipping_recipient_name=okonkwo&order_activation_types=current')).toEqual([]);
+    const refused = await list('?order_activation_types=later');
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['query', 'order_activation_types', 0]);
+  });
+
   it('cancels an order in a cancellable status; refuses again with 400 {detail}', async () => {
     // Held in ordered by activate_by, so no requisition races the cancellation.
     const order = (await post('/v3/order', orderBody(userId, { activate_by: '2030-01-01' }))).body.order;
