@@ -6,6 +6,8 @@ import { AppointmentBookingsService } from './appointment-bookings.service';
 import {
   BookAppointmentDto,
   CancelAppointmentDto,
+  CancelPscAppointmentDto,
+  cancelPscBody,
   OrderAppointmentParams,
   ProviderCallbackDto,
   ProviderParams,
@@ -96,8 +98,8 @@ export class PscAppointmentsController {
   }
 
   @Patch(':order_id/psc/appointment/cancel')
-  cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: CancelAppointmentDto) {
-    return this.bookings.cancel(team, params.order_id, 'psc', body);
+  cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: CancelPscAppointmentDto) {
+    return this.bookings.cancel(team, params.order_id, 'psc', cancelPscBody(body));
   }
 
   @Get(':order_id/psc/appointment')

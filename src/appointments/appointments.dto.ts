@@ -77,10 +77,35 @@ export class RequestAppointmentDto extends createZodDto(
   }),
 ) {}
 
-/** Junction's AppointmentCancelRequest. */
-export class CancelAppointmentDto extends createZodDto(
-  z.object({ cancellation_reason_id: z.string().min(1).max(100), notes: z.string().max(1000).nullish() }),
+const cancellationReasonId = z.string().min(1).max(100);
+const cancellationNotes = z.string().max(1000).nullish();
+
+/** Junction's AppointmentCancelRequest (at-home). */
+export class CancelAppointmentDto extends createZodDto(z.object({ cancellation_reason_id: cancellationReasonId, notes: cancellationNotes })) {}
+
+/**
+ * The walk-in (PSC) cancel body in either spelling: Junction's SDK sends this one as
+ * `{cancellationReasonId, note}` (its VitalCoreClientsLabTestGetlabsSchemaAppointmentCancelRequest
+ * has no wire names), the at-home one as `{cancellation_reason_id, notes}`.
+ */
+export class CancelPscAppointmentDto extends createZodDto(
+  z
+    .object({
+      cancellation_reason_id: cancellationReasonId.optional(),
+      cancellationReasonId: cancellationReasonId.optional(),
+      notes: cancellationNotes,
+      note: cancellationNotes,
+    })
+    .refine((body) => body.cancellation_reason_id !== undefined || body.cancellationReasonId !== undefined, {
+      path: ['cancellation_reason_id'],
+      message: 'Required',
+    }),
 ) {}
+
+/** A PSC cancel body as the at-home one (CancelAppointmentDto). */
+export function cancelPscBody(body: CancelPscAppointmentDto): CancelAppointmentDto {
+  return { cancellation_reason_id: (body.cancellation_reason_id ?? body.cancellationReasonId) as string, notes: body.notes ?? body.note };
+}
 
 /** Apr 2026 opt-in scheduling features of walk-in (PSC) bookings. */
 export class PscBookingQuery extends createZodDto(

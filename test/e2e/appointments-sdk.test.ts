@@ -147,5 +147,15 @@ describe('appointments through @tryvital/vital-node', () => {
     const order = await client.labTests.getOrder(orderId);
     expect(order.events.at(-1)?.status).toBe('collecting_sample.walk_in_test.appointment_scheduled');
     expect(order.details.type).toBe('walk_in_test');
+
+    // The SDK sends this cancel body camelCase ({cancellationReasonId, note}), unlike the at-home one.
+    const reasons = await client.labTests.getPscAppointmentCancellationReason();
+    const noReason = await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/psc/appointment/cancel`, { key: tenant.apiKey, body: { note: 'why?' } });
+    expect(noReason.status).toBe(422);
+    expect(noReason.body.detail[0].loc).toEqual(['body', 'cancellation_reason_id']);
+    const cancelled = await client.labTests.cancelPscAppointment(orderId, { cancellationReasonId: reasons[0].id, note: 'Moved away' });
+    expect(cancelled).toMatchObject({ id: booked.id, status: 'cancelled', eventStatus: 'cancelled', canReschedule: false });
+    await orderReaches(stack, tenant, orderId, 'appointment_cancelled');
+    await expect(client.labTests.cancelPscAppointment(orderId, { cancellationReasonId: 'no-such-reason' })).rejects.toMatchObject({ statusCode: 422 });
   });
 });
