@@ -18,10 +18,17 @@ export interface OrderFilters {
   orderTransactionId?: string;
   /** `scheduled`: the order's activate_by day (UTC) is still ahead, so it waits for it; `current`: not. */
   activationTypes?: Array<'current' | 'scheduled'>;
-  /** Matches an order id, sample id or user id (prefix). */
-  searchInput?: string;
   orderBy: 'created_at' | 'updated_at';
   direction: 'ASC' | 'DESC';
+}
+
+/** What OrderListRepository.namesOf reads of an order. */
+export interface OrderNames {
+  id: string;
+  sampleId: string | null;
+  userId: string;
+  patientDetailsEnc: string | null;
+  shippingDetailsEnc: string | null;
 }
 
 /**
@@ -50,11 +57,6 @@ export function orderListWhereSql(scope: Scope, filters: OrderFilters, values: u
     const scheduled = `o.activate_by > (now() AT TIME ZONE 'UTC')::date`;
     conditions.push(activation.has('scheduled') ? scheduled : `(o.activate_by IS NULL OR NOT ${scheduled})`);
   }
-  if (filters.searchInput) {
-    // A prefix of the order id, sample id or user id; LIKE's wildcards in the input match themselves.
-    const search = param(`${filters.searchInput.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`, 'text');
-    conditions.push(`(o.id::text LIKE ${search} OR o.sample_id LIKE ${search} OR o.user_id::text LIKE ${search})`);
-  }
   return conditions.join(' AND ');
 }
 
@@ -81,22 +83,25 @@ export class OrderListRepository {
   }
 
   /**
-   * Every order of the team that matches `filters`, in the list's order, with its encrypted
-   * patient and shipping details only: for the filters and the sort by patient or recipient
+   * Every order of the team that matches `filters`, in the list's order, with its ids and its
+   * encrypted patient and shipping details only: for the search and the filters and sort by
    * name, which are encrypted at rest and so compared after decryption (OrderQueriesService.list).
    */
-  async namesOf(
-    scope: Scope,
-    filters: OrderFilters,
-    manager: EntityManager = this.db.manager,
-  ): Promise<Array<{ id: string; patientDetailsEnc: string | null; shippingDetailsEnc: string | null }>> {
+  async namesOf(scope: Scope, filters: OrderFilters, manager: EntityManager = this.db.manager): Promise<OrderNames[]> {
     const values: unknown[] = [];
     const where = orderListWhereSql(scope, filters, values);
-    const rows: Array<{ id: string; patient_details_enc: string | null; shipping_details_enc: string | null }> = await manager.query(
-      `SELECT o.id, o.patient_details_enc, o.shipping_details_enc FROM orders o WHERE ${where} ORDER BY ${orderListOrderSql(filters)}`,
-      values,
-    );
-    return rows.map((row) => ({ id: row.id, patientDetailsEnc: row.patient_details_enc, shippingDetailsEnc: row.shipping_details_enc }));
+    const rows: Array<{ id: string; sample_id: string | null; user_id: string; patient_details_enc: string | null; shipping_details_enc: string | null }> =
+      await manager.query(
+        `SELECT o.id, o.sample_id, o.user_id, o.patient_details_enc, o.shipping_details_enc FROM orders o WHERE ${where} ORDER BY ${orderListOrderSql(filters)}`,
+        values,
+      );
+    return rows.map((row) => ({
+      id: row.id,
+      sampleId: row.sample_id,
+      userId: row.user_id,
+      patientDetailsEnc: row.patient_details_enc,
+      shippingDetailsEnc: row.shipping_details_enc,
+    }));
   }
 
   /** When each order's current low-level status was reached (its latest event). */

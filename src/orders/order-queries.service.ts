@@ -60,13 +60,12 @@ export class OrderQueriesService {
       orderIds: merge(query.order_ids, query['order_ids[]']),
       orderTransactionId: query.order_transaction_id,
       activationTypes: merge(query.order_activation_types, query['order_activation_types[]']),
-      searchInput: query.search_input,
       orderBy: query.order_key === 'last_status' ? 'updated_at' : 'created_at',
       direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
     };
     const offset = (query.page - 1) * query.size;
     const { reads, total } =
-      query.patient_name || query.shipping_recipient_name || query.order_key === 'patient_name'
+      query.patient_name || query.shipping_recipient_name || query.search_input || query.order_key === 'patient_name'
         ? await this.pageByName(team, filters, query, offset)
         : await this.readModel.readPage(team, filters, { offset, limit: query.size });
     // Every order of the page is audited (PhiReadAudit, as GET /v3/order/{id}) before any is shown.
@@ -79,23 +78,34 @@ export class OrderQueriesService {
   }
 
   /**
-   * A page of the list filtered by patient or shipping recipient name, or sorted by patient name.
-   * Names are encrypted at rest, so every matching order's names are decrypted to filter and sort
-   * them; then the page's orders are read. Both reads in one snapshot, so the total and the page
-   * agree.
+   * A page of the list searched (`search_input`: a prefix of the order, sample or user id, a part
+   * of the patient's or the shipping recipient's name, or the patient's date of birth), filtered
+   * by patient or shipping recipient name, or sorted by patient name. Names and birth dates are
+   * encrypted at rest, so every order the other filters match is decrypted to search, filter and
+   * sort them; then the page's orders are read. Both reads in one snapshot, so the total and the
+   * page agree.
    */
   private pageByName(team: TeamPrincipal, filters: OrderFilters, query: ListOrdersQuery, offset: number): Promise<{ reads: OrderRead[]; total: number }> {
     return this.orderList.snapshot(async (manager) => {
-      // Only the names asked about are decrypted.
-      const byPatient = query.patient_name !== undefined || query.order_key === 'patient_name';
-      const byRecipient = query.shipping_recipient_name !== undefined;
-      const named = (await this.orderList.namesOf(team, filters, manager)).map((order) => ({
-        id: order.id,
-        name: byPatient ? this.patientName(order.patientDetailsEnc) : '',
-        recipient: byRecipient && order.shippingDetailsEnc ? this.cipher.decryptJson<ShippingAddress>(order.shippingDetailsEnc).receiver_name : '',
-      }));
+      const search = query.search_input?.toLowerCase();
+      // Only what is asked about is decrypted.
+      const byPatient = search !== undefined || query.patient_name !== undefined || query.order_key === 'patient_name';
+      const byRecipient = search !== undefined || query.shipping_recipient_name !== undefined;
+      const named = (await this.orderList.namesOf(team, filters, manager)).map((order) => {
+        const patient = byPatient && order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
+        const recipient = byRecipient && order.shippingDetailsEnc ? this.cipher.decryptJson<ShippingAddress>(order.shippingDetailsEnc).receiver_name : '';
+        return { ...order, name: patient ? `${patient.first_name} ${patient.last_name}` : '', dob: patient?.dob ?? null, recipient };
+      });
       const contains = (value: string, needle: string | undefined) => needle === undefined || value.toLowerCase().includes(needle.toLowerCase());
-      const matching = named.filter((entry) => contains(entry.name, query.patient_name) && contains(entry.recipient, query.shipping_recipient_name));
+      const found = (entry: (typeof named)[number]) =>
+        search === undefined ||
+        [entry.id, entry.sampleId ?? '', entry.userId].some((id) => id.toLowerCase().startsWith(search)) ||
+        contains(entry.name, search) ||
+        contains(entry.recipient, search) ||
+        entry.dob === query.search_input;
+      const matching = named.filter(
+        (entry) => found(entry) && contains(entry.name, query.patient_name) && contains(entry.recipient, query.shipping_recipient_name),
+      );
       if (query.order_key === 'patient_name') {
         const sign = query.order_direction === 'asc' ? 1 : -1;
         matching.sort((a, b) => sign * a.name.localeCompare(b.name));
@@ -151,11 +161,6 @@ export class OrderQueriesService {
 
   // -------------------------------------------------------------------------------------------
 
-  private patientName(patientDetailsEnc: string | null): string {
-    if (!patientDetailsEnc) return '';
-    const details = this.cipher.decryptJson<PatientDetails>(patientDetailsEnc);
-    return `${details.first_name} ${details.last_name}`;
-  }
 }
 
 function merge<T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined {

@@ -60,6 +60,7 @@ describe('orders through @tryvital/vital-node', () => {
     expect((await client.labTests.getOrders({ userId, orderActivationTypes: ['current'], shippingRecipientName: 'villanueva' })).total).toBe(1);
     expect((await client.labTests.getOrders({ userId, orderActivationTypes: 'scheduled' })).total).toBe(0);
     expect((await client.labTests.getOrders({ userId, shippingRecipientName: 'Okonkwo' })).total).toBe(0);
+    expect((await client.labTests.getOrders({ userId, searchInput: 'thaddeus' })).orders.map((item) => item.id)).toEqual([created.order.id]);
 
     await client.labTests.simulateOrderProcess(created.order.id, { body: { interpretation: 'abnormal' } });
     await orderReaches(stack, tenant, created.order.id, 'completed');

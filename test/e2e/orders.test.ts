@@ -222,6 +222,16 @@ describe('orders API (test kits)', () => {
     expect((await list('?order_key=patient_name&order_direction=desc&size=2&page=2')).body.orders.map((order: { id: string }) => order.id)).toEqual([created[1]]);
     expect((await list('?patient_name=zor')).body).toMatchObject({ total: 1, orders: [{ id: created[0] }] });
     expect((await list(`?search_input=${created[2].slice(0, 8)}`)).body).toMatchObject({ total: 1, orders: [{ id: created[2] }] });
+    // search_input as the SDK documents it: order, sample or user id (prefix), patient or
+    // recipient name (part), or the patient's date of birth.
+    const search = async (input: string) => (await list(`?search_input=${encodeURIComponent(input)}`)).body.orders.map((order: { id: string }) => order.id);
+    expect(await search('zor')).toEqual([created[0]]);
+    expect(await search('ADA OKONKWO')).toEqual([created[1]]);
+    expect(await search('1986-04-12')).toEqual([...created].reverse());
+    expect(await search('marguerite')).toEqual([...created].reverse());
+    expect(await search(single[0].body.sample_id.toLowerCase().slice(0, 6))).toEqual([single[0].body.id]);
+    expect(await search(user.slice(0, 8))).toHaveLength(3);
+    expect(await search('1986-04-13')).toEqual([]);
   });
 
   it('filters by activation type (scheduled: activate_by still ahead) and by shipping recipient name', async () => {
