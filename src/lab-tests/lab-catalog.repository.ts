@@ -86,7 +86,8 @@ export class LabCatalogRepository {
   async searchMarkers(search: MarkerSearch, offset: number, limit: number): Promise<{ markers: MarkerEntity[]; total: number }> {
     const query = this.db.getRepository(MarkerEntity).createQueryBuilder('m');
     if (search.labIds) query.andWhere('m.lab_id = ANY(:labIds)', { labIds: int32Ids(search.labIds) });
-    if (search.name) query.andWhere('m.name ILIKE :name', { name: likeContains(search.name) });
+    // A part of the marker's name, or its lab's test code (the whole code: "100" is no code's part).
+    if (search.name) query.andWhere('(m.name ILIKE :name OR lower(m.provider_id) = lower(:code))', { name: likeContains(search.name), code: search.name });
     if (search.aLaCarteEnabled !== undefined) query.andWhere('m.a_la_carte_enabled = :alc', { alc: search.aLaCarteEnabled });
     const [markers, total] = await query.orderBy('m.labId', 'ASC').addOrderBy('m.id', 'ASC').skip(offset).take(limit).getManyAndCount();
     return { markers, total };

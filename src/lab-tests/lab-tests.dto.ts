@@ -86,8 +86,9 @@ export class LabAccountQuery extends createZodDto(z.object({ lab_account_id: uui
 export class MarkersQuery extends createZodDto(
   z.object({
     lab_id: repeatable(z.coerce.number().int()).optional(),
+    'lab_id[]': repeatable(z.coerce.number().int()).optional().describe('lab_id, as the Junction docs spell it.'),
     lab_slug: z.string().min(1).max(100).optional(),
-    name: z.string().max(255).optional().describe('Case-insensitive substring of the marker name.'),
+    name: z.string().max(255).optional().describe("Case-insensitive substring of the marker's name, or its lab test code (provider_id)."),
     a_la_carte_enabled: queryBoolean.optional(),
     lab_account_id: uuid.optional().describe("Only the markers of this lab account's lab."),
     page,

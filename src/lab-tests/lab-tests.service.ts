@@ -70,9 +70,19 @@ export class LabTestsService {
 
   async markers(
     team: TeamPrincipal,
-    query: { lab_id?: number[]; lab_slug?: string; name?: string; a_la_carte_enabled?: boolean; lab_account_id?: string; page: number; size: number },
+    query: {
+      lab_id?: number[];
+      'lab_id[]'?: number[];
+      lab_slug?: string;
+      name?: string;
+      a_la_carte_enabled?: boolean;
+      lab_account_id?: string;
+      page: number;
+      size: number;
+    },
   ): Promise<MarkersPageView> {
-    let labIds = query.lab_id ? unique(query.lab_id) : undefined;
+    const requestedLabIds = query.lab_id || query['lab_id[]'] ? [...(query.lab_id ?? []), ...(query['lab_id[]'] ?? [])] : undefined;
+    let labIds = requestedLabIds ? unique(requestedLabIds) : undefined;
     const narrow = (ids: number[]) => (labIds = labIds === undefined ? ids : labIds.filter((id) => ids.includes(id)));
     if (query.lab_slug !== undefined) {
       const lab = await this.catalog.labBySlug(query.lab_slug);

@@ -119,6 +119,12 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
         'Non-HDL Cholesterol',
       ]);
 
+      // By test code too ("the name or test code", as the SDK says); the bracket form of lab_id.
+      const byCode = await api('GET', '/v3/lab_tests/markers?lab_slug=quest&name=10005');
+      expect(byCode.body.markers.map((marker: { name: string; provider_id: string }) => [marker.provider_id, marker.name])).toEqual([['10005', 'HDL Cholesterol']]);
+      expect((await api('GET', `/v3/lab_tests/markers?lab_id[]=${QUEST}&lab_id[]=${US_BIOTEK}&size=1`)).body.total).toBe(66 + 16);
+      expect((await api('GET', `/v3/lab_tests/markers?lab_id[]=${US_BIOTEK}&size=1`)).body.total).toBe(16);
+
       const orderable = await api('GET', '/v3/lab_tests/markers?lab_slug=quest&name=cholesterol&a_la_carte_enabled=true');
       expect(orderable.body.total).toBe(2);
 
