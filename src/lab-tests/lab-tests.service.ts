@@ -103,7 +103,7 @@ export class LabTestsService {
   }
 
   async markerByProviderId(team: TeamPrincipal, labId: number, providerId: string, labAccountId?: string): Promise<MarkerView> {
-    if (labAccountId) await this.accounts.requireVisible(team, labAccountId, ['query', 'lab_account_id']);
+    await this.requireAvailableWith(team, labAccountId, labId, 'Marker');
     const marker = await this.catalog.markerByLabAndProviderId(labId, providerId);
     if (!marker) throw notFound('Marker');
     return toMarkerView(marker);
@@ -131,14 +131,15 @@ export class LabTestsService {
   }
 
   async get(team: TeamPrincipal, labTestId: string, labAccountId?: string): Promise<LabTestView> {
-    if (labAccountId) await this.accounts.requireVisible(team, labAccountId, ['query', 'lab_account_id']);
-    const [view] = await this.views([await this.requireVisible(team, labTestId)]);
+    const test = await this.requireVisible(team, labTestId);
+    await this.requireAvailableWith(team, labAccountId, test.labId, 'Lab test');
+    const [view] = await this.views([test]);
     return view;
   }
 
   async markersOfTest(team: TeamPrincipal, labTestId: string, query: { lab_account_id?: string; page: number; size: number }): Promise<MarkersPageView> {
-    if (query.lab_account_id) await this.accounts.requireVisible(team, query.lab_account_id, ['query', 'lab_account_id']);
     const test = await this.requireVisible(team, labTestId);
+    await this.requireAvailableWith(team, query.lab_account_id, test.labId, 'Lab test');
     const markerIds = (await this.tests.markerIdsOf([test.id])).get(test.id) ?? [];
     const pageIds = pageOf(markerIds, query.page, query.size);
     const graph = await this.labMarkers.graph(await this.catalog.markersByIds(pageIds));
@@ -215,6 +216,16 @@ export class LabTestsService {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /**
+   * With `lab_account_id`, only the account's lab's tests and markers are available (as in the
+   * markers list): one of another lab is not found, and an account the team cannot see is a 422.
+   */
+  private async requireAvailableWith(team: TeamPrincipal, labAccountId: string | undefined, labId: number, what: 'Lab test' | 'Marker'): Promise<void> {
+    if (!labAccountId) return;
+    const account = await this.accounts.requireVisible(team, labAccountId, ['query', 'lab_account_id']);
+    if (account.labId !== labId) throw notFound(`${what} at the lab of lab account ${labAccountId}`);
+  }
 
   private async requireVisible(team: TeamPrincipal, labTestId: string): Promise<LabTestEntity> {
     const test = await this.tests.findVisible(team, labTestId);

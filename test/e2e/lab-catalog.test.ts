@@ -145,6 +145,22 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       expect(unknown.body.detail[0].loc).toEqual(['query', 'lab_account_id']);
     });
 
+    it('reads a lab test, its markers or a marker with lab_account_id only at that account\'s lab', async () => {
+      const atQuest = `lab_account_id=${ACCOUNT.questPlatform}`;
+      const atLabcorp = `lab_account_id=${ACCOUNT.labcorpFullyDelegated}`;
+      expect((await api('GET', `/v3/lab_tests/${SEED_TEST.cmpWalkIn}?${atQuest}`)).body.id).toBe(SEED_TEST.cmpWalkIn);
+      expect((await api('GET', `/v3/lab_tests/${SEED_TEST.cmpWalkIn}/markers?${atQuest}`)).body.total).toBeGreaterThan(0);
+      expect((await api('GET', `/v3/lab_tests/${LABCORP}/markers/20005?${atLabcorp}`)).body.name).toMatch(/^HDL/);
+      for (const path of [`/v3/lab_tests/${SEED_TEST.cmpWalkIn}?${atLabcorp}`, `/v3/lab_tests/${SEED_TEST.cmpWalkIn}/markers?${atLabcorp}`, `/v3/lab_tests/${QUEST}/markers/10005?${atLabcorp}`]) {
+        const elsewhere = await api('GET', path);
+        expect(elsewhere.status).toBe(404);
+        expect(elsewhere.body.detail).toBe(`${path.includes('/markers/') ? 'Marker' : 'Lab test'} at the lab of lab account ${ACCOUNT.labcorpFullyDelegated} not found.`);
+      }
+      const unknown = await api('GET', `/v3/lab_tests/${SEED_TEST.cmpWalkIn}?lab_account_id=${randomUUID()}`);
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.detail[0].loc).toEqual(['query', 'lab_account_id']);
+    });
+
     it('refuses bad paging with 422 in the FastAPI shape', async () => {
       for (const query of ['size=101', 'size=0', 'page=0', 'page=abc']) {
         const response = await api('GET', `/v3/lab_tests/markers?${query}`);
