@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
-import { notFound } from '../common/errors';
+import { notFound, validationError } from '../common/errors';
 import { UsersRepository } from '../users/users.repository';
 import { bySlug, PROVIDERS, SUPPORTED_RESOURCES } from './providers';
 import { summaryType, timeseriesResource } from './registry';
@@ -92,7 +92,10 @@ export class IntrospectionService {
       return { userIds: [query.user_id], nextCursor: null };
     }
     const cursor = query.next_cursor ?? query.cursor;
-    const offset = cursor && /^\d{1,9}$/.test(cursor) ? Number(cursor) : 0;
+    // A cursor this endpoint did not return is refused, not read as the first page (a client
+    // paging on would otherwise start over without noticing).
+    if (cursor && !/^\d{1,9}$/.test(cursor)) throw validationError(['query', query.next_cursor !== undefined ? 'next_cursor' : 'cursor'], 'Not a cursor this endpoint returned.', cursor);
+    const offset = cursor ? Number(cursor) : 0;
     const { users, total } = await this.users.listLive(team, offset, query.user_limit);
     const next = offset + users.length;
     return { userIds: users.map((user) => user.id), nextCursor: next < total ? String(next) : null };

@@ -153,6 +153,13 @@ describe('health data: summaries, streams, introspection', () => {
     const page = await client.introspect.getUserResources({ userLimit: 1 });
     expect(page.data).toHaveLength(1);
     expect(page.nextCursor).toBeTruthy();
+    const second = await client.introspect.getUserResources({ userLimit: 1, nextCursor: page.nextCursor! });
+    expect(second.data[0].userId).not.toBe(page.data[0].userId);
+    // A cursor it never returned is refused, not read as the first page.
+    const forged = await api('GET', '/v2/introspect/resources?user_limit=1&next_cursor=abc');
+    expect(forged.status).toBe(422);
+    expect(forged.body.detail[0].loc).toEqual(['query', 'next_cursor']);
+    expect((await api('GET', '/v2/introspect/historical_pull?cursor=-1')).body.detail[0].loc).toEqual(['query', 'cursor']);
 
     const providers = await client.providers.getAll();
     expect(providers.map((p) => p.slug)).toEqual(expect.arrayContaining(['oura', 'fitbit', 'freestyle_libre', 'apple_health_kit', 'manual']));
