@@ -59,3 +59,13 @@ export function toOpenApi30Nullables<T>(node: T): T {
   }
   return out as T;
 }
+
+/**
+ * The values of a repeatable query parameter sent under either of its spellings (`status=a` and
+ * `status[]=b`, as Junction's docs write arrays; Junction's SDK sends the plain one): all of them,
+ * or undefined when neither was sent.
+ */
+export function eitherSpelling<T>(plain: T[] | undefined, bracketed: T[] | undefined): T[] | undefined {
+  const all = [...(plain ?? []), ...(bracketed ?? [])];
+  return all.length > 0 ? all : undefined;
+}

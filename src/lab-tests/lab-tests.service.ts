@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { forbidden, notFound, RequestValidationError, validationError, type ValidationIssue } from '../common/errors';
+import { eitherSpelling } from '../common/schemas';
 import type { CollectionMethod, LabEntity, LabTestStatus, MarkerEntity, SampleType } from './lab-catalog.entities';
 import { LabTestEntity } from './lab-catalog.entities';
 import { type LabTestFilters, LabCatalogRepository, LabTestsRepository } from './lab-catalog.repository';
@@ -81,7 +82,7 @@ export class LabTestsService {
       size: number;
     },
   ): Promise<MarkersPageView> {
-    const requestedLabIds = query.lab_id || query['lab_id[]'] ? [...(query.lab_id ?? []), ...(query['lab_id[]'] ?? [])] : undefined;
+    const requestedLabIds = eitherSpelling(query.lab_id, query['lab_id[]']);
     let labIds = requestedLabIds ? unique(requestedLabIds) : undefined;
     const narrow = (ids: number[]) => (labIds = labIds === undefined ? ids : labIds.filter((id) => ids.includes(id)));
     if (query.lab_slug !== undefined) {

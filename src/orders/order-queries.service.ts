@@ -4,6 +4,7 @@ import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { PhiReadAudit } from '../common/phi-access-log';
 import { notFound } from '../common/errors';
+import { eitherSpelling } from '../common/schemas';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import {
   type BiomarkerResult,
@@ -52,14 +53,14 @@ export class OrderQueriesService {
       createdTo: toDate(query.end_date, true),
       updatedFrom: toDate(query.updated_start_date),
       updatedTo: toDate(query.updated_end_date, true),
-      lowLevelStatuses: merge(query.status, query['status[]']),
-      collectionMethods: merge(query.order_type, query['order_type[]']),
+      lowLevelStatuses: eitherSpelling(query.status, query['status[]']),
+      collectionMethods: eitherSpelling(query.order_type, query['order_type[]']),
       interpretation: query.interpretation,
       isCritical: query.is_critical,
       userId: query.user_id,
-      orderIds: merge(query.order_ids, query['order_ids[]']),
+      orderIds: eitherSpelling(query.order_ids, query['order_ids[]']),
       orderTransactionId: query.order_transaction_id,
-      activationTypes: merge(query.order_activation_types, query['order_activation_types[]']),
+      activationTypes: eitherSpelling(query.order_activation_types, query['order_activation_types[]']),
       orderBy: query.order_key === 'last_status' ? 'updated_at' : 'created_at',
       direction: query.order_direction === 'asc' ? 'ASC' : 'DESC',
     };
@@ -158,14 +159,6 @@ export class OrderQueriesService {
     });
     return { metadata, stored };
   }
-
-  // -------------------------------------------------------------------------------------------
-
-}
-
-function merge<T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined {
-  const all = [...(a ?? []), ...(b ?? [])];
-  return all.length > 0 ? all : undefined;
 }
 
 /** A date or datetime query value; a bare end date includes that whole day. */

@@ -51,18 +51,12 @@ export interface OrderRead {
 }
 
 /**
- * `GET /v3/order/{id}` in one statement, so in one snapshot: the team's order, its events, its
- * order transaction with every sibling and when each reached its status, its latest appointment
- * (not for kits), and its lab test's version. A read only: the PHI read audit row is written by
- * PhiReadAudit (src/common/phi-access-log.ts), which the read waits for before it answers.
- * Timestamps inside the JSON are Postgres' text output, parsed by pg's own timestamptz parser: the
- * same Dates as a column read. Every JSON aggregate is ordered as the per-part queries were
- * (events by seq; siblings by created_at, then id so that ties are stable).
- */
-/**
  * What an order view needs besides the order's own columns, for the order `o` of the statement
  * around it: its events, its order transaction with every sibling and when each reached its
- * status, its latest appointment (not for kits), and its lab test's version.
+ * status, its latest appointment (not for kits), and its lab test's version. Timestamps inside
+ * the JSON are Postgres' text output, parsed by pg's own timestamptz parser: the same Dates as a
+ * column read. Every JSON aggregate is ordered as the per-part queries were (events by seq;
+ * siblings by created_at, then id so that ties are stable).
  */
 const VIEW_PARTS_SQL = `
     (SELECT json_agg(json_build_array(e.id::text, e.seq, e.created_at::text, e.status, e.status_detail) ORDER BY e.seq)
@@ -77,6 +71,11 @@ const VIEW_PARTS_SQL = `
     (SELECT lt.updated_at::text FROM lab_tests lt
       WHERE lt.id = o.lab_test_id AND (lt.team_id IS NULL OR (lt.team_id = o.team_id AND lt.environment = o.environment))) AS read_lab_test_version`;
 
+/**
+ * `GET /v3/order/{id}` in one statement, so in one snapshot: the team's order and its view's
+ * parts. A read only: the PHI read audit row is written by PhiReadAudit
+ * (src/common/phi-access-log.ts), which the read waits for before it answers.
+ */
 const readForViewSql = (columns: string) => `
   WITH o AS (
     SELECT ${columns} FROM orders WHERE id = $1::uuid AND team_id = $2::uuid AND environment = $3::text
