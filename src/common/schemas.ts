@@ -61,6 +61,15 @@ export function toOpenApi30Nullables<T>(node: T): T {
 }
 
 /**
+ * A repeatable query parameter (`?lab_id=1&lab_id=2`, as the Junction SDK sends arrays). Fastify's
+ * parser gives a string for one occurrence and an array for several; both become an array here.
+ */
+export function repeatable<T extends z.ZodType>(item: T, options: { min?: number; max?: number } = {}) {
+  const values = z.array(item).max(options.max ?? 100);
+  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), options.min ? values.min(options.min) : values);
+}
+
+/**
  * The values of a repeatable query parameter sent under either of its spellings (`status=a` and
  * `status[]=b`, as Junction's docs write arrays; Junction's SDK sends the plain one): all of them,
  * or undefined when neither was sent.

@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { nullable } from '../common/schemas';
+import { nullable, repeatable } from '../common/schemas';
 import {
   BILLING_TYPES,
   COLLECTION_METHODS,
@@ -13,14 +13,6 @@ import {
 
 /** A UUID, lower-cased so it compares equal to what Postgres returns. */
 const uuid = z.uuid().toLowerCase();
-
-/**
- * A repeatable query parameter (`?lab_id=1&lab_id=2`, as the Junction SDK sends arrays). Fastify
- * gives a string for one occurrence and an array for several; both become an array here.
- */
-function repeatable<T extends z.ZodType>(item: T, max = 100) {
-  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item).max(max));
-}
 
 /** `true`/`false` in a query string (z.coerce.boolean would read "false" as true). */
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');

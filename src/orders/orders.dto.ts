@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { isoDate } from '../common/schemas';
+import { isoDate, repeatable } from '../common/schemas';
 import { BILLING_TYPES, COLLECTION_METHODS } from '../lab-tests/lab-catalog.entities';
 import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
 
@@ -158,9 +158,8 @@ export class OrderIdParams extends createZodDto(z.object({ order_id: z.uuid() })
 /** `PATCH /v3/order/{id}`. */
 export class PatchOrderDto extends createZodDto(z.object({ activate_by: isoDate.nullable() })) {}
 
-/** A query parameter that may repeat (`status=a&status=b`) or be sent once. */
-const many = <T extends z.ZodType>(item: T) =>
-  z.preprocess((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]), z.array(item).max(200).optional());
+/** The values a list filter may be given (repeated, or under its `[]` spelling too). */
+const filterValues = <T extends z.ZodType>(item: T) => repeatable(item, { max: 200 }).optional();
 
 const dateOrDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.datetime(), isoDate]);
 
@@ -172,22 +171,22 @@ export class ListOrdersQuery extends createZodDto(
     end_date: dateOrDateTime.optional(),
     updated_start_date: dateOrDateTime.optional(),
     updated_end_date: dateOrDateTime.optional(),
-    status: many(z.enum(ORDER_LOW_LEVEL_STATUSES)),
-    'status[]': many(z.enum(ORDER_LOW_LEVEL_STATUSES)),
+    status: filterValues(z.enum(ORDER_LOW_LEVEL_STATUSES)),
+    'status[]': filterValues(z.enum(ORDER_LOW_LEVEL_STATUSES)),
     order_key: z.enum(['created_at', 'patient_name', 'last_status']).optional(),
     order_direction: z.enum(['asc', 'desc']).optional(),
-    order_type: many(z.enum(COLLECTION_METHODS)),
-    'order_type[]': many(z.enum(COLLECTION_METHODS)),
+    order_type: filterValues(z.enum(COLLECTION_METHODS)),
+    'order_type[]': filterValues(z.enum(COLLECTION_METHODS)),
     is_critical: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
     interpretation: z.enum(['normal', 'abnormal', 'critical', 'unknown']).optional(),
     user_id: z.uuid().optional(),
     patient_name: z.string().max(255).optional(),
-    order_ids: many(z.uuid()),
-    'order_ids[]': many(z.uuid()),
+    order_ids: filterValues(z.uuid()),
+    'order_ids[]': filterValues(z.uuid()),
     order_transaction_id: z.uuid().optional(),
     // current: the order is active; scheduled: its activate_by day (UTC) is still ahead.
-    order_activation_types: many(z.enum(['current', 'scheduled'])),
-    'order_activation_types[]': many(z.enum(['current', 'scheduled'])),
+    order_activation_types: filterValues(z.enum(['current', 'scheduled'])),
+    'order_activation_types[]': filterValues(z.enum(['current', 'scheduled'])),
     shipping_recipient_name: z.string().max(255).optional(),
     page: z.coerce.number().int().min(1).default(1),
     size: z.coerce.number().int().min(1).max(500).default(50),

@@ -7,17 +7,6 @@ export const uuidParam = z.uuid().toLowerCase();
 export const environmentParam = z.enum(ENVIRONMENTS);
 export const regionParam = z.enum(REGIONS);
 
-/**
- * A repeatable query parameter (`?region=us&region=eu`). Fastify's parser gives a string for
- * one occurrence and an array for several; both become an array here.
- */
-export function repeatable<T extends z.ZodType>(item: T, options: { min?: number; max?: number } = {}) {
-  return z.preprocess(
-    (value) => (value === undefined || Array.isArray(value) ? value : [value]),
-    z.array(item).min(options.min ?? 0).max(options.max ?? 100),
-  );
-}
-
 export const orgIdParams = z.object({ org_id: uuidParam });
 /** `/v1/org/{org_id}/.../{env}/{region}` */
 export const orgEnvRegionParams = z.object({ org_id: uuidParam, env: environmentParam, region: regionParam });

@@ -1,7 +1,8 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nextCursorParam } from '../common/cursor';
-import { repeatable, uuidParam } from '../common/params';
+import { uuidParam } from '../common/params';
+import { repeatable } from '../../common/schemas';
 
 const provider = z.string().regex(/^[a-z0-9_]{1,64}$/).describe('Provider slug, e.g. fitbit.');
 

@@ -1,7 +1,8 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nextCursorParam } from '../common/cursor';
-import { repeatable, uuidParam } from '../common/params';
+import { uuidParam } from '../common/params';
+import { repeatable } from '../../common/schemas';
 
 export class ListTeamApiKeysQuery extends createZodDto(
   z.object({ team_id: uuidParam.optional(), next_cursor: nextCursorParam }),

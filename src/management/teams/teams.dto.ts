@@ -1,7 +1,8 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nextCursorParam } from '../common/cursor';
-import { regionParam, repeatable, uuidParam } from '../common/params';
+import { regionParam, uuidParam } from '../common/params';
+import { repeatable } from '../../common/schemas';
 
 /** The team-name filter, exactly as the spec gives it (at most 80 characters). */
 export const TEAM_SEARCH_PATTERN = /^[A-Za-zÀ-ÖØ-öø-ÿ0-9(),/:'|&_\-\s’]{0,80}$/;
