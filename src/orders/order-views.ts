@@ -159,27 +159,14 @@ export class OrderViews {
     if (entry.test.updatedAt.getTime() === parseTimestamptz(version).getTime()) remember(this.labTestVersions, `${entry.test.id}@${version}`, entry);
   }
 
+  /** The view of an order read by itself (transitions, recreation, requisitions), on the caller's transaction when given. */
   async one(order: OrderEntity, manager?: EntityManager): Promise<OrderView> {
-    const [view] = await this.many([order], manager);
-    return view;
-  }
-
-  async many(orders: OrderEntity[], manager?: EntityManager): Promise<OrderView[]> {
-    const ids = orders.map((order) => order.id);
-    const events = await this.orders.eventsOf(ids, manager);
-    const transactions = await this.orders.transactionsOf(orders.map((order) => order.orderTransactionId), manager);
-    const siblingIds = [...transactions.values()].flatMap((entry) => entry.orders.map((order) => order.id));
-    const statusTimes = await this.orderList.lowLevelStatusTimes(siblingIds, manager);
-    const appointmentOrders = orders.filter((order) => order.collectionMethod !== 'testkit').map((order) => order.id);
-    const appointments = await this.readModel.latestAppointmentIds(appointmentOrders, manager);
-    const labTests = new Map<string, LabTestView>();
-    for (const order of orders) {
-      if (!labTests.has(order.labTestId)) labTests.set(order.labTestId, await this.labTestView(order, manager));
-    }
-    return orders.map((order) => {
-      const entry = transactions.get(order.orderTransactionId);
-      return this.toView(order, events.get(order.id) ?? [], labTests.get(order.labTestId) as LabTestView, entry, statusTimes, appointments.get(order.id));
-    });
+    const events = (await this.orders.eventsOf([order.id], manager)).get(order.id) ?? [];
+    const transaction = (await this.orders.transactionsOf([order.orderTransactionId], manager)).get(order.orderTransactionId);
+    const statusTimes = await this.orderList.lowLevelStatusTimes(transaction?.orders.map((sibling) => sibling.id) ?? [], manager);
+    const appointmentId = order.collectionMethod === 'testkit' ? undefined : (await this.readModel.latestAppointmentIds([order.id], manager)).get(order.id);
+    const labTest = await this.labTestView(order, manager);
+    return this.toView(order, events, labTest, transaction, statusTimes, appointmentId);
   }
 
   /**
