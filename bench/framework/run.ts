@@ -22,19 +22,12 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchTenant, comparePaired, fmt, median, middleHalf, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, startServer } from '../lib/load';
+import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SLICES = Number(process.env.BENCH_SLICES ?? 10);
-const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
-
-async function post(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'x-service-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -53,14 +46,8 @@ async function main(): Promise<void> {
     nodeArgs: [...PRODUCTION_API_NODE_ARGS],
   });
   try {
-    const userId = (await post(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string;
-    const order = await post(`${api.url}/v3/order`, tenant.key, {
-      user_id: userId,
-      lab_test_id: LIPID_PANEL_KIT,
-      patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
-      patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
-    });
-    orderId = (order.order as { id: string }).id;
+    const userId = (await benchPost(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string;
+    orderId = await benchOrder(api.url, tenant.key, userId);
     await db.query('ANALYZE users, orders, order_events, order_transactions, appointments, lab_tests, phi_access_log');
     const headers = { 'x-service-api-key': tenant.key };
     const routes = [

@@ -225,6 +225,24 @@ export async function benchTenant(db: DataSource, name: string): Promise<{ teamI
   return { teamId: team.id, environment, key, remove: async () => void (await db.getRepository(OrgEntity).delete({ id: org.id })) };
 }
 
+/** A POST to the API as the bench's team; a non-2xx answer throws. */
+export async function benchPost(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, { method: 'POST', headers: { 'x-service-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** A lipid panel test-kit order for `userId` through the API (the read benches' order); its id. */
+export async function benchOrder(apiUrl: string, key: string, userId: string): Promise<string> {
+  const order = await benchPost(`${apiUrl}/v3/order`, key, {
+    user_id: userId,
+    lab_test_id: '1ab7e570-0000-4000-8000-000000000001',
+    patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
+    patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+  });
+  return (order.order as { id: string }).id;
+}
+
 /**
  * Terminates every running workflow of a bench's own task queue with one server-side batch
  * operation (thousands of orders would take minutes one by one); a failure is printed, not thrown.

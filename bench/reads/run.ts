@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { orderPageStatement, orderViewStatement } from '../../src/orders/order-read-model';
 import { LIVE_USER, LIVE_USERS_PAGE } from '../../src/users/user-read-model';
@@ -38,13 +38,6 @@ const SLICES = Number(process.env.BENCH_SLICES ?? 16);
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
 /** Only these routes (comma-separated: user, order, users, orders), e.g. to profile one; default all. */
 const ROUTES = process.env.BENCH_ROUTES ? process.env.BENCH_ROUTES.split(',') : null;
-const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
-
-async function post(url: string, key: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'x-service-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -81,16 +74,8 @@ async function main(): Promise<void> {
 
     // 50 users (one page of the list), each with an order (one page of the order list).
     const userIds: string[] = [];
-    for (let i = 0; i < 50; i += 1) userIds.push((await post(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string);
-    for (const userId of userIds) {
-      const order = await post(`${api.url}/v3/order`, tenant.key, {
-        user_id: userId,
-        lab_test_id: LIPID_PANEL_KIT,
-        patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
-        patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
-      });
-      orderIds.push((order.order as { id: string }).id);
-    }
+    for (let i = 0; i < 50; i += 1) userIds.push((await benchPost(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string);
+    for (const userId of userIds) orderIds.push(await benchOrder(api.url, tenant.key, userId));
     const orderId = orderIds[0];
 
     // Statistics as autovacuum would keep them in production: a Postgres with autovacuum off (as on
