@@ -1,9 +1,8 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { nullable } from '../../common/schemas';
+import { nullable, repeatable } from '../../common/schemas';
 import { nextCursorParam } from '../common/cursor';
 import { environmentParam, uuidParam } from '../common/params';
-import { repeatable } from '../../common/schemas';
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'exhausted', 'cancelled'] as const;
 const ATTEMPT_STATUSES = ['sending', 'succeeded', 'failed', 'interrupted'] as const;
