@@ -14,7 +14,6 @@
  * end; the bench's org is deleted.
  */
 import 'reflect-metadata';
-import { Client, Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,7 +21,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, startServer } from '../lib/load';
+import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, startServer, terminateBenchOrders } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -79,11 +78,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await api.stop();
-    if (orderId) {
-      const connection = await Connection.connect({ address: config.temporal.address });
-      await new Client({ connection, namespace: config.temporal.namespace }).workflow.getHandle(`order:${orderId}`).terminate('bench done').catch(() => undefined);
-      await connection.close();
-    }
+    await terminateBenchOrders(config.temporal, orderId ? [orderId] : []);
     await tenant.remove();
     await db.destroy();
     rmSync(logDir, { recursive: true, force: true });

@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { freeLoopbackPort } from '../../src/common/free-port';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
+import { orderWorkflowId } from '../../workflows/contract';
 import { backends, backendTicksBetween, cpuTicks, finishedChildrenTicks, microsPerItem } from './cpu';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -241,6 +242,15 @@ export async function benchOrder(apiUrl: string, key: string, userId: string): P
     patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
   });
   return (order.order as { id: string }).id;
+}
+
+/** Terminates the workflows of the orders a read bench made (no worker ran them); one already gone is fine. */
+export async function terminateBenchOrders(temporal: { address: string; namespace: string }, orderIds: string[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  const connection = await Connection.connect({ address: temporal.address });
+  const workflows = new Client({ connection, namespace: temporal.namespace }).workflow;
+  await Promise.all(orderIds.map((id) => workflows.getHandle(orderWorkflowId(id)).terminate('bench done').catch(() => undefined)));
+  await connection.close();
 }
 
 /**

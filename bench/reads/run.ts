@@ -19,7 +19,6 @@
  * the end; the bench's org (with its users and order) is deleted.
  */
 import 'reflect-metadata';
-import { Connection, Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,7 +26,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer } from '../lib/load';
+import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { orderPageStatement, orderViewStatement } from '../../src/orders/order-read-model';
 import { LIVE_USER, LIVE_USERS_PAGE } from '../../src/users/user-read-model';
@@ -126,12 +125,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const server of servers) await server.stop();
-    if (orderIds.length > 0) {
-      const connection = await Connection.connect({ address: config.temporal.address });
-      const workflows = new Client({ connection, namespace: config.temporal.namespace }).workflow;
-      await Promise.all(orderIds.map((id) => workflows.getHandle(`order:${id}`).terminate('bench done').catch(() => undefined)));
-      await connection.close();
-    }
+    await terminateBenchOrders(config.temporal, orderIds);
     await tenant.remove();
     await db.destroy();
     rmSync(logDir, { recursive: true, force: true });
