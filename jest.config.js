@@ -36,6 +36,8 @@ module.exports = {
     { ...withWorkflowBundle, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
     ...(process.env.CAPTURE_RESPONSES ? [{ ...withWorkflowBundle, displayName: 'capture', testMatch: ['<rootDir>/test/capture/**/*.capture.ts'] }] : []),
   ],
+  // Longest suites first on a fresh clone too (Jest's cache of durations is empty there).
+  testSequencer: '<rootDir>/test/helpers/slow-first-sequencer.mjs',
   testTimeout: 90_000,
   maxWorkers: 2,
   verbose: false,

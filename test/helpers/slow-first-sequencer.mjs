@@ -1,0 +1,41 @@
+// @ts-check
+import path from 'node:path';
+import jestSequencer from '@jest/test-sequencer';
+
+const Sequencer = jestSequencer.default;
+
+/**
+ * Jest's own order, except that the suites known to take longest start first when Jest has no
+ * timing of its own for them.
+ *
+ * Jest orders a run by each suite's duration in its cache (longest first, so no worker is left
+ * running one long suite alone at the end). A fresh clone, as CI makes, has no cache, and Jest's
+ * fallback is file size: the OCR suite, a 48-line file that runs for minutes, started last and ran
+ * ~3 minutes alone on one core after every other suite had ended (a fresh-clone `npm test`).
+ *
+ * The list holds the suites that took 40 s or more in that run, longest first. It only orders:
+ * a suite missing from it, or listed and no longer slow, costs nothing but a less even finish.
+ */
+const SLOWEST_FIRST = [
+  'test/unit/lab-report-ocr.test.ts',
+  'test/e2e/lab-report-worker-crash.test.ts',
+  'test/e2e/ops-cli.test.ts',
+  'test/e2e/malformed-requests.test.ts',
+  'test/workflows/order.test.ts',
+  'test/e2e/appointments-booking.test.ts',
+  'test/e2e/webhooks-resilience.test.ts',
+  'test/browser/portal.browser.test.ts',
+  'test/workflows/order-messages.test.ts',
+];
+
+export default class SlowFirstSequencer extends Sequencer {
+  /** @param {import('@jest/test-result').Test[]} tests */
+  sort(tests) {
+    // Jest's order first: it also sets each test's cached duration (undefined without one).
+    const ordered = /** @type {import('@jest/test-result').Test[]} */ (super.sort(tests));
+    const rank = (/** @type {import('@jest/test-result').Test} */ test) =>
+      test.duration == null ? SLOWEST_FIRST.indexOf(path.relative(test.context.config.rootDir, test.path).split(path.sep).join('/')) : -1;
+    const known = ordered.filter((test) => rank(test) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...known, ...ordered.filter((test) => rank(test) < 0)];
+  }
+}
