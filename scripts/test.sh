@@ -3,6 +3,10 @@
 # db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint (eslint and the
 # import rules) and Jest. Extra arguments go to Jest: npm test -- test/unit --verbose; one tier:
 # npm run test:unit (= npm test -- --selectProjects unit; also test:workflows, test:replay, test:e2e)
+# The three static checks need only node_modules: they run at once, beside the rest of the
+# bring-up (Temporal, database, build, migrations), and Jest starts only when all three passed.
+# On a fresh clone that took ~65 s instead of ~125 s one after another (typecheck 29 s, eslint
+# 61 s, build 29 s, import rules 5 s on a 2-core machine).
 # Exit code: Jest's, or that of the first step that failed. The Temporal dev server is stopped at
 # the end only if this script started it.
 set -euo pipefail
@@ -11,9 +15,18 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$LABFLOW_ROOT"
 
+CHECKS_DIR=""
+CHECK_NAMES=()
+CHECK_PIDS=()
+
 finish() {
-  local rc=$?
+  local rc=$? pid
   trap '' INT TERM HUP
+  for pid in "${CHECK_PIDS[@]}"; do
+    # Each check is a subshell running tsc, eslint or node: the process itself first.
+    if pid_alive "$pid"; then pkill -TERM -P "$pid" 2>/dev/null || true; kill -TERM "$pid" 2>/dev/null || true; fi
+  done
+  if [[ -n "$CHECKS_DIR" ]]; then rm -rf "$CHECKS_DIR"; fi
   if declare -F stack_temporal_down >/dev/null; then stack_temporal_down; fi
   exit "$rc"
 }
@@ -22,29 +35,56 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# Functions and settings only (the empty mode argument: this script's own arguments are Jest's,
+# not a mode for stack.sh); the bring-up is stack_up below.
 # shellcheck source=scripts/stack.sh
-source "$LABFLOW_ROOT/scripts/stack.sh" test
+source "$LABFLOW_ROOT/scripts/stack.sh" ""
 
-say "typecheck (tsc -p tsconfig.json --noEmit)"
-nbin tsc -p tsconfig.json --noEmit || {
-  rc=$?
-  say "the typecheck failed (errors above); fix them, then: npm test"
-  exit "$rc"
+# start_check NAME COMMAND...: runs it in the background, its output kept for later.
+start_check() {
+  local name=$1
+  shift
+  "$@" >"$CHECKS_DIR/${#CHECK_NAMES[@]}.log" 2>&1 </dev/null &
+  CHECK_PIDS+=("$!")
+  CHECK_NAMES+=("$name")
 }
 
-# The same two steps as npm run lint.
-say "lint (eslint .)"
-nbin eslint . || {
-  rc=$?
-  say "lint failed (errors above); fix them (npx eslint . --fix helps), then: npm test"
-  exit "$rc"
+# Waits for the checks in the order started; prints each one's output, and on the first failure
+# says how to fix it and exits with its code.
+finish_checks() {
+  local i rc
+  local -A fixes=(
+    [typecheck]="the typecheck failed (errors above); fix them, then: npm test"
+    [lint]="lint failed (errors above); fix them (npx eslint . --fix helps), then: npm test"
+    [imports]="an import rule is broken (above; src/README.md explains the rules), then: npm test"
+  )
+  local -A titles=(
+    [typecheck]="typecheck (tsc -p tsconfig.json --noEmit)"
+    [lint]="lint (eslint .)"
+    [imports]="import rules (node scripts/check-dependencies.mjs: dependency-cruiser, .dependency-cruiser.cjs)"
+  )
+  for i in "${!CHECK_NAMES[@]}"; do
+    rc=0
+    wait "${CHECK_PIDS[$i]}" || rc=$?
+    say "${titles[${CHECK_NAMES[$i]}]}"
+    cat "$CHECKS_DIR/$i.log" >&2
+    if ((rc != 0)); then
+      say "${fixes[${CHECK_NAMES[$i]}]}"
+      exit "$rc"
+    fi
+  done
 }
-say "import rules (node scripts/check-dependencies.mjs: dependency-cruiser, .dependency-cruiser.cjs)"
-node scripts/check-dependencies.mjs || {
-  rc=$?
-  say "an import rule is broken (above; src/README.md explains the rules), then: npm test"
-  exit "$rc"
-}
+
+have node || fail "node is missing" "install Node.js 20"
+stack_npm_install
+CHECKS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/labflow-checks.XXXXXX")
+say "typecheck, lint and import rules started (their output follows the bring-up)"
+# The same steps as npm run typecheck and npm run lint.
+start_check typecheck nbin tsc -p tsconfig.json --noEmit
+start_check lint nbin eslint .
+start_check imports node scripts/check-dependencies.mjs
+stack_up test
+finish_checks
 
 say "jest --ci $*"
 set +e
