@@ -1,6 +1,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { ianaTimeZone, isoDate } from '../common/schemas';
+import { PROVIDER_SOURCE_TYPES } from './providers';
 
 /**
  * Request schemas of the health-data routes. The per-resource sample schemas are built from the
@@ -73,6 +74,9 @@ export class IntrospectQuery extends createZodDto(
     next_cursor: z.string().max(512).optional(),
   }),
 ) {}
+
+/** `GET /v2/providers`: `source_type` keeps the providers whose data arrives that way. */
+export class ProvidersQuery extends createZodDto(z.object({ source_type: z.enum(PROVIDER_SOURCE_TYPES).optional() })) {}
 
 export class StreamParams extends createZodDto(z.object({ id: z.uuid() })) {}
 

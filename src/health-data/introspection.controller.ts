@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
-import { IntrospectQuery } from './health-data.dto';
+import { IntrospectQuery, ProvidersQuery } from './health-data.dto';
 import { IntrospectionService } from './introspection.service';
 
 @ApiTags('introspect')
@@ -21,7 +21,7 @@ export class IntrospectionController {
   }
 
   @Get('providers')
-  providers() {
-    return this.introspection.providers();
+  providers(@Query() query: ProvidersQuery) {
+    return this.introspection.providers(query);
   }
 }

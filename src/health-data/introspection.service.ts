@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
 import { UsersRepository } from '../users/users.repository';
-import { bySlug, PROVIDERS, SUPPORTED_RESOURCES } from './providers';
+import { bySlug, logoOf, type ProviderSourceType, PROVIDERS, SUPPORTED_RESOURCES } from './providers';
 import { summaryType, timeseriesResource } from './registry';
 import { SummariesRepository } from './summaries.repository';
 import { TimeseriesRepository } from './timeseries.repository';
@@ -36,12 +36,13 @@ export class IntrospectionService {
     private readonly summaries: SummariesRepository,
   ) {}
 
-  providers() {
-    return PROVIDERS.map((provider) => ({
+  providers(query: { source_type?: ProviderSourceType }) {
+    const listed = query.source_type ? PROVIDERS.filter((provider) => provider.sourceType === query.source_type) : PROVIDERS;
+    return listed.map((provider) => ({
       name: provider.name,
       slug: provider.slug,
       description: provider.description,
-      logo: `https://storage.googleapis.com/vital-assets/${provider.slug}.png`,
+      logo: logoOf(provider.slug),
       auth_type: provider.authType,
       supported_resources: SUPPORTED_RESOURCES,
     }));

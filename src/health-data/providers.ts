@@ -5,11 +5,20 @@ import { SUMMARY_TYPES, TIMESERIES_RESOURCES } from './registry';
  * offers, the phone SDK sources and `manual` (the default provider of ingestion). A provider
  * slug not listed here is still stored as sent; its source then shows the slug as name.
  */
+/** The SDK's `SourceType` values; `ble`, `device` and `lab` have no provider in labflow yet. */
+export const PROVIDER_SOURCE_TYPES = ['app', 'ble', 'device', 'lab', 'provider'] as const;
+export type ProviderSourceType = (typeof PROVIDER_SOURCE_TYPES)[number];
+
 export interface ProviderInfo {
   slug: string;
   name: string;
   description: string;
   authType: 'oauth' | 'sdk' | 'password' | 'email' | 'app' | '';
+  /**
+   * How the data reaches labflow (`GET /v2/providers?source_type=`; the SDK's `SourceType`):
+   * `provider` from the source's cloud, `app` from the phone SDK or the team's own app.
+   */
+  sourceType: ProviderSourceType;
   /** Numeric source id, as Junction's raw objects and timeseries events carry it (stable per slug). */
   sourceId: number;
 }
@@ -17,14 +26,14 @@ export interface ProviderInfo {
 const LOGO_BASE = 'https://storage.googleapis.com/vital-assets';
 
 export const PROVIDERS: readonly ProviderInfo[] = [
-  { slug: 'oura', name: 'Oura', description: 'Smart ring tracking sleep, activity and readiness.', authType: 'oauth', sourceId: 1 },
-  { slug: 'fitbit', name: 'Fitbit', description: 'Wearables tracking activity, heart rate and sleep.', authType: 'oauth', sourceId: 2 },
-  { slug: 'garmin', name: 'Garmin', description: 'Watches and fitness devices.', authType: 'oauth', sourceId: 3 },
-  { slug: 'withings', name: 'Withings', description: 'Smart scales, blood pressure monitors and watches.', authType: 'oauth', sourceId: 4 },
-  { slug: 'freestyle_libre', name: 'Freestyle Libre', description: 'Continuous glucose monitor.', authType: 'password', sourceId: 5 },
-  { slug: 'apple_health_kit', name: 'Apple HealthKit', description: 'Health data from iPhone and Apple Watch.', authType: 'sdk', sourceId: 6 },
-  { slug: 'health_connect', name: 'Health Connect', description: 'Health data from Android devices.', authType: 'sdk', sourceId: 7 },
-  { slug: 'manual', name: 'Manual', description: 'Data sent to labflow directly by the team or its app.', authType: '', sourceId: 8 },
+  { slug: 'oura', name: 'Oura', description: 'Smart ring tracking sleep, activity and readiness.', authType: 'oauth', sourceType: 'provider', sourceId: 1 },
+  { slug: 'fitbit', name: 'Fitbit', description: 'Wearables tracking activity, heart rate and sleep.', authType: 'oauth', sourceType: 'provider', sourceId: 2 },
+  { slug: 'garmin', name: 'Garmin', description: 'Watches and fitness devices.', authType: 'oauth', sourceType: 'provider', sourceId: 3 },
+  { slug: 'withings', name: 'Withings', description: 'Smart scales, blood pressure monitors and watches.', authType: 'oauth', sourceType: 'provider', sourceId: 4 },
+  { slug: 'freestyle_libre', name: 'Freestyle Libre', description: 'Continuous glucose monitor.', authType: 'password', sourceType: 'provider', sourceId: 5 },
+  { slug: 'apple_health_kit', name: 'Apple HealthKit', description: 'Health data from iPhone and Apple Watch.', authType: 'sdk', sourceType: 'app', sourceId: 6 },
+  { slug: 'health_connect', name: 'Health Connect', description: 'Health data from Android devices.', authType: 'sdk', sourceType: 'app', sourceId: 7 },
+  { slug: 'manual', name: 'Manual', description: 'Data sent to labflow directly by the team or its app.', authType: '', sourceType: 'app', sourceId: 8 },
 ];
 
 const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));
@@ -50,7 +59,7 @@ export function sourceIdOf(slug: string): number {
   return BY_SLUG.get(slug)?.sourceId ?? 0;
 }
 
-function logoOf(slug: string): string {
+export function logoOf(slug: string): string {
   return `${LOGO_BASE}/${slug}.png`;
 }
 

@@ -165,6 +165,20 @@ describe('health data: summaries, streams, introspection', () => {
     expect(providers.map((p) => p.slug)).toEqual(expect.arrayContaining(['oura', 'fitbit', 'freestyle_libre', 'apple_health_kit', 'manual']));
   });
 
+  it('filters providers by source type; an unknown source type is a 422 naming it', async () => {
+    const slugs = async (sourceType: string) => (await client.providers.getAll({ sourceType })).map((p) => p.slug).sort();
+    expect(await slugs('app')).toEqual(['apple_health_kit', 'health_connect', 'manual']);
+    expect(await slugs('provider')).toEqual(['fitbit', 'freestyle_libre', 'garmin', 'oura', 'withings']);
+    expect(await slugs('lab')).toEqual([]);
+    const all = await client.providers.getAll();
+    expect([...(await slugs('app')), ...(await slugs('provider'))].sort()).toEqual(all.map((p) => p.slug).sort());
+
+    const wrong = await call(stack.apiUrl, 'GET', '/v2/providers?source_type=watch', { key: tenant.apiKey });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail).toHaveLength(1);
+    expect(wrong.body.detail[0]).toMatchObject({ loc: ['query', 'source_type'], type: 'enum', input: 'watch' });
+  });
+
   it("answers 404 for another team's user and its summaries", async () => {
     const userId = await createUser();
     await ingest(userId, 'workouts', { data: [{ calendar_date: day, time_start: `${day}T17:00:00Z`, time_end: `${day}T18:00:00Z`, provider_id: 'w' }] });
