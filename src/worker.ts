@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Runtime } from '@temporalio/worker';
 import { DataSource } from 'typeorm';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from './adapters/sandbox-callbacks/sandbox-callback.processor';
 import { PhiCipher } from './common/crypto';
@@ -13,9 +14,10 @@ import { type LabflowConfig, loadConfig } from './config/config';
 import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sweeper';
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './worker.module';
-import { createLabflowWorker, createLabReportWorker } from './temporal-worker';
+import { createLabflowWorker, createLabReportWorker, type LabflowWorkerOptions } from './temporal-worker';
 import { Readiness } from './health/readiness';
 import { installTemporalRuntime } from './temporal/runtime';
+import { processWorkflowBundle } from './temporal/workflow-bundle';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';
 
 /**
@@ -85,13 +87,18 @@ runProcess('worker', async () => {
       const running = [roles.has('relay') && 'outbox relay', roles.has('delivery') && 'delivery worker'].filter(Boolean);
       logger.info(`${running.join(' and ')} on queue "${config.events.queueName}"`);
     }
+    // One bundle of workflows/ for both Temporal workers (none in production: the prebuilt one).
+    const workflowBundle =
+      roles.has('temporal') || roles.has('lab-reports')
+        ? await processWorkflowBundle(config.env, config.tracing.otlpTracesUrl !== null, Runtime.instance().logger)
+        : undefined;
     // Lab reports run beside the order worker (both stop on SIGINT/SIGTERM), awaited below.
     if (roles.has('lab-reports')) {
-      labReports = await runLabReportWorker(app, config, observability);
+      labReports = await runLabReportWorker(app, config, observability, workflowBundle);
       logger.info(`lab report worker polling task queue "${config.labReports.taskQueue}"`);
     }
     if (roles.has('temporal')) {
-      const { worker, connection, workflowCode } = await createLabflowWorker(app, config);
+      const { worker, connection, workflowCode } = await createLabflowWorker(app, config, { workflowBundle });
       observability.watchTemporalWorker(worker);
       logger.info(`worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`);
       try {
@@ -122,8 +129,9 @@ async function runLabReportWorker(
   app: INestApplicationContext,
   config: LabflowConfig,
   observability: WorkerObservability,
+  workflowBundle: LabflowWorkerOptions['workflowBundle'],
 ): Promise<{ stopped: Promise<void> }> {
-  const { worker, connection } = await createLabReportWorker(app, config);
+  const { worker, connection } = await createLabReportWorker(app, config, { workflowBundle });
   observability.watchTemporalWorker(worker, 'lab_report_worker');
   return { stopped: worker.run().finally(() => connection.close()) };
 }

@@ -46,6 +46,21 @@ export async function bundleWorkflows(traced: boolean, logger?: BundleLogger): P
   return code;
 }
 
+/**
+ * The bundle a worker process hands all its workers (the order worker and the lab report
+ * worker): outside production, workflows/ bundled once here, where each worker would otherwise
+ * run webpack on its own at start (seconds of CPU each, again at every restart); in production
+ * none, each worker loads the bundle `npm run build` made (a file read).
+ */
+export async function processWorkflowBundle(
+  env: 'development' | 'test' | 'production',
+  traced: boolean,
+  logger?: BundleLogger,
+): Promise<WorkerOptions['workflowBundle'] | undefined> {
+  if (env === 'production') return undefined;
+  return { code: await bundleWorkflows(traced, logger) };
+}
+
 export type WorkflowCodeOptions = Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'>;
 
 /**

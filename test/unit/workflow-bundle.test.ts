@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WORKFLOWS_PATH, workflowCodeOptions } from '../../src/temporal/workflow-bundle';
+import { processWorkflowBundle, WORKFLOWS_PATH, workflowCodeOptions } from '../../src/temporal/workflow-bundle';
 import { WORKFLOW_TRACING_MODULE } from '../../src/temporal/tracing';
 
 describe('which workflow code a worker loads', () => {
@@ -35,6 +35,10 @@ describe('which workflow code a worker loads', () => {
     expect(options.workflowBundle).toBeUndefined();
     const traced = workflowCodeOptions('development', undefined, true, join(dir, 'missing.js'));
     expect(traced.interceptors?.workflowModules).toEqual([WORKFLOW_TRACING_MODULE, require.resolve('../../workflows/request-id-interceptors')]);
+  });
+
+  it('a production worker process bundles nothing at start: its workers load the prebuilt bundle', async () => {
+    await expect(processWorkflowBundle('production', true)).resolves.toBeUndefined();
   });
 
   it('a bundle handed over (tests) wins in every environment', () => {
