@@ -1,14 +1,14 @@
 import { SUMMARY_TYPES, TIMESERIES_RESOURCES } from './registry';
 
+/** The SDK's `SourceType` values; `ble`, `device` and `lab` have no provider in labflow yet. */
+export const PROVIDER_SOURCE_TYPES = ['app', 'ble', 'device', 'lab', 'provider'] as const;
+export type ProviderSourceType = (typeof PROVIDER_SOURCE_TYPES)[number];
+
 /**
  * The data sources labflow knows (`GET /v2/providers`): the demo sources Junction's sandbox
  * offers, the phone SDK sources and `manual` (the default provider of ingestion). A provider
  * slug not listed here is still stored as sent; its source then shows the slug as name.
  */
-/** The SDK's `SourceType` values; `ble`, `device` and `lab` have no provider in labflow yet. */
-export const PROVIDER_SOURCE_TYPES = ['app', 'ble', 'device', 'lab', 'provider'] as const;
-export type ProviderSourceType = (typeof PROVIDER_SOURCE_TYPES)[number];
-
 export interface ProviderInfo {
   slug: string;
   name: string;
