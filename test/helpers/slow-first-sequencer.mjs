@@ -10,8 +10,10 @@ const Sequencer = jestSequencer.default;
  *
  * Jest orders a run by each suite's duration in its cache (longest first, so no worker is left
  * running one long suite alone at the end). A fresh clone, as CI makes, has no cache, and Jest's
- * fallback is file size: the OCR suite, a 48-line file that runs for minutes, started last and ran
- * ~3 minutes alone on one core after every other suite had ended (a fresh-clone `npm test`).
+ * fallback is file size: the OCR suite, a 48-line file, started last and ran ~3 minutes alone on
+ * one core after every other suite had ended (a fresh-clone `npm test`; its corpus was slow to
+ * make then too, see test/fixtures/lab-reports/raster.ts). It is ~1 minute now, still among the
+ * longest.
  *
  * The list holds the suites that took 40 s or more in that run, longest first. It only orders:
  * a suite missing from it, or listed and no longer slow, costs nothing but a less even finish.
