@@ -75,7 +75,7 @@ export function workflowCodeOptions(
   traced: boolean,
   prebuilt: string = PREBUILT_WORKFLOW_BUNDLES[traced ? 'traced' : 'untraced'],
 ): WorkflowCodeOptions & { description: string } {
-  if (given) return { workflowBundle: given, description: 'codePath' in given ? `the bundle ${given.codePath}` : `${WORKFLOWS_PATH}, bundled in this process` };
+  if (given) return { workflowBundle: given, description: 'codePath' in given ? `the bundle ${given.codePath}` : 'a bundle made in this process' };
   if (env === 'production') {
     if (!existsSync(prebuilt)) {
       throw new Error(`${prebuilt} is missing: production workers load the workflow bundle that npm run build writes`);
