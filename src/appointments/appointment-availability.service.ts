@@ -48,7 +48,8 @@ interface CacheEntry {
   value: ProviderAvailability | null;
 }
 
-const CACHE_PREFIX = 'labflow:appointments:availability';
+// v2: entries carry the phlebotomy coverage `area` that slots are held in; older entries lack it.
+const CACHE_PREFIX = 'labflow:appointments:availability:v2';
 
 /**
  * The last few cache entries read or written, parsed, by Redis key. Redis stays the only source:
@@ -106,7 +107,7 @@ export class AppointmentAvailabilityService {
     const query: AvailabilityQuery = { kind: 'phlebotomy', address, startDate, days: AVAILABILITY_DAYS, nowMs };
     const { value, cache } = await this.cached(this.phlebotomy, query, options.allowStale ?? false);
     if (!value) throw new ApiError(404, `No at-home phlebotomy coverage for zip code ${address.zip_code}.`);
-    return { body: await this.respond(teamId, this.phlebotomy, value, address.zip_code, nowMs), cache };
+    return { body: await this.respond(teamId, this.phlebotomy, value, nowMs), cache };
   }
 
   async pscAvailability(
@@ -134,7 +135,7 @@ export class AppointmentAvailabilityService {
           : `No ${options.lab} patient service center with the given site codes.`,
       );
     }
-    return { body: await this.respond(teamId, this.psc, value, null, nowMs), cache };
+    return { body: await this.respond(teamId, this.psc, value, nowMs), cache };
   }
 
   /** Default: today (UTC). A date before today everywhere on Earth (UTC-12) is refused. */
@@ -159,11 +160,10 @@ export class AppointmentAvailabilityService {
     teamId: string,
     provider: AppointmentProvider,
     availability: ProviderAvailability,
-    zip: string | null,
     nowMs: number,
   ): Promise<AvailabilityResponse> {
     const days = availability.days.map((day) => {
-      const site = day.location?.code ?? zip ?? '';
+      const site = day.location?.code ?? availability.area ?? '';
       const live: Array<{ site: string; start: number; slot: ProviderSlot }> = [];
       for (const slot of day.slots) {
         const start = Date.parse(slot.start);

@@ -232,7 +232,7 @@ export class AppointmentLifecycleService {
         : { kind: 'phlebotomy', address: toUsAddress(address ?? { first_line: '', city: '', state: '', zip_code: '' }), startDate, days: AVAILABILITY_DAYS, nowMs },
     );
     const slots = (availability?.days ?? []).flatMap((day) =>
-      day.slots.map((slot) => ({ site: day.location?.code ?? address?.zip_code ?? '', start: slot.start, end: slot.end })),
+      day.slots.map((slot) => ({ site: day.location?.code ?? availability?.area ?? '', start: slot.start, end: slot.end })),
     );
     // The seats of the whole window in one query. Only a hint: takeSeat counts again under the lock.
     const held = await this.appointments.heldSeatsNow(provider.slug, slots);

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { isoDate } from '../common/schemas';
 import { PSC_SCHEDULING_LABS } from './providers/appointment-provider';
 
-const zipCode = z.string().regex(/^\d{5}$/, { message: 'zip_code must be a 5-digit US zip code' });
+/** A US zip code: 5 digits, or ZIP+4 (`85004-1234`). */
+const zipCode = z.string().regex(/^\d{5}(-\d{4})?$/, { message: 'zip_code must be a US zip code: 5 digits, or ZIP+4 (12345-6789)' });
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** The US address of an at-home draw (Junction UsAddress, plus access_notes). */

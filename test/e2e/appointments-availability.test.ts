@@ -52,6 +52,12 @@ describe('appointment availability (phlebotomy and PSC)', () => {
     expect(phoenix.body.slots.map((day: { date: string }) => day.date)).toEqual(DATES);
     expect(phoenix.body.slots[0].slots[0]).toMatchObject({ start: '2027-03-10T07:00:00-07:00', is_priority: true });
 
+    // ZIP+4 is in its 5-digit zip's area.
+    const phoenixPlus4 = await api('POST', `${PHLEBOTOMY}?start_date=${START}`, { body: address('85004-1234') });
+    expect(phoenixPlus4.status).toBe(200);
+    expect(phoenixPlus4.body.timezone).toBe('America/Phoenix');
+    expect(phoenixPlus4.body.slots.map((day: { date: string }) => day.date)).toEqual(DATES);
+
     const chicago = await api('POST', `${PHLEBOTOMY}?start_date=${START}`, { body: address('54650') });
     expect(chicago.status).toBe(200);
     expect(chicago.body.timezone).toBe('America/Chicago');
@@ -59,6 +65,9 @@ describe('appointment availability (phlebotomy and PSC)', () => {
     const uncovered = await api('POST', `${PHLEBOTOMY}?start_date=${START}`, { body: address('10001') });
     expect(uncovered.status).toBe(404);
     expect(uncovered.body.detail).toMatch(/coverage/);
+    const nearPlus4 = await api('POST', `${PSC}?lab=quest&zip_code=10001-2062&radius=10&start_date=${START}`);
+    expect(nearPlus4.status).toBe(200);
+    expect(nearPlus4.body.timezone).toBe('America/New_York');
     const farAway = await api('POST', `${PSC}?lab=quest&zip_code=85004&radius=100&start_date=${START}`);
     expect(farAway.status).toBe(404);
     expect(typeof farAway.body.detail).toBe('string');
@@ -73,7 +82,8 @@ describe('appointment availability (phlebotomy and PSC)', () => {
       [`${PHLEBOTOMY}?start_date=2020-01-01`, address()],
       [`${PHLEBOTOMY}?start_date=2027-02-30`, address()],
       [`${PHLEBOTOMY}?start_date=${START}`, { ...address(), zip_code: '8500' }],
-      [`${PHLEBOTOMY}?start_date=${START}`, { ...address(), zip_code: '85004-1234' }],
+      [`${PHLEBOTOMY}?start_date=${START}`, { ...address(), zip_code: '85004-12' }],
+      [`${PHLEBOTOMY}?start_date=${START}`, { ...address(), zip_code: '850041234' }],
       [`${PHLEBOTOMY}?start_date=${START}`, { city: 'Phoenix' }],
       [`${PSC}?lab=quest&zip_code=1000`, undefined],
       [`${PSC}?lab=quest&zip_code=10001&radius=7`, undefined],

@@ -73,10 +73,12 @@ describe('appointment availability counts the seats labflow holds', () => {
   }
 
   it('at-home: a booked slot (one phlebotomist) leaves availability and comes back when the appointment is cancelled', async () => {
-    const orderId = await orderFor(THYROID_AT_HOME, { ...patientAddress(), first_line: ONALASKA.first_line, city: ONALASKA.city, state: ONALASKA.state, zip: ONALASKA.zip_code });
+    // A ZIP+4 patient: seats are counted per coverage area, the 5-digit zip.
+    const zipPlus4 = `${ONALASKA.zip_code}-4411`;
+    const orderId = await orderFor(THYROID_AT_HOME, { ...patientAddress(), first_line: ONALASKA.first_line, city: ONALASKA.city, state: ONALASKA.state, zip: zipPlus4 });
     // Its own cache entry: the cache key includes the whole address.
     const path = `${PHLEBOTOMY}?start_date=${someStartDate()}`;
-    const address = { ...ONALASKA, second_line: randomUUID() };
+    const address = { ...ONALASKA, zip_code: zipPlus4, second_line: randomUUID() };
 
     const before = await availability(path, address, ['miss']);
     const day = (before.direct.body.slots as Day[]).find((candidate) => candidate.slots.length === 10)!;
@@ -87,6 +89,7 @@ describe('appointment availability counts the seats labflow holds', () => {
     const booked = await call(direct.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
     expect(booked.status).toBe(200);
     expect(Date.parse(booked.body.start_at)).toBe(Date.parse(slot.start));
+    expect(booked.body.address.zip_code).toBe(zipPlus4);
 
     const full = await availability(path, address, ['hit']);
     for (const answer of [full.direct, full.cached]) {
@@ -95,6 +98,8 @@ describe('appointment availability counts the seats labflow holds', () => {
       expect(sameDay.slots.map((free) => free.start)).toEqual(day.slots.filter((free) => free.start !== slot.start).map((free) => free.start));
       expect(slotsOf(answer)).toHaveLength(slotsOf(before.direct).length - 1);
     }
+    const fiveDigits = await availability(path, { ...address, zip_code: ONALASKA.zip_code }, ['miss']);
+    for (const answer of [fiveDigits.direct, fiveDigits.cached]) expect(at(answer, slot.start)).toBeUndefined();
 
     const cancelled = await call(direct.apiUrl, 'PATCH', `/v3/order/${orderId}/phlebotomy/appointment/cancel`, {
       key: tenant.apiKey,

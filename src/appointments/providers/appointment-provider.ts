@@ -63,6 +63,12 @@ export interface ProviderAvailability {
   /** The provider's slug (becomes part of the booking key). */
   provider: string;
   timezone: string;
+  /**
+   * At-home phlebotomy: the coverage area the slots belong to (the sandbox's: the 5-digit zip), so
+   * that a slot's seats are counted once per area, whatever zip form the patient gave. Service
+   * center days name their site in `location.code` instead.
+   */
+  area?: string;
   days: ProviderDay[];
 }
 
@@ -87,7 +93,7 @@ export interface CancellationReason {
 }
 
 export interface ProviderSlotRef {
-  /** PSC site code, or the covered zip code for at-home phlebotomy. */
+  /** PSC site code, or the coverage area for at-home phlebotomy (ProviderAvailability.area). */
   site: string;
   start: string;
   end: string;

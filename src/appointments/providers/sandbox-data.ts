@@ -7,7 +7,7 @@ export interface ZipCentroid {
 }
 
 /** A handful of zip centroids (radius searches start here). */
-export const ZIP_CENTROIDS: Record<string, ZipCentroid> = {
+const ZIP_CENTROIDS: Record<string, ZipCentroid> = {
   '10001': { lat: 40.7506, lng: -73.9972, timezone: 'America/New_York' },
   '10003': { lat: 40.7317, lng: -73.9891, timezone: 'America/New_York' },
   '11201': { lat: 40.6937, lng: -73.9896, timezone: 'America/New_York' },
@@ -19,10 +19,22 @@ export const ZIP_CENTROIDS: Record<string, ZipCentroid> = {
 };
 
 /** At-home phlebotomy coverage (Junction sandbox): zip → local time zone. */
-export const PHLEBOTOMY_COVERAGE: Record<string, string> = {
+const PHLEBOTOMY_COVERAGE: Record<string, string> = {
   '85004': 'America/Phoenix',
   '54650': 'America/Chicago',
 };
+
+/**
+ * The area a zip belongs to: its 5 digits. A ZIP+4 (`85004-1234`) is in its 5-digit zip's area,
+ * which is what coverage and centroids know, and where at-home phlebotomy seats are counted.
+ */
+export const zipArea = (zip: string) => zip.slice(0, 5);
+
+/** The centroid of a zip (5-digit or ZIP+4), if the sandbox knows it. */
+export const zipCentroid = (zip: string): ZipCentroid | undefined => ZIP_CENTROIDS[zipArea(zip)];
+
+/** The local time zone of at-home phlebotomy in a zip (5-digit or ZIP+4), or undefined: no coverage. */
+export const phlebotomyCoverage = (zip: string): string | undefined => PHLEBOTOMY_COVERAGE[zipArea(zip)];
 
 export interface PscSite {
   code: string;

@@ -9,7 +9,7 @@ import type {
   ProviderBookingRequest,
   ProviderSlotRef,
 } from './appointment-provider';
-import { PHLEBOTOMY_COVERAGE, ZIP_CENTROIDS } from './sandbox-data';
+import { phlebotomyCoverage, zipArea, zipCentroid } from './sandbox-data';
 import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
 import { sandboxDays } from './sandbox-slots';
 
@@ -42,18 +42,19 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
   async book(request: ProviderBookingRequest): Promise<ProviderBooking> {
     const address = request.address;
     if (!address) throw new Error('At-home phlebotomy needs the patient address.');
-    const timezone = PHLEBOTOMY_COVERAGE[address.zip_code];
+    const timezone = phlebotomyCoverage(address.zip_code);
     if (!timezone) throw new NoCoverageError(`No at-home phlebotomy coverage for zip code ${address.zip_code}.`);
-    const centroid = ZIP_CENTROIDS[address.zip_code];
+    // Every covered zip is among the centroids (sandbox-data.ts).
+    const centroid = zipCentroid(address.zip_code)!;
     const providerId = sandboxProviderId('GL', request.appointmentId);
     const status = request.slot && !request.asyncConfirmation ? 'confirmed' : 'pending';
-    const slot = request.slot ?? this.providerPickedSlot(address.zip_code, timezone);
+    const slot = request.slot ?? this.providerPickedSlot(zipArea(address.zip_code), timezone);
     await this.reports.afterBooking({ ...request, providerId, status, slot });
-    return { providerId, status, address, location: { lng: centroid.lng, lat: centroid.lat }, timezone, site: address.zip_code };
+    return { providerId, status, address, location: { lng: centroid.lng, lat: centroid.lat }, timezone, site: zipArea(address.zip_code) };
   }
 
   /** Provider-managed scheduling: 08:00–08:30 local on the next day. */
-  private providerPickedSlot(zip: string, timezone: string): ProviderSlotRef {
+  private providerPickedSlot(area: string, timezone: string): ProviderSlotRef {
     const [day] = sandboxDays(
       { timezone, open: [8, 0], close: [8, 30], everyMinutes: 30, durationMinutes: 30, closedOn: [], slot: () => ({ price: 0, is_priority: false, num_appointments_available: PHLEBOTOMISTS_PER_SLOT }) },
       new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10),
@@ -61,13 +62,13 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
       0,
     );
     const [slot] = day.slots;
-    return { site: zip, start: slot.start, end: slot.end };
+    return { site: area, start: slot.start, end: slot.end };
   }
 
   availability(query: AvailabilityQuery): Promise<ProviderAvailability | null> {
     if (query.kind !== 'phlebotomy') return Promise.resolve(null);
     this.calls += 1;
-    const timezone = PHLEBOTOMY_COVERAGE[query.address.zip_code];
+    const timezone = phlebotomyCoverage(query.address.zip_code);
     if (!timezone) return Promise.resolve(null);
     const days = sandboxDays(
       {
@@ -87,7 +88,7 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
       query.days,
       query.nowMs,
     );
-    return Promise.resolve({ provider: this.slug, timezone, days });
+    return Promise.resolve({ provider: this.slug, timezone, area: zipArea(query.address.zip_code), days });
   }
 }
 

@@ -11,7 +11,7 @@ import type {
   ProviderDay,
 } from './appointment-provider';
 import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
-import { milesBetween, PSC_SITES, ZIP_CENTROIDS } from './sandbox-data';
+import { milesBetween, PSC_SITES, zipCentroid } from './sandbox-data';
 import { sandboxDays } from './sandbox-slots';
 
 /** Seats per slot at a sandbox service center. */
@@ -57,7 +57,7 @@ export class SandboxPscProvider extends SandboxBookingProvider implements Appoin
       sites = sites.filter(({ site }) => wanted.has(site.code));
     }
     if (query.zip !== undefined) {
-      const centroid = ZIP_CENTROIDS[query.zip];
+      const centroid = zipCentroid(query.zip);
       if (!centroid) return Promise.resolve(null);
       sites = sites
         .map(({ site }) => ({ site, distance: Math.round(milesBetween(centroid, site) * 100) / 100 }))
