@@ -5,6 +5,7 @@ import {
   type RecordOrderTransitionResult,
   REGISTRATION_SUPERSEDED,
   type ResultInterpretation,
+  type SimulatedResultType,
 } from '../workflows/contract';
 import { nonRetryableByName } from './non-retryable';
 
@@ -15,7 +16,7 @@ export interface OrderLifecycle {
   shipKit(orderId: string): Promise<{ outboundTrackingNumber: string }>;
   collectResults(
     orderId: string,
-    requested: { interpretation?: ResultInterpretation; hasMissingResults?: boolean },
+    requested: { interpretation?: ResultInterpretation; hasMissingResults?: boolean; resultTypes?: SimulatedResultType[] },
   ): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }>;
 }
 
@@ -35,7 +36,7 @@ export function createOrderActivities(lifecycle: OrderLifecycle): OrderActivitie
     recordOrderTransition: (input) => translated(() => lifecycle.recordTransition(input)),
     createRequisition: ({ orderId }) => translated(() => lifecycle.createRequisition(orderId)),
     shipKit: ({ orderId }) => translated(() => lifecycle.shipKit(orderId)),
-    collectResults: ({ orderId, interpretation, hasMissingResults }) =>
-      translated(() => lifecycle.collectResults(orderId, { interpretation, hasMissingResults })),
+    collectResults: ({ orderId, interpretation, hasMissingResults, resultTypes }) =>
+      translated(() => lifecycle.collectResults(orderId, { interpretation, hasMissingResults, resultTypes })),
   };
 }

@@ -116,6 +116,7 @@ export class OrderCommandsService {
       delayMs: query.delay !== undefined ? Math.round(query.delay * 1000) : undefined,
       interpretation: body?.interpretation ?? undefined,
       hasMissingResults: body?.has_missing_results ?? undefined,
+      resultTypes: body?.result_types ?? undefined,
     });
     return this.respond(team, order.id, 'Simulation started.');
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import type { ResultInterpretation } from '../results';
 import type { Scope } from './orders.repository';
 
 export interface OrderFilters {
@@ -11,7 +12,7 @@ export interface OrderFilters {
   updatedTo?: Date;
   lowLevelStatuses?: OrderLowLevelStatus[];
   collectionMethods?: string[];
-  interpretation?: 'normal' | 'abnormal' | 'critical' | 'unknown';
+  interpretation?: ResultInterpretation;
   isCritical?: boolean;
   userId?: string;
   orderIds?: string[];
@@ -44,7 +45,8 @@ export function orderListWhereSql(scope: Scope, filters: OrderFilters, values: u
   if (filters.updatedTo) conditions.push(`o.updated_at <= ${param(filters.updatedTo, 'timestamptz')}`);
   if (filters.lowLevelStatuses?.length) conditions.push(`o.low_level_status = ANY(${param(filters.lowLevelStatuses, 'text[]')})`);
   if (filters.collectionMethods?.length) conditions.push(`o.collection_method = ANY(${param(filters.collectionMethods, 'text[]')})`);
-  if (filters.interpretation === 'unknown') conditions.push('o.interpretation IS NULL');
+  // unknown: results reported without an interpretation, or none yet.
+  if (filters.interpretation === 'unknown') conditions.push(`(o.interpretation IS NULL OR o.interpretation = 'unknown')`);
   else if (filters.interpretation) conditions.push(`o.interpretation = ${param(filters.interpretation, 'text')}`);
   if (filters.isCritical === true) conditions.push(`o.interpretation = 'critical'`);
   if (filters.isCritical === false) conditions.push(`o.interpretation IS DISTINCT FROM 'critical'`);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { COURIER_ADAPTER, type CourierAdapter } from '../adapters/courier/courier.adapter';
-import { LAB_ADAPTER, type LabAdapter, type ResultInterpretation, type ResultMarker } from '../adapters/lab/lab.adapter';
+import { LAB_ADAPTER, type LabAdapter, type ResultInterpretation, type ResultMarker, type ResultType } from '../adapters/lab/lab.adapter';
 import { PhiCipher } from '../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
@@ -153,7 +153,7 @@ export class OrderTransitionsService {
    */
   async collectResults(
     orderId: string,
-    requested: { interpretation?: ResultInterpretation; hasMissingResults?: boolean },
+    requested: { interpretation?: ResultInterpretation; hasMissingResults?: boolean; resultTypes?: ResultType[] },
   ): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }> {
     const order = await this.require(orderId);
     const existing = await this.orders.resultsOf(order.id);
@@ -168,6 +168,7 @@ export class OrderTransitionsService {
       sex: details?.gender ?? null,
       interpretation: requested.interpretation,
       hasMissingResults: requested.hasMissingResults,
+      resultTypes: requested.resultTypes,
       collectedAt,
     });
     await this.orders.transaction(async (manager) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isoDate, repeatable } from '../common/schemas';
 import { BILLING_TYPES, COLLECTION_METHODS } from '../lab-tests/lab-catalog.entities';
 import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
+import { RESULT_INTERPRETATIONS, RESULT_TYPES } from '../results';
 
 const text = (max = 255) => z.string().trim().min(1).max(max);
 const optionalText = (max = 255) => z.string().max(max).nullish();
@@ -178,7 +179,7 @@ export class ListOrdersQuery extends createZodDto(
     order_type: filterValues(z.enum(COLLECTION_METHODS)),
     'order_type[]': filterValues(z.enum(COLLECTION_METHODS)),
     is_critical: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
-    interpretation: z.enum(['normal', 'abnormal', 'critical', 'unknown']).optional(),
+    interpretation: z.enum(RESULT_INTERPRETATIONS).optional(),
     user_id: z.uuid().optional(),
     patient_name: z.string().max(255).optional(),
     order_ids: filterValues(z.uuid()),
@@ -203,8 +204,8 @@ export class SimulateQuery extends createZodDto(
 
 /** `POST /v3/order/{id}/test` body (SimulationFlags); the SDK may send none at all. */
 export const simulateBody = z.object({
-  interpretation: z.enum(['normal', 'abnormal', 'critical']).nullish(),
-  result_types: z.array(z.string().max(32)).max(10).nullish(),
+  interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),
+  result_types: z.array(z.enum(RESULT_TYPES)).max(10).nullish(),
   has_missing_results: z.boolean().nullish(),
 });
 export type SimulateBody = z.infer<typeof simulateBody>;
@@ -225,7 +226,7 @@ export class LabEventDto extends createZodDto(
     order_id: z.uuid(),
     status: z.enum(ORDER_LOW_LEVEL_STATUSES),
     status_detail: z.string().max(255).nullish(),
-    interpretation: z.enum(['normal', 'abnormal', 'critical']).nullish(),
+    interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),
     has_missing_results: z.boolean().nullish(),
   }),
 ) {}

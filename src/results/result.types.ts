@@ -7,8 +7,15 @@
 export const RESULT_TYPES = ['numeric', 'range', 'comment', 'coded_value'] as const;
 export type ResultType = (typeof RESULT_TYPES)[number];
 
-/** The level of a result or of a whole order. */
-export type ResultInterpretation = 'normal' | 'abnormal' | 'critical';
+/**
+ * The level of a result or of a whole order (the SDK's Interpretation). `unknown`: reported
+ * without an interpretation (no reference to judge by, or the lab gave none).
+ */
+export const RESULT_INTERPRETATIONS = ['normal', 'abnormal', 'critical', 'unknown'] as const;
+export type ResultInterpretation = (typeof RESULT_INTERPRETATIONS)[number];
+
+/** The levels a value can be judged at. */
+export type ResultLevel = Exclude<ResultInterpretation, 'unknown'>;
 
 /** The ordered panel a biomarker result belongs to (SDK ParentBiomarkerData). */
 export interface ParentBiomarkerData {
@@ -32,7 +39,7 @@ export interface BiomarkerResult {
   max_range_value?: number;
   is_above_max_range?: boolean;
   is_below_min_range?: boolean;
-  /** normal | abnormal | critical (the SDK types it as a free string). */
+  /** normal | abnormal | critical | unknown (the SDK types it as a free string). */
   interpretation?: string;
   loinc?: string;
   loinc_slug?: string;

@@ -1,7 +1,7 @@
 import type { MarkerEntity } from '../lab-tests/lab-catalog.entities';
 import { interpretNumericResult, referenceRangeFor, type ReferenceRange } from '../lab-tests/reference-ranges';
 import { interpretResults } from './interpretation';
-import type { BiomarkerResult, FailureType, MissingBiomarkerResult, ParentBiomarkerData, ResultInterpretation } from './result.types';
+import type { BiomarkerResult, FailureType, MissingBiomarkerResult, ParentBiomarkerData, ResultInterpretation, ResultLevel } from './result.types';
 import { hash32, unitInterval } from './seeded';
 
 /**
@@ -16,10 +16,13 @@ export type ResultMarker = Pick<
   parent?: { id: number; name: string; slug: string; providerId: string } | null;
 };
 
-/** The result types the sandbox generates (the catalog has no coded-value markers). */
-export type SandboxResultType = 'numeric' | 'range' | 'comment';
+/** The result types the sandbox generates: every ResultType. */
+export type SandboxResultType = 'numeric' | 'range' | 'comment' | 'coded_value';
 
-/** The sandbox's cycle of result types, in the order the sandbox facts name them. */
+/**
+ * The sandbox's default cycle of result types, in the order the sandbox facts name them. Coded
+ * values only when asked for (`result_types`): the catalog has no coded-value markers.
+ */
 export const SANDBOX_RESULT_TYPES: readonly SandboxResultType[] = ['numeric', 'comment', 'range'];
 
 export interface SandboxResultOptions {
@@ -56,6 +59,9 @@ export interface SandboxResults {
  *   so `interpretation` always equals the catalog's own reading of the value. When `critical` is
  *   asked for and no reported marker has critical limits, the first reported marker becomes a
  *   critical comment result, so the report is critical (and fires labtest.result.critical).
+ *   `unknown` reports the values of a `normal` report, each with interpretation `unknown`, as a lab
+ *   that gives no interpretation would.
+ * - A coded value (`coded_value`) reads Negative when normal, Positive otherwise.
  * - `hasMissingResults` moves about a third of the markers (at least one) to missingResults,
  *   keeping at least one result when there are two markers or more.
  */
@@ -65,21 +71,23 @@ export function generateSandboxResults(markers: readonly ResultMarker[], options
   const reported = markers.filter((_, index) => !missing.has(index));
   const timestamp = options.collectedAt.toISOString();
 
-  const results = reported.map((marker, index) => {
+  const asked: ResultLevel = options.interpretation === 'unknown' ? 'normal' : options.interpretation;
+  let results = reported.map((marker, index) => {
     const range = referenceRangeFor(marker, options.sex);
-    const level = levelFor(options.interpretation, range);
+    const level = levelFor(asked, range);
     return resultFor(marker, range, types[index % types.length], level, options, timestamp);
   });
-  if (options.interpretation === 'critical' && results.length > 0 && interpretResults(results) !== 'critical') {
+  if (asked === 'critical' && results.length > 0 && interpretResults(results) !== 'critical') {
     results[0] = commentResult(reported[0], referenceRangeFor(reported[0], options.sex), 'critical', timestamp);
   }
+  if (options.interpretation === 'unknown') results = results.map(withoutInterpretation);
 
   const missingResults = markers.filter((_, index) => missing.has(index)).map((marker) => missingResult(marker, options.seed));
   return { results, missingResults };
 }
 
 /** The level one marker is reported at, for the order-level level asked for. */
-function levelFor(requested: ResultInterpretation, range: ReferenceRange): ResultInterpretation {
+function levelFor(requested: ResultLevel, range: ReferenceRange): ResultLevel {
   if (requested === 'critical' && range.criticalLow === null && range.criticalHigh === null) return 'abnormal';
   return requested;
 }
@@ -97,11 +105,12 @@ function resultFor(
   marker: ResultMarker,
   range: ReferenceRange,
   type: SandboxResultType,
-  level: ResultInterpretation,
+  level: ResultLevel,
   options: SandboxResultOptions,
   timestamp: string,
 ): BiomarkerResult {
   const salt = [options.seed, marker.id, marker.slug] as const;
+  if (type === 'coded_value') return codedResult(marker, level, timestamp);
   if (type === 'range') {
     const ranged = rangeResult(marker, range, level, unitInterval(...salt, 'side'), timestamp);
     if (ranged) return ranged;
@@ -148,7 +157,7 @@ export function referenceRangeText(range: Pick<ReferenceRange, 'min' | 'max'>): 
   return null;
 }
 
-function numericResult(marker: ResultMarker, range: ReferenceRange, value: string, level: ResultInterpretation, timestamp: string): BiomarkerResult {
+function numericResult(marker: ResultMarker, range: ReferenceRange, value: string, level: ResultLevel, timestamp: string): BiomarkerResult {
   const number = Number(value);
   return {
     ...baseOf(marker, timestamp),
@@ -169,7 +178,7 @@ const CRITICAL_NOTE = 'Critical value: the ordering provider is notified.';
  * limit, abnormal beyond the range on a side with no critical limit, normal under a max (or over
  * a min) of a one-sided range. Null when the level can't be written unambiguously for the marker.
  */
-function rangeResult(marker: ResultMarker, range: ReferenceRange, level: ResultInterpretation, side: number, timestamp: string): BiomarkerResult | null {
+function rangeResult(marker: ResultMarker, range: ReferenceRange, level: ResultLevel, side: number, timestamp: string): BiomarkerResult | null {
   const options: { op: '<' | '>'; bound: number }[] = [];
   if (level === 'critical') {
     if (range.criticalHigh !== null) options.push({ op: '>', bound: range.criticalHigh });
@@ -195,10 +204,10 @@ function rangeResult(marker: ResultMarker, range: ReferenceRange, level: ResultI
   };
 }
 
-function commentResult(marker: ResultMarker, range: ReferenceRange, level: ResultInterpretation, timestamp: string): BiomarkerResult {
+function commentResult(marker: ResultMarker, range: ReferenceRange, level: ResultLevel, timestamp: string): BiomarkerResult {
   const reference = referenceRangeText(range);
   const within = reference ? ` (reference ${reference}${range.unit ? ` ${range.unit}` : ''})` : '';
-  const text: Record<ResultInterpretation, { result: string; notes: string }> = {
+  const text: Record<ResultLevel, { result: string; notes: string }> = {
     normal: { result: 'Within normal limits', notes: `No abnormality detected${within}.` },
     abnormal: { result: 'Abnormal, see note', notes: `Result outside the reference range${within}.` },
     critical: { result: 'Critical, see note', notes: CRITICAL_NOTE },
@@ -206,12 +215,29 @@ function commentResult(marker: ResultMarker, range: ReferenceRange, level: Resul
   return { ...baseOf(marker, timestamp), ...text[level], type: 'comment', interpretation: level };
 }
 
+/** A qualitative result: Negative when normal, Positive otherwise. */
+function codedResult(marker: ResultMarker, level: ResultLevel, timestamp: string): BiomarkerResult {
+  return {
+    ...baseOf(marker, timestamp),
+    result: level === 'normal' ? 'Negative' : 'Positive',
+    type: 'coded_value',
+    interpretation: level,
+    ...(level === 'critical' ? { notes: CRITICAL_NOTE } : {}),
+  };
+}
+
+/** The same result as a lab that gives no interpretation reports it. */
+function withoutInterpretation(result: BiomarkerResult): BiomarkerResult {
+  if (result.type !== 'comment') return { ...result, interpretation: 'unknown' };
+  return { ...result, result: 'See note', notes: 'Reported without an interpretation.', interpretation: 'unknown' };
+}
+
 /**
  * A value (as printed) that interpretNumericResult reads as `level`, or null when the marker's
  * limits can't produce that level (abnormal without a range, critical without critical limits).
  * `u` places the value inside the target interval, `side` picks high or low when both exist.
  */
-function numericValue(marker: ResultMarker, range: ReferenceRange, level: ResultInterpretation, sex: string | null | undefined, u: number, side: number): string | null {
+function numericValue(marker: ResultMarker, range: ReferenceRange, level: ResultLevel, sex: string | null | undefined, u: number, side: number): string | null {
   const intervals = targetIntervals(range, level);
   if (intervals.length === 0) return null;
   const first = Math.floor(side * intervals.length);
@@ -229,7 +255,7 @@ function numericValue(marker: ResultMarker, range: ReferenceRange, level: Result
 }
 
 /** Open intervals whose inner values have `level` (high side first). */
-function targetIntervals(range: ReferenceRange, level: ResultInterpretation): [number, number][] {
+function targetIntervals(range: ReferenceRange, level: ResultLevel): [number, number][] {
   const { min, max, criticalLow, criticalHigh } = range;
   const above = (bound: number, factor: number) => bound + Math.max(Math.abs(bound) * factor, 1);
   const below = (bound: number, factor: number) => (bound > 0 ? bound * (1 - factor) : bound - Math.max(Math.abs(bound) * factor, 1));

@@ -1,6 +1,6 @@
 import { VitalClient, VitalError } from '@tryvital/vital-node';
 import { createUser, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, VITAMIN_D_KIT } from '../helpers/orders';
-import { createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
  * Orders through the official Junction SDK (@tryvital/vital-node): every call parses labflow's
@@ -86,6 +86,30 @@ describe('orders through @tryvital/vital-node', () => {
     expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
     const viaSdk = await client.labTests.getOrderRequistionPdf(created.order.id);
     expect(Buffer.from(await viaSdk.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('simulates results without an interpretation, in the result types asked for', async () => {
+    const created = await client.labTests.createOrder({ userId, labTestId: LIPID_PANEL_KIT, patientDetails, patientAddress });
+    await client.labTests.simulateOrderProcess(created.order.id, { body: { interpretation: 'unknown', resultTypes: ['coded_value', 'numeric'] } });
+    await orderReaches(stack, tenant, created.order.id, 'completed');
+    const done = await client.labTests.getOrder(created.order.id);
+    expect(done.interpretation).toBe('unknown');
+    const listed = await client.labTests.getOrders({ interpretation: 'unknown', userId });
+    expect(listed.orders.map((item) => item.id)).toContain(created.order.id);
+    expect((await client.labTests.getOrders({ interpretation: 'normal', userId })).orders.map((item) => item.id)).not.toContain(created.order.id);
+
+    const report = await client.labTests.getResultRaw(created.order.id);
+    expect(report.metadata.interpretation).toBe('unknown');
+    const results = report.results as Array<{ interpretation?: string; type: string; result: string }>;
+    expect(results.length).toBeGreaterThan(1);
+    expect(results.map((result) => result.interpretation)).toEqual(results.map(() => 'unknown'));
+    expect(results.map((result) => result.type)).toEqual(results.map((_, index) => (index % 2 === 0 ? 'coded_value' : 'numeric')));
+    expect(results[0].result).toBe('Negative');
+
+    // A result type the SDK does not know is refused with the field named (the SDK would not send it).
+    const refused = await call(stack.apiUrl, 'POST', `/v3/order/${created.order.id}/test`, { key: tenant.apiKey, body: { result_types: ['spectrum'] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'result_types', 0] });
   });
 
   it('cancels, and reports a refused cancel as an error with {detail}', async () => {

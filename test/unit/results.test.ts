@@ -129,6 +129,20 @@ describe('generateSandboxResults', () => {
     expect(onlyNumeric.filter((r) => r.interpretation === 'critical').length).toBeGreaterThan(0);
     const onlyComments = generateSandboxResults(CMP, options({ resultTypes: ['comment'] })).results;
     expect(onlyComments.every((r) => r.type === 'comment' && r.interpretation === 'normal')).toBe(true);
+    const coded = generateSandboxResults(CMP, options({ resultTypes: ['coded_value'], interpretation: 'abnormal' })).results;
+    expect(coded.map((r) => [r.type, r.result, r.interpretation])).toEqual(CMP.map(() => ['coded_value', 'Positive', 'abnormal']));
+    const codedNormal = generateSandboxResults(CMP, options({ resultTypes: ['coded_value', 'numeric'] })).results;
+    expect(codedNormal.map((r) => r.type)).toEqual(CMP.map((_, index) => (index % 2 === 0 ? 'coded_value' : 'numeric')));
+    expect(codedNormal.filter((r) => r.type === 'coded_value').every((r) => r.result === 'Negative' && r.interpretation === 'normal')).toBe(true);
+  });
+
+  it('unknown: the values of a normal report, each without an interpretation', () => {
+    const normal = generateSandboxResults(CMP, options({ interpretation: 'normal' })).results;
+    const unknown = generateSandboxResults(CMP, options({ interpretation: 'unknown' })).results;
+    expect(unknown.map((r) => r.interpretation)).toEqual(CMP.map(() => 'unknown'));
+    expect(unknown.filter((r) => r.type !== 'comment')).toEqual(normal.filter((r) => r.type !== 'comment').map((r) => ({ ...r, interpretation: 'unknown' })));
+    expect(unknown.filter((r) => r.type === 'comment').every((r) => r.result === 'See note' && r.notes === 'Reported without an interpretation.')).toBe(true);
+    expect(interpretResults(unknown)).toBe('unknown');
   });
 
   it('is deterministic for a seed and differs between seeds', () => {
@@ -213,7 +227,9 @@ describe('interpretResults', () => {
     expect(interpretResults([{ interpretation: 'normal' }, {}])).toBe('normal');
     expect(interpretResults([{ interpretation: 'normal' }, { interpretation: 'abnormal' }])).toBe('abnormal');
     expect(interpretResults([{ interpretation: 'critical' }, { interpretation: 'abnormal' }, { interpretation: 'normal' }])).toBe('critical');
-    expect(interpretResults([{ interpretation: 'unknown' }, { interpretation: null }])).toBe('normal');
+    expect(interpretResults([{ interpretation: 'unknown' }, { interpretation: 'abnormal' }])).toBe('abnormal');
+    // Results, none with a level: the report is unknown.
+    expect(interpretResults([{ interpretation: 'unknown' }, { interpretation: null }])).toBe('unknown');
   });
 });
 

@@ -59,7 +59,11 @@ export interface CourierUpdate {
   statusDetail?: string | null;
 }
 
-export type ResultInterpretation = 'normal' | 'abnormal' | 'critical';
+/** An order's interpretation; `unknown`: results reported without one. */
+export type ResultInterpretation = 'normal' | 'abnormal' | 'critical' | 'unknown';
+
+/** Result types a sandbox simulation may ask for (the SDK's ResultType). */
+export type SimulatedResultType = 'numeric' | 'range' | 'comment' | 'coded_value';
 
 /** A lab fact: receipt, processing problems, results. */
 export interface LabUpdate {
@@ -76,6 +80,8 @@ export interface SimulateRequest {
   delayMs?: number;
   interpretation?: ResultInterpretation;
   hasMissingResults?: boolean;
+  /** The result types the sandbox lab cycles through (default numeric, comment, range). */
+  resultTypes?: SimulatedResultType[];
 }
 
 export interface ActivateByChange {
@@ -160,5 +166,7 @@ export interface OrderActivities {
     orderId: string;
     interpretation?: ResultInterpretation;
     hasMissingResults?: boolean;
+    /** Sandbox: the result types the simulation asked for. */
+    resultTypes?: SimulatedResultType[];
   }): Promise<{ interpretation: ResultInterpretation | null; hasMissingResults: boolean }>;
 }

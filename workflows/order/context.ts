@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import { ORDER_GONE, type OrderActivities, type OrderState, type OrderWorkflowInput, REGISTRATION_SUPERSEDED, type ResultInterpretation } from '../contract';
+import { ORDER_GONE, type OrderActivities, type OrderState, type OrderWorkflowInput, REGISTRATION_SUPERSEDED, type ResultInterpretation, type SimulatedResultType } from '../contract';
 import { isTerminal, type WorkflowKnowledge } from './order-lifecycle';
 import type { LowStatus, OrderFlow } from './order-statuses';
 
@@ -19,6 +19,7 @@ export interface Fact {
   statusDetail?: string | null;
   interpretation?: ResultInterpretation;
   hasMissingResults?: boolean;
+  resultTypes?: SimulatedResultType[];
 }
 
 /** What `POST /v3/order/{id}/test` asked a sandbox order to walk through. */
@@ -27,6 +28,7 @@ export interface Simulation {
   delayMs: number;
   interpretation?: ResultInterpretation;
   hasMissingResults?: boolean;
+  resultTypes?: SimulatedResultType[];
 }
 
 /**

@@ -87,7 +87,7 @@ export class OutsideFacts {
       // redraw_available: final results with biomarkers missing (a lab error); a redraw may follow.
       const hasMissingResults = fact.low === 'redraw_available' ? true : fact.hasMissingResults;
       await order.runActivity(() =>
-        orderActivities.collectResults({ orderId: order.orderId, interpretation: fact.interpretation, hasMissingResults }),
+        orderActivities.collectResults({ orderId: order.orderId, interpretation: fact.interpretation, hasMissingResults, resultTypes: fact.resultTypes }),
       );
     }
     await this.transitions.transition(fact.low, { statusDetail: fact.statusDetail ?? null, onlyIfAllowed: true });

@@ -41,6 +41,7 @@ export class SandboxSimulation {
       delayMs: request.delayMs ?? msToNumber(this.order.input.timers.sandboxStepDelay),
       interpretation: request.interpretation,
       hasMissingResults: request.hasMissingResults,
+      resultTypes: request.resultTypes,
     };
   }
 
@@ -113,7 +114,13 @@ export class SandboxSimulation {
     if (!simulation) return null;
     const low = simulatedNext(this.order.flow, this.order.lowStatus, simulation.finalStatus);
     if (!low) return null;
-    return { source: 'simulation', low, interpretation: simulation.interpretation, hasMissingResults: simulation.hasMissingResults };
+    return {
+      source: 'simulation',
+      low,
+      interpretation: simulation.interpretation,
+      hasMissingResults: simulation.hasMissingResults,
+      resultTypes: simulation.resultTypes,
+    };
   }
 
   /**

@@ -1,6 +1,6 @@
-import type { BiomarkerResult, MissingBiomarkerResult, ResultInterpretation, ResultMarker } from '../../results';
+import type { BiomarkerResult, MissingBiomarkerResult, ResultInterpretation, ResultMarker, ResultType } from '../../results';
 
-export type { ResultInterpretation, ResultMarker } from '../../results';
+export type { ResultInterpretation, ResultMarker, ResultType } from '../../results';
 
 export interface RequisitionRequest {
   orderId: string;
@@ -25,6 +25,8 @@ export interface ResultsRequest {
   interpretation?: ResultInterpretation;
   /** Sandbox: report some biomarkers as missing. */
   hasMissingResults?: boolean;
+  /** Sandbox: the result types to cycle through (default numeric, comment, range). */
+  resultTypes?: ResultType[];
   collectedAt: Date;
 }
 

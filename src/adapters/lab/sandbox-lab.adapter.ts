@@ -17,6 +17,7 @@ export class SandboxLabAdapter implements LabAdapter {
     const { results, missingResults } = generateSandboxResults(request.markers, {
       interpretation: request.interpretation ?? 'normal',
       hasMissingResults: request.hasMissingResults ?? false,
+      resultTypes: request.resultTypes,
       collectedAt: request.collectedAt,
       seed: request.orderId,
       sex: request.sex,
