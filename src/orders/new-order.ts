@@ -4,7 +4,7 @@ import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.ent
 import type { OrderableLabTest } from '../lab-tests/orderable-lab-tests.service';
 import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order-lifecycle';
 import type { OrderEntity, Physician } from './order.entities';
-import type { CreateOrderDto, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
+import type { CreateOrderDto, HealthInsurance, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
 
 /* The pure parts of order creation (and recreation): what a new order is made of and the rules on a request's lab test. */
 /** The lab test an order orders, as OrderCreationService.orderable resolves it. */
@@ -30,6 +30,8 @@ export interface NewOrder {
   consents: Array<Record<string, unknown>> | null;
   activateBy: string | null;
   passthrough: string | null;
+  /** The health insurance the order is billed to (`health_insurance`); null: none given. */
+  healthInsurance: HealthInsurance | null;
 }
 
 /** The one lab test of the order: `lab_test_id`, or an order set of exactly one test. */

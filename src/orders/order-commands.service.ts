@@ -54,6 +54,7 @@ export class OrderCommandsService {
       patient_address: body.patient_address,
       physician: body.physician ? toPhysician(body.physician) : null,
       consents: body.consents ?? null,
+      health_insurance: body.health_insurance ?? null,
     };
     await this.orders.setPendingRegistration(order.id, this.cipher.encryptJson(registration));
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);

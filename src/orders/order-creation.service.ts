@@ -108,6 +108,7 @@ export class OrderCreationService {
           consents: body.consents ?? null,
           activateBy: body.activate_by ?? null,
           passthrough: body.passthrough ?? null,
+          healthInsurance: body.health_insurance ?? null,
         },
         complete,
       );
@@ -146,6 +147,7 @@ export class OrderCreationService {
           consents: null,
           activateBy: null,
           passthrough: body.passthrough ?? null,
+          healthInsurance: null,
         },
         complete,
       );
@@ -194,6 +196,7 @@ export class OrderCreationService {
           consents: null,
           activateBy: null,
           passthrough: null,
+          healthInsurance: null,
         },
         complete,
       );
@@ -213,6 +216,7 @@ export class OrderCreationService {
     const details = this.seal(spec.patientDetails);
     const address = this.seal(spec.patientAddress);
     const shipping = this.seal(spec.shippingDetails);
+    const insurance = this.seal(spec.healthInsurance);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       teamId: team.teamId,
@@ -235,7 +239,7 @@ export class OrderCreationService {
       registeredAt: null,
       physician: spec.physician,
       clinicalNotes: spec.clinicalNotes,
-      healthInsuranceId: null,
+      healthInsuranceId: insurance.sealed === null ? null : randomUUID(),
       priority: spec.priority,
       billingType: spec.billingType,
       icdCodes: spec.icdCodes,
@@ -256,7 +260,7 @@ export class OrderCreationService {
     const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
     const write = async (manager: EntityManager | null) => {
       try {
-        await this.readModel.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox);
+        await this.readModel.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox, insurance.sealed);
       } catch (error) {
         // The unique index on (team, environment, sample_id): a concurrent import took the sample.
         if (isUniqueViolation(error)) throw badRequest(`Sample ${spec.sampleId} already belongs to an order.`);

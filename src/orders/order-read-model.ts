@@ -132,8 +132,9 @@ export function orderPageStatement(
 
 /**
  * Order creation's write in one statement (OrderReadModel.insertOrder): the order transaction,
- * the order (every column, $1…$n in `columns` order), its first events, the PHI write audit row
- * and its `labtest.order.created` outbox event (insertEventsSql, the outbox's own statement).
+ * the order (every column, $1…$n in `columns` order), its first events, its health insurance
+ * when it has one (the row orders.health_insurance_id names), the PHI write audit row and its
+ * `labtest.order.created` outbox event (insertEventsSql, the outbox's own statement).
  * One statement is atomic by itself: all of it commits or none (a unique sample id taken, a
  * foreign key), with no BEGIN/COMMIT round trips around it. Foreign keys are checked at the end
  * of the statement, when every row is in. The events take the ids createContext drew from
@@ -159,8 +160,11 @@ const insertOrderSql = (columns: string[]) => {
       FROM unnest(${p(6)}::bigint[], ${p(7)}::text[]) WITH ORDINALITY AS s(id, status, seq) ORDER BY s.seq
   ), audit AS (
     INSERT INTO phi_access_log (team_id, api_key_id, action, resource, resource_id) VALUES (${p(9)}, ${p(10)}, 'write', 'order', ${orderId})
+  ), insurance AS (
+    INSERT INTO order_health_insurances (id, user_id, insurance_enc)
+    SELECT ${p(11)}::uuid, ${param('user_id')}::uuid, ${p(12)}::text WHERE ${p(12)}::text IS NOT NULL
   ), outbox AS (
-    ${insertEventsSql(columns.length + 11)}
+    ${insertEventsSql(columns.length + 13)}
   )
   SELECT 1 AS written`;
 };
@@ -236,7 +240,10 @@ export class OrderReadModel {
     events: NewOrderEvents,
     audit: { teamId: string; apiKeyId: string | null },
     outbox: PreparedEvents,
+    /** The order's health insurance (its id is order.healthInsuranceId), encrypted; null: none. */
+    healthInsuranceEnc: string | null,
   ): Promise<void> {
+    if ((healthInsuranceEnc === null) !== (order.healthInsuranceId === null)) throw new Error(`insertOrder: order ${order.id}: health insurance and its id go together`);
     const columns = this.db.getMetadata(OrderEntity).columns;
     const text = (this.insertOrderText ??= insertOrderSql(columns.map((column) => `"${column.databaseName}"`)));
     const values: unknown[] = columns.map((column) => {
@@ -246,7 +253,7 @@ export class OrderReadModel {
       return this.db.driver.preparePersistentValue(value, column);
     });
     values.push(transaction.id, transaction.teamId, transaction.status, transaction.createdAt, transaction.updatedAt);
-    values.push(events.ids, events.statuses, events.createdAt, audit.teamId, audit.apiKeyId, ...outbox.columns, outbox.traceParent);
+    values.push(events.ids, events.statuses, events.createdAt, audit.teamId, audit.apiKeyId, order.healthInsuranceId, healthInsuranceEnc, ...outbox.columns, outbox.traceParent);
     if (manager) {
       await manager.query(text, values);
       return;

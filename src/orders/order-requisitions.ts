@@ -3,7 +3,8 @@ import { PhiCipher } from '../common/crypto';
 import { type RequisitionOrder, RequisitionOrders, type RequisitionReader } from '../requisitions/requisition-orders';
 import { OrderTransitionsService } from './order-transitions.service';
 import { OrderViews } from './order-views';
-import type { PatientAddress, PatientDetails } from './orders.dto';
+import type { RequisitionInsurance } from '../requisitions/requisition.types';
+import type { HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
 
 /** The orders module's side of requisition forms (RequisitionOrders): an order as its form prints it. */
@@ -23,6 +24,7 @@ export class OrderRequisitions extends RequisitionOrders {
     if (!order) return null;
     const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
     const address = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
+    const insurance = await this.orders.healthInsuranceOf(order);
     return {
       id: order.id,
       createdAt: order.createdAt,
@@ -52,6 +54,10 @@ export class OrderRequisitions extends RequisitionOrders {
       physician: order.physician ? { firstName: order.physician.first_name, lastName: order.physician.last_name, npi: order.physician.npi } : null,
       clinicalNotes: order.clinicalNotes,
       icdCodes: order.icdCodes ?? [],
+      billing: {
+        type: order.billingType ?? 'client_bill',
+        insurance: insurance === null ? null : requisitionInsurance(this.cipher.decryptJson<HealthInsurance>(insurance)),
+      },
       tests: async () => {
         const view = await this.views.one(order);
         const biomarkers = await this.transitions.biomarkersOf(order);
@@ -68,4 +74,16 @@ export class OrderRequisitions extends RequisitionOrders {
   async logRead(reader: RequisitionReader, orderId: string): Promise<void> {
     await this.orders.logPhiAccess({ teamId: reader.teamId, apiKeyId: reader.apiKeyId }, 'read', [orderId]);
   }
+}
+
+/** What a requisition prints of a health insurance: who pays and for what; not the card images or the clinical notes. */
+function requisitionInsurance(insurance: HealthInsurance): RequisitionInsurance {
+  const responsible = insurance.responsible_details;
+  return {
+    payorCode: insurance.payor_code ?? null,
+    memberId: insurance.insurance_id ?? null,
+    responsibleRelationship: insurance.responsible_relationship ?? null,
+    responsibleName: responsible ? `${responsible.first_name} ${responsible.last_name}` : null,
+    diagnosisCodes: insurance.diagnosis_codes ?? [],
+  };
 }

@@ -15,7 +15,7 @@ import { type OrderEntity, OrderResultEntity, type Shipment } from './order.enti
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { orderMetrics } from './order-metrics';
 import { OrderViews } from './order-views';
-import type { PatientAddress, PatientDetails } from './orders.dto';
+import type { HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { UsersRepository } from '../users/users.repository';
@@ -32,6 +32,8 @@ export interface PendingRegistration {
   patient_address: PatientAddress;
   physician: OrderEntity['physician'];
   consents: Array<Record<string, unknown>> | null;
+  /** Absent in registrations stored before health insurance was kept. */
+  health_insurance?: HealthInsurance | null;
 }
 
 /**
@@ -108,11 +110,14 @@ export class OrderTransitionsService {
     if (order.requisitionFormUrl) return { requisitionFormUrl: order.requisitionFormUrl };
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const account = (await this.accounts.listVisible({ teamId: order.teamId, environment: order.environment }, { id: order.labAccountId }))[0];
+    const insurance = await this.orders.healthInsuranceOf(order);
     await this.lab.submitRequisition({
       orderId: order.id,
       labSlug: lab?.slug ?? String(order.labId),
       accountNumber: account?.providerAccountId ?? order.labAccountId,
       clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
+      billingType: order.billingType ?? 'client_bill',
+      healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
     });
     const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
     await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
@@ -248,7 +253,11 @@ export class OrderTransitionsService {
     if (!pending || pending.id !== registrationId) {
       throw new RegistrationSupersededError('Another registration of this kit was submitted at the same time; retry.');
     }
+    // The registration's id names its insurance, so that applying it twice stores it once.
+    const insuranceId = pending.health_insurance ? pending.id : order.healthInsuranceId;
+    if (pending.health_insurance) await this.orders.insertHealthInsurance(manager, { id: pending.id, userId: order.userId, sealed: this.cipher.encryptJson(pending.health_insurance) });
     await this.orders.update(manager, order.id, {
+      healthInsuranceId: insuranceId,
       patientDetailsEnc: this.cipher.encryptJson(pending.patient_details),
       patientAddressEnc: this.cipher.encryptJson(pending.patient_address),
       physician: pending.physician ?? order.physician,

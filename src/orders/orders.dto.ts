@@ -56,6 +56,48 @@ export const physician = z.object({
   signature_image: z.unknown().optional(),
 });
 
+/** An image in a request body: base64 content and its type (Junction's Jpeg | Png). */
+const image = z.object({
+  content: z.base64().min(1).max(1_400_000),
+  content_type: z.enum(['image/jpeg', 'image/png']),
+});
+
+/**
+ * The health insurance an order is billed to (Junction's HealthInsuranceCreateRequest). Every
+ * field is optional, as in Junction; it is stored encrypted and named by the order's
+ * health_insurance_id, and printed on the requisition.
+ */
+export const healthInsurance = z.object({
+  front_image: image.nullish(),
+  back_image: image.nullish(),
+  patient_signature_image: image.nullish(),
+  subjective: z.string().max(5000).nullish(),
+  assessment_plan: z.string().max(5000).nullish(),
+  payor_code: z.string().trim().min(1).max(64).nullish(),
+  insurance_id: z.string().trim().min(1).max(64).nullish(),
+  /** Self, Spouse, Other (non-exhaustive in the SDK: any short text). */
+  responsible_relationship: z.string().trim().min(1).max(32).nullish(),
+  responsible_details: z
+    .object({
+      first_name: text(),
+      last_name: text(),
+      address: z.object({
+        first_line: text(),
+        second_line: optionalText(),
+        country: text(64),
+        zip: text(16),
+        city: text(),
+        state: text(64),
+        access_notes: z.string().max(1000).nullish(),
+      }),
+      phone_number: text(32),
+      phone_type: optionalText(32),
+    })
+    .nullish(),
+  diagnosis_codes: z.array(z.string().trim().min(1).max(16)).max(50).nullish(),
+});
+export type HealthInsurance = z.infer<typeof healthInsurance>;
+
 /** Consents travel camelCase on the wire (Junction's Consent). */
 export const consent = z.object({
   consentType: z.string().min(1).max(64),
@@ -82,7 +124,7 @@ const createOrderFields = {
   order_set: orderSet.nullish(),
   collection_method: z.enum(COLLECTION_METHODS).nullish(),
   physician: physician.nullish(),
-  health_insurance: z.record(z.string(), z.unknown()).nullish(),
+  health_insurance: healthInsurance.nullish(),
   priority: z.boolean().nullish(),
   billing_type: z.enum(BILLING_TYPES).nullish(),
   icd_codes: z.array(z.string().max(16)).max(50).nullish(),
@@ -119,7 +161,7 @@ export class RegisterTestkitDto extends createZodDto(
     patient_details: patientDetails,
     patient_address: patientAddress,
     physician: physician.nullish(),
-    health_insurance: z.record(z.string(), z.unknown()).nullish(),
+    health_insurance: healthInsurance.nullish(),
     consents: z.array(consent).max(20).nullish(),
   }),
 ) {}

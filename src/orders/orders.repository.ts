@@ -190,6 +190,18 @@ export class OrdersRepository {
     return row?.seq ?? 0;
   }
 
+  /** The encrypted health insurance an order names (orders.health_insurance_id); null when there is none. */
+  async healthInsuranceOf(order: Pick<OrderEntity, 'healthInsuranceId'>): Promise<string | null> {
+    if (order.healthInsuranceId === null) return null;
+    const [row] = await this.db.query<{ insurance_enc: string }[]>('SELECT insurance_enc FROM order_health_insurances WHERE id = $1', [order.healthInsuranceId]);
+    return row?.insurance_enc ?? null;
+  }
+
+  /** Stores a health insurance an order will name (once per id). */
+  async insertHealthInsurance(manager: EntityManager, insurance: { id: string; userId: string; sealed: string }): Promise<void> {
+    await manager.query('INSERT INTO order_health_insurances (id, user_id, insurance_enc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [insurance.id, insurance.userId, insurance.sealed]);
+  }
+
   resultsOf(orderId: string, manager: EntityManager = this.db.manager): Promise<OrderResultEntity | null> {
     return manager.getRepository(OrderResultEntity).findOneBy({ orderId });
   }

@@ -38,6 +38,7 @@ export class RequisitionFormsService {
       clinicalNotes: order.clinicalNotes,
       icdCodes: order.icdCodes,
       sampleId: order.sampleId,
+      billing: order.billing,
     });
   }
 

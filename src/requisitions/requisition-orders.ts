@@ -1,5 +1,5 @@
 import type { TeamPrincipal } from '../auth/principal';
-import type { RequisitionPatient, RequisitionTest } from './requisition.types';
+import type { RequisitionBilling, RequisitionPatient, RequisitionTest } from './requisition.types';
 
 /** Who reads a requisition form: a team (its key, or a signed link standing in for it with no key). */
 export type RequisitionReader = Pick<TeamPrincipal, 'teamId' | 'environment'> & { apiKeyId: string | null };
@@ -18,6 +18,7 @@ export interface RequisitionOrder {
   physician: { firstName: string; lastName: string; npi: string } | null;
   clinicalNotes: string | null;
   icdCodes: string[];
+  billing: RequisitionBilling;
   /** The tests ordered with their markers, read when the form is rendered. */
   tests(): Promise<RequisitionTest[]>;
 }

@@ -108,8 +108,26 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   section(doc, 'CLINICAL COMMENT');
   paragraph(doc, requisitionComment(input.clinicalNotes, input.account.defaultClinicalNotes) ?? 'None');
 
+  section(doc, 'BILLING');
+  field(doc, 'Bill to', BILLING_NAMES[input.billing.type] ?? input.billing.type);
+  const insurance = input.billing.insurance;
+  if (insurance) {
+    field(doc, 'Payor code', insurance.payorCode ?? 'not given');
+    field(doc, 'Member ID', insurance.memberId ?? 'not given');
+    field(doc, 'Responsible party', [insurance.responsibleRelationship ?? 'not given', insurance.responsibleName].filter(Boolean).join(', '));
+    if (insurance.diagnosisCodes.length > 0) field(doc, 'Insurance diagnosis codes', insurance.diagnosisCodes.join(', '));
+  }
+
   footers(doc, input.orderId);
 }
+
+/** billing_type as the form prints it. */
+const BILLING_NAMES: Record<string, string> = {
+  client_bill: 'Client (the ordering organisation)',
+  commercial_insurance: 'Commercial insurance',
+  patient_bill: 'Patient',
+  patient_bill_passthrough: 'Patient (passthrough)',
+};
 
 /** A section heading with a rule under it; starts a new page rather than orphaning the heading. */
 function section(doc: PDFKit.PDFDocument, title: string): void {

@@ -13,6 +13,23 @@ export interface RequisitionInput {
   clinicalNotes: string | null;
   icdCodes: string[];
   sampleId: string | null;
+  billing: RequisitionBilling;
+}
+
+/** Who pays: the order's billing_type and, when it has one, the health insurance it names. */
+export interface RequisitionBilling {
+  type: string;
+  insurance: RequisitionInsurance | null;
+}
+
+export interface RequisitionInsurance {
+  payorCode: string | null;
+  /** The member id on the card (Junction's insurance_id). */
+  memberId: string | null;
+  responsibleRelationship: string | null;
+  /** The responsible person's name when it is not the patient. */
+  responsibleName: string | null;
+  diagnosisCodes: string[];
 }
 
 export interface RequisitionPatient {

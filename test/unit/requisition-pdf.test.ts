@@ -71,6 +71,7 @@ const input = (overrides: Partial<RequisitionInput> = {}): RequisitionInput => (
   clinicalNotes: ORDER_NOTES,
   icdCodes: ['E11.9', 'Z00.00'],
   sampleId: 'SMP-000123',
+  billing: { type: 'client_bill', insurance: null },
   ...overrides,
 });
 
@@ -145,6 +146,27 @@ describe('renderRequisitionPdf', () => {
     expect(all.indexOf(ACCOUNT_NOTES)).toBeLessThan(all.indexOf(ORDER_NOTES));
     expect(all.split(ORDER_NOTES)).toHaveLength(2);
     expect(all).toContain('Page 1 of 1');
+  });
+
+  it('prints who pays: the billing type, and the health insurance when the order has one', async () => {
+    const clientBill = flat(pdfText(await renderRequisitionPdf(input())).text);
+    expect(clientBill).toContain('Bill to: Client (the ordering organisation)');
+    expect(clientBill).not.toContain('Payor code');
+
+    const insured = input({
+      billing: {
+        type: 'commercial_insurance',
+        insurance: { payorCode: 'AETNA-60054', memberId: 'W123456789', responsibleRelationship: 'Spouse', responsibleName: 'Sam Okafor', diagnosisCodes: ['R73.09'] },
+      },
+    });
+    const { text, pages } = pdfText(await renderRequisitionPdf(insured));
+    const all = flat(text);
+    expect(pages).toBe(1);
+    expect(all).toContain('Bill to: Commercial insurance');
+    expect(all).toContain('Payor code: AETNA-60054');
+    expect(all).toContain('Member ID: W123456789');
+    expect(all).toContain('Responsible party: Spouse, Sam Okafor');
+    expect(all).toContain('Insurance diagnosis codes: R73.09');
   });
 
   it('names the network physician when the order has none, and shows the order id under the barcode without a sample id', async () => {

@@ -8,6 +8,14 @@ export interface RequisitionRequest {
   accountNumber: string;
   /** The requisition comment: the account's default and the order's clinical notes, joined. */
   clinicalNotes: string | null;
+  /** Who pays: the order's billing_type (client_bill, commercial_insurance, …). */
+  billingType: string;
+  /**
+   * The order's health insurance as the API took it (Junction's HealthInsuranceCreateRequest,
+   * snake_case: card images, payor_code, insurance_id, responsible party, diagnosis codes), for a
+   * lab that bills insurance; null: none given.
+   */
+  healthInsurance: Readonly<Record<string, unknown>> | null;
 }
 
 export interface Requisition {

@@ -1,0 +1,125 @@
+import { call, type Tenant, type TestStack } from '../helpers/stack';
+import { orderBody, orderReaches, patientAddress, patientDetails, startOrderStack, testkitBody } from '../helpers/orders';
+import { fetchBytes, pdfText } from '../helpers/pdf';
+
+/**
+ * `health_insurance` of `POST /v3/order` (Junction's HealthInsuranceCreateRequest): kept, encrypted,
+ * named by the order's health_insurance_id, printed on the requisition and handed to the lab.
+ * Labcorp's fully-delegated sandbox account bills commercial insurance (and needs a physician).
+ */
+const LABCORP_KIT = '1ab7e570-0000-4000-8000-00000000000b';
+const LABCORP_FULLY_DELEGATED = '1ab0acc0-0000-4000-8000-000000000102';
+const PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
+/** A 1×1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const INSURANCE = {
+  front_image: { content: PNG, content_type: 'image/png' },
+  payor_code: 'AETNA-60054',
+  insurance_id: 'W987654321',
+  responsible_relationship: 'Spouse',
+  responsible_details: {
+    first_name: 'Sam',
+    last_name: 'Villanueva',
+    address: { first_line: '1 Main St', city: 'Phoenix', state: 'AZ', zip: '85004', country: 'US' },
+    phone_number: '+14155550111',
+  },
+  diagnosis_codes: ['R73.09'],
+  subjective: 'Fatigue for three months.',
+};
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('an order billed to a health insurance', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let userId: string;
+
+  beforeAll(async () => {
+    ({ stack, tenant, userId } = await startOrderStack());
+  });
+  afterAll(() => stack.close());
+
+  const order = (overrides: Record<string, unknown>) =>
+    call(stack.apiUrl, 'POST', '/v3/order', {
+      key: tenant.apiKey,
+      body: orderBody(userId, { lab_test_id: LABCORP_KIT, lab_account_id: LABCORP_FULLY_DELEGATED, physician: PHYSICIAN, ...overrides }),
+    });
+  const insuranceRows = async () =>
+    stack.db.query<{ id: string; insurance_enc: string }[]>('SELECT id, insurance_enc FROM order_health_insurances WHERE user_id = $1 ORDER BY created_at', [userId]);
+
+  it('keeps it encrypted under the order health_insurance_id, prints it on the requisition', async () => {
+    const created = await order({ billing_type: 'commercial_insurance', health_insurance: INSURANCE });
+    expect(created.status).toBe(200);
+    const orderId: string = created.body.order.id;
+    const insuranceId: string = created.body.order.health_insurance_id;
+    expect(insuranceId).toMatch(UUID);
+    expect(created.body.order.billing_type).toBe('commercial_insurance');
+    const fetched = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
+    expect(fetched.body.health_insurance_id).toBe(insuranceId);
+
+    const rows = await insuranceRows();
+    expect(rows.map((row) => row.id)).toEqual([insuranceId]);
+    for (const plain of ['W987654321', 'AETNA', 'Villanueva', 'Fatigue', PNG.slice(0, 24)]) expect(rows[0].insurance_enc).not.toContain(plain);
+
+    const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
+    expect(simulated.status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
+    expect(pdf.status).toBe(200);
+    const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    expect(text).toContain('Bill to: Commercial insurance');
+    expect(text).toContain('Payor code: AETNA-60054');
+    expect(text).toContain('Member ID: W987654321');
+    expect(text).toContain('Responsible party: Spouse, Sam Villanueva');
+    expect(text).toContain('Insurance diagnosis codes: R73.09');
+    // The clinical notes of the insurance request are not billing: not on the form.
+    expect(text).not.toContain('Fatigue');
+
+    // A recreation is billed to the same insurance.
+    const recreated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/recreate`, { key: tenant.apiKey, body: { update_reason: 'PATIENT_DETAILS_CHANGED' } });
+    expect(recreated.status).toBe(200);
+    expect(recreated.body.order).toMatchObject({ origin: 'recreation', billing_type: 'commercial_insurance', health_insurance_id: insuranceId });
+  });
+
+  it('an order without one names none, and its form says who is billed', async () => {
+    const created = await order({});
+    expect(created.status).toBe(200);
+    expect(created.body.order.health_insurance_id).toBeNull();
+    const orderId: string = created.body.order.id;
+    await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
+    const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    expect(text).toContain('Bill to: Client (the ordering organisation)');
+    expect(text).not.toContain('Payor code');
+  });
+
+  it('a kit registered with one names it from the registration on', async () => {
+    const created = await call(stack.apiUrl, 'POST', '/v3/order/testkit', { key: tenant.apiKey, body: testkitBody(userId) });
+    expect(created.status).toBe(200);
+    expect(created.body.order.health_insurance_id).toBeNull();
+    const orderId: string = created.body.order.id;
+    // A kit is registered once it is with the customer.
+    await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=with_customer`, { key: tenant.apiKey, body: {} });
+    await orderReaches(stack, tenant, orderId, 'with_customer');
+    const registered = await call(stack.apiUrl, 'POST', '/v3/order/testkit/register', {
+      key: tenant.apiKey,
+      body: { sample_id: created.body.order.sample_id, patient_details: patientDetails(), patient_address: patientAddress(), health_insurance: INSURANCE },
+    });
+    expect(registered.status).toBe(200);
+    const insuranceId: string = registered.body.order.health_insurance_id;
+    expect(insuranceId).toMatch(UUID);
+    expect((await insuranceRows()).map((row) => row.id)).toContain(insuranceId);
+  });
+
+  it.each([
+    ['an image type other than JPEG or PNG', { ...INSURANCE, front_image: { content: PNG, content_type: 'image/gif' } }, ['body', 'health_insurance', 'front_image', 'content_type']],
+    ['image content that is not base64', { ...INSURANCE, back_image: { content: 'not base64!', content_type: 'image/png' } }, ['body', 'health_insurance', 'back_image', 'content']],
+    ['a responsible party without a name', { ...INSURANCE, responsible_details: { ...INSURANCE.responsible_details, first_name: '' } }, ['body', 'health_insurance', 'responsible_details', 'first_name']],
+  ])('refuses %s with 422 naming the field, and stores nothing', async (_case, insurance, loc) => {
+    const before = (await insuranceRows()).length;
+    const refused = await order({ billing_type: 'commercial_insurance', health_insurance: insurance });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(loc);
+    expect(await insuranceRows()).toHaveLength(before);
+  });
+});
