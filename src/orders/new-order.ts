@@ -4,7 +4,7 @@ import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.ent
 import type { OrderableLabTest } from '../lab-tests/orderable-lab-tests.service';
 import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order-lifecycle';
 import type { OrderEntity, Physician } from './order.entities';
-import type { CreateOrderDto, HealthInsurance, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
+import type { AoeAnswer, Base64Image, CreateOrderDto, HealthInsurance, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
 
 /* The pure parts of order creation (and recreation): what a new order is made of and the rules on a request's lab test. */
 /** The lab test an order orders, as OrderCreationService.orderable resolves it. */
@@ -32,6 +32,36 @@ export interface NewOrder {
   passthrough: string | null;
   /** The health insurance the order is billed to (`health_insurance`); null: none given. */
   healthInsurance: HealthInsurance | null;
+  /** AoE answers and the physician's signature (order_requisition_inputs); null: neither given. */
+  requisitionInputs: RequisitionInputs | null;
+}
+
+/** What an order's requisition carries beyond the order row (order_requisition_inputs), as stored. */
+export interface RequisitionInputs {
+  /** Each answer with the name of its marker, as the lab test had it when ordered. */
+  aoe_answers: Array<AoeAnswer & { marker_name: string }>;
+  physician_signature: Base64Image | null;
+}
+
+/**
+ * The requisition inputs of a new order, or null when it has none. An answer must be about a
+ * marker of the ordered test (422 naming it otherwise): the lab asks its questions per marker.
+ */
+export function requisitionInputsOf(
+  markers: OrderedLabTest['markers'],
+  aoeAnswers: AoeAnswer[] | null | undefined,
+  physicianSignature: Base64Image | null | undefined,
+): RequisitionInputs | null {
+  const names = new Map(markers.map((marker) => [marker.id, marker.name]));
+  const answers = (aoeAnswers ?? []).map((answer, index) => {
+    const name = names.get(answer.marker_id);
+    if (name === undefined) {
+      throw validationError(['body', 'aoe_answers', index, 'marker_id'], `Marker ${answer.marker_id} is not a marker of the ordered lab test.`, answer.marker_id);
+    }
+    return { ...answer, marker_name: name };
+  });
+  if (answers.length === 0 && !physicianSignature) return null;
+  return { aoe_answers: answers, physician_signature: physicianSignature ?? null };
 }
 
 /** The one lab test of the order: `lab_test_id`, or an order set of exactly one test. */

@@ -55,6 +55,7 @@ export class OrderCommandsService {
       physician: body.physician ? toPhysician(body.physician) : null,
       consents: body.consents ?? null,
       health_insurance: body.health_insurance ?? null,
+      physician_signature: body.physician?.signature_image ?? null,
     };
     await this.orders.setPendingRegistration(order.id, this.cipher.encryptJson(registration));
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);

@@ -20,6 +20,7 @@ import {
   onlyItem,
   ORDERABLE_METHODS,
   type OrderedLabTest,
+  requisitionInputsOf,
   singleLabTestId,
   toPhysician,
 } from './new-order';
@@ -109,6 +110,7 @@ export class OrderCreationService {
           activateBy: body.activate_by ?? null,
           passthrough: body.passthrough ?? null,
           healthInsurance: body.health_insurance ?? null,
+          requisitionInputs: requisitionInputsOf(orderable.markers, body.aoe_answers, body.physician?.signature_image),
         },
         complete,
       );
@@ -148,6 +150,7 @@ export class OrderCreationService {
           activateBy: null,
           passthrough: body.passthrough ?? null,
           healthInsurance: null,
+          requisitionInputs: null,
         },
         complete,
       );
@@ -197,6 +200,7 @@ export class OrderCreationService {
           activateBy: null,
           passthrough: null,
           healthInsurance: null,
+          requisitionInputs: requisitionInputsOf(orderable.markers, null, body.physician?.signature_image),
         },
         complete,
       );
@@ -217,6 +221,7 @@ export class OrderCreationService {
     const address = this.seal(spec.patientAddress);
     const shipping = this.seal(spec.shippingDetails);
     const insurance = this.seal(spec.healthInsurance);
+    const requisitionInputs = this.seal(spec.requisitionInputs);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       teamId: team.teamId,
@@ -260,7 +265,10 @@ export class OrderCreationService {
     const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
     const write = async (manager: EntityManager | null) => {
       try {
-        await this.readModel.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox, insurance.sealed);
+        await this.readModel.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox, {
+          healthInsuranceEnc: insurance.sealed,
+          requisitionInputsEnc: requisitionInputs.sealed,
+        });
       } catch (error) {
         // The unique index on (team, environment, sample_id): a concurrent import took the sample.
         if (isUniqueViolation(error)) throw badRequest(`Sample ${spec.sampleId} already belongs to an order.`);

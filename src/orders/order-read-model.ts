@@ -133,7 +133,8 @@ export function orderPageStatement(
 /**
  * Order creation's write in one statement (OrderReadModel.insertOrder): the order transaction,
  * the order (every column, $1…$n in `columns` order), its first events, its health insurance
- * when it has one (the row orders.health_insurance_id names), the PHI write audit row and its
+ * when it has one (the row orders.health_insurance_id names) and its requisition inputs when it
+ * has any, the PHI write audit row and its
  * `labtest.order.created` outbox event (insertEventsSql, the outbox's own statement).
  * One statement is atomic by itself: all of it commits or none (a unique sample id taken, a
  * foreign key), with no BEGIN/COMMIT round trips around it. Foreign keys are checked at the end
@@ -163,8 +164,10 @@ const insertOrderSql = (columns: string[]) => {
   ), insurance AS (
     INSERT INTO order_health_insurances (id, user_id, insurance_enc)
     SELECT ${p(11)}::uuid, ${param('user_id')}::uuid, ${p(12)}::text WHERE ${p(12)}::text IS NOT NULL
+  ), requisition_inputs AS (
+    INSERT INTO order_requisition_inputs (order_id, inputs_enc) SELECT ${orderId}, ${p(13)}::text WHERE ${p(13)}::text IS NOT NULL
   ), outbox AS (
-    ${insertEventsSql(columns.length + 13)}
+    ${insertEventsSql(columns.length + 14)}
   )
   SELECT 1 AS written`;
 };
@@ -240,8 +243,11 @@ export class OrderReadModel {
     events: NewOrderEvents,
     audit: { teamId: string; apiKeyId: string | null },
     outbox: PreparedEvents,
-    /** The order's health insurance (its id is order.healthInsuranceId), encrypted; null: none. */
-    healthInsuranceEnc: string | null,
+    /**
+     * Encrypted, null when there is none: the order's health insurance (its id is
+     * order.healthInsuranceId) and its requisition inputs (AoE answers, physician signature).
+     */
+    { healthInsuranceEnc, requisitionInputsEnc }: { healthInsuranceEnc: string | null; requisitionInputsEnc: string | null },
   ): Promise<void> {
     if ((healthInsuranceEnc === null) !== (order.healthInsuranceId === null)) throw new Error(`insertOrder: order ${order.id}: health insurance and its id go together`);
     const columns = this.db.getMetadata(OrderEntity).columns;
@@ -253,7 +259,7 @@ export class OrderReadModel {
       return this.db.driver.preparePersistentValue(value, column);
     });
     values.push(transaction.id, transaction.teamId, transaction.status, transaction.createdAt, transaction.updatedAt);
-    values.push(events.ids, events.statuses, events.createdAt, audit.teamId, audit.apiKeyId, order.healthInsuranceId, healthInsuranceEnc, ...outbox.columns, outbox.traceParent);
+    values.push(events.ids, events.statuses, events.createdAt, audit.teamId, audit.apiKeyId, order.healthInsuranceId, healthInsuranceEnc, requisitionInputsEnc, ...outbox.columns, outbox.traceParent);
     if (manager) {
       await manager.query(text, values);
       return;

@@ -91,7 +91,7 @@ export class OrderRecreationService {
     const response = await this.orders.transaction(async (manager: EntityManager) => {
       const newer = await this.orders.lockForRecreation(manager, original);
       if (newer !== null) throw alreadyRecreated(original, newer);
-      await this.orders.insertRecreated(manager, order, eventStatus(order.flow, 'ordered'));
+      await this.orders.insertRecreated(manager, order, eventStatus(order.flow, 'ordered'), original.id);
       const view = await this.recordCreated(manager, team, order);
       return { order: view, status: 'success' as const, message: 'Order recreated.' };
     });

@@ -4,6 +4,7 @@ import { type RequisitionOrder, RequisitionOrders, type RequisitionReader } from
 import { OrderTransitionsService } from './order-transitions.service';
 import { OrderViews } from './order-views';
 import type { RequisitionInsurance } from '../requisitions/requisition.types';
+import type { RequisitionInputs } from './new-order';
 import type { HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
 
@@ -25,6 +26,8 @@ export class OrderRequisitions extends RequisitionOrders {
     const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
     const address = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
     const insurance = await this.orders.healthInsuranceOf(order);
+    const sealedInputs = await this.orders.requisitionInputsOf(order.id);
+    const inputs = sealedInputs === null ? null : this.cipher.decryptJson<RequisitionInputs>(sealedInputs);
     return {
       id: order.id,
       createdAt: order.createdAt,
@@ -58,6 +61,8 @@ export class OrderRequisitions extends RequisitionOrders {
         type: order.billingType ?? 'client_bill',
         insurance: insurance === null ? null : requisitionInsurance(this.cipher.decryptJson<HealthInsurance>(insurance)),
       },
+      aoeAnswers: (inputs?.aoe_answers ?? []).map((answer) => ({ markerName: answer.marker_name, questionId: answer.question_id, answer: answer.answer })),
+      physicianSignature: inputs?.physician_signature ? Buffer.from(inputs.physician_signature.content, 'base64') : null,
       tests: async () => {
         const view = await this.views.one(order);
         const biomarkers = await this.transitions.biomarkersOf(order);

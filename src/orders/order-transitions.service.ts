@@ -15,7 +15,8 @@ import { type OrderEntity, OrderResultEntity, type Shipment } from './order.enti
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { orderMetrics } from './order-metrics';
 import { OrderViews } from './order-views';
-import type { HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
+import type { Base64Image, HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
+import type { RequisitionInputs } from './new-order';
 import { OrdersRepository } from './orders.repository';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { UsersRepository } from '../users/users.repository';
@@ -34,6 +35,8 @@ export interface PendingRegistration {
   consents: Array<Record<string, unknown>> | null;
   /** Absent in registrations stored before health insurance was kept. */
   health_insurance?: HealthInsurance | null;
+  /** The physician's signature image (absent in registrations stored before it was kept). */
+  physician_signature?: Base64Image | null;
 }
 
 /**
@@ -111,6 +114,7 @@ export class OrderTransitionsService {
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const account = (await this.accounts.listVisible({ teamId: order.teamId, environment: order.environment }, { id: order.labAccountId }))[0];
     const insurance = await this.orders.healthInsuranceOf(order);
+    const inputs = await this.orders.requisitionInputsOf(order.id);
     await this.lab.submitRequisition({
       orderId: order.id,
       labSlug: lab?.slug ?? String(order.labId),
@@ -118,6 +122,7 @@ export class OrderTransitionsService {
       clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
       billingType: order.billingType ?? 'client_bill',
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
+      aoeAnswers: inputs === null ? [] : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),
     });
     const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
     await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
@@ -256,6 +261,11 @@ export class OrderTransitionsService {
     // The registration's id names its insurance, so that applying it twice stores it once.
     const insuranceId = pending.health_insurance ? pending.id : order.healthInsuranceId;
     if (pending.health_insurance) await this.orders.insertHealthInsurance(manager, { id: pending.id, userId: order.userId, sealed: this.cipher.encryptJson(pending.health_insurance) });
+    // A kit is ordered without requisition inputs: its registration's physician brings the only ones.
+    if (pending.physician_signature) {
+      const inputs: RequisitionInputs = { aoe_answers: [], physician_signature: pending.physician_signature };
+      await this.orders.setRequisitionInputs(manager, order.id, this.cipher.encryptJson(inputs));
+    }
     await this.orders.update(manager, order.id, {
       healthInsuranceId: insuranceId,
       patientDetailsEnc: this.cipher.encryptJson(pending.patient_details),

@@ -47,19 +47,32 @@ export const shippingAddress = patientAddress.omit({ access_notes: true }).exten
 });
 export type ShippingAddress = z.infer<typeof shippingAddress>;
 
+/** The first bytes of each image type, as base64 (JPEG FF D8 FF; PNG 89 50 4E 47). */
+const IMAGE_MAGIC = { 'image/jpeg': '/9j/', 'image/png': 'iVBORw' } as const;
+
+/**
+ * An image in a request body: base64 content and its type (Junction's Jpeg | Png). The content
+ * must start as its type does: a requisition embeds some of these images.
+ */
+const image = z
+  .object({
+    content: z.base64().min(1).max(1_400_000),
+    content_type: z.enum(['image/jpeg', 'image/png']),
+  })
+  .refine((value) => value.content.startsWith(IMAGE_MAGIC[value.content_type]), {
+    message: 'content is not an image of content_type',
+    path: ['content'],
+  });
+export type Base64Image = z.infer<typeof image>;
+
 export const physician = z.object({
   first_name: text(),
   last_name: text(),
   npi: z.string().trim().regex(/^\d{10}$/, { message: 'npi must be 10 digits' }),
   email: z.email().nullish(),
   licensed_states: z.array(z.string().max(8)).max(60).nullish(),
-  signature_image: z.unknown().optional(),
-});
-
-/** An image in a request body: base64 content and its type (Junction's Jpeg | Png). */
-const image = z.object({
-  content: z.base64().min(1).max(1_400_000),
-  content_type: z.enum(['image/jpeg', 'image/png']),
+  /** Printed on the requisition; kept apart from the order (order_requisition_inputs). */
+  signature_image: image.nullish(),
 });
 
 /**
@@ -118,6 +131,14 @@ const orderSet = z.object({
 
 const clinicalNotes = z.string().max(1000, { message: 'clinical_notes must be at most 1000 characters' }).nullish();
 
+/** Junction's AoEAnswer: the answer to one ask-at-order-entry question about a marker. */
+const aoeAnswer = z.object({
+  marker_id: z.number().int(),
+  question_id: z.number().int(),
+  answer: z.string().trim().min(1).max(1000),
+});
+export type AoeAnswer = z.infer<typeof aoeAnswer>;
+
 const createOrderFields = {
   user_id: z.uuid(),
   lab_test_id: z.uuid().nullish(),
@@ -130,7 +151,8 @@ const createOrderFields = {
   icd_codes: z.array(z.string().max(16)).max(50).nullish(),
   consents: z.array(consent).max(20).nullish(),
   activate_by: isoDate.nullish(),
-  aoe_answers: z.array(z.unknown()).max(200).nullish(),
+  /** Answers to the lab's ask-at-order-entry questions, for markers of the ordered test. */
+  aoe_answers: z.array(aoeAnswer).max(200).nullish(),
   passthrough: z.string().max(2000).nullish(),
   lab_account_id: z.uuid().nullish(),
   creator_member_id: z.string().max(255).nullish(),

@@ -145,8 +145,10 @@ export class OrdersRepository {
   }
 
   /** Writes a recreated order, its first event (`status`, seq 1) and its order transaction active again. */
-  async insertRecreated(manager: EntityManager, order: OrderEntity, status: string): Promise<void> {
+  /** The recreation of `originalId`: the order, its first event, a copy of the original's requisition inputs; its transaction is active again. */
+  async insertRecreated(manager: EntityManager, order: OrderEntity, status: string, originalId: string): Promise<void> {
     await manager.getRepository(OrderEntity).insert(order as never);
+    await manager.query(`INSERT INTO order_requisition_inputs (order_id, inputs_enc) SELECT $1, inputs_enc FROM order_requisition_inputs WHERE order_id = $2`, [order.id, originalId]);
     await manager.query(`INSERT INTO order_events (order_id, seq, status, created_at) VALUES ($1, 1, $2, clock_timestamp())`, [order.id, status]);
     await manager.query(`UPDATE order_transactions SET status = 'active', updated_at = clock_timestamp() WHERE id = $1`, [order.orderTransactionId]);
   }
@@ -195,6 +197,20 @@ export class OrdersRepository {
     if (order.healthInsuranceId === null) return null;
     const [row] = await this.db.query<{ insurance_enc: string }[]>('SELECT insurance_enc FROM order_health_insurances WHERE id = $1', [order.healthInsuranceId]);
     return row?.insurance_enc ?? null;
+  }
+
+  /** The encrypted requisition inputs of an order (AoE answers, physician signature); null when it has none. */
+  async requisitionInputsOf(orderId: string): Promise<string | null> {
+    const [row] = await this.db.query<{ inputs_enc: string }[]>('SELECT inputs_enc FROM order_requisition_inputs WHERE order_id = $1', [orderId]);
+    return row?.inputs_enc ?? null;
+  }
+
+  /** Sets an order's requisition inputs (a kit registration's physician signature). */
+  async setRequisitionInputs(manager: EntityManager, orderId: string, sealed: string): Promise<void> {
+    await manager.query(
+      'INSERT INTO order_requisition_inputs (order_id, inputs_enc) VALUES ($1, $2) ON CONFLICT (order_id) DO UPDATE SET inputs_enc = EXCLUDED.inputs_enc',
+      [orderId, sealed],
+    );
   }
 
   /** Stores a health insurance an order will name (once per id). */

@@ -39,6 +39,8 @@ export class RequisitionFormsService {
       icdCodes: order.icdCodes,
       sampleId: order.sampleId,
       billing: order.billing,
+      aoeAnswers: order.aoeAnswers,
+      physicianSignature: order.physicianSignature,
     });
   }
 

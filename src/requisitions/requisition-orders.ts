@@ -1,5 +1,5 @@
 import type { TeamPrincipal } from '../auth/principal';
-import type { RequisitionBilling, RequisitionPatient, RequisitionTest } from './requisition.types';
+import type { RequisitionAoeAnswer, RequisitionBilling, RequisitionPatient, RequisitionTest } from './requisition.types';
 
 /** Who reads a requisition form: a team (its key, or a signed link standing in for it with no key). */
 export type RequisitionReader = Pick<TeamPrincipal, 'teamId' | 'environment'> & { apiKeyId: string | null };
@@ -19,6 +19,8 @@ export interface RequisitionOrder {
   clinicalNotes: string | null;
   icdCodes: string[];
   billing: RequisitionBilling;
+  aoeAnswers: RequisitionAoeAnswer[];
+  physicianSignature: Buffer | null;
   /** The tests ordered with their markers, read when the form is rendered. */
   tests(): Promise<RequisitionTest[]>;
 }

@@ -81,6 +81,7 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   if (input.physician) {
     field(doc, 'Name', `${input.physician.firstName} ${input.physician.lastName}`);
     field(doc, 'NPI', input.physician.npi);
+    if (input.physicianSignature) signature(doc, input.physicianSignature);
   } else {
     field(doc, 'Name', NETWORK_PHYSICIAN);
   }
@@ -102,6 +103,11 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
     doc.moveDown(0.3);
   });
 
+  if (input.aoeAnswers.length > 0) {
+    section(doc, 'ASK AT ORDER ENTRY');
+    for (const answer of input.aoeAnswers) field(doc, `${answer.markerName}, question ${answer.questionId}`, answer.answer);
+  }
+
   section(doc, 'DIAGNOSIS CODES (ICD-10)');
   paragraph(doc, input.icdCodes.length > 0 ? input.icdCodes.join(', ') : 'None provided');
 
@@ -119,6 +125,23 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   }
 
   footers(doc, input.orderId);
+}
+
+/**
+ * The physician's signature image, at most 180 × 48 points. The API checked its first bytes; an
+ * image PDFKit still cannot read is named instead, so a bad image never fails the form.
+ */
+function signature(doc: PDFKit.PDFDocument, image: Buffer): void {
+  keepTogether(doc, 56);
+  doc.font(BOLD).fontSize(10).fillColor('black').text('Signature:', MARGIN, doc.y);
+  const y = doc.y + 2;
+  try {
+    doc.image(image, MARGIN, y, { fit: [180, 48] });
+    doc.y = y + 50;
+  } catch {
+    doc.font(FONT).text('(signature image on file could not be drawn)', MARGIN, y);
+  }
+  doc.x = MARGIN;
 }
 
 /** billing_type as the form prints it. */

@@ -14,6 +14,16 @@ export interface RequisitionInput {
   icdCodes: string[];
   sampleId: string | null;
   billing: RequisitionBilling;
+  /** Answers to the lab's ask-at-order-entry questions. */
+  aoeAnswers: RequisitionAoeAnswer[];
+  /** The ordering physician's signature image (PNG or JPEG bytes); null: none given. */
+  physicianSignature: Buffer | null;
+}
+
+export interface RequisitionAoeAnswer {
+  markerName: string;
+  questionId: number;
+  answer: string;
 }
 
 /** Who pays: the order's billing_type and, when it has one, the health insurance it names. */

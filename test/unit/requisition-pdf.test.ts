@@ -72,6 +72,8 @@ const input = (overrides: Partial<RequisitionInput> = {}): RequisitionInput => (
   icdCodes: ['E11.9', 'Z00.00'],
   sampleId: 'SMP-000123',
   billing: { type: 'client_bill', insurance: null },
+  aoeAnswers: [],
+  physicianSignature: null,
   ...overrides,
 });
 
@@ -167,6 +169,29 @@ describe('renderRequisitionPdf', () => {
     expect(all).toContain('Member ID: W123456789');
     expect(all).toContain('Responsible party: Spouse, Sam Okafor');
     expect(all).toContain('Insurance diagnosis codes: R73.09');
+  });
+
+  it('prints the ask-at-order-entry answers and embeds the physician signature', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const aoeAnswers = [
+      { markerName: 'Glucose', questionId: 1001, answer: 'Fasting 10 hours' },
+      { markerName: 'Hemoglobin A1c', questionId: 2002, answer: 'No' },
+    ];
+    const pdf = await renderRequisitionPdf(input({ aoeAnswers, physicianSignature: png }));
+    const all = flat(pdfText(pdf).text);
+    expect(all).toContain('ASK AT ORDER ENTRY');
+    expect(all).toContain('Glucose, question 1001: Fasting 10 hours');
+    expect(all).toContain('Hemoglobin A1c, question 2002: No');
+    expect(all).toContain('Signature:');
+    expect(pdf.toString('latin1')).toContain('/Subtype /Image');
+
+    const none = await renderRequisitionPdf(input());
+    expect(flat(pdfText(none).text)).not.toContain('ASK AT ORDER ENTRY');
+    expect(none.toString('latin1')).not.toContain('/Subtype /Image');
+
+    // Bytes that start as a PNG but are not one: the form still renders, and says so.
+    const broken = await renderRequisitionPdf(input({ physicianSignature: Buffer.concat([png.subarray(0, 16), Buffer.from('not the rest of a png')]) }));
+    expect(flat(pdfText(broken).text)).toContain('(signature image on file could not be drawn)');
   });
 
   it('names the network physician when the order has none, and shows the order id under the barcode without a sample id', async () => {

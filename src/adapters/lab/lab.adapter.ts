@@ -16,6 +16,8 @@ export interface RequisitionRequest {
    * lab that bills insurance; null: none given.
    */
   healthInsurance: Readonly<Record<string, unknown>> | null;
+  /** Answers to the lab's ask-at-order-entry questions, per marker. */
+  aoeAnswers: Array<{ marker_id: number; question_id: number; answer: string }>;
 }
 
 export interface Requisition {

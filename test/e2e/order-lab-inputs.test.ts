@@ -3,9 +3,10 @@ import { orderBody, orderReaches, patientAddress, patientDetails, startOrderStac
 import { fetchBytes, pdfText } from '../helpers/pdf';
 
 /**
- * `health_insurance` of `POST /v3/order` (Junction's HealthInsuranceCreateRequest): kept, encrypted,
- * named by the order's health_insurance_id, printed on the requisition and handed to the lab.
- * Labcorp's fully-delegated sandbox account bills commercial insurance (and needs a physician).
+ * What an order carries to its lab beyond the order row, each kept encrypted and printed on the
+ * requisition: `health_insurance` (Junction's HealthInsuranceCreateRequest, named by the order's
+ * health_insurance_id), `aoe_answers` and the physician's `signature_image`. Labcorp's
+ * fully-delegated sandbox account bills commercial insurance (and needs a physician).
  */
 const LABCORP_KIT = '1ab7e570-0000-4000-8000-00000000000b';
 const LABCORP_FULLY_DELEGATED = '1ab0acc0-0000-4000-8000-000000000102';
@@ -93,7 +94,7 @@ describe('an order billed to a health insurance', () => {
     expect(text).not.toContain('Payor code');
   });
 
-  it('a kit registered with one names it from the registration on', async () => {
+  it('a kit registered with one names it from the registration on, with the physician\'s signature', async () => {
     const created = await call(stack.apiUrl, 'POST', '/v3/order/testkit', { key: tenant.apiKey, body: testkitBody(userId) });
     expect(created.status).toBe(200);
     expect(created.body.order.health_insurance_id).toBeNull();
@@ -103,12 +104,20 @@ describe('an order billed to a health insurance', () => {
     await orderReaches(stack, tenant, orderId, 'with_customer');
     const registered = await call(stack.apiUrl, 'POST', '/v3/order/testkit/register', {
       key: tenant.apiKey,
-      body: { sample_id: created.body.order.sample_id, patient_details: patientDetails(), patient_address: patientAddress(), health_insurance: INSURANCE },
+      body: {
+        sample_id: created.body.order.sample_id,
+        patient_details: patientDetails(),
+        patient_address: patientAddress(),
+        health_insurance: INSURANCE,
+        physician: { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/png' } },
+      },
     });
     expect(registered.status).toBe(200);
     const insuranceId: string = registered.body.order.health_insurance_id;
     expect(insuranceId).toMatch(UUID);
     expect((await insuranceRows()).map((row) => row.id)).toContain(insuranceId);
+    // The registering physician's signature is kept for the requisition.
+    expect(await stack.db.query('SELECT 1 FROM order_requisition_inputs WHERE order_id = $1', [orderId])).toHaveLength(1);
   });
 
   it.each([
@@ -121,5 +130,66 @@ describe('an order billed to a health insurance', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(loc);
     expect(await insuranceRows()).toHaveLength(before);
+  });
+});
+
+describe('an order with ask-at-order-entry answers and a physician signature', () => {
+  let stack: TestStack;
+  let tenant: Tenant;
+  let userId: string;
+  let markerIds: number[];
+
+  beforeAll(async () => {
+    ({ stack, tenant, userId } = await startOrderStack());
+    const test = await call(stack.apiUrl, 'GET', `/v3/lab_tests/${LABCORP_KIT}`, { key: tenant.apiKey });
+    markerIds = (test.body.markers as Array<{ id: number }>).map((marker) => marker.id);
+  });
+  afterAll(() => stack.close());
+
+  const signed = { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/png' } };
+  const order = (overrides: Record<string, unknown>) =>
+    call(stack.apiUrl, 'POST', '/v3/order', {
+      key: tenant.apiKey,
+      body: orderBody(userId, { lab_test_id: LABCORP_KIT, lab_account_id: LABCORP_FULLY_DELEGATED, physician: signed, ...overrides }),
+    });
+  const inputRows = async (orderId: string) => stack.db.query<{ inputs_enc: string }[]>('SELECT inputs_enc FROM order_requisition_inputs WHERE order_id = $1', [orderId]);
+
+  it('keeps them encrypted, prints them on the requisition, and a recreation keeps them', async () => {
+    const created = await order({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Fasting 12 hours' }] });
+    expect(created.status).toBe(200);
+    const orderId: string = created.body.order.id;
+    // The view is Junction's: neither is part of it.
+    expect(JSON.stringify(created.body.order)).not.toContain('Fasting 12 hours');
+    expect(created.body.order.physician).toEqual({ first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893', email: null, licensed_states: null });
+    const [row] = await inputRows(orderId);
+    expect(row.inputs_enc).not.toContain('Fasting');
+    expect(row.inputs_enc).not.toContain(PNG.slice(0, 24));
+
+    await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
+    expect(pdf.status).toBe(200);
+    const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    expect(text).toMatch(/ASK AT ORDER ENTRY .+, question 1001: Fasting 12 hours/);
+    expect(text).toContain('Signature:');
+    expect(pdf.body.toString('latin1')).toContain('/Subtype /Image');
+
+    const recreated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/recreate`, { key: tenant.apiKey, body: { update_reason: 'OTHER' } });
+    expect(recreated.status).toBe(200);
+    const copied = await inputRows(recreated.body.order.id);
+    expect(copied).toHaveLength(1);
+  });
+
+  it.each([
+    ['an answer about a marker the test does not have', () => ({ aoe_answers: [{ marker_id: 999_999_999, question_id: 1, answer: 'Yes' }] }), ['body', 'aoe_answers', 0, 'marker_id']],
+    ['an empty answer', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1, answer: ' ' }] }), ['body', 'aoe_answers', 0, 'answer']],
+    ['a signature that is not the image it claims', () => ({ physician: { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/jpeg' } } }), ['body', 'physician', 'signature_image', 'content']],
+  ])('refuses %s with 422 naming the field, and stores no order', async (_case, overrides, loc) => {
+    const before = await call(stack.apiUrl, 'GET', `/v3/orders?user_id=${userId}`, { key: tenant.apiKey });
+    const refused = await order(overrides());
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(loc);
+    const after = await call(stack.apiUrl, 'GET', `/v3/orders?user_id=${userId}`, { key: tenant.apiKey });
+    expect(after.body.total).toBe(before.body.total);
   });
 });
