@@ -64,16 +64,36 @@ export function requisitionInputsOf(
   return { aoe_answers: answers, physician_signature: physicianSignature ?? null };
 }
 
-/** The one lab test of the order: `lab_test_id`, or an order set of exactly one test. */
+/**
+ * The one lab test of the order: `lab_test_id`, or an order set of exactly one test. Both may be
+ * given when they agree; an order set naming another test, or add-on markers, is refused rather
+ * than left out of the order.
+ */
 export function singleLabTestId(body: Pick<CreateOrderDto, 'lab_test_id' | 'order_set'>): string {
-  if (body.lab_test_id) return body.lab_test_id;
   const ids = body.order_set?.lab_test_ids ?? [];
   const addOns = (body.order_set?.add_on?.marker_ids?.length ?? 0) + (body.order_set?.add_on?.provider_ids?.length ?? 0);
+  if (addOns > 0) throw validationError(['body', 'order_set', 'add_on'], 'This labflow version orders no add-on markers.', body.order_set?.add_on);
+  if (body.lab_test_id) {
+    if (ids.some((id) => id !== body.lab_test_id)) {
+      throw validationError(['body', 'order_set', 'lab_test_ids'], 'order_set.lab_test_ids names another lab test than lab_test_id: give one of them.', ids);
+    }
+    return body.lab_test_id;
+  }
   if (!body.order_set) throw validationError(['body', 'lab_test_id'], 'Give lab_test_id or order_set.', null, 'missing');
-  if (ids.length !== 1 || addOns > 0) {
+  if (ids.length !== 1) {
     throw validationError(['body', 'order_set'], 'This labflow version orders exactly one lab test per order (no add-on markers).', body.order_set);
   }
   return ids[0];
+}
+
+/** The lab account asked for: `lab_account_id` or `order_set.lab_account_id`; both only when they agree. */
+export function requestedLabAccountId(body: { lab_account_id?: string | null; order_set?: { lab_account_id?: string | null } | null }): string | undefined {
+  const top = body.lab_account_id ?? undefined;
+  const inSet = body.order_set?.lab_account_id ?? undefined;
+  if (top !== undefined && inSet !== undefined && top !== inSet) {
+    throw validationError(['body', 'order_set', 'lab_account_id'], 'order_set.lab_account_id names another lab account than lab_account_id: give one of them.', inSet);
+  }
+  return top ?? inSet;
 }
 
 /** The lab test's collection method, if it is the requested one and orderable through this route. */

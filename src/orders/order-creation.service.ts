@@ -20,6 +20,7 @@ import {
   onlyItem,
   ORDERABLE_METHODS,
   type OrderedLabTest,
+  requestedLabAccountId,
   requisitionInputsOf,
   singleLabTestId,
   toPhysician,
@@ -70,7 +71,7 @@ export class OrderCreationService {
       const method = checkCollectionMethod(orderable, body.collection_method ?? null, ['body', 'collection_method'], ORDERABLE_METHODS);
       const account = await this.labAccounts.resolveForOrder(team, {
         labId: orderable.lab.id,
-        labAccountId: body.lab_account_id ?? body.order_set?.lab_account_id ?? undefined,
+        labAccountId: requestedLabAccountId(body),
         visibleAtLab: context.labAccounts,
       });
       this.physicianRule.check(account, orderable.lab.slug, body.physician, 'order');
@@ -171,7 +172,7 @@ export class OrderCreationService {
       checkCollectionMethod(orderable, body.collection_method);
       const account = await this.labAccounts.resolveForOrder(team, {
         labId: orderable.lab.id,
-        labAccountId: body.lab_account_id ?? body.order_set.lab_account_id ?? undefined,
+        labAccountId: requestedLabAccountId(body),
         allowPending: true,
         visibleAtLab: context.labAccounts,
       });

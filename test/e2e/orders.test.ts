@@ -126,6 +126,18 @@ describe('orders API (test kits)', () => {
     const foreign = await post('/v3/order', orderBody(userId, { lab_account_id: '1ab0acc0-0000-4000-8000-000000000001' }));
     expect(foreign.status).toBe(422);
     expect(foreign.body.detail[0].loc).toEqual(['body', 'lab_account_id']);
+    // lab_test_id beside an order set: they must agree, and add-ons are refused, not left out.
+    const agreeing = await post('/v3/order', orderBody(userId, { order_set: { lab_test_ids: [LIPID_PANEL_KIT] } }));
+    expect(agreeing.status).toBe(200);
+    const otherTest = await post('/v3/order', orderBody(userId, { order_set: { lab_test_ids: [WALK_IN_CMP] } }));
+    expect(otherTest.status).toBe(422);
+    expect(otherTest.body.detail[0].loc).toEqual(['body', 'order_set', 'lab_test_ids']);
+    const addOn = await post('/v3/order', orderBody(userId, { order_set: { add_on: { marker_ids: [1] } } }));
+    expect(addOn.status).toBe(422);
+    expect(addOn.body.detail[0].loc).toEqual(['body', 'order_set', 'add_on']);
+    const twoAccounts = await post('/v3/order', orderBody(userId, { lab_account_id: agreeing.body.order.lab_account_id, order_set: { lab_account_id: '1ab0acc0-0000-4000-8000-000000000001' } }));
+    expect(twoAccounts.status).toBe(422);
+    expect(twoAccounts.body.detail[0].loc).toEqual(['body', 'order_set', 'lab_account_id']);
   });
 
   it('keeps orders to their team: another team gets 404', async () => {
