@@ -120,6 +120,7 @@ export class OrderTransitionsService {
       labSlug: lab?.slug ?? String(order.labId),
       accountNumber: account?.providerAccountId ?? order.labAccountId,
       clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
+      priority: order.priority,
       billingType: order.billingType ?? 'client_bill',
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
       aoeAnswers: inputs === null ? [] : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),

@@ -39,6 +39,7 @@ export class RequisitionFormsService {
       icdCodes: order.icdCodes,
       sampleId: order.sampleId,
       billing: order.billing,
+      priority: order.priority,
       aoeAnswers: order.aoeAnswers,
       physicianSignature: order.physicianSignature,
     });

@@ -19,6 +19,7 @@ export interface RequisitionOrder {
   clinicalNotes: string | null;
   icdCodes: string[];
   billing: RequisitionBilling;
+  priority: boolean;
   aoeAnswers: RequisitionAoeAnswer[];
   physicianSignature: Buffer | null;
   /** The tests ordered with their markers, read when the form is rendered. */

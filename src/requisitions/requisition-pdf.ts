@@ -63,6 +63,7 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   field(doc, 'Order ID', input.orderId);
   field(doc, 'Sample ID', input.sampleId ?? 'not assigned');
   field(doc, 'Order date', formatDateTime(input.createdAt));
+  field(doc, 'Priority', input.priority ? 'STAT' : 'Routine');
   doc.moveDown(0.5);
   barcode(doc, input.sampleId ?? input.orderId, width);
 

@@ -14,6 +14,8 @@ export interface RequisitionInput {
   icdCodes: string[];
   sampleId: string | null;
   billing: RequisitionBilling;
+  /** A STAT order (the order's `priority`). */
+  priority: boolean;
   /** Answers to the lab's ask-at-order-entry questions. */
   aoeAnswers: RequisitionAoeAnswer[];
   /** The ordering physician's signature image (PNG or JPEG bytes); null: none given. */

@@ -48,7 +48,7 @@ describe('an order billed to a health insurance', () => {
     stack.db.query<{ id: string; insurance_enc: string }[]>('SELECT id, insurance_enc FROM order_health_insurances WHERE user_id = $1 ORDER BY created_at', [userId]);
 
   it('keeps it encrypted under the order health_insurance_id, prints it on the requisition', async () => {
-    const created = await order({ billing_type: 'commercial_insurance', health_insurance: INSURANCE });
+    const created = await order({ billing_type: 'commercial_insurance', health_insurance: INSURANCE, priority: true });
     expect(created.status).toBe(200);
     const orderId: string = created.body.order.id;
     const insuranceId: string = created.body.order.health_insurance_id;
@@ -67,6 +67,7 @@ describe('an order billed to a health insurance', () => {
     const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
     expect(pdf.status).toBe(200);
     const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    expect(text).toContain('Priority: STAT');
     expect(text).toContain('Bill to: Commercial insurance');
     expect(text).toContain('Payor code: AETNA-60054');
     expect(text).toContain('Member ID: W987654321');
@@ -81,7 +82,7 @@ describe('an order billed to a health insurance', () => {
     expect(recreated.body.order).toMatchObject({ origin: 'recreation', billing_type: 'commercial_insurance', health_insurance_id: insuranceId });
   });
 
-  it('an order without one names none, and its form says who is billed', async () => {
+  it('an order without one names none, and its form says who is billed, at routine priority', async () => {
     const created = await order({});
     expect(created.status).toBe(200);
     expect(created.body.order.health_insurance_id).toBeNull();
@@ -91,6 +92,7 @@ describe('an order billed to a health insurance', () => {
     const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
     const text = pdfText(pdf.body).replace(/\s+/g, ' ');
     expect(text).toContain('Bill to: Client (the ordering organisation)');
+    expect(text).toContain('Priority: Routine');
     expect(text).not.toContain('Payor code');
   });
 

@@ -72,6 +72,7 @@ const input = (overrides: Partial<RequisitionInput> = {}): RequisitionInput => (
   icdCodes: ['E11.9', 'Z00.00'],
   sampleId: 'SMP-000123',
   billing: { type: 'client_bill', insurance: null },
+  priority: false,
   aoeAnswers: [],
   physicianSignature: null,
   ...overrides,
@@ -143,6 +144,7 @@ describe('renderRequisitionPdf', () => {
     expect(all).toContain('Order ID: 0b6f7c55-3b5e-4a8e-9a53-0d2c0f6d1e21');
     expect(all).toContain('Sample ID: SMP-000123');
     expect(all).toContain('2026-03-05 10:15 UTC');
+    expect(all).toContain('Priority: Routine');
     expect(all).toContain(flat(requisitionComment(ORDER_NOTES, ACCOUNT_NOTES)!));
     // The account default comes before the order comment, each once.
     expect(all.indexOf(ACCOUNT_NOTES)).toBeLessThan(all.indexOf(ORDER_NOTES));
@@ -165,6 +167,7 @@ describe('renderRequisitionPdf', () => {
     const all = flat(text);
     expect(pages).toBe(1);
     expect(all).toContain('Bill to: Commercial insurance');
+    expect(flat(pdfText(await renderRequisitionPdf(input({ priority: true }))).text)).toContain('Priority: STAT');
     expect(all).toContain('Payor code: AETNA-60054');
     expect(all).toContain('Member ID: W123456789');
     expect(all).toContain('Responsible party: Spouse, Sam Okafor');

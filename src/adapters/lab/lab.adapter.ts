@@ -8,6 +8,8 @@ export interface RequisitionRequest {
   accountNumber: string;
   /** The requisition comment: the account's default and the order's clinical notes, joined. */
   clinicalNotes: string | null;
+  /** A STAT order (the order's `priority`). */
+  priority: boolean;
   /** Who pays: the order's billing_type (client_bill, commercial_insurance, …). */
   billingType: string;
   /**
