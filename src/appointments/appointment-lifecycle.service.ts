@@ -188,7 +188,7 @@ export class AppointmentLifecycleService {
       }
       case 'cancel':
         if (change.by === 'client' || change.by === 'order') {
-          await provider.cancel({ appointmentId: row.id, providerId: row.provider_id, cancellationReasonId: change.cancellationReasonId });
+          await provider.cancel({ appointmentId: row.id, providerId: row.provider_id, cancellationReasonId: change.cancellationReasonId, notes: change.notes });
         }
         await this.appointments.releaseSeat(manager, row.id);
         return { ...same, status: 'cancelled', cancellationReasonId: change.cancellationReasonId ?? null };

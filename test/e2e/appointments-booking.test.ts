@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bookingKeySecret, signBookingKey } from '../../src/appointments/booking-key';
+import { SandboxPhlebotomyProvider } from '../../src/appointments/providers/sandbox-phlebotomy.provider';
 import { appointmentWorkflowId, orderWorkflowId } from '../../workflows/contract';
 import {
   createUser,
@@ -114,10 +115,14 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
     expect(unknownReason.status).toBe(422);
     const cancelled = await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/phlebotomy/appointment/cancel`, {
       key: tenant.apiKey,
-      body: { cancellation_reason_id: reasons.body[0].id },
+      body: { cancellation_reason_id: reasons.body[0].id, notes: 'Patient travelling until June' },
     });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ id: booked.body.id, status: 'cancelled', event_status: 'cancelled', can_reschedule: false });
+    // The provider is told why, with the client's notes.
+    expect(stack.api.get(SandboxPhlebotomyProvider).cancellations).toContainEqual(
+      expect.objectContaining({ appointmentId: booked.body.id, cancellationReasonId: reasons.body[0].id, notes: 'Patient travelling until June' }),
+    );
     await orderReaches(stack, tenant, orderId, 'appointment_cancelled');
 
     const rebooked = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, {

@@ -96,7 +96,14 @@ export abstract class SandboxBookingProvider implements AppointmentBookingProvid
     return { status };
   }
 
-  async cancel(): Promise<void> {}
+  /** The latest cancellations asked of this provider (at most 100), as a real provider would receive them. */
+  readonly cancellations: Array<Parameters<AppointmentBookingProvider['cancel']>[0]> = [];
+
+  /** Nothing to undo in a sandbox; the request is kept as a provider would log it. */
+  async cancel(request: Parameters<AppointmentBookingProvider['cancel']>[0]): Promise<void> {
+    this.cancellations.push(request);
+    if (this.cancellations.length > 100) this.cancellations.shift();
+  }
 
   cancellationReasons(): CancellationReason[] {
     return SANDBOX_CANCELLATION_REASONS;
