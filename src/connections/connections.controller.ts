@@ -27,8 +27,8 @@ export class ConnectionsController {
   @Post('v2/user/refresh/:user_id')
   @HttpCode(200)
   @ApiOperation({ summary: "Sync every one of the user's connections now." })
-  refresh(@CurrentTeam() team: TeamPrincipal, @Param() params: ConnectionUserParams, @Query() _query: RefreshQuery) {
-    return this.connections.refresh(team, params.user_id);
+  refresh(@CurrentTeam() team: TeamPrincipal, @Param() params: ConnectionUserParams, @Query() query: RefreshQuery) {
+    return this.connections.refresh(team, params.user_id, query.timeout);
   }
 
   @Delete('v2/user/:user_id/:provider')

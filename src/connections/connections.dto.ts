@@ -15,5 +15,5 @@ export class ConnectionUserParams extends createZodDto(z.object({ user_id: z.uui
 
 export class ConnectionProviderParams extends createZodDto(z.object({ user_id: z.uuid(), provider: slug })) {}
 
-/** `POST /v2/user/refresh/{user_id}?timeout=`: the SDK may send a timeout; syncs run in the background, so it is accepted and unused. */
+/** `POST /v2/user/refresh/{user_id}?timeout=`: seconds to wait for the syncs before answering (default: none). */
 export class RefreshQuery extends createZodDto(z.object({ timeout: z.coerce.number().min(0).max(600).optional() })) {}

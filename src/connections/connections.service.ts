@@ -6,8 +6,13 @@ import type { ConnectedSources, ConnectedSourceView, UserConnection } from '../u
 import { UsersRepository } from '../users/users.repository';
 import { connectedSourceView, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
-import { ConnectionsRepository } from './connections.repository';
+import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
 import { SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
+
+/** How often a refresh with a timeout looks whether the syncs it asked for went through. */
+const REFRESH_POLL_MS = 250;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The API side of connections: connect a demo source, list, refresh and deregister a user's
@@ -48,15 +53,56 @@ export class ConnectionsService implements ConnectedSources {
     return { providers: rows.map((row) => providerWithStatusView(row, this.sources.resources(row.provider))) };
   }
 
-  /** `POST /v2/user/refresh/{user_id}`: every connection syncs now (in the background). */
-  async refresh(team: TeamPrincipal, userId: string) {
+  /**
+   * `POST /v2/user/refresh/{user_id}?timeout=`: every connection's workflow is asked to sync now;
+   * the answer waits up to `timeout` seconds (default none) for those syncs. A source whose sync
+   * went through since the request is refreshed, one in error (or that could not be asked) failed,
+   * the others still in progress.
+   */
+  async refresh(team: TeamPrincipal, userId: string, timeoutSeconds = 0) {
     await this.requireUser(team, userId);
-    const refreshed: string[] = [];
     const failed: string[] = [];
+    const asked: ConnectionRow[] = [];
     for (const row of await this.connections.findForUsers([userId])) {
-      (await this.workflows.refresh(userId, row.provider) ? refreshed : failed).push(row.provider);
+      if (await this.workflows.refresh(userId, row.provider)) asked.push(row);
+      else failed.push(row.provider);
     }
-    return { success: true, user_id: userId, refreshed_sources: refreshed, in_progress_sources: [], failed_sources: failed };
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    let outcomes = await this.refreshOutcomes(userId, asked);
+    while (outcomes.in_progress.length > 0 && Date.now() < deadline) {
+      await sleep(Math.min(REFRESH_POLL_MS, deadline - Date.now()));
+      outcomes = await this.refreshOutcomes(userId, asked);
+    }
+    // Time is up: a connection still in error has failed (one in error before the request had
+    // its chance to recover while the answer waited).
+    const stillInError = new Set((await this.connections.findForUsers([userId])).filter((row) => row.status === 'error').map((row) => row.provider));
+    outcomes.failed.push(...outcomes.in_progress.filter((provider) => stillInError.has(provider)));
+    outcomes.in_progress = outcomes.in_progress.filter((provider) => !stillInError.has(provider));
+    return {
+      success: true,
+      user_id: userId,
+      refreshed_sources: outcomes.refreshed,
+      in_progress_sources: outcomes.in_progress,
+      failed_sources: [...failed, ...outcomes.failed],
+    };
+  }
+
+  /**
+   * Where the syncs asked of `asked` (the rows as they were before) stand now: refreshed (a sync
+   * went through since), failed (the connection is gone, or went into error since), in progress.
+   */
+  private async refreshOutcomes(userId: string, asked: ConnectionRow[]) {
+    const now = new Map((await this.connections.findForUsers([userId])).map((row) => [row.id, row]));
+    const outcomes = { refreshed: [] as string[], in_progress: [] as string[], failed: [] as string[] };
+    for (const before of asked) {
+      const row = now.get(before.id);
+      const synced = row?.lastSyncedAt && (!before.lastSyncedAt || row.lastSyncedAt > before.lastSyncedAt);
+      const newlyInError = row?.status === 'error' && before.status !== 'error';
+      if (synced) outcomes.refreshed.push(before.provider);
+      else if (!row || newlyInError) outcomes.failed.push(before.provider);
+      else outcomes.in_progress.push(before.provider);
+    }
+    return outcomes;
   }
 
   /** `DELETE /v2/user/{user_id}/{provider}`: the connection goes at once; its workflow ends. */

@@ -115,9 +115,14 @@ test('an Oura demo connection: announced, backfilled, readable through the SDK, 
   expect(samples.length).toBeGreaterThan(0);
   for (const sample of samples) expect(sample.value).toBeGreaterThan(30);
 
-  // Refresh: every connection syncs now.
-  const refreshed = await client.user.refresh(userId);
-  expect(refreshed).toMatchObject({ success: true, userId, refreshedSources: ['oura'], failedSources: [] });
+  // Refresh: every connection syncs now. Without a timeout the answer does not wait: the sync is
+  // in progress (or, rarely, through already); with one it waits for the sync to go through.
+  const asked = await client.user.refresh(userId);
+  expect(asked).toMatchObject({ success: true, userId, failedSources: [] });
+  expect([...asked.refreshedSources, ...asked.inProgressSources]).toEqual(['oura']);
+  const refreshed = await client.user.refresh(userId, { timeout: 30 });
+  expect(refreshed).toMatchObject({ success: true, userId, refreshedSources: ['oura'], inProgressSources: [], failedSources: [] });
+  expect((await client.user.getConnectedProviders(userId)).providers[0].status).toBe('connected');
 
   // Deregistration: gone from the lists at once, the workflow ends, the data stays.
   expect(await client.user.deregisterProvider(userId, 'oura')).toEqual({ success: true });
@@ -241,6 +246,8 @@ test('a source that refuses the connection: status error with its details, one s
   };
   await waitFor(async () => ((await syncAttempts()) >= 3 ? true : undefined), { timeoutMs: 60_000, describe: syncAttempts });
   await waitFor(async () => ((await handle.query(connectionState)).phase === 'error' ? true : undefined));
+  // A refresh of a connection that stays in error reports it failed, not refreshed.
+  expect(await client.user.refresh(userId, { timeout: 1 })).toMatchObject({ refreshedSources: [], inProgressSources: [], failedSources: ['apple_health_kit'] });
   const outbox = await stack.db.query(`SELECT count(*)::int AS n FROM event_outbox WHERE user_id = $1 AND event_type = 'provider.connection.error'`, [userId]);
   expect(outbox[0].n).toBe(1);
   const stored = await stack.db.query('SELECT count(*)::int AS n FROM health_series WHERE user_id = $1', [userId]);
