@@ -56,7 +56,9 @@ const IMAGE_MAGIC = { 'image/jpeg': '/9j/', 'image/png': 'iVBORw' } as const;
  */
 const image = z
   .object({
-    content: z.base64().min(1).max(1_400_000),
+    // The request's body limit (BODY_LIMIT_BYTES, 1 MiB by default) bounds it first: raise that
+    // for phone photos of insurance cards.
+    content: z.base64().min(1).max(16_000_000),
     content_type: z.enum(['image/jpeg', 'image/png']),
   })
   .refine((value) => value.content.startsWith(IMAGE_MAGIC[value.content_type]), {
