@@ -29,21 +29,33 @@ const INSURANCE = {
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe('an order billed to a health insurance', () => {
-  let stack: TestStack;
-  let tenant: Tenant;
-  let userId: string;
+let stack: TestStack;
+let tenant: Tenant;
+let userId: string;
 
-  beforeAll(async () => {
-    ({ stack, tenant, userId } = await startOrderStack());
+beforeAll(async () => {
+  ({ stack, tenant, userId } = await startOrderStack());
+});
+afterAll(() => stack.close());
+
+/** An order of the Labcorp kit on the fully-delegated account, with a physician. */
+const order = (overrides: Record<string, unknown>) =>
+  call(stack.apiUrl, 'POST', '/v3/order', {
+    key: tenant.apiKey,
+    body: orderBody(userId, { lab_test_id: LABCORP_KIT, lab_account_id: LABCORP_FULLY_DELEGATED, physician: PHYSICIAN, ...overrides }),
   });
-  afterAll(() => stack.close());
 
-  const order = (overrides: Record<string, unknown>) =>
-    call(stack.apiUrl, 'POST', '/v3/order', {
-      key: tenant.apiKey,
-      body: orderBody(userId, { lab_test_id: LABCORP_KIT, lab_account_id: LABCORP_FULLY_DELEGATED, physician: PHYSICIAN, ...overrides }),
-    });
+/** The order's requisition once simulated that far: the PDF and its text, whitespace folded. */
+async function requisitionOf(orderId: string): Promise<{ pdf: Buffer; text: string }> {
+  const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
+  expect(simulated.status).toBe(200);
+  await orderReaches(stack, tenant, orderId, 'requisition_created');
+  const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
+  expect(pdf.status).toBe(200);
+  return { pdf: pdf.body, text: pdfText(pdf.body).replace(/\s+/g, ' ') };
+}
+
+describe('an order billed to a health insurance', () => {
   const insuranceRows = async () =>
     stack.db.query<{ id: string; insurance_enc: string }[]>('SELECT id, insurance_enc FROM order_health_insurances WHERE user_id = $1 ORDER BY created_at', [userId]);
 
@@ -61,12 +73,7 @@ describe('an order billed to a health insurance', () => {
     expect(rows.map((row) => row.id)).toEqual([insuranceId]);
     for (const plain of ['W987654321', 'AETNA', 'Villanueva', 'Fatigue', PNG.slice(0, 24)]) expect(rows[0].insurance_enc).not.toContain(plain);
 
-    const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
-    expect(simulated.status).toBe(200);
-    await orderReaches(stack, tenant, orderId, 'requisition_created');
-    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
-    expect(pdf.status).toBe(200);
-    const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    const { text } = await requisitionOf(orderId);
     expect(text).toContain('Priority: STAT');
     expect(text).toContain('Bill to: Commercial insurance');
     expect(text).toContain('Payor code: AETNA-60054');
@@ -87,10 +94,7 @@ describe('an order billed to a health insurance', () => {
     expect(created.status).toBe(200);
     expect(created.body.order.health_insurance_id).toBeNull();
     const orderId: string = created.body.order.id;
-    await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
-    await orderReaches(stack, tenant, orderId, 'requisition_created');
-    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
-    const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    const { text } = await requisitionOf(orderId);
     expect(text).toContain('Bill to: Client (the ordering organisation)');
     expect(text).toContain('Priority: Routine');
     expect(text).not.toContain('Payor code');
@@ -136,28 +140,19 @@ describe('an order billed to a health insurance', () => {
 });
 
 describe('an order with ask-at-order-entry answers and a physician signature', () => {
-  let stack: TestStack;
-  let tenant: Tenant;
-  let userId: string;
   let markerIds: number[];
 
   beforeAll(async () => {
-    ({ stack, tenant, userId } = await startOrderStack());
     const test = await call(stack.apiUrl, 'GET', `/v3/lab_tests/${LABCORP_KIT}`, { key: tenant.apiKey });
     markerIds = (test.body.markers as Array<{ id: number }>).map((marker) => marker.id);
   });
-  afterAll(() => stack.close());
 
   const signed = { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/png' } };
-  const order = (overrides: Record<string, unknown>) =>
-    call(stack.apiUrl, 'POST', '/v3/order', {
-      key: tenant.apiKey,
-      body: orderBody(userId, { lab_test_id: LABCORP_KIT, lab_account_id: LABCORP_FULLY_DELEGATED, physician: signed, ...overrides }),
-    });
+  const signedOrder = (overrides: Record<string, unknown>) => order({ physician: signed, ...overrides });
   const inputRows = async (orderId: string) => stack.db.query<{ inputs_enc: string }[]>('SELECT inputs_enc FROM order_requisition_inputs WHERE order_id = $1', [orderId]);
 
   it('keeps them encrypted, prints them on the requisition, and a recreation keeps them', async () => {
-    const created = await order({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Fasting 12 hours' }] });
+    const created = await signedOrder({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Fasting 12 hours' }] });
     expect(created.status).toBe(200);
     const orderId: string = created.body.order.id;
     // The view is Junction's: neither is part of it.
@@ -167,14 +162,10 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
     expect(row.inputs_enc).not.toContain('Fasting');
     expect(row.inputs_enc).not.toContain(PNG.slice(0, 24));
 
-    await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
-    await orderReaches(stack, tenant, orderId, 'requisition_created');
-    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
-    expect(pdf.status).toBe(200);
-    const text = pdfText(pdf.body).replace(/\s+/g, ' ');
+    const { pdf, text } = await requisitionOf(orderId);
     expect(text).toMatch(/ASK AT ORDER ENTRY .+, question 1001: Fasting 12 hours/);
     expect(text).toContain('Signature:');
-    expect(pdf.body.toString('latin1')).toContain('/Subtype /Image');
+    expect(pdf.toString('latin1')).toContain('/Subtype /Image');
 
     const recreated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/recreate`, { key: tenant.apiKey, body: { update_reason: 'OTHER' } });
     expect(recreated.status).toBe(200);
@@ -188,7 +179,7 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
     ['a signature that is not the image it claims', () => ({ physician: { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/jpeg' } } }), ['body', 'physician', 'signature_image', 'content']],
   ])('refuses %s with 422 naming the field, and stores no order', async (_case, overrides, loc) => {
     const before = await call(stack.apiUrl, 'GET', `/v3/orders?user_id=${userId}`, { key: tenant.apiKey });
-    const refused = await order(overrides());
+    const refused = await signedOrder(overrides());
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(loc);
     const after = await call(stack.apiUrl, 'GET', `/v3/orders?user_id=${userId}`, { key: tenant.apiKey });
