@@ -212,12 +212,15 @@ describe('users API (/v2/user)', () => {
          VALUES ($1, $2, $3, '60054', 'Self', true, 'x', 'x')`,
         [randomUUID(), tenant.teamId, user.user_id],
       );
+      // An order's health insurance is the patient's too (order_health_insurances).
+      await stack.db.query(`INSERT INTO order_health_insurances (id, user_id, insurance_enc) VALUES ($1, $2, 'x')`, [randomUUID(), user.user_id]);
       await api('DELETE', `/v2/user/${user.user_id}`);
       const outcome = await stack.temporal.workflow.getHandle(userDeletionWorkflowId(user.user_id)).result();
       expect(outcome).toBe('erased');
 
       expect(await stack.db.query('SELECT id FROM users WHERE id = $1', [user.user_id])).toEqual([]);
       expect(await stack.db.query('SELECT id FROM insurances WHERE user_id = $1', [user.user_id])).toEqual([]);
+      expect(await stack.db.query('SELECT id FROM order_health_insurances WHERE user_id = $1', [user.user_id])).toEqual([]);
       expect((await api('POST', `/v2/user/undo_delete?user_id=${user.user_id}`)).status).toBe(404);
     });
   });
