@@ -1,4 +1,4 @@
-import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, type HealthIndicatorResult, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
@@ -22,9 +22,17 @@ export interface ReadinessReport {
 
 export type Check = () => Promise<HealthIndicatorResult>;
 
-/** Postgres, Redis and Temporal-client checks (terminus indicators), each bounded by CHECK_TIMEOUT_MS. */
+/**
+ * Postgres, Redis and Temporal-client checks (terminus indicators), each bounded by CHECK_TIMEOUT_MS.
+ * A Temporal call past that bound is reported down but runs on to its own deadline; the app's
+ * shutdown waits for it before CoreModule closes the connection (beforeApplicationShutdown).
+ */
 @Injectable()
-export class DependencyHealth {
+export class DependencyHealth implements BeforeApplicationShutdown {
+  /** Temporal calls of checks not ended yet, answered or not. */
+  private readonly temporalCalls = new Set<Promise<unknown>>();
+  private closing = false;
+
   constructor(
     private readonly indicators: HealthIndicatorService,
     private readonly typeorm: TypeOrmHealthIndicator,
@@ -71,12 +79,33 @@ export class DependencyHealth {
   private async temporalUp(): Promise<HealthIndicatorResult> {
     const check = this.indicators.check('temporal');
     try {
-      await this.temporal.connection.ensureConnected();
-      const { serverVersion } = await this.temporal.workflowService.getSystemInfo({});
+      // One call with the check's own deadline, not connection.ensureConnected(): that waits up to
+      // the connection's connectTimeout (10 s) with no way to cancel it, keeps its failure for good
+      // (Temporal down at the first probe would read as down ever after), and a wait still pending
+      // when the connection closes makes grpc-js reconnect the closed channel until that deadline.
+      // The client's retries of UNAVAILABLE stop at the deadline (give or take one backoff).
+      if (this.closing) throw new Error('shutting down');
+      const deadline = Date.now() + CHECK_TIMEOUT_MS;
+      const call = this.temporal.connection.withDeadline(deadline, () => this.temporal.workflowService.getSystemInfo({}));
+      this.temporalCalls.add(call);
+      void call.catch(() => undefined).finally(() => this.temporalCalls.delete(call));
+      const { serverVersion } = await call;
       return check.up({ namespace: this.temporal.options.namespace, serverVersion: serverVersion ?? 'unknown' });
     } catch (error) {
       return check.down({ message: (error as Error).message });
     }
+  }
+
+  /**
+   * Before CoreModule closes the Temporal connection (onApplicationShutdown runs after every
+   * beforeApplicationShutdown): waits for the checks' Temporal calls still running, at most their
+   * deadline plus one retry backoff. Closed under a call waiting to be retried, the client's retry
+   * timer runs on, holding up the process's exit, and then throws "Channel has been shut down"
+   * from the timer (an uncaught exception). Temporal checks from now on answer down at once.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.temporalCalls]);
   }
 
   private async bounded(name: string, run: () => Promise<HealthIndicatorResult>): Promise<HealthIndicatorResult> {

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
+import pino from 'pino';
 import { createLogger, type LoggedRequest, requestLineWriter } from '../../src/common/logger';
 
 /**
@@ -56,7 +58,16 @@ test('the line respects the logger level, also when it changes later', () => {
   expect(lines).toHaveLength(1);
 });
 
-test('a logger that is not a JSON one of createLogger gets no writer (its caller logs through pino)', () => {
+test('a logger that is not a JSON one of createLogger gets no writer (its caller logs through pino)', async () => {
   const pretty = createLogger({ logLevel: 'info', logFormat: 'pretty' }, { service: 'api' });
-  expect(requestLineWriter(pretty)).toBeNull();
+  try {
+    expect(requestLineWriter(pretty)).toBeNull();
+  } finally {
+    // Its pino-pretty transport is a worker thread that keeps the process alive until it has
+    // started: left running, it held up the exit of the Jest worker this file ran in (force exited).
+    const transport = (pretty as unknown as Record<symbol, NodeJS.WritableStream>)[pino.symbols.streamSym];
+    const closed = once(transport, 'close');
+    transport.end();
+    await closed;
+  }
 });
