@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { ApiError, validationError } from '../common/errors';
@@ -48,8 +49,12 @@ interface CacheEntry {
   value: ProviderAvailability | null;
 }
 
-// v2: entries carry the phlebotomy coverage `area` that slots are held in; older entries lack it.
-const CACHE_PREFIX = 'labflow:appointments:availability:v2';
+/**
+ * v2: entries carry the phlebotomy coverage `area` that slots are held in. v3: entries are gzipped
+ * JSON: a PSC answer is 40-85 KB of JSON and ~2 KB gzipped, and a Redis reply over 32 KB makes
+ * ioredis's parser run a 50 ms timer for a second or two (it held up test processes' exit).
+ */
+const CACHE_PREFIX = 'labflow:appointments:availability:v3';
 
 /**
  * The last few cache entries read or written, parsed, by Redis key. Redis stays the only source:
@@ -65,7 +70,7 @@ class ParsedCacheEntries {
 
   parse(key: string, raw: Buffer): CacheEntry {
     const known = this.entries.get(key);
-    const entry = known && known.raw.equals(raw) ? known.entry : (JSON.parse(raw.toString('utf8')) as CacheEntry);
+    const entry = known && known.raw.equals(raw) ? known.entry : (JSON.parse(gunzipSync(raw).toString('utf8')) as CacheEntry);
     this.remember(key, raw, entry);
     return entry;
   }
@@ -246,7 +251,7 @@ export class AppointmentAvailabilityService {
     const keepMs = Math.max(this.config.appointments.availabilityStaleTtlMs, this.config.appointments.availabilityCacheTtlMs);
     const entry: CacheEntry = { stored_at: this.now(), value };
     try {
-      const raw = Buffer.from(JSON.stringify(entry));
+      const raw = gzipSync(JSON.stringify(entry));
       await this.redis.set(key, raw, 'PX', keepMs);
       this.parsed.remember(key, raw, entry);
       if (background) await this.redis.del(`${key}:refreshing`);

@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { AppointmentAvailabilityService } from '../../src/appointments/appointment-availability.service';
 import { AppointmentsRepository } from '../../src/appointments/appointments.repository';
@@ -207,9 +208,12 @@ describe('availability cache', () => {
     expect(psc.calls).toBe(1);
     // Someone else's copy (another instance, a refresh) replaces the entry: the next hit reads it.
     const [key] = [...store.keys()];
-    const entry = JSON.parse(store.get(key)!.toString());
+    // Entries are gzipped JSON, a few KB where the JSON is tens.
+    const json = gunzipSync(store.get(key)!).toString();
+    expect(store.get(key)!.length).toBeLessThan(json.length / 5);
+    const entry = JSON.parse(json);
     entry.value.days[0].slots = entry.value.days[0].slots.slice(1).map((slot: object) => ({ ...slot, num_appointments_available: 1 }));
-    store.set(key, Buffer.from(JSON.stringify(entry)));
+    store.set(key, gzipSync(JSON.stringify(entry)));
     const changed = await ask();
     expect(changed.cache).toBe('hit');
     expect(changed.body.slots[0].slots).toHaveLength(miss.body.slots[0].slots.length - 1);
