@@ -122,8 +122,9 @@ test('a connection whose workflow was terminated by hand gets a new run; its dat
     const after = (await client.sleep.get(userId, { startDate: start })).sleep;
     expect(after.length).toBeGreaterThanOrEqual(before.length);
     expect(new Set(after.map((night) => String(night.bedtimeStart))).size).toBe(after.length);
-    const refreshed = await client.user.refresh(userId);
-    expect(refreshed).toMatchObject({ refreshedSources: ['oura'], failedSources: [] });
+    // With a timeout, the answer waits for the sync the refresh asked for.
+    const refreshed = await client.user.refresh(userId, { timeout: 30 });
+    expect(refreshed).toMatchObject({ refreshedSources: ['oura'], inProgressSources: [], failedSources: [] });
     expect((await client.user.getConnectedProviders(userId)).providers.map((provider) => provider.slug)).toEqual(['oura']);
     const [{ n: syncs }] = await stack.db.query('SELECT count(*)::int AS n FROM provider_connections WHERE user_id = $1 AND last_synced_at >= $2', [userId, healed.startTime]);
     expect(syncs).toBe(1);
