@@ -73,11 +73,11 @@ export class ConnectionsService implements ConnectedSources {
       await sleep(Math.min(REFRESH_POLL_MS, deadline - Date.now()));
       outcomes = await this.refreshOutcomes(userId, asked);
     }
-    // Time is up: a connection still in error has failed (one in error before the request had
-    // its chance to recover while the answer waited).
-    const stillInError = new Set((await this.connections.findForUsers([userId])).filter((row) => row.status === 'error').map((row) => row.provider));
-    outcomes.failed.push(...outcomes.in_progress.filter((provider) => stillInError.has(provider)));
-    outcomes.in_progress = outcomes.in_progress.filter((provider) => !stillInError.has(provider));
+    // Time is up: a connection still in error (as the last look read it) has failed; one in error
+    // before the request had its chance to recover while the answer waited.
+    const { inError } = outcomes;
+    outcomes.failed.push(...outcomes.in_progress.filter((provider) => inError.has(provider)));
+    outcomes.in_progress = outcomes.in_progress.filter((provider) => !inError.has(provider));
     return {
       success: true,
       user_id: userId,
@@ -89,11 +89,14 @@ export class ConnectionsService implements ConnectedSources {
 
   /**
    * Where the syncs asked of `asked` (the rows as they were before) stand now: refreshed (a sync
-   * went through since), failed (the connection is gone, or went into error since), in progress.
+   * went through since), failed (the connection is gone, or went into error since), in progress;
+   * and which providers are in error now, from the same read.
    */
   private async refreshOutcomes(userId: string, asked: ConnectionRow[]) {
-    const now = new Map((await this.connections.findForUsers([userId])).map((row) => [row.id, row]));
-    const outcomes = { refreshed: [] as string[], in_progress: [] as string[], failed: [] as string[] };
+    const rows = await this.connections.findForUsers([userId]);
+    const now = new Map(rows.map((row) => [row.id, row]));
+    const inError = new Set(rows.filter((row) => row.status === 'error').map((row) => row.provider));
+    const outcomes = { refreshed: [] as string[], in_progress: [] as string[], failed: [] as string[], inError };
     for (const before of asked) {
       const row = now.get(before.id);
       const synced = row?.lastSyncedAt && (!before.lastSyncedAt || row.lastSyncedAt > before.lastSyncedAt);
