@@ -111,6 +111,7 @@ export function toLabTestView(test: LabTestEntity, lab: LabEntity, markers: Mark
     id: test.id,
     slug: test.slug,
     name: test.name,
+    description: test.description,
     sample_type: test.sampleType,
     method: test.method,
     price: test.price,

@@ -168,6 +168,7 @@ const labTest = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
+  description: z.string().describe('What the test is for, as its creator described it (the spec lists it on an order\'s lab_test).'),
   sample_type: z.enum(SAMPLE_TYPES),
   method: collectionMethod,
   price: z.number(),

@@ -48,7 +48,7 @@ describe('orders API (test kits)', () => {
       has_abn: false,
       sample_id: expect.stringMatching(/^LF[0-9A-Z]{10}$/),
       details: { type: 'testkit', data: { id: order.id, shipment: null } },
-      lab_test: { id: LIPID_PANEL_KIT, method: 'testkit' },
+      lab_test: { id: LIPID_PANEL_KIT, method: 'testkit', name: 'Lipid Panel (test kit)', description: 'At-home finger-prick lipid panel on a dried blood spot card.' },
       patient_details: { first_name: 'Marguerite', dob: '1986-04-12' },
       shipping_details: { receiver_name: 'Marguerite Okonkwo', zip: '94105' },
       order_transaction: { status: 'active', orders: [{ id: order.id, low_level_status: 'ordered', origin: 'initial' }] },
