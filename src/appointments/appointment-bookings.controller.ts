@@ -55,7 +55,10 @@ export class PhlebotomyAppointmentsController {
     return this.bookings.get(team, params.order_id, 'phlebotomy');
   }
 
-  /** On-site collection: the draw is done (the order moves to draw_completed). */
+  /**
+   * The sample is drawn: an on-site collection order (the team's staff drew it) or an at-home
+   * order's appointment (its phlebotomist did). The order moves to draw_completed.
+   */
   @Patch(':order_id/draw_completed')
   drawCompleted(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
     return this.bookings.drawCompleted(team, params.order_id);

@@ -10,6 +10,7 @@ import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import type { OrderEntity } from '../orders/order.entities';
 import { OrderWorkflows } from '../orders/order-workflows';
 import { OrdersRepository } from '../orders/orders.repository';
+import { OrderCommandsService } from '../orders/order-commands.service';
 import { OrderQueriesService } from '../orders/order-queries.service';
 import type { PostOrderResponse } from '../orders/order-views';
 import {
@@ -48,6 +49,7 @@ export class AppointmentBookingsService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly orderQueries: OrderQueriesService,
+    private readonly orderCommands: OrderCommandsService,
     private readonly workflows: OrderWorkflows,
     private readonly appointments: AppointmentsRepository,
     private readonly views: AppointmentViews,
@@ -159,7 +161,14 @@ export class AppointmentBookingsService {
   }
 
   /** `PATCH /v3/order/{id}/draw_completed`: the sample was drawn (at-home phlebotomy). */
+  /**
+   * `PATCH /v3/order/{id}/draw_completed`: Junction's route for on-site collection orders (the
+   * order workflow records the draw); labflow also takes it for an at-home order's appointment
+   * (its phlebotomist's draw).
+   */
   async drawCompleted(team: TeamPrincipal, orderId: string): Promise<PostOrderResponse> {
+    const onSite = await this.orders.findScoped(team, orderId);
+    if (onSite?.flow === 'on_site_collection') return this.orderCommands.reportOnSiteDraw(team, onSite);
     const order = await this.requireOrder(team, orderId, 'phlebotomy');
     await this.runUpdate(order, (handle) => handle.executeUpdate(completeDraw));
     return { order: await this.orderQueries.get(team, order.id), status: 'success', message: 'Draw completed.' };

@@ -118,8 +118,8 @@ export function onlyItem<T>(items: T[] | null | undefined): T | null {
   return items?.length === 1 ? items[0] : null;
 }
 
-/** Collection methods `POST /v3/order` creates orders for (on_site_collection is not offered). */
-export const ORDERABLE_METHODS = ['testkit', 'walk_in_test', 'at_home_phlebotomy'] as const;
+/** Collection methods `POST /v3/order` creates orders for: all of them. */
+export const ORDERABLE_METHODS = ['testkit', 'walk_in_test', 'at_home_phlebotomy', 'on_site_collection'] as const;
 
 /** A kit's sample id, printed on the kit: `LF` and 10 characters. */
 export function newSampleId(): string {

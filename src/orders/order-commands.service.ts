@@ -4,18 +4,20 @@ import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound, validationError } from '../common/errors';
 import { EventResendService } from '../events/resend.service';
-import { activateByChanged, cancelOrder, registerKit, simulate } from '../../workflows/contract';
+import { activateByChanged, cancelOrder, recordOnSiteDraw, registerKit, simulate } from '../../workflows/contract';
 import {
   ACTIVATE_BY_CHANGEABLE,
   collectionMethodOf,
   eventStatus,
   cancelRefusal,
+  onSiteDrawRefusal,
   type OrderLowLevelStatus,
   parseFinalStatus,
   registrationRefusal,
   simulationCanReach,
 } from '../../workflows/order-lifecycle';
 import { toPhysician } from './new-order';
+import type { OrderEntity } from './order.entities';
 import type { PendingRegistration } from './order-transitions.service';
 import { OrderQueriesService } from './order-queries.service';
 import type { PostOrderResponse } from './order-views';
@@ -81,6 +83,18 @@ export class OrderCommandsService {
     await this.workflows.ensureStarted(order);
     await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(cancelOrder));
     return this.respond(team, order.id, 'Order cancelled.');
+  }
+
+  /**
+   * `PATCH /v3/order/{id}/draw_completed` of an on-site collection order (the team's staff drew
+   * the sample): the workflow's recordOnSiteDraw update decides.
+   */
+  async reportOnSiteDraw(team: TeamPrincipal, order: OrderEntity): Promise<PostOrderResponse> {
+    const refusal = onSiteDrawRefusal(order.flow, order.lowLevelStatus);
+    if (refusal) throw badRequest(refusal);
+    await this.workflows.ensureStarted(order);
+    await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(recordOnSiteDraw));
+    return this.respond(team, order.id, 'Draw completed.');
   }
 
   /** `PATCH /v3/order/{id}`: activate_by, while the order has not moved on. */

@@ -67,6 +67,6 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     { provide: COURIER_ADAPTER, useClass: SandboxCourierAdapter },
     { provide: LAB_ADAPTER, useClass: SandboxLabAdapter },
   ],
-  exports: [OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
+  exports: [OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
 })
 export class OrdersModule {}

@@ -23,6 +23,7 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
   const SEED_TEST = {
     lipidKit: '1ab7e570-0000-4000-8000-000000000001',
     cmpWalkIn: '1ab7e570-0000-4000-8000-000000000003',
+    cmpOnSite: '1ab7e570-0000-4000-8000-00000000000c',
     wellness: '1ab7e570-0000-4000-8000-000000000005',
     retiredIron: '1ab7e570-0000-4000-8000-00000000000a',
   };
@@ -84,7 +85,7 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
     it('lists the seeded US labs with Junction slugs, parsed by the SDK', async () => {
       const labs = await client.labTests.getLabs();
       expect(labs.map((lab) => lab.slug)).toEqual(['quest', 'labcorp', 'bioreference', 'sonora_quest', 'us_biotek']);
-      expect(labs[0]).toMatchObject({ id: QUEST, name: 'Quest Diagnostics', zipcode: '07094', collectionMethods: ['walk_in_test', 'at_home_phlebotomy'] });
+      expect(labs[0]).toMatchObject({ id: QUEST, name: 'Quest Diagnostics', zipcode: '07094', collectionMethods: ['walk_in_test', 'at_home_phlebotomy', 'on_site_collection'] });
       expect(labs.find((lab) => lab.slug === 'us_biotek')).toMatchObject({ collectionMethods: ['testkit'], sampleTypes: expect.arrayContaining(['dried_blood_spot']) });
     });
   });
@@ -211,9 +212,13 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       const all = await api('GET', '/v3/lab_tests');
       expect(all.status).toBe(200);
       const seeded = all.body.filter((test: { id: string }) => test.id.startsWith('1ab7e570-'));
-      // 10 from the seed, 1 from migration 1763790006000 (Labcorp's lipid kit).
-      expect(seeded).toHaveLength(11);
-      expect(new Set(seeded.map((test: { method: string }) => test.method))).toEqual(new Set(['testkit', 'walk_in_test', 'at_home_phlebotomy']));
+      // 10 from the seed, 1 from migration 1763790006000 (Labcorp's lipid kit), 1 from 1763790260000 (Quest's on-site CMP).
+      expect(seeded).toHaveLength(12);
+      expect(new Set(seeded.map((test: { method: string }) => test.method))).toEqual(new Set(['testkit', 'walk_in_test', 'at_home_phlebotomy', 'on_site_collection']));
+      const onSite = await api('GET', '/v3/lab_tests?collection_method=on_site_collection');
+      expect(onSite.body).toEqual([
+        expect.objectContaining({ id: SEED_TEST.cmpOnSite, method: 'on_site_collection', description: 'CMP drawn on site by your own staff and sent to Quest.', lab: expect.objectContaining({ slug: 'quest' }) }),
+      ]);
 
       const kits = await api('GET', '/v3/lab_tests?collection_method=testkit');
       expect(kits.body.map((test: { id: string }) => test.id).sort()).toEqual([
@@ -231,9 +236,9 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       expect(inactive.body.map((test: { id: string }) => test.id)).toEqual([SEED_TEST.retiredIron]);
 
       const withCmp = await api('GET', `/v3/lab_tests?marker_ids=${MARKER.questCmp}`);
-      expect(withCmp.body.map((test: { id: string }) => test.id)).toEqual([SEED_TEST.cmpWalkIn]);
+      expect(withCmp.body.map((test: { id: string }) => test.id).sort()).toEqual([SEED_TEST.cmpWalkIn, SEED_TEST.cmpOnSite].sort());
       const byProvider = await api('GET', '/v3/lab_tests?provider_ids=10901');
-      expect(byProvider.body.map((test: { id: string }) => test.id)).toEqual([SEED_TEST.cmpWalkIn]);
+      expect(byProvider.body.map((test: { id: string }) => test.id).sort()).toEqual([SEED_TEST.cmpWalkIn, SEED_TEST.cmpOnSite].sort());
 
       const byName = await api('GET', '/v3/lab_tests?name=HORMONE');
       expect(byName.body.map((test: { name: string }) => test.name)).toEqual(['Hormone Panel (at-home phlebotomy)']);
@@ -298,6 +303,7 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
 
       const mine = await api('GET', '/v3/lab_tests');
       expect(mine.body.map((test: { id: string }) => test.id)).toContain(created.id);
+      expect(mine.body.find((test: { id: string }) => test.id === created.id)).toMatchObject({ description: 'Diabetes screen' });
       expect((await api('GET', `/v3/lab_tests/${created.id}`)).status).toBe(200);
 
       const theirs = await call(stack.apiUrl, 'GET', '/v3/lab_tests', { key: other.apiKey });

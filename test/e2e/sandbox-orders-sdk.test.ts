@@ -1,5 +1,5 @@
 import { type Vital, VitalClient } from '@tryvital/vital-node';
-import { createSdkOrderInPhoenix, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, PHOENIX, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
+import { createSdkOrderInPhoenix, LIPID_PANEL_KIT, ON_SITE_CMP, ORDER_TEST_ENV, orderReaches, PHOENIX, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -97,6 +97,31 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     await orderReaches(stack, tenant, orderId, 'completed');
     expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'partial_results', 'completed']);
     expect((await client.labTests.getPscAppointment(orderId)).status).toBe('completed');
+  });
+
+  it('on-site collection: the requisition without /test; the SDK reports the draw; /test completes it', async () => {
+    const userId = (await client.user.create({ clientUserId: `on-site-${Date.now()}-${Math.random()}` })).userId;
+    const created = await client.labTests.createOrder({
+      userId,
+      labTestId: ON_SITE_CMP,
+      collectionMethod: 'on_site_collection',
+      patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
+      patientAddress: { ...PHOENIX, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
+    });
+    expect(created.order.details).toMatchObject({ type: 'on_site_collection', data: { id: created.order.id } });
+    const orderId = created.order.id;
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await webhookArrives(orderId, 'requisition_created');
+
+    const drawn = await client.labTests.updateOnSiteCollectionOrderDrawCompleted(orderId);
+    expect(drawn.order.status).toBe('sample_with_lab');
+    expect(drawn.order.events.at(-1)?.status).toBe('sample_with_lab.on_site_collection.draw_completed');
+    await webhookArrives(orderId, 'draw_completed');
+
+    expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'completed');
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
+    expect((await client.labTests.getResultRaw(orderId)).results.length).toBeGreaterThan(0);
   });
 
   it('test kit: the requisition is created without /test; the kit ships when the simulation says so', async () => {

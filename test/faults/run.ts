@@ -15,7 +15,7 @@
  *      signature (svix + standardwebhooks) and answers 500 to ~20% of attempts, chosen by a hash
  *      of the message id and the attempt number (deterministic);
  *   2. FAULTS_ORDERS_PER_METHOD (20) sandbox orders per collection method through POST /v3/order:
- *      test kit, at-home phlebotomy at zip 85004, walk-in at Quest; then every
+ *      test kit, at-home phlebotomy at zip 85004, walk-in at Quest, on-site at Quest; then every
  *      POST /v3/order/{id}/test?delay=2 at once (t = 0);
  *      Before that, the workflows of FAULTS_LOST_WORKFLOWS (2) test-kit orders are terminated, and
  *      the run waits until a reconciler has started a new run of each (healed once, checked last);
@@ -89,8 +89,10 @@ const WORKER_POLLING = /worker polling task queue/;
 const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
 const THYROID_AT_HOME_QUEST = '1ab7e570-0000-4000-8000-000000000007';
 const CMP_WALK_IN_QUEST = '1ab7e570-0000-4000-8000-000000000003';
+/** src/db/migrations/1763790260000-on-site-collection-test.ts */
+const CMP_ON_SITE_QUEST = '1ab7e570-0000-4000-8000-00000000000c';
 
-const METHODS = ['testkit', 'at_home_phlebotomy', 'walk_in_test'] as const;
+const METHODS = ['testkit', 'at_home_phlebotomy', 'walk_in_test', 'on_site_collection'] as const;
 type Method = (typeof METHODS)[number];
 const TERMINAL = new Set(['completed', 'cancelled', 'failed']);
 
@@ -432,6 +434,8 @@ function orderBody(method: Method, userId: string): Record<string, unknown> {
       return { user_id: userId, lab_test_id: THYROID_AT_HOME_QUEST, patient_details: PATIENT, patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN };
     case 'walk_in_test':
       return { user_id: userId, lab_test_id: CMP_WALK_IN_QUEST, patient_details: PATIENT, patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN };
+    case 'on_site_collection':
+      return { user_id: userId, lab_test_id: CMP_ON_SITE_QUEST, patient_details: PATIENT, patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN };
   }
 }
 

@@ -9,6 +9,8 @@ export const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
 export const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
 export const WALK_IN_CMP = '1ab7e570-0000-4000-8000-000000000003';
 export const THYROID_AT_HOME = '1ab7e570-0000-4000-8000-000000000007';
+/** Quest's on-site CMP (src/db/migrations/1763790260000-on-site-collection-test.ts). */
+export const ON_SITE_CMP = '1ab7e570-0000-4000-8000-00000000000c';
 
 /**
  * An appointment availability start date 30 to 360 days ahead, different per call: slots (a

@@ -5,6 +5,7 @@ import { canTransition, type OrderFlow, type OrderLowLevelStatus, parseEventStat
 import {
   createUser,
   eventually,
+  ON_SITE_CMP,
   ORDER_TEST_ENV,
   orderBody,
   orderReaches,
@@ -61,13 +62,17 @@ const count = (items: string[], item: string) => items.filter((candidate) => can
 
 /**
  * Every event after the API's first ones was recorded by exactly one recordOrderTransition
- * activity and put exactly one labtest.order.updated in the outbox, in order.
+ * activity and put exactly one labtest.order.updated in the outbox, in order (but partial_results,
+ * whose webhook is a team's opt-in, off for these teams).
  */
 async function expectRecordedOnce(stack: TestStack, teamId: string, order: { id: string; events: Array<{ status: string }> }, initial = 1) {
   const outbox = await outboxEvents(stack, teamId, order.id);
   expect(outbox.filter((event) => event.event_type !== 'labtest.result.critical').map((event) => `${event.event_type} ${event.status}`)).toEqual([
     `labtest.order.created ${order.events[initial - 1].status}`,
-    ...order.events.slice(initial).map((event) => `labtest.order.updated ${event.status}`),
+    ...order.events
+      .slice(initial)
+      .filter((event) => !event.status.endsWith('.partial_results'))
+      .map((event) => `labtest.order.updated ${event.status}`),
   ]);
   const summary = await history(stack, order.id);
   expect(count(summary.activities, 'recordOrderTransition')).toBe(order.events.length - initial);
@@ -265,6 +270,91 @@ describe('order workflow on the real dev server', () => {
     await post(sandbox, `/v3/order/${created.id}/test?final_status=failed.testkit.failure_to_deliver_to_lab`);
     const failed = await orderReaches(stack, sandbox, created.id, 'failure_to_deliver_to_lab');
     expect(failed.status).toBe('failed');
+  });
+
+  describe('on-site collection: the team reports the draw, the lab reports results', () => {
+    const patchDraw = (tenant: Tenant, id: string) => call(stack.apiUrl, 'PATCH', `/v3/order/${id}/draw_completed`, { key: tenant.apiKey });
+
+    it('production: requisition at once; PATCH draw_completed records the draw once; lab webhooks complete it', async () => {
+      const created = await post(production, '/v3/order', orderBody(productionUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }));
+      expect(created.status).toBe(200);
+      expect(created.body.order).toMatchObject({
+        status: 'received',
+        details: { type: 'on_site_collection', data: { id: created.body.order.id } },
+        lab_test: { id: ON_SITE_CMP, method: 'on_site_collection' },
+        last_event: { status: 'received.on_site_collection.ordered' },
+      });
+      expect(created.body.order.details.data).not.toHaveProperty('appointment_id');
+      const id = created.body.order.id as string;
+      fixtures['order--on-site'] = orderWorkflowId(id);
+      await orderReaches(stack, production, id, 'requisition_created');
+      const handle = stack.temporal.workflow.getHandle(orderWorkflowId(id));
+      await eventually(async () => ((await handle.query(orderState)).stage === 'awaiting_draw' ? true : undefined), 'awaiting the draw');
+
+      // No appointment for an on-site order.
+      const booking = await post(production, `/v3/order/${id}/psc/appointment/book`, { booking_key: 'x' });
+      expect(booking.status).toBeGreaterThanOrEqual(400);
+      expect(booking.status).toBeLessThan(500);
+
+      const drawn = await patchDraw(production, id);
+      expect(drawn.status).toBe(200);
+      expect(drawn.body).toMatchObject({ status: 'success', message: 'Draw completed.', order: { status: 'sample_with_lab', last_event: { status: 'sample_with_lab.on_site_collection.draw_completed' } } });
+      const again = await patchDraw(production, id);
+      expect(again.status).toBe(400);
+      expect(again.body.detail).toBe('The sample has already been drawn: the order is sample_with_lab.on_site_collection.draw_completed.');
+      const cancel = await post(production, `/v3/order/${id}/cancel`);
+      expect(cancel.status).toBe(400);
+      expect(cancel.body.detail).toMatch(/cannot be cancelled/);
+
+      expect((await lab(id, 'partial_results')).status).toBe(200);
+      await orderReaches(stack, production, id, 'partial_results');
+      expect((await lab(id, 'completed')).status).toBe(200);
+      const order = await orderReaches(stack, production, id, 'completed');
+      expect(lows('on_site_collection', order)).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
+      expect(order.events.map((event: { status: string }) => event.status.split('.')[0])).toEqual(['received', 'received', 'sample_with_lab', 'sample_with_lab', 'completed']);
+      const results = await call(stack.apiUrl, 'GET', `/v3/order/${id}/result`, { key: production.apiKey });
+      expect(results.status).toBe(200);
+      expect(results.body.results.length).toBeGreaterThan(0);
+      expect(await handle.result()).toEqual({ status: 'completed.on_site_collection.completed' });
+      const summary = await expectRecordedOnce(stack, production.teamId, order);
+      // The refused second report never reached the history.
+      expect(summary.updatesAccepted).toEqual(['recordOnSiteDraw']);
+    });
+
+    it('refuses a draw report before the requisition, and for orders of other methods', async () => {
+      const created = (await post(production, '/v3/order', orderBody(productionUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection', activate_by: '2099-01-01' }))).body.order;
+      const early = await patchDraw(production, created.id);
+      expect(early.status).toBe(400);
+      expect(early.body.detail).toBe('The draw cannot be reported yet: the order has no requisition (it is received.on_site_collection.ordered).');
+      const cancelled = await post(production, `/v3/order/${created.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(lows('on_site_collection', cancelled.body.order)).toEqual(['ordered', 'cancelled']);
+      const late = await patchDraw(production, created.id);
+      expect(late.status).toBe(400);
+      expect(late.body.detail).toBe('The order is cancelled.on_site_collection.cancelled.');
+
+      const kit = (await post(production, '/v3/order', orderBody(productionUser))).body.order;
+      const notOnSite = await patchDraw(production, kit.id);
+      expect(notOnSite.status).toBe(400);
+      expect(notOnSite.body.detail).toMatch(/is a testkit order, not a/);
+      expect(await getOrder(production, kit.id)).not.toMatchObject({ last_event: { status: expect.stringContaining('draw_completed') } });
+    });
+
+    it('sandbox: a simulation draws in the staff’s place and walks to completed; one heading for cancelled cancels before the draw', async () => {
+      const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body.order;
+      await orderReaches(stack, sandbox, created.id, 'requisition_created');
+      expect((await post(sandbox, `/v3/order/${created.id}/test`, {})).status).toBe(200);
+      const order = await orderReaches(stack, sandbox, created.id, 'completed');
+      expect(lows('on_site_collection', order)).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
+      expect(order.events[2].status_detail).toBe('Simulated on-site draw.');
+      await expectRecordedOnce(stack, sandbox.teamId, order);
+
+      const other = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body.order;
+      await orderReaches(stack, sandbox, other.id, 'requisition_created');
+      expect((await post(sandbox, `/v3/order/${other.id}/test?final_status=cancelled.on_site_collection.cancelled`, {})).status).toBe(200);
+      const cancelled = await orderReaches(stack, sandbox, other.id, 'cancelled');
+      expect(lows('on_site_collection', cancelled)).toEqual(['ordered', 'requisition_created', 'cancelled']);
+    });
   });
 
   describe('failure paths driven by courier and lab webhooks (production orders)', () => {

@@ -124,11 +124,17 @@ export const cancelOrder = defineUpdate<OrderUpdateResult>('cancelOrder');
  * registration with this id (PHI never enters the workflow history); the transition applies it.
  */
 export const registerKit = defineUpdate<OrderUpdateResult, [{ registrationId: string }]>('registerKit');
+/**
+ * An on-site collection order's sample was drawn (`PATCH /v3/order/{id}/draw_completed`):
+ * records draw_completed; refused unless the order has its requisition and is not drawn yet.
+ */
+export const recordOnSiteDraw = defineUpdate<OrderUpdateResult>('recordOnSiteDraw');
 export const orderState = defineQuery<OrderState>('orderState');
 
 /** Failure types of the updates (validators) and of the activities. */
 export const ORDER_NOT_CANCELLABLE = 'OrderNotCancellable';
 export const ORDER_NOT_REGISTRABLE = 'OrderNotRegistrable';
+export const ORDER_NOT_DRAWABLE = 'OrderNotDrawable';
 /** The order row is gone (its user was erased): the workflow ends quietly. */
 export const ORDER_GONE = 'OrderGone';
 /** A registration whose pending details were replaced by a concurrent one. */

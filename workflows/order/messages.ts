@@ -16,9 +16,11 @@ import {
   courierUpdate,
   labUpdate,
   ORDER_GONE,
+  ORDER_NOT_DRAWABLE,
   ORDER_NOT_REGISTRABLE,
   orderState,
   type OrderUpdateResult,
+  recordOnSiteDraw,
   registerKit,
   rescheduleAppointment,
   simulate,
@@ -27,7 +29,7 @@ import { type AppointmentCoordinator, appointmentRefused } from './appointments'
 import type { OrderCancellation } from './cancellation';
 import { type OrderContext, OrderEnded } from './context';
 import type { OutsideFacts } from './facts';
-import { endedRefusal, registrationRefusal } from './order-lifecycle';
+import { endedRefusal, onSiteDrawRefusal, registrationRefusal } from './order-lifecycle';
 import { eventStatus } from './order-statuses';
 import type { SandboxSimulation } from './sandbox';
 import type { TransitionRecorder } from './transitions';
@@ -124,6 +126,14 @@ export class OrderMessages {
       { validator: () => cancellation.assertCancellable() },
     );
     setHandler(
+      recordOnSiteDraw,
+      async (): Promise<OrderUpdateResult> => {
+        await this.inUpdate(() => transitions.transition('draw_completed', { guard: () => this.assertOnSiteDrawable() }));
+        return { seq: order.seq, status: eventStatus(order.flow, order.lowStatus) };
+      },
+      { validator: () => this.assertOnSiteDrawable() },
+    );
+    setHandler(
       registerKit,
       async ({ registrationId }): Promise<OrderUpdateResult> => {
         order.registration = 'registering';
@@ -138,6 +148,15 @@ export class OrderMessages {
       },
       { validator: (_registration: { registrationId: string }) => this.assertRegistrable(false) },
     );
+  }
+
+  private assertOnSiteDrawable(): void {
+    const order = this.parts.order;
+    const refusal =
+      order.flow === 'on_site_collection'
+        ? onSiteDrawRefusal(order.flow, order.lowStatus, order.knowledge())
+        : `Order ${order.orderId} is a ${order.flow} order: only on-site collection orders report their draw this way.`;
+    if (refusal) throw ApplicationFailure.nonRetryable(refusal, ORDER_NOT_DRAWABLE);
   }
 
   /** `inTransition`: checked again inside the transition, where this update itself is registering. */

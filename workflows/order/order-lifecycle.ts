@@ -104,6 +104,16 @@ const TRANSITIONS: Record<OrderFlow, Partial<Record<LowStatus, LowStatus[]>>> = 
     partial_results: ['partial_results', 'completed', 'sample_error'],
     completed: ['corrected'],
   },
+  // On-site collection: the team reports the draw (draw_completed, the sample is then the lab's);
+  // the lab follows. No appointment, nothing ships.
+  on_site_collection: {
+    ordered: ['requisition_created', 'requisition_bypassed', 'cancelled'],
+    requisition_created: ['draw_completed', 'cancelled'],
+    requisition_bypassed: ['draw_completed', 'cancelled'],
+    draw_completed: ['partial_results', 'completed', 'sample_error'],
+    partial_results: ['partial_results', 'completed', 'sample_error'],
+    completed: ['corrected'],
+  },
 };
 
 /** Where an order's lifecycle ends. `completed` may still be `corrected` by the lab later. */
@@ -142,6 +152,8 @@ const CANCELLABLE: Record<OrderFlow, readonly LowStatus[]> = {
     'appointment_cancelled',
     'draw_completed',
   ],
+  // Until the sample is drawn: once drawn it is the lab's.
+  on_site_collection: ['ordered', 'requisition_created', 'requisition_bypassed'],
 };
 
 /** Statuses in which a registrable kit can be registered: it has shipped and is not registered. */
@@ -176,6 +188,7 @@ export const SUCCESS_PATH: Record<OrderFlow, readonly LowStatus[]> = {
     'partial_results',
     'completed',
   ],
+  on_site_collection: ['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed'],
 };
 
 export function allowedTransitions(flow: OrderFlow, from: LowStatus): readonly LowStatus[] {
@@ -282,3 +295,16 @@ export function registrationRefusal(flow: OrderFlow, low: LowStatus, registered:
 
 /** A registrable kit's statuses before it ships. */
 const KIT_NOT_SHIPPED: readonly LowStatus[] = ['ordered', 'awaiting_registration'];
+
+/** Statuses in which an on-site collection order's draw can be reported: its requisition exists. */
+export const ON_SITE_DRAWABLE_FROM: readonly LowStatus[] = ['requisition_created', 'requisition_bypassed'];
+
+/** Why the order's on-site draw cannot be reported now (null: it can). */
+export function onSiteDrawRefusal(flow: OrderFlow, low: LowStatus, known: WorkflowKnowledge = {}): string | null {
+  if (flow !== 'on_site_collection') return null;
+  const ended = endedRefusal(flow, low, known);
+  if (ended) return ended;
+  if (ON_SITE_DRAWABLE_FROM.includes(low)) return null;
+  if (low === 'ordered') return 'The draw cannot be reported yet: the order has no requisition (it is received.on_site_collection.ordered).';
+  return `The sample has already been drawn: the order is ${eventStatus(flow, low)}.`;
+}

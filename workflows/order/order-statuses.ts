@@ -53,8 +53,10 @@ export type OrderCollectionMethod = 'testkit' | 'walk_in_test' | 'at_home_phlebo
  * (`POST /v3/order/import`): no shipping, straight to the lab. All are collection method `testkit`.
  * `walk_in_test` (a patient service center visit) and `at_home_phlebotomy` (a phlebotomist at the
  * patient's address) collect the sample at an appointment: their own collection methods.
+ * `on_site_collection`: the team's own staff draw the sample where they see the patient (a clinic,
+ * an event) and report the draw (`PATCH /v3/order/{id}/draw_completed`); no appointment.
  */
-export const ORDER_FLOWS = ['testkit', 'registrable_testkit', 'imported_testkit', 'walk_in_test', 'at_home_phlebotomy'] as const;
+export const ORDER_FLOWS = ['testkit', 'registrable_testkit', 'imported_testkit', 'walk_in_test', 'at_home_phlebotomy', 'on_site_collection'] as const;
 export type OrderFlow = (typeof ORDER_FLOWS)[number];
 
 /** The flows whose sample is collected at an appointment (a child workflow per appointment). */
@@ -72,6 +74,7 @@ export function collectionMethodOf(flow: OrderFlow): OrderCollectionMethod {
       return 'testkit';
     case 'walk_in_test':
     case 'at_home_phlebotomy':
+    case 'on_site_collection':
       return flow;
   }
 }
@@ -133,6 +136,18 @@ const TOP_LEVEL: Record<OrderFlow, Partial<Record<LowStatus, OrderTopLevelStatus
   // A walk-in order ends in redraw_available when the lab reports it final with biomarkers missing.
   walk_in_test: { ...APPOINTMENT_TOP_LEVEL, redraw_available: 'collecting_sample' },
   at_home_phlebotomy: { ...APPOINTMENT_TOP_LEVEL, draw_completed: 'collecting_sample' },
+  // Junction's on-site statuses: the drawn sample is with the lab (sample_with_lab.on_site_collection.draw_completed).
+  on_site_collection: {
+    ordered: 'received',
+    requisition_created: 'received',
+    requisition_bypassed: 'received',
+    draw_completed: 'sample_with_lab',
+    partial_results: 'sample_with_lab',
+    completed: 'completed',
+    corrected: 'completed',
+    sample_error: 'failed',
+    cancelled: 'cancelled',
+  },
 };
 
 function withoutKeys<V>(table: Partial<Record<LowStatus, V>>, keys: LowStatus[]): Partial<Record<LowStatus, V>> {

@@ -190,6 +190,31 @@ class OrderWorkflow {
     }
   }
 
+  /**
+   * On-site collection: the team's own staff draw the sample and report it (the recordOnSiteDraw
+   * update records draw_completed); in the sandbox a simulation heading past the draw reports it
+   * after its step delay. Lab facts that arrive first stay queued for awaitResults.
+   */
+  private async awaitOnSiteDraw(): Promise<void> {
+    const { order, sandbox } = this;
+    order.stage = 'awaiting_draw';
+    while (order.lowStatus !== 'draw_completed') {
+      order.checkActive();
+      await sandbox.cancelIfAsked();
+      const simulation = sandbox.current;
+      const simulatedDraw = sandbox.drawsOnSite(simulation);
+      const seq = order.seq;
+      const wake = () => order.ended() || order.seq !== seq || sandbox.current !== simulation;
+      if (!simulatedDraw || !simulation) {
+        await condition(wake);
+        continue;
+      }
+      if (!(await condition(wake, Math.max(1, simulation.delayMs)))) {
+        await this.transitions.transition('draw_completed', { onlyIfAllowed: true, statusDetail: 'Simulated on-site draw.' });
+      }
+    }
+  }
+
   private async awaitResults(): Promise<void> {
     this.order.stage = 'awaiting_results';
     await this.facts.awaitFacts((low) => low === 'completed');

@@ -4,7 +4,7 @@ import type { OrderState, SimulateRequest } from '../contract';
 import type { AppointmentCoordinator, AppointmentSimulation } from './appointments';
 import type { OrderCancellation } from './cancellation';
 import type { Fact, OrderContext, Simulation } from './context';
-import { isCancellable, simulatedNext } from './order-lifecycle';
+import { isCancellable, simulatedNext, simulationCanReach } from './order-lifecycle';
 import { SANDBOX_RUNS_OWN_STEPS, SIMULATED_BOOKING_RETRIES } from './patches';
 import type { TransitionRecorder } from './transitions';
 
@@ -107,6 +107,15 @@ export class SandboxSimulation {
       log.warn('Simulated cancellation refused', { reason: error.message });
     }
     order.checkActive();
+  }
+
+  /**
+   * Whether the simulation stands in for the team's staff and draws an on-site sample: it heads
+   * for a status the order reaches only once drawn (null: the success path's end).
+   */
+  drawsOnSite(simulation: Simulation | null): boolean {
+    if (!simulation || this.order.flow !== 'on_site_collection') return false;
+    return simulationCanReach(this.order.flow, 'draw_completed', simulation.finalStatus ?? 'completed');
   }
 
   /** The courier/lab fact the simulation reports next, after its delay (null: nothing to report). */

@@ -13,6 +13,7 @@ export type Stage =
   | 'awaitRegistration'
   | 'returnSampleToLab'
   | 'collectSampleAtAppointment'
+  | 'awaitOnSiteDraw'
   | 'awaitResults';
 
 const APPOINTMENT_STAGES: readonly Stage[] = ['createRequisition', 'collectSampleAtAppointment', 'awaitResults'];
@@ -23,6 +24,7 @@ export const STAGES: Record<OrderFlow, readonly Stage[]> = {
   imported_testkit: ['createRequisition', 'returnSampleToLab', 'awaitResults'],
   walk_in_test: APPOINTMENT_STAGES,
   at_home_phlebotomy: APPOINTMENT_STAGES,
+  on_site_collection: ['createRequisition', 'awaitOnSiteDraw', 'awaitResults'],
 };
 
 /**
@@ -62,6 +64,12 @@ const RESUME_AT: Record<OrderFlow, Partial<Record<LowStatus, Stage>>> = {
   imported_testkit: { requisition_created: 'returnSampleToLab', requisition_bypassed: 'returnSampleToLab', ...SAMPLE_INBOUND, ...AT_LAB },
   walk_in_test: APPOINTMENT_RESUME,
   at_home_phlebotomy: APPOINTMENT_RESUME,
+  on_site_collection: {
+    requisition_created: 'awaitOnSiteDraw',
+    requisition_bypassed: 'awaitOnSiteDraw',
+    draw_completed: 'awaitResults',
+    partial_results: 'awaitResults',
+  },
 };
 
 /** The stages still ahead of an order of `flow` in status `low` (none once it has ended). */
