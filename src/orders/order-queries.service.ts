@@ -13,6 +13,7 @@ import {
   type LabResultsMetadata,
   type LabResultsRaw,
   type MissingBiomarkerResult,
+  renderResultReportPdf,
   type ResultInterpretation,
 } from '../results';
 import type { OrderEntity } from './order.entities';
@@ -123,6 +124,11 @@ export class OrderQueriesService {
   async results(team: TeamPrincipal, orderId: string): Promise<LabResultsRaw> {
     const { metadata, stored } = await this.report(team, orderId);
     return buildLabResults(metadata, this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc), stored.missingResults as unknown as MissingBiomarkerResult[]);
+  }
+
+  /** `GET /v3/order/{id}/result/pdf`: the same report, printable. */
+  async resultPdf(team: TeamPrincipal, orderId: string): Promise<Buffer> {
+    return renderResultReportPdf(await this.results(team, orderId), orderId);
   }
 
   /** `GET /v3/order/{id}/result/metadata`. */

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { RequestValidationError } from '../common/errors';
 import { zodIssues } from '../common/validation';
@@ -109,6 +109,14 @@ export class OrdersController {
   @Get(':order_id/result/metadata')
   resultMetadata(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.queries.resultMetadata(team, params.order_id);
+  }
+
+  /** The lab's report as a PDF (the same report `GET /v3/order/{id}/result` answers). */
+  @Get(':order_id/result/pdf')
+  @ApiProduces('application/pdf')
+  async resultPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    const pdf = await this.queries.resultPdf(team, params.order_id);
+    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="lab-report-${params.order_id}.pdf"` });
   }
 
   /** The order's requisition form (`requisition_form_url`). */

@@ -67,15 +67,6 @@ export function collectionInWords(method: string): string {
   return METHOD_WORDS[method] ?? method.replace(/_/g, ' ');
 }
 
-/** A result's flag in words, from the lab's interpretation or its range checks. */
-export function resultFlag(result: { interpretation?: string; is_above_max_range?: boolean; is_below_min_range?: boolean }): string | null {
-  if (result.interpretation === 'critical') return 'Critical';
-  if (result.is_above_max_range) return 'High';
-  if (result.is_below_min_range) return 'Low';
-  if (result.interpretation === 'abnormal') return 'Abnormal';
-  return null;
-}
-
 /** `Tue 25 Nov 2026, 9:30 AM` in the given zone (the appointment's), or UTC with its name. */
 export function whenInWords(iso: string | Date, timeZone = 'UTC'): string {
   const date = typeof iso === 'string' ? new Date(iso) : iso;

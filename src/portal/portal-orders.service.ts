@@ -76,6 +76,12 @@ export class PortalOrdersService {
     return { order, results, appointment: await this.appointmentOptions(live, order) };
   }
 
+  /** The lab's report of one of the session's orders as a PDF (404 until there is one). */
+  async resultPdf(live: LiveSession, orderId: string): Promise<Buffer> {
+    const order = await this.view(live, orderId);
+    return this.queries.resultPdf(actorOf(live), order.id);
+  }
+
   /** A page of bookable slots near the patient (at home: their address; walk-in: their zip code). */
   async slots(live: LiveSession, orderId: string, startDate: string | undefined): Promise<SlotPage> {
     const order = await this.view(live, orderId);

@@ -99,6 +99,20 @@ export class PortalPagesController {
     await this.renderOrder(reply, live, checkedId(orderId), 200, { flash: typeof done === 'string' ? (FLASH[done] ?? null) : null });
   }
 
+  @Get('portal/orders/:order_id/results.pdf')
+  async resultPdf(@Param('order_id') orderId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const live = await this.session(request);
+    const id = checkedId(orderId);
+    const pdf = await this.orders.resultPdf(live, id);
+    void reply
+      .status(200)
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `attachment; filename="lab-report-${id}.pdf"`)
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .send(pdf);
+  }
+
   @Get('portal/orders/:order_id/slots')
   async slots(@Param('order_id') orderId: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const live = await this.session(request);

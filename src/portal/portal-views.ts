@@ -2,10 +2,11 @@ import { Eta } from 'eta';
 import type { OutboxEntry } from '../adapters/notifications/notifications';
 import type { CancellationReason } from '../appointments/providers/appointment-provider';
 import type { OrderView } from '../orders/order-views';
+import { resultFlag } from '../results';
 import type { PortalBrand } from './portal-brand';
 import type { PortalOrder, SlotPage } from './portal-orders.service';
 import type { CodeChannel } from './portal-access.service';
-import { collectionInWords, dayInWords, eventInWords, resultFlag, timeInWords, timelineInWords, whenInWords } from './plain-words';
+import { collectionInWords, dayInWords, eventInWords, timeInWords, timelineInWords, whenInWords } from './plain-words';
 import { CSS, LAYOUT } from './views/layout';
 import { ORDER_PAGE, ORDERS_PAGE, OUTBOX_PAGE, PROBLEM_PAGE, SLOTS_PAGE, VERIFY_PAGE } from './views/pages';
 

@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import { field, formatDateTime, keepTogether, pageFooters, paragraph, PDF_BOLD, PDF_FONT, PDF_MARGIN, pdfSafe, renderPdf, section } from '../common/pdf';
 import { code128BWidths, CODE128_QUIET_ZONE } from './code128';
 import { requisitionComment } from './requisition-comment';
 import { NETWORK_PHYSICIAN, type RequisitionInput } from './requisition.types';
@@ -7,49 +7,26 @@ export { requisitionComment } from './requisition-comment';
 export { NETWORK_PHYSICIAN } from './requisition.types';
 export type { RequisitionInput } from './requisition.types';
 
-const MARGIN = 50;
-const FONT = 'Helvetica';
-const BOLD = 'Helvetica-Bold';
+const MARGIN = PDF_MARGIN;
+const FONT = PDF_FONT;
+const BOLD = PDF_BOLD;
 const BARCODE_HEIGHT = 40;
-const GREY = '#555555';
 
 /**
- * Renders a lab requisition (US Letter, standard Helvetica, no embedded fonts): header with lab,
+ * Renders a lab requisition (src/common/pdf.ts: US Letter, standard Helvetica): header with lab,
  * account and a Code 128 barcode of the sample id (the order id when there is no sample id yet),
  * patient block, ordering physician with NPI, tests with their markers' LOINC codes, ICD-10
  * codes, and the clinical comment (account default + order comment, see requisitionComment).
  * Long comments wrap and flow onto further pages; every page carries the order id and page count.
  *
- * Deterministic: the PDF's creation and modification dates (and so its file id) come from
- * input.createdAt, so the same input yields the same bytes.
+ * Deterministic: the PDF's dates (and so its file id) come from input.createdAt, so the same
+ * input yields the same bytes.
  */
 export function renderRequisitionPdf(input: RequisitionInput): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const doc = new PDFDocument({
-      size: 'LETTER',
-      margins: { top: MARGIN, bottom: MARGIN + 20, left: MARGIN, right: MARGIN },
-      bufferPages: true,
-      info: {
-        Title: `Lab requisition ${input.orderId}`,
-        Author: input.lab.name,
-        Subject: 'Laboratory test requisition',
-        Creator: 'labflow',
-        Producer: 'labflow',
-        CreationDate: input.createdAt,
-        ModDate: input.createdAt,
-      },
-    });
-    const chunks: Buffer[] = [];
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    try {
-      layout(doc, input);
-      doc.end();
-    } catch (error) {
-      reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  });
+  return renderPdf(
+    { title: `Lab requisition ${input.orderId}`, author: input.lab.name, subject: 'Laboratory test requisition', date: input.createdAt },
+    (doc) => layout(doc, input),
+  );
 }
 
 function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
@@ -90,12 +67,12 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   section(doc, 'TESTS ORDERED');
   input.tests.forEach((test, index) => {
     keepTogether(doc, 2 * doc.currentLineHeight(true));
-    doc.font(BOLD).fontSize(10).text(`${index + 1}. ${safe(test.name)}`, MARGIN, doc.y, { width });
+    doc.font(BOLD).fontSize(10).text(`${index + 1}. ${pdfSafe(test.name)}`, MARGIN, doc.y, { width });
     for (const marker of test.markers) {
       doc.font(FONT).fontSize(9);
       keepTogether(doc, doc.currentLineHeight(true));
       const y = doc.y;
-      doc.text(safe(marker.name), MARGIN + 16, y, { width: width - 16 - 120 });
+      doc.text(pdfSafe(marker.name), MARGIN + 16, y, { width: width - 16 - 120 });
       const afterName = doc.y;
       doc.text(marker.loinc ? `LOINC ${marker.loinc}` : 'LOINC n/a', MARGIN + width - 110, y, { width: 110, align: 'right' });
       doc.x = MARGIN;
@@ -125,7 +102,7 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
     if (insurance.diagnosisCodes.length > 0) field(doc, 'Insurance diagnosis codes', insurance.diagnosisCodes.join(', '));
   }
 
-  footers(doc, input.orderId);
+  pageFooters(doc, (page, pages) => `labflow requisition - Order ${input.orderId} - Page ${page} of ${pages}`);
 }
 
 /**
@@ -153,33 +130,6 @@ const BILLING_NAMES: Record<string, string> = {
   patient_bill_passthrough: 'Patient (passthrough)',
 };
 
-/** A section heading with a rule under it; starts a new page rather than orphaning the heading. */
-function section(doc: PDFKit.PDFDocument, title: string): void {
-  doc.moveDown(0.8);
-  keepTogether(doc, 40);
-  const width = doc.page.width - MARGIN * 2;
-  doc.font(BOLD).fontSize(11).fillColor('black').text(title, MARGIN, doc.y, { width });
-  const y = doc.y + 1;
-  doc.moveTo(MARGIN, y).lineTo(MARGIN + width, y).lineWidth(0.5).strokeColor(GREY).stroke();
-  doc.y = y + 4;
-}
-
-function field(doc: PDFKit.PDFDocument, label: string, value: string): void {
-  const width = doc.page.width - MARGIN * 2;
-  doc.font(BOLD).fontSize(10).fillColor('black').text(`${label}: `, MARGIN, doc.y, { width, continued: true });
-  doc.font(FONT).text(safe(value));
-}
-
-function paragraph(doc: PDFKit.PDFDocument, text: string): void {
-  const width = doc.page.width - MARGIN * 2;
-  doc.font(FONT).fontSize(10).fillColor('black').text(safe(text), MARGIN, doc.y, { width, lineGap: 1 });
-}
-
-/** Adds a page when fewer than `height` points are left on this one. */
-function keepTogether(doc: PDFKit.PDFDocument, height: number): void {
-  if (doc.y + height > doc.page.height - doc.page.margins.bottom) doc.addPage();
-}
-
 /** A Code 128 symbol of `text` with the human-readable text under it. */
 function barcode(doc: PDFKit.PDFDocument, text: string, width: number): void {
   const widths = code128BWidths(text);
@@ -195,41 +145,3 @@ function barcode(doc: PDFKit.PDFDocument, text: string, width: number): void {
   doc.text(text, MARGIN, top + BARCODE_HEIGHT + 3, { width: modules * module, align: 'center' });
 }
 
-/** "Order <id> - Page i of n" at the foot of every page. */
-function footers(doc: PDFKit.PDFDocument, orderId: string): void {
-  const range = doc.bufferedPageRange();
-  for (let i = range.start; i < range.start + range.count; i += 1) {
-    doc.switchToPage(i);
-    const bottom = doc.page.margins.bottom;
-    doc.page.margins.bottom = 0; // writing inside the margin must not start a new page
-    doc.font(FONT).fontSize(8).fillColor(GREY);
-    doc.text(`labflow requisition - Order ${orderId} - Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - MARGIN, {
-      width: doc.page.width - MARGIN * 2,
-      align: 'center',
-      lineBreak: false,
-    });
-    doc.page.margins.bottom = bottom;
-  }
-}
-
-function formatDateTime(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/**
- * The standard PDF fonts only have WinAnsi glyphs: other characters (CJK, emoji, …) are printed
- * as "?" rather than as wrong glyphs. Tabs become spaces; other control characters are dropped.
- */
-function safe(text: string): string {
-  return [...text.replace(/\r\n?/g, '\n').replace(/\t/g, ' ')]
-    .map((char) => {
-      const code = char.codePointAt(0) ?? 0;
-      if (char === '\n') return char;
-      if (code < 32 || (code >= 127 && code < 160)) return '';
-      return code <= 255 || WIN_ANSI_EXTRA.has(char) ? char : '?';
-    })
-    .join('');
-}
-
-/** WinAnsi characters outside Latin-1. */
-const WIN_ANSI_EXTRA = new Set([...'€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ']);

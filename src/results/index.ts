@@ -1,5 +1,6 @@
 export * from './result.types';
-export { interpretResults, worseInterpretation } from './interpretation';
+export { interpretResults, resultFlag, worseInterpretation } from './interpretation';
+export { renderResultReportPdf } from './result-report-pdf';
 export {
   generateSandboxResults,
   referenceRangeText,

@@ -21,3 +21,15 @@ export function interpretResults(results: readonly { interpretation?: string | n
   }
   return worst ?? (results.length > 0 ? 'unknown' : 'normal');
 }
+
+/**
+ * A result's flag in words, from the lab's interpretation or its range checks (null: nothing to
+ * flag). The portal and the result report PDF print the same words.
+ */
+export function resultFlag(result: { interpretation?: string; is_above_max_range?: boolean; is_below_min_range?: boolean }): string | null {
+  if (result.interpretation === 'critical') return 'Critical';
+  if (result.is_above_max_range) return 'High';
+  if (result.is_below_min_range) return 'Low';
+  if (result.interpretation === 'abnormal') return 'Abnormal';
+  return null;
+}

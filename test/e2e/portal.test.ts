@@ -1,5 +1,6 @@
 import { Vital, VitalClient } from '@tryvital/vital-node';
 import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
+import { pdfText } from '../helpers/pdf';
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
@@ -100,6 +101,35 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect(sessions.map((row: { began_by: string }) => row.began_by)).toContain('launch');
     const audit = await stack.db.query(`SELECT resource, api_key_id FROM phi_access_log WHERE team_id = $1 AND resource IN ('portal_session', 'order') AND api_key_id IS NULL`, [tenant.teamId]);
     expect(audit.map((row: { resource: string }) => row.resource)).toEqual(expect.arrayContaining(['portal_session', 'order']));
+  });
+
+  it("offers the lab's report as a PDF once there are results, to the session's patient only", async () => {
+    const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) });
+    const reportOrderId = created.body.order.id as string;
+    const launched = await page(stack, 'GET', pathOf((await client.user.createPortalUrl(userId, { context: 'launch', orderId: reportOrderId })).url));
+    const cookie = cookieHeader(launched.cookies);
+    const before = await page(stack, 'GET', `/portal/orders/${reportOrderId}`, { cookie });
+    expect(before.text).not.toContain('results.pdf');
+    const noReport = await page(stack, 'GET', `/portal/orders/${reportOrderId}/results.pdf`, { cookie });
+    expect(noReport.status).toBe(404);
+
+    expect((await call(stack.apiUrl, 'POST', `/v3/order/${reportOrderId}/test`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, reportOrderId, 'completed');
+    const after = await page(stack, 'GET', `/portal/orders/${reportOrderId}`, { cookie });
+    expect(after.text).toContain(`<a href="/portal/orders/${reportOrderId}/results.pdf">Download the lab's report (PDF)</a>`);
+    const response = await fetch(`${stack.apiUrl}/portal/orders/${reportOrderId}/results.pdf`, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="lab-report-${reportOrderId}.pdf"`);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const text = pdfText(Buffer.from(await response.arrayBuffer()));
+    expect(text).toContain('LABORATORY REPORT FINAL REPORT');
+    expect(text).toContain('Name: Marguerite Okonkwo');
+    expect(text).toContain(`Order ID: ${reportOrderId}`);
+
+    // Not without a session, and not an order the session's link does not cover.
+    expect((await page(stack, 'GET', `/portal/orders/${reportOrderId}/results.pdf`)).status).toBe(401);
+    expect((await page(stack, 'GET', `/portal/orders/${orderId}/results.pdf`, { cookie })).status).toBe(404);
   });
 
   it('a communications link asks a new device for an e-mailed code, counts wrong codes, then remembers the device', async () => {

@@ -1,6 +1,7 @@
 import { type Vital, VitalClient } from '@tryvital/vital-node';
 import { createSdkOrderInPhoenix, LIPID_PANEL_KIT, ON_SITE_CMP, ORDER_TEST_ENV, orderReaches, PHOENIX, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { fetchBytes, pdfText } from '../helpers/pdf';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
@@ -113,6 +114,10 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     await orderReaches(stack, tenant, orderId, 'requisition_created');
     await webhookArrives(orderId, 'requisition_created');
 
+    // No report yet: 404, for the JSON and the PDF alike.
+    await expect(client.labTests.getResultRaw(orderId)).rejects.toMatchObject({ statusCode: 404 });
+    await expect(client.labTests.getResultPdf(orderId)).rejects.toMatchObject({ statusCode: 404 });
+
     const drawn = await client.labTests.updateOnSiteCollectionOrderDrawCompleted(orderId);
     expect(drawn.order.status).toBe('sample_with_lab');
     expect(drawn.order.events.at(-1)?.status).toBe('sample_with_lab.on_site_collection.draw_completed');
@@ -121,7 +126,22 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);
     await orderReaches(stack, tenant, orderId, 'completed');
     expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
-    expect((await client.labTests.getResultRaw(orderId)).results.length).toBeGreaterThan(0);
+    const report = await client.labTests.getResultRaw(orderId);
+    const results = report.results as Vital.BiomarkerResult[];
+    expect(results.length).toBeGreaterThan(0);
+
+    // The same report as a PDF: its patient, specimen and every result's name and value.
+    const pdf = Buffer.from(await (await client.labTests.getResultPdf(orderId)).arrayBuffer());
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const text = pdfText(pdf);
+    expect(text).toContain('LABORATORY REPORT FINAL REPORT');
+    expect(text).toContain('Name: Imogen Achterberg');
+    expect(text).toContain(`Order ID: ${orderId}`);
+    expect(text).toContain(`Specimen number: ${report.metadata.specimenNumber}`);
+    for (const result of results) expect(text).toContain(`${result.name} ${result.result}`.replace(/\s+/g, ' '));
+    const other = await createTenant(stack.db, { environment: 'sandbox' });
+    const foreign = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/result/pdf`, { 'x-service-api-key': other.apiKey });
+    expect(foreign.status).toBe(404);
   });
 
   it('test kit: the requisition is created without /test; the kit ships when the simulation says so', async () => {

@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import {
   code128BValues,
   code128BWidths,
@@ -9,31 +7,7 @@ import {
   requisitionComment,
   type RequisitionInput,
 } from '../../src/requisitions';
-
-/**
- * Reads a PDF's text back with pdf-parse (pdf.js). pdf.js loads its worker with a dynamic
- * import(), which Jest's module sandbox refuses without --experimental-vm-modules, so the
- * parse runs in a plain Node child process.
- */
-const READ_PDF = `
-const { PDFParse } = require('pdf-parse');
-const data = require('node:fs').readFileSync(0);
-(async () => {
-  const parser = new PDFParse({ data: new Uint8Array(data) });
-  try {
-    const result = await parser.getText();
-    process.stdout.write(JSON.stringify({ text: result.text, pages: result.total }));
-  } finally {
-    await parser.destroy();
-  }
-})().catch((error) => { console.error(error); process.exit(1); });
-`;
-
-function pdfText(pdf: Buffer): { text: string; pages: number } {
-  const child = spawnSync(process.execPath, ['-e', READ_PDF], { input: pdf, cwd: join(__dirname, '../..'), encoding: 'utf8', timeout: 30_000 });
-  if (child.status !== 0) throw new Error(`pdf-parse failed: ${child.stderr}`);
-  return JSON.parse(child.stdout) as { text: string; pages: number };
-}
+import { readPdf } from '../helpers/pdf';
 
 /** Text with line breaks and runs of spaces folded, so wrapped text can be searched. */
 const flat = (text: string) => text.replace(/\s+/g, ' ');
@@ -120,7 +94,7 @@ describe('renderRequisitionPdf', () => {
   it('prints the patient, physician NPI, every marker with its LOINC, ICD codes, ids and the combined comment', async () => {
     const pdf = await renderRequisitionPdf(input());
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    const { text, pages } = pdfText(pdf);
+    const { text, pages } = readPdf(pdf);
     const all = flat(text);
     expect(pages).toBe(1);
     expect(all).toContain('LABORATORY REQUISITION');
@@ -153,7 +127,7 @@ describe('renderRequisitionPdf', () => {
   });
 
   it('prints who pays: the billing type, and the health insurance when the order has one', async () => {
-    const clientBill = flat(pdfText(await renderRequisitionPdf(input())).text);
+    const clientBill = flat(readPdf(await renderRequisitionPdf(input())).text);
     expect(clientBill).toContain('Bill to: Client (the ordering organisation)');
     expect(clientBill).not.toContain('Payor code');
 
@@ -163,11 +137,11 @@ describe('renderRequisitionPdf', () => {
         insurance: { payorCode: 'AETNA-60054', memberId: 'W123456789', responsibleRelationship: 'Spouse', responsibleName: 'Sam Okafor', diagnosisCodes: ['R73.09'] },
       },
     });
-    const { text, pages } = pdfText(await renderRequisitionPdf(insured));
+    const { text, pages } = readPdf(await renderRequisitionPdf(insured));
     const all = flat(text);
     expect(pages).toBe(1);
     expect(all).toContain('Bill to: Commercial insurance');
-    expect(flat(pdfText(await renderRequisitionPdf(input({ priority: true }))).text)).toContain('Priority: STAT');
+    expect(flat(readPdf(await renderRequisitionPdf(input({ priority: true }))).text)).toContain('Priority: STAT');
     expect(all).toContain('Payor code: AETNA-60054');
     expect(all).toContain('Member ID: W123456789');
     expect(all).toContain('Responsible party: Spouse, Sam Okafor');
@@ -181,7 +155,7 @@ describe('renderRequisitionPdf', () => {
       { markerName: 'Hemoglobin A1c', questionId: 2002, answer: 'No' },
     ];
     const pdf = await renderRequisitionPdf(input({ aoeAnswers, physicianSignature: png }));
-    const all = flat(pdfText(pdf).text);
+    const all = flat(readPdf(pdf).text);
     expect(all).toContain('ASK AT ORDER ENTRY');
     expect(all).toContain('Glucose, question 1001: Fasting 10 hours');
     expect(all).toContain('Hemoglobin A1c, question 2002: No');
@@ -189,16 +163,16 @@ describe('renderRequisitionPdf', () => {
     expect(pdf.toString('latin1')).toContain('/Subtype /Image');
 
     const none = await renderRequisitionPdf(input());
-    expect(flat(pdfText(none).text)).not.toContain('ASK AT ORDER ENTRY');
+    expect(flat(readPdf(none).text)).not.toContain('ASK AT ORDER ENTRY');
     expect(none.toString('latin1')).not.toContain('/Subtype /Image');
 
     // Bytes that start as a PNG but are not one: the form still renders, and says so.
     const broken = await renderRequisitionPdf(input({ physicianSignature: Buffer.concat([png.subarray(0, 16), Buffer.from('not the rest of a png')]) }));
-    expect(flat(pdfText(broken).text)).toContain('(signature image on file could not be drawn)');
+    expect(flat(readPdf(broken).text)).toContain('(signature image on file could not be drawn)');
   });
 
   it('names the network physician when the order has none, and shows the order id under the barcode without a sample id', async () => {
-    const { text } = pdfText(await renderRequisitionPdf(input({ physician: null, sampleId: null, icdCodes: [], clinicalNotes: null })));
+    const { text } = readPdf(await renderRequisitionPdf(input({ physician: null, sampleId: null, icdCodes: [], clinicalNotes: null })));
     const all = flat(text);
     expect(all).toContain(NETWORK_PHYSICIAN);
     expect(all).not.toContain('NPI');
@@ -215,7 +189,7 @@ describe('renderRequisitionPdf', () => {
     comment = comment.slice(0, MAX_ORDER_CLINICAL_NOTES_LENGTH - 4) + 'END.';
     expect(comment).toHaveLength(1000);
 
-    const one = pdfText(await renderRequisitionPdf(input({ clinicalNotes: comment })));
+    const one = readPdf(await renderRequisitionPdf(input({ clinicalNotes: comment })));
     expect(flat(one.text)).toContain(flat(`${ACCOUNT_NOTES}\n\n${comment}`));
     // Wrapped to the page width: the comment section spans many lines, none overlong.
     const section = one.text.slice(one.text.indexOf('CLINICAL COMMENT'), one.text.indexOf('labflow requisition - Order'));
@@ -226,7 +200,7 @@ describe('renderRequisitionPdf', () => {
       name: `Panel ${t + 1}`,
       markers: Array.from({ length: 6 }, (_, m) => ({ name: `Analyte ${t + 1}.${m + 1}`, loinc: `${1000 + t * 10 + m}-0` })),
     }));
-    const long = pdfText(await renderRequisitionPdf(input({ clinicalNotes: comment, tests: manyTests })));
+    const long = readPdf(await renderRequisitionPdf(input({ clinicalNotes: comment, tests: manyTests })));
     expect(long.pages).toBeGreaterThan(1);
     const all = flat(long.text);
     for (const test of manyTests) for (const marker of test.markers) expect(all).toContain(`${marker.name} LOINC ${marker.loinc}`);
@@ -248,7 +222,7 @@ describe('renderRequisitionPdf', () => {
 
   it('replaces characters the standard fonts cannot draw instead of failing', async () => {
     const pdf = await renderRequisitionPdf(input({ patient: { ...input().patient, firstName: '李', lastName: 'Łukasz' } }));
-    const all = flat((pdfText(pdf)).text);
+    const all = flat((readPdf(pdf)).text);
     expect(all).toContain('Name: ? ?ukasz');
   });
 });

@@ -48,6 +48,7 @@ export const ORDER_PAGE = `<% layout('@layout') %>
 <% }) %></tbody>
 </table>
 <% if (it.results.missing.length) { %><p>Not reported: <%= it.results.missing.join(', ') %>.</p><% } %>
+<p><a href="/portal/orders/<%= it.o.id %>/results.pdf">Download the lab's report (PDF)</a></p>
 <% } else { %><p>Your results will appear here as soon as the lab reports them.</p><% } %>
 </section>
 <section aria-labelledby="timeline-h">
