@@ -19,14 +19,18 @@ export interface PdfInfo {
    * give the same bytes.
    */
   date: Date;
+  /** Pages of another size than US Letter (points) and their margin; the default is Letter with labflow's margins. */
+  page?: { size: [number, number]; margin: number };
 }
 
 /** Renders a document laid out by `layout` (pages buffered, so `pageFooters` can number them). */
 export function renderPdf(info: PdfInfo, layout: (doc: PDFKit.PDFDocument) => void): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const doc = new PDFDocument({
-      size: 'LETTER',
-      margins: { top: PDF_MARGIN, bottom: PDF_MARGIN + 20, left: PDF_MARGIN, right: PDF_MARGIN },
+      size: info.page?.size ?? 'LETTER',
+      margins: info.page
+        ? { top: info.page.margin, bottom: info.page.margin, left: info.page.margin, right: info.page.margin }
+        : { top: PDF_MARGIN, bottom: PDF_MARGIN + 20, left: PDF_MARGIN, right: PDF_MARGIN },
       bufferPages: true,
       info: { Title: info.title, Author: info.author, Subject: info.subject, Creator: 'labflow', Producer: 'labflow', CreationDate: info.date, ModDate: info.date },
     });

@@ -9,6 +9,7 @@ import {
   CreateOrderDto,
   CreateTestkitOrderDto,
   ImportOrderDto,
+  LabelsQuery,
   ListOrdersQuery,
   OrderIdParams,
   PatchOrderDto,
@@ -117,6 +118,14 @@ export class OrdersController {
   async resultPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.queries.resultPdf(team, params.order_id);
     return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="lab-report-${params.order_id}.pdf"` });
+  }
+
+  /** Specimen labels for the order's tubes (2 × 1 inch pages). */
+  @Get(':order_id/labels/pdf')
+  @ApiProduces('application/pdf')
+  async labelsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: LabelsQuery) {
+    const pdf = await this.requisitions.renderLabels(team, params.order_id, { count: query.number_of_labels, collectedAt: new Date(query.collection_date) });
+    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="labels-${params.order_id}.pdf"` });
   }
 
   /** The order's requisition form (`requisition_form_url`). */

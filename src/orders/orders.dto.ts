@@ -261,6 +261,14 @@ export class ListOrdersQuery extends createZodDto(
 ) {}
 
 /** `POST /v3/order/{id}/test` query (sandbox). `delay` is in seconds. */
+/** `GET /v3/order/{id}/labels/pdf`: how many labels (one per tube) and when the sample was (or will be) collected. */
+export class LabelsQuery extends createZodDto(
+  z.object({
+    number_of_labels: z.coerce.number().int().min(1).max(50).default(1).describe('Labels to print, one per tube (1 to 50; default 1).'),
+    collection_date: dateOrDateTime.describe('When the sample is collected, printed on every label (a date, or a date and time).'),
+  }),
+) {}
+
 export class SimulateQuery extends createZodDto(
   z.object({
     final_status: z.string().max(128).optional(),

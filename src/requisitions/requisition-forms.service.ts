@@ -4,6 +4,7 @@ import { notFound } from '../common/errors';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { renderRequisitionPdf } from './requisition-pdf';
+import { renderSpecimenLabelsPdf } from './specimen-labels-pdf';
 import { type RequisitionReader, RequisitionOrders } from './requisition-orders';
 
 /**
@@ -42,6 +43,27 @@ export class RequisitionFormsService {
       priority: order.priority,
       aoeAnswers: order.aoeAnswers,
       physicianSignature: order.physicianSignature,
+    });
+  }
+
+  /**
+   * Specimen labels for the order's tubes (`GET /v3/order/{id}/labels/pdf`): 404 {detail} until
+   * the requisition is created and the patient known, as for the form itself.
+   */
+  async renderLabels(reader: RequisitionReader, orderId: string, labels: { count: number; collectedAt: Date }): Promise<Buffer> {
+    const order = await this.orders.find(reader, orderId);
+    if (!order) throw notFound('Order');
+    if (!order.requisitionCreated) throw notFound('Labels (the requisition is not created yet)');
+    if (!order.patient) throw notFound('Labels (the kit is not registered)');
+    const [lab] = await this.catalog.labsByIds([order.labId]);
+    await this.orders.logRead(reader, order.id);
+    return renderSpecimenLabelsPdf({
+      orderId: order.id,
+      sampleId: order.sampleId,
+      patient: order.patient,
+      labName: lab?.name ?? String(order.labId),
+      collectedAt: labels.collectedAt,
+      count: labels.count,
     });
   }
 

@@ -1,5 +1,5 @@
 import { field, formatDateTime, keepTogether, pageFooters, paragraph, PDF_BOLD, PDF_FONT, PDF_MARGIN, pdfSafe, renderPdf, section } from '../common/pdf';
-import { code128BWidths, CODE128_QUIET_ZONE } from './code128';
+import { drawCode128 } from './barcode-pdf';
 import { requisitionComment } from './requisition-comment';
 import { NETWORK_PHYSICIAN, type RequisitionInput } from './requisition.types';
 
@@ -132,16 +132,7 @@ const BILLING_NAMES: Record<string, string> = {
 
 /** A Code 128 symbol of `text` with the human-readable text under it. */
 function barcode(doc: PDFKit.PDFDocument, text: string, width: number): void {
-  const widths = code128BWidths(text);
-  const modules = widths.reduce((sum, w) => sum + w, 0) + 2 * CODE128_QUIET_ZONE;
-  const module = Math.min(1.25, width / modules);
-  const top = doc.y;
-  let x = MARGIN + CODE128_QUIET_ZONE * module;
-  widths.forEach((w, index) => {
-    if (index % 2 === 0) doc.rect(x, top, w * module, BARCODE_HEIGHT).fill('black');
-    x += w * module;
-  });
-  doc.font('Courier').fontSize(9).fillColor('black');
-  doc.text(text, MARGIN, top + BARCODE_HEIGHT + 3, { width: modules * module, align: 'center' });
+  doc.y = drawCode128(doc, text, { x: MARGIN, y: doc.y, maxWidth: width, height: BARCODE_HEIGHT, maxModule: 1.25, fontSize: 9 }) + 1;
+  doc.x = MARGIN;
 }
 

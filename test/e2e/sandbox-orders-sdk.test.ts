@@ -118,6 +118,17 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     await expect(client.labTests.getResultRaw(orderId)).rejects.toMatchObject({ statusCode: 404 });
     await expect(client.labTests.getResultPdf(orderId)).rejects.toMatchObject({ statusCode: 404 });
 
+    // Labels for the tubes, before the draw: two, with the sample id and the collection time.
+    const labels = pdfText(Buffer.from(await (await client.labTests.getLabelsPdf(orderId, { numberOfLabels: 2, collectionDate: new Date('2026-11-21T09:30:00Z') })).arrayBuffer()));
+    const sampleId = created.order.sampleId!;
+    expect(labels.split(`ACHTERBERG, Imogen DOB 1983-07-21 F ${sampleId} Coll 2026-11-21 09:30 UTC Quest Diagnostics`).length - 1).toBe(2);
+    const noDate = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/labels/pdf`, { key: tenant.apiKey });
+    expect(noDate.status).toBe(422);
+    expect(noDate.body.detail[0].loc).toEqual(['query', 'collection_date']);
+    const tooMany = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/labels/pdf?collection_date=2026-11-21&number_of_labels=51`, { key: tenant.apiKey });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.detail[0].loc).toEqual(['query', 'number_of_labels']);
+
     const drawn = await client.labTests.updateOnSiteCollectionOrderDrawCompleted(orderId);
     expect(drawn.order.status).toBe('sample_with_lab');
     expect(drawn.order.events.at(-1)?.status).toBe('sample_with_lab.on_site_collection.draw_completed');
