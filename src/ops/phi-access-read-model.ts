@@ -24,7 +24,7 @@ const SELECT = `
 /**
  * The PHI access log (`phi_access_log`, written by src/common/phi-access-log.ts) read for an
  * auditor: the accesses to one order, or to everything of one user's. The log names resources
- * (`order`, `insurance`) but not their user, so the user's view joins the orders and insurances
+ * (`order`, `insurance`; `user_info` by the user's own id) but not their user, so the user's view joins the orders and insurances
  * tables (orders and insurance modules) — a read-only, operator-only read model, kept here so
  * neither module grows a query only the ops CLI needs.
  */
@@ -37,12 +37,13 @@ export class PhiAccessReadModel {
     return this.newest(`${SELECT} WHERE l.resource = 'order' AND l.resource_id = $1`, [orderId], limit);
   }
 
-  /** Accesses to the user's orders and insurances. */
+  /** Accesses to the user's orders, insurances and user info (demographics, logged under the user's id). */
   ofUser(userId: string, limit: number): Promise<PhiAccessRow[]> {
     return this.newest(
       `${SELECT}
         WHERE (l.resource = 'order' AND l.resource_id IN (SELECT id FROM orders WHERE user_id = $1))
-           OR (l.resource = 'insurance' AND l.resource_id IN (SELECT id FROM insurances WHERE user_id = $1))`,
+           OR (l.resource = 'insurance' AND l.resource_id IN (SELECT id FROM insurances WHERE user_id = $1))
+           OR (l.resource = 'user_info' AND l.resource_id = $1)`,
       [userId],
       limit,
     );

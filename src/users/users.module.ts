@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { UserInfoController } from './user-info.controller';
+import { UserInfoRepository } from './user-info.repository';
+import { UserInfoService } from './user-info.service';
 import { UserReadModel } from './user-read-model';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  controllers: [UsersController],
-  providers: [UsersRepository, UserReadModel, UsersService],
+  controllers: [UsersController, UserInfoController],
+  providers: [UsersRepository, UserReadModel, UsersService, UserInfoRepository, UserInfoService],
   exports: [UsersRepository, UsersService],
 })
 export class UsersModule {}

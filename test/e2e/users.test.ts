@@ -1,3 +1,4 @@
+import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { userDeletionWorkflowId } from '../../workflows/contract';
@@ -125,6 +126,63 @@ describe('users API (/v2/user)', () => {
     });
   });
 
+  describe('user info (demographics)', () => {
+    const info = () => ({
+      first_name: 'Marguerite',
+      last_name: 'Okonkwo',
+      email: 'marguerite@example.com',
+      phone_number: '+14155550123',
+      gender: 'female',
+      dob: '1986-04-12',
+      address: { first_line: '1 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' },
+    });
+
+    it('stores it through the SDK, encrypted, replaces it on the next PATCH, and reads the latest back', async () => {
+      const user = await createUser();
+      const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+      await expect(client.user.getLatestUserInfo(user.user_id)).rejects.toMatchObject({ statusCode: 404 });
+
+      const stored = await client.user.upsertUserInfo(user.user_id, {
+        firstName: 'Marguerite',
+        lastName: 'Okonkwo',
+        email: 'marguerite@example.com',
+        phoneNumber: '+14155550123',
+        gender: 'female',
+        dob: '1986-04-12',
+        address: { firstLine: '1 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' },
+        race: 'asian',
+        medicalProxy: { firstName: 'Ada', lastName: 'Okonkwo', phoneNumber: '+14155550124', address: { firstLine: '2 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' } },
+      });
+      expect(stored).toMatchObject({ firstName: 'Marguerite', dob: '1986-04-12', race: 'asian', medicalProxy: { firstName: 'Ada' }, address: { firstLine: '1 Market St' } });
+      const [row] = await stack.db.query('SELECT info_enc FROM user_infos WHERE user_id = $1', [user.user_id]);
+      expect(row.info_enc).not.toContain('Marguerite');
+
+      const moved = await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { ...info(), address: { ...info().address, first_line: '500 Howard St' }, ethnicity: 'non_hispanic' } });
+      expect(moved.status).toBe(200);
+      const latest = await client.user.getLatestUserInfo(user.user_id);
+      expect(latest).toMatchObject({ lastName: 'Okonkwo', address: { firstLine: '500 Howard St' }, ethnicity: 'non_hispanic' });
+      expect(latest.race).toBeUndefined();
+      expect(latest.medicalProxy).toBeUndefined();
+      const audit = await stack.db.query(`SELECT action FROM phi_access_log WHERE resource = 'user_info' AND resource_id = $1 ORDER BY id`, [user.user_id]);
+      expect(audit.map((entry: { action: string }) => entry.action)).toEqual(['write', 'write', 'read']);
+    });
+
+    it('refuses bad demographics with a 422 naming the field, writing nothing', async () => {
+      const user = await createUser();
+      const future = await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { ...info(), dob: '2999-01-01' } });
+      expect(future.status).toBe(422);
+      expect(future.body.detail[0].loc).toEqual(['body', 'dob']);
+      const noName = await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { ...info(), first_name: ' ' } });
+      expect(noName.status).toBe(422);
+      expect(noName.body.detail[0].loc).toEqual(['body', 'first_name']);
+      const badRace = await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { ...info(), race: 'martian' } });
+      expect(badRace.status).toBe(422);
+      expect(badRace.body.detail[0].loc).toEqual(['body', 'race']);
+      expect(await stack.db.query('SELECT user_id FROM user_infos WHERE user_id = $1', [user.user_id])).toEqual([]);
+      expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).status).toBe(404);
+    });
+  });
+
   describe('authentication and team scoping', () => {
     it('answers 401 {detail} without a key, with a wrong key and with a management key', async () => {
       const attempts: Array<Record<string, string>> = [{}, { 'x-service-api-key': 'sk_us_not-a-real-key' }, { 'x-service-api-key': tenant.managementKey }];
@@ -143,6 +201,10 @@ describe('users API (/v2/user)', () => {
       expect((await asOther('PATCH', `/v2/user/${user.user_id}`, { fallback_time_zone: 'UTC' })).status).toBe(404);
       expect((await asOther('DELETE', `/v2/user/${user.user_id}`)).status).toBe(404);
       expect((await asOther('POST', `/v2/user/undo_delete?user_id=${user.user_id}`)).status).toBe(404);
+      expect((await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { first_name: 'Ann', last_name: 'Lee', email: 'ann@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } } })).status).toBe(200);
+      expect((await asOther('GET', `/v2/user/${user.user_id}/info/latest`)).status).toBe(404);
+      expect((await asOther('PATCH', `/v2/user/${user.user_id}/info`, { first_name: 'Eve', last_name: 'Lee', email: 'eve@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } })).status).toBe(404);
+      expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).body.first_name).toBe('Ann');
       const list = await asOther('GET', '/v2/user?limit=1000');
       expect(list.body.users.some((u: { user_id: string }) => u.user_id === user.user_id)).toBe(false);
       // and the user is untouched
@@ -214,6 +276,7 @@ describe('users API (/v2/user)', () => {
       );
       // An order's health insurance is the patient's too (order_health_insurances).
       await stack.db.query(`INSERT INTO order_health_insurances (id, user_id, insurance_enc) VALUES ($1, $2, 'x')`, [randomUUID(), user.user_id]);
+      await stack.db.query(`INSERT INTO user_infos (user_id, info_enc) VALUES ($1, 'x')`, [user.user_id]);
       await api('DELETE', `/v2/user/${user.user_id}`);
       const outcome = await stack.temporal.workflow.getHandle(userDeletionWorkflowId(user.user_id)).result();
       expect(outcome).toBe('erased');
@@ -221,6 +284,7 @@ describe('users API (/v2/user)', () => {
       expect(await stack.db.query('SELECT id FROM users WHERE id = $1', [user.user_id])).toEqual([]);
       expect(await stack.db.query('SELECT id FROM insurances WHERE user_id = $1', [user.user_id])).toEqual([]);
       expect(await stack.db.query('SELECT id FROM order_health_insurances WHERE user_id = $1', [user.user_id])).toEqual([]);
+      expect(await stack.db.query('SELECT user_id FROM user_infos WHERE user_id = $1', [user.user_id])).toEqual([]);
       expect((await api('POST', `/v2/user/undo_delete?user_id=${user.user_id}`)).status).toBe(404);
     });
   });

@@ -143,7 +143,7 @@ export function buildProgram(open: OpenContext): Command {
   for (const kind of ['user', 'order'] as const) {
     phiLog
       .command(kind)
-      .description(kind === 'user' ? "accesses to a user's orders and insurances" : 'accesses to an order')
+      .description(kind === 'user' ? "accesses to a user's orders, insurances and user info" : 'accesses to an order')
       .argument(`<${kind}_id>`, `${kind} id`, uuid)
       .option('--limit <n>', 'the newest n accesses', limit, 500)
       .action(
