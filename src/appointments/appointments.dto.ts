@@ -29,6 +29,18 @@ export class PhlebotomyAvailabilityQuery extends createZodDto(
 
 export const PSC_RADII = ['10', '20', '25', '50', '100'] as const;
 
+/** A query value given repeated (?x=a&x=b) or comma-separated (?x=a,b). */
+const repeatedValues = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) =>
+      (Array.isArray(value) ? value : [value])
+        .flatMap((entry) => entry.split(','))
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).max(50));
+
 export class PscAvailabilityQuery extends createZodDto(
   z
     .object({
@@ -37,22 +49,45 @@ export class PscAvailabilityQuery extends createZodDto(
       zip_code: zipCode.optional(),
       radius: z.enum(PSC_RADII).default('20'),
       /** Repeated (?site_codes=a&site_codes=b) or comma-separated. */
-      site_codes: z
-        .union([z.string(), z.array(z.string())])
-        .transform((value) =>
-          (Array.isArray(value) ? value : [value])
-            .flatMap((item) => item.split(','))
-            .map((item) => item.trim())
-            .filter(Boolean),
-        )
-        .pipe(z.array(z.string().max(64)).max(50))
-        .optional(),
+      site_codes: repeatedValues(z.string().max(64)).optional(),
       allow_stale: queryBoolean.optional(),
     })
     .refine((query) => query.zip_code !== undefined || (query.site_codes?.length ?? 0) > 0, {
       message: 'Give zip_code or site_codes.',
       path: ['zip_code'],
     }),
+) {}
+
+// --- where patients can be served ---------------------------------------------------------------
+
+/** Junction's LabLocationCapability. */
+export const LAB_LOCATION_CAPABILITIES = ['stat', 'appointment_scheduling_via_junction', 'appointment_scheduling_with_lab'] as const;
+
+export class AreaInfoQuery extends createZodDto(
+  z.object({
+    zip_code: zipCode,
+    radius: z.enum(PSC_RADII).default('20'),
+    lab: z.string().min(1).max(64).optional().describe('One lab (slug) to report on.'),
+    labs: repeatedValues(z.string().min(1).max(64)).optional().describe('Labs (slugs) to report on; default: every lab with service centers.'),
+    lab_account_id: z.uuid().optional(),
+  }),
+) {}
+
+export class PscInfoQuery extends createZodDto(
+  z.object({
+    zip_code: zipCode,
+    lab_id: z.coerce.number().int().min(1).max(2_147_483_647),
+    radius: z.enum(PSC_RADII).default('20'),
+    capabilities: repeatedValues(z.enum(LAB_LOCATION_CAPABILITIES)).optional(),
+    lab_account_id: z.uuid().optional(),
+  }),
+) {}
+
+export class OrderPscInfoQuery extends createZodDto(
+  z.object({
+    radius: z.enum(PSC_RADII).default('20'),
+    capabilities: repeatedValues(z.enum(LAB_LOCATION_CAPABILITIES)).optional(),
+  }),
 ) {}
 
 // --- booking -----------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import { AppointmentLifecycleService } from './appointment-lifecycle.service';
 import { AppointmentViews } from './appointment-views';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentAvailabilityController } from './appointment-availability.controller';
+import { AppointmentAreasController } from './appointment-areas.controller';
+import { AppointmentAreasService } from './appointment-areas.service';
 import { APPOINTMENTS_CLOCK, AppointmentAvailabilityService, PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointment-availability.service';
 import { SandboxPhlebotomyProvider } from './providers/sandbox-phlebotomy.provider';
 import { SandboxPscProvider } from './providers/sandbox-psc.provider';
@@ -20,7 +22,7 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
  */
 @Module({
   imports: [OrdersModule, EventsModule, IdempotencyModule, LabTestsModule, UsersModule],
-  controllers: [AppointmentAvailabilityController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
+  controllers: [AppointmentAvailabilityController, AppointmentAreasController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
   providers: [
     SandboxPhlebotomyProvider,
     SandboxPscProvider,
@@ -28,6 +30,7 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
     { provide: PSC_PROVIDER, useExisting: SandboxPscProvider },
     { provide: APPOINTMENTS_CLOCK, useValue: () => Date.now() },
     AppointmentAvailabilityService,
+    AppointmentAreasService,
     AppointmentsRepository,
     AppointmentViews,
     AppointmentLifecycleService,

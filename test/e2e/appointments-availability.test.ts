@@ -189,4 +189,86 @@ describe('appointment availability (phlebotomy and PSC)', () => {
       expect(result.slots[5].slots[0].start.toISOString()).toBe('2027-03-15T11:00:00.000Z');
     });
   });
+
+  describe('where a patient can be served (area info, PSC info)', () => {
+    const client = () => new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+
+    it('area info: at-home phlebotomy in Phoenix, Quest service centers around New York, per lab', async () => {
+      const phoenix = await client().labTests.getAreaInfo({ zipCode: '85004' });
+      expect(phoenix.zipCode).toBe('85004');
+      expect(phoenix.phlebotomy).toEqual({ isServed: true, providers: [{ name: 'getlabs', serviceTypes: ['appointment-ready', 'appointment-request'] }] });
+      expect(Object.keys(phoenix.centralLabs).sort()).toEqual(['bioreference', 'labcorp', 'quest', 'sonora_quest']);
+      expect(phoenix.centralLabs.quest.patientServiceCenters).toEqual({ appointmentWithVital: true, withinRadius: 0, radius: '20', capabilities: ['appointment_scheduling_via_junction'] });
+
+      const newYork = await client().labTests.getAreaInfo({ zipCode: '10001', radius: '10', labs: ['quest', 'labcorp'] });
+      expect(newYork.phlebotomy).toEqual({ isServed: false, providers: [] });
+      expect(Object.keys(newYork.centralLabs).sort()).toEqual(['labcorp', 'quest']);
+      // Chelsea, Union Square and Jersey City are within 10 miles; Boston is not.
+      expect(newYork.centralLabs.quest).toMatchObject({ labId: 1, patientServiceCenters: { withinRadius: 3, radius: '10' }, supportedBillTypes: expect.arrayContaining(['client_bill']) });
+      expect(newYork.centralLabs.labcorp.patientServiceCenters).toMatchObject({ appointmentWithVital: false, withinRadius: 0, capabilities: ['appointment_scheduling_with_lab'] });
+      const boston = await api('GET', '/v3/order/area/info?zip_code=02108&radius=10&lab=quest');
+      expect(boston.status).toBe(200);
+      expect(Object.keys(boston.body.central_labs)).toEqual(['quest']);
+      expect(boston.body.central_labs.quest.patient_service_centers.within_radius).toBe(1);
+
+      // A lab account narrows the answer to its lab and its bill types.
+      const questPlatform = '1ab0acc0-0000-4000-8000-000000000001';
+      const [account] = (await api('GET', `/v3/lab_test/lab_account?lab_account_id=${questPlatform}`)).body.data;
+      const byAccount = await api('GET', `/v3/order/area/info?zip_code=10001&lab_account_id=${questPlatform}`);
+      expect(Object.keys(byAccount.body.central_labs)).toEqual(['quest']);
+      expect(byAccount.body.central_labs.quest.supported_bill_types).toEqual([...account.allowed_billing].sort());
+      const wrongLab = await api('GET', `/v3/order/psc/info?zip_code=10001&lab_id=2&lab_account_id=${questPlatform}`);
+      expect(wrongLab.status).toBe(422);
+      expect(wrongLab.body.detail[0].loc).toEqual(['query', 'lab_account_id']);
+    });
+
+    it('PSC info: the lab’s centers nearest first, with distance, bill types and capabilities; the same for an order’s patient', async () => {
+      const info = await client().labTests.getPscInfo({ zipCode: '10001', labId: 1, radius: '10' });
+      expect(info).toMatchObject({ labId: 1, slug: 'quest' });
+      expect(info.patientServiceCenters.map((site) => site.siteCode)).toEqual(['QSB-NYC-0001', 'QSB-NYC-0002', 'QSB-NJ-0001']);
+      expect(info.patientServiceCenters[0]).toMatchObject({
+        metadata: { name: 'Quest Diagnostics Sandbox - Chelsea', firstLine: '360 W 31st St', city: 'New York', state: 'NY', zipCode: '10001' },
+        location: { lat: 40.7484, lng: -73.9967 },
+        capabilities: ['appointment_scheduling_via_junction'],
+      });
+      expect(info.patientServiceCenters[0].distance).toBeLessThan(info.patientServiceCenters[1].distance);
+      expect(info.patientServiceCenters[0].supportedBillTypes).toContain('client_bill');
+      // A capability no site has leaves none.
+      expect((await api('GET', '/v3/order/psc/info?zip_code=10001&lab_id=1&capabilities=stat')).body.patient_service_centers).toEqual([]);
+      expect((await api('GET', '/v3/order/psc/info?zip_code=10001&lab_id=2')).body).toEqual({ lab_id: 2, slug: 'labcorp', patient_service_centers: [] });
+
+      const user = await api('POST', '/v2/user', { body: { client_user_id: `psc-${randomUUID()}` } });
+      const order = await api('POST', '/v3/order', {
+        body: {
+          user_id: user.body.user_id,
+          lab_test_id: '1ab7e570-0000-4000-8000-000000000003',
+          patient_details: { first_name: 'Ann', last_name: 'Lee', dob: '1990-01-01', gender: 'female', phone_number: '+12125550100', email: 'ann@example.com' },
+          patient_address: { first_line: '1 W 34th St', city: 'New York', state: 'NY', zip: '10001', country: 'US' },
+          physician: { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' },
+        },
+      });
+      expect(order.status).toBe(200);
+      const forOrder = await client().labTests.getOrderPscInfo(order.body.order.id, { radius: '25' });
+      expect(forOrder.patientServiceCenters.map((site) => site.siteCode)).toEqual(['QSB-NYC-0001', 'QSB-NYC-0002', 'QSB-NJ-0001']);
+      const other = await createTenant(stack.db);
+      expect((await call(stack.apiUrl, 'GET', `/v3/order/${order.body.order.id}/psc/info`, { key: other.apiKey })).status).toBe(404);
+    });
+
+    it('refuses bad questions with a 422 naming the parameter', async () => {
+      const cases: Array<[string, string[]]> = [
+        ['/v3/order/area/info', ['query', 'zip_code']],
+        ['/v3/order/area/info?zip_code=1000', ['query', 'zip_code']],
+        ['/v3/order/area/info?zip_code=10001&radius=7', ['query', 'radius']],
+        ['/v3/order/area/info?zip_code=10001&lab=nolab', ['query', 'lab']],
+        ['/v3/order/area/info?zip_code=10001&lab_account_id=nope', ['query', 'lab_account_id']],
+        ['/v3/order/psc/info?zip_code=10001', ['query', 'lab_id']],
+        ['/v3/order/psc/info?zip_code=10001&lab_id=999', ['query', 'lab_id']],
+        ['/v3/order/psc/info?zip_code=10001&lab_id=1&capabilities=teleport', ['query', 'capabilities', 0]] as unknown as [string, string[]],
+      ];
+      for (const [path, loc] of cases) {
+        const response = await api('GET', path);
+        expect({ path, status: response.status, loc: response.body.detail?.[0]?.loc }).toEqual({ path, status: 422, loc });
+      }
+    });
+  });
 });

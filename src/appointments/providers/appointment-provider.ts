@@ -75,8 +75,29 @@ export interface ProviderAvailability {
 export interface AppointmentProvider {
   readonly kind: AppointmentKind;
   readonly slug: string;
+  /** The public provider name appointments show (Junction's enum: getlabs, phlebfinders, quest). */
+  readonly publicName: string;
   /** null: no coverage for this address / no site in range (the API answers 404). */
   availability(query: AvailabilityQuery): Promise<ProviderAvailability | null>;
+  /** Where the provider works, without slots (area info, PSC info). */
+  serviceArea(query: AreaQuery): Promise<ServiceArea>;
+}
+
+export interface AreaQuery {
+  /** 5 digits or ZIP+4. */
+  zip: string;
+  /** Miles. */
+  radius: number;
+  /** The lab whose service centers are asked about (slug). */
+  lab: string;
+}
+
+/** What a provider offers around a zip code; nothing at all when it does not know the zip. */
+export interface ServiceArea {
+  /** At-home draws in the zip (phlebotomy providers). */
+  drawsAtHome: boolean;
+  /** The lab's service centers within the radius, nearest first, `distance` in miles (PSC providers). */
+  sites: AppointmentLocation[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,11 +3,13 @@ import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../../adapters/sandbox
 import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
 import type {
   AppointmentProvider,
+  AreaQuery,
   AvailabilityQuery,
   ProviderAvailability,
   ProviderBooking,
   ProviderBookingRequest,
   ProviderSlotRef,
+  ServiceArea,
 } from './appointment-provider';
 import { phlebotomyCoverage, zipArea, zipCentroid } from './sandbox-data';
 import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
@@ -32,6 +34,11 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
 
   constructor(@Inject(SANDBOX_CALLBACKS) callbacks: SandboxCallbacks, @Inject(LABFLOW_CONFIG) config: LabflowConfig) {
     super('sandbox_phlebotomy', callbacks, config);
+  }
+
+  /** Draws at home in the covered zips; no service centers. */
+  serviceArea(query: AreaQuery): Promise<ServiceArea> {
+    return Promise.resolve({ drawsAtHome: phlebotomyCoverage(query.zip) !== undefined, sites: [] });
   }
 
   /** One phlebotomist per slot. */

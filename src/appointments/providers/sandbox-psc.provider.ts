@@ -4,14 +4,16 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
 import type {
   AppointmentLocation,
   AppointmentProvider,
+  AreaQuery,
   AvailabilityQuery,
   ProviderAvailability,
   ProviderBooking,
   ProviderBookingRequest,
   ProviderDay,
+  ServiceArea,
 } from './appointment-provider';
 import { SandboxBookingProvider, sandboxProviderId } from './sandbox-booking';
-import { milesBetween, PSC_SITES, zipCentroid } from './sandbox-data';
+import { milesBetween, PSC_SITES, type PscSite, zipCentroid } from './sandbox-data';
 import { sandboxDays } from './sandbox-slots';
 
 /** Seats per slot at a sandbox service center. */
@@ -36,6 +38,17 @@ export class SandboxPscProvider extends SandboxBookingProvider implements Appoin
 
   capacity(): number {
     return PSC_SEATS;
+  }
+
+  /** Quest's sandbox sites within the radius of the zip's centroid, nearest first; no other lab's. */
+  serviceArea(query: AreaQuery): Promise<ServiceArea> {
+    const centroid = zipCentroid(query.zip);
+    if (query.lab !== this.publicName || !centroid) return Promise.resolve({ drawsAtHome: false, sites: [] });
+    const sites = PSC_SITES.map((site) => ({ site, distance: Math.round(milesBetween(centroid, site) * 100) / 100 }))
+      .filter(({ distance }) => distance <= query.radius)
+      .sort((a, b) => a.distance - b.distance)
+      .map(({ site, distance }) => siteLocation(site, distance));
+    return Promise.resolve({ drawsAtHome: false, sites });
   }
 
   async book(request: ProviderBookingRequest): Promise<ProviderBooking> {
@@ -67,14 +80,7 @@ export class SandboxPscProvider extends SandboxBookingProvider implements Appoin
     if (sites.length === 0) return Promise.resolve(null);
     const days: ProviderDay[] = [];
     for (const { site, distance } of sites) {
-      const location: AppointmentLocation = {
-        location: { lng: site.lng, lat: site.lat },
-        ...(distance !== undefined ? { distance } : {}),
-        address: site.address,
-        code: site.code,
-        name: site.name,
-        iana_timezone: site.timezone,
-      };
+      const location = siteLocation(site, distance);
       const grid = sandboxDays(
         {
           timezone: site.timezone,
@@ -93,4 +99,16 @@ export class SandboxPscProvider extends SandboxBookingProvider implements Appoin
     }
     return Promise.resolve({ provider: this.slug, timezone: sites[0].site.timezone, days });
   }
+}
+
+/** A sandbox site as Junction's AppointmentLocation (`distance` in miles, when a zip was given). */
+function siteLocation(site: PscSite, distance: number | undefined): AppointmentLocation {
+  return {
+    location: { lng: site.lng, lat: site.lat },
+    ...(distance !== undefined ? { distance } : {}),
+    address: site.address,
+    code: site.code,
+    name: site.name,
+    iana_timezone: site.timezone,
+  };
 }
