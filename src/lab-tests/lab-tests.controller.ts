@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Patch, Post, Query, StreamableFile, UseInterceptors } from '@nestjs/common';
+import { ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse, ZodSerializerInterceptor } from 'nestjs-zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import {
@@ -109,5 +109,20 @@ export class LabTestPagesController {
   @ZodResponse({ status: 200, type: LabAccountListDto })
   listLabAccounts(@CurrentTeam() team: TeamPrincipal, @Query() query: LabAccountsQuery) {
     return this.labAccounts.list(team, query);
+  }
+}
+
+/** A lab test's collection instructions as a PDF (apart: no response schema to serialize). */
+@ApiTags('lab_tests')
+@ApiSecurity('team-api-key')
+@Controller('v3/lab_test')
+export class LabTestInstructionsController {
+  constructor(private readonly labTests: LabTestsService) {}
+
+  @Get(':lab_test_id/collection_instruction_pdf')
+  @ApiProduces('application/pdf')
+  async collectionInstructions(@CurrentTeam() team: TeamPrincipal, @Param() params: LabTestIdParams) {
+    const pdf = await this.labTests.collectionInstructionsPdf(team, params.lab_test_id);
+    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="collection-instructions-${params.lab_test_id}.pdf"` });
   }
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LabAccountsService } from './lab-accounts.service';
 import { LabAccountsRepository, LabCatalogRepository, LabTestsRepository } from './lab-catalog.repository';
-import { LabTestPagesController, LabTestsController } from './lab-tests.controller';
+import { LabTestInstructionsController, LabTestPagesController, LabTestsController } from './lab-tests.controller';
 import { LabMarkersService } from './lab-markers.service';
 import { LabTestsService } from './lab-tests.service';
 import { OrderableLabTestsService } from './orderable-lab-tests.service';
@@ -15,7 +15,7 @@ import { OrderableLabTestsService } from './orderable-lab-tests.service';
  * - `referenceRangeFor` / `interpretNumericResult` (./reference-ranges) for results.
  */
 @Module({
-  controllers: [LabTestsController, LabTestPagesController],
+  controllers: [LabTestsController, LabTestPagesController, LabTestInstructionsController],
   providers: [
     LabCatalogRepository,
     LabTestsRepository,
@@ -25,6 +25,6 @@ import { OrderableLabTestsService } from './orderable-lab-tests.service';
     OrderableLabTestsService,
     LabAccountsService,
   ],
-  exports: [LabCatalogRepository, LabTestsRepository, LabAccountsRepository, OrderableLabTestsService, LabAccountsService],
+  exports: [LabCatalogRepository, LabTestsRepository, LabAccountsRepository, OrderableLabTestsService, LabAccountsService, LabTestsService],
 })
 export class LabTestsModule {}

@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { PhiReadAudit } from '../common/phi-access-log';
-import { notFound } from '../common/errors';
+import { ApiError, notFound } from '../common/errors';
 import { eitherSpelling } from '../common/schemas';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
+import { LabTestsService } from '../lab-tests/lab-tests.service';
 import {
   type BiomarkerResult,
   buildLabResults,
@@ -16,6 +17,7 @@ import {
   renderResultReportPdf,
   type ResultInterpretation,
 } from '../results';
+import { collectionMethodOf } from '../../workflows/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrderViews, type OrderView } from './order-views';
 import type { ListOrdersQuery, PatientDetails, ShippingAddress } from './orders.dto';
@@ -32,6 +34,7 @@ export class OrderQueriesService {
     private readonly readModel: OrderReadModel,
     private readonly views: OrderViews,
     private readonly catalog: LabCatalogRepository,
+    private readonly labTests: LabTestsService,
     private readonly cipher: PhiCipher,
     private readonly audit: PhiReadAudit,
   ) {}
@@ -129,6 +132,24 @@ export class OrderQueriesService {
   /** `GET /v3/order/{id}/result/pdf`: the same report, printable. */
   async resultPdf(team: TeamPrincipal, orderId: string): Promise<Buffer> {
     return renderResultReportPdf(await this.results(team, orderId), orderId);
+  }
+
+  /** `GET /v3/order/{id}/collection_instruction_pdf`: how the order's sample is collected. */
+  async collectionInstructionsPdf(team: TeamPrincipal, orderId: string): Promise<Buffer> {
+    const order = await this.requireOrder(team, orderId);
+    return this.labTests.collectionInstructionsPdf(team, order.labTestId, { id: order.id, sampleId: order.sampleId, method: collectionMethodOf(order.flow), createdAt: order.createdAt });
+  }
+
+  /**
+   * `GET /v3/order/{id}/abn_pdf`: an Advance Beneficiary Notice is only for an order that needs
+   * one (`has_abn`); labflow's labs ask for none, so every order answers 404 saying so.
+   */
+  async abnPdf(team: TeamPrincipal, orderId: string): Promise<never> {
+    const order = await this.requireOrder(team, orderId);
+    throw new ApiError(
+      HttpStatus.NOT_FOUND,
+      order.hasAbn ? 'This order needs an ABN, but its lab provides no ABN form.' : 'This order has no ABN: has_abn is false (its lab asks for none).',
+    );
   }
 
   /** `GET /v3/order/{id}/result/metadata`. */

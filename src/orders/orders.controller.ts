@@ -120,6 +120,21 @@ export class OrdersController {
     return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="lab-report-${params.order_id}.pdf"` });
   }
 
+  /** How the order's sample is collected (for the patient; on site, for the staff). */
+  @Get(':order_id/collection_instruction_pdf')
+  @ApiProduces('application/pdf')
+  async collectionInstructionsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    const pdf = await this.queries.collectionInstructionsPdf(team, params.order_id);
+    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="collection-instructions-${params.order_id}.pdf"` });
+  }
+
+  /** The order's Advance Beneficiary Notice, when it has one (`has_abn`). */
+  @Get(':order_id/abn_pdf')
+  @ApiProduces('application/pdf')
+  abnPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
+    return this.queries.abnPdf(team, params.order_id);
+  }
+
   /** Specimen labels for the order's tubes (2 × 1 inch pages). */
   @Get(':order_id/labels/pdf')
   @ApiProduces('application/pdf')

@@ -1,5 +1,6 @@
 import { VitalClient, VitalError } from '@tryvital/vital-node';
 import { createUser, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, VITAMIN_D_KIT } from '../helpers/orders';
+import { pdfText } from '../helpers/pdf';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -86,6 +87,26 @@ describe('orders through @tryvital/vital-node', () => {
     expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
     const viaSdk = await client.labTests.getOrderRequistionPdf(created.order.id);
     expect(Buffer.from(await viaSdk.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+
+    // The order's collection instructions: the kit's steps, its fasting rule, the order and sample ids.
+    const instructions = pdfText(Buffer.from(await (await client.labTests.getOrderCollectionInstructionPdf(created.order.id)).arrayBuffer()));
+    expect(instructions).toContain('Collecting your sample at home (finger prick)');
+    expect(instructions).toContain('Do not eat or drink anything but water for 8 to 12 hours');
+    expect(instructions).toContain(`Order ID: ${created.order.id} Sample ID: ${created.order.sampleId}`);
+    // The lab test's own, through the SDK too: every test has them now.
+    const walkIn = await call(stack.apiUrl, 'GET', '/v3/lab_tests/1ab7e570-0000-4000-8000-000000000003', { key: tenant.apiKey });
+    expect(walkIn.body).toMatchObject({ method: 'walk_in_test', has_collection_instructions: true });
+    const ofTest = pdfText(Buffer.from(await (await client.labTests.getLabTestCollectionInstructionPdf(LIPID_PANEL_KIT)).arrayBuffer()));
+    expect(ofTest).toContain('Test: Lipid Panel (test kit)');
+    expect(ofTest).not.toContain('Order ID');
+    // No ABN: the order needs none, and says so.
+    await expect(client.labTests.getOrderAbnPdf(created.order.id)).rejects.toMatchObject({ statusCode: 404 });
+    const abn = await call(stack.apiUrl, 'GET', `/v3/order/${created.order.id}/abn_pdf`, { key: tenant.apiKey });
+    expect(abn.body).toEqual({ detail: 'This order has no ABN: has_abn is false (its lab asks for none).' });
+    const other = await createTenant(stack.db);
+    for (const path of [`/v3/order/${created.order.id}/collection_instruction_pdf`, `/v3/order/${created.order.id}/abn_pdf`]) {
+      expect((await call(stack.apiUrl, 'GET', path, { key: other.apiKey })).status).toBe(404);
+    }
   });
 
   it('simulates results without an interpretation, in the result types asked for', async () => {
