@@ -19,11 +19,19 @@ export class InsuranceEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }
 
-/** A payor (insurance company) known by its payor code. */
+/**
+ * A payor (insurance company) known by its payor code: the platform's (`teamId` null, seeded) or
+ * a team's own (POST /v3/payor), which only that team sees.
+ */
 @Entity({ name: 'payors' })
 export class PayorEntity {
   @PrimaryColumn('text') code!: string;
+  @Column('uuid', { name: 'team_id', nullable: true }) teamId!: string | null;
   @Column('text') name!: string;
+  @Column('text', { array: true }) aliases!: string[];
+  /** The clearinghouse that knows the payor by `providerPayorId` (team payors only). */
+  @Column('text', { nullable: true }) provider!: string | null;
+  @Column('text', { name: 'provider_payor_id', nullable: true }) providerPayorId!: string | null;
   @Column('jsonb') address!: {
     first_line: string;
     second_line: string | null;

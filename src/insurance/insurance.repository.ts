@@ -33,12 +33,63 @@ export class InsuranceRepository {
   }
 }
 
-/** The payor registry (table `payors`, seeded by a migration with real payor codes). */
+/** What a payor search asks: a part of a name or alias, or a code; a clearinghouse id. */
+export interface PayorSearch {
+  name?: string;
+  provider?: string;
+  providerPayorId?: string;
+}
+
+/** Payors a search answers at most. */
+const PAYOR_SEARCH_LIMIT = 100;
+
+/**
+ * The payor registry (table `payors`): the platform's, seeded by a migration with real payor
+ * codes, and each team's own, which only that team sees.
+ */
 @Injectable()
 export class PayorRegistry {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  findByCode(code: string): Promise<PayorEntity | null> {
-    return this.db.getRepository(PayorEntity).findOneBy({ code });
+  /** The payor with this code, if the team can use it (the platform's, or its own). */
+  findVisible(teamId: string, code: string): Promise<PayorEntity | null> {
+    return this.db
+      .getRepository(PayorEntity)
+      .createQueryBuilder('p')
+      .where('p.code = :code', { code })
+      .andWhere('(p.team_id IS NULL OR p.team_id = :teamId)', { teamId })
+      .getOne();
+  }
+
+  /** The payors the team can use that match, the team's own first, then by name. */
+  search(teamId: string, search: PayorSearch): Promise<PayorEntity[]> {
+    const query = this.db
+      .getRepository(PayorEntity)
+      .createQueryBuilder('p')
+      .where('(p.team_id IS NULL OR p.team_id = :teamId)', { teamId })
+      .orderBy('p.team_id IS NULL')
+      .addOrderBy('p.name')
+      .addOrderBy('p.code')
+      .limit(PAYOR_SEARCH_LIMIT);
+    if (search.name !== undefined) {
+      // A part of the name or of an alias, any case (LIKE's own characters taken literally), or the exact code.
+      const pattern = `%${search.name.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      query.andWhere(
+        `(lower(p.name) LIKE :pattern OR EXISTS (SELECT 1 FROM unnest(p.aliases) alias WHERE lower(alias) LIKE :pattern) OR upper(p.code) = upper(:code))`,
+        { pattern, code: search.name },
+      );
+    }
+    if (search.provider !== undefined) query.andWhere('p.provider = :provider', { provider: search.provider });
+    if (search.providerPayorId !== undefined) query.andWhere('p.provider_payor_id = :providerPayorId', { providerPayorId: search.providerPayorId });
+    return query.getMany();
+  }
+
+  /** The team's payor known at `provider` by `providerPayorId`, if any. */
+  findByProviderId(teamId: string, provider: string, providerPayorId: string): Promise<PayorEntity | null> {
+    return this.db.getRepository(PayorEntity).findOneBy({ teamId, provider, providerPayorId });
+  }
+
+  insert(payor: PayorEntity): Promise<PayorEntity> {
+    return this.db.getRepository(PayorEntity).save(payor);
   }
 }

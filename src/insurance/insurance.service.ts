@@ -30,7 +30,7 @@ export class InsuranceService {
 
   async create(team: TeamPrincipal, userId: string, body: CreateInsuranceDto): Promise<ClientFacingInsurance> {
     await this.requireLiveUser(team, userId);
-    const payor = await this.payors.findByCode(body.payor_code);
+    const payor = await this.payors.findVisible(team.teamId, body.payor_code);
     if (!payor) {
       throw validationError(
         ['body', 'payor_code'],
@@ -60,7 +60,7 @@ export class InsuranceService {
     await this.requireLiveUser(team, userId);
     const insurance = await this.insurances.findLatestForUser(team.teamId, userId, isPrimary);
     if (!insurance) throw notFound('Insurance');
-    const payor = await this.payors.findByCode(insurance.payorCode);
+    const payor = await this.payors.findVisible(team.teamId, insurance.payorCode);
     // payor_code is a foreign key to payors, so this only fails if the registry lost a row.
     if (!payor) throw new Error(`Payor ${insurance.payorCode} of insurance ${insurance.id} is missing`);
     const view = this.toView(insurance, payor);

@@ -1,3 +1,4 @@
+import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { PhiCipher } from '../../src/common/crypto';
@@ -360,6 +361,63 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
         { ...entry, action: 'write' },
         { ...entry, action: 'read' },
       ]);
+    });
+  });
+
+  describe('payors: search and a team\'s own', () => {
+    it('searches the platform registry by name, alias or code, any case, through the SDK', async () => {
+      const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+      const byName = await client.insurance.searchGetPayorInfo({ insuranceName: 'aetna' });
+      expect(byName).toEqual([
+        { payorCode: '60054', name: 'Aetna', aliases: ['Aetna Health', 'Aetna Inc'], orgAddress: { firstLine: 'PO Box 981106', country: 'US', zip: '79998', city: 'El Paso', state: 'TX' }, source: 'platform' },
+      ]);
+      expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'UHC' })).map((payor) => payor.payorCode)).toEqual(['87726']);
+      expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'oscar' })).map((payor) => payor.payorCode)).toEqual(['OSCAR']);
+      expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'blue' })).map((payor) => payor.name)).toEqual([
+        'Anthem Blue Cross of California',
+        'Blue Cross and Blue Shield of Illinois',
+        'Blue Cross and Blue Shield of Texas',
+        'Florida Blue',
+        'Highmark Blue Cross Blue Shield',
+      ]);
+      // LIKE's own characters are taken literally.
+      expect(await client.insurance.searchGetPayorInfo({ insuranceName: '%' })).toEqual([]);
+      expect((await client.insurance.searchGetPayorInfo()).length).toBeGreaterThanOrEqual(14);
+      const deprecated = await client.insurance.searchPayorInfo({ insuranceName: 'cigna' });
+      expect(deprecated).toEqual([expect.objectContaining({ code: '62308', name: 'Cigna', source: 'platform' })]);
+    });
+
+    it("adds a payor of the team's own that only it sees and bills, found by its clearinghouse id", async () => {
+      const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+      const created = await client.payor.createPayor({
+        name: 'Sunrise Regional Health Plan',
+        address: { firstLine: '9 Harbor Way', city: 'Portland', state: 'OR', zip: '97201', country: 'US' },
+        provider: 'availity',
+        providerPayorId: 'SRHP1',
+      });
+      expect(created).toMatchObject({ name: 'Sunrise Regional Health Plan', aliases: [], source: 'team', orgAddress: { firstLine: '9 Harbor Way' } });
+      expect(created.payorCode).toMatch(/^T[0-9A-Z]{9}$/);
+      expect((await client.insurance.searchGetPayorInfo({ provider: 'availity', providerPayorId: 'SRHP1' })).map((payor) => payor.payorCode)).toEqual([created.payorCode]);
+      expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'sunrise' })).map((payor) => payor.payorCode)).toEqual([created.payorCode]);
+
+      const again = await api('POST', '/v3/payor', { body: { name: 'Sunrise again', address: address(), provider: 'availity', provider_payor_id: 'SRHP1' } });
+      expect(again.status).toBe(409);
+      expect(again.body.detail).toBe(`The team already has payor ${created.payorCode} with provider_payor_id SRHP1 at availity.`);
+      const half = await api('POST', '/v3/payor', { body: { name: 'Half', address: address(), provider: 'stedi' } });
+      expect(half.status).toBe(422);
+      expect(half.body.detail[0].loc).toEqual(['body', 'provider_payor_id']);
+
+      // The team bills it; another team neither sees nor bills it.
+      const userId = await createUser();
+      const insured = await createInsurance(userId, request({ payor_code: created.payorCode }));
+      expect(insured.status).toBe(200);
+      expect(insured.body.company).toMatchObject({ name: 'Sunrise Regional Health Plan', address: { first_line: '9 Harbor Way' } });
+      const search = await call(stack.apiUrl, 'GET', '/v3/insurance/search/payor?insurance_name=sunrise', { key: other.apiKey });
+      expect(search.body).toEqual([]);
+      const otherUser = await createUser(other.apiKey);
+      const refused = await createInsurance(otherUser, request({ payor_code: created.payorCode }), other.apiKey);
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0].loc).toEqual(['body', 'payor_code']);
     });
   });
 });

@@ -1,0 +1,32 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { CreatePayorDto, PayorSearchBody, PayorSearchQuery } from './payors.dto';
+import { PayorsService } from './payors.service';
+
+/** Payor search and a team's own payors (Junction's insurance and payor routes). */
+@ApiTags('insurance')
+@ApiSecurity('team-api-key')
+@Controller()
+export class PayorsController {
+  constructor(private readonly payors: PayorsService) {}
+
+  @Get('v3/insurance/search/payor')
+  search(@CurrentTeam() team: TeamPrincipal, @Query() query: PayorSearchQuery) {
+    return this.payors.search(team, { name: query.insurance_name, provider: query.provider, providerPayorId: query.provider_payor_id });
+  }
+
+  /** The older search: a body instead of a query, and each payor's code as `code`. */
+  @Post('v3/insurance/search/payor')
+  @HttpCode(200)
+  async searchDeprecated(@CurrentTeam() team: TeamPrincipal, @Body() body: PayorSearchBody) {
+    const found = await this.payors.search(team, { name: body.insurance_name ?? undefined, provider: body.provider ?? undefined, providerPayorId: body.provider_id ?? undefined });
+    return found.map(({ payor_code, ...rest }) => ({ code: payor_code, ...rest }));
+  }
+
+  @Post('v3/payor')
+  @HttpCode(200)
+  create(@CurrentTeam() team: TeamPrincipal, @Body() body: CreatePayorDto) {
+    return this.payors.create(team, body);
+  }
+}
