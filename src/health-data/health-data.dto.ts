@@ -38,6 +38,8 @@ export class SummaryIngestParams extends createZodDto(
 
 export class UserIdParams extends createZodDto(z.object({ user_id: z.uuid() })) {}
 
+export class DeviceParams extends createZodDto(z.object({ user_id: z.uuid(), device_id: z.uuid() })) {}
+
 export class TimeseriesReadParams extends createZodDto(
   z.object({ user_id: z.uuid(), resource: z.string().max(64) }),
 ) {}

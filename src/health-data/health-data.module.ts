@@ -5,7 +5,7 @@ import { TimeseriesController } from './timeseries.controller';
 import { HealthDataIngestionService } from './health-data-ingestion.service';
 import { IntrospectionController } from './introspection.controller';
 import { IntrospectionService } from './introspection.service';
-import { SummariesController } from './summaries.controller';
+import { DevicesController, SummariesController } from './summaries.controller';
 import { SummariesRepository } from './summaries.repository';
 import { SummaryQueriesService } from './summary-queries.service';
 import { TimeseriesQueriesService } from './timeseries-queries.service';
@@ -17,7 +17,7 @@ import { TimeseriesRepository } from './timeseries.repository';
  */
 @Module({
   imports: [UsersModule, EventsModule],
-  controllers: [TimeseriesController, SummariesController, IntrospectionController],
+  controllers: [TimeseriesController, SummariesController, DevicesController, IntrospectionController],
   providers: [TimeseriesRepository, SummariesRepository, HealthDataIngestionService, TimeseriesQueriesService, SummaryQueriesService, IntrospectionService],
   exports: [HealthDataIngestionService, TimeseriesRepository],
 })

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
-import { IngestionEnvelopeDto, OptionalRangeQuery, StreamParams, SummaryIngestParams } from './health-data.dto';
+import { DeviceParams, IngestionEnvelopeDto, OptionalRangeQuery, StreamParams, SummaryIngestParams, UserIdParams } from './health-data.dto';
 import { HealthDataIngestionService } from './health-data-ingestion.service';
 import { LargeBody } from './large-body';
 import { SummaryQueriesService } from './summary-queries.service';
@@ -36,5 +36,23 @@ export class SummariesController {
   @Get('v2/timeseries/workouts/:id/stream')
   workoutStream(@CurrentTeam() team: TeamPrincipal, @Param() params: StreamParams) {
     return this.queries.workoutStream(team, params.id);
+  }
+}
+
+/** The devices a user's sources reported (from device summaries). */
+@ApiTags('user')
+@ApiSecurity('team-api-key')
+@Controller('v2/user/:user_id/device')
+export class DevicesController {
+  constructor(private readonly queries: SummaryQueriesService) {}
+
+  @Get()
+  list(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
+    return this.queries.devices(team, params.user_id);
+  }
+
+  @Get(':device_id')
+  get(@CurrentTeam() team: TeamPrincipal, @Param() params: DeviceParams) {
+    return this.queries.device(team, params.user_id, params.device_id);
   }
 }

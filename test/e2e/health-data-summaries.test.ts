@@ -110,6 +110,19 @@ describe('health data: summaries, streams, introspection', () => {
     await ingest(userId, 'devices', { provider: 'garmin', data: [{ provider_id: 'fenix-7', name: 'Fenix 7' }] });
     const devices = await client.devices.getRaw(userId);
     expect(devices.devices[0]).toMatchObject({ providerId: 'fenix-7', data: { name: 'Fenix 7' }, source: { slug: 'garmin' } });
+
+    // The same devices as the user's devices (ClientFacingDevice).
+    await ingest(userId, 'devices', { provider: 'withings', source_type: 'scale', data: [{ provider_id: 'body-plus', device_manufacturer: 'Withings', model: 'Body+', firmware_version: '1.2' }] });
+    const listed = await client.user.getDevices(userId);
+    expect(listed.map((device) => device.provider).sort()).toEqual(['garmin', 'withings']);
+    const scale = listed.find((device) => device.provider === 'withings')!;
+    expect(scale).toEqual({ id: expect.any(String), userId, provider: 'withings', sourceType: 'scale', deviceManufacturer: 'Withings', deviceModel: 'Body+', deviceVersion: '1.2', deviceId: 'body-plus' });
+    expect(listed.find((device) => device.provider === 'garmin')).toMatchObject({ sourceType: 'unknown', deviceId: 'fenix-7' });
+    expect(await client.user.getDevice(userId, scale.id)).toEqual(scale);
+    const otherUser = await createUser();
+    expect((await call(stack.apiUrl, 'GET', `/v2/user/${otherUser}/device/${scale.id}`, { key: tenant.apiKey })).status).toBe(404);
+    expect((await call(stack.apiUrl, 'GET', `/v2/user/${otherUser}/device`, { key: tenant.apiKey })).body).toEqual([]);
+    expect((await call(stack.apiUrl, 'GET', `/v2/user/${userId}/device/not-a-uuid`, { key: tenant.apiKey })).status).toBe(422);
   });
 
   it('serves meals, menstrual cycles, electrocardiograms and sleep cycles', async () => {
