@@ -37,6 +37,16 @@ export class TeamSettingsRepository {
     return row ? { enabled: row.reminders, email: row.email, sms: row.sms } : { enabled: false, email: false, sms: false };
   }
 
+  /** What the main API shows of a team (`GET /v2/team/{team_id}`), or null for an unknown team. */
+  async profileOf(teamId: string): Promise<TeamProfile | null> {
+    const [row]: Array<{ id: string; org_id: string; name: string; logo_url: string | null; email: boolean; sms: boolean }> = await this.db.query(
+      `SELECT id, org_id, name, logo_url, lab_tests_patient_email_communication_enabled AS email, lab_tests_patient_sms_communication_enabled AS sms
+         FROM teams WHERE id = $1`,
+      [teamId],
+    );
+    return row ? { id: row.id, orgId: row.org_id, name: row.name, logoUrl: row.logo_url, emailCommunication: row.email, smsCommunication: row.sms } : null;
+  }
+
   /** How the team presents itself to patients (the patient portal), or null for an unknown team. */
   async brandOf(teamId: string): Promise<TeamBrand | null> {
     const [row]: Array<{ name: string; region: Region; logo_url: string | null; brand_information: TeamBrandInformation | null }> = await this.db.query(
@@ -45,6 +55,15 @@ export class TeamSettingsRepository {
     );
     return row ? { name: row.name, region: row.region, logoUrl: row.logo_url, brandInformation: row.brand_information } : null;
   }
+}
+
+export interface TeamProfile {
+  id: string;
+  orgId: string;
+  name: string;
+  logoUrl: string | null;
+  emailCommunication: boolean;
+  smsCommunication: boolean;
 }
 
 export interface TeamBrand {

@@ -39,6 +39,8 @@ export interface UserView {
 /** Fields a team sets by hand carry this source slug, as Junction does. */
 const MANUAL_SOURCE = 'manual';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 @Injectable()
 export class UsersService {
   constructor(
@@ -81,6 +83,17 @@ export class UsersService {
     const read = await this.reads.readLiveByClientUserId(team, clientUserId);
     if (!read) throw notFound('User');
     return this.viewOf(read);
+  }
+
+  /**
+   * `GET /v2/team/users/search?query_id=`: the team's live users whose user id or client_user_id
+   * is `queryId` (none when it names no one).
+   */
+  async search(team: TeamPrincipal, queryId: string): Promise<UserView[]> {
+    const byId = UUID.test(queryId) ? await this.reads.readLive(team, queryId) : null;
+    const byClientId = await this.reads.readLiveByClientUserId(team, queryId);
+    const found = [byId, byClientId].filter((read): read is NonNullable<typeof read> => read !== null);
+    return found.filter((read, index) => found.findIndex((other) => other.user.id === read.user.id) === index).map((read) => this.viewOf(read));
   }
 
   async list(team: TeamPrincipal, offset: number, limit: number) {

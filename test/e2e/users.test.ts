@@ -126,6 +126,37 @@ describe('users API (/v2/user)', () => {
     });
   });
 
+  describe('the team (/v2/team)', () => {
+    it("shows the key's own team, and nobody else's", async () => {
+      const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+      const team = await client.team.get(tenant.teamId);
+      expect(team).toMatchObject({
+        id: tenant.teamId,
+        orgId: tenant.orgId,
+        labTestsPatientEmailCommunicationEnabled: true,
+        labTestsPatientSmsCommunicationEnabled: true,
+        labTestsPatientCommunicationEnabled: true,
+        delegatedFlow: 'order_and_results_with_vital_physician_network',
+      });
+      const raw = await api('GET', `/v2/team/${tenant.teamId}`);
+      expect(Object.keys(raw.body)).not.toEqual(expect.arrayContaining(['api_key']));
+      expect(JSON.stringify(raw.body)).not.toMatch(/secret|api_key/);
+      expect((await api('GET', `/v2/team/${other.teamId}`)).status).toBe(404);
+      expect((await api('GET', '/v2/team/not-a-uuid')).status).toBe(422);
+    });
+
+    it('finds users by user id or client_user_id (users/search)', async () => {
+      const user = await createUser(`search-${randomUUID()}`);
+      const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+      expect((await client.team.getUserById({ queryId: user.user_id })).map((found) => found.userId)).toEqual([user.user_id]);
+      expect((await client.team.getUserById({ queryId: user.client_user_id })).map((found) => found.userId)).toEqual([user.user_id]);
+      expect(await client.team.getUserById({ queryId: `nobody-${randomUUID()}` })).toEqual([]);
+      const asOther = await call(stack.apiUrl, 'GET', `/v2/team/users/search?query_id=${user.user_id}`, { key: other.apiKey });
+      expect(asOther.body).toEqual([]);
+      expect((await api('GET', '/v2/team/users/search')).status).toBe(422);
+    });
+  });
+
   describe('user info (demographics)', () => {
     const info = () => ({
       first_name: 'Marguerite',
