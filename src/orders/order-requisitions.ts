@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PhiCipher } from '../common/crypto';
 import { type RequisitionOrder, RequisitionOrders, type RequisitionReader } from '../requisitions/requisition-orders';
-import { OrderTransitionsService } from './order-transitions.service';
+import { consentsOf, OrderTransitionsService } from './order-transitions.service';
 import { OrderViews } from './order-views';
 import type { RequisitionInsurance } from '../requisitions/requisition.types';
 import type { RequisitionInputs } from './new-order';
@@ -64,6 +64,7 @@ export class OrderRequisitions extends RequisitionOrders {
       priority: order.priority,
       aoeAnswers: (inputs?.aoe_answers ?? []).map((answer) => ({ markerName: answer.marker_name, questionId: answer.question_id, answer: answer.answer })),
       physicianSignature: inputs?.physician_signature ? Buffer.from(inputs.physician_signature.content, 'base64') : null,
+      consents: consentsOf(order),
       tests: async () => {
         const view = await this.views.one(order);
         const biomarkers = await this.transitions.biomarkersOf(order);

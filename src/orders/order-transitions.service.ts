@@ -124,6 +124,7 @@ export class OrderTransitionsService {
       billingType: order.billingType ?? 'client_bill',
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
       aoeAnswers: inputs === null ? [] : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),
+      consents: consentsOf(order),
     });
     const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
     await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
@@ -283,4 +284,13 @@ export class OrderTransitionsService {
     if (!order) throw new OrderGoneError(`Order ${orderId} no longer exists.`);
     return order;
   }
+}
+
+/** The order's consents (stored as given, camelCase), as the lab and the requisition take them. */
+export function consentsOf(order: Pick<OrderEntity, 'consents'>): Array<{ consentType: string; version: string | null; timeOfConsent: string | null }> {
+  return (order.consents ?? []).map((given) => ({
+    consentType: String(given.consentType),
+    version: typeof given.version === 'string' ? given.version : null,
+    timeOfConsent: typeof given.timeOfConsent === 'string' ? given.timeOfConsent : null,
+  }));
 }

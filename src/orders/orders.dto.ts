@@ -114,11 +114,23 @@ export const healthInsurance = z.object({
 export type HealthInsurance = z.infer<typeof healthInsurance>;
 
 /** Consents travel camelCase on the wire (Junction's Consent). */
+/** The SDK's ConsentType: what the patient agreed to. */
+export const CONSENT_TYPES = [
+  'terms-of-use',
+  'telehealth-informed-consent',
+  'mobile-terms-and-conditions',
+  'notice-of-privacy-practices',
+  'privacy-policy',
+  'hipaa-authorization',
+] as const;
+
+/** A consent the patient gave (camelCase on the wire, as Junction's Consent). Printed on the requisition and passed to the lab. */
 export const consent = z.object({
-  consentType: z.string().min(1).max(64),
-  version: z.string().max(64).nullish(),
-  timeOfConsent: z.string().max(64).nullish(),
+  consentType: z.enum(CONSENT_TYPES),
+  version: z.string().trim().max(64).nullish(),
+  timeOfConsent: z.iso.datetime({ offset: true }).nullish().describe('When the patient consented (ISO 8601 date and time).'),
 });
+export type Consent = z.output<typeof consent>;
 
 const orderSet = z.object({
   lab_test_ids: z.array(z.uuid()).max(50).nullish(),

@@ -43,6 +43,7 @@ export class RequisitionFormsService {
       priority: order.priority,
       aoeAnswers: order.aoeAnswers,
       physicianSignature: order.physicianSignature,
+      consents: order.consents,
     });
   }
 

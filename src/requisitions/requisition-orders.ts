@@ -1,5 +1,5 @@
 import type { TeamPrincipal } from '../auth/principal';
-import type { RequisitionAoeAnswer, RequisitionBilling, RequisitionPatient, RequisitionTest } from './requisition.types';
+import type { RequisitionAoeAnswer, RequisitionBilling, RequisitionConsent, RequisitionPatient, RequisitionTest } from './requisition.types';
 
 /** Who reads a requisition form: a team (its key, or a signed link standing in for it with no key). */
 export type RequisitionReader = Pick<TeamPrincipal, 'teamId' | 'environment'> & { apiKeyId: string | null };
@@ -22,6 +22,7 @@ export interface RequisitionOrder {
   priority: boolean;
   aoeAnswers: RequisitionAoeAnswer[];
   physicianSignature: Buffer | null;
+  consents: RequisitionConsent[];
   /** The tests ordered with their markers, read when the form is rendered. */
   tests(): Promise<RequisitionTest[]>;
 }

@@ -86,6 +86,14 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
     for (const answer of input.aoeAnswers) field(doc, `${answer.markerName}, question ${answer.questionId}`, answer.answer);
   }
 
+  if (input.consents.length > 0) {
+    section(doc, 'PATIENT CONSENTS');
+    for (const given of input.consents) {
+      const when = given.timeOfConsent && !Number.isNaN(Date.parse(given.timeOfConsent)) ? `given ${formatDateTime(new Date(given.timeOfConsent))}` : 'time not given';
+      field(doc, CONSENT_NAMES[given.consentType] ?? given.consentType, [given.version ? `version ${given.version}` : null, when].filter(Boolean).join(', '));
+    }
+  }
+
   section(doc, 'DIAGNOSIS CODES (ICD-10)');
   paragraph(doc, input.icdCodes.length > 0 ? input.icdCodes.join(', ') : 'None provided');
 
@@ -121,6 +129,16 @@ function signature(doc: PDFKit.PDFDocument, image: Buffer): void {
   }
   doc.x = MARGIN;
 }
+
+/** Junction's consent types as the form prints them. */
+const CONSENT_NAMES: Record<string, string> = {
+  'terms-of-use': 'Terms of use',
+  'telehealth-informed-consent': 'Telehealth informed consent',
+  'mobile-terms-and-conditions': 'Mobile terms and conditions',
+  'notice-of-privacy-practices': 'Notice of privacy practices',
+  'privacy-policy': 'Privacy policy',
+  'hipaa-authorization': 'HIPAA authorization',
+};
 
 /** billing_type as the form prints it. */
 const BILLING_NAMES: Record<string, string> = {

@@ -20,6 +20,16 @@ export interface RequisitionInput {
   aoeAnswers: RequisitionAoeAnswer[];
   /** The ordering physician's signature image (PNG or JPEG bytes); null: none given. */
   physicianSignature: Buffer | null;
+  /** The consents the patient gave. */
+  consents: RequisitionConsent[];
+}
+
+export interface RequisitionConsent {
+  /** Junction's ConsentType, e.g. `hipaa-authorization`. */
+  consentType: string;
+  version: string | null;
+  /** ISO 8601. */
+  timeOfConsent: string | null;
 }
 
 export interface RequisitionAoeAnswer {

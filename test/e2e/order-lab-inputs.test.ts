@@ -186,3 +186,26 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
     expect(after.body.total).toBe(before.body.total);
   });
 });
+
+describe("the patient's consents", () => {
+  it('are printed on the requisition, with version and time', async () => {
+    const created = await order({
+      consents: [
+        { consentType: 'hipaa-authorization', version: 'v3', timeOfConsent: '2026-11-20T15:04:00Z' },
+        { consentType: 'telehealth-informed-consent' },
+      ],
+    });
+    expect(created.status).toBe(200);
+    const { text } = await requisitionOf(created.body.order.id);
+    expect(text).toContain('PATIENT CONSENTS HIPAA authorization: version v3, given 2026-11-20 15:04 UTC Telehealth informed consent: time not given');
+  });
+
+  it.each([
+    ['an unknown consent type', { consentType: 'pinky-promise' }, ['body', 'consents', 0, 'consentType']],
+    ['a time that is not a date and time', { consentType: 'privacy-policy', timeOfConsent: 'yesterday' }, ['body', 'consents', 0, 'timeOfConsent']],
+  ])('refuses %s with 422 naming the field', async (_case, consent, loc) => {
+    const refused = await order({ consents: [consent] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(loc);
+  });
+});

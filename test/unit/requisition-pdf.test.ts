@@ -49,6 +49,7 @@ const input = (overrides: Partial<RequisitionInput> = {}): RequisitionInput => (
   priority: false,
   aoeAnswers: [],
   physicianSignature: null,
+  consents: [],
   ...overrides,
 });
 
@@ -169,6 +170,18 @@ describe('renderRequisitionPdf', () => {
     // Bytes that start as a PNG but are not one: the form still renders, and says so.
     const broken = await renderRequisitionPdf(input({ physicianSignature: Buffer.concat([png.subarray(0, 16), Buffer.from('not the rest of a png')]) }));
     expect(flat(readPdf(broken).text)).toContain('(signature image on file could not be drawn)');
+  });
+
+  it("prints the patient's consents, with version and time when given", async () => {
+    const consents = [
+      { consentType: 'hipaa-authorization', version: '2024-01', timeOfConsent: '2026-03-04T18:30:00-05:00' },
+      { consentType: 'terms-of-use', version: null, timeOfConsent: null },
+    ];
+    const all = flat(readPdf(await renderRequisitionPdf(input({ consents }))).text);
+    expect(all).toContain('PATIENT CONSENTS');
+    expect(all).toContain('HIPAA authorization: version 2024-01, given 2026-03-04 23:30 UTC');
+    expect(all).toContain('Terms of use: time not given');
+    expect(flat(readPdf(await renderRequisitionPdf(input())).text)).not.toContain('PATIENT CONSENTS');
   });
 
   it('names the network physician when the order has none, and shows the order id under the barcode without a sample id', async () => {

@@ -20,6 +20,8 @@ export interface RequisitionRequest {
   healthInsurance: Readonly<Record<string, unknown>> | null;
   /** Answers to the lab's ask-at-order-entry questions, per marker. */
   aoeAnswers: Array<{ marker_id: number; question_id: number; answer: string }>;
+  /** The consents the patient gave (Junction's Consent: consentType, version, timeOfConsent). */
+  consents: Array<{ consentType: string; version?: string | null; timeOfConsent?: string | null }>;
 }
 
 export interface Requisition {
