@@ -1,5 +1,5 @@
 export * from './result.types';
-export { interpretResults, resultFlag, worseInterpretation } from './interpretation';
+export { interpretResults, resultFlag } from './interpretation';
 export { renderResultReportPdf } from './result-report-pdf';
 export {
   generateSandboxResults,

@@ -5,7 +5,7 @@ const SEVERITY: Record<ResultLevel, number> = { normal: 0, abnormal: 1, critical
 const isLevel = (value: string | null | undefined): value is ResultLevel => value === 'normal' || value === 'abnormal' || value === 'critical';
 
 /** The more severe of two levels. */
-export function worseInterpretation(a: ResultLevel, b: ResultLevel): ResultLevel {
+function worseInterpretation(a: ResultLevel, b: ResultLevel): ResultLevel {
   return SEVERITY[b] > SEVERITY[a] ? b : a;
 }
 

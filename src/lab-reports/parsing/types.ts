@@ -3,6 +3,7 @@
  * parse (results as printed) → match (LOINC candidates, results as the SDK types them). Every
  * value here is plain JSON so a workflow activity can persist it between stages.
  */
+import type { ResultInterpretation as LabResultInterpretation } from '../../results/result.types';
 
 export type ReportFileKind = 'pdf' | 'jpeg' | 'png';
 
@@ -48,7 +49,8 @@ export interface ReportMetadata {
 }
 
 export type LabReportResultType = 'numeric' | 'range' | 'comment' | 'boolean' | 'duration' | 'percentage' | 'ratio';
-export type ResultInterpretation = 'normal' | 'abnormal' | 'critical' | 'unknown';
+/** A parsed result's interpretation: the same levels as a lab's results (src/results). */
+export type ResultInterpretation = LabResultInterpretation;
 
 /** One result row as printed on the report, before LOINC matching. */
 export interface ParsedResult {
