@@ -9,6 +9,17 @@ export const DEVICE_COOKIE = 'lf_portal_device';
  * tokens are in URLs), no framing, and a Content-Security-Policy allowing only this origin, the
  * inline stylesheet and the team's logo.
  */
+/** A PDF the patient downloads: never cached, never sniffed as anything else. */
+export function sendPdf(reply: FastifyReply, pdf: Buffer, filename: string): void {
+  void reply
+    .status(200)
+    .header('content-type', 'application/pdf')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .send(pdf);
+}
+
 export function sendHtml(reply: FastifyReply, status: number, html: string, brand: PortalBrand): void {
   const logo = logoOrigin(brand);
   void reply

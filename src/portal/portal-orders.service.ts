@@ -76,6 +76,12 @@ export class PortalOrdersService {
     return { order, results, appointment: await this.appointmentOptions(live, order) };
   }
 
+  /** How the sample of one of the session's orders is collected, as a PDF. */
+  async instructionsPdf(live: LiveSession, orderId: string): Promise<Buffer> {
+    const order = await this.view(live, orderId);
+    return this.queries.collectionInstructionsPdf(actorOf(live), order.id);
+  }
+
   /** The lab's report of one of the session's orders as a PDF (404 until there is one). */
   async resultPdf(live: LiveSession, orderId: string): Promise<Buffer> {
     const order = await this.view(live, orderId);

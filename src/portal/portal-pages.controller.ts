@@ -8,7 +8,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { type LiveSession, PortalAccessService, type StartedSession } from './portal-access.service';
 import { NEUTRAL_BRAND, type PortalBrand } from './portal-brand';
 import { PortalBrandService } from './portal-brand.service';
-import { clearCookie, cookieOf, DEVICE_COOKIE, field, seeOther, SESSION_COOKIE, sendHtml, setCookie } from './portal-http';
+import { clearCookie, cookieOf, DEVICE_COOKIE, field, seeOther, SESSION_COOKIE, sendHtml, sendPdf, setCookie } from './portal-http';
 import { PortalOrdersService } from './portal-orders.service';
 import { PortalPageFilter } from './portal-page.filter';
 import { PORTAL_PREFIX, shortLinkPath } from './portal-urls.service';
@@ -103,14 +103,14 @@ export class PortalPagesController {
   async resultPdf(@Param('order_id') orderId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const live = await this.session(request);
     const id = checkedId(orderId);
-    const pdf = await this.orders.resultPdf(live, id);
-    void reply
-      .status(200)
-      .header('content-type', 'application/pdf')
-      .header('content-disposition', `attachment; filename="lab-report-${id}.pdf"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .send(pdf);
+    sendPdf(reply, await this.orders.resultPdf(live, id), `lab-report-${id}.pdf`);
+  }
+
+  @Get('portal/orders/:order_id/instructions.pdf')
+  async instructionsPdf(@Param('order_id') orderId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const live = await this.session(request);
+    const id = checkedId(orderId);
+    sendPdf(reply, await this.orders.instructionsPdf(live, id), `collection-instructions-${id}.pdf`);
   }
 
   @Get('portal/orders/:order_id/slots')

@@ -110,6 +110,13 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     const cookie = cookieHeader(launched.cookies);
     const before = await page(stack, 'GET', `/portal/orders/${reportOrderId}`, { cookie });
     expect(before.text).not.toContain('results.pdf');
+    // The collection instructions are there from the start.
+    expect(before.text).toContain(`<a href="/portal/orders/${reportOrderId}/instructions.pdf">How to give your sample, step by step (PDF)</a>`);
+    const instructions = await fetch(`${stack.apiUrl}/portal/orders/${reportOrderId}/instructions.pdf`, { headers: { cookie } });
+    expect(instructions.status).toBe(200);
+    expect(instructions.headers.get('content-disposition')).toBe(`attachment; filename="collection-instructions-${reportOrderId}.pdf"`);
+    expect(pdfText(Buffer.from(await instructions.arrayBuffer()))).toContain('Collecting your sample at home (finger prick)');
+    expect((await page(stack, 'GET', `/portal/orders/${orderId}/instructions.pdf`, { cookie })).status).toBe(404);
     const noReport = await page(stack, 'GET', `/portal/orders/${reportOrderId}/results.pdf`, { cookie });
     expect(noReport.status).toBe(404);
 

@@ -14,6 +14,7 @@ export const ORDER_PAGE = `<% layout('@layout') %>
 <% if (it.o.fasting) { %><p class="notice"><strong>Fasting required.</strong> Do not eat or drink anything but water for 8 to 12 hours before your sample is collected.</p><% } else { %><p>No fasting needed.</p><% } %>
 <ul class="plain"><% it.o.markers.forEach(function (name) { %><li><%= name %></li><% }) %></ul>
 <% if (it.o.turnaround) { %><p><strong>When to expect results:</strong> <%= it.o.turnaround %></p><% } %>
+<p><a href="/portal/orders/<%= it.o.id %>/instructions.pdf">How to give your sample, step by step (PDF)</a></p>
 <% if (it.o.requisitionUrl) { %><p><a class="button secondary" href="<%= it.o.requisitionUrl %>">Download your requisition (PDF)</a></p><% } %>
 </section>
 <% if (it.appt) { %>
