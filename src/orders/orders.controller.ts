@@ -139,7 +139,7 @@ export class OrdersController {
   @Get(':order_id/labels/pdf')
   @ApiProduces('application/pdf')
   async labelsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: LabelsQuery) {
-    const pdf = await this.requisitions.renderLabels(team, params.order_id, { count: query.number_of_labels, collectedAt: new Date(query.collection_date) });
+    const pdf = await this.requisitions.renderLabels(team, params.order_id, { count: query.number_of_labels, collectedAt: query.collection_date });
     return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="labels-${params.order_id}.pdf"` });
   }
 

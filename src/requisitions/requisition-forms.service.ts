@@ -51,7 +51,7 @@ export class RequisitionFormsService {
    * Specimen labels for the order's tubes (`GET /v3/order/{id}/labels/pdf`): 404 {detail} until
    * the requisition is created and the patient known, as for the form itself.
    */
-  async renderLabels(reader: RequisitionReader, orderId: string, labels: { count: number; collectedAt: Date }): Promise<Buffer> {
+  async renderLabels(reader: RequisitionReader, orderId: string, labels: { count: number; collectedAt: string }): Promise<Buffer> {
     const order = await this.orders.find(reader, orderId);
     if (!order) throw notFound('Order');
     if (!order.requisitionCreated) throw notFound('Labels (the requisition is not created yet)');

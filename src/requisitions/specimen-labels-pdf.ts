@@ -13,7 +13,8 @@ export interface SpecimenLabelsInput {
   sampleId: string | null;
   patient: Pick<RequisitionPatient, 'firstName' | 'lastName' | 'dob' | 'gender'>;
   labName: string;
-  collectedAt: Date;
+  /** When the sample is collected: a date (YYYY-MM-DD), or a date and time (ISO 8601). */
+  collectedAt: string;
   /** How many identical labels (one per tube). */
   count: number;
 }
@@ -30,7 +31,7 @@ export function renderSpecimenLabelsPdf(input: SpecimenLabelsInput): Promise<Buf
       title: `Specimen labels ${input.sampleId ?? input.orderId}`,
       author: input.labName,
       subject: 'Specimen labels',
-      date: input.collectedAt,
+      date: new Date(input.collectedAt),
       page: { size: [LABEL_WIDTH, LABEL_HEIGHT], margin: 0 },
     },
     (doc) => {
@@ -53,7 +54,7 @@ function label(doc: PDFKit.PDFDocument, input: SpecimenLabelsInput): void {
   line(`${patient.lastName.toUpperCase()},`, PAD, PDF_BOLD, 8);
   line(`${patient.firstName}   DOB ${patient.dob}   ${sexLetter(patient.gender)}`, PAD + 9, PDF_FONT, 7);
   const under = drawCode128(doc, input.sampleId ?? input.orderId, { x: PAD, y: PAD + 18, maxWidth: width, height: 20, maxModule: 1, fontSize: 6 });
-  line(`Coll ${formatDateTime(input.collectedAt)}  ${input.labName}`, under, PDF_FONT, 6);
+  line(`Coll ${collectedText(input.collectedAt)}  ${input.labName}`, under, PDF_FONT, 6);
 }
 
 /** `text`, cut short with "..." when it is wider than `width` in the current font. */
@@ -62,6 +63,11 @@ function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
   let cut = text;
   while (cut.length > 0 && doc.widthOfString(`${cut}...`) > width) cut = cut.slice(0, -1);
   return `${cut.trimEnd()}...`;
+}
+
+/** A date as given; a date and time in UTC. */
+function collectedText(collectedAt: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(collectedAt) ? collectedAt : formatDateTime(new Date(collectedAt));
 }
 
 function sexLetter(gender: string): string {

@@ -6,7 +6,7 @@ const input = (overrides: Partial<SpecimenLabelsInput> = {}): SpecimenLabelsInpu
   sampleId: 'LF7K2M9Q4X1A',
   patient: { firstName: 'Marguerite', lastName: 'Okonkwo', dob: '1986-04-12', gender: 'female' },
   labName: 'Quest Diagnostics',
-  collectedAt: new Date('2026-11-21T09:30:00Z'),
+  collectedAt: '2026-11-21T09:30:00Z',
   count: 3,
   ...overrides,
 });
@@ -25,6 +25,11 @@ describe('specimen labels PDF (GET /v3/order/{id}/labels/pdf)', () => {
     const flat = readPdf(await renderSpecimenLabelsPdf(input({ count: 1, patient: { firstName: 'Marguerite', lastName: 'Okonkwo-Featherstonehaugh-Worthington', dob: '1986-04-12', gender: 'female' } }))).text.replace(/\s+/g, ' ');
     expect(flat).toMatch(/OKONKWO-FEATHERSTONEHAU?G?H?[^ ]*\.\.\. Marguerite DOB 1986-04-12 F/);
     expect(flat).not.toContain('WORTHINGTON');
+  });
+
+  it('prints a collection date given without a time as just the date', async () => {
+    const flat = readPdf(await renderSpecimenLabelsPdf(input({ count: 1, collectedAt: '2026-11-21' }))).text.replace(/\s+/g, ' ');
+    expect(flat).toContain('Coll 2026-11-21 Quest Diagnostics');
   });
 
   it('is deterministic: the same labels give the same bytes', async () => {
