@@ -342,6 +342,7 @@ describe('order workflow on the real dev server', () => {
 
     it('sandbox: a simulation draws in the staff’s place and walks to completed; one heading for cancelled cancels before the draw', async () => {
       const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body.order;
+      fixtures['order--on-site-simulated'] = orderWorkflowId(created.id);
       await orderReaches(stack, sandbox, created.id, 'requisition_created');
       expect((await post(sandbox, `/v3/order/${created.id}/test`, {})).status).toBe(200);
       const order = await orderReaches(stack, sandbox, created.id, 'completed');
