@@ -5,6 +5,7 @@ import { PhiCipher } from '../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import type { ApiEnvironment } from '../tenancy/entities';
 import type { PatientDetails } from '../orders/orders.dto';
+import { UserInfoService } from '../users/user-info.service';
 import { OrdersRepository } from '../orders/orders.repository';
 import { type PortalLinkRow, PortalLinksRepository, type PortalSessionRow, type SessionStart } from './portal-links.repository';
 import { newOneTimeCode, PORTAL_TOKENS, type PortalTokens, SHORT_CODE_PATTERN } from './portal-tokens';
@@ -55,6 +56,7 @@ export class PortalAccessService {
   constructor(
     private readonly links: PortalLinksRepository,
     private readonly orders: OrdersRepository,
+    private readonly userInfos: UserInfoService,
     private readonly cipher: PhiCipher,
     @Inject(PORTAL_TOKENS) private readonly tokens: PortalTokens,
     @Inject(EMAIL_SENDER) private readonly email: EmailSender,
@@ -184,18 +186,24 @@ export class PortalAccessService {
   }
 
   /**
-   * The patient's e-mail and phone from their newest order with patient details, where a sender
-   * can reach them: where one-time codes go, and reminders (src/reminders).
+   * The patient's e-mail and phone, where a sender can reach them: where one-time codes go, and
+   * reminders (src/reminders). From the user's info when the team gave it (`PATCH
+   * /v2/user/{id}/info`: the patient as they are now), else from their newest order with patient
+   * details.
    */
   async contactsOf(scope: { teamId: string; environment: ApiEnvironment }, userId: string): Promise<Partial<Record<NotificationChannel, string>>> {
-    const orders = await this.orders.ordersOfUser(scope, userId);
-    const sealed = orders.find((order) => order.patientDetailsEnc !== null)?.patientDetailsEnc;
-    if (!sealed) return {};
-    const details = this.cipher.decryptJson<PatientDetails>(sealed);
+    const details = (await this.userInfos.onFile(userId)) ?? (await this.newestPatientDetails(scope, userId));
+    if (!details) return {};
     return {
       ...(this.email.available && details.email ? { email: details.email } : {}),
       ...(this.sms.available && details.phone_number ? { sms: details.phone_number } : {}),
     };
+  }
+
+  private async newestPatientDetails(scope: { teamId: string; environment: ApiEnvironment }, userId: string): Promise<PatientDetails | null> {
+    const orders = await this.orders.ordersOfUser(scope, userId);
+    const sealed = orders.find((order) => order.patientDetailsEnc !== null)?.patientDetailsEnc;
+    return sealed ? this.cipher.decryptJson<PatientDetails>(sealed) : null;
   }
 }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { UserInfoService } from '../users/user-info.service';
 import { OrdersRepository } from '../orders/orders.repository';
 import { isUniqueViolation, UsersRepository } from '../users/users.repository';
 import { PortalLinksRepository } from './portal-links.repository';
@@ -25,6 +26,7 @@ export class PortalUrlsService {
     private readonly links: PortalLinksRepository,
     private readonly users: UsersRepository,
     private readonly orders: OrdersRepository,
+    private readonly userInfos: UserInfoService,
     @Inject(PORTAL_TOKENS) private readonly tokens: PortalTokens,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
@@ -35,10 +37,10 @@ export class PortalUrlsService {
     const orderId = body.order_id ?? null;
     // Another user's or team's order is as unknown as a missing one.
     if (orderId !== null && !(await this.orders.findScoped(team, orderId).then((order) => order?.userId === userId))) throw notFound('Order');
-    if (!orders.some((order) => order.patientDetailsEnc !== null)) {
+    if (!orders.some((order) => order.patientDetailsEnc !== null) && !(await this.userInfos.onFile(userId))) {
       throw validationError(
         ['path', 'user_id'],
-        'The user has no demographics on file: the portal needs patient details from at least one of their orders.',
+        'The user has no demographics on file: the portal needs their user info (PATCH /v2/user/{user_id}/info) or patient details from one of their orders.',
         userId,
       );
     }

@@ -35,6 +35,16 @@ export class UserInfoService {
     return info;
   }
 
+  /**
+   * The user's info as labflow itself reads it to reach the patient (portal codes, reminders):
+   * null when none was given. Not a read on the team's behalf, so not audited as one, as the
+   * contact details labflow takes from orders are not.
+   */
+  async onFile(userId: string): Promise<UserInfo | null> {
+    const sealed = await this.infos.find(userId);
+    return sealed ? this.cipher.decryptJson<UserInfo>(sealed) : null;
+  }
+
   private async requireLiveUser(team: TeamPrincipal, userId: string): Promise<void> {
     if (!(await this.users.findLive(team, userId))) throw notFound('User');
   }

@@ -10,6 +10,6 @@ import { UsersService } from './users.service';
 @Module({
   controllers: [UsersController, UserInfoController],
   providers: [UsersRepository, UserReadModel, UsersService, UserInfoRepository, UserInfoService],
-  exports: [UsersRepository, UsersService],
+  exports: [UsersRepository, UsersService, UserInfoService],
 })
 export class UsersModule {}

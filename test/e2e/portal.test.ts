@@ -139,6 +139,30 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect((await page(stack, 'GET', `/portal/orders/${orderId}/results.pdf`, { cookie })).status).toBe(404);
   });
 
+  it("takes the patient's user info as demographics and as where codes go, before any order", async () => {
+    const fresh = await createUser(stack, tenant);
+    const refused = await call(stack.apiUrl, 'POST', `/v2/user/${fresh}/create_portal_url`, { key: tenant.apiKey, body: { context: 'communications' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].msg).toContain('PATCH /v2/user/{user_id}/info');
+    const info = await call(stack.apiUrl, 'PATCH', `/v2/user/${fresh}/info`, {
+      key: tenant.apiKey,
+      body: { first_name: 'Odile', last_name: 'Brightwater', email: 'odile@example.org', phone_number: '+14155550177', gender: 'female', dob: '1979-02-03', address: { first_line: '2 Pine St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' } },
+    });
+    expect(info.status).toBe(200);
+    const { url } = await client.user.createPortalUrl(fresh, { context: 'communications' });
+    const path = pathOf(url);
+    const opened = await page(stack, 'GET', path);
+    expect(opened.text).toContain('o•••@example.org');
+    const before = smtp.messages.length;
+    expect((await page(stack, 'POST', `${path}/send`, { form: { channel: 'email' } })).status).toBe(200);
+    const code = codeIn((await smtp.nextTo('odile@example.org', before)).text);
+    const verified = await page(stack, 'POST', `${path}/verify`, { form: { otp: code } });
+    expect(verified.status).toBe(303);
+    const home = await page(stack, 'GET', '/portal', { cookie: cookieHeader(verified.cookies) });
+    expect(home.status).toBe(200);
+    expect(home.text).toContain('You have no orders.');
+  });
+
   it('a communications link asks a new device for an e-mailed code, counts wrong codes, then remembers the device', async () => {
     const { url } = await client.user.createPortalUrl(userId, { context: 'communications', orderId });
     const path = pathOf(url);
