@@ -40,6 +40,8 @@ export class LabEntity {
   @Column('text') zipcode!: string;
   @Column('text', { name: 'collection_methods', array: true }) collectionMethods!: CollectionMethod[];
   @Column('text', { name: 'sample_types', array: true }) sampleTypes!: SampleType[];
+  /** The lab's CLIA certificate number, printed on its reports (`clia_#`); null when unknown. */
+  @Column('text', { name: 'clia_number', nullable: true }) cliaNumber!: string | null;
   /** One of the labs where a team may hold its own (delegated) account. */
   @Column('boolean', { name: 'supports_delegated_accounts' }) supportsDelegatedAccounts!: boolean;
 }

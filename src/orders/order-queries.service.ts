@@ -175,6 +175,7 @@ export class OrderQueriesService {
       patient: { firstName: details?.first_name ?? '', lastName: details?.last_name ?? '', dob: details?.dob ?? '1900-01-01' },
       provider: order.physician ? { firstName: order.physician.first_name, lastName: order.physician.last_name } : null,
       laboratory: lab?.name ?? String(order.labId),
+      clia: lab?.cliaNumber ?? null,
       specimenNumber: order.sampleId ?? order.id,
       collectedAt: stored.dateCollected,
       receivedAt: stored.dateReceived,

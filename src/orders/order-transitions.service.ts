@@ -174,8 +174,11 @@ export class OrderTransitionsService {
     const events = (await this.orders.eventsOf([order.id])).get(order.id) ?? [];
     const collectedAt = events.find((event) => event.status.endsWith('.transit_lab'))?.createdAt ?? events.at(-1)?.createdAt ?? new Date();
     const receivedAt = events.find((event) => event.status.endsWith('.delivered_to_lab'))?.createdAt ?? null;
+    const [lab] = await this.catalog.labsByIds([order.labId]);
     const report = await this.lab.results({
       orderId: order.id,
+      labName: lab?.name ?? String(order.labId),
+      sampleId: order.sampleId,
       markers: await this.biomarkersOf(order),
       sex: details?.gender ?? null,
       interpretation: requested.interpretation,

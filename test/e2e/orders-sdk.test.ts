@@ -73,6 +73,11 @@ describe('orders through @tryvital/vital-node', () => {
 
     const report = await client.labTests.getResultRaw(created.order.id);
     expect(report.metadata).toMatchObject({ patient: 'Thaddeus Villanueva', dob: '1979-11-02', status: 'final', interpretation: 'abnormal' });
+    // The lab's CLIA number (a sandbox one, 99D…), and who performed each result on which sample.
+    const raw = await call(stack.apiUrl, 'GET', `/v3/order/${created.order.id}/result`, { key: tenant.apiKey });
+    expect(raw.body.metadata['clia_#']).toBe('99D0000005');
+    expect(raw.body.results.every((result: { performing_laboratory?: string; source_sample_id?: string }) =>
+      result.performing_laboratory === 'US BioTek Laboratories' && result.source_sample_id === created.order.sampleId)).toBe(true);
     // The SDK types LabResultsRaw.results loosely (a union with a record form).
     const results = report.results as Array<{ interpretation?: string; type: string }>;
     expect(results.length).toBeGreaterThan(0);

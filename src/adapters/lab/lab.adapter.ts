@@ -31,6 +31,10 @@ export interface Requisition {
 
 export interface ResultsRequest {
   orderId: string;
+  /** The lab the sample went to (its name), which performs the tests. */
+  labName: string;
+  /** The sample's id (a kit's, or the order's sample id); null when it has none. */
+  sampleId: string | null;
   /** The biomarkers the order reports (panels expanded, each with its panel as parent). */
   markers: ResultMarker[];
   /** patient_details.gender, for sex-specific reference ranges. */

@@ -22,7 +22,9 @@ export class SandboxLabAdapter implements LabAdapter {
       seed: request.orderId,
       sex: request.sex,
     });
-    return { status: 'final', interpretation: interpretResults(results), results, missingResults };
+    // The sandbox lab performs every test itself, on the sample the order sent.
+    const performed = results.map((result) => ({ ...result, performing_laboratory: request.labName, ...(request.sampleId ? { source_sample_id: request.sampleId } : {}) }));
+    return { status: 'final', interpretation: interpretResults(performed), results: performed, missingResults };
   }
 }
 
