@@ -88,6 +88,21 @@ export class MarkerEntity {
   @Column('numeric', { name: 'critical_low', nullable: true, transformer: numeric }) criticalLow!: number | null;
   @Column('numeric', { name: 'critical_high', nullable: true, transformer: numeric }) criticalHigh!: number | null;
   @Column('jsonb', { name: 'reference_ranges_by_sex', nullable: true }) referenceRangesBySex!: SexRanges | null;
+  /** What the lab asks when the marker is ordered (Junction's AoE questions); null: nothing. */
+  @Column('jsonb', { name: 'aoe_questions', nullable: true }) aoeQuestions!: AoeQuestion[] | null;
+}
+
+/** An ask-at-order-entry question (the SDK's Question, snake_case). */
+export interface AoeQuestion {
+  id: number;
+  required: boolean;
+  code: string;
+  value: string;
+  type: 'choice' | 'text' | 'numeric' | 'multi_choice';
+  sequence: number;
+  answers: Array<{ id: number; code: string; value: string }>;
+  constraint?: string;
+  default?: string;
 }
 
 @Entity({ name: 'lab_panel_members' })

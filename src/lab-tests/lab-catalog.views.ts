@@ -39,6 +39,7 @@ export function toMarkerView(marker: MarkerEntity): MarkerView {
     common_tat_days: marker.commonTatDays,
     worst_case_tat_days: marker.worstCaseTatDays,
     is_orderable: marker.aLaCarteEnabled,
+    ...(marker.aoeQuestions?.length ? { aoe: { questions: marker.aoeQuestions } } : {}),
   };
 }
 

@@ -142,6 +142,24 @@ const marker = z.object({
   common_tat_days: nullable(z.number().int()),
   worst_case_tat_days: nullable(z.number().int()),
   is_orderable: z.boolean(),
+  aoe: z
+    .object({
+      questions: z.array(
+        z.object({
+          id: z.number().int(),
+          required: z.boolean(),
+          code: z.string(),
+          value: z.string().describe('The question as the lab asks it.'),
+          type: z.enum(['choice', 'text', 'numeric', 'multi_choice']),
+          sequence: z.number().int(),
+          answers: z.array(z.object({ id: z.number().int(), code: z.string(), value: z.string() })),
+          constraint: z.string().optional(),
+          default: z.string().optional(),
+        }),
+      ),
+    })
+    .optional()
+    .describe("Ask-at-order-entry questions: answer them in an order's aoe_answers (question_id, answer: a choice's code or value)."),
 });
 
 const loinc = z.object({

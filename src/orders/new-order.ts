@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { validationError } from '../common/errors';
-import type { BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.entities';
+import type { AoeQuestion, BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import type { OrderableLabTest } from '../lab-tests/orderable-lab-tests.service';
 import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order-lifecycle';
 import type { OrderEntity, Physician } from './order.entities';
@@ -38,30 +38,68 @@ export interface NewOrder {
 
 /** What an order's requisition carries beyond the order row (order_requisition_inputs), as stored. */
 export interface RequisitionInputs {
-  /** Each answer with the name of its marker, as the lab test had it when ordered. */
-  aoe_answers: Array<AoeAnswer & { marker_name: string }>;
+  /**
+   * Each answer with the name of its marker and the question as the lab test had them when
+   * ordered (`question`: absent in rows stored before questions were kept).
+   */
+  aoe_answers: Array<AoeAnswer & { marker_name: string; question?: string }>;
   physician_signature: Base64Image | null;
 }
 
 /**
  * The requisition inputs of a new order, or null when it has none. An answer must be about a
- * marker of the ordered test (422 naming it otherwise): the lab asks its questions per marker.
+ * marker of the ordered test, to one of the questions that marker asks (its `aoe`), in the form
+ * the question takes (a choice's code or value, a number in its range); every required question
+ * of the ordered markers must be answered. Each refusal is a 422 naming the field.
  */
 export function requisitionInputsOf(
   markers: OrderedLabTest['markers'],
   aoeAnswers: AoeAnswer[] | null | undefined,
   physicianSignature: Base64Image | null | undefined,
 ): RequisitionInputs | null {
-  const names = new Map(markers.map((marker) => [marker.id, marker.name]));
+  const byId = new Map(markers.map((marker) => [marker.id, marker]));
   const answers = (aoeAnswers ?? []).map((answer, index) => {
-    const name = names.get(answer.marker_id);
-    if (name === undefined) {
+    const marker = byId.get(answer.marker_id);
+    if (marker === undefined) {
       throw validationError(['body', 'aoe_answers', index, 'marker_id'], `Marker ${answer.marker_id} is not a marker of the ordered lab test.`, answer.marker_id);
     }
-    return { ...answer, marker_name: name };
+    const questions = marker.aoeQuestions ?? [];
+    const question = questions.find((candidate) => candidate.id === answer.question_id);
+    if (!question) {
+      const asked = questions.length > 0 ? `its questions are ${questions.map((candidate) => candidate.id).join(', ')}` : 'it asks none';
+      throw validationError(['body', 'aoe_answers', index, 'question_id'], `Marker ${marker.id} (${marker.name}) has no question ${answer.question_id}: ${asked}.`, answer.question_id);
+    }
+    const refusal = aoeAnswerRefusal(question, answer.answer);
+    if (refusal) throw validationError(['body', 'aoe_answers', index, 'answer'], refusal, answer.answer);
+    return { ...answer, marker_name: marker.name, question: question.value };
   });
+  const unanswered = markers.flatMap((marker) =>
+    (marker.aoeQuestions ?? []).filter((question) => question.required && !answers.some((answer) => answer.marker_id === marker.id && answer.question_id === question.id)).map((question) => `${marker.name}: ${question.id} (${question.value})`),
+  );
+  if (unanswered.length > 0) throw validationError(['body', 'aoe_answers'], `Required questions not answered: ${unanswered.join('; ')}.`, aoeAnswers ?? null);
   if (answers.length === 0 && !physicianSignature) return null;
   return { aoe_answers: answers, physician_signature: physicianSignature ?? null };
+}
+
+/** Why `answer` does not answer `question` (null: it does). */
+function aoeAnswerRefusal(question: AoeQuestion, answer: string): string | null {
+  const choices = question.answers.map((choice) => choice.code);
+  const isChoice = (given: string) => question.answers.some((choice) => [choice.code, choice.value].some((text) => text.toLowerCase() === given.trim().toLowerCase()));
+  switch (question.type) {
+    case 'choice':
+      return isChoice(answer) ? null : `Answer one of ${choices.join(', ')} (or their values) to question ${question.id}.`;
+    case 'multi_choice':
+      return answer.split(',').every(isChoice) ? null : `Answer question ${question.id} with comma-separated choices among ${choices.join(', ')}.`;
+    case 'numeric': {
+      const value = Number(answer);
+      const [min, max] = (question.constraint ?? '').split('-').map(Number);
+      if (!Number.isFinite(value)) return `Answer question ${question.id} with a number.`;
+      if (question.constraint && (value < min || value > max)) return `Answer question ${question.id} with a number from ${min} to ${max}.`;
+      return null;
+    }
+    case 'text':
+      return null;
+  }
 }
 
 /**

@@ -83,7 +83,7 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
 
   if (input.aoeAnswers.length > 0) {
     section(doc, 'ASK AT ORDER ENTRY');
-    for (const answer of input.aoeAnswers) field(doc, `${answer.markerName}, question ${answer.questionId}`, answer.answer);
+    for (const answer of input.aoeAnswers) field(doc, `${answer.markerName}, ${answer.question ?? `question ${answer.questionId}`}`, answer.answer);
   }
 
   if (input.consents.length > 0) {

@@ -35,6 +35,8 @@ export interface RequisitionConsent {
 export interface RequisitionAoeAnswer {
   markerName: string;
   questionId: number;
+  /** The question as the lab asks it; null when not known (answers stored before questions were kept). */
+  question: string | null;
   answer: string;
 }
 

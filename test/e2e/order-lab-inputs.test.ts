@@ -1,3 +1,4 @@
+import { VitalClient } from '@tryvital/vital-node';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
 import { orderBody, orderReaches, patientAddress, patientDetails, startOrderStack, testkitBody } from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
@@ -141,10 +142,24 @@ describe('an order billed to a health insurance', () => {
 
 describe('an order with ask-at-order-entry answers and a physician signature', () => {
   let markerIds: number[];
+  /** The lipid panel's questions, as the lab test shows them: a fasting choice, and hours since the last meal. */
+  let fasting: { id: number; answers: Array<{ code: string; value: string }> };
+  let hours: { id: number; constraint: string };
 
   beforeAll(async () => {
     const test = await call(stack.apiUrl, 'GET', `/v3/lab_tests/${LABCORP_KIT}`, { key: tenant.apiKey });
     markerIds = (test.body.markers as Array<{ id: number }>).map((marker) => marker.id);
+    const questions = test.body.markers[0].aoe.questions;
+    fasting = questions.find((question: { code: string }) => question.code === 'FASTING');
+    hours = questions.find((question: { code: string }) => question.code === 'FASTHRS');
+  });
+
+  it("shows each marker's questions on the lab test, and an SDK client reads them", async () => {
+    expect(fasting).toMatchObject({ type: 'choice', required: false, value: 'Has the patient fasted for at least 8 hours?', answers: [{ code: 'Y', value: 'Yes' }, { code: 'N', value: 'No' }] });
+    expect(hours).toMatchObject({ type: 'numeric', constraint: '0-72' });
+    const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
+    const markers = await client.labTests.getMarkers({ labId: 2, name: 'Lipid Panel' });
+    expect(markers.markers.find((marker) => marker.id === markerIds[0])?.aoe?.questions.map((question) => question.code)).toEqual(['FASTING', 'FASTHRS']);
   });
 
   const signed = { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/png' } };
@@ -152,18 +167,23 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
   const inputRows = async (orderId: string) => stack.db.query<{ inputs_enc: string }[]>('SELECT inputs_enc FROM order_requisition_inputs WHERE order_id = $1', [orderId]);
 
   it('keeps them encrypted, prints them on the requisition, and a recreation keeps them', async () => {
-    const created = await signedOrder({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Fasting 12 hours' }] });
+    const created = await signedOrder({
+      aoe_answers: [
+        { marker_id: markerIds[0], question_id: fasting.id, answer: 'yes' },
+        { marker_id: markerIds[0], question_id: hours.id, answer: '12' },
+      ],
+    });
     expect(created.status).toBe(200);
     const orderId: string = created.body.order.id;
     // The view is Junction's: neither is part of it.
-    expect(JSON.stringify(created.body.order)).not.toContain('Fasting 12 hours');
+    expect(created.body.order).not.toHaveProperty('aoe_answers');
     expect(created.body.order.physician).toEqual({ first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893', email: null, licensed_states: null });
     const [row] = await inputRows(orderId);
-    expect(row.inputs_enc).not.toContain('Fasting');
+    expect(row.inputs_enc).not.toContain('meal');
     expect(row.inputs_enc).not.toContain(PNG.slice(0, 24));
 
     const { pdf, text } = await requisitionOf(orderId);
-    expect(text).toMatch(/ASK AT ORDER ENTRY .+, question 1001: Fasting 12 hours/);
+    expect(text).toMatch(/ASK AT ORDER ENTRY .+, Has the patient fasted for at least 8 hours\?: yes .+, Hours since the last meal: 12/);
     expect(text).toContain('Signature:');
     expect(pdf.toString('latin1')).toContain('/Subtype /Image');
 
@@ -175,7 +195,11 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
 
   it.each([
     ['an answer about a marker the test does not have', () => ({ aoe_answers: [{ marker_id: 999_999_999, question_id: 1, answer: 'Yes' }] }), ['body', 'aoe_answers', 0, 'marker_id']],
-    ['an empty answer', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1, answer: ' ' }] }), ['body', 'aoe_answers', 0, 'answer']],
+    ['an empty answer', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: fasting.id, answer: ' ' }] }), ['body', 'aoe_answers', 0, 'answer']],
+    ['a question the marker does not ask', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Yes' }] }), ['body', 'aoe_answers', 0, 'question_id']],
+    ['a choice that is not one of the answers', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: fasting.id, answer: 'maybe' }] }), ['body', 'aoe_answers', 0, 'answer']],
+    ['a number out of its range', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: hours.id, answer: '96' }] }), ['body', 'aoe_answers', 0, 'answer']],
+    ['a number that is not one', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: hours.id, answer: 'twelve' }] }), ['body', 'aoe_answers', 0, 'answer']],
     ['a signature that is not the image it claims', () => ({ physician: { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/jpeg' } } }), ['body', 'physician', 'signature_image', 'content']],
   ])('refuses %s with 422 naming the field, and stores no order', async (_case, overrides, loc) => {
     const before = await call(stack.apiUrl, 'GET', `/v3/orders?user_id=${userId}`, { key: tenant.apiKey });

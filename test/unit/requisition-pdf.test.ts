@@ -152,13 +152,14 @@ describe('renderRequisitionPdf', () => {
   it('prints the ask-at-order-entry answers and embeds the physician signature', async () => {
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
     const aoeAnswers = [
-      { markerName: 'Glucose', questionId: 1001, answer: 'Fasting 10 hours' },
-      { markerName: 'Hemoglobin A1c', questionId: 2002, answer: 'No' },
+      { markerName: 'Glucose', questionId: 10011, question: 'Has the patient fasted for at least 8 hours?', answer: 'Y' },
+      { markerName: 'Hemoglobin A1c', questionId: 2002, question: null, answer: 'No' },
     ];
     const pdf = await renderRequisitionPdf(input({ aoeAnswers, physicianSignature: png }));
     const all = flat(readPdf(pdf).text);
     expect(all).toContain('ASK AT ORDER ENTRY');
-    expect(all).toContain('Glucose, question 1001: Fasting 10 hours');
+    expect(all).toContain('Glucose, Has the patient fasted for at least 8 hours?: Y');
+    // An answer stored before questions were kept names its question by id.
     expect(all).toContain('Hemoglobin A1c, question 2002: No');
     expect(all).toContain('Signature:');
     expect(pdf.toString('latin1')).toContain('/Subtype /Image');
