@@ -10,7 +10,7 @@ import { LabAccountsRepository, LabCatalogRepository, LabTestsRepository } from 
 import { MarkerGraph } from '../lab-tests/lab-catalog.views';
 import { requisitionComment } from '../requisitions';
 import type { RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
-import { parseEventStatus } from '../../workflows/order-lifecycle';
+import { parseEventStatus, sourceOf } from '../../workflows/order-lifecycle';
 import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { orderMetrics } from './order-metrics';
@@ -84,6 +84,10 @@ export class OrderTransitionsService {
       });
       if (!result.recorded) return result;
       if (input.registrationId) await this.applyRegistration(manager, order, input.registrationId);
+      // What the courier said with its latest fact (a delay, a wrong address) is the shipment's notes.
+      if (order.shipment && input.statusDetail && sourceOf(parsed.low) === 'courier') {
+        await this.orders.update(manager, order.id, { shipment: { ...order.shipment, notes: input.statusDetail, updated_at: new Date().toISOString() } });
+      }
       // A partial result is an order event for everyone, a webhook only for teams that enabled it.
       const emit = input.emit && (parsed.low !== 'partial_results' || (await this.teamSettings.partialWebhooksEnabled(order.teamId, manager)));
       if (emit) {

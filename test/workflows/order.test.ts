@@ -376,14 +376,18 @@ describe('order workflow on the real dev server', () => {
     it('problem_in_transit both ways, then failure_to_deliver_to_lab', async () => {
       const { id, outbound, inbound } = await productionOrderInTransit();
       fixtures['order--problem-in-transit'] = orderWorkflowId(id);
-      for (const [number, status] of [
-        [outbound, 'problem_in_transit_customer'],
-        [outbound, 'with_customer'],
-        [inbound, 'transit_lab'],
-        [inbound, 'problem_in_transit_lab'],
-      ]) {
-        expect((await courier(number, status)).status).toBe(200);
-        await orderReaches(stack, production, id, status);
+      for (const [number, status, detail] of [
+        [outbound, 'problem_in_transit_customer', 'Address not found; held at the depot'],
+        [outbound, 'with_customer', undefined],
+        [inbound, 'transit_lab', undefined],
+        [inbound, 'problem_in_transit_lab', 'Weather delay'],
+      ] as const) {
+        expect((await courier(number, status, detail)).status).toBe(200);
+        const reached = await orderReaches(stack, production, id, status);
+        // The courier's latest words are the shipment's notes.
+        if (status === 'problem_in_transit_customer') expect(reached.details.data.shipment.notes).toBe('Address not found; held at the depot');
+        if (status === 'with_customer') expect(reached.details.data.shipment.notes).toBe('Address not found; held at the depot');
+        if (status === 'problem_in_transit_lab') expect(reached.details.data.shipment.notes).toBe('Weather delay');
       }
       await courier(inbound, 'failure_to_deliver_to_lab');
       const order = await orderReaches(stack, production, id, 'failure_to_deliver_to_lab');
