@@ -125,8 +125,8 @@ export class OrderQueriesService {
 
   /** `GET /v3/order/{id}/result`: the lab's report (LabResultsRaw). */
   async results(team: TeamPrincipal, orderId: string): Promise<LabResultsRaw> {
-    const { metadata, stored } = await this.report(team, orderId);
-    return buildLabResults(metadata, this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc), stored.missingResults as unknown as MissingBiomarkerResult[]);
+    const { metadata, stored, sample } = await this.report(team, orderId);
+    return buildLabResults(metadata, this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc), stored.missingResults as unknown as MissingBiomarkerResult[], sample);
   }
 
   /** `GET /v3/order/{id}/result/pdf`: the same report, printable. */
@@ -185,7 +185,20 @@ export class OrderQueriesService {
       patientId: order.userId,
       accountId: order.labAccountId,
     });
-    return { metadata, stored };
+    // The one sample the order sent, the lab that performed its tests, and when.
+    const sample = {
+      id: metadata.specimen_number,
+      data: {
+        sample_id: metadata.specimen_number,
+        ...(metadata.date_collected ? { date_collected: metadata.date_collected } : {}),
+        ...(metadata.date_received ? { date_received: metadata.date_received } : {}),
+        date_reported: metadata.date_reported,
+        ...(lab
+          ? { performing_laboratories: { [lab.slug]: { name: lab.name, address: { first_line: lab.firstLineAddress, country: 'US', zip: lab.zipcode, city: lab.city, state: lab.state } } } }
+          : {}),
+      },
+    };
+    return { metadata, stored, sample };
   }
 }
 

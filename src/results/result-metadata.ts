@@ -1,5 +1,5 @@
 import { NETWORK_PHYSICIAN } from '../requisitions/requisition.types';
-import type { BiomarkerResult, LabResultsMetadata, LabResultsRaw, MissingBiomarkerResult, ResultInterpretation } from './result.types';
+import type { BiomarkerResult, LabResultsMetadata, LabResultsRaw, MissingBiomarkerResult, ResultInterpretation, SampleData } from './result.types';
 
 export interface ResultMetadataInput {
   patient: { firstName: string; lastName: string; /** YYYY-MM-DD */ dob: string };
@@ -47,13 +47,22 @@ export function buildResultMetadata(input: ResultMetadataInput): LabResultsMetad
   };
 }
 
-/** The body of `GET /v3/order/{id}/result`; missing_results only when there are some. */
+/**
+ * The body of `GET /v3/order/{id}/result`; missing_results only when there are some, and the
+ * sample's information when the caller knows it.
+ */
 export function buildLabResults(
   metadata: LabResultsMetadata,
   results: BiomarkerResult[],
   missingResults: MissingBiomarkerResult[] = [],
+  sample: { id: string; data: SampleData } | null = null,
 ): LabResultsRaw {
-  return { metadata, results, ...(missingResults.length > 0 ? { missing_results: missingResults } : {}) };
+  return {
+    metadata,
+    results,
+    ...(missingResults.length > 0 ? { missing_results: missingResults } : {}),
+    ...(sample ? { sample_information: { [sample.id]: sample.data } } : {}),
+  };
 }
 
 /**

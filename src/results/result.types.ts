@@ -94,9 +94,27 @@ export interface LabResultsMetadata {
   account_id?: string;
 }
 
+/** A lab that performed tests on a sample (SDK PerformingLaboratory). */
+export interface PerformingLaboratory {
+  name: string;
+  address?: { first_line: string; country: string; zip: string; city: string; state: string };
+}
+
+/** What the lab reports of one sample (SDK SampleData). */
+export interface SampleData {
+  sample_id?: string;
+  date_collected?: string;
+  date_received?: string;
+  date_reported?: string;
+  /** Keyed by the lab's slug. */
+  performing_laboratories?: Record<string, PerformingLaboratory>;
+}
+
 /** The body of `GET /v3/order/{id}/result` (SDK LabResultsRaw). */
 export interface LabResultsRaw {
   metadata: LabResultsMetadata;
   results: BiomarkerResult[];
   missing_results?: MissingBiomarkerResult[];
+  /** Per sample, keyed by its sample id. */
+  sample_information?: Record<string, SampleData>;
 }

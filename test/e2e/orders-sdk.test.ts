@@ -76,6 +76,17 @@ describe('orders through @tryvital/vital-node', () => {
     // The lab's CLIA number (a sandbox one, 99D…), and who performed each result on which sample.
     const raw = await call(stack.apiUrl, 'GET', `/v3/order/${created.order.id}/result`, { key: tenant.apiKey });
     expect(raw.body.metadata['clia_#']).toBe('99D0000005');
+    // The sample: its id, when it was collected, received and reported, and the lab that performed its tests.
+    expect(raw.body.sample_information).toEqual({
+      [created.order.sampleId!]: {
+        sample_id: created.order.sampleId,
+        date_collected: raw.body.metadata.date_collected,
+        date_received: raw.body.metadata.date_received,
+        date_reported: raw.body.metadata.date_reported,
+        performing_laboratories: { us_biotek: { name: 'US BioTek Laboratories', address: expect.objectContaining({ country: 'US' }) } },
+      },
+    });
+    expect(report.sampleInformation?.[created.order.sampleId!]?.performingLaboratories?.us_biotek?.name).toBe('US BioTek Laboratories');
     expect(raw.body.results.every((result: { performing_laboratory?: string; source_sample_id?: string }) =>
       result.performing_laboratory === 'US BioTek Laboratories' && result.source_sample_id === created.order.sampleId)).toBe(true);
     // The SDK types LabResultsRaw.results loosely (a union with a record form).
