@@ -167,9 +167,9 @@ export class AppointmentBookingsService {
    * (its phlebotomist's draw).
    */
   async drawCompleted(team: TeamPrincipal, orderId: string): Promise<PostOrderResponse> {
-    const onSite = await this.orders.findScoped(team, orderId);
-    if (onSite?.flow === 'on_site_collection') return this.orderCommands.reportOnSiteDraw(team, onSite);
-    const order = await this.requireOrder(team, orderId, 'phlebotomy');
+    const order = await this.requireOrder(team, orderId, null);
+    if (order.flow === 'on_site_collection') return this.orderCommands.reportOnSiteDraw(team, order);
+    requireKind(order, 'phlebotomy');
     await this.runUpdate(order, (handle) => handle.executeUpdate(completeDraw));
     return { order: await this.orderQueries.get(team, order.id), status: 'success', message: 'Draw completed.' };
   }
@@ -207,11 +207,11 @@ export class AppointmentBookingsService {
     return this.workflows.runUpdate(order.id, () => call(this.workflows.handle(order.id)));
   }
 
-  private async requireOrder(team: TeamPrincipal, orderId: string, kind: AppointmentKind): Promise<OrderEntity> {
+  /** The team's order (404 otherwise), of an appointment `kind` when one is named (400 otherwise). */
+  private async requireOrder(team: TeamPrincipal, orderId: string, kind: AppointmentKind | null): Promise<OrderEntity> {
     const order = await this.orders.findScoped(team, orderId);
     if (!order) throw notFound('Order');
-    const refusal = appointmentKindRefusal(order.id, order.flow, kind);
-    if (refusal) throw badRequest(refusal);
+    if (kind) requireKind(order, kind);
     return order;
   }
 
@@ -240,4 +240,10 @@ export class AppointmentBookingsService {
     await this.orders.logPhiAccess({ teamId: team.teamId, apiKeyId: team.apiKeyId }, 'write', [order.id]);
     return this.views.view(row);
   }
+}
+
+/** 400 unless the order takes appointments of `kind`. */
+function requireKind(order: OrderEntity, kind: AppointmentKind): void {
+  const refusal = appointmentKindRefusal(order.id, order.flow, kind);
+  if (refusal) throw badRequest(refusal);
 }
