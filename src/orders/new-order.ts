@@ -184,6 +184,7 @@ export function freshOrderState(now: Date) {
     requisitionFormUrl: null,
     shipment: null,
     workflowStartedAt: null,
+    notesEnc: null,
     createdAt: now,
     updatedAt: now,
   } satisfies Partial<OrderEntity>;

@@ -248,7 +248,7 @@ export class OrderViews {
         },
       },
       sample_id: order.sampleId,
-      notes: null,
+      notes: order.notesEnc ? this.cipher.decryptJson<string>(order.notesEnc) : null,
       created_at: order.createdAt.toISOString(),
       updated_at: order.updatedAt.toISOString(),
       events: eventViews,

@@ -68,6 +68,8 @@ export class OrderEntity {
   @Column('text', { name: 'requisition_form_url', nullable: true }) requisitionFormUrl!: string | null;
   @Column('jsonb', { nullable: true }) shipment!: Shipment | null;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt!: Date | null;
+  /** The lab's latest note on the order (the order's `notes`), encrypted; null: none. */
+  @Column('text', { name: 'notes_enc', nullable: true }) notesEnc!: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
 }

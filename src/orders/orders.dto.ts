@@ -312,6 +312,7 @@ export class LabEventDto extends createZodDto(
     order_id: z.uuid(),
     status: z.enum(ORDER_LOW_LEVEL_STATUSES),
     status_detail: z.string().max(255).nullish(),
+    notes: z.string().trim().min(1).max(2000).nullish().describe("The lab's note on the order: shown as the order's `notes` (replacing an earlier one)."),
     interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),
     has_missing_results: z.boolean().nullish(),
   }),

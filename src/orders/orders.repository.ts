@@ -153,6 +153,14 @@ export class OrdersRepository {
     await manager.query(`UPDATE order_transactions SET status = 'active', updated_at = clock_timestamp() WHERE id = $1`, [order.orderTransactionId]);
   }
 
+  /** Replaces the order's notes (encrypted) and audits the write, in one transaction. */
+  async setNotes(orderId: string, notesEnc: string, by: { teamId: string; apiKeyId: string | null }): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await this.update(manager, orderId, { notesEnc });
+      await logPhiAccess(manager, by, 'write', 'order', [orderId]);
+    });
+  }
+
   async update(manager: EntityManager, orderId: string, fields: Partial<OrderEntity>): Promise<void> {
     await manager.getRepository(OrderEntity).update({ id: orderId }, { ...fields, updatedAt: () => 'clock_timestamp()' } as never);
   }

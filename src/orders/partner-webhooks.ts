@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxLabCompletion } from '../adapters/lab/sandbox-lab.adapter';
 import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../adapters/sandbox-callbacks/sandbox-callbacks';
+import { PhiCipher } from '../common/crypto';
 import { ApiError, notFound } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { courierUpdate, labUpdate } from '../../workflows/contract';
@@ -27,6 +28,7 @@ export class PartnerWebhooksService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly workflows: OrderWorkflows,
+    private readonly cipher: PhiCipher,
     @Inject(SANDBOX_CALLBACKS) private readonly callbacks: SandboxCallbacks,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
@@ -52,6 +54,9 @@ export class PartnerWebhooksService {
     if (sourceOf(event.status) === 'workflow') throw new ApiError(422, `${event.status} is not a lab event status.`);
     const order = await this.orders.findById(event.order_id);
     if (!order) throw notFound('Order');
+    // The note is the order's before the event's transition, so that transition's webhook carries
+    // it. Kept in Postgres only: free text about a sample stays out of the workflow history.
+    if (event.notes) await this.orders.setNotes(order.id, this.cipher.encryptJson(event.notes), { teamId: order.teamId, apiKeyId: null });
     await this.workflows.ensureStarted(order);
     const signalled = await this.signalUnlessClosed(() =>
       this.workflows.handle(order.id).signal(labUpdate, {

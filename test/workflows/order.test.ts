@@ -419,9 +419,17 @@ describe('order workflow on the real dev server', () => {
       await orderReaches(stack, production, id, 'with_customer');
       await courier(inbound, 'delivered_to_lab');
       await orderReaches(stack, production, id, 'delivered_to_lab');
-      await lab(id, 'sample_error', { status_detail: 'sample_hemolyzed' });
+      expect((await getOrder(production, id)).notes).toBeNull();
+      await lab(id, 'sample_error', { status_detail: 'sample_hemolyzed', notes: 'Specimen hemolyzed on arrival; please redraw.' });
       const order = await orderReaches(stack, production, id, 'sample_error');
       expect(order.last_event).toMatchObject({ status: 'failed.testkit.sample_error', status_detail: 'sample_hemolyzed' });
+      // The lab's note is the order's, encrypted at rest.
+      expect(order.notes).toBe('Specimen hemolyzed on arrival; please redraw.');
+      const [row] = await stack.db.query('SELECT notes_enc FROM orders WHERE id = $1', [id]);
+      expect(row.notes_enc).not.toContain('hemolyzed');
+      const tooLong = await lab(id, 'sample_error', { notes: 'x'.repeat(2001) });
+      expect(tooLong.status).toBe(422);
+      expect(tooLong.body.detail[0].loc).toEqual(['body', 'notes']);
       expect(order.last_event).toEqual(order.events.at(-1));
       expect((await expectRecordedOnce(stack, production.teamId, order)).signals).toEqual(['courierUpdate', 'courierUpdate', 'labUpdate']);
     });
