@@ -44,10 +44,7 @@ export class SandboxPscProvider extends SandboxBookingProvider implements Appoin
   serviceArea(query: AreaQuery): Promise<ServiceArea> {
     const centroid = zipCentroid(query.zip);
     if (query.lab !== this.publicName || !centroid) return Promise.resolve({ drawsAtHome: false, sites: [] });
-    const sites = PSC_SITES.map((site) => ({ site, distance: Math.round(milesBetween(centroid, site) * 100) / 100 }))
-      .filter(({ distance }) => distance <= query.radius)
-      .sort((a, b) => a.distance - b.distance)
-      .map(({ site, distance }) => siteLocation(site, distance));
+    const sites = within(PSC_SITES, centroid, query.radius).map(({ site, distance }) => siteLocation(site, distance));
     return Promise.resolve({ drawsAtHome: false, sites });
   }
 
@@ -64,18 +61,13 @@ export class SandboxPscProvider extends SandboxBookingProvider implements Appoin
   availability(query: AvailabilityQuery): Promise<ProviderAvailability | null> {
     if (query.kind !== 'psc') return Promise.resolve(null);
     this.calls += 1;
-    let sites = PSC_SITES.map((site) => ({ site, distance: undefined as number | undefined }));
-    if (query.siteCodes?.length) {
-      const wanted = new Set(query.siteCodes);
-      sites = sites.filter(({ site }) => wanted.has(site.code));
-    }
+    const wanted = query.siteCodes?.length ? new Set(query.siteCodes) : null;
+    const chosen = wanted ? PSC_SITES.filter((site) => wanted.has(site.code)) : PSC_SITES;
+    let sites: Array<{ site: PscSite; distance?: number }> = chosen.map((site) => ({ site }));
     if (query.zip !== undefined) {
       const centroid = zipCentroid(query.zip);
       if (!centroid) return Promise.resolve(null);
-      sites = sites
-        .map(({ site }) => ({ site, distance: Math.round(milesBetween(centroid, site) * 100) / 100 }))
-        .filter(({ distance }) => distance <= query.radius)
-        .sort((a, b) => a.distance - b.distance);
+      sites = within(chosen, centroid, query.radius);
     }
     if (sites.length === 0) return Promise.resolve(null);
     const days: ProviderDay[] = [];
@@ -111,4 +103,12 @@ function siteLocation(site: PscSite, distance: number | undefined): AppointmentL
     name: site.name,
     iana_timezone: site.timezone,
   };
+}
+
+/** The sites within `radius` miles of `centroid`, nearest first, with their distance (miles, to the hundredth). */
+function within(sites: readonly PscSite[], centroid: { lat: number; lng: number }, radius: number): Array<{ site: PscSite; distance: number }> {
+  return sites
+    .map((site) => ({ site, distance: Math.round(milesBetween(centroid, site) * 100) / 100 }))
+    .filter(({ distance }) => distance <= radius)
+    .sort((a, b) => a.distance - b.distance);
 }
