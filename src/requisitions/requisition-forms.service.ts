@@ -5,7 +5,8 @@ import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { renderRequisitionPdf } from './requisition-pdf';
 import { renderSpecimenLabelsPdf } from './specimen-labels-pdf';
-import { type RequisitionReader, RequisitionOrders } from './requisition-orders';
+import { type RequisitionOrder, type RequisitionReader, RequisitionOrders } from './requisition-orders';
+import type { RequisitionPatient } from './requisition.types';
 
 /**
  * An order's requisition form (`GET /v3/order/{id}/requisition/pdf` and its signed link), rendered
@@ -20,10 +21,7 @@ export class RequisitionFormsService {
   ) {}
 
   async render(reader: RequisitionReader, orderId: string): Promise<Buffer> {
-    const order = await this.orders.find(reader, orderId);
-    if (!order) throw notFound('Order');
-    if (!order.requisitionCreated) throw notFound('Requisition (not created yet)');
-    if (!order.patient) throw notFound('Requisition (the kit is not registered)');
+    const { order, patient } = await this.requireForm(reader, orderId, { notCreated: 'Requisition (not created yet)', notRegistered: 'Requisition (the kit is not registered)' });
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const account = await this.labAccounts.requireVisible(reader as TeamPrincipal, order.labAccountId).catch(() => null);
     const tests = await order.tests();
@@ -33,7 +31,7 @@ export class RequisitionFormsService {
       createdAt: order.createdAt,
       lab: { name: lab?.name ?? String(order.labId), slug: lab?.slug ?? String(order.labId) },
       account: { id: order.labAccountId, accountName: account?.accountName ?? order.labAccountId, defaultClinicalNotes: account?.defaultClinicalNotes ?? null },
-      patient: order.patient,
+      patient,
       physician: order.physician,
       tests,
       clinicalNotes: order.clinicalNotes,
@@ -52,20 +50,33 @@ export class RequisitionFormsService {
    * the requisition is created and the patient known, as for the form itself.
    */
   async renderLabels(reader: RequisitionReader, orderId: string, labels: { count: number; collectedAt: string }): Promise<Buffer> {
-    const order = await this.orders.find(reader, orderId);
-    if (!order) throw notFound('Order');
-    if (!order.requisitionCreated) throw notFound('Labels (the requisition is not created yet)');
-    if (!order.patient) throw notFound('Labels (the kit is not registered)');
+    const { order, patient } = await this.requireForm(reader, orderId, { notCreated: 'Labels (the requisition is not created yet)', notRegistered: 'Labels (the kit is not registered)' });
     const [lab] = await this.catalog.labsByIds([order.labId]);
     await this.orders.logRead(reader, order.id);
     return renderSpecimenLabelsPdf({
       orderId: order.id,
       sampleId: order.sampleId,
-      patient: order.patient,
+      patient,
       labName: lab?.name ?? String(order.labId),
       collectedAt: labels.collectedAt,
       count: labels.count,
     });
+  }
+
+  /**
+   * The reader's order once its requisition exists and its patient is known; otherwise 404
+   * {detail} with what is missing, in the caller's words.
+   */
+  private async requireForm(
+    reader: RequisitionReader,
+    orderId: string,
+    missing: { notCreated: string; notRegistered: string },
+  ): Promise<{ order: RequisitionOrder; patient: RequisitionPatient }> {
+    const order = await this.orders.find(reader, orderId);
+    if (!order) throw notFound('Order');
+    if (!order.requisitionCreated) throw notFound(missing.notCreated);
+    if (!order.patient) throw notFound(missing.notRegistered);
+    return { order, patient: order.patient };
   }
 
   /** The form behind a signed link: the order's own team stands in for the reader (no API key). */
