@@ -7,6 +7,7 @@ import {
   isCancellable,
   isStatusOf,
   isTerminal,
+  onSiteDrawRefusal,
   ORDER_FLOWS,
   ORDER_LOW_LEVEL_STATUSES,
   type OrderFlow,
@@ -196,5 +197,15 @@ describe('order lifecycle tables', () => {
       expect(simulationCanReach('testkit', 'transit_lab', 'failure_to_deliver_to_customer')).toBe(false);
       expect(simulationCanReach('testkit', 'ordered', 'cancelled')).toBe(true);
     });
+  });
+
+  it('refuses an on-site draw report unless the order is on-site, has its requisition and is not drawn', () => {
+    expect(onSiteDrawRefusal('on_site_collection', 'requisition_created')).toBeNull();
+    expect(onSiteDrawRefusal('on_site_collection', 'requisition_bypassed')).toBeNull();
+    expect(onSiteDrawRefusal('on_site_collection', 'ordered')).toMatch(/has no requisition/);
+    expect(onSiteDrawRefusal('on_site_collection', 'draw_completed')).toBe('The sample has already been drawn: the order is sample_with_lab.on_site_collection.draw_completed.');
+    expect(onSiteDrawRefusal('on_site_collection', 'cancelled')).toBe('The order is cancelled.on_site_collection.cancelled.');
+    expect(onSiteDrawRefusal('on_site_collection', 'requisition_created', { gone: true })).toMatch(/^The order is /);
+    expect(onSiteDrawRefusal('walk_in_test', 'requisition_created')).toBe('Only on-site collection orders report their draw this way; this is a walk_in_test order.');
   });
 });

@@ -152,10 +152,7 @@ export class OrderMessages {
 
   private assertOnSiteDrawable(): void {
     const order = this.parts.order;
-    const refusal =
-      order.flow === 'on_site_collection'
-        ? onSiteDrawRefusal(order.flow, order.lowStatus, order.knowledge())
-        : `Order ${order.orderId} is a ${order.flow} order: only on-site collection orders report their draw this way.`;
+    const refusal = onSiteDrawRefusal(order.flow, order.lowStatus, order.knowledge());
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, ORDER_NOT_DRAWABLE);
   }
 

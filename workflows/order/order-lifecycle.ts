@@ -299,9 +299,9 @@ const KIT_NOT_SHIPPED: readonly LowStatus[] = ['ordered', 'awaiting_registration
 /** Statuses in which an on-site collection order's draw can be reported: its requisition exists. */
 export const ON_SITE_DRAWABLE_FROM: readonly LowStatus[] = ['requisition_created', 'requisition_bypassed'];
 
-/** Why the order's on-site draw cannot be reported now (null: it can). */
+/** Why the order's on-site draw cannot be reported now (null: it can), an order of another method included. */
 export function onSiteDrawRefusal(flow: OrderFlow, low: LowStatus, known: WorkflowKnowledge = {}): string | null {
-  if (flow !== 'on_site_collection') return null;
+  if (flow !== 'on_site_collection') return `Only on-site collection orders report their draw this way; this is a ${collectionMethodOf(flow)} order.`;
   const ended = endedRefusal(flow, low, known);
   if (ended) return ended;
   if (ON_SITE_DRAWABLE_FROM.includes(low)) return null;
