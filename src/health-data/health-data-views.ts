@@ -176,3 +176,49 @@ export function rawSummaryView(summary: StoredSummary): Record<string, unknown> 
   }
   return view;
 }
+
+/** The SDK's ClientFacingDeviceSourceType. */
+const DEVICE_SOURCE_TYPES = new Set([
+  'unknown', 'phone', 'watch', 'app', 'multiple_sources', 'fingerprick', 'cuff', 'manual_scan', 'automatic', 'scale', 'chest_strap', 'ring', 'lab', 'exercise_machine', 'earphone',
+]);
+
+/** Junction's ClientFacingDevice. */
+export interface DeviceView {
+  id: string;
+  user_id: string;
+  provider: string;
+  source_type: string;
+  app_id?: string;
+  device_manufacturer?: string;
+  device_model?: string;
+  device_version?: string;
+  device_id?: string;
+}
+
+/**
+ * A device summary as a device: its source's kind (`unknown` when not one the SDK names), and
+ * what the sender said of the device, under Junction's names or the common short ones.
+ */
+export function deviceView(summary: StoredSummary): DeviceView {
+  const text = (...keys: string[]) => {
+    for (const key of keys) {
+      const value = summary.data[key];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+    return undefined;
+  };
+  const optional = {
+    app_id: text('app_id'),
+    device_manufacturer: text('device_manufacturer', 'manufacturer'),
+    device_model: text('device_model', 'model'),
+    device_version: text('device_version', 'hardware_version', 'firmware_version'),
+    device_id: text('device_id', 'provider_id'),
+  };
+  return {
+    id: summary.id,
+    user_id: summary.userId,
+    provider: summary.provider,
+    source_type: DEVICE_SOURCE_TYPES.has(summary.sourceType) ? summary.sourceType : 'unknown',
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+  };
+}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
 import { UsersRepository } from '../users/users.repository';
-import { rawSummaryView, summaryView } from './health-data-views';
+import { type DeviceView, deviceView, rawSummaryView, summaryView } from './health-data-views';
 import { readRange } from './read-range';
 import { summaryType, type SummaryType } from './registry';
 import { SummariesRepository, type StoredSummary } from './summaries.repository';
@@ -31,7 +31,7 @@ export class SummaryQueriesService {
   /** `GET /v2/user/{user_id}/device`: the devices the user's sources reported (device summaries). */
   async devices(team: TeamPrincipal, userId: string): Promise<DeviceView[]> {
     if (!(await this.users.findLive(team, userId))) throw notFound('User');
-    return (await this.summaries.list(userId, 'devices', { from: null, to: null })).map(toDeviceView);
+    return (await this.summaries.list(userId, 'devices', { from: null, to: null })).map(deviceView);
   }
 
   /** `GET /v2/user/{user_id}/device/{device_id}`. */
@@ -39,7 +39,7 @@ export class SummaryQueriesService {
     if (!(await this.users.findLive(team, userId))) throw notFound('User');
     const device = await this.summaries.findById(deviceId, 'devices');
     if (!device || device.userId !== userId) throw notFound('Device');
-    return toDeviceView(device);
+    return deviceView(device);
   }
 
   /** `GET /v2/timeseries/workouts/{workout_id}/stream`: the stream sent with the workout (empty when none). */
@@ -61,50 +61,4 @@ export class SummaryQueriesService {
     if (!type || (raw && !type.raw) || (!raw && type.slug === 'devices')) throw notFound(`Summary type ${slug}`);
     return type;
   }
-}
-
-/** The SDK's ClientFacingDeviceSourceType. */
-const DEVICE_SOURCE_TYPES = new Set([
-  'unknown', 'phone', 'watch', 'app', 'multiple_sources', 'fingerprick', 'cuff', 'manual_scan', 'automatic', 'scale', 'chest_strap', 'ring', 'lab', 'exercise_machine', 'earphone',
-]);
-
-/** Junction's ClientFacingDevice. */
-export interface DeviceView {
-  id: string;
-  user_id: string;
-  provider: string;
-  source_type: string;
-  app_id?: string;
-  device_manufacturer?: string;
-  device_model?: string;
-  device_version?: string;
-  device_id?: string;
-}
-
-/**
- * A device summary as a device: its source's kind (`unknown` when not one the SDK names), and
- * what the sender said of the device, under Junction's names or the common short ones.
- */
-function toDeviceView(summary: StoredSummary): DeviceView {
-  const text = (...keys: string[]) => {
-    for (const key of keys) {
-      const value = summary.data[key];
-      if (typeof value === 'string' && value !== '') return value;
-    }
-    return undefined;
-  };
-  const optional = {
-    app_id: text('app_id'),
-    device_manufacturer: text('device_manufacturer', 'manufacturer'),
-    device_model: text('device_model', 'model'),
-    device_version: text('device_version', 'hardware_version', 'firmware_version'),
-    device_id: text('device_id', 'provider_id'),
-  };
-  return {
-    id: summary.id,
-    user_id: summary.userId,
-    provider: summary.provider,
-    source_type: DEVICE_SOURCE_TYPES.has(summary.sourceType) ? summary.sourceType : 'unknown',
-    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
-  };
 }
