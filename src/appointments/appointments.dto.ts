@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { isoDate } from '../common/schemas';
+import { isoDate, repeatable } from '../common/schemas';
 import { PSC_SCHEDULING_LABS } from './providers/appointment-provider';
 
 /** A US zip code: 5 digits, or ZIP+4 (`85004-1234`). */
@@ -29,18 +29,6 @@ export class PhlebotomyAvailabilityQuery extends createZodDto(
 
 export const PSC_RADII = ['10', '20', '25', '50', '100'] as const;
 
-/** A query value given repeated (?x=a&x=b) or comma-separated (?x=a,b). */
-const repeatedValues = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .transform((value) =>
-      (Array.isArray(value) ? value : [value])
-        .flatMap((entry) => entry.split(','))
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).max(50));
-
 export class PscAvailabilityQuery extends createZodDto(
   z
     .object({
@@ -49,7 +37,7 @@ export class PscAvailabilityQuery extends createZodDto(
       zip_code: zipCode.optional(),
       radius: z.enum(PSC_RADII).default('20'),
       /** Repeated (?site_codes=a&site_codes=b) or comma-separated. */
-      site_codes: repeatedValues(z.string().max(64)).optional(),
+      site_codes: repeatable(z.string().max(64), { max: 50, commaSeparated: true }).optional(),
       allow_stale: queryBoolean.optional(),
     })
     .refine((query) => query.zip_code !== undefined || (query.site_codes?.length ?? 0) > 0, {
@@ -68,7 +56,7 @@ export class AreaInfoQuery extends createZodDto(
     zip_code: zipCode,
     radius: z.enum(PSC_RADII).default('20'),
     lab: z.string().min(1).max(64).optional().describe('One lab (slug) to report on.'),
-    labs: repeatedValues(z.string().min(1).max(64)).optional().describe('Labs (slugs) to report on; default: every lab with service centers.'),
+    labs: repeatable(z.string().min(1).max(64), { max: 50, commaSeparated: true }).optional().describe('Labs (slugs) to report on; default: every lab with service centers.'),
     lab_account_id: z.uuid().optional(),
   }),
 ) {}
@@ -78,7 +66,7 @@ export class PscInfoQuery extends createZodDto(
     zip_code: zipCode,
     lab_id: z.coerce.number().int().min(1).max(2_147_483_647),
     radius: z.enum(PSC_RADII).default('20'),
-    capabilities: repeatedValues(z.enum(LAB_LOCATION_CAPABILITIES)).optional(),
+    capabilities: repeatable(z.enum(LAB_LOCATION_CAPABILITIES), { max: 50, commaSeparated: true }).optional(),
     lab_account_id: z.uuid().optional(),
   }),
 ) {}
@@ -86,7 +74,7 @@ export class PscInfoQuery extends createZodDto(
 export class OrderPscInfoQuery extends createZodDto(
   z.object({
     radius: z.enum(PSC_RADII).default('20'),
-    capabilities: repeatedValues(z.enum(LAB_LOCATION_CAPABILITIES)).optional(),
+    capabilities: repeatable(z.enum(LAB_LOCATION_CAPABILITIES), { max: 50, commaSeparated: true }).optional(),
   }),
 ) {}
 

@@ -63,10 +63,23 @@ export function toOpenApi30Nullables<T>(node: T): T {
 /**
  * A repeatable query parameter (`?lab_id=1&lab_id=2`, as the Junction SDK sends arrays). Fastify's
  * parser gives a string for one occurrence and an array for several; both become an array here.
+ * `commaSeparated`: each occurrence may also list several values (`?site_codes=a,b`), trimmed,
+ * empty ones dropped.
  */
-export function repeatable<T extends z.ZodType>(item: T, options: { min?: number; max?: number } = {}) {
+export function repeatable<T extends z.ZodType>(item: T, options: { min?: number; max?: number; commaSeparated?: boolean } = {}) {
   const values = z.array(item).max(options.max ?? 100);
-  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), options.min ? values.min(options.min) : values);
+  const split = (entry: unknown) =>
+    typeof entry === 'string'
+      ? entry
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+      : [entry];
+  return z.preprocess((value) => {
+    if (value === undefined) return value;
+    const occurrences = Array.isArray(value) ? value : [value];
+    return options.commaSeparated ? occurrences.flatMap(split) : occurrences;
+  }, options.min ? values.min(options.min) : values);
 }
 
 /**
