@@ -55,12 +55,13 @@ export class AppointmentAreasService {
     const account = query.lab_account_id ? await this.visibleAccount(team, query.lab_account_id) : null;
     const labs = await this.labsAsked(query, account?.labId ?? null);
     const phlebotomy = await this.phlebotomy.serviceArea({ zip: query.zip_code, radius, lab: '' });
+    const billTypes = await this.billTypesByLab(team, query.lab_account_id);
     const central_labs: AreaInfoView['central_labs'] = {};
     for (const lab of labs) {
       const { sites } = await this.psc.serviceArea({ zip: query.zip_code, radius, lab: lab.slug });
       central_labs[lab.slug] = {
         patient_service_centers: { appointment_with_vital: schedulesThrough(lab.slug), within_radius: sites.length, radius: query.radius, capabilities: capabilitiesOf(lab.slug) },
-        supported_bill_types: await this.billTypes(team, lab.id, query.lab_account_id),
+        supported_bill_types: billTypes.get(lab.id) ?? [],
         lab_id: lab.id,
       };
     }
@@ -95,7 +96,7 @@ export class AppointmentAreasService {
 
   private async centersOf(team: TeamPrincipal, lab: LabEntity, zip: string, radius: string, wanted: Capability[], labAccountId: string | undefined): Promise<PscInfoView> {
     const { sites } = await this.psc.serviceArea({ zip, radius: Number(radius), lab: lab.slug });
-    const billTypes = await this.billTypes(team, lab.id, labAccountId);
+    const billTypes = (await this.billTypesByLab(team, labAccountId)).get(lab.id) ?? [];
     const capabilities = capabilitiesOf(lab.slug);
     const offered = wanted.every((capability) => capabilities.includes(capability));
     return { lab_id: lab.id, slug: lab.slug, patient_service_centers: offered ? sites.map((site) => toLabLocation(site, billTypes, capabilities)) : [] };
@@ -120,10 +121,16 @@ export class AppointmentAreasService {
     return account;
   }
 
-  /** The bill types of the team's usable (active) accounts at the lab, or of the one account named. */
-  private async billTypes(team: TeamPrincipal, labId: number, labAccountId: string | undefined): Promise<BillingType[]> {
-    const accounts = await this.labAccounts.listVisible(team, { labId, status: 'active', ...(labAccountId ? { id: labAccountId } : {}) });
-    return [...new Set(accounts.flatMap((account) => account.allowedBilling))].sort();
+  /** Per lab, the bill types of the team's usable (active) accounts there, or of the one account named; one read. */
+  private async billTypesByLab(team: TeamPrincipal, labAccountId: string | undefined): Promise<Map<number, BillingType[]>> {
+    const accounts = await this.labAccounts.listVisible(team, { status: 'active', ...(labAccountId ? { id: labAccountId } : {}) });
+    const byLab = new Map<number, Set<BillingType>>();
+    for (const account of accounts) {
+      const types = byLab.get(account.labId) ?? new Set<BillingType>();
+      for (const type of account.allowedBilling) types.add(type);
+      byLab.set(account.labId, types);
+    }
+    return new Map([...byLab].map(([labId, types]) => [labId, [...types].sort()]));
   }
 }
 
