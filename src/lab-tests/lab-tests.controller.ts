@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, StreamableFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse, ZodSerializerInterceptor } from 'nestjs-zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
@@ -24,6 +24,7 @@ import {
 } from './lab-tests.dto';
 import { LabAccountsService } from './lab-accounts.service';
 import { LabTestsService } from './lab-tests.service';
+import { inlinePdf } from '../common/pdf-response';
 
 /** Lab tests, markers and labs (`/v3/lab_tests/...`). Responses are checked against their schemas. */
 @ApiTags('lab_tests')
@@ -123,6 +124,6 @@ export class LabTestInstructionsController {
   @ApiProduces('application/pdf')
   async collectionInstructions(@CurrentTeam() team: TeamPrincipal, @Param() params: LabTestIdParams) {
     const pdf = await this.labTests.collectionInstructionsPdf(team, params.lab_test_id);
-    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="collection-instructions-${params.lab_test_id}.pdf"` });
+    return inlinePdf(pdf, `collection-instructions-${params.lab_test_id}.pdf`);
   }
 }

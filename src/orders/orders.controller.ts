@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { RequestValidationError } from '../common/errors';
@@ -23,6 +23,7 @@ import { OrderRecreationService } from './order-recreation.service';
 import { OrderCommandsService } from './order-commands.service';
 import { OrderCreationService } from './order-creation.service';
 import { OrderQueriesService } from './order-queries.service';
+import { inlinePdf } from '../common/pdf-response';
 
 function idempotency(key: string | undefined, errorMode: string | undefined): IdempotencyOptions {
   return { key, cacheErrors: errorMode?.toLowerCase() !== 'no-cache' };
@@ -117,7 +118,7 @@ export class OrdersController {
   @ApiProduces('application/pdf')
   async resultPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.queries.resultPdf(team, params.order_id);
-    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="lab-report-${params.order_id}.pdf"` });
+    return inlinePdf(pdf, `lab-report-${params.order_id}.pdf`);
   }
 
   /** How the order's sample is collected (for the patient; on site, for the staff). */
@@ -125,7 +126,7 @@ export class OrdersController {
   @ApiProduces('application/pdf')
   async collectionInstructionsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.queries.collectionInstructionsPdf(team, params.order_id);
-    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="collection-instructions-${params.order_id}.pdf"` });
+    return inlinePdf(pdf, `collection-instructions-${params.order_id}.pdf`);
   }
 
   /** The order's Advance Beneficiary Notice, when it has one (`has_abn`). */
@@ -140,14 +141,14 @@ export class OrdersController {
   @ApiProduces('application/pdf')
   async labelsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: LabelsQuery) {
     const pdf = await this.requisitions.renderLabels(team, params.order_id, { count: query.number_of_labels, collectedAt: query.collection_date });
-    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="labels-${params.order_id}.pdf"` });
+    return inlinePdf(pdf, `labels-${params.order_id}.pdf`);
   }
 
   /** The order's requisition form (`requisition_form_url`). */
   @Get(':order_id/requisition/pdf')
   async requisitionPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.requisitions.render(team, params.order_id);
-    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="requisition-${params.order_id}.pdf"` });
+    return inlinePdf(pdf, `requisition-${params.order_id}.pdf`);
   }
 
   @Patch(':order_id')

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
@@ -6,6 +6,7 @@ import { Public } from '../auth/principal';
 import { ApiError, notFound } from '../common/errors';
 import { RequisitionFormsService } from './requisition-forms.service';
 import { RequisitionLinks } from './requisition-links';
+import { inlinePdf } from '../common/pdf-response';
 
 export class SignedRequisitionQuery extends createZodDto(
   z.object({
@@ -39,6 +40,6 @@ export class RequisitionLinksController {
     // The link stands in for the order's team (PHI access is logged without an API key).
     const pdf = await this.forms.renderForLink(params.order_id);
     if (!pdf) throw notFound('Order');
-    return new StreamableFile(pdf, { type: 'application/pdf', disposition: `inline; filename="requisition-${params.order_id}.pdf"` });
+    return inlinePdf(pdf, `requisition-${params.order_id}.pdf`);
   }
 }
