@@ -1,12 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { createZodDto } from 'nestjs-zod';
-import { z } from 'zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { TeamParams, UserSearchQuery } from './team.dto';
 import { TeamService } from './team.service';
-
-class TeamParams extends createZodDto(z.object({ team_id: z.uuid() })) {}
-class UserSearchQuery extends createZodDto(z.object({ query_id: z.string().trim().min(1).max(255).describe('A user id or a client_user_id.') })) {}
 
 /** The key's own team (`/v2/team/...`). */
 @ApiTags('team')

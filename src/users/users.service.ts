@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import {
   CLIENT_USER_ID_TAKEN,
   SEARCH_ATTRIBUTES,
@@ -38,8 +39,6 @@ export interface UserView {
 
 /** Fields a team sets by hand carry this source slug, as Junction does. */
 const MANUAL_SOURCE = 'manual';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class UsersService {
@@ -90,7 +89,7 @@ export class UsersService {
    * is `queryId` (none when it names no one).
    */
   async search(team: TeamPrincipal, queryId: string): Promise<UserView[]> {
-    const byId = UUID.test(queryId) ? await this.reads.readLive(team, queryId) : null;
+    const byId = z.uuid().safeParse(queryId).success ? await this.reads.readLive(team, queryId) : null;
     const byClientId = await this.reads.readLiveByClientUserId(team, queryId);
     const found = [byId, byClientId].filter((read): read is NonNullable<typeof read> => read !== null);
     return found.filter((read, index) => found.findIndex((other) => other.user.id === read.user.id) === index).map((read) => this.viewOf(read));
