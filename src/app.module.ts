@@ -19,6 +19,7 @@ import { OrdersModule } from './orders/orders.module';
 import { PortalModule } from './portal/portal.module';
 import { RemindersModule } from './reminders/reminders.module';
 import { TeamModule } from './team/team.module';
+import { LinkModule } from './link/link.module';
 import { UsersModule } from './users/users.module';
 
 export const API_DOCUMENT: HttpAppOptions = {
@@ -37,7 +38,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule],
+      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule, LinkModule],
       providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }

@@ -32,6 +32,6 @@ import { SOURCE_ADAPTER } from './source-adapter';
     { provide: SOURCE_ADAPTER, useClass: SandboxSourceAdapter },
     { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
   ],
-  exports: [ConnectionSyncService, ConnectionReconciler, CONNECTED_SOURCES],
+  exports: [ConnectionsService, ConnectionSyncService, ConnectionReconciler, CONNECTED_SOURCES, SOURCE_ADAPTER],
 })
 export class ConnectionsModule {}

@@ -27,22 +27,29 @@ export class ConnectionsService implements ConnectedSources {
     @Inject(SOURCE_ADAPTER) private readonly sources: SourceAdapter,
   ) {}
 
-  /**
-   * `POST /v2/link/connect/demo`. The row and the workflow start commit together: if Temporal
-   * refuses the start, nothing is saved. Connecting a provider the user has already is a success
-   * that changes nothing.
-   */
+  /** `POST /v2/link/connect/demo`. Connecting a provider the user has already is a success that changes nothing. */
   async connectDemo(team: TeamPrincipal, userId: string, provider: string): Promise<{ success: true; detail: string }> {
     if (team.environment !== 'sandbox') throw badRequest('Demo connections are only available in the sandbox environment.');
     await this.requireUser(team, userId);
+    if ((await this.connect(team, userId, provider)) === 'existing') return { success: true, detail: `${provider} is already connected for this user.` };
+    return { success: true, detail: `Demo connection to ${provider} created: 30 days of history follow, then new data as it comes.` };
+  }
+
+  /**
+   * Connects the user (of `team`, checked by the caller) to a provider the source adapter serves:
+   * the demo route and the Link flow both end here. The row and the workflow start commit
+   * together: if Temporal refuses the start, nothing is saved. `existing` when the pair was
+   * connected already (nothing changes); 404 when the user is erased meanwhile.
+   */
+  async connect(team: TeamPrincipal, userId: string, provider: string): Promise<'created' | 'existing'> {
     const id = randomUUID();
     const identity = { connectionId: id, teamId: team.teamId, environment: team.environment, region: team.region, userId, provider };
     return this.connections.transaction(async (manager) => {
       const row = await this.connections.insertIfAbsent({ ...identity, id, seed: id }, manager);
       if (!row) throw notFound('User');
-      if (row.id !== id) return { success: true as const, detail: `${provider} is already connected for this user.` };
+      if (row.id !== id) return 'existing' as const;
       await this.workflows.start(identity);
-      return { success: true as const, detail: `Demo connection to ${provider} created: 30 days of history follow, then new data as it comes.` };
+      return 'created' as const;
     });
   }
 

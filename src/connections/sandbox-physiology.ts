@@ -28,8 +28,15 @@ import { timeseriesResource } from '../health-data/registry';
 
 export const DEMO_PROVIDERS = ['apple_health_kit', 'fitbit', 'freestyle_libre', 'oura'] as const;
 export type DemoProvider = (typeof DEMO_PROVIDERS)[number];
+/**
+ * Every provider the sandbox generates data for: the demo providers (`POST /v2/link/connect/demo`)
+ * and two password-based CGM clouds that only the Link flow connects, so that flow's password and
+ * second-factor steps have a sandbox provider to run against.
+ */
+export const SANDBOX_PROVIDERS = [...DEMO_PROVIDERS, 'abbott_libreview', 'dexcom'] as const;
+export type SandboxProvider = (typeof SANDBOX_PROVIDERS)[number];
 /** `from`/`to`: epoch ms, [from, to). `timeZone`: IANA id of the user's local days. */
-export interface DemoWindow { provider: DemoProvider; seed: string; from: number; to: number; timeZone: string }
+export interface DemoWindow { provider: SandboxProvider; seed: string; from: number; to: number; timeZone: string }
 export interface DemoBatch { kind: 'timeseries' | 'summary'; resource: string; sourceType: string; data: Array<Record<string, unknown>> }
 
 const MINUTE = 60_000;
@@ -44,11 +51,13 @@ const MEALS = [{ minute: 7 * 60 + 30, rise: 2.0 }, { minute: 12 * 60 + 30, rise:
 
 interface ProviderSpec { sourceType: string; activityStep: number; heartStep: number }
 /** Grids in minutes: interval length of steps/distance/calories, spacing of awake heart rate. */
-const SPECS: Record<DemoProvider, ProviderSpec> = {
+const SPECS: Record<SandboxProvider, ProviderSpec> = {
   apple_health_kit: { sourceType: 'watch', activityStep: 15, heartStep: 5 },
   fitbit: { sourceType: 'watch', activityStep: 60, heartStep: 5 },
   oura: { sourceType: 'ring', activityStep: 30, heartStep: 30 },
   freestyle_libre: { sourceType: 'cgm', activityStep: 0, heartStep: 0 },
+  abbott_libreview: { sourceType: 'cgm', activityStep: 0, heartStep: 0 },
+  dexcom: { sourceType: 'cgm', activityStep: 0, heartStep: 0 },
 };
 
 function fnv1a(text: string): number {
@@ -265,7 +274,7 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
   };
   const sorted = (samples: Timed[]) => samples.sort((a, b) => a[0] - b[0]).map(([, sample]) => sample);
 
-  if (provider === 'freestyle_libre') {
+  if (spec.sourceType === 'cgm') {
     add('timeseries', 'glucose', sorted(grid('glucose', 15, (t) => person.glucoseAt(t))));
     return batches;
   }

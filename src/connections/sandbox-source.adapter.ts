@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { DEMO_PROVIDERS, type DemoProvider, generateDemoData } from './sandbox-physiology';
+import { generateDemoData, SANDBOX_PROVIDERS, type SandboxProvider } from './sandbox-physiology';
 import {
   CONNECTION_ERROR_TYPES,
   type ConnectionErrorType,
@@ -27,7 +27,7 @@ const ERROR_MESSAGES: Record<ConnectionErrorType, string> = {
 };
 
 /**
- * The demo providers of Junction's sandbox, backed by generated physiology (sandbox-physiology.ts).
+ * The demo providers of Junction's sandbox (and the Link flow's sandbox password providers), backed by generated physiology (sandbox-physiology.ts).
  * A provider named in SANDBOX_SOURCE_ERRORS refuses every pull with that connection error instead,
  * as a real source does once its user's credentials stop working.
  */
@@ -38,7 +38,7 @@ export class SandboxSourceAdapter implements SourceAdapter {
 
   constructor(@Inject(LABFLOW_CONFIG) config: Pick<LabflowConfig, 'sandboxSourceErrors'>) {
     for (const [provider, errorType] of Object.entries(config.sandboxSourceErrors)) {
-      if (!DEMO_PROVIDERS.includes(provider as DemoProvider)) throw new Error(`SANDBOX_SOURCE_ERRORS: ${provider} is not a demo provider (${DEMO_PROVIDERS.join(', ')})`);
+      if (!SANDBOX_PROVIDERS.includes(provider as SandboxProvider)) throw new Error(`SANDBOX_SOURCE_ERRORS: ${provider} is not a sandbox provider (${SANDBOX_PROVIDERS.join(', ')})`);
       if (!CONNECTION_ERROR_TYPES.includes(errorType as ConnectionErrorType)) {
         throw new Error(`SANDBOX_SOURCE_ERRORS: ${errorType} is not a connection error type (${CONNECTION_ERROR_TYPES.join(', ')})`);
       }
@@ -47,14 +47,14 @@ export class SandboxSourceAdapter implements SourceAdapter {
   }
 
   providers(): readonly string[] {
-    return DEMO_PROVIDERS;
+    return SANDBOX_PROVIDERS;
   }
 
   resources(provider: string): ReadonlyArray<Omit<SourceBatch, 'data'>> {
     let resources = this.catalogue.get(provider);
     if (!resources) {
       // What the generator produces is the catalogue: derived, so the two never disagree.
-      const batches = generateDemoData({ provider: provider as DemoProvider, seed: 'catalogue', timeZone: 'UTC', ...CATALOGUE_WINDOW });
+      const batches = generateDemoData({ provider: provider as SandboxProvider, seed: 'catalogue', timeZone: 'UTC', ...CATALOGUE_WINDOW });
       resources = batches.map(({ kind, resource, sourceType }) => ({ kind, resource, sourceType }));
       this.catalogue.set(provider, resources);
     }
@@ -64,6 +64,6 @@ export class SandboxSourceAdapter implements SourceAdapter {
   async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
     const errorType = this.failing.get(connection.provider);
     if (errorType) throw new SourceConnectionError(errorType, ERROR_MESSAGES[errorType]);
-    return generateDemoData({ provider: connection.provider as DemoProvider, seed: connection.seed, timeZone: connection.timeZone, from, to });
+    return generateDemoData({ provider: connection.provider as SandboxProvider, seed: connection.seed, timeZone: connection.timeZone, from, to });
   }
 }

@@ -30,10 +30,12 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   { slug: 'fitbit', name: 'Fitbit', description: 'Wearables tracking activity, heart rate and sleep.', authType: 'oauth', sourceType: 'provider', sourceId: 2 },
   { slug: 'garmin', name: 'Garmin', description: 'Watches and fitness devices.', authType: 'oauth', sourceType: 'provider', sourceId: 3 },
   { slug: 'withings', name: 'Withings', description: 'Smart scales, blood pressure monitors and watches.', authType: 'oauth', sourceType: 'provider', sourceId: 4 },
-  { slug: 'freestyle_libre', name: 'Freestyle Libre', description: 'Continuous glucose monitor.', authType: 'password', sourceType: 'provider', sourceId: 5 },
+  { slug: 'freestyle_libre', name: 'Freestyle Libre', description: 'Continuous glucose monitor, shared through a LibreView invitation by e-mail.', authType: 'email', sourceType: 'provider', sourceId: 5 },
   { slug: 'apple_health_kit', name: 'Apple HealthKit', description: 'Health data from iPhone and Apple Watch.', authType: 'sdk', sourceType: 'app', sourceId: 6 },
   { slug: 'health_connect', name: 'Health Connect', description: 'Health data from Android devices.', authType: 'sdk', sourceType: 'app', sourceId: 7 },
   { slug: 'manual', name: 'Manual', description: 'Data sent to labflow directly by the team or its app.', authType: '', sourceType: 'app', sourceId: 8 },
+  { slug: 'abbott_libreview', name: 'Abbott LibreView', description: 'Continuous glucose monitor data from a LibreView account.', authType: 'password', sourceType: 'provider', sourceId: 9 },
+  { slug: 'dexcom', name: 'Dexcom', description: 'Continuous glucose monitor data from a Dexcom account.', authType: 'password', sourceType: 'provider', sourceId: 10 },
 ];
 
 const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { ConnectionsModule } from '../connections/connections.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { UsersModule } from '../users/users.module';
+import { LinkPagesController } from './link-pages.controller';
+import { LinkTokensRepository } from './link-tokens.repository';
+import { LinkController } from './link.controller';
+import { LinkService } from './link.service';
+import { PROVIDER_AUTH } from './provider-auth';
+import { SandboxProviderAuth } from './sandbox-provider-auth';
+
+/**
+ * Junction's Link: link tokens, the hosted Link page, and provider sign-in (OAuth, password with
+ * a second factor, e-mail invitation) ending in a connection (src/connections).
+ */
+@Module({
+  imports: [UsersModule, ConnectionsModule, TenancyModule],
+  controllers: [LinkController, LinkPagesController],
+  providers: [LinkTokensRepository, LinkService, { provide: PROVIDER_AUTH, useClass: SandboxProviderAuth }],
+})
+export class LinkModule {}

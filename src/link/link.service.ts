@@ -1,0 +1,252 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { TeamPrincipal } from '../auth/principal';
+import { badRequest, notFound, unauthorized } from '../common/errors';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { ConnectionsService } from '../connections/connections.service';
+import { PROVIDERS } from '../health-data/providers';
+import { UsersRepository } from '../users/users.repository';
+import { type LinkTokenRow, LinkTokensRepository } from './link-tokens.repository';
+import { linkStateView, oauthSourceView, providerLinkView, redirectAfter, sourceLinkView } from './link-views';
+import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth } from './provider-auth';
+
+/** Junction's: "a one time use token, that expires after 10 minutes". */
+export const LINK_TOKEN_TTL_MS = 10 * 60_000;
+
+const hash = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+/** Where the OAuth flow of a token ended, for the page or redirect the browser gets. */
+export interface OauthCallbackOutcome {
+  provider: string;
+  state: 'success' | 'error';
+  errorType: string | null;
+  error: string | null;
+  /** The team's redirect_url with the outcome, when the browser should go there. */
+  redirectTo: string | null;
+  teamId: string | null;
+}
+
+/**
+ * The Link flow: a team's backend asks for a link token for one of its users; the user (in the
+ * hosted Link page, or the team's own UI through the token-authenticated routes) picks a
+ * provider and signs in to it; the provider's answer connects the user (ConnectionsService, the
+ * same path as demo connections: one workflow per connection, `provider.connection.created`,
+ * 30 days of history). A token is good for ten minutes and one connection; a refused sign-in
+ * may be tried again while it lasts.
+ */
+@Injectable()
+export class LinkService {
+  constructor(
+    private readonly tokens: LinkTokensRepository,
+    private readonly users: UsersRepository,
+    private readonly connections: ConnectionsService,
+    @Inject(PROVIDER_AUTH) private readonly auth: ProviderAuth,
+    @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'api'>,
+  ) {}
+
+  /** `POST /v2/link/token`. */
+  async createToken(
+    team: TeamPrincipal,
+    request: { user_id: string; provider?: string; redirect_url?: string; filter_on_providers?: string[]; on_error?: string; on_close?: string },
+  ) {
+    if (!(await this.users.findLive(team, request.user_id))) throw notFound('User');
+    for (const provider of [request.provider, ...(request.filter_on_providers ?? [])]) {
+      if (provider && !this.auth.authTypeOf(provider, team.environment)) throw badRequest(this.notOffered(provider, team));
+    }
+    if (request.provider && request.filter_on_providers && !request.filter_on_providers.includes(request.provider)) {
+      throw badRequest(`provider ${request.provider} is not among filter_on_providers.`);
+    }
+    if ((request.on_error || request.on_close) && !request.redirect_url) throw badRequest('on_error and on_close redirect to redirect_url: give one.');
+    const token = `lnk_${randomBytes(32).toString('base64url')}`;
+    await this.tokens.insert({
+      id: randomUUID(),
+      tokenHash: hash(token),
+      teamId: team.teamId,
+      environment: team.environment,
+      region: team.region,
+      userId: request.user_id,
+      provider: request.provider ?? null,
+      filterOnProviders: request.filter_on_providers ?? null,
+      redirectUrl: request.redirect_url ?? null,
+      onError: request.on_error ?? null,
+      onClose: request.on_close ?? null,
+      expiresAt: new Date(Date.now() + LINK_TOKEN_TTL_MS),
+    });
+    return { link_token: token, link_web_url: this.webUrl(token) };
+  }
+
+  /** `POST /v2/link/token/isValid`: whether the team's token can still connect someone. */
+  async isValid(team: TeamPrincipal, token: string) {
+    const row = await this.tokens.findByHash(hash(token));
+    if (!row || row.teamId !== team.teamId || row.environment !== team.environment) return { success: false, error_type: 'invalid_token', detail: 'The link token is not valid.' };
+    const refusal = this.refusalOf(row);
+    if (refusal) return { success: false, error_type: refusal.errorType, detail: refusal.detail };
+    return { success: true, user_id: row.userId, expires_at: row.expiresAt.toISOString() };
+  }
+
+  /** `GET /v2/link/state`. */
+  async state(token: string | undefined) {
+    const row = await this.find(token);
+    return linkStateView(row, this.expired(row));
+  }
+
+  /** `GET /v2/link/providers`: what the token's user may connect here. */
+  async providers(token: string | undefined) {
+    const row = await this.find(token);
+    return this.offered(row).map(([slug, authType]) => sourceLinkView(slug, authType));
+  }
+
+  /** `POST /v2/link/start`: the user picked a provider. */
+  async start(token: string, provider: string) {
+    const row = await this.usable(token);
+    const authType = this.offeredAuthType(row, provider);
+    await this.tokens.choose(row.id, provider);
+    return { success: true, provider, auth_type: authType, link_web_url: this.webUrl(token) };
+  }
+
+  /** `GET /v2/link/provider/oauth/{provider}`: the provider's page where the user grants access. */
+  async beginOauth(token: string | undefined, provider: string) {
+    const row = await this.usable(token);
+    this.requireAuthType(row, provider, 'oauth');
+    const state = randomBytes(24).toString('base64url');
+    await this.tokens.beginOauth(row.id, provider, hash(state));
+    const callback = new URL(`/v2/link/connect/${provider}`, this.config.api.publicUrl).toString();
+    return oauthSourceView(provider, this.auth.oauthUrl(provider, state, callback));
+  }
+
+  /**
+   * The provider sent the browser back (`GET /v2/link/connect/{provider}`): with a code, the
+   * grant is completed and the user connected; with an error, the user did not grant access.
+   */
+  async completeOauth(provider: string, query: { state: string; code?: string; error?: string }): Promise<OauthCallbackOutcome> {
+    const row = await this.tokens.findByOauthState(hash(query.state));
+    const refusal = row ? this.refusalOf(row) : { errorType: 'invalid_token', detail: 'This sign-in is not known, or was finished already.' };
+    if (!row || refusal || row.chosenProvider !== provider) {
+      const detail = refusal?.detail ?? 'This sign-in was for another provider.';
+      return { provider, state: 'error', errorType: refusal?.errorType ?? 'invalid_token', error: detail, redirectTo: null, teamId: row?.teamId ?? null };
+    }
+    const outcome: AuthOutcome =
+      query.code && !query.error
+        ? await this.auth.completeOauth(provider, query.code)
+        : { outcome: 'refused', errorType: 'user_cancelled', error: `Access to ${provider} was not granted.` };
+    const after = await this.settle(row, provider, outcome);
+    const state = after.state === 'success' ? 'success' : 'error';
+    const redirectTo = state === 'success' || row.onError === 'redirect' ? redirectAfter(row, { state, provider, errorType: after.errorType, error: after.error }) : null;
+    return { provider, state, errorType: after.errorType, error: after.error, redirectTo, teamId: row.teamId };
+  }
+
+  /** `POST /v2/link/provider/password/{provider}`. */
+  async connectPassword(token: string | undefined, provider: string, credentials: { username: string; password: string; region?: string }) {
+    const row = await this.usable(token);
+    this.requireAuthType(row, provider, 'password');
+    await this.tokens.choose(row.id, provider);
+    return providerLinkView(await this.settle(row, provider, await this.auth.password(provider, credentials)), provider);
+  }
+
+  /** `POST /v2/link/provider/password/{provider}/complete_mfa`. */
+  async completeMfa(token: string | undefined, provider: string, code: string) {
+    const row = await this.usable(token);
+    this.requireAuthType(row, provider, 'password');
+    if (row.state !== 'pending_provider_mfa' || row.chosenProvider !== provider || !row.mfaChallenge) {
+      throw badRequest(`No sign-in to ${provider} is waiting for a code: send the username and password first.`);
+    }
+    return providerLinkView(await this.settle(row, provider, await this.auth.completeMfa(provider, row.mfaChallenge, code)), provider);
+  }
+
+  /** `POST /v2/link/provider/email/{provider}`. */
+  async connectEmail(token: string | undefined, provider: string, email: string, region?: string) {
+    const row = await this.usable(token);
+    this.requireAuthType(row, provider, 'email');
+    await this.tokens.choose(row.id, provider);
+    return providerLinkView(await this.settle(row, provider, await this.auth.email(provider, email, region)), provider);
+  }
+
+  /** The token's row for the hosted page, which shows an unusable token's reason instead of failing. */
+  async forPage(token: string | undefined): Promise<{ row: LinkTokenRow | null; refusal: string | null; offered: Array<[string, LinkAuthType]> }> {
+    const row = token ? await this.tokens.findByHash(hash(token)) : null;
+    if (!row) return { row: null, refusal: 'This link is not valid. Ask the app that sent you here for a new one.', offered: [] };
+    const refusal = this.refusalOf(row);
+    return { row, refusal: refusal?.detail ?? null, offered: refusal ? [] : this.offered(row) };
+  }
+
+  /** Where the user's answer lands: the token's state after the provider's outcome. */
+  private async settle(row: LinkTokenRow, provider: string, outcome: AuthOutcome): Promise<LinkTokenRow> {
+    if (outcome.outcome === 'connected') {
+      const team = { teamId: row.teamId, environment: row.environment, region: row.region, apiKeyId: null };
+      if (!(await this.users.findLive(team, row.userId))) {
+        await this.tokens.fail(row.id, 'invalid_token', 'The user of this link token no longer exists.');
+      } else {
+        await this.connections.connect(team, row.userId, provider);
+        await this.tokens.succeed(row.id);
+      }
+    } else if (outcome.outcome === 'mfa') {
+      await this.tokens.awaitMfa(row.id, outcome);
+    } else {
+      await this.tokens.fail(row.id, outcome.errorType, outcome.error);
+    }
+    return (await this.tokens.findById(row.id)) ?? row;
+  }
+
+  private async find(token: string | undefined): Promise<LinkTokenRow> {
+    if (!token) throw unauthorized('Send the link token in the x-vital-link-token header.');
+    const row = await this.tokens.findByHash(hash(token));
+    if (!row) throw unauthorized('The link token is not valid.');
+    return row;
+  }
+
+  /** A token that can still connect: known, not expired, not used. */
+  private async usable(token: string | undefined): Promise<LinkTokenRow> {
+    const row = await this.find(token);
+    const refusal = this.refusalOf(row);
+    if (refusal) throw unauthorized(refusal.detail);
+    return row;
+  }
+
+  private refusalOf(row: LinkTokenRow): { errorType: string; detail: string } | null {
+    if (row.state === 'success') return { errorType: 'token_consumed', detail: 'The link token was used already: ask for a new one to connect another provider.' };
+    if (this.expired(row)) return { errorType: 'token_expired', detail: 'The link token has expired: ask for a new one.' };
+    return null;
+  }
+
+  private expired(row: LinkTokenRow): boolean {
+    return row.expiresAt.getTime() <= Date.now();
+  }
+
+  /** The providers the token offers, with how each is connected. */
+  private offered(row: LinkTokenRow): Array<[string, LinkAuthType]> {
+    const candidates = row.provider ? [row.provider] : (row.filterOnProviders ?? this.allProviders());
+    const offered: Array<[string, LinkAuthType]> = [];
+    for (const slug of candidates) {
+      const authType = this.auth.authTypeOf(slug, row.environment);
+      if (authType) offered.push([slug, authType]);
+    }
+    return offered;
+  }
+
+  private allProviders(): string[] {
+    return PROVIDERS.map((provider) => provider.slug);
+  }
+
+  private offeredAuthType(row: LinkTokenRow, provider: string): LinkAuthType {
+    const entry = this.offered(row).find(([slug]) => slug === provider);
+    if (!entry) throw badRequest(`This link token does not offer ${provider}.`);
+    return entry[1];
+  }
+
+  private requireAuthType(row: LinkTokenRow, provider: string, authType: LinkAuthType): void {
+    const actual = this.offeredAuthType(row, provider);
+    if (actual !== authType) throw badRequest(`${provider} is connected by ${actual}, not ${authType}.`);
+  }
+
+  private notOffered(provider: string, team: TeamPrincipal): string {
+    return team.environment === 'sandbox'
+      ? `${provider} cannot be connected through Link in the sandbox; these can: ${this.allProviders().filter((slug) => this.auth.authTypeOf(slug, 'sandbox')).join(', ')}.`
+      : `${provider} cannot be connected through Link in production: labflow has no client for it yet.`;
+  }
+
+  private webUrl(token: string): string {
+    const web = new URL('/link', this.config.api.publicUrl);
+    web.searchParams.set('token', token);
+    return web.toString();
+  }
+}

@@ -1,0 +1,50 @@
+import type { ApiEnvironment } from '../tenancy/entities';
+
+/**
+ * Where a provider's sign-in plugs in: the Link flow asks it to check what the user typed or
+ * to finish an OAuth grant, and connects the user when it answers `connected`. The sandbox
+ * implementation (sandbox-provider-auth.ts) plays the providers the sandbox source adapter
+ * generates data for; a real provider's client would call its OAuth or login API here and
+ * hand its credentials to that provider's SourceAdapter.
+ */
+export const PROVIDER_AUTH = Symbol('PROVIDER_AUTH');
+
+/** How a provider is connected through Link (the SDK's OAuthProviders, PasswordProviders, EmailProviders). */
+export type LinkAuthType = 'oauth' | 'password' | 'email';
+
+/** The SDK's ProviderLinkResponseErrorType. */
+export const LINK_ERROR_TYPES = [
+  'invalid_token',
+  'token_expired',
+  'token_not_validated',
+  'token_consumed',
+  'provider_credential_error',
+  'provider_password_expired',
+  'provider_api_error',
+  'unsupported_region',
+  'duplicate_connection',
+  'required_scopes_not_granted',
+  'incorrect_mfa_code',
+  'user_cancelled',
+] as const;
+export type LinkErrorType = (typeof LINK_ERROR_TYPES)[number];
+
+/** What a provider answered to a sign-in. */
+export type AuthOutcome =
+  | { outcome: 'connected' }
+  | { outcome: 'refused'; errorType: LinkErrorType; error: string }
+  /** A second factor is needed: `challenge` is the provider's handle on it (never a secret of the user). */
+  | { outcome: 'mfa'; method: 'sms' | 'email'; hint: string; challenge: string };
+
+export interface ProviderAuth {
+  /** How `provider` is connected in `environment`, or null when it cannot be connected there. */
+  authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null;
+  /** Where the user's browser goes to grant access; the provider sends it back to `callbackUrl` with `state`. */
+  oauthUrl(provider: string, state: string, callbackUrl: string): string;
+  /** The provider sent the browser back with `code` (granted). */
+  completeOauth(provider: string, code: string): Promise<AuthOutcome>;
+  password(provider: string, credentials: { username: string; password: string; region?: string }): Promise<AuthOutcome>;
+  completeMfa(provider: string, challenge: string, code: string): Promise<AuthOutcome>;
+  /** An e-mail provider invites the address to share its data (LibreView). */
+  email(provider: string, email: string, region?: string): Promise<AuthOutcome>;
+}
