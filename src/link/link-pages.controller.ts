@@ -3,9 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/principal';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { NEUTRAL_BRAND, type PortalBrand, portalBrand } from '../portal/portal-brand';
+import { NEUTRAL_BRAND, type PortalBrand } from '../portal/portal-brand';
+import { PortalBrandService } from '../portal/portal-brand.service';
 import { field, seeOther, sendHtml } from '../portal/portal-http';
-import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { consentPage, donePage, linkPage, mfaPage } from './link-pages';
 import { providerInfo } from './link-views';
 import { LinkProviderParams, OauthCallbackQuery } from './link.dto';
@@ -24,7 +24,7 @@ type ProviderLinkView = Awaited<ReturnType<LinkService['connectPassword']>>;
 export class LinkPagesController {
   constructor(
     private readonly link: LinkService,
-    private readonly teams: TeamSettingsRepository,
+    private readonly brands: PortalBrandService,
     @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'api'>,
   ) {}
 
@@ -136,7 +136,7 @@ export class LinkPagesController {
   }
 
   private async brandOf(teamId: string | null): Promise<PortalBrand> {
-    return teamId ? portalBrand(await this.teams.brandOf(teamId)) : NEUTRAL_BRAND;
+    return teamId ? this.brands.of(teamId) : NEUTRAL_BRAND;
   }
 }
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module';
-import { TenancyModule } from '../tenancy/tenancy.module';
+import { PortalModule } from '../portal/portal.module';
 import { UsersModule } from '../users/users.module';
 import { LinkPagesController } from './link-pages.controller';
 import { LinkTokensRepository } from './link-tokens.repository';
@@ -14,7 +14,8 @@ import { SandboxProviderAuth } from './sandbox-provider-auth';
  * a second factor, e-mail invitation) ending in a connection (src/connections).
  */
 @Module({
-  imports: [UsersModule, ConnectionsModule, TenancyModule],
+  // PortalModule: the hosted Link page wears the team's portal brand.
+  imports: [UsersModule, ConnectionsModule, PortalModule],
   controllers: [LinkController, LinkPagesController],
   providers: [LinkTokensRepository, LinkService, { provide: PROVIDER_AUTH, useClass: SandboxProviderAuth }],
 })
