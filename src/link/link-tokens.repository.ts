@@ -117,9 +117,15 @@ export class LinkTokensRepository {
     );
   }
 
-  /** Tokens whose time ran out a day ago or more (kept that long so their state still answers). */
-  async deleteExpired(before: Date): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query('DELETE FROM link_tokens WHERE expires_at < $1', [before]);
+  /**
+   * Deletes up to `limit` tokens that expired more than `keepMs` ago (the retention sweep); returns
+   * how many. No index on expires_at: the table holds about a day of tokens.
+   */
+  async deleteExpired(keepMs: number, limit: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.db.query(
+      `DELETE FROM link_tokens WHERE id IN (SELECT id FROM link_tokens WHERE expires_at < now() - make_interval(secs => $1::double precision / 1000) LIMIT $2)`,
+      [keepMs, limit],
+    );
     return count;
   }
 }

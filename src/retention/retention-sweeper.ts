@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { IdempotencyRepository } from '../common/idempotency/idempotency.repository';
 import { OutboxRepository } from '../events/outbox.repository';
 import { TimeseriesRepository } from '../health-data/timeseries.repository';
+import { LinkTokensRepository } from '../link/link-tokens.repository';
 
 /** What a sweeper keeps: each limit is how long a row is kept after it was created. */
 export interface RetentionConfig {
@@ -21,6 +22,9 @@ export interface RetentionConfig {
   healthDataRetentionMs?: number;
 }
 
+/** How long a link token is kept after it expired. */
+const LINK_TOKEN_KEEP_MS = 86_400_000;
+
 /** Rows deleted by one sweep, per table. */
 export interface RetentionReport {
   events: number;
@@ -28,6 +32,8 @@ export interface RetentionReport {
   appointmentIdempotencyKeys: number;
   /** Monthly health_samples partitions dropped (whole months past HEALTH_DATA_RETENTION). */
   healthDataPartitions: number;
+  /** Link tokens a day past their expiry (kept that long so GET /v2/link/state still answers). */
+  linkTokens: number;
 }
 
 /**
@@ -39,6 +45,7 @@ export interface RetentionReport {
  *   re-sends it however old it is.
  * - idempotency records past their TTL: an expired key is already treated as unused, so deleting
  *   it changes no answer.
+ * - link tokens a day after they expired: nothing can be done with them any more.
  *
  * Order rows, order events and results are never touched: they are the customer's record.
  */
@@ -46,6 +53,7 @@ export class RetentionSweeper {
   private readonly events: OutboxRepository;
   private readonly idempotency: IdempotencyRepository;
   private readonly timeseries: TimeseriesRepository;
+  private readonly linkTokens: LinkTokensRepository;
 
   constructor(
     private readonly db: DataSource,
@@ -54,6 +62,7 @@ export class RetentionSweeper {
     this.events = new OutboxRepository(db);
     this.idempotency = new IdempotencyRepository(db);
     this.timeseries = new TimeseriesRepository(db);
+    this.linkTokens = new LinkTokensRepository(db);
   }
 
   /** One sweep; returns null when another process holds the sweep lock. */
@@ -66,6 +75,7 @@ export class RetentionSweeper {
         this.idempotency.deleteExpiredResults(this.config.appointmentIdempotencyKeyTtlMs, batchSize),
       ),
       healthDataPartitions: await this.maintainHealthData(),
+      linkTokens: await this.drain(() => this.linkTokens.deleteExpired(LINK_TOKEN_KEEP_MS, batchSize)),
     }));
     return sweep.ran ? sweep.value : null;
   }

@@ -181,7 +181,7 @@ describe('health data: summaries, streams, introspection', () => {
   it('filters providers by source type; an unknown source type is a 422 naming it', async () => {
     const slugs = async (sourceType: string) => (await client.providers.getAll({ sourceType })).map((p) => p.slug).sort();
     expect(await slugs('app')).toEqual(['apple_health_kit', 'health_connect', 'manual']);
-    expect(await slugs('provider')).toEqual(['fitbit', 'freestyle_libre', 'garmin', 'oura', 'withings']);
+    expect(await slugs('provider')).toEqual(['abbott_libreview', 'dexcom', 'fitbit', 'freestyle_libre', 'garmin', 'oura', 'withings']);
     expect(await slugs('lab')).toEqual([]);
     const all = await client.providers.getAll();
     expect([...(await slugs('app')), ...(await slugs('provider'))].sort()).toEqual(all.map((p) => p.slug).sort());

@@ -15,9 +15,9 @@ const CONFIG = { eventRetentionMs: 90 * DAY_MS, orderIdempotencyKeyTtlMs: DAY_MS
 let stack: TestStack;
 let tenant: Tenant;
 let orderId: string;
+let userId: string;
 
 beforeAll(async () => {
-  let userId: string;
   ({ stack, tenant, userId } = await startOrderStack());
   const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId) });
   expect(created.status).toBe(200);
@@ -114,6 +114,25 @@ test('deletes idempotency keys past their TTL and keeps live ones', async () => 
   expect(await exists('idempotency_keys', 'key', liveOrderKey)).toBe(true);
   expect(await exists('appointment_idempotency_keys', 'key', expiredBooking)).toBe(false);
   expect(await exists('appointment_idempotency_keys', 'key', liveBooking)).toBe(true);
+});
+
+test('link tokens go a day after they expired; newer ones stay, so their state still answers', async () => {
+  const token = async (expiredHoursAgo: number) => {
+    const created = await call(stack.apiUrl, 'POST', '/v2/link/token', { key: tenant.apiKey, body: { user_id: userId } });
+    expect(created.status).toBe(200);
+    // An UPDATE through TypeORM answers [rows, count].
+    const [[row]] = await stack.db.query(
+      `UPDATE link_tokens SET expires_at = now() - make_interval(hours => $2) WHERE user_id = $1 AND expires_at > now() RETURNING id`,
+      [userId, expiredHoursAgo],
+    );
+    return row.id as string;
+  };
+  const old = await token(25);
+  const recent = await token(23);
+  const report = await new RetentionSweeper(stack.db, CONFIG).sweepOnce();
+  expect(report?.linkTokens).toBeGreaterThanOrEqual(1);
+  expect(await exists('link_tokens', 'id', old)).toBe(false);
+  expect(await exists('link_tokens', 'id', recent)).toBe(true);
 });
 
 test('one sweeper at a time: a sweep finds the lock taken and deletes nothing', async () => {

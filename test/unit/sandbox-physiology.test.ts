@@ -78,6 +78,16 @@ describe('sandbox physiology: shape', () => {
     expect(generate(provider, TO, TO)).toEqual([]);
   });
 
+  it.each(['abbott_libreview', 'dexcom'] as const)('%s (a Link password provider) is a CGM: glucose only, the curve Freestyle Libre reads for the same seed, within sensor noise', (provider) => {
+    const window = { seed: 'user-1', timeZone: TZ, from: FROM, to: FROM + 2 * 86_400_000 };
+    const cgm = generateDemoData({ provider, ...window });
+    expect(cgm.map((batch) => [batch.kind, batch.resource, batch.sourceType])).toEqual([['timeseries', 'glucose', 'cgm']]);
+    const [libre] = generateDemoData({ provider: 'freestyle_libre', ...window });
+    expect(cgm[0].data.map((sample) => sample.timestamp)).toEqual(libre.data.map((sample) => sample.timestamp));
+    const gaps = cgm[0].data.map((sample, i) => Math.abs((sample.value as number) - (libre.data[i].value as number)));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(0.31);
+  });
+
   it('samples on each provider grid', () => {
     const spacing = (samples: Sample[]) => new Set(samples.slice(1).map((sample, i) => (timeOf(sample) - timeOf(samples[i])) / 60_000));
     const length = (samples: Sample[]) => new Set(samples.map((sample) => (endOf(sample) - timeOf(sample)) / 60_000));
