@@ -115,7 +115,8 @@ export class LinkPagesController {
     const name = providerInfo(provider)?.name ?? provider;
     if (view.state === 'success') return sendHtml(reply, 200, donePage(brand, { heading: `${name} is connected`, message: 'You can close this window.', alert: false }), brand);
     if (view.state === 'pending_provider_mfa' && view.provider_mfa) {
-      return sendHtml(reply, 200, mfaPage(brand, { token, slug: provider, name, method: view.provider_mfa.method ?? 'sms', hint: view.provider_mfa.hint ?? '' }), brand);
+      const page = mfaPage(brand, { token, slug: provider, name, method: view.provider_mfa.method ?? 'sms', hint: view.provider_mfa.hint ?? '' });
+      return sendHtml(reply, 200, page, brand, formTargetsOf(row?.redirectUrl ?? null));
     }
     await this.render(reply, token, 422, view.error ?? `${name} was not connected.`);
   }
@@ -132,12 +133,17 @@ export class LinkPagesController {
       const info = providerInfo(slug);
       return { slug, authType, name: info?.name ?? slug, description: info?.description ?? '' };
     });
-    sendHtml(reply, status, linkPage(brand, { token, providers, sandbox: row.environment === 'sandbox', error }), brand);
+    sendHtml(reply, status, linkPage(brand, { token, providers, sandbox: row.environment === 'sandbox', error }), brand, formTargetsOf(row.redirectUrl));
   }
 
   private async brandOf(teamId: string | null): Promise<PortalBrand> {
     return teamId ? this.brands.of(teamId) : NEUTRAL_BRAND;
   }
+}
+
+/** The team's redirect_url origin: where a form's answer may send the browser (sendHtml's form-action). */
+function formTargetsOf(redirectUrl: string | null): string[] {
+  return redirectUrl ? [new URL(redirectUrl).origin] : [];
 }
 
 function statusOf(error: unknown): number {

@@ -73,7 +73,7 @@ for (const [name, template] of Object.entries({ layout: LAYOUT, link: LINK_PAGE,
 }
 
 function page(name: string, title: string, brand: PortalBrand, data: object): string {
-  return eta.render(`@${name}`, { ...data, title, brand, csrf: null, css: CSS });
+  return eta.render(`@${name}`, { ...data, title, brand, csrf: null, css: CSS, fallbackHelp: 'Contact the app that sent you here.' });
 }
 
 export interface OfferedProvider {

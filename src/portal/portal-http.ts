@@ -4,11 +4,6 @@ import { logoOrigin, type PortalBrand } from './portal-brand';
 export const SESSION_COOKIE = 'lf_portal_session';
 export const DEVICE_COOKIE = 'lf_portal_device';
 
-/**
- * An HTML page with the headers every portal page carries: no caching (PHI), no referrer (launch
- * tokens are in URLs), no framing, and a Content-Security-Policy allowing only this origin, the
- * inline stylesheet and the team's logo.
- */
 /** A PDF the patient downloads: never cached, never sniffed as anything else. */
 export function sendPdf(reply: FastifyReply, pdf: Buffer, filename: string): void {
   void reply
@@ -20,8 +15,18 @@ export function sendPdf(reply: FastifyReply, pdf: Buffer, filename: string): voi
     .send(pdf);
 }
 
-export function sendHtml(reply: FastifyReply, status: number, html: string, brand: PortalBrand): void {
+/**
+ * An HTML page with the headers every portal page carries: no caching (PHI), no referrer (launch
+ * tokens are in URLs), no framing, and a Content-Security-Policy allowing only this origin, the
+ * inline stylesheet and the team's logo.
+ *
+ * `formTargets`: origins besides this one a form on the page may end at. Chromium applies
+ * form-action to the redirects that follow a form's POST, so a form whose answer redirects to
+ * another site (the hosted Link page to the team's redirect_url) must name that site.
+ */
+export function sendHtml(reply: FastifyReply, status: number, html: string, brand: PortalBrand, formTargets: string[] = []): void {
   const logo = logoOrigin(brand);
+  const formAction = ["'self'", ...formTargets].join(' ');
   void reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -31,7 +36,7 @@ export function sendHtml(reply: FastifyReply, status: number, html: string, bran
     .header('x-frame-options', 'DENY')
     .header(
       'content-security-policy',
-      `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'${logo ? ` ${logo}` : ''}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+      `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'${logo ? ` ${logo}` : ''}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     )
     .send(html);
 }

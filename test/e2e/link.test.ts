@@ -244,6 +244,7 @@ test('the hosted Link page: providers in forms, a password sign-in with its code
   expect(page.text).toContain('<h2 id="p-dexcom">Dexcom</h2>');
   expect(page.text).toContain(`href="/link/oauth/oura?token=${encodeURIComponent(linkToken)}"`);
   expect(page.text).not.toContain('Freestyle Libre');
+  expect(page.text).toContain('Contact the app that sent you here.');
 
   const post = (path: string, form: Record<string, string>) =>
     fetch(new URL(path, stack.apiUrl), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });

@@ -26,17 +26,17 @@ export function screenshotDir(name: string): string {
 }
 
 /**
- * A browser with a fresh profile (its own user-data-dir, deleted on close). `bypassCSP` lets the
+ * A browser with a fresh profile (its own user-data-dir, deleted on close). `bypassCSP` (default on) lets the
  * tests inject axe-core into pages whose Content-Security-Policy forbids scripts.
  */
-export async function launchBrowser(options: { width?: number; height?: number } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'labflow-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: FLAGS,
     viewport: { width: options.width ?? 1024, height: options.height ?? 900 },
-    bypassCSP: true,
+    bypassCSP: options.bypassCSP ?? true,
   });
   return {
     context,

@@ -27,7 +27,7 @@ export const LAYOUT = `<!doctype html>
 <% if (it.brand.supportPhone) { %> Call <a href="tel:<%= it.brand.supportPhone.replace(/[^0-9+]/g, '') %>"><%= it.brand.supportPhone %></a>.<% } %>
 <% if (it.brand.supportEmail) { %> E-mail <a href="mailto:<%= it.brand.supportEmail %>"><%= it.brand.supportEmail %></a>.<% } %>
 <% if (it.brand.supportUrl) { %> <a href="<%= it.brand.supportUrl %>">Visit our help page</a>.<% } %>
-<% if (!it.brand.supportPhone && !it.brand.supportEmail && !it.brand.supportUrl) { %> Contact the service that ordered your test.<% } %>
+<% if (!it.brand.supportPhone && !it.brand.supportEmail && !it.brand.supportUrl) { %> <%= it.fallbackHelp ?? 'Contact the service that ordered your test.' %><% } %>
 </p>
 </footer>
 </body>
