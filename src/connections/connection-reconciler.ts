@@ -138,6 +138,7 @@ export class ConnectionReconciler implements OnModuleDestroy {
   }
 
   private async examine(row: ConnectionRow): Promise<Verdict> {
+    if (row.kind === 'push') return { verdict: 'fine' }; // pushed by the user's phone or app: no workflow to keep
     // Young rows are the API's: its transaction starts the workflow before the row commits.
     if (Date.now() - row.createdAt.getTime() < this.config.reconciler.graceMs) return { verdict: 'wait' };
     let description: WorkflowExecutionDescription;

@@ -7,7 +7,7 @@ import { HealthDataIngestionService } from '../health-data/health-data-ingestion
 import { providerOf } from '../health-data/providers';
 import type { Region } from '../tenancy/entities';
 import { UsersRepository } from '../users/users.repository';
-import { externalUserIdOf, resourceAvailability } from './connection-views';
+import { connectionCreatedEvent } from './connection-views';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
 import { SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, SourceConnectionError } from './source-adapter';
 
@@ -33,24 +33,7 @@ export class ConnectionSyncService {
     if (!row || row.id !== identity.connectionId) return 'gone';
     const user = await this.users.findLive(principalOf(row), row.userId) ?? (await this.users.findPendingDeletion(principalOf(row), row.userId));
     if (!user) return 'gone';
-    const provider = providerOf(row.provider);
-    await this.outbox.emit([
-      {
-        idempotencyKey: `connection:${row.id}:created`,
-        eventType: 'provider.connection.created',
-        teamId: row.teamId,
-        environment: row.environment,
-        userId: row.userId,
-        clientUserId: user.clientUserId,
-        data: {
-          user_id: row.userId,
-          source: provider,
-          provider,
-          external_user_id: externalUserIdOf(row),
-          resource_availability: resourceAvailability(this.sources.resources(row.provider)),
-        },
-      },
-    ]);
+    await this.outbox.emit([connectionCreatedEvent(row, user.clientUserId, this.sources.resources(row.provider))]);
     return 'announced';
   }
 

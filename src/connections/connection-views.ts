@@ -1,5 +1,6 @@
 import { providerOf } from '../health-data/providers';
 import type { ConnectedSourceView, UserConnection } from '../users/connected-sources';
+import type { NewEvent } from '../events/outbox.service';
 import type { ConnectionRow } from './connections.repository';
 import type { SourceBatch } from './source-adapter';
 
@@ -8,9 +9,12 @@ export function resourceAvailability(resources: ReadonlyArray<Omit<SourceBatch, 
   return Object.fromEntries(resources.map((resource) => [resource.resource, { status: 'available' as const }]));
 }
 
-/** The provider's own id of the user: demo sources have none, so the connection's stands in. */
-export function externalUserIdOf(connection: Pick<ConnectionRow, 'id'>): string {
-  return `demo-${connection.id}`;
+/**
+ * The provider's own id of the user: the one the team gave for a pushed connection, else the
+ * connection's (demo sources have none; a pushed source without one is known by its connection).
+ */
+export function externalUserIdOf(connection: Pick<ConnectionRow, 'id' | 'kind' | 'externalUserId'>): string {
+  return connection.externalUserId ?? (connection.kind === 'push' ? connection.id : `demo-${connection.id}`);
 }
 
 /** One entry of `GET /v2/user/providers/{user_id}` (ClientFacingProviderWithStatus). */
@@ -32,4 +36,18 @@ export function providerWithStatusView(connection: ConnectionRow, resources: Rea
 export function connectedSourceView(connection: UserConnection): ConnectedSourceView {
   const provider = providerOf(connection.provider);
   return { provider, created_on: connection.createdAt.toISOString(), source: provider };
+}
+
+/** `provider.connection.created` of a connection: once per connection (its id keys the event). */
+export function connectionCreatedEvent(row: ConnectionRow, clientUserId: string, resources: ReadonlyArray<Omit<SourceBatch, 'data'>>): NewEvent {
+  const provider = providerOf(row.provider);
+  return {
+    idempotencyKey: `connection:${row.id}:created`,
+    eventType: 'provider.connection.created',
+    teamId: row.teamId,
+    environment: row.environment,
+    userId: row.userId,
+    clientUserId,
+    data: { user_id: row.userId, source: provider, provider, external_user_id: externalUserIdOf(row), resource_availability: resourceAvailability(resources) },
+  };
 }

@@ -13,6 +13,10 @@ export interface ConnectionRow {
   userId: string;
   provider: string;
   seed: string;
+  /** `pull`: labflow fetches the data (a workflow per connection); `push`: the user's phone or app sends it (no workflow). */
+  kind: 'pull' | 'push';
+  /** The provider's id of the user, when known. */
+  externalUserId: string | null;
   status: 'connected' | 'error';
   createdAt: Date;
   backfilledAt: Date | null;
@@ -23,9 +27,10 @@ export interface ConnectionRow {
   erroredAt: Date | null;
 }
 
-export type NewConnection = Pick<ConnectionRow, 'id' | 'teamId' | 'environment' | 'region' | 'userId' | 'provider' | 'seed'>;
+export type NewConnection = Pick<ConnectionRow, 'id' | 'teamId' | 'environment' | 'region' | 'userId' | 'provider' | 'seed'> &
+  Partial<Pick<ConnectionRow, 'kind' | 'externalUserId'>>;
 
-const COLUMNS = `id, team_id AS "teamId", environment, region, user_id AS "userId", provider, seed, status,
+const COLUMNS = `id, team_id AS "teamId", environment, region, user_id AS "userId", provider, seed, kind, external_user_id AS "externalUserId", status,
   created_at AS "createdAt", backfilled_at AS "backfilledAt", last_synced_at AS "lastSyncedAt",
   error_type AS "errorType", error_message AS "errorMessage", errored_at AS "erroredAt"`;
 
@@ -47,9 +52,19 @@ export class ConnectionsRepository {
   async insertIfAbsent(connection: NewConnection, manager: EntityManager = this.db.manager): Promise<ConnectionRow | null> {
     try {
       await manager.query(
-        `INSERT INTO provider_connections (id, team_id, environment, region, user_id, provider, seed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id, provider) DO NOTHING`,
-        [connection.id, connection.teamId, connection.environment, connection.region, connection.userId, connection.provider, connection.seed],
+        `INSERT INTO provider_connections (id, team_id, environment, region, user_id, provider, seed, kind, external_user_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (user_id, provider) DO NOTHING`,
+        [
+          connection.id,
+          connection.teamId,
+          connection.environment,
+          connection.region,
+          connection.userId,
+          connection.provider,
+          connection.seed,
+          connection.kind ?? 'pull',
+          connection.externalUserId ?? null,
+        ],
       );
     } catch (error) {
       if ((error as { code?: string }).code === '23503') return null; // the user was erased meanwhile

@@ -4,7 +4,8 @@ import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
 import type { ConnectedSources, ConnectedSourceView, UserConnection } from '../users/connected-sources';
 import { UsersRepository } from '../users/users.repository';
-import { connectedSourceView, providerWithStatusView } from './connection-views';
+import { OutboxService } from '../events/outbox.service';
+import { connectedSourceView, connectionCreatedEvent, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
 import { SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
@@ -24,6 +25,7 @@ export class ConnectionsService implements ConnectedSources {
     private readonly connections: ConnectionsRepository,
     private readonly workflows: ConnectionWorkflows,
     private readonly users: UsersRepository,
+    private readonly outbox: OutboxService,
     @Inject(SOURCE_ADAPTER) private readonly sources: SourceAdapter,
   ) {}
 
@@ -53,6 +55,26 @@ export class ConnectionsService implements ConnectedSources {
     });
   }
 
+  /**
+   * A provider whose data the user's phone or app pushes (`POST /v2/link/provider/manual/{provider}`:
+   * HealthKit, Health Connect, Bluetooth meters, manual entry). labflow pulls nothing, so there is
+   * no workflow: the row and its provider.connection.created commit together. Already connected
+   * (either way): a success that changes nothing.
+   */
+  async connectPush(team: TeamPrincipal, userId: string, provider: string, externalUserId?: string): Promise<'created' | 'existing'> {
+    const user = await this.users.findLive(team, userId);
+    if (!user) throw notFound('User');
+    const id = randomUUID();
+    const identity = { id, seed: id, teamId: team.teamId, environment: team.environment, region: team.region, userId, provider };
+    return this.connections.transaction(async (manager) => {
+      const row = await this.connections.insertIfAbsent({ ...identity, kind: 'push', externalUserId: externalUserId ?? null }, manager);
+      if (!row) throw notFound('User');
+      if (row.id !== id) return 'existing' as const;
+      await this.outbox.record(manager, [connectionCreatedEvent(row, user.clientUserId, this.sources.resources(provider))]);
+      return 'created' as const;
+    });
+  }
+
   /** `GET /v2/user/providers/{user_id}`. */
   async providers(team: TeamPrincipal, userId: string) {
     await this.requireUser(team, userId);
@@ -71,6 +93,7 @@ export class ConnectionsService implements ConnectedSources {
     const failed: string[] = [];
     const asked: ConnectionRow[] = [];
     for (const row of await this.connections.findForUsers([userId])) {
+      if (row.kind === 'push') continue; // nothing to fetch: the user's phone or app sends its data
       if (await this.workflows.refresh(userId, row.provider)) asked.push(row);
       else failed.push(row.provider);
     }

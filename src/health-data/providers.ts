@@ -1,6 +1,6 @@
 import { SUMMARY_TYPES, TIMESERIES_RESOURCES } from './registry';
 
-/** The SDK's `SourceType` values; `ble`, `device` and `lab` have no provider in labflow yet. */
+/** The SDK's `SourceType` values; `device` and `lab` have no provider in labflow yet. */
 export const PROVIDER_SOURCE_TYPES = ['app', 'ble', 'device', 'lab', 'provider'] as const;
 export type ProviderSourceType = (typeof PROVIDER_SOURCE_TYPES)[number];
 
@@ -35,6 +35,12 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   { slug: 'health_connect', name: 'Health Connect', description: 'Health data from Android devices.', authType: 'sdk', sourceType: 'app', sourceId: 7 },
   { slug: 'manual', name: 'Manual', description: 'Data sent to labflow directly by the team or its app.', authType: '', sourceType: 'app', sourceId: 8 },
   { slug: 'abbott_libreview', name: 'Abbott LibreView', description: 'Continuous glucose monitor data from a LibreView account.', authType: 'password', sourceType: 'provider', sourceId: 9 },
+  { slug: 'beurer_ble', name: 'Beurer (Bluetooth)', description: 'Beurer scales and blood pressure monitors, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 11 },
+  { slug: 'omron_ble', name: 'Omron (Bluetooth)', description: 'Omron blood pressure monitors, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 12 },
+  { slug: 'accuchek_ble', name: 'Accu-Chek (Bluetooth)', description: 'Accu-Chek glucose meters, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 13 },
+  { slug: 'contour_ble', name: 'Contour (Bluetooth)', description: 'Contour glucose meters, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 14 },
+  { slug: 'freestyle_libre_ble', name: 'Freestyle Libre (Bluetooth)', description: 'Freestyle Libre sensors, read by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 15 },
+  { slug: 'onetouch_ble', name: 'OneTouch (Bluetooth)', description: 'OneTouch glucose meters, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 16 },
   { slug: 'dexcom', name: 'Dexcom', description: 'Continuous glucose monitor data from a Dexcom account.', authType: 'password', sourceType: 'provider', sourceId: 10 },
 ];
 

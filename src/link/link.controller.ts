@@ -9,6 +9,8 @@ import {
   LinkProviderParams,
   LinkTokenDto,
   LinkTokenValidationDto,
+  ManualConnectionDto,
+  ManualProviderParams,
   OauthProviderParams,
   PasswordAuthLinkDto,
   PasswordProviderDto,
@@ -101,6 +103,14 @@ export class LinkController {
   @ApiOperation({ summary: 'Connect a provider that shares data by an e-mail invitation (Freestyle Libre).' })
   email(@Param() params: LinkProviderParams, @Body() body: EmailProviderDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.connectEmail(token, params.provider, body.email, body.region);
+  }
+
+  @Post('provider/manual/:provider')
+  @HttpCode(200)
+  @ApiSecurity('team-api-key')
+  @ApiOperation({ summary: "A source whose data the user's phone or app pushes (HealthKit, Health Connect, Bluetooth meters): connected at once." })
+  manual(@CurrentTeam() team: TeamPrincipal, @Param() params: ManualProviderParams, @Body() body: ManualConnectionDto) {
+    return this.link.connectManual(team, params.provider, body.user_id, body.provider_id);
   }
 
   @Post('auth')

@@ -54,3 +54,26 @@ export class EmailAuthLinkDto extends createZodDto(z.object({ email: z.email().m
 export class OauthCallbackQuery extends createZodDto(
   z.object({ state: z.string().min(1).max(200), code: z.string().min(1).max(2048).optional(), error: z.string().max(200).optional() }),
 ) {}
+
+/** The SDK's ManualProviders: sources whose data the user's phone or app pushes to labflow. */
+export const MANUAL_PROVIDERS = [
+  'beurer_ble',
+  'omron_ble',
+  'accuchek_ble',
+  'contour_ble',
+  'freestyle_libre_ble',
+  'onetouch_ble',
+  'apple_health_kit',
+  'manual',
+  'health_connect',
+] as const;
+
+export class ManualProviderParams extends createZodDto(z.object({ provider: z.enum(MANUAL_PROVIDERS) })) {}
+
+/** `POST /v2/link/provider/manual/{provider}` (ManualConnectionData). */
+export class ManualConnectionDto extends createZodDto(
+  z.object({
+    user_id: z.uuid().describe('The user whose phone or app will send this source\'s data.'),
+    provider_id: z.string().min(1).max(256).optional().describe("The provider's id of the user, shown as the connection's external_user_id."),
+  }),
+) {}

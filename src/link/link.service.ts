@@ -161,6 +161,15 @@ export class LinkService {
     return providerLinkView(await this.settle(row, provider, await this.auth.email(provider, email, region)), provider);
   }
 
+  /**
+   * `POST /v2/link/provider/manual/{provider}` (API key): a source the user's phone or app pushes,
+   * in either environment, since labflow needs no client of it.
+   */
+  async connectManual(team: TeamPrincipal, provider: string, userId: string, providerId?: string): Promise<{ success: true }> {
+    await this.connections.connectPush(team, userId, provider, providerId);
+    return { success: true };
+  }
+
   /** The token's row for the hosted page, which shows an unusable token's reason instead of failing. */
   async forPage(token: string | undefined): Promise<{ row: LinkTokenRow | null; refusal: string | null; offered: Array<[string, LinkAuthType]> }> {
     const row = token ? await this.tokens.findByHash(hash(token)) : null;

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { VitalClient } from '@tryvital/vital-node';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { SESSION_LOCKS } from '../../src/common/session-lock';
 import { ConnectionReconciler } from '../../src/connections/connection-reconciler';
@@ -235,3 +236,14 @@ test('while another worker holds the reconciler lock, a pass does nothing', asyn
   await pass();
   expect((await handle.describe()).status.name).toBe('RUNNING');
 }, 120_000);
+
+test('a pushed connection (HealthKit through the phone) has no workflow, and the reconciler starts none', async () => {
+  const user = await api('POST', '/v2/user', { client_user_id: `reconciler-${randomUUID()}` });
+  const userId = user.body.user_id as string;
+  expect(await api('POST', '/v2/link/provider/manual/apple_health_kit', { user_id: userId })).toMatchObject({ status: 200, body: { success: true } });
+  // Older than RECONCILER_GRACE, so a pulled connection without its workflow would be healed now.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await pass();
+  await expect(handleOf(userId, 'apple_health_kit').describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  expect((await client.user.getConnectedProviders(userId)).providers).toMatchObject([{ slug: 'apple_health_kit', status: 'connected' }]);
+});

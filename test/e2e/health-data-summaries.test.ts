@@ -183,8 +183,9 @@ describe('health data: summaries, streams, introspection', () => {
     expect(await slugs('app')).toEqual(['apple_health_kit', 'health_connect', 'manual']);
     expect(await slugs('provider')).toEqual(['abbott_libreview', 'dexcom', 'fitbit', 'freestyle_libre', 'garmin', 'oura', 'withings']);
     expect(await slugs('lab')).toEqual([]);
+    expect(await slugs('ble')).toEqual(['accuchek_ble', 'beurer_ble', 'contour_ble', 'freestyle_libre_ble', 'omron_ble', 'onetouch_ble']);
     const all = await client.providers.getAll();
-    expect([...(await slugs('app')), ...(await slugs('provider'))].sort()).toEqual(all.map((p) => p.slug).sort());
+    expect([...(await slugs('app')), ...(await slugs('provider')), ...(await slugs('ble'))].sort()).toEqual(all.map((p) => p.slug).sort());
 
     const wrong = await call(stack.apiUrl, 'GET', '/v2/providers?source_type=watch', { key: tenant.apiKey });
     expect(wrong.status).toBe(422);

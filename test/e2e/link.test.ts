@@ -265,3 +265,36 @@ test('the hosted Link page: providers in forms, a password sign-in with its code
   expect(used.text).toContain('The link token was used already');
   expect((await visit('/link?token=lnk_unknown')).status).toBe(404);
 });
+
+test("manual sources the user's phone pushes: connected at once, announced once, no workflow, refreshed by nobody", async () => {
+  const userId = await createUser();
+  expect(await client.link.connectManualProvider('apple_health_kit', { userId, providerId: 'hk-device-7' })).toEqual({ success: true });
+  expect(await client.link.connectManualProvider('apple_health_kit', { userId })).toEqual({ success: true });
+  expect(await client.link.connectManualProvider('omron_ble', { userId })).toEqual({ success: true });
+
+  const { providers } = await client.user.getConnectedProviders(userId);
+  expect(providers.map((p) => [p.slug, p.status, p.externalUserId])).toEqual([
+    ['apple_health_kit', 'connected', 'hk-device-7'],
+    ['omron_ble', 'connected', expect.stringMatching(/^[0-9a-f-]{36}$/)],
+  ]);
+  expect(providers[1].name).toBe('Omron (Bluetooth)');
+  const event = await announced(userId, 'apple_health_kit');
+  expect(event.verified).toBe(true);
+  expect(event.json.data).toMatchObject({ user_id: userId, external_user_id: 'hk-device-7', source: { slug: 'apple_health_kit', name: 'Apple HealthKit' } });
+  await announced(userId, 'omron_ble');
+  expect(receiver.requests.filter((r) => r.json?.user_id === userId && r.json.data?.source?.slug === 'apple_health_kit')).toHaveLength(1);
+
+  // labflow fetches nothing for them: no workflow, and a refresh has nothing to ask.
+  await expect(stack.temporal.workflow.getHandle(`connection:${userId}:apple_health_kit`).describe()).rejects.toThrow();
+  expect(await client.user.refresh(userId)).toMatchObject({ refreshedSources: [], inProgressSources: [], failedSources: [] });
+  // Deregistered like any connection.
+  expect(await client.user.deregisterProvider(userId, 'omron_ble')).toEqual({ success: true });
+  expect(await connectedProviders(userId)).toEqual(['apple_health_kit']);
+
+  // Only the SDK's manual providers; only the team's own users.
+  const oura = await api('POST', '/v2/link/provider/manual/oura', { user_id: userId });
+  expect(oura.status).toBe(422);
+  expect(oura.body.detail[0]).toMatchObject({ loc: ['path', 'provider'] });
+  const other = await createTenant(stack.db);
+  expect(await api('POST', '/v2/link/provider/manual/manual', { user_id: userId }, other.apiKey)).toMatchObject({ status: 404, body: { detail: 'User not found.' } });
+});
