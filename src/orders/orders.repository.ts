@@ -57,6 +57,19 @@ export class OrdersRepository {
     });
   }
 
+  /**
+   * The physicians the team's orders named (first name, last name, NPI), each once, by name.
+   * Reads every order of the team's environment: a rare call (`GET /v2/team/{team_id}/physicians`).
+   */
+  physiciansOf(scope: Scope): Promise<Array<{ first_name: string; last_name: string; npi: string }>> {
+    return this.db.query(
+      `SELECT DISTINCT physician->>'first_name' AS first_name, physician->>'last_name' AS last_name, physician->>'npi' AS npi
+         FROM orders WHERE team_id = $1 AND environment = $2 AND physician IS NOT NULL
+        ORDER BY last_name, first_name, npi`,
+      [scope.teamId, scope.environment],
+    );
+  }
+
   findById(id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
     return manager.getRepository(OrderEntity).findOneBy({ id });
   }

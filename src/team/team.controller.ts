@@ -16,6 +16,11 @@ export class TeamController {
     return this.team.searchUsers(team, query.query_id);
   }
 
+  @Get(':team_id/physicians')
+  physicians(@CurrentTeam() team: TeamPrincipal, @Param() params: TeamParams) {
+    return this.team.physicians(team, params.team_id);
+  }
+
   @Get(':team_id')
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: TeamParams) {
     return this.team.get(team, params.team_id);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound } from '../common/errors';
+import { OrdersRepository } from '../orders/orders.repository';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { UsersService } from '../users/users.service';
 
@@ -27,6 +28,7 @@ export class TeamService {
   constructor(
     private readonly settings: TeamSettingsRepository,
     private readonly users: UsersService,
+    private readonly orders: OrdersRepository,
   ) {}
 
   /** `GET /v2/team/{team_id}`: the key's own team only; any other id is not found. */
@@ -44,6 +46,16 @@ export class TeamService {
       lab_tests_patient_email_communication_enabled: profile.emailCommunication,
       delegated_flow: 'order_and_results_with_vital_physician_network',
     };
+  }
+
+  /**
+   * `GET /v2/team/{team_id}/physicians` (ClientFacingPhysician): the physicians the team's orders
+   * in this environment named. Orders that named none were signed by labflow's network physician,
+   * who is not the team's and is not listed.
+   */
+  async physicians(team: TeamPrincipal, teamId: string): Promise<Array<{ first_name: string; last_name: string; npi: string }>> {
+    if (teamId !== team.teamId) throw notFound('Team');
+    return this.orders.physiciansOf(team);
   }
 
   searchUsers(team: TeamPrincipal, queryId: string) {

@@ -46,6 +46,22 @@ describe('physician rule (delegated lab accounts), enforced', () => {
     expect(nullPhysician.body.detail[0].loc).toEqual(['body', 'physician']);
   });
 
+  it("lists the physicians the team's orders named, each once, for its own team only", async () => {
+    const before = await call(stack.apiUrl, 'GET', `/v2/team/${tenant.teamId}/physicians`, { key: tenant.apiKey });
+    expect(before).toMatchObject({ status: 200, body: [] });
+    const other = { first_name: 'Ada', last_name: 'Baker', npi: '1245319599' };
+    for (const physician of [PHYSICIAN, other, PHYSICIAN]) {
+      expect((await order({ lab_test_id: LABCORP_KIT, lab_account_id: ACCOUNT.labcorpOrderDelegated, physician })).status).toBe(200);
+    }
+    // An order without one (a platform account) adds nobody.
+    expect((await order({ lab_test_id: LABCORP_KIT, lab_account_id: ACCOUNT.labcorpPlatform })).status).toBe(200);
+    const listed = await call(stack.apiUrl, 'GET', `/v2/team/${tenant.teamId}/physicians`, { key: tenant.apiKey });
+    expect(listed).toMatchObject({ status: 200, body: [other, { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' }] });
+    expect(listed.body[1]).not.toHaveProperty('email');
+    const foreign = await call(stack.apiUrl, 'GET', `/v2/team/${crypto.randomUUID()}/physicians`, { key: tenant.apiKey });
+    expect(foreign).toMatchObject({ status: 404, body: { detail: 'Team not found.' } });
+  });
+
   it('accepts it with a physician, who is on the order and on the requisition PDF', async () => {
     const created = await order({ lab_test_id: LABCORP_KIT, lab_account_id: ACCOUNT.labcorpOrderDelegated, physician: PHYSICIAN });
     expect(created.status).toBe(200);
