@@ -74,6 +74,30 @@ export class ConnectionsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * The team's connections in numbers: how many, how many in error, and for each of the last
+   * `weeks` weeks (Monday 00:00 UTC) how many were made in it (`value`) and how many of today's
+   * were made by its end (`all`). Reads every connection of the team: a rare call (`GET /v2/user/metrics`).
+   */
+  async metricsOf(teamId: string, environment: string, weeks: number): Promise<{ connected: number; errored: number; byWeek: Array<{ week: Date; value: number; all: number }> }> {
+    const [counts]: Array<{ connected: number; errored: number }> = await this.db.query(
+      `SELECT count(*)::int AS connected, count(*) FILTER (WHERE status = 'error')::int AS errored
+         FROM provider_connections WHERE team_id = $1 AND environment = $2`,
+      [teamId, environment],
+    );
+    const byWeek: Array<{ week: Date; value: number; all: number }> = await this.db.query(
+      `SELECT w.week AT TIME ZONE 'UTC' AS week,
+              count(c.id) FILTER (WHERE c.created_at AT TIME ZONE 'UTC' >= w.week)::int AS value,
+              count(c.id)::int AS "all"
+         FROM generate_series(date_trunc('week', now() AT TIME ZONE 'UTC') - make_interval(weeks => $3 - 1), date_trunc('week', now() AT TIME ZONE 'UTC'), interval '1 week') AS w(week)
+         LEFT JOIN provider_connections c
+           ON c.team_id = $1 AND c.environment = $2 AND c.created_at AT TIME ZONE 'UTC' < w.week + interval '1 week'
+        GROUP BY w.week ORDER BY w.week`,
+      [teamId, environment, weeks],
+    );
+    return { ...counts, byWeek };
+  }
+
   async findById(id: string): Promise<ConnectionRow | null> {
     const rows: ConnectionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE id = $1`, [id]);
     return rows[0] ?? null;

@@ -75,6 +75,11 @@ export class ConnectionsService implements ConnectedSources {
     });
   }
 
+  /** The team's connections in numbers, for `GET /v2/user/metrics` (the last `weeks` weeks). */
+  metricsOf(team: TeamPrincipal, weeks: number) {
+    return this.connections.metricsOf(team.teamId, team.environment, weeks);
+  }
+
   /** `GET /v2/user/providers/{user_id}`. */
   async providers(team: TeamPrincipal, userId: string) {
     await this.requireUser(team, userId);

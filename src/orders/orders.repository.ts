@@ -57,6 +57,12 @@ export class OrdersRepository {
     });
   }
 
+  /** How many orders the team has placed in this environment. */
+  async countOf(scope: Scope): Promise<number> {
+    const [{ n }]: Array<{ n: number }> = await this.db.query('SELECT count(*)::int AS n FROM orders WHERE team_id = $1 AND environment = $2', [scope.teamId, scope.environment]);
+    return n;
+  }
+
   /**
    * The physicians the team's orders named (first name, last name, NPI), each once, by name.
    * Reads every order of the team's environment: a rare call (`GET /v2/team/{team_id}/physicians`).

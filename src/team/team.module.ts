@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
+import { ConnectionsModule } from '../connections/connections.module';
 import { OrdersModule } from '../orders/orders.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsersModule } from '../users/users.module';
+import { TeamMetricsController } from './team-metrics.controller';
+import { TeamMetricsService } from './team-metrics.service';
 import { TeamController } from './team.controller';
 import { TeamService } from './team.service';
 
 /** The main API's view of the caller's own team. */
 @Module({
-  imports: [TenancyModule, UsersModule, OrdersModule],
-  controllers: [TeamController],
-  providers: [TeamService],
+  imports: [TenancyModule, UsersModule, OrdersModule, ConnectionsModule],
+  controllers: [TeamController, TeamMetricsController],
+  providers: [TeamService, TeamMetricsService],
 })
 export class TeamModule {}

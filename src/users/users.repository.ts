@@ -83,12 +83,17 @@ export class UsersRepository {
     return this.repo().findOneBy({ clientUserId, ...scoped(scope), deletionRequestedAt: IsNull() });
   }
 
+  /** How many live users the team has in this environment. */
+  countLive(scope: Scope): Promise<number> {
+    return this.repo().countBy({ ...scoped(scope), deletionRequestedAt: IsNull() });
+  }
+
   /** A page of live users and how many there are, in one statement (a count beside each row). */
   async listLive(scope: Scope, offset: number, limit: number): Promise<{ users: UserEntity[]; total: number }> {
     const rows = await runPrepared<UserRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [scope.teamId, scope.environment, offset, limit]);
     if (rows.length > 0) return { users: rows.map(userFromRow), total: Number(rows[0].total) };
     // A page past the end carries no count: ask for it.
-    const total = await this.repo().countBy({ ...scoped(scope), deletionRequestedAt: IsNull() });
+    const total = await this.countLive(scope);
     return { users: [], total };
   }
 

@@ -8,7 +8,8 @@ import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webho
  * user, the providers it offers, and each sign-in the sandbox plays (OAuth with its consent page,
  * password with a second factor, e-mail invitation) ending in a real connection: listed for the
  * user, announced by a signed provider.connection.created. Refusals carry the SDK's error types;
- * a token is good once and for ten minutes.
+ * a token is good once and for ten minutes. Manual (pushed) sources, and the team's metrics,
+ * which count connections.
  */
 let stack: TestStack;
 let tenant: Tenant;
@@ -297,4 +298,29 @@ test("manual sources the user's phone pushes: connected at once, announced once,
   expect(oura.body.detail[0]).toMatchObject({ loc: ['path', 'provider'] });
   const other = await createTenant(stack.db);
   expect(await api('POST', '/v2/link/provider/manual/manual', { user_id: userId }, other.apiKey)).toMatchObject({ status: 404, body: { detail: 'User not found.' } });
+});
+
+test("the team's metrics (GET /v2/user/metrics): users, connections, those in error, by week", async () => {
+  const team = await createTenant(stack.db);
+  const teamClient = new VitalClient({ baseUrl: stack.apiUrl, apiKey: team.apiKey, headers: { 'x-service-api-key': team.apiKey }, maxRetries: 0 });
+  const empty = await teamClient.user.getTeamMetrics();
+  expect(empty).toMatchObject({ teamId: team.teamId, numberOfUsers: 0, numberOfConnectedSources: 0, numberOfErroredConnectedSources: 0, numberOfOrderedTests: 0 });
+
+  const users = await Promise.all([1, 2].map(() => teamClient.user.create({ clientUserId: `metrics-${randomUUID()}` })));
+  await teamClient.link.connectManualProvider('apple_health_kit', { userId: users[0].userId });
+  await teamClient.link.connectManualProvider('health_connect', { userId: users[1].userId });
+  await stack.db.query(`UPDATE provider_connections SET status = 'error', error_type = 'unknown', error_message = 'test', errored_at = now() WHERE user_id = $1`, [users[1].userId]);
+  // A user being deleted is not counted.
+  const leaving = await teamClient.user.create({ clientUserId: `metrics-${randomUUID()}` });
+  await teamClient.user.delete(leaving.userId);
+
+  const metrics = await teamClient.user.getTeamMetrics();
+  expect(metrics).toMatchObject({ numberOfUsers: 2, numberOfConnectedSources: 2, numberOfErroredConnectedSources: 1, numberOfOrderedTests: 0 });
+  const weeks = metrics.numberOfConnectedSourcesByWeek ?? [];
+  expect(weeks).toHaveLength(12);
+  expect(weeks.at(-1)).toMatchObject({ value: 2, all: 2 });
+  expect(weeks.slice(0, -1).every((week) => week.value === 0 && week.all === 0)).toBe(true);
+  const monday = new Date(weeks.at(-1)?.date as Date);
+  expect([monday.getUTCDay(), monday.getUTCHours()]).toEqual([1, 0]);
+  expect(Date.now() - monday.getTime()).toBeLessThan(7 * 86_400_000);
 });
