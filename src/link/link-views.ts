@@ -19,15 +19,16 @@ const FORM_COMPONENTS: Record<LinkAuthType, Record<string, { type: string; label
   email: { email: { type: 'email', label: 'E-mail address', required: true } },
 };
 
+/** What every source object of Link says of its provider. */
+function sourceBase(slug: string) {
+  const info = providerInfo(slug);
+  return { id: info?.sourceId ?? 0, name: info?.name ?? slug, slug, description: info?.description ?? '', logo: logoOf(slug) };
+}
+
 /** One entry of `GET /v2/link/providers` (SourceLink). The OAuth URL is made per flow (GET /v2/link/provider/oauth/{provider}). */
 export function sourceLinkView(slug: string, authType: LinkAuthType) {
-  const info = providerInfo(slug);
   return {
-    id: info?.sourceId ?? 0,
-    name: info?.name ?? slug,
-    slug,
-    description: info?.description ?? '',
-    logo: logoOf(slug),
+    ...sourceBase(slug),
     oauth_url: null,
     auth_type: authType,
     form_components: FORM_COMPONENTS[authType],
@@ -36,17 +37,12 @@ export function sourceLinkView(slug: string, authType: LinkAuthType) {
 
 /** `GET /v2/link/provider/oauth/{provider}` (Source), with the URL the user's browser opens to grant access. */
 export function oauthSourceView(slug: string, oauthUrl: string) {
-  const info = providerInfo(slug);
   return {
-    id: info?.sourceId ?? 0,
-    name: info?.name ?? slug,
-    slug,
-    description: info?.description ?? '',
-    logo: logoOf(slug),
+    ...sourceBase(slug),
     group: null,
     oauth_url: oauthUrl,
     auth_type: 'oauth' as const,
-    source_type: info?.sourceType ?? 'provider',
+    source_type: providerInfo(slug)?.sourceType ?? 'provider',
     is_active: true,
     backfill_num_days: 30,
   };
