@@ -1,3 +1,6 @@
+import { AggregationController } from './aggregation.controller';
+import { AggregationRepository } from './aggregation.repository';
+import { AggregationService } from './aggregation.service';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { UsersModule } from '../users/users.module';
@@ -17,8 +20,17 @@ import { TimeseriesRepository } from './timeseries.repository';
  */
 @Module({
   imports: [UsersModule, EventsModule],
-  controllers: [TimeseriesController, SummariesController, DevicesController, IntrospectionController],
-  providers: [TimeseriesRepository, SummariesRepository, HealthDataIngestionService, TimeseriesQueriesService, SummaryQueriesService, IntrospectionService],
+  controllers: [TimeseriesController, SummariesController, DevicesController, IntrospectionController, AggregationController],
+  providers: [
+    TimeseriesRepository,
+    SummariesRepository,
+    HealthDataIngestionService,
+    TimeseriesQueriesService,
+    SummaryQueriesService,
+    IntrospectionService,
+    AggregationRepository,
+    AggregationService,
+  ],
   exports: [HealthDataIngestionService, TimeseriesRepository],
 })
 export class HealthDataModule {}

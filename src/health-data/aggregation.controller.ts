@@ -1,0 +1,19 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
+import { AggregationUserParams, QueryBatchDto } from './aggregation.dto';
+import { AggregationService } from './aggregation.service';
+
+@ApiTags('aggregate')
+@ApiSecurity('team-api-key')
+@Controller('aggregate/v1/user')
+export class AggregationController {
+  constructor(private readonly aggregation: AggregationService) {}
+
+  @Post(':user_id/query')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Aggregates of a user's timeseries, sleep and activity over a timeframe, whole or per group (time buckets, parts of the day, source)." })
+  query(@CurrentTeam() team: TeamPrincipal, @Param() params: AggregationUserParams, @Body() body: QueryBatchDto) {
+    return this.aggregation.query(team, params.user_id, body);
+  }
+}
