@@ -7,7 +7,7 @@ import { NEUTRAL_BRAND, type PortalBrand } from '../portal/portal-brand';
 import { PortalBrandService } from '../portal/portal-brand.service';
 import { field, seeOther, sendHtml } from '../portal/portal-http';
 import { consentPage, donePage, linkPage, mfaPage } from './link-pages';
-import { providerInfo } from './link-views';
+import { providerInfo, redirectAfter } from './link-views';
 import { LinkProviderParams, OauthCallbackQuery } from './link.dto';
 import { LinkService } from './link.service';
 import { SANDBOX_OAUTH_GRANTED, SANDBOX_OAUTH_PARTIAL } from './sandbox-provider-auth';
@@ -133,7 +133,11 @@ export class LinkPagesController {
       const info = providerInfo(slug);
       return { slug, authType, name: info?.name ?? slug, description: info?.description ?? '' };
     });
-    sendHtml(reply, status, linkPage(brand, { token, providers, sandbox: row.environment === 'sandbox', error }), brand, formTargetsOf(row.redirectUrl));
+    // With on_close: redirect, closing Link takes the user back to the team as a cancelled flow.
+    const closeUrl =
+      row.onClose === 'redirect' ? redirectAfter(row, { state: 'error', provider: row.chosenProvider, errorType: 'user_cancelled', error: 'The user closed Link.' }) : null;
+    const page = linkPage(brand, { token, providers, sandbox: row.environment === 'sandbox', closeUrl, error });
+    sendHtml(reply, status, page, brand, formTargetsOf(row.redirectUrl));
   }
 
   private async brandOf(teamId: string | null): Promise<PortalBrand> {

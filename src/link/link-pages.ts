@@ -36,6 +36,7 @@ const LINK_PAGE = `<% layout('@layout') %>
 <% } %>
 </section>
 <% }) %>
+<% if (it.closeUrl) { %><p><a class="button secondary" href="<%= it.closeUrl %>">Close</a></p><% } %>
 <% if (it.sandbox) { %><p class="muted">Sandbox: any credentials connect, except the password "wrong-password"; a username starting with "mfa" asks for the code 123456.</p><% } %>
 </section>`;
 
@@ -83,7 +84,7 @@ export interface OfferedProvider {
   authType: LinkAuthType;
 }
 
-export function linkPage(brand: PortalBrand, model: { token: string; providers: OfferedProvider[]; sandbox: boolean; error?: string | null }): string {
+export function linkPage(brand: PortalBrand, model: { token: string; providers: OfferedProvider[]; sandbox: boolean; closeUrl: string | null; error?: string | null }): string {
   return page('link', 'Connect a data source', brand, { ...model, error: model.error ?? null });
 }
 

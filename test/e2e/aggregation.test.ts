@@ -14,7 +14,7 @@ let userId: string;
 
 const api = (method: string, path: string, body?: object, key = tenant.apiKey) => call(stack.apiUrl, method, path, { key, body });
 const query = (body: object, user = userId, key = tenant.apiKey) => api('POST', `/aggregate/v1/user/${user}/query`, body, key);
-const lastTwoDays = { type: 'relative', anchor: '2026-11-21', past: { value: 2, unit: 'day' } };
+const lastTwoDays = { type: 'relative' as const, anchor: '2026-11-21', past: { value: 2, unit: 'day' as const } };
 
 beforeAll(async () => {
   stack = await startStack({ worker: false });

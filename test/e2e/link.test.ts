@@ -246,6 +246,11 @@ test('the hosted Link page: providers in forms, a password sign-in with its code
   expect(page.text).toContain(`href="/link/oauth/oura?token=${encodeURIComponent(linkToken)}"`);
   expect(page.text).not.toContain('Freestyle Libre');
   expect(page.text).toContain('Contact the app that sent you here.');
+  expect(page.text).not.toContain('>Close</a>');
+  // With on_close: redirect, the page offers a way back to the team that says the user cancelled.
+  const closable = await client.link.token({ userId, redirectUrl: 'https://app.example.com/linked', onClose: 'redirect' });
+  const close = /href="([^"]+)">Close<\/a>/.exec((await visit(closable.linkWebUrl)).text)?.[1].replace(/&amp;/g, '&') as string;
+  expect(Object.fromEntries(new URL(close).searchParams)).toEqual({ state: 'error', error_type: 'user_cancelled', error: 'The user closed Link.' });
 
   const post = (path: string, form: Record<string, string>) =>
     fetch(new URL(path, stack.apiUrl), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
