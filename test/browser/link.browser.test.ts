@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir } from '../helpers/browser';
+import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser';
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
 const shots = screenshotDir('link');
@@ -34,11 +34,11 @@ describe('hosted Link page in Chromium', () => {
     await new Promise((resolve) => app?.close(resolve));
   });
 
-  async function linkPage(body: Record<string, unknown>): Promise<Page> {
+  async function linkPage(body: Record<string, unknown>, on = browser): Promise<Page> {
     const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `link-${Date.now()}-${Math.random()}` } });
     const token = await call(stack.apiUrl, 'POST', '/v2/link/token', { key: tenant.apiKey, body: { user_id: user.body.user_id, redirect_url: appUrl, ...body } });
     expect(token.status).toBe(200);
-    const page = await browser.context.newPage();
+    const page = await on.context.newPage();
     // labflow's public URL names port 0 in the test stack: send those requests to the port it listens on.
     const publicOrigin = new URL(token.body.link_web_url).origin;
     await page.route(`${publicOrigin}/**`, (route) => route.continue({ url: route.request().url().replace(publicOrigin, stack.apiUrl) }));
@@ -78,5 +78,25 @@ describe('hosted Link page in Chromium', () => {
     await page.getByRole('heading', { name: 'Back in the app' }).waitFor();
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ state: 'success', provider: 'dexcom' });
     await page.close();
+  });
+
+  it('has no serious accessibility violations: providers, code and consent pages', async () => {
+    // axe-core is injected as a script, which the pages' policy forbids: a second browser that bypasses it.
+    const checking = await launchBrowser();
+    try {
+      const page = await linkPage({ filter_on_providers: ['oura', 'dexcom', 'freestyle_libre'] }, checking);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByLabel('Username or e-mail').fill('mfa-ana');
+      await page.getByLabel('Password').fill('secret');
+      await page.getByRole('button', { name: 'Connect Dexcom' }).click();
+      await page.getByLabel('Code', { exact: true }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      const consent = await linkPage({ provider: 'oura' }, checking);
+      await consent.getByRole('link', { name: 'Connect Oura' }).click();
+      await consent.getByRole('heading', { name: 'Sandbox Oura: allow access?' }).waitFor();
+      expect(await seriousViolations(consent)).toEqual([]);
+    } finally {
+      await checking.close();
+    }
   });
 });

@@ -1,22 +1,14 @@
 import type { Page } from 'playwright-core';
 import { join } from 'node:path';
 import { orderWorkflowId } from '../../workflows/contract';
-import { launchBrowser, screenshotDir } from '../helpers/browser';
+import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser';
 import { createUser, ORDER_TEST_ENV, orderBody, orderReaches, patientDetails, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
-const AXE = require.resolve('axe-core/axe.min.js');
 const shots = screenshotDir('portal');
 const PHOENIX_ADDRESS = { receiver_name: 'Marguerite Okonkwo', first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004', country: 'US', phone_number: '+14155550123' };
 
-/** axe-core in the page: the serious and critical violations (id and the first offending element). */
-async function seriousViolations(page: Page): Promise<Array<{ id: string; target: unknown }>> {
-  await page.addScriptTag({ path: AXE });
-  // Strings run in the page (this project's TypeScript has no DOM types).
-  const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>>('axe.run(document).then((result) => result.violations)');
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => ({ id: violation.id, target: violation.nodes[0]?.target }));
-}
 
 /** Bytes the browser transferred for the page it shows: the document, its redirect and every subresource. */
 async function transferredBytes(page: Page): Promise<number> {

@@ -1,4 +1,4 @@
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,4 +45,14 @@ export async function launchBrowser(options: { width?: number; height?: number; 
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+const AXE = require.resolve('axe-core/axe.min.js');
+
+/** axe-core in the page: the serious and critical violations (id and the first offending element). */
+export async function seriousViolations(page: Page): Promise<Array<{ id: string; target: unknown }>> {
+  await page.addScriptTag({ path: AXE });
+  // Strings run in the page (this project's TypeScript has no DOM types).
+  const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>>('axe.run(document).then((result) => result.violations)');
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => ({ id: violation.id, target: violation.nodes[0]?.target }));
 }
