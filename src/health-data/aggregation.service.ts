@@ -106,8 +106,13 @@ export class AggregationService {
   private plan(query: AggregationQuery, loc: Loc): AggregationPlan {
     if (query.where !== undefined) throw validationError([...loc, 'where'], '`where` is not supported by labflow yet: group by the column instead.');
     let source: PlanSource | null = null;
-    /** Every expression that names data must name the same table. */
-    const useSource = (next: PlanSource, at: Loc) => {
+    let timeseriesIndexAt: Loc | null = null;
+    /** Every expression that names data must name the same table (`any timeseries`: the timeseries index, which names none). */
+    const useSource = (next: PlanSource | 'any timeseries', at: Loc) => {
+      if (next === 'any timeseries') {
+        timeseriesIndexAt ??= at;
+        return;
+      }
       if (source && sourceName(source) !== sourceName(next)) {
         throw validationError(at, `A query reads one table; this one reads ${sourceName(source)} and ${sourceName(next)}.`);
       }
@@ -137,11 +142,14 @@ export class AggregationService {
         select.push({ name: labelOf(expr), expr: { kind: 'value', value } });
       }
     }
-    if (!source) throw validationError([...loc, 'select'], 'The query names no data: select an aggregate of a timeseries, sleep or activity column.');
-    return { source, select: uniqueNames(select), groupBy };
+    // `source` is set inside useSource, which the compiler does not follow: read it as what it may be.
+    const table = source as PlanSource | null;
+    if (!table) throw validationError([...loc, 'select'], 'The query names no data: select an aggregate of a timeseries, sleep or activity column.');
+    if (timeseriesIndexAt && table.table !== 'timeseries') throw validationError(timeseriesIndexAt, `The timeseries index in a query of ${table.table}: use {index: '${table.table}'}.`);
+    return { source: table, select: uniqueNames(select), groupBy };
   }
 
-  private groupExpr(expr: GroupByExpr, at: Loc, useSource: (source: PlanSource, at: Loc) => void): PlanExpr {
+  private groupExpr(expr: GroupByExpr, at: Loc, useSource: (source: PlanSource | 'any timeseries', at: Loc) => void): PlanExpr {
     if ('date_trunc' in expr || 'date_part' in expr) {
       if ('index' in expr.arg) this.value(expr.arg, [...at, 'arg'], useSource);
       if ('date_part' in expr) return { kind: 'date_part', part: expr.date_part };
@@ -153,7 +161,7 @@ export class AggregationService {
   }
 
   /** A value expression resolved against what labflow stores, noting the table it reads. */
-  private value(expr: ValueExpr, at: Loc, useSource: (source: PlanSource, at: Loc) => void): PlanValue {
+  private value(expr: ValueExpr, at: Loc, useSource: (source: PlanSource | 'any timeseries', at: Loc) => void): PlanValue {
     if ('timeseries' in expr) {
       const resource = TIMESERIES_BY_EVENT.get(expr.timeseries);
       if (!resource) throw validationError([...at, 'timeseries'], `${expr.timeseries} is not a timeseries labflow knows.`);
@@ -170,7 +178,7 @@ export class AggregationService {
     if ('index' in expr) {
       if (expr.index !== 'timeseries' && expr.index !== 'sleep' && expr.index !== 'activity') throw unsupportedTable(expr.index, at);
       // The timeseries index says nothing of which timeseries: another expression of the query does.
-      if (expr.index !== 'timeseries') useSource({ table: expr.index }, at);
+      useSource(expr.index === 'timeseries' ? 'any timeseries' : { table: expr.index }, at);
       return { kind: 'index' };
     }
     if ('source' in expr) {

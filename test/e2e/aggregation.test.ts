@@ -119,6 +119,11 @@ test('what labflow cannot answer is a 422 naming it; another team cannot read th
   };
   await refused({ select: [{ arg: heartrate, func: 'mean' }], where: 'value > 70' }, ['body', 'queries', 0, 'where'], /not supported/);
   await refused({ select: [{ arg: heartrate, func: 'mean' }, { arg: { sleep: 'duration_second' }, func: 'mean' }] }, ['body', 'queries', 0, 'select', 1, 'arg'], /reads one table/);
+  await refused(
+    { select: [{ arg: { sleep: 'duration_second' }, func: 'mean' }], group_by: [{ date_trunc: { unit: 'day' }, arg: { index: 'timeseries' } }] },
+    ['body', 'queries', 0, 'group_by', 0, 'arg'],
+    /timeseries index in a query of sleep/,
+  );
   await refused({ select: [{ arg: { timeseries: 'blood_sugar', field: 'value' }, func: 'mean' }] }, ['body', 'queries', 0, 'select', 0, 'arg', 'timeseries'], /not a timeseries/);
   await refused({ select: [{ arg: { timeseries: 'heartrate', field: 'duration' }, func: 'sum' }] }, ['body', 'queries', 0, 'select', 0, 'arg', 'field'], /no field duration/);
   await refused({ select: [{ arg: { source: 'source_provider' }, func: 'mean' }, { arg: heartrate, func: 'mean' }] }, ['body', 'queries', 0, 'select', 0, 'func'], /needs a number/);
