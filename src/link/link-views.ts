@@ -64,14 +64,22 @@ export function redirectAfter(token: Pick<LinkTokenRow, 'redirectUrl'>, outcome:
   return url.toString();
 }
 
+/**
+ * Where the browser goes once a sign-in step left the token as it is: to the team after a
+ * connection, or after an error when the team asked for it (`on_error: redirect`); else nowhere
+ * (null: Link stays, so the user can try again).
+ */
+export function redirectAfterStep(token: LinkTokenRow, provider: string): string | null {
+  const connected = token.state === 'success';
+  if (!connected && !(token.state === 'error' && token.onError === 'redirect')) return null;
+  return redirectAfter(token, { state: connected ? 'success' : 'error', provider, errorType: token.errorType, error: token.error });
+}
+
 /** A sign-in's answer (ProviderLinkResponse), from the token as the step left it. */
 export function providerLinkView(token: LinkTokenRow, provider: string) {
   const connected = token.state === 'success';
   const failed = token.state === 'error';
-  const redirectUrl =
-    connected || (failed && token.onError === 'redirect')
-      ? redirectAfter(token, { state: connected ? 'success' : 'error', provider, errorType: token.errorType, error: token.error })
-      : null;
+  const redirectUrl = redirectAfterStep(token, provider);
   return {
     state: token.state === 'pending' ? 'error' : token.state,
     provider,

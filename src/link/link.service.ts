@@ -7,7 +7,7 @@ import { ConnectionsService } from '../connections/connections.service';
 import { PROVIDERS } from '../health-data/providers';
 import { UsersRepository } from '../users/users.repository';
 import { type LinkTokenRow, LinkTokensRepository } from './link-tokens.repository';
-import { linkStateView, oauthSourceView, providerLinkView, redirectAfter, sourceLinkView } from './link-views';
+import { linkStateView, oauthSourceView, providerLinkView, redirectAfterStep, sourceLinkView } from './link-views';
 import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth } from './provider-auth';
 
 /** Junction's: "a one time use token, that expires after 10 minutes". */
@@ -131,8 +131,7 @@ export class LinkService {
         : { outcome: 'refused', errorType: 'user_cancelled', error: `Access to ${provider} was not granted.` };
     const after = await this.settle(row, provider, outcome);
     const state = after.state === 'success' ? 'success' : 'error';
-    const redirectTo = state === 'success' || row.onError === 'redirect' ? redirectAfter(row, { state, provider, errorType: after.errorType, error: after.error }) : null;
-    return { provider, state, errorType: after.errorType, error: after.error, redirectTo, teamId: row.teamId };
+    return { provider, state, errorType: after.errorType, error: after.error, redirectTo: redirectAfterStep(after, provider), teamId: row.teamId };
   }
 
   /** `POST /v2/link/provider/password/{provider}`. */
