@@ -46,6 +46,11 @@ export const PROVIDERS: readonly ProviderInfo[] = [
 
 const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));
 
+/** What labflow knows of a provider slug, or undefined for one it does not list. */
+export function providerInfo(slug: string): ProviderInfo | undefined {
+  return BY_SLUG.get(slug);
+}
+
 /** The `source` object of a provider slug: `{provider, name, slug, logo}` (+ source type when known). */
 export function sourceOf(slug: string, sourceType?: string | null) {
   const provider = BY_SLUG.get(slug);

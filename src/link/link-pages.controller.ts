@@ -6,9 +6,10 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { NEUTRAL_BRAND, type PortalBrand } from '../portal/portal-brand';
 import { PortalBrandService } from '../portal/portal-brand.service';
 import { field, seeOther, sendHtml } from '../portal/portal-http';
-import { consentPage, donePage, linkPage, mfaPage } from './link-pages';
-import { providerInfo, redirectAfter } from './link-views';
-import { LinkProviderParams, OauthCallbackQuery } from './link.dto';
+import { connectedPage, consentPage, donePage, linkPage, mfaPage } from './link-pages';
+import { providerInfo, providerOf } from '../health-data/providers';
+import { redirectAfter } from './link-views';
+import { EMAIL, LinkProviderParams, OauthCallbackQuery } from './link.dto';
 import { LinkService } from './link.service';
 import { SANDBOX_OAUTH_GRANTED, SANDBOX_OAUTH_PARTIAL } from './sandbox-provider-auth';
 
@@ -62,7 +63,7 @@ export class LinkPagesController {
   async email(@Param() params: LinkProviderParams, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const token = field(request.body, 'token');
     const email = field(request.body, 'email').trim();
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return this.render(reply, token, 422, 'Enter the e-mail address of your account.');
+    if (!EMAIL.safeParse(email).success) return this.render(reply, token, 422, 'Enter the e-mail address of your account.');
     await this.step(reply, token, params.provider, () => this.link.connectEmail(token, params.provider, email));
   }
 
@@ -76,7 +77,7 @@ export class LinkPagesController {
       for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
       return url.pathname + url.search;
     };
-    const name = providerInfo(params.provider)?.name ?? params.provider;
+    const { name } = providerOf(params.provider);
     sendHtml(
       reply,
       200,
@@ -96,8 +97,8 @@ export class LinkPagesController {
     const outcome = await this.link.completeOauth(params.provider, query);
     if (outcome.redirectTo) return seeOther(reply, outcome.redirectTo);
     const brand = await this.brandOf(outcome.teamId);
-    const name = providerInfo(outcome.provider)?.name ?? outcome.provider;
-    if (outcome.state === 'success') return sendHtml(reply, 200, donePage(brand, { heading: `${name} is connected`, message: 'You can close this window.', alert: false }), brand);
+    const { name } = providerOf(outcome.provider);
+    if (outcome.state === 'success') return sendHtml(reply, 200, connectedPage(brand, name), brand);
     sendHtml(reply, 400, donePage(brand, { heading: `${name} was not connected`, message: outcome.error ?? 'The sign-in did not finish.', alert: true }), brand);
   }
 
@@ -112,8 +113,8 @@ export class LinkPagesController {
     if (view.redirect_url) return seeOther(reply, view.redirect_url);
     const { row } = await this.link.forPage(token);
     const brand = await this.brandOf(row?.teamId ?? null);
-    const name = providerInfo(provider)?.name ?? provider;
-    if (view.state === 'success') return sendHtml(reply, 200, donePage(brand, { heading: `${name} is connected`, message: 'You can close this window.', alert: false }), brand);
+    const { name } = providerOf(provider);
+    if (view.state === 'success') return sendHtml(reply, 200, connectedPage(brand, name), brand);
     if (view.state === 'pending_provider_mfa' && view.provider_mfa) {
       const page = mfaPage(brand, { token, slug: provider, name, method: view.provider_mfa.method ?? 'sms', hint: view.provider_mfa.hint ?? '' });
       return sendHtml(reply, 200, page, brand, formTargetsOf(row?.redirectUrl ?? null));

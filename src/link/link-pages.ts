@@ -96,6 +96,11 @@ export function donePage(brand: PortalBrand, model: { heading: string; message: 
   return page('done', model.heading, brand, { ...model, retryUrl: model.retryUrl ?? null });
 }
 
+/** The page after a connection when the team gave no redirect_url. */
+export function connectedPage(brand: PortalBrand, providerName: string): string {
+  return donePage(brand, { heading: `${providerName} is connected`, message: 'You can close this window.', alert: false });
+}
+
 export function consentPage(brand: PortalBrand, model: { name: string; allow: string; partial: string; deny: string }): string {
   return page('consent', `Allow access to ${model.name}?`, brand, model);
 }

@@ -1,12 +1,6 @@
-import { logoOf, PROVIDERS, type ProviderInfo } from '../health-data/providers';
+import { logoOf, providerInfo } from '../health-data/providers';
 import type { LinkTokenRow } from './link-tokens.repository';
 import type { LinkAuthType } from './provider-auth';
-
-const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));
-
-export function providerInfo(slug: string): ProviderInfo | undefined {
-  return BY_SLUG.get(slug);
-}
 
 /** The fields a sign-in form asks, per auth type (SourceLink's `form_components`). */
 const FORM_COMPONENTS: Record<LinkAuthType, Record<string, { type: string; label: string; required: boolean }>> = {

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { slug } from '../health-data/health-data.dto';
 
 const linkToken = z.string().min(1).max(200).describe('The link token from POST /v2/link/token.');
+/** An e-mail address as the e-mail routes and the hosted page's form take it. */
+export const EMAIL = z.email().max(320);
 const region = z.string().min(1).max(16).optional().describe("The region of the user's account at the provider (us, eu).");
 
 /** `POST /v2/link/token` (LinkTokenExchange). */
@@ -39,7 +41,7 @@ export class CompleteMfaDto extends createZodDto(z.object({ mfa_code: z.string()
 
 /** `POST /v2/link/provider/email/{provider}` (EmailProviderAuthLink). */
 export class EmailProviderDto extends createZodDto(
-  z.object({ email: z.email().max(320).describe('The address the provider invites to share its data.'), provider: slug.optional(), region }),
+  z.object({ email: EMAIL.describe('The address the provider invites to share its data.'), provider: slug.optional(), region }),
 ) {}
 
 const authType = z.enum(['password', 'oauth', 'email']);
@@ -48,7 +50,7 @@ const authType = z.enum(['password', 'oauth', 'email']);
 export class PasswordAuthLinkDto extends createZodDto(z.object({ ...credentials, provider: slug, auth_type: authType })) {}
 
 /** `POST /v2/link/auth/email` (EmailAuthLink; deprecated by Junction for the route above). */
-export class EmailAuthLinkDto extends createZodDto(z.object({ email: z.email().max(320), provider: slug, auth_type: authType, region })) {}
+export class EmailAuthLinkDto extends createZodDto(z.object({ email: EMAIL, provider: slug, auth_type: authType, region })) {}
 
 /** The provider's return to labflow after an OAuth grant: `code` when granted, `error` when not. */
 export class OauthCallbackQuery extends createZodDto(

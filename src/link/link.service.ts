@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
+import { generateSecret, hashSecretHex as hash } from '../common/crypto';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { ConnectionsService } from '../connections/connections.service';
@@ -12,8 +13,6 @@ import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth }
 
 /** Junction's: "a one time use token, that expires after 10 minutes". */
 export const LINK_TOKEN_TTL_MS = 10 * 60_000;
-
-const hash = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
 /** Where the OAuth flow of a token ended, for the page or redirect the browser gets. */
 export interface OauthCallbackOutcome {
@@ -57,7 +56,7 @@ export class LinkService {
       throw badRequest(`provider ${request.provider} is not among filter_on_providers.`);
     }
     if ((request.on_error || request.on_close) && !request.redirect_url) throw badRequest('on_error and on_close redirect to redirect_url: give one.');
-    const token = `lnk_${randomBytes(32).toString('base64url')}`;
+    const token = generateSecret('lnk_');
     await this.tokens.insert({
       id: randomUUID(),
       tokenHash: hash(token),
@@ -108,7 +107,7 @@ export class LinkService {
   async beginOauth(token: string | undefined, provider: string) {
     const row = await this.usable(token);
     this.requireAuthType(row, provider, 'oauth');
-    const state = randomBytes(24).toString('base64url');
+    const state = generateSecret('', 16);
     await this.tokens.beginOauth(row.id, provider, hash(state));
     const callback = new URL(`/v2/link/connect/${provider}`, this.config.api.publicUrl).toString();
     return oauthSourceView(provider, this.auth.oauthUrl(provider, state, callback));
