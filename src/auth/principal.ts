@@ -10,6 +10,11 @@ export interface TeamPrincipal {
   apiKeyId: string | null;
 }
 
+/** The team a stored row belongs to, as labflow acting for it (no API key): workflows' steps, Link sign-ins. */
+export function actingFor(row: Pick<TeamPrincipal, 'teamId' | 'environment' | 'region'>): TeamPrincipal {
+  return { teamId: row.teamId, environment: row.environment, region: row.region, apiKeyId: null };
+}
+
 /** Who is calling the management API: a management key of one org. */
 export interface ManagementPrincipal {
   keyId: string;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConnectionIdentity, SyncConnectionInput, SyncConnectionResult } from '../../workflows/contract';
-import type { TeamPrincipal } from '../auth/principal';
+import { actingFor } from '../auth/principal';
 import { OutboxService } from '../events/outbox.service';
 import type { IngestionEnvelope } from '../health-data/health-data.dto';
 import { HealthDataIngestionService } from '../health-data/health-data-ingestion.service';
@@ -31,7 +31,7 @@ export class ConnectionSyncService {
   async announce(identity: ConnectionIdentity): Promise<'announced' | 'gone'> {
     const row = await this.connections.insertIfAbsent({ ...identity, id: identity.connectionId, seed: identity.connectionId, region: identity.region as Region });
     if (!row || row.id !== identity.connectionId) return 'gone';
-    const user = await this.users.findLive(principalOf(row), row.userId) ?? (await this.users.findPendingDeletion(principalOf(row), row.userId));
+    const user = await this.users.findLive(actingFor(row), row.userId) ?? (await this.users.findPendingDeletion(actingFor(row), row.userId));
     if (!user) return 'gone';
     await this.outbox.emit([connectionCreatedEvent(row, user.clientUserId, this.sources.resources(row.provider))]);
     return 'announced';
@@ -73,7 +73,7 @@ export class ConnectionSyncService {
   async sync(input: SyncConnectionInput): Promise<SyncConnectionResult> {
     const row = await this.connections.findById(input.connectionId);
     if (!row) return { status: 'gone' };
-    const team = principalOf(row);
+    const team = actingFor(row);
     const user = await this.users.findLive(team, row.userId);
     if (!user) return (await this.users.findPendingDeletion(team, row.userId)) ? { status: 'paused' } : { status: 'gone' };
     const timeZone = user.fallbackTimeZone?.id ?? 'UTC';
@@ -110,10 +110,6 @@ export class ConnectionSyncService {
     await this.connections.markSynced(row.id, new Date(input.to), ending);
     return { status: 'synced', stored };
   }
-}
-
-function principalOf(row: ConnectionRow): TeamPrincipal {
-  return { teamId: row.teamId, environment: row.environment, region: row.region, apiKeyId: null };
 }
 
 /** The batches plus an empty one for each listed resource they lack. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound } from '../common/errors';
 import type { ConnectedSources, ConnectedSourceView, UserConnection } from '../users/connected-sources';
@@ -7,7 +8,7 @@ import { UsersRepository } from '../users/users.repository';
 import { OutboxService } from '../events/outbox.service';
 import { connectedSourceView, connectionCreatedEvent, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
-import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
+import { type ConnectionRow, ConnectionsRepository, type NewConnection } from './connections.repository';
 import { SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
 
 /** How often a refresh with a timeout looks whether the syncs it asked for went through. */
@@ -44,14 +45,8 @@ export class ConnectionsService implements ConnectedSources {
    * connected already (nothing changes); 404 when the user is erased meanwhile.
    */
   async connect(team: TeamPrincipal, userId: string, provider: string): Promise<'created' | 'existing'> {
-    const id = randomUUID();
-    const identity = { connectionId: id, teamId: team.teamId, environment: team.environment, region: team.region, userId, provider };
-    return this.connections.transaction(async (manager) => {
-      const row = await this.connections.insertIfAbsent({ ...identity, id, seed: id }, manager);
-      if (!row) throw notFound('User');
-      if (row.id !== id) return 'existing' as const;
-      await this.workflows.start(identity);
-      return 'created' as const;
+    return this.createIfAbsent(team, userId, provider, {}, async (row) => {
+      await this.workflows.start({ connectionId: row.id, teamId: row.teamId, environment: row.environment, region: row.region, userId, provider });
     });
   }
 
@@ -64,13 +59,30 @@ export class ConnectionsService implements ConnectedSources {
   async connectPush(team: TeamPrincipal, userId: string, provider: string, externalUserId?: string): Promise<'created' | 'existing'> {
     const user = await this.users.findLive(team, userId);
     if (!user) throw notFound('User');
+    return this.createIfAbsent(team, userId, provider, { kind: 'push', externalUserId: externalUserId ?? null }, async (row, manager) => {
+      await this.outbox.record(manager, [connectionCreatedEvent(row, user.clientUserId, this.sources.resources(provider))]);
+    });
+  }
+
+  /**
+   * Inserts the user's connection to the provider unless the pair is connected already, and runs
+   * `whenNew` in the same transaction for a row it made (so what announces or starts it commits
+   * with it). `existing` when the pair was there; 404 when the user is erased meanwhile.
+   */
+  private createIfAbsent(
+    team: TeamPrincipal,
+    userId: string,
+    provider: string,
+    extra: Pick<NewConnection, 'kind' | 'externalUserId'>,
+    whenNew: (row: ConnectionRow, manager: EntityManager) => Promise<void>,
+  ): Promise<'created' | 'existing'> {
     const id = randomUUID();
-    const identity = { id, seed: id, teamId: team.teamId, environment: team.environment, region: team.region, userId, provider };
+    const connection = { id, seed: id, teamId: team.teamId, environment: team.environment, region: team.region, userId, provider, ...extra };
     return this.connections.transaction(async (manager) => {
-      const row = await this.connections.insertIfAbsent({ ...identity, kind: 'push', externalUserId: externalUserId ?? null }, manager);
+      const row = await this.connections.insertIfAbsent(connection, manager);
       if (!row) throw notFound('User');
       if (row.id !== id) return 'existing' as const;
-      await this.outbox.record(manager, [connectionCreatedEvent(row, user.clientUserId, this.sources.resources(provider))]);
+      await whenNew(row, manager);
       return 'created' as const;
     });
   }

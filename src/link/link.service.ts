@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { TeamPrincipal } from '../auth/principal';
+import { actingFor, type TeamPrincipal } from '../auth/principal';
 import { generateSecret, hashSecretHex as hash } from '../common/crypto';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
@@ -179,7 +179,7 @@ export class LinkService {
   /** Where the user's answer lands: the token's state after the provider's outcome. */
   private async settle(row: LinkTokenRow, provider: string, outcome: AuthOutcome): Promise<LinkTokenRow> {
     if (outcome.outcome === 'connected') {
-      const team = { teamId: row.teamId, environment: row.environment, region: row.region, apiKeyId: null };
+      const team = actingFor(row);
       if (!(await this.users.findLive(team, row.userId))) {
         await this.tokens.fail(row.id, 'invalid_token', 'The user of this link token no longer exists.');
       } else {
