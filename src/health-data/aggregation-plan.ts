@@ -3,9 +3,11 @@
  * checked and resolved to names labflow stores (no SQL, no user text). The repository turns it
  * into one statement.
  */
-export type AggregateFunc = 'mean' | 'min' | 'max' | 'sum' | 'count' | 'median' | 'stddev' | 'oldest' | 'newest';
-export type TruncUnit = 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year';
-export type DatePart = 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year' | 'weekday' | 'week_of_year' | 'day_of_year';
+import type { AGGREGATE_FUNCS, DATE_PARTS, PERIOD_UNITS } from './aggregation.dto';
+
+export type AggregateFunc = (typeof AGGREGATE_FUNCS)[number];
+export type TruncUnit = (typeof PERIOD_UNITS)[number];
+export type DatePart = (typeof DATE_PARTS)[number];
 
 /** Where a query's rows come from. */
 export type PlanSource = { table: 'timeseries'; resource: string } | { table: 'sleep' | 'activity' };

@@ -9,8 +9,8 @@ import { z } from 'zod';
 export const PERIOD_UNITS = ['minute', 'hour', 'day', 'week', 'month', 'year'] as const;
 export const AGGREGATE_FUNCS = ['mean', 'min', 'max', 'sum', 'count', 'median', 'stddev', 'oldest', 'newest'] as const;
 export const DATE_PARTS = ['minute', 'hour', 'day', 'week', 'month', 'year', 'weekday', 'week_of_year', 'day_of_year'] as const;
-export const INDEXES = ['sleep', 'activity', 'workout', 'body', 'meal', 'profile', 'timeseries'] as const;
-export const SOURCE_COLUMNS = ['source_provider', 'source_type', 'source_app_id', 'source_workout_id', 'source_sport'] as const;
+const INDEXES = ['sleep', 'activity', 'workout', 'body', 'meal', 'profile', 'timeseries'] as const;
+const SOURCE_COLUMNS = ['source_provider', 'source_type', 'source_app_id', 'source_workout_id', 'source_sport'] as const;
 
 const name = z.string().min(1).max(64);
 const period = z.strictObject({ value: z.number().int().min(1).max(1000).default(1), unit: z.enum(PERIOD_UNITS) });
@@ -36,7 +36,7 @@ const groupKeyExpr = z.strictObject({ group_key: z.union([z.number().int().min(0
 const dateTruncExpr = z.strictObject({ date_trunc: period, arg: z.union([indexExpr, placeholder]) });
 const datePartExpr = z.strictObject({ date_part: z.enum(DATE_PARTS), arg: z.union([indexExpr, placeholder]) });
 
-export const querySchema = z.strictObject({
+const querySchema = z.strictObject({
   select: z.array(z.union([aggregateExpr, groupKeyExpr, valueExpr])).min(1).max(32),
   group_by: z.array(z.union([dateTruncExpr, datePartExpr, valueExpr])).max(8).optional(),
   where: z.string().max(2000).optional(),
@@ -59,7 +59,5 @@ export class AggregationUserParams extends createZodDto(z.object({ user_id: z.uu
 export type QueryBatch = z.infer<typeof QueryBatchDto.schema>;
 export type AggregationQuery = z.infer<typeof querySchema>;
 export type ValueExpr = z.infer<typeof valueExpr>;
-export type AggregateExpr = z.infer<typeof aggregateExpr>;
 export type GroupByExpr = NonNullable<AggregationQuery['group_by']>[number];
-export type SelectExpr = AggregationQuery['select'][number];
 export type Period = z.infer<typeof period>;

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
 import { UsersRepository } from '../users/users.repository';
-import type { AggregationPlan, PlanExpr, PlanSource, PlanValue } from './aggregation-plan';
-import type { AggregationQuery, GroupByExpr, Period, QueryBatch, SelectExpr, ValueExpr } from './aggregation.dto';
+import { type AggregationPlan, MAX_RESULT_ROWS, type PlanExpr, type PlanSource, type PlanValue } from './aggregation-plan';
+import type { AggregationQuery, GroupByExpr, Period, QueryBatch, ValueExpr } from './aggregation.dto';
 import { AggregationRepository } from './aggregation.repository';
 import { TIMESERIES_RESOURCES } from './registry';
 
@@ -12,12 +12,17 @@ type Loc = Array<string | number>;
 /** Timeseries by the names the query language gives them (the events' names: `weight`, `fat`). */
 const TIMESERIES_BY_EVENT = new Map(TIMESERIES_RESOURCES.map((resource) => [resource.event, resource]));
 
-/** A timeseries expression's fields, as stored; `duration` only for interval samples. */
-const TIMESERIES_FIELDS: Record<string, PlanValue> = {
-  value: { kind: 'column', column: 'value', type: 'number' },
-  duration: { kind: 'column', column: 'duration', type: 'number' },
+/** Where a row came from: every table stores its provider and source type (`{source: …}` and each table's own columns). */
+const SOURCE_COLUMNS: Record<string, PlanValue> = {
   source_provider: { kind: 'column', column: 'provider', type: 'text' },
   source_type: { kind: 'column', column: 'source_type', type: 'text' },
+};
+
+/** A timeseries expression's fields, as stored; `duration` only for interval samples. */
+const TIMESERIES_FIELDS: Record<string, PlanValue> = {
+  ...SOURCE_COLUMNS,
+  value: { kind: 'column', column: 'value', type: 'number' },
+  duration: { kind: 'column', column: 'duration', type: 'number' },
   timezone_offset: { kind: 'column', column: 'timezone_offset', type: 'number' },
   type: { kind: 'column', column: 'sample_type', type: 'text' },
 };
@@ -43,8 +48,7 @@ const SUMMARY_COLUMNS: Record<'sleep' | 'activity', Record<string, PlanValue>> =
     skin_temperature_delta: { kind: 'data', field: 'temperature_delta', type: 'number' },
     respiratory_rate: { kind: 'data', field: 'respiratory_rate', type: 'number' },
     score: { kind: 'data', field: 'score', type: 'number' },
-    source_provider: { kind: 'column', column: 'provider', type: 'text' },
-    source_type: { kind: 'column', column: 'source_type', type: 'text' },
+    ...SOURCE_COLUMNS,
   },
   activity: {
     date: { kind: 'index' },
@@ -53,15 +57,10 @@ const SUMMARY_COLUMNS: Record<'sleep' | 'activity', Record<string, PlanValue>> =
     steps: { kind: 'data', field: 'steps', type: 'number' },
     distance_meter: { kind: 'data', field: 'distance', type: 'number' },
     floors_climbed: { kind: 'data', field: 'floors_climbed', type: 'number' },
-    source_provider: { kind: 'column', column: 'provider', type: 'text' },
-    source_type: { kind: 'column', column: 'source_type', type: 'text' },
+    ...SOURCE_COLUMNS,
   },
 };
 
-const SOURCE_COLUMNS: Record<string, PlanValue> = {
-  source_provider: { kind: 'column', column: 'provider', type: 'text' },
-  source_type: { kind: 'column', column: 'source_type', type: 'text' },
-};
 
 /** Functions of a number only; the others (count, oldest, newest) take any value. */
 const NUMERIC_FUNCS = new Set(['mean', 'min', 'max', 'sum', 'median', 'stddev']);
@@ -95,7 +94,7 @@ export class AggregationService {
     for (const [index, plan] of plans.entries()) {
       const table = await this.repository.run(userId, plan, window);
       if (!table) {
-        throw validationError(['body', 'queries', index, 'group_by'], 'The query answers more than 10000 rows: shorten the timeframe or use coarser buckets.');
+        throw validationError(['body', 'queries', index, 'group_by'], `The query answers more than ${MAX_RESULT_ROWS} rows: shorten the timeframe or use coarser buckets.`);
       }
       results.push({ table });
     }
@@ -244,4 +243,3 @@ export function windowOf(anchor: string, past: Period): { from: Date; to: Date }
   return { from, to };
 }
 
-export type { SelectExpr };
