@@ -59,6 +59,16 @@ export interface LabflowConfig {
   portal: PortalConfig;
   notifications: { smtpUrl: string | null; from: string };
   reminders: RemindersConfig;
+  /** Real data providers' clients; null where labflow is not registered with the provider. */
+  providers: { oura: OuraConfig | null };
+}
+
+/** labflow's OAuth client at Oura and where Oura is (src/adapters/oura). */
+export interface OuraConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  apiUrl: string;
 }
 
 /** Patient reminders on the order workflow's timers (workflows/order/reminders.ts, src/reminders). */
@@ -157,8 +167,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
     ...(temporal.ok ? [] : temporal.errors),
+    ...(parsed.success && !parsed.data.OURA_CLIENT_ID !== !parsed.data.OURA_CLIENT_SECRET ? ['OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither'] : []),
   ];
-  if (!parsed.success || !temporal.ok) {
+  if (!parsed.success || !temporal.ok || problems.length > 0) {
     throw new ConfigError(`labflow configuration is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
   }
   const e = parsed.data;
@@ -282,6 +293,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       codeMaxSends: e.PORTAL_CODE_MAX_SENDS,
     },
     notifications: { smtpUrl: e.SMTP_URL ?? null, from: e.NOTIFICATIONS_FROM },
+    providers: {
+      oura:
+        e.OURA_CLIENT_ID && e.OURA_CLIENT_SECRET
+          ? { clientId: e.OURA_CLIENT_ID, clientSecret: e.OURA_CLIENT_SECRET, authorizeUrl: e.OURA_AUTHORIZE_URL, apiUrl: e.OURA_API_URL }
+          : null,
+    },
     reminders: {
       bookAppointmentAfter: e.REMINDER_BOOK_APPOINTMENT_AFTER,
       appointmentBefore: e.REMINDER_APPOINTMENT_BEFORE,

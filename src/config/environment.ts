@@ -258,6 +258,17 @@ export const envSchema = z.object({
   REMINDER_SEND_RETRY_INTERVAL: duration.default('30s'),
   /** Notifications: the From of e-mails to patients. */
   NOTIFICATIONS_FROM: z.string().min(3).default('labflow <no-reply@labflow.localhost>'),
+  /**
+   * Oura (production teams): the OAuth client labflow registered at Oura (cloud.ouraring.com,
+   * "OAuth applications", redirect URI `<PUBLIC_API_URL>/v2/link/connect/oura`). Both or neither;
+   * unset: production teams cannot connect Oura (sandbox teams always get generated Oura data).
+   */
+  OURA_CLIENT_ID: z.string().min(1).optional(),
+  OURA_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Oura's authorization page (the user's browser goes there to grant access). */
+  OURA_AUTHORIZE_URL: z.string().url().default('https://cloud.ouraring.com/oauth/authorize'),
+  /** Oura's API (its token endpoint is `<it>/oauth/token`, data under `<it>/v2/usercollection`). */
+  OURA_API_URL: z.string().url().default('https://api.ouraring.com'),
 });
 
 export type Environment = z.infer<typeof envSchema>;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ConnectionIdentity, SyncConnectionInput, SyncConnectionResult } from '../../workflows/contract';
 import { actingFor } from '../auth/principal';
+import { PhiCipher } from '../common/crypto';
 import { OutboxService } from '../events/outbox.service';
 import type { IngestionEnvelope } from '../health-data/health-data.dto';
 import { HealthDataIngestionService } from '../health-data/health-data-ingestion.service';
@@ -9,7 +10,7 @@ import type { Region } from '../tenancy/entities';
 import { UsersRepository } from '../users/users.repository';
 import { connectionCreatedEvent } from './connection-views';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
-import { SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, SourceConnectionError } from './source-adapter';
+import { type ProviderCredentials, SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from './source-adapter';
 
 /**
  * The workflow side of connections (activities/connections.ts): announce a connection, and move
@@ -25,6 +26,7 @@ export class ConnectionSyncService {
     private readonly users: UsersRepository,
     private readonly ingestion: HealthDataIngestionService,
     private readonly outbox: OutboxService,
+    private readonly cipher: PhiCipher,
     @Inject(SOURCE_ADAPTER) private readonly sources: SourceAdapter,
   ) {}
 
@@ -33,7 +35,7 @@ export class ConnectionSyncService {
     if (!row || row.id !== identity.connectionId) return 'gone';
     const user = await this.users.findLive(actingFor(row), row.userId) ?? (await this.users.findPendingDeletion(actingFor(row), row.userId));
     if (!user) return 'gone';
-    await this.outbox.emit([connectionCreatedEvent(row, user.clientUserId, this.sources.resources(row.provider))]);
+    await this.outbox.emit([connectionCreatedEvent(row, user.clientUserId, this.sources.resources(row.provider, row.environment))]);
     return 'announced';
   }
 
@@ -66,6 +68,23 @@ export class ConnectionSyncService {
     });
   }
 
+  /** What the source adapter is given of the connection: its credentials opened, and where refreshed ones go. */
+  private async sourceConnection(row: ConnectionRow, timeZone: string): Promise<SourceConnection> {
+    const storedCredentials = async () => {
+      const sealed = await this.connections.credentialsOf(row.id);
+      return sealed ? (JSON.parse(this.cipher.decrypt(sealed)) as ProviderCredentials) : null;
+    };
+    return {
+      provider: row.provider,
+      environment: row.environment,
+      seed: row.seed,
+      timeZone,
+      credentials: await storedCredentials(),
+      saveCredentials: (credentials) => this.connections.storeCredentials(row.id, this.cipher.encrypt(JSON.stringify(credentials))),
+      storedCredentials,
+    };
+  }
+
   async end(connectionId: string): Promise<void> {
     await this.connections.deleteById(connectionId);
   }
@@ -80,13 +99,13 @@ export class ConnectionSyncService {
     const ending = input.stage === 'historical' && input.finalChunk;
     let pulled: SourceBatch[];
     try {
-      pulled = await this.sources.pull({ provider: row.provider, seed: row.seed, timeZone }, input.from, input.to);
+      pulled = await this.sources.pull(await this.sourceConnection(row, timeZone), input.from, input.to);
     } catch (error) {
       if (!(error instanceof SourceConnectionError)) throw error; // passing trouble: the step is retried
       await this.markErrored(row, user.clientUserId, error);
       return { status: 'error', errorType: error.errorType };
     }
-    const batches = withEveryResource(pulled, ending ? this.sources.resources(row.provider) : []);
+    const batches = withEveryResource(pulled, ending ? this.sources.resources(row.provider, row.environment) : []);
     let stored = 0;
     for (const batch of batches) {
       // An empty batch matters only at a backfill's end: it still ends that resource's backfill.

@@ -9,11 +9,14 @@ import { ConnectionWorkflows } from './connection-workflows';
 import { ConnectionsController } from './connections.controller';
 import { ConnectionsRepository } from './connections.repository';
 import { ConnectionsService } from './connections.service';
+import { OuraSourceAdapter } from '../adapters/oura/oura-source.adapter';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { SandboxSourceAdapter } from './sandbox-source.adapter';
 import { SOURCE_ADAPTER } from './source-adapter';
+import { SourceRouter } from './source-router';
 
 /**
- * Connected data sources (the demo providers today): one workflow per connection moves the
+ * Connected data sources (the sandbox's demo providers, and Oura where configured): one workflow per connection moves the
  * source's data in through health-data ingestion; the worker's ConnectionReconciler restarts one
  * that closed or vanished while its connection remains. Global only for CONNECTED_SOURCES: the users
  * module reads the user object's `connected_sources` through it without importing this module
@@ -29,7 +32,14 @@ import { SOURCE_ADAPTER } from './source-adapter';
     ConnectionReconciler,
     ConnectionSyncService,
     ConnectionWorkflows,
-    { provide: SOURCE_ADAPTER, useClass: SandboxSourceAdapter },
+    SandboxSourceAdapter,
+    {
+      // Real providers' clients where configured (production), the sandbox's generated data otherwise.
+      provide: SOURCE_ADAPTER,
+      inject: [LABFLOW_CONFIG, SandboxSourceAdapter],
+      useFactory: (config: LabflowConfig, sandbox: SandboxSourceAdapter) =>
+        new SourceRouter([...(config.providers.oura ? [new OuraSourceAdapter(config.providers.oura)] : []), sandbox]),
+    },
     { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
   ],
   exports: [ConnectionsService, ConnectionSyncService, ConnectionReconciler, CONNECTED_SOURCES, SOURCE_ADAPTER],

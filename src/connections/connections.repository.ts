@@ -28,7 +28,10 @@ export interface ConnectionRow {
 }
 
 export type NewConnection = Pick<ConnectionRow, 'id' | 'teamId' | 'environment' | 'region' | 'userId' | 'provider' | 'seed'> &
-  Partial<Pick<ConnectionRow, 'kind' | 'externalUserId'>>;
+  Partial<Pick<ConnectionRow, 'kind' | 'externalUserId'>> & {
+    /** The provider's grant (OAuth tokens), encrypted (PhiCipher); never among COLUMNS, so no view can show it. */
+    credentialsEnc?: string | null;
+  };
 
 const COLUMNS = `id, team_id AS "teamId", environment, region, user_id AS "userId", provider, seed, kind, external_user_id AS "externalUserId", status,
   created_at AS "createdAt", backfilled_at AS "backfilledAt", last_synced_at AS "lastSyncedAt",
@@ -52,8 +55,8 @@ export class ConnectionsRepository {
   async insertIfAbsent(connection: NewConnection, manager: EntityManager = this.db.manager): Promise<ConnectionRow | null> {
     try {
       await manager.query(
-        `INSERT INTO provider_connections (id, team_id, environment, region, user_id, provider, seed, kind, external_user_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (user_id, provider) DO NOTHING`,
+        `INSERT INTO provider_connections (id, team_id, environment, region, user_id, provider, seed, kind, external_user_id, credentials_enc)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (user_id, provider) DO NOTHING`,
         [
           connection.id,
           connection.teamId,
@@ -64,6 +67,7 @@ export class ConnectionsRepository {
           connection.seed,
           connection.kind ?? 'pull',
           connection.externalUserId ?? null,
+          connection.credentialsEnc ?? null,
         ],
       );
     } catch (error) {
@@ -123,6 +127,24 @@ export class ConnectionsRepository {
   async lockById(id: string, manager: EntityManager): Promise<ConnectionRow | null> {
     const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE id = $1 FOR UPDATE`, [id]);
     return rows[0] ?? null;
+  }
+
+  /** The connection's encrypted credentials (null when it has none, or is gone). */
+  async credentialsOf(id: string): Promise<string | null> {
+    const rows: Array<{ credentials_enc: string | null }> = await this.db.query('SELECT credentials_enc FROM provider_connections WHERE id = $1', [id]);
+    return rows[0]?.credentials_enc ?? null;
+  }
+
+  /**
+   * Replaces the connection's credentials (a refreshed token, or a new grant when the user signed
+   * in again), and its provider user id when one is given.
+   */
+  async storeCredentials(id: string, credentialsEnc: string, externalUserId: string | null = null, manager: EntityManager = this.db.manager): Promise<void> {
+    await manager.query('UPDATE provider_connections SET credentials_enc = $2, external_user_id = coalesce($3, external_user_id) WHERE id = $1', [
+      id,
+      credentialsEnc,
+      externalUserId,
+    ]);
   }
 
   /** Removes the user's connection to the provider; returns it, or null when there was none. */

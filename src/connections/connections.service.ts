@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
+import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound } from '../common/errors';
 import type { ConnectedSources, ConnectedSourceView, UserConnection } from '../users/connected-sources';
 import { UsersRepository } from '../users/users.repository';
@@ -9,7 +10,7 @@ import { OutboxService } from '../events/outbox.service';
 import { connectedSourceView, connectionCreatedEvent, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
 import { type ConnectionRow, ConnectionsRepository, type NewConnection } from './connections.repository';
-import { SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
+import { type ProviderGrant, SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
 
 /** How often a refresh with a timeout looks whether the syncs it asked for went through. */
 const REFRESH_POLL_MS = 250;
@@ -27,6 +28,7 @@ export class ConnectionsService implements ConnectedSources {
     private readonly workflows: ConnectionWorkflows,
     private readonly users: UsersRepository,
     private readonly outbox: OutboxService,
+    private readonly cipher: PhiCipher,
     @Inject(SOURCE_ADAPTER) private readonly sources: SourceAdapter,
   ) {}
 
@@ -40,14 +42,22 @@ export class ConnectionsService implements ConnectedSources {
 
   /**
    * Connects the user (of `team`, checked by the caller) to a provider the source adapter serves:
-   * the demo route and the Link flow both end here. The row and the workflow start commit
-   * together: if Temporal refuses the start, nothing is saved. `existing` when the pair was
-   * connected already (nothing changes); 404 when the user is erased meanwhile.
+   * the demo route and the Link flow both end here. The row (with the provider's grant, sealed)
+   * and the workflow start commit together: if Temporal refuses the start, nothing is saved.
+   * `existing` when the pair was connected already: nothing changes, except that a new grant
+   * replaces the old one and the connection syncs at once — signing in again is how a user mends
+   * a connection whose tokens stopped working. 404 when the user is erased meanwhile.
    */
-  async connect(team: TeamPrincipal, userId: string, provider: string): Promise<'created' | 'existing'> {
-    return this.createIfAbsent(team, userId, provider, {}, async (row) => {
+  async connect(team: TeamPrincipal, userId: string, provider: string, grant?: ProviderGrant): Promise<'created' | 'existing'> {
+    const sealed = grant ? this.cipher.encrypt(JSON.stringify(grant.credentials)) : null;
+    const extra = { credentialsEnc: sealed, externalUserId: grant?.externalUserId ?? null };
+    const outcome = await this.createIfAbsent(team, userId, provider, extra, async (row) => {
       await this.workflows.start({ connectionId: row.id, teamId: row.teamId, environment: row.environment, region: row.region, userId, provider });
     });
+    if (outcome.created || !sealed || outcome.row.kind !== 'pull') return outcome.created ? 'created' : 'existing';
+    await this.connections.storeCredentials(outcome.row.id, sealed, grant?.externalUserId ?? null);
+    await this.workflows.refresh(userId, provider);
+    return 'existing';
   }
 
   /**
@@ -59,31 +69,32 @@ export class ConnectionsService implements ConnectedSources {
   async connectPush(team: TeamPrincipal, userId: string, provider: string, externalUserId?: string): Promise<'created' | 'existing'> {
     const user = await this.users.findLive(team, userId);
     if (!user) throw notFound('User');
-    return this.createIfAbsent(team, userId, provider, { kind: 'push', externalUserId: externalUserId ?? null }, async (row, manager) => {
-      await this.outbox.record(manager, [connectionCreatedEvent(row, user.clientUserId, this.sources.resources(provider))]);
+    const outcome = await this.createIfAbsent(team, userId, provider, { kind: 'push', externalUserId: externalUserId ?? null }, async (row, manager) => {
+      await this.outbox.record(manager, [connectionCreatedEvent(row, user.clientUserId, this.sources.resources(provider, team.environment))]);
     });
+    return outcome.created ? 'created' : 'existing';
   }
 
   /**
    * Inserts the user's connection to the provider unless the pair is connected already, and runs
    * `whenNew` in the same transaction for a row it made (so what announces or starts it commits
-   * with it). `existing` when the pair was there; 404 when the user is erased meanwhile.
+   * with it). Answers the pair's row and whether this call made it; 404 when the user is erased meanwhile.
    */
   private createIfAbsent(
     team: TeamPrincipal,
     userId: string,
     provider: string,
-    extra: Pick<NewConnection, 'kind' | 'externalUserId'>,
+    extra: Pick<NewConnection, 'kind' | 'externalUserId' | 'credentialsEnc'>,
     whenNew: (row: ConnectionRow, manager: EntityManager) => Promise<void>,
-  ): Promise<'created' | 'existing'> {
+  ): Promise<{ row: ConnectionRow; created: boolean }> {
     const id = randomUUID();
     const connection = { id, seed: id, teamId: team.teamId, environment: team.environment, region: team.region, userId, provider, ...extra };
     return this.connections.transaction(async (manager) => {
       const row = await this.connections.insertIfAbsent(connection, manager);
       if (!row) throw notFound('User');
-      if (row.id !== id) return 'existing' as const;
+      if (row.id !== id) return { row, created: false };
       await whenNew(row, manager);
-      return 'created' as const;
+      return { row, created: true };
     });
   }
 
@@ -96,7 +107,7 @@ export class ConnectionsService implements ConnectedSources {
   async providers(team: TeamPrincipal, userId: string) {
     await this.requireUser(team, userId);
     const rows = await this.connections.findForUsers([userId]);
-    return { providers: rows.map((row) => providerWithStatusView(row, this.sources.resources(row.provider))) };
+    return { providers: rows.map((row) => providerWithStatusView(row, this.sources.resources(row.provider, row.environment))) };
   }
 
   /**

@@ -46,8 +46,9 @@ export class SandboxSourceAdapter implements SourceAdapter {
     }
   }
 
-  providers(): readonly string[] {
-    return SANDBOX_PROVIDERS;
+  /** Its providers in either environment: production has them only where a real client serves none (source-router.ts). */
+  serves(provider: string): boolean {
+    return (SANDBOX_PROVIDERS as readonly string[]).includes(provider);
   }
 
   resources(provider: string): ReadonlyArray<Omit<SourceBatch, 'data'>> {

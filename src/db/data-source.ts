@@ -44,6 +44,7 @@ import { MarkerAoeQuestions1763790310000 } from './migrations/1763790310000-mark
 import { OrderNotes1763790320000 } from './migrations/1763790320000-order-notes';
 import { LinkTokens1763790330000 } from './migrations/1763790330000-link-tokens';
 import { PushConnections1763790340000 } from './migrations/1763790340000-push-connections';
+import { ConnectionCredentials1763790350000 } from './migrations/1763790350000-connection-credentials';
 import { ORDER_ENTITIES } from '../orders/order.entities';
 import { LAB_REPORT_ENTITIES } from '../lab-reports/lab-report.entities';
 import { LabReports1763790120000 } from './migrations/1763790120000-lab-reports';
@@ -69,7 +70,7 @@ export const ENTITIES = [
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000, HealthData1763790009000, LabReports1763790120000, LoincCatalogueAliases1763790130000, Portal1763790140000, OutboxTraceParent1763790150700, OutboxRequestId1763790151100, ApiKeyRevocationNotify1763790152000, OrderReminders1763790152400, LoincCatalogueVerified1763790160000, EventBatches1763790165000, ProviderConnections1763790170000, HealthSeries1763790180000, EventBatchItemsBinary1763790190000, DeliveryUnfinishedAttempt1763790200000, ConnectionErrors1763790210000, VitaminDTotalLoinc1763790220000, DeliveryPipelineUniquePartial1763790230000, OrderHealthInsurances1763790240000, OrderRequisitionInputs1763790250000, OnSiteCollectionTest1763790260000, UserInfos1763790270000, CollectionInstructionsEverywhere1763790280000, TeamPayors1763790290000, LabCliaNumbers1763790300000, MarkerAoeQuestions1763790310000, OrderNotes1763790320000, LinkTokens1763790330000, PushConnections1763790340000];
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000, HealthData1763790009000, LabReports1763790120000, LoincCatalogueAliases1763790130000, Portal1763790140000, OutboxTraceParent1763790150700, OutboxRequestId1763790151100, ApiKeyRevocationNotify1763790152000, OrderReminders1763790152400, LoincCatalogueVerified1763790160000, EventBatches1763790165000, ProviderConnections1763790170000, HealthSeries1763790180000, EventBatchItemsBinary1763790190000, DeliveryUnfinishedAttempt1763790200000, ConnectionErrors1763790210000, VitaminDTotalLoinc1763790220000, DeliveryPipelineUniquePartial1763790230000, OrderHealthInsurances1763790240000, OrderRequisitionInputs1763790250000, OnSiteCollectionTest1763790260000, UserInfos1763790270000, CollectionInstructionsEverywhere1763790280000, TeamPayors1763790290000, LabCliaNumbers1763790300000, MarkerAoeQuestions1763790310000, OrderNotes1763790320000, LinkTokens1763790330000, PushConnections1763790340000, ConnectionCredentials1763790350000];
 
 /**
  * `poolMax`: connections this process may open (DATABASE_POOL_MAX). Every process of every

@@ -52,9 +52,17 @@ export class PasswordAuthLinkDto extends createZodDto(z.object({ ...credentials,
 /** `POST /v2/link/auth/email` (EmailAuthLink; deprecated by Junction for the route above). */
 export class EmailAuthLinkDto extends createZodDto(z.object({ email: EMAIL, provider: slug, auth_type: authType, region })) {}
 
-/** The provider's return to labflow after an OAuth grant: `code` when granted, `error` when not. */
+/**
+ * The provider's return to labflow after an OAuth grant: `code` when granted, `error` when not;
+ * `scope`, the scopes the user granted, where the provider says so here (Oura does).
+ */
 export class OauthCallbackQuery extends createZodDto(
-  z.object({ state: z.string().min(1).max(200), code: z.string().min(1).max(2048).optional(), error: z.string().max(200).optional() }),
+  z.object({
+    state: z.string().min(1).max(200),
+    code: z.string().min(1).max(2048).optional(),
+    error: z.string().max(200).optional(),
+    scope: z.string().max(2048).optional(),
+  }),
 ) {}
 
 /** The SDK's ManualProviders: sources whose data the user's phone or app pushes to labflow. */

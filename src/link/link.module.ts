@@ -6,7 +6,9 @@ import { LinkPagesController } from './link-pages.controller';
 import { LinkTokensRepository } from './link-tokens.repository';
 import { LinkController } from './link.controller';
 import { LinkService } from './link.service';
-import { PROVIDER_AUTH } from './provider-auth';
+import { OuraProviderAuth } from '../adapters/oura/oura-provider-auth';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { PROVIDER_AUTH, type ProviderAuths } from './provider-auth';
 import { SandboxProviderAuth } from './sandbox-provider-auth';
 
 /**
@@ -17,6 +19,19 @@ import { SandboxProviderAuth } from './sandbox-provider-auth';
   // PortalModule: the hosted Link page wears the team's portal brand.
   imports: [UsersModule, ConnectionsModule, PortalModule],
   controllers: [LinkController, LinkPagesController],
-  providers: [LinkTokensRepository, LinkService, { provide: PROVIDER_AUTH, useClass: SandboxProviderAuth }],
+  providers: [
+    LinkTokensRepository,
+    LinkService,
+    SandboxProviderAuth,
+    {
+      // Real providers' sign-in where configured (production), then the sandbox's.
+      provide: PROVIDER_AUTH,
+      inject: [LABFLOW_CONFIG, SandboxProviderAuth],
+      useFactory: (config: LabflowConfig, sandbox: SandboxProviderAuth): ProviderAuths => [
+        ...(config.providers.oura ? [new OuraProviderAuth(config.providers.oura)] : []),
+        sandbox,
+      ],
+    },
+  ],
 })
 export class LinkModule {}

@@ -7,9 +7,10 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { ConnectionsService } from '../connections/connections.service';
 import { PROVIDERS } from '../health-data/providers';
 import { UsersRepository } from '../users/users.repository';
+import type { ApiEnvironment } from '../tenancy/entities';
 import { type LinkTokenRow, LinkTokensRepository } from './link-tokens.repository';
 import { linkStateView, oauthSourceView, providerLinkView, redirectAfterStep, sourceLinkView } from './link-views';
-import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth } from './provider-auth';
+import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth, type ProviderAuths } from './provider-auth';
 
 /** Junction's: "a one time use token, that expires after 10 minutes". */
 export const LINK_TOKEN_TTL_MS = 10 * 60_000;
@@ -39,7 +40,7 @@ export class LinkService {
     private readonly tokens: LinkTokensRepository,
     private readonly users: UsersRepository,
     private readonly connections: ConnectionsService,
-    @Inject(PROVIDER_AUTH) private readonly auth: ProviderAuth,
+    @Inject(PROVIDER_AUTH) private readonly auths: ProviderAuths,
     @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'api'>,
   ) {}
 
@@ -50,7 +51,7 @@ export class LinkService {
   ) {
     if (!(await this.users.findLive(team, request.user_id))) throw notFound('User');
     for (const provider of [request.provider, ...(request.filter_on_providers ?? [])]) {
-      if (provider && !this.auth.authTypeOf(provider, team.environment)) throw badRequest(this.notOffered(provider, team));
+      if (provider && !this.authTypeOf(provider, team.environment)) throw badRequest(this.notOffered(provider, team));
     }
     if (request.provider && request.filter_on_providers && !request.filter_on_providers.includes(request.provider)) {
       throw badRequest(`provider ${request.provider} is not among filter_on_providers.`);
@@ -109,15 +110,15 @@ export class LinkService {
     this.requireAuthType(row, provider, 'oauth');
     const state = generateSecret('', 16);
     await this.tokens.beginOauth(row.id, provider, hash(state));
-    const callback = new URL(`/v2/link/connect/${provider}`, this.config.api.publicUrl).toString();
-    return oauthSourceView(provider, this.auth.oauthUrl(provider, state, callback));
+    const callback = this.callbackUrl(provider);
+    return oauthSourceView(provider, this.authFor(provider, row.environment).oauthUrl(provider, state, callback));
   }
 
   /**
    * The provider sent the browser back (`GET /v2/link/connect/{provider}`): with a code, the
    * grant is completed and the user connected; with an error, the user did not grant access.
    */
-  async completeOauth(provider: string, query: { state: string; code?: string; error?: string }): Promise<OauthCallbackOutcome> {
+  async completeOauth(provider: string, query: { state: string; code?: string; error?: string; scope?: string }): Promise<OauthCallbackOutcome> {
     const row = await this.tokens.findByOauthState(hash(query.state));
     const refusal = row ? this.refusalOf(row) : { errorType: 'invalid_token', detail: 'This sign-in is not known, or was finished already.' };
     if (!row || refusal || row.chosenProvider !== provider) {
@@ -126,7 +127,7 @@ export class LinkService {
     }
     const outcome: AuthOutcome =
       query.code && !query.error
-        ? await this.auth.completeOauth(provider, query.code)
+        ? await this.authFor(provider, row.environment).completeOauth(provider, { code: query.code, scope: query.scope, callbackUrl: this.callbackUrl(provider) })
         : { outcome: 'refused', errorType: 'user_cancelled', error: `Access to ${provider} was not granted.` };
     const after = await this.settle(row, provider, outcome);
     const state = after.state === 'success' ? 'success' : 'error';
@@ -138,7 +139,7 @@ export class LinkService {
     const row = await this.usable(token);
     this.requireAuthType(row, provider, 'password');
     await this.tokens.choose(row.id, provider);
-    return providerLinkView(await this.settle(row, provider, await this.auth.password(provider, credentials)), provider);
+    return providerLinkView(await this.settle(row, provider, await this.authFor(provider, row.environment).password(provider, credentials)), provider);
   }
 
   /** `POST /v2/link/provider/password/{provider}/complete_mfa`. */
@@ -148,7 +149,7 @@ export class LinkService {
     if (row.state !== 'pending_provider_mfa' || row.chosenProvider !== provider || !row.mfaChallenge) {
       throw badRequest(`No sign-in to ${provider} is waiting for a code: send the username and password first.`);
     }
-    return providerLinkView(await this.settle(row, provider, await this.auth.completeMfa(provider, row.mfaChallenge, code)), provider);
+    return providerLinkView(await this.settle(row, provider, await this.authFor(provider, row.environment).completeMfa(provider, row.mfaChallenge, code)), provider);
   }
 
   /** `POST /v2/link/provider/email/{provider}`. */
@@ -156,7 +157,7 @@ export class LinkService {
     const row = await this.usable(token);
     this.requireAuthType(row, provider, 'email');
     await this.tokens.choose(row.id, provider);
-    return providerLinkView(await this.settle(row, provider, await this.auth.email(provider, email, region)), provider);
+    return providerLinkView(await this.settle(row, provider, await this.authFor(provider, row.environment).email(provider, email, region)), provider);
   }
 
   /**
@@ -183,7 +184,7 @@ export class LinkService {
       if (!(await this.users.findLive(team, row.userId))) {
         await this.tokens.fail(row.id, 'invalid_token', 'The user of this link token no longer exists.');
       } else {
-        await this.connections.connect(team, row.userId, provider);
+        await this.connections.connect(team, row.userId, provider, outcome.grant);
         await this.tokens.succeed(row.id);
       }
     } else if (outcome.outcome === 'mfa') {
@@ -224,7 +225,7 @@ export class LinkService {
     const candidates = row.provider ? [row.provider] : (row.filterOnProviders ?? this.allProviders());
     const offered: Array<[string, LinkAuthType]> = [];
     for (const slug of candidates) {
-      const authType = this.auth.authTypeOf(slug, row.environment);
+      const authType = this.authTypeOf(slug, row.environment);
       if (authType) offered.push([slug, authType]);
     }
     return offered;
@@ -246,9 +247,32 @@ export class LinkService {
   }
 
   private notOffered(provider: string, team: TeamPrincipal): string {
-    return team.environment === 'sandbox'
-      ? `${provider} cannot be connected through Link in the sandbox; these can: ${this.allProviders().filter((slug) => this.auth.authTypeOf(slug, 'sandbox')).join(', ')}.`
-      : `${provider} cannot be connected through Link in production: labflow has no client for it yet.`;
+    const can = this.allProviders().filter((slug) => this.authTypeOf(slug, team.environment));
+    if (team.environment === 'sandbox') return `${provider} cannot be connected through Link in the sandbox; these can: ${can.join(', ')}.`;
+    return can.length > 0
+      ? `${provider} cannot be connected through Link in production; these can: ${can.join(', ')}.`
+      : `${provider} cannot be connected through Link in production: this labflow has no provider client configured (OURA_CLIENT_ID and OURA_CLIENT_SECRET for Oura).`;
+  }
+
+  /** How `provider` is connected in `environment` by the first ProviderAuth that connects it there, or null. */
+  private authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null {
+    for (const auth of this.auths) {
+      const authType = auth.authTypeOf(provider, environment);
+      if (authType) return authType;
+    }
+    return null;
+  }
+
+  /** The ProviderAuth that connects `provider` in `environment` (the caller checked that one does). */
+  private authFor(provider: string, environment: ApiEnvironment): ProviderAuth {
+    const auth = this.auths.find((candidate) => candidate.authTypeOf(provider, environment));
+    if (!auth) throw badRequest(`${provider} cannot be connected through Link in ${environment}.`);
+    return auth;
+  }
+
+  /** Where the provider sends the browser back after the user granted (or refused) access. */
+  private callbackUrl(provider: string): string {
+    return new URL(`/v2/link/connect/${provider}`, this.config.api.publicUrl).toString();
   }
 
   private webUrl(token: string): string {

@@ -1,3 +1,4 @@
+import type { ProviderGrant } from '../connections/source-adapter';
 import type { ApiEnvironment } from '../tenancy/entities';
 
 /**
@@ -8,6 +9,9 @@ import type { ApiEnvironment } from '../tenancy/entities';
  * hand its credentials to that provider's SourceAdapter.
  */
 export const PROVIDER_AUTH = Symbol('PROVIDER_AUTH');
+
+/** Every ProviderAuth labflow has, most specific first: real providers' clients, then the sandbox's (PROVIDER_AUTH is a list). */
+export type ProviderAuths = readonly ProviderAuth[];
 
 /** How a provider is connected through Link (the SDK's OAuthProviders, PasswordProviders, EmailProviders). */
 export type LinkAuthType = 'oauth' | 'password' | 'email';
@@ -31,7 +35,8 @@ export type LinkErrorType = (typeof LINK_ERROR_TYPES)[number];
 
 /** What a provider answered to a sign-in. */
 export type AuthOutcome =
-  | { outcome: 'connected' }
+  /** `grant`: what a real provider gave labflow to fetch the user's data with (none in the sandbox). */
+  | { outcome: 'connected'; grant?: ProviderGrant }
   | { outcome: 'refused'; errorType: LinkErrorType; error: string }
   /** A second factor is needed: `challenge` is the provider's handle on it (never a secret of the user). */
   | { outcome: 'mfa'; method: 'sms' | 'email'; hint: string; challenge: string };
@@ -41,8 +46,12 @@ export interface ProviderAuth {
   authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null;
   /** Where the user's browser goes to grant access; the provider sends it back to `callbackUrl` with `state`. */
   oauthUrl(provider: string, state: string, callbackUrl: string): string;
-  /** The provider sent the browser back with `code` (granted). */
-  completeOauth(provider: string, code: string): Promise<AuthOutcome>;
+  /**
+   * The provider sent the browser back with `code` (granted) and, from some providers, the
+   * `scope` the user granted; `callbackUrl` is the one `oauthUrl` was given (OAuth 2 sends it
+   * again with the code).
+   */
+  completeOauth(provider: string, grant: { code: string; scope?: string; callbackUrl: string }): Promise<AuthOutcome>;
   password(provider: string, credentials: { username: string; password: string; region?: string }): Promise<AuthOutcome>;
   completeMfa(provider: string, challenge: string, code: string): Promise<AuthOutcome>;
   /** An e-mail provider invites the address to share its data (LibreView). */

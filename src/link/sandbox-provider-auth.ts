@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { SOURCE_ADAPTER, type SourceAdapter } from '../connections/source-adapter';
+import { SANDBOX_PROVIDERS } from '../connections/sandbox-physiology';
 import { PROVIDERS } from '../health-data/providers';
 import type { ApiEnvironment } from '../tenancy/entities';
 import type { AuthOutcome, LinkAuthType, ProviderAuth } from './provider-auth';
@@ -30,11 +30,8 @@ const REGIONS = new Set(['us', 'eu']);
 export class SandboxProviderAuth implements ProviderAuth {
   private readonly authTypes = new Map<string, LinkAuthType>();
 
-  constructor(
-    @Inject(SOURCE_ADAPTER) sources: SourceAdapter,
-    @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'api'>,
-  ) {
-    const served = new Set(sources.providers());
+  constructor(@Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'api'>) {
+    const served = new Set<string>(SANDBOX_PROVIDERS);
     for (const provider of PROVIDERS) {
       const { authType } = provider;
       if (served.has(provider.slug) && (authType === 'oauth' || authType === 'password' || authType === 'email')) this.authTypes.set(provider.slug, authType);
@@ -52,7 +49,7 @@ export class SandboxProviderAuth implements ProviderAuth {
     return url.toString();
   }
 
-  async completeOauth(provider: string, code: string): Promise<AuthOutcome> {
+  async completeOauth(provider: string, { code }: { code: string }): Promise<AuthOutcome> {
     if (code.startsWith(SANDBOX_OAUTH_GRANTED)) return { outcome: 'connected' };
     if (code.startsWith(SANDBOX_OAUTH_PARTIAL)) {
       return { outcome: 'refused', errorType: 'required_scopes_not_granted', error: `Access to heart rate was not granted; ${provider} needs it.` };

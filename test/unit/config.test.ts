@@ -12,6 +12,17 @@ describe('loadConfig', () => {
     expect(config.phiEncryptionKey).toHaveLength(32);
   });
 
+  it('Oura: off unless both halves of labflow\'s OAuth client are given; Oura\'s own URLs by default', () => {
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.oura).toBeNull();
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, OURA_CLIENT_ID: 'id', OURA_CLIENT_SECRET: 'secret' }).providers.oura).toEqual({
+      clientId: 'id',
+      clientSecret: 'secret',
+      authorizeUrl: 'https://cloud.ouraring.com/oauth/authorize',
+      apiUrl: 'https://api.ouraring.com',
+    });
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, OURA_CLIENT_ID: 'id' })).toThrow(/OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither/);
+  });
+
   it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).reminders).toEqual({
       bookAppointmentAfter: ['24h', '72h', '7d'],
