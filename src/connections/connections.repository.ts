@@ -130,8 +130,8 @@ export class ConnectionsRepository {
   }
 
   /** The connection's encrypted credentials (null when it has none, or is gone). */
-  async credentialsOf(id: string): Promise<string | null> {
-    const rows: Array<{ credentials_enc: string | null }> = await this.db.query('SELECT credentials_enc FROM provider_connections WHERE id = $1', [id]);
+  async credentialsOf(id: string, manager: EntityManager = this.db.manager): Promise<string | null> {
+    const rows: Array<{ credentials_enc: string | null }> = await manager.query('SELECT credentials_enc FROM provider_connections WHERE id = $1', [id]);
     return rows[0]?.credentials_enc ?? null;
   }
 

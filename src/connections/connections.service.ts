@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
@@ -10,7 +10,7 @@ import { OutboxService } from '../events/outbox.service';
 import { connectedSourceView, connectionCreatedEvent, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
 import { type ConnectionRow, ConnectionsRepository, type NewConnection } from './connections.repository';
-import { type ProviderGrant, SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
+import { type ProviderCredentials, type ProviderGrant, SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
 
 /** How often a refresh with a timeout looks whether the syncs it asked for went through. */
 const REFRESH_POLL_MS = 250;
@@ -23,6 +23,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 @Injectable()
 export class ConnectionsService implements ConnectedSources {
+  private readonly logger = new Logger('connections');
+
   constructor(
     private readonly connections: ConnectionsRepository,
     private readonly workflows: ConnectionWorkflows,
@@ -173,14 +175,30 @@ export class ConnectionsService implements ConnectedSources {
     // closed workflow only under the same lock, so its new run either hears this signal or is never
     // started (a run started between the signal and the delete would write the row back).
     const removed = await this.connections.transaction(async (manager) => {
-      if (!(await this.connections.lockByProvider(userId, provider, manager))) return false;
+      const row = await this.connections.lockByProvider(userId, provider, manager);
+      if (!row) return null;
+      const sealed = await this.connections.credentialsOf(row.id, manager);
       // The workflow hears it first, so a sync under way ends as deregistered rather than finding its row gone.
       await this.workflows.deregister(userId, provider);
       await this.connections.deleteByProvider(userId, provider, manager);
-      return true;
+      return { row, sealed };
     });
     if (!removed) throw notFound(`Connection to ${provider}`);
+    if (removed.sealed) await this.revokeAtProvider(removed.row, removed.sealed);
     return { success: true };
+  }
+
+  /**
+   * After a deregistration has committed: the provider ends labflow's access too. Best effort —
+   * labflow has forgotten the tokens already, so a provider that cannot be reached now only
+   * means they stay valid there until they expire; the deregistration stands either way.
+   */
+  private async revokeAtProvider(row: ConnectionRow, sealed: string): Promise<void> {
+    try {
+      await this.sources.revoke?.({ provider: row.provider, environment: row.environment, credentials: JSON.parse(this.cipher.decrypt(sealed)) as ProviderCredentials });
+    } catch (error) {
+      this.logger.warn(`could not revoke labflow's access at ${row.provider} for connection ${row.id}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** An entry of the user object's `connected_sources` (UsersService asks through CONNECTED_SOURCES). */

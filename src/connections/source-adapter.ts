@@ -61,6 +61,11 @@ export interface SourceAdapter {
   resources(provider: string, environment: ApiEnvironment): ReadonlyArray<Omit<SourceBatch, 'data'>>;
   /** The data of [from, to) in epoch ms. Pulling the same window again gives the same data. */
   pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]>;
+  /**
+   * The user deregistered the provider: ends labflow's access at the provider (revokes the
+   * grant), where the provider has such a thing. Called after the connection is gone.
+   */
+  revoke?(connection: Pick<SourceConnection, 'provider' | 'environment' | 'credentials'>): Promise<void>;
 }
 
 /** Junction's connection error types (`provider.connection.error`'s `error_type`). */

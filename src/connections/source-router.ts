@@ -26,6 +26,10 @@ export class SourceRouter implements SourceAdapter {
     return adapter.pull(connection, from, to);
   }
 
+  async revoke(connection: Pick<SourceConnection, 'provider' | 'environment' | 'credentials'>): Promise<void> {
+    await this.adapterFor(connection.provider, connection.environment)?.revoke?.(connection);
+  }
+
   private adapterFor(provider: string, environment: ApiEnvironment): SourceAdapter | null {
     return this.adapters.find((adapter) => adapter.serves(provider, environment)) ?? null;
   }

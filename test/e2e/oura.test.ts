@@ -180,6 +180,13 @@ test('a production user connects Oura through Link: tokens kept encrypted, Oura 
 
   const { providers } = await client.user.getConnectedProviders(userId);
   expect(providers.map((provider) => [provider.slug, provider.status])).toEqual([['oura', 'connected']]);
+
+  // Deregistered: the connection and its tokens are gone from labflow, and the grant ends at Oura too.
+  const { credentials: last } = await storedCredentials(userId);
+  expect((await client.user.deregisterProvider(userId, 'oura')).success).toBe(true);
+  expect(oura.requests.filter((request) => request.path === '/oauth/revoke').map((request) => request.status)).toEqual([200]);
+  expect((await fetch(`${oura.url}/v2/usercollection/personal_info`, { headers: { authorization: `Bearer ${last.accessToken}` } })).status).toBe(401);
+  expect(await stack.db.query(`SELECT 1 FROM provider_connections WHERE user_id = $1`, [userId])).toEqual([]);
 });
 
 test('an expired access token is refreshed before the pull goes on, and the new single-use pair is kept', async () => {

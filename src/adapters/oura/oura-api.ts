@@ -97,6 +97,14 @@ export class OuraApi {
     return this.list<T>(accessToken, collection, { start_date: startDay, end_date: endDay });
   }
 
+  /** Ends the grant the access token belongs to (Oura's `GET /oauth/revoke?access_token=`). */
+  async revoke(accessToken: string): Promise<void> {
+    const url = new URL('/oauth/revoke', this.apiUrl);
+    url.searchParams.set('access_token', accessToken);
+    const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    if (!response.ok) throw new OuraHttpError(response.status, `Oura /oauth/revoke answered ${response.status}`);
+  }
+
   private async list<T>(accessToken: string, collection: string, params: Record<string, string>): Promise<T[]> {
     const documents: T[] = [];
     let nextToken: string | null = null;

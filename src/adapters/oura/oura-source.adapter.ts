@@ -62,6 +62,11 @@ export class OuraSourceAdapter implements SourceAdapter {
     }
   }
 
+  /** Deregistered: the grant ends at Oura too, so the tokens are worth nothing wherever a copy survives. */
+  async revoke(connection: Pick<SourceConnection, 'credentials'>): Promise<void> {
+    if (connection.credentials) await this.api.revoke(connection.credentials.accessToken);
+  }
+
   private async refresh(connection: SourceConnection, credentials: ProviderCredentials): Promise<ProviderCredentials> {
     let renewed: ProviderCredentials;
     try {
