@@ -10,7 +10,7 @@ import type { Region } from '../tenancy/entities';
 import { UsersRepository } from '../users/users.repository';
 import { connectionCreatedEvent } from './connection-views';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
-import { type ProviderCredentials, SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from './source-adapter';
+import { type ProviderCredentials, SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../adapters/sources/source-adapter';
 
 /**
  * The workflow side of connections (activities/connections.ts): announce a connection, and move

@@ -2,7 +2,7 @@ import { providerOf } from '../health-data/providers';
 import type { ConnectedSourceView, UserConnection } from '../users/connected-sources';
 import type { NewEvent } from '../events/outbox.service';
 import type { ConnectionRow } from './connections.repository';
-import type { SourceBatch } from './source-adapter';
+import type { SourceBatch } from '../adapters/sources/source-adapter';
 
 /** `resource_availability`: every resource the provider delivers, available (demo sources ask no scopes). */
 export function resourceAvailability(resources: ReadonlyArray<Omit<SourceBatch, 'data'>>): Record<string, { status: 'available' }> {

@@ -12,7 +12,7 @@ import { ConnectionsService } from './connections.service';
 import { OuraSourceAdapter } from '../adapters/oura/oura-source.adapter';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { SandboxSourceAdapter } from './sandbox-source.adapter';
-import { SOURCE_ADAPTER } from './source-adapter';
+import { SOURCE_ADAPTER } from '../adapters/sources/source-adapter';
 import { SourceRouter } from './source-router';
 
 /**

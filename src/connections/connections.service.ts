@@ -10,7 +10,7 @@ import { OutboxService } from '../events/outbox.service';
 import { connectedSourceView, connectionCreatedEvent, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
 import { type ConnectionRow, ConnectionsRepository, type NewConnection } from './connections.repository';
-import { type ProviderCredentials, type ProviderGrant, SOURCE_ADAPTER, type SourceAdapter } from './source-adapter';
+import { type ProviderCredentials, type ProviderGrant, SOURCE_ADAPTER, type SourceAdapter } from '../adapters/sources/source-adapter';
 
 /** How often a refresh with a timeout looks whether the syncs it asked for went through. */
 const REFRESH_POLL_MS = 250;

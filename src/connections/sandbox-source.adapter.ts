@@ -8,7 +8,7 @@ import {
   type SourceAdapter,
   type SourceBatch,
   type SourceConnection,
-} from './source-adapter';
+} from '../adapters/sources/source-adapter';
 
 const DAY_MS = 86_400_000;
 /** Two whole days: every resource a demo provider generates appears in them (sleep needs a night). */

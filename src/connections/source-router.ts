@@ -1,5 +1,5 @@
 import type { ApiEnvironment } from '../tenancy/entities';
-import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from './source-adapter';
+import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../adapters/sources/source-adapter';
 
 /**
  * What SOURCE_ADAPTER is: for each connection, the first adapter that serves its provider in its

@@ -1,7 +1,7 @@
 import { Eta } from 'eta';
 import type { PortalBrand } from '../portal/portal-brand';
 import { CSS, LAYOUT } from '../portal/views/layout';
-import type { LinkAuthType } from './provider-auth';
+import type { LinkAuthType } from '../adapters/sources/provider-auth';
 
 /**
  * The hosted Link page (link_web_url) and the sandbox's stand-in for a provider's consent page:

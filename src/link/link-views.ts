@@ -1,6 +1,6 @@
 import { logoOf, providerInfo } from '../health-data/providers';
 import type { LinkTokenRow } from './link-tokens.repository';
-import type { LinkAuthType } from './provider-auth';
+import type { LinkAuthType } from '../adapters/sources/provider-auth';
 
 /** The fields a sign-in form asks, per auth type (SourceLink's `form_components`). */
 const FORM_COMPONENTS: Record<LinkAuthType, Record<string, { type: string; label: string; required: boolean }>> = {

@@ -8,7 +8,7 @@ import { LinkController } from './link.controller';
 import { LinkService } from './link.service';
 import { OuraProviderAuth } from '../adapters/oura/oura-provider-auth';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { PROVIDER_AUTH, type ProviderAuths } from './provider-auth';
+import { PROVIDER_AUTH, type ProviderAuths } from '../adapters/sources/provider-auth';
 import { SandboxProviderAuth } from './sandbox-provider-auth';
 
 /**

@@ -10,7 +10,7 @@ import { UsersRepository } from '../users/users.repository';
 import type { ApiEnvironment } from '../tenancy/entities';
 import { type LinkTokenRow, LinkTokensRepository } from './link-tokens.repository';
 import { linkStateView, oauthSourceView, providerLinkView, redirectAfterStep, sourceLinkView } from './link-views';
-import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth, type ProviderAuths } from './provider-auth';
+import { type AuthOutcome, type LinkAuthType, PROVIDER_AUTH, type ProviderAuth, type ProviderAuths } from '../adapters/sources/provider-auth';
 
 /** Junction's: "a one time use token, that expires after 10 minutes". */
 export const LINK_TOKEN_TTL_MS = 10 * 60_000;

@@ -4,7 +4,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { SANDBOX_PROVIDERS } from '../connections/sandbox-physiology';
 import { PROVIDERS } from '../health-data/providers';
 import type { ApiEnvironment } from '../tenancy/entities';
-import type { AuthOutcome, LinkAuthType, ProviderAuth } from './provider-auth';
+import type { AuthOutcome, LinkAuthType, ProviderAuth } from '../adapters/sources/provider-auth';
 
 /**
  * The sandbox's providers, as a user meets them in the Link flow. Any credentials sign in,

@@ -1,7 +1,7 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { PhiCipher } from '../../src/common/crypto';
-import type { ProviderCredentials } from '../../src/connections/source-adapter';
+import type { ProviderCredentials } from '../../src/adapters/sources/source-adapter';
 import { connectionState, connectionWorkflowId } from '../../workflows/contract';
 import { FakeOura } from '../helpers/fake-oura';
 import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';

@@ -1,7 +1,7 @@
 import { OuraProviderAuth } from '../../src/adapters/oura/oura-provider-auth';
 import { OuraSourceAdapter } from '../../src/adapters/oura/oura-source.adapter';
 import type { OuraConfig } from '../../src/config/config';
-import { type ProviderCredentials, type SourceConnection, SourceConnectionError } from '../../src/connections/source-adapter';
+import { type ProviderCredentials, type SourceConnection, SourceConnectionError } from '../../src/adapters/sources/source-adapter';
 import { FakeOura } from '../helpers/fake-oura';
 
 /**

@@ -1,4 +1,4 @@
-import type { SourceBatch } from '../../connections/source-adapter';
+import type { SourceBatch } from '../sources/source-adapter';
 import type { OuraDailyActivity, OuraDailySleep, OuraHeartRate, OuraSleep } from './oura-api';
 
 /**

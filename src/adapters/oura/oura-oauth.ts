@@ -1,6 +1,6 @@
 import { AuthorizationCode } from 'simple-oauth2';
 import type { OuraConfig } from '../../config/config';
-import type { ProviderCredentials } from '../../connections/source-adapter';
+import type { ProviderCredentials } from '../sources/source-adapter';
 
 /**
  * The Oura scopes labflow asks for, no more: `daily` (sleep and daily activity) and `heartrate`

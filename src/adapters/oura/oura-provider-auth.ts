@@ -1,5 +1,5 @@
 import type { OuraConfig } from '../../config/config';
-import type { AuthOutcome, LinkAuthType, ProviderAuth } from '../../link/provider-auth';
+import type { AuthOutcome, LinkAuthType, ProviderAuth } from '../sources/provider-auth';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { OuraApi } from './oura-api';
 import { OURA_REQUIRED_SCOPES, OuraOAuth, statusOf } from './oura-oauth';

@@ -5,7 +5,7 @@ import {
   type SourceBatch,
   type SourceConnection,
   SourceConnectionError,
-} from '../../connections/source-adapter';
+} from '../sources/source-adapter';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { OuraApi, type OuraDailyActivity, type OuraDailySleep, OuraHttpError, type OuraSleep } from './oura-api';
 import { OURA_RESOURCES, ouraBatches } from './oura-mapping';

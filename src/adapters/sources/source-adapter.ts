@@ -1,4 +1,4 @@
-import type { ApiEnvironment } from '../tenancy/entities';
+import type { ApiEnvironment } from '../../tenancy/entities';
 
 /**
  * Where a data source's client plugs in: a connection's workflow asks its provider's adapter for

@@ -1,5 +1,5 @@
-import type { ProviderGrant } from '../connections/source-adapter';
-import type { ApiEnvironment } from '../tenancy/entities';
+import type { ProviderGrant } from './source-adapter';
+import type { ApiEnvironment } from '../../tenancy/entities';
 
 /**
  * Where a provider's sign-in plugs in: the Link flow asks it to check what the user typed or
