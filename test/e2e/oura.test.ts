@@ -255,6 +255,23 @@ test('refused at Oura: scopes left unticked (required_scopes_not_granted) and a 
   expect((await client.user.getConnectedProviders(userId)).providers).toEqual([]);
 });
 
+test('the hosted Link page of a production token offers Oura, and its button leads to Oura\'s consent page', async () => {
+  const userId = await createUser();
+  const token = await api('POST', '/v2/link/token', { user_id: userId }, production.apiKey);
+  expect(token.status).toBe(200);
+  const web = new URL(token.body.link_web_url);
+  const page = await fetch(`${stack.apiUrl}${web.pathname}${web.search}`);
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const button = /href="(\/link\/oauth\/oura\?token=[^"]+)"/.exec(html);
+  expect(button).not.toBeNull();
+  const toOura = await fetch(`${stack.apiUrl}${button![1].replace(/&amp;/g, '&')}`, { redirect: 'manual' });
+  expect(toOura.status).toBe(303);
+  const authorize = new URL(toOura.headers.get('location') as string);
+  expect(`${authorize.origin}${authorize.pathname}`).toBe(`${oura.url}/oauth/authorize`);
+  expect(authorize.searchParams.get('client_id')).toBe(oura.clientId);
+});
+
 test('sandbox teams keep the generated Oura: their Link page is the sandbox consent page, not Oura', async () => {
   const sandbox = await createTenant(stack.db);
   const userId = await createUser(sandbox.apiKey);
