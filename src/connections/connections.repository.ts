@@ -37,6 +37,14 @@ const COLUMNS = `id, team_id AS "teamId", environment, region, user_id AS "userI
   created_at AS "createdAt", backfilled_at AS "backfilledAt", last_synced_at AS "lastSyncedAt",
   error_type AS "errorType", error_message AS "errorMessage", errored_at AS "erroredAt"`;
 
+/** A connection's grant from its provider, as stored (encrypted). */
+export interface SealedGrant {
+  id: string;
+  provider: string;
+  environment: ApiEnvironment;
+  sealed: string;
+}
+
 /** The SQL of `provider_connections`. */
 @Injectable()
 export class ConnectionsRepository {
@@ -133,6 +141,14 @@ export class ConnectionsRepository {
   async credentialsOf(id: string, manager: EntityManager = this.db.manager): Promise<string | null> {
     const rows: Array<{ credentials_enc: string | null }> = await manager.query('SELECT credentials_enc FROM provider_connections WHERE id = $1', [id]);
     return rows[0]?.credentials_enc ?? null;
+  }
+
+  /** The user's connections that hold a provider's grant, with it (sealed). */
+  async sealedGrantsOf(userId: string): Promise<SealedGrant[]> {
+    return this.db.query(
+      `SELECT id, provider, environment, credentials_enc AS "sealed" FROM provider_connections WHERE user_id = $1 AND credentials_enc IS NOT NULL`,
+      [userId],
+    );
   }
 
   /**

@@ -4,12 +4,12 @@ import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound } from '../common/errors';
-import type { ConnectedSources, ConnectedSourceView, UserConnection } from '../users/connected-sources';
+import type { ConnectedSources, ConnectedSourceView, ConnectionGrants, UserConnection } from '../users/connected-sources';
 import { UsersRepository } from '../users/users.repository';
 import { OutboxService } from '../events/outbox.service';
 import { connectedSourceView, connectionCreatedEvent, providerWithStatusView } from './connection-views';
 import { ConnectionWorkflows } from './connection-workflows';
-import { type ConnectionRow, ConnectionsRepository, type NewConnection } from './connections.repository';
+import { type ConnectionRow, ConnectionsRepository, type NewConnection, type SealedGrant } from './connections.repository';
 import { type ProviderCredentials, type ProviderGrant, SOURCE_ADAPTER, type SourceAdapter } from '../adapters/sources/source-adapter';
 
 /** How often a refresh with a timeout looks whether the syncs it asked for went through. */
@@ -184,20 +184,30 @@ export class ConnectionsService implements ConnectedSources {
       return { row, sealed };
     });
     if (!removed) throw notFound(`Connection to ${provider}`);
-    if (removed.sealed) await this.revokeAtProvider(removed.row, removed.sealed);
+    if (removed.sealed) await this.revokeAtProvider({ ...removed.row, sealed: removed.sealed });
     return { success: true };
   }
 
+  /** CONNECTED_SOURCES, for the user's erasure: the grants its connections hold, read before they go. */
+  grantsOf(userId: string): Promise<ConnectionGrants> {
+    return this.connections.sealedGrantsOf(userId);
+  }
+
+  /** CONNECTED_SOURCES, once the user is erased: each provider ends labflow's access too. */
+  async revokeGrants(grants: ConnectionGrants): Promise<void> {
+    for (const grant of grants as SealedGrant[]) await this.revokeAtProvider(grant);
+  }
+
   /**
-   * After a deregistration has committed: the provider ends labflow's access too. Best effort —
-   * labflow has forgotten the tokens already, so a provider that cannot be reached now only
-   * means they stay valid there until they expire; the deregistration stands either way.
+   * After a deregistration or the user's erasure has committed: the provider ends labflow's access
+   * too. Best effort — labflow has forgotten the tokens already, so a provider that cannot be
+   * reached now only means they stay valid there until they expire; the removal stands either way.
    */
-  private async revokeAtProvider(row: ConnectionRow, sealed: string): Promise<void> {
+  private async revokeAtProvider(grant: SealedGrant): Promise<void> {
     try {
-      await this.sources.revoke?.({ provider: row.provider, environment: row.environment, credentials: JSON.parse(this.cipher.decrypt(sealed)) as ProviderCredentials });
+      await this.sources.revoke?.({ provider: grant.provider, environment: grant.environment, credentials: JSON.parse(this.cipher.decrypt(grant.sealed)) as ProviderCredentials });
     } catch (error) {
-      this.logger.warn(`could not revoke labflow's access at ${row.provider} for connection ${row.id}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`could not revoke labflow's access at ${grant.provider} for connection ${grant.id}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

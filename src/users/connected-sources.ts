@@ -1,7 +1,7 @@
 /**
  * The user object's `connected_sources`, shown by the connections module (src/connections), which
  * depends on users and so cannot be imported here: it provides this token (globally), and
- * UsersService asks it when present (the worker has no connections, and builds no user object).
+ * UsersService asks it when present (a process without the connections module, such as the ops CLI, has none).
  * The connections themselves are read with the user (user-read-model.ts).
  */
 export const CONNECTED_SOURCES = Symbol('CONNECTED_SOURCES');
@@ -22,4 +22,14 @@ export interface UserConnection {
 export interface ConnectedSources {
   /** The user object's entry for this connection. */
   viewOf(connection: UserConnection): ConnectedSourceView;
+  /**
+   * What the user's connections were granted by real providers, read before the user is erased
+   * (the rows go with the user), to be handed to `revokeGrants` once the erasure went through.
+   */
+  grantsOf(userId: string): Promise<ConnectionGrants>;
+  /** The user is erased: each provider ends labflow's access too (best effort, logged). */
+  revokeGrants(grants: ConnectionGrants): Promise<void>;
 }
+
+/** Opaque to users: the connections module's sealed grants of one user. */
+export type ConnectionGrants = ReadonlyArray<unknown>;

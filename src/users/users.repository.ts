@@ -136,8 +136,10 @@ export class UsersRepository {
   }
 
   /** Erases a user pending deletion; everything it owns goes with it (ON DELETE CASCADE). */
-  async erasePendingDeletion(userId: string): Promise<void> {
-    await this.repo().delete({ id: userId, deletionRequestedAt: Not(IsNull()) });
+  /** Erases the user if still pending deletion; whether this call erased it. */
+  async erasePendingDeletion(userId: string): Promise<boolean> {
+    const result = await this.repo().delete({ id: userId, deletionRequestedAt: Not(IsNull()) });
+    return (result.affected ?? 0) > 0;
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -167,9 +167,16 @@ export class UsersService {
     return this.users.clearPendingDeletion(userId);
   }
 
-  /** Activity side of the deletion: erases the user and all it owns, if still pending. */
+  /**
+   * Activity side of the deletion: erases the user and all it owns, if still pending; then real
+   * providers the user had connected are asked to end labflow's access (read first: the
+   * connections and their tokens go with the user). A user restored meanwhile is not erased, and
+   * its grants are left alone.
+   */
   async erase(userId: string): Promise<void> {
-    await this.users.erasePendingDeletion(userId);
+    const grants = (await this.connectedSources?.grantsOf(userId)) ?? [];
+    const erased = await this.users.erasePendingDeletion(userId);
+    if (erased && grants.length > 0) await this.connectedSources?.revokeGrants(grants);
   }
 
   private viewOf({ user, connections }: UserRead): UserView {

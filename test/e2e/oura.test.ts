@@ -2,7 +2,7 @@ import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { PhiCipher } from '../../src/common/crypto';
 import type { ProviderCredentials } from '../../src/adapters/sources/source-adapter';
-import { connectionState, connectionWorkflowId } from '../../workflows/contract';
+import { connectionState, connectionWorkflowId, userDeletionWorkflowId } from '../../workflows/contract';
 import { FakeOura } from '../helpers/fake-oura';
 import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
@@ -35,6 +35,7 @@ beforeAll(async () => {
       CONNECTION_BACKFILL_CHUNK: '3d',
       CONNECTION_SYNC_INTERVAL: '1h',
       EVENTS_RELAY_POLL_INTERVAL: '200ms',
+      USER_DELETION_GRACE: '1s',
       OURA_CLIENT_ID: oura.clientId,
       OURA_CLIENT_SECRET: oura.clientSecret,
       OURA_AUTHORIZE_URL: `${oura.url}/oauth/authorize`,
@@ -253,6 +254,23 @@ test('refused at Oura: scopes left unticked (required_scopes_not_granted) and a 
   expect(Object.fromEntries(denied.searchParams)).toMatchObject({ state: 'error', error_type: 'user_cancelled' });
 
   expect((await client.user.getConnectedProviders(userId)).providers).toEqual([]);
+});
+
+test('an erased user: the connection and its tokens go with the user, and the grant ends at Oura', async () => {
+  const ouraUser = oura.addUser();
+  oura.seedDays(ouraUser, isoDay(Date.now() - 3 * DAY_MS), 4);
+  const userId = await createUser();
+  oura.nextAuthorization({ userId: ouraUser });
+  await signIn(await beginOura(userId));
+  await backfilled(userId);
+  const { credentials } = await storedCredentials(userId);
+  const revocations = () => oura.requests.filter((request) => request.path === '/oauth/revoke' && request.query.access_token === credentials.accessToken);
+
+  expect((await api('DELETE', `/v2/user/${userId}`)).status).toBe(200);
+  await stack.temporal.workflow.getHandle(userDeletionWorkflowId(userId)).result();
+  expect(await stack.db.query(`SELECT 1 FROM provider_connections WHERE user_id = $1`, [userId])).toEqual([]);
+  expect(revocations().map((request) => request.status)).toEqual([200]);
+  expect((await fetch(`${oura.url}/v2/usercollection/personal_info`, { headers: { authorization: `Bearer ${credentials.accessToken}` } })).status).toBe(401);
 });
 
 test('the hosted Link page of a production token offers Oura, and its button leads to Oura\'s consent page', async () => {
