@@ -168,6 +168,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
     ...(temporal.ok ? [] : temporal.errors),
     ...(parsed.success && !parsed.data.OURA_CLIENT_ID !== !parsed.data.OURA_CLIENT_SECRET ? ['OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither'] : []),
+    // Oura sends the user back only to the redirect URI registered with it, which is built on PUBLIC_API_URL.
+    ...(parsed.success && parsed.data.OURA_CLIENT_ID && !parsed.data.PUBLIC_API_URL
+      ? ['PUBLIC_API_URL: required with OURA_CLIENT_ID (Oura sends users back to <PUBLIC_API_URL>/v2/link/connect/oura, the redirect URI registered at Oura)']
+      : []),
   ];
   if (!parsed.success || !temporal.ok || problems.length > 0) {
     throw new ConfigError(`labflow configuration is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);

@@ -36,6 +36,8 @@ beforeAll(async () => {
       CONNECTION_SYNC_INTERVAL: '1h',
       EVENTS_RELAY_POLL_INTERVAL: '200ms',
       USER_DELETION_GRACE: '1s',
+      // The redirect URI registered at Oura is built on it (labflow is reached by path in these tests).
+      PUBLIC_API_URL: 'https://labflow.test',
       OURA_CLIENT_ID: oura.clientId,
       OURA_CLIENT_SECRET: oura.clientSecret,
       OURA_AUTHORIZE_URL: `${oura.url}/oauth/authorize`,

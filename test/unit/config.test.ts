@@ -14,13 +14,16 @@ describe('loadConfig', () => {
 
   it('Oura: off unless both halves of labflow\'s OAuth client are given; Oura\'s own URLs by default', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.oura).toBeNull();
-    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, OURA_CLIENT_ID: 'id', OURA_CLIENT_SECRET: 'secret' }).providers.oura).toEqual({
+    const oura = { OURA_CLIENT_ID: 'id', OURA_CLIENT_SECRET: 'secret' };
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', ...oura }).providers.oura).toEqual({
       clientId: 'id',
       clientSecret: 'secret',
       authorizeUrl: 'https://cloud.ouraring.com/oauth/authorize',
       apiUrl: 'https://api.ouraring.com',
     });
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, OURA_CLIENT_ID: 'id' })).toThrow(/OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', OURA_CLIENT_ID: 'id' })).toThrow(/OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither/);
+    // Without the public URL there is no redirect URI to register at Oura.
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...oura })).toThrow(/PUBLIC_API_URL: required with OURA_CLIENT_ID/);
   });
 
   it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
