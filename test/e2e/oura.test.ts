@@ -159,6 +159,7 @@ test('a production user connects Oura through Link: tokens kept encrypted, Oura 
       rem: night.rem_sleep_duration,
       hrLowest: night.lowest_heart_rate,
       averageHrv: night.average_hrv,
+      temperatureDelta: night.readiness?.temperature_deviation ?? undefined,
       score: data.dailySleep.find((day) => day.day === night.day)?.score,
       source: { provider: 'oura', type: 'ring' },
     });

@@ -24,6 +24,7 @@ const night: OuraSleep = {
   // 4 awake, 2 light, 2 light, 1 deep, 3 REM, 4 awake
   sleep_phase_5_min: '422134',
   hrv: { interval: 300, items: [38, null, 44], timestamp: '2026-11-19T23:10:00.000+01:00' },
+  readiness: { temperature_deviation: -0.21 },
 };
 
 const day: OuraDailyActivity = {
@@ -64,6 +65,7 @@ test('a night: the sleep summary with the day\'s score, the hypnogram in runs of
       hr_lowest: 48,
       average_hrv: 41,
       respiratory_rate: 14.25,
+      temperature_delta: -0.21,
       score: 83,
     },
   ]);

@@ -39,6 +39,8 @@ export interface OuraSleep {
   /** One character a 5 minutes from bedtime_start: 1 deep, 2 light, 3 REM, 4 awake. */
   sleep_phase_5_min?: string | null;
   hrv?: OuraSeries | null;
+  /** The readiness Oura computed from the night; its temperature deviation is Junction's temperature_delta. */
+  readiness?: { temperature_deviation: number | null } | null;
 }
 
 /** The day's sleep score (`/v2/usercollection/daily_sleep`). */

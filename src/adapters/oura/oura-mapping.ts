@@ -102,6 +102,7 @@ function sleepSummary(sleep: OuraSleep, score: number | null): Record<string, un
     hr_lowest: sleep.lowest_heart_rate,
     average_hrv: sleep.average_hrv,
     respiratory_rate: sleep.average_breath,
+    temperature_delta: sleep.readiness?.temperature_deviation ?? null,
     score,
   };
 }
