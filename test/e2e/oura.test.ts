@@ -108,6 +108,17 @@ async function storedCredentials(userId: string): Promise<{ sealed: string; cred
   return { sealed, credentials: JSON.parse(new PhiCipher(stack.config.phiEncryptionKey).decrypt(sealed)) as ProviderCredentials };
 }
 
+/** An Oura user with four days of data, connected to a new labflow user through Link, backfilled. */
+async function connectedUser(): Promise<{ ouraUser: string; userId: string }> {
+  const ouraUser = oura.addUser();
+  oura.seedDays(ouraUser, isoDay(Date.now() - 3 * DAY_MS), 4);
+  const userId = await createUser();
+  oura.nextAuthorization({ userId: ouraUser });
+  expect((await signIn(await beginOura(userId))).searchParams.get('state')).toBe('success');
+  await backfilled(userId);
+  return { ouraUser, userId };
+}
+
 function isoDay(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
 }
@@ -194,12 +205,7 @@ test('a production user connects Oura through Link: tokens kept encrypted, Oura 
 });
 
 test('an expired access token is refreshed before the pull goes on, and the new single-use pair is kept', async () => {
-  const ouraUser = oura.addUser();
-  oura.seedDays(ouraUser, isoDay(Date.now() - 3 * DAY_MS), 4);
-  const userId = await createUser();
-  oura.nextAuthorization({ userId: ouraUser });
-  expect((await signIn(await beginOura(userId))).searchParams.get('state')).toBe('success');
-  await backfilled(userId);
+  const { userId } = await connectedUser();
   const before = await storedCredentials(userId);
 
   oura.expireAccessTokens();
@@ -220,12 +226,7 @@ test('an expired access token is refreshed before the pull goes on, and the new 
 });
 
 test('a revoked grant: status error and one signed provider.connection.error (token_refresh_failed); signing in again mends it', async () => {
-  const ouraUser = oura.addUser();
-  oura.seedDays(ouraUser, isoDay(Date.now() - 3 * DAY_MS), 4);
-  const userId = await createUser();
-  oura.nextAuthorization({ userId: ouraUser });
-  await signIn(await beginOura(userId));
-  await backfilled(userId);
+  const { ouraUser, userId } = await connectedUser();
 
   oura.revoke(ouraUser);
   oura.expireAccessTokens();
@@ -260,12 +261,7 @@ test('refused at Oura: scopes left unticked (required_scopes_not_granted) and a 
 });
 
 test('an erased user: the connection and its tokens go with the user, and the grant ends at Oura', async () => {
-  const ouraUser = oura.addUser();
-  oura.seedDays(ouraUser, isoDay(Date.now() - 3 * DAY_MS), 4);
-  const userId = await createUser();
-  oura.nextAuthorization({ userId: ouraUser });
-  await signIn(await beginOura(userId));
-  await backfilled(userId);
+  const { userId } = await connectedUser();
   const { credentials } = await storedCredentials(userId);
   const revocations = () => oura.requests.filter((request) => request.path === '/oauth/revoke' && request.query.access_token === credentials.accessToken);
 
