@@ -72,7 +72,7 @@ export class ConnectionSyncService {
   private async sourceConnection(row: ConnectionRow, timeZone: string): Promise<SourceConnection> {
     const storedCredentials = async () => {
       const sealed = await this.connections.credentialsOf(row.id);
-      return sealed ? (JSON.parse(this.cipher.decrypt(sealed)) as ProviderCredentials) : null;
+      return sealed ? this.cipher.decryptJson<ProviderCredentials>(sealed) : null;
     };
     return {
       provider: row.provider,
@@ -80,7 +80,7 @@ export class ConnectionSyncService {
       seed: row.seed,
       timeZone,
       credentials: await storedCredentials(),
-      saveCredentials: (credentials) => this.connections.storeCredentials(row.id, this.cipher.encrypt(JSON.stringify(credentials))),
+      saveCredentials: (credentials) => this.connections.storeCredentials(row.id, this.cipher.encryptJson(credentials)),
       storedCredentials,
     };
   }

@@ -51,7 +51,7 @@ export class ConnectionsService implements ConnectedSources {
    * a connection whose tokens stopped working. 404 when the user is erased meanwhile.
    */
   async connect(team: TeamPrincipal, userId: string, provider: string, grant?: ProviderGrant): Promise<'created' | 'existing'> {
-    const sealed = grant ? this.cipher.encrypt(JSON.stringify(grant.credentials)) : null;
+    const sealed = grant ? this.cipher.encryptJson(grant.credentials) : null;
     const extra = { credentialsEnc: sealed, externalUserId: grant?.externalUserId ?? null };
     const outcome = await this.createIfAbsent(team, userId, provider, extra, async (row) => {
       await this.workflows.start({ connectionId: row.id, teamId: row.teamId, environment: row.environment, region: row.region, userId, provider });
@@ -205,7 +205,7 @@ export class ConnectionsService implements ConnectedSources {
    */
   private async revokeAtProvider(grant: SealedGrant): Promise<void> {
     try {
-      await this.sources.revoke?.({ provider: grant.provider, environment: grant.environment, credentials: JSON.parse(this.cipher.decrypt(grant.sealed)) as ProviderCredentials });
+      await this.sources.revoke?.({ provider: grant.provider, environment: grant.environment, credentials: this.cipher.decryptJson<ProviderCredentials>(grant.sealed) });
     } catch (error) {
       this.logger.warn(`could not revoke labflow's access at ${grant.provider} for connection ${grant.id}: ${error instanceof Error ? error.message : String(error)}`);
     }

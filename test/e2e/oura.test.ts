@@ -105,7 +105,7 @@ async function backfilled(userId: string): Promise<void> {
 async function storedCredentials(userId: string): Promise<{ sealed: string; credentials: ProviderCredentials }> {
   const [row] = await stack.db.query(`SELECT credentials_enc FROM provider_connections WHERE user_id = $1 AND provider = 'oura'`, [userId]);
   const sealed = row.credentials_enc as string;
-  return { sealed, credentials: JSON.parse(new PhiCipher(stack.config.phiEncryptionKey).decrypt(sealed)) as ProviderCredentials };
+  return { sealed, credentials: new PhiCipher(stack.config.phiEncryptionKey).decryptJson<ProviderCredentials>(sealed) };
 }
 
 /** An Oura user with four days of data, connected to a new labflow user through Link, backfilled. */
