@@ -254,18 +254,19 @@ export class LinkService {
       : `${provider} cannot be connected through Link in production: this labflow has no provider client configured (OURA_CLIENT_ID and OURA_CLIENT_SECRET for Oura).`;
   }
 
-  /** How `provider` is connected in `environment` by the first ProviderAuth that connects it there, or null. */
+  /** The first ProviderAuth that connects `provider` in `environment` (real providers' before the sandbox's), if any. */
+  private authOf(provider: string, environment: ApiEnvironment): ProviderAuth | undefined {
+    return this.auths.find((auth) => auth.authTypeOf(provider, environment));
+  }
+
+  /** How `provider` is connected in `environment`, or null when nothing connects it there. */
   private authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null {
-    for (const auth of this.auths) {
-      const authType = auth.authTypeOf(provider, environment);
-      if (authType) return authType;
-    }
-    return null;
+    return this.authOf(provider, environment)?.authTypeOf(provider, environment) ?? null;
   }
 
   /** The ProviderAuth that connects `provider` in `environment` (the caller checked that one does). */
   private authFor(provider: string, environment: ApiEnvironment): ProviderAuth {
-    const auth = this.auths.find((candidate) => candidate.authTypeOf(provider, environment));
+    const auth = this.authOf(provider, environment);
     if (!auth) throw badRequest(`${provider} cannot be connected through Link in ${environment}.`);
     return auth;
   }
