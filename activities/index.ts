@@ -1,7 +1,8 @@
-import type { AppointmentActivities, ConnectionActivities, EventActivities, OrderActivities, ReminderActivities, UserActivities } from '../workflows/contract';
+import type { AppointmentActivities, ConnectionActivities, EventActivities, LinkBulkOpActivities, OrderActivities, ReminderActivities, UserActivities } from '../workflows/contract';
 import { type AppointmentLifecycle, createAppointmentActivities } from './appointments';
 import { type ConnectionSync, createConnectionActivities } from './connections';
 import { createEventActivities, type EventEmitter } from './events';
+import { createLinkBulkOpActivities, type LinkBulkOpRunner } from './link-bulk-ops';
 import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createReminderActivities, type ReminderSender } from './reminders';
 import { createUserActivities, type UserDeletionStore } from './users';
@@ -13,12 +14,13 @@ export interface ActivityDependencies {
   appointments: AppointmentLifecycle;
   reminders: ReminderSender;
   connections: ConnectionSync;
+  linkBulkOps: LinkBulkOpRunner;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
 export function createActivities(
   deps: ActivityDependencies,
-): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities & ConnectionActivities {
+): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities & ConnectionActivities & LinkBulkOpActivities {
   return {
     ...createUserActivities(deps.users),
     ...createEventActivities(deps.events),
@@ -26,6 +28,7 @@ export function createActivities(
     ...createAppointmentActivities(deps.appointments),
     ...createReminderActivities(deps.reminders),
     ...createConnectionActivities(deps.connections),
+    ...createLinkBulkOpActivities(deps.linkBulkOps),
   };
 }
 

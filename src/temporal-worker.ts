@@ -4,6 +4,7 @@ import { createActivities, createLabReportActivities } from '../activities';
 import type { LabflowConfig } from './config/config';
 import { ConnectionReconciler } from './connections/connection-reconciler';
 import { ConnectionSyncService } from './connections/connection-sync.service';
+import { ConnectionBulkOpsService } from './connections/connection-bulk-ops.service';
 import { OutboxService } from './events/outbox.service';
 import { LabReportProcessingService } from './lab-reports/lab-report-processing.service';
 import { LabReportStarter } from './lab-reports/lab-report-starter';
@@ -40,6 +41,7 @@ export async function createLabflowWorker(
     appointments: app.get(AppointmentLifecycleService),
     reminders: app.get(OrderRemindersService),
     connections: app.get(ConnectionSyncService),
+    linkBulkOps: app.get(ConnectionBulkOpsService),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

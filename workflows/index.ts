@@ -4,3 +4,4 @@ export { orderWorkflow } from './order/order-workflow';
 export { appointmentWorkflow } from './appointment/appointment-workflow';
 export { labReportWorkflow } from './lab-report/lab-report-workflow';
 export { connectionWorkflow } from './connection/connection-workflow';
+export { linkBulkOpWorkflow } from './link-bulk-op/link-bulk-op-workflow';

@@ -113,6 +113,14 @@ export const envSchema = z.object({
   /** First retry interval of a failed sync step (doubling up to 10 minutes). */
   CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s'),
   /**
+   * Link Migration's bulk historical pull: connections pulled per step, and the pause between
+   * steps (10 per 20 s is Oura's pace in Junction, 150 per 5 minutes, to spare the provider's rate limit).
+   */
+  LINK_BULK_PULL_BATCH: z.coerce.number().int().min(1).max(1000).default(10),
+  LINK_BULK_PULL_INTERVAL: duration.default('20s'),
+  /** How long a bulk operation asked with wait_for_completion is waited for before the answer is 202 (Junction: 20 s). */
+  LINK_BULK_WAIT: duration.default('20s'),
+  /**
    * Sandbox only: demo providers whose source refuses every sync with a connection error, as
    * `provider=error_type` pairs (`fitbit=token_refresh_failed,oura=required_scopes_not_granted`),
    * to see a failing source (provider.connection.error, status error) without a real one.

@@ -92,6 +92,8 @@ export class ConnectionSyncService {
   async sync(input: SyncConnectionInput): Promise<SyncConnectionResult> {
     const row = await this.connections.findById(input.connectionId);
     if (!row) return { status: 'gone' };
+    // Paused (Link Migration): nothing is fetched and no token refreshed; the window is kept.
+    if (row.status === 'paused') return { status: 'paused' };
     const team = actingFor(row);
     const user = await this.users.findLive(team, row.userId);
     if (!user) return (await this.users.findPendingDeletion(team, row.userId)) ? { status: 'paused' } : { status: 'gone' };
@@ -120,7 +122,7 @@ export class ConnectionSyncService {
         is_final_chunk: input.stage === 'historical' ? input.finalChunk : true,
         data: batch.data,
       };
-      const options = { backfillKey: `connection:${row.id}` };
+      const options = { backfillKey: input.backfillKey ?? `connection:${row.id}` };
       const result = batch.kind === 'timeseries'
         ? await this.ingestion.ingestTimeseries(team, row.userId, batch.resource, body, options)
         : await this.ingestion.ingestSummaries(team, row.userId, batch.resource, body, options);

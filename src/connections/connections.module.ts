@@ -3,6 +3,8 @@ import { EventsModule } from '../events/events.module';
 import { HealthDataModule } from '../health-data/health-data.module';
 import { CONNECTED_SOURCES } from '../users/connected-sources';
 import { UsersModule } from '../users/users.module';
+import { BulkOpsRepository } from './bulk-ops.repository';
+import { ConnectionBulkOpsService } from './connection-bulk-ops.service';
 import { ConnectionReconciler } from './connection-reconciler';
 import { ConnectionSyncService } from './connection-sync.service';
 import { ConnectionWorkflows } from './connection-workflows';
@@ -32,6 +34,8 @@ import { SourceRouter } from './source-router';
     ConnectionReconciler,
     ConnectionSyncService,
     ConnectionWorkflows,
+    BulkOpsRepository,
+    ConnectionBulkOpsService,
     SandboxSourceAdapter,
     {
       // Real providers' clients where configured (production), the sandbox's generated data otherwise.
@@ -42,6 +46,6 @@ import { SourceRouter } from './source-router';
     },
     { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
   ],
-  exports: [ConnectionsService, ConnectionSyncService, ConnectionReconciler, CONNECTED_SOURCES, SOURCE_ADAPTER],
+  exports: [ConnectionsService, ConnectionSyncService, ConnectionReconciler, ConnectionBulkOpsService, BulkOpsRepository, CONNECTED_SOURCES, SOURCE_ADAPTER],
 })
 export class ConnectionsModule {}

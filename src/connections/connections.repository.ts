@@ -17,7 +17,8 @@ export interface ConnectionRow {
   kind: 'pull' | 'push';
   /** The provider's id of the user, when known. */
   externalUserId: string | null;
-  status: 'connected' | 'error';
+  /** `paused` (Link Migration's bulk pause): nothing is fetched and no token refreshed until the user signs in again or is imported again. */
+  status: 'connected' | 'error' | 'paused';
   createdAt: Date;
   backfilledAt: Date | null;
   lastSyncedAt: Date | null;
@@ -161,6 +162,52 @@ export class ConnectionsRepository {
       credentialsEnc,
       externalUserId,
     ]);
+  }
+
+  /** The user's connection to the provider, or null when there is none. */
+  async findByProvider(userId: string, provider: string): Promise<ConnectionRow | null> {
+    const rows: ConnectionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2`, [userId, provider]);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Pauses the team's pulled connections to the provider of these users (an error they were in is
+   * cleared: nothing is fetched while paused); answers the users whose connection is paused now.
+   */
+  async pause(teamId: string, environment: ApiEnvironment, provider: string, userIds: string[]): Promise<string[]> {
+    const [rows]: [Array<{ userId: string }>, number] = await this.db.query(
+      `UPDATE provider_connections SET status = 'paused', error_type = NULL, error_message = NULL, errored_at = NULL
+        WHERE team_id = $1 AND environment = $2 AND provider = $3 AND user_id = ANY($4::uuid[]) AND kind = 'pull'
+        RETURNING user_id AS "userId"`,
+      [teamId, environment, provider, userIds],
+    );
+    return rows.map((row) => row.userId);
+  }
+
+  /** A paused connection is `connected` again (its user signed in again, or was imported again). */
+  async resume(id: string, manager: EntityManager = this.db.manager): Promise<void> {
+    await manager.query(`UPDATE provider_connections SET status = 'connected' WHERE id = $1 AND status = 'paused'`, [id]);
+  }
+
+  /**
+   * A page of the team's connections to the provider that hold a grant, by user id after
+   * `afterUserId` (only `userIds`, when given), with the grant sealed as stored.
+   */
+  exportPage(
+    teamId: string,
+    environment: ApiEnvironment,
+    provider: string,
+    userIds: string[] | null,
+    afterUserId: string | null,
+    limit: number,
+  ): Promise<Array<{ userId: string; externalUserId: string | null; sealed: string }>> {
+    return this.db.query(
+      `SELECT user_id AS "userId", external_user_id AS "externalUserId", credentials_enc AS sealed FROM provider_connections
+        WHERE team_id = $1 AND environment = $2 AND provider = $3 AND credentials_enc IS NOT NULL
+          AND ($4::uuid[] IS NULL OR user_id = ANY($4::uuid[])) AND ($5::uuid IS NULL OR user_id > $5::uuid)
+        ORDER BY user_id LIMIT $6`,
+      [teamId, environment, provider, userIds, afterUserId, limit],
+    );
   }
 
   /** Removes the user's connection to the provider; returns it, or null when there was none. */

@@ -47,8 +47,8 @@ export class ConnectionsService implements ConnectedSources {
    * the demo route and the Link flow both end here. The row (with the provider's grant, sealed)
    * and the workflow start commit together: if Temporal refuses the start, nothing is saved.
    * `existing` when the pair was connected already: nothing changes, except that a new grant
-   * replaces the old one and the connection syncs at once — signing in again is how a user mends
-   * a connection whose tokens stopped working. 404 when the user is erased meanwhile.
+   * replaces the old one and the connection syncs at once (a paused one resumes) — signing in
+   * again is how a user mends a connection whose tokens stopped working. 404 when the user is erased meanwhile.
    */
   async connect(team: TeamPrincipal, userId: string, provider: string, grant?: ProviderGrant): Promise<'created' | 'existing'> {
     const sealed = grant ? this.cipher.encryptJson(grant.credentials) : null;
@@ -58,6 +58,7 @@ export class ConnectionsService implements ConnectedSources {
     });
     if (outcome.created || !sealed || outcome.row.kind !== 'pull') return outcome.created ? 'created' : 'existing';
     await this.connections.storeCredentials(outcome.row.id, sealed, grant?.externalUserId ?? null);
+    await this.connections.resume(outcome.row.id);
     await this.workflows.refresh(userId, provider);
     return 'existing';
   }
@@ -186,6 +187,22 @@ export class ConnectionsService implements ConnectedSources {
     if (!removed) throw notFound(`Connection to ${provider}`);
     if (removed.sealed) await this.revokeAtProvider({ ...removed.row, sealed: removed.sealed });
     return { success: true };
+  }
+
+  /** Link Migration's bulk pause: the team's connections of these users to the provider stop fetching; answers the users paused. */
+  pause(team: TeamPrincipal, provider: string, userIds: string[]): Promise<string[]> {
+    return this.connections.pause(team.teamId, team.environment, provider, userIds);
+  }
+
+  /**
+   * Link Migration's bulk export: a page of the grants the team's connections to the provider hold
+   * (only `userIds`' when given), opened, by user id after `afterUserId`; `next` is the last user
+   * id of a full page.
+   */
+  async exportGrants(team: TeamPrincipal, provider: string, userIds: string[] | null, afterUserId: string | null, limit: number) {
+    const rows = await this.connections.exportPage(team.teamId, team.environment, provider, userIds, afterUserId, limit);
+    const grants = rows.map((row) => ({ userId: row.userId, externalUserId: row.externalUserId, credentials: this.cipher.decryptJson<ProviderCredentials>(row.sealed) }));
+    return { grants, next: rows.length === limit ? rows[rows.length - 1].userId : null };
   }
 
   /** CONNECTED_SOURCES, for the user's erasure: the grants its connections hold, read before they go. */

@@ -42,6 +42,7 @@ export class TeamEntity {
   @Column('boolean', { name: 'partial_webhooks_enabled', default: false }) partialWebhooksEnabled!: boolean;
   /** Lab report parsing jobs may ask for human review (`needs_human_review`). */
   @Column('boolean', { name: 'lab_report_human_review_enabled', default: false }) labReportHumanReviewEnabled?: boolean;
+  @Column('boolean', { name: 'link_migration_enabled', default: false }) linkMigrationEnabled?: boolean;
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' }) createdOn!: Date;
   @Column('text', { name: 'logo_url', nullable: true }) logoUrl?: string | null;
   @Column('jsonb', { name: 'brand_information', nullable: true }) brandInformation?: TeamBrandInformation | null;

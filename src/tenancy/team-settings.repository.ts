@@ -23,6 +23,12 @@ export class TeamSettingsRepository {
     return row?.enabled ?? false;
   }
 
+  /** Whether an org admin enabled Link Migration (bulk import, export, pause, historical pull) for the team (management API). */
+  async linkMigrationEnabled(teamId: string): Promise<boolean> {
+    const [row]: Array<{ enabled: boolean }> = await this.db.query(`SELECT link_migration_enabled AS enabled FROM teams WHERE id = $1`, [teamId]);
+    return row?.enabled ?? false;
+  }
+
   /**
    * Whether the team sends patients reminders, and on which channels (Junction's e-mail and SMS
    * communication flags; management API). An unknown team sends nothing.

@@ -183,6 +183,8 @@ export interface FakeOuraRequest {
   path: string;
   query: Record<string, string>;
   status: number;
+  /** The Oura user whose bearer token the request carried, if it carried a known one. */
+  userId?: string;
 }
 
 /** The scopes Oura's authorize page knows (docs/authentication; the OpenAPI spells SpO2 `spo2Daily`). */
@@ -378,6 +380,20 @@ export class FakeOura {
     return this.user(userId).data;
   }
 
+  /**
+   * Tokens of a grant made outside labflow (another app of the same OAuth client, as a team
+   * migrating its connections holds them): the token response Oura gave that app.
+   */
+  grantOutside(userId: string, scopes: string[] = ['daily', 'heartrate']): { access_token: string; refresh_token: string; expires_in: number } {
+    this.user(userId);
+    return this.issue({ userId, scopes, revoked: false }) as { access_token: string; refresh_token: string; expires_in: number };
+  }
+
+  /** Whether the refresh token was used (Oura's are single-use). */
+  refreshTokenUsed(refreshToken: string): boolean {
+    return this.refreshTokens.get(refreshToken)?.used ?? false;
+  }
+
   /** Every access token issued so far answers 401 (tokens issued later are fresh). */
   expireAccessTokens(): void {
     for (const token of this.accessTokens.values()) token.expiresAt = 0;
@@ -401,8 +417,10 @@ export class FakeOura {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
     const method = req.method ?? 'GET';
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const userId = bearer ? this.accessTokens.get(bearer)?.grant.userId : undefined;
     res.on('finish', () => {
-      this.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: res.statusCode });
+      this.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: res.statusCode, ...(userId ? { userId } : {}) });
     });
     try {
       this.injectFailure(url.pathname);

@@ -1,7 +1,7 @@
 import { ForbiddenException } from '@nestjs/common';
 import type { ManagementPrincipal } from '../../src/auth/principal';
 import { authorizeOrg, authorizeOrgAdmin, authorizeTeam, teamRestriction } from '../../src/management/common/access';
-import { decodeCursor, encodeCursor, nextCursorParam } from '../../src/management/common/cursor';
+import { decodeCursor, encodeCursor, nextCursorParam } from '../../src/common/keyset-cursor';
 import { uuidParam } from '../../src/management/common/params';
 import { repeatable } from '../../src/common/schemas';
 import { isAmqpUri, maskAmqpUri } from '../../src/events/amqp-uri';

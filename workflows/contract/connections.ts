@@ -65,11 +65,13 @@ export interface SyncConnectionInput {
   finalChunk: boolean;
   /** Historical stage: the backfill's whole range, as its historical.data.* events report it. */
   backfill?: { from: number; to: number };
+  /** What makes the backfill's historical.data.* events once-only; default the connection's first backfill. */
+  backfillKey?: string;
 }
 
 /**
- * `synced`: the window's data is stored; `paused`: the user is pending deletion (nothing stored,
- * the window is tried again next time); `gone`: the connection or user no longer exists.
+ * `synced`: the window's data is stored; `paused`: the user is pending deletion, or the connection
+ * is paused (nothing stored, the window is tried again next time); `gone`: the connection or user no longer exists.
  */
 /**
  * `error`: the source refused the connection itself (its credentials stopped working); the

@@ -12,3 +12,4 @@ export * from './reminders';
 export * from './lab-reports';
 export * from './request-id';
 export * from './connections';
+export * from './link-bulk-ops';

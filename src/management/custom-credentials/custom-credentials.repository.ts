@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, QueryFailedError } from 'typeorm';
 import { type ApiEnvironment, type Region, TeamEntity } from '../../tenancy/entities';
-import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+import { type KeysetPosition, keysetPage, type Page } from '../../common/keyset-cursor';
 import { CustomCredentialEntity } from './custom-credential.entity';
 
 export interface CredentialScope {

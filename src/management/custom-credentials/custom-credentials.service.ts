@@ -4,7 +4,7 @@ import type { ManagementPrincipal } from '../../auth/principal';
 import { PhiCipher } from '../../common/crypto';
 import type { ApiEnvironment, Region } from '../../tenancy/entities';
 import { canActOnTeam, teamRestriction } from '../common/access';
-import type { KeysetPosition } from '../common/cursor';
+import type { KeysetPosition } from '../../common/keyset-cursor';
 import { type BulkResult, PAGE_SIZE } from '../common/params';
 import { TeamLookup } from '../teams/team-lookup';
 import { CustomCredentialEntity } from './custom-credential.entity';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { type ApiEnvironment, type Region, TeamEntity } from '../../tenancy/entities';
-import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+import { type KeysetPosition, keysetPage, type Page } from '../../common/keyset-cursor';
 import { EtlPipelineEntity } from './etl-pipeline.entity';
 
 export interface PipelineScope {

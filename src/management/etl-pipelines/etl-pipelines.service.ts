@@ -8,7 +8,7 @@ import type { ApiEnvironment, Region } from '../../tenancy/entities';
 import { teamRestriction } from '../common/access';
 import { amqpUriProblem, maskAmqpUri } from '../../events/amqp-uri';
 import type { EtlDestinations } from '../../events/destinations';
-import type { KeysetPosition } from '../common/cursor';
+import type { KeysetPosition } from '../../common/keyset-cursor';
 import { type BulkResult, PAGE_SIZE } from '../common/params';
 import { TeamLookup } from '../teams/team-lookup';
 import type { EtlPipelineEntity } from './etl-pipeline.entity';

@@ -1,7 +1,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { MANAGEMENT_KEY_ROLES } from '../../tenancy/entities';
-import { nextCursorParam } from '../common/cursor';
+import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
 
 const label = z.string().trim().min(1).max(255);

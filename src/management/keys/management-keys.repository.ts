@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { type ManagementKeyRole, ManagementKeyEntity } from '../../tenancy/entities';
-import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+import { type KeysetPosition, keysetPage, type Page } from '../../common/keyset-cursor';
 
 /** Intent-named queries over the management keys of one org; revoked keys are gone for good. */
 @Injectable()

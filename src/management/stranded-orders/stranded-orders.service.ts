@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type StrandedOrderRow, StrandedOrdersRepository } from '../../orders/stranded-orders.repository';
-import { encodeCursor, type KeysetPosition } from '../common/cursor';
+import { encodeCursor, type KeysetPosition } from '../../common/keyset-cursor';
 import { PAGE_SIZE } from '../common/params';
 import { TeamLookup } from '../teams/team-lookup';
 import type { ListStrandedOrdersQuery, StrandedOrderView } from './stranded-orders.dto';

@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { nextCursorParam } from '../common/cursor';
+import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
 

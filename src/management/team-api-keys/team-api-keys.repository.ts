@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { type ApiEnvironment, type Region, TeamApiKeyEntity, TeamEntity } from '../../tenancy/entities';
-import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+import { type KeysetPosition, keysetPage, type Page } from '../../common/keyset-cursor';
 
 export interface ApiKeyScope {
   orgId: string;

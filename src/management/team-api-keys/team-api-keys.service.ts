@@ -3,7 +3,7 @@ import type { ManagementPrincipal } from '../../auth/principal';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import type { ApiEnvironment, Region, TeamApiKeyEntity } from '../../tenancy/entities';
 import { canActOnTeam, teamRestriction } from '../common/access';
-import type { KeysetPosition } from '../common/cursor';
+import type { KeysetPosition } from '../../common/keyset-cursor';
 import { type BulkResult, PAGE_SIZE } from '../common/params';
 import { TeamLookup } from '../teams/team-lookup';
 import type { TeamApiKeyView } from './team-api-keys.dto';

@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { nextCursorParam } from '../common/cursor';
+import { nextCursorParam } from '../../common/keyset-cursor';
 import { regionParam, uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
 
@@ -47,6 +47,10 @@ export class CreateTeamDto extends createZodDto(
     integration_team_id: integrationTeamId.nullish(),
     partial_webhooks_enabled: z.boolean().default(false),
     lab_report_human_review_enabled: z.boolean().default(false).describe('Lab report parsing jobs may ask for human review (needs_human_review).'),
+    link_migration_enabled: z
+      .boolean()
+      .default(false)
+      .describe("Link Migration's routes (/v2/link/bulk_*) answer the team's keys; off by default, as at Junction: a bulk export hands out the users' provider tokens."),
     logo_url: logoUrl.nullish(),
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().default(true),
@@ -64,6 +68,7 @@ export class PatchTeamDto extends createZodDto(
     integration_team_id: integrationTeamId.nullish(),
     partial_webhooks_enabled: z.boolean().optional(),
     lab_report_human_review_enabled: z.boolean().optional(),
+    link_migration_enabled: z.boolean().optional(),
     logo_url: logoUrl.nullish(),
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().optional(),
@@ -87,6 +92,7 @@ const teamSummary = z.object({
 const team = teamSummary.extend({
   partial_webhooks_enabled: z.boolean(),
   lab_report_human_review_enabled: z.boolean(),
+  link_migration_enabled: z.boolean(),
   logo_url: z.string().nullable(),
   brand_information: z.record(z.string(), z.string().nullable()).nullable(),
   lab_tests_patient_sms_communication_enabled: z.boolean(),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, QueryFailedError } from 'typeorm';
 import { ManagementKeyEntity, type Region, TeamEntity } from '../../tenancy/entities';
-import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+import { type KeysetPosition, keysetPage, type Page } from '../../common/keyset-cursor';
 
 export interface TeamFilter {
   teamId?: string;

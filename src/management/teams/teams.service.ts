@@ -39,6 +39,7 @@ export class TeamsService {
       integrationTeamId: body.integration_team_id ?? null,
       partialWebhooksEnabled: body.partial_webhooks_enabled,
       labReportHumanReviewEnabled: body.lab_report_human_review_enabled,
+      linkMigrationEnabled: body.link_migration_enabled,
       logoUrl: body.logo_url ?? null,
       brandInformation: body.brand_information ?? null,
       labTestsPatientSmsCommunicationEnabled: body.lab_tests_patient_sms_communication_enabled,
@@ -64,6 +65,7 @@ export class TeamsService {
     if (body.integration_team_id !== undefined) team.integrationTeamId = body.integration_team_id;
     if (body.partial_webhooks_enabled !== undefined) team.partialWebhooksEnabled = body.partial_webhooks_enabled;
     if (body.lab_report_human_review_enabled !== undefined) team.labReportHumanReviewEnabled = body.lab_report_human_review_enabled;
+    if (body.link_migration_enabled !== undefined) team.linkMigrationEnabled = body.link_migration_enabled;
     if (body.logo_url !== undefined) team.logoUrl = body.logo_url;
     if (body.brand_information !== undefined) team.brandInformation = body.brand_information;
     if (body.lab_tests_patient_sms_communication_enabled !== undefined) {
@@ -136,6 +138,7 @@ export function toView(team: TeamEntity): TeamView {
     ...toSummary(team),
     partial_webhooks_enabled: team.partialWebhooksEnabled,
     lab_report_human_review_enabled: team.labReportHumanReviewEnabled ?? false,
+    link_migration_enabled: team.linkMigrationEnabled ?? false,
     logo_url: team.logoUrl ?? null,
     brand_information: team.brandInformation ?? null,
     lab_tests_patient_sms_communication_enabled: team.labTestsPatientSmsCommunicationEnabled ?? true,

@@ -1,7 +1,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nullable, repeatable } from '../../common/schemas';
-import { nextCursorParam } from '../common/cursor';
+import { nextCursorParam } from '../../common/keyset-cursor';
 import { environmentParam, uuidParam } from '../common/params';
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'exhausted', 'cancelled'] as const;

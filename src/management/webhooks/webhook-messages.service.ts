@@ -7,7 +7,7 @@ import { envelopeOf } from '../../events/catalogue';
 import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from '../../events/deliveries.repository';
 import { DeliveriesRepository } from '../../events/deliveries.repository';
 import { type AttemptRow, DeliveryLogRepository, type MessageRow } from '../../events/delivery-log.repository';
-import { encodeCursor, type KeysetPosition } from '../common/cursor';
+import { encodeCursor, type KeysetPosition } from '../../common/keyset-cursor';
 
 /** A message = one event as delivered to one endpoint; its id is the event id (= webhook-id). */
 export interface MessageView {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ApiEnvironment } from '../../tenancy/entities';
-import { type KeysetPosition, keysetPage, type Page } from '../common/cursor';
+import { type KeysetPosition, keysetPage, type Page } from '../../common/keyset-cursor';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 export interface WebhookScope {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { PhiCipher } from '../../common/crypto';
 import { notFound, validationError } from '../../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
-import type { KeysetPosition } from '../common/cursor';
+import type { KeysetPosition } from '../../common/keyset-cursor';
 import { TeamLookup } from '../teams/team-lookup';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS } from './webhook-secrets';

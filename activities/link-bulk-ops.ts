@@ -1,0 +1,17 @@
+import type { LinkBulkOpActivities, LinkBulkOpIdentity, LinkBulkOpStatus } from '../workflows/contract';
+
+/** What the Link Migration activities need from src/ (ConnectionBulkOpsService fits). */
+export interface LinkBulkOpRunner {
+  open(op: LinkBulkOpIdentity): Promise<'open' | 'aborted'>;
+  runStep(opId: string, limit: number): Promise<{ remaining: number }>;
+  close(opId: string): Promise<LinkBulkOpStatus>;
+}
+
+/** Thin and idempotent: each user's outcome commits with the work it records, so a repeated step skips what is done. */
+export function createLinkBulkOpActivities(runner: LinkBulkOpRunner): LinkBulkOpActivities {
+  return {
+    openLinkBulkOp: (op) => runner.open(op),
+    runLinkBulkOpStep: ({ opId, limit }) => runner.runStep(opId, limit),
+    closeLinkBulkOp: ({ opId }) => runner.close(opId),
+  };
+}
