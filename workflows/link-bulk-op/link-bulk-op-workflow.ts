@@ -1,7 +1,6 @@
 import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { LinkBulkOpActivities, LinkBulkOpStatus, LinkBulkOpWorkflowInput } from '../contract';
 
-/** Steps per run before continue-as-new keeps the history short (an import of 100,000 users is 2,000 steps of 50). */
 const STEPS_PER_RUN = 200;
 
 /**
@@ -23,7 +22,7 @@ export async function linkBulkOpWorkflow(input: LinkBulkOpWorkflowInput): Promis
     const { remaining } = await runLinkBulkOpStep({ opId: op.opId, limit: pace.batchSize });
     if (remaining === 0) break;
     if (pace.batchInterval !== undefined) await sleep(pace.batchInterval);
-    if (steps + 1 >= STEPS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+    if (steps + 1 >= (pace.stepsPerRun ?? STEPS_PER_RUN) || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof linkBulkOpWorkflow>({ ...input, opened: true });
     }
   }
