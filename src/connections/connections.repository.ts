@@ -200,9 +200,10 @@ export class ConnectionsRepository {
     userIds: string[] | null,
     afterUserId: string | null,
     limit: number,
-  ): Promise<Array<{ userId: string; externalUserId: string | null; sealed: string }>> {
-    return this.db.query(
-      `SELECT user_id AS "userId", external_user_id AS "externalUserId", credentials_enc AS sealed FROM provider_connections
+    manager: EntityManager = this.db.manager,
+  ): Promise<Array<{ id: string; userId: string; externalUserId: string | null; sealed: string }>> {
+    return manager.query(
+      `SELECT id, user_id AS "userId", external_user_id AS "externalUserId", credentials_enc AS sealed FROM provider_connections
         WHERE team_id = $1 AND environment = $2 AND provider = $3 AND credentials_enc IS NOT NULL
           AND ($4::uuid[] IS NULL OR user_id = ANY($4::uuid[])) AND ($5::uuid IS NULL OR user_id > $5::uuid)
         ORDER BY user_id LIMIT $6`,

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound } from '../common/errors';
+import { logPhiAccess } from '../common/phi-access-log';
 import type { ConnectedSources, ConnectedSourceView, ConnectionGrants, UserConnection } from '../users/connected-sources';
 import { UsersRepository } from '../users/users.repository';
 import { OutboxService } from '../events/outbox.service';
@@ -200,7 +201,13 @@ export class ConnectionsService implements ConnectedSources {
    * id of a full page.
    */
   async exportGrants(team: TeamPrincipal, provider: string, userIds: string[] | null, afterUserId: string | null, limit: number) {
-    const rows = await this.connections.exportPage(team.teamId, team.environment, provider, userIds, afterUserId, limit);
+    // Whoever holds a grant reads the user's health data at the provider: each one handed out is
+    // audited as a PHI read, committed with the read itself.
+    const rows = await this.connections.transaction(async (manager) => {
+      const page = await this.connections.exportPage(team.teamId, team.environment, provider, userIds, afterUserId, limit, manager);
+      await logPhiAccess(manager, { teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', 'provider_connection', page.map((row) => row.id));
+      return page;
+    });
     const grants = rows.map((row) => ({ userId: row.userId, externalUserId: row.externalUserId, credentials: this.cipher.decryptJson<ProviderCredentials>(row.sealed) }));
     return { grants, next: rows.length === limit ? rows[rows.length - 1].userId : null };
   }

@@ -268,6 +268,12 @@ test('bulk pause, then bulk export: labflow stops using the tokens, and hands ou
     },
   ]);
   expect(exported.nextToken).toBeUndefined();
+  // Each grant handed out is audited as a PHI read by the key that asked.
+  const audit = await stack.db.query(
+    `SELECT l.api_key_id, l.action FROM phi_access_log l JOIN provider_connections c ON c.id = l.resource_id WHERE l.resource = 'provider_connection' AND c.user_id = $1`,
+    [userB.id],
+  );
+  expect(audit).toEqual([{ api_key_id: team.apiKeyId, action: 'read' }]);
   // Whoever takes the tokens over can use them: labflow spent neither.
   expect(oura.refreshTokenUsed(stored.refreshToken as string)).toBe(false);
   const atOura = await fetch(`${oura.url}/v2/usercollection/personal_info`, { headers: { authorization: `Bearer ${stored.accessToken}` } });
