@@ -2,7 +2,8 @@ import type { OuraConfig } from '../../config/config';
 import type { AuthOutcome, LinkAuthType, ProviderAuth } from '../sources/provider-auth';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { OuraApi } from './oura-api';
-import { OURA_REQUIRED_SCOPES, OuraOAuth, statusOf } from './oura-oauth';
+import { type OAuth2Client, statusOf } from '../sources/oauth2-client';
+import { OURA_REQUIRED_SCOPES, ouraOAuth } from './oura-oauth';
 
 /**
  * Signing in to Oura in the Link flow (production teams): the user grants labflow access on
@@ -10,11 +11,11 @@ import { OURA_REQUIRED_SCOPES, OuraOAuth, statusOf } from './oura-oauth';
  * tokens (kept encrypted with it) and the user's Oura id (`external_user_id`).
  */
 export class OuraProviderAuth implements ProviderAuth {
-  private readonly oauth: OuraOAuth;
+  private readonly oauth: OAuth2Client;
   private readonly api: OuraApi;
 
   constructor(config: OuraConfig) {
-    this.oauth = new OuraOAuth(config);
+    this.oauth = ouraOAuth(config);
     this.api = new OuraApi(config.apiUrl);
   }
 

@@ -1,15 +1,11 @@
 import type { OuraConfig } from '../../config/config';
-import {
-  type ProviderCredentials,
-  type SourceAdapter,
-  type SourceBatch,
-  type SourceConnection,
-  SourceConnectionError,
-} from '../sources/source-adapter';
+import { GrantRefused, type OAuth2Client } from '../sources/oauth2-client';
+import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../sources/source-adapter';
+import { withAccessToken } from '../sources/token-keeper';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { OuraApi, type OuraDailyActivity, type OuraDailySleep, OuraHttpError, type OuraSleep } from './oura-api';
 import { OURA_RESOURCES, ouraBatches } from './oura-mapping';
-import { OuraGrantRefused, OuraOAuth } from './oura-oauth';
+import { ouraOAuth } from './oura-oauth';
 
 const DAY_MS = 86_400_000;
 /**
@@ -18,23 +14,21 @@ const DAY_MS = 86_400_000;
  * miss it for good; the overlap is stored under the same keys, so nothing is stored twice.
  */
 const LOOKBACK_MS = 2 * DAY_MS;
-/** An access token this close to its expiry is refreshed first rather than refused mid-pull. */
-const EXPIRY_MARGIN_MS = 60_000;
 
 /**
  * Real Oura rings of production teams' users (Oura API v2 with the tokens the user granted in
  * the Link flow): heart rate, the night's HRV and hypnogram, sleep and daily activity summaries.
- * Expired access tokens are refreshed, and the new pair kept, before they are used; Oura refusing
+ * Expired access tokens are refreshed, and the new pair kept, before they are used (token-keeper.ts); Oura refusing
  * the grant (revoked, refresh token spent) or a scope makes the connection's error, anything else
  * (429, 5xx, network) is a passing failure the workflow's step retries.
  */
 export class OuraSourceAdapter implements SourceAdapter {
   private readonly api: OuraApi;
-  private readonly oauth: OuraOAuth;
+  private readonly oauth: OAuth2Client;
 
   constructor(config: OuraConfig) {
     this.api = new OuraApi(config.apiUrl);
-    this.oauth = new OuraOAuth(config);
+    this.oauth = ouraOAuth(config);
   }
 
   serves(provider: string, environment: ApiEnvironment): boolean {
@@ -48,15 +42,8 @@ export class OuraSourceAdapter implements SourceAdapter {
   async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
     if (!connection.credentials) throw new SourceConnectionError('provider_credential_error', 'labflow holds no Oura grant for this connection: connect Oura again.');
     try {
-      let credentials = connection.credentials;
-      if (credentials.expiresAt && Date.parse(credentials.expiresAt) - EXPIRY_MARGIN_MS <= Date.now()) credentials = await this.refresh(connection, credentials);
-      try {
-        return await this.fetch(credentials.accessToken, from, to);
-      } catch (error) {
-        // Expired or revoked before its time: one refresh, then the answer stands.
-        if (!(error instanceof OuraHttpError && error.status === 401)) throw error;
-        return await this.fetch((await this.refresh(connection, credentials)).accessToken, from, to);
-      }
+      const unauthorized = (error: unknown) => error instanceof OuraHttpError && error.status === 401;
+      return await withAccessToken(connection, connection.credentials, this.oauth, (accessToken) => this.fetch(accessToken, from, to), unauthorized);
     } catch (error) {
       throw connectionErrorOf(error);
     }
@@ -65,22 +52,6 @@ export class OuraSourceAdapter implements SourceAdapter {
   /** Deregistered: the grant ends at Oura too, so the tokens are worth nothing wherever a copy survives. */
   async revoke(connection: Pick<SourceConnection, 'credentials'>): Promise<void> {
     if (connection.credentials) await this.api.revoke(connection.credentials.accessToken);
-  }
-
-  private async refresh(connection: SourceConnection, credentials: ProviderCredentials): Promise<ProviderCredentials> {
-    let renewed: ProviderCredentials;
-    try {
-      renewed = await this.oauth.refresh(credentials);
-    } catch (error) {
-      // Another pull of this connection (a retried step whose first try still runs) may have
-      // spent the refresh token first and kept the new pair: that pair, not an error.
-      const stored = error instanceof OuraGrantRefused ? await connection.storedCredentials() : null;
-      if (stored && stored.refreshToken !== credentials.refreshToken) return stored;
-      throw error;
-    }
-    // Kept before use: the refresh token just spent will not be accepted again.
-    await connection.saveCredentials(renewed);
-    return renewed;
   }
 
   private async fetch(accessToken: string, from: number, to: number): Promise<SourceBatch[]> {
@@ -104,7 +75,7 @@ export class OuraSourceAdapter implements SourceAdapter {
 
 /** Oura's refusals of the connection itself as connection errors; other failures unchanged (retried). */
 function connectionErrorOf(error: unknown): unknown {
-  if (error instanceof OuraGrantRefused) {
+  if (error instanceof GrantRefused) {
     return new SourceConnectionError('token_refresh_failed', 'Oura no longer accepts labflow\'s access: the user revoked it or it expired. Connect Oura again.');
   }
   if (error instanceof OuraHttpError && error.status === 403) {
