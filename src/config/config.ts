@@ -62,7 +62,7 @@ export interface LabflowConfig {
   notifications: { smtpUrl: string | null; from: string };
   reminders: RemindersConfig;
   /** Real data providers' clients; null where labflow is not registered with the provider. */
-  providers: { oura: OuraConfig | null };
+  providers: { oura: OuraConfig | null; dexcom: DexcomConfig | null };
 }
 
 /** labflow's OAuth client at Oura and where Oura is (src/adapters/oura). */
@@ -71,6 +71,15 @@ export interface OuraConfig {
   clientSecret: string;
   authorizeUrl: string;
   apiUrl: string;
+}
+
+/** labflow's OAuth client at Dexcom and where Dexcom is (src/adapters/dexcom). */
+export interface DexcomConfig {
+  clientId: string;
+  clientSecret: string;
+  apiUrl: string;
+  /** The redirect URI registered at Dexcom (Dexcom wants it again with every refresh). */
+  redirectUri: string;
 }
 
 /** Patient reminders on the order workflow's timers (workflows/order/reminders.ts, src/reminders). */
@@ -170,6 +179,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
     ...(temporal.ok ? [] : temporal.errors),
     ...(parsed.success && !parsed.data.OURA_CLIENT_ID !== !parsed.data.OURA_CLIENT_SECRET ? ['OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither'] : []),
+    ...(parsed.success && !parsed.data.DEXCOM_CLIENT_ID !== !parsed.data.DEXCOM_CLIENT_SECRET ? ['DEXCOM_CLIENT_ID, DEXCOM_CLIENT_SECRET: set both or neither'] : []),
+    ...(parsed.success && parsed.data.DEXCOM_CLIENT_ID && !parsed.data.PUBLIC_API_URL
+      ? ['PUBLIC_API_URL: required with DEXCOM_CLIENT_ID (Dexcom sends users back to <PUBLIC_API_URL>/v2/link/connect/dexcom_v3, the redirect URI registered at Dexcom)']
+      : []),
     // Oura sends the user back only to the redirect URI registered with it, which is built on PUBLIC_API_URL.
     ...(parsed.success && parsed.data.OURA_CLIENT_ID && !parsed.data.PUBLIC_API_URL
       ? ['PUBLIC_API_URL: required with OURA_CLIENT_ID (Oura sends users back to <PUBLIC_API_URL>/v2/link/connect/oura, the redirect URI registered at Oura)']
@@ -304,6 +317,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       oura:
         e.OURA_CLIENT_ID && e.OURA_CLIENT_SECRET
           ? { clientId: e.OURA_CLIENT_ID, clientSecret: e.OURA_CLIENT_SECRET, authorizeUrl: e.OURA_AUTHORIZE_URL, apiUrl: e.OURA_API_URL }
+          : null,
+      dexcom:
+        e.DEXCOM_CLIENT_ID && e.DEXCOM_CLIENT_SECRET && e.PUBLIC_API_URL
+          ? { clientId: e.DEXCOM_CLIENT_ID, clientSecret: e.DEXCOM_CLIENT_SECRET, apiUrl: e.DEXCOM_API_URL, redirectUri: new URL('/v2/link/connect/dexcom_v3', e.PUBLIC_API_URL).toString() }
           : null,
     },
     reminders: {

@@ -277,6 +277,15 @@ export const envSchema = z.object({
   OURA_AUTHORIZE_URL: z.string().url().default('https://cloud.ouraring.com/oauth/authorize'),
   /** Oura's API (its token endpoint is `<it>/oauth/token`, data under `<it>/v2/usercollection`). */
   OURA_API_URL: z.string().url().default('https://api.ouraring.com'),
+  /**
+   * Dexcom (production teams): the OAuth client labflow registered at Dexcom (developer.dexcom.com,
+   * redirect URI `<PUBLIC_API_URL>/v2/link/connect/dexcom_v3`). Both or neither; unset: production
+   * teams cannot connect Dexcom.
+   */
+  DEXCOM_CLIENT_ID: z.string().min(1).optional(),
+  DEXCOM_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Dexcom's API (https://sandbox-api.dexcom.com for Dexcom's sandbox; https://api.dexcom.eu, https://api.dexcom.jp outside the US): its login page is `<it>/v2/oauth2/login`, tokens `<it>/v2/oauth2/token`, data under `<it>/v3/users/self`. */
+  DEXCOM_API_URL: z.string().url().default('https://api.dexcom.com'),
 });
 
 export type Environment = z.infer<typeof envSchema>;

@@ -12,6 +12,7 @@ import { ConnectionsController } from './connections.controller';
 import { ConnectionsRepository } from './connections.repository';
 import { ConnectionsService } from './connections.service';
 import { OuraSourceAdapter } from '../adapters/oura/oura-source.adapter';
+import { DexcomSourceAdapter } from '../adapters/dexcom/dexcom-source.adapter';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { SandboxSourceAdapter } from './sandbox-source.adapter';
 import { SOURCE_ADAPTER } from '../adapters/sources/source-adapter';
@@ -42,7 +43,11 @@ import { SourceRouter } from './source-router';
       provide: SOURCE_ADAPTER,
       inject: [LABFLOW_CONFIG, SandboxSourceAdapter],
       useFactory: (config: LabflowConfig, sandbox: SandboxSourceAdapter) =>
-        new SourceRouter([...(config.providers.oura ? [new OuraSourceAdapter(config.providers.oura)] : []), sandbox]),
+        new SourceRouter([
+          ...(config.providers.oura ? [new OuraSourceAdapter(config.providers.oura)] : []),
+          ...(config.providers.dexcom ? [new DexcomSourceAdapter(config.providers.dexcom)] : []),
+          sandbox,
+        ]),
     },
     { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
   ],

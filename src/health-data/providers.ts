@@ -42,6 +42,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   { slug: 'freestyle_libre_ble', name: 'Freestyle Libre (Bluetooth)', description: 'Freestyle Libre sensors, read by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 15 },
   { slug: 'onetouch_ble', name: 'OneTouch (Bluetooth)', description: 'OneTouch glucose meters, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 16 },
   { slug: 'dexcom', name: 'Dexcom', description: 'Continuous glucose monitor data from a Dexcom account.', authType: 'password', sourceType: 'provider', sourceId: 10 },
+  { slug: 'dexcom_v3', name: 'Dexcom', description: 'Continuous glucose monitor data from a Dexcom account (Dexcom API v3, OAuth).', authType: 'oauth', sourceType: 'provider', sourceId: 17 },
 ];
 
 const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));

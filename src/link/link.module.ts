@@ -11,6 +11,7 @@ import { LinkBulkOpWorkflows } from './link-bulk-op-workflows';
 import { LinkMigrationController } from './link-migration.controller';
 import { LinkMigrationService } from './link-migration.service';
 import { OuraProviderAuth } from '../adapters/oura/oura-provider-auth';
+import { DexcomProviderAuth } from '../adapters/dexcom/dexcom-provider-auth';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { PROVIDER_AUTH, type ProviderAuths } from '../adapters/sources/provider-auth';
 import { SandboxProviderAuth } from './sandbox-provider-auth';
@@ -36,6 +37,7 @@ import { SandboxProviderAuth } from './sandbox-provider-auth';
       inject: [LABFLOW_CONFIG, SandboxProviderAuth],
       useFactory: (config: LabflowConfig, sandbox: SandboxProviderAuth): ProviderAuths => [
         ...(config.providers.oura ? [new OuraProviderAuth(config.providers.oura)] : []),
+        ...(config.providers.dexcom ? [new DexcomProviderAuth(config.providers.dexcom)] : []),
         sandbox,
       ],
     },

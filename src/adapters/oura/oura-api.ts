@@ -2,6 +2,7 @@
  * Oura's API v2 (`/v2/usercollection/*`) as labflow reads it: a collection's documents between
  * two dates or instants, every page (Oura pages with an opaque `next_token`).
  */
+import { getJson, ProviderHttpError } from '../sources/provider-http';
 
 /** A heart-rate sample (`/v2/usercollection/heartrate`). */
 export interface OuraHeartRate {
@@ -68,17 +69,6 @@ export interface OuraPersonalInfo {
   id: string;
 }
 
-/** An answer of Oura's that is not a page: 401 (the access token), 403 (a scope), 429, 5xx… */
-export class OuraHttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'OuraHttpError';
-  }
-}
-
 /** Pages of one collection at most: a window of a month is a few pages; more means a loop. */
 const MAX_PAGES = 500;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -104,7 +94,7 @@ export class OuraApi {
     const url = new URL('/oauth/revoke', this.apiUrl);
     url.searchParams.set('access_token', accessToken);
     const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    if (!response.ok) throw new OuraHttpError(response.status, `Oura /oauth/revoke answered ${response.status}`);
+    if (!response.ok) throw new ProviderHttpError(response.status, `Oura /oauth/revoke answered ${response.status}`);
   }
 
   private async list<T>(accessToken: string, collection: string, params: Record<string, string>): Promise<T[]> {
@@ -120,17 +110,7 @@ export class OuraApi {
     throw new Error(`Oura ${collection}: more than ${MAX_PAGES} pages for one window`);
   }
 
-  private async get<T>(accessToken: string, path: string, query: Record<string, string>): Promise<T> {
-    const url = new URL(path, this.apiUrl);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    const response = await fetch(url, {
-      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    if (!response.ok) {
-      const detail = (await response.text().catch(() => '')).slice(0, 300);
-      throw new OuraHttpError(response.status, `Oura ${path} answered ${response.status}${detail ? `: ${detail}` : ''}`);
-    }
-    return (await response.json()) as T;
+  private get<T>(accessToken: string, path: string, query: Record<string, string>): Promise<T> {
+    return getJson<T>('Oura', this.apiUrl, path, query, accessToken);
   }
 }

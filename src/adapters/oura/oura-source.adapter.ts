@@ -3,7 +3,8 @@ import { GrantRefused, type OAuth2Client } from '../sources/oauth2-client';
 import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../sources/source-adapter';
 import { withAccessToken } from '../sources/token-keeper';
 import type { ApiEnvironment } from '../../tenancy/entities';
-import { OuraApi, type OuraDailyActivity, type OuraDailySleep, OuraHttpError, type OuraSleep } from './oura-api';
+import { OuraApi, type OuraDailyActivity, type OuraDailySleep, type OuraSleep } from './oura-api';
+import { isUnauthorized, ProviderHttpError } from '../sources/provider-http';
 import { OURA_RESOURCES, ouraBatches } from './oura-mapping';
 import { ouraOAuth } from './oura-oauth';
 
@@ -42,8 +43,7 @@ export class OuraSourceAdapter implements SourceAdapter {
   async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
     if (!connection.credentials) throw new SourceConnectionError('provider_credential_error', 'labflow holds no Oura grant for this connection: connect Oura again.');
     try {
-      const unauthorized = (error: unknown) => error instanceof OuraHttpError && error.status === 401;
-      return await withAccessToken(connection, connection.credentials, this.oauth, (accessToken) => this.fetch(accessToken, from, to), unauthorized);
+      return await withAccessToken(connection, connection.credentials, this.oauth, (accessToken) => this.fetch(accessToken, from, to), isUnauthorized);
     } catch (error) {
       throw connectionErrorOf(error);
     }
@@ -78,10 +78,10 @@ function connectionErrorOf(error: unknown): unknown {
   if (error instanceof GrantRefused) {
     return new SourceConnectionError('token_refresh_failed', 'Oura no longer accepts labflow\'s access: the user revoked it or it expired. Connect Oura again.');
   }
-  if (error instanceof OuraHttpError && error.status === 403) {
+  if (error instanceof ProviderHttpError && error.status === 403) {
     return new SourceConnectionError('required_scopes_not_granted', 'Oura refused to share data the connection needs (daily summaries and heart rate). Connect Oura again and allow them.');
   }
-  if (error instanceof OuraHttpError && error.status === 401) {
+  if (error instanceof ProviderHttpError && error.status === 401) {
     return new SourceConnectionError('provider_credential_error', 'Oura refused labflow\'s fresh access token. Connect Oura again.');
   }
   return error;
