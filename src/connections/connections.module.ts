@@ -19,7 +19,7 @@ import { SOURCE_ADAPTER } from '../adapters/sources/source-adapter';
 import { SourceRouter } from './source-router';
 
 /**
- * Connected data sources (the sandbox's demo providers, and Oura where configured): one workflow per connection moves the
+ * Connected data sources (the sandbox's demo providers, and Oura and Dexcom where configured): one workflow per connection moves the
  * source's data in through health-data ingestion; the worker's ConnectionReconciler restarts one
  * that closed or vanished while its connection remains. Global only for CONNECTED_SOURCES: the users
  * module reads the user object's `connected_sources` through it without importing this module

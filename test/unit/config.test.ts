@@ -26,6 +26,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...oura })).toThrow(/PUBLIC_API_URL: required with OURA_CLIENT_ID/);
   });
 
+  it("Dexcom: off unless both halves of labflow's OAuth client are given; the redirect URI it refreshes with is built on PUBLIC_API_URL", () => {
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.dexcom).toBeNull();
+    const dexcom = { DEXCOM_CLIENT_ID: 'id', DEXCOM_CLIENT_SECRET: 'secret' };
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', ...dexcom }).providers.dexcom).toEqual({
+      clientId: 'id',
+      clientSecret: 'secret',
+      apiUrl: 'https://api.dexcom.com',
+      redirectUri: 'https://labflow.example/v2/link/connect/dexcom_v3',
+    });
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', DEXCOM_CLIENT_SECRET: 'secret' })).toThrow(/DEXCOM_CLIENT_ID, DEXCOM_CLIENT_SECRET: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...dexcom })).toThrow(/PUBLIC_API_URL: required with DEXCOM_CLIENT_ID/);
+  });
+
   it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).reminders).toEqual({
       bookAppointmentAfter: ['24h', '72h', '7d'],

@@ -38,17 +38,35 @@ export class DexcomApi {
     return (await getJson<DataRangeAnswer>('Dexcom', this.apiUrl, '/v3/users/self/dataRange', {}, accessToken)).userId;
   }
 
-  /** The EGVs of [from, to), one request per 30 days at most, oldest window first. */
+  /**
+   * The EGVs of [from, to), one request per 30 days at most, oldest window first. Dexcom does not
+   * say whether a window's bounds are inclusive, and its query times are whole seconds: each
+   * request reaches a second beyond both ends, and what comes back is cut to [from, to) and
+   * de-duplicated by record id, so no record on a seam is lost or counted twice.
+   */
   async egvs(accessToken: string, from: number, to: number): Promise<DexcomEgv[]> {
-    const records: DexcomEgv[] = [];
-    for (let start = from; start < to; start += DEXCOM_MAX_WINDOW_MS) {
-      const end = Math.min(start + DEXCOM_MAX_WINDOW_MS, to);
-      const answer = await getJson<EgvsAnswer>('Dexcom', this.apiUrl, '/v3/users/self/egvs', { startDate: dexcomTime(start), endDate: dexcomTime(end) }, accessToken);
-      records.push(...answer.records);
+    const records = new Map<string, DexcomEgv>();
+    for (let start = from; start < to; start += WINDOW_STEP_MS) {
+      const end = Math.min(start + WINDOW_STEP_MS, to);
+      const query = { startDate: dexcomTime(start - SECOND_MS), endDate: dexcomTime(end + SECOND_MS) };
+      const answer = await getJson<EgvsAnswer>('Dexcom', this.apiUrl, '/v3/users/self/egvs', query, accessToken);
+      for (const record of answer.records) {
+        const at = egvInstant(record.systemTime);
+        if (at >= from && at < to) records.set(record.recordId, record);
+      }
     }
-    return records;
+    return [...records.values()];
   }
 }
+
+/** Dexcom's system time as epoch ms: UTC, with or without an offset. */
+export function egvInstant(time: string): number {
+  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(time) ? time : `${time}Z`);
+}
+
+const SECOND_MS = 1000;
+/** A request's window less the second added at each end (and the second its truncation may add), so it stays within 30 days. */
+const WINDOW_STEP_MS = DEXCOM_MAX_WINDOW_MS - 3 * SECOND_MS;
 
 /** Dexcom's query times: UTC system time, `YYYY-MM-DDThh:mm:ss`, no offset. */
 function dexcomTime(epochMs: number): string {

@@ -1,5 +1,5 @@
 import type { SourceBatch } from '../sources/source-adapter';
-import type { DexcomEgv } from './dexcom-api';
+import { type DexcomEgv, egvInstant } from './dexcom-api';
 
 /** The kind of device Dexcom is. */
 export const DEXCOM_SOURCE_TYPE = 'cgm';
@@ -22,14 +22,9 @@ export function dexcomBatches(egvs: DexcomEgv[]): SourceBatch[] {
 }
 
 function glucoseSample(egv: DexcomEgv): Record<string, unknown> {
-  const at = instant(egv.systemTime);
+  const at = egvInstant(egv.systemTime);
   const value = egv.unit === 'mg/dL' ? Math.round(((egv.value as number) / MG_DL_PER_MMOL_L) * 100) / 100 : (egv.value as number);
   return { timestamp: new Date(at).toISOString(), value, unit: 'mmol/L', timezone_offset: offsetSeconds(egv, at) };
-}
-
-/** Dexcom's system time: UTC, with or without an offset. */
-function instant(time: string): number {
-  return Date.parse(hasOffset(time) ? time : `${time}Z`);
 }
 
 /**
