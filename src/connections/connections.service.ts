@@ -117,8 +117,8 @@ export class ConnectionsService implements ConnectedSources {
   /**
    * `POST /v2/user/refresh/{user_id}?timeout=`: every connection's workflow is asked to sync now;
    * the answer waits up to `timeout` seconds (default none) for those syncs. A source whose sync
-   * went through since the request is refreshed, one in error (or that could not be asked) failed,
-   * the others still in progress.
+   * went through since the request is refreshed, one in error or paused (or that could not be
+   * asked) failed, the others still in progress.
    */
   async refresh(team: TeamPrincipal, userId: string, timeoutSeconds = 0) {
     await this.requireUser(team, userId);
@@ -126,6 +126,11 @@ export class ConnectionsService implements ConnectedSources {
     const asked: ConnectionRow[] = [];
     for (const row of await this.connections.findForUsers([userId])) {
       if (row.kind === 'push') continue; // nothing to fetch: the user's phone or app sends its data
+      // Paused (Link Migration): it fetches nothing until the user signs in or is imported again.
+      if (row.status === 'paused') {
+        failed.push(row.provider);
+        continue;
+      }
       if (await this.workflows.refresh(userId, row.provider)) asked.push(row);
       else failed.push(row.provider);
     }

@@ -4,7 +4,7 @@ import { PhiCipher } from '../../src/common/crypto';
 import type { ProviderCredentials } from '../../src/adapters/sources/source-adapter';
 import { connectionState, connectionWorkflowId } from '../../workflows/contract';
 import { FakeDexcom } from '../helpers/fake-dexcom';
-import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
+import { call, createTenant, startStack, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -36,18 +36,13 @@ beforeAll(async () => {
       CONNECTION_SYNC_INTERVAL: '1h',
       EVENTS_RELAY_POLL_INTERVAL: '200ms',
       PUBLIC_API_URL: 'https://labflow.test',
-      DEXCOM_CLIENT_ID: dexcom.clientId,
-      DEXCOM_CLIENT_SECRET: dexcom.clientSecret,
-      DEXCOM_API_URL: dexcom.url,
+      ...dexcom.labflowEnv(),
     },
   });
   team = await createTenant(stack.db, { environment: 'production' });
   client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: team.apiKey, maxRetries: 0 });
   receiver = await WebhookReceiver.start();
-  const management = teamManagementApi(stack, team, 'production');
-  const created = await management('POST', '/webhook', { url: receiver.url('/dexcom'), filter_types: ['provider.connection.created', 'provider.connection.error'] });
-  expect(created.status).toBe(200);
-  receiver.secret('/dexcom', (await management('GET', `/webhook/${created.body.id}/secret`)).body.key);
+  await subscribeWebhooks(stack, team, 'production', receiver, '/dexcom', ['provider.connection.created', 'provider.connection.error']);
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

@@ -4,7 +4,7 @@ import { PhiCipher } from '../../src/common/crypto';
 import type { ProviderCredentials } from '../../src/adapters/sources/source-adapter';
 import { connectionState, connectionWorkflowId, userDeletionWorkflowId } from '../../workflows/contract';
 import { FakeOura } from '../helpers/fake-oura';
-import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
+import { call, createTenant, startStack, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -38,19 +38,13 @@ beforeAll(async () => {
       USER_DELETION_GRACE: '1s',
       // The redirect URI registered at Oura is built on it (labflow is reached by path in these tests).
       PUBLIC_API_URL: 'https://labflow.test',
-      OURA_CLIENT_ID: oura.clientId,
-      OURA_CLIENT_SECRET: oura.clientSecret,
-      OURA_AUTHORIZE_URL: `${oura.url}/oauth/authorize`,
-      OURA_API_URL: oura.url,
+      ...oura.labflowEnv(),
     },
   });
   production = await createTenant(stack.db, { environment: 'production' });
   client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: production.apiKey, headers: { 'x-service-api-key': production.apiKey }, maxRetries: 0 });
   receiver = await WebhookReceiver.start();
-  const management = teamManagementApi(stack, production, 'production');
-  const created = await management('POST', '/webhook', { url: receiver.url('/oura'), filter_types: ['provider.connection.created', 'provider.connection.error'] });
-  expect(created.status).toBe(200);
-  receiver.secret('/oura', (await management('GET', `/webhook/${created.body.id}/secret`)).body.key);
+  await subscribeWebhooks(stack, production, 'production', receiver, '/oura', ['provider.connection.created', 'provider.connection.error']);
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
 
 /**
  * A local stand-in for the Dexcom API v3 (OAuth2 at /v2/oauth2, data at /v3/users/self), for tests
@@ -188,18 +189,19 @@ export class FakeDexcom {
   }
 
   static async start(options: FakeDexcomOptions = {}): Promise<FakeDexcom> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const fake = new FakeDexcom(server, options);
-    server.on('request', (req, res) => void fake.handle(req, res));
+    let fake: FakeDexcom | null = null;
+    const server = await listenLocally((req, res) => (fake as unknown as FakeDexcom).handle(req, res));
+    fake = new FakeDexcom(server, options);
     return fake;
   }
 
-  async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    // Keep-alive sockets (fetch keeps them) would hold close() open until they time out.
-    this.server.closeAllConnections();
-    await closed;
+  close(): Promise<void> {
+    return closeServer(this.server);
+  }
+
+  /** The settings that point labflow's Dexcom client at this stand-in. */
+  labflowEnv(): Record<string, string> {
+    return { DEXCOM_CLIENT_ID: this.clientId, DEXCOM_CLIENT_SECRET: this.clientSecret, DEXCOM_API_URL: this.url };
   }
 
   // ----- test controls -------------------------------------------------------------------------
@@ -352,7 +354,7 @@ export class FakeDexcom {
    * redirect_uri). HTTP Basic client authentication is not taken.
    */
   private async token(req: IncomingMessage): Promise<Record<string, unknown>> {
-    const form = await readForm(req);
+    const form = await readForm(req, () => new HttpProblem(400, 'invalid_request', 'The token endpoint takes an application/x-www-form-urlencoded body.'));
     if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) {
       throw new HttpProblem(401, 'invalid_client', 'Client authentication failed: client_id and client_secret go in the form body.');
     }
@@ -568,34 +570,10 @@ function dateTimeParam(query: URLSearchParams, name: string, required: boolean, 
   return ms;
 }
 
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  if (!(req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')) {
-    throw new HttpProblem(400, 'invalid_request', 'The token endpoint takes an application/x-www-form-urlencoded body.');
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
-function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(302, { location });
-  res.end();
-}
 
-function withQuery(base: string, params: Record<string, string>): string {
-  const url = new URL(base);
-  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-  return url.toString();
-}
 
-function opaqueToken(): string {
-  return randomBytes(24).toString('base64url');
-}
 
 /** 64 hex characters derived from `seed` (the shape of Dexcom's per-client user ids). */
 function hex(seed: string): string {
@@ -608,15 +586,6 @@ function pseudoUuid(seed: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** A deterministic number in [0, 1) for the given parts (FNV-1a, then a murmur3 finaliser). */
-function unit(...parts: Array<string | number>): number {
-  let h = 2166136261;
-  const text = parts.join('|');
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
-}
 
 /** 2024-03-01T06:35:00: the documented form, without offset. */
 function isoSeconds(ms: number): string {

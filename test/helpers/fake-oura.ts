@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
 
 /**
  * A local stand-in for the Oura Ring cloud (OAuth2 + API v2), for tests that cannot reach Oura.
@@ -309,18 +310,19 @@ export class FakeOura {
   }
 
   static async start(options: FakeOuraOptions = {}): Promise<FakeOura> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const fake = new FakeOura(server, options);
-    server.on('request', (req, res) => void fake.handle(req, res));
+    let fake: FakeOura | null = null;
+    const server = await listenLocally((req, res) => (fake as unknown as FakeOura).handle(req, res));
+    fake = new FakeOura(server, options);
     return fake;
   }
 
-  async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    // Keep-alive sockets (fetch keeps them) would hold close() open until they time out.
-    this.server.closeAllConnections();
-    await closed;
+  close(): Promise<void> {
+    return closeServer(this.server);
+  }
+
+  /** The settings that point labflow's Oura client at this stand-in. */
+  labflowEnv(): Record<string, string> {
+    return { OURA_CLIENT_ID: this.clientId, OURA_CLIENT_SECRET: this.clientSecret, OURA_AUTHORIZE_URL: `${this.url}/oauth/authorize`, OURA_API_URL: this.url };
   }
 
   // ----- test controls -------------------------------------------------------------------------
@@ -489,7 +491,7 @@ export class FakeOura {
    * trying to use a refresh token, note that it can only be used once"): each refresh returns a new pair.
    */
   private async token(req: IncomingMessage): Promise<Record<string, unknown>> {
-    const form = await readForm(req);
+    const form = await readForm(req, () => new HttpProblem(400, 'Invalid Request', 'The token endpoint takes an application/x-www-form-urlencoded body.', 'invalid_request'));
     this.authenticateClient(req, form);
     const grantType = form.get('grant_type');
     if (grantType === 'authorization_code') return this.issue(this.redeemCode(form));
@@ -942,19 +944,7 @@ function datetimeParam(query: URLSearchParams, name: string): string | null {
   return value;
 }
 
-async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  if (!(req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')) {
-    throw new HttpProblem(400, 'Invalid Request', 'The token endpoint takes an application/x-www-form-urlencoded body.', 'invalid_request');
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
 /** RFC 7807 fields always; the RFC 6749 `error`/`error_description` too on OAuth errors (docs/error-handling). */
 function sendProblem(res: ServerResponse, problem: HttpProblem): void {
@@ -967,20 +957,8 @@ function sendProblem(res: ServerResponse, problem: HttpProblem): void {
   sendJson(res, problem.status, body, problem.headers);
 }
 
-function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(302, { location });
-  res.end();
-}
 
-function withQuery(base: string, params: Record<string, string>): string {
-  const url = new URL(base);
-  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-  return url.toString();
-}
 
-function opaqueToken(): string {
-  return randomBytes(24).toString('base64url');
-}
 
 /** A UUID-shaped id derived from `seed`, so seeded ids are the same on every run. */
 function pseudoUuid(seed: string): string {
@@ -988,15 +966,6 @@ function pseudoUuid(seed: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** A deterministic number in [0, 1) for the given parts (FNV-1a, then a murmur3 finaliser). */
-function unit(...parts: Array<string | number>): number {
-  let h = 2166136261;
-  const text = parts.join('|');
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
-}
 
 function parseDay(day: string): number {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new Error(`FakeOura: not a YYYY-MM-DD day: ${day}`);

@@ -1,3 +1,4 @@
+import type { WebhookReceiver } from './webhook-receiver';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
@@ -347,4 +348,22 @@ export function teamManagementApi(stack: TestStack, tenant: Tenant, environment?
   const base = `/v1/org/${tenant.orgId}/team/${tenant.teamId}${environment ? `/${environment}` : ''}`;
   return (method, path, body) =>
     call(stack.managementUrl, method, `${base}${path}`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
+}
+
+/**
+ * A webhook endpoint of the tenant (management API) for `filterTypes`, delivering to `receiver`
+ * at `path`, whose signing secret the receiver then checks signatures with.
+ */
+export async function subscribeWebhooks(
+  stack: TestStack,
+  tenant: Tenant,
+  environment: 'sandbox' | 'production',
+  receiver: WebhookReceiver,
+  path: string,
+  filterTypes: string[],
+): Promise<void> {
+  const management = teamManagementApi(stack, tenant, environment);
+  const created = await management('POST', '/webhook', { url: receiver.url(path), filter_types: filterTypes });
+  if (created.status !== 200) throw new Error(`creating the webhook endpoint answered ${created.status}: ${JSON.stringify(created.body)}`);
+  receiver.secret(path, (await management('GET', `/webhook/${created.body.id}/secret`)).body.key);
 }

@@ -1,7 +1,7 @@
 import type { DexcomConfig } from '../../config/config';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { type OAuth2Client, statusOf } from '../sources/oauth2-client';
-import type { AuthOutcome, LinkAuthType, ProviderAuth } from '../sources/provider-auth';
+import { type AuthOutcome, type LinkAuthType, OAuthOnlyProviderAuth } from '../sources/provider-auth';
 import { DexcomApi } from './dexcom-api';
 import { dexcomOAuth } from './dexcom-oauth';
 
@@ -10,11 +10,12 @@ import { dexcomOAuth } from './dexcom-oauth';
  * Dexcom's login page, Dexcom sends the browser back with a code, and the code becomes the
  * connection's tokens (kept encrypted with it) and the user's Dexcom id (`external_user_id`).
  */
-export class DexcomProviderAuth implements ProviderAuth {
+export class DexcomProviderAuth extends OAuthOnlyProviderAuth {
   private readonly oauth: OAuth2Client;
   private readonly api: DexcomApi;
 
   constructor(config: DexcomConfig) {
+    super('Dexcom');
     this.oauth = dexcomOAuth(config);
     this.api = new DexcomApi(config.apiUrl);
   }
@@ -42,18 +43,5 @@ export class DexcomProviderAuth implements ProviderAuth {
       // The user's Dexcom id is a label; the connection works without it.
     }
     return { outcome: 'connected', grant: { credentials, externalUserId } };
-  }
-
-  // Dexcom signs in by OAuth only: the Link flow never asks it for these (authTypeOf says oauth).
-  async password(): Promise<AuthOutcome> {
-    return { outcome: 'refused', errorType: 'provider_api_error', error: 'Dexcom is connected by OAuth, not a password.' };
-  }
-
-  async completeMfa(): Promise<AuthOutcome> {
-    return this.password();
-  }
-
-  async email(): Promise<AuthOutcome> {
-    return this.password();
   }
 }

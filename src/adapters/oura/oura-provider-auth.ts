@@ -1,5 +1,5 @@
 import type { OuraConfig } from '../../config/config';
-import type { AuthOutcome, LinkAuthType, ProviderAuth } from '../sources/provider-auth';
+import { type AuthOutcome, type LinkAuthType, OAuthOnlyProviderAuth } from '../sources/provider-auth';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { OuraApi } from './oura-api';
 import { type OAuth2Client, statusOf } from '../sources/oauth2-client';
@@ -10,11 +10,12 @@ import { OURA_REQUIRED_SCOPES, ouraOAuth } from './oura-oauth';
  * Oura's page, Oura sends the browser back with a code, and the code becomes the connection's
  * tokens (kept encrypted with it) and the user's Oura id (`external_user_id`).
  */
-export class OuraProviderAuth implements ProviderAuth {
+export class OuraProviderAuth extends OAuthOnlyProviderAuth {
   private readonly oauth: OAuth2Client;
   private readonly api: OuraApi;
 
   constructor(config: OuraConfig) {
+    super('Oura');
     this.oauth = ouraOAuth(config);
     this.api = new OuraApi(config.apiUrl);
   }
@@ -47,18 +48,5 @@ export class OuraProviderAuth implements ProviderAuth {
       // The user's Oura id is a label; the connection works without it.
     }
     return { outcome: 'connected', grant: { credentials, externalUserId } };
-  }
-
-  // Oura signs in by OAuth only: the Link flow never asks it for these (authTypeOf says oauth).
-  async password(): Promise<AuthOutcome> {
-    return { outcome: 'refused', errorType: 'provider_api_error', error: 'Oura is connected by OAuth, not a password.' };
-  }
-
-  async completeMfa(): Promise<AuthOutcome> {
-    return this.password();
-  }
-
-  async email(): Promise<AuthOutcome> {
-    return this.password();
   }
 }

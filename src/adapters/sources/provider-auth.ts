@@ -57,3 +57,28 @@ export interface ProviderAuth {
   /** An e-mail provider invites the address to share its data (LibreView). */
   email(provider: string, email: string, region?: string): Promise<AuthOutcome>;
 }
+
+/**
+ * A real provider that signs in by OAuth only (Oura, Dexcom): the Link flow never asks it for a
+ * password, a second factor or an e-mail invitation (its authTypeOf says `oauth`); should it be
+ * asked, it refuses.
+ */
+export abstract class OAuthOnlyProviderAuth implements ProviderAuth {
+  constructor(private readonly providerName: string) {}
+
+  abstract authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null;
+  abstract oauthUrl(provider: string, state: string, callbackUrl: string): string;
+  abstract completeOauth(provider: string, grant: { code: string; scope?: string; callbackUrl: string }): Promise<AuthOutcome>;
+
+  async password(): Promise<AuthOutcome> {
+    return { outcome: 'refused', errorType: 'provider_api_error', error: `${this.providerName} is connected by OAuth, not a password.` };
+  }
+
+  completeMfa(): Promise<AuthOutcome> {
+    return this.password();
+  }
+
+  email(): Promise<AuthOutcome> {
+    return this.password();
+  }
+}
