@@ -183,6 +183,10 @@ export RECONCILER_GRACE=3s
 # Stalled workflows are raised within the run (newer reconciler; older code ignores it).
 export RECONCILER_STALL_HORIZON=45s
 export RETENTION_SWEEP_INTERVAL=0s
+# Link Migration's connections: a short backfill, and the bulk historical pull paced to run under the faults.
+export CONNECTION_BACKFILL_DAYS=2
+export LINK_BULK_PULL_BATCH=2
+export LINK_BULK_PULL_INTERVAL=2s
 export FAULTS_TEMPORAL_ARGV FAULTS_TEMPORAL_CLI FAULTS_LOG_DIR FAULTS_REPLICAS
 export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
 export FAULTS_TEMPORAL_LOG=$LABFLOW_TEMPORAL_LOG

@@ -77,6 +77,8 @@ const QUIET_S = Number(env.FAULTS_QUIET_SECONDS ?? 60);
 const SIMULATION_DELAY_S = 2;
 /** Orders whose workflow is terminated before their simulation, for the reconcilers to heal (once). */
 const LOST_WORKFLOWS = Number(env.FAULTS_LOST_WORKFLOWS ?? 2);
+/** Users whose Oura connections are imported (Link Migration) before the faults and whose history is pulled again under them. */
+const MIGRATED_USERS = Number(env.FAULTS_MIGRATED_USERS ?? 16);
 /** How long a revoked key may still open a request on a replica (the key cache is invalidated by NOTIFY). */
 const REVOCATION_BOUND_MS = 5_000;
 /** Share of webhook attempts the receiver answers with a 500 (by hash, so a rerun fails the same ones). */
@@ -563,6 +565,29 @@ async function main(): Promise<void> {
       throw new Error('no webhook endpoint');
     }
 
+    // Link Migration: Oura connections imported as a team moving from another system would
+    // (the sandbox's Oura; its tokens are the other system's), before the faults; their history is
+    // pulled again under the faults (t = 0), paced (LINK_BULK_PULL_BATCH, LINK_BULK_PULL_INTERVAL).
+    const migration = await teamApi('PATCH', '', { link_migration_enabled: true });
+    check('team Link Migration enabled through the management API', migration.status === 200 && migration.body.link_migration_enabled === true, `${migration.status} ${JSON.stringify(migration.body)}`);
+    const migrated: string[] = await pool(Array.from({ length: MIGRATED_USERS }, (_, index) => index), 5, async (index) => {
+      const user = await http(apiFor(index), 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `faults-migrated-${randomUUID()}` } });
+      return user.body.user_id as string;
+    });
+    const recipes = migrated.map((userId) => ({
+      user_id: userId,
+      access_token: `other-system-access-${userId}`,
+      refresh_token: `other-system-refresh-${userId}`,
+      provider_id: `oura-${userId.slice(0, 8)}`,
+      expires_at: Math.floor(Date.now() / 1000) + 86_400,
+    }));
+    const imported = await http(API, 'POST', '/v2/link/bulk_import', { key: tenant.apiKey, body: { provider: 'oura', connections: recipes, wait_for_completion: true } });
+    check(
+      `${MIGRATED_USERS} Oura connections imported through POST /v2/link/bulk_import (200, none failed)`,
+      imported.status === 200 && imported.body.user_ids_imported?.length === MIGRATED_USERS && imported.body.user_ids_failed?.length === 0,
+      `${imported.status} ${JSON.stringify(imported.body).slice(0, 300)}`,
+    );
+
     // Users and orders, 10 requests in flight.
     const plan = METHODS.flatMap((method) => Array.from({ length: PER_METHOD }, () => method));
     const orders: RunOrder[] = await pool(plan, 10, async (method, index) => {
@@ -620,6 +645,10 @@ async function main(): Promise<void> {
         ),
       ),
     );
+    const pull = await http(API, 'POST', '/v2/link/bulk_trigger_historical_pull', { key: tenant.apiKey, body: { provider: 'oura', user_ids: migrated } }).catch(
+      (error: unknown) => ({ status: 0, body: String(error) }) as Reply,
+    );
+    log(`bulk historical pull of ${migrated.length} Oura connections: ${pull.status}`);
     const refused = simulations.filter(({ reply }) => reply.status !== 200);
     log(`simulations accepted: ${simulations.length - refused.length}/${simulations.length}`);
 
@@ -632,11 +661,15 @@ async function main(): Promise<void> {
     let lastSignature = '';
     let lastReport = 0;
     let stopReason = '';
-    const pendingEvents = async (): Promise<{ unrelayed: number; pending: number }> => {
+    // Besides the events: the Link Migration operations ended, and each migrated connection's two
+    // backfills (its first, and the bulk pull's) sent their historical.data.sleep.created.
+    const pendingEvents = async (): Promise<{ unrelayed: number; pending: number; migrating: number }> => {
       const [row] = await db.query(
         `SELECT (SELECT count(*) FROM event_outbox WHERE team_id = $1 AND relayed_at IS NULL)::int AS unrelayed,
-                (SELECT count(*) FROM event_deliveries WHERE team_id = $1 AND status = 'pending')::int AS pending`,
-        [tenant.teamId],
+                (SELECT count(*) FROM event_deliveries WHERE team_id = $1 AND status = 'pending')::int AS pending,
+                ((SELECT count(*) FROM link_bulk_ops WHERE team_id = $1 AND status = 'in_progress')
+                  + greatest(0, $2 - (SELECT count(*) FROM event_outbox WHERE team_id = $1 AND event_type = 'historical.data.sleep.created')))::int AS migrating`,
+        [tenant.teamId, 2 * MIGRATED_USERS],
       );
       return row;
     };
@@ -653,7 +686,7 @@ async function main(): Promise<void> {
           }
         },
       );
-      const events = await pendingEvents().catch(() => ({ unrelayed: -1, pending: -1 }));
+      const events = await pendingEvents().catch(() => ({ unrelayed: -1, pending: -1, migrating: -1 }));
       const terminal = orders.filter(isTerminal).length;
       const signature = JSON.stringify([orders.map((order) => order.view?.last_event?.id), receiver.requests.length, events]);
       if (signature !== lastSignature) {
@@ -664,10 +697,10 @@ async function main(): Promise<void> {
         lastReport = Date.now();
         log(
           `terminal ${terminal}/${orders.length} (completed ${orders.filter((order) => order.view?.status === 'completed').length}); ` +
-            `webhook requests ${receiver.requests.length}; outbox unrelayed ${events.unrelayed}, deliveries pending ${events.pending}`,
+            `webhook requests ${receiver.requests.length}; outbox unrelayed ${events.unrelayed}, deliveries pending ${events.pending}; Link Migration still to go ${events.migrating}`,
         );
       }
-      if (terminal === orders.length && events.unrelayed === 0 && events.pending === 0) {
+      if (terminal === orders.length && events.unrelayed === 0 && events.pending === 0 && events.migrating === 0) {
         stopReason = 'every order terminal and every event delivered';
         break;
       }
@@ -705,12 +738,13 @@ async function main(): Promise<void> {
 
     // Outbox and deliveries of this team.
     const cipher = new PhiCipher(config.phiEncryptionKey);
-    const outbox: Array<{ id: string; event_type: string; subject_id: string | null; data: any }> = (
-      await db.query(`SELECT id, event_type, subject_id, data_enc FROM event_outbox WHERE team_id = $1 ORDER BY created_at, id`, [tenant.teamId])
-    ).map((row: { id: string; event_type: string; subject_id: string | null; data_enc: string }) => ({
+    const outbox: Array<{ id: string; event_type: string; subject_id: string | null; user_id: string | null; data: any }> = (
+      await db.query(`SELECT id, event_type, subject_id, user_id, data_enc FROM event_outbox WHERE team_id = $1 ORDER BY created_at, id`, [tenant.teamId])
+    ).map((row: { id: string; event_type: string; subject_id: string | null; user_id: string | null; data_enc: string }) => ({
       id: row.id,
       event_type: row.event_type,
       subject_id: row.subject_id,
+      user_id: row.user_id,
       data: cipher.decryptJson<any>(row.data_enc),
     }));
     const deliveries: Array<{ event_id: string; status: string; attempt_count: number }> = await db.query(
@@ -858,6 +892,44 @@ async function main(): Promise<void> {
       check(`${method}: outbox labtest.order.updated rows = events after the first, each once`, outboxProblems.length === 0, `${outboxProblems.length} order(s): ${outboxProblems.slice(0, 5).join('; ')}`);
       check(`${method}: no event lost (every outbox event of its orders answered 2xx by the receiver)`, lostHere.length === 0, `${lostHere.length} lost: ${lostHere.slice(0, 5).join('; ')}`);
     }
+    // Link Migration under the faults: both operations ended, every user processed once; each
+    // migrated user has one connection, announced once, and its history sent twice (first backfill,
+    // bulk pull), each delivered under one webhook id.
+    check(`bulk historical pull accepted (POST /v2/link/bulk_trigger_historical_pull answered 202)`, pull.status === 202, `${pull.status} ${JSON.stringify(pull.body)}`);
+    const ops: Array<{ type: string; status: string; done: number; failed: number; pending: number }> = await db.query(
+      `SELECT o.type, o.status,
+              count(*) FILTER (WHERE i.outcome = 'done')::int AS done, count(*) FILTER (WHERE i.outcome = 'failed')::int AS failed,
+              count(*) FILTER (WHERE i.outcome IS NULL)::int AS pending
+         FROM link_bulk_ops o JOIN link_bulk_op_items i ON i.op_id = o.id WHERE o.team_id = $1 GROUP BY o.id ORDER BY o.started_at`,
+      [tenant.teamId],
+    );
+    check(
+      `Link Migration: the import and the historical pull each ended success with all ${MIGRATED_USERS} users done, none failed or left`,
+      ops.length === 2 && ops.every((op) => op.status === 'success' && op.done === MIGRATED_USERS && op.failed === 0 && op.pending === 0),
+      JSON.stringify(ops),
+    );
+    const connections: Array<{ user_id: string; n: number }> = await db.query(
+      `SELECT user_id, count(*)::int AS n FROM provider_connections WHERE team_id = $1 AND provider = 'oura' GROUP BY user_id`,
+      [tenant.teamId],
+    );
+    const migrationProblems: string[] = [];
+    for (const userId of migrated) {
+      const n = connections.find((row) => row.user_id === userId)?.n ?? 0;
+      if (n !== 1) migrationProblems.push(`${userId}: ${n} connections`);
+      const hooks = (type: string) => [...firstById.values()].filter((request) => request.json?.event_type === type && request.json?.user_id === userId);
+      const created = hooks('provider.connection.created');
+      const historical = hooks('historical.data.sleep.created');
+      if (created.length !== 1) migrationProblems.push(`${userId}: ${created.length} provider.connection.created`);
+      if (historical.length !== 2) migrationProblems.push(`${userId}: ${historical.length} historical.data.sleep.created`);
+      const lostHooks = outbox.filter((row) => row.user_id === userId && !accepted.has(row.id));
+      if (lostHooks.length > 0) migrationProblems.push(`${userId}: ${lostHooks.length} events not delivered (${lostHooks[0].event_type})`);
+    }
+    check(
+      'each migrated user: one Oura connection, one provider.connection.created, historical.data.sleep.created once per backfill (2), every event delivered',
+      migrationProblems.length === 0,
+      `${migrationProblems.length} problem(s): ${migrationProblems.slice(0, 5).join('; ')}`,
+    );
+
     // The lost workflows: healed once each, though every worker runs a reconciler.
     const healProblems: string[] = [];
     for (const order of lost) {
