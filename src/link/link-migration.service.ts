@@ -9,6 +9,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { toMs } from '../config/environment';
 import { BulkOpsRepository, type NewBulkOpItem } from '../connections/bulk-ops.repository';
 import { ConnectionsService } from '../connections/connections.service';
+import { PROVIDERS } from '../health-data/providers';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { PROVIDER_AUTH, type ProviderAuths } from '../adapters/sources/provider-auth';
 import type { ProviderCredentials } from '../adapters/sources/source-adapter';
@@ -113,7 +114,7 @@ export class LinkMigrationService {
     await this.requireEnabled(team, teamId);
     const oauth = (slug: string) => this.auths.some((auth) => auth.authTypeOf(slug, team.environment) === 'oauth');
     if (!oauth(provider)) {
-      const offered = OAUTH_PROVIDERS.filter(oauth);
+      const offered = PROVIDERS.filter((known) => known.authType === 'oauth' && oauth(known.slug)).map((known) => known.slug);
       throw badRequest(
         `Link Migration moves OAuth connections; ${provider} is not an OAuth provider labflow connects for ${team.environment} teams` +
           (offered.length > 0 ? ` (here: ${offered.join(', ')}).` : ' (none is configured here).'),
@@ -128,9 +129,6 @@ export class LinkMigrationService {
     }
   }
 }
-
-/** Junction's OAuthProviders, the providers Link Migration can name. */
-const OAUTH_PROVIDERS = ['oura', 'fitbit', 'garmin', 'strava', 'wahoo', 'ihealth', 'withings', 'google_fit', 'dexcom_v3', 'polar', 'cronometer', 'omron', 'whoop_v2', 'my_fitness_pal_v2', 'ultrahuman'];
 
 function credentialsOf(recipe: ConnectionRecipe): ProviderCredentials {
   return {
