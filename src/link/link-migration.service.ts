@@ -11,9 +11,9 @@ import { BulkOpsRepository, type NewBulkOpItem } from '../connections/bulk-ops.r
 import { ConnectionsService } from '../connections/connections.service';
 import { PROVIDERS } from '../health-data/providers';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
-import { PROVIDER_AUTH, type ProviderAuths } from '../adapters/sources/provider-auth';
 import type { ProviderCredentials } from '../adapters/sources/source-adapter';
 import { LinkBulkOpWorkflows } from './link-bulk-op-workflows';
+import { LinkService } from './link.service';
 import { bulkOpView, connectionRecipeView } from './link-migration-views';
 import type { BulkExportDto, BulkHistoricalPullDto, BulkImportDto, BulkPauseDto, ConnectionRecipe } from './link-migration.dto';
 
@@ -46,7 +46,7 @@ export class LinkMigrationService {
     private readonly connections: ConnectionsService,
     private readonly teamSettings: TeamSettingsRepository,
     private readonly cipher: PhiCipher,
-    @Inject(PROVIDER_AUTH) private readonly auths: ProviderAuths,
+    private readonly link: LinkService,
     @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'linkMigration' | 'connections'>,
   ) {}
 
@@ -112,7 +112,7 @@ export class LinkMigrationService {
 
   private async requireMigration(team: TeamPrincipal, teamId: string | undefined, provider: string): Promise<void> {
     await this.requireEnabled(team, teamId);
-    const oauth = (slug: string) => this.auths.some((auth) => auth.authTypeOf(slug, team.environment) === 'oauth');
+    const oauth = (slug: string) => this.link.authTypeOf(slug, team.environment) === 'oauth';
     if (!oauth(provider)) {
       const offered = PROVIDERS.filter((known) => known.authType === 'oauth' && oauth(known.slug)).map((known) => known.slug);
       throw badRequest(

@@ -259,8 +259,8 @@ export class LinkService {
     return this.auths.find((auth) => auth.authTypeOf(provider, environment));
   }
 
-  /** How `provider` is connected in `environment`, or null when nothing connects it there. */
-  private authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null {
+  /** How `provider` is connected in `environment`, or null when nothing connects it there (Link Migration asks it too). */
+  authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null {
     return this.authOf(provider, environment)?.authTypeOf(provider, environment) ?? null;
   }
 

@@ -2,6 +2,7 @@
  * Dexcom's API v3 (`/v3/users/self/*`) as labflow reads it: a user's estimated glucose values
  * (EGVs) in windows of at most 30 days, as Dexcom serves them, and the user's data range.
  */
+import { instantAsUtc } from '../sources/iso-time';
 import { getJson } from '../sources/provider-http';
 
 /** An estimated glucose value (`/v3/users/self/egvs`). */
@@ -51,17 +52,13 @@ export class DexcomApi {
       const query = { startDate: dexcomTime(start - SECOND_MS), endDate: dexcomTime(end + SECOND_MS) };
       const answer = await getJson<EgvsAnswer>('Dexcom', this.apiUrl, '/v3/users/self/egvs', query, accessToken);
       for (const record of answer.records) {
-        const at = egvInstant(record.systemTime);
+        // Dexcom's system time is UTC, with or without an offset.
+        const at = instantAsUtc(record.systemTime);
         if (at >= from && at < to) records.set(record.recordId, record);
       }
     }
     return [...records.values()];
   }
-}
-
-/** Dexcom's system time as epoch ms: UTC, with or without an offset. */
-export function egvInstant(time: string): number {
-  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(time) ? time : `${time}Z`);
 }
 
 const SECOND_MS = 1000;

@@ -1,5 +1,6 @@
 import type { SourceBatch } from '../sources/source-adapter';
-import { type DexcomEgv, egvInstant } from './dexcom-api';
+import { hasOffset, instantAsUtc, offsetSeconds } from '../sources/iso-time';
+import type { DexcomEgv } from './dexcom-api';
 
 /** The kind of device Dexcom is. */
 export const DEXCOM_SOURCE_TYPE = 'cgm';
@@ -22,9 +23,9 @@ export function dexcomBatches(egvs: DexcomEgv[]): SourceBatch[] {
 }
 
 function glucoseSample(egv: DexcomEgv): Record<string, unknown> {
-  const at = egvInstant(egv.systemTime);
+  const at = instantAsUtc(egv.systemTime);
   const value = egv.unit === 'mg/dL' ? Math.round(((egv.value as number) / MG_DL_PER_MMOL_L) * 100) / 100 : (egv.value as number);
-  return { timestamp: new Date(at).toISOString(), value, unit: 'mmol/L', timezone_offset: offsetSeconds(egv, at) };
+  return { timestamp: new Date(at).toISOString(), value, unit: 'mmol/L', timezone_offset: wearerOffsetSeconds(egv, at) };
 }
 
 /**
@@ -32,17 +33,8 @@ function glucoseSample(egv: DexcomEgv): Record<string, unknown> {
  * local clock without an offset, so the offset is how far it is from the system time, to the
  * quarter hour.
  */
-function offsetSeconds(egv: DexcomEgv, at: number): number {
-  const match = /([+-])(\d{2}):?(\d{2})$/.exec(egv.displayTime);
-  if (match && egv.displayTime.length > 19) {
-    const seconds = Number(match[2]) * 3600 + Number(match[3]) * 60;
-    return match[1] === '-' ? -seconds : seconds;
-  }
-  if (hasOffset(egv.displayTime)) return 0; // Z
+function wearerOffsetSeconds(egv: DexcomEgv, at: number): number {
+  if (hasOffset(egv.displayTime)) return offsetSeconds(egv.displayTime);
   const local = Date.parse(`${egv.displayTime}Z`);
   return Number.isNaN(local) ? 0 : Math.round((local - at) / 1000 / QUARTER_HOUR_S) * QUARTER_HOUR_S;
-}
-
-function hasOffset(time: string): boolean {
-  return /(Z|[+-]\d{2}:?\d{2})$/.test(time);
 }

@@ -1,3 +1,4 @@
+import { offsetSeconds } from '../sources/iso-time';
 import type { SourceBatch } from '../sources/source-adapter';
 import type { OuraDailyActivity, OuraDailySleep, OuraHeartRate, OuraSleep } from './oura-api';
 
@@ -30,6 +31,8 @@ export interface OuraDocuments {
   dailySleep: OuraDailySleep[];
   dailyActivity: OuraDailyActivity[];
 }
+
+export { offsetSeconds };
 
 export function ouraBatches(documents: OuraDocuments): SourceBatch[] {
   const sleeps = documents.sleep.filter((sleep) => sleep.type in SLEEP_TYPES);
@@ -120,14 +123,6 @@ function activitySummary(day: OuraDailyActivity): Record<string, unknown> {
     high: minutes(day.high_activity_time),
     timezone_offset: offsetSeconds(day.timestamp),
   };
-}
-
-/** The UTC offset an ISO 8601 time is written in, in seconds (0 for `Z` or none). */
-export function offsetSeconds(iso: string): number {
-  const match = /([+-])(\d{2}):?(\d{2})$/.exec(iso);
-  if (!match) return 0;
-  const seconds = Number(match[2]) * 3600 + Number(match[3]) * 60;
-  return match[1] === '-' ? -seconds : seconds;
 }
 
 /** Epoch ms as ISO 8601 in a given offset (as Oura writes the night's times: the wearer's local time). */
