@@ -1,5 +1,5 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { whileBeating } from './heartbeat';
 import { type LabReportActivities, type LabReportReview, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
 
 /** What the lab report activities need from src/ (LabReportProcessingService fits). */
@@ -35,17 +35,12 @@ export function createLabReportActivities(processing: LabReportProcessing): LabR
  * into the job's failure_reason; anything else is retried.
  */
 async function step(work: () => Promise<void>): Promise<void> {
-  const context = Context.current();
-  const every = Math.max(200, Math.floor((context.info.heartbeatTimeoutMs ?? 30_000) / 3));
-  const beat = setInterval(() => context.heartbeat(), every);
   try {
-    await work();
+    await whileBeating(work);
   } catch (error) {
     const reason = parseFailureReason(error);
     if (reason) throw ApplicationFailure.nonRetryable((error as Error).message, REPORT_PARSE_FAILURE, reason);
     throw error;
-  } finally {
-    clearInterval(beat);
   }
 }
 

@@ -1,3 +1,4 @@
+import { whileBeating } from './heartbeat';
 import type { LinkBulkOpActivities, LinkBulkOpIdentity, LinkBulkOpStatus } from '../workflows/contract';
 
 /** What the Link Migration activities need from src/ (ConnectionBulkOpsService fits). */
@@ -7,11 +8,15 @@ export interface LinkBulkOpRunner {
   close(opId: string): Promise<LinkBulkOpStatus>;
 }
 
-/** Thin and idempotent: each user's outcome commits with the work it records, so a repeated step skips what is done. */
+/**
+ * Thin and idempotent: each user's outcome commits with the work it records, so a repeated step
+ * skips what is done. A step heartbeats while it runs: it may take many users' syncs, and a killed
+ * worker's step must be retried after the heartbeat timeout, not after the step's whole timeout.
+ */
 export function createLinkBulkOpActivities(runner: LinkBulkOpRunner): LinkBulkOpActivities {
   return {
     openLinkBulkOp: (op) => runner.open(op),
-    runLinkBulkOpStep: ({ opId, limit }) => runner.runStep(opId, limit),
+    runLinkBulkOpStep: ({ opId, limit }) => whileBeating(() => runner.runStep(opId, limit)),
     closeLinkBulkOp: ({ opId }) => runner.close(opId),
   };
 }

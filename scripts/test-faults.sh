@@ -187,9 +187,8 @@ export RETENTION_SWEEP_INTERVAL=0s
 export CONNECTION_BACKFILL_DAYS=2
 export LINK_BULK_PULL_BATCH=2
 export LINK_BULK_PULL_INTERVAL=2s
-# A pull step may take LINK_BULK_PULL_BATCH × this; a step a killed worker was running is retried
-# only after it (no heartbeats yet), so it must fit well inside FAULTS_QUIET_SECONDS (60 s).
-export CONNECTION_SYNC_TIMEOUT=10s
+# A step a killed worker was running is retried once its heartbeats stop for this long.
+export LINK_BULK_HEARTBEAT_TIMEOUT=5s
 export FAULTS_TEMPORAL_ARGV FAULTS_TEMPORAL_CLI FAULTS_LOG_DIR FAULTS_REPLICAS
 export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
 export FAULTS_TEMPORAL_LOG=$LABFLOW_TEMPORAL_LOG

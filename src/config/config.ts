@@ -34,7 +34,7 @@ export interface LabflowConfig {
   bodyLimitBytes: number;
   connections: ConnectionSchedule;
   /** Link Migration's bulk operations: the historical pull's pace, and the longest wait_for_completion. */
-  linkMigration: { pullBatch: number; pullInterval: Duration; waitMs: number };
+  linkMigration: { pullBatch: number; pullInterval: Duration; heartbeatTimeout: Duration; waitMs: number };
   /** SANDBOX_SOURCE_ERRORS: demo provider → the connection error its sandbox source raises. */
   sandboxSourceErrors: Record<string, string>;
   healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number; events: { windowMs: number; maxItems: number; maxBytes: number } };
@@ -232,7 +232,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       syncTimeout: e.CONNECTION_SYNC_TIMEOUT as Duration,
       syncRetryInterval: e.CONNECTION_SYNC_RETRY_INTERVAL as Duration,
     },
-    linkMigration: { pullBatch: e.LINK_BULK_PULL_BATCH, pullInterval: e.LINK_BULK_PULL_INTERVAL as Duration, waitMs: toMs(e.LINK_BULK_WAIT) },
+    linkMigration: { pullBatch: e.LINK_BULK_PULL_BATCH, pullInterval: e.LINK_BULK_PULL_INTERVAL as Duration, heartbeatTimeout: e.LINK_BULK_HEARTBEAT_TIMEOUT as Duration, waitMs: toMs(e.LINK_BULK_WAIT) },
     sandboxSourceErrors: Object.fromEntries(e.SANDBOX_SOURCE_ERRORS.split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string])),
     healthData: {
       bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,

@@ -118,6 +118,8 @@ export const envSchema = z.object({
    */
   LINK_BULK_PULL_BATCH: z.coerce.number().int().min(1).max(1000).default(10),
   LINK_BULK_PULL_INTERVAL: duration.default('20s'),
+  /** A bulk operation's step heartbeats while it runs; a step whose worker sent none this long (the worker died) is retried. */
+  LINK_BULK_HEARTBEAT_TIMEOUT: duration.default('30s'),
   /** How long a bulk operation asked with wait_for_completion is waited for before the answer is 202 (Junction: 20 s). */
   LINK_BULK_WAIT: duration.default('20s'),
   /**

@@ -52,21 +52,22 @@ export class LinkMigrationService {
 
   async bulkImport(team: TeamPrincipal, teamId: string | undefined, body: BulkImportDto): Promise<BulkOpAnswer> {
     await this.requireMigration(team, teamId, body.provider);
+    const { heartbeatTimeout } = this.config.linkMigration;
     const items = body.connections.map((recipe) => ({
       userId: recipe.user_id,
       credentialsEnc: this.cipher.encryptJson(credentialsOf(recipe)),
       providerUserId: recipe.provider_id,
     }));
-    return this.run(team, 'link_bulk_import', body.provider, items, { batchSize: IMPORT_BATCH, stepTimeout: '5 minutes' }, body.wait_for_completion);
+    return this.run(team, 'link_bulk_import', body.provider, items, { batchSize: IMPORT_BATCH, stepTimeout: '5 minutes', heartbeatTimeout }, body.wait_for_completion);
   }
 
   async bulkHistoricalPull(team: TeamPrincipal, teamId: string | undefined, body: BulkHistoricalPullDto): Promise<BulkOpAnswer> {
     await this.requireMigration(team, teamId, body.provider);
-    const { pullBatch, pullInterval } = this.config.linkMigration;
+    const { pullBatch, pullInterval, heartbeatTimeout } = this.config.linkMigration;
     // A step pulls each of its connections' whole history, each as long as a connection's sync step may take.
     const stepTimeout = pullBatch * toMs(String(this.config.connections.syncTimeout));
     const items = body.user_ids.map((userId) => ({ userId, credentialsEnc: null, providerUserId: null }));
-    return this.run(team, 'link_bulk_historical_trigger', body.provider, items, { batchSize: pullBatch, batchInterval: pullInterval, stepTimeout }, body.wait_for_completion);
+    return this.run(team, 'link_bulk_historical_trigger', body.provider, items, { batchSize: pullBatch, batchInterval: pullInterval, stepTimeout, heartbeatTimeout }, body.wait_for_completion);
   }
 
   /** Pauses at once (no background operation): the users' connections that exist are paused, the others reported. */

@@ -75,8 +75,8 @@ function ouraUserWithTokens(userId: string) {
   };
 }
 
-async function enableMigration(): Promise<void> {
-  const enabled = await teamManagementApi(stack, team)('PATCH', '', { link_migration_enabled: true });
+async function enableMigration(tenant: Tenant = team): Promise<void> {
+  const enabled = await teamManagementApi(stack, tenant)('PATCH', '', { link_migration_enabled: true });
   expect(enabled.status).toBe(200);
   expect(enabled.body.link_migration_enabled).toBe(true);
 }
@@ -284,6 +284,38 @@ test('bulk pause, then bulk export: labflow stops using the tokens, and hands ou
   expect(reimported.status).toBe(200);
   expect(reimported.body).toEqual({ user_ids_imported: [userB.id], user_ids_failed: [] });
   expect(await ouraStatus(userB.id)).toBe('connected');
+});
+
+test("another team's key reaches none of this team's connections: its import, pull, pause and export of them fail or find nothing", async () => {
+  expect(userA.id).not.toBe('');
+  const other = await createTenant(stack.db, { environment: 'production' });
+  await enableMigration(other);
+  const asOther = (path: string, body: object) => call(stack.apiUrl, 'POST', path, { key: other.apiKey, body });
+  const before = await storedCredentials(userA.id);
+  const sleepFetches = () => oura.requests.filter((request) => request.userId === userA.ouraUser && request.path === '/v2/usercollection/sleep').length;
+  const fetchesBefore = sleepFetches();
+
+  const stolen = ouraUserWithTokens(userA.id);
+  const imported = await asOther('/v2/link/bulk_import', { provider: 'oura', connections: [stolen.recipe], wait_for_completion: true });
+  expect(imported.status).toBe(200);
+  expect(imported.body).toEqual({ user_ids_imported: [], user_ids_failed: [userA.id] });
+  const pulled = await asOther('/v2/link/bulk_trigger_historical_pull', { provider: 'oura', user_ids: [userA.id], wait_for_completion: true });
+  expect(pulled.status).toBe(200);
+  expect(pulled.body).toEqual({ user_ids_pulled: [], user_ids_failed: [userA.id] });
+  const paused = await asOther('/v2/link/bulk_pause', { provider: 'oura', user_ids: [userA.id] });
+  expect(paused.body).toEqual({ user_ids_paused: [], user_ids_not_found: [userA.id] });
+  const exported = await asOther('/v2/link/bulk_export', { provider: 'oura', user_ids: [userA.id] });
+  expect(exported.status).toBe(200);
+  expect(exported.body.data).toEqual([]);
+  const everything = await asOther('/v2/link/bulk_export', { provider: 'oura' });
+  expect(everything.body.data).toEqual([]);
+
+  // This team's connection is as it was: its grant, its status, no extra fetch, no new connection.
+  expect(await storedCredentials(userA.id)).toEqual(before);
+  expect(await ouraStatus(userA.id)).toBe('connected');
+  expect(sleepFetches()).toBe(fetchesBefore);
+  const [{ count }] = await stack.db.query(`SELECT count(*)::int AS count FROM provider_connections WHERE team_id = $1`, [other.teamId]);
+  expect(count).toBe(0);
 });
 
 test('an operation whose API transaction never committed is recorded aborted by its workflow', async () => {

@@ -15,6 +15,10 @@ class FakeRunner implements LinkBulkOpRunner {
   readonly aborted = new Set<string>();
   readonly opened: string[] = [];
   failOnce = new Set<string>();
+  /** An op whose first step takes this long (ms). */
+  slowFirstStep = new Map<string, number>();
+  /** Times runStep was called per op (each try of a step counts). */
+  readonly calls = new Map<string, number>();
 
   async open(op: LinkBulkOpIdentity): Promise<'open' | 'aborted'> {
     this.opened.push(op.opId);
@@ -22,8 +26,14 @@ class FakeRunner implements LinkBulkOpRunner {
   }
 
   async runStep(opId: string, limit: number): Promise<{ remaining: number }> {
+    this.calls.set(opId, (this.calls.get(opId) ?? 0) + 1);
     const total = this.users.get(opId) ?? 0;
     const done = this.processed.get(opId) ?? 0;
+    const slow = this.slowFirstStep.get(opId);
+    if (slow !== undefined) {
+      this.slowFirstStep.delete(opId);
+      await new Promise((resolve) => setTimeout(resolve, slow));
+    }
     const now = Math.min(total, done + limit);
     // Like the real step: users committed one by one, then (here) the step fails once before answering.
     this.processed.set(opId, now);
@@ -95,6 +105,18 @@ describe('link bulk op workflow', () => {
     // The first try committed two users and failed; its retry found one left.
     expect(fake.steps.get(op.opId)).toEqual([2, 1]);
     expect(fake.processed.get(op.opId)).toBe(3);
+  });
+
+  test("a step longer than its heartbeat timeout is not given up on while its worker is alive (it heartbeats)", async () => {
+    const { op, handle } = start(3, { batchSize: 3, stepTimeout: '30s', heartbeatTimeout: '600ms' });
+    fake.slowFirstStep.set(op.opId, 2_500);
+    expect(await (await handle).result()).toBe('success');
+    // One step, tried once: without heartbeats Temporal would have timed it out and tried it again.
+    expect(fake.calls.get(op.opId)).toBe(1);
+    expect(fake.steps.get(op.opId)).toEqual([3]);
+    const history = await (await handle).fetchHistory();
+    const scheduled = (history.events ?? []).filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+    expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)).toEqual(['openLinkBulkOp', 'runLinkBulkOpStep', 'closeLinkBulkOp']);
   });
 
   test('continues as new after stepsPerRun steps without opening the operation again', async () => {

@@ -27,6 +27,8 @@ export interface LinkBulkOpPace {
   batchInterval?: Duration;
   /** startToClose of one step (a killed worker's step runs again; items done stay done). */
   stepTimeout: Duration;
+  /** A step's worker heartbeats this often while it runs, so a dead worker's step is retried this soon (not set by operations started before it existed). */
+  heartbeatTimeout?: Duration;
   /** Steps per run before continue-as-new keeps the history short (default 200: an import of 100,000 users is 2,000 steps of 50). */
   stepsPerRun?: number;
 }

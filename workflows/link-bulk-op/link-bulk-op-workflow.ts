@@ -15,6 +15,7 @@ export async function linkBulkOpWorkflow(input: LinkBulkOpWorkflowInput): Promis
   const { op, pace } = input;
   const { openLinkBulkOp, runLinkBulkOpStep, closeLinkBulkOp } = proxyActivities<LinkBulkOpActivities>({
     startToCloseTimeout: pace.stepTimeout,
+    heartbeatTimeout: pace.heartbeatTimeout,
     retry: { initialInterval: '1 second', maximumInterval: '5 minutes' },
   });
   if (!input.opened && (await openLinkBulkOp(op)) === 'aborted') return 'aborted';
