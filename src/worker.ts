@@ -62,6 +62,7 @@ runProcess('worker', async () => {
         appointmentIdempotencyKeyTtlMs: config.appointments.idempotencyKeyTtlMs,
         batchSize: 1000,
         healthDataRetentionMs: config.healthData.retentionMs,
+        linkBulkOpRetentionMs: config.retention.linkBulkOpRetentionMs,
       });
       retention = startRetentionSweeps(sweeper, config.retention.sweepIntervalMs, {
         log: (message) => logger.info(message),

@@ -46,7 +46,7 @@ export interface LabflowConfig {
   workerHealthPort: number;
   events: EventsConfig;
   workerRoles: WorkerRole[];
-  retention: { eventRetentionMs: number; sweepIntervalMs: number };
+  retention: { eventRetentionMs: number; linkBulkOpRetentionMs: number; sweepIntervalMs: number };
   orders: OrdersConfig;
   reconciler: ReconcilerConfig;
   sandboxCallbacks: SandboxCallbacksConfig;
@@ -264,7 +264,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       jobLockMs: toMs(e.EVENTS_JOB_LOCK),
     },
     workerRoles: [...new Set(e.WORKER_ROLES.split(',').map((role) => role.trim() as WorkerRole))],
-    retention: { eventRetentionMs: toMs(e.EVENT_RETENTION), sweepIntervalMs: toMs(e.RETENTION_SWEEP_INTERVAL) },
+    retention: { eventRetentionMs: toMs(e.EVENT_RETENTION), linkBulkOpRetentionMs: toMs(e.LINK_BULK_OP_RETENTION), sweepIntervalMs: toMs(e.RETENTION_SWEEP_INTERVAL) },
     orders: {
       registrationWindow: e.ORDER_REGISTRATION_WINDOW,
       sampleToLabWindow: e.ORDER_SAMPLE_TO_LAB_WINDOW,

@@ -120,6 +120,8 @@ export const envSchema = z.object({
   LINK_BULK_PULL_INTERVAL: duration.default('20s'),
   /** A bulk operation's step heartbeats while it runs; a step whose worker sent none this long (the worker died) is retried. */
   LINK_BULK_HEARTBEAT_TIMEOUT: duration.default('30s'),
+  /** An ended bulk operation's users (a row each) are deleted this long after it ended; the operation stays listed with its counts. */
+  LINK_BULK_OP_RETENTION: duration.default('90d'),
   /** How long a bulk operation asked with wait_for_completion is waited for before the answer is 202 (Junction: 20 s). */
   LINK_BULK_WAIT: duration.default('20s'),
   /**

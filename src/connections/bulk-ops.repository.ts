@@ -33,8 +33,8 @@ export interface PendingBulkOpItem extends NewBulkOpItem {
 }
 
 const OP_COLUMNS = `o.id, o.team_id AS "teamId", o.environment, o.region, o.type, o.provider, o.status, o.started_at AS "startedAt", o.ended_at AS "endedAt",
-  (SELECT count(*) FROM link_bulk_op_items i WHERE i.op_id = o.id AND i.outcome IS NULL)::int AS pending,
-  (SELECT count(*) FROM link_bulk_op_items i WHERE i.op_id = o.id AND i.outcome IS NOT NULL)::int AS processed`;
+  CASE WHEN o.processed_count IS NULL THEN (SELECT count(*) FROM link_bulk_op_items i WHERE i.op_id = o.id AND i.outcome IS NULL)::int ELSE 0 END AS pending,
+  COALESCE(o.processed_count, (SELECT count(*) FROM link_bulk_op_items i WHERE i.op_id = o.id AND i.outcome IS NOT NULL)::int) AS processed`;
 
 /** The SQL of `link_bulk_ops` and `link_bulk_op_items`. */
 @Injectable()
@@ -69,7 +69,7 @@ export class BulkOpsRepository {
    */
   async openOrAbort(op: LinkBulkOpIdentity): Promise<'open' | 'aborted'> {
     const inserted: unknown[] = await this.db.query(
-      `INSERT INTO link_bulk_ops (id, team_id, environment, region, type, provider, status, ended_at) VALUES ($1, $2, $3, $4, $5, $6, 'aborted', now())
+      `INSERT INTO link_bulk_ops (id, team_id, environment, region, type, provider, status, ended_at, processed_count) VALUES ($1, $2, $3, $4, $5, $6, 'aborted', now(), 0)
        ON CONFLICT (id) DO NOTHING RETURNING id`,
       [op.opId, op.teamId, op.environment, op.region, op.type, op.provider],
     );
@@ -109,7 +109,12 @@ export class BulkOpsRepository {
 
   /** Ends the operation `success` unless it has ended already; answers its status. */
   async close(opId: string): Promise<LinkBulkOpStatus> {
-    await this.db.query(`UPDATE link_bulk_ops SET status = 'success', ended_at = now() WHERE id = $1 AND status = 'in_progress'`, [opId]);
+    await this.db.query(
+      `UPDATE link_bulk_ops SET status = 'success', ended_at = now(),
+              processed_count = (SELECT count(*) FROM link_bulk_op_items WHERE op_id = $1 AND outcome IS NOT NULL)
+        WHERE id = $1 AND status = 'in_progress'`,
+      [opId],
+    );
     return (await this.find(opId))?.status ?? 'aborted';
   }
 
@@ -138,5 +143,20 @@ export class BulkOpsRepository {
         ORDER BY o.started_at DESC, o.id DESC LIMIT $5`,
       [teamId, environment, after?.at ?? null, after?.id ?? null, limit],
     );
+  }
+
+  /**
+   * Deletes up to `limit` user rows of operations that ended more than `retentionMs` ago (their
+   * counts stay on the operation's row); answers how many.
+   */
+  async deleteExpiredItems(retentionMs: number, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM link_bulk_op_items WHERE (op_id, position) IN (
+         SELECT i.op_id, i.position FROM link_bulk_ops o JOIN link_bulk_op_items i ON i.op_id = o.id
+          WHERE o.ended_at < now() - make_interval(secs => $1::double precision / 1000)
+          LIMIT $2)`,
+      [retentionMs, limit],
+    );
+    return deleted;
   }
 }

@@ -4,6 +4,7 @@ import { IdempotencyRepository } from '../common/idempotency/idempotency.reposit
 import { OutboxRepository } from '../events/outbox.repository';
 import { TimeseriesRepository } from '../health-data/timeseries.repository';
 import { LinkTokensRepository } from '../link/link-tokens.repository';
+import { BulkOpsRepository } from '../connections/bulk-ops.repository';
 
 /** What a sweeper keeps: each limit is how long a row is kept after it was created. */
 export interface RetentionConfig {
@@ -20,6 +21,8 @@ export interface RetentionConfig {
    * kept forever). Each sweep also makes the next months' partitions ahead of time.
    */
   healthDataRetentionMs?: number;
+  /** Link Migration operations: their users' rows, this long after the operation ended (its counts stay). */
+  linkBulkOpRetentionMs: number;
 }
 
 /** How long a link token is kept after it expired. */
@@ -34,6 +37,8 @@ export interface RetentionReport {
   healthDataPartitions: number;
   /** Link tokens a day past their expiry (kept that long so GET /v2/link/state still answers). */
   linkTokens: number;
+  /** Users' rows of Link Migration operations that ended more than LINK_BULK_OP_RETENTION ago. */
+  linkBulkOpItems: number;
 }
 
 /**
@@ -46,6 +51,8 @@ export interface RetentionReport {
  * - idempotency records past their TTL: an expired key is already treated as unused, so deleting
  *   it changes no answer.
  * - link tokens a day after they expired: nothing can be done with them any more.
+ * - the users of a Link Migration operation (one row each) once it ended LINK_BULK_OP_RETENTION
+ *   ago: the operation itself stays listed, with its counts.
  *
  * Order rows, order events and results are never touched: they are the customer's record.
  */
@@ -54,6 +61,7 @@ export class RetentionSweeper {
   private readonly idempotency: IdempotencyRepository;
   private readonly timeseries: TimeseriesRepository;
   private readonly linkTokens: LinkTokensRepository;
+  private readonly bulkOps: BulkOpsRepository;
 
   constructor(
     private readonly db: DataSource,
@@ -63,6 +71,7 @@ export class RetentionSweeper {
     this.idempotency = new IdempotencyRepository(db);
     this.timeseries = new TimeseriesRepository(db);
     this.linkTokens = new LinkTokensRepository(db);
+    this.bulkOps = new BulkOpsRepository(db);
   }
 
   /** One sweep; returns null when another process holds the sweep lock. */
@@ -76,6 +85,7 @@ export class RetentionSweeper {
       ),
       healthDataPartitions: await this.maintainHealthData(),
       linkTokens: await this.drain(() => this.linkTokens.deleteExpired(LINK_TOKEN_KEEP_MS, batchSize)),
+      linkBulkOpItems: await this.drain(() => this.bulkOps.deleteExpiredItems(this.config.linkBulkOpRetentionMs, batchSize)),
     }));
     return sweep.ran ? sweep.value : null;
   }
@@ -117,7 +127,7 @@ export function startRetentionSweeps(
       running = sweeper
         .sweepOnce()
         .then((report) => {
-          if (report && report.events + report.orderIdempotencyKeys + report.appointmentIdempotencyKeys > 0) {
+          if (report && Object.values(report).some((deleted) => deleted > 0)) {
             logger.log(`[labflow] retention: deleted ${JSON.stringify(report)}`);
           }
         })

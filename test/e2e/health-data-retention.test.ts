@@ -32,6 +32,7 @@ describe('health data: partitions and retention', () => {
     // Events are kept (a century); health data kept for five years: March 2019 is past it.
     const report = await new RetentionSweeper(stack.db, {
       eventRetentionMs: 100 * YEAR_MS,
+      linkBulkOpRetentionMs: 100 * YEAR_MS,
       orderIdempotencyKeyTtlMs: 100 * YEAR_MS,
       appointmentIdempotencyKeyTtlMs: 100 * YEAR_MS,
       batchSize: 100,

@@ -10,7 +10,7 @@ import { call, type Tenant, type TestStack } from '../helpers/stack';
  * files share the database, but nothing of theirs is that old.
  */
 const DAY_MS = 24 * 60 * 60 * 1000;
-const CONFIG = { eventRetentionMs: 90 * DAY_MS, orderIdempotencyKeyTtlMs: DAY_MS, appointmentIdempotencyKeyTtlMs: 14 * DAY_MS, batchSize: 2 };
+const CONFIG = { eventRetentionMs: 90 * DAY_MS, orderIdempotencyKeyTtlMs: DAY_MS, appointmentIdempotencyKeyTtlMs: 14 * DAY_MS, linkBulkOpRetentionMs: 90 * DAY_MS, batchSize: 2 };
 
 let stack: TestStack;
 let tenant: Tenant;
@@ -133,6 +133,39 @@ test('link tokens go a day after they expired; newer ones stay, so their state s
   expect(report?.linkTokens).toBeGreaterThanOrEqual(1);
   expect(await exists('link_tokens', 'id', old)).toBe(false);
   expect(await exists('link_tokens', 'id', recent)).toBe(true);
+});
+
+test("a Link Migration operation's users go 90 days after it ended; it stays listed with its counts", async () => {
+  await stack.db.query(`UPDATE teams SET link_migration_enabled = true WHERE id = $1`, [tenant.teamId]);
+  const operation = async (endedDaysAgo: number) => {
+    const id = randomUUID();
+    await stack.db.query(
+      `INSERT INTO link_bulk_ops (id, team_id, environment, region, type, provider, status, started_at, ended_at, processed_count)
+       VALUES ($1, $2, 'sandbox', 'us', 'link_bulk_import', 'oura', 'success', now() - make_interval(days => $3 + 1), now() - make_interval(days => $3), 3)`,
+      [id, tenant.teamId, endedDaysAgo],
+    );
+    await stack.db.query(
+      `INSERT INTO link_bulk_op_items (op_id, position, user_id, outcome) SELECT $1, n, $2, 'done' FROM generate_series(1, 3) n`,
+      [id, userId],
+    );
+    return id;
+  };
+  const items = async (opId: string) => (await stack.db.query(`SELECT count(*)::int AS n FROM link_bulk_op_items WHERE op_id = $1`, [opId]))[0].n;
+  const old = await operation(91);
+  const recent = await operation(89);
+
+  const report = await new RetentionSweeper(stack.db, CONFIG).sweepOnce();
+
+  expect(report?.linkBulkOpItems).toBeGreaterThanOrEqual(3);
+  expect(await items(old)).toBe(0);
+  expect(await items(recent)).toBe(3);
+  const listed = await call(stack.apiUrl, 'GET', '/v2/link/bulk_op?page_size=100', { key: tenant.apiKey });
+  expect(listed.status).toBe(200);
+  // Newest first: the recent operation, then the old one, whose users are gone but whose count is not.
+  expect(listed.body.data).toEqual([
+    expect.objectContaining({ status: 'success', pending: 0, processed: 3 }),
+    expect.objectContaining({ status: 'success', pending: 0, processed: 3 }),
+  ]);
 });
 
 test('one sweeper at a time: a sweep finds the lock taken and deletes nothing', async () => {
