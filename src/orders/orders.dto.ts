@@ -82,6 +82,20 @@ export const physician = z.object({
  * field is optional, as in Junction; it is stored encrypted and named by the order's
  * health_insurance_id, and printed on the requisition.
  */
+/**
+ * An ICD-10-CM diagnosis code as labs and payors take it: a letter, a digit and a third character,
+ * then optionally (after a dot, which may be left out) up to four more (E11.9, R73.09, Z00.00).
+ * Only the shape is checked — labflow carries no copy of the code set — so a typo such as
+ * "fatigue" or "E11-9" is refused here rather than by the lab or the payor weeks later. Stored in
+ * capitals.
+ */
+const ICD_10_CM = /^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/;
+const icdCode = z
+  .string()
+  .trim()
+  .transform((code) => code.toUpperCase())
+  .refine((code) => ICD_10_CM.test(code), { message: 'not an ICD-10-CM code: a letter, a digit and a third character, then optionally a dot and up to four more (E11.9, R73.09)' });
+
 export const healthInsurance = z.object({
   front_image: image.nullish(),
   back_image: image.nullish(),
@@ -109,7 +123,7 @@ export const healthInsurance = z.object({
       phone_type: optionalText(32),
     })
     .nullish(),
-  diagnosis_codes: z.array(z.string().trim().min(1).max(16)).max(50).nullish(),
+  diagnosis_codes: z.array(icdCode).max(50).nullish(),
 });
 export type HealthInsurance = z.infer<typeof healthInsurance>;
 
@@ -162,7 +176,7 @@ const createOrderFields = {
   health_insurance: healthInsurance.nullish(),
   priority: z.boolean().nullish(),
   billing_type: z.enum(BILLING_TYPES).nullish(),
-  icd_codes: z.array(z.string().max(16)).max(50).nullish(),
+  icd_codes: z.array(icdCode).max(50).nullish(),
   consents: z.array(consent).max(20).nullish(),
   activate_by: isoDate.nullish(),
   /** Answers to the lab's ask-at-order-entry questions, for markers of the ordered test. */

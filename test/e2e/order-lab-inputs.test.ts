@@ -130,6 +130,7 @@ describe('an order billed to a health insurance', () => {
   it.each([
     ['an image type other than JPEG or PNG', { ...INSURANCE, front_image: { content: PNG, content_type: 'image/gif' } }, ['body', 'health_insurance', 'front_image', 'content_type']],
     ['image content that is not base64', { ...INSURANCE, back_image: { content: 'not base64!', content_type: 'image/png' } }, ['body', 'health_insurance', 'back_image', 'content']],
+    ['a diagnosis code that is not an ICD-10-CM code', { ...INSURANCE, diagnosis_codes: ['R73.09', 'fatigue'] }, ['body', 'health_insurance', 'diagnosis_codes', 1]],
     ['a responsible party without a name', { ...INSURANCE, responsible_details: { ...INSURANCE.responsible_details, first_name: '' } }, ['body', 'health_insurance', 'responsible_details', 'first_name']],
   ])('refuses %s with 422 naming the field, and stores nothing', async (_case, insurance, loc) => {
     const before = (await insuranceRows()).length;
@@ -137,6 +138,28 @@ describe('an order billed to a health insurance', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(loc);
     expect(await insuranceRows()).toHaveLength(before);
+  });
+});
+
+describe("the order's ICD-10-CM diagnosis codes", () => {
+  it('are kept in capitals, answered on the order and printed on the requisition', async () => {
+    const created = await order({ icd_codes: ['e78.5', ' Z0000 '] });
+    expect(created.status).toBe(200);
+    expect(created.body.order.icd_codes).toEqual(['E78.5', 'Z0000']);
+    const orderId: string = created.body.order.id;
+    const fetched = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
+    expect(fetched.body.icd_codes).toEqual(['E78.5', 'Z0000']);
+    const { text } = await requisitionOf(orderId);
+    expect(text).toContain('E78.5, Z0000');
+  });
+
+  it.each([['high cholesterol'], ['E78-5'], ['78.5'], ['E78.12345'], ['']])('refuses %j with 422 naming which code, and creates no order', async (bad) => {
+    const before = await stack.db.query('SELECT count(*)::int AS n FROM orders WHERE user_id = $1', [userId]);
+    const refused = await order({ icd_codes: ['E78.5', bad] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'icd_codes', 1]);
+    expect(refused.body.detail[0].msg).toContain('not an ICD-10-CM code');
+    expect(await stack.db.query('SELECT count(*)::int AS n FROM orders WHERE user_id = $1', [userId])).toEqual(before);
   });
 });
 
