@@ -62,7 +62,7 @@ export interface LabflowConfig {
   notifications: { smtpUrl: string | null; from: string };
   reminders: RemindersConfig;
   /** Real data providers' clients; null where labflow is not registered with the provider. */
-  providers: { oura: OuraConfig | null; dexcom: DexcomConfig | null };
+  providers: { oura: OuraConfig | null; dexcom: DexcomConfig | null; whoop: WhoopConfig | null };
 }
 
 /** labflow's OAuth client at Oura and where Oura is (src/adapters/oura). */
@@ -80,6 +80,13 @@ export interface DexcomConfig {
   apiUrl: string;
   /** The redirect URI registered at Dexcom (Dexcom wants it again with every refresh). */
   redirectUri: string;
+}
+
+/** labflow's OAuth client at WHOOP and where WHOOP is (src/adapters/whoop). */
+export interface WhoopConfig {
+  clientId: string;
+  clientSecret: string;
+  apiUrl: string;
 }
 
 /** Patient reminders on the order workflow's timers (workflows/order/reminders.ts, src/reminders). */
@@ -171,6 +178,29 @@ export interface EventsConfig {
 
 export class ConfigError extends Error {}
 
+/** The real OAuth providers labflow can be registered with: env prefix, name, slug. */
+const OAUTH_PROVIDER_CLIENTS = [
+  { prefix: 'OURA', name: 'Oura', slug: 'oura' },
+  { prefix: 'DEXCOM', name: 'Dexcom', slug: 'dexcom_v3' },
+  { prefix: 'WHOOP', name: 'WHOOP', slug: 'whoop_v2' },
+] as const;
+
+/**
+ * A provider's client is both halves or neither, and needs PUBLIC_API_URL: the provider sends the
+ * user back only to the redirect URI registered with it, which is built on it.
+ */
+function oauthClientProblems(env: Environment, client: (typeof OAUTH_PROVIDER_CLIENTS)[number]): string[] {
+  const id = env[`${client.prefix}_CLIENT_ID`];
+  const secret = env[`${client.prefix}_CLIENT_SECRET`];
+  if (!id !== !secret) return [`${client.prefix}_CLIENT_ID, ${client.prefix}_CLIENT_SECRET: set both or neither`];
+  if (id && !env.PUBLIC_API_URL) {
+    return [
+      `PUBLIC_API_URL: required with ${client.prefix}_CLIENT_ID (${client.name} sends users back to <PUBLIC_API_URL>/v2/link/connect/${client.slug}, the redirect URI registered at ${client.name})`,
+    ];
+  }
+  return [];
+}
+
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConfig {
   const parsed = envSchema.safeParse(source);
@@ -178,15 +208,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
     ...(temporal.ok ? [] : temporal.errors),
-    ...(parsed.success && !parsed.data.OURA_CLIENT_ID !== !parsed.data.OURA_CLIENT_SECRET ? ['OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither'] : []),
-    ...(parsed.success && !parsed.data.DEXCOM_CLIENT_ID !== !parsed.data.DEXCOM_CLIENT_SECRET ? ['DEXCOM_CLIENT_ID, DEXCOM_CLIENT_SECRET: set both or neither'] : []),
-    ...(parsed.success && parsed.data.DEXCOM_CLIENT_ID && !parsed.data.PUBLIC_API_URL
-      ? ['PUBLIC_API_URL: required with DEXCOM_CLIENT_ID (Dexcom sends users back to <PUBLIC_API_URL>/v2/link/connect/dexcom_v3, the redirect URI registered at Dexcom)']
-      : []),
-    // Oura sends the user back only to the redirect URI registered with it, which is built on PUBLIC_API_URL.
-    ...(parsed.success && parsed.data.OURA_CLIENT_ID && !parsed.data.PUBLIC_API_URL
-      ? ['PUBLIC_API_URL: required with OURA_CLIENT_ID (Oura sends users back to <PUBLIC_API_URL>/v2/link/connect/oura, the redirect URI registered at Oura)']
-      : []),
+    ...(parsed.success ? OAUTH_PROVIDER_CLIENTS.flatMap((client) => oauthClientProblems(parsed.data, client)) : []),
   ];
   if (!parsed.success || !temporal.ok || problems.length > 0) {
     throw new ConfigError(`labflow configuration is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
@@ -322,6 +344,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
         e.DEXCOM_CLIENT_ID && e.DEXCOM_CLIENT_SECRET && e.PUBLIC_API_URL
           ? { clientId: e.DEXCOM_CLIENT_ID, clientSecret: e.DEXCOM_CLIENT_SECRET, apiUrl: e.DEXCOM_API_URL, redirectUri: new URL('/v2/link/connect/dexcom_v3', e.PUBLIC_API_URL).toString() }
           : null,
+      whoop: e.WHOOP_CLIENT_ID && e.WHOOP_CLIENT_SECRET ? { clientId: e.WHOOP_CLIENT_ID, clientSecret: e.WHOOP_CLIENT_SECRET, apiUrl: e.WHOOP_API_URL } : null,
     },
     reminders: {
       bookAppointmentAfter: e.REMINDER_BOOK_APPOINTMENT_AFTER,

@@ -290,6 +290,15 @@ export const envSchema = z.object({
   DEXCOM_CLIENT_SECRET: z.string().min(1).optional(),
   /** Dexcom's API (https://sandbox-api.dexcom.com for Dexcom's sandbox; https://api.dexcom.eu, https://api.dexcom.jp outside the US): its login page is `<it>/v2/oauth2/login`, tokens `<it>/v2/oauth2/token`, data under `<it>/v3/users/self`. */
   DEXCOM_API_URL: z.string().url().default('https://api.dexcom.com'),
+  /**
+   * WHOOP (production teams): the OAuth client labflow registered at WHOOP (developer.whoop.com,
+   * redirect URI `<PUBLIC_API_URL>/v2/link/connect/whoop_v2`). Both or neither; unset: production
+   * teams cannot connect WHOOP.
+   */
+  WHOOP_CLIENT_ID: z.string().min(1).optional(),
+  WHOOP_CLIENT_SECRET: z.string().min(1).optional(),
+  /** WHOOP's host: sign-in at `<it>/oauth/oauth2/auth`, tokens `<it>/oauth/oauth2/token`, data under `<it>/developer/v2`. */
+  WHOOP_API_URL: z.string().url().default('https://api.prod.whoop.com'),
 });
 
 export type Environment = z.infer<typeof envSchema>;

@@ -13,13 +13,14 @@ import { ConnectionsRepository } from './connections.repository';
 import { ConnectionsService } from './connections.service';
 import { OuraSourceAdapter } from '../adapters/oura/oura-source.adapter';
 import { DexcomSourceAdapter } from '../adapters/dexcom/dexcom-source.adapter';
+import { WhoopSourceAdapter } from '../adapters/whoop/whoop-source.adapter';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { SandboxSourceAdapter } from './sandbox-source.adapter';
 import { SOURCE_ADAPTER } from '../adapters/sources/source-adapter';
 import { SourceRouter } from './source-router';
 
 /**
- * Connected data sources (the sandbox's demo providers, and Oura and Dexcom where configured): one workflow per connection moves the
+ * Connected data sources (the sandbox's demo providers, and Oura, Dexcom and WHOOP where configured): one workflow per connection moves the
  * source's data in through health-data ingestion; the worker's ConnectionReconciler restarts one
  * that closed or vanished while its connection remains. Global only for CONNECTED_SOURCES: the users
  * module reads the user object's `connected_sources` through it without importing this module
@@ -46,6 +47,7 @@ import { SourceRouter } from './source-router';
         new SourceRouter([
           ...(config.providers.oura ? [new OuraSourceAdapter(config.providers.oura)] : []),
           ...(config.providers.dexcom ? [new DexcomSourceAdapter(config.providers.dexcom)] : []),
+          ...(config.providers.whoop ? [new WhoopSourceAdapter(config.providers.whoop)] : []),
           sandbox,
         ]),
     },

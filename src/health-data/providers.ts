@@ -43,6 +43,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
   { slug: 'onetouch_ble', name: 'OneTouch (Bluetooth)', description: 'OneTouch glucose meters, read over Bluetooth by the phone SDK.', authType: 'sdk', sourceType: 'ble', sourceId: 16 },
   { slug: 'dexcom', name: 'Dexcom', description: 'Continuous glucose monitor data from a Dexcom account.', authType: 'password', sourceType: 'provider', sourceId: 10 },
   { slug: 'dexcom_v3', name: 'Dexcom', description: 'Continuous glucose monitor data from a Dexcom account (Dexcom API v3, OAuth).', authType: 'oauth', sourceType: 'provider', sourceId: 17 },
+  { slug: 'whoop_v2', name: 'WHOOP', description: 'Strap tracking sleep, recovery, strain and workouts (WHOOP API v2, OAuth).', authType: 'oauth', sourceType: 'provider', sourceId: 18 },
 ];
 
 const BY_SLUG = new Map(PROVIDERS.map((provider) => [provider.slug, provider]));

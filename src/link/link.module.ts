@@ -12,6 +12,7 @@ import { LinkMigrationController } from './link-migration.controller';
 import { LinkMigrationService } from './link-migration.service';
 import { OuraProviderAuth } from '../adapters/oura/oura-provider-auth';
 import { DexcomProviderAuth } from '../adapters/dexcom/dexcom-provider-auth';
+import { WhoopProviderAuth } from '../adapters/whoop/whoop-provider-auth';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { PROVIDER_AUTH, type ProviderAuths } from '../adapters/sources/provider-auth';
 import { SandboxProviderAuth } from './sandbox-provider-auth';
@@ -38,6 +39,7 @@ import { SandboxProviderAuth } from './sandbox-provider-auth';
       useFactory: (config: LabflowConfig, sandbox: SandboxProviderAuth): ProviderAuths => [
         ...(config.providers.oura ? [new OuraProviderAuth(config.providers.oura)] : []),
         ...(config.providers.dexcom ? [new DexcomProviderAuth(config.providers.dexcom)] : []),
+        ...(config.providers.whoop ? [new WhoopProviderAuth(config.providers.whoop)] : []),
         sandbox,
       ],
     },

@@ -39,6 +39,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...dexcom })).toThrow(/PUBLIC_API_URL: required with DEXCOM_CLIENT_ID/);
   });
 
+  it("WHOOP: off unless both halves of labflow's OAuth client are given, with PUBLIC_API_URL for the redirect URI", () => {
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.whoop).toBeNull();
+    const whoop = { WHOOP_CLIENT_ID: 'id', WHOOP_CLIENT_SECRET: 'secret' };
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', ...whoop }).providers.whoop).toEqual({
+      clientId: 'id',
+      clientSecret: 'secret',
+      apiUrl: 'https://api.prod.whoop.com',
+    });
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', WHOOP_CLIENT_ID: 'id' })).toThrow(/WHOOP_CLIENT_ID, WHOOP_CLIENT_SECRET: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...whoop })).toThrow(/PUBLIC_API_URL: required with WHOOP_CLIENT_ID \(WHOOP sends users back to <PUBLIC_API_URL>\/v2\/link\/connect\/whoop_v2/);
+  });
+
   it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).reminders).toEqual({
       bookAppointmentAfter: ['24h', '72h', '7d'],

@@ -1,4 +1,4 @@
-import { offsetSeconds } from '../sources/iso-time';
+import { atOffset, offsetSeconds } from '../sources/iso-time';
 import type { SourceBatch } from '../sources/source-adapter';
 import type { OuraDailyActivity, OuraDailySleep, OuraHeartRate, OuraSleep } from './oura-api';
 
@@ -123,12 +123,4 @@ function activitySummary(day: OuraDailyActivity): Record<string, unknown> {
     high: minutes(day.high_activity_time),
     timezone_offset: offsetSeconds(day.timestamp),
   };
-}
-
-/** Epoch ms as ISO 8601 in a given offset (as Oura writes the night's times: the wearer's local time). */
-function atOffset(epochMs: number, offset: number): string {
-  const local = new Date(epochMs + offset * 1000).toISOString().slice(0, 19);
-  const sign = offset < 0 ? '-' : '+';
-  const abs = Math.abs(offset);
-  return `${local}${sign}${String(Math.floor(abs / 3600)).padStart(2, '0')}:${String(Math.floor((abs % 3600) / 60)).padStart(2, '0')}`;
 }

@@ -22,3 +22,16 @@ export function offsetSeconds(iso: string): number {
 export function instantAsUtc(iso: string): number {
   return Date.parse(hasOffset(iso) ? iso : `${iso}Z`);
 }
+
+/** A `±hh:mm` offset (as WHOOP writes a record's `timezone_offset`) in seconds; 0 for anything else. */
+export function offsetOfLabel(label: string | null | undefined): number {
+  return label && /^[+-]\d{2}:?\d{2}$/.test(label) ? offsetSeconds(label) : 0;
+}
+
+/** Epoch ms as ISO 8601 in the given offset (the wearer's local time, as Junction's summaries write it). */
+export function atOffset(epochMs: number, offset: number): string {
+  const local = new Date(epochMs + offset * 1000).toISOString().slice(0, 19);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${local}${sign}${String(Math.floor(abs / 3600)).padStart(2, '0')}:${String(Math.floor((abs % 3600) / 60)).padStart(2, '0')}`;
+}

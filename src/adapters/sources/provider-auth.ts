@@ -1,3 +1,4 @@
+import { type OAuth2Client, statusOf } from './oauth2-client';
 import type { ProviderGrant } from './source-adapter';
 import type { ApiEnvironment } from '../../tenancy/entities';
 
@@ -58,20 +59,62 @@ export interface ProviderAuth {
   email(provider: string, email: string, region?: string): Promise<AuthOutcome>;
 }
 
-/**
- * A real provider that signs in by OAuth only (Oura, Dexcom): the Link flow never asks it for a
- * password, a second factor or an e-mail invitation (its authTypeOf says `oauth`); should it be
- * asked, it refuses.
- */
-export abstract class OAuthOnlyProviderAuth implements ProviderAuth {
-  constructor(private readonly providerName: string) {}
+/** What signing in to one real OAuth provider takes (OAuthProviderAuth). */
+export interface OAuthSignIn {
+  /** The provider's name, as messages say it. */
+  name: string;
+  /** Junction's slug of the provider; Link offers it to production teams. */
+  slug: string;
+  oauth: OAuth2Client;
+  /** The user's id at the provider, read with a fresh access token (a label: a failure leaves it null). */
+  userIdOf(accessToken: string): Promise<string>;
+  /** Scopes labflow cannot work without: a grant the user narrowed on the provider's page is refused. */
+  requiredScopes?: readonly string[];
+}
 
-  abstract authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null;
-  abstract oauthUrl(provider: string, state: string, callbackUrl: string): string;
-  abstract completeOauth(provider: string, grant: { code: string; scope?: string; callbackUrl: string }): Promise<AuthOutcome>;
+/**
+ * Signing in to a real provider in the Link flow (production teams): the user grants labflow
+ * access on the provider's page, the provider sends the browser back with a code, and the code
+ * becomes the connection's tokens (kept encrypted with it) and the user's id at the provider
+ * (`external_user_id`). Such a provider signs in by OAuth only: the Link flow never asks it for a
+ * password, a second factor or an e-mail invitation; should it be asked, it refuses.
+ */
+export class OAuthProviderAuth implements ProviderAuth {
+  constructor(private readonly signIn: OAuthSignIn) {}
+
+  authTypeOf(provider: string, environment: ApiEnvironment): LinkAuthType | null {
+    return provider === this.signIn.slug && environment === 'production' ? 'oauth' : null;
+  }
+
+  oauthUrl(_provider: string, state: string, callbackUrl: string): string {
+    return this.signIn.oauth.authorizeUrl(state, callbackUrl);
+  }
+
+  async completeOauth(_provider: string, grant: { code: string; scope?: string; callbackUrl: string }): Promise<AuthOutcome> {
+    const { name, oauth, requiredScopes = [] } = this.signIn;
+    let credentials;
+    try {
+      credentials = await oauth.exchange(grant.code, grant.callbackUrl, grant.scope);
+    } catch (error) {
+      const status = statusOf(error);
+      return { outcome: 'refused', errorType: 'provider_api_error', error: `${name} did not accept the sign-in${status ? ` (${status})` : ''}. Try again.` };
+    }
+    // The user may untick scopes on the provider's page; the provider says which it granted.
+    const missing = requiredScopes.filter((scope) => !credentials.scopes.includes(scope));
+    if (credentials.scopes.length > 0 && missing.length > 0) {
+      return { outcome: 'refused', errorType: 'required_scopes_not_granted', error: `${name} access to ${missing.join(' and ')} was not granted; labflow needs it.` };
+    }
+    let externalUserId: string | null = null;
+    try {
+      externalUserId = await this.signIn.userIdOf(credentials.accessToken);
+    } catch {
+      // The user's id at the provider is a label; the connection works without it.
+    }
+    return { outcome: 'connected', grant: { credentials, externalUserId } };
+  }
 
   async password(): Promise<AuthOutcome> {
-    return { outcome: 'refused', errorType: 'provider_api_error', error: `${this.providerName} is connected by OAuth, not a password.` };
+    return { outcome: 'refused', errorType: 'provider_api_error', error: `${this.signIn.name} is connected by OAuth, not a password.` };
   }
 
   completeMfa(): Promise<AuthOutcome> {
