@@ -1,9 +1,8 @@
 import type { DexcomConfig } from '../../config/config';
 import type { ApiEnvironment } from '../../tenancy/entities';
-import { GrantRefused, type OAuth2Client } from '../sources/oauth2-client';
-import { isUnauthorized, ProviderHttpError } from '../sources/provider-http';
-import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../sources/source-adapter';
-import { withAccessToken } from '../sources/token-keeper';
+import type { OAuth2Client } from '../sources/oauth2-client';
+import type { SourceAdapter, SourceBatch, SourceConnection } from '../sources/source-adapter';
+import { pullWithGrant } from '../sources/token-keeper';
 import { DexcomApi } from './dexcom-api';
 import { DEXCOM_RESOURCES, dexcomBatches } from './dexcom-mapping';
 import { dexcomOAuth } from './dexcom-oauth';
@@ -41,25 +40,8 @@ export class DexcomSourceAdapter implements SourceAdapter {
     return DEXCOM_RESOURCES;
   }
 
-  async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
-    if (!connection.credentials) throw new SourceConnectionError('provider_credential_error', 'labflow holds no Dexcom grant for this connection: connect Dexcom again.');
+  pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
     const start = from - LOOKBACK_MS;
-    try {
-      const egvs = await withAccessToken(connection, connection.credentials, this.oauth, (accessToken) => this.api.egvs(accessToken, start, to), isUnauthorized);
-      return dexcomBatches(egvs);
-    } catch (error) {
-      throw connectionErrorOf(error);
-    }
+    return pullWithGrant('Dexcom', connection, this.oauth, async (accessToken) => dexcomBatches(await this.api.egvs(accessToken, start, to)));
   }
-}
-
-/** Dexcom's refusals of the connection itself as connection errors; other failures unchanged (retried). */
-function connectionErrorOf(error: unknown): unknown {
-  if (error instanceof GrantRefused) {
-    return new SourceConnectionError('token_refresh_failed', "Dexcom no longer accepts labflow's access: the user revoked it or it expired. Connect Dexcom again.");
-  }
-  if (error instanceof ProviderHttpError && (error.status === 401 || error.status === 403)) {
-    return new SourceConnectionError('provider_credential_error', "Dexcom refused labflow's fresh access token. Connect Dexcom again.");
-  }
-  return error;
 }

@@ -1,10 +1,9 @@
 import type { OuraConfig } from '../../config/config';
-import { GrantRefused, type OAuth2Client } from '../sources/oauth2-client';
+import type { OAuth2Client } from '../sources/oauth2-client';
 import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../sources/source-adapter';
-import { withAccessToken } from '../sources/token-keeper';
+import { pullWithGrant } from '../sources/token-keeper';
 import type { ApiEnvironment } from '../../tenancy/entities';
 import { OuraApi, type OuraDailyActivity, type OuraDailySleep, type OuraSleep } from './oura-api';
-import { isUnauthorized, ProviderHttpError } from '../sources/provider-http';
 import { OURA_RESOURCES, ouraBatches } from './oura-mapping';
 import { ouraOAuth } from './oura-oauth';
 
@@ -40,13 +39,8 @@ export class OuraSourceAdapter implements SourceAdapter {
     return OURA_RESOURCES;
   }
 
-  async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
-    if (!connection.credentials) throw new SourceConnectionError('provider_credential_error', 'labflow holds no Oura grant for this connection: connect Oura again.');
-    try {
-      return await withAccessToken(connection, connection.credentials, this.oauth, (accessToken) => this.fetch(accessToken, from, to), isUnauthorized);
-    } catch (error) {
-      throw connectionErrorOf(error);
-    }
+  pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
+    return pullWithGrant('Oura', connection, this.oauth, (accessToken) => this.fetch(accessToken, from, to), SCOPE_TAKEN_AWAY);
   }
 
   /** Deregistered: the grant ends at Oura too, so the tokens are worth nothing wherever a copy survives. */
@@ -73,19 +67,11 @@ export class OuraSourceAdapter implements SourceAdapter {
   }
 }
 
-/** Oura's refusals of the connection itself as connection errors; other failures unchanged (retried). */
-function connectionErrorOf(error: unknown): unknown {
-  if (error instanceof GrantRefused) {
-    return new SourceConnectionError('token_refresh_failed', 'Oura no longer accepts labflow\'s access: the user revoked it or it expired. Connect Oura again.');
-  }
-  if (error instanceof ProviderHttpError && error.status === 403) {
-    return new SourceConnectionError('required_scopes_not_granted', 'Oura refused to share data the connection needs (daily summaries and heart rate). Connect Oura again and allow them.');
-  }
-  if (error instanceof ProviderHttpError && error.status === 401) {
-    return new SourceConnectionError('provider_credential_error', 'Oura refused labflow\'s fresh access token. Connect Oura again.');
-  }
-  return error;
-}
+/** Oura answers 403 for data whose scope the user took away. */
+const SCOPE_TAKEN_AWAY = new SourceConnectionError(
+  'required_scopes_not_granted',
+  'Oura refused to share data the connection needs (daily summaries and heart rate). Connect Oura again and allow them.',
+);
 
 function isoDay(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);

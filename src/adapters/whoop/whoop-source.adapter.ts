@@ -1,9 +1,9 @@
 import type { WhoopConfig } from '../../config/config';
 import type { ApiEnvironment } from '../../tenancy/entities';
-import { GrantRefused, type OAuth2Client } from '../sources/oauth2-client';
-import { isUnauthorized, ProviderHttpError } from '../sources/provider-http';
-import { type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../sources/source-adapter';
-import { withAccessToken } from '../sources/token-keeper';
+import type { OAuth2Client } from '../sources/oauth2-client';
+import { ProviderHttpError } from '../sources/provider-http';
+import type { SourceAdapter, SourceBatch, SourceConnection } from '../sources/source-adapter';
+import { pullWithGrant } from '../sources/token-keeper';
 import { type WhoopCycle, WhoopApi, type WhoopRecovery, type WhoopSleep, type WhoopWorkout } from './whoop-api';
 import { WHOOP_RESOURCES, whoopBatches } from './whoop-mapping';
 import { whoopOAuth } from './whoop-oauth';
@@ -40,26 +40,17 @@ export class WhoopSourceAdapter implements SourceAdapter {
     return WHOOP_RESOURCES;
   }
 
-  async pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
-    if (!connection.credentials) throw new SourceConnectionError('provider_credential_error', 'labflow holds no WHOOP grant for this connection: connect WHOOP again.');
+  pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
     const start = from - LOOKBACK_MS;
-    try {
-      const records = await withAccessToken(
-        connection,
-        connection.credentials,
-        this.oauth,
-        async (accessToken) => ({
-          sleeps: await this.api.list<WhoopSleep>(accessToken, 'activity/sleep', start, to),
-          recoveries: await this.api.list<WhoopRecovery>(accessToken, 'recovery', start, to),
-          workouts: await this.api.list<WhoopWorkout>(accessToken, 'activity/workout', start, to),
-          cycles: await this.api.list<WhoopCycle>(accessToken, 'cycle', start, to),
-        }),
-        isUnauthorized,
-      );
-      return whoopBatches(records);
-    } catch (error) {
-      throw connectionErrorOf(error);
-    }
+    return pullWithGrant('WHOOP', connection, this.oauth, async (accessToken) =>
+      whoopBatches({
+        // One collection after the other: a failure stops the pull there, and the step's retry starts over.
+        sleeps: await this.api.list<WhoopSleep>(accessToken, 'activity/sleep', start, to),
+        recoveries: await this.api.list<WhoopRecovery>(accessToken, 'recovery', start, to),
+        workouts: await this.api.list<WhoopWorkout>(accessToken, 'activity/workout', start, to),
+        cycles: await this.api.list<WhoopCycle>(accessToken, 'cycle', start, to),
+      }),
+    );
   }
 
   async revoke(connection: Pick<SourceConnection, 'provider' | 'environment' | 'credentials'>): Promise<void> {
@@ -69,15 +60,4 @@ export class WhoopSourceAdapter implements SourceAdapter {
       if (!(error instanceof ProviderHttpError && error.status === 401)) throw error;
     });
   }
-}
-
-/** WHOOP's refusals of the connection itself as connection errors; other failures unchanged (retried). */
-function connectionErrorOf(error: unknown): unknown {
-  if (error instanceof GrantRefused) {
-    return new SourceConnectionError('token_refresh_failed', "WHOOP no longer accepts labflow's access: the member revoked it or it expired. Connect WHOOP again.");
-  }
-  if (error instanceof ProviderHttpError && (error.status === 401 || error.status === 403)) {
-    return new SourceConnectionError('provider_credential_error', "WHOOP refused labflow's fresh access token. Connect WHOOP again.");
-  }
-  return error;
 }
