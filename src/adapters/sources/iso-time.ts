@@ -28,9 +28,9 @@ export function offsetOfLabel(label: string | null | undefined): number {
   return label && /^[+-]\d{2}:?\d{2}$/.test(label) ? offsetSeconds(label) : 0;
 }
 
-/** Epoch ms as ISO 8601 in the given offset (the wearer's local time, as Junction's summaries write it). */
+/** Epoch ms as ISO 8601 in the given offset (the wearer's local time, as Junction's summaries write it); milliseconds only when there are any. */
 export function atOffset(epochMs: number, offset: number): string {
-  const local = new Date(epochMs + offset * 1000).toISOString().slice(0, 19);
+  const local = new Date(epochMs + offset * 1000).toISOString().slice(0, epochMs % 1000 === 0 ? 19 : 23);
   const sign = offset < 0 ? '-' : '+';
   const abs = Math.abs(offset);
   return `${local}${sign}${String(Math.floor(abs / 3600)).padStart(2, '0')}:${String(Math.floor((abs % 3600) / 60)).padStart(2, '0')}`;

@@ -1,0 +1,216 @@
+import { VitalClient } from '@tryvital/vital-node';
+import { randomUUID } from 'node:crypto';
+import { PhiCipher } from '../../src/common/crypto';
+import type { ProviderCredentials } from '../../src/adapters/sources/source-adapter';
+import { connectionState, connectionWorkflowId } from '../../workflows/contract';
+import { FakeWhoop } from '../helpers/fake-whoop';
+import { call, createTenant, startStack, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
+import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
+
+/**
+ * A real WHOOP strap end to end: a production team's member connects WHOOP through Link
+ * (labflow's OAuth client at WHOOP, here a local stand-in speaking WHOOP's published API v2,
+ * test/helpers/fake-whoop.ts), and the connection's workflow fetches the sleeps with their
+ * recoveries, the workouts and the cycles into the sleep, workouts and activity summaries.
+ * Tokens are kept encrypted; an expired access token is refreshed and the rotated pair kept; a
+ * revoked grant is the connection's error; deregistering ends the access at WHOOP.
+ */
+let stack: TestStack;
+let whoop: FakeWhoop;
+let team: Tenant;
+let client: VitalClient;
+let receiver: WebhookReceiver;
+
+const DAY_MS = 86_400_000;
+const REDIRECT = 'https://app.example.com/linked';
+
+beforeAll(async () => {
+  whoop = await FakeWhoop.start({ pageSize: 2 });
+  stack = await startStack({
+    management: true,
+    events: true,
+    env: {
+      CONNECTION_BACKFILL_DAYS: '4',
+      CONNECTION_BACKFILL_CHUNK: '4d',
+      CONNECTION_SYNC_INTERVAL: '1h',
+      EVENTS_RELAY_POLL_INTERVAL: '200ms',
+      PUBLIC_API_URL: 'https://labflow.test',
+      ...whoop.labflowEnv(),
+    },
+  });
+  team = await createTenant(stack.db, { environment: 'production' });
+  client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: team.apiKey, maxRetries: 0 });
+  receiver = await WebhookReceiver.start();
+  await subscribeWebhooks(stack, team, 'production', receiver, '/whoop', ['provider.connection.created', 'provider.connection.error']);
+}, 120_000);
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+  await whoop?.close();
+});
+
+const api = (method: string, path: string, body?: object) => call(stack.apiUrl, method, path, { key: team.apiKey, body });
+const isoDay = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
+
+async function createUser(): Promise<string> {
+  const response = await api('POST', '/v2/user', { client_user_id: `strap-${randomUUID()}` });
+  expect(response.status).toBe(200);
+  return response.body.user_id as string;
+}
+
+/** A link token for WHOOP, and the WHOOP page Link sends the member's browser to. */
+async function beginWhoop(userId: string): Promise<URL> {
+  const token = await api('POST', '/v2/link/token', { user_id: userId, provider: 'whoop_v2', redirect_url: REDIRECT, on_error: 'redirect' });
+  expect(token.status).toBe(200);
+  const begin = await call(stack.apiUrl, 'GET', '/v2/link/provider/oauth/whoop_v2', { headers: { 'x-vital-link-token': token.body.link_token } });
+  expect(begin.status).toBe(200);
+  return new URL(begin.body.oauth_url);
+}
+
+/** The browser at WHOOP (deciding as `nextAuthorization` says) and back to labflow; answers where labflow sends it then. */
+async function signIn(authorizeUrl: URL): Promise<URL> {
+  const atWhoop = await fetch(authorizeUrl, { redirect: 'manual' });
+  expect(atWhoop.status).toBe(302);
+  const back = new URL(atWhoop.headers.get('location') as string);
+  expect(back.pathname).toBe('/v2/link/connect/whoop_v2');
+  const atLabflow = await fetch(`${stack.apiUrl}${back.pathname}${back.search}`, { redirect: 'manual' });
+  expect(atLabflow.status).toBe(303);
+  return new URL(atLabflow.headers.get('location') as string);
+}
+
+async function backfilled(userId: string): Promise<void> {
+  const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'whoop_v2'));
+  await waitFor(async () => {
+    const { progress } = await handle.query(connectionState);
+    return progress.syncedUntil >= progress.backfillTo ? true : undefined;
+  }, { timeoutMs: 60_000, describe: () => handle.query(connectionState) });
+}
+
+async function storedCredentials(userId: string): Promise<ProviderCredentials> {
+  const [row] = await stack.db.query(`SELECT credentials_enc FROM provider_connections WHERE user_id = $1 AND provider = 'whoop_v2'`, [userId]);
+  return new PhiCipher(stack.config.phiEncryptionKey).decryptJson<ProviderCredentials>(row.credentials_enc);
+}
+
+function webhooks(userId: string, eventType: string): ReceivedRequest[] {
+  return receiver.requests.filter((request) => request.json?.event_type === eventType && request.json.user_id === userId);
+}
+
+/** A WHOOP member (New York) with the last three days, connected to a new labflow user through Link and backfilled. */
+async function connectedMember(): Promise<{ member: string; userId: string }> {
+  const member = whoop.addUser({ timezoneOffset: '-05:00' });
+  whoop.seedDays(member, isoDay(Date.now() - 3 * DAY_MS), 3);
+  const userId = await createUser();
+  const authorize = await beginWhoop(userId);
+  expect(`${authorize.origin}${authorize.pathname}`).toBe(`${whoop.url}/oauth/oauth2/auth`);
+  expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ response_type: 'code', client_id: whoop.clientId });
+  expect(authorize.searchParams.get('scope')?.split(' ').sort()).toEqual(['offline', 'read:cycles', 'read:profile', 'read:recovery', 'read:sleep', 'read:workout']);
+  whoop.nextAuthorization({ userId: member });
+  const done = await signIn(authorize);
+  expect(Object.fromEntries(done.searchParams)).toMatchObject({ state: 'success', provider: 'whoop_v2' });
+  await backfilled(userId);
+  return { member, userId };
+}
+
+const range = () => ({ startDate: isoDay(Date.now() - 6 * DAY_MS), endDate: isoDay(Date.now() + DAY_MS) });
+
+test("a production member connects WHOOP through Link: sleeps with their recoveries, workouts and cycles are the user's summaries, value by value", async () => {
+  const { member, userId } = await connectedMember();
+  const atWhoop = whoop.data(member);
+  const now = Date.now();
+
+  const [row] = await stack.db.query(`SELECT external_user_id, status FROM provider_connections WHERE user_id = $1 AND provider = 'whoop_v2'`, [userId]);
+  expect(row).toEqual({ external_user_id: member, status: 'connected' });
+  const created = await waitFor(() => webhooks(userId, 'provider.connection.created')[0]);
+  expect(created.verified).toBe(true);
+  expect(created.json.data).toMatchObject({
+    provider: { slug: 'whoop_v2' },
+    external_user_id: member,
+    resource_availability: { sleep: { status: 'available' }, workouts: { status: 'available' }, activity: { status: 'available' } },
+  });
+
+  // Every sleep WHOOP scored (the nights and the nap), with the recovery WHOOP made of it.
+  const recoveryOf = new Map(atWhoop.recoveries.map((recovery) => [recovery.sleep_id, recovery]));
+  const scoredSleeps = atWhoop.sleeps.filter((sleep) => sleep.score_state === 'SCORED' && Date.parse(sleep.start) < now);
+  expect(scoredSleeps.some((sleep) => sleep.nap)).toBe(true);
+  const { sleep } = await client.sleep.get(userId, range());
+  const byStart = (a: { at: number }, b: { at: number }) => a.at - b.at;
+  expect(
+    sleep.map((night) => ({ at: night.bedtimeStart.getTime(), type: night.type, deep: night.deep, rem: night.rem, light: night.light, hrResting: night.hrResting ?? null, offset: night.timezoneOffset })).sort(byStart),
+  ).toEqual(
+    scoredSleeps
+      .map((night) => ({
+        at: Date.parse(night.start),
+        type: night.nap ? 'acknowledged_nap' : 'long_sleep',
+        deep: Math.round(night.score!.stage_summary.total_slow_wave_sleep_time_milli / 1000),
+        rem: Math.round(night.score!.stage_summary.total_rem_sleep_time_milli / 1000),
+        light: Math.round(night.score!.stage_summary.total_light_sleep_time_milli / 1000),
+        hrResting: recoveryOf.get(night.id)?.score?.resting_heart_rate ?? null,
+        offset: -5 * 3600,
+      }))
+      .sort(byStart),
+  );
+
+  // Every scored workout, by WHOOP's id, its energy in kcal.
+  const scoredWorkouts = atWhoop.workouts.filter((workout) => workout.score_state === 'SCORED' && Date.parse(workout.start) < now);
+  expect(scoredWorkouts.length).toBeGreaterThan(0);
+  const { workouts } = await client.workouts.get(userId, range());
+  expect(workouts.map((workout) => [workout.providerId, workout.sport?.slug, workout.calories, workout.distance ?? null]).sort()).toEqual(
+    scoredWorkouts.map((workout) => [workout.id, 'running', Math.round((workout.score!.kilojoule / 4.184) * 10) / 10, workout.score!.distance_meter ?? null]).sort(),
+  );
+
+  // Every scored cycle as the activity of the day it covers.
+  const scoredCycles = atWhoop.cycles.filter((cycle) => cycle.score_state === 'SCORED' && Date.parse(cycle.start) < now);
+  const { activity } = await client.activity.get(userId, range());
+  const localDayOf = (epochMs: number) => isoDay(epochMs - 5 * 3_600_000);
+  expect(activity.map((day) => [day.calendarDate, day.caloriesTotal]).sort()).toEqual(
+    scoredCycles.map((cycle) => [localDayOf(Date.parse(cycle.start) + 12 * 3_600_000), Math.round((cycle.score!.kilojoule / 4.184) * 10) / 10]).sort(),
+  );
+
+  // WHOOP's pages were all read (two records a page here), each with the token of this member.
+  expect(whoop.requests.filter((request) => request.path === '/developer/v2/activity/sleep' && request.query.nextToken).length).toBeGreaterThan(0);
+  const tokens = await storedCredentials(userId);
+  expect(tokens.refreshToken).toBeTruthy();
+});
+
+test("an expired access token is refreshed and the rotated pair kept; a revoked grant is the connection's error, once", async () => {
+  const { member, userId } = await connectedMember();
+  const before = await storedCredentials(userId);
+
+  whoop.expireAccessTokens();
+  const refreshed = await api('POST', `/v2/user/refresh/${userId}?timeout=20`);
+  expect(refreshed.body.refreshed_sources).toEqual(['whoop_v2']);
+  const after = await storedCredentials(userId);
+  expect(after.refreshToken).not.toBe(before.refreshToken);
+  expect(whoop.refreshTokenUsed(before.refreshToken as string)).toBe(true);
+
+  whoop.revoke(member);
+  whoop.expireAccessTokens();
+  await api('POST', `/v2/user/refresh/${userId}?timeout=20`);
+  const error = await waitFor(() => webhooks(userId, 'provider.connection.error')[0]);
+  expect(error.verified).toBe(true);
+  expect(error.json.data).toMatchObject({ provider: 'whoop_v2', error_type: 'token_refresh_failed' });
+  const providers = await client.user.getConnectedProviders(userId);
+  expect(providers.providers.find((provider) => provider.slug === 'whoop_v2')).toMatchObject({ status: 'error' });
+  await api('POST', `/v2/user/refresh/${userId}?timeout=2`);
+  expect(webhooks(userId, 'provider.connection.error')).toHaveLength(1);
+});
+
+test("deregistering ends labflow's access at WHOOP; denying on WHOOP's page is user_cancelled; sandbox teams are not offered whoop_v2", async () => {
+  const { member, userId } = await connectedMember();
+  const { accessToken } = await storedCredentials(userId);
+  expect((await client.user.deregisterProvider(userId, 'whoop_v2')).success).toBe(true);
+  expect(whoop.accessRevokedByClient(member)).toBe(true);
+  expect((await fetch(`${whoop.url}/developer/v2/user/profile/basic`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(401);
+  expect(await stack.db.query(`SELECT 1 FROM provider_connections WHERE user_id = $1`, [userId])).toEqual([]);
+
+  const another = await createUser();
+  whoop.nextAuthorization({ userId: whoop.addUser(), deny: true });
+  const done = await signIn(await beginWhoop(another));
+  expect(Object.fromEntries(done.searchParams)).toMatchObject({ state: 'error', error_type: 'user_cancelled' });
+
+  const sandbox = await createTenant(stack.db, { environment: 'sandbox' });
+  const sandboxUser = await call(stack.apiUrl, 'POST', '/v2/user', { key: sandbox.apiKey, body: { client_user_id: `strap-${randomUUID()}` } });
+  const token = await call(stack.apiUrl, 'POST', '/v2/link/token', { key: sandbox.apiKey, body: { user_id: sandboxUser.body.user_id, provider: 'whoop_v2' } });
+  expect(token.status).toBe(400);
+  expect(token.body.detail).toMatch(/whoop_v2/);
+});
