@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import { closeServer, FakeFailures, FakeGrants, listenLocally, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import type { FakeAuthorizationDecision, FakeBearerRefusal, FakeGrant } from './fake-provider-http';
 
 /**
  * A local stand-in for the Dexcom API v3 (OAuth2 at /v2/oauth2, data at /v3/users/self), for tests
@@ -98,40 +99,19 @@ interface User {
   egvs: Array<{ at: number; record: FakeDexcomEgv }>;
 }
 
-/** What one consent produced; every access and refresh token descending from it shares it. */
-interface Grant {
-  userId: string;
+/** A consent with the redirect_uri it was given for: a refresh must repeat it (see the file comment). */
+interface Grant extends FakeGrant {
   /** The redirect_uri of the consent; null for grants made outside labflow. */
   redirectUri: string | null;
-  revoked: boolean;
 }
 
-interface AuthorizationCode {
-  grant: Grant;
-  redirectUri: string;
-  expiresAt: number;
-  used: boolean;
-}
-
-interface AccessToken {
-  grant: Grant;
-  expiresAt: number;
-}
-
-interface RefreshToken {
-  grant: Grant;
-  used: boolean;
-}
-
-interface AuthorizationDecision {
-  userId: string;
-  deny?: boolean;
-}
-
-interface Failure {
-  status: number;
-  remaining: number;
-}
+/** The 401 error_description for each way a bearer token fails ([overview] documents only the status). */
+const BEARER_REFUSALS: Record<FakeBearerRefusal, string> = {
+  missing: 'No bearer token.',
+  unknown: 'Unknown access token.',
+  revoked: 'The user revoked access.',
+  expired: 'The access token has expired.',
+};
 
 /** [auth]: `scope=offline_access` is the scope of the login URL; no other is offered. */
 const DEXCOM_SCOPE = 'offline_access';
@@ -171,11 +151,9 @@ export class FakeDexcom {
 
   private readonly accessTokenTtlSeconds: number;
   private readonly users = new Map<string, User>();
-  private readonly decisions: AuthorizationDecision[] = [];
-  private readonly codes = new Map<string, AuthorizationCode>();
-  private readonly accessTokens = new Map<string, AccessToken>();
-  private readonly refreshTokens = new Map<string, RefreshToken>();
-  private readonly failures = new Map<string, Failure>();
+  private readonly decisions: FakeAuthorizationDecision[] = [];
+  private readonly grants = new FakeGrants<Grant>();
+  private readonly failures = new FakeFailures();
 
   private constructor(
     private readonly server: Server,
@@ -250,7 +228,7 @@ export class FakeDexcom {
   }
 
   /** Queues how the next visit to /v2/oauth2/login is decided (visits consume decisions in order). */
-  nextAuthorization(decision: { userId: string; deny?: boolean }): void {
+  nextAuthorization(decision: FakeAuthorizationDecision): void {
     this.decisions.push({ ...decision });
   }
 
@@ -265,24 +243,22 @@ export class FakeDexcom {
 
   /** Every access token issued so far answers 401 (tokens issued later are fresh). */
   expireAccessTokens(): void {
-    for (const token of this.accessTokens.values()) token.expiresAt = 0;
+    this.grants.expireAccessTokens();
   }
 
   /** The user withdraws consent ([auth]: users "can revoke the access at any time"): access tokens answer 401, refresh tokens invalid_grant. */
   revoke(userId: string): void {
-    for (const token of [...this.accessTokens.values(), ...this.refreshTokens.values(), ...this.codes.values()]) {
-      if (token.grant.userId === userId) token.grant.revoked = true;
-    }
+    this.grants.revoke(userId);
   }
 
   /** The next `times` requests to `path` (e.g. /v3/users/self/egvs or /v2/oauth2/token) answer `status`. */
   failNext(path: string, status: number, times = 1): void {
-    this.failures.set(path, { status, remaining: times });
+    this.failures.failNext(path, status, times);
   }
 
   /** Whether the refresh token was used (they are single use here; see the file comment). */
   refreshTokenUsed(refreshToken: string): boolean {
-    return this.refreshTokens.get(refreshToken)?.used ?? false;
+    return this.grants.refreshTokenUsed(refreshToken);
   }
 
   // ----- HTTP ----------------------------------------------------------------------------------
@@ -290,8 +266,7 @@ export class FakeDexcom {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
     const method = req.method ?? 'GET';
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const userId = bearer ? this.accessTokens.get(bearer)?.grant.userId : undefined;
+    const userId = this.grants.bearerToken(req.headers.authorization)?.grant.userId;
     res.on('finish', () => {
       this.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: res.statusCode, ...(userId ? { userId } : {}) });
     });
@@ -310,11 +285,10 @@ export class FakeDexcom {
 
   /** [overview]: "If the limit is exceeded, an HTTP 429 response will be returned" (no headers documented, so none). */
   private injectFailure(path: string): void {
-    const failure = this.failures.get(path);
-    if (!failure || failure.remaining <= 0) return;
-    failure.remaining -= 1;
-    if (failure.status === 429) throw new HttpProblem(429, 'too_many_requests', 'Request rate limit exceeded.');
-    throw new HttpProblem(failure.status, failure.status >= 500 ? 'server_error' : 'injected_failure', `Injected ${failure.status}.`);
+    const status = this.failures.take(path);
+    if (status === null) return;
+    if (status === 429) throw new HttpProblem(429, 'too_many_requests', 'Request rate limit exceeded.');
+    throw new HttpProblem(status, status >= 500 ? 'server_error' : 'injected_failure', `Injected ${status}.`);
   }
 
   // ----- OAuth2 ([auth]) -----------------------------------------------------------------------
@@ -342,9 +316,7 @@ export class FakeDexcom {
     if (!decision) throw new HttpProblem(500, 'server_error', 'FakeDexcom: no nextAuthorization() queued for this visit to /v2/oauth2/login');
     this.user(decision.userId);
     if (decision.deny) return back({ error: 'access_denied' });
-    const code = opaqueToken();
-    this.codes.set(code, { grant: { userId: decision.userId, redirectUri, revoked: false }, redirectUri, expiresAt: Date.now() + CODE_TTL_MS, used: false });
-    back({ code });
+    back({ code: this.grants.mintCode({ userId: decision.userId, redirectUri, revoked: false }, redirectUri, CODE_TTL_MS) });
   }
 
   /**
@@ -368,26 +340,22 @@ export class FakeDexcom {
     const codeValue = form.get('code');
     const redirectUri = form.get('redirect_uri');
     if (!codeValue || !redirectUri) throw new HttpProblem(400, 'invalid_request', 'code and redirect_uri are required.');
-    const code = this.codes.get(codeValue);
-    if (!code || code.used || code.expiresAt <= Date.now() || code.grant.revoked) {
-      throw new HttpProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
-    }
+    const code = this.grants.redeemableCode(codeValue);
+    if (!code) throw new HttpProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
     if (redirectUri !== code.redirectUri) throw new HttpProblem(400, 'invalid_grant', 'redirect_uri does not match the login request.');
-    code.used = true;
-    return code.grant;
+    return this.grants.use(code);
   }
 
   private redeemRefreshToken(form: URLSearchParams): Grant {
     const value = form.get('refresh_token');
     const redirectUri = form.get('redirect_uri');
     if (!value || !redirectUri) throw new HttpProblem(400, 'invalid_request', 'refresh_token and redirect_uri are required.');
-    const token = this.refreshTokens.get(value);
-    if (!token || token.used || token.grant.revoked) throw new HttpProblem(400, 'invalid_grant', 'Refresh token is invalid, revoked or already used.');
+    const token = this.grants.usableRefreshToken(value);
+    if (!token) throw new HttpProblem(400, 'invalid_grant', 'Refresh token is invalid, revoked or already used.');
     if (token.grant.redirectUri !== null && redirectUri !== token.grant.redirectUri) {
       throw new HttpProblem(400, 'invalid_grant', 'redirect_uri does not match the one the grant was made with.');
     }
-    token.used = true;
-    return token.grant;
+    return this.grants.use(token);
   }
 
   /**
@@ -396,25 +364,19 @@ export class FakeDexcom {
    * session_state; they are left out so a client cannot come to need them.) Tokens are opaque.
    */
   private issue(grant: Grant): { access_token: string; expires_in: number; token_type: 'Bearer'; refresh_token: string } {
-    const accessToken = opaqueToken();
-    const refreshToken = opaqueToken();
-    this.accessTokens.set(accessToken, { grant, expiresAt: Date.now() + this.accessTokenTtlSeconds * 1000 });
-    this.refreshTokens.set(refreshToken, { grant, used: false });
-    return { access_token: accessToken, expires_in: this.accessTokenTtlSeconds, token_type: 'Bearer', refresh_token: refreshToken };
+    const accessToken = this.grants.mintAccessToken(grant, this.accessTokenTtlSeconds);
+    return { access_token: accessToken, expires_in: this.accessTokenTtlSeconds, token_type: 'Bearer', refresh_token: this.grants.mintRefreshToken(grant) };
   }
 
   // ----- API v3 --------------------------------------------------------------------------------
 
   /** [overview]: "All requests require a valid OAuth 2.0 bearer token". Missing, unknown, expired or revoked: 401. */
   private authenticate(req: IncomingMessage): User {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const unauthorized = (description: string) => new HttpProblem(401, 'invalid_token', description, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    if (!bearer) throw unauthorized('No bearer token.');
-    const token = this.accessTokens.get(bearer[1]!);
-    if (!token) throw unauthorized('Unknown access token.');
-    if (token.grant.revoked) throw unauthorized('The user revoked access.');
-    if (token.expiresAt <= Date.now()) throw unauthorized('The access token has expired.');
-    return this.user(token.grant.userId);
+    const grant = this.grants.authenticate(
+      req.headers.authorization,
+      (why) => new HttpProblem(401, 'invalid_token', BEARER_REFUSALS[why], { 'www-authenticate': 'Bearer error="invalid_token"' }),
+    );
+    return this.user(grant.userId);
   }
 
   /**

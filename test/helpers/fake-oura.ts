@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import { closeServer, FakeFailures, FakeGrants, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import type { FakeAuthorizationDecision, FakeBearerRefusal, FakeGrant } from './fake-provider-http';
 
 /**
  * A local stand-in for the Oura Ring cloud (OAuth2 + API v2), for tests that cannot reach Oura.
@@ -205,39 +206,14 @@ interface User {
   data: FakeOuraUserData;
 }
 
-/** What one consent produced; every access and refresh token descending from it shares it. */
-interface Grant {
-  userId: string;
+/** A consent with the scopes it granted. */
+interface Grant extends FakeGrant {
   scopes: string[];
-  revoked: boolean;
 }
 
-interface AuthorizationCode {
-  grant: Grant;
-  redirectUri: string;
-  expiresAt: number;
-  used: boolean;
-}
-
-interface AccessToken {
-  grant: Grant;
-  expiresAt: number;
-}
-
-interface RefreshToken {
-  grant: Grant;
-  used: boolean;
-}
-
-interface AuthorizationDecision {
-  userId: string;
-  deny?: boolean;
+/** Oura's consent page lets the user switch requested scopes off: `scopes`, when given, are the ones left on. */
+interface AuthorizationDecision extends FakeAuthorizationDecision {
   scopes?: string[];
-}
-
-interface Failure {
-  status: number;
-  remaining: number;
 }
 
 /** Where a paginated listing stopped; the opaque next_token points at one of these. */
@@ -257,6 +233,14 @@ const REQUIRED_SCOPE: Record<ListCollection, string> = {
   sleep: 'daily',
   daily_sleep: 'daily',
   daily_activity: 'daily',
+};
+
+/** The 401 title and detail for each way a bearer token fails (docs/error-handling). */
+const BEARER_REFUSALS: Record<FakeBearerRefusal, [title: string, detail: string]> = {
+  missing: ['Invalid Token', 'Token not provided.'],
+  unknown: ['Invalid Access Token', 'Access token not provided or is invalid.'],
+  revoked: ['Token Already Used Or Revoked', 'Token already used or revoked.'],
+  expired: ['Expired Token', 'Token has expired.'],
 };
 
 /** docs/authentication: "The authorization code is valid for 10 minutes". */
@@ -291,10 +275,8 @@ export class FakeOura {
   private readonly pageSize: number;
   private readonly users = new Map<string, User>();
   private readonly decisions: AuthorizationDecision[] = [];
-  private readonly codes = new Map<string, AuthorizationCode>();
-  private readonly accessTokens = new Map<string, AccessToken>();
-  private readonly refreshTokens = new Map<string, RefreshToken>();
-  private readonly failures = new Map<string, Failure>();
+  private readonly grants = new FakeGrants<Grant>();
+  private readonly failures = new FakeFailures();
   private readonly cursors = new Map<string, Cursor>();
 
   private constructor(
@@ -393,25 +375,22 @@ export class FakeOura {
 
   /** Whether the refresh token was used (Oura's are single-use). */
   refreshTokenUsed(refreshToken: string): boolean {
-    return this.refreshTokens.get(refreshToken)?.used ?? false;
+    return this.grants.refreshTokenUsed(refreshToken);
   }
 
   /** Every access token issued so far answers 401 (tokens issued later are fresh). */
   expireAccessTokens(): void {
-    for (const token of this.accessTokens.values()) token.expiresAt = 0;
+    this.grants.expireAccessTokens();
   }
 
   /** The user withdraws consent: their access tokens answer 401, refresh tokens `invalid_grant`. */
   revoke(userId: string): void {
-    for (const token of [...this.accessTokens.values(), ...this.refreshTokens.values()]) {
-      if (token.grant.userId === userId) token.grant.revoked = true;
-    }
-    for (const code of this.codes.values()) if (code.grant.userId === userId) code.grant.revoked = true;
+    this.grants.revoke(userId);
   }
 
   /** The next `times` requests to `path` (any path, e.g. /v2/usercollection/heartrate or /oauth/token) answer `status`. */
   failNext(path: string, status: number, times = 1): void {
-    this.failures.set(path, { status, remaining: times });
+    this.failures.failNext(path, status, times);
   }
 
   // ----- HTTP ----------------------------------------------------------------------------------
@@ -419,8 +398,7 @@ export class FakeOura {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
     const method = req.method ?? 'GET';
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const userId = bearer ? this.accessTokens.get(bearer)?.grant.userId : undefined;
+    const userId = this.grants.bearerToken(req.headers.authorization)?.grant.userId;
     res.on('finish', () => {
       this.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: res.statusCode, ...(userId ? { userId } : {}) });
     });
@@ -438,10 +416,9 @@ export class FakeOura {
   }
 
   private injectFailure(path: string): void {
-    const failure = this.failures.get(path);
-    if (!failure || failure.remaining <= 0) return;
-    failure.remaining -= 1;
-    if (failure.status !== 429) throw new HttpProblem(failure.status, failure.status >= 500 ? 'Internal Server Error' : 'Injected Failure');
+    const status = this.failures.take(path);
+    if (status === null) return;
+    if (status !== 429) throw new HttpProblem(status, status >= 500 ? 'Internal Server Error' : 'Injected Failure');
     // The OpenAPI overview: a 429 carries Retry-After (integer seconds) and the X-RateLimit-* headers.
     throw new HttpProblem(429, 'Request Rate Limit Exceeded', 'Too many requests', undefined, {
       'retry-after': '1',
@@ -479,8 +456,7 @@ export class FakeOura {
     if (decision.deny) return back({ error: 'access_denied' });
     // The user can switch off scopes on the consent page, never add unrequested ones.
     const scopes = decision.scopes ? requested.filter((scope) => decision.scopes!.includes(scope)) : requested;
-    const code = opaqueToken();
-    this.codes.set(code, { grant: { userId: decision.userId, scopes, revoked: false }, redirectUri, expiresAt: Date.now() + CODE_TTL_MS, used: false });
+    const code = this.grants.mintCode({ userId: decision.userId, scopes, revoked: false }, redirectUri, CODE_TTL_MS);
     back({ code, scope: scopes.join(' ') });
   }
 
@@ -515,38 +491,31 @@ export class FakeOura {
   }
 
   private redeemCode(form: URLSearchParams): Grant {
-    const code = this.codes.get(form.get('code') ?? '');
-    if (!code || code.used || code.expiresAt <= Date.now() || code.grant.revoked) {
+    const code = this.grants.redeemableCode(form.get('code'));
+    if (!code) {
       throw new HttpProblem(400, 'Invalid Grant', 'Authorization code is invalid, expired or already used.', 'invalid_grant');
     }
     const redirectUri = form.get('redirect_uri');
     if (!redirectUri) throw new HttpProblem(400, 'Missing Redirect URI Payload', 'redirect_uri missing.', 'invalid_request');
     if (redirectUri !== code.redirectUri) throw new HttpProblem(400, 'Redirect URI Does Not Match', 'redirect_uri does not match the authorization request.', 'invalid_grant');
-    code.used = true;
-    return code.grant;
+    return this.grants.use(code);
   }
 
   private redeemRefreshToken(form: URLSearchParams): Grant {
-    const token = this.refreshTokens.get(form.get('refresh_token') ?? '');
-    if (!token || token.used || token.grant.revoked) {
-      throw new HttpProblem(400, 'Token Already Used Or Revoked', 'Refresh token already used or revoked; it can only be used once.', 'invalid_grant');
-    }
-    token.used = true;
-    return token.grant;
+    const token = this.grants.usableRefreshToken(form.get('refresh_token'));
+    if (!token) throw new HttpProblem(400, 'Token Already Used Or Revoked', 'Refresh token already used or revoked; it can only be used once.', 'invalid_grant');
+    return this.grants.use(token);
   }
 
   /** The documented token response: token_type, access_token, expires_in, refresh_token (no scope). */
   private issue(grant: Grant): Record<string, unknown> {
-    const accessToken = opaqueToken();
-    const refreshToken = opaqueToken();
-    this.accessTokens.set(accessToken, { grant, expiresAt: Date.now() + this.accessTokenTtlSeconds * 1000 });
-    this.refreshTokens.set(refreshToken, { grant, used: false });
-    return { token_type: 'bearer', access_token: accessToken, expires_in: this.accessTokenTtlSeconds, refresh_token: refreshToken };
+    const accessToken = this.grants.mintAccessToken(grant, this.accessTokenTtlSeconds);
+    return { token_type: 'bearer', access_token: accessToken, expires_in: this.accessTokenTtlSeconds, refresh_token: this.grants.mintRefreshToken(grant) };
   }
 
   /** GET|POST /oauth/revoke?access_token=… (docs/authentication): ends the whole grant, refresh tokens included. */
   private revokeToken(url: URL, res: ServerResponse): void {
-    const token = this.accessTokens.get(url.searchParams.get('access_token') ?? '');
+    const token = this.grants.accessToken(url.searchParams.get('access_token') ?? '');
     if (!token) throw new HttpProblem(400, 'Invalid Access Token', 'Access token not provided or is invalid.', 'invalid_token');
     token.grant.revoked = true;
     sendJson(res, 200, {});
@@ -567,15 +536,10 @@ export class FakeOura {
   }
 
   private authenticateBearer(req: IncomingMessage): Grant {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const unauthorized = (title: string, detail: string) =>
-      new HttpProblem(401, title, detail, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    if (!bearer) throw unauthorized('Invalid Token', 'Token not provided.');
-    const token = this.accessTokens.get(bearer[1]!);
-    if (!token) throw unauthorized('Invalid Access Token', 'Access token not provided or is invalid.');
-    if (token.grant.revoked) throw unauthorized('Token Already Used Or Revoked', 'Token already used or revoked.');
-    if (token.expiresAt <= Date.now()) throw unauthorized('Expired Token', 'Token has expired.');
-    return token.grant;
+    return this.grants.authenticate(req.headers.authorization, (why) => {
+      const [title, detail] = BEARER_REFUSALS[why];
+      return new HttpProblem(401, title, detail, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    });
   }
 
   /**

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /**
- * The HTTP plumbing the stand-ins for real data providers share (fake-oura.ts, fake-dexcom.ts):
- * a server on a free loopback port, form bodies, JSON answers, redirects, opaque tokens and
- * deterministic numbers. What each provider says and refuses stays in its own stand-in.
+ * The HTTP plumbing the stand-ins for real data providers share (fake-oura.ts, fake-dexcom.ts,
+ * fake-whoop.ts): a server on a free loopback port, form bodies, JSON answers, redirects, opaque
+ * tokens, deterministic numbers, the OAuth2 codes and tokens they issue and the failures a test
+ * injects. What each provider says and refuses stays in its own stand-in.
  */
 
 /** A server on a free loopback port; `handle` answers its requests. */
@@ -58,4 +59,155 @@ export function unit(...parts: Array<string | number>): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OAuth2 bookkeeping
+// ---------------------------------------------------------------------------------------------
+
+/** What one consent produced; every code, access and refresh token descending from it shares it. */
+export interface FakeGrant {
+  userId: string;
+  /** Set when the user withdraws consent: everything descending from the grant stops working. */
+  revoked: boolean;
+}
+
+/** A code from the authorize page: redeemable once, before it expires, with the redirect_uri it was issued for. */
+export interface FakeAuthorizationCode<G extends FakeGrant> {
+  grant: G;
+  redirectUri: string;
+  expiresAt: number;
+  used: boolean;
+}
+
+export interface FakeAccessToken<G extends FakeGrant> {
+  grant: G;
+  expiresAt: number;
+}
+
+/** Refresh tokens are single use: each refresh answers a new pair and the used token is spent. */
+export interface FakeRefreshToken<G extends FakeGrant> {
+  grant: G;
+  used: boolean;
+}
+
+/** How the next visit to a provider's authorize page ends (tests queue these; visits consume them in order). */
+export interface FakeAuthorizationDecision {
+  userId: string;
+  deny?: boolean;
+}
+
+/** Why a bearer token is refused; each provider answers the reason in its own words. */
+export type FakeBearerRefusal = 'missing' | 'unknown' | 'revoked' | 'expired';
+
+/**
+ * The codes and tokens a stand-in issued, each tied to its grant (`G`, the provider's grant with
+ * what it remembers of the consent: scopes, redirect_uri). The lookups answer undefined for what
+ * cannot be used, so each stand-in refuses in its provider's words and checks its provider's
+ * further rules (redirect_uri, scopes) before it spends a code or refresh token with use().
+ */
+export class FakeGrants<G extends FakeGrant> {
+  private readonly codes = new Map<string, FakeAuthorizationCode<G>>();
+  private readonly accessTokens = new Map<string, FakeAccessToken<G>>();
+  private readonly refreshTokens = new Map<string, FakeRefreshToken<G>>();
+
+  /** A new authorization code for `grant`, valid for `ttlMs` and only with `redirectUri`. */
+  mintCode(grant: G, redirectUri: string, ttlMs: number): string {
+    const code = opaqueToken();
+    this.codes.set(code, { grant, redirectUri, expiresAt: Date.now() + ttlMs, used: false });
+    return code;
+  }
+
+  /** The code, if it is known, unused, unexpired and its grant not revoked. */
+  redeemableCode(value: string | null): FakeAuthorizationCode<G> | undefined {
+    const code = this.codes.get(value ?? '');
+    return code && !code.used && code.expiresAt > Date.now() && !code.grant.revoked ? code : undefined;
+  }
+
+  /** The refresh token, if it is known, unused and its grant not revoked. */
+  usableRefreshToken(value: string | null): FakeRefreshToken<G> | undefined {
+    const token = this.refreshTokens.get(value ?? '');
+    return token && !token.used && !token.grant.revoked ? token : undefined;
+  }
+
+  /** Spends a code or refresh token (each works once) and answers its grant. */
+  use(codeOrRefreshToken: { grant: G; used: boolean }): G {
+    codeOrRefreshToken.used = true;
+    return codeOrRefreshToken.grant;
+  }
+
+  /** A new access token for `grant` that expires in `ttlSeconds`. */
+  mintAccessToken(grant: G, ttlSeconds: number): string {
+    const token = opaqueToken();
+    this.accessTokens.set(token, { grant, expiresAt: Date.now() + ttlSeconds * 1000 });
+    return token;
+  }
+
+  /** A new single-use refresh token for `grant`. */
+  mintRefreshToken(grant: G): string {
+    const token = opaqueToken();
+    this.refreshTokens.set(token, { grant, used: false });
+    return token;
+  }
+
+  /** The access token, if it was issued here (expired and revoked ones included). */
+  accessToken(value: string): FakeAccessToken<G> | undefined {
+    return this.accessTokens.get(value);
+  }
+
+  /** The access token an `Authorization: Bearer …` header carries, if it was issued here (expired and revoked ones included). */
+  bearerToken(authorization: string | undefined): FakeAccessToken<G> | undefined {
+    const bearer = bearerOf(authorization);
+    return bearer === undefined ? undefined : this.accessTokens.get(bearer);
+  }
+
+  /** The grant of a live bearer token; otherwise throws `refuse(why)`, the provider's own 401. */
+  authenticate(authorization: string | undefined, refuse: (why: FakeBearerRefusal) => Error): G {
+    const bearer = bearerOf(authorization);
+    if (bearer === undefined) throw refuse('missing');
+    const token = this.accessTokens.get(bearer);
+    if (!token) throw refuse('unknown');
+    if (token.grant.revoked) throw refuse('revoked');
+    if (token.expiresAt <= Date.now()) throw refuse('expired');
+    return token.grant;
+  }
+
+  /** Whether the refresh token was used. */
+  refreshTokenUsed(refreshToken: string): boolean {
+    return this.refreshTokens.get(refreshToken)?.used ?? false;
+  }
+
+  /** Every access token issued so far expires now (tokens issued later are fresh). */
+  expireAccessTokens(): void {
+    for (const token of this.accessTokens.values()) token.expiresAt = 0;
+  }
+
+  /** The user withdraws consent: every grant of theirs is revoked, so its codes and tokens stop working. */
+  revoke(userId: string): void {
+    for (const holder of [...this.codes.values(), ...this.accessTokens.values(), ...this.refreshTokens.values()]) {
+      if (holder.grant.userId === userId) holder.grant.revoked = true;
+    }
+  }
+}
+
+/** The token of an `Authorization: Bearer …` header, if it has one. */
+function bearerOf(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+}
+
+/** Failures a test injects: the next `times` requests to a path answer `status`. */
+export class FakeFailures {
+  private readonly byPath = new Map<string, { status: number; remaining: number }>();
+
+  failNext(path: string, status: number, times = 1): void {
+    this.byPath.set(path, { status, remaining: times });
+  }
+
+  /** The status this request to `path` must answer (counting it against `times`), or null to answer normally. */
+  take(path: string): number | null {
+    const failure = this.byPath.get(path);
+    if (!failure || failure.remaining <= 0) return null;
+    failure.remaining -= 1;
+    return failure.status;
+  }
 }

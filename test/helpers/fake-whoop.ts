@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import { closeServer, FakeFailures, FakeGrants, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import type { FakeAccessToken, FakeAuthorizationDecision, FakeBearerRefusal, FakeGrant } from './fake-provider-http';
 
 /**
  * A local stand-in for the WHOOP API v2 (OAuth2 at /oauth/oauth2, data under /developer/v2), for
@@ -263,38 +264,9 @@ interface User {
   days: Map<string, SeededDay>;
 }
 
-/** What one consent produced; every access and refresh token descending from it shares it. */
-interface Grant {
-  userId: string;
+/** A consent with the scopes it granted (every scope asked for; `offline` brings refresh tokens). */
+interface Grant extends FakeGrant {
   scopes: string[];
-  revoked: boolean;
-}
-
-interface AuthorizationCode {
-  grant: Grant;
-  redirectUri: string;
-  expiresAt: number;
-  used: boolean;
-}
-
-interface AccessToken {
-  grant: Grant;
-  expiresAt: number;
-}
-
-interface RefreshToken {
-  grant: Grant;
-  used: boolean;
-}
-
-interface AuthorizationDecision {
-  userId: string;
-  deny?: boolean;
-}
-
-interface Failure {
-  status: number;
-  remaining: number;
 }
 
 type Collection = 'sleep' | 'recovery' | 'workout' | 'cycle';
@@ -326,6 +298,14 @@ const COLLECTIONS: Record<string, { collection: Collection; scope: string }> = {
   '/v2/recovery': { collection: 'recovery', scope: 'read:recovery' },
   '/v2/activity/workout': { collection: 'workout', scope: 'read:workout' },
   '/v2/cycle': { collection: 'cycle', scope: 'read:cycles' },
+};
+
+/** The 401 error_description for each way a bearer token fails ([openapi]: 401 "Invalid authorization", no body documented). */
+const BEARER_REFUSALS: Record<FakeBearerRefusal, string> = {
+  missing: 'No bearer token.',
+  unknown: 'Unknown access token.',
+  revoked: 'Access was revoked.',
+  expired: 'The access token has expired.',
 };
 
 /** [openapi]: `limit` has maximum 25 and default 10 on every collection. */
@@ -368,11 +348,9 @@ export class FakeWhoop {
   private readonly accessTokenTtlSeconds: number;
   private readonly pageSize: number;
   private readonly users = new Map<string, User>();
-  private readonly decisions: AuthorizationDecision[] = [];
-  private readonly codes = new Map<string, AuthorizationCode>();
-  private readonly accessTokens = new Map<string, AccessToken>();
-  private readonly refreshTokens = new Map<string, RefreshToken>();
-  private readonly failures = new Map<string, Failure>();
+  private readonly decisions: FakeAuthorizationDecision[] = [];
+  private readonly grants = new FakeGrants<Grant>();
+  private readonly failures = new FakeFailures();
   private readonly cursors = new Map<string, Cursor>();
   private readonly revokedByClient = new Set<string>();
 
@@ -472,7 +450,7 @@ export class FakeWhoop {
   }
 
   /** Queues how the next visit to /oauth/oauth2/auth ends (visits consume decisions in order). */
-  nextAuthorization(decision: { userId: string; deny?: boolean }): void {
+  nextAuthorization(decision: FakeAuthorizationDecision): void {
     this.decisions.push({ ...decision });
   }
 
@@ -488,24 +466,22 @@ export class FakeWhoop {
 
   /** Every access token issued so far answers 401 (tokens issued later are fresh). */
   expireAccessTokens(): void {
-    for (const token of this.accessTokens.values()) token.expiresAt = 0;
+    this.grants.expireAccessTokens();
   }
 
   /** The member revoked labflow's access in WHOOP: access tokens answer 401, refresh tokens and codes invalid_grant. */
   revoke(userId: string): void {
-    for (const holder of [...this.accessTokens.values(), ...this.refreshTokens.values(), ...this.codes.values()]) {
-      if (holder.grant.userId === userId) holder.grant.revoked = true;
-    }
+    this.grants.revoke(userId);
   }
 
   /** The next `times` requests to `path` (e.g. /developer/v2/activity/sleep or /oauth/oauth2/token) answer `status`. */
   failNext(path: string, status: number, times = 1): void {
-    this.failures.set(path, { status, remaining: times });
+    this.failures.failNext(path, status, times);
   }
 
   /** Whether the refresh token was used (they are single use here; see the file comment). */
   refreshTokenUsed(refreshToken: string): boolean {
-    return this.refreshTokens.get(refreshToken)?.used ?? false;
+    return this.grants.refreshTokenUsed(refreshToken);
   }
 
   /** Whether DELETE /developer/v2/user/access was called with one of the member's tokens. */
@@ -536,17 +512,16 @@ export class FakeWhoop {
 
   /** [rate]: a 429 carries the X-RateLimit-* headers (here: the minute's 100 used up, reset in a second). */
   private injectFailure(path: string): void {
-    const failure = this.failures.get(path);
-    if (!failure || failure.remaining <= 0) return;
-    failure.remaining -= 1;
-    if (failure.status === 429) {
+    const status = this.failures.take(path);
+    if (status === null) return;
+    if (status === 429) {
       throw new HttpProblem(429, 'too_many_requests', 'Request rate limit exceeded.', {
         'x-ratelimit-limit': '100, 100;window=60, 10000;window=86400',
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': '1',
       });
     }
-    throw new HttpProblem(failure.status, failure.status >= 500 ? 'server_error' : 'injected_failure', `Injected ${failure.status}.`);
+    throw new HttpProblem(status, status >= 500 ? 'server_error' : 'injected_failure', `Injected ${status}.`);
   }
 
   // ----- OAuth2 ([oauth], [refresh]) -----------------------------------------------------------
@@ -577,9 +552,7 @@ export class FakeWhoop {
     if (!decision) throw new HttpProblem(500, 'server_error', 'FakeWhoop: no nextAuthorization() queued for this visit to /oauth/oauth2/auth');
     this.user(decision.userId);
     if (decision.deny) return back({ error: 'access_denied' });
-    const code = opaqueToken();
-    this.codes.set(code, { grant: { userId: decision.userId, scopes: [...new Set(scopes)], revoked: false }, redirectUri, expiresAt: Date.now() + CODE_TTL_MS, used: false });
-    back({ code });
+    back({ code: this.grants.mintCode({ userId: decision.userId, scopes: [...new Set(scopes)], revoked: false }, redirectUri, CODE_TTL_MS) });
   }
 
   /**
@@ -602,13 +575,10 @@ export class FakeWhoop {
     const codeValue = form.get('code');
     const redirectUri = form.get('redirect_uri');
     if (!codeValue || !redirectUri) throw new HttpProblem(400, 'invalid_request', 'code and redirect_uri are required.');
-    const code = this.codes.get(codeValue);
-    if (!code || code.used || code.expiresAt <= Date.now() || code.grant.revoked) {
-      throw new HttpProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
-    }
+    const code = this.grants.redeemableCode(codeValue);
+    if (!code) throw new HttpProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
     if (redirectUri !== code.redirectUri) throw new HttpProblem(400, 'invalid_grant', 'redirect_uri does not match the authorization request.');
-    code.used = true;
-    return code.grant;
+    return this.grants.use(code);
   }
 
   private redeemRefreshToken(form: URLSearchParams): Grant {
@@ -616,11 +586,10 @@ export class FakeWhoop {
     const scopes = (form.get('scope') ?? '').split(/\s+/).filter(Boolean);
     if (!value) throw new HttpProblem(400, 'invalid_request', 'refresh_token is required.');
     if (!scopes.includes('offline')) throw new HttpProblem(400, 'invalid_request', 'A refresh asks for scope=offline.');
-    const token = this.refreshTokens.get(value);
-    if (!token || token.used || token.grant.revoked) throw new HttpProblem(400, 'invalid_grant', 'Refresh token is invalid, revoked or already used.');
+    const token = this.grants.usableRefreshToken(value);
+    if (!token) throw new HttpProblem(400, 'invalid_grant', 'Refresh token is invalid, revoked or already used.');
     if (scopes.some((scope) => !token.grant.scopes.includes(scope))) throw new HttpProblem(400, 'invalid_scope', 'A refresh cannot widen the grant.');
-    token.used = true;
-    return token.grant;
+    return this.grants.use(token);
   }
 
   /**
@@ -628,13 +597,8 @@ export class FakeWhoop {
    * grant has `offline`), scope (the granted scopes, space separated), token_type "bearer".
    */
   private issue(grant: Grant): WhoopTokenResponse {
-    const accessToken = opaqueToken();
-    this.accessTokens.set(accessToken, { grant, expiresAt: Date.now() + this.accessTokenTtlSeconds * 1000 });
-    let refreshToken: string | undefined;
-    if (grant.scopes.includes('offline')) {
-      refreshToken = opaqueToken();
-      this.refreshTokens.set(refreshToken, { grant, used: false });
-    }
+    const accessToken = this.grants.mintAccessToken(grant, this.accessTokenTtlSeconds);
+    const refreshToken = grant.scopes.includes('offline') ? this.grants.mintRefreshToken(grant) : undefined;
     return {
       access_token: accessToken,
       expires_in: this.accessTokenTtlSeconds,
@@ -677,22 +641,17 @@ export class FakeWhoop {
   }
 
   /** A live access token (known, not expired, not revoked), or null. */
-  private liveAccessToken(req: IncomingMessage): AccessToken | null {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const token = bearer === undefined ? undefined : this.accessTokens.get(bearer);
+  private liveAccessToken(req: IncomingMessage): FakeAccessToken<Grant> | null {
+    const token = this.grants.bearerToken(req.headers.authorization);
     return token && !token.grant.revoked && token.expiresAt > Date.now() ? token : null;
   }
 
   /** [openapi]: 401 "Invalid authorization" for a missing, unknown, expired or revoked access token. */
   private authenticate(req: IncomingMessage): Grant {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const unauthorized = (description: string) => new HttpProblem(401, 'invalid_token', description, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    if (!bearer) throw unauthorized('No bearer token.');
-    const token = this.accessTokens.get(bearer[1]!);
-    if (!token) throw unauthorized('Unknown access token.');
-    if (token.grant.revoked) throw unauthorized('Access was revoked.');
-    if (token.expiresAt <= Date.now()) throw unauthorized('The access token has expired.');
-    return token.grant;
+    return this.grants.authenticate(
+      req.headers.authorization,
+      (why) => new HttpProblem(401, 'invalid_token', BEARER_REFUSALS[why], { 'www-authenticate': 'Bearer error="invalid_token"' }),
+    );
   }
 
   /**
