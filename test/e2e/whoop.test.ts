@@ -125,7 +125,7 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   expect(created.json.data).toMatchObject({
     provider: { slug: 'whoop_v2' },
     external_user_id: member,
-    resource_availability: { sleep: { status: 'available' }, workouts: { status: 'available' }, activity: { status: 'available' } },
+    resource_availability: { sleep: { status: 'available' }, workouts: { status: 'available' }, activity: { status: 'available' }, hrv: { status: 'available' } },
   });
 
   // Every sleep WHOOP scored (the nights and the nap), with the recovery WHOOP made of it.
@@ -148,6 +148,14 @@ test("a production member connects WHOOP through Link: sleeps with their recover
         offset: -5 * 3600,
       }))
       .sort(byStart),
+  );
+
+  // The recoveries' HRV as the hrv timeseries: one sample at the end of each sleep WHOOP made a recovery of.
+  const hrv = await client.vitals.hrv(userId, { startDate: new Date(now - 6 * DAY_MS).toISOString(), endDate: new Date(now + DAY_MS).toISOString() });
+  const withRecovery = scoredSleeps.filter((night) => recoveryOf.get(night.id)?.score_state === 'SCORED');
+  expect(withRecovery.length).toBeGreaterThan(1);
+  expect(hrv.map((sample) => [sample.timestamp.getTime(), sample.value]).sort()).toEqual(
+    withRecovery.map((night) => [Date.parse(night.end), recoveryOf.get(night.id)!.score!.hrv_rmssd_milli]).sort(),
   );
 
   // Every scored workout, by WHOOP's id, its energy in kcal.

@@ -75,7 +75,7 @@ const summaries = (records: Partial<Parameters<typeof whoopBatches>[0]>, resourc
   whoopBatches({ sleeps: [], recoveries: [], workouts: [], cycles: [], ...records }).find((batch) => batch.resource === resource)?.data;
 
 test("a night's sleep in the wearer's local time, its stages in seconds, with its recovery's resting heart rate, HRV and skin temperature", () => {
-  const [batch] = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] });
+  const batch = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] }).find((each) => each.resource === 'sleep')!;
   expect(batch).toMatchObject({ kind: 'summary', resource: 'sleep', sourceType: 'watch' });
   expect(batch.data).toEqual([
     {
@@ -98,6 +98,20 @@ test("a night's sleep in the wearer's local time, its stages in seconds, with it
       skin_temperature: 33.6,
     },
   ]);
+});
+
+test("the sleep's HRV, SpO₂ and respiratory rate are also samples at its end, where WHOOP reports them", () => {
+  const batches = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] });
+  const at = { timestamp: '2026-11-20T07:02:00-05:00', timezone_offset: -5 * 3600 };
+  expect(batches.filter((batch) => batch.kind === 'timeseries')).toEqual([
+    { kind: 'timeseries', resource: 'hrv', sourceType: 'watch', data: [{ ...at, value: 61.4, unit: 'rmssd' }] },
+    { kind: 'timeseries', resource: 'blood_oxygen', sourceType: 'watch', data: [{ ...at, value: 96.1, unit: '%' }] },
+    { kind: 'timeseries', resource: 'respiratory_rate', sourceType: 'watch', data: [{ ...at, value: 15.2, unit: 'bpm' }] },
+  ]);
+  // An older strap reports no SpO₂; a sleep without its recovery, no HRV.
+  const older = whoopBatches({ sleeps: [sleep()], recoveries: [{ ...recovery, score: { ...recovery.score!, spo2_percentage: undefined } }], workouts: [], cycles: [] });
+  expect(older.map((batch) => batch.resource)).toEqual(['hrv', 'respiratory_rate', 'sleep']);
+  expect(whoopBatches({ sleeps: [sleep()], recoveries: [], workouts: [], cycles: [] }).map((batch) => batch.resource)).toEqual(['respiratory_rate', 'sleep']);
 });
 
 test('a nap is an acknowledged nap; a sleep without a (scored) recovery has no recovery fields', () => {

@@ -15,6 +15,9 @@ export const WHOOP_SOURCE_TYPE = 'watch';
 
 /** What a WHOOP connection delivers (its provider.connection.created `resource_availability`). */
 export const WHOOP_RESOURCES: ReadonlyArray<Omit<SourceBatch, 'data'>> = [
+  { kind: 'timeseries', resource: 'hrv', sourceType: WHOOP_SOURCE_TYPE },
+  { kind: 'timeseries', resource: 'blood_oxygen', sourceType: WHOOP_SOURCE_TYPE },
+  { kind: 'timeseries', resource: 'respiratory_rate', sourceType: WHOOP_SOURCE_TYPE },
   { kind: 'summary', resource: 'sleep', sourceType: WHOOP_SOURCE_TYPE },
   { kind: 'summary', resource: 'workouts', sourceType: WHOOP_SOURCE_TYPE },
   { kind: 'summary', resource: 'activity', sourceType: WHOOP_SOURCE_TYPE },
@@ -34,13 +37,27 @@ export interface WhoopRecords {
 }
 
 export function whoopBatches(records: WhoopRecords): SourceBatch[] {
+  const sleeps = records.sleeps.filter(scored);
   const recoveryOf = new Map(records.recoveries.filter(scored).map((recovery) => [recovery.sleep_id, recovery]));
-  const batch = (resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({ kind: 'summary', resource, sourceType: WHOOP_SOURCE_TYPE, data });
+  const batch = (kind: SourceBatch['kind'], resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({ kind, resource, sourceType: WHOOP_SOURCE_TYPE, data });
+  const atWake = (sleep: WhoopSleep, value: number | undefined, unit: string) => (value === undefined ? [] : [wakeSample(sleep, value, unit)]);
   return [
-    batch('sleep', records.sleeps.filter(scored).map((sleep) => sleepSummary(sleep, recoveryOf.get(sleep.id)))),
-    batch('workouts', records.workouts.filter(scored).map(workoutSummary)),
-    batch('activity', records.cycles.filter(scored).map(activitySummary)),
+    batch('timeseries', 'hrv', sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.hrv_rmssd_milli, 'rmssd'))),
+    batch('timeseries', 'blood_oxygen', sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.spo2_percentage, '%'))),
+    batch('timeseries', 'respiratory_rate', sleeps.flatMap((sleep) => atWake(sleep, sleep.score!.respiratory_rate, 'bpm'))),
+    batch('summary', 'sleep', sleeps.map((sleep) => sleepSummary(sleep, recoveryOf.get(sleep.id)))),
+    batch('summary', 'workouts', records.workouts.filter(scored).map(workoutSummary)),
+    batch('summary', 'activity', records.cycles.filter(scored).map(activitySummary)),
   ].filter((batch) => batch.data.length > 0);
+}
+
+/**
+ * A value WHOOP measured over a sleep (its recovery's HRV and SpO₂, its respiratory rate) as one
+ * sample at the sleep's end, where WHOOP reports it: WHOOP gives one figure per sleep, not a series.
+ */
+function wakeSample(sleep: WhoopSleep, value: number, unit: string): Record<string, unknown> {
+  const offset = offsetOfLabel(sleep.timezone_offset);
+  return { timestamp: atOffset(Date.parse(sleep.end), offset), value, unit, timezone_offset: offset };
 }
 
 const scored = (record: { score_state: string; score?: unknown }) => record.score_state === 'SCORED' && record.score !== undefined;
