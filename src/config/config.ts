@@ -33,6 +33,8 @@ export interface LabflowConfig {
   apiKeyCacheTtlMs: number;
   bodyLimitBytes: number;
   connections: ConnectionSchedule;
+  /** CONNECTION_SYNC_INTERVALS: provider → its sync interval, in place of connections.syncInterval. */
+  connectionSyncIntervals: Record<string, Duration>;
   /** Link Migration's bulk operations: the historical pull's pace, and the longest wait_for_completion. */
   linkMigration: { pullBatch: number; pullInterval: Duration; heartbeatTimeout: Duration; waitMs: number };
   /** SANDBOX_SOURCE_ERRORS: demo provider → the connection error its sandbox source raises. */
@@ -254,6 +256,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       syncTimeout: e.CONNECTION_SYNC_TIMEOUT as Duration,
       syncRetryInterval: e.CONNECTION_SYNC_RETRY_INTERVAL as Duration,
     },
+    connectionSyncIntervals: Object.fromEntries(
+      e.CONNECTION_SYNC_INTERVALS.split(',')
+        .map((pair) => pair.trim())
+        .filter(Boolean)
+        .map((pair) => pair.split('=') as [string, Duration]),
+    ),
     linkMigration: { pullBatch: e.LINK_BULK_PULL_BATCH, pullInterval: e.LINK_BULK_PULL_INTERVAL as Duration, heartbeatTimeout: e.LINK_BULK_HEARTBEAT_TIMEOUT as Duration, waitMs: toMs(e.LINK_BULK_WAIT) },
     sandboxSourceErrors: Object.fromEntries(e.SANDBOX_SOURCE_ERRORS.split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string])),
     healthData: {

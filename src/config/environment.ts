@@ -108,6 +108,19 @@ export const envSchema = z.object({
   CONNECTION_SYNC_INTERVAL: duration.default('15m'),
   /** Incremental syncs per workflow run before continue-as-new keeps its history short. */
   CONNECTION_SYNCS_PER_RUN: z.coerce.number().int().min(1).max(1000).default(96),
+  /**
+   * Sync intervals of particular providers, as `provider=duration` pairs, in place of
+   * CONNECTION_SYNC_INTERVAL for connections made from then on (a running connection keeps the one
+   * it started with until it is connected again). WHOOP allows an application 10,000 requests a
+   * day, and a WHOOP sync costs four: every 2 h that is ~48 a member a day.
+   */
+  CONNECTION_SYNC_INTERVALS: z
+    .string()
+    .trim()
+    .refine((value) => value === '' || value.split(',').every((pair) => /^[a-z0-9_]+=/.test(pair.trim()) && duration.safeParse(pair.trim().split('=')[1]).success), {
+      message: 'must be a comma-separated list of provider=duration, such as "whoop_v2=2h,oura=30m"',
+    })
+    .default('whoop_v2=2h'),
   /** How long one sync step may take before Temporal runs it again (a killed worker's step). */
   CONNECTION_SYNC_TIMEOUT: duration.default('2m'),
   /** First retry interval of a failed sync step (doubling up to 10 minutes). */

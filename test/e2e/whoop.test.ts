@@ -1,3 +1,4 @@
+import { temporal } from '@temporalio/proto';
 import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { PhiCipher } from '../../src/common/crypto';
@@ -117,6 +118,13 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   const { member, userId } = await connectedMember();
   const atWhoop = whoop.data(member);
   const now = Date.now();
+
+  // WHOOP's daily request limit: its connections sync every 2 h (CONNECTION_SYNC_INTERVALS' default), not every CONNECTION_SYNC_INTERVAL (1 h here).
+  const history = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'whoop_v2'));
+  const timer = await waitFor(async () =>
+    (await history.fetchHistory()).events?.find((event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_STARTED),
+  );
+  expect(Number(timer.timerStartedEventAttributes?.startToFireTimeout?.seconds)).toBe(2 * 3600);
 
   const [row] = await stack.db.query(`SELECT external_user_id, status FROM provider_connections WHERE user_id = $1 AND provider = 'whoop_v2'`, [userId]);
   expect(row).toEqual({ external_user_id: member, status: 'connected' });

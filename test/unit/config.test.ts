@@ -39,6 +39,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...dexcom })).toThrow(/PUBLIC_API_URL: required with DEXCOM_CLIENT_ID/);
   });
 
+  it('CONNECTION_SYNC_INTERVALS: per-provider sync intervals, WHOOP every 2 h by default (its daily request limit)', () => {
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).connectionSyncIntervals).toEqual({ whoop_v2: '2h' });
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: 'oura=30m, whoop_v2=6h' }).connectionSyncIntervals).toEqual({ oura: '30m', whoop_v2: '6h' });
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: '' }).connectionSyncIntervals).toEqual({});
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: 'whoop_v2=soon' })).toThrow(/CONNECTION_SYNC_INTERVALS: must be a comma-separated list of provider=duration/);
+  });
+
   it("WHOOP: off unless both halves of labflow's OAuth client are given, with PUBLIC_API_URL for the redirect URI", () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.whoop).toBeNull();
     const whoop = { WHOOP_CLIENT_ID: 'id', WHOOP_CLIENT_SECRET: 'secret' };
