@@ -75,6 +75,7 @@ export class ConnectionSyncService {
       return sealed ? this.cipher.decryptJson<ProviderCredentials>(sealed) : null;
     };
     return {
+      userId: row.userId,
       provider: row.provider,
       environment: row.environment,
       seed: row.seed,

@@ -1,17 +1,11 @@
-import { createHash } from 'node:crypto';
+import { uuidV5 as uuidV5In } from '../common/uuid-v5';
 
 /** UUID v5 namespace of labflow event ids (fixed forever: changing it changes every derived id). */
 export const EVENT_ID_NAMESPACE = 'bb22f691-c3d1-4a26-8082-1666568af56e';
 
-/** RFC 9562 UUID version 5 (SHA-1 of namespace bytes + name). */
+/** RFC 9562 UUID version 5, in labflow's event id namespace unless another is given. */
 export function uuidV5(name: string, namespace: string = EVENT_ID_NAMESPACE): string {
-  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
-  if (ns.length !== 16) throw new Error(`Not a UUID: ${namespace}`);
-  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
-  hash[6] = (hash[6] & 0x0f) | 0x50;
-  hash[8] = (hash[8] & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return uuidV5In(name, namespace);
 }
 
 /**

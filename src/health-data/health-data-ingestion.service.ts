@@ -3,7 +3,7 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, RequestValidationError, validationError } from '../common/errors';
 import { zodIssues } from '../common/validation';
-import { uuidV5 } from '../events/event-id';
+import { uuidV5 } from '../common/uuid-v5';
 import { EventBatchesService } from '../events/event-batches';
 import { OutboxService } from '../events/outbox.service';
 import type { UserEntity } from '../users/user.entity';

@@ -96,10 +96,10 @@ function webhooks(userId: string, eventType: string): ReceivedRequest[] {
   return receiver.requests.filter((request) => request.json?.event_type === eventType && request.json.user_id === userId);
 }
 
-/** A WHOOP member (New York) with the last three days, connected to a new labflow user through Link and backfilled. */
+/** A WHOOP member (New York) with the last three days and today so far, connected to a new labflow user through Link and backfilled. */
 async function connectedMember(): Promise<{ member: string; userId: string }> {
   const member = whoop.addUser({ timezoneOffset: '-05:00' });
-  whoop.seedDays(member, isoDay(Date.now() - 3 * DAY_MS), 3);
+  whoop.seedDays(member, isoDay(Date.now() - 3 * DAY_MS), 4);
   const userId = await createUser();
   const authorize = await beginWhoop(userId);
   expect(`${authorize.origin}${authorize.pathname}`).toBe(`${whoop.url}/oauth/oauth2/auth`);
@@ -181,6 +181,17 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   expect(activity.map((day) => [day.calendarDate, day.caloriesTotal]).sort()).toEqual(
     scoredCycles.map((cycle) => [localDayOf(Date.parse(cycle.start) + 12 * 3_600_000), Math.round((cycle.score!.kilojoule / 4.184) * 10) / 10]).sort(),
   );
+
+  // The member corrects last night's bedtime in WHOOP: after a sync the night has moved, not doubled.
+  const lastNight = scoredSleeps.filter((night) => !night.nap).sort((a, b) => Date.parse(b.start) - Date.parse(a.start))[0];
+  const corrected = Date.parse(lastNight.start) + 20 * 60_000;
+  lastNight.start = new Date(corrected).toISOString();
+  lastNight.updated_at = new Date().toISOString();
+  const refreshed = await api('POST', `/v2/user/refresh/${userId}?timeout=20`);
+  expect(refreshed.body.refreshed_sources).toEqual(['whoop_v2']);
+  const after = (await client.sleep.get(userId, range())).sleep;
+  expect(after).toHaveLength(sleep.length);
+  expect(after.map((night) => night.bedtimeStart.getTime())).toContain(corrected);
 
   // WHOOP's pages were all read (two records a page here), each with the token of this member.
   expect(whoop.requests.filter((request) => request.path === '/developer/v2/activity/sleep' && request.query.nextToken).length).toBeGreaterThan(0);

@@ -33,6 +33,7 @@ async function connected(): Promise<{ userId: string; connection: SourceConnecti
   expect(outcome.grant.externalUserId).toBe(userId);
   let row = outcome.grant.credentials;
   const connection: SourceConnection = {
+    userId: 'a7c1e3f0-0000-4000-8000-000000000001',
     provider: 'oura',
     environment: 'production',
     seed: 'unused',

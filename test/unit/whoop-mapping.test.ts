@@ -4,6 +4,8 @@ import { whoopBatches } from '../../src/adapters/whoop/whoop-mapping';
 /** WHOOP's records as Junction's summaries (src/adapters/whoop/whoop-mapping.ts), field by field. */
 
 
+const USER = 'a7c1e3f0-0000-4000-8000-000000000001';
+
 const sleep = (overrides: Partial<WhoopSleep> = {}): WhoopSleep => ({
   id: 'ecfc6a15-4661-442f-a9a4-f160dd7afae8',
   cycle_id: 93845,
@@ -72,13 +74,14 @@ const cycle = (overrides: Partial<WhoopCycle> = {}): WhoopCycle => ({
 });
 
 const summaries = (records: Partial<Parameters<typeof whoopBatches>[0]>, resource: string) =>
-  whoopBatches({ sleeps: [], recoveries: [], workouts: [], cycles: [], ...records }).find((batch) => batch.resource === resource)?.data;
+  whoopBatches({ sleeps: [], recoveries: [], workouts: [], cycles: [], ...records }, USER).find((batch) => batch.resource === resource)?.data;
 
 test("a night's sleep in the wearer's local time, its stages in seconds, with its recovery's resting heart rate, HRV and skin temperature", () => {
-  const batch = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] }).find((each) => each.resource === 'sleep')!;
+  const batch = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] }, USER).find((each) => each.resource === 'sleep')!;
   expect(batch).toMatchObject({ kind: 'summary', resource: 'sleep', sourceType: 'watch' });
   expect(batch.data).toEqual([
     {
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       calendar_date: '2026-11-20',
       bedtime_start: '2026-11-19T23:10:00-05:00',
       bedtime_stop: '2026-11-20T07:02:00-05:00',
@@ -101,7 +104,7 @@ test("a night's sleep in the wearer's local time, its stages in seconds, with it
 });
 
 test("the sleep's HRV, SpO₂ and respiratory rate are also samples at its end, where WHOOP reports them", () => {
-  const batches = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] });
+  const batches = whoopBatches({ sleeps: [sleep()], recoveries: [recovery], workouts: [], cycles: [] }, USER);
   const at = { timestamp: '2026-11-20T07:02:00-05:00', timezone_offset: -5 * 3600 };
   expect(batches.filter((batch) => batch.kind === 'timeseries')).toEqual([
     { kind: 'timeseries', resource: 'hrv', sourceType: 'watch', data: [{ ...at, value: 61.4, unit: 'rmssd' }] },
@@ -109,9 +112,16 @@ test("the sleep's HRV, SpO₂ and respiratory rate are also samples at its end, 
     { kind: 'timeseries', resource: 'respiratory_rate', sourceType: 'watch', data: [{ ...at, value: 15.2, unit: 'bpm' }] },
   ]);
   // An older strap reports no SpO₂; a sleep without its recovery, no HRV.
-  const older = whoopBatches({ sleeps: [sleep()], recoveries: [{ ...recovery, score: { ...recovery.score!, spo2_percentage: undefined } }], workouts: [], cycles: [] });
+  const older = whoopBatches({ sleeps: [sleep()], recoveries: [{ ...recovery, score: { ...recovery.score!, spo2_percentage: undefined } }], workouts: [], cycles: [] }, USER);
   expect(older.map((batch) => batch.resource)).toEqual(['hrv', 'respiratory_rate', 'sleep']);
-  expect(whoopBatches({ sleeps: [sleep()], recoveries: [], workouts: [], cycles: [] }).map((batch) => batch.resource)).toEqual(['respiratory_rate', 'sleep']);
+  expect(whoopBatches({ sleeps: [sleep()], recoveries: [], workouts: [], cycles: [] }, USER).map((batch) => batch.resource)).toEqual(['respiratory_rate', 'sleep']);
+});
+
+test("a sleep's id follows WHOOP's id, not its times (a member may correct them), and differs per labflow user", () => {
+  const idOf = (night: WhoopSleep, user = USER) => whoopBatches({ sleeps: [night], recoveries: [], workouts: [], cycles: [] }, user).find((batch) => batch.resource === 'sleep')!.data[0].id;
+  expect(idOf(sleep({ start: '2026-11-20T04:40:00.000Z' }))).toBe(idOf(sleep()));
+  expect(idOf(sleep({ id: 'another-sleep' }))).not.toBe(idOf(sleep()));
+  expect(idOf(sleep(), 'b8d2f4a1-0000-4000-8000-000000000002')).not.toBe(idOf(sleep()));
 });
 
 test('a nap is an acknowledged nap; a sleep without a (scored) recovery has no recovery fields', () => {
@@ -156,6 +166,6 @@ test('a cycle is the activity of the day it covers (it began at the sleep onset 
 
 test('records WHOOP has not scored (yet) are left out; nothing at all is no batch', () => {
   const pending = { score_state: 'PENDING_SCORE' as const, score: undefined };
-  expect(whoopBatches({ sleeps: [sleep(pending)], recoveries: [], workouts: [workout(pending)], cycles: [cycle({ ...pending })] })).toEqual([]);
+  expect(whoopBatches({ sleeps: [sleep(pending)], recoveries: [], workouts: [workout(pending)], cycles: [cycle({ ...pending })] }, USER)).toEqual([]);
   expect(summaries({ sleeps: [sleep({ score_state: 'UNSCORABLE', score: undefined })] }, 'sleep')).toBeUndefined();
 });

@@ -36,6 +36,8 @@ export interface SourceBatch {
 }
 
 export interface SourceConnection {
+  /** labflow's user: ids an adapter derives from a provider's record ids are made per user (another user may connect the same account). */
+  userId: string;
   provider: string;
   environment: ApiEnvironment;
   /** Makes a sandbox source's data the same whenever the same window is pulled again. */

@@ -1,3 +1,4 @@
+import { uuidV5 } from '../../common/uuid-v5';
 import { atOffset, offsetOfLabel } from '../sources/iso-time';
 import type { SourceBatch } from '../sources/source-adapter';
 import type { WhoopCycle, WhoopRecovery, WhoopSleep, WhoopWorkout } from './whoop-api';
@@ -23,6 +24,9 @@ export const WHOOP_RESOURCES: ReadonlyArray<Omit<SourceBatch, 'data'>> = [
   { kind: 'summary', resource: 'activity', sourceType: WHOOP_SOURCE_TYPE },
 ];
 
+/** UUID v5 namespace of the ids of WHOOP sleeps in labflow (fixed forever: changing it changes every such id). */
+const WHOOP_SLEEP_ID_NAMESPACE = '3d0f6c1a-7b52-4e8d-9a4f-2c61e85b0d93';
+
 /** How far into a cycle its day is read (activitySummary). */
 const CYCLE_DAY_SHIFT_MS = 12 * 3_600_000;
 
@@ -36,7 +40,8 @@ export interface WhoopRecords {
   cycles: WhoopCycle[];
 }
 
-export function whoopBatches(records: WhoopRecords): SourceBatch[] {
+/** `userId`: labflow's user, whose sleep ids are derived from WHOOP's (sleepSummary). */
+export function whoopBatches(records: WhoopRecords, userId: string): SourceBatch[] {
   const sleeps = records.sleeps.filter(scored);
   const recoveryOf = new Map(records.recoveries.filter(scored).map((recovery) => [recovery.sleep_id, recovery]));
   const batch = (kind: SourceBatch['kind'], resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({ kind, resource, sourceType: WHOOP_SOURCE_TYPE, data });
@@ -45,7 +50,7 @@ export function whoopBatches(records: WhoopRecords): SourceBatch[] {
     batch('timeseries', 'hrv', sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.hrv_rmssd_milli, 'rmssd'))),
     batch('timeseries', 'blood_oxygen', sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.spo2_percentage, '%'))),
     batch('timeseries', 'respiratory_rate', sleeps.flatMap((sleep) => atWake(sleep, sleep.score!.respiratory_rate, 'bpm'))),
-    batch('summary', 'sleep', sleeps.map((sleep) => sleepSummary(sleep, recoveryOf.get(sleep.id)))),
+    batch('summary', 'sleep', sleeps.map((sleep) => sleepSummary(sleep, recoveryOf.get(sleep.id), userId))),
     batch('summary', 'workouts', records.workouts.filter(scored).map(workoutSummary)),
     batch('summary', 'activity', records.cycles.filter(scored).map(activitySummary)),
   ].filter((batch) => batch.data.length > 0);
@@ -69,11 +74,13 @@ const seconds = (milli: number) => Math.round(milli / 1000);
 const localDay = (epochMs: number, offset: number) => atOffset(epochMs, offset).slice(0, 10);
 
 /**
- * A sleep (the night's, or a nap), with its recovery's resting heart rate, HRV, SpO₂ and skin
+ * A sleep (the night's, or a nap), with its recovery's resting heart rate, HRV and skin
  * temperature: WHOOP measures those during the sleep the recovery names. Its day is the local
- * day it ended, as Junction dates a night.
+ * day it ended, as Junction dates a night. Its id is derived from WHOOP's (and the user): a
+ * member who corrects a sleep's times in WHOOP changes its bedtime_start, which would otherwise
+ * name a second night.
  */
-export function sleepSummary(sleep: WhoopSleep, recovery: WhoopRecovery | undefined): Record<string, unknown> {
+export function sleepSummary(sleep: WhoopSleep, recovery: WhoopRecovery | undefined, userId: string): Record<string, unknown> {
   const stages = sleep.score!.stage_summary;
   const offset = offsetOfLabel(sleep.timezone_offset);
   const start = Date.parse(sleep.start);
@@ -82,6 +89,7 @@ export function sleepSummary(sleep: WhoopSleep, recovery: WhoopRecovery | undefi
   const deep = seconds(stages.total_slow_wave_sleep_time_milli);
   const rem = seconds(stages.total_rem_sleep_time_milli);
   return {
+    id: uuidV5(`${userId}|${sleep.id}`, WHOOP_SLEEP_ID_NAMESPACE),
     calendar_date: localDay(end, offset),
     bedtime_start: atOffset(start, offset),
     bedtime_stop: atOffset(end, offset),

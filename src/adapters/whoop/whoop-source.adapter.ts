@@ -49,7 +49,7 @@ export class WhoopSourceAdapter implements SourceAdapter {
         recoveries: await this.api.list<WhoopRecovery>(accessToken, 'recovery', start, to),
         workouts: await this.api.list<WhoopWorkout>(accessToken, 'activity/workout', start, to),
         cycles: await this.api.list<WhoopCycle>(accessToken, 'cycle', start, to),
-      }),
+      }, connection.userId),
     );
   }
 
