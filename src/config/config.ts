@@ -255,6 +255,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       syncsPerRun: e.CONNECTION_SYNCS_PER_RUN,
       syncTimeout: e.CONNECTION_SYNC_TIMEOUT as Duration,
       syncRetryInterval: e.CONNECTION_SYNC_RETRY_INTERVAL as Duration,
+      syncHeartbeatTimeout: e.CONNECTION_SYNC_HEARTBEAT_TIMEOUT as Duration,
     },
     connectionSyncIntervals: Object.fromEntries(
       e.CONNECTION_SYNC_INTERVALS.split(',')

@@ -123,6 +123,8 @@ export const envSchema = z.object({
     .default('whoop_v2=2h'),
   /** How long one sync step may take before Temporal runs it again (a killed worker's step). */
   CONNECTION_SYNC_TIMEOUT: duration.default('2m'),
+  /** A sync step heartbeats while it runs; one whose worker sent none this long (the worker died) is run again. */
+  CONNECTION_SYNC_HEARTBEAT_TIMEOUT: duration.default('30s'),
   /** First retry interval of a failed sync step (doubling up to 10 minutes). */
   CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s'),
   /**

@@ -24,6 +24,8 @@ class FakeSync implements ConnectionSync {
   /** Answers to give a connection's next syncs, in order (then `synced`). */
   readonly script = new Map<string, Array<SyncConnectionResult['status']>>();
   gone = new Set<string>();
+  /** A connection whose first sync takes this long (ms). */
+  readonly slowFirstSync = new Map<string, number>();
 
   async announce(connection: ConnectionIdentity): Promise<'announced' | 'gone'> {
     if (this.gone.has(connection.connectionId)) return 'gone';
@@ -37,6 +39,11 @@ class FakeSync implements ConnectionSync {
 
   async sync(input: SyncConnectionInput): Promise<SyncConnectionResult> {
     this.syncs.set(input.connectionId, [...(this.syncs.get(input.connectionId) ?? []), input]);
+    const slow = this.slowFirstSync.get(input.connectionId);
+    if (slow !== undefined) {
+      this.slowFirstSync.delete(input.connectionId);
+      await new Promise((resolve) => setTimeout(resolve, slow));
+    }
     const status = this.script.get(input.connectionId)?.shift() ?? 'synced';
     if (status === 'synced') return { status, stored: 1 };
     return status === 'error' ? { status, errorType: 'token_refresh_failed' } : { status };
@@ -120,6 +127,15 @@ describe('connection workflow', () => {
     expect(await handle.result()).toBe('deregistered');
     expect(fake.ended).toEqual([connection.connectionId]);
     fixtures['connection--backfill-refresh-deregister'] = handle.workflowId;
+  });
+
+  test('a sync step longer than its heartbeat timeout is not run again while its worker is alive (it heartbeats)', async () => {
+    const { connection, handle } = await start({ backfillDays: 1, syncHeartbeatTimeout: '600ms' }, (id) => fake.slowFirstSync.set(id, 2_500));
+    await waitFor(async () => ((await handle.query(connectionState)).phase === 'connected' ? true : undefined), 'the backfill to finish');
+    // One backfill step, tried once: without heartbeats Temporal would have timed it out and run it again.
+    expect(fake.of(connection.connectionId)).toHaveLength(1);
+    await handle.signal(deregisterConnection);
+    expect(await handle.result()).toBe('deregistered');
   });
 
   test('syncs on its timer and continues as new after syncsPerRun, keeping where it was', async () => {

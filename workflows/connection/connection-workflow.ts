@@ -26,6 +26,7 @@ export async function connectionWorkflow(input: ConnectionWorkflowInput): Promis
   const { schedule } = input;
   const { announceConnection, endConnection, syncConnection } = proxyActivities<ConnectionActivities>({
     startToCloseTimeout: schedule.syncTimeout,
+    heartbeatTimeout: schedule.syncHeartbeatTimeout,
     retry: { initialInterval: schedule.syncRetryInterval, maximumInterval: '10 minutes' },
   });
   const progress: ConnectionProgress = input.progress ?? firstProgress(schedule.backfillDays);

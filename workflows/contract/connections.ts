@@ -18,6 +18,8 @@ export interface ConnectionSchedule {
   syncTimeout: Duration;
   /** First retry interval of a failed sync step. */
   syncRetryInterval: Duration;
+  /** A step's worker heartbeats this often while it runs, so a dead worker's step is run again this soon (absent from connections started before it existed). */
+  syncHeartbeatTimeout?: Duration;
 }
 
 /** Where a connection's workflow is; carried across continue-as-new. */
