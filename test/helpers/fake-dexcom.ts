@@ -1,7 +1,20 @@
 import { createHash } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, FakeFailures, FakeGrants, listenLocally, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import {
+  closeServer,
+  FakeFailures,
+  FakeGrants,
+  listenLocally,
+  OAuthProblem as HttpProblem,
+  redeemAuthorizationCode,
+  redirect,
+  sendJson,
+  sendOAuthProblem,
+  tokenRequest,
+  unit,
+  withQuery,
+} from './fake-provider-http';
 import type { FakeAuthorizationDecision, FakeBearerRefusal, FakeGrant } from './fake-provider-http';
 
 /**
@@ -127,17 +140,6 @@ const DEXCOM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 /** Display clocks of the users, by the order they were added: US Pacific, US Eastern, Central Europe, India. */
 const DISPLAY_OFFSETS_MINUTES = [-420, -300, 60, 330];
 
-/** An HTTP error, answered as RFC 6749 `{ error, error_description }` (Dexcom documents no error body). */
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    readonly description: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(`${status} ${error}: ${description}`);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server
@@ -278,8 +280,7 @@ export class FakeDexcom {
       if (url.pathname === '/v3/users/self/dataRange' && method === 'GET') return sendJson(res, 200, this.dataRange(req, url.searchParams));
       throw new HttpProblem(404, 'not_found', `${method} ${url.pathname}`);
     } catch (error) {
-      const problem = error instanceof HttpProblem ? error : new HttpProblem(500, 'server_error', String(error));
-      sendJson(res, problem.status, { error: problem.error, error_description: problem.description }, problem.headers);
+      sendOAuthProblem(res, error);
     }
   }
 
@@ -326,24 +327,8 @@ export class FakeDexcom {
    * redirect_uri). HTTP Basic client authentication is not taken.
    */
   private async token(req: IncomingMessage): Promise<Record<string, unknown>> {
-    const form = await readForm(req, () => new HttpProblem(400, 'invalid_request', 'The token endpoint takes an application/x-www-form-urlencoded body.'));
-    if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) {
-      throw new HttpProblem(401, 'invalid_client', 'Client authentication failed: client_id and client_secret go in the form body.');
-    }
-    const grantType = form.get('grant_type');
-    if (grantType === 'authorization_code') return this.issue(this.redeemCode(form));
-    if (grantType === 'refresh_token') return this.issue(this.redeemRefreshToken(form));
-    throw new HttpProblem(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
-  }
-
-  private redeemCode(form: URLSearchParams): Grant {
-    const codeValue = form.get('code');
-    const redirectUri = form.get('redirect_uri');
-    if (!codeValue || !redirectUri) throw new HttpProblem(400, 'invalid_request', 'code and redirect_uri are required.');
-    const code = this.grants.redeemableCode(codeValue);
-    if (!code) throw new HttpProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
-    if (redirectUri !== code.redirectUri) throw new HttpProblem(400, 'invalid_grant', 'redirect_uri does not match the login request.');
-    return this.grants.use(code);
+    const { form, grantType } = await tokenRequest(req, this);
+    return this.issue(grantType === 'authorization_code' ? redeemAuthorizationCode(this.grants, form) : this.redeemRefreshToken(form));
   }
 
   private redeemRefreshToken(form: URLSearchParams): Grant {

@@ -211,3 +211,52 @@ export class FakeFailures {
     return failure.status;
   }
 }
+
+/**
+ * An OAuth 2 (RFC 6749) error answer of a stand-in: `{error, error_description}` with the status
+ * and headers given (Dexcom's and WHOOP's shapes; Oura answers its own).
+ */
+export class OAuthProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`${status} ${error}: ${description}`);
+  }
+}
+
+/** Answers a request a stand-in refused with an OAuthProblem (anything else thrown: a 500 `server_error`). */
+export function sendOAuthProblem(res: ServerResponse, error: unknown): void {
+  const problem = error instanceof OAuthProblem ? error : new OAuthProblem(500, 'server_error', String(error));
+  sendJson(res, problem.status, { error: problem.error, error_description: problem.description }, problem.headers);
+}
+
+/**
+ * A token request's form, its client authenticated by `client_id` and `client_secret` in the
+ * body (HTTP Basic is not taken), and its grant type.
+ */
+export async function tokenRequest(
+  req: IncomingMessage,
+  client: { clientId: string; clientSecret: string },
+): Promise<{ form: URLSearchParams; grantType: 'authorization_code' | 'refresh_token' }> {
+  const form = await readForm(req, () => new OAuthProblem(400, 'invalid_request', 'The token endpoint takes an application/x-www-form-urlencoded body.'));
+  if (form.get('client_id') !== client.clientId || form.get('client_secret') !== client.clientSecret) {
+    throw new OAuthProblem(401, 'invalid_client', 'Client authentication failed: client_id and client_secret go in the form body.');
+  }
+  const grantType = form.get('grant_type');
+  if (grantType === 'authorization_code' || grantType === 'refresh_token') return { form, grantType };
+  throw new OAuthProblem(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+}
+
+/** The grant of an authorization code redeemed with the redirect_uri it was issued for (spent: codes work once). */
+export function redeemAuthorizationCode<G extends FakeGrant>(grants: FakeGrants<G>, form: URLSearchParams): G {
+  const codeValue = form.get('code');
+  const redirectUri = form.get('redirect_uri');
+  if (!codeValue || !redirectUri) throw new OAuthProblem(400, 'invalid_request', 'code and redirect_uri are required.');
+  const code = grants.redeemableCode(codeValue);
+  if (!code) throw new OAuthProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
+  if (redirectUri !== code.redirectUri) throw new OAuthProblem(400, 'invalid_grant', 'redirect_uri does not match the authorization request.');
+  return grants.use(code);
+}

@@ -1,7 +1,21 @@
 import { createHash } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, FakeFailures, FakeGrants, listenLocally, opaqueToken, readForm, redirect, sendJson, unit, withQuery } from './fake-provider-http';
+import {
+  closeServer,
+  FakeFailures,
+  FakeGrants,
+  listenLocally,
+  OAuthProblem as HttpProblem,
+  opaqueToken,
+  redeemAuthorizationCode,
+  redirect,
+  sendJson,
+  sendOAuthProblem,
+  tokenRequest,
+  unit,
+  withQuery,
+} from './fake-provider-http';
 import type { FakeAccessToken, FakeAuthorizationDecision, FakeBearerRefusal, FakeGrant } from './fake-provider-http';
 
 /**
@@ -323,17 +337,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FIRST_NAMES = ['Avery', 'Jordan', 'Riley', 'Morgan', 'Casey', 'Quinn'];
 const LAST_NAMES = ['Lindqvist', 'Okafor', 'Moreau', 'Tanaka', 'Alvarez', 'Novak'];
 
-/** An HTTP error, answered as RFC 6749 `{ error, error_description }` (WHOOP documents no error body). */
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    readonly description: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(`${status} ${error}: ${description}`);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server
@@ -505,8 +508,7 @@ export class FakeWhoop {
       if (url.pathname.startsWith('/developer/')) return this.developer(req, res, method, url);
       throw new HttpProblem(404, 'not_found', `${method} ${url.pathname}`);
     } catch (error) {
-      const problem = error instanceof HttpProblem ? error : new HttpProblem(500, 'server_error', String(error));
-      sendJson(res, problem.status, { error: problem.error, error_description: problem.description }, problem.headers);
+      sendOAuthProblem(res, error);
     }
   }
 
@@ -561,24 +563,8 @@ export class FakeWhoop {
    * (refresh_token, scope=offline).
    */
   private async token(req: IncomingMessage): Promise<WhoopTokenResponse> {
-    const form = await readForm(req, () => new HttpProblem(400, 'invalid_request', 'The token endpoint takes an application/x-www-form-urlencoded body.'));
-    if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret) {
-      throw new HttpProblem(401, 'invalid_client', 'Client authentication failed: client_id and client_secret go in the form body.');
-    }
-    const grantType = form.get('grant_type');
-    if (grantType === 'authorization_code') return this.issue(this.redeemCode(form));
-    if (grantType === 'refresh_token') return this.issue(this.redeemRefreshToken(form));
-    throw new HttpProblem(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
-  }
-
-  private redeemCode(form: URLSearchParams): Grant {
-    const codeValue = form.get('code');
-    const redirectUri = form.get('redirect_uri');
-    if (!codeValue || !redirectUri) throw new HttpProblem(400, 'invalid_request', 'code and redirect_uri are required.');
-    const code = this.grants.redeemableCode(codeValue);
-    if (!code) throw new HttpProblem(400, 'invalid_grant', 'Authorization code is invalid, expired or already used.');
-    if (redirectUri !== code.redirectUri) throw new HttpProblem(400, 'invalid_grant', 'redirect_uri does not match the authorization request.');
-    return this.grants.use(code);
+    const { form, grantType } = await tokenRequest(req, this);
+    return this.issue(grantType === 'authorization_code' ? redeemAuthorizationCode(this.grants, form) : this.redeemRefreshToken(form));
   }
 
   private redeemRefreshToken(form: URLSearchParams): Grant {
