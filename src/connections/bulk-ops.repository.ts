@@ -159,4 +159,30 @@ export class BulkOpsRepository {
     );
     return deleted;
   }
+
+  /**
+   * Names `opId` by the team's idempotency key, first in the transaction that then writes the
+   * operation (the reference is checked at commit); or, when the key names an operation already,
+   * answers that one and the request it was made for (a repeat of a request still in its
+   * transaction waits here for it to end).
+   */
+  async claimKey(
+    manager: EntityManager,
+    owner: { teamId: string; environment: ApiEnvironment },
+    key: string,
+    requestHash: string,
+    opId: string,
+  ): Promise<{ claimed: true } | { claimed: false; opId: string; requestHash: string }> {
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO link_bulk_op_keys (team_id, environment, key, request_hash, op_id) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (team_id, environment, key) DO NOTHING RETURNING op_id`,
+      [owner.teamId, owner.environment, key, requestHash, opId],
+    );
+    if (inserted.length > 0) return { claimed: true };
+    const [earlier]: Array<{ opId: string; requestHash: string }> = await manager.query(
+      `SELECT op_id AS "opId", request_hash AS "requestHash" FROM link_bulk_op_keys WHERE team_id = $1 AND environment = $2 AND key = $3`,
+      [owner.teamId, owner.environment, key],
+    );
+    return { claimed: false, ...earlier };
+  }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
@@ -25,8 +25,14 @@ export class LinkMigrationController {
 
   @Post('bulk_import')
   @ApiOperation({ summary: 'Connections another system holds (OAuth tokens) become labflow connections, in the background.' })
-  async bulkImport(@CurrentTeam() team: TeamPrincipal, @Query() query: BulkTeamQuery, @Body() body: BulkImportDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    const outcome = await this.migration.bulkImport(team, query.team_id, body);
+  async bulkImport(
+    @CurrentTeam() team: TeamPrincipal,
+    @Query() query: BulkTeamQuery,
+    @Body() body: BulkImportDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Headers('x-idempotency-key') idempotencyKey?: string,
+  ) {
+    const outcome = await this.migration.bulkImport(team, query.team_id, body, idempotencyKey);
     answer(reply, outcome);
     return { user_ids_imported: outcome.done, user_ids_failed: outcome.failed };
   }
@@ -38,8 +44,9 @@ export class LinkMigrationController {
     @Query() query: BulkTeamQuery,
     @Body() body: BulkHistoricalPullDto,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @Headers('x-idempotency-key') idempotencyKey?: string,
   ) {
-    const outcome = await this.migration.bulkHistoricalPull(team, query.team_id, body);
+    const outcome = await this.migration.bulkHistoricalPull(team, query.team_id, body, idempotencyKey);
     answer(reply, outcome);
     return { user_ids_pulled: outcome.done, user_ids_failed: outcome.failed };
   }

@@ -4,6 +4,7 @@ import type { LinkBulkOpIdentity, LinkBulkOpPace, LinkBulkOpType } from '../../w
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { badRequest, forbidden } from '../common/errors';
+import { fingerprint, keyUsedForAnotherRequest, requireValidKey } from '../common/idempotency';
 import { encodeCursor, type KeysetPosition } from '../common/keyset-cursor';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { toMs } from '../config/environment';
@@ -50,7 +51,7 @@ export class LinkMigrationService {
     @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'linkMigration' | 'connections'>,
   ) {}
 
-  async bulkImport(team: TeamPrincipal, teamId: string | undefined, body: BulkImportDto): Promise<BulkOpAnswer> {
+  async bulkImport(team: TeamPrincipal, teamId: string | undefined, body: BulkImportDto, idempotencyKey?: string): Promise<BulkOpAnswer> {
     await this.requireMigration(team, teamId, body.provider);
     const { heartbeatTimeout } = this.config.linkMigration;
     const items = body.connections.map((recipe) => ({
@@ -58,16 +59,16 @@ export class LinkMigrationService {
       credentialsEnc: this.cipher.encryptJson(credentialsOf(recipe)),
       providerUserId: recipe.provider_id,
     }));
-    return this.run(team, 'link_bulk_import', body.provider, items, { batchSize: IMPORT_BATCH, stepTimeout: '5 minutes', heartbeatTimeout }, body.wait_for_completion);
+    return this.run(team, 'link_bulk_import', body.provider, items, { batchSize: IMPORT_BATCH, stepTimeout: '5 minutes', heartbeatTimeout }, { body, idempotencyKey });
   }
 
-  async bulkHistoricalPull(team: TeamPrincipal, teamId: string | undefined, body: BulkHistoricalPullDto): Promise<BulkOpAnswer> {
+  async bulkHistoricalPull(team: TeamPrincipal, teamId: string | undefined, body: BulkHistoricalPullDto, idempotencyKey?: string): Promise<BulkOpAnswer> {
     await this.requireMigration(team, teamId, body.provider);
     const { pullBatch, pullInterval, heartbeatTimeout } = this.config.linkMigration;
     // A step pulls each of its connections' whole history, each as long as a connection's sync step may take.
     const stepTimeout = pullBatch * toMs(String(this.config.connections.syncTimeout));
     const items = body.user_ids.map((userId) => ({ userId, credentialsEnc: null, providerUserId: null }));
-    return this.run(team, 'link_bulk_historical_trigger', body.provider, items, { batchSize: pullBatch, batchInterval: pullInterval, stepTimeout, heartbeatTimeout }, body.wait_for_completion);
+    return this.run(team, 'link_bulk_historical_trigger', body.provider, items, { batchSize: pullBatch, batchInterval: pullInterval, stepTimeout, heartbeatTimeout }, { body, idempotencyKey });
   }
 
   /** Pauses at once (no background operation): the users' connections that exist are paused, the others reported. */
@@ -98,16 +99,30 @@ export class LinkMigrationService {
   /**
    * Writes the operation with its users and starts its workflow, in one transaction: a start
    * Temporal refuses leaves nothing written; a transaction that fails after the start leaves the
-   * workflow to record the operation aborted (BulkOpsRepository.openOrAbort).
+   * workflow to record the operation aborted (BulkOpsRepository.openOrAbort). With an idempotency
+   * key, a repeat of the request answers from the operation the first one made (as it stands
+   * now, waited for again if asked) and starts nothing; the same key with another request is a 400.
    */
-  private async run(team: TeamPrincipal, type: LinkBulkOpType, provider: string, items: NewBulkOpItem[], pace: LinkBulkOpPace, wait = false): Promise<BulkOpAnswer> {
+  private async run(team: TeamPrincipal, type: LinkBulkOpType, provider: string, items: NewBulkOpItem[], pace: LinkBulkOpPace, request: BulkRequest): Promise<BulkOpAnswer> {
     const op: LinkBulkOpIdentity = { opId: randomUUID(), teamId: team.teamId, environment: team.environment, region: team.region, type, provider };
-    await this.ops.transaction(async (manager) => {
+    const { wait_for_completion: wait = false, ...asked } = request.body;
+    const key = request.idempotencyKey;
+    if (key !== undefined) requireValidKey(key, KEY_HEADER);
+    const requestHash = fingerprint({ type, asked });
+    const opId = await this.ops.transaction(async (manager) => {
+      if (key !== undefined) {
+        const claim = await this.ops.claimKey(manager, team, key, requestHash, op.opId);
+        if (!claim.claimed) {
+          if (claim.requestHash !== requestHash) throw keyUsedForAnotherRequest(KEY_HEADER, 'request');
+          return claim.opId;
+        }
+      }
       await this.ops.insert(op, items, manager);
       await this.workflows.start(op, pace);
+      return op.opId;
     });
-    const ended = wait ? await this.workflows.ended(op.opId, this.config.linkMigration.waitMs) : false;
-    const outcomes = await this.ops.outcomes(op.opId);
+    const ended = wait ? await this.workflows.ended(opId, this.config.linkMigration.waitMs) : false;
+    const outcomes = await this.ops.outcomes(opId);
     return { ended, done: outcomes.done, failed: outcomes.failed };
   }
 
@@ -129,6 +144,15 @@ export class LinkMigrationService {
       throw forbidden('Link Migration is disabled for this team: an org admin enables it with the management API (PATCH the team with link_migration_enabled: true).');
     }
   }
+}
+
+/** The header a bulk operation's idempotency key comes in (as on order creation). */
+const KEY_HEADER = 'x-idempotency-key';
+
+/** A background operation's request as the route received it. */
+interface BulkRequest {
+  body: { wait_for_completion?: boolean } & object;
+  idempotencyKey?: string;
 }
 
 function credentialsOf(recipe: ConnectionRecipe): ProviderCredentials {

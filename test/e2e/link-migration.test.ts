@@ -318,6 +318,36 @@ test("another team's key reaches none of this team's connections: its import, pu
   expect(count).toBe(0);
 });
 
+test('an x-idempotency-key makes a repeated request one operation, answered as it stands; the key with another request is a 400', async () => {
+  const userId = await createUser();
+  const { recipe } = ouraUserWithTokens(userId);
+  const key = `import-${randomUUID()}`;
+  const withKey = (path: string, body: object, idempotencyKey = key) => call(stack.apiUrl, 'POST', path, { key: team.apiKey, body, headers: { 'x-idempotency-key': idempotencyKey } });
+  const operations = async () => (await client.link.listBulkOps({ pageSize: 100 })).data.length;
+  const before = await operations();
+
+  const first = await withKey('/v2/link/bulk_import', { provider: 'oura', connections: [recipe], wait_for_completion: true });
+  expect(first.status).toBe(200);
+  expect(first.body).toEqual({ user_ids_imported: [userId], user_ids_failed: [] });
+  // The client lost the answer and sends the request again (without waiting, this time): the same operation answers.
+  const again = await withKey('/v2/link/bulk_import', { provider: 'oura', connections: [recipe] });
+  expect(again.status).toBe(202);
+  expect(again.body).toEqual({ user_ids_imported: [userId], user_ids_failed: [] });
+  expect(await operations()).toBe(before + 1);
+  await waitFor(() => webhooks(userId, 'provider.connection.created').length === 1);
+
+  // The same key with another request, or for the other operation: refused, nothing written.
+  const other = await withKey('/v2/link/bulk_import', { provider: 'oura', connections: [{ ...recipe, access_token: 'another-token' }] });
+  expect(other.status).toBe(400);
+  expect(other.body.detail).toMatch(/x-idempotency-key was already used with a different request/);
+  const pull = await withKey('/v2/link/bulk_trigger_historical_pull', { provider: 'oura', user_ids: [userId] });
+  expect(pull.status).toBe(400);
+  const tooLong = await withKey('/v2/link/bulk_trigger_historical_pull', { provider: 'oura', user_ids: [userId] }, 'k'.repeat(256));
+  expect(tooLong.status).toBe(400);
+  expect(await operations()).toBe(before + 1);
+  expect(webhooks(userId, 'provider.connection.created')).toHaveLength(1);
+});
+
 test('an operation whose API transaction never committed is recorded aborted by its workflow', async () => {
   const opId = randomUUID();
   const status = await stack.temporal.workflow.execute('linkBulkOpWorkflow', {

@@ -1,3 +1,3 @@
-export { fingerprint, type IdempotencyHeader } from './idempotency-key';
+export { fingerprint, type IdempotencyHeader, keyUsedForAnotherRequest, requireValidKey } from './idempotency-key';
 export { IdempotencyModule } from './idempotency.module';
 export { type CompleteIdempotently, type IdempotencyOptions, type IdempotencyPolicy, IdempotencyService } from './idempotency.service';
