@@ -108,9 +108,10 @@ export class LinkMigrationService {
     const { wait_for_completion: wait = false, ...asked } = request.body;
     const key = request.idempotencyKey;
     if (key !== undefined) requireValidKey(key, KEY_HEADER);
-    const requestHash = fingerprint({ type, asked });
     const opId = await this.ops.transaction(async (manager) => {
       if (key !== undefined) {
+        // Hashed only with a key: a request names up to 1,000 users and their tokens.
+        const requestHash = fingerprint({ type, asked });
         const claim = await this.ops.claimKey(manager, team, key, requestHash, op.opId);
         if (!claim.claimed) {
           if (claim.requestHash !== requestHash) throw keyUsedForAnotherRequest(KEY_HEADER, 'request');
