@@ -2,7 +2,7 @@
  * Oura's API v2 (`/v2/usercollection/*`) as labflow reads it: a collection's documents between
  * two dates or instants, every page (Oura pages with an opaque `next_token`).
  */
-import { getJson, ProviderHttpError } from '../sources/provider-http';
+import { getJson, sendOk } from '../sources/provider-http';
 
 /** A heart-rate sample (`/v2/usercollection/heartrate`). */
 export interface OuraHeartRate {
@@ -71,7 +71,6 @@ export interface OuraPersonalInfo {
 
 /** Pages of one collection at most: a window of a month is a few pages; more means a loop. */
 const MAX_PAGES = 500;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 export class OuraApi {
   constructor(private readonly apiUrl: string) {}
@@ -90,11 +89,8 @@ export class OuraApi {
   }
 
   /** Ends the grant the access token belongs to (Oura's `GET /oauth/revoke?access_token=`). */
-  async revoke(accessToken: string): Promise<void> {
-    const url = new URL('/oauth/revoke', this.apiUrl);
-    url.searchParams.set('access_token', accessToken);
-    const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    if (!response.ok) throw new ProviderHttpError(response.status, `Oura /oauth/revoke answered ${response.status}`);
+  revoke(accessToken: string): Promise<void> {
+    return sendOk('Oura', this.apiUrl, '/oauth/revoke', { query: { access_token: accessToken } });
   }
 
   private async list<T>(accessToken: string, collection: string, params: Record<string, string>): Promise<T[]> {

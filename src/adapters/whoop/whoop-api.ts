@@ -3,7 +3,7 @@
  * recoveries, workouts and physiological cycles of a window, every page, and their WHOOP id.
  * Times are UTC (`Z`); each record names the wearer's offset apart (`timezone_offset`, `-05:00`).
  */
-import { getJson, ProviderHttpError } from '../sources/provider-http';
+import { getJson, sendOk } from '../sources/provider-http';
 
 type ScoreState = 'SCORED' | 'PENDING_SCORE' | 'UNSCORABLE';
 
@@ -103,12 +103,8 @@ export class WhoopApi {
   }
 
   /** Ends labflow's access for the member the token belongs to (`DELETE /developer/v2/user/access`). */
-  async revoke(accessToken: string): Promise<void> {
-    const response = await fetch(new URL('/developer/v2/user/access', this.apiUrl), {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${accessToken}` },
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (!response.ok) throw new ProviderHttpError(response.status, `WHOOP DELETE /developer/v2/user/access answered ${response.status}`);
+  revoke(accessToken: string): Promise<void> {
+    return sendOk('WHOOP', this.apiUrl, '/developer/v2/user/access', { method: 'DELETE', accessToken });
   }
+
 }
