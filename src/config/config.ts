@@ -203,6 +203,17 @@ function oauthClientProblems(env: Environment, client: (typeof OAUTH_PROVIDER_CL
   return [];
 }
 
+/** A `key=value,key=value` setting (validated by its schema) as a record. */
+function pairsOf(list: string): Record<string, string> {
+  return Object.fromEntries(
+    list
+      .split(',')
+      .map((pair) => pair.trim())
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+}
+
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConfig {
   const parsed = envSchema.safeParse(source);
@@ -257,14 +268,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       syncRetryInterval: e.CONNECTION_SYNC_RETRY_INTERVAL as Duration,
       syncHeartbeatTimeout: e.CONNECTION_SYNC_HEARTBEAT_TIMEOUT as Duration,
     },
-    connectionSyncIntervals: Object.fromEntries(
-      e.CONNECTION_SYNC_INTERVALS.split(',')
-        .map((pair) => pair.trim())
-        .filter(Boolean)
-        .map((pair) => pair.split('=') as [string, Duration]),
-    ),
+    connectionSyncIntervals: pairsOf(e.CONNECTION_SYNC_INTERVALS) as Record<string, Duration>,
     linkMigration: { pullBatch: e.LINK_BULK_PULL_BATCH, pullInterval: e.LINK_BULK_PULL_INTERVAL as Duration, heartbeatTimeout: e.LINK_BULK_HEARTBEAT_TIMEOUT as Duration, waitMs: toMs(e.LINK_BULK_WAIT) },
-    sandboxSourceErrors: Object.fromEntries(e.SANDBOX_SOURCE_ERRORS.split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string])),
+    sandboxSourceErrors: pairsOf(e.SANDBOX_SOURCE_ERRORS),
     healthData: {
       bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,
       pageSize: e.HEALTH_DATA_PAGE_SIZE,
