@@ -50,14 +50,38 @@ export async function backends(db: DataSource): Promise<Map<number, number | nul
   return new Map(rows.map((row) => [row.pid, cpuTicks(row.pid)]));
 }
 
+/**
+ * Clock ticks all CPUs of the machine have been busy so far (/proc/stat's first line: every field
+ * but idle and iowait; guest time is already in user): whatever ran, this bench's processes or
+ * not. On a machine doing nothing else, the whole cost of an item, the servers' background work
+ * (PostgreSQL's WAL writer, Redis) included.
+ */
+export function machineBusyTicks(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return user + nice + system + irq + softirq + steal;
+  } catch {
+    return null;
+  }
+}
+
 export interface CpuMark {
   child: { pid: number; ticks: number | null };
   self: NodeJS.CpuUsage;
   postgres: Map<number, number | null>;
+  machine: number | null;
+  /** A server process of this machine the phase also uses (Redis), when the bench names one. */
+  server: { pid: number; ticks: number | null } | null;
 }
 
-export async function cpuMark(db: DataSource, childPid: number): Promise<CpuMark> {
-  return { child: { pid: childPid, ticks: cpuTicks(childPid) }, self: process.cpuUsage(), postgres: await backends(db) };
+export async function cpuMark(db: DataSource, childPid: number, serverPid?: number): Promise<CpuMark> {
+  return {
+    child: { pid: childPid, ticks: cpuTicks(childPid) },
+    self: process.cpuUsage(),
+    postgres: await backends(db),
+    machine: machineBusyTicks(),
+    server: serverPid === undefined ? null : { pid: serverPid, ticks: cpuTicks(serverPid) },
+  };
 }
 
 /** µs of CPU in `ticks` clock ticks. */
@@ -81,13 +105,22 @@ export function backendTicksBetween(before: Map<number, number | null>, after: M
   return ticks;
 }
 
-/** µs per item since `mark` of the child process, this process and Postgres (null: unknown). */
-export async function cpuPerItem(db: DataSource, mark: CpuMark, items: number): Promise<{ child: number | null; self: number; postgres: number | null }> {
+/**
+ * µs per item since `mark` of the child process, this process, Postgres, the server process the
+ * mark names and the whole machine (null: unknown).
+ */
+export async function cpuPerItem(
+  db: DataSource,
+  mark: CpuMark,
+  items: number,
+): Promise<{ child: number | null; self: number; postgres: number | null; server: number | null; machine: number | null }> {
   const self = process.cpuUsage(mark.self);
   const postgres = backendTicksBetween(mark.postgres, await backends(db));
   return {
     child: microsPerItem(mark.child.ticks, cpuTicks(mark.child.pid), items),
     self: Math.round((self.user + self.system) / items),
     postgres: postgres !== null && postgres > 0 ? microsPerItem(0, postgres, items) : null,
+    server: mark.server === null ? null : microsPerItem(mark.server.ticks, cpuTicks(mark.server.pid), items),
+    machine: microsPerItem(mark.machine, machineBusyTicks(), items),
   };
 }

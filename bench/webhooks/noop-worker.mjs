@@ -2,8 +2,11 @@
 // REDIS_URL, BENCH_CONCURRENCY at a time, added in bulks of 1,000 — the ceiling the queue alone
 // allows. Plain JavaScript on plain node, like the delivery process it is compared with (ts-node
 // loads node:domain, whose async hooks tax every promise). Prints one JSON line:
-// {"perSecond": …, "cpuMicros": …} (this process's CPU time over the measured part).
+// {"perSecond": …, "cpuMicros": …, "redisMicros": …, "machineMicros": …} (CPU time over the
+// measured part: this process's, the Redis server's when it runs on this machine, and all CPUs'
+// busy time, as bench/lib/cpu.ts reads it for the delivery side; null where /proc cannot tell).
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import console from 'node:console';
 import { performance } from 'node:perf_hooks';
@@ -49,14 +52,37 @@ async function batch(count) {
   await finished;
 }
 
+/** Clock ticks: /proc/<pid>/stat's utime + stime, or /proc/stat's busy fields (as bench/lib/cpu.ts). */
+function ticks(pid) {
+  try {
+    if (pid === 'machine') {
+      const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return user + nice + system + irq + softirq + steal;
+    }
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+const info = await (await queue.client).info('server');
+const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+// /proc counts in USER_HZ, 100 a second on Linux (bench/lib/cpu.ts asks getconf CLK_TCK).
+const microsSince = (before, after) => (before === null || after === null ? null : ((after - before) * 1e6) / 100);
+
 // Warm-up (BENCH_WARMUP jobs, not measured; run.ts gives the delivery process the same).
 if (warmup > 0) await batch(warmup);
 const cpu = process.cpuUsage();
+const redisBefore = redisPid ? ticks(redisPid) : null;
+const machineBefore = ticks('machine');
 const started = performance.now();
 await batch(events);
 const seconds = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
-console.log(JSON.stringify({ perSecond: events / seconds, cpuMicros: used.user + used.system }));
+const redisMicros = redisPid ? microsSince(redisBefore, ticks(redisPid)) : null;
+const machineMicros = microsSince(machineBefore, ticks('machine'));
+console.log(JSON.stringify({ perSecond: events / seconds, cpuMicros: used.user + used.system, redisMicros, machineMicros }));
 await worker.close();
 await queue.obliterate({ force: true });
 await queue.close();

@@ -29,6 +29,7 @@
  */
 import 'reflect-metadata';
 import { Queue } from 'bullmq';
+import Redis from 'ioredis';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -72,6 +73,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** µs per item of a total over the round's EVENTS items, or '?'. */
+const perItem = (total: number | null) => (total === null ? '?' : fmt(total / EVENTS));
 
 /** Local receiver: 204 for everything, arrival time per webhook-id; verifies a sample. */
 function startReceiver(secret: string) {
@@ -117,7 +120,16 @@ function startReceiver(secret: string) {
 }
 
 /** The no-op baseline in a plain node process of its own (noop-worker.mjs). */
-async function baseline(redisUrl: string, concurrency: number): Promise<{ perSecond: number; cpuMicros: number }> {
+interface NoopRound {
+  perSecond: number;
+  cpuMicros: number;
+  /** The Redis server's CPU over the measured part (null: not on this machine, or /proc cannot tell). */
+  redisMicros: number | null;
+  /** All CPUs' busy time over the measured part (null: /proc cannot tell). */
+  machineMicros: number | null;
+}
+
+async function baseline(redisUrl: string, concurrency: number): Promise<NoopRound> {
   const child = spawn(process.execPath, [join(__dirname, 'noop-worker.mjs')], {
     cwd: ROOT,
     env: { ...process.env, REDIS_URL: redisUrl, BENCH_EVENTS: String(EVENTS), BENCH_WARMUP: String(WARMUP), BENCH_CONCURRENCY: String(concurrency) },
@@ -127,7 +139,7 @@ async function baseline(redisUrl: string, concurrency: number): Promise<{ perSec
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`noop-worker.mjs exited with ${code}`);
-  return JSON.parse(output.trim().split('\n').at(-1) as string) as { perSecond: number; cpuMicros: number };
+  return JSON.parse(output.trim().split('\n').at(-1) as string) as NoopRound;
 }
 
 /** The relay and delivery worker from dist/ in a process of their own (delivery-process.mjs), once it runs. */
@@ -200,6 +212,11 @@ async function main(): Promise<void> {
   // the last, and the planner's statistics say whatever the last ANALYZE saw.
   const vacuum = () => db.query('VACUUM (ANALYZE) event_outbox, event_deliveries, event_delivery_attempts');
 
+  // The Redis server's pid, to count its CPU (both sides use it) where it runs on this machine.
+  const redis = new Redis(config.redisUrl);
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]) || undefined;
+  await redis.quit();
+
   const concurrency = config.events.concurrency;
   console.log(`labflow webhook bench: ${fmt(EVENTS)} events a round, ${ROUNDS} rounds (baseline, burst), concurrency ${concurrency}, Redis ${new URL(config.redisUrl).host}`);
   console.log(`  load average at start: ${loadavg().map((n) => fmt(n, 2)).join(' ')}`);
@@ -214,7 +231,7 @@ async function main(): Promise<void> {
     clientUserId: `bench-${seq}`,
     data: { id: randomUUID(), status: 'completed', seq: seq++, results: { glucose: 92, unit: 'mg/dL' } },
   });
-  const rounds: Array<{ noop: { perSecond: number; cpuMicros: number }; deliveryRate: number; writeRate: number; latency: number[]; cpu: Awaited<ReturnType<typeof cpuPerItem>> }> = [];
+  const rounds: Array<{ noop: NoopRound; deliveryRate: number; writeRate: number; latency: number[]; cpu: Awaited<ReturnType<typeof cpuPerItem>> }> = [];
   let deliveries: ChildProcess | undefined;
   /** `count` events written in transactions of 100 and delivered, not measured. */
   const deliverUnmeasured = async (count: number) => {
@@ -242,7 +259,7 @@ async function main(): Promise<void> {
       // Burst: EVENTS committed in transactions of 100, as fast as Postgres takes them.
       const before = receiver.arrivals.size;
       const ids: string[] = [];
-      const burstMark = await cpuMark(db, deliveries.pid as number);
+      const burstMark = await cpuMark(db, deliveries.pid as number, redisPid);
       const burstStart = performance.now();
       for (let i = 0; i < EVENTS; i += 100) {
         const written = await outbox.emit(Array.from({ length: Math.min(100, EVENTS - i) }, () => event()));
@@ -263,7 +280,8 @@ async function main(): Promise<void> {
       });
       console.log(
         `  round ${round + 1}: no-op ${fmt(noop.perSecond)}/s, deliveries ${fmt(EVENTS / burstSeconds)}/s (${fmt(EVENTS / burstSeconds / noop.perSecond, 2)}); ` +
-          `cpu/item no-op ${fmt(noop.cpuMicros / EVENTS)} µs, relay + worker ${cpu.child ?? '?'} µs, writes + receiver ${cpu.self} µs, postgres ${cpu.postgres ?? '?'} µs`,
+          `cpu/item no-op ${fmt(noop.cpuMicros / EVENTS)} µs, relay + worker ${cpu.child ?? '?'} µs, writes + receiver ${cpu.self} µs, postgres ${cpu.postgres ?? '?'} µs; ` +
+          `redis ${perItem(noop.redisMicros)} / ${cpu.server ?? '?'} µs, machine ${perItem(noop.machineMicros)} / ${cpu.machine ?? '?'} µs (no-op / delivery)`,
       );
       if (round < ROUNDS - 1) {
         await stopProcess(deliveries);
@@ -308,6 +326,15 @@ async function main(): Promise<void> {
     console.log(
       `  cpu/item  no-op job ${micros(medianOf((r) => Math.round(r.noop.cpuMicros / EVENTS)))}; delivery: relay + worker ${micros(medianOf((r) => r.cpu.child))}, ` +
         `outbox writes + receiver ${micros(medianOf((r) => r.cpu.self))}, postgres ${micros(medianOf((r) => r.cpu.postgres))}   (medians)`,
+    );
+    // Both sides saturate the machine, so the ratio is about what an item costs all of it: the
+    // goal needs a delivery to cost the machine at most twice a no-op job.
+    const noopMachine = medianOf((r) => (r.noop.machineMicros === null ? null : Math.round(r.noop.machineMicros / EVENTS)));
+    const deliveryMachine = medianOf((r) => r.cpu.machine);
+    console.log(
+      `  machine   cpu/item, all processes         no-op job ${micros(noopMachine)} (Redis ${micros(medianOf((r) => (r.noop.redisMicros === null ? null : Math.round(r.noop.redisMicros / EVENTS))))}); ` +
+        `delivery ${micros(deliveryMachine)} (Redis ${micros(medianOf((r) => r.cpu.server))})` +
+        (noopMachine && deliveryMachine ? `; a delivery costs ${fmt(deliveryMachine / noopMachine, 2)} no-op jobs   (medians)` : ''),
     );
     recordFigure({
       bench: 'webhooks',
