@@ -17,3 +17,17 @@ export class ConnectionProviderParams extends createZodDto(z.object({ user_id: z
 
 /** `POST /v2/user/refresh/{user_id}?timeout=`: seconds to wait for the syncs before answering (default: none). */
 export class RefreshQuery extends createZodDto(z.object({ timeout: z.coerce.number().min(0).max(600).optional() })) {}
+
+/**
+ * A WHOOP webhook (developer.whoop.com, "Webhooks", model v2): the member's WHOOP user id, the
+ * record's id and what happened to it (`sleep.updated`, `recovery.deleted`, …). Other fields are
+ * ignored, so a field WHOOP adds later does not refuse its webhooks.
+ */
+export class WhoopWebhookDto extends createZodDto(
+  z.object({
+    user_id: z.number().int().positive().describe("The member's WHOOP user id."),
+    id: z.union([z.string(), z.number()]).describe('The record that changed.'),
+    type: z.string().min(1).describe('`<sleep|recovery|workout>.<updated|deleted>`.'),
+    trace_id: z.string().optional(),
+  }),
+) {}

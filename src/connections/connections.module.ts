@@ -9,6 +9,7 @@ import { ConnectionReconciler } from './connection-reconciler';
 import { ConnectionSyncService } from './connection-sync.service';
 import { ConnectionWorkflows } from './connection-workflows';
 import { ConnectionsController } from './connections.controller';
+import { ProviderWebhooksController } from './provider-webhooks.controller';
 import { ConnectionsRepository } from './connections.repository';
 import { ConnectionsService } from './connections.service';
 import { OuraSourceAdapter } from '../adapters/oura/oura-source.adapter';
@@ -29,7 +30,7 @@ import { SourceRouter } from './source-router';
 @Global()
 @Module({
   imports: [UsersModule, EventsModule, HealthDataModule],
-  controllers: [ConnectionsController],
+  controllers: [ConnectionsController, ProviderWebhooksController],
   providers: [
     ConnectionsRepository,
     ConnectionsService,

@@ -164,6 +164,17 @@ export class ConnectionsRepository {
     ]);
   }
 
+  /**
+   * The pulled connections to `provider` of the account it knows as `externalUserId`, in every team
+   * and environment (one person may have linked the same account for two teams' users).
+   */
+  async findPulledByExternalUser(provider: string, externalUserId: string): Promise<ConnectionRow[]> {
+    return this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE provider = $1 AND external_user_id = $2 AND kind = 'pull' ORDER BY created_at`, [
+      provider,
+      externalUserId,
+    ]);
+  }
+
   /** The user's connection to the provider, or null when there is none. */
   async findByProvider(userId: string, provider: string): Promise<ConnectionRow | null> {
     const rows: ConnectionRow[] = await this.db.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2`, [userId, provider]);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
-import { badRequest, notFound } from '../common/errors';
+import { ApiError, badRequest, notFound } from '../common/errors';
 import { logPhiAccess } from '../common/phi-access-log';
 import type { ConnectedSources, ConnectedSourceView, ConnectionGrants, UserConnection } from '../users/connected-sources';
 import { UsersRepository } from '../users/users.repository';
@@ -112,6 +112,28 @@ export class ConnectionsService implements ConnectedSources {
     await this.requireUser(team, userId);
     const rows = await this.connections.findForUsers([userId]);
     return { providers: rows.map((row) => providerWithStatusView(row, this.sources.resources(row.provider, row.environment))) };
+  }
+
+  /**
+   * A provider told labflow (its webhook) that the data of the account it knows as
+   * `externalUserId` changed: each connection of that account syncs now rather than at its next
+   * timer. Answers how many were asked. An account no connection knows is nothing to do (the
+   * provider is told so by a success, or it would retry). 503 when Temporal cannot be reached: the
+   * provider retries later, so the change is not lost.
+   */
+  async providerDataChanged(provider: string, externalUserId: string): Promise<number> {
+    const rows = await this.connections.findPulledByExternalUser(provider, externalUserId);
+    let asked = 0;
+    for (const row of rows) {
+      try {
+        // A connection whose workflow is not running is the reconciler's; its new run syncs anyway.
+        if (await this.workflows.refresh(row.userId, provider)) asked++;
+      } catch (error) {
+        this.logger.warn(`${provider} webhook: could not ask connection ${row.id} to sync: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ApiError(503, 'The connection could not be asked to sync now; send the webhook again later.');
+      }
+    }
+    return asked;
   }
 
   /**

@@ -241,3 +241,45 @@ test("deregistering ends labflow's access at WHOOP; denying on WHOOP's page is u
   expect(token.status).toBe(400);
   expect(token.body.detail).toMatch(/whoop_v2/);
 });
+
+test("WHOOP's webhook syncs the member's connection at once; a forged or stale signature, a deletion and an unknown member ask nothing", async () => {
+  const { member, userId } = await connectedMember();
+  const hook = `${stack.apiUrl}/v3/webhooks/provider/whoop_v2`;
+  const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'whoop_v2'));
+  const { runId } = await handle.describe();
+  // The signals the connection's run has received: each is in its history before the signal call returns.
+  const signalsReceived = async () =>
+    ((await stack.temporal.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events ?? []).filter(
+      (event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+    ).length;
+  const signalsBefore = await signalsReceived();
+  const lastNight = whoop
+    .data(member)
+    .sleeps.filter((night) => !night.nap && night.score_state === 'SCORED' && Date.parse(night.start) < Date.now())
+    .sort((a, b) => Date.parse(b.start) - Date.parse(a.start))[0];
+  const update = { userId: member, id: lastNight.id, type: 'sleep.updated' };
+
+  const forged = await whoop.sendWebhook(hook, update, { signWith: 'not-labflows-client-secret' });
+  expect(forged.status).toBe(401);
+  expect(JSON.parse(forged.body).detail).toBe('Invalid WHOOP webhook signature.');
+  const stale = await whoop.sendWebhook(hook, update, { timestampMs: Date.now() - 10 * 60_000 });
+  expect(stale.status).toBe(401);
+  expect(JSON.parse(stale.body).detail).toMatch(/x-whoop-signature-timestamp/);
+  expect((await whoop.sendWebhook(hook, { ...update, type: 'sleep.deleted' })).status).toBe(204);
+  expect((await whoop.sendWebhook(hook, { userId: whoop.addUser(), id: randomUUID(), type: 'sleep.updated' })).status).toBe(204);
+  expect(await signalsReceived()).toBe(signalsBefore);
+
+  // The member corrects last night's bedtime in WHOOP; WHOOP says so, and the night moves without a refresh (the timer is 2 h away).
+  const nights = (await client.sleep.get(userId, range())).sleep.length;
+  const corrected = Date.parse(lastNight.start) - 25 * 60_000;
+  lastNight.start = new Date(corrected).toISOString();
+  lastNight.updated_at = new Date().toISOString();
+  const sent = await whoop.sendWebhook(hook, update);
+  expect(sent).toEqual({ status: 204, body: '' });
+  expect(await signalsReceived()).toBe(signalsBefore + 1);
+  const after = await waitFor(async () => {
+    const { sleep } = await client.sleep.get(userId, range());
+    return sleep.some((night) => night.bedtimeStart.getTime() === corrected) ? sleep : undefined;
+  });
+  expect(after).toHaveLength(nights);
+});

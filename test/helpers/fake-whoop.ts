@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -490,6 +490,30 @@ export class FakeWhoop {
   /** Whether DELETE /developer/v2/user/access was called with one of the member's tokens. */
   accessRevokedByClient(userId: string): boolean {
     return this.revokedByClient.has(userId);
+  }
+
+  /**
+   * WHOOP sends a webhook (model v2) about the member's record to `url`, as WHOOP does: the body
+   * `{user_id, id, type, trace_id}`, signed `base64(HMAC-SHA256(client secret, timestamp + body))`
+   * in X-WHOOP-Signature with the timestamp (ms) in X-WHOOP-Signature-Timestamp. `signWith` and
+   * `timestampMs` forge a wrong secret or an old signature. Answers labflow's status and body.
+   */
+  async sendWebhook(
+    url: string,
+    event: { userId: string; id: string; type: string },
+    options: { signWith?: string; timestampMs?: number } = {},
+  ): Promise<{ status: number; body: string }> {
+    const body = JSON.stringify({ user_id: this.user(event.userId).numericId, id: event.id, type: event.type, trace_id: randomUUID() });
+    const timestamp = String(options.timestampMs ?? Date.now());
+    const signature = createHmac('sha256', options.signWith ?? this.clientSecret)
+      .update(timestamp + body)
+      .digest('base64');
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-whoop-signature': signature, 'x-whoop-signature-timestamp': timestamp },
+      body,
+    });
+    return { status: response.status, body: await response.text() };
   }
 
   // ----- HTTP ----------------------------------------------------------------------------------
