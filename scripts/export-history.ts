@@ -4,7 +4,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/config/config';
-import { EncryptionCodec, isEncrypted } from '../src/temporal/payload-codec';
+import { codecOf, type EncryptionCodec, isEncrypted } from '../src/temporal/payload-codec';
 
 /**
  * `npm run history:export -- <workflowId> [fixture-name]` saves a workflow's history under
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const config = loadConfig();
-  const codec = EncryptionCodec.fromKeys(config.phiEncryptionKey, config.temporalPayloadKey);
+  const codec = codecOf(config);
   const connection = await Connection.connect(config.temporal.connection);
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });

@@ -33,7 +33,8 @@ const open: OpenContext = async () => {
 async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram(open).parseAsync(argv);
-    return 0;
+    // A command that printed its result but left work undone (phi rekey) set the exit code itself.
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     const failure = describeError(error);
     // Commander printed its own usage errors (and help) already.

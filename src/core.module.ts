@@ -30,7 +30,7 @@ export class CoreModule implements OnApplicationShutdown {
   static forRoot(config: LabflowConfig): DynamicModule {
     const providers = [
       { provide: LABFLOW_CONFIG, useValue: config },
-      { provide: PhiCipher, useFactory: () => new PhiCipher(config.phiEncryptionKey) },
+      { provide: PhiCipher, useFactory: () => new PhiCipher(config.phiEncryptionKey, config.phiPreviousKeys) },
       {
         provide: TEMPORAL_CLIENT,
         // Lazy: the API starts (and reports unhealthy) even while Temporal is still coming up.

@@ -7,20 +7,29 @@ const TAG_BYTES = 16;
 const BYTES_VERSION = 1;
 
 /**
- * AES-256-GCM for PHI at rest. Output is `v1.<base64(iv | tag | ciphertext)>`; the version lets
- * a later key rotation tell old rows from new ones.
+ * AES-256-GCM for PHI at rest. Output is `v1.<base64(iv | tag | ciphertext)>`, or for binary PHI
+ * `0x01 | iv | tag | ciphertext`.
+ *
+ * Sealing uses PHI_ENCRYPTION_KEY; opening tries it first, then the earlier keys of
+ * PHI_ENCRYPTION_PREVIOUS_KEYS, so after a rotation what the old key sealed stays readable until
+ * `labflow phi rekey` has sealed it again (GCM's tag tells a wrong key: a value opens with the key
+ * that sealed it and no other). The format carries no key id on purpose: processes of an older
+ * version read every value a newer one writes, so a rolling upgrade never meets an unknown
+ * format. Earlier keys only open; nothing is sealed or signed with them.
  */
 export class PhiCipher {
   /**
-   * The key as a KeyObject, made once: given a Buffer, every createCipheriv/createDecipheriv
+   * The keys as KeyObjects, made once: given a Buffer, every createCipheriv/createDecipheriv
    * would prepare a key from it again (decryptJson of a patient's details: ~4.7 µs this way, ~5.1 µs
    * with the Buffer; an order's view opens three PHI columns, a webhook delivery two).
    */
   private readonly key: KeyObject;
+  private readonly previousKeys: KeyObject[];
 
-  constructor(key: Buffer) {
-    if (key.length !== 32) throw new Error('PHI encryption key must be 32 bytes');
+  constructor(key: Buffer, previousKeys: readonly Buffer[] = []) {
+    if (key.length !== 32 || previousKeys.some((previous) => previous.length !== 32)) throw new Error('PHI encryption key must be 32 bytes');
     this.key = createSecretKey(key);
+    this.previousKeys = previousKeys.filter((previous) => !previous.equals(key)).map((previous) => createSecretKey(previous));
   }
 
   encrypt(plaintext: string): string {
@@ -29,10 +38,7 @@ export class PhiCipher {
   }
 
   decrypt(sealed: string): string {
-    const [version, payload] = sealed.split('.', 2);
-    if (version !== VERSION || !payload) throw new Error('Unknown PHI ciphertext format');
-    const raw = Buffer.from(payload, 'base64');
-    return this.open(raw.subarray(0, IV_BYTES), raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), raw.subarray(IV_BYTES + TAG_BYTES)).toString('utf8');
+    return this.open(textParts(sealed)).toString('utf8');
   }
 
   /**
@@ -45,9 +51,26 @@ export class PhiCipher {
   }
 
   decryptBytes(sealed: Uint8Array): Buffer {
-    const raw = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-    if (raw[0] !== BYTES_VERSION || raw.length < 1 + IV_BYTES + TAG_BYTES) throw new Error('Unknown PHI ciphertext format');
-    return this.open(raw.subarray(1, 1 + IV_BYTES), raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES), raw.subarray(1 + IV_BYTES + TAG_BYTES));
+    return this.open(bytesParts(sealed));
+  }
+
+  /** Whether PHI_ENCRYPTION_KEY itself sealed this value (text or binary): what a rekey leaves as it is. */
+  sealedWithCurrentKey(sealed: string | Uint8Array): boolean {
+    try {
+      this.openWith(this.key, typeof sealed === 'string' ? textParts(sealed) : bytesParts(sealed));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The value sealed again with PHI_ENCRYPTION_KEY (it must open with one of the keys). */
+  reseal(sealed: string): string {
+    return this.encrypt(this.decrypt(sealed));
+  }
+
+  resealBytes(sealed: Uint8Array): Buffer {
+    return this.encryptBytes(this.decryptBytes(sealed));
   }
 
   // GCM is a stream mode: update() gives every byte and final() only computes (or checks) the tag,
@@ -61,9 +84,25 @@ export class PhiCipher {
     return { iv, tag: cipher.getAuthTag(), body };
   }
 
+  /** With the current key, else the earlier ones; throws when none matches (tampered, or a key not configured). */
+  private open(parts: SealedParts): Buffer {
+    try {
+      return this.openWith(this.key, parts);
+    } catch (error) {
+      for (const previous of this.previousKeys) {
+        try {
+          return this.openWith(previous, parts);
+        } catch {
+          // Not this one either.
+        }
+      }
+      throw error;
+    }
+  }
+
   /** Throws when the tag does not match (tampered ciphertext, another key). */
-  private open(iv: Buffer, tag: Buffer, body: Buffer): Buffer {
-    const decipher = createDecipheriv('aes-256-gcm', this.key, iv);
+  private openWith(key: KeyObject, { iv, tag, body }: SealedParts): Buffer {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
     decipher.setAuthTag(tag);
     const plaintext = decipher.update(body);
     decipher.final();
@@ -77,6 +116,25 @@ export class PhiCipher {
   decryptJson<T>(sealed: string): T {
     return JSON.parse(this.decrypt(sealed)) as T;
   }
+}
+
+interface SealedParts {
+  iv: Buffer;
+  tag: Buffer;
+  body: Buffer;
+}
+
+function textParts(sealed: string): SealedParts {
+  const [version, payload] = sealed.split('.', 2);
+  if (version !== VERSION || !payload) throw new Error('Unknown PHI ciphertext format');
+  const raw = Buffer.from(payload, 'base64');
+  return { iv: raw.subarray(0, IV_BYTES), tag: raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), body: raw.subarray(IV_BYTES + TAG_BYTES) };
+}
+
+function bytesParts(sealed: Uint8Array): SealedParts {
+  const raw = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+  if (raw[0] !== BYTES_VERSION || raw.length < 1 + IV_BYTES + TAG_BYTES) throw new Error('Unknown PHI ciphertext format');
+  return { iv: raw.subarray(1, 1 + IV_BYTES), tag: raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES), body: raw.subarray(1 + IV_BYTES + TAG_BYTES) };
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

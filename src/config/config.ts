@@ -27,7 +27,11 @@ export interface LabflowConfig {
   api: { host: string; port: number; publicUrl: string };
   management: { port: number };
   phiEncryptionKey: Buffer;
+  /** Earlier PHI keys: they open what they sealed (PhiCipher), nothing more. */
+  phiPreviousKeys: Buffer[];
   temporalPayloadKey?: Buffer;
+  /** Earlier payload keys: they open the history payloads they sealed (EncryptionCodec). */
+  temporalPayloadPreviousKeys: Buffer[];
   codec: { corsOrigins: string[]; requireKey: boolean };
   userDeletionGrace: string;
   apiKeyCacheTtlMs: number;
@@ -251,7 +255,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     },
     management: { port: e.MANAGEMENT_PORT },
     phiEncryptionKey: Buffer.from(e.PHI_ENCRYPTION_KEY, 'base64'),
+    phiPreviousKeys: e.PHI_ENCRYPTION_PREVIOUS_KEYS,
     temporalPayloadKey: e.TEMPORAL_PAYLOAD_KEY ? Buffer.from(e.TEMPORAL_PAYLOAD_KEY, 'base64') : undefined,
+    temporalPayloadPreviousKeys: e.TEMPORAL_PAYLOAD_PREVIOUS_KEYS,
     codec: {
       corsOrigins: e.CODEC_CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
       requireKey: e.CODEC_REQUIRE_KEY ?? e.NODE_ENV === 'production',

@@ -40,6 +40,19 @@ const offsetList = z
   })
   .transform((value) => (value === '' || value === 'off' ? [] : value.split(',').map((part) => part.trim())));
 
+/** 32 random bytes in base64 (a key). */
+const isKey = (value: string) => Buffer.from(value, 'base64').length === 32;
+
+/** Keys, comma-separated (each as isKey); nothing for none. */
+const keyList = z
+  .string()
+  .trim()
+  .refine((value) => value === '' || value.split(',').every((part) => isKey(part.trim())), {
+    message: 'must be a comma-separated list of keys, each 32 random bytes in base64',
+  })
+  .transform((value) => (value === '' ? [] : value.split(',').map((part) => Buffer.from(part.trim(), 'base64'))))
+  .default([]);
+
 export const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
@@ -66,16 +79,17 @@ export const envSchema = z.object({
   MANAGEMENT_PORT: port.default(8001),
   PUBLIC_API_URL: z.string().url().optional(),
   /** 32 random bytes, base64: encrypts PHI columns with AES-256-GCM. */
-  PHI_ENCRYPTION_KEY: z
-    .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, {
-      message: 'must be 32 random bytes in base64 (openssl rand -base64 32)',
-    }),
+  PHI_ENCRYPTION_KEY: z.string().refine(isKey, { message: 'must be 32 random bytes in base64 (openssl rand -base64 32)' }),
+  /**
+   * Earlier PHI keys (comma-separated, each 32 bytes in base64), kept after a rotation to read
+   * what they sealed until `labflow phi rekey` has sealed it again with PHI_ENCRYPTION_KEY. Never
+   * used to seal, nor to check a signature (README "Rotating the PHI key").
+   */
+  PHI_ENCRYPTION_PREVIOUS_KEYS: keyList,
   /** 32 bytes, base64: encrypts Temporal payloads. Default: derived from PHI_ENCRYPTION_KEY. */
-  TEMPORAL_PAYLOAD_KEY: z
-    .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, { message: 'must be 32 random bytes in base64' })
-    .optional(),
+  TEMPORAL_PAYLOAD_KEY: z.string().refine(isKey, { message: 'must be 32 random bytes in base64' }).optional(),
+  /** Earlier TEMPORAL_PAYLOAD_KEYs (as PHI_ENCRYPTION_PREVIOUS_KEYS), to read histories they sealed. */
+  TEMPORAL_PAYLOAD_PREVIOUS_KEYS: keyList,
   /** Origins allowed to call the codec endpoint (the Temporal UI). */
   CODEC_CORS_ORIGINS: z.string().default('http://127.0.0.1:8233,http://localhost:8233'),
   /** Require a management key on the codec endpoint (always on in production). */

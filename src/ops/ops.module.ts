@@ -9,16 +9,18 @@ import { OrdersRepository } from '../orders/orders.repository';
 import { KeyAdminService } from './key-admin.service';
 import { OpsQueriesService } from './ops-queries.service';
 import { PhiAccessReadModel } from './phi-access-read-model';
+import { PhiRekeyRepository } from './phi-rekey.repository';
+import { PhiRekeyService } from './phi-rekey.service';
 
 /**
  * What the ops CLI (src/cli.ts) does that the HTTP APIs do not: make orgs and their first keys,
  * rotate and revoke any key by id, replay a delivery, read the PHI access log and an order's
- * story. The rules stay with their modules' services; this module adds the operator's views.
+ * story, seal PHI again after the PHI key was rotated. The rules stay with their modules' services; this module adds the operator's views.
  * Nothing here starts background work.
  */
 @Module({
   imports: [TeamsModule, ManagementKeysModule, TeamApiKeysModule, EventsModule],
-  providers: [OrgsRepository, OrgsService, OrdersRepository, PhiAccessReadModel, KeyAdminService, OpsQueriesService],
-  exports: [OrgsService, KeyAdminService, OpsQueriesService],
+  providers: [OrgsRepository, OrgsService, OrdersRepository, PhiAccessReadModel, KeyAdminService, OpsQueriesService, PhiRekeyRepository, PhiRekeyService],
+  exports: [OrgsService, KeyAdminService, OpsQueriesService, PhiRekeyService],
 })
 export class OpsModule {}

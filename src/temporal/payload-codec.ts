@@ -1,6 +1,6 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 import type { LabflowConfig } from '../config/config';
 
 const ENCODING = 'binary/encrypted';
@@ -14,16 +14,30 @@ const decoder = new TextDecoder();
  * Encrypts every Temporal payload (workflow inputs, activity arguments and results, update and
  * query payloads) with AES-256-GCM, so the history store holds only ciphertext of the patient
  * details that flow through workflows. Payloads this codec did not write (histories recorded
- * before it, or by another codec) pass through unchanged.
+ * before it, or by another codec) pass through unchanged. A payload opens with the current key
+ * or, after a key rotation, with an earlier one (histories outlive rotations: a running workflow
+ * replays what it recorded under the old key); only the current key seals.
  */
 export class EncryptionCodec implements PayloadCodec {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('payload encryption key must be 32 bytes');
+  private readonly key: KeyObject;
+  private readonly previousKeys: KeyObject[];
+
+  constructor(key: Buffer, previousKeys: readonly Buffer[] = []) {
+    if (key.length !== 32 || previousKeys.some((previous) => previous.length !== 32)) throw new Error('payload encryption key must be 32 bytes');
+    this.key = createSecretKey(key);
+    const distinct = previousKeys.filter((previous, index) => !previous.equals(key) && previousKeys.findIndex((other) => other.equals(previous)) === index);
+    this.previousKeys = distinct.map((previous) => createSecretKey(previous));
   }
 
-  /** The payload key: TEMPORAL_PAYLOAD_KEY if set, else derived from the PHI key (HKDF). */
-  static fromKeys(phiKey: Buffer, payloadKey?: Buffer): EncryptionCodec {
-    return new EncryptionCodec(payloadKey ?? Buffer.from(hkdfSync('sha256', phiKey, Buffer.alloc(0), 'labflow temporal payloads', 32)));
+  /**
+   * The payload key: TEMPORAL_PAYLOAD_KEY if set, else derived from the PHI key (HKDF). It opens
+   * payloads with the earlier payload keys too, and with the keys derived from the earlier PHI
+   * keys (and from the current one, for histories written before TEMPORAL_PAYLOAD_KEY was set).
+   */
+  static fromKeys(phiKey: Buffer, payloadKey?: Buffer, previous: { phiKeys?: readonly Buffer[]; payloadKeys?: readonly Buffer[] } = {}): EncryptionCodec {
+    const derived = (key: Buffer) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'labflow temporal payloads', 32));
+    const earlier = [...(previous.payloadKeys ?? []), ...[phiKey, ...(previous.phiKeys ?? [])].map(derived)];
+    return new EncryptionCodec(payloadKey ?? derived(phiKey), earlier);
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
@@ -43,12 +57,31 @@ export class EncryptionCodec implements PayloadCodec {
     return payloads.map((payload) => {
       if (!isEncrypted(payload)) return payload;
       const raw = Buffer.from(payload.data ?? new Uint8Array());
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
-      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      const plaintext = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
-      return temporal.api.common.v1.Payload.decode(plaintext);
+      return temporal.api.common.v1.Payload.decode(this.open(raw));
     });
   }
+
+  /** With the current key, else the earlier ones; throws when none matches. */
+  private open(raw: Buffer): Buffer {
+    try {
+      return openWith(this.key, raw);
+    } catch (error) {
+      for (const previous of this.previousKeys) {
+        try {
+          return openWith(previous, raw);
+        } catch {
+          // Not this one either.
+        }
+      }
+      throw error;
+    }
+  }
+}
+
+function openWith(key: KeyObject, raw: Buffer): Buffer {
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
 }
 
 export function isEncrypted(payload: Payload): boolean {
@@ -57,6 +90,14 @@ export function isEncrypted(payload: Payload): boolean {
 }
 
 /** The data converter every labflow client and worker uses: payloads encrypted at rest. */
-export function labflowDataConverter(config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey'>) {
-  return { payloadCodecs: [EncryptionCodec.fromKeys(config.phiEncryptionKey, config.temporalPayloadKey)] };
+export function labflowDataConverter(config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey' | 'phiPreviousKeys' | 'temporalPayloadPreviousKeys'>) {
+  return { payloadCodecs: [codecOf(config)] };
+}
+
+/** The payload codec of `config`'s keys. */
+export function codecOf(config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey' | 'phiPreviousKeys' | 'temporalPayloadPreviousKeys'>): EncryptionCodec {
+  return EncryptionCodec.fromKeys(config.phiEncryptionKey, config.temporalPayloadKey, {
+    phiKeys: config.phiPreviousKeys,
+    payloadKeys: config.temporalPayloadPreviousKeys,
+  });
 }

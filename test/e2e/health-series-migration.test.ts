@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MIGRATIONS } from '../../src/db/data-source';
+import { createScratchDatabase } from '../helpers/scratch-database';
 
 /**
  * Migration 1763790180000 (health_timeseries → health_series + health_samples) on a database
@@ -10,22 +10,18 @@ import { dataSourceOptions, MIGRATIONS } from '../../src/db/data-source';
  * the way back restores the old table.
  */
 describe('health series migration', () => {
-  const database = `labflow_series_migration_${process.pid}`;
-  const server = new URL(process.env.DATABASE_URL as string);
-  const admin = new Client({ connectionString: Object.assign(new URL(server), { pathname: '/postgres' }).toString() });
-  const url = Object.assign(new URL(server), { pathname: `/${database}` }).toString();
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let url: string;
   let db: DataSource;
 
   beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${database}`);
+    scratch = await createScratchDatabase('labflow_series_migration');
+    url = scratch.url;
   });
 
   afterAll(async () => {
     if (db?.isInitialized) await db.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await scratch?.drop();
   });
 
   it('moves every live user\'s samples into series, and back on revert', async () => {

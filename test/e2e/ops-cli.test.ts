@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { type CliRun, runCli } from '../helpers/cli';
 import { orderBody, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
@@ -10,7 +9,6 @@ import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
  * as `npm run labflow` and the `labflow` bin run it) against this stack's database, checked by
  * its stdout, stderr and exit code, and by what the APIs do afterwards.
  */
-const CLI = join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 const EXIT = { ok: 0, usage: 2, notFound: 3, refused: 4 };
 
 // Every command is a fresh Node process starting Nest: seconds each on a busy machine.
@@ -21,38 +19,13 @@ let tenant: Tenant;
 let userId: string;
 let receiver: WebhookReceiver;
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
 /** Runs the CLI with the stack's settings; `json` is stdout parsed when it is JSON. */
 function cli(...args: string[]): Promise<CliRun> {
-  const env = {
-    ...process.env,
+  return runCli(args, {
     TEMPORAL_TASK_QUEUE: stack.taskQueue,
     TEMPORAL_UI_URL: 'http://temporal-ui.example:8233',
     EVENTS_QUEUE: stack.config.events.queueName,
     SANDBOX_CALLBACKS: 'false',
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
   });
 }
 

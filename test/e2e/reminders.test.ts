@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DevOutbox } from '../../src/adapters/notifications/notifications';
 import { OrderRemindersService } from '../../src/reminders/order-reminders.service';
-import { EncryptionCodec } from '../../src/temporal/payload-codec';
+import { codecOf, type EncryptionCodec } from '../../src/temporal/payload-codec';
 import { orderWorkflowId } from '../../workflows/contract';
 import { createUser, eventually, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, partnerWebhook, patientAddress, patientDetails, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
 import { reminderHistory } from '../helpers/reminder-history';
@@ -42,7 +42,7 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     });
     tenant = await createTenant(stack.db, { environment: 'production', teamName: 'Acme Health' });
     // The stack's workers encrypt every payload: the timer summaries are read with the same key.
-    codec = EncryptionCodec.fromKeys(stack.config.phiEncryptionKey, stack.config.temporalPayloadKey);
+    codec = codecOf(stack.config);
   });
   afterAll(async () => {
     await stack?.close();

@@ -93,7 +93,8 @@ export interface StackOptions {
  * random ports, Postgres, Redis, and a Temporal worker on a task queue of its own.
  */
 export async function startStack(options: StackOptions = {}): Promise<TestStack> {
-  const taskQueue = `test-${randomUUID()}`;
+  // A stack's own queue, unless the test continues another stack's workflows (a restart) on its queue.
+  const taskQueue = options.env?.TEMPORAL_TASK_QUEUE ?? `test-${randomUUID()}`;
   const config = loadConfig({
     ...process.env,
     API_PORT: '0',

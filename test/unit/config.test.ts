@@ -12,6 +12,17 @@ describe('loadConfig', () => {
     expect(config.phiEncryptionKey).toHaveLength(32);
   });
 
+  it('PHI_ENCRYPTION_PREVIOUS_KEYS and TEMPORAL_PAYLOAD_PREVIOUS_KEYS: none by default, else comma-separated 32-byte keys', () => {
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY })).toMatchObject({ phiPreviousKeys: [], temporalPayloadPreviousKeys: [] });
+    const [a, b] = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+    const config = loadConfig({ PHI_ENCRYPTION_KEY: KEY, PHI_ENCRYPTION_PREVIOUS_KEYS: `${a.toString('base64')}, ${b.toString('base64')}`, TEMPORAL_PAYLOAD_PREVIOUS_KEYS: '' });
+    expect(config.phiPreviousKeys).toEqual([a, b]);
+    expect(config.temporalPayloadPreviousKeys).toEqual([]);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PHI_ENCRYPTION_PREVIOUS_KEYS: `${a.toString('base64')},short` })).toThrow(
+      /PHI_ENCRYPTION_PREVIOUS_KEYS: must be a comma-separated list of keys/,
+    );
+  });
+
   it('Oura: off unless both halves of labflow\'s OAuth client are given; Oura\'s own URLs by default', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.oura).toBeNull();
     const oura = { OURA_CLIENT_ID: 'id', OURA_CLIENT_SECRET: 'secret' };

@@ -38,6 +38,43 @@ describe('PhiCipher (AES-256-GCM)', () => {
   });
 });
 
+describe('PhiCipher after a key rotation', () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+  const before = new PhiCipher(oldKey);
+  const rotated = new PhiCipher(newKey, [oldKey]);
+
+  it('opens text and binary PHI the earlier key sealed, and seals with the current key only', () => {
+    const text = before.encrypt('Ada Lovelace');
+    const bytes = before.encryptBytes(Buffer.from('%PDF-1.7'));
+    expect(rotated.decrypt(text)).toBe('Ada Lovelace');
+    expect(rotated.decryptBytes(bytes).toString()).toBe('%PDF-1.7');
+    expect(() => new PhiCipher(newKey).decrypt(text)).toThrow();
+    const sealedNow = rotated.encrypt('Ada Lovelace');
+    expect(new PhiCipher(newKey).decrypt(sealedNow)).toBe('Ada Lovelace');
+    expect(() => before.decrypt(sealedNow)).toThrow();
+  });
+
+  it('tells what the current key sealed, and seals the rest again with it', () => {
+    const text = before.encrypt('Ada Lovelace');
+    const bytes = before.encryptBytes(Buffer.from('%PDF-1.7'));
+    expect(rotated.sealedWithCurrentKey(text)).toBe(false);
+    expect(rotated.sealedWithCurrentKey(bytes)).toBe(false);
+    const [resealedText, resealedBytes] = [rotated.reseal(text), rotated.resealBytes(bytes)];
+    expect(rotated.sealedWithCurrentKey(resealedText)).toBe(true);
+    expect(rotated.sealedWithCurrentKey(resealedBytes)).toBe(true);
+    expect(new PhiCipher(newKey).decrypt(resealedText)).toBe('Ada Lovelace');
+    expect(new PhiCipher(newKey).decryptBytes(resealedBytes).toString()).toBe('%PDF-1.7');
+  });
+
+  it('refuses a value no configured key sealed, and a tampered one', () => {
+    expect(() => rotated.decrypt(new PhiCipher(randomBytes(32)).encrypt('x'))).toThrow();
+    const raw = Buffer.from(before.encrypt('secret').slice(3), 'base64');
+    raw[raw.length - 1] ^= 1;
+    expect(() => rotated.decrypt(`v1.${raw.toString('base64')}`)).toThrow();
+  });
+});
+
 describe('API key secrets', () => {
   it('carry a readable prefix and enough randomness', () => {
     const a = generateSecret('sk_us_');

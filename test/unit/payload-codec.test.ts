@@ -21,4 +21,19 @@ describe('EncryptionCodec', () => {
     const [encrypted] = await codec.encode([payload]);
     await expect(EncryptionCodec.fromKeys(randomBytes(32)).decode([encrypted])).rejects.toThrow();
   });
+
+  it('after a rotation opens what the earlier PHI key or payload key sealed, and seals only with the current one', async () => {
+    const [oldPhi, newPhi, oldPayload] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+    const [underOldPhi] = await EncryptionCodec.fromKeys(oldPhi).encode([payload]);
+    const [underOldPayload] = await EncryptionCodec.fromKeys(oldPhi, oldPayload).encode([payload]);
+    const rotated = EncryptionCodec.fromKeys(newPhi, undefined, { phiKeys: [oldPhi], payloadKeys: [oldPayload] });
+    for (const sealed of [underOldPhi, underOldPayload]) {
+      expect(defaultPayloadConverter.fromPayload((await rotated.decode([sealed]))[0])).toEqual({ first_name: 'Ada', dob: '1815-12-10' });
+    }
+    const [underNew] = await rotated.encode([payload]);
+    await expect(EncryptionCodec.fromKeys(oldPhi).decode([underNew])).rejects.toThrow();
+    expect(defaultPayloadConverter.fromPayload((await EncryptionCodec.fromKeys(newPhi).decode([underNew]))[0])).toEqual({ first_name: 'Ada', dob: '1815-12-10' });
+    // Without the earlier key, what it sealed stays closed.
+    await expect(EncryptionCodec.fromKeys(newPhi).decode([underOldPhi])).rejects.toThrow();
+  });
 });

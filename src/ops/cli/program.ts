@@ -8,6 +8,7 @@ import { TeamsService } from '../../management/teams/teams.service';
 import { ENVIRONMENTS, ORG_PLANS, REGIONS } from '../../tenancy/entities';
 import { KeyAdminService, type KeyView } from '../key-admin.service';
 import { OpsQueriesService } from '../ops-queries.service';
+import { PhiRekeyService, type RekeyReport } from '../phi-rekey.service';
 import { fields, printResult, UsageError } from './output';
 import { orderStoryLines, phiLogLines } from './views';
 
@@ -156,6 +157,26 @@ export function buildProgram(open: OpenContext): Command {
   }
 
   program
+    .command('phi')
+    .description('PHI at rest')
+    .command('rekey')
+    .description(
+      'seal again with PHI_ENCRYPTION_KEY every value sealed with a key of PHI_ENCRYPTION_PREVIOUS_KEYS (after a rotation; runs beside the live system, again as often as needed). Exits 1 while a value opens with no configured key.',
+    )
+    .option('--batch-size <n>', 'rows read at a time', limit, 500)
+    .action(async (options: { batchSize: number }, command: Command) => {
+      const { context, close } = await open();
+      try {
+        const json = Boolean(command.optsWithGlobals().json);
+        const report = await context.get(PhiRekeyService).rekey({ batchSize: options.batchSize });
+        printResult(json, report, rekeyLines);
+        if (!report.complete) process.exitCode = 1;
+      } finally {
+        await close();
+      }
+    });
+
+  program
     .command('delivery')
     .description('event deliveries (webhooks, RabbitMQ destinations)')
     .command('replay')
@@ -193,4 +214,16 @@ function newKeyLines(key: KeyView): string[] {
     'The key is shown this once (labflow stores only its hash):',
     `  ${key.key}`,
   ];
+}
+
+function rekeyLines(report: RekeyReport): string[] {
+  const lines = report.columns
+    .filter((column) => column.examined > 0)
+    .map((column) => `${column.table}.${column.column}: ${column.examined} sealed, ${column.resealed} sealed again${column.unreadable ? `, ${column.unreadable} UNREADABLE` : ''}`);
+  lines.push(
+    report.complete
+      ? `Every value in the database is sealed with PHI_ENCRYPTION_KEY (${report.resealed} sealed again now). Keep PHI_ENCRYPTION_PREVIOUS_KEYS while workflows started before the rotation are open: their histories' payloads are sealed with a key derived from it.`
+      : `${report.unreadable} value(s) open with no configured key: add the key that sealed them to PHI_ENCRYPTION_PREVIOUS_KEYS and run again.`,
+  );
+  return lines;
 }

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** A column holding values PhiCipher sealed: `text` (encrypt, `v1.…`) or `bytes` (encryptBytes, bytea). */
+export interface SealedColumn {
+  table: string;
+  /** The table's primary key, in order: the scan goes by it. */
+  key: readonly string[];
+  column: string;
+  kind: 'text' | 'bytes';
+}
+
+/**
+ * Every column PhiCipher seals, all tables. A new sealed column belongs here, or a rekey would
+ * leave it under the old key: test/e2e/phi-key-rotation.test.ts compares this list with the
+ * database's `*_enc` columns.
+ */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  { table: 'appointments', key: ['id'], column: 'address_enc', kind: 'text' },
+  { table: 'appointments', key: ['id'], column: 'appointment_notes_enc', kind: 'text' },
+  { table: 'etl_pipelines', key: ['id'], column: 'destinations_enc', kind: 'text' },
+  { table: 'event_batch_items', key: ['batch_id', 'seq'], column: 'items', kind: 'bytes' },
+  { table: 'event_batch_items', key: ['batch_id', 'seq'], column: 'items_enc', kind: 'text' },
+  { table: 'event_batches', key: ['id'], column: 'envelope_enc', kind: 'text' },
+  { table: 'event_outbox', key: ['id'], column: 'data_enc', kind: 'text' },
+  { table: 'insurances', key: ['id'], column: 'guarantor_enc', kind: 'text' },
+  { table: 'insurances', key: ['id'], column: 'insured_enc', kind: 'text' },
+  { table: 'insurances', key: ['id'], column: 'member_id_enc', kind: 'text' },
+  { table: 'lab_report_artifacts', key: ['job_id', 'stage'], column: 'content_enc', kind: 'bytes' },
+  { table: 'lab_report_files', key: ['job_id'], column: 'content_enc', kind: 'bytes' },
+  { table: 'lab_report_parsing_jobs', key: ['id'], column: 'data_enc', kind: 'text' },
+  { table: 'link_bulk_op_items', key: ['op_id', 'position'], column: 'credentials_enc', kind: 'text' },
+  { table: 'order_health_insurances', key: ['id'], column: 'insurance_enc', kind: 'text' },
+  { table: 'order_requisition_inputs', key: ['order_id'], column: 'inputs_enc', kind: 'text' },
+  { table: 'order_results', key: ['order_id'], column: 'results_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'notes_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'patient_address_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'patient_details_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'pending_registration_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'shipping_details_enc', kind: 'text' },
+  { table: 'provider_connections', key: ['id'], column: 'credentials_enc', kind: 'text' },
+  { table: 'team_custom_credentials', key: ['id'], column: 'client_secret_enc', kind: 'text' },
+  { table: 'team_custom_credentials', key: ['id'], column: 'details_enc', kind: 'text' },
+  { table: 'user_infos', key: ['user_id'], column: 'info_enc', kind: 'text' },
+  { table: 'webhook_endpoints', key: ['id'], column: 'headers_enc', kind: 'text' },
+  { table: 'webhook_endpoints', key: ['id'], column: 'previous_secret_enc', kind: 'text' },
+  { table: 'webhook_endpoints', key: ['id'], column: 'secret_enc', kind: 'text' },
+];
+
+/** One sealed value and the primary key of its row. */
+export interface SealedValue {
+  key: unknown[];
+  value: string | Buffer;
+}
+
+/** The SQL of `labflow phi rekey` (phi-rekey.service.ts): reading sealed values in key order, replacing one. */
+@Injectable()
+export class PhiRekeyRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Up to `limit` values of the column after the row keyed `after` (null: from the first), in key order. */
+  async batch(column: SealedColumn, after: unknown[] | null, limit: number): Promise<SealedValue[]> {
+    const keys = column.key.join(', ');
+    const keyRow = `(${keys})`;
+    const params: unknown[] = after ?? [];
+    const afterClause = after ? `AND ${keyRow} > (${column.key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+    const rows: Array<Record<string, unknown>> = await this.db.query(
+      `SELECT ${keys}, ${column.column} AS sealed_value FROM ${column.table}
+        WHERE ${column.column} IS NOT NULL ${afterClause}
+        ORDER BY ${keys} LIMIT ${Number(limit)}`,
+      params,
+    );
+    return rows.map((row) => ({ key: column.key.map((name) => row[name]), value: row.sealed_value as string | Buffer }));
+  }
+
+  /**
+   * Writes `resealed` in place of `sealed` on the row, only while the row still holds `sealed`:
+   * a value written meanwhile (sealed with the current key already) is kept. Nothing else of the
+   * row changes, `updated_at` included: the data is the same. False when the row changed or went.
+   */
+  async replace(column: SealedColumn, key: unknown[], sealed: string | Buffer, resealed: string | Buffer): Promise<boolean> {
+    const n = column.key.length;
+    const [, count]: [unknown, number] = await this.db.query(
+      `UPDATE ${column.table} SET ${column.column} = $${n + 2}
+        WHERE ${column.key.map((name, i) => `${name} = $${i + 1}`).join(' AND ')} AND ${column.column} = $${n + 1}`,
+      [...key, sealed, resealed],
+    );
+    return count === 1;
+  }
+
+  /** The database's columns that look sealed (`*_enc`, and event_batch_items.items): what SEALED_COLUMNS must cover. */
+  async sealedLookingColumns(): Promise<Array<{ table: string; column: string }>> {
+    return this.db.query(
+      `SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns
+        WHERE table_schema = current_schema()
+          AND (column_name LIKE '%\\_enc' OR (table_name = 'event_batch_items' AND column_name = 'items'))
+        ORDER BY 1, 2`,
+    );
+  }
+}

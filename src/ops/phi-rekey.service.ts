@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { PhiCipher } from '../common/crypto';
+import { PhiRekeyRepository, SEALED_COLUMNS, type SealedColumn } from './phi-rekey.repository';
+
+/** What a rekey did to one column. */
+export interface RekeyedColumn {
+  table: string;
+  column: string;
+  /** Values read (rows where the column is not null). */
+  examined: number;
+  /** Sealed with an earlier key, now with PHI_ENCRYPTION_KEY. */
+  resealed: number;
+  /** Opened by no configured key: left as they are (a key missing from PHI_ENCRYPTION_PREVIOUS_KEYS, or damaged). */
+  unreadable: number;
+}
+
+export interface RekeyReport {
+  columns: RekeyedColumn[];
+  resealed: number;
+  unreadable: number;
+  /** True when every sealed value is now under PHI_ENCRYPTION_KEY: the earlier keys can go. */
+  complete: boolean;
+}
+
+/**
+ * `labflow phi rekey`, the second half of rotating the PHI key (README "Rotating the PHI key"):
+ * every value PhiCipher sealed with an earlier key is sealed again with PHI_ENCRYPTION_KEY. It
+ * runs beside the live system: rows are read in key order, a batch at a time, and each value is
+ * replaced only while the row still holds what was read (a value written meanwhile is sealed with
+ * the current key already). Running it again finds nothing to do; stopped midway, it starts over
+ * and skips what is done.
+ */
+@Injectable()
+export class PhiRekeyService {
+  constructor(
+    private readonly repository: PhiRekeyRepository,
+    private readonly cipher: PhiCipher,
+  ) {}
+
+  async rekey(options: { batchSize: number; onColumn?: (done: RekeyedColumn) => void }): Promise<RekeyReport> {
+    const columns: RekeyedColumn[] = [];
+    for (const column of SEALED_COLUMNS) {
+      const done = await this.rekeyColumn(column, options.batchSize);
+      options.onColumn?.(done);
+      columns.push(done);
+    }
+    const resealed = columns.reduce((sum, column) => sum + column.resealed, 0);
+    const unreadable = columns.reduce((sum, column) => sum + column.unreadable, 0);
+    return { columns, resealed, unreadable, complete: unreadable === 0 };
+  }
+
+  /** The sealed-looking columns of the database that SEALED_COLUMNS does not name (a rekey would miss them). */
+  async unlistedColumns(): Promise<string[]> {
+    const listed = new Set(SEALED_COLUMNS.map((column) => `${column.table}.${column.column}`));
+    return (await this.repository.sealedLookingColumns()).map((column) => `${column.table}.${column.column}`).filter((name) => !listed.has(name));
+  }
+
+  private async rekeyColumn(column: SealedColumn, batchSize: number): Promise<RekeyedColumn> {
+    const done: RekeyedColumn = { table: column.table, column: column.column, examined: 0, resealed: 0, unreadable: 0 };
+    let after: unknown[] | null = null;
+    for (;;) {
+      const batch = await this.repository.batch(column, after, batchSize);
+      for (const { key, value } of batch) {
+        done.examined++;
+        if (this.cipher.sealedWithCurrentKey(value)) continue;
+        let resealed: string | Buffer;
+        try {
+          resealed = typeof value === 'string' ? this.cipher.reseal(value) : this.cipher.resealBytes(value);
+        } catch {
+          done.unreadable++;
+          continue;
+        }
+        if (await this.repository.replace(column, key, value, resealed)) done.resealed++;
+      }
+      if (batch.length < batchSize) return done;
+      after = batch[batch.length - 1].key;
+    }
+  }
+}
