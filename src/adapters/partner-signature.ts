@@ -1,7 +1,7 @@
 import { applyDecorators, type CanActivate, type ExecutionContext, Inject, Injectable, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { KeepsRawBody, rawBodyOf } from '../common/body-parsers';
+import { headerOf, KeepsRawBody, signedBodyOf } from '../common/body-parsers';
 import { ApiError, unauthorized } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 
@@ -37,21 +37,13 @@ export class PartnerSignatureGuard implements CanActivate {
     const secret = this.config.orders.partnerWebhookSecret;
     if (!secret) throw new ApiError(503, 'Partner webhooks are not configured (PARTNER_WEBHOOK_SECRET).');
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const header = (name: string) => {
-      const value = request.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    };
-    const timestamp = Number(header(TIMESTAMP_HEADER));
-    const signature = header(SIGNATURE_HEADER) ?? '';
+    const timestamp = Number(headerOf(request, TIMESTAMP_HEADER));
+    const signature = headerOf(request, SIGNATURE_HEADER) ?? '';
     if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > TOLERANCE_SECONDS) {
       throw unauthorized(`Missing or stale ${TIMESTAMP_HEADER}.`);
     }
-    if (!(request.routeOptions.config as { rawBody?: boolean }).rawBody) {
-      // Without the raw bytes the body would go unchecked: a wiring mistake, refused loudly.
-      throw new Error(`${request.routeOptions.url}: use @PartnerSigned() rather than the bare guard`);
-    }
     // No body (or a non-JSON one, which the parser never saw) is verified as empty bytes.
-    const expected = Buffer.from(signPartnerPayload(secret, timestamp, rawBodyOf(request) ?? Buffer.alloc(0)));
+    const expected = Buffer.from(signPartnerPayload(secret, timestamp, signedBodyOf(request, '@PartnerSigned()')));
     const presented = Buffer.from(signature);
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw unauthorized('Invalid webhook signature.');
     return true;

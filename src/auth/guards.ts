@@ -1,16 +1,12 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { headerOf } from '../common/body-parsers';
 import { forbidden, unauthorized } from '../common/errors';
 import { ApiKeysService, looksLikeManagementKey, looksLikeTeamKey } from './api-keys.service';
 import { type AuthenticatedRequest, PUBLIC_ROUTE } from './principal';
 import { TeamKeyCache } from './team-key-cache';
 
 type HeaderRequest = AuthenticatedRequest & { headers: Record<string, string | string[] | undefined> };
-
-function header(request: HeaderRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]) === true;
@@ -47,7 +43,7 @@ export class TeamApiKeyGuard extends KeyGuard {
 
   protected async authenticate(request: HeaderRequest): Promise<void> {
     // x-vital-api-key is what the official Junction SDK sends for its `apiKey` option.
-    const value = header(request, 'x-service-api-key') ?? header(request, 'x-vital-api-key');
+    const value = headerOf(request, 'x-service-api-key') ?? headerOf(request, 'x-vital-api-key');
     if (!value) throw unauthorized('Missing API key: send your team API key in the x-service-api-key header.');
     if (looksLikeManagementKey(value)) {
       throw unauthorized('A management key cannot be used on the main API; use a team API key.');
@@ -65,7 +61,7 @@ export class TeamApiKeyGuard extends KeyGuard {
 @Injectable()
 export class ManagementKeyGuard extends KeyGuard {
   protected async authenticate(request: HeaderRequest): Promise<void> {
-    const value = header(request, 'x-management-key') ?? header(request, 'x-service-org-key');
+    const value = headerOf(request, 'x-management-key') ?? headerOf(request, 'x-service-org-key');
     if (!value) throw unauthorized('Missing management key: send it in the X-Management-Key header.');
     if (looksLikeTeamKey(value)) {
       throw unauthorized('A team API key cannot be used on the management API; use a management key.');

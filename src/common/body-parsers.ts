@@ -14,6 +14,24 @@ export function rawBodyOf(request: FastifyRequest): Buffer | undefined {
 }
 
 /**
+ * The bytes a signature guard checks: the raw body of a route marked @KeepsRawBody (empty when it
+ * had none). Throws on a route that is not marked: the body would go unchecked, a wiring mistake
+ * refused loudly (`decorator` names the route decorator that marks and guards at once).
+ */
+export function signedBodyOf(request: FastifyRequest, decorator: string): Buffer {
+  if (!(request.routeOptions.config as { rawBody?: boolean }).rawBody) {
+    throw new Error(`${request.routeOptions.url}: use ${decorator} rather than the bare guard`);
+  }
+  return rawBodyOf(request) ?? Buffer.alloc(0);
+}
+
+/** A request header's value (the first, when it was sent more than once). */
+export function headerOf(request: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
  * labflow's body parsers, in place of Nest's (the app is created with `bodyParser: false`):
  * - `application/json` with Fastify's own secure parser (prototype poisoning refused), except that
  *   an empty body is no body rather than a 400: clients (and the reference API's) send

@@ -1,7 +1,7 @@
 import { applyDecorators, type CanActivate, type ExecutionContext, Inject, Injectable, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { KeepsRawBody, rawBodyOf } from '../../common/body-parsers';
+import { headerOf, KeepsRawBody, signedBodyOf } from '../../common/body-parsers';
 import { ApiError, unauthorized } from '../../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
 
@@ -32,20 +32,12 @@ export class WhoopSignatureGuard implements CanActivate {
     const whoop = this.config.providers.whoop;
     if (!whoop) throw new ApiError(503, 'WHOOP is not configured (WHOOP_CLIENT_ID, WHOOP_CLIENT_SECRET).');
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const header = (name: string) => {
-      const value = request.headers[name];
-      return (Array.isArray(value) ? value[0] : value) ?? '';
-    };
-    const timestamp = header(WHOOP_TIMESTAMP_HEADER);
+    const timestamp = headerOf(request, WHOOP_TIMESTAMP_HEADER) ?? '';
     if (!/^\d{1,15}$/.test(timestamp) || Math.abs(Date.now() - Number(timestamp)) > TOLERANCE_MS) {
       throw unauthorized(`Missing or stale ${WHOOP_TIMESTAMP_HEADER}.`);
     }
-    if (!(request.routeOptions.config as { rawBody?: boolean }).rawBody) {
-      // Without the raw bytes the body would go unchecked: a wiring mistake, refused loudly.
-      throw new Error(`${request.routeOptions.url}: use @WhoopSigned() rather than the bare guard`);
-    }
-    const expected = Buffer.from(signWhoopWebhook(whoop.clientSecret, timestamp, rawBodyOf(request) ?? Buffer.alloc(0)));
-    const presented = Buffer.from(header(WHOOP_SIGNATURE_HEADER));
+    const expected = Buffer.from(signWhoopWebhook(whoop.clientSecret, timestamp, signedBodyOf(request, '@WhoopSigned()')));
+    const presented = Buffer.from(headerOf(request, WHOOP_SIGNATURE_HEADER) ?? '');
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw unauthorized('Invalid WHOOP webhook signature.');
     return true;
   }
