@@ -8,6 +8,8 @@ export interface SealedColumn {
   key: readonly string[];
   column: string;
   kind: 'text' | 'bytes';
+  /** Rows read at a time at most, whatever the rekey's batch size: a value may be a whole file (megabytes). */
+  maxBatch?: number;
 }
 
 /**
@@ -26,8 +28,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'insurances', key: ['id'], column: 'guarantor_enc', kind: 'text' },
   { table: 'insurances', key: ['id'], column: 'insured_enc', kind: 'text' },
   { table: 'insurances', key: ['id'], column: 'member_id_enc', kind: 'text' },
-  { table: 'lab_report_artifacts', key: ['job_id', 'stage'], column: 'content_enc', kind: 'bytes' },
-  { table: 'lab_report_files', key: ['job_id'], column: 'content_enc', kind: 'bytes' },
+  { table: 'lab_report_artifacts', key: ['job_id', 'stage'], column: 'content_enc', kind: 'bytes', maxBatch: 4 },
+  { table: 'lab_report_files', key: ['job_id'], column: 'content_enc', kind: 'bytes', maxBatch: 4 },
   { table: 'lab_report_parsing_jobs', key: ['id'], column: 'data_enc', kind: 'text' },
   { table: 'link_bulk_op_items', key: ['op_id', 'position'], column: 'credentials_enc', kind: 'text' },
   { table: 'order_health_insurances', key: ['id'], column: 'insurance_enc', kind: 'text' },

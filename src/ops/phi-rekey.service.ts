@@ -55,7 +55,8 @@ export class PhiRekeyService {
     return (await this.repository.sealedLookingColumns()).map((column) => `${column.table}.${column.column}`).filter((name) => !listed.has(name));
   }
 
-  private async rekeyColumn(column: SealedColumn, batchSize: number): Promise<RekeyedColumn> {
+  private async rekeyColumn(column: SealedColumn, requestedBatch: number): Promise<RekeyedColumn> {
+    const batchSize = Math.min(requestedBatch, column.maxBatch ?? requestedBatch);
     const done: RekeyedColumn = { table: column.table, column: column.column, examined: 0, resealed: 0, unreadable: 0 };
     let after: unknown[] | null = null;
     for (;;) {

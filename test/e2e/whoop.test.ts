@@ -247,7 +247,9 @@ test("WHOOP's webhook syncs the member's connection at once; a forged or stale s
   const hook = `${stack.apiUrl}/v3/webhooks/provider/whoop_v2`;
   const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'whoop_v2'));
   const { runId } = await handle.describe();
-  // The signals the connection's run has received: each is in its history before the signal call returns.
+  // The signals the connection's run has received. While the run is idle (here: its timer is 2 h
+  // away) a signal is in its history before the signal call returns; one that arrives during a
+  // workflow task is written when that task ends.
   const signalsReceived = async () =>
     ((await stack.temporal.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events ?? []).filter(
       (event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
@@ -276,10 +278,17 @@ test("WHOOP's webhook syncs the member's connection at once; a forged or stale s
   lastNight.updated_at = new Date().toISOString();
   const sent = await whoop.sendWebhook(hook, update);
   expect(sent).toEqual({ status: 204, body: '' });
-  expect(await signalsReceived()).toBe(signalsBefore + 1);
+  await waitFor(async () => ((await signalsReceived()) === signalsBefore + 1 ? true : undefined));
   const after = await waitFor(async () => {
     const { sleep } = await client.sleep.get(userId, range());
     return sleep.some((night) => night.bedtimeStart.getTime() === corrected) ? sleep : undefined;
   });
   expect(after).toHaveLength(nights);
+
+  // The member's id as a string is taken too; a body that names no member is a 422 naming the field.
+  expect((await whoop.sendWebhook(hook, update, { body: { user_id: member, id: lastNight.id, type: 'workout.updated' } })).status).toBe(204);
+  await waitFor(async () => ((await signalsReceived()) === signalsBefore + 2 ? true : undefined));
+  const malformed = await whoop.sendWebhook(hook, update, { body: { user_id: 'member-7', type: 'sleep.updated' } });
+  expect(malformed.status).toBe(422);
+  expect(JSON.parse(malformed.body).detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual(expect.arrayContaining([['body', 'user_id'], ['body', 'id']]));
 });

@@ -496,14 +496,15 @@ export class FakeWhoop {
    * WHOOP sends a webhook (model v2) about the member's record to `url`, as WHOOP does: the body
    * `{user_id, id, type, trace_id}`, signed `base64(HMAC-SHA256(client secret, timestamp + body))`
    * in X-WHOOP-Signature with the timestamp (ms) in X-WHOOP-Signature-Timestamp. `signWith` and
-   * `timestampMs` forge a wrong secret or an old signature. Answers labflow's status and body.
+   * `timestampMs` forge a wrong secret or an old signature; `body` sends (signed) another body
+   * than WHOOP's. Answers labflow's status and body.
    */
   async sendWebhook(
     url: string,
     event: { userId: string; id: string; type: string },
-    options: { signWith?: string; timestampMs?: number } = {},
+    options: { signWith?: string; timestampMs?: number; body?: unknown } = {},
   ): Promise<{ status: number; body: string }> {
-    const body = JSON.stringify({ user_id: this.user(event.userId).numericId, id: event.id, type: event.type, trace_id: randomUUID() });
+    const body = JSON.stringify(options.body ?? { user_id: this.user(event.userId).numericId, id: event.id, type: event.type, trace_id: randomUUID() });
     const timestamp = String(options.timestampMs ?? Date.now());
     const signature = createHmac('sha256', options.signWith ?? this.clientSecret)
       .update(timestamp + body)
