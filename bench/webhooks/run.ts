@@ -345,6 +345,16 @@ async function main(): Promise<void> {
       unit: '/s',
       goal: { ratio: 0.5, atLeast: true },
     });
+    if (noopMachine && deliveryMachine) {
+      recordFigure({
+        bench: 'webhooks',
+        name: "machine CPU per signed delivery (all processes), µs",
+        value: deliveryMachine,
+        baseline: noopMachine,
+        baselineName: 'per BullMQ no-op job',
+        unit: 'µs',
+      });
+    }
     if (failures > 0) process.exitCode = 1;
   } finally {
     if (deliveries) await stopProcess(deliveries);
