@@ -168,7 +168,12 @@ export function buildProgram(open: OpenContext): Command {
       const { context, close } = await open();
       try {
         const json = Boolean(command.optsWithGlobals().json);
-        const report = await context.get(PhiRekeyService).rekey({ batchSize: options.batchSize });
+        // A large database takes minutes: each column is reported on stderr as it is done (not
+        // with --json, whose stderr carries only the error object).
+        const report = await context.get(PhiRekeyService).rekey({
+          batchSize: options.batchSize,
+          onColumn: json ? undefined : (done) => process.stderr.write(`labflow: ${done.table}.${done.column} done (${done.examined} sealed, ${done.resealed} sealed again)\n`),
+        });
         printResult(json, report, rekeyLines);
         if (!report.complete) process.exitCode = 1;
       } finally {
