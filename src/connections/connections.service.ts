@@ -115,13 +115,21 @@ export class ConnectionsService implements ConnectedSources {
   }
 
   /**
-   * A provider told labflow (its webhook) that the data of the account it knows as
-   * `externalUserId` changed: each connection of that account syncs now rather than at its next
-   * timer. Answers how many were asked. An account no connection knows is nothing to do (the
-   * provider is told so by a success, or it would retry). 503 when Temporal cannot be reached: the
-   * provider retries later, so the change is not lost.
+   * A provider's webhook: a record of the account it knows as `externalUserId` changed (`type`,
+   * the provider's name for what happened, e.g. `sleep.updated`). Each connection of that account
+   * syncs now rather than at its next timer; a deletion (`*.deleted`) is acknowledged and not
+   * applied (labflow keeps what it stored: Junction's events have no deletion of a summary).
+   * Answers how many connections were asked. An account no connection knows is nothing to do
+   * (the provider is told so by a success, or it would retry). 503 when Temporal cannot be
+   * reached: the provider retries later, so the change is not lost.
    */
-  async providerDataChanged(provider: string, externalUserId: string): Promise<number> {
+  async providerWebhook(provider: string, externalUserId: string, type: string, traceId?: string): Promise<number> {
+    const asked = type.endsWith('.deleted') ? 0 : await this.syncAccountNow(provider, externalUserId);
+    this.logger.log(`${provider} webhook ${type} (trace ${traceId ?? '-'}): ${asked} connection(s) asked to sync`);
+    return asked;
+  }
+
+  private async syncAccountNow(provider: string, externalUserId: string): Promise<number> {
     const rows = await this.connections.findPulledByExternalUser(provider, externalUserId);
     let asked = 0;
     for (const row of rows) {

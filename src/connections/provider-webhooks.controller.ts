@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Logger, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/principal';
 import { WhoopSigned } from '../adapters/whoop/whoop-webhook';
@@ -14,20 +14,17 @@ import { ConnectionsService } from './connections.service';
 @Controller('v3/webhooks/provider')
 @Public()
 export class ProviderWebhooksController {
-  private readonly logger = new Logger('connections');
-
   constructor(private readonly connections: ConnectionsService) {}
 
   /**
    * The URL to set as the Webhook URL (model version v2) of labflow's app in WHOOP's developer
-   * dashboard. A deletion at WHOOP is acknowledged and not applied: labflow keeps what it stored.
+   * dashboard (README, "Real providers: WHOOP").
    */
   @Post('whoop_v2')
   @WhoopSigned()
   @HttpCode(204)
   @ApiOperation({ summary: "WHOOP's webhook: the member's connections sync now (signed with labflow's WHOOP client secret)." })
   async whoop(@Body() body: WhoopWebhookDto): Promise<void> {
-    const syncs = body.type.endsWith('.deleted') ? 0 : await this.connections.providerDataChanged('whoop_v2', String(body.user_id));
-    this.logger.log(`whoop_v2 webhook ${body.type} (trace ${body.trace_id ?? '-'}): ${syncs} connection(s) asked to sync`);
+    await this.connections.providerWebhook('whoop_v2', String(body.user_id), body.type, body.trace_id);
   }
 }
