@@ -76,18 +76,24 @@ export class PhiRekeyRepository {
   }
 
   /**
-   * Writes `resealed` in place of `sealed` on the row, only while the row still holds `sealed`:
-   * a value written meanwhile (sealed with the current key already) is kept. Nothing else of the
-   * row changes, `updated_at` included: the data is the same. False when the row changed or went.
+   * Writes each `resealed` in place of its `sealed` on its row, only while the row still holds
+   * `sealed`: a value written meanwhile (sealed with the current key already) is kept. Nothing else
+   * of the row changes, `updated_at` included: the data is the same. One transaction for the lot,
+   * so a batch costs one commit, not one per row. Answers how many rows were replaced.
    */
-  async replace(column: SealedColumn, key: unknown[], sealed: string | Buffer, resealed: string | Buffer): Promise<boolean> {
+  async replaceAll(column: SealedColumn, changes: ReadonlyArray<{ key: unknown[]; sealed: string | Buffer; resealed: string | Buffer }>): Promise<number> {
+    if (changes.length === 0) return 0;
     const n = column.key.length;
-    const [, count]: [unknown, number] = await this.db.query(
-      `UPDATE ${column.table} SET ${column.column} = $${n + 2}
-        WHERE ${column.key.map((name, i) => `${name} = $${i + 1}`).join(' AND ')} AND ${column.column} = $${n + 1}`,
-      [...key, sealed, resealed],
-    );
-    return count === 1;
+    const statement = `UPDATE ${column.table} SET ${column.column} = $${n + 2}
+        WHERE ${column.key.map((name, i) => `${name} = $${i + 1}`).join(' AND ')} AND ${column.column} = $${n + 1}`;
+    return this.db.transaction(async (manager) => {
+      let replaced = 0;
+      for (const change of changes) {
+        const [, count]: [unknown, number] = await manager.query(statement, [...change.key, change.sealed, change.resealed]);
+        replaced += count;
+      }
+      return replaced;
+    });
   }
 
   /** The database's columns that look sealed (`*_enc`, and event_batch_items.items): what SEALED_COLUMNS must cover. */

@@ -27,7 +27,7 @@ export interface RekeyReport {
  * every value PhiCipher sealed with an earlier key is sealed again with PHI_ENCRYPTION_KEY. It
  * runs beside the live system: rows are read in key order, a batch at a time, and each value is
  * replaced only while the row still holds what was read (a value written meanwhile is sealed with
- * the current key already). Running it again finds nothing to do; stopped midway, it starts over
+ * the current key already), a batch in one transaction. Running it again finds nothing to do; stopped midway, it starts over
  * and skips what is done.
  */
 @Injectable()
@@ -61,18 +61,17 @@ export class PhiRekeyService {
     let after: unknown[] | null = null;
     for (;;) {
       const batch = await this.repository.batch(column, after, batchSize);
+      const changes: Array<{ key: unknown[]; sealed: string | Buffer; resealed: string | Buffer }> = [];
       for (const { key, value } of batch) {
         done.examined++;
         if (this.cipher.sealedWithCurrentKey(value)) continue;
-        let resealed: string | Buffer;
         try {
-          resealed = typeof value === 'string' ? this.cipher.reseal(value) : this.cipher.resealBytes(value);
+          changes.push({ key, sealed: value, resealed: typeof value === 'string' ? this.cipher.reseal(value) : this.cipher.resealBytes(value) });
         } catch {
           done.unreadable++;
-          continue;
         }
-        if (await this.repository.replace(column, key, value, resealed)) done.resealed++;
       }
+      done.resealed += await this.repository.replaceAll(column, changes);
       if (batch.length < batchSize) return done;
       after = batch[batch.length - 1].key;
     }
