@@ -7,6 +7,40 @@ const TAG_BYTES = 16;
 const BYTES_VERSION = 1;
 
 /**
+ * An AES-256 key and the earlier keys a rotation left: only the current key seals; a value opens
+ * with the current key, else with an earlier one (GCM's tag tells a wrong key). PhiCipher and the
+ * Temporal payload codec (src/temporal/payload-codec.ts) each keep one.
+ */
+export class Keyring {
+  readonly current: KeyObject;
+  private readonly earlier: KeyObject[];
+
+  /** `name` says whose keys these are in the error a wrong-sized key gets. */
+  constructor(current: Buffer, earlier: readonly Buffer[] = [], name = 'encryption key') {
+    if (current.length !== 32 || earlier.some((key) => key.length !== 32)) throw new Error(`${name} must be 32 bytes`);
+    this.current = createSecretKey(current);
+    const distinct = earlier.filter((key, index) => !key.equals(current) && earlier.findIndex((other) => other.equals(key)) === index);
+    this.earlier = distinct.map((key) => createSecretKey(key));
+  }
+
+  /** `open` with the current key, else each earlier one in turn; the current key's error when none opens. */
+  open<T>(open: (key: KeyObject) => T): T {
+    try {
+      return open(this.current);
+    } catch (error) {
+      for (const key of this.earlier) {
+        try {
+          return open(key);
+        } catch {
+          // Not this one either.
+        }
+      }
+      throw error;
+    }
+  }
+}
+
+/**
  * AES-256-GCM for PHI at rest. Output is `v1.<base64(iv | tag | ciphertext)>`, or for binary PHI
  * `0x01 | iv | tag | ciphertext`.
  *
@@ -23,13 +57,10 @@ export class PhiCipher {
    * would prepare a key from it again (decryptJson of a patient's details: ~4.7 µs this way, ~5.1 µs
    * with the Buffer; an order's view opens three PHI columns, a webhook delivery two).
    */
-  private readonly key: KeyObject;
-  private readonly previousKeys: KeyObject[];
+  private readonly keys: Keyring;
 
   constructor(key: Buffer, previousKeys: readonly Buffer[] = []) {
-    if (key.length !== 32 || previousKeys.some((previous) => previous.length !== 32)) throw new Error('PHI encryption key must be 32 bytes');
-    this.key = createSecretKey(key);
-    this.previousKeys = previousKeys.filter((previous) => !previous.equals(key)).map((previous) => createSecretKey(previous));
+    this.keys = new Keyring(key, previousKeys, 'PHI encryption key');
   }
 
   encrypt(plaintext: string): string {
@@ -57,7 +88,7 @@ export class PhiCipher {
   /** Whether PHI_ENCRYPTION_KEY itself sealed this value (text or binary): what a rekey leaves as it is. */
   sealedWithCurrentKey(sealed: string | Uint8Array): boolean {
     try {
-      this.openWith(this.key, typeof sealed === 'string' ? textParts(sealed) : bytesParts(sealed));
+      this.openWith(this.keys.current, typeof sealed === 'string' ? textParts(sealed) : bytesParts(sealed));
       return true;
     } catch {
       return false;
@@ -78,7 +109,7 @@ export class PhiCipher {
 
   private seal(plaintext: Uint8Array): { iv: Buffer; tag: Buffer; body: Buffer } {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.current, iv);
     const body = cipher.update(plaintext);
     cipher.final();
     return { iv, tag: cipher.getAuthTag(), body };
@@ -86,18 +117,7 @@ export class PhiCipher {
 
   /** With the current key, else the earlier ones; throws when none matches (tampered, or a key not configured). */
   private open(parts: SealedParts): Buffer {
-    try {
-      return this.openWith(this.key, parts);
-    } catch (error) {
-      for (const previous of this.previousKeys) {
-        try {
-          return this.openWith(previous, parts);
-        } catch {
-          // Not this one either.
-        }
-      }
-      throw error;
-    }
+    return this.keys.open((key) => this.openWith(key, parts));
   }
 
   /** Throws when the tag does not match (tampered ciphertext, another key). */

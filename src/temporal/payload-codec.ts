@@ -1,6 +1,7 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { Keyring } from '../common/crypto';
 import type { LabflowConfig } from '../config/config';
 
 const ENCODING = 'binary/encrypted';
@@ -19,14 +20,10 @@ const decoder = new TextDecoder();
  * replays what it recorded under the old key); only the current key seals.
  */
 export class EncryptionCodec implements PayloadCodec {
-  private readonly key: KeyObject;
-  private readonly previousKeys: KeyObject[];
+  private readonly keys: Keyring;
 
   constructor(key: Buffer, previousKeys: readonly Buffer[] = []) {
-    if (key.length !== 32 || previousKeys.some((previous) => previous.length !== 32)) throw new Error('payload encryption key must be 32 bytes');
-    this.key = createSecretKey(key);
-    const distinct = previousKeys.filter((previous, index) => !previous.equals(key) && previousKeys.findIndex((other) => other.equals(previous)) === index);
-    this.previousKeys = distinct.map((previous) => createSecretKey(previous));
+    this.keys = new Keyring(key, previousKeys, 'payload encryption key');
   }
 
   /**
@@ -44,7 +41,7 @@ export class EncryptionCodec implements PayloadCodec {
     return payloads.map((payload) => {
       const plaintext = temporal.api.common.v1.Payload.encode(payload).finish();
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+      const cipher = createCipheriv('aes-256-gcm', this.keys.current, iv);
       const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
       return {
         metadata: { encoding: encoder.encode(ENCODING), 'encryption-key-id': encoder.encode(KEY_ID) },
@@ -57,24 +54,8 @@ export class EncryptionCodec implements PayloadCodec {
     return payloads.map((payload) => {
       if (!isEncrypted(payload)) return payload;
       const raw = Buffer.from(payload.data ?? new Uint8Array());
-      return temporal.api.common.v1.Payload.decode(this.open(raw));
+      return temporal.api.common.v1.Payload.decode(this.keys.open((key) => openWith(key, raw)));
     });
-  }
-
-  /** With the current key, else the earlier ones; throws when none matches. */
-  private open(raw: Buffer): Buffer {
-    try {
-      return openWith(this.key, raw);
-    } catch (error) {
-      for (const previous of this.previousKeys) {
-        try {
-          return openWith(previous, raw);
-        } catch {
-          // Not this one either.
-        }
-      }
-      throw error;
-    }
   }
 }
 
