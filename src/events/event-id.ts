@@ -1,12 +1,7 @@
-import { uuidV5 as uuidV5In } from '../common/uuid-v5';
+import { uuidV5 } from '../common/uuid-v5';
 
 /** UUID v5 namespace of labflow event ids (fixed forever: changing it changes every derived id). */
 export const EVENT_ID_NAMESPACE = 'bb22f691-c3d1-4a26-8082-1666568af56e';
-
-/** RFC 9562 UUID version 5, in labflow's event id namespace unless another is given. */
-export function uuidV5(name: string, namespace: string = EVENT_ID_NAMESPACE): string {
-  return uuidV5In(name, namespace);
-}
 
 /**
  * The event id for an idempotency key: the same key always gives the same id, so writing the
@@ -16,5 +11,5 @@ export function uuidV5(name: string, namespace: string = EVENT_ID_NAMESPACE): st
  * code cannot hash, the outbox does it).
  */
 export function eventIdFor(idempotencyKey: string): string {
-  return uuidV5(idempotencyKey);
+  return uuidV5(idempotencyKey, EVENT_ID_NAMESPACE);
 }
