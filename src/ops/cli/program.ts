@@ -9,7 +9,7 @@ import { ENVIRONMENTS, ORG_PLANS, REGIONS } from '../../tenancy/entities';
 import { KeyAdminService, type KeyView } from '../key-admin.service';
 import { OpsQueriesService } from '../ops-queries.service';
 import { PhiRekeyService, type RekeyReport } from '../phi-rekey.service';
-import { fields, printResult, UsageError } from './output';
+import { EXIT, fields, printResult, UsageError } from './output';
 import { orderStoryLines, phiLogLines } from './views';
 
 /** What a command needs from the running labflow: its services (a Nest application context). */
@@ -48,15 +48,21 @@ export function buildProgram(open: OpenContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
 
-  /** Runs one command's work in an application context and prints what it returns. */
+  /**
+   * Runs one command's work in an application context and prints what it returns. `exitCode`: for
+   * a result that is printed but leaves work undone (phi rekey), the code the process ends with
+   * (src/cli.ts keeps it).
+   */
   const run =
-    <A extends unknown[], T>(work: (context: CliContext, ...args: A) => Promise<T>, human: (result: T) => string[]) =>
+    <A extends unknown[], T>(work: (context: CliContext, ...args: A) => Promise<T>, human: (result: T) => string[], options: { exitCode?: (result: T) => number } = {}) =>
     async (...args: [...A, Command]) => {
       const command = args[args.length - 1] as Command;
       const { context, close } = await open();
       try {
         const result = await work(context, ...(args.slice(0, -1) as A));
         printResult(Boolean(command.optsWithGlobals().json), result, human);
+        const code = options.exitCode?.(result) ?? EXIT.ok;
+        if (code !== EXIT.ok) process.exitCode = code;
       } finally {
         await close();
       }
@@ -164,22 +170,21 @@ export function buildProgram(open: OpenContext): Command {
       'seal again with PHI_ENCRYPTION_KEY every value sealed with a key of PHI_ENCRYPTION_PREVIOUS_KEYS (after a rotation; runs beside the live system, again as often as needed). Exits 1 while a value opens with no configured key.',
     )
     .option('--batch-size <n>', 'rows read at a time', limit, 500)
-    .action(async (options: { batchSize: number }, command: Command) => {
-      const { context, close } = await open();
-      try {
-        const json = Boolean(command.optsWithGlobals().json);
-        // A large database takes minutes: each column is reported on stderr as it is done (not
-        // with --json, whose stderr carries only the error object).
-        const report = await context.get(PhiRekeyService).rekey({
-          batchSize: options.batchSize,
-          onColumn: json ? undefined : (done) => process.stderr.write(`labflow: ${done.table}.${done.column} done (${done.examined} sealed, ${done.resealed} sealed again)\n`),
-        });
-        printResult(json, report, rekeyLines);
-        if (!report.complete) process.exitCode = 1;
-      } finally {
-        await close();
-      }
-    });
+    .action((options: { batchSize: number }, command: Command) =>
+      run(
+        (context) =>
+          context.get(PhiRekeyService).rekey({
+            batchSize: options.batchSize,
+            // A large database takes minutes: each column is reported on stderr as it is done (not
+            // with --json, whose stderr carries only the error object).
+            onColumn: command.optsWithGlobals().json
+              ? undefined
+              : (done) => process.stderr.write(`labflow: ${done.table}.${done.column} done (${done.examined} sealed, ${done.resealed} sealed again)\n`),
+          }),
+        rekeyLines,
+        { exitCode: (report) => (report.complete ? EXIT.ok : EXIT.failure) },
+      )(command),
+    );
 
   program
     .command('delivery')
