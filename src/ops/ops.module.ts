@@ -15,8 +15,8 @@ import { PhiRekeyService } from './phi-rekey.service';
 /**
  * What the ops CLI (src/cli.ts) does that the HTTP APIs do not: make orgs and their first keys,
  * rotate and revoke any key by id, replay a delivery, read the PHI access log and an order's
- * story, seal PHI again after the PHI key was rotated. The rules stay with their modules' services; this module adds the operator's views.
- * Nothing here starts background work.
+ * story, seal PHI again after the PHI key was rotated. The rules stay with their modules'
+ * services; this module adds the operator's views. Nothing here starts background work.
  */
 @Module({
   imports: [TeamsModule, ManagementKeysModule, TeamApiKeysModule, EventsModule],

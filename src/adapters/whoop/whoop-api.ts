@@ -106,5 +106,4 @@ export class WhoopApi {
   revoke(accessToken: string): Promise<void> {
     return sendOk('WHOOP', this.apiUrl, '/developer/v2/user/access', { method: 'DELETE', accessToken });
   }
-
 }
