@@ -6,6 +6,7 @@ import type { LabflowConfig } from './config/config';
 import { CoreModule } from './core.module';
 import { HealthModule } from './health/health.module';
 import { MetricsEndpointModule } from './health/metrics.controller';
+import { ContinuousQueriesManagementModule } from './management/continuous-queries/continuous-queries.module';
 import { CustomCredentialsModule } from './management/custom-credentials/custom-credentials.module';
 import { EtlPipelinesModule } from './management/etl-pipelines/etl-pipelines.module';
 import { ManagementKeysModule } from './management/keys/management-keys.module';
@@ -48,6 +49,7 @@ export class ManagementModule {
         EtlPipelinesModule,
         CustomCredentialsModule,
         StrandedOrdersModule,
+        ContinuousQueriesManagementModule,
         MetricsModule,
       ],
       controllers: [OrgsController, CodecController],

@@ -19,12 +19,14 @@ import { Readiness } from './health/readiness';
 import { installTemporalRuntime } from './temporal/runtime';
 import { processWorkflowBundle } from './temporal/workflow-bundle';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';
+import { ContinuousQueryRunner, startContinuousQueries } from './health-data/continuous-queries/continuous-query-runner';
 
 /**
- * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention,lab-reports) the
+ * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention,lab-reports,continuous-queries) the
  * Temporal worker, the outbox relay, the webhook/event-destination delivery worker, the sender of
  * sandbox partner callbacks (to PUBLIC_API_URL) and the retention sweeper (deletes expired events
- * and idempotency keys) and the lab report worker (parsing workflows and OCR on LAB_REPORT_TASK_QUEUE);
+ * and idempotency keys), the lab report worker (parsing workflows and OCR on LAB_REPORT_TASK_QUEUE)
+ * and the evaluator of continuous queries;
  * a subset scales them apart. SIGINT/SIGTERM
  * (handled by the Temporal runtime when it runs) make it stop polling and
  * drain running activities and deliveries; then connections close and the process exits.
@@ -47,6 +49,7 @@ runProcess('worker', async () => {
   let retention: { stop(): Promise<void> } | null = null;
   let observability: WorkerObservability | null = null;
   let labReports: { stopped: Promise<void> } | null = null;
+  let continuousQueries: { stop(): Promise<void> } | null = null;
   try {
     observability = await startWorkerObservability(app, config, {
       roles: config.workerRoles,
@@ -88,6 +91,11 @@ runProcess('worker', async () => {
       const running = [roles.has('relay') && 'outbox relay', roles.has('delivery') && 'delivery worker'].filter(Boolean);
       logger.info(`${running.join(' and ')} on queue "${config.events.queueName}"`);
     }
+    if (roles.has('continuous-queries')) {
+      const { pollIntervalMs } = config.healthData.continuousQueries;
+      continuousQueries = startContinuousQueries(app.get(ContinuousQueryRunner), pollIntervalMs, (message) => logger.warn(message));
+      logger.info(`continuous queries evaluated every ${pollIntervalMs / 1000}s`);
+    }
     // One bundle of workflows/ for both Temporal workers (none in production: the prebuilt one).
     const workflowBundle =
       roles.has('temporal') || roles.has('lab-reports')
@@ -116,6 +124,7 @@ runProcess('worker', async () => {
   } finally {
     await labReports?.stopped;
     await retention?.stop();
+    await continuousQueries?.stop();
     await sandbox?.stop();
     await events?.stop();
     await observability?.close();

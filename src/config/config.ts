@@ -43,7 +43,13 @@ export interface LabflowConfig {
   linkMigration: { pullBatch: number; pullInterval: Duration; heartbeatTimeout: Duration; waitMs: number };
   /** SANDBOX_SOURCE_ERRORS: demo provider → the connection error its sandbox source raises. */
   sandboxSourceErrors: Record<string, string>;
-  healthData: { bodyLimitBytes: number; pageSize: number; retentionMs: number; events: { windowMs: number; maxItems: number; maxBytes: number } };
+  healthData: {
+    bodyLimitBytes: number;
+    pageSize: number;
+    retentionMs: number;
+    events: { windowMs: number; maxItems: number; maxBytes: number };
+    continuousQueries: { debounceMs: number; pollIntervalMs: number; leaseMs: number };
+  };
   logLevel: Environment['LOG_LEVEL'];
   tracing: TracingConfig;
   logFormat: Environment['LOG_FORMAT'];
@@ -282,6 +288,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       pageSize: e.HEALTH_DATA_PAGE_SIZE,
       retentionMs: toMs(e.HEALTH_DATA_RETENTION),
       events: { windowMs: toMs(e.HEALTH_DATA_EVENT_WINDOW), maxItems: e.HEALTH_DATA_EVENT_MAX_SAMPLES, maxBytes: e.HEALTH_DATA_EVENT_MAX_BYTES },
+      continuousQueries: {
+        debounceMs: toMs(e.CONTINUOUS_QUERY_DEBOUNCE),
+        pollIntervalMs: toMs(e.CONTINUOUS_QUERY_POLL_INTERVAL),
+        leaseMs: toMs(e.CONTINUOUS_QUERY_LEASE),
+      },
     },
     logLevel: e.LOG_LEVEL,
     tracing: {

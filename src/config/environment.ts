@@ -56,7 +56,7 @@ const keyList = z
 export const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports'] as const;
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 
 export const envSchema = z.object({
@@ -110,6 +110,12 @@ export const envSchema = z.object({
    * samples go out at the next relay pass.
    */
   HEALTH_DATA_EVENT_WINDOW: duration.default('5s'),
+  /** Continuous queries: how long after a user's data changed their queries are evaluated (writes meanwhile join the wait). */
+  CONTINUOUS_QUERY_DEBOUNCE: duration.default('10s'),
+  /** How often the worker (role continuous-queries) looks for due evaluations. */
+  CONTINUOUS_QUERY_POLL_INTERVAL: duration.default('1s'),
+  /** An evaluation not finished this long after it started (its worker died) is started again. */
+  CONTINUOUS_QUERY_LEASE: duration.default('5m'),
   /** Samples of one timeseries event at most; more go into further events. */
   HEALTH_DATA_EVENT_MAX_SAMPLES: z.coerce.number().int().min(1).default(10_000),
   /** Bytes of sample JSON in one timeseries event at most (webhook payloads are bounded). */

@@ -24,6 +24,7 @@ export const FIXED_EVENT_TYPES = [
   ...PARSING_JOB_EVENT_TYPES,
   'provider.connection.created',
   'provider.connection.error',
+  'continuous_query.result_table.changed',
 ] as const;
 
 /** What every delivery carries (Junction: top-level team_id, user_id, client_user_id since 2024). */
@@ -134,6 +135,12 @@ export interface HistoricalDataEventData {
   provider: ProviderSource;
 }
 
+/**
+ * `continuous_query.result_table.changed` (ClientFacingContinuousQueryResultTableChanged): a
+ * continuous query answered the user with a new table; `data` lists it per query.
+ */
+export type ContinuousQueryChangedEventData = Array<{ query_id: string; query_slug: string; data: Record<string, unknown[]> }>;
+
 /** The payload type of each fixed event type. */
 export interface EventPayloads {
   'labtest.order.created': OrderEventData;
@@ -145,6 +152,7 @@ export interface EventPayloads {
   'lab_report.parsing_job.updated': ParsingJobEventData;
   'provider.connection.created': ProviderConnectionEventData;
   'provider.connection.error': ProviderConnectionErrorEventData;
+  'continuous_query.result_table.changed': ContinuousQueryChangedEventData;
 }
 
 /** `PayloadOf<'labtest.order.created'>` → OrderEventData; daily.data.* → DailyDataEventData. */

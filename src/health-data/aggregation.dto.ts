@@ -13,7 +13,7 @@ const INDEXES = ['sleep', 'activity', 'workout', 'body', 'meal', 'profile', 'tim
 const SOURCE_COLUMNS = ['source_provider', 'source_type', 'source_app_id', 'source_workout_id', 'source_sport'] as const;
 
 const name = z.string().min(1).max(64);
-const period = z.strictObject({ value: z.number().int().min(1).max(1000).default(1), unit: z.enum(PERIOD_UNITS) });
+export const period = z.strictObject({ value: z.number().int().min(1).max(1000).default(1), unit: z.enum(PERIOD_UNITS) });
 
 const indexExpr = z.strictObject({ index: z.enum(INDEXES) });
 const placeholder = z.strictObject({ placeholder: z.literal(true) });
@@ -36,7 +36,7 @@ const groupKeyExpr = z.strictObject({ group_key: z.union([z.number().int().min(0
 const dateTruncExpr = z.strictObject({ date_trunc: period, arg: z.union([indexExpr, placeholder]) });
 const datePartExpr = z.strictObject({ date_part: z.enum(DATE_PARTS), arg: z.union([indexExpr, placeholder]) });
 
-const querySchema = z.strictObject({
+export const querySchema = z.strictObject({
   select: z.array(z.union([aggregateExpr, groupKeyExpr, valueExpr])).min(1).max(32),
   group_by: z.array(z.union([dateTruncExpr, datePartExpr, valueExpr])).max(8).optional(),
   where: z.string().max(2000).optional(),

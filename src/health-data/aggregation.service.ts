@@ -92,7 +92,7 @@ export class AggregationService {
     const window = windowOf(batch.timeframe.anchor, batch.timeframe.past);
     const results = [];
     for (const [index, plan] of plans.entries()) {
-      const table = await this.repository.run(userId, plan, window);
+      const table = await this.evaluate(userId, plan, window);
       if (!table) {
         throw validationError(['body', 'queries', index, 'group_by'], `The query answers more than ${MAX_RESULT_ROWS} rows: shorten the timeframe or use coarser buckets.`);
       }
@@ -101,8 +101,16 @@ export class AggregationService {
     return { results };
   }
 
+  /**
+   * One query's result table for the user over the window; null when it would answer more than
+   * MAX_RESULT_ROWS rows. The plan comes from `plan`.
+   */
+  evaluate(userId: string, plan: AggregationPlan, window: { from: Date; to: Date }): Promise<Record<string, unknown[]> | null> {
+    return this.repository.run(userId, plan, window);
+  }
+
   /** Checks one query and resolves its names; a 422 at `loc` names what labflow cannot answer. */
-  private plan(query: AggregationQuery, loc: Loc): AggregationPlan {
+  plan(query: AggregationQuery, loc: Loc): AggregationPlan {
     if (query.where !== undefined) throw validationError([...loc, 'where'], '`where` is not supported by labflow yet: group by the column instead.');
     let source: PlanSource | null = null;
     let timeseriesIndexAt: Loc | null = null;

@@ -13,6 +13,10 @@ import { SummariesRepository } from './summaries.repository';
 import { SummaryQueriesService } from './summary-queries.service';
 import { TimeseriesQueriesService } from './timeseries-queries.service';
 import { TimeseriesRepository } from './timeseries.repository';
+import { ContinuousQueriesController } from './continuous-queries/continuous-queries.controller';
+import { ContinuousQueriesRepository } from './continuous-queries/continuous-queries.repository';
+import { ContinuousQueriesService } from './continuous-queries/continuous-queries.service';
+import { ContinuousQueryRunner } from './continuous-queries/continuous-query-runner';
 
 /**
  * Wearable and health data (spec §Wearable data objects): ingestion, storage and reads of every
@@ -20,7 +24,7 @@ import { TimeseriesRepository } from './timeseries.repository';
  */
 @Module({
   imports: [UsersModule, EventsModule],
-  controllers: [TimeseriesController, SummariesController, DevicesController, IntrospectionController, AggregationController],
+  controllers: [TimeseriesController, SummariesController, DevicesController, IntrospectionController, AggregationController, ContinuousQueriesController],
   providers: [
     TimeseriesRepository,
     SummariesRepository,
@@ -30,7 +34,10 @@ import { TimeseriesRepository } from './timeseries.repository';
     IntrospectionService,
     AggregationRepository,
     AggregationService,
+    ContinuousQueriesRepository,
+    ContinuousQueriesService,
+    ContinuousQueryRunner,
   ],
-  exports: [HealthDataIngestionService, TimeseriesRepository],
+  exports: [HealthDataIngestionService, TimeseriesRepository, ContinuousQueriesService, ContinuousQueryRunner],
 })
 export class HealthDataModule {}

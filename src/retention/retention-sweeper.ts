@@ -5,6 +5,7 @@ import { OutboxRepository } from '../events/outbox.repository';
 import { TimeseriesRepository } from '../health-data/timeseries.repository';
 import { LinkTokensRepository } from '../link/link-tokens.repository';
 import { BulkOpsRepository } from '../connections/bulk-ops.repository';
+import { ContinuousQueriesRepository } from '../health-data/continuous-queries/continuous-queries.repository';
 
 /** What a sweeper keeps: each limit is how long a row is kept after it was created. */
 export interface RetentionConfig {
@@ -39,6 +40,8 @@ export interface RetentionReport {
   linkTokens: number;
   /** Users' rows of Link Migration operations that ended more than LINK_BULK_OP_RETENTION ago. */
   linkBulkOpItems: number;
+  /** Continuous query evaluations (task history) that ended more than EVENT_RETENTION ago. */
+  continuousQueryTasks: number;
 }
 
 /**
@@ -53,6 +56,8 @@ export interface RetentionReport {
  * - link tokens a day after they expired: nothing can be done with them any more.
  * - the users of a Link Migration operation (one row each) once it ended LINK_BULK_OP_RETENTION
  *   ago: the operation itself stays listed, with its counts.
+ * - continuous query evaluations (their task history) EVENT_RETENTION after they ended, as the
+ *   events they sent go.
  *
  * Order rows, order events and results are never touched: they are the customer's record.
  */
@@ -62,6 +67,7 @@ export class RetentionSweeper {
   private readonly timeseries: TimeseriesRepository;
   private readonly linkTokens: LinkTokensRepository;
   private readonly bulkOps: BulkOpsRepository;
+  private readonly continuousQueries: ContinuousQueriesRepository;
 
   constructor(
     private readonly db: DataSource,
@@ -72,6 +78,7 @@ export class RetentionSweeper {
     this.timeseries = new TimeseriesRepository(db);
     this.linkTokens = new LinkTokensRepository(db);
     this.bulkOps = new BulkOpsRepository(db);
+    this.continuousQueries = new ContinuousQueriesRepository(db);
   }
 
   /** One sweep; returns null when another process holds the sweep lock. */
@@ -86,6 +93,7 @@ export class RetentionSweeper {
       healthDataPartitions: await this.maintainHealthData(),
       linkTokens: await this.drain(() => this.linkTokens.deleteExpired(LINK_TOKEN_KEEP_MS, batchSize)),
       linkBulkOpItems: await this.drain(() => this.bulkOps.deleteExpiredItems(this.config.linkBulkOpRetentionMs, batchSize)),
+      continuousQueryTasks: await this.drain(() => this.continuousQueries.deleteEnded(this.config.eventRetentionMs, batchSize)),
     }));
     return sweep.ran ? sweep.value : null;
   }

@@ -18,6 +18,7 @@ export type EventType =
   | 'lab_report.parsing_job.updated'
   | 'provider.connection.created'
   | 'provider.connection.error'
+  | 'continuous_query.result_table.changed'
   | DailyDataEventType
   | HistoricalDataEventType;
 
