@@ -344,7 +344,7 @@ describe('events configuration', () => {
       allowPrivateWebhookUrls: true,
       queueName: 'labflow-events',
     });
-    expect(config.workerRoles).toEqual(['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports']);
+    expect(config.workerRoles).toEqual(['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries']);
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, NODE_ENV: 'production' }).events.allowPrivateWebhookUrls).toBe(false);
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }).events.allowPrivateWebhookUrls).toBe(true);
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, WEBHOOK_RETRY_SCHEDULE: '0s, 50ms,1s' }).events.retryScheduleMs).toEqual([0, 50, 1000]);

@@ -125,6 +125,9 @@ export class ContinuousQueriesRepository {
        SELECT gen_random_uuid(), q.id, $4, 'scheduled', clock_timestamp() + make_interval(secs => $5::double precision / 1000)
          FROM continuous_queries q
         WHERE q.team_id = $1 AND q.environment = $2 AND q.source = $3
+        -- One order for every writer: concurrent writes for the same user wait on each other's
+        -- waiting tasks in the same order, never in a cycle.
+        ORDER BY q.id
        ON CONFLICT (query_id, user_id) WHERE status = 'scheduled' DO NOTHING
        RETURNING id`,
       [owner.teamId, owner.environment, source, userId, debounceMs],
