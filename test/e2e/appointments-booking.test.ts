@@ -350,7 +350,10 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
   let stack: TestStack;
 
   beforeAll(async () => {
-    stack = await startStack({ sandboxCallbacks: true, env: { ...ORDER_TEST_ENV, APPOINTMENT_PROVIDER_STEP_DELAY: '300ms' } });
+    // A step of the provider's own takes 1 s: longer than a request takes on a loaded machine, so
+    // the provider-managed test still sees the appointment pending before the provider picks a
+    // time (at 300 ms a run under load once answered the request after the pick).
+    stack = await startStack({ sandboxCallbacks: true, env: { ...ORDER_TEST_ENV, APPOINTMENT_PROVIDER_STEP_DELAY: '1s' } });
   });
   afterAll(() => stack?.close());
 
@@ -408,7 +411,7 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     const appointment = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/phlebotomy/appointment`, { key: tenant.apiKey });
     expect(appointment.body).toMatchObject({ status: 'confirmed', can_reschedule: true });
     // The order recorded appointment_scheduled on the child's report; in the workflow task that
-    // sent it the child would have started its next simulated step's timer (300 ms) if it were
+    // sent it the child would have started its next simulated step's timer (1 s) if it were
     // going on. Its only timer is the no-show deadline, a day after the appointment's end.
     const history = await stack.temporal.workflow.getHandle(appointmentWorkflowId(orderId, 1)).fetchHistory();
     const events = history.events ?? [];
