@@ -6,6 +6,7 @@ import { ContinuousQueriesService } from '../../health-data/continuous-queries/c
 import { UsersRepository } from '../../users/users.repository';
 import { TeamsModule } from '../teams/teams.module';
 import { ContinuousQueriesManagementController } from './continuous-queries.controller';
+import { ContinuousQueriesManagementService } from './continuous-queries.service';
 
 /**
  * Continuous query definitions on the management API. The health-data services are provided
@@ -15,6 +16,6 @@ import { ContinuousQueriesManagementController } from './continuous-queries.cont
 @Module({
   imports: [TeamsModule],
   controllers: [ContinuousQueriesManagementController],
-  providers: [ContinuousQueriesRepository, ContinuousQueriesService, AggregationRepository, AggregationService, UsersRepository],
+  providers: [ContinuousQueriesManagementService, ContinuousQueriesRepository, ContinuousQueriesService, AggregationRepository, AggregationService, UsersRepository],
 })
 export class ContinuousQueriesManagementModule {}
