@@ -17,7 +17,7 @@ import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schema
 import { SummariesRepository, type SummaryWrite } from './summaries.repository';
 import { OWNED_FIELDS, SUMMARY_SCHEMAS } from './summary-schemas';
 import { TimeseriesRepository } from './timeseries.repository';
-import { ContinuousQueriesRepository } from './continuous-queries/continuous-queries.repository';
+import { ContinuousQueriesRepository, dataSourceKey } from './continuous-queries/continuous-queries.repository';
 
 /** UUID v5 namespace of summary ids derived from their natural key (fixed forever). */
 const SUMMARY_ID_NAMESPACE = '6f1d3c52-9a8e-4d1b-b3c2-6c3f0a4e9d17';
@@ -77,10 +77,10 @@ export class HealthDataIngestionService {
       // Erased since requireUser: as if it had gone first.
       if (!stored) throw notFound('User');
       const { inserted, updated } = stored;
+      if (inserted + updated > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('timeseries', resource.slug));
       // The samples join the open event of their user, resource, provider and source type
       // (`updated` when they replaced stored ones, as before batching); the event goes out when
       // its window closes or it is full.
-      if (inserted + updated > 0) await this.scheduleQueries(manager, team, user.id, `timeseries:${resource.slug}`);
       const samples = within.map((sample) => sampleItem(resource, sample));
       const change = updated > 0 ? 'updated' : 'created';
       let events = await this.batches.append(manager, timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change), this.config.healthData.events);
@@ -139,7 +139,7 @@ export class HealthDataIngestionService {
         events.push(historicalEvent(subject, type.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }, options.backfillKey));
       }
       await this.outbox.record(manager, events);
-      if (stored.length > 0) await this.scheduleQueries(manager, team, user.id, `summary:${type.slug}`);
+      if (stored.length > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('summary', type.slug));
       const created = stored.filter((summary) => summary.inserted).length;
       return { resource: type.slug, stored: stored.length, created, updated: stored.length - created, outside_ingestion_bounds: items.length - writes.length, events: events.length };
     });

@@ -1,7 +1,7 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { randomUUID } from 'node:crypto';
 import { ContinuousQueryRunner, startContinuousQueries } from '../../src/health-data/continuous-queries/continuous-query-runner';
-import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { call, createTenant, startStack, subscribeWebhooks, teamManagementApi, type TeamManagementApi, type Tenant, type TestStack } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -20,6 +20,7 @@ let tenant: Tenant;
 let client: VitalClient;
 let receiver: WebhookReceiver;
 let runner: { stop(): Promise<void> };
+let management: TeamManagementApi;
 
 /** Yesterday (UTC): inside a 7-day window ending today, and never in the future. */
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
@@ -39,10 +40,9 @@ beforeAll(async () => {
   });
   tenant = await createTenant(stack.db);
   client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
+  management = teamManagementApi(stack, tenant, 'sandbox');
   receiver = await WebhookReceiver.start();
-  const endpoint = await management('POST', '/webhook', { url: receiver.url('/cq'), filter_types: ['continuous_query.result_table.changed'] });
-  expect(endpoint.status).toBe(200);
-  receiver.secret('/cq', (await management('GET', `/webhook/${endpoint.body.id}/secret`)).body.key);
+  await subscribeWebhooks(stack, tenant, 'sandbox', receiver, '/cq', ['continuous_query.result_table.changed']);
   runner = startContinuousQueries(stack.api.get(ContinuousQueryRunner), 100, (message) => console.warn(message));
 }, 120_000);
 afterAll(async () => {
@@ -51,9 +51,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function management(method: string, path: string, body?: unknown, team = tenant): Promise<HttpResult> {
-  return call(stack.managementUrl, method, `/v1/org/${team.orgId}/team/${team.teamId}/sandbox${path}`, { headers: { 'X-Management-Key': team.managementKey }, body });
-}
 const api = (method: string, path: string, body?: object, key = tenant.apiKey) => call(stack.apiUrl, method, path, { key, body });
 
 async function createUser(): Promise<string> {
@@ -230,13 +227,13 @@ describe('team scoping', () => {
     const userId = await createUser();
     const other = await createTenant(stack.db);
     const otherUser = (await call(stack.apiUrl, 'POST', '/v2/user', { key: other.apiKey, body: { client_user_id: `cq-${randomUUID()}` } })).body.user_id;
-    expect((await management('POST', '/continuous_query', { ...meanAndCount, slug: 'their-query' }, other)).status).toBe(200);
+    expect((await teamManagementApi(stack, other, 'sandbox')('POST', '/continuous_query', { ...meanAndCount, slug: 'their-query' })).status).toBe(200);
 
     expect((await api('GET', `/aggregate/v1/user/${otherUser}/continuous_query/resting-hr-7d/result_table`)).status).toBe(404);
     expect((await api('GET', `/aggregate/v1/user/${userId}/continuous_query/their-query/result_table`)).status).toBe(404);
     expect((await api('GET', `/aggregate/v1/user/${userId}/continuous_query/their-query/task_history`)).status).toBe(404);
     expect((await api('GET', `/aggregate/v1/user/${userId}/continuous_query/no-such-query/task_history`)).status).toBe(404);
     // Another org's management key cannot see this team's queries.
-    expect((await management('GET', '/continuous_query', undefined, { ...tenant, managementKey: other.managementKey })).status).toBe(404);
+    expect((await teamManagementApi(stack, { ...tenant, managementKey: other.managementKey }, 'sandbox')('GET', '/continuous_query')).status).toBe(404);
   });
 });

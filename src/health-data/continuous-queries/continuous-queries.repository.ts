@@ -41,6 +41,14 @@ export interface ClaimedTask {
   user: { id: string; client_user_id: string; deleted: boolean };
 }
 
+/**
+ * What a query reads and a write touches, as `continuous_queries.source` stores it: the query's
+ * table, named as ingestion names what it writes.
+ */
+export function dataSourceKey(kind: 'timeseries' | 'summary', slug: string): string {
+  return `${kind}:${slug}`;
+}
+
 const QUERY_COLUMNS = 'q.id, q.team_id, q.environment, q.slug, q.query, q.past, q.source, q.created_at, q.updated_at';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

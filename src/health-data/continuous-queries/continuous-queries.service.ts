@@ -4,11 +4,10 @@ import type { TeamPrincipal } from '../../auth/principal';
 import { conflict, notFound, RequestValidationError, validationError } from '../../common/errors';
 import type { KeysetPosition } from '../../common/keyset-cursor';
 import { UsersRepository } from '../../users/users.repository';
-import type { AggregationPlan, PlanSource } from '../aggregation-plan';
+import { type AggregationPlan, MAX_RESULT_ROWS, type PlanSource } from '../aggregation-plan';
 import type { AggregationQuery, Period } from '../aggregation.dto';
 import { AggregationService, windowOf } from '../aggregation.service';
-import { MAX_RESULT_ROWS } from '../aggregation-plan';
-import { type ContinuousQueryRow, ContinuousQueriesRepository, type QueryOwner, type TaskRow } from './continuous-queries.repository';
+import { type ContinuousQueryRow, ContinuousQueriesRepository, dataSourceKey, type QueryOwner, type TaskRow } from './continuous-queries.repository';
 
 /** A continuous query as its owner defines it. */
 export interface ContinuousQueryDefinition {
@@ -17,12 +16,9 @@ export interface ContinuousQueryDefinition {
   past: Period;
 }
 
-/**
- * Which writes make a query due: the table its plan reads, named as ingestion names what it
- * writes (`timeseries:<resource>`, `summary:<type>`).
- */
-export function sourceKeyOf(source: PlanSource): string {
-  return source.table === 'timeseries' ? `timeseries:${source.resource}` : `summary:${source.table}`;
+/** Which writes make a query due: those of the table its plan reads. */
+function sourceKeyOf(source: PlanSource): string {
+  return source.table === 'timeseries' ? dataSourceKey('timeseries', source.resource) : dataSourceKey('summary', source.table);
 }
 
 /**
