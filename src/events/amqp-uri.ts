@@ -14,7 +14,9 @@ export function isAmqpUri(value: string): boolean {
 /**
  * Why a RabbitMQ URI is refused as an outbound target (server-side request forgery), or null:
  * unless `allowPrivate` (development and tests, ALLOW_PRIVATE_WEBHOOK_URLS), no localhost and no
- * literal private, loopback or link-local address. The URI's form is checked by isAmqpUri.
+ * literal non-public address (nonPublicRange). An amqp: URI's host is not normalised by URL as an
+ * http: one is, so `amqp://0x7f.1` reaches nonPublicHostProblem as written; ipaddr.js reads it as
+ * 127.0.0.1, as the broker connection's getaddrinfo would. The URI's form is checked by isAmqpUri.
  */
 export function amqpUriProblem(value: string, allowPrivate: boolean): string | null {
   if (allowPrivate || !isAmqpUri(value)) return null;

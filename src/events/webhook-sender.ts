@@ -5,7 +5,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { isNonPublicAddress, webhookUrlProblem } from './webhook-url';
+import { nonPublicRange, webhookUrlProblem } from './webhook-url';
 import { parseRetryAfter } from './retry-policy';
 
 /** Characters of the response body kept with an attempt. */
@@ -68,20 +68,21 @@ export class PrivateAddressError extends Error {
 }
 
 /**
- * A `lookup` for http(s).request that refuses hosts resolving to a loopback, private or
- * link-local address: checked on the addresses actually connected to, so a DNS answer that
- * changed since the URL was accepted (rebinding) cannot reach the internal network.
+ * A `lookup` for http(s).request (and amqplib's connect) that refuses hosts resolving to a
+ * loopback, private, link-local or other non-public address (nonPublicRange): checked on the
+ * addresses actually connected to, so a DNS answer that changed since the URL was accepted
+ * (rebinding) cannot reach the internal network.
  */
 export function publicOnlyLookup(resolve: typeof dnsLookup = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       const list = addresses as unknown as LookupAddress[];
-      const refused = list.find((address) => isNonPublicAddress(address.address));
-      if (refused || list.length === 0) {
-        const reason = refused ? `${hostname} resolves to non-public address ${refused.address}` : `${hostname} has no address`;
-        return callback(new PrivateAddressError(reason), '', 0);
+      for (const { address } of list) {
+        const range = nonPublicRange(address);
+        if (range) return callback(new PrivateAddressError(`${hostname} resolves to non-public address ${address} (${range})`), '', 0);
       }
+      if (list.length === 0) return callback(new PrivateAddressError(`${hostname} has no address`), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       return callback(null, list[0].address, list[0].family);
     });

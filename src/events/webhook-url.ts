@@ -1,44 +1,48 @@
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Private, loopback, link-local and other non-public ranges (server-side request forgery).
- * IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are matched against the IPv4 ranges by BlockList.
+ * IANA allocates IPv6 global unicast space only from 2000::/3 (RFC 4291 §2.4 and the IANA "IPv6
+ * Address Space" registry: everything else is reserved by the IETF or named by ipaddr.js's own
+ * ranges). ipaddr.js's `range()` calls an address outside its table `unicast`, which would let
+ * through what its table does not name: the deprecated IPv4-compatible ::/96 (`::7f00:1` is
+ * 127.0.0.1 on stacks that still route it; ipaddr.js knows only ::/128), the dummy prefix
+ * 100:0:0:1::/64 (RFC 9780, newer than its table) and whatever the IETF sets aside next outside
+ * 2000::/3. So an IPv6 address must also lie in 2000::/3.
  */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Why an IP address is not on the public internet: the name of its special-purpose range
+ * (ipaddr.js's `range()` names, from the IANA special-purpose registries: private, loopback,
+ * linkLocal, carrierGradeNat, reserved (documentation, benchmarking, 192.0.0.0/24, 240/4),
+ * multicast, broadcast, uniqueLocal, deprecatedSiteLocal, discard, orchid2, as112…), or null for a
+ * public unicast address or a string that is not an IP address (a host name).
+ *
+ * Every IPv6 range that carries an IPv4 address is refused whatever that IPv4 address is:
+ * IPv4-mapped, rfc6145 (translated), rfc6052 (NAT64, 64:ff9b::/96 and 64:ff9b:1::/48), 6to4
+ * (2002::/16) and Teredo (2001::/32). Sent there, a packet reaches the embedded IPv4 host through
+ * a translator or relay, possibly one inside the deployment's network (2002:7f00:1:: is 127.0.0.1
+ * behind a 6to4 gateway); a public receiver is reachable on its own address instead.
+ *
+ * IPv4 written the short ways inet_aton still reads (`127.1`, `0x7f.1`, `2130706433`) is parsed
+ * as the address it names: getaddrinfo would connect there.
+ */
+export function nonPublicRange(address: string): string | null {
+  if (!ipaddr.isValid(address)) return null;
+  const parsed = ipaddr.parse(address);
+  const range = parsed.range();
+  if (range !== 'unicast') return range;
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return 'reservedByIetf';
+  return null;
 }
 
 /**
  * Whether an IP address (v4, v6 or IPv4-mapped v6) is loopback, private, link-local or otherwise
- * not on the public internet. Delivery checks every address a webhook host resolves to.
+ * not on the public internet (nonPublicRange). Delivery checks every address a webhook host or an
+ * event destination's broker resolves to.
  */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (!family) return false;
-  return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return nonPublicRange(address) !== null;
 }
 
 /**
@@ -68,6 +72,6 @@ export function nonPublicHostProblem(hostname: string, what: string): string | n
   // A trailing dot (fully-qualified "localhost.") names the same host.
   const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return `The ${what} must not point at localhost.`;
-  if (isNonPublicAddress(host)) return `The ${what} must not point at a private, loopback or link-local address.`;
+  if (isNonPublicAddress(host)) return `The ${what} must not point at a private, loopback, link-local or other non-public address.`;
   return null;
 }

@@ -45,6 +45,12 @@ test.each([
   'http://10.1.2.3/hook',
   'http://192.168.0.10/hook',
   'https://172.16.5.4/hook',
+  'http://[::127.0.0.1]/hook',
+  'http://[2002:7f00:1::1]/hook',
+  'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+  'http://[fec0::1]/hook',
+  'http://[64:ff9b:1::a00:1]/hook',
+  'http://198.18.0.1/hook',
 ])('refuses %s at create and at patch', async (url) => {
   const created = await api('POST', '/webhook', { url });
   expect(created.status).toBe(422);
@@ -87,7 +93,7 @@ test('refuses at delivery time: a host name resolving to a private address, and 
   ]);
   for (const [id, error] of [
     [byName.body.id as string, /resolves to non-public address/],
-    [stored.id, /^Refused: The URL must not point at a private, loopback or link-local address/],
+    [stored.id, /^Refused: The URL must not point at a private, loopback, link-local or other non-public address/],
   ] as const) {
     const message = await waitFor(async () => {
       const body = (await api('GET', `/webhook/${id}/messages/${eventId}`)).body;
@@ -119,6 +125,8 @@ describe('event destinations (RabbitMQ URIs) in the same deployment', () => {
     'amqps://[::1]:5671/vhost',
     'amqp://10.0.0.5',
     'amqps://169.254.169.254',
+    'amqp://0x7f.1',
+    'amqps://[2002:a00:1::1]:5671/vhost',
   ])('refuses %s and stores nothing', async (uri) => {
     const refused = await pipelines(rabbit(uri));
     expect(refused.status).toBe(422);
