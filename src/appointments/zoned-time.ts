@@ -1,54 +1,41 @@
+import { IANAZone } from 'luxon';
+
 /**
- * Wall-clock arithmetic in an IANA time zone, on the runtime's ICU time-zone database (Intl).
- * luxon is only a transitive dependency here (bullmq → cron-parser) without types, so it is not
- * imported; Intl gives the same tz rules, DST included.
+ * Wall-clock arithmetic in an IANA time zone: offsets are luxon's (`IANAZone`, on the runtime's
+ * ICU time-zone database through Intl); the rest is plain UTC calendar arithmetic.
  *
  * Intl is slow (a formatToParts call costs microseconds and allocates), and availability asks for
  * thousands of offsets per answer, so offsets are remembered per zone and UTC hour: an hour whose
  * first and last second have the same offset has it throughout (a zone never changes its offset
  * twice within an hour). An hour with a transition in it is never remembered; every instant in it
- * asks Intl, as before.
+ * asks luxon.
  */
 
+const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 /** Remembered hours per zone (~11 years); the zone's memory starts over beyond it. */
 const MAX_REMEMBERED_HOURS = 100_000;
 /** Marks an hour with a transition in it. */
 const MIXED = Number.NaN;
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const zones = new Map<string, IANAZone>();
 const hourlyOffsets = new Map<string, Map<number, number>>();
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let found = formatters.get(timeZone);
+function zone(timeZone: string): IANAZone {
+  let found = zones.get(timeZone);
   if (!found) {
-    found = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, found);
+    found = IANAZone.create(timeZone);
+    // luxon answers NaN offsets for a zone it cannot load; refuse it as Intl does.
+    if (!found.isValid) throw new RangeError(`Invalid time zone specified: ${timeZone}`);
+    zones.set(timeZone, found);
   }
   return found;
 }
 
-/** The zone's UTC offset at an instant, straight from Intl. */
-function intlOffsetMinutes(utcMs: number, timeZone: string): number {
-  const parts: Record<string, number> = {};
-  for (const part of formatter(timeZone).formatToParts(new Date(utcMs))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour % 24, parts.minute, parts.second);
-  return Math.round((asUtc - Math.floor(utcMs / 1000) * 1000) / 60_000);
-}
-
 /** The zone's UTC offset (minutes, east positive) at an instant. */
 export function offsetMinutes(utcMs: number, timeZone: string): number {
+  const tz = zone(timeZone);
   let hours = hourlyOffsets.get(timeZone);
   if (!hours) {
     hours = new Map();
@@ -57,19 +44,42 @@ export function offsetMinutes(utcMs: number, timeZone: string): number {
   const hour = Math.floor(utcMs / HOUR_MS);
   let offset = hours.get(hour);
   if (offset === undefined) {
-    const first = intlOffsetMinutes(hour * HOUR_MS, timeZone);
-    offset = intlOffsetMinutes(hour * HOUR_MS + HOUR_MS - 1000, timeZone) === first ? first : MIXED;
+    const first = tz.offset(hour * HOUR_MS);
+    offset = tz.offset(hour * HOUR_MS + HOUR_MS - 1000) === first ? first : MIXED;
     if (hours.size >= MAX_REMEMBERED_HOURS) hours.clear();
     hours.set(hour, offset);
   }
-  return Number.isNaN(offset) ? intlOffsetMinutes(utcMs, timeZone) : offset;
+  return Number.isNaN(offset) ? tz.offset(utcMs) : offset;
 }
 
-/** The instant at which the wall clock in `timeZone` shows `wallMs` (a wall-clock time written as if it were UTC). */
+/**
+ * The instant at which the wall clock in `timeZone` shows `wallMs` (a wall-clock time written as
+ * if it were UTC). A wall-clock time a transition skips or repeats is read with the offset in
+ * force just before the transition:
+ *
+ * - in a gap (the clock springs forward; New York's 02:30 on 2027-03-14 never shows) it moves
+ *   forward by the gap's length: 03:30 EDT, 07:30Z, as luxon, java.time and Temporal's
+ *   `compatible` do. An hour of slots across the gap thus keeps its length and its order instead
+ *   of folding onto the hour before (02:30 read as 01:30 EST, the instant 01:30 already has).
+ * - in an overlap (the clock falls back; New York's 01:30 on 2027-11-07 shows twice) it is the
+ *   earlier instant, 01:30 EDT, 05:30Z, as java.time and Temporal's `compatible` do: the first
+ *   time the clock shows it, so a booking for 01:30 is never an hour later than the first 01:30.
+ *   luxon's own `fromObject` picks by the zone's offset on the day it runs (the earlier instant
+ *   in summer, the later in winter); its `getPossibleOffsets()` lists both, and the tests hold
+ *   this function to the earlier of them.
+ *
+ * The offsets either side are taken a day away, as luxon's getPossibleOffsets does: no zone
+ * changes its offset twice within two days.
+ */
 export function wallToUtc(wallMs: number, timeZone: string): number {
-  const first = wallMs - offsetMinutes(wallMs, timeZone) * 60_000;
-  const second = offsetMinutes(first, timeZone);
-  return wallMs - second * 60_000;
+  const before = offsetMinutes(wallMs - DAY_MS, timeZone);
+  const earlier = wallMs - before * MINUTE_MS;
+  if (offsetMinutes(earlier, timeZone) === before) return earlier;
+  const after = offsetMinutes(wallMs + DAY_MS, timeZone);
+  const later = wallMs - after * MINUTE_MS;
+  if (offsetMinutes(later, timeZone) === after) return later;
+  // Neither offset shows this wall-clock time: a gap.
+  return earlier;
 }
 
 /** The instant at which the wall clock in `timeZone` shows `date` (YYYY-MM-DD) `hour`:`minute`. */
