@@ -16,13 +16,17 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
  * (ipaddr.js's `range()` names, from the IANA special-purpose registries: private, loopback,
  * linkLocal, carrierGradeNat, reserved (documentation, benchmarking, 192.0.0.0/24, 240/4),
  * multicast, broadcast, uniqueLocal, deprecatedSiteLocal, discard, orchid2, as112…), or null for a
- * public unicast address or a string that is not an IP address (a host name).
+ * public unicast address or a string that is not an IP address (a host name). Webhook URLs and
+ * event-destination URIs are checked with it when stored and sent, and so is every address their
+ * host names resolve to at delivery (publicOnlyLookup).
  *
  * Every IPv6 range that carries an IPv4 address is refused whatever that IPv4 address is:
  * IPv4-mapped, rfc6145 (translated), rfc6052 (NAT64, 64:ff9b::/96 and 64:ff9b:1::/48), 6to4
  * (2002::/16) and Teredo (2001::/32). Sent there, a packet reaches the embedded IPv4 host through
  * a translator or relay, possibly one inside the deployment's network (2002:7f00:1:: is 127.0.0.1
- * behind a 6to4 gateway); a public receiver is reachable on its own address instead.
+ * behind a 6to4 gateway); a public receiver is reachable on its own address instead. (Not so
+ * behind DNS64 on an IPv6-only network, where IPv4-only receivers resolve into 64:ff9b::/96: such
+ * a deployment cannot reach them with private targets refused.)
  *
  * IPv4 written the short ways inet_aton still reads (`127.1`, `0x7f.1`, `2130706433`) is parsed
  * as the address it names: getaddrinfo would connect there.
@@ -34,15 +38,6 @@ export function nonPublicRange(address: string): string | null {
   if (range !== 'unicast') return range;
   if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return 'reservedByIetf';
   return null;
-}
-
-/**
- * Whether an IP address (v4, v6 or IPv4-mapped v6) is loopback, private, link-local or otherwise
- * not on the public internet (nonPublicRange). Delivery checks every address a webhook host or an
- * event destination's broker resolves to.
- */
-export function isNonPublicAddress(address: string): boolean {
-  return nonPublicRange(address) !== null;
 }
 
 /**
@@ -72,6 +67,6 @@ export function nonPublicHostProblem(hostname: string, what: string): string | n
   // A trailing dot (fully-qualified "localhost.") names the same host.
   const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return `The ${what} must not point at localhost.`;
-  if (isNonPublicAddress(host)) return `The ${what} must not point at a private, loopback, link-local or other non-public address.`;
+  if (nonPublicRange(host)) return `The ${what} must not point at a private, loopback, link-local or other non-public address.`;
   return null;
 }
