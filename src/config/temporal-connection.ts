@@ -30,6 +30,39 @@ export interface TemporalConnectionSettings {
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_TEMPORAL_NAMESPACE = 'labflow';
 
+/**
+ * The connection settings as docs/configuration.md lists them (`npm run docs:config`): they are
+ * envconfig's, not in envSchema, so their descriptions live here.
+ */
+export const TEMPORAL_CONNECTION_VARIABLES: readonly { name: string; default?: string; description: string }[] = [
+  {
+    name: 'TEMPORAL_ADDRESS',
+    default: DEFAULT_TEMPORAL_ADDRESS,
+    description:
+      '`host:port` of the Temporal frontend. Temporal Cloud: `<namespace>.<account>.tmprl.cloud:7233` with mTLS, or the regional endpoint (such as `us-east-1.aws.api.temporal.io:7233`) with an API key.',
+  },
+  { name: 'TEMPORAL_NAMESPACE', default: DEFAULT_TEMPORAL_NAMESPACE, description: 'The namespace (tests: `labflow-test`; Temporal Cloud: `<namespace>.<account>`).' },
+  { name: 'TEMPORAL_API_KEY', description: 'An API key (Temporal Cloud). Turns TLS on by itself.' },
+  { name: 'TEMPORAL_TLS', description: "`true`: TLS with the system's CAs. `false`: no TLS (refused together with an API key or certificates). Only `true` or `false`." },
+  {
+    name: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+    description: 'Mutual TLS: the client certificate, PEM. Needs `TEMPORAL_TLS_CLIENT_KEY_PATH`. `TEMPORAL_TLS_CLIENT_CERT_DATA` takes the PEM text itself.',
+  },
+  { name: 'TEMPORAL_TLS_CLIENT_KEY_PATH', description: "Mutual TLS: the client certificate's private key, PEM. `TEMPORAL_TLS_CLIENT_KEY_DATA` takes the PEM text itself." },
+  {
+    name: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+    description: "The CA that signed the server's certificate, PEM, when it is not a public one. `TEMPORAL_TLS_SERVER_CA_CERT_DATA` takes the PEM text itself.",
+  },
+  { name: 'TEMPORAL_TLS_SERVER_NAME', description: "The name to check the server's certificate against, when it differs from the address's host." },
+  { name: 'TEMPORAL_GRPC_META_<NAME>', description: 'An extra gRPC header `<name>` on every call.' },
+  {
+    name: 'TEMPORAL_CONFIG_FILE',
+    description:
+      "A TOML file of profiles in the `temporal` CLI's format (`[profile.prod]` with `address`, `namespace`, `api_key`; `[profile.prod.tls]` with `client_cert_path`, `client_key_path`, `server_ca_cert_path`, `server_name`). Environment variables win over the file. The file is read only when this or `TEMPORAL_PROFILE` is set, so a server never picks up its user's CLI profile.",
+  },
+  { name: 'TEMPORAL_PROFILE', default: 'default', description: 'The profile of the TOML file to use.' },
+];
+
 type Env = Record<string, string | undefined>;
 type Result = { ok: true; settings: TemporalConnectionSettings } | { ok: false; errors: string[] };
 
