@@ -310,7 +310,7 @@ export const envSchema = z.object({
     .min(16)
     .optional()
     .meta(doc('observability', 'When set, `GET /metrics` answers 401 without `Authorization: Bearer <METRICS_TOKEN>` (16 characters or more).', 'no token asked')),
-  WORKER_HEALTH_PORT: port.default(8002).meta(doc('processes', "The worker's own HTTP port: `/health/live`, `/health/ready` and `/metrics` (`0`: any free port; tests: `0`).")),
+  WORKER_HEALTH_PORT: port.default(8002).meta(doc('processes', "The worker's own HTTP port, bound to `API_HOST`: `/health/live`, `/health/ready` and `/metrics` (`0`: any free port; tests: `0`).")),
   TEMPORAL_METRICS_PORT: port.default(0).meta(doc('observability', "Loopback port of the Temporal SDK's Prometheus exporter, merged into the worker's `/metrics` (`0`: any free port).")),
   WEBHOOK_RETRY_SCHEDULE: durationList.default('0s,5s,5m,30m,2h,5h,10h,10h').meta(doc('events', "Delays before each retry after a failed webhook attempt (Junction's schedule).")),
   WEBHOOK_DELIVERY_TIMEOUT: duration.default('15s').meta(doc('events', 'A webhook attempt counts as successful only with a 2xx within this time.')),
