@@ -25,7 +25,7 @@ export interface ConfigRow {
 }
 
 type Meta = { description?: string; group?: string; unset?: string };
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; defaultValue?: unknown; entries?: Record<string, string> };
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; defaultValue?: unknown };
 
 const defOf = (schema: z.ZodType) => (schema as unknown as { def: Def }).def;
 
@@ -70,12 +70,12 @@ function defaultTextOf(schema: z.ZodType, meta: Meta): string {
   return '**required**';
 }
 
-/** "One of `a`, `b`." for an enum, wherever it sits in the chain. */
+/** "One of `a`, `b`." for an enum taken as it is; flags (an enum transformed to a boolean) are said once in the intro. */
 function choicesOf(schema: z.ZodType): string {
-  const values = layers(schema)
-    .map((layer) => defOf(layer))
-    .find((def) => def.type === 'enum')?.entries;
-  return values ? ` One of ${Object.values(values).map(code).join(', ')}.` : '';
+  const chain = layers(schema);
+  if (chain.some((layer) => defOf(layer).type === 'pipe')) return '';
+  const values = (chain.find((layer) => defOf(layer).type === 'enum') as unknown as { options: string[] } | undefined)?.options;
+  return values ? ` One of ${values.map(code).join(', ')}.` : '';
 }
 
 /** One row per variable of the schema, then Temporal's connection settings. Throws naming every undocumented variable. */
@@ -134,6 +134,7 @@ export function renderConfigurationDoc(rows: ConfigRow[]): string {
     'Every process reads these environment variables once at start-up (`src/config/config.ts`).',
     'A bad value stops the process with a message naming the variable.',
     'Durations are written like `500ms`, `30s`, `5m`, `2h`, `7d`.',
+    'Flags take `true` or `false` (or `1`, `0`).',
     '`npm run up` keeps its settings in `.labflow/env`; the tests in `.labflow/test.env`.',
     '',
     ...sections.map((section) => `- [${section}](#${anchorOf(section)})`),

@@ -83,10 +83,10 @@ export const CONFIG_GROUPS = {
   connections: 'Connections',
   link: 'Link and providers',
 } as const;
-export type ConfigGroup = keyof typeof CONFIG_GROUPS;
+type ConfigGroup = keyof typeof CONFIG_GROUPS;
 
 /** What docs/configuration.md says of a variable. `unset`: what an optional one does without a value. */
-export type ConfigDoc = {
+type ConfigDoc = {
   group: ConfigGroup;
   description: string;
   unset?: string;
@@ -347,7 +347,7 @@ export const envSchema = z.object({
     ),
   RETENTION_SWEEP_INTERVAL: duration
     .default('1h')
-    .meta(doc('reconcilers', 'How often the worker role `retention` deletes expired events, idempotency keys and link tokens (`0s` turns it off).')),
+    .meta(doc('reconcilers', "How often the worker role `retention` runs its sweep (`0s` turns it off): expired events, idempotency keys and link tokens, ended Link Migration operations' users, and health-data months past `HEALTH_DATA_RETENTION`.")),
   ORDER_REGISTRATION_WINDOW: duration.default('60d').meta(doc('orders', 'How long a customer has to register a received kit before the order is cancelled.')),
   ORDER_SAMPLE_TO_LAB_WINDOW: duration.default('30d').meta(doc('orders', 'How long a kit may take from the customer to the lab before it counts as lost.')),
   SANDBOX_STEP_DELAY: duration.default('1s').meta(doc('sandbox', "Default pause between the steps of a sandbox order's simulation.")),

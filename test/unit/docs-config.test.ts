@@ -28,14 +28,16 @@ describe('docs/configuration.md, generated from the environment schema', () => {
         .transform((value) => value.split(','))
         .prefault('1s,2s')
         .meta({ group: 'events', description: 'A list.' }),
+      LEVEL: z.enum(['info', 'debug']).default('info').meta({ group: 'events', description: 'A level.' }),
       OPTIONAL: z.string().optional().meta({ group: 'events', description: 'Optional.', unset: 'off' }),
       REQUIRED: z.string().meta({ group: 'keys', description: 'Needed.' }),
     });
     const rows = configRows(schema).filter((row) => !row.name.startsWith('TEMPORAL_'));
     expect(rows).toEqual([
       { name: 'BEFORE_DEFAULT', section: 'Other', defaultText: '`a`', description: 'Described before its default.' },
-      { name: 'FLAG', section: 'Events and webhooks', defaultText: '`true`', description: 'A flag. One of `true`, `false`.' },
+      { name: 'FLAG', section: 'Events and webhooks', defaultText: '`true`', description: 'A flag.' },
       { name: 'LIST', section: 'Events and webhooks', defaultText: '`1s,2s`', description: 'A list.' },
+      { name: 'LEVEL', section: 'Events and webhooks', defaultText: '`info`', description: 'A level. One of `info`, `debug`.' },
       { name: 'OPTIONAL', section: 'Events and webhooks', defaultText: 'off', description: 'Optional.' },
       { name: 'REQUIRED', section: 'Keys and encryption', defaultText: '**required**', description: 'Needed.' },
     ]);

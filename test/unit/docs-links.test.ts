@@ -10,12 +10,12 @@ const DOCS = ['README.md', 'src/README.md', 'src/events/README.md', ...readdirSy
 /** The text without fenced blocks and inline code, where brackets are not links. */
 const prose = (markdown: string) => markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
 
-export function linksOf(markdown: string): string[] {
+function linksOf(markdown: string): string[] {
   return [...prose(markdown).matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
 }
 
 /** Anchors of a file's headings as GitHub makes them (a repeated heading gets -1, -2…). */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const match of markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
