@@ -20,6 +20,8 @@ import { PortalModule } from './portal/portal.module';
 import { RemindersModule } from './reminders/reminders.module';
 import { TeamModule } from './team/team.module';
 import { LinkModule } from './link/link.module';
+import { ApiRateLimitGuard } from './rate-limits/rate-limit.guard';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { UsersModule } from './users/users.module';
 
 export const API_DOCUMENT: HttpAppOptions = {
@@ -38,8 +40,9 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule, LinkModule],
-      providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
+      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule, LinkModule, RateLimitsModule],
+      // Rate limits first: a limited request is refused before its key is looked up.
+      providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: ApiRateLimitGuard }, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
   }
 }

@@ -15,6 +15,8 @@ import { CodecController } from './temporal/codec.controller';
 import { OrgsController } from './management/orgs.controller';
 import { OrgsRepository } from './management/orgs.repository';
 import { OrgsService } from './management/orgs.service';
+import { ManagementRateLimitGuard } from './rate-limits/rate-limit.guard';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { StrandedOrdersModule } from './management/stranded-orders/stranded-orders.module';
 import { TeamApiKeysModule } from './management/team-api-keys/team-api-keys.module';
 import { TeamsModule } from './management/teams/teams.module';
@@ -51,9 +53,11 @@ export class ManagementModule {
         StrandedOrdersModule,
         ContinuousQueriesManagementModule,
         MetricsModule,
+        RateLimitsModule,
       ],
       controllers: [OrgsController, CodecController],
-      providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: ManagementKeyGuard }, OrgsRepository, OrgsService],
+      // Rate limits first: a limited request is refused before its key is looked up.
+      providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: ManagementRateLimitGuard }, { provide: APP_GUARD, useClass: ManagementKeyGuard }, OrgsRepository, OrgsService],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiHeader, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
+import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { PartnerSigned } from '../adapters/partner-signature';
 import { AppointmentBookingsService } from './appointment-bookings.service';
 import {
@@ -118,6 +119,7 @@ export class PscAppointmentsController {
 @ApiTags('partner webhooks')
 @Controller('v3/webhooks/appointments')
 @Public()
+@LimitedPerAddress('partnerWebhooks')
 export class ProviderCallbacksController {
   constructor(private readonly bookings: AppointmentBookingsService) {}
 

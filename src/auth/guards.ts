@@ -8,7 +8,20 @@ import { TeamKeyCache } from './team-key-cache';
 
 type HeaderRequest = AuthenticatedRequest & { headers: Record<string, string | string[] | undefined> };
 
-function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
+/**
+ * The team API key a request presents to the main API: `x-service-api-key`, or `x-vital-api-key`,
+ * which the official Junction SDK sends for its `apiKey` option.
+ */
+export function presentedTeamKey(request: Pick<HeaderRequest, 'headers'>): string | undefined {
+  return headerOf(request, 'x-service-api-key') ?? headerOf(request, 'x-vital-api-key');
+}
+
+/** The management key a request presents: `X-Management-Key`, or the deprecated `X-Service-Org-Key`. */
+export function presentedManagementKey(request: Pick<HeaderRequest, 'headers'>): string | undefined {
+  return headerOf(request, 'x-management-key') ?? headerOf(request, 'x-service-org-key');
+}
+
+export function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]) === true;
 }
 
@@ -42,8 +55,7 @@ export class TeamApiKeyGuard extends KeyGuard {
   }
 
   protected async authenticate(request: HeaderRequest): Promise<void> {
-    // x-vital-api-key is what the official Junction SDK sends for its `apiKey` option.
-    const value = headerOf(request, 'x-service-api-key') ?? headerOf(request, 'x-vital-api-key');
+    const value = presentedTeamKey(request);
     if (!value) throw unauthorized('Missing API key: send your team API key in the x-service-api-key header.');
     if (looksLikeManagementKey(value)) {
       throw unauthorized('A management key cannot be used on the main API; use a team API key.');
@@ -61,7 +73,7 @@ export class TeamApiKeyGuard extends KeyGuard {
 @Injectable()
 export class ManagementKeyGuard extends KeyGuard {
   protected async authenticate(request: HeaderRequest): Promise<void> {
-    const value = headerOf(request, 'x-management-key') ?? headerOf(request, 'x-service-org-key');
+    const value = presentedManagementKey(request);
     if (!value) throw unauthorized('Missing management key: send it in the X-Management-Key header.');
     if (looksLikeTeamKey(value)) {
       throw unauthorized('A team API key cannot be used on the management API; use a management key.');

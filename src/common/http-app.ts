@@ -60,6 +60,8 @@ export async function createHttpApp(
   const logger = logging.logger ?? createLogger(config, { service: options.service });
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
+    // The client address (request.ip) the per-address rate limits count by, behind proxies labflow is told to believe.
+    trustProxy: config.trustProxy,
     // client_user_id may be 255 characters, and it travels in a path parameter.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     // One logger for Fastify's request lines and Nest's messages (logging.module.ts).

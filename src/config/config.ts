@@ -73,6 +73,9 @@ export interface LabflowConfig {
   portal: PortalConfig;
   notifications: { smtpUrl: string | null; from: string };
   reminders: RemindersConfig;
+  rateLimits: RateLimitsConfig;
+  /** Fastify's trustProxy (TRUST_PROXY): which proxies' X-Forwarded-For names the client address. */
+  trustProxy: boolean | number | string[];
   /** Real data providers' clients; null where labflow is not registered with the provider. */
   providers: { oura: OuraConfig | null; dexcom: DexcomConfig | null; whoop: WhoopConfig | null };
 }
@@ -99,6 +102,19 @@ export interface WhoopConfig {
   clientId: string;
   clientSecret: string;
   apiUrl: string;
+}
+
+/** A rate-limit budget: `points` in a fixed window of `durationSeconds`; null: unlimited. */
+export type RateBudget = { points: number; durationSeconds: number } | null;
+
+/** The HTTP apps' rate limits (src/rate-limits, docs/rate-limits.md): budgets per key or client address, per route family. */
+export interface RateLimitsConfig {
+  redisUrl: string;
+  keyPrefix: string;
+  /** Requests: per team API key, per management key, per client address of each unauthenticated family. */
+  requests: { apiKey: RateBudget; managementKey: RateBudget; portal: RateBudget; link: RateBudget; partnerWebhooks: RateBudget };
+  /** Refused attempts per client address (guessing): keys, portal codes and launches, link tokens, webhook signatures. */
+  failures: { invalidKey: RateBudget; portal: RateBudget; link: RateBudget; partnerWebhooks: RateBudget };
 }
 
 /** Patient reminders on the order workflow's timers (workflows/order/reminders.ts, src/reminders). */
@@ -222,6 +238,13 @@ function pairsOf(list: string): Record<string, string> {
       .filter(Boolean)
       .map((pair) => pair.split('=') as [string, string]),
   );
+}
+
+/** RATE_LIMIT_* (validated by its schema: `<count>/<window>` or `off`) as a budget. */
+function rateBudgetOf(value: string): RateBudget {
+  if (value === 'off') return null;
+  const [points, window] = value.split('/');
+  return { points: Number(points), durationSeconds: toMs(window) / 1000 };
 }
 
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
@@ -367,6 +390,24 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       codeMaxSends: e.PORTAL_CODE_MAX_SENDS,
     },
     notifications: { smtpUrl: e.SMTP_URL ?? null, from: e.NOTIFICATIONS_FROM },
+    rateLimits: {
+      redisUrl: e.RATE_LIMIT_REDIS_URL ?? e.REDIS_URL,
+      keyPrefix: e.RATE_LIMIT_REDIS_PREFIX,
+      requests: {
+        apiKey: rateBudgetOf(e.RATE_LIMIT_API_KEY),
+        managementKey: rateBudgetOf(e.RATE_LIMIT_MANAGEMENT_KEY),
+        portal: rateBudgetOf(e.RATE_LIMIT_PORTAL),
+        link: rateBudgetOf(e.RATE_LIMIT_LINK),
+        partnerWebhooks: rateBudgetOf(e.RATE_LIMIT_PARTNER_WEBHOOKS),
+      },
+      failures: {
+        invalidKey: rateBudgetOf(e.RATE_LIMIT_INVALID_KEYS),
+        portal: rateBudgetOf(e.RATE_LIMIT_PORTAL_FAILURES),
+        link: rateBudgetOf(e.RATE_LIMIT_LINK_FAILURES),
+        partnerWebhooks: rateBudgetOf(e.RATE_LIMIT_PARTNER_WEBHOOK_FAILURES),
+      },
+    },
+    trustProxy: e.TRUST_PROXY,
     providers: {
       oura:
         e.OURA_CLIENT_ID && e.OURA_CLIENT_SECRET

@@ -55,6 +55,32 @@ const keyList = z
 
 export const toMs = (value: string) => msToNumber(value as Parameters<typeof msToNumber>[0]);
 
+/**
+ * A rate-limit budget: `<count>/<window>` (`600/1m`: 600 in a fixed window of one minute, which
+ * opens at the first request and closes a minute later), the window in whole seconds; `off` for none.
+ */
+const rateBudget = z
+  .string()
+  .trim()
+  .refine(
+    (value) => {
+      if (value === 'off') return true;
+      const match = /^(\d+)\/(.+)$/.exec(value);
+      return match !== null && Number(match[1]) >= 1 && duration.safeParse(match[2]).success && toMs(match[2]) >= 1000 && toMs(match[2]) % 1000 === 0;
+    },
+    { message: 'must be <count>/<window> such as "600/1m" (count ≥ 1, window in whole seconds, at least 1s), or "off"' },
+  );
+
+/** TRUST_PROXY: `false`, `true`, a number of proxy hops, or comma-separated proxy addresses or CIDR ranges. */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((value): boolean | number | string[] => {
+    if (value === 'true' || value === 'false') return value === 'true';
+    if (/^\d+$/.test(value)) return Number(value);
+    return value.split(',').map((part) => part.trim()).filter(Boolean);
+  });
+
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
 export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
@@ -185,6 +211,50 @@ export const envSchema = z.object({
     .positive()
     .default(1_048_576)
     .meta(doc('requests', 'Largest JSON body accepted; larger ones answer 413. Orders carrying insurance card images or a signature may need more.')),
+  TRUST_PROXY: trustProxy
+    .default(false)
+    .meta(
+      doc(
+        'requests',
+        "Which proxies in front of the HTTP apps to believe about the client address (`X-Forwarded-For`): `false` (none: the address is the TCP peer), `true` (any), a number of hops, or comma-separated proxy addresses or CIDR ranges. The per-address rate limits count by that address: behind a load balancer set it, or every client shares the balancer's budget. See [Rate limits](rate-limits.md).",
+      ),
+    ),
+  RATE_LIMIT_REDIS_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(doc('requests', 'Redis of the rate limits, shared by every API and management replica. While it does not answer, requests pass uncounted (fail open).', 'the same as `REDIS_URL`')),
+  RATE_LIMIT_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/)
+    .default('labflow-rate')
+    .meta(doc('requests', 'Prefix of the rate-limit counters in Redis; replicas with the same Redis and prefix share one budget (tests: one per stack).')),
+  RATE_LIMIT_API_KEY: rateBudget
+    .default('1200000/1m')
+    .meta(
+      doc(
+        'requests',
+        'Main API: requests per team API key, as `<count>/<window>` (a fixed window from the first request), or `off`. The default is above what the benchmarks send with one key (up to about 10,000 a second); set what one team may use of your deployment, for example `6000/1m`. See [Rate limits](rate-limits.md).',
+      ),
+    ),
+  RATE_LIMIT_MANAGEMENT_KEY: rateBudget.default('60000/1m').meta(doc('requests', 'Management API: requests per management key (`<count>/<window>` or `off`).')),
+  RATE_LIMIT_INVALID_KEYS: rateBudget
+    .default('20/10m')
+    .meta(doc('requests', "Both APIs: refused keys (401 for a key with that API's own prefix) per client address; past it, every keyed request from the address answers 429 until the window closes.")),
+  RATE_LIMIT_PORTAL: rateBudget.default('600/1m').meta(doc('requests', 'Patient portal (`/portal`, `/p/<code>`): requests per client address.')),
+  RATE_LIMIT_PORTAL_FAILURES: rateBudget
+    .default('20/10m')
+    .meta(doc('requests', 'Patient portal: unknown codes, launch tokens and sessions (401, 404) per client address; past it, the portal answers 429 to the address until the window closes.')),
+  RATE_LIMIT_LINK: rateBudget.default('1200/1m').meta(doc('requests', 'Link (the link-token routes under `/v2/link`, the hosted `/link` pages, OAuth callbacks): requests per client address.')),
+  RATE_LIMIT_LINK_FAILURES: rateBudget
+    .default('20/10m')
+    .meta(doc('requests', 'Link: refused link tokens and OAuth states (401, 404) per client address; past it, Link answers 429 to the address until the window closes.')),
+  RATE_LIMIT_PARTNER_WEBHOOKS: rateBudget
+    .default('6000/1m')
+    .meta(doc('requests', 'Partner webhooks (`/v3/webhooks/...`: courier, lab, appointment and data providers): requests per client address.')),
+  RATE_LIMIT_PARTNER_WEBHOOK_FAILURES: rateBudget
+    .default('20/10m')
+    .meta(doc('requests', 'Partner webhooks: refused signatures (401, 404) per client address; past it, the webhooks answer 429 to the address until the window closes.')),
   HEALTH_DATA_BODY_LIMIT_BYTES: z
     .coerce.number()
     .int()

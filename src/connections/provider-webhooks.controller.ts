@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/principal';
+import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { WhoopSigned } from '../adapters/whoop/whoop-webhook';
 import { WhoopWebhookDto } from './connections.dto';
 import { ConnectionsService } from './connections.service';
@@ -13,6 +14,7 @@ import { ConnectionsService } from './connections.service';
 @ApiTags('provider webhooks')
 @Controller('v3/webhooks/provider')
 @Public()
+@LimitedPerAddress('partnerWebhooks')
 export class ProviderWebhooksController {
   constructor(private readonly connections: ConnectionsService) {}
 

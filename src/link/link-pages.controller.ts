@@ -2,6 +2,7 @@ import { Controller, Get, HttpException, Inject, Param, Post, Query, Req, Res } 
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/principal';
+import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { NEUTRAL_BRAND, type PortalBrand } from '../portal/portal-brand';
 import { PortalBrandService } from '../portal/portal-brand.service';
@@ -21,6 +22,7 @@ type ProviderLinkView = Awaited<ReturnType<LinkService['connectPassword']>>;
  */
 @ApiExcludeController()
 @Public()
+@LimitedPerAddress('link')
 @Controller()
 export class LinkPagesController {
   constructor(

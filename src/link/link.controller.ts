@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
+import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import {
   BeginLinkDto,
   CompleteMfaDto,
@@ -27,6 +28,7 @@ const linkTokenHeader = ApiHeader({ name: LINK_TOKEN, required: true, descriptio
  */
 @ApiTags('link')
 @Controller('v2/link')
+@LimitedPerAddress('link')
 export class LinkController {
   constructor(private readonly link: LinkService) {}
 

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/principal';
+import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { CourierTrackingDto, LabEventDto, PartnerParams } from './orders.dto';
 import { PartnerSigned } from '../adapters/partner-signature';
 import { PartnerWebhooksService } from './partner-webhooks';
@@ -12,6 +13,7 @@ import { PartnerWebhooksService } from './partner-webhooks';
 @ApiTags('partner webhooks')
 @Controller('v3/webhooks')
 @Public()
+@LimitedPerAddress('partnerWebhooks')
 export class PartnerWebhooksController {
   constructor(private readonly webhooks: PartnerWebhooksService) {}
 

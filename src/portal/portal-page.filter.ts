@@ -41,7 +41,9 @@ export class PortalPageFilter implements ExceptionFilter {
           ? ['Please open your link again', 'Your session has ended. Open the link from your message or app again.']
           : status === 404 || status === 422
             ? ['Page not found', 'There is nothing at this address.']
-            : ['We could not do that', 'Please go back and try again.'];
+            : status === 429
+              ? ['Too many tries', 'Please wait a few minutes, then open your link again.']
+              : ['We could not do that', 'Please go back and try again.'];
       return sendHtml(reply, status === 422 ? 404 : status, problemPage({ brand: NEUTRAL_BRAND }, heading, message), NEUTRAL_BRAND);
     }
     this.logger.error(`${request.method} ${request.url.split('?')[0]}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);

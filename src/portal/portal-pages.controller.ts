@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DevOutbox } from '../adapters/notifications/notifications';
 import { Public } from '../auth/principal';
+import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { ApiError, notFound } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { type LiveSession, PortalAccessService, type StartedSession } from './portal-access.service';
@@ -28,6 +29,7 @@ const FLASH: Record<string, string> = {
  */
 @ApiExcludeController()
 @Public()
+@LimitedPerAddress('portal')
 @UseFilters(PortalPageFilter)
 @Controller()
 export class PortalPagesController {

@@ -104,6 +104,9 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     LAB_REPORT_TASK_QUEUE: `lab-reports-${taskQueue}`,
     SANDBOX_CALLBACKS: options.sandboxCallbacks ? 'true' : 'false',
     SANDBOX_CALLBACKS_QUEUE: `sandbox-callbacks-${taskQueue}`,
+    // Test files share a Redis and one client address (127.0.0.1): each stack counts its own
+    // rate limits, unless a test gives two stacks one prefix (replicas sharing a budget).
+    RATE_LIMIT_REDIS_PREFIX: `rate-limits-${taskQueue}`,
     LOG_REQUESTS: 'false',
     ...options.env,
   });

@@ -1,0 +1,184 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import Redis from 'ioredis';
+import { Counter } from 'prom-client';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { errorListener } from '../common/logger';
+import { MetricsRegistry } from '../common/metrics/registry';
+import { LABFLOW_CONFIG, type LabflowConfig, type RateBudget } from '../config/config';
+import type { AddressFamily } from './rate-limit-family';
+
+/** Whose request budget a request spends: a key's (main or management API) or a client address's. */
+export type RequestFamily = 'apiKey' | 'managementKey' | AddressFamily;
+/** Whose refused attempts are counted: keys refused on either API, or an unauthenticated family's. */
+export type FailureFamily = 'invalidKey' | AddressFamily;
+
+/** What one request is counted against; either part may be absent. */
+export interface LimitScope {
+  /** The request budget spent: `subject` is a key's hash or the client address. */
+  requests: { family: RequestFamily; subject: string } | null;
+  /** The client address's guessing budget: checked before the request, spent by a refused answer. */
+  failures: { family: FailureFamily; address: string } | null;
+}
+
+/** A budget as the rate-limit headers show it. */
+export interface BudgetState {
+  limit: number;
+  remaining: number;
+  /** Until the window closes (and the budget is whole again). */
+  resetMs: number;
+}
+
+export type Verdict =
+  /** Go on; `state` is the request budget after this request (null when none was checked). */
+  | { kind: 'admitted'; state: BudgetState | null }
+  /** 429: the request budget is spent, or the address has used up its refused attempts. */
+  | { kind: 'refused'; reason: 'requests' | 'failures'; state: BudgetState };
+
+/** Redis keys: `<RATE_LIMIT_REDIS_PREFIX>:<family>:<key hash or address>` and `…:failures:<family>:<address>`. */
+const REQUESTS = 'requests';
+const FAILURES = 'failures';
+
+/** How long the limiter waits for Redis before letting the request pass (a paused or slow Redis). */
+const COMMAND_TIMEOUT_MS = 500;
+
+/**
+ * The rate limits of the HTTP apps (docs/rate-limits.md): rate-limiter-flexible's RateLimiterRedis
+ * on a Redis connection of its own, so every API and management replica counts in one budget.
+ * Fixed windows: a budget's window opens at the first request counted and closes `duration` later.
+ *
+ * Fail open: while Redis does not answer (down, paused, slow beyond 500 ms), requests pass
+ * unchecked, `labflow_rate_limit_unavailable_total` counts them and a warning says so at most once
+ * a minute. Limits protect the service from one client; refusing everyone while Redis is away
+ * would turn a Redis outage into an API outage.
+ */
+@Injectable()
+export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('rate-limits');
+  private readonly redis: Redis;
+  private readonly requestLimiters = new Map<RequestFamily, RateLimiterRedis>();
+  private readonly failureLimiters = new Map<FailureFamily, RateLimiterRedis>();
+  private readonly unavailable: Counter<'family'>;
+  private readonly refused: Counter<'family' | 'reason'>;
+  private lastWarning = 0;
+  private degraded = false;
+
+  constructor(@Inject(LABFLOW_CONFIG) config: LabflowConfig, metrics: MetricsRegistry) {
+    const { rateLimits } = config;
+    // Commands fail at once while disconnected (no offline queue) and after COMMAND_TIMEOUT_MS
+    // while Redis does not answer; the two commands of a request go out in one write.
+    this.redis = new Redis(rateLimits.redisUrl, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      enableAutoPipelining: true,
+      disconnectTimeout: 200,
+    });
+    this.redis.on('error', errorListener(this.logger, 'Redis (rate limits)'));
+    const limiter = (prefix: string, budget: RateBudget) =>
+      budget && new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${rateLimits.keyPrefix}:${prefix}`, points: budget.points, duration: budget.durationSeconds });
+    for (const [family, budget] of Object.entries(rateLimits.requests) as Array<[RequestFamily, RateBudget]>) {
+      const made = limiter(`${REQUESTS}:${family}`, budget);
+      if (made) this.requestLimiters.set(family, made);
+    }
+    for (const [family, budget] of Object.entries(rateLimits.failures) as Array<[FailureFamily, RateBudget]>) {
+      const made = limiter(`${FAILURES}:${family}`, budget);
+      if (made) this.failureLimiters.set(family, made);
+    }
+    this.unavailable = new Counter({
+      name: 'labflow_rate_limit_unavailable_total',
+      help: 'Requests (and refused attempts) let through uncounted because the rate limits\' Redis did not answer (fail open), by route family.',
+      labelNames: ['family'] as const,
+      registers: [metrics.registry],
+    });
+    this.refused = new Counter({
+      name: 'labflow_rate_limited_total',
+      help: 'Requests answered 429, by route family and reason (requests: the budget is spent; failures: too many refused attempts from the address).',
+      labelNames: ['family', 'reason'] as const,
+      registers: [metrics.registry],
+    });
+  }
+
+  /** The first requests are counted too: wait (briefly) for the connection before serving. */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        this.redis.off('error', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 2000);
+      this.redis.once('ready', done);
+      this.redis.once('error', done);
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.redis.disconnect();
+  }
+
+  /** Spends one request of the scope's budget and checks its address's refused attempts. */
+  async admit(scope: LimitScope): Promise<Verdict> {
+    const requestLimiter = scope.requests && this.requestLimiters.get(scope.requests.family);
+    const failureLimiter = scope.failures && this.failureLimiters.get(scope.failures.family);
+    const [spent, failed] = await Promise.all([
+      requestLimiter && scope.requests ? this.answer(requestLimiter.consume(scope.requests.subject), scope.requests.family) : null,
+      failureLimiter && scope.failures ? this.answer(failureLimiter.get(scope.failures.address), scope.failures.family) : null,
+    ]);
+    if (failureLimiter && scope.failures && failed && failed.consumedPoints >= failureLimiter.points) {
+      this.refused.inc({ family: scope.failures.family, reason: 'failures' });
+      return { kind: 'refused', reason: 'failures', state: { limit: failureLimiter.points, remaining: 0, resetMs: failed.msBeforeNext } };
+    }
+    if (!requestLimiter || !scope.requests || !spent) return { kind: 'admitted', state: null };
+    const state = { limit: requestLimiter.points, remaining: spent.remainingPoints, resetMs: spent.msBeforeNext };
+    if (spent.consumedPoints > requestLimiter.points) {
+      this.refused.inc({ family: scope.requests.family, reason: 'requests' });
+      return { kind: 'refused', reason: 'requests', state };
+    }
+    return { kind: 'admitted', state };
+  }
+
+  /** Counts a refused attempt (a wrong key, code, token or signature) against the address. */
+  async recordFailure(failures: NonNullable<LimitScope['failures']>): Promise<void> {
+    const limiter = this.failureLimiters.get(failures.family);
+    if (limiter) await this.answer(limiter.penalty(failures.address, 1), failures.family);
+  }
+
+  /**
+   * What the limiter said: rate-limiter-flexible rejects a spent budget with its RateLimiterRes
+   * (an answer) and a Redis failure with an Error (no answer: null, and the request passes).
+   */
+  private async answer(work: Promise<RateLimiterRes | null>, family: string): Promise<RateLimiterRes | null> {
+    try {
+      const res = await work;
+      this.recovered();
+      return res;
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) {
+        this.recovered();
+        return outcome;
+      }
+      this.unavailable.inc({ family });
+      this.warnUnavailable(outcome);
+      return null;
+    }
+  }
+
+  /** At most one warning a minute, so an outage does not write a line per request. */
+  private warnUnavailable(error: unknown): void {
+    this.degraded = true;
+    const now = Date.now();
+    if (now - this.lastWarning < 60_000) return;
+    this.lastWarning = now;
+    const message = error instanceof Error ? error.message : String(error);
+    this.logger.warn(`rate limits unavailable (Redis did not answer: ${message}); requests pass unlimited until it answers again`);
+  }
+
+  private recovered(): void {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.lastWarning = 0;
+    this.logger.log('rate limits counting again (Redis answers)');
+  }
+}

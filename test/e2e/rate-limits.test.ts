@@ -1,0 +1,258 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { freeLoopbackPort } from '../../src/common/free-port';
+import { eventually } from '../helpers/eventually';
+import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
+
+/**
+ * Rate limits (docs/rate-limits.md) over HTTP: a budget spent answers 429 `{detail}` with
+ * Retry-After and the X-RateLimit-* headers, counted requests carry the headers too, a budget is
+ * whole again after its window, two API apps on one Redis share one budget, refused keys, portal
+ * codes and link tokens from one address get it refused, and with the limits' Redis away
+ * requests pass and a metric counts them.
+ *
+ * The stacks believe X-Forwarded-For from 127.0.0.1 (TRUST_PROXY), so each test plays a client
+ * address of its own and blocking one address leaves the other tests alone.
+ */
+
+const SECRET = 'rate-limit-partner-secret';
+
+/** Two API apps (replicas) counting in one Redis budget; the first with the management API. */
+let replicaA: TestStack;
+let replicaB: TestStack;
+
+const SMALL_LIMITS = {
+  TRUST_PROXY: '127.0.0.1',
+  PARTNER_WEBHOOK_SECRET: SECRET,
+  RATE_LIMIT_API_KEY: '10/1m',
+  RATE_LIMIT_MANAGEMENT_KEY: '4/1m',
+  RATE_LIMIT_INVALID_KEYS: '5/10m',
+  RATE_LIMIT_PORTAL_FAILURES: '4/10m',
+  RATE_LIMIT_LINK_FAILURES: '4/10m',
+  RATE_LIMIT_PARTNER_WEBHOOK_FAILURES: '3/10m',
+};
+
+beforeAll(async () => {
+  const shared = { ...SMALL_LIMITS, RATE_LIMIT_REDIS_PREFIX: `rate-limits-test-${randomUUID()}` };
+  replicaA = await startStack({ worker: false, management: true, env: shared });
+  replicaB = await startStack({ worker: false, env: shared });
+});
+
+afterAll(async () => {
+  await replicaA?.close();
+  await replicaB?.close();
+});
+
+let addressCounter = 0;
+/** A client address of the test's own (documentation range 203.0.113.0/24 and 198.51.100.0/24). */
+const newAddress = () => {
+  addressCounter += 1;
+  return addressCounter < 250 ? `203.0.113.${addressCounter}` : `198.51.100.${addressCounter - 249}`;
+};
+
+const from = (address: string, headers: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...headers });
+
+function expectRateLimitHeaders(result: HttpResult, limit: number, remaining: number, windowSeconds: number): void {
+  expect(result.headers.get('x-ratelimit-limit')).toBe(String(limit));
+  expect(result.headers.get('x-ratelimit-remaining')).toBe(String(remaining));
+  // Unix seconds, as the Junction SDK reads X-RateLimit-Reset: within the window from now.
+  const reset = Number(result.headers.get('x-ratelimit-reset'));
+  const now = Date.now() / 1000;
+  expect(reset).toBeGreaterThanOrEqual(Math.floor(now));
+  expect(reset).toBeLessThanOrEqual(Math.ceil(now) + windowSeconds + 1);
+}
+
+function expect429(result: HttpResult, windowSeconds: number): void {
+  expect(result.status).toBe(429);
+  expect(typeof result.body.detail).toBe('string');
+  const retryAfter = Number(result.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(windowSeconds);
+}
+
+/** Sends `send` until it answers 429 (refused attempts are counted once their answer is out). */
+async function until429(send: () => Promise<HttpResult>, what: string): Promise<HttpResult> {
+  return eventually(async () => {
+    const result = await send();
+    return result.status === 429 ? result : undefined;
+  }, what, 10_000, 50);
+}
+
+const aKeyGuess = () => `sk_us_${randomBytes(24).toString('base64url')}`;
+
+describe('per team API key', () => {
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await createTenant(replicaA.db);
+  });
+
+  it('answers with the budget in X-RateLimit-*, then 429 {detail} with Retry-After once it is spent', async () => {
+    const address = newAddress();
+    for (let i = 0; i < 10; i += 1) {
+      const result = await call(replicaA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(address) });
+      expect(result.status).toBe(200);
+      expectRateLimitHeaders(result, 10, 9 - i, 60);
+    }
+    const limited = await call(replicaA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(address) });
+    expect429(limited, 60);
+    expect(limited.body.detail).toMatch(/^Rate limit exceeded \(10 requests per window\): try again in \d+ seconds\.$/);
+    expectRateLimitHeaders(limited, 10, 0, 60);
+    // The budget is the key's, not the address's: another team's key from the same address goes on.
+    const other = await createTenant(replicaA.db);
+    expect((await call(replicaA.apiUrl, 'GET', '/v2/user', { key: other.apiKey, headers: from(address) })).status).toBe(200);
+  });
+
+  it('is one budget across API replicas sharing the Redis', async () => {
+    const shared = await createTenant(replicaA.db);
+    const answers: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const replica = i % 2 === 0 ? replicaA : replicaB;
+      answers.push((await call(replica.apiUrl, 'GET', '/v2/user', { key: shared.apiKey })).status);
+    }
+    // Each replica alone would have allowed 10: together they allowed 10.
+    expect(answers).toEqual([...Array(10).fill(200), 429, 429]);
+  });
+
+  it('is whole again once its window has passed', async () => {
+    const stack = await startStack({ worker: false, env: { RATE_LIMIT_API_KEY: '3/2s' } });
+    try {
+      const own = await createTenant(stack.db);
+      const send = () => call(stack.apiUrl, 'GET', '/v2/user', { key: own.apiKey });
+      const limited = await until429(send, 'the 2-second budget of 3 to be spent');
+      expect429(limited, 2);
+      const passed = await eventually(async () => {
+        const result = await send();
+        return result.status === 200 ? result : undefined;
+      }, 'a request to pass once the window closed');
+      expect(passed.headers.get('x-ratelimit-limit')).toBe('3');
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('refused keys per client address', () => {
+  it('main API: after a few refused keys the address gets 429 before any key is looked up, on every replica; other addresses go on', async () => {
+    const tenant = await createTenant(replicaA.db);
+    const guesser = newAddress();
+    for (let i = 0; i < 5; i += 1) {
+      const replica = i % 2 === 0 ? replicaA : replicaB;
+      const refused = await call(replica.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(guesser) });
+      expect(refused.status).toBe(401);
+    }
+    const blocked = await until429(() => call(replicaB.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(guesser) }), 'the guessing address to be refused');
+    expect429(blocked, 600);
+    expect(blocked.body.detail).toMatch(/^Too many refused attempts from this address: try again in \d+ seconds\.$/);
+    expectRateLimitHeaders(blocked, 5, 0, 600);
+    // Even a right key from that address waits (a guess that happened to be right would say so otherwise).
+    expect((await call(replicaA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(guesser) })).status).toBe(429);
+    expect((await call(replicaA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(newAddress()) })).status).toBe(200);
+  });
+
+  it('keys that cannot be a key of that API (no key, another prefix) are refused without counting', async () => {
+    const address = newAddress();
+    for (let i = 0; i < 8; i += 1) {
+      expect((await call(replicaA.apiUrl, 'GET', '/v2/user', { headers: from(address) })).status).toBe(401);
+      expect((await call(replicaA.apiUrl, 'GET', '/v2/user', { key: `mg_${randomUUID()}`, headers: from(address) })).status).toBe(401);
+    }
+    const tenant = await createTenant(replicaA.db);
+    expect((await call(replicaA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(address) })).status).toBe(200);
+  });
+
+  it('management API: per management key, and refused management keys per address', async () => {
+    const tenant = await createTenant(replicaA.db);
+    const org = `/v1/org/${tenant.orgId}`;
+    const address = newAddress();
+    for (let i = 0; i < 4; i += 1) {
+      const result = await call(replicaA.managementUrl, 'GET', org, { headers: from(address, { 'x-management-key': tenant.managementKey }) });
+      expect(result.status).toBe(200);
+      expectRateLimitHeaders(result, 4, 3 - i, 60);
+    }
+    expect429(await call(replicaA.managementUrl, 'GET', org, { headers: from(address, { 'x-management-key': tenant.managementKey }) }), 60);
+
+    const guesser = newAddress();
+    for (let i = 0; i < 5; i += 1) {
+      const refused = await call(replicaA.managementUrl, 'GET', org, { headers: from(guesser, { 'x-management-key': `mg_${randomBytes(24).toString('base64url')}` }) });
+      expect(refused.status).toBe(401);
+    }
+    const blocked = await until429(
+      () => call(replicaA.managementUrl, 'GET', org, { headers: from(guesser, { 'x-management-key': `mg_${randomBytes(24).toString('base64url')}` }) }),
+      'the management key guesser to be refused',
+    );
+    expect429(blocked, 600);
+  });
+});
+
+describe('unauthenticated routes per client address', () => {
+  it('portal: guessed short-link codes and launch tokens get the address a 429 page', async () => {
+    const guesser = newAddress();
+    const page = (path: string) => call(replicaA.apiUrl, 'GET', path, { headers: from(guesser) });
+    expect((await page(`/p/${randomBytes(12).toString('base64url')}`)).status).toBe(404);
+    expect((await page(`/portal/launch/${randomBytes(24).toString('base64url')}`)).status).toBe(404);
+    expect((await page(`/p/${randomBytes(12).toString('base64url')}`)).status).toBe(404);
+    expect((await page('/portal')).status).toBe(401);
+    const blocked = await until429(() => page(`/p/${randomBytes(12).toString('base64url')}`), 'the portal code guesser to be refused');
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(blocked.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(String(blocked.body)).toContain('Too many tries');
+    // The portal's pages are counted too (per address), and other addresses are not held.
+    const other = await call(replicaB.apiUrl, 'GET', `/p/${randomBytes(12).toString('base64url')}`, { headers: from(newAddress()) });
+    expect(other.status).toBe(404);
+    expect(other.headers.get('x-ratelimit-limit')).toBe('600');
+  });
+
+  it('link: guessed link tokens get the address 429 {detail}, even for a real token', async () => {
+    const tenant = await createTenant(replicaA.db);
+    const user = await call(replicaA.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `rate-${randomUUID()}` } });
+    const token = await call(replicaA.apiUrl, 'POST', '/v2/link/token', { key: tenant.apiKey, body: { user_id: user.body.user_id } });
+    expect(token.status).toBe(200);
+    const guesser = newAddress();
+    const state = (linkToken: string) => call(replicaA.apiUrl, 'GET', '/v2/link/state', { headers: from(guesser, { 'x-vital-link-token': linkToken }) });
+    expect((await state(token.body.link_token)).status).toBe(200);
+    for (let i = 0; i < 4; i += 1) expect((await state(`lnk_${randomBytes(16).toString('hex')}`)).status).toBe(401);
+    const blocked = await until429(() => state(`lnk_${randomBytes(16).toString('hex')}`), 'the link token guesser to be refused');
+    expect429(blocked, 600);
+    expectRateLimitHeaders(blocked, 4, 0, 600);
+    expect((await state(token.body.link_token)).status).toBe(429);
+    // The team's own call with its API key is not held by the guessing of that address.
+    const again = await call(replicaA.apiUrl, 'POST', '/v2/link/token', { key: tenant.apiKey, body: { user_id: user.body.user_id }, headers: from(guesser) });
+    expect(again.status).toBe(200);
+  });
+
+  it('partner webhooks: refused signatures get the address 429 {detail}', async () => {
+    const guesser = newAddress();
+    const post = () =>
+      call(replicaA.apiUrl, 'POST', '/v3/webhooks/courier/sandbox', {
+        body: { order_id: randomUUID(), status: 'delivered' },
+        headers: from(guesser, { 'x-labflow-timestamp': String(Math.floor(Date.now() / 1000)), 'x-labflow-signature': `v1=${randomBytes(32).toString('hex')}` }),
+      });
+    for (let i = 0; i < 3; i += 1) expect((await post()).status).toBe(401);
+    expect429(await until429(post, 'the signature guesser to be refused'), 600);
+  });
+});
+
+describe('Redis of the rate limits away', () => {
+  it('requests pass unlimited (fail open) and labflow_rate_limit_unavailable_total counts them', async () => {
+    const closedPort = await freeLoopbackPort();
+    const stack = await startStack({
+      worker: false,
+      env: { RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${closedPort}/0`, RATE_LIMIT_API_KEY: '2/1m', RATE_LIMIT_INVALID_KEYS: '2/10m' },
+    });
+    try {
+      const tenant = await createTenant(stack.db);
+      for (let i = 0; i < 6; i += 1) {
+        const result = await call(stack.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey });
+        expect(result.status).toBe(200);
+        expect(result.headers.get('x-ratelimit-limit')).toBeNull();
+      }
+      for (let i = 0; i < 4; i += 1) expect((await call(stack.apiUrl, 'GET', '/v2/user', { key: aKeyGuess() })).status).toBe(401);
+      const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+      const counted = /^labflow_rate_limit_unavailable_total\{family="apiKey"\} (\d+)$/m.exec(metrics);
+      expect(counted).not.toBeNull();
+      expect(Number(counted?.[1])).toBeGreaterThanOrEqual(10);
+    } finally {
+      await stack.close();
+    }
+  });
+});
