@@ -81,7 +81,38 @@ describe('loadConfig', () => {
     expect(custom.reminders).toMatchObject({ bookAppointmentAfter: [], kitReturnAfter: ['1s', '90m'], appointmentBefore: [] });
   });
 
+  it('rate limits: budgets as <count>/<window> or off, their Redis REDIS_URL unless told; TRUST_PROXY off by default', () => {
+    const defaults = loadConfig({ PHI_ENCRYPTION_KEY: KEY, REDIS_URL: 'redis://cache:6379/1' });
+    expect(defaults.rateLimits).toEqual({
+      redisUrl: 'redis://cache:6379/1',
+      keyPrefix: 'labflow-rate',
+      requests: {
+        apiKey: { points: 1_200_000, durationSeconds: 60 },
+        managementKey: { points: 60_000, durationSeconds: 60 },
+        portal: { points: 600, durationSeconds: 60 },
+        link: { points: 1200, durationSeconds: 60 },
+        partnerWebhooks: { points: 6000, durationSeconds: 60 },
+      },
+      failures: {
+        invalidKey: { points: 20, durationSeconds: 600 },
+        portal: { points: 20, durationSeconds: 600 },
+        link: { points: 20, durationSeconds: 600 },
+        partnerWebhooks: { points: 20, durationSeconds: 600 },
+      },
+    });
+    expect(defaults.trustProxy).toBe(false);
+    const custom = loadConfig({ PHI_ENCRYPTION_KEY: KEY, RATE_LIMIT_REDIS_URL: 'redis://limits:6379/0', RATE_LIMIT_API_KEY: ' 100/10s ', RATE_LIMIT_PORTAL: 'off', TRUST_PROXY: '10.0.0.0/8, 192.168.1.1' });
+    expect(custom.rateLimits).toMatchObject({ redisUrl: 'redis://limits:6379/0', requests: { apiKey: { points: 100, durationSeconds: 10 }, portal: null } });
+    expect(custom.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.1']);
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  });
+
   it.each([
+    [{ PHI_ENCRYPTION_KEY: KEY, RATE_LIMIT_API_KEY: '100' }, 'RATE_LIMIT_API_KEY'],
+    [{ PHI_ENCRYPTION_KEY: KEY, RATE_LIMIT_LINK: '0/1m' }, 'RATE_LIMIT_LINK'],
+    [{ PHI_ENCRYPTION_KEY: KEY, RATE_LIMIT_INVALID_KEYS: '20/500ms' }, 'RATE_LIMIT_INVALID_KEYS'],
+    [{ PHI_ENCRYPTION_KEY: KEY, RATE_LIMIT_PORTAL_FAILURES: '20/1.5s' }, 'RATE_LIMIT_PORTAL_FAILURES'],
     [{ PHI_ENCRYPTION_KEY: KEY, REMINDER_APPOINTMENT_BEFORE: 'the day before' }, 'REMINDER_APPOINTMENT_BEFORE'],
     [{ PHI_ENCRYPTION_KEY: KEY, REMINDER_SEND_ATTEMPTS: '0' }, 'REMINDER_SEND_ATTEMPTS'],
     [{ PHI_ENCRYPTION_KEY: 'short' }, 'PHI_ENCRYPTION_KEY'],
