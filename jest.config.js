@@ -10,18 +10,30 @@
  *              refactor; a tool, so the project exists only while that variable is set
  * The three tiers that run workflow code share one bundle of workflows/, made once per run by
  * test/helpers/global-setup.ts. Type checking is done once by `tsc --noEmit` in scripts/test.sh,
- * so ts-jest only transpiles.
+ * so Jest only transpiles, with swc (@swc/jest): with an empty cache (a fresh clone) two e2e
+ * suites took 30 CPU-seconds against ts-jest's 40-45, the unit tier 46 against 54.
  */
+/** swc as tsc compiles for the build (tsconfig.json): CommonJS, ES2022, legacy decorators with their metadata (Nest's DI reads the constructor parameter types). */
+const swcTypeScript = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+};
+/** Plain JavaScript of two ESM-only packages, made CommonJS (swc turns import() into require()). */
+const swcEsmPackage = { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } };
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    '^.+\\.ts$': ['@swc/jest', swcTypeScript],
     // @fastify/static (Swagger UI assets) pulls in content-disposition, which ships only as ESM.
-    '^.+/node_modules/content-disposition/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+    '^.+/node_modules/content-disposition/.+\\.js$': ['@swc/jest', swcEsmPackage],
     // The OTLP exporter loads http with import(), which Jest's VM refuses without
     // --experimental-vm-modules; compiled as CommonJS it becomes a require().
-    '^.+/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+    '^.+/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': ['@swc/jest', swcEsmPackage],
   },
   transformIgnorePatterns: ['/node_modules/(?!(content-disposition|@opentelemetry/otlp-exporter-base)/)'],
 };
