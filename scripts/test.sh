@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # npm test: brings the test stack up (scripts/stack.sh test: fresh labflow_test database, Redis
-# db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint (eslint and the
-# import rules) and Jest. Extra arguments go to Jest: npm test -- test/unit --verbose; one tier:
-# npm run test:unit (= npm test -- --selectProjects unit; also test:workflows, test:replay, test:e2e)
-# The three static checks need only node_modules: they run at once, beside the rest of the
-# bring-up (Temporal, database, build, migrations), and Jest starts only when all three passed.
+# db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint (eslint, the
+# import rules, knip's package check) and Jest. Extra arguments go to Jest: npm test -- test/unit
+# --verbose; one tier: npm run test:unit (= npm test -- --selectProjects unit; also test:workflows, test:replay, test:e2e)
+# The static checks need only node_modules: they run at once, beside the rest of the
+# bring-up (Temporal, database, build, migrations), and Jest starts only when all passed.
 # On a fresh clone, from npm ci's end to Jest's start took 70-92 s this way against ~125 s one
 # after another (build 29 s, typecheck 29 s, eslint 61 s, import rules 5 s on a 2-core machine).
 # Exit code: Jest's, or that of the first step that failed. The Temporal dev server is stopped at
@@ -70,7 +70,7 @@ finish_checks() {
 have node || fail "node is missing" "install Node.js 20"
 stack_npm_install
 CHECKS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/labflow-checks.XXXXXX")
-say "typecheck, lint and import rules started (their output follows the bring-up)"
+say "typecheck, lint, import rules and packages started (their output follows the bring-up)"
 # The same steps as npm run typecheck and npm run lint.
 start_check "typecheck (tsc -p tsconfig.json --noEmit)" \
   "the typecheck failed (errors above); fix them, then: npm test" \
@@ -81,6 +81,9 @@ start_check "lint (eslint .)" \
 start_check "import rules (node scripts/check-dependencies.mjs: dependency-cruiser, .dependency-cruiser.cjs)" \
   "an import rule is broken (above; src/README.md explains the rules), then: npm test" \
   node scripts/check-dependencies.mjs
+start_check "packages (knip, knip.jsonc: every import listed in package.json, every listed package used)" \
+  "package.json and the imports disagree (above): list the package, or remove the unused one (npm uninstall), then: npm test" \
+  nbin knip
 stack_up test
 finish_checks
 

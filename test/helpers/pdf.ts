@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * its worker with a dynamic import(), which Jest's module sandbox refuses).
  */
 const READ_PDF = `
-const { PDFParse } = require('pdf-parse');
+const { PDFParse } = require(${JSON.stringify(require.resolve('pdf-parse'))});
 const data = require('node:fs').readFileSync(0);
 (async () => {
   const parser = new PDFParse({ data: new Uint8Array(data) });
