@@ -8,12 +8,11 @@
 import 'reflect-metadata';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CommanderError } from 'commander';
 import { type LabflowConfig, loadConfig } from './config/config';
 import { CoreModule } from './core.module';
 import { OpsModule } from './ops/ops.module';
-import { describeError, printFailure } from './ops/cli/output';
-import { buildProgram, type OpenContext } from './ops/cli/program';
+import { type CliOutput, processOutput } from './ops/cli/output';
+import { type OpenContext, runCommandLine } from './ops/cli/program';
 
 @Module({})
 class CliModule {
@@ -22,27 +21,27 @@ class CliModule {
   }
 }
 
-const open: OpenContext = async () => {
-  const config = loadConfig();
-  // Nest's own messages would mix with the output on stdout: errors only (on stderr), and thrown
-  // rather than aborting the process.
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'], abortOnError: false });
-  return { context: app, close: () => app.close() };
-};
-
-async function main(argv: string[]): Promise<number> {
-  try {
-    await buildProgram(open).parseAsync(argv);
-    // A command that printed its result but left work undone (phi rekey) set the exit code itself.
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (error) {
-    const failure = describeError(error);
-    // Commander printed its own usage errors (and help) already.
-    if (!(error instanceof CommanderError)) printFailure(argv.includes('--json'), failure);
-    return failure.exitCode;
-  }
+/** An application context on the configuration `env` gives, opened when a command needs one. */
+function openWith(env: NodeJS.ProcessEnv): OpenContext {
+  return async () => {
+    const config = loadConfig(env);
+    // Nest's own messages would mix with the output on stdout: errors only (on stderr), and thrown
+    // rather than aborting the process.
+    const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'], abortOnError: false });
+    return { context: app, close: () => app.close() };
+  };
 }
 
-void main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+/**
+ * Runs one command line (`[node, script, ...arguments]`) with the configuration `env` gives and
+ * resolves to its exit code; the tests run it in-process with an `out` of their own.
+ */
+export function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env, out: CliOutput = processOutput): Promise<number> {
+  return runCommandLine(argv, openWith(env), out);
+}
+
+if (require.main === module) {
+  void runCli(process.argv).then((code) => {
+    process.exitCode = code;
+  });
+}

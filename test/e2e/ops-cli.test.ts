@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { type CliRun, runCli } from '../helpers/cli';
+import { type CliRun, runCli, spawnCli } from '../helpers/cli';
 import { orderBody, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
- * The ops CLI (src/cli.ts) as an operator runs it: a child process (the built dist/src/cli.js,
- * as `npm run labflow` and the `labflow` bin run it) against this stack's database, checked by
- * its stdout, stderr and exit code, and by what the APIs do afterwards.
+ * The ops CLI (src/cli.ts) against this stack's database, checked by its stdout, stderr and exit
+ * code, and by what the APIs do afterwards. The commands run in this process (src/cli.ts's
+ * runCli: the same command line, services and exit codes as the binary, without a Node start per
+ * command); the usage test also runs the built binary (dist/src/cli.js, as `npm run labflow` and
+ * the `labflow` bin run it) to show the process starts and exits with those codes.
  */
 const EXIT = { ok: 0, usage: 2, notFound: 3, refused: 4 };
 
-// Every command is a fresh Node process starting Nest: seconds each on a busy machine.
+// Each command starts a Nest application context; the spawned ones a Node process too.
 jest.setTimeout(300_000);
 
 let stack: TestStack;
@@ -19,14 +21,22 @@ let tenant: Tenant;
 let userId: string;
 let receiver: WebhookReceiver;
 
-/** Runs the CLI with the stack's settings; `json` is stdout parsed when it is JSON. */
+/** The stack's settings for the CLI. */
+const cliEnv = () => ({
+  TEMPORAL_TASK_QUEUE: stack.taskQueue,
+  TEMPORAL_UI_URL: 'http://temporal-ui.example:8233',
+  EVENTS_QUEUE: stack.config.events.queueName,
+  SANDBOX_CALLBACKS: 'false',
+});
+
+/** Runs the CLI in-process with the stack's settings; `json` is stdout parsed when it is JSON. */
 function cli(...args: string[]): Promise<CliRun> {
-  return runCli(args, {
-    TEMPORAL_TASK_QUEUE: stack.taskQueue,
-    TEMPORAL_UI_URL: 'http://temporal-ui.example:8233',
-    EVENTS_QUEUE: stack.config.events.queueName,
-    SANDBOX_CALLBACKS: 'false',
-  });
+  return runCli(args, cliEnv());
+}
+
+/** Runs the built CLI as a child process with the stack's settings. */
+function spawned(...args: string[]): Promise<CliRun> {
+  return spawnCli(args, cliEnv());
 }
 
 beforeAll(async () => {
@@ -117,11 +127,11 @@ describe('org, team and keys', () => {
     const [neither, badId, unknownCommand, badPlan, noTeamOrg, taken, help] = await Promise.all([
       cli('key', 'create'),
       cli('order', 'story', 'not-a-uuid'),
-      cli('no-such-command'),
+      spawned('no-such-command'),
       cli('org', 'create', '--name', 'x', '--plan', 'gold'),
       cli('team', 'create', '--org', randomUUID(), '--name', 'Nowhere'),
       cli('org', 'create', '--name', 'Twice', '--id', tenant.orgId),
-      cli('--help'),
+      spawned('--help'),
     ]);
     expect(neither.code).toBe(EXIT.usage);
     expect(neither.stderr).toContain('give exactly one of --org <uuid> or --team <uuid>');

@@ -4,7 +4,7 @@ import { createDataSource } from '../../src/db/data-source';
 import { PhiRekeyRepository, SEALED_COLUMNS } from '../../src/ops/phi-rekey.repository';
 import { PhiRekeyService } from '../../src/ops/phi-rekey.service';
 import { VitalClient } from '@tryvital/vital-node';
-import { runCli } from '../helpers/cli';
+import { runCli, spawnCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
 import { textReportPdf } from '../helpers/lab-report-files';
 import { ORDER_TEST_ENV, orderBody, patientDetails } from '../helpers/orders';
@@ -114,8 +114,9 @@ test('PHI sealed under the old key is read after a rotation, sealed again by `la
   expect(mixed.opened).toBeGreaterThan(0);
   expect(mixed.refused).toEqual(expect.arrayContaining(['orders.patient_details_enc', 'lab_report_files.content_enc', 'lab_report_artifacts.content_enc']));
 
-  // A rekey that lacks key A opens none of A's values: it changes nothing and exits 1.
-  const withoutA = await runCli(['--json', 'phi', 'rekey'], { DATABASE_URL: scratch.url, PHI_ENCRYPTION_KEY: keyB, PHI_ENCRYPTION_PREVIOUS_KEYS: '' });
+  // A rekey that lacks key A opens none of A's values: it changes nothing and exits 1 (the built
+  // binary's process: its exit code is the command's).
+  const withoutA = await spawnCli(['--json', 'phi', 'rekey'], { DATABASE_URL: scratch.url, PHI_ENCRYPTION_KEY: keyB, PHI_ENCRYPTION_PREVIOUS_KEYS: '' });
   expect(withoutA.code).toBe(1);
   expect(withoutA.json).toMatchObject({ resealed: 0, complete: false });
   expect(withoutA.json.unreadable).toBe(mixed.refused.length);

@@ -48,14 +48,25 @@ function detailText(response: unknown): string {
   return JSON.stringify(detail);
 }
 
+/** Where the CLI writes: the process's stdout and stderr, or a test's buffers when it runs the CLI in-process. */
+export interface CliOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const processOutput: CliOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
 /** Prints the result: JSON on stdout with --json, otherwise the human lines. */
-export function printResult<T>(json: boolean, result: T, human: (result: T) => string[]): void {
-  process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : `${human(result).join('\n')}\n`);
+export function printResult<T>(out: CliOutput, json: boolean, result: T, human: (result: T) => string[]): void {
+  out.stdout(json ? `${JSON.stringify(result, null, 2)}\n` : `${human(result).join('\n')}\n`);
 }
 
 /** Prints a failure on stderr: `{"error": ..., "exit_code": ...}` with --json, else `labflow: <message>`. */
-export function printFailure(json: boolean, failure: CliFailure): void {
-  process.stderr.write(json ? `${JSON.stringify({ error: failure.message, exit_code: failure.exitCode })}\n` : `labflow: ${failure.message}\n`);
+export function printFailure(out: CliOutput, json: boolean, failure: CliFailure): void {
+  out.stderr(json ? `${JSON.stringify({ error: failure.message, exit_code: failure.exitCode })}\n` : `labflow: ${failure.message}\n`);
 }
 
 /** Aligned `name: value` lines. */

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { RequestValidationError } from '../../common/errors';
 import { zodIssues } from '../../common/validation';
 import { EventResendService } from '../../events/resend.service';
@@ -9,7 +9,7 @@ import { ENVIRONMENTS, ORG_PLANS, REGIONS } from '../../tenancy/entities';
 import { KeyAdminService, type KeyView } from '../key-admin.service';
 import { OpsQueriesService } from '../ops-queries.service';
 import { PhiRekeyService, type RekeyReport } from '../phi-rekey.service';
-import { EXIT, fields, printResult, UsageError } from './output';
+import { type CliOutput, describeError, EXIT, fields, printFailure, printResult, UsageError } from './output';
 import { orderStoryLines, phiLogLines } from './views';
 
 /** What a command needs from the running labflow: its services (a Nest application context). */
@@ -36,22 +36,39 @@ function limit(value: string): number {
 const defaultLabel = () => `labflow CLI ${new Date().toISOString().slice(0, 10)}`;
 
 /**
- * The ops CLI's commands (`npm run labflow -- <command>`; README "Ops CLI"). Each parses its
- * arguments, calls one service of the running code through `open()`, and prints the result;
- * errors become exit codes in src/cli.ts (output.ts `describeError`).
+ * Runs one command line (`argv` as Node gives it: node, the script, then the arguments) and
+ * resolves to its exit code: errors become exit codes here (output.ts `describeError`), printed
+ * on `out`'s stderr.
  */
-export function buildProgram(open: OpenContext): Command {
+export async function runCommandLine(argv: string[], open: OpenContext, out: CliOutput): Promise<number> {
+  const outcome = { exitCode: EXIT.ok as number };
+  try {
+    await buildProgram(open, out, outcome).parseAsync(argv);
+    return outcome.exitCode;
+  } catch (error) {
+    const failure = describeError(error);
+    // Commander printed its own usage errors (and help) already.
+    if (!(error instanceof CommanderError)) printFailure(out, argv.includes('--json'), failure);
+    return failure.exitCode;
+  }
+}
+
+/**
+ * The ops CLI's commands (`npm run labflow -- <command>`; README "Ops CLI"). Each parses its
+ * arguments, calls one service of the running code through `open()`, and prints the result on
+ * `out`.
+ */
+function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: number }): Command {
   const program = new Command('labflow')
     .description('labflow operator commands. Reads the same environment as the labflow processes (DATABASE_URL, PHI_ENCRYPTION_KEY, ...).')
     .option('--json', 'print machine-readable JSON on stdout (errors as JSON on stderr)')
     .exitOverride()
     .showHelpAfterError()
-    .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({ writeOut: (text) => out.stdout(text), writeErr: (text) => out.stderr(text) });
 
   /**
    * Runs one command's work in an application context and prints what it returns. `exitCode`: for
-   * a result that is printed but leaves work undone (phi rekey), the code the process ends with
-   * (src/cli.ts keeps it).
+   * a result that is printed but leaves work undone (phi rekey), the code the command line ends with.
    */
   const run =
     <A extends unknown[], T>(work: (context: CliContext, ...args: A) => Promise<T>, human: (result: T) => string[], options: { exitCode?: (result: T) => number } = {}) =>
@@ -60,9 +77,8 @@ export function buildProgram(open: OpenContext): Command {
       const { context, close } = await open();
       try {
         const result = await work(context, ...(args.slice(0, -1) as A));
-        printResult(Boolean(command.optsWithGlobals().json), result, human);
-        const code = options.exitCode?.(result) ?? EXIT.ok;
-        if (code !== EXIT.ok) process.exitCode = code;
+        printResult(out, Boolean(command.optsWithGlobals().json), result, human);
+        outcome.exitCode = options.exitCode?.(result) ?? EXIT.ok;
       } finally {
         await close();
       }
@@ -179,7 +195,7 @@ export function buildProgram(open: OpenContext): Command {
             // with --json, whose stderr carries only the error object).
             onColumn: command.optsWithGlobals().json
               ? undefined
-              : (done) => process.stderr.write(`labflow: ${done.table}.${done.column} done (${done.examined} sealed, ${done.resealed} sealed again)\n`),
+              : (done) => out.stderr(`labflow: ${done.table}.${done.column} done (${done.examined} sealed, ${done.resealed} sealed again)\n`),
           }),
         rekeyLines,
         { exitCode: (report) => (report.complete ? EXIT.ok : EXIT.failure) },
