@@ -21,7 +21,6 @@ const Sequencer = jestSequencer.default;
 const SLOWEST_FIRST = [
   'test/unit/lab-report-ocr.test.ts',
   'test/e2e/lab-report-worker-crash.test.ts',
-  'test/e2e/ops-cli.test.ts',
   'test/e2e/malformed-requests.test.ts',
   'test/workflows/order.test.ts',
   'test/e2e/appointments-booking.test.ts',
