@@ -70,7 +70,7 @@ finish_checks() {
 have node || fail "node is missing" "install Node.js 20"
 stack_npm_install
 CHECKS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/labflow-checks.XXXXXX")
-say "typecheck, lint, import rules and packages started (their output follows the bring-up)"
+say "typecheck, lint, import rules, packages and the configuration reference started (their output follows the bring-up)"
 # The same steps as npm run typecheck and npm run lint.
 start_check "typecheck (tsc -p tsconfig.json --noEmit)" \
   "the typecheck failed (errors above); fix them, then: npm test" \
@@ -84,6 +84,9 @@ start_check "import rules (node scripts/check-dependencies.mjs: dependency-cruis
 start_check "packages (knip, knip.jsonc: every import listed in package.json, every listed package used)" \
   "package.json and the imports disagree (above): list the package, or remove the unused one (npm uninstall), then: npm test" \
   nbin knip
+start_check "configuration reference (npm run docs:config -- --check: docs/configuration.md against src/config/environment.ts)" \
+  "docs/configuration.md is stale: npm run docs:config, commit it, then: npm test" \
+  nbin ts-node --transpile-only scripts/docs-config.ts --check
 # The typecheck above covers what the build compiles: the build only emits.
 LABFLOW_BUILD_NO_CHECK=1
 stack_up test
