@@ -1,4 +1,5 @@
 import { findUnstorableString, unstorableProblem } from '../../src/common/validation';
+import { field } from '../../src/portal/portal-http';
 
 describe('findUnstorableString (what Postgres text and jsonb cannot hold)', () => {
   it('finds a NUL in a value or a key anywhere, with its path', () => {
@@ -29,5 +30,19 @@ describe('findUnstorableString (what Postgres text and jsonb cannot hold)', () =
   it('does not walk binary bodies', () => {
     expect(findUnstorableString(Buffer.from([0, 0xd8, 0]))).toBeNull();
     expect(findUnstorableString({ file: new Uint8Array([0]) })).toBeNull();
+  });
+});
+
+describe('portal and Link form fields (urlencoded, outside the validation pipe)', () => {
+  it('read a value Postgres cannot store as absent, and keep every other value', () => {
+    expect(field({ otp: '12\u000034' }, 'otp')).toBe('');
+    expect(field({ reason: ['a\ud800', 'b'] }, 'reason')).toBe('');
+    expect(field({ reason: 'Moved 😀' }, 'reason')).toBe('Moved 😀');
+    expect(field({ csrf: 'x'.repeat(3000) }, 'csrf')).toHaveLength(2000);
+    expect(field(null, 'csrf')).toBe('');
+    // Cut to length without leaving half of a pair behind.
+    const cut = field({ reason: `${'a'.repeat(1999)}😀😀` }, 'reason');
+    expect(cut).toBe('a'.repeat(1999));
+    expect(unstorableProblem(cut)).toBeNull();
   });
 });
