@@ -38,6 +38,7 @@ export function decodeCursor(cursor: string): KeysetPosition | null {
 /** The `next_cursor` query parameter: decoded here, so a bad cursor is a 422 on that field. */
 export const nextCursorParam = z
   .string()
+  .max(512)
   .transform((value, ctx) => {
     const position = decodeCursor(value);
     if (!position) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate, nullable } from './schemas';
+import { atMost, isoDate, nullable, TEXT_LIMITS } from './schemas';
 
 /**
  * Request schemas of a person and their address, shared by every route that takes one (insurance,
@@ -22,23 +22,31 @@ const US_PHONE = /^(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-]?)\d{3}[\s.-]?\d{4
  */
 const PERSON_NAME = /^[\p{L}\p{M}][\p{L}\p{M}\s'\u2019.,-]*$/u;
 
-export const requiredText = (description: string) =>
-  z.string().trim().min(1, { message: 'Must not be empty.' }).describe(description);
+/** Non-empty text of at most `max` characters (after trimming). */
+export const requiredText = (description: string, max: number = TEXT_LIMITS.line) =>
+  z.string().trim().min(1, { message: 'Must not be empty.' }).max(max, atMost(max)).describe(description);
 
 export const personName = (description: string) =>
-  requiredText(description).regex(PERSON_NAME, {
+  requiredText(description, TEXT_LIMITS.name).regex(PERSON_NAME, {
     message: 'Must start with a letter and contain only letters, spaces, apostrophes, hyphens, periods or commas.',
   });
+
+/** Longer than any phone number the formats below accept, so the OpenAPI document shows a bound. */
+const PHONE_MAX = 32;
 
 export const phoneNumber = z
   .string()
   .trim()
+  .max(PHONE_MAX, atMost(PHONE_MAX))
   .refine((value) => E164.test(value) || US_PHONE.test(value), {
     message: 'Must be an E.164 phone number (+15551234567) or a US number such as (555) 123-4567.',
   })
   .describe('Phone number: E.164 (+15551234567) or US formatted ((555) 123-4567).');
 
-export const email = z.string().trim().email({ message: 'Must be a valid e-mail address.' });
+/** RFC 5321's limit on an address's length. */
+const EMAIL_MAX = 320;
+
+export const email = z.string().trim().max(EMAIL_MAX, atMost(EMAIL_MAX)).email({ message: 'Must be a valid e-mail address.' });
 
 /** Today's date (UTC) as YYYY-MM-DD; computed per request, not once at load. */
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -49,14 +57,14 @@ export const dateOfBirth = isoDate
 
 export const addressSchema = z
   .object({
-    first_line: requiredText('First line of the street address.'),
-    second_line: nullable(z.string().trim())
+    first_line: requiredText('First line of the street address.', TEXT_LIMITS.line),
+    second_line: nullable(z.string().trim().max(TEXT_LIMITS.line, atMost(TEXT_LIMITS.line)))
       .default('')
       .describe('Second line of the street address (apartment, suite); empty string when absent.'),
-    country: requiredText('Country, e.g. "US".'),
-    zip: requiredText('ZIP or postal code.'),
-    city: requiredText('City.'),
-    state: requiredText('State or region, e.g. "CA".'),
+    country: requiredText('Country, e.g. "US".', TEXT_LIMITS.code),
+    zip: requiredText('ZIP or postal code.', TEXT_LIMITS.code),
+    city: requiredText('City.', TEXT_LIMITS.name),
+    state: requiredText('State or region, e.g. "CA".', TEXT_LIMITS.code),
     access_notes: nullable(
       z.string().trim().max(ACCESS_NOTES_MAX, { message: `Must be at most ${ACCESS_NOTES_MAX} characters.` }),
     )

@@ -1,13 +1,24 @@
 import { z } from 'zod';
 
 /**
+ * Length limits of free text in requests where neither the SDK nor the spec gives one: generous
+ * for any real value, and a 422 naming the field rather than a megabyte stored, sealed and echoed
+ * back. `code`: identifiers a partner or card carries (member ids, zip codes); `name`: a person's or
+ * an organisation's name, a city; `line`: an address line; `note`: free-form notes.
+ */
+export const TEXT_LIMITS = { code: 100, name: 200, line: 500, note: 5000 } as const;
+
+/** The message of a `.max()` length check, the same everywhere. */
+export const atMost = (max: number) => ({ message: `Must be at most ${max} characters.` });
+
+/**
  * A real calendar date as `YYYY-MM-DD` (2023-02-30 is refused), in years 0001–9999: Postgres
  * has no year 0, so "0000-01-01" is refused here rather than at the database.
  */
 export const isoDate = z.iso.date().refine((value) => !value.startsWith('0000'), { message: 'Year must be 0001 or later.' });
 
 /** A time zone id from the IANA database (e.g. `Europe/London`), as the runtime's ICU knows it. */
-export const ianaTimeZone = z.string().refine(isIanaTimeZone, {
+export const ianaTimeZone = z.string().max(64, atMost(64)).refine(isIanaTimeZone, {
   message: 'Must be an IANA time zone id such as "America/New_York".',
 });
 

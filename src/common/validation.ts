@@ -16,23 +16,35 @@ const LOCATION: Record<ArgumentMetadata['type'], string> = {
 @Injectable()
 export class ZodRequestPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    const metatype = metadata.metatype as { isZodDto?: boolean; schema?: z.ZodType } | undefined;
-    if (!metatype?.isZodDto || !metatype.schema) return value;
-    const schema = metatype.schema;
-    const input = metadata.type === 'body' && value === undefined ? undefined : value;
     const where = LOCATION[metadata.type];
     const root = metadata.data ? [where, metadata.data] : [where];
-    const result = schema.safeParse(input);
+    // Every string the client sent (body, query, path), typed by a DTO or not, before any schema
+    // trims or strips it: what Postgres cannot store is refused here, for text and json columns
+    // alike, rather than failing at the database.
+    if (metadata.type !== 'custom') refuseUnstorable(value, root);
+    const metatype = metadata.metatype as { isZodDto?: boolean; schema?: z.ZodType } | undefined;
+    if (!metatype?.isZodDto || !metatype.schema) return value;
+    const input = metadata.type === 'body' && value === undefined ? undefined : value;
+    const result = metatype.schema.safeParse(input);
     if (!result.success) throw new RequestValidationError(zodIssues(result.error, input, root));
-    // Postgres text cannot hold NUL; refuse it here rather than fail at the database.
-    const nul = findNulString(result.data);
-    if (nul) {
-      throw new RequestValidationError([
-        { loc: [...root, ...nul.path], msg: 'Text must not contain NUL (\\u0000) characters.', type: 'string_nul', input: echo(nul.value) },
-      ]);
-    }
+    if (metadata.type === 'custom') refuseUnstorable(result.data, root);
     return result.data;
   }
+}
+
+const UNSTORABLE_WORDING: Record<Unstorable['problem'], { msg: string; type: string }> = {
+  nul: { msg: 'Text must not contain NUL (\\u0000) characters.', type: 'string_nul' },
+  lone_surrogate: {
+    msg: 'Text must be valid Unicode: a UTF-16 surrogate (\\ud800-\\udfff) must be part of a pair.',
+    type: 'string_unpaired_surrogate',
+  },
+};
+
+function refuseUnstorable(value: unknown, root: Array<string | number>): void {
+  const found = findUnstorableString(value);
+  if (!found) return;
+  const { msg, type } = UNSTORABLE_WORDING[found.problem];
+  throw new RequestValidationError([{ loc: [...root, ...found.path], msg, type, input: echo(found.value) }]);
 }
 
 /** Translates zod issues into FastAPI/pydantic-style entries. */
@@ -102,21 +114,48 @@ function echo(value: unknown): unknown {
   return Array.isArray(value) ? '[array omitted: too large to echo]' : '{object omitted: too large to echo}';
 }
 
-/** A container being searched by findNulString, and how it was reached (its path is built only on a hit). */
+/** A container being searched by findUnstorableString, and how it was reached (its path is built only on a hit). */
 interface Visit {
   node: object;
   parent: Visit | null;
   key: string | number | null;
 }
 
+/** A string Postgres cannot store, where it is and why. */
+export interface Unstorable {
+  path: Array<string | number>;
+  value: string;
+  problem: 'nul' | 'lone_surrogate';
+}
+
+/** Cheap first test: NUL or any surrogate at all (pairs are then told apart by LONE_SURROGATE). */
+// eslint-disable-next-line no-control-regex -- NUL is the point
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * The first string (key or value) containing NUL, with its path; iterative, so depth is no risk.
- * Strings are checked where they are met and only containers are queued, each with a link to its
- * parent instead of a copy of its path: an ingestion request holds tens of thousands of values.
+ * Why Postgres would refuse this string: NUL (text and jsonb both refuse it), or a UTF-16
+ * surrogate that is not half of a pair (not encodable as UTF-8; jsonb refuses its `\\ud800`
+ * escape). Null when it can be stored.
  */
-export function findNulString(data: unknown): { path: Array<string | number>; value: string } | null {
-  if (typeof data === 'string') return data.includes('\u0000') ? { path: [], value: data } : null;
-  if (data === null || typeof data !== 'object') return null;
+export function unstorableProblem(value: string): Unstorable['problem'] | null {
+  if (!SUSPECT.test(value)) return null;
+  if (value.includes('\u0000')) return 'nul';
+  return LONE_SURROGATE.test(value) ? 'lone_surrogate' : null;
+}
+
+/**
+ * The first string (key or value) Postgres cannot store, with its path; iterative, so depth is no
+ * risk. Strings are checked where they are met and only containers are queued, each with a link
+ * to its parent instead of a copy of its path: an ingestion request holds tens of thousands of
+ * values. Binary bodies (Buffers, typed arrays) hold no strings and are not walked.
+ */
+export function findUnstorableString(data: unknown): Unstorable | null {
+  if (typeof data === 'string') {
+    const problem = unstorableProblem(data);
+    return problem ? { path: [], value: data, problem } : null;
+  }
+  if (data === null || typeof data !== 'object' || ArrayBuffer.isView(data)) return null;
   const stack: Visit[] = [{ node: data, parent: null, key: null }];
   while (stack.length > 0) {
     const visit = stack.pop()!;
@@ -125,11 +164,15 @@ export function findNulString(data: unknown): { path: Array<string | number>; va
     const count = keys ? keys.length : (node as unknown as unknown[]).length;
     for (let index = 0; index < count; index++) {
       const key = keys ? keys[index] : index;
-      if (typeof key === 'string' && key.includes('\u0000')) return { path: [...pathOf(visit), key], value: key };
+      if (typeof key === 'string') {
+        const problem = unstorableProblem(key);
+        if (problem) return { path: [...pathOf(visit), key], value: key, problem };
+      }
       const child = node[key];
       if (typeof child === 'string') {
-        if (child.includes('\u0000')) return { path: [...pathOf(visit), key], value: child };
-      } else if (child !== null && typeof child === 'object') {
+        const problem = unstorableProblem(child);
+        if (problem) return { path: [...pathOf(visit), key], value: child, problem };
+      } else if (child !== null && typeof child === 'object' && !ArrayBuffer.isView(child)) {
         stack.push({ node: child, parent: visit, key });
       }
     }

@@ -28,8 +28,8 @@ export class WhoopWebhookDto extends createZodDto(
     // A number in WHOOP's model; its digits as a string are taken too, so a change of encoding at
     // WHOOP does not turn every webhook into a 422 that WHOOP retries.
     user_id: z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,18}$/)]).describe("The member's WHOOP user id."),
-    id: z.union([z.string(), z.number()]).describe('The record that changed.'),
-    type: z.string().min(1).describe('`<sleep|recovery|workout>.<updated|deleted>`.'),
-    trace_id: z.string().optional(),
+    id: z.union([z.string().max(200), z.number()]).describe('The record that changed.'),
+    type: z.string().min(1).max(100).describe('`<sleep|recovery|workout>.<updated|deleted>`.'),
+    trace_id: z.string().max(200).optional(),
   }),
 ) {}

@@ -49,7 +49,7 @@ export class SubtypeReadParams extends createZodDto(
 ) {}
 
 /** `YYYY-MM-DD` or an ISO date-time (as Junction takes them). */
-const dateOrDateTime = z.union([isoDate, z.iso.datetime({ offset: true, local: true })]);
+const dateOrDateTime = z.union([isoDate, z.iso.datetime({ offset: true, local: true }).max(64)]);
 
 export const rangeQuery = z.object({
   start_date: dateOrDateTime.describe('From this date (00:00:00 UTC when no time is given) or date-time, inclusive.'),

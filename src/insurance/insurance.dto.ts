@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { nullable } from '../common/schemas';
+import { atMost, nullable, TEXT_LIMITS } from '../common/schemas';
 import { addressSchema, dateOfBirth, email, GENDERS, guarantorDetailsSchema, personName, phoneNumber, requiredText } from '../common/person-schemas';
 
 /**
@@ -31,9 +31,9 @@ export const personDetailsSchema = z
   .describe('The insured person (policy holder).');
 
 export const createInsuranceSchema = z.object({
-  payor_code: requiredText('Payor (insurance company) code, e.g. "60054" for Aetna; must be in the payor registry.'),
-  member_id: requiredText('Member id on the insurance card.'),
-  group_id: nullable(z.string().trim())
+  payor_code: requiredText('Payor (insurance company) code, e.g. "60054" for Aetna; must be in the payor registry.', TEXT_LIMITS.code),
+  member_id: requiredText('Member id on the insurance card.', TEXT_LIMITS.code),
+  group_id: nullable(z.string().trim().max(TEXT_LIMITS.code, atMost(TEXT_LIMITS.code)))
     .optional()
     .describe('Group number on the insurance card; empty, null or absent means none.'),
   relationship: z.enum(RELATIONSHIPS).describe('Relationship of the patient to the insured: Self, Spouse or Other.'),

@@ -1,6 +1,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { addressSchema, requiredText } from '../common/person-schemas';
+import { TEXT_LIMITS } from '../common/schemas';
 
 /** The SDK's PayorCodeExternalProvider: clearinghouses that give payors ids of their own. */
 export const PAYOR_ID_PROVIDERS = ['change_healthcare', 'availity', 'stedi', 'waystar', 'claim_md'] as const;
@@ -31,7 +32,7 @@ export class PayorSearchBody extends createZodDto(
 export class CreatePayorDto extends createZodDto(
   z
     .object({
-      name: requiredText('The payor name.').pipe(z.string().max(200)),
+      name: requiredText('The payor name.', TEXT_LIMITS.name),
       address: addressSchema,
       provider: provider.nullish(),
       provider_payor_id: providerPayorId.nullish(),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, conflict, notFound } from '../common/errors';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
@@ -36,6 +36,8 @@ export class LabReportReviewsService {
       await this.workflows.handle(jobId).executeUpdate(reviewLabReport, { args: [body as LabReportReview] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) throw conflict(error.cause instanceof Error ? error.cause.message : 'The job refused the review.');
+      // The job's workflow ended between the check above and the update.
+      if (error instanceof WorkflowNotFoundError) throw conflict('The parsing job has ended; it takes no review.');
       throw error;
     }
     const reviewed = await this.jobs.findScoped(team, jobId);

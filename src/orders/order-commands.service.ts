@@ -10,6 +10,7 @@ import {
   collectionMethodOf,
   eventStatus,
   cancelRefusal,
+  endedRefusal,
   onSiteDrawRefusal,
   type OrderLowLevelStatus,
   parseFinalStatus,
@@ -105,7 +106,7 @@ export class OrderCommandsService {
     }
     await this.orders.setActivateBy(order.id, body.activate_by);
     await this.workflows.ensureStarted(order);
-    await this.workflows.handle(order.id).signal(activateByChanged, { activateBy: body.activate_by });
+    await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).signal(activateByChanged, { activateBy: body.activate_by }));
     return this.respond(team, order.id, 'Order updated.');
   }
 
@@ -126,14 +127,19 @@ export class OrderCommandsService {
         throw badRequest(`The order cannot reach ${eventStatus(order.flow, finalStatus)} from ${eventStatus(order.flow, order.lowLevelStatus)}.`);
       }
     }
+    const ended = endedRefusal(order.flow, order.lowLevelStatus);
+    if (ended) throw badRequest(`${ended} A simulation cannot move an order that has ended.`);
     await this.workflows.ensureStarted(order);
-    await this.workflows.handle(order.id).signal(simulate, {
-      finalStatus,
-      delayMs: query.delay !== undefined ? Math.round(query.delay * 1000) : undefined,
-      interpretation: body?.interpretation ?? undefined,
-      hasMissingResults: body?.has_missing_results ?? undefined,
-      resultTypes: body?.result_types ?? undefined,
-    });
+    // The workflow may close between the read above and the signal: a closed workflow is a 400 too.
+    await this.workflows.runUpdate(order.id, () =>
+      this.workflows.handle(order.id).signal(simulate, {
+        finalStatus,
+        delayMs: query.delay !== undefined ? Math.round(query.delay * 1000) : undefined,
+        interpretation: body?.interpretation ?? undefined,
+        hasMissingResults: body?.has_missing_results ?? undefined,
+        resultTypes: body?.result_types ?? undefined,
+      }),
+    );
     return this.respond(team, order.id, 'Simulation started.');
   }
 

@@ -83,8 +83,8 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
   }
 
   /**
-   * Runs an update of the order's workflow. A refusal (validator or handler) or a closed workflow
-   * becomes a 4xx `{detail}` (orderUpdateError: by error class and failure type).
+   * Runs an update (or a signal) of the order's workflow. A refusal (validator or handler) or a
+   * closed workflow becomes a 4xx `{detail}` (orderUpdateError: by error class and failure type).
    */
   async runUpdate<T>(orderId: string, call: () => Promise<T>): Promise<T> {
     try {

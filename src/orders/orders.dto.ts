@@ -71,7 +71,7 @@ export const physician = z.object({
   first_name: text(),
   last_name: text(),
   npi: z.string().trim().regex(/^\d{10}$/, { message: 'npi must be 10 digits' }),
-  email: z.email().nullish(),
+  email: z.email().max(320).nullish(),
   licensed_states: z.array(z.string().max(8)).max(60).nullish(),
   /** Printed on the requisition; kept apart from the order (order_requisition_inputs). */
   signature_image: image.nullish(),
@@ -93,6 +93,7 @@ const ICD_10_CM = /^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/;
 const icdCode = z
   .string()
   .trim()
+  .max(16)
   .transform((code) => code.toUpperCase())
   .refine((code) => ICD_10_CM.test(code), { message: 'not an ICD-10-CM code: a letter, a digit and a third character, then optionally a dot and up to four more (E11.9, R73.09)' });
 

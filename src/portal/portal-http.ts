@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { unstorableProblem } from '../common/validation';
 import { logoOrigin, type PortalBrand } from './portal-brand';
 
 export const SESSION_COOKIE = 'lf_portal_session';
@@ -78,9 +79,18 @@ export function clearCookie(reply: FastifyReply, name: string, path: string): vo
   setCookie(reply, name, '', { path, maxAgeSeconds: 0 });
 }
 
-/** A form field as a string (urlencoded bodies; repeated fields take the first). */
+/**
+ * A form field as a string (urlencoded bodies; repeated fields take the first). These forms bypass
+ * the validation pipe: a value Postgres could not store (NUL, a lone surrogate) reads as absent,
+ * so it gets the answer a missing or wrong value gets instead of failing at the database.
+ */
 export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | null)?.[name];
   const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first.slice(0, 2000) : '';
+  if (typeof first !== 'string' || unstorableProblem(first)) return '';
+  // At most 2,000 UTF-16 units, without cutting a surrogate pair in two.
+  const end = first.length > FIELD_MAX && /[\ud800-\udbff]/.test(first[FIELD_MAX - 1]) ? FIELD_MAX - 1 : FIELD_MAX;
+  return first.slice(0, end);
 }
+
+const FIELD_MAX = 2000;

@@ -419,5 +419,33 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
       expect(refused.status).toBe(422);
       expect(refused.body.detail[0].loc).toEqual(['body', 'payor_code']);
     });
+
+    it('refuses a lone UTF-16 surrogate or a NUL with 422 naming the field, whether it would land in a json or a text column, and writes nothing', async () => {
+      const before = await stack.db.query('SELECT count(*)::int AS n FROM payors');
+      // address is stored as json, name as text: the same answer for both.
+      for (const [body, loc] of [
+        [{ name: 'Lone', address: { ...address(), first_line: 'a\ud800' }, provider: 'availity', provider_payor_id: 'LONE1' }, ['body', 'address', 'first_line']],
+        [{ name: 'Lone\udfff', address: address(), provider: 'availity', provider_payor_id: 'LONE2' }, ['body', 'name']],
+        [{ name: 'Nul', address: { ...address(), city: 'x\u0000y' }, provider: 'availity', provider_payor_id: 'NUL1' }, ['body', 'address', 'city']],
+        [{ name: 'Nul\u0000', address: address(), provider: 'availity', provider_payor_id: 'NUL2' }, ['body', 'name']],
+      ] as const) {
+        const response = await api('POST', '/v3/payor', { body });
+        expect(response.status).toBe(422);
+        expect(response.body.detail).toEqual([{ loc, msg: expect.stringMatching(/NUL|surrogate/), type: expect.stringMatching(/^string_(nul|unpaired_surrogate)$/), input: expect.any(String) }]);
+      }
+      expect(await stack.db.query('SELECT count(*)::int AS n FROM payors')).toEqual(before);
+      // A surrogate pair (an emoji) is fine and stored as sent.
+      const emoji = await api('POST', '/v3/payor', { body: { name: 'Smile 😀 Health', address: { ...address(), first_line: '1 😀 Way' }, provider: 'availity', provider_payor_id: 'EMOJI1' } });
+      expect(emoji.status).toBe(200);
+      expect(emoji.body).toMatchObject({ name: 'Smile 😀 Health', org_address: { first_line: '1 😀 Way' } });
+      // Query strings and path parameters: NUL arrives percent-encoded (a lone surrogate cannot: it is no UTF-8).
+      const query = await api('GET', '/v3/insurance/search/payor?insurance_name=a%00b');
+      expect(query.status).toBe(422);
+      expect(query.body.detail[0]).toMatchObject({ loc: ['query', 'insurance_name'], type: 'string_nul' });
+      const path = await api('GET', '/v2/user/resolve/a%00b');
+      expect(path.status).toBe(422);
+      expect(path.body.detail[0]).toMatchObject({ loc: ['path', 'client_user_id'], type: 'string_nul' });
+      expect((await api('GET', '/v2/user/resolve/%ED%A0%80')).status).toBe(400);
+    });
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { describeRequest, RawHttpClient, type RawRequest, type RawResponse } from '../helpers/raw-http';
+import { documentedRoutes, type OpenApiDocument, type PathPart, sampleValue, slots, withText } from '../helpers/openapi-routes';
 
 /**
  * Malformed JSON, wrong types, unknown routes and oversized bodies get a 4xx `{detail}`, never a
@@ -10,7 +11,9 @@ import { describeRequest, RawHttpClient, type RawRequest, type RawResponse } fro
  * (HEAD aside: it has no body) is JSON with `detail`, a list of `{loc, msg, type}` for 422.
  *
  * Families: users-create, users-patch, users-read, users-delete (and undo), insurance-create,
- * insurance-latest, unknown routes and methods, auth headers, and HTTP-level errors that Fastify
+ * insurance-latest, every documented body route of both APIs with strings Postgres cannot store
+ * (NUL, lone UTF-16 surrogates) and huge ones, every documented route with NUL in a path or query
+ * parameter, unknown routes and methods, auth headers, and HTTP-level errors that Fastify
  * raises before any route runs (undecodable paths, parameters over the router's 100-character
  * limit, unknown method tokens, headers over Node's 16 KiB limit). The route families only use
  * paths the router can decode, so each family points at one kind of defect.
@@ -26,6 +29,10 @@ const BODY_LIMIT = 1_048_576;
 interface Case {
   req: RawRequest;
   oversized?: boolean;
+  /** A further rule for this case's answer: why it breaks it, or null. */
+  check?: (res: RawResponse) => string | null;
+  /** Sent to the management API rather than the main one. */
+  management?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,6 +395,7 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
   let stack: TestStack;
   let tenant: Tenant;
   let http: RawHttpClient;
+  let managementHttp: RawHttpClient;
   /** Live users that the read, patch and insurance families aim at. */
   let users: Array<{ user_id: string; client_user_id: string }>;
   /** Users the delete family deletes and undeletes. */
@@ -397,10 +405,24 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
   beforeAll(async () => {
     // The auth family sends hundreds of wrong keys from one address: with the refused-key limit
     // on, the address would get 429 after twenty and every family after it would test the
-    // limiter, not the routes (test/e2e/rate-limits.test.ts tests the limit).
-    stack = await startStack({ env: { USER_DELETION_GRACE: '60s', RATE_LIMIT_INVALID_KEYS: 'off' } });
+    // limiter, not the routes (test/e2e/rate-limits.test.ts tests the limit). Partner and WHOOP
+    // webhooks are configured, so that they answer a bad signature with 401 rather than 503 (not
+    // configured); nothing reaches WHOOP: no request here is signed.
+    stack = await startStack({
+      management: true,
+      env: {
+        USER_DELETION_GRACE: '60s',
+        RATE_LIMIT_INVALID_KEYS: 'off',
+        PARTNER_WEBHOOK_SECRET: 'malformed-requests-partner-secret',
+        PUBLIC_API_URL: 'https://labflow.test',
+        WHOOP_CLIENT_ID: 'malformed-requests',
+        WHOOP_CLIENT_SECRET: 'malformed-requests-secret',
+        WHOOP_API_URL: 'http://127.0.0.1:9',
+      },
+    });
     tenant = await createTenant(stack.db);
     http = new RawHttpClient(stack.apiUrl);
+    managementHttp = new RawHttpClient(stack.managementUrl);
     const create = async (clientUserId: string) => {
       const response = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: clientUserId } });
       expect(response.status).toBe(200);
@@ -414,6 +436,7 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
 
   afterAll(async () => {
     http?.close();
+    managementHttp?.close();
     await stack?.close();
     if (report.length) console.log(`malformed-requests:\n${report.join('\n')}\n  (re-sent after a stale keep-alive socket: ${http?.retries ?? 0})`);
   });
@@ -470,12 +493,12 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
       fc.asyncProperty(printable, async (c) => {
         let res: RawResponse;
         try {
-          res = await http.send(c.req);
+          res = await (c.management ? managementHttp : http).send(c.req);
         } catch (error) {
           throw new Error(`no HTTP answer (${(error as Error).message}) to ${describeRequest(c.req)}`);
         }
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        const why = problem(c, res);
+        const why = problem(c, res) ?? c.check?.(res) ?? null;
         if (why) {
           const text = res.text.length > 600 ? `${res.text.slice(0, 600)}…` : res.text;
           throw new Error(`${why}: ${describeRequest(c.req)}\n  → ${res.status} ${text}`);
@@ -657,6 +680,117 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
         return body ? withBody(method, path, body) : { req: { method, path, headers: headersFor() } };
       });
     await runFamily('insurance-latest', cases);
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // Every documented route, from the served OpenAPI documents
+  // -------------------------------------------------------------------------------------------
+
+  /** Strings Postgres cannot store, in text or json columns alike: each must be refused (422) wherever it is sent. */
+  const unstorable = fc.oneof(
+    fc.constantFrom('a\ud800', '\udfff', '\ud800\ud800', '😀\ud83d', '\ude00😀', 'ok\udc00ok', 'x\u0000y', '\u0000', 'nul\u0000\ud800'),
+    fc
+      .tuple(fc.constantFrom('a', 'é', '😀'), fc.integer({ min: 1_000, max: 100_000 }), fc.constantFrom('\u0000', '\ud800', '\udfff'))
+      .map(([char, count, bad]) => `${char.repeat(count)}${bad}`),
+  );
+  /** Strings Postgres can store, some far over any field's limit. */
+  const storableOddities = fc.oneof(
+    fc.constantFrom('😀', '\ufeff', '\u202eevil', '', ' ', '\u0001\u001f', '\ufffd'),
+    fc.tuple(fc.constantFrom('a', 'é', '😀', ' ', '"', '\\'), fc.integer({ min: 5_000, max: 120_000 })).map(([char, count]) => char.repeat(count)),
+  );
+  const UNSTORABLE_TYPES = ['string_nul', 'string_unpaired_surrogate'];
+  const isUnstorable = (text: string) => text.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+
+  /** Both documents' routes, each with the client and key header that reach it. */
+  const documented = async () => {
+    const load = async (url: string) => (await call(url, 'GET', '/openapi.json')).body as OpenApiDocument;
+    const [api, management] = await Promise.all([load(stack.apiUrl), load(stack.managementUrl)]);
+    const tag = (document: OpenApiDocument, side: 'api' | 'management') => documentedRoutes(document).map((route) => ({ route, document, side }));
+    return [...tag(api, 'api'), ...tag(management, 'management')];
+  };
+  type Documented = Awaited<ReturnType<typeof documented>>[number];
+  const keyHeaderFor = (side: Documented['side']): Record<string, string> =>
+    side === 'api' ? { 'x-service-api-key': tenant.apiKey } : { 'x-management-key': tenant.managementKey };
+
+  /** Values that get requests past "not found": this tenant's own ids, by parameter or field name. */
+  const knownValues = (): Record<string, unknown> => ({
+    user_id: users[0].user_id,
+    team_id: tenant.teamId,
+    team_ids: [tenant.teamId],
+    org_id: tenant.orgId,
+    env: 'sandbox',
+    environment: 'sandbox',
+    region: 'us',
+  });
+
+  /** The route's path with its parameters filled (`override` replaces one, already encoded). */
+  const pathOf = (entry: Documented, override?: { name: string; value: string }) =>
+    entry.route.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      if (override?.name === name) return override.value;
+      const parameter = entry.route.parameters.find((p) => p.in === 'path' && p.name === name);
+      return encodeURIComponent(String(sampleValue(entry.document, parameter?.schema, knownValues(), name)));
+    });
+
+  /** Why a 422 about an unstorable string does not name where it was put (null: it does, or it is about something else). */
+  const namesField = (res: RawResponse, loc: PathPart[]) => {
+    if (res.status !== 422) return null;
+    const issues = (res.json as { detail?: Array<{ loc: PathPart[]; type: string }> }).detail ?? [];
+    const about = issues.filter((issue) => UNSTORABLE_TYPES.includes(issue.type));
+    if (about.length === 0) return null;
+    return about.every((issue) => JSON.stringify(issue.loc) === JSON.stringify(loc)) ? null : `422 names ${JSON.stringify(about.map((i) => i.loc))}, not ${JSON.stringify(loc)}`;
+  };
+
+  it('every documented body route: strings Postgres cannot store are refused with 422 naming the field; huge ones never get a 5xx', async () => {
+    const routes = (await documented()).filter((entry) => entry.route.body);
+    expect(routes.length).toBeGreaterThan(40);
+    const cases = fc
+      .tuple(pick(routes), fc.oneof({ weight: 3, arbitrary: unstorable }, { weight: 2, arbitrary: storableOddities }), fc.nat(), fc.boolean())
+      .map(([entry, text, n, asKey]): Case => {
+        const plausible = sampleValue(entry.document, entry.route.body, knownValues());
+        const places = slots(plausible);
+        const at = places[n % places.length];
+        const target = at.reduce<unknown>((node, part) => (node as Record<PathPart, unknown>)[part], plausible);
+        const body = withText(plausible, at, text, asKey);
+        // Where the text lands: in place of a string, as a key, as an array's extra item, or as an object's extra `note`.
+        const loc: PathPart[] =
+          typeof target === 'string' ? at : Array.isArray(target) ? [...at, target.length] : asKey ? [...at, text] : target !== null && typeof target === 'object' ? [...at, 'note'] : at;
+        const req: RawRequest = {
+          method: entry.route.method,
+          path: pathOf(entry),
+          headers: { ...keyHeaderFor(entry.side), 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        };
+        const check = (res: RawResponse) => {
+          if (!isUnstorable(text)) return null;
+          if (res.status < 300) return `stored or accepted a string Postgres cannot store (at ${JSON.stringify(loc)})`;
+          return namesField(res, ['body', ...loc]);
+        };
+        return { req, check, management: entry.side === 'management' };
+      });
+    await runFamily('documented-bodies', cases);
+  });
+
+  it('every documented route: NUL in a path or query parameter is a 4xx, never a 5xx', async () => {
+    const routes = (await documented()).filter((entry) => entry.route.parameters.some((p) => p.in === 'path' || p.in === 'query'));
+    const nul = fc.constantFrom('%00', 'a%00b', '%00%00', `${randomUUID()}%00`);
+    const cases = fc.tuple(pick(routes), nul, fc.nat()).map(([entry, value, n]): Case => {
+      const parameters = entry.route.parameters.filter((p) => p.in === 'path' || p.in === 'query');
+      const parameter = parameters[n % parameters.length];
+      const path =
+        parameter.in === 'path'
+          ? pathOf(entry, { name: parameter.name, value })
+          : `${pathOf(entry)}?${encodeURIComponent(parameter.name)}=${value}`;
+      const body = entry.route.body ? JSON.stringify(sampleValue(entry.document, entry.route.body, knownValues())) : undefined;
+      const req: RawRequest = {
+        method: entry.route.method,
+        path,
+        headers: { ...keyHeaderFor(entry.side), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body,
+      };
+      const check = (res: RawResponse) => (res.status < 300 ? 'accepted a NUL parameter' : namesField(res, [parameter.in === 'path' ? 'path' : 'query', parameter.name]));
+      return { req, check, management: entry.side === 'management' };
+    });
+    await runFamily('documented-parameters', cases);
   });
 
   it('unknown routes and methods', async () => {

@@ -64,10 +64,11 @@ interface Route {
   outOfScope?: (result: HttpResult, request: Request) => void;
 }
 
+/** Outside its bindings, an id is unknown to a team-admin key: `not_found`, as a random id is. */
 const refusedInBulk = (field: string) => (result: HttpResult, request: Request) => {
   expect(result.status).toBe(200);
   const id = new URL(`http://x${request.path}`).searchParams.get(field);
-  expect(result.body).toEqual({ success: [], failure: [id], not_found: [] });
+  expect(result.body).toEqual({ success: [], failure: [], not_found: [id] });
 };
 
 const ROUTES: Route[] = [
@@ -251,5 +252,121 @@ describe('org boundaries', () => {
   test('a management key is refused by the main API', async () => {
     const result = await call(stack.apiUrl, 'GET', '/v2/user', { key: tenant.managementKey });
     expect(result.status).toBe(401);
+  });
+});
+
+/**
+ * No existence oracles: for each probe, the whole answer (status and body) to a real id that the
+ * caller may not see (another org's team, another team's key, credential, webhook, query or
+ * pipeline) is the answer to a random id. The id itself is echoed in some answers
+ * (`not_found: [id]`, "Team <id> is not a team of this org."): it is replaced by a placeholder
+ * before comparing.
+ */
+describe('no existence oracles: a real id the caller may not see answers exactly as a random id', () => {
+  const answer = async (key: string, method: string, path: string, body: unknown, id: string) => {
+    const result = await call(stack.managementUrl, method, path, { headers: mg(key), body });
+    return { status: result.status, body: JSON.parse(JSON.stringify(result.body ?? null).split(id).join('<id>')) as unknown };
+  };
+  type Probe = { name: string; key: () => string; method: string; path: (id: string) => string; body?: (id: string) => unknown };
+  const compare = async (probes: Probe[], realId: string) => {
+    for (const probe of probes) {
+      const random = randomUUID();
+      const real = await answer(probe.key(), probe.method, probe.path(realId), probe.body?.(realId), realId);
+      const unknown = await answer(probe.key(), probe.method, probe.path(random), probe.body?.(random), random);
+      expect({ probe: probe.name, ...real }).toEqual({ probe: probe.name, ...unknown });
+      expect({ probe: probe.name, status: real.status < 500 }).toEqual({ probe: probe.name, status: true });
+    }
+  };
+  const orgKey = () => tenant.managementKey;
+
+  test("another org's team id, under this org's id, with an org key", async () => {
+    const other = await createTenant(stack.db);
+    await call(stack.managementUrl, 'POST', `/v1/org/${other.orgId}/team/${other.teamId}/sandbox/webhook`, { headers: mg(other.managementKey), body: { url: 'https://example.com/hook' } });
+    await compare(
+      [
+        { name: 'GET team', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}` },
+        { name: 'PATCH team', key: orgKey, method: 'PATCH', path: (id) => `${org()}/team/${id}`, body: () => ({ name: 'Mine now' }) },
+        { name: 'DELETE team', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team/${id}` },
+        { name: 'GET teams?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team?team_id=${id}` },
+        { name: 'POST team api key', key: orgKey, method: 'POST', path: () => `${org()}/team_api_keys/sandbox/us`, body: (id) => ({ label: 'x', team_id: id }) },
+        { name: 'GET team api keys?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team_api_keys/sandbox/us?team_id=${id}` },
+        { name: 'POST management key binding', key: orgKey, method: 'POST', path: () => `${org()}/management_key`, body: (id) => ({ label: 'k', role: 'team_admin', team_role_bindings: [{ team_id: id }] }) },
+        { name: 'GET webhooks', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/sandbox/webhook` },
+        { name: 'POST webhook', key: orgKey, method: 'POST', path: (id) => `${org()}/team/${id}/sandbox/webhook`, body: () => ({ url: 'https://example.com/x' }) },
+        { name: 'POST custom credential', key: orgKey, method: 'POST', path: () => `${org()}/team_custom_credentials/sandbox/us`, body: (id) => ({ team_id: id, provider: 'fitbit', client_id: 'c' }) },
+        { name: 'GET custom credentials?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team_custom_credentials/sandbox/us?team_id=${id}` },
+        { name: 'POST etl pipeline', key: orgKey, method: 'POST', path: () => `${org()}/team_etl_pipelines/sandbox/us`, body: (id) => pipelineBody(id) },
+        { name: 'DELETE etl pipelines', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_etl_pipelines/sandbox/us?team_id=${id}` },
+        { name: 'GET continuous queries', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/sandbox/continuous_query` },
+        { name: 'GET stranded orders', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/stranded_orders` },
+      ],
+      other.teamId,
+    );
+  });
+
+  test("another org's team's integration_team_id answers as an unknown one", async () => {
+    const other = await createTenant(stack.db);
+    const integrationTeamId = `int-${randomUUID()}`;
+    await stack.db.getRepository(TeamEntity).update({ id: other.teamId }, { integrationTeamId });
+    await compare([{ name: 'POST resolve_team', key: orgKey, method: 'POST', path: () => `${org()}/resolve_team`, body: (id) => ({ integration_team_id: id }) }], integrationTeamId);
+  });
+
+  test("another org's keys, credentials and webhooks, with an org key", async () => {
+    const other = await createTenant(stack.db);
+    const otherOrg = `/v1/org/${other.orgId}`;
+    const asOther = async (method: string, path: string, body: unknown) =>
+      (await call(stack.managementUrl, method, `${otherOrg}${path}`, { headers: mg(other.managementKey), body })).body;
+    const apiKey = (await asOther('POST', '/team_api_keys/sandbox/us', { label: 'theirs', team_id: other.teamId })).id;
+    const credential = (await asOther('POST', '/team_custom_credentials/sandbox/us', { team_id: other.teamId, provider: 'fitbit', client_id: 'c', client_secret: 's' })).id;
+    const webhook = (await asOther('POST', `/team/${other.teamId}/sandbox/webhook`, { url: 'https://example.com/theirs' })).id;
+    const managementKey = (await asOther('POST', '/management_key', { label: 'theirs', role: 'org_admin' })).id;
+    await compare([{ name: 'DELETE team api keys', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_api_keys/sandbox/us?api_key_id=${id}` }], apiKey);
+    await compare([{ name: 'DELETE custom credentials', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_custom_credentials/sandbox/us?credential_id=${id}` }], credential);
+    await compare(
+      [
+        { name: 'PATCH management key', key: orgKey, method: 'PATCH', path: (id) => `${org()}/management_key/${id}`, body: () => ({ label: 'mine' }) },
+        { name: 'DELETE management key', key: orgKey, method: 'DELETE', path: (id) => `${org()}/management_key/${id}` },
+      ],
+      managementKey,
+    );
+    const mine = webhookBase(tenant.teamId);
+    await compare(
+      [
+        { name: 'GET webhook', key: orgKey, method: 'GET', path: (id) => `${mine}/${id}` },
+        { name: 'PATCH webhook', key: orgKey, method: 'PATCH', path: (id) => `${mine}/${id}`, body: () => ({ description: 'd' }) },
+        { name: 'GET webhook secret', key: orgKey, method: 'GET', path: (id) => `${mine}/${id}/secret` },
+        { name: 'GET webhook headers', key: orgKey, method: 'GET', path: (id) => `${mine}/${id}/headers` },
+        { name: 'GET webhook messages', key: orgKey, method: 'GET', path: (id) => `${mine}/${id}/messages` },
+        { name: 'GET webhook attempts', key: orgKey, method: 'GET', path: (id) => `${mine}/${id}/attempts` },
+        { name: 'POST rotate secret', key: orgKey, method: 'POST', path: (id) => `${mine}/${id}/secret/rotate`, body: () => ({}) },
+        { name: 'DELETE webhook', key: orgKey, method: 'DELETE', path: (id) => `${mine}/${id}` },
+      ],
+      webhook,
+    );
+  });
+
+  test("another team's keys, credentials, pipelines, webhooks and continuous queries, with a team-admin key", async () => {
+    const teamAdmin = () => teamAdminKey;
+    const apiKey = await freshApiKey(teams.outOfScope);
+    const credential = await freshCredential(teams.outOfScope);
+    await asOrg('POST', `${org()}/team_etl_pipelines/sandbox/us`, pipelineBody(teams.outOfScope));
+    await compare([{ name: 'DELETE team api keys', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_api_keys/sandbox/us?api_key_id=${id}` }], apiKey);
+    await compare([{ name: 'DELETE custom credentials', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_custom_credentials/sandbox/us?credential_id=${id}` }], credential);
+    await compare(
+      [
+        { name: 'DELETE etl pipelines', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_etl_pipelines/sandbox/us?team_id=${id}` },
+        { name: 'GET team', key: teamAdmin, method: 'GET', path: (id) => `${org()}/team/${id}` },
+        { name: 'GET webhooks', key: teamAdmin, method: 'GET', path: (id) => `${org()}/team/${id}/sandbox/webhook` },
+        { name: 'GET continuous queries', key: teamAdmin, method: 'GET', path: (id) => `${org()}/team/${id}/sandbox/continuous_query` },
+        { name: 'GET teams?team_id', key: teamAdmin, method: 'GET', path: (id) => `${org()}/team?team_id=${id}` },
+      ],
+      teams.outOfScope,
+    );
+    // The key, credential and pipeline are still there.
+    expect((await asOrg('GET', `${org()}/team_api_keys/sandbox/us?team_id=${teams.outOfScope}`)).body.api_keys.map((key: { id: string }) => key.id)).toContain(apiKey);
+    expect((await asOrg('GET', `${org()}/team_custom_credentials/sandbox/us?team_id=${teams.outOfScope}`)).body.credentials.map((c: { id: string }) => c.id)).toContain(credential);
+    expect((await asOrg('GET', `${org()}/team_etl_pipelines/sandbox/us?team_id=${teams.outOfScope}`)).body.pipelines).toHaveLength(1);
+    // Another team's webhook id under the key's own team.
+    await compare([{ name: 'GET webhook', key: teamAdmin, method: 'GET', path: (id) => `${webhookBase(teams.inScope)}/${id}` }], fixtures.get(teams.outOfScope)!.webhookId);
   });
 });

@@ -12,6 +12,53 @@ function typeArrays(node: unknown, path = '$'): string[] {
   return found;
 }
 
+type Schema = Record<string, unknown> & { $ref?: string };
+
+/** Whether a pattern alone bounds a string's length: anchored, no `*`, `+` or `{n,}` outside a character class. */
+function patternBounds(pattern: unknown): boolean {
+  if (typeof pattern !== 'string' || !pattern.startsWith('^') || !pattern.endsWith('$')) return false;
+  const outsideClasses = pattern.replace(/\\./g, 'x').replace(/\[[^\]]*\]/g, 'x');
+  return !/[*+]|\{\d+,\}/.test(outsideClasses);
+}
+
+/**
+ * Every string a request can carry in its body, query or path, by where it is, that has no length
+ * bound: no maxLength, enum, const, fixed format (uuid, date, date-time, binary) or bounding
+ * pattern. Headers are left out: Node refuses any over 16 KiB, and the ones labflow keeps (the
+ * idempotency key) are bounded by the code that reads them.
+ */
+function unboundedRequestStrings(document: { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema> } }): string[] {
+  const resolve = (schema: Schema | undefined) => (schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema);
+  const found: string[] = [];
+  const walk = (node: Schema | undefined, where: string, seen: Set<Schema>) => {
+    const schema = resolve(node);
+    if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+    const inner = new Set(seen).add(schema);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const part of (schema[key] as Schema[] | undefined) ?? []) walk(part, where, inner);
+    const bounded =
+      schema.maxLength !== undefined ||
+      schema.enum !== undefined ||
+      schema.const !== undefined ||
+      ['uuid', 'date', 'date-time', 'binary'].includes(schema.format as string) ||
+      patternBounds(schema.pattern);
+    if (schema.type === 'string' && !bounded) found.push(where);
+    if (schema.items) walk(schema.items as Schema, `${where}[]`, inner);
+    for (const [name, property] of Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {})) walk(property, `${where}.${name}`, inner);
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') walk(schema.additionalProperties as Schema, `${where}.*`, inner);
+  };
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const route = `${method.toUpperCase()} ${path}`;
+      for (const parameter of (operation.parameters as Array<{ in: string; name: string; schema?: Schema }> | undefined) ?? []) {
+        if (parameter.in !== 'header') walk(parameter.schema, `${route} ${parameter.in}.${parameter.name}`, new Set());
+      }
+      const content = (operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content ?? {};
+      for (const [type, body] of Object.entries(content)) walk(body.schema, `${route} body(${type})`, new Set());
+    }
+  }
+  return found;
+}
+
 describe('OpenAPI documents', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -45,6 +92,13 @@ describe('OpenAPI documents', () => {
     for (const url of [stack.apiUrl, stack.managementUrl]) {
       const { body } = await call(url, 'GET', '/openapi.json');
       expect(typeArrays(body)).toEqual([]);
+    }
+  });
+
+  it('bounds the length of every string a request can carry, on both APIs (the schemas that validate are the ones documented)', async () => {
+    for (const url of [stack.apiUrl, stack.managementUrl]) {
+      const { body } = await call(url, 'GET', '/openapi.json');
+      expect(unboundedRequestStrings(body)).toEqual([]);
     }
   });
 

@@ -140,11 +140,32 @@ describe('orders API (test kits)', () => {
     expect(twoAccounts.body.detail[0].loc).toEqual(['body', 'order_set', 'lab_account_id']);
   });
 
-  it('keeps orders to their team: another team gets 404', async () => {
+  it('keeps orders to their team: another team gets 404, exactly as for an id that is no order', async () => {
     const order = (await post('/v3/order', orderBody(userId))).body.order;
     const other = await createTenant(stack.db);
     expect((await get(`/v3/order/${order.id}`, other.apiKey)).status).toBe(404);
     expect((await post(`/v3/order/${order.id}/cancel`, undefined, {}, other.apiKey)).status).toBe(404);
+    // No existence oracle: every answer to another team's real id is the answer to a random id.
+    const answer = async (method: string, id: string, path: string, body?: unknown) => {
+      const response = await call(stack.apiUrl, method, path.replace(':id', id), { key: other.apiKey, body });
+      return { status: response.status, body: response.body };
+    };
+    const random = randomUUID();
+    for (const [method, path, body] of [
+      ['GET', '/v3/order/:id', undefined],
+      ['POST', '/v3/order/:id/cancel', undefined],
+      ['POST', '/v3/order/:id/test', {}],
+      ['PATCH', '/v3/order/:id', { activate_by: '2031-06-30' }],
+      ['GET', '/v3/order/:id/requisition/pdf', undefined],
+      ['GET', '/v3/order/:id/result', undefined],
+    ] as const) {
+      expect(await answer(method, order.id, path, body)).toEqual(await answer(method, random, path, body));
+    }
+    const orderFor = async (id: string) => {
+      const response = await post('/v3/order', orderBody(id), {}, other.apiKey);
+      return { status: response.status, body: response.body };
+    };
+    expect(await orderFor(userId)).toEqual(await orderFor(random));
     const listed = await call(stack.apiUrl, 'GET', '/v3/orders', { key: other.apiKey });
     expect(listed.body).toEqual({ orders: [], total: 0, page: 1, size: 50 });
     const otherUser = await createUser(stack, other);
@@ -281,6 +302,16 @@ describe('orders API (test kits)', () => {
       { event_type: 'labtest.order.updated', status: 'cancelled.testkit.cancelled' },
     ]);
     expect(await stack.temporal.workflow.getHandle(orderWorkflowId(order.id)).result()).toEqual({ status: 'cancelled.testkit.cancelled' });
+
+    // The workflow has completed: a simulation of the ended order is a 400 {detail}, with or without a final status.
+    const simulated = await post(`/v3/order/${order.id}/test`, {});
+    expect(simulated.status).toBe(400);
+    expect(simulated.body).toEqual({ detail: 'The order is cancelled.testkit.cancelled. A simulation cannot move an order that has ended.' });
+    const toCompleted = await post(`/v3/order/${order.id}/test?final_status=completed`, {});
+    expect(toCompleted.status).toBe(400);
+    expect(toCompleted.body).toEqual({ detail: expect.stringMatching(/cannot reach/) });
+    const activateBy = await call(stack.apiUrl, 'PATCH', `/v3/order/${order.id}`, { key: tenant.apiKey, body: { activate_by: '2031-06-30' } });
+    expect(activateBy.status).toBe(400);
   });
 
   it('changes activate_by while ordered', async () => {

@@ -212,6 +212,36 @@ describe('users API (/v2/user)', () => {
       expect(await stack.db.query('SELECT user_id FROM user_infos WHERE user_id = $1', [user.user_id])).toEqual([]);
       expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).status).toBe(404);
     });
+
+    it('bounds every free-text field: names 200, address lines 500, city 200, zip and state 100, phone 32, e-mail 320 (422 naming the field, nothing written)', async () => {
+      const user = await createUser();
+      const tooLong: Array<[string[], unknown]> = [
+        [['first_name'], 'A'.repeat(1_000_000)],
+        [['last_name'], 'B'.repeat(201)],
+        [['address', 'first_line'], 'x'.repeat(501)],
+        [['address', 'second_line'], 'x'.repeat(501)],
+        [['address', 'city'], 'C'.repeat(201)],
+        [['address', 'zip'], '9'.repeat(101)],
+        [['address', 'state'], 'S'.repeat(101)],
+        [['medical_proxy', 'first_name'], 'M'.repeat(201)],
+        [['email'], `${'e'.repeat(320)}@example.com`],
+        [['phone_number'], '1'.repeat(33)],
+      ];
+      for (const [path, value] of tooLong) {
+        const body: Record<string, unknown> = { ...info(), medical_proxy: { first_name: 'Max', last_name: 'Lee', address: info().address, phone_number: '+14155550123' } };
+        let node = body;
+        for (const part of path.slice(0, -1)) node = node[part] = { ...(node[part] as Record<string, unknown>) };
+        node[path.at(-1)!] = value;
+        const response = await api('PATCH', `/v2/user/${user.user_id}/info`, { body });
+        expect(response.status).toBe(422);
+        expect(response.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', ...path], type: 'string_too_long' }));
+      }
+      expect(await stack.db.query('SELECT user_id FROM user_infos WHERE user_id = $1', [user.user_id])).toEqual([]);
+      // At the limits, stored as sent.
+      const longest = { ...info(), first_name: 'A'.repeat(200), address: { ...info().address, first_line: 'x'.repeat(500), city: 'C'.repeat(200) } };
+      expect((await api('PATCH', `/v2/user/${user.user_id}/info`, { body: longest })).status).toBe(200);
+      expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).body).toMatchObject({ first_name: 'A'.repeat(200), address: { first_line: 'x'.repeat(500) } });
+    });
   });
 
   describe('authentication and team scoping', () => {
@@ -239,6 +269,44 @@ describe('users API (/v2/user)', () => {
       const list = await asOther('GET', '/v2/user?limit=1000');
       expect(list.body.users.some((u: { user_id: string }) => u.user_id === user.user_id)).toBe(false);
       // and the user is untouched
+      expect((await api('GET', `/v2/user/${user.user_id}`)).status).toBe(200);
+    });
+
+    it("answers another team's real user id exactly as a random id, on every route (no existence oracle)", async () => {
+      const user = await createUser();
+      const random = randomUUID();
+      const answer = async (method: string, path: string, body?: unknown) => {
+        const response = await call(stack.apiUrl, method, path, { key: other.apiKey, body });
+        return { status: response.status, body: response.body };
+      };
+      const routes: Array<[string, (id: string) => string, unknown?]> = [
+        ['POST', () => '/v2/link/token', (id: string) => ({ user_id: id })],
+        ['GET', (id) => `/v2/user/${id}`],
+        ['PATCH', (id) => `/v2/user/${id}`, { fallback_time_zone: 'UTC' }],
+        ['GET', (id) => `/v2/user/${id}/info/latest`],
+        ['PATCH', (id) => `/v2/user/${id}/info`, { first_name: 'Eve', last_name: 'Lee', email: 'eve@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } }],
+        ['POST', (id) => `/v2/user/${id}/insurance`, {}],
+        ['GET', (id) => `/v2/user/${id}/insurance/latest`],
+        ['GET', (id) => `/v2/summary/sleep/${id}?start_date=2024-01-01`],
+        ['GET', (id) => `/v2/timeseries/${id}/heartrate?start_date=2024-01-01`],
+        ['GET', (id) => `/v2/user/${id}/device`],
+        ['GET', (id) => `/v2/user/providers/${id}`],
+        ['POST', (id) => `/v2/user/refresh/${id}`],
+        ['DELETE', (id) => `/v2/user/${id}/oura`],
+        ['POST', (id) => `/v2/user/${id}/create_portal_url`, { context: 'launch' }],
+        ['DELETE', (id) => `/v2/user/${id}/portal_urls`],
+        ['POST', (id) => `/v2/user/undo_delete?user_id=${id}`],
+        ['DELETE', (id) => `/v2/user/${id}`],
+      ];
+      const bodyFor = (body: unknown, id: string) => (typeof body === 'function' ? (body as (id: string) => unknown)(id) : body);
+      for (const [method, path, body] of routes) {
+        // The id is echoed in some answers ("User <id> not found."): compared as a placeholder.
+        const real = await answer(method, path(user.user_id), bodyFor(body, user.user_id));
+        const unknown = await answer(method, path(random), bodyFor(body, random));
+        const route = `${method} ${path(':id')}`;
+        expect({ route, ...JSON.parse(JSON.stringify(real).split(user.user_id).join('<id>')) }).toEqual({ route, ...JSON.parse(JSON.stringify(unknown).split(random).join('<id>')) });
+      }
+      expect(await answer('GET', `/v2/user/resolve/${user.client_user_id}`)).toEqual(await answer('GET', `/v2/user/resolve/${randomUUID()}`));
       expect((await api('GET', `/v2/user/${user.user_id}`)).status).toBe(200);
     });
 

@@ -11,7 +11,10 @@ export const orgIdParams = z.object({ org_id: uuidParam });
 /** `/v1/org/{org_id}/.../{env}/{region}` */
 export const orgEnvRegionParams = z.object({ org_id: uuidParam, env: environmentParam, region: regionParam });
 
-/** Outcome of a bulk delete: ids done, ids refused (outside the key's teams), ids unknown. */
+/**
+ * Outcome of a bulk delete: ids done, ids that failed, ids unknown. An id outside the caller's
+ * teams is unknown to it (`not_found`), never a `failure`: that would tell it the id exists.
+ */
 export interface BulkResult {
   success: string[];
   failure: string[];

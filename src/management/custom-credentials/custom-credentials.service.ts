@@ -69,15 +69,19 @@ export class CustomCredentialsService {
     return toView(saved);
   }
 
+  /**
+   * Deletes credentials: `success`, or `not_found` for an id that is no credential of this org,
+   * environment and region and for one of a team the caller is not bound to alike (a team-admin
+   * key learns nothing of other teams' credentials). `failure` stays empty.
+   */
   async delete(caller: ManagementPrincipal, scope: CredentialsScope, ids: string[]): Promise<BulkResult> {
     const unique = [...new Set(ids)];
     const found = new Map((await this.credentials.findInScope({ orgId: caller.orgId, ...scope }, unique)).map((c) => [c.id, c]));
     const result: BulkResult = { success: [], failure: [], not_found: [] };
     for (const id of unique) {
       const credential = found.get(id);
-      if (!credential) result.not_found.push(id);
-      else if (!canActOnTeam(caller, credential.teamId)) result.failure.push(id);
-      else result.success.push(id);
+      if (credential && canActOnTeam(caller, credential.teamId)) result.success.push(id);
+      else result.not_found.push(id);
     }
     await this.credentials.delete(result.success);
     return result;

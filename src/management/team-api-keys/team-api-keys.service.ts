@@ -42,8 +42,9 @@ export class TeamApiKeysService {
   }
 
   /**
-   * Revokes keys: `success` (revoked now, or already revoked), `failure` (a key of a team the
-   * caller is not bound to), `not_found` (no such key in this org, environment and region).
+   * Revokes keys: `success` (revoked now, or already revoked), `not_found` (no such key in this
+   * org, environment and region, or a key of a team the caller is not bound to: a team-admin key
+   * learns nothing of other teams' keys, so both answer alike). `failure` stays empty.
    */
   async revoke(caller: ManagementPrincipal, scope: KeyScope, ids: string[]): Promise<BulkResult> {
     const unique = [...new Set(ids)];
@@ -51,9 +52,8 @@ export class TeamApiKeysService {
     const result: BulkResult = { success: [], failure: [], not_found: [] };
     for (const id of unique) {
       const key = found.get(id);
-      if (!key) result.not_found.push(id);
-      else if (!canActOnTeam(caller, key.teamId)) result.failure.push(id);
-      else result.success.push(id);
+      if (key && canActOnTeam(caller, key.teamId)) result.success.push(id);
+      else result.not_found.push(id);
     }
     await this.keys.revoke(result.success);
     return result;

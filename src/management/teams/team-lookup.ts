@@ -29,21 +29,11 @@ export class TeamLookup {
   }
 
   /**
-   * Sorts ids for a bulk operation: teams of the org the key may act on (`allowed`), teams of
-   * the org outside the key's bindings (`refused`), and ids that are no team of the org.
+   * The teams among `teamIds` that belong to the key's org and that it may act on, for a bulk
+   * operation; the others (no team, another org's, outside the key's bindings) are all alike unknown.
    */
-  async partition(key: ManagementPrincipal, teamIds: string[]) {
+  async actionable(key: ManagementPrincipal, teamIds: string[]): Promise<TeamEntity[]> {
     const found = await this.teams.findManyInOrg(key.orgId, teamIds);
-    const byId = new Map(found.map((team) => [team.id, team]));
-    const allowed: TeamEntity[] = [];
-    const refused: string[] = [];
-    const unknown: string[] = [];
-    for (const id of teamIds) {
-      const team = byId.get(id);
-      if (!team) unknown.push(id);
-      else if (!canActOnTeam(key, id)) refused.push(id);
-      else allowed.push(team);
-    }
-    return { allowed, refused, unknown };
+    return found.filter((team) => canActOnTeam(key, team.id));
   }
 }

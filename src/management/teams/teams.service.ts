@@ -102,7 +102,12 @@ export class TeamsService {
     return team;
   }
 
-  /** 409 naming the team that already holds the integration_team_id (or the id). */
+  /**
+   * 409 naming the team that already holds the integration_team_id (unique within the org), or
+   * saying that the id is taken. Team ids are unique across orgs, so a caller-chosen id held by
+   * another org cannot be created either: that 409 tells an org key that the id exists somewhere,
+   * which only an id the caller already holds can learn (ids are random UUIDs, not guessable).
+   */
   private async conflictOr(error: unknown, orgId: string, team: TeamEntity): Promise<unknown> {
     if (!(error instanceof TeamConflictError)) return error;
     if (error.on === 'id') return new HttpException({ message: 'A team with this id already exists.' }, HttpStatus.CONFLICT);

@@ -15,6 +15,7 @@ export function generateWebhookSecret(): string {
 /** A secret a client supplies: `whsec_` + base64 of 24 to 64 bytes. */
 export const webhookSecret = z
   .string()
+  .max(200)
   .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, { message: 'Must be whsec_ followed by base64 (Standard Webhooks format).' })
   .refine(
     (value) => {
