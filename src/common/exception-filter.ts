@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { redactUrl } from './logger';
+import { redactUrl } from './redaction';
 
 /**
  * Every error leaves labflow as `{detail}` with a 4xx, or a 500 `{detail}` without internals.

@@ -16,6 +16,7 @@ import { MetricsRegistry } from './metrics/registry';
 import { createLogger, type Logger, type LogService, requestLineWriter } from './logger';
 import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
 import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from './request-context';
+import { noteRoute } from './redaction';
 import { toOpenApi30Nullables } from './schemas';
 import { traceHttpRequests } from './tracing/http-spans';
 import { activeTracing } from './tracing/tracing';
@@ -86,6 +87,9 @@ export async function createHttpApp(
   adapter.getInstance().addHook('onRoute', (route) => {
     if ((route.config as { largeBody?: boolean } | undefined)?.largeBody) route.bodyLimit = config.healthData.bodyLimitBytes;
   });
+  // Every route pattern is noted: those with sensitive path parameters (`/portal/launch/:token`)
+  // get their values redacted in logs and spans, matched or not (redaction.ts).
+  adapter.getInstance().addHook('onRoute', (route) => noteRoute(route.url));
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { redactUrl } from '../common/redaction';
 import { PortalLinkError, type LinkProblem } from './portal-access.service';
 import { NEUTRAL_BRAND } from './portal-brand';
 import { PortalBrandService } from './portal-brand.service';
@@ -46,7 +47,7 @@ export class PortalPageFilter implements ExceptionFilter {
               : ['We could not do that', 'Please go back and try again.'];
       return sendHtml(reply, status === 422 ? 404 : status, problemPage({ brand: NEUTRAL_BRAND }, heading, message), NEUTRAL_BRAND);
     }
-    this.logger.error(`${request.method} ${request.url.split('?')[0]}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    this.logger.error(`${request.method} ${redactUrl(request.url)}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
     sendHtml(reply, 500, problemPage({ brand: NEUTRAL_BRAND }, 'Something went wrong', 'Please try again in a few minutes.'), NEUTRAL_BRAND);
   }
 }

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { createLogger, errorListener, redactUrl } from '../../src/common/logger';
+import { createLogger, errorListener } from '../../src/common/logger';
+import { noteRoute, redactUrl } from '../../src/common/redaction';
 import { requestIdFrom } from '../../src/common/request-context';
 
 /** A logger at trace level whose JSON lines land in `lines`. */
@@ -23,6 +24,33 @@ describe('log redaction', () => {
     expect(redactUrl('/x?access_token=t&page=2&api_key=k&Sig=s')).toBe('/x?access_token=[redacted]&page=2&api_key=[redacted]&Sig=[redacted]');
     expect(redactUrl('/x?%73ignature=s')).toBe('/x?%73ignature=[redacted]');
     expect(redactUrl('/v3/order/1')).toBe('/v3/order/1');
+  });
+
+  it('replaces credentials and names in query strings: OAuth state and code, patient and recipient names, search input', () => {
+    expect(redactUrl('/v2/link/connect/oura?state=ST4TE&code=C0DE&scope=daily')).toBe('/v2/link/connect/oura?state=[redacted]&code=[redacted]&scope=daily');
+    expect(redactUrl('/v3/orders?patient_name=Zeb&search_input=Quar%20ter&shipping_recipient_name=Wil&page=2&order_key=created_at')).toBe(
+      '/v3/orders?patient_name=[redacted]&search_input=[redacted]&shipping_recipient_name=[redacted]&page=2&order_key=[redacted]',
+    );
+    expect(redactUrl('/v2/team/users/search?query_id=patient%40example.com')).toBe('/v2/team/users/search?query_id=[redacted]');
+    expect(redactUrl('/x?recipient_email=a&link_token=b&key_id=c&user_id=d')).toBe('/x?recipient_email=[redacted]&link_token=[redacted]&key_id=c&user_id=d');
+  });
+
+  it('replaces sensitive path parameters of the noted routes, whether a request matched its route or not', () => {
+    for (const pattern of ['/portal/launch/:token', '/p/:code', '/p/:code/send', '/v2/user/:user_id/portal_url/:code', '/v2/user/resolve/:client_user_id', '/v2/user/:user_id', '/management_key/:key_id']) {
+      noteRoute(pattern);
+    }
+    expect(redactUrl('/portal/launch/T0KEN')).toBe('/portal/launch/[redacted]');
+    expect(redactUrl('/portal/launch/T0KEN/extra?x=1')).toBe('/portal/launch/[redacted]/extra?x=1');
+    expect(redactUrl('/p/C0DE')).toBe('/p/[redacted]');
+    expect(redactUrl('/p/C0DE/verify')).toBe('/p/[redacted]/verify');
+    expect(redactUrl('/v2/user/u-1/portal_url/C0DE')).toBe('/v2/user/u-1/portal_url/[redacted]');
+    expect(redactUrl('/v2/user/resolve/patient@example.com')).toBe('/v2/user/resolve/[redacted]');
+    // Ids stay: they name a resource, not a person or a credential.
+    expect(redactUrl('/v2/user/u-1')).toBe('/v2/user/u-1');
+    expect(redactUrl('/v2/user/u-1/portal_urls')).toBe('/v2/user/u-1/portal_urls');
+    expect(redactUrl('/management_key/k-1')).toBe('/management_key/k-1');
+    expect(redactUrl('/portal')).toBe('/portal');
+    expect(redactUrl('/portal/orders/o-1')).toBe('/portal/orders/o-1');
   });
 
   it('never writes credential headers, PHI fields or secrets, whatever object carries them', () => {

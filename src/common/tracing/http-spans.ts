@@ -1,9 +1,11 @@
 import { context, type Context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { redactedUrlParts } from '../redaction';
 
 /**
  * One SERVER span per HTTP request, named after the route pattern (`POST /v3/order`, never the
- * URL: paths carry ids and query strings signatures), child of an incoming `traceparent`. The
+ * URL: paths carry ids), child of an incoming `traceparent`. Its `url.path` and `url.query` say
+ * which resource was asked for, with credentials and names redacted as in the logs (redaction.ts). The
  * handler runs inside it, so what the request causes (the workflow start, the outbox rows) joins
  * the request's trace. Installed only when tracing is on.
  */
@@ -16,7 +18,7 @@ export function traceHttpRequests(fastify: FastifyInstance): void {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const span = tracer.startSpan(
       route ? `${request.method} ${route}` : request.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, ...(route ? { 'http.route': route } : {}) } },
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, ...(route ? { 'http.route': route } : {}), ...urlAttributes(request.url) } },
       parent,
     );
     spans.set(request, { span, context: trace.setSpan(parent, span) });
@@ -45,4 +47,10 @@ export function traceHttpRequests(fastify: FastifyInstance): void {
     traced?.span.end();
     done();
   });
+}
+
+/** OpenTelemetry's `url.path` and `url.query` of a server span, redacted. */
+function urlAttributes(url: string): Record<string, string> {
+  const { path, query } = redactedUrlParts(url);
+  return query === undefined ? { 'url.path': path } : { 'url.path': path, 'url.query': query };
 }
