@@ -13,6 +13,9 @@ export interface StoredAnswer {
   request_hash: string;
   state: string;
   status_code: number | null;
+  /** The answer's body, sealed (PhiCipher.encryptJson). */
+  response_enc: string | null;
+  /** An answer stored in plaintext before answers were sealed (gone after the key's TTL). */
   response: unknown;
 }
 
@@ -42,7 +45,7 @@ export class IdempotencyRepository {
       `INSERT INTO idempotency_keys (team_id, environment, key, request_hash, state)
        VALUES ($1, $2, $3, $4, 'in_progress')
        ON CONFLICT (team_id, environment, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, state = 'in_progress', status_code = NULL, response = NULL,
+         SET request_hash = EXCLUDED.request_hash, state = 'in_progress', status_code = NULL, response = NULL, response_enc = NULL,
              created_at = clock_timestamp()
          WHERE idempotency_keys.created_at < clock_timestamp() - make_interval(secs => $5)
             OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.created_at < clock_timestamp() - make_interval(secs => $6))
@@ -54,18 +57,18 @@ export class IdempotencyRepository {
 
   async findAnswer(scope: IdempotencyScope, key: string): Promise<StoredAnswer | null> {
     const [row]: StoredAnswer[] = await this.db.query(
-      `SELECT request_hash, state, status_code, response FROM idempotency_keys WHERE team_id = $1 AND environment = $2 AND key = $3`,
+      `SELECT request_hash, state, status_code, response_enc, response FROM idempotency_keys WHERE team_id = $1 AND environment = $2 AND key = $3`,
       [scope.teamId, scope.environment, key],
     );
     return row ?? null;
   }
 
-  /** Stores the answer of the claimed key (in the caller's transaction for a success). */
-  async storeAnswer(manager: EntityManager | undefined, scope: IdempotencyScope, key: string, status: number, response: unknown): Promise<void> {
+  /** Stores the sealed answer of the claimed key (in the caller's transaction for a success). */
+  async storeAnswer(manager: EntityManager | undefined, scope: IdempotencyScope, key: string, status: number, sealedResponse: string): Promise<void> {
     await (manager ?? this.db.manager).query(
-      `UPDATE idempotency_keys SET state = 'done', status_code = $4, response = $5::jsonb
+      `UPDATE idempotency_keys SET state = 'done', status_code = $4, response_enc = $5, response = NULL
         WHERE team_id = $1 AND environment = $2 AND key = $3`,
-      [scope.teamId, scope.environment, key, status, JSON.stringify(response)],
+      [scope.teamId, scope.environment, key, status, sealedResponse],
     );
   }
 

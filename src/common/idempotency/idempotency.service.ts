@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { PhiCipher } from '../crypto';
 import { ApiError, conflict } from '../errors';
 import { fingerprint, type IdempotencyHeader, keyUsedForAnotherRequest, requireValidKey } from './idempotency-key';
 import { type IdempotencyScope, IdempotencyRepository, type StoredResult } from './idempotency.repository';
@@ -29,7 +30,7 @@ export type CompleteIdempotently = (manager: EntityManager, response: unknown) =
 /**
  * Every idempotent route, two ways of remembering a key (validity and request fingerprint shared):
  *
- * - `run` stores the answer, as Junction does on order creation: the first answer (status and
+ * - `run` stores the answer, sealed with the PHI key, as Junction does on order creation: the first answer (status and
  *   body) per team and key is replayed for the policy's TTL; the same key with another body is
  *   refused (400); a duplicate while the first request still runs gets 409. Nothing is stored when
  *   validation fails (422) or the server fails (5xx). A success is stored in the same transaction
@@ -40,7 +41,10 @@ export type CompleteIdempotently = (manager: EntityManager, response: unknown) =
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly keys: IdempotencyRepository) {}
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    private readonly cipher: PhiCipher,
+  ) {}
 
   async run<T>(
     scope: IdempotencyScope,
@@ -56,11 +60,11 @@ export class IdempotencyService {
     const claimed = await this.keys.claim(scope, key, hash, policy.ttlMs / 1000, ABANDONED_AFTER_MS / 1000);
     if (!claimed) return this.replay(scope, key, hash, policy) as Promise<T>;
     try {
-      return await work((manager, response) => this.keys.storeAnswer(manager, scope, key, HttpStatus.OK, response));
+      return await work((manager, response) => this.keys.storeAnswer(manager, scope, key, HttpStatus.OK, this.cipher.encryptJson(response)));
     } catch (error) {
       const status = error instanceof HttpException ? error.getStatus() : 500;
       const cacheable = options.cacheErrors && status >= 400 && status < 500 && status !== HttpStatus.UNPROCESSABLE_ENTITY;
-      if (cacheable) await this.keys.storeAnswer(undefined, scope, key, status, (error as HttpException).getResponse());
+      if (cacheable) await this.keys.storeAnswer(undefined, scope, key, status, this.cipher.encryptJson((error as HttpException).getResponse()));
       else await this.keys.release(scope, key);
       throw error;
     }
@@ -92,10 +96,12 @@ export class IdempotencyService {
     if (row.state !== 'done' || row.status_code === null) {
       throw conflict(`A request with this ${policy.header} is in progress; retry shortly.`);
     }
+    // Answers are stored sealed (they carry the patient's details); one stored before that in plaintext.
+    const response = row.response_enc !== null ? this.cipher.decryptJson<unknown>(row.response_enc) : row.response;
     if (row.status_code >= 400) {
-      const body = row.response as { detail?: unknown } | null;
+      const body = response as { detail?: unknown } | null;
       throw new ApiError(row.status_code, body && typeof body === 'object' && 'detail' in body ? body.detail : body);
     }
-    return row.response;
+    return response;
   }
 }
