@@ -21,6 +21,8 @@ export interface ReceivedSpan {
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
+  /** Every export as it arrived (JSON text): span events, status messages and all (a test greps them). */
+  readonly exports: string[] = [];
 
   private constructor(private readonly server: Server) {}
 
@@ -39,7 +41,9 @@ export class OtlpReceiver {
           response.writeHead(415).end();
           return;
         }
-        receiver.take(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        const text = Buffer.concat(chunks).toString('utf8');
+        receiver.exports.push(text);
+        receiver.take(JSON.parse(text));
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
