@@ -45,9 +45,29 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'team_custom_credentials', key: ['id'], column: 'client_secret_enc', kind: 'text' },
   { table: 'team_custom_credentials', key: ['id'], column: 'details_enc', kind: 'text' },
   { table: 'user_infos', key: ['user_id'], column: 'info_enc', kind: 'text' },
+  { table: 'users', key: ['id'], column: 'fallback_birth_date_enc', kind: 'text' },
   { table: 'webhook_endpoints', key: ['id'], column: 'headers_enc', kind: 'text' },
   { table: 'webhook_endpoints', key: ['id'], column: 'previous_secret_enc', kind: 'text' },
   { table: 'webhook_endpoints', key: ['id'], column: 'secret_enc', kind: 'text' },
+];
+
+/**
+ * A column of PHI stored in plaintext before it was sealed, beside the sealed column that replaced
+ * it: the application writes only the sealed one (clearing the plaintext) and still reads the
+ * plaintext where that is all a row has. A rekey seals what is left.
+ */
+export interface PlaintextColumn {
+  table: string;
+  key: readonly string[];
+  /** The old plaintext column (jsonb). */
+  plaintext: string;
+  /** The sealed column (text, PhiCipher.encryptJson of the same JSON). */
+  sealed: string;
+}
+
+export const PLAINTEXT_COLUMNS: readonly PlaintextColumn[] = [
+  { table: 'idempotency_keys', key: ['team_id', 'environment', 'key'], plaintext: 'response', sealed: 'response_enc' },
+  { table: 'users', key: ['id'], plaintext: 'fallback_birth_date', sealed: 'fallback_birth_date_enc' },
 ];
 
 /** One sealed value and the primary key of its row. */
@@ -94,6 +114,38 @@ export class PhiRekeyRepository {
         replaced += count;
       }
       return replaced;
+    });
+  }
+
+  /** Up to `limit` plaintext values (JSON text) of the column after the row keyed `after`, in key order. */
+  async plaintextBatch(column: PlaintextColumn, after: unknown[] | null, limit: number): Promise<Array<{ key: unknown[]; json: string }>> {
+    const keys = column.key.join(', ');
+    const afterClause = after ? `AND (${keys}) > (${column.key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
+    const rows: Array<Record<string, unknown>> = await this.db.query(
+      `SELECT ${keys}, ${column.plaintext}::text AS plaintext_json FROM ${column.table}
+        WHERE ${column.plaintext} IS NOT NULL ${afterClause}
+        ORDER BY ${keys} LIMIT ${Number(limit)}`,
+      after ?? [],
+    );
+    return rows.map((row) => ({ key: column.key.map((name) => row[name]), json: row.plaintext_json as string }));
+  }
+
+  /**
+   * Writes each `sealed` into the sealed column and clears the plaintext, only while the row still
+   * holds the plaintext that was read; one transaction for the lot. Answers how many rows changed.
+   */
+  async sealPlaintext(column: PlaintextColumn, changes: ReadonlyArray<{ key: unknown[]; json: string; sealed: string }>): Promise<number> {
+    if (changes.length === 0) return 0;
+    const n = column.key.length;
+    const statement = `UPDATE ${column.table} SET ${column.sealed} = $${n + 2}, ${column.plaintext} = NULL
+        WHERE ${column.key.map((name, i) => `${name} = $${i + 1}`).join(' AND ')} AND ${column.plaintext}::text = $${n + 1}`;
+    return this.db.transaction(async (manager) => {
+      let sealed = 0;
+      for (const change of changes) {
+        const [, count]: [unknown, number] = await manager.query(statement, [...change.key, change.json, change.sealed]);
+        sealed += count;
+      }
+      return sealed;
     });
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PhiCipher } from '../common/crypto';
-import { PhiRekeyRepository, SEALED_COLUMNS, type SealedColumn } from './phi-rekey.repository';
+import { PhiRekeyRepository, PLAINTEXT_COLUMNS, type PlaintextColumn, SEALED_COLUMNS, type SealedColumn } from './phi-rekey.repository';
 
 /** What a rekey did to one column. */
 export interface RekeyedColumn {
@@ -17,6 +17,8 @@ export interface RekeyedColumn {
 export interface RekeyReport {
   columns: RekeyedColumn[];
   resealed: number;
+  /** Values stored in plaintext before their column was sealed (PLAINTEXT_COLUMNS), sealed now. */
+  plaintextSealed: number;
   unreadable: number;
   /** True when every sealed value is now under PHI_ENCRYPTION_KEY: the earlier keys can go. */
   complete: boolean;
@@ -24,7 +26,8 @@ export interface RekeyReport {
 
 /**
  * `labflow phi rekey`, the second half of rotating the PHI key (README "Rotating the PHI key"):
- * every value PhiCipher sealed with an earlier key is sealed again with PHI_ENCRYPTION_KEY. It
+ * every value PhiCipher sealed with an earlier key is sealed again with PHI_ENCRYPTION_KEY, and
+ * PHI a column held in plaintext before it was sealed (PLAINTEXT_COLUMNS) is sealed. It
  * runs beside the live system: rows are read in key order, a batch at a time, and each value is
  * replaced only while the row still holds what was read (a value written meanwhile is sealed with
  * the current key already), a batch in one transaction. Running it again finds nothing to do; stopped midway, it starts over
@@ -44,9 +47,23 @@ export class PhiRekeyService {
       options.onColumn?.(done);
       columns.push(done);
     }
+    let plaintextSealed = 0;
+    for (const column of PLAINTEXT_COLUMNS) plaintextSealed += await this.sealPlaintext(column, options.batchSize);
     const resealed = columns.reduce((sum, column) => sum + column.resealed, 0);
     const unreadable = columns.reduce((sum, column) => sum + column.unreadable, 0);
-    return { columns, resealed, unreadable, complete: unreadable === 0 };
+    return { columns, resealed, plaintextSealed, unreadable, complete: unreadable === 0 };
+  }
+
+  /** Seals the plaintext values left in one column (written before it was sealed); how many. */
+  private async sealPlaintext(column: PlaintextColumn, batchSize: number): Promise<number> {
+    let sealed = 0;
+    let after: unknown[] | null = null;
+    for (;;) {
+      const batch = await this.repository.plaintextBatch(column, after, batchSize);
+      sealed += await this.repository.sealPlaintext(column, batch.map(({ key, json }) => ({ key, json, sealed: this.cipher.encrypt(json) })));
+      if (batch.length < batchSize) return sealed;
+      after = batch[batch.length - 1].key;
+    }
   }
 
   /** The sealed-looking columns of the database that SEALED_COLUMNS does not name (a rekey would miss them). */

@@ -25,7 +25,10 @@ export class UserEntity {
   @Column('text', { name: 'client_user_id' }) clientUserId!: string;
   @CreateDateColumn({ name: 'created_on', type: 'timestamptz' }) createdOn!: Date;
   @Column('jsonb', { name: 'fallback_time_zone', nullable: true }) fallbackTimeZone!: FallbackTimeZone | null;
-  @Column('jsonb', { name: 'fallback_birth_date', nullable: true }) fallbackBirthDate!: FallbackBirthDate | null;
+  /** The fallback birth date (a FallbackBirthDate), sealed: PhiCipher.encryptJson. */
+  @Column('text', { name: 'fallback_birth_date_enc', nullable: true }) fallbackBirthDateEnc!: string | null;
+  /** One written in plaintext before birth dates were sealed; every write of the user clears it. */
+  @Column('jsonb', { name: 'fallback_birth_date', nullable: true }) plaintextFallbackBirthDate!: FallbackBirthDate | null;
   @Column('date', { name: 'ingestion_start', nullable: true }) ingestionStart!: string | null;
   @Column('date', { name: 'ingestion_end', nullable: true }) ingestionEnd!: string | null;
   @Column('timestamptz', { name: 'deletion_requested_at', nullable: true }) deletionRequestedAt!: Date | null;

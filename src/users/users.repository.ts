@@ -12,7 +12,7 @@ export const isUniqueViolation = (error: unknown) =>
 type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
 /** The columns of a user as the named statements read them (dates as text, as TypeORM gives them). */
-export const USER_COLUMNS = `id, team_id, environment, client_user_id, created_on, fallback_time_zone, fallback_birth_date,
+export const USER_COLUMNS = `id, team_id, environment, client_user_id, created_on, fallback_time_zone, fallback_birth_date_enc, fallback_birth_date,
   ingestion_start::text AS ingestion_start, ingestion_end::text AS ingestion_end, deletion_requested_at`;
 
 const LIVE_USER = {
@@ -35,7 +35,8 @@ export interface UserRow {
   client_user_id: string;
   created_on: Date;
   fallback_time_zone: UserEntity['fallbackTimeZone'];
-  fallback_birth_date: UserEntity['fallbackBirthDate'];
+  fallback_birth_date_enc: string | null;
+  fallback_birth_date: UserEntity['plaintextFallbackBirthDate'];
   ingestion_start: string | null;
   ingestion_end: string | null;
   deletion_requested_at: Date | null;
@@ -49,7 +50,8 @@ export function userFromRow(row: UserRow): UserEntity {
     clientUserId: row.client_user_id,
     createdOn: row.created_on,
     fallbackTimeZone: row.fallback_time_zone,
-    fallbackBirthDate: row.fallback_birth_date,
+    fallbackBirthDateEnc: row.fallback_birth_date_enc,
+    plaintextFallbackBirthDate: row.fallback_birth_date,
     ingestionStart: row.ingestion_start,
     ingestionEnd: row.ingestion_end,
     deletionRequestedAt: row.deletion_requested_at,

@@ -15,12 +15,13 @@ import {
   userDeletionWorkflowId,
 } from '../../workflows/contract';
 import type { TeamPrincipal } from '../auth/principal';
+import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound, validationError } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
 import { CONNECTED_SOURCES, type ConnectedSources, type ConnectedSourceView } from './connected-sources';
 import type { CreateUserDto, PatchUserDto } from './users.dto';
-import { UserEntity } from './user.entity';
+import { type FallbackBirthDate, UserEntity } from './user.entity';
 import { type UserRead, UserReadModel } from './user-read-model';
 import { isUniqueViolation, UsersRepository } from './users.repository';
 
@@ -32,7 +33,7 @@ export interface UserView {
   created_on: string;
   connected_sources: ConnectedSourceView[];
   fallback_time_zone: UserEntity['fallbackTimeZone'];
-  fallback_birth_date: UserEntity['fallbackBirthDate'];
+  fallback_birth_date: FallbackBirthDate | null;
   ingestion_start: string | null;
   ingestion_end: string | null;
 }
@@ -45,6 +46,7 @@ export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly reads: UserReadModel,
+    private readonly cipher: PhiCipher,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
     @Optional() @Inject(CONNECTED_SOURCES) private readonly connectedSources?: ConnectedSources,
@@ -59,13 +61,14 @@ export class UsersService {
       environment: team.environment,
       clientUserId: body.client_user_id,
       fallbackTimeZone: body.fallback_time_zone ? { id: body.fallback_time_zone, source_slug: MANUAL_SOURCE, updated_at: now } : null,
-      fallbackBirthDate: body.fallback_birth_date ? { value: body.fallback_birth_date, source_slug: MANUAL_SOURCE, updated_at: now } : null,
+      fallbackBirthDateEnc: body.fallback_birth_date ? this.sealBirthDate({ value: body.fallback_birth_date, source_slug: MANUAL_SOURCE, updated_at: now }) : null,
+      plaintextFallbackBirthDate: null,
       ingestionStart: body.ingestion_start ?? null,
       ingestionEnd: body.ingestion_end ?? null,
       deletionRequestedAt: null,
     });
     try {
-      return toView(await this.users.insert(user), []);
+      return this.toView(await this.users.insert(user), []);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       throw await this.duplicateClientUserId(team, body.client_user_id);
@@ -107,8 +110,12 @@ export class UsersService {
       user.fallbackTimeZone = { id: body.fallback_time_zone, source_slug: MANUAL_SOURCE, updated_at: now };
     }
     if (body.fallback_birth_date !== undefined) {
-      user.fallbackBirthDate = { value: body.fallback_birth_date, source_slug: MANUAL_SOURCE, updated_at: now };
+      user.fallbackBirthDateEnc = this.sealBirthDate({ value: body.fallback_birth_date, source_slug: MANUAL_SOURCE, updated_at: now });
+    } else if (user.plaintextFallbackBirthDate !== null) {
+      // One stored in plaintext before birth dates were sealed: sealed now that the row is written anyway.
+      user.fallbackBirthDateEnc = this.sealBirthDate(user.plaintextFallbackBirthDate);
     }
+    user.plaintextFallbackBirthDate = null;
     if (body.ingestion_start !== undefined) user.ingestionStart = body.ingestion_start;
     if (body.ingestion_end !== undefined) user.ingestionEnd = body.ingestion_end;
     checkIngestionBounds(user.ingestionStart, user.ingestionEnd);
@@ -181,7 +188,16 @@ export class UsersService {
 
   private viewOf({ user, connections }: UserRead): UserView {
     const sources = this.connectedSources;
-    return toView(user, sources ? connections.map((connection) => sources.viewOf(connection)) : []);
+    return this.toView(user, sources ? connections.map((connection) => sources.viewOf(connection)) : []);
+  }
+
+  private toView(user: UserEntity, connectedSources: ConnectedSourceView[]): UserView {
+    const birthDate = user.fallbackBirthDateEnc !== null ? this.cipher.decryptJson<FallbackBirthDate>(user.fallbackBirthDateEnc) : user.plaintextFallbackBirthDate;
+    return toView(user, birthDate, connectedSources);
+  }
+
+  private sealBirthDate(birthDate: FallbackBirthDate): string {
+    return this.cipher.encryptJson(birthDate);
   }
 
   private async requireLive(team: TeamPrincipal, userId: string): Promise<UserEntity> {
@@ -211,7 +227,7 @@ function checkIngestionBounds(start: string | null, end: string | null): void {
   }
 }
 
-export function toView(user: UserEntity, connectedSources: ConnectedSourceView[]): UserView {
+function toView(user: UserEntity, fallbackBirthDate: FallbackBirthDate | null, connectedSources: ConnectedSourceView[]): UserView {
   return {
     user_id: user.id,
     team_id: user.teamId,
@@ -219,7 +235,7 @@ export function toView(user: UserEntity, connectedSources: ConnectedSourceView[]
     created_on: user.createdOn.toISOString(),
     connected_sources: connectedSources,
     fallback_time_zone: user.fallbackTimeZone,
-    fallback_birth_date: user.fallbackBirthDate,
+    fallback_birth_date: fallbackBirthDate,
     ingestion_start: user.ingestionStart,
     ingestion_end: user.ingestionEnd,
   };

@@ -246,6 +246,7 @@ function rekeyLines(report: RekeyReport): string[] {
   const lines = report.columns
     .filter((column) => column.examined > 0)
     .map((column) => `${column.table}.${column.column}: ${column.examined} sealed, ${column.resealed} sealed again${column.unreadable ? `, ${column.unreadable} UNREADABLE` : ''}`);
+  if (report.plaintextSealed > 0) lines.push(`${report.plaintextSealed} value(s) stored in plaintext before their column was sealed: sealed now.`);
   lines.push(
     report.complete
       ? `Every value in the database is sealed with PHI_ENCRYPTION_KEY (${report.resealed} sealed again now). Keep PHI_ENCRYPTION_PREVIOUS_KEYS while workflows started before the rotation are open: their histories' payloads are sealed with a key derived from it.`
