@@ -40,7 +40,7 @@ const PATIENT = {
   last_name: `Quarterfield${suffix}`,
   email: `zq.${suffix}@example.org`,
   phone_number: `+1415555${String(randomInt(1000, 9999))}`,
-  dob: '1953-07-29',
+  dob: `19${randomInt(20, 60)}-${String(randomInt(1, 13)).padStart(2, '0')}-${String(randomInt(1, 29)).padStart(2, '0')}`,
   gender: 'female',
 };
 const ADDRESS = { first_line: `${randomInt(100, 999)} Quillfeather Lane`, city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' };

@@ -26,7 +26,8 @@ const PATIENT = {
   last_name: `Brackenridge${suffix}`,
   email: `ob.${suffix}@example.org`,
   phone_number: `+1602555${String(randomInt(1000, 9999))}`,
-  dob: '1948-11-23',
+  /** One of ~14,000 days: a birth date no earlier run left behind (the test database is kept between runs). */
+  dob: `19${randomInt(20, 60)}-${String(randomInt(1, 13)).padStart(2, '0')}-${String(randomInt(1, 29)).padStart(2, '0')}`,
   gender: 'female',
 };
 /** Phoenix: the sandbox's at-home phlebotomy serves it; the second line is this patient's own. */
