@@ -83,65 +83,93 @@ const SENSITIVE_WORDS = new Set(['sig', 'signature', 'token', 'secret', 'code', 
 
 /** Whether the value of a path or query parameter of this name is kept out of logs and spans. */
 export function isSensitiveParameter(name: string): boolean {
+  let sensitive = judged.get(name);
+  if (sensitive === undefined) {
+    sensitive = judge(name);
+    // Names come from clients too: remember a bounded number (real ones are a few dozen).
+    if (judged.size >= 1000) judged.clear();
+    judged.set(name, sensitive);
+  }
+  return sensitive;
+}
+
+/** Parameter names already judged: the request line asks for every query parameter of every request. */
+const judged = new Map<string, boolean>();
+
+function judge(name: string): boolean {
   const lower = name.toLowerCase();
   if (SENSITIVE_PARAMETERS.has(lower)) return true;
   const words = lower.split(/[^a-z0-9]+/).filter(Boolean);
   return words.some((word) => SENSITIVE_WORDS.has(word)) || words[words.length - 1] === 'key' || lower === 'authorization';
 }
 
-/** A route pattern with sensitive parameters: its segments, and which of them to hide. */
+/**
+ * A route pattern with sensitive parameters, as a regular expression over a path's segments up to
+ * the last sensitive one (more may follow: a longer path of the same family), each segment
+ * captured; `hidden` says which captures to replace.
+ */
 interface SensitiveRoute {
-  segments: string[];
+  match: RegExp;
   hidden: boolean[];
+  /** Slashes a path needs to reach the last sensitive segment: fewer, and the regular expression is not tried. */
+  slashes: number;
 }
 
 /**
- * Route patterns with at least one sensitive path parameter, by pattern. Filled as the apps
- * register their routes (http-app.ts), so a path is redacted whether it matched its route or
- * not (a 404 for `/portal/launch/<token>/x` must not log the token either).
+ * Route patterns with at least one sensitive path parameter, by their first segment (lower case),
+ * then by pattern. Filled as the apps register their routes (http-app.ts), so a path is redacted
+ * whether it matched its route or not (a 404 for `/portal/launch/<token>/x` must not log the token
+ * either). A path whose first segment starts no such pattern (most) costs one lookup.
  */
-const sensitiveRoutes = new Map<string, SensitiveRoute>();
+const sensitiveRoutes = new Map<string, Map<string, SensitiveRoute>>();
 
 /**
  * Notes a route pattern (`/portal/launch/:token`); a pattern without sensitive parameters is
  * ignored. Called for every route an app registers.
  */
 export function noteRoute(pattern: string): void {
-  if (sensitiveRoutes.has(pattern)) return;
-  const segments = pattern.split('/');
+  const segments = pattern.split('/').slice(1);
   const hidden = segments.map((segment) => segment.startsWith(':') && isSensitiveParameter(segment.slice(1).replace(/[?(].*$/, '')));
-  if (hidden.some(Boolean)) sensitiveRoutes.set(pattern, { segments, hidden });
+  const last = hidden.lastIndexOf(true);
+  if (last < 0) return;
+  const source = segments
+    .slice(0, last + 1)
+    .map((segment) => (segment.startsWith(':') ? '/([^/]*)' : `/(${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`))
+    .join('');
+  // A pattern starting with a parameter is filed under '' and tried for every path.
+  const key = segments[0].startsWith(':') ? '' : segments[0].toLowerCase();
+  let routes = sensitiveRoutes.get(key);
+  if (!routes) sensitiveRoutes.set(key, (routes = new Map()));
+  routes.set(pattern, { match: new RegExp(`^${source}(?=/|$)`, 'i'), hidden: hidden.slice(0, last + 1), slashes: last + 1 });
 }
 
 /** The path with the values of sensitive path parameters of any noted route replaced. */
 function redactPath(path: string): string {
   if (sensitiveRoutes.size === 0) return path;
-  const segments = path.split('/');
-  let redacted: string[] | undefined;
-  for (const route of sensitiveRoutes.values()) {
-    if (!prefixMatches(route, segments)) continue;
-    redacted ??= [...segments];
-    route.hidden.forEach((hide, index) => {
-      if (hide && index < segments.length && segments[index] !== '') redacted![index] = REDACTED;
-    });
+  const end = path.indexOf('/', 1);
+  const first = (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+  let redacted = path;
+  let slashes = -1;
+  for (const routes of [sensitiveRoutes.get(first), sensitiveRoutes.get('')]) {
+    if (!routes) continue;
+    if (slashes < 0) slashes = slashesIn(path);
+    for (const route of routes.values()) {
+      // GET /v2/user/{id}, the hottest read, is of the family of /v2/user/{id}/portal_url/{code}.
+      if (slashes < route.slashes) continue;
+      const found = route.match.exec(redacted);
+      if (!found) continue;
+      const kept = found.slice(1).map((segment, index) => (route.hidden[index] && segment !== '' ? REDACTED : segment));
+      redacted = `/${kept.join('/')}${redacted.slice(found[0].length)}`;
+    }
   }
-  return redacted ? redacted.join('/') : path;
+  return redacted;
 }
 
-/**
- * Whether the path's segments follow the route's for as far as both go, up to the first
- * sensitive parameter at least (a shorter or longer path of the same route family counts).
- */
-function prefixMatches(route: SensitiveRoute, segments: string[]): boolean {
-  const firstHidden = route.hidden.indexOf(true);
-  if (segments.length <= firstHidden) return false;
-  const length = Math.min(route.segments.length, segments.length);
-  for (let index = 0; index < length; index += 1) {
-    const expected = route.segments[index];
-    if (expected.startsWith(':')) continue;
-    if (expected.toLowerCase() !== segments[index].toLowerCase()) return false;
-  }
-  return true;
+/** How many `/` the path has (its segments, counting the empty one before the first slash out). */
+function slashesIn(path: string): number {
+  let count = 0;
+  for (let index = path.indexOf('/'); index >= 0; index = path.indexOf('/', index + 1)) count += 1;
+  return count;
 }
 
 /** The query string (without `?`) with the values of sensitive parameters replaced. */
@@ -150,17 +178,23 @@ function redactQuery(query: string): string {
     .split('&')
     .map((pair) => {
       const separator = pair.indexOf('=');
-      const rawKey = separator < 0 ? pair : pair.slice(0, separator);
-      let key = rawKey;
-      try {
-        key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
-      } catch {
-        // a malformed escape: judge the raw key
-      }
+      if (separator < 0) return pair;
+      const rawKey = pair.slice(0, separator);
       // `status[]=…`, `filter[email]=…`: judged by the words of the whole key.
-      return separator >= 0 && isSensitiveParameter(key) ? `${rawKey}=${REDACTED}` : pair;
+      return isSensitiveParameter(decodedKey(rawKey)) ? `${rawKey}=${REDACTED}` : pair;
     })
     .join('&');
+}
+
+/** A query parameter's name as the application reads it (`%73ignature` is `signature`). */
+function decodedKey(rawKey: string): string {
+  if (!rawKey.includes('%') && !rawKey.includes('+')) return rawKey;
+  try {
+    return decodeURIComponent(rawKey.replace(/\+/g, ' '));
+  } catch {
+    // a malformed escape: judge the raw key
+    return rawKey;
+  }
 }
 
 /**
