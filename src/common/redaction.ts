@@ -82,7 +82,7 @@ const SENSITIVE_PARAMETERS = new Set([
 const SENSITIVE_WORDS = new Set(['sig', 'signature', 'token', 'secret', 'code', 'pass', 'password', 'passcode', 'otp', 'session', 'state', 'name', 'email', 'phone', 'dob', 'birth', 'address', 'search']);
 
 /** Whether the value of a path or query parameter of this name is kept out of logs and spans. */
-export function isSensitiveParameter(name: string): boolean {
+function isSensitiveParameter(name: string): boolean {
   let sensitive = judged.get(name);
   if (sensitive === undefined) {
     sensitive = judge(name);
