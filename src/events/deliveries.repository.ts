@@ -76,7 +76,8 @@ export interface FinishedAttempt {
   url?: string;
   status: Exclude<AttemptStatus, 'sending' | 'interrupted'>;
   statusCode: number | null;
-  responseExcerpt: string | null;
+  /** What the endpoint answered, its first characters, sealed (PhiCipher.encrypt): it may echo the patient. */
+  sealedResponseExcerpt: string | null;
   error: string | null;
   latencyMs: number;
   /** The delivery afterwards: still pending (retry after delayMs) or final. */
@@ -278,7 +279,7 @@ export class DeliveriesRepository {
        ), recorded AS (
          INSERT INTO event_delivery_attempts AS a
                 (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
-                 response_status_code, response_excerpt, error, latency_ms, created_at, finished_at)
+                 response_status_code, response_excerpt_enc, error, latency_ms, created_at, finished_at)
          SELECT gen_random_uuid(), f.delivery_id, f.event_id, f.endpoint_id, f.pipeline_id, f.attempt_number, f.trigger,
                 f.status, f.target, f.url, f.status_code, f.excerpt, f.error, f.latency_ms, f.claimed_at, clock_timestamp()
            FROM f
@@ -286,7 +287,7 @@ export class DeliveriesRepository {
           WHERE EXISTS (SELECT 1 FROM event_deliveries d WHERE d.id = f.delivery_id)
          ON CONFLICT (delivery_id, attempt_number) DO UPDATE
             SET status = EXCLUDED.status, url = EXCLUDED.url, response_status_code = EXCLUDED.response_status_code,
-                response_excerpt = EXCLUDED.response_excerpt, error = EXCLUDED.error, latency_ms = EXCLUDED.latency_ms,
+                response_excerpt_enc = EXCLUDED.response_excerpt_enc, error = EXCLUDED.error, latency_ms = EXCLUDED.latency_ms,
                 finished_at = EXCLUDED.finished_at
           WHERE a.status = 'interrupted'
        )
@@ -314,7 +315,7 @@ export class DeliveriesRepository {
         column((a) => a.url ?? a.claimed.url),
         column((a) => a.status),
         column((a) => a.statusCode),
-        column((a) => pgText(a.responseExcerpt)),
+        column((a) => a.sealedResponseExcerpt),
         column((a) => pgText(a.error)),
         column((a) => a.latencyMs),
         column((a) => a.delivery.status),

@@ -33,6 +33,9 @@ export interface AttemptRow {
   status: AttemptStatus;
   url: string | null;
   response_status_code: number | null;
+  /** Sealed (PhiCipher.encrypt). */
+  response_excerpt_enc: string | null;
+  /** An excerpt recorded in plaintext before excerpts were sealed. */
   response_excerpt: string | null;
   error: string | null;
   latency_ms: number | null;
@@ -135,7 +138,7 @@ export class DeliveryLogRepository {
     }
     return this.db.query(
       `SELECT a.id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url, a.response_status_code,
-              a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at, ${KEYSET_AT('a.created_at')}
+              a.response_excerpt_enc, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at, ${KEYSET_AT('a.created_at')}
          FROM event_delivery_attempts a WHERE ${where}
         ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
       params,
@@ -193,7 +196,7 @@ export class DeliveryLogRepository {
     const attempts: Array<AttemptRow & { delivery_id: string }> = deliveries.length
       ? await this.db.query(
           `SELECT a.id, a.delivery_id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url,
-                  a.response_status_code, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at,
+                  a.response_status_code, a.response_excerpt_enc, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at,
                   ${KEYSET_AT('a.created_at')}
              FROM event_delivery_attempts a WHERE a.delivery_id = ANY($1::uuid[]) ORDER BY a.delivery_id, a.attempt_number`,
           [deliveries.map((delivery) => delivery.id)],

@@ -58,7 +58,7 @@ function outcome(context: DeliveryContext, status: 'succeeded' | 'failed', deliv
     claimed: context,
     status,
     statusCode: status === 'succeeded' ? 200 : 500,
-    responseExcerpt: null,
+    sealedResponseExcerpt: null,
     error: status === 'succeeded' ? null : 'HTTP 500',
     latencyMs: 12,
     delivery,

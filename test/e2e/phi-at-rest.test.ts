@@ -16,7 +16,8 @@ import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
  * PHI at rest: after a run that hands labflow a patient every way the API takes one — a user's
  * birth date and info, an order with patient details and address under an idempotency key, an
  * insurance with insured and guarantor, an at-home appointment with notes, a portal link whose
- * code goes out by e-mail, a lab report to parse, webhooks of all of it — no column of any table
+ * code goes out by e-mail, a lab report to parse, webhooks of all of it to an endpoint that echoes
+ * them (labflow keeps the start of each answer) — no column of any table
  * (text, json, jsonb, bytea, arrays, dates: every column, read as text or bytes) holds one of the
  * patient's values in clear, and neither does any key of the stack's Redis (queues, caches).
  */
@@ -63,6 +64,8 @@ beforeAll(async () => {
   tenant = await createTenant(stack.db, { environment: 'production' });
   client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
   await subscribeWebhooks(stack, tenant, 'production', receiver, '/hook', []);
+  // An endpoint that echoes what it was sent: labflow keeps the start of every answer.
+  receiver.respond('/hook', (request) => ({ status: 200, body: request.body }));
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

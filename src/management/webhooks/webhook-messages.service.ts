@@ -83,7 +83,7 @@ export class WebhookMessagesService {
     options: { limit: number; after?: KeysetPosition; eventId?: string; status?: AttemptStatus },
   ): Promise<ListPage<AttemptView>> {
     const rows = await this.log.listAttempts(endpointId, options);
-    return page(rows, options.limit, (row) => ({ at: row.keyset_at, id: row.id }), attemptView);
+    return page(rows, options.limit, (row) => ({ at: row.keyset_at, id: row.id }), (row) => attemptView(row, this.cipher));
   }
 
   /** Whether the endpoint has this message at all (404 for the attempts of an unknown one). */
@@ -125,7 +125,7 @@ function messageView(row: MessageRow): MessageView {
   };
 }
 
-function attemptView(row: AttemptRow): AttemptView {
+function attemptView(row: AttemptRow, cipher: PhiCipher): AttemptView {
   return {
     id: row.id,
     message_id: row.event_id,
@@ -135,7 +135,7 @@ function attemptView(row: AttemptRow): AttemptView {
     status: row.status,
     url: row.url,
     response_status_code: row.response_status_code,
-    response: row.response_excerpt,
+    response: row.response_excerpt_enc !== null ? cipher.decrypt(row.response_excerpt_enc) : row.response_excerpt,
     error: row.error,
     latency_ms: row.latency_ms,
     created_at: row.created_at.toISOString(),
