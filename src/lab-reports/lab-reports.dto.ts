@@ -2,6 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nullable } from '../common/schemas';
 import { PARSING_FAILURE_REASONS, PARSING_JOB_STATUSES } from '../../workflows/contract';
+import { IDENTITY_REVIEW_REASONS } from './patient-identity';
 
 /** Largest report accepted (spec §Limits: up to 10 MB). */
 export const MAX_REPORT_BYTES = 10 * 1024 * 1024;
@@ -68,6 +69,8 @@ const parsingJob = z.object({
   failure_reason: nullable(z.enum(PARSING_FAILURE_REASONS)),
   needs_human_review: z.boolean(),
   is_reviewed: z.boolean(),
+  /** labflow: why the job waits in pending_review when labflow sent it there (the report's patient is not the user's). */
+  review_reason: nullable(z.enum(IDENTITY_REVIEW_REASONS)),
   data: parsedLabReportData.nullable(),
 });
 export class ParsingJobDto extends createZodDto(parsingJob) {}
