@@ -56,6 +56,9 @@ const metadataFields = {
   date_reported: nullable(z.string().max(50)).optional(),
   date_collected: nullable(z.string().max(50)).optional(),
   specimen_number: nullable(z.string().max(100)).optional(),
+  /** labflow: the lab's CLIA number and the ordering provider, where the report prints them. */
+  lab_clia: nullable(z.string().max(20)).optional(),
+  ordering_provider: nullable(z.string().max(300)).optional(),
 };
 const resultMetadata = z.object(metadataFields);
 
