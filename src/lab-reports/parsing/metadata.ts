@@ -186,7 +186,7 @@ function words(text: string): string[] {
   return text
     .replace(/\([^)]*\)/g, ' ')
     .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'\-]+$/gu, ''))
+    .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, ''))
     .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w));
 }
 
