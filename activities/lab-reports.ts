@@ -1,13 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { whileBeating } from './heartbeat';
-import { type LabReportActivities, type LabReportReview, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
+import { type LabReportActivities, type LabReportReview, type LabReportStored, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
 
 /** What the lab report activities need from src/ (LabReportProcessingService fits). */
 export interface LabReportProcessing {
   extract(jobId: string): Promise<void>;
   parse(jobId: string): Promise<void>;
   match(jobId: string): Promise<void>;
-  storeResults(jobId: string, pendingReview: boolean): Promise<void>;
+  storeResults(jobId: string, pendingReview: boolean): Promise<LabReportStored>;
   fail(jobId: string, reason: ParsingFailureReason): Promise<void>;
   completeReview(jobId: string, review: LabReportReview): Promise<void>;
 }

@@ -5,14 +5,16 @@ import type { EntityManager } from 'typeorm';
 import { PhiCipher } from '../common/crypto';
 import { OutboxService } from '../events/outbox.service';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
+import { UserInfoService } from '../users/user-info.service';
 import { UsersRepository } from '../users/users.repository';
 import type { LabReportProcessing } from '../../activities/lab-reports';
-import type { LabReportReview, LabReportStage, ParsingFailureReason } from '../../workflows/contract';
+import type { LabReportReview, LabReportStage, LabReportStored, ParsingFailureReason } from '../../workflows/contract';
 import { JOB_MOVES_FROM } from '../../workflows/lab-report/lab-report-lifecycle';
 import type { ParsingJobEntity } from './lab-report.entities';
 import { LabReportViews } from './lab-report-views';
 import type { LabReportResultView, ParsedLabReportDataView } from './lab-reports.dto';
 import { type JobChange, LabReportsRepository } from './lab-reports.repository';
+import { identityReviewReason, type IdentityReviewReason } from './patient-identity';
 import {
   buildLoincCatalogue,
   closeOcr,
@@ -48,6 +50,7 @@ export class LabReportProcessingService implements LabReportProcessing, OnModule
     private readonly views: LabReportViews,
     private readonly outbox: OutboxService,
     private readonly users: UsersRepository,
+    private readonly userInfos: UserInfoService,
     private readonly labCatalog: LabCatalogRepository,
     private readonly cipher: PhiCipher,
   ) {}
@@ -79,10 +82,24 @@ export class LabReportProcessingService implements LabReportProcessing, OnModule
     await this.saveArtifact(jobId, 'matched', matchReport(report, await this.loincCatalogue()));
   }
 
-  async storeResults(jobId: string, pendingReview: boolean): Promise<void> {
+  /**
+   * Files the results, unless the report's patient is not the user labflow has on file: then the
+   * job waits for a reviewer with the reason, whether or not the upload asked for review.
+   */
+  async storeResults(jobId: string, pendingReview: boolean): Promise<LabReportStored> {
     const data = await this.readArtifact<ParsedLabReportDataView>(jobId, 'matched');
-    const status = pendingReview ? 'pending_review' : 'completed';
-    await this.change(jobId, JOB_MOVES_FROM[status], { status, dataEnc: this.views.sealData(data) });
+    const reviewReason = await this.identityReviewReason(jobId, data);
+    const status = pendingReview || reviewReason ? 'pending_review' : 'completed';
+    await this.change(jobId, JOB_MOVES_FROM[status], { status, dataEnc: this.views.sealData(data), reviewReason });
+    return { status };
+  }
+
+  /** Null when the user has no demographics on file (nothing to compare) or the report names them. */
+  private async identityReviewReason(jobId: string, data: ParsedLabReportDataView): Promise<IdentityReviewReason | null> {
+    const job = await this.jobs.findById(jobId);
+    if (!job) throw new ParsingJobGoneError(`parsing job ${jobId} is gone`);
+    const onFile = await this.userInfos.onFile(job.userId);
+    return onFile ? identityReviewReason(data.metadata, onFile) : null;
   }
 
   async fail(jobId: string, reason: ParsingFailureReason): Promise<void> {

@@ -14,7 +14,8 @@ import { LabReportsRepository } from './lab-reports.repository';
  * labflow's review of a parsing job in `pending_review` (`POST
  * /lab_report/v1/parser/job/{job_id}/review`): the corrections go to the job's workflow as the
  * reviewLabReport update, which stores them and completes the job with `is_reviewed: true`; the
- * answer is the job as stored then. Teams without human review get 400, as for the upload.
+ * answer is the job as stored then. Teams without human review get 400, as for the upload,
+ * unless labflow sent the job to review because its report names another patient.
  */
 @Injectable()
 export class LabReportReviewsService {
@@ -28,9 +29,12 @@ export class LabReportReviewsService {
   async review(team: TeamPrincipal, jobId: string, body: ReviewParsingJobDto): Promise<ParsingJobView> {
     const job = await this.jobs.findScoped(team, jobId);
     if (!job) throw notFound('Parsing job');
-    if (!(await this.teamSettings.labReportHumanReviewEnabled(team.teamId))) throw badRequest('Human review is not enabled for this team.');
+    // A job labflow sent to review itself (its report names another patient) is reviewed by any team.
+    if (job.reviewReason === null && !(await this.teamSettings.labReportHumanReviewEnabled(team.teamId))) {
+      throw badRequest('Human review is not enabled for this team.');
+    }
     // Asked here first so the usual refusals need no round trip; the workflow asks again.
-    const refusal = reviewRefusal(job.status, job.needsHumanReview);
+    const refusal = reviewRefusal(job.status, job.needsHumanReview || job.reviewReason !== null);
     if (refusal) throw conflict(refusal);
     try {
       await this.workflows.handle(jobId).executeUpdate(reviewLabReport, { args: [body as LabReportReview] });

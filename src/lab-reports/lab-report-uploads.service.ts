@@ -66,6 +66,7 @@ export class LabReportUploadsService {
       fileKind: kind,
       fileSize: form.file.length,
       dataEnc: null,
+      reviewReason: null,
       workflowStartedAt: null,
       createdAt: now,
       updatedAt: now,

@@ -19,6 +19,7 @@ export class LabReportViews {
       failure_reason: job.failureReason,
       needs_human_review: job.needsHumanReview,
       is_reviewed: job.isReviewed,
+      review_reason: job.reviewReason,
       data: job.dataEnc === null ? null : withRequiredMetadata(this.cipher.decryptJson<ParsedLabReportDataView>(job.dataEnc)),
     };
   }

@@ -2,6 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ApiEnvironment } from '../tenancy/entities';
 import type { LabReportStage, ParsingFailureReason, ParsingJobStatus } from '../../workflows/contract';
 import type { ReportFileKind } from './parsing';
+import type { IdentityReviewReason } from './patient-identity';
 
 /**
  * A lab report parsing job. `status` changes only through the job's workflow (its activities);
@@ -17,6 +18,8 @@ export class ParsingJobEntity {
   @Column('text', { name: 'failure_reason', nullable: true }) failureReason!: ParsingFailureReason | null;
   @Column('boolean', { name: 'needs_human_review' }) needsHumanReview!: boolean;
   @Column('boolean', { name: 'is_reviewed', default: false }) isReviewed!: boolean;
+  /** Why labflow itself sent the job to review (the report's patient is not the user's); null otherwise. */
+  @Column('text', { name: 'review_reason', nullable: true }) reviewReason!: IdentityReviewReason | null;
   @Column('text', { name: 'file_kind' }) fileKind!: ReportFileKind;
   @Column('integer', { name: 'file_size' }) fileSize!: number;
   @Column('text', { name: 'data_enc', nullable: true }) dataEnc!: string | null;

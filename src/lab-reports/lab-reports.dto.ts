@@ -2,6 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { nullable } from '../common/schemas';
 import { PARSING_FAILURE_REASONS, PARSING_JOB_STATUSES } from '../../workflows/contract';
+import { IDENTITY_REVIEW_REASONS } from './patient-identity';
 
 /** Largest report accepted (spec §Limits: up to 10 MB). */
 export const MAX_REPORT_BYTES = 10 * 1024 * 1024;
@@ -55,6 +56,9 @@ const metadataFields = {
   date_reported: nullable(z.string().max(50)).optional(),
   date_collected: nullable(z.string().max(50)).optional(),
   specimen_number: nullable(z.string().max(100)).optional(),
+  /** labflow: the lab's CLIA number and the ordering provider, where the report prints them. */
+  lab_clia: nullable(z.string().max(20)).optional(),
+  ordering_provider: nullable(z.string().max(300)).optional(),
 };
 const resultMetadata = z.object(metadataFields);
 
@@ -68,6 +72,8 @@ const parsingJob = z.object({
   failure_reason: nullable(z.enum(PARSING_FAILURE_REASONS)),
   needs_human_review: z.boolean(),
   is_reviewed: z.boolean(),
+  /** labflow: why the job waits in pending_review when labflow sent it there (the report's patient is not the user's). */
+  review_reason: nullable(z.enum(IDENTITY_REVIEW_REASONS)),
   data: parsedLabReportData.nullable(),
 });
 export class ParsingJobDto extends createZodDto(parsingJob) {}

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import type { LabReportStage, ParsingFailureReason, ParsingJobStatus } from '../../workflows/contract';
+import type { IdentityReviewReason } from './patient-identity';
 import { LabReportArtifactEntity, LabReportFileEntity, ParsingJobEntity } from './lab-report.entities';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
@@ -13,6 +14,7 @@ export interface JobChange {
   failureReason?: ParsingFailureReason | null;
   dataEnc?: string | null;
   isReviewed?: boolean;
+  reviewReason?: IdentityReviewReason | null;
 }
 
 /** Intent-named queries over parsing jobs, their files and their step artifacts. */
@@ -82,6 +84,7 @@ export class LabReportsRepository {
     if (change.failureReason !== undefined) set.failureReason = change.failureReason;
     if (change.dataEnc !== undefined) set.dataEnc = change.dataEnc;
     if (change.isReviewed !== undefined) set.isReviewed = change.isReviewed;
+    if (change.reviewReason !== undefined) set.reviewReason = change.reviewReason;
     const result = await manager
       .createQueryBuilder()
       .update(ParsingJobEntity)

@@ -141,3 +141,52 @@ test('teams without human review get 400 from the review endpoint', async () => 
   const refused = await call(stack.apiUrl, 'POST', `/lab_report/v1/parser/job/${created.id}/review`, { key: tenant.apiKey, body: {} });
   expect(refused).toMatchObject({ status: 400, body: { detail: 'Human review is not enabled for this team.' } });
 });
+
+describe("the report's patient against the user's demographics", () => {
+  /** A user of the team without human review, with Jane Doe's demographics on file. */
+  async function janeDoe(): Promise<string> {
+    const id = await createUser(tenant.apiKey);
+    const info = await call(stack.apiUrl, 'PATCH', `/v2/user/${id}/info`, {
+      key: tenant.apiKey,
+      body: {
+        first_name: 'Jane',
+        last_name: 'Doe',
+        email: 'jane.doe@example.com',
+        phone_number: '+14155550123',
+        gender: 'female',
+        dob: '1985-04-12',
+        address: { first_line: '1 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' },
+      },
+    });
+    expect(info.status).toBe(200);
+    return id;
+  }
+
+  const upload = async (user: string, report: { patient?: string; dob?: string }) =>
+    (await sdk(tenant.apiKey).labReport.parserCreateJob({ data: await textReportPdf(report), filename: 'report.pdf' }, { userId: user })).id;
+
+  test('a report that names the user (LAST, FIRST M, in capitals) is filed as before', async () => {
+    const jobId = await upload(await janeDoe(), { patient: 'DOE, JANE M' });
+    const job = await jobWhen(tenant.apiKey, jobId, 'pending_review', 'completed', 'failed');
+    expect(job).toMatchObject({ status: 'completed', review_reason: null, is_reviewed: false });
+  });
+
+  test.each([
+    ['another name', { patient: 'Doe, Joan' }, 'patient_name_mismatch'],
+    ['another date of birth', { dob: '1985-12-04' }, 'patient_dob_mismatch'],
+  ])('a report with %s waits for review with the reason, and a reviewer of a team without review settings files it', async (_case, report, reason) => {
+    const jobId = await upload(await janeDoe(), report);
+    const job = await jobWhen(tenant.apiKey, jobId, 'pending_review', 'completed', 'failed');
+    expect(job).toMatchObject({ status: 'pending_review', review_reason: reason, is_reviewed: false, needs_human_review: false });
+    expect((await sdk(tenant.apiKey).labReport.parserGetJob(jobId)).status).toBe('pending_review');
+    const pending = await eventually(() => {
+      const hooks = webhooksOf('/team', jobId).filter((hook) => hook.json.event_type === 'lab_report.parsing_job.updated');
+      return hooks.length ? hooks : undefined;
+    }, 'the pending_review webhook');
+    expect(pending.map((hook) => hook.json.data)).toEqual([expect.objectContaining({ status: 'pending_review', review_reason: reason })]);
+
+    const reviewed = await call(stack.apiUrl, 'POST', `/lab_report/v1/parser/job/${jobId}/review`, { key: tenant.apiKey, body: { metadata: { patient_first_name: 'Jane' } } });
+    expect(reviewed.status).toBe(200);
+    expect(reviewed.body).toMatchObject({ status: 'completed', is_reviewed: true, review_reason: reason });
+  });
+});

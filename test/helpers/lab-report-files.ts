@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 
 /** A small one-page lab report with a text layer (an invented lab), as PDF bytes. */
-export function textReportPdf(options: { patient?: string } = {}): Promise<Buffer> {
+export function textReportPdf(options: { patient?: string; dob?: string } = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ size: 'A4', margin: 50 });
     const chunks: Buffer[] = [];
@@ -11,7 +11,7 @@ export function textReportPdf(options: { patient?: string } = {}): Promise<Buffe
     doc.fontSize(16).text('Northwind Clinical Laboratory', 50, 50);
     doc.fontSize(10);
     doc.text(`Patient: ${options.patient ?? 'Doe, Jane'}`, 50, 80);
-    doc.text('DOB: 1985-04-12', 50, 95);
+    doc.text(`DOB: ${options.dob ?? '1985-04-12'}`, 50, 95);
     doc.text('Collected: 2026-03-02   Reported: 2026-03-04', 50, 110);
     doc.text('Specimen: NW-2026-000123', 50, 125);
     const rows: Array<[string, string, string, string, string]> = [

@@ -41,7 +41,13 @@ class FakeProcessing implements LabReportProcessing {
   extract = (jobId: string) => this.run('extract', jobId);
   parse = (jobId: string) => this.run('parse', jobId);
   match = (jobId: string) => this.run('match', jobId);
-  storeResults = async (jobId: string, pendingReview: boolean) => void this.calls.push(`store:${jobId}:${pendingReview ? 'pending_review' : 'completed'}`);
+  /** Jobs whose report names another patient than their user: storing sends them to review. */
+  readonly mismatched = new Set<string>();
+  storeResults = async (jobId: string, pendingReview: boolean) => {
+    const status = pendingReview || this.mismatched.has(jobId) ? ('pending_review' as const) : ('completed' as const);
+    this.calls.push(`store:${jobId}:${status}`);
+    return { status };
+  };
   fail = async (jobId: string, reason: ParsingFailureReason) => void this.calls.push(`fail:${jobId}:${reason}`);
   reviews: LabReportReview[] = [];
   completeReview = async (jobId: string, review: LabReportReview) => {
@@ -150,5 +156,14 @@ describe('lab report workflow', () => {
     expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review', 'review']);
     expect(fake.reviews.at(-1)).toEqual(review);
     fixtures['lab-report--reviewed'] = handle.workflowId;
+  });
+
+  it('without review asked, waits in pending_review when storing found another patient on the report', async () => {
+    const { handle, jobId } = await start(false, (id) => fake.mismatched.add(id));
+    await waitFor(async () => ((await handle.query(labReportState)).status === 'pending_review' ? true : undefined), 'pending_review');
+    expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review']);
+    expect(await handle.executeUpdate(reviewLabReport, { args: [{}] })).toEqual({ status: 'completed' });
+    expect(await handle.result()).toEqual({ status: 'completed', failureReason: null });
+    expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review', 'review']);
   });
 });

@@ -75,6 +75,14 @@ export const labReportState = defineQuery<LabReportState>('labReportState');
 /** Failure type of reviewLabReport when the job is not waiting for review. */
 export const LAB_REPORT_NOT_PENDING_REVIEW = 'LabReportNotPendingReview';
 
+/** Where storing the results left the job. */
+export interface LabReportStored {
+  status: 'completed' | 'pending_review';
+}
+
+/** The patch under which a job labflow sent to review (patient mismatch) waits for a reviewer. */
+export const LAB_REPORT_IDENTITY_REVIEW_PATCH = 'lab-report-identity-review';
+
 export interface LabReportStepInput {
   jobId: string;
 }
@@ -89,8 +97,10 @@ export interface LabReportActivities {
   /**
    * Stores the matched results on the job and moves it to `completed` (or `pending_review`),
    * emitting `lab_report.parsing_job.updated`. Idempotent: a job already there is left alone.
+   * A report whose patient is not the user on file goes to `pending_review` even unasked; the
+   * answer says where the job went (workers older than that answer nothing).
    */
-  storeLabReportResults(input: { jobId: string; pendingReview: boolean }): Promise<void>;
+  storeLabReportResults(input: { jobId: string; pendingReview: boolean }): Promise<LabReportStored | void>;
   /** Ends the job as `failed` with the reason, emitting the update event. Idempotent. */
   failLabReport(input: { jobId: string; reason: ParsingFailureReason }): Promise<void>;
   /** Applies a review and completes the job with is_reviewed, emitting the update event. Idempotent. */

@@ -4,11 +4,13 @@ import {
   ApplicationFailure,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import {
+  LAB_REPORT_IDENTITY_REVIEW_PATCH,
   LAB_REPORT_NOT_PENDING_REVIEW,
   type LabReportActivities,
   type LabReportReview,
@@ -35,7 +37,8 @@ const records = proxyActivities<LabReportActivities>({
  * report task queue that keeps its output in Postgres by job id. A report that cannot be parsed
  * (a non-retryable ReportParseFailure) or a step that fails every attempt ends the job `failed`
  * with its reason; the workflow itself completes either way. With review, the job waits in
- * `pending_review` for the reviewLabReport update.
+ * `pending_review` for the reviewLabReport update, as does a job whose report names another
+ * patient than its user (the store step says so).
  */
 export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<LabReportWorkflowResult> {
   const { jobId, timers } = input;
@@ -88,9 +91,11 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
     return { status: 'failed', failureReason: reason };
   }
 
-  await records.storeLabReportResults({ jobId, pendingReview: input.humanReview });
+  const stored = await records.storeLabReportResults({ jobId, pendingReview: input.humanReview });
   state.stage = 'stored';
-  if (input.humanReview) {
+  // Histories recorded before the identity check have no answer here and no marker: unchanged.
+  const sentToReview = stored?.status === 'pending_review' && patched(LAB_REPORT_IDENTITY_REVIEW_PATCH);
+  if (input.humanReview || sentToReview) {
     moveTo('pending_review');
     await condition(() => review !== undefined);
     await records.completeLabReportReview({ jobId, review: review as LabReportReview });

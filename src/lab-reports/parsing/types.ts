@@ -43,10 +43,17 @@ export interface ReportMetadata {
   dob: string | null;
   gender: 'male' | 'female' | null;
   lab_name: string | null;
+  /** The lab's CLIA number (`05D0642827`) where printed. */
+  lab_clia: string | null;
+  ordering_provider: string | null;
   date_reported: string | null;
   date_collected: string | null;
   specimen_number: string | null;
+  /** Per field: how sure the parser is (0..1), and why a field it left null is null. */
+  confidence: Record<MetadataField, { confidence: number; reason: string | null }>;
 }
+
+export type MetadataField = Exclude<keyof ReportMetadata, 'confidence'>;
 
 export type LabReportResultType = 'numeric' | 'range' | 'comment' | 'boolean' | 'duration' | 'percentage' | 'ratio';
 /** A parsed result's interpretation: the same levels as a lab's results (src/results). */
@@ -126,6 +133,8 @@ export interface MatchedMetadata {
   date_reported?: string;
   date_collected?: string;
   specimen_number?: string;
+  lab_clia?: string;
+  ordering_provider?: string;
 }
 
 /** The job's `data`: `ParsedLabReportData` of the SDK. */

@@ -23,6 +23,8 @@ function toMetadata({ metadata: m }: ParsedReport): MatchedMetadata {
     ...(m.date_reported ? { date_reported: m.date_reported } : {}),
     ...(m.date_collected ? { date_collected: m.date_collected } : {}),
     ...(m.specimen_number ? { specimen_number: m.specimen_number } : {}),
+    ...(m.lab_clia ? { lab_clia: m.lab_clia } : {}),
+    ...(m.ordering_provider ? { ordering_provider: m.ordering_provider } : {}),
   };
 }
 

@@ -1,0 +1,101 @@
+import type { Line } from '../../src/lab-reports/parsing/layout';
+import { parseMetadata, readName } from '../../src/lab-reports/parsing/metadata';
+
+/** Printed lines as the layout step gives them: cells parted by three or more spaces, one column each, a masthead first. */
+function lines(...texts: string[]): Line[] {
+  return texts.map((text, i) => {
+    // Cells on a grid of 200-unit columns, so a value printed under a label overlaps it.
+    const cells = text.split(/\s{3,}/).map((cell, column) => ({ text: cell, x0: column * 200, x1: column * 200 + cell.length * 5, words: [] }));
+    return { page: 0, y: 20 + i * 14, height: i === 0 ? 16 : 9, cells, text: texts[i], confidence: 1 };
+  });
+}
+const metadataOf = (...texts: string[]) => parseMetadata(lines(...texts), 800);
+
+describe('patient names as labs print them', () => {
+  it.each([
+    ['DOE, JANE', 'JANE', 'DOE'],
+    ['Doe, Jane M', 'Jane', 'Doe'],
+    ['Doe, Jane Marie', 'Jane', 'Doe'],
+    ['DOE JR, JANE', 'JANE', 'DOE'],
+    ['Doe, J. Jane', 'Jane', 'Doe'],
+    ['Jane Doe', 'Jane', 'Doe'],
+    ['Jane M. Doe', 'Jane', 'Doe'],
+    ['Mrs. Jane Doe III', 'Jane', 'Doe'],
+    ["O'Brien-García, José Luis", 'José', "O'Brien-García"],
+    ['De La Cruz, Maria', 'Maria', 'De La Cruz'],
+  ])('reads %s', (printed, first, last) => {
+    expect(readName(printed)).toMatchObject({ first, last, reason: null });
+  });
+
+  it('leaves a name it cannot split null, with the reason', () => {
+    expect(readName('Madonna')).toMatchObject({ first: null, last: null, confidence: 0, reason: expect.stringContaining('one name word') });
+    expect(readName('Doe,')).toMatchObject({ first: null, last: null, reason: expect.stringContaining('LAST, FIRST') });
+    expect(readName('Jane Doe 01/02/1980')).toMatchObject({ first: null, reason: expect.stringContaining('digits') });
+  });
+
+  it('is less sure of a surname when there are middle words and no comma', () => {
+    const read = readName('Maria Elena Garcia Lopez');
+    expect(read).toMatchObject({ first: 'Maria', last: 'Lopez' });
+    expect(read.confidence).toBeLessThan(0.95);
+  });
+});
+
+describe('report header fields', () => {
+  it('reads a labelled header: name, DOB, dates, accession, provider and CLIA, each with its confidence', () => {
+    const m = metadataOf(
+      'Harbor Reference Laboratories',
+      'CLIA #: 05D0642827   Lab Director: A. Smith, MD',
+      'Patient Name: Jane M. Doe   DOB: 03/14/1980   Sex: F',
+      'Ordering Physician: Dr. Robert Chen, MD   NPI 1234567890',
+      'Date Collected: 11/02/2026 08:15   Date Reported: 11/03/2026',
+      'Accession #: A26-0001842',
+    );
+    expect(m).toMatchObject({
+      patient_first_name: 'Jane', patient_last_name: 'Doe', dob: '1980-03-14', gender: 'female', lab_name: 'Harbor Reference Laboratories',
+      lab_clia: '05D0642827', ordering_provider: 'Dr. Robert Chen, MD', date_collected: '2026-11-02', date_reported: '2026-11-03', specimen_number: 'A26-0001842',
+    });
+    expect(m.confidence.dob).toEqual({ confidence: 0.97, reason: null });
+    expect(m.confidence.lab_clia.confidence).toBeGreaterThan(0.9);
+  });
+
+  it.each([
+    ['DOB: 1980-03-14', '1980-03-14'],
+    ['Date of Birth: March 14, 1980', '1980-03-14'],
+    ['Birth Date: 14-Mar-1980', '1980-03-14'],
+    ['D.O.B.: 14.03.1980', '1980-03-14'],
+    ['DOB: 3/14/1980', '1980-03-14'],
+  ])('reads the date of birth in %s', (printed, dob) => {
+    const m = metadataOf('Lab', 'Patient: DOE, JANE', printed);
+    expect(m.dob).toBe(dob);
+  });
+
+  it('reads first and last name printed under their own labels, and a row of labels with values below', () => {
+    expect(metadataOf('Lab', 'Last Name: Doe   First Name: Jane M')).toMatchObject({ patient_first_name: 'Jane', patient_last_name: 'Doe' });
+    expect(metadataOf('Lab', 'Patient   DOB   Collected', 'SMITH, JOHN   07/04/1975   01/02/2026')).toMatchObject({
+      patient_first_name: 'JOHN', patient_last_name: 'SMITH', dob: '1975-07-04', date_collected: '2026-01-02',
+    });
+  });
+
+  it('says why a field is null instead of guessing', () => {
+    const m = metadataOf('Lab', 'Patient: Madonna   DOB: unknown');
+    expect(m).toMatchObject({ patient_first_name: null, patient_last_name: null, dob: null, specimen_number: null, lab_clia: null });
+    expect(m.confidence.patient_last_name.reason).toContain('one name word');
+    expect(m.confidence.dob.reason).toContain('no date');
+    expect(m.confidence.specimen_number.reason).toContain('not printed');
+  });
+
+  it('trusts a day/month order only as far as the report shows it', () => {
+    expect(metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980').confidence.dob).toMatchObject({ confidence: 0.75, reason: expect.stringContaining('month first') });
+    const dayFirst = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980', 'Collected: 25/11/2026');
+    expect(dayFirst.dob).toBe('1980-04-03');
+    expect(dayFirst.confidence.dob.confidence).toBe(0.97);
+  });
+
+  it('drops a field read from OCR too poor to trust, with the reason', () => {
+    const poor = lines('Lab', 'Patient: Doe, Jane');
+    poor[1].confidence = 0.3;
+    const m = parseMetadata(poor, 800);
+    expect(m.patient_last_name).toBeNull();
+    expect(m.confidence.patient_last_name.reason).toBe('too uncertain to report');
+  });
+});
