@@ -173,6 +173,12 @@ interface SideRound {
   cpu: Awaited<ReturnType<typeof cpuPerItem>>;
 }
 
+/** CPU µs per delivery of the processes that do it: the sender, the producer, Postgres' backends and Redis (null: /proc cannot tell). */
+function knownCpu(side: SideRound): number | null {
+  const { child, self, postgres, server } = side.cpu;
+  return child === null ? null : child + self + (postgres ?? 0) + (server ?? 0);
+}
+
 /** A producer of one side: writes `count` items (one transaction, or one addBulk) and returns their webhook ids. */
 type Produce = (count: number) => Promise<string[]>;
 
@@ -372,6 +378,17 @@ async function main(): Promise<void> {
       `redis ${micros(medianOf((r) => r[side].cpu.server))}, machine ${micros(medianOf((r) => r[side].cpu.machine))}`;
     console.log(`  cpu/delivery bare: ${cpuOf('bare')}`);
     console.log(`               labflow: ${cpuOf('labflow')}   (medians)`);
+    // On a machine busy with other work, rates follow the share of the CPUs each side's processes
+    // get, and labflow's work is spread over more processes (its Postgres backends) than the bare
+    // sender's: the CPU a delivery costs the processes that do it is the steadier comparison.
+    const bareCpu = medianOf((r) => knownCpu(r.bare));
+    const labflowCpu = medianOf((r) => knownCpu(r.labflow));
+    if (bareCpu !== null && labflowCpu !== null) {
+      console.log(
+        `  cpu/delivery of the processes doing it (sender, producer, Postgres, Redis): bare ${micros(bareCpu)}, labflow ${micros(labflowCpu)}: ` +
+          `per CPU-second ${fmt(bareCpu / labflowCpu, 2)}   (medians; rounds ${rounds.map((r) => fmt((knownCpu(r.bare) ?? NaN) / (knownCpu(r.labflow) ?? NaN), 2)).join(', ')})`,
+      );
+    }
     recordFigure({
       bench: 'webhooks',
       name: 'signed webhook deliveries/s',
