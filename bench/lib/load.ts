@@ -222,9 +222,11 @@ export async function comparePaired(
   const mean = (runs: Measured[]) => runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
   const cpuOf = (runs: Measured[]): CpuMicros => {
     const weighted = (key: keyof CpuMicros) => {
-      if (runs.some((run) => run.cpuMicros[key] === null)) return null;
-      const requests = runs.reduce((sum, run) => sum + run.perSecond, 0);
-      return Math.round(runs.reduce((sum, run) => sum + (run.cpuMicros[key] as number) * run.perSecond, 0) / requests);
+      // A slice that saw no answer (a slow route on a busy machine) has no CPU per request; its CPU is lost, not a reason to know nothing.
+      const answered = runs.filter((run) => run.perSecond > 0);
+      if (answered.length === 0 || answered.some((run) => run.cpuMicros[key] === null)) return null;
+      const requests = answered.reduce((sum, run) => sum + run.perSecond, 0);
+      return Math.round(answered.reduce((sum, run) => sum + (run.cpuMicros[key] as number) * run.perSecond, 0) / requests);
     };
     return { server: weighted('server'), postgres: weighted('postgres'), generator: weighted('generator') };
   };
