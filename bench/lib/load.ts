@@ -33,6 +33,27 @@ export const PRODUCTION_API_ENV = { NODE_ENV: 'production', API_HOST: '127.0.0.1
  */
 export const PRODUCTION_API_NODE_ARGS = ['--max-semi-space-size=32'] as const;
 
+/**
+ * `command args` run on one CPU (`taskset -c cpu`, which execs it: the pid is the command's), or
+ * as it is without a CPU. The HTTP benches that compare a server with its floor put the server on
+ * one CPU and the load generator on the other, the same for both sides, so neither steals the
+ * other's CPU and a request's cost is the server's alone.
+ */
+export function onCpu(cpu: number | undefined, command: string, args: string[]): [string, string[]] {
+  return cpu === undefined ? [command, args] : ['taskset', ['-c', String(cpu), command, ...args]];
+}
+
+/** The CPUs the read benches pin to (BENCH_SERVER_CPU, BENCH_GENERATOR_CPU; `none` for either: not pinned). */
+export const BENCH_CPUS = {
+  server: cpuSetting(process.env.BENCH_SERVER_CPU, 0),
+  generator: cpuSetting(process.env.BENCH_GENERATOR_CPU, 1),
+};
+
+function cpuSetting(value: string | undefined, fallback: number): number | undefined {
+  if (value === 'none') return undefined;
+  return value === undefined || value === '' ? fallback : Number(value);
+}
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -53,12 +74,15 @@ export async function startServer(options: {
   logFile: string;
   readyPath: string;
   nodeArgs?: string[];
+  /** The CPU it runs on (onCpu); any when not given. */
+  cpu?: number;
 }): Promise<ServerProcess> {
   const port = await freeLoopbackPort();
   const out = openSync(options.logFile, 'a');
   const loader = options.script.endsWith('.ts') ? ['-r', 'ts-node/register/transpile-only'] : [];
   if (!options.script.endsWith('.ts') && !existsSync(join(ROOT, options.script))) throw new Error(`${options.script} is missing: npm run build`);
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script], {
+  const [command, args] = onCpu(options.cpu, process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script]);
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...options.env, [options.portVariable]: String(port) },
     stdio: ['ignore', out, out],
@@ -99,6 +123,8 @@ export function autocannon(
   seconds: number,
   connections: number,
   request?: { method: string; body: string },
+  /** The CPU autocannon runs on (onCpu); any when not given. */
+  cpu?: number,
 ): Promise<LoadRun> {
   const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
   const args = [
@@ -108,7 +134,8 @@ export function autocannon(
     url,
   ];
   return new Promise((done, fail) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+    const [command, pinnedArgs] = onCpu(cpu, process.execPath, args);
+    execFile(command, pinnedArgs, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       if (error) return fail(error);
       const result = JSON.parse(stdout) as {
         requests: { total: number };
@@ -128,12 +155,12 @@ export function autocannon(
  * autocannon against `server` with the CPU µs a request cost the server, the load generator and
  * (given `db`, on this machine) Postgres — where a request's time goes.
  */
-export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource) {
+export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource, generatorCpu?: number) {
   const pid = server.child.pid as number;
   const postgresBefore = db ? await backends(db) : null;
   const serverBefore = cpuTicks(pid);
   const generatorBefore = finishedChildrenTicks();
-  const run = await autocannon(`${server.url}${path}`, headers, seconds, connections);
+  const run = await autocannon(`${server.url}${path}`, headers, seconds, connections, undefined, generatorCpu);
   const generatorAfter = finishedChildrenTicks();
   const serverAfter = cpuTicks(pid);
   const postgresAfter = db ? await backends(db) : null;
@@ -181,13 +208,13 @@ type CpuMicros = Record<'server' | 'postgres' | 'generator', number | null>;
  */
 export async function comparePaired(
   sides: [PairedSide, PairedSide],
-  options: { slices: number; seconds: number; connections: number; db?: DataSource },
+  options: { slices: number; seconds: number; connections: number; db?: DataSource; generatorCpu?: number },
 ): Promise<PairedComparison> {
   const slices: [Measured[], Measured[]] = [[], []];
   for (let pair = 0; pair < options.slices; pair += 1) {
     for (const index of pair % 2 === 0 ? [0, 1] : [1, 0]) {
       const side = sides[index];
-      const run = await measure(side.server, side.path, side.headers, options.seconds, options.connections, options.db);
+      const run = await measure(side.server, side.path, side.headers, options.seconds, options.connections, options.db, options.generatorCpu);
       if (run.non2xx > 0 || run.errors > 0) throw new Error(`${side.server.url}${side.path}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
       slices[index].push(run);
     }
@@ -195,9 +222,11 @@ export async function comparePaired(
   const mean = (runs: Measured[]) => runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
   const cpuOf = (runs: Measured[]): CpuMicros => {
     const weighted = (key: keyof CpuMicros) => {
-      if (runs.some((run) => run.cpuMicros[key] === null)) return null;
-      const requests = runs.reduce((sum, run) => sum + run.perSecond, 0);
-      return Math.round(runs.reduce((sum, run) => sum + (run.cpuMicros[key] as number) * run.perSecond, 0) / requests);
+      // A slice that saw no answer (a slow route on a busy machine) has no CPU per request; its CPU is lost, not a reason to know nothing.
+      const answered = runs.filter((run) => run.perSecond > 0);
+      if (answered.length === 0 || answered.some((run) => run.cpuMicros[key] === null)) return null;
+      const requests = answered.reduce((sum, run) => sum + run.perSecond, 0);
+      return Math.round(answered.reduce((sum, run) => sum + (run.cpuMicros[key] as number) * run.perSecond, 0) / requests);
     };
     return { server: weighted('server'), postgres: weighted('postgres'), generator: weighted('generator') };
   };

@@ -8,13 +8,12 @@
  *      the API from dist/ (production settings) loaded by autocannon from a process of its own,
  *      the raw starts from a plain-node process of their own (raw-starts.mjs), both with
  *      BENCH_CONNECTIONS in flight for BENCH_SECONDS, BENCH_ROUNDS rounds alternating (medians);
- *   2. `GET /v3/order/{id}` req/s ÷ a bare Fastify + pg route reading the same order row
- *      (what the API adds: auth, team scoping, events, decryption, the Junction shape);
- *   3. appointment availability (`POST /v3/order/phlebotomy/appointment/availability`, both
+ *   2. appointment availability (`POST /v3/order/phlebotomy/appointment/availability`, both
  *      sandbox zips, and `POST /v3/order/psc/appointment/availability`) req/s with the Redis
  *      cache warmed (every response checked to be an `x-labflow-cache: hit`) ÷ the same
  *      requests to a second API instance with APPOINTMENT_AVAILABILITY_CACHE_TTL=0s (`off`),
- *   with p50/p99 latencies of each.
+ *   with p50/p99 latencies of each. Reads of an order are bench:reads' (against a floor that
+ *   answers the same bytes, server and load generator on CPUs of their own).
  *
  *   npm run bench:orders   (settings from the environment as for the services: DATABASE_URL of
  *                           a migrated database, PHI_ENCRYPTION_KEY, TEMPORAL_ADDRESS,
@@ -26,14 +25,12 @@
  */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Pool } from 'pg';
 import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
@@ -180,8 +177,6 @@ async function main(): Promise<void> {
   // A start_date of the bench's own, 30–300 days out: every slot of the 14 days is in the future
   // (same work on every request) and no other client shares the cache entries it creates.
   const startDate = new Date(benchStarted + (30 + Math.floor(Math.random() * 270)) * 86_400_000).toISOString().slice(0, 10);
-  const bare = Fastify();
-  const pool = new Pool({ connectionString: config.databaseUrl, max: 20 });
 
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${taskQueue}`, plan: 'scale' });
   try {
@@ -251,25 +246,7 @@ async function main(): Promise<void> {
     const raw = medianOf(rawRuns);
     const created = medianOf(createdRuns);
 
-    // Statistics as autovacuum would keep them in production (as bench:reads does): this
-    // machine's Postgres runs with autovacuum off, so the tables the creation rounds (and the tests
-    // and other benches) filled were never analysed, and the planner would guess for the reads below.
-    await db.query('ANALYZE orders, order_events, order_transactions, appointments, lab_tests, phi_access_log');
-    const [{ id: orderId }] = await db.query('SELECT id FROM orders WHERE team_id = $1 LIMIT 1', [team.id]);
-    bare.get('/order/:id', async (request) => {
-      const { rows } = await pool.query('SELECT * FROM orders WHERE id = $1', [(request.params as { id: string }).id]);
-      return rows[0];
-    });
-    await bare.listen({ port: 0, host: '127.0.0.1' });
-    const bareAddress = bare.server.address();
-    if (!bareAddress || typeof bareAddress === 'string') throw new Error('bare server is not listening');
-    await load({ url: `http://127.0.0.1:${bareAddress.port}/order/${orderId}`, duration: 1 });
-    await load({ url: `${apiUrl}/v3/order/${orderId}`, headers, duration: 1 });
-    const bareReads = await load({ url: `http://127.0.0.1:${bareAddress.port}/order/${orderId}`, duration: SECONDS });
-    const apiReads = await load({ url: `${apiUrl}/v3/order/${orderId}`, headers, duration: SECONDS });
-    if (apiReads.non2xx > 0) throw new Error(`${apiReads.non2xx} order reads failed`);
-
-    // 3. Appointment availability, cached ÷ uncached. Both sandbox phlebotomy zips in turn, and
+    // 2. Appointment availability, cached ÷ uncached. Both sandbox phlebotomy zips in turn, and
     // Quest PSCs within 25 miles of 10001. A cache hit saves only the provider's slot grid (here
     // computed in-process by the sandbox providers, not fetched from a real provider's API): every
     // response, cached or not, still signs a fresh HMAC booking key for each of its slots, so the
@@ -327,10 +304,6 @@ async function main(): Promise<void> {
         `; per raw start: its client ${cpuMedian(cpu.rawClient)}, Temporal server ${cpuMedian(cpu.temporalPerRawStart)}`,
     );
     recordFigure({ bench: 'orders', name: 'POST /v3/order orders/s', value: created.perSecond, baseline: raw.perSecond, baselineName: 'raw workflow starts/s', unit: '/s', goal: { ratio: 0.8, atLeast: true } });
-    console.log(`  bare Fastify + pg read   ${fmt(bareReads.perSecond, 0)} req/s   ${latencies(bareReads)}`);
-    console.log(`  GET /v3/order/{id}       ${fmt(apiReads.perSecond, 0)} req/s   ${latencies(apiReads)}`);
-    console.log(`  ratio API ÷ bare read    ${fmt(apiReads.perSecond / bareReads.perSecond, 2)}`);
-    recordFigure({ bench: 'orders', name: 'GET /v3/order/{id} req/s (in-process load)', value: apiReads.perSecond, baseline: bareReads.perSecond, baselineName: 'bare Fastify + pg', unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
     console.log(`  appointment availability, start_date ${startDate}, ${SECONDS} s each: uncached = a second API instance with`);
     console.log(`  APPOINTMENT_AVAILABILITY_CACHE_TTL=0s (every response x-labflow-cache: off); cached = warmed, every response`);
     console.log(`  checked to be a hit; both sign a fresh booking key per slot`);
@@ -348,8 +321,6 @@ async function main(): Promise<void> {
       return 0;
     });
     console.log(`  (cleanup: ${deleted} availability cache entries deleted from Redis)`);
-    await bare.close();
-    await pool.end();
     await uncachedApp.close();
     await app.close();
   }

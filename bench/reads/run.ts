@@ -1,9 +1,13 @@
 /**
- * Reads against their floor (issue #15): req/s and p99 of labflow's read routes, the real API
- * process with its production settings (request log, metrics, node flags), ÷ a bare Fastify + pg process
- * doing the same read — the very statement each route runs, with the same parameters
- * (bench/reads/bare-server.mjs) — each loaded by autocannon from a
- * process of its own at 64 connections. Goal: ≥ 0.75 of the bare req/s, p99 ≤ 1.5× the bare p99.
+ * Reads against their floor (issues #15, #42): req/s and p99 of labflow's read routes, the real API
+ * process with its production settings (request log, metrics, node flags), ÷ a bare Fastify + pg
+ * process answering the same bytes with the least work (bench/reads/bare-server.mjs: the very
+ * statement each route runs with the same parameters, the same sealed columns opened with the same
+ * cipher, the same JSON; no auth, audit, logging or framework). Before measuring, each route's
+ * body from both is compared byte for byte (else after sorting keys): the bench fails when they
+ * differ. Each server runs on CPU BENCH_SERVER_CPU (0), autocannon in a process of its own on
+ * BENCH_GENERATOR_CPU (1) at 64 connections, the same for both sides (`none`: not pinned).
+ * Goal: ≥ 0.75 of the floor's req/s, p99 ≤ 1.5× the floor's p99.
  * The servers take turns in BENCH_SLICES pairs of BENCH_SECONDS slices (comparePaired in
  * bench/lib/load.ts says why): req/s are the means over the slices, p99 the medians of the
  * slices' p99; the pairs' ratios are printed for their spread, with the CPU a request cost.
@@ -26,7 +30,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
+import { autocannon, BENCH_CPUS, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { orderPageStatement, orderViewStatement } from '../../src/orders/order-read-model';
 import { LIVE_USER, LIVE_USERS_PAGE } from '../../src/users/user-read-model';
@@ -55,16 +59,19 @@ async function main(): Promise<void> {
       portVariable: 'API_PORT',
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
+      cpu: BENCH_CPUS.server,
       nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : []), ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
     });
     servers.push(api);
-    // The floor runs the statements the routes run, so both sides do the same read (issue #15).
+    // The floor runs the statements the routes run, so both sides do the same read (issue #15),
+    // and answers the same bytes (issue #42; checked below).
     const ordersPage = orderPageStatement(db, { teamId: tenant.teamId, environment: tenant.environment }, { orderBy: 'created_at', direction: 'DESC' }, { offset: 0, limit: 50 });
     const statements = { user: LIVE_USER, order: orderViewStatement(db), users: LIVE_USERS_PAGE, orders: { name: ordersPage.name, text: ordersPage.text } };
     const bare = await startServer({
       name: 'the bare server',
       script: 'bench/reads/bare-server.mjs',
-      env: { BENCH_TEAM_ID: tenant.teamId, BENCH_ENVIRONMENT: tenant.environment, BENCH_STATEMENTS: JSON.stringify(statements) },
+      cpu: BENCH_CPUS.server,
+      env: { ...PRODUCTION_API_ENV, BENCH_TEAM_ID: tenant.teamId, BENCH_ENVIRONMENT: tenant.environment, BENCH_STATEMENTS: JSON.stringify(statements) },
       portVariable: 'BARE_PORT',
       logFile: join(logDir, 'bare.log'),
       readyPath: '/health/ready',
@@ -89,19 +96,15 @@ async function main(): Promise<void> {
       { key: 'orders', name: 'GET /v3/orders (a page of 50)', path: '/v3/orders?size=50' },
     ].filter((route) => ROUTES === null || ROUTES.includes(route.key));
     const headers = { 'x-service-api-key': tenant.key };
-    for (const route of routes) {
-      for (const server of servers) {
-        const check = await fetch(`${server.url}${route.path}`, { headers });
-        if (check.status !== 200) throw new Error(`${server.url}${route.path} answered ${check.status}`);
-      }
-    }
+    for (const route of routes) console.log(`  ${route.name}: ${await sameBody(api, bare, route.path, headers)}`);
 
-    console.log(`reads bench: the API (production settings) ÷ bare Fastify + pg, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved`);
+    const cpus = `servers on CPU ${BENCH_CPUS.server ?? 'any'}, load generator on CPU ${BENCH_CPUS.generator ?? 'any'}`;
+    console.log(`reads bench: the API (production settings) ÷ the same-bytes floor, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved; ${cpus}`);
     console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
     for (const route of routes) {
-      for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 3, CONNECTIONS);
+      for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 3, CONNECTIONS, undefined, BENCH_CPUS.generator);
       const side = (server: ServerProcess): PairedSide => ({ server, path: route.path, headers });
-      const result = await comparePaired([side(api), side(bare)], { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db });
+      const result = await comparePaired([side(api), side(bare)], { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db, generatorCpu: BENCH_CPUS.generator });
       const [ours, floor] = [0, 1].map((index) => ({ perSecond: result.perSecond[index], p99: result.p99[index], cpu: result.cpuMicros[index] }));
       // Where a request's CPU goes, both servers. Under this load each server's one event loop is
       // busy 80-95% of the time (req/s × server µs), so req/s ≈ 1 s ÷ the server's CPU per
@@ -119,7 +122,7 @@ async function main(): Promise<void> {
       );
       console.log(`      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}, all ${fmt(result.pairRatios[0], 2)}–${fmt(result.pairRatios[result.pairRatios.length - 1], 2)}`);
       console.log(`      CPU µs per request: ours ${cpuOf(ours.cpu)}; bare ${cpuOf(floor.cpu)}`);
-      const floorName = 'bare Fastify + pg';
+      const floorName = 'same-bytes floor';
       recordFigure({ bench: 'reads', name: `${route.name} req/s`, value: ours.perSecond, baseline: floor.perSecond, baselineName: floorName, unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
       recordFigure({ bench: 'reads', name: `${route.name} p99`, value: ours.p99, baseline: floor.p99, baselineName: floorName, unit: 'ms', goal: { ratio: 1.5, atLeast: false } });
     }
@@ -130,6 +133,36 @@ async function main(): Promise<void> {
     await db.destroy();
     rmSync(logDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether the API and the floor answer `path` with the same body: byte for byte, else the same
+ * JSON once keys are sorted; throws, showing where they part, when neither. A body carries a
+ * freshly signed requisition link whose expiry is in whole seconds, so a pair of answers that
+ * straddles a second differs there: asked again (a few times) before it counts as different.
+ */
+async function sameBody(api: ServerProcess, floor: ServerProcess, path: string, headers: Record<string, string>): Promise<string> {
+  const body = async (server: ServerProcess) => {
+    const response = await fetch(`${server.url}${path}`, { headers });
+    if (response.status !== 200) throw new Error(`${server.url}${path} answered ${response.status}`);
+    return response.text();
+  };
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]))
+        : value;
+  let ours = '';
+  let theirs = '';
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    [ours, theirs] = await Promise.all([body(api), body(floor)]);
+    if (ours === theirs) return `same ${ours.length} bytes from both`;
+    if (JSON.stringify(sorted(JSON.parse(ours))) === JSON.stringify(sorted(JSON.parse(theirs)))) return `same JSON from both once keys are sorted (${ours.length} bytes)`;
+  }
+  let at = 0;
+  while (at < ours.length && ours[at] === theirs[at]) at += 1;
+  throw new Error(`${path}: the floor's body differs from the API's at character ${at}:\n  API:   …${ours.slice(Math.max(0, at - 80), at + 80)}\n  floor: …${theirs.slice(Math.max(0, at - 80), at + 80)}`);
 }
 
 runBenchMain(main);

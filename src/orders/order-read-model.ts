@@ -23,6 +23,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { types } from 'pg';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { DateUtils } from 'typeorm/util/DateUtils';
 import { insertEventsSql } from '../events/outbox.repository';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { labAccountsFromJson, visibleLabAccountsJson } from '../lab-tests/lab-catalog.repository';
@@ -124,10 +125,83 @@ export function orderPageStatement(
 ): { name: string; text: string; values: unknown[] } {
   const values: unknown[] = [];
   const where = orderListWhereSql(scope, filters, values);
-  const columns = db.getMetadata(OrderEntity).columns.map((column) => `"${column.databaseName}"`);
-  const text = readPageSql(columns, where, orderListOrderSql(filters), values.length + 1);
+  const orderBy = orderListOrderSql(filters);
+  const offsetParam = values.length + 1;
+  const key = `${where}\n${orderBy}\n${offsetParam}`;
+  let statement = pageStatements.get(key);
+  if (!statement) {
+    const columns = db.getMetadata(OrderEntity).columns.map((column) => `"${column.databaseName}"`);
+    const text = readPageSql(columns, where, orderBy, offsetParam);
+    statement = { name: `labflow_orders_page_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
+    // The shapes of the filters are few (each filter present or not); the bound only guards memory.
+    if (pageStatements.size >= 1000) pageStatements.clear();
+    pageStatements.set(key, statement);
+  }
   values.push(page.offset, page.limit);
-  return { name: `labflow_orders_page_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, values };
+  return { ...statement, values };
+}
+
+/**
+ * The page statement of each shape of the filters (orderListWhereSql's and orderListOrderSql's
+ * text, which hold no values, only their positions), built and named once: the text is some 3 kB
+ * over ~40 columns and was rebuilt and hashed on every `GET /v3/orders`.
+ */
+const pageStatements = new Map<string, { name: string; text: string }>();
+
+/**
+ * An orders row as OrderReadModel's statements read it (every column of OrderEntity by its
+ * database name, as pg parses it) as an OrderEntity, with the very values TypeORM's hydration
+ * gives (PostgresDriver.prepareHydratedValue): pg's values as they are for every column type
+ * orders has, but the `date` column, which pg parses to a local midnight and TypeORM prints back
+ * as YYYY-MM-DD, and timestamps, which TypeORM would parse were they text. By hand, as users are
+ * (userFromRow): TypeORM's per-column loop (metadata lookups, a type switch and a transformer
+ * check for each of ~40 columns) was a measurable part of reading a page of orders.
+ * test/unit/order-row.test.ts compares it with TypeORM's hydration column by column, so a column
+ * added to OrderEntity and not here fails there.
+ */
+export function orderFromRow(row: Record<string, unknown>): OrderEntity {
+  const timestamp = (value: unknown) => DateUtils.normalizeHydratedDate(value as Date | string | undefined) as Date;
+  const date = (value: unknown) => (value === null || value === undefined ? (value as null) : DateUtils.mixedDateToDateString(value as Date | string));
+  return Object.assign(new OrderEntity(), {
+    id: row.id,
+    teamId: row.team_id,
+    environment: row.environment,
+    userId: row.user_id,
+    labTestId: row.lab_test_id,
+    labId: row.lab_id,
+    labAccountId: row.lab_account_id,
+    collectionMethod: row.collection_method,
+    flow: row.flow,
+    status: row.status,
+    lowLevelStatus: row.low_level_status,
+    origin: row.origin,
+    orderTransactionId: row.order_transaction_id,
+    registrable: row.registrable,
+    sampleId: row.sample_id,
+    patientDetailsEnc: row.patient_details_enc,
+    patientAddressEnc: row.patient_address_enc,
+    shippingDetailsEnc: row.shipping_details_enc,
+    pendingRegistrationEnc: row.pending_registration_enc,
+    registeredAt: timestamp(row.registered_at),
+    physician: row.physician,
+    clinicalNotes: row.clinical_notes,
+    healthInsuranceId: row.health_insurance_id,
+    priority: row.priority,
+    billingType: row.billing_type,
+    icdCodes: row.icd_codes,
+    consents: row.consents,
+    activateBy: date(row.activate_by),
+    passthrough: row.passthrough,
+    interpretation: row.interpretation,
+    hasAbn: row.has_abn,
+    hasMissingResults: row.has_missing_results,
+    requisitionFormUrl: row.requisition_form_url,
+    shipment: row.shipment,
+    workflowStartedAt: timestamp(row.workflow_started_at),
+    notesEnc: row.notes_enc,
+    createdAt: timestamp(row.created_at),
+    updatedAt: timestamp(row.updated_at),
+  } as Partial<OrderEntity>);
 }
 
 /**
@@ -325,13 +399,7 @@ export class OrderReadModel {
 
   /** An order view's row (readForViewSql, readPageSql) as an OrderRead. */
   private readOf(row: Record<string, unknown>): OrderRead {
-    const metadata = this.db.getMetadata(OrderEntity);
-    // Hydrated column by column exactly as TypeORM hydrates a queried entity.
-    const order = metadata.create(undefined, { fromDeserializer: true }) as OrderEntity;
-    for (const column of metadata.columns) {
-      const value = row[column.databaseName];
-      if (value !== undefined) column.setEntityValue(order, this.db.driver.prepareHydratedValue(value, column));
-    }
+    const order = orderFromRow(row);
     const events = ((row.read_events as Array<[string, number, string, string, string | null]> | null) ?? []).map(([eventId, seq, createdAt, status, statusDetail]) =>
       Object.assign(new OrderEventEntity(), { id: eventId, orderId: order.id, seq, status, statusDetail, createdAt: parseTimestamptz(createdAt) }),
     );
