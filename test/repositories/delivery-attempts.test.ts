@@ -1,30 +1,33 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { PhiCipher } from '../../src/common/crypto';
 import { type Claim, DeliveriesRepository, type DeliveryContext, type FinishedAttempt } from '../../src/events/deliveries.repository';
-import { createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { createTeam, dropTeams, type Team, testDatabase } from '../helpers/repository-db';
 
 /**
  * An attempt's row is written once, with its outcome: the claim only counts the attempt on the
  * delivery (its lease and trigger), the outcome writes the row, and an attempt whose outcome never
  * came is written `interrupted` by the claim that next takes (or cancels) the delivery.
  */
-let stack: TestStack;
-let tenant: Tenant;
+let db: DataSource;
+let tenant: Team;
 let repo: DeliveriesRepository;
+const cipher = new PhiCipher(randomBytes(32));
 
 beforeAll(async () => {
-  stack = await startStack({ worker: false });
-  tenant = await createTenant(stack.db);
-  repo = new DeliveriesRepository(stack.db);
+  db = await testDatabase();
+  tenant = await createTeam(db);
+  repo = new DeliveriesRepository(db);
 });
 afterAll(async () => {
-  await stack?.close();
+  await dropTeams(db, [tenant]);
+  await db?.destroy();
 });
 
 const URL = 'https://hooks.example.com/attempts';
 
 async function endpoint(): Promise<string> {
-  const [row] = await stack.db.query(
+  const [row] = await db.query(
     `INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc) VALUES ($1, $2, 'sandbox', $3, 'x') RETURNING id`,
     [randomUUID(), tenant.teamId, URL],
   );
@@ -34,13 +37,13 @@ async function endpoint(): Promise<string> {
 /** A pending webhook delivery, due now, of a new event. */
 async function delivery(endpointId: string, columns: { manual?: boolean } = {}): Promise<string> {
   const eventId = randomUUID();
-  await stack.db.query(
+  await db.query(
     `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, relayed_at)
      VALUES ($1, 'labtest.order.updated', $2, 'sandbox', 'u', 'c', $3, now())`,
-    [eventId, tenant.teamId, new PhiCipher(stack.config.phiEncryptionKey).encryptJson({})],
+    [eventId, tenant.teamId, cipher.encryptJson({})],
   );
   const id = randomUUID();
-  await stack.db.query(
+  await db.query(
     `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, manual, enqueued_at)
      VALUES ($1, $2, 'webhook', $3, $4, 'sandbox', 'labtest.order.updated', $5, now())`,
     [id, eventId, endpointId, tenant.teamId, columns.manual === true],
@@ -77,7 +80,7 @@ interface AttemptRecord {
 }
 
 async function attempts(deliveryId: string): Promise<AttemptRecord[]> {
-  return stack.db.query(
+  return db.query(
     `SELECT attempt_number, trigger, status, url, response_status_code, error, created_at::text AS created_at,
             finished_at IS NOT NULL AS finished
        FROM event_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
@@ -86,7 +89,7 @@ async function attempts(deliveryId: string): Promise<AttemptRecord[]> {
 }
 
 async function deliveryRow(id: string): Promise<{ status: string; attempt_count: number; unfinished_trigger: string | null }> {
-  const [row] = await stack.db.query(`SELECT status, attempt_count, unfinished_trigger FROM event_deliveries WHERE id = $1`, [id]);
+  const [row] = await db.query(`SELECT status, attempt_count, unfinished_trigger FROM event_deliveries WHERE id = $1`, [id]);
   return row;
 }
 
@@ -152,7 +155,7 @@ test('a manual attempt asked for while an attempt is in flight is not lost to it
   const id = await delivery(await endpoint());
   const first = claimed(await repo.claim(id, { leaseMs: 60_000 }));
   // A resend (or the management API's retry) arrives while the first attempt is being sent.
-  await stack.db.transaction((manager) => repo.requestManualAttempt(manager, id));
+  await db.transaction((manager) => repo.requestManualAttempt(manager, id));
   expect(await repo.finishAttempt(outcome(first, 'succeeded', { status: 'succeeded', reason: null }))).toBe(true);
   expect(await deliveryRow(id)).toEqual({ status: 'pending', attempt_count: 1, unfinished_trigger: null });
 
@@ -171,7 +174,7 @@ test("cancelling a delivery (its endpoint was disabled) writes a dead worker's a
   const id = await delivery(endpointId);
   claimed(await repo.claim(id, { leaseMs: 100 }));
   await sleep(200);
-  await stack.db.query(`UPDATE webhook_endpoints SET disabled = true WHERE id = $1`, [endpointId]);
+  await db.query(`UPDATE webhook_endpoints SET disabled = true WHERE id = $1`, [endpointId]);
 
   expect(await repo.claim(id, { leaseMs: 100 })).toEqual({ kind: 'none' });
   expect((await attempts(id)).map((a) => [a.attempt_number, a.status])).toEqual([[1, 'interrupted']]);
@@ -190,7 +193,7 @@ test('an outcome whose delivery was deleted meanwhile (endpoint deleted) writes 
     ],
     60_000,
   );
-  await stack.db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [gone]);
+  await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [gone]);
 
   await repo.finishAttempts([
     outcome(claimed(a), 'succeeded', { status: 'succeeded', reason: null }),
@@ -205,11 +208,11 @@ test('a row left `sending` before migration 1763790200000 is held by its lease, 
   // As the migration leaves a delivery whose latest attempt was `sending`: its trigger on the delivery.
   const legacy = async (claimedAgo: string) => {
     const id = await delivery(endpointId);
-    await stack.db.query(
+    await db.query(
       `UPDATE event_deliveries SET attempt_count = 1, last_attempt_at = now() - $2::interval, unfinished_trigger = 'scheduled' WHERE id = $1`,
       [id, claimedAgo],
     );
-    await stack.db.query(
+    await db.query(
       `INSERT INTO event_delivery_attempts (id, delivery_id, event_id, endpoint_id, attempt_number, trigger, status, target, url, created_at)
        SELECT gen_random_uuid(), d.id, d.event_id, d.endpoint_id, 1, 'scheduled', 'sending', 'webhook', $2, d.last_attempt_at
          FROM event_deliveries d WHERE d.id = $1`,
