@@ -58,3 +58,51 @@ export async function dropTeams(db: DataSource, teams: Team[]): Promise<void> {
   if (teams.length === 0) return;
   await db.query(`DELETE FROM orgs WHERE id = ANY($1::uuid[])`, [teams.map((team) => team.orgId)]);
 }
+
+export interface OrderFixture {
+  id?: string;
+  userId?: string;
+  environment?: string;
+  status?: string;
+  lowLevelStatus?: string;
+  collectionMethod?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  activateBy?: string | null;
+  interpretation?: string | null;
+  sampleId?: string | null;
+}
+
+/**
+ * An order of the team (a new user of its own unless given), on the seeded Lipid Panel test kit
+ * and its platform lab account, in its own transaction; answers its id.
+ */
+export async function createOrder(db: DataSource, teamId: string, fixture: OrderFixture = {}): Promise<string> {
+  const id = fixture.id ?? randomUUID();
+  const userId = fixture.userId ?? (await createUser(db, teamId));
+  const transactionId = randomUUID();
+  const createdAt = fixture.createdAt ?? new Date().toISOString();
+  await db.query(`INSERT INTO order_transactions (id, team_id, status, created_at, updated_at) VALUES ($1, $2, 'active', $3, $3)`, [transactionId, teamId, createdAt]);
+  await db.query(
+    `INSERT INTO orders (id, team_id, environment, user_id, lab_test_id, lab_id, lab_account_id, collection_method, flow, status, low_level_status,
+                         order_transaction_id, activate_by, interpretation, sample_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, '1ab7e570-0000-4000-8000-000000000001', 5, '1ab0acc0-0000-4000-8000-000000000005', $5, 'standard', $6, $7,
+             $8, $9, $10, $11, $12, $13)`,
+    [
+      id,
+      teamId,
+      fixture.environment ?? 'sandbox',
+      userId,
+      fixture.collectionMethod ?? 'testkit',
+      fixture.status ?? 'received',
+      fixture.lowLevelStatus ?? 'ordered',
+      transactionId,
+      fixture.activateBy ?? null,
+      fixture.interpretation ?? null,
+      fixture.sampleId ?? null,
+      createdAt,
+      fixture.updatedAt ?? createdAt,
+    ],
+  );
+  return id;
+}
