@@ -33,11 +33,12 @@ beforeAll(async () => {
   repo = new AggregationRepository(db);
   team = await createTeam(db);
   userId = await createUser(db, team.teamId);
-  // Monday 2026-03-02: two-hour buckets 00-02 (60, 70), 02-04 (80, null), and the window's end.
+  // Monday 2026-03-02: two-hour buckets 00-02 (60, 70), 02-04 (null, 80, null), and the window's end.
   await store(userId, 'heartrate', [
     sample('2026-03-02T00:00:00Z', 60),
     sample('2026-03-02T01:59:59.999Z', 70),
-    sample('2026-03-02T02:00:00Z', 80),
+    sample('2026-03-02T02:00:00Z', null),
+    sample('2026-03-02T02:30:00Z', 80),
     sample('2026-03-02T03:00:00Z', null),
     sample('2026-03-02T04:00:00Z', 1000),
   ]);
@@ -83,7 +84,7 @@ it('buckets by two hours from a Monday origin, in bucket order; oldest and newes
     bucket: ['2026-03-02T00:00:00.000Z', '2026-03-02T02:00:00.000Z'],
     oldest: [60, 80],
     newest: [70, 80],
-    rows: [2, 2],
+    rows: [2, 3],
   });
 });
 
