@@ -24,7 +24,7 @@ const connection = (userId: string, fields: Partial<NewConnection> = {}): NewCon
   region: 'us',
   userId,
   provider: 'oura',
-  seed: 1,
+  seed: 'seed-1',
   ...fields,
 });
 const insert = async (userId: string, fields: Partial<NewConnection> = {}) => (await repo.insertIfAbsent(connection(userId, fields)))!;
