@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { decodeCursor } from '../../src/common/keyset-cursor';
+import { CustomCredentialEntity } from '../../src/management/custom-credentials/custom-credential.entity';
+import { CustomCredentialsRepository } from '../../src/management/custom-credentials/custom-credentials.repository';
 import { OrgsRepository } from '../../src/management/orgs.repository';
 import { TeamApiKeysRepository } from '../../src/management/team-api-keys/team-api-keys.repository';
 import { TeamConflictError, TeamsRepository } from '../../src/management/teams/teams.repository';
 import { TeamEntity } from '../../src/tenancy/entities';
 import { createTeam, dropTeams, type Team, testDatabase } from '../helpers/repository-db';
 
-/** The management API's teams, orgs and team keys: always within one org. */
+/** The management API's teams, orgs, team keys and custom credentials: always within one org. */
 let db: DataSource;
 let teams: TeamsRepository;
 const created: Team[] = [];
@@ -108,5 +110,30 @@ describe('OrgsRepository and TeamApiKeysRepository', () => {
     expect((await keys.listLivePage(scope, {}, undefined, 10)).items.map((item) => item.id)).toEqual([c]);
     expect((await keys.findInScope(scope, [a, c])).map((item) => item.id).sort()).toEqual([a, c].sort());
     expect(await keys.findLiveById(a)).toBeNull();
+  });
+});
+
+describe('CustomCredentialsRepository', () => {
+  it("two first writes of one team's provider at once: one creates it, the other changes it", async () => {
+    const repo = new CustomCredentialsRepository(db);
+    const mine = await org();
+    const key = { teamId: mine.teamId, environment: 'sandbox' as const, region: 'us' as const, provider: 'oura' };
+    const create = (clientId: string) => () =>
+      Object.assign(new CustomCredentialEntity(), { id: randomUUID(), ...key, clientId, clientSecretEnc: null, clientSecretHash: null, redirectUrlOverride: null, detailsEnc: null, source: 'management' });
+    const writes = await Promise.all(
+      ['first', 'second'].map((clientId) =>
+        repo.upsert(key, create(clientId), (existing) => {
+          existing.detailsEnc = `changed by ${clientId}`;
+        }),
+      ),
+    );
+    expect(writes[0].id).toBe(writes[1].id);
+    const rows = await db.query(`SELECT client_id, details_enc FROM team_custom_credentials WHERE team_id = $1`, [mine.teamId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].details_enc).toMatch(/^changed by (first|second)$/);
+    expect(rows[0].details_enc).not.toBe(`changed by ${rows[0].client_id}`);
+    const scope = { orgId: mine.orgId, environment: 'sandbox' as const, region: 'us' as const };
+    expect((await repo.listPage(scope, { provider: 'oura' }, undefined, 10)).items.map((item) => item.id)).toEqual([writes[0].id]);
+    expect((await repo.listPage({ ...scope, orgId: (await org()).orgId }, {}, undefined, 10)).items).toEqual([]);
   });
 });
