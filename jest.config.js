@@ -44,6 +44,7 @@ module.exports = {
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/src/**/*.spec.ts'] },
     { ...withWorkflowBundle, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
     { ...withWorkflowBundle, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'] },
+    { ...shared, displayName: 'repositories', testMatch: ['<rootDir>/test/repositories/**/*.test.ts'] },
     { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
     { ...withWorkflowBundle, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
     ...(process.env.CAPTURE_RESPONSES ? [{ ...withWorkflowBundle, displayName: 'capture', testMatch: ['<rootDir>/test/capture/**/*.capture.ts'] }] : []),

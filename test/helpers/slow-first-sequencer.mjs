@@ -22,7 +22,7 @@ const SLOWEST_FIRST = [
   'test/unit/lab-report-ocr.test.ts',
   'test/e2e/lab-report-worker-crash.test.ts',
   'test/e2e/malformed-requests.test.ts',
-  'test/workflows/order.test.ts',
+  'test/e2e/order-workflow.test.ts',
   'test/e2e/appointments-booking.test.ts',
   'test/e2e/webhooks-resilience.test.ts',
   'test/browser/portal.browser.test.ts',

@@ -1,30 +1,33 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { PhiCipher } from '../../src/common/crypto';
 import { type Claim, DeliveriesRepository, type DeliveryContext, type FinishedAttempt } from '../../src/events/deliveries.repository';
-import { createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+import { createTeam, dropTeams, type Team, testDatabase } from '../helpers/repository-db';
 
 /**
  * An attempt's row is written once, with its outcome: the claim only counts the attempt on the
  * delivery (its lease and trigger), the outcome writes the row, and an attempt whose outcome never
  * came is written `interrupted` by the claim that next takes (or cancels) the delivery.
  */
-let stack: TestStack;
-let tenant: Tenant;
+let db: DataSource;
+let tenant: Team;
 let repo: DeliveriesRepository;
+const cipher = new PhiCipher(randomBytes(32));
 
 beforeAll(async () => {
-  stack = await startStack({ worker: false });
-  tenant = await createTenant(stack.db);
-  repo = new DeliveriesRepository(stack.db);
+  db = await testDatabase();
+  tenant = await createTeam(db);
+  repo = new DeliveriesRepository(db);
 });
 afterAll(async () => {
-  await stack?.close();
+  await dropTeams(db, [tenant]);
+  await db?.destroy();
 });
 
 const URL = 'https://hooks.example.com/attempts';
 
 async function endpoint(): Promise<string> {
-  const [row] = await stack.db.query(
+  const [row] = await db.query(
     `INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc) VALUES ($1, $2, 'sandbox', $3, 'x') RETURNING id`,
     [randomUUID(), tenant.teamId, URL],
   );
@@ -34,13 +37,13 @@ async function endpoint(): Promise<string> {
 /** A pending webhook delivery, due now, of a new event. */
 async function delivery(endpointId: string, columns: { manual?: boolean } = {}): Promise<string> {
   const eventId = randomUUID();
-  await stack.db.query(
+  await db.query(
     `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, relayed_at)
      VALUES ($1, 'labtest.order.updated', $2, 'sandbox', 'u', 'c', $3, now())`,
-    [eventId, tenant.teamId, new PhiCipher(stack.config.phiEncryptionKey).encryptJson({})],
+    [eventId, tenant.teamId, cipher.encryptJson({})],
   );
   const id = randomUUID();
-  await stack.db.query(
+  await db.query(
     `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, manual, enqueued_at)
      VALUES ($1, $2, 'webhook', $3, $4, 'sandbox', 'labtest.order.updated', $5, now())`,
     [id, eventId, endpointId, tenant.teamId, columns.manual === true],
@@ -77,7 +80,7 @@ interface AttemptRecord {
 }
 
 async function attempts(deliveryId: string): Promise<AttemptRecord[]> {
-  return stack.db.query(
+  return db.query(
     `SELECT attempt_number, trigger, status, url, response_status_code, error, created_at::text AS created_at,
             finished_at IS NOT NULL AS finished
        FROM event_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
@@ -86,7 +89,7 @@ async function attempts(deliveryId: string): Promise<AttemptRecord[]> {
 }
 
 async function deliveryRow(id: string): Promise<{ status: string; attempt_count: number; unfinished_trigger: string | null }> {
-  const [row] = await stack.db.query(`SELECT status, attempt_count, unfinished_trigger FROM event_deliveries WHERE id = $1`, [id]);
+  const [row] = await db.query(`SELECT status, attempt_count, unfinished_trigger FROM event_deliveries WHERE id = $1`, [id]);
   return row;
 }
 
@@ -152,7 +155,7 @@ test('a manual attempt asked for while an attempt is in flight is not lost to it
   const id = await delivery(await endpoint());
   const first = claimed(await repo.claim(id, { leaseMs: 60_000 }));
   // A resend (or the management API's retry) arrives while the first attempt is being sent.
-  await stack.db.transaction((manager) => repo.requestManualAttempt(manager, id));
+  await db.transaction((manager) => repo.requestManualAttempt(manager, id));
   expect(await repo.finishAttempt(outcome(first, 'succeeded', { status: 'succeeded', reason: null }))).toBe(true);
   expect(await deliveryRow(id)).toEqual({ status: 'pending', attempt_count: 1, unfinished_trigger: null });
 
@@ -171,7 +174,7 @@ test("cancelling a delivery (its endpoint was disabled) writes a dead worker's a
   const id = await delivery(endpointId);
   claimed(await repo.claim(id, { leaseMs: 100 }));
   await sleep(200);
-  await stack.db.query(`UPDATE webhook_endpoints SET disabled = true WHERE id = $1`, [endpointId]);
+  await db.query(`UPDATE webhook_endpoints SET disabled = true WHERE id = $1`, [endpointId]);
 
   expect(await repo.claim(id, { leaseMs: 100 })).toEqual({ kind: 'none' });
   expect((await attempts(id)).map((a) => [a.attempt_number, a.status])).toEqual([[1, 'interrupted']]);
@@ -190,7 +193,7 @@ test('an outcome whose delivery was deleted meanwhile (endpoint deleted) writes 
     ],
     60_000,
   );
-  await stack.db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [gone]);
+  await db.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [gone]);
 
   await repo.finishAttempts([
     outcome(claimed(a), 'succeeded', { status: 'succeeded', reason: null }),
@@ -205,11 +208,11 @@ test('a row left `sending` before migration 1763790200000 is held by its lease, 
   // As the migration leaves a delivery whose latest attempt was `sending`: its trigger on the delivery.
   const legacy = async (claimedAgo: string) => {
     const id = await delivery(endpointId);
-    await stack.db.query(
+    await db.query(
       `UPDATE event_deliveries SET attempt_count = 1, last_attempt_at = now() - $2::interval, unfinished_trigger = 'scheduled' WHERE id = $1`,
       [id, claimedAgo],
     );
-    await stack.db.query(
+    await db.query(
       `INSERT INTO event_delivery_attempts (id, delivery_id, event_id, endpoint_id, attempt_number, trigger, status, target, url, created_at)
        SELECT gen_random_uuid(), d.id, d.event_id, d.endpoint_id, 1, 'scheduled', 'sending', 'webhook', $2, d.last_attempt_at
          FROM event_deliveries d WHERE d.id = $1`,
@@ -223,4 +226,131 @@ test('a row left `sending` before migration 1763790200000 is held by its lease, 
   expect((await repo.claim(inFlight, { leaseMs: 60_000 })).kind).toBe('not_due');
   expect(claimed(await repo.claim(dead, { leaseMs: 60_000 })).attempt_number).toBe(2);
   expect((await attempts(dead)).map((a) => [a.attempt_number, a.status, a.finished])).toEqual([[1, 'interrupted', true]]);
+});
+
+describe('claims', () => {
+  test('two workers claiming one delivery at once: one attempt, the other is told when the lease ends', async () => {
+    const id = await delivery(await endpoint());
+    const claims = await Promise.all([repo.claim(id, { leaseMs: 60_000 }), repo.claim(id, { leaseMs: 60_000 })]);
+    expect(claims.map((claim) => claim.kind).sort()).toEqual(['claimed', 'not_due']);
+    expect(await deliveryRow(id)).toMatchObject({ attempt_count: 1 });
+  });
+
+  test('two claims that read the delivery before either wrote it: only the first counts an attempt', async () => {
+    const id = await delivery(await endpoint());
+    // A third transaction holds the row, so both claims read it as due and then wait to write it.
+    const holder = db.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT id FROM event_deliveries WHERE id = $1 FOR UPDATE`, [id]);
+    const racing = Promise.all([repo.claim(id, { leaseMs: 60_000 }), repo.claim(id, { leaseMs: 60_000 })]);
+    for (let waiting = 0; waiting < 2; ) {
+      await sleep(20);
+      [{ waiting }] = await db.query(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH input AS%' AND query LIKE '%event_deliveries%'`,
+      );
+    }
+    await holder.commitTransaction();
+    await holder.release();
+    const claims = await racing;
+    expect(claims.map((claim) => claim.kind).sort()).toEqual(['claimed', 'none']);
+    expect(await deliveryRow(id)).toMatchObject({ attempt_count: 1 });
+  });
+
+  test('claimMany answers in input order: claimed, not due, unknown, finished', async () => {
+    const endpointId = await endpoint();
+    const [due, later, finished] = [await delivery(endpointId), await delivery(endpointId), await delivery(endpointId)];
+    await db.query(`UPDATE event_deliveries SET next_attempt_at = '2099-01-01T00:00:00Z' WHERE id = $1`, [later]);
+    await db.query(`UPDATE event_deliveries SET status = 'succeeded' WHERE id = $1`, [finished]);
+    const claims = await repo.claimMany(
+      [later, randomUUID(), due, finished].map((deliveryId) => ({ deliveryId, rateLimitCleared: false })),
+      60_000,
+    );
+    expect(claims.map((claim) => claim.kind)).toEqual(['not_due', 'none', 'claimed', 'none']);
+    expect(claims[0]).toEqual({ kind: 'not_due', atMs: Date.parse('2099-01-01T00:00:00Z') });
+    expect(claimed(claims[2]).id).toBe(due);
+    expect((await deliveryRow(finished)).attempt_count).toBe(0);
+  });
+
+  test("an endpoint's rate limit holds a due delivery back, counting no attempt, until the caller cleared it", async () => {
+    const endpointId = await endpoint();
+    await db.query(`UPDATE webhook_endpoints SET rate_limit = 5 WHERE id = $1`, [endpointId]);
+    const id = await delivery(endpointId);
+    expect(await repo.claim(id)).toEqual({ kind: 'rate_limited', endpointId, rateLimit: 5 });
+    expect(await deliveryRow(id)).toEqual({ status: 'pending', attempt_count: 0, unfinished_trigger: null });
+    expect(claimed(await repo.claim(id, { rateLimitCleared: true })).attempt_number).toBe(1);
+  });
+
+  test("a RabbitMQ delivery whose pipeline no longer has RabbitMQ enabled is cancelled as destination_removed", async () => {
+    const team = await createTeam(db);
+    const pipelineId = randomUUID();
+    await db.query(
+      `INSERT INTO etl_pipelines (id, team_id, environment, region, preferred, enabled, destinations_enc) VALUES ($1, $2, 'sandbox', 'us', 'rabbitmq', '{}', 'x')`,
+      [pipelineId, team.teamId],
+    );
+    const eventId = randomUUID();
+    await db.query(
+      `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc) VALUES ($1, 'labtest.order.updated', $2, 'sandbox', 'u', 'c', 'x')`,
+      [eventId, team.teamId],
+    );
+    const id = randomUUID();
+    await db.query(
+      `INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type) VALUES ($1, $2, 'rabbitmq', $3, $4, 'sandbox', 'labtest.order.updated')`,
+      [id, eventId, pipelineId, team.teamId],
+    );
+    expect(await repo.claim(id)).toEqual({ kind: 'none' });
+    expect(await db.query(`SELECT status, status_reason, attempt_count FROM event_deliveries WHERE id = $1`, [id])).toEqual([
+      { status: 'cancelled', status_reason: 'destination_removed', attempt_count: 0 },
+    ]);
+    await dropTeams(db, [team]);
+  });
+
+  test('an outcome stores a response with NUL characters without them', async () => {
+    const id = await delivery(await endpoint());
+    const context = claimed(await repo.claim(id, { leaseMs: 60_000 }));
+    await repo.finishAttempt({ ...outcome(context, 'failed', { status: 'exhausted', reason: 'gave up' }), responseExcerpt: 'a\u0000b' });
+    expect(await db.query(`SELECT response_excerpt FROM event_delivery_attempts WHERE delivery_id = $1`, [id])).toEqual([{ response_excerpt: 'ab' }]);
+    expect(await db.query(`SELECT status, status_reason FROM event_deliveries WHERE id = $1`, [id])).toEqual([{ status: 'exhausted', status_reason: 'gave up' }]);
+  });
+});
+
+describe('endpoint health', () => {
+  const health = async (endpointId: string) =>
+    (
+      await db.query(
+        `SELECT failing_since IS NOT NULL AS failing, disabled_at IS NOT NULL AS disabled, disabled_reason, failing_since::text AS since
+           FROM webhook_endpoint_health WHERE endpoint_id = $1`,
+        [endpointId],
+      )
+    )[0];
+
+  test('the failing clock starts at the first failure, keeps running over later ones, and a success stops it', async () => {
+    const endpointId = await endpoint();
+    expect(await repo.endpointFailed(endpointId, 3_600_000)).toBe(false);
+    const first = (await health(endpointId)).since;
+    expect(await repo.endpointFailed(endpointId, 3_600_000)).toBe(false);
+    expect((await health(endpointId)).since).toBe(first);
+    expect(await repo.endpointFailed(endpointId, 0)).toBe(true);
+
+    await repo.endpointRecovered(endpointId);
+    expect(await health(endpointId)).toMatchObject({ failing: false });
+    await repo.endpointFailed(endpointId, 3_600_000);
+    expect((await health(endpointId)).since > first).toBe(true);
+  });
+
+  test('disabling is done once; after the endpoint is enabled again, a failure restarts the clock and forgets the disabling', async () => {
+    const endpointId = await endpoint();
+    await repo.endpointFailed(endpointId, 0);
+    const before = (await health(endpointId)).since;
+    expect(await repo.disableEndpoint(endpointId, 'failing_too_long')).toBe(true);
+    expect(await repo.disableEndpoint(endpointId, 'gone')).toBe(false);
+    expect(await health(endpointId)).toMatchObject({ disabled: true, disabled_reason: 'failing_too_long' });
+
+    await db.query(`UPDATE webhook_endpoints SET disabled = false WHERE id = $1`, [endpointId]);
+    await repo.endpointFailed(endpointId, 3_600_000);
+    const after = await health(endpointId);
+    expect(after).toMatchObject({ failing: true, disabled: false, disabled_reason: null });
+    expect(after.since > before).toBe(true);
+  });
 });
