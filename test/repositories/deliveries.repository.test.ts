@@ -306,11 +306,11 @@ describe('claims', () => {
     await dropTeams(db, [team]);
   });
 
-  test('an outcome stores a response with NUL characters without them', async () => {
+  test('an outcome stores an error with NUL characters without them', async () => {
     const id = await delivery(await endpoint());
     const context = claimed(await repo.claim(id, { leaseMs: 60_000 }));
-    await repo.finishAttempt({ ...outcome(context, 'failed', { status: 'exhausted', reason: 'gave up' }), responseExcerpt: 'a\u0000b' });
-    expect(await db.query(`SELECT response_excerpt FROM event_delivery_attempts WHERE delivery_id = $1`, [id])).toEqual([{ response_excerpt: 'ab' }]);
+    await repo.finishAttempt({ ...outcome(context, 'failed', { status: 'exhausted', reason: 'gave up' }), error: 'a\u0000b' });
+    expect(await db.query(`SELECT error FROM event_delivery_attempts WHERE delivery_id = $1`, [id])).toEqual([{ error: 'ab' }]);
     expect(await db.query(`SELECT status, status_reason FROM event_deliveries WHERE id = $1`, [id])).toEqual([{ status: 'exhausted', status_reason: 'gave up' }]);
   });
 });

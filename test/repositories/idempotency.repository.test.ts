@@ -29,7 +29,7 @@ describe('stored answers', () => {
     expect(await repo.claim({ ...scope, environment: 'production' }, key, 'h1', DAY, 60)).toBe(true);
     const other = await createTeam(db);
     expect(await repo.claim({ teamId: other.teamId, environment: 'sandbox' }, key, 'h1', DAY, 60)).toBe(true);
-    expect(await repo.findAnswer(scope, key)).toEqual({ request_hash: 'h1', state: 'in_progress', status_code: null, response: null });
+    expect(await repo.findAnswer(scope, key)).toEqual({ request_hash: 'h1', state: 'in_progress', status_code: null, response_enc: null, response: null });
   });
 
   it('five concurrent claims of one key from five connections: exactly one wins', async () => {
@@ -42,14 +42,14 @@ describe('stored answers', () => {
   it('an answer stored is found; an expired key is taken over with its answer cleared', async () => {
     const key = randomUUID();
     await repo.claim(scope, key, 'h1', DAY, 60);
-    await repo.storeAnswer(undefined, scope, key, 201, { id: 'x', nested: [1] });
-    expect(await repo.findAnswer(scope, key)).toEqual({ request_hash: 'h1', state: 'done', status_code: 201, response: { id: 'x', nested: [1] } });
+    await repo.storeAnswer(undefined, scope, key, 201, 'sealed-answer');
+    expect(await repo.findAnswer(scope, key)).toEqual({ request_hash: 'h1', state: 'done', status_code: 201, response_enc: 'sealed-answer', response: null });
     // Done and older than the abandonment age but within the TTL: still held.
     await age('idempotency_keys', key, '2 hours');
     expect(await repo.claim(scope, key, 'h2', DAY, 60)).toBe(false);
     await age('idempotency_keys', key, '25 hours');
     expect(await repo.claim(scope, key, 'h2', DAY, 60)).toBe(true);
-    expect(await repo.findAnswer(scope, key)).toEqual({ request_hash: 'h2', state: 'in_progress', status_code: null, response: null });
+    expect(await repo.findAnswer(scope, key)).toEqual({ request_hash: 'h2', state: 'in_progress', status_code: null, response_enc: null, response: null });
   });
 
   it('a key abandoned in progress is taken over after the abandonment age, not before', async () => {
@@ -66,7 +66,7 @@ describe('stored answers', () => {
     const done = randomUUID();
     await repo.claim(scope, running, 'h', DAY, 60);
     await repo.claim(scope, done, 'h', DAY, 60);
-    await repo.storeAnswer(undefined, scope, done, 200, {});
+    await repo.storeAnswer(undefined, scope, done, 200, 'sealed-answer');
     await repo.release(scope, running);
     await repo.release(scope, done);
     expect(await repo.findAnswer(scope, running)).toBeNull();
