@@ -69,6 +69,12 @@ stack_npm_install() {
   # Checkouts sharing one node_modules (a symlink) must not install into it at once: the second
   # waits for the first, then finds the marker written and installs nothing.
   local lock_fd real_modules
+  # A node_modules shared through a symlink and installed from another lock belongs to the other
+  # checkout: npm ci here would empty it under that checkout's running tests. Refuse instead.
+  if [[ -L "$root/node_modules" && -f "$marker" ]]; then
+    fail "node_modules is a symlink to $(realpath -m "$root/node_modules"), installed from another package-lock.json" \
+      "rm $root/node_modules (the link only) and rerun, to install this checkout's own"
+  fi
   real_modules=$(realpath -m "$root/node_modules")
   exec {lock_fd}>"/tmp/labflow-npm-install-$(sha256sum <<<"$real_modules" | cut -c1-16).lock"
   flock "$lock_fd"
