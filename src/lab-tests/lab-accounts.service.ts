@@ -2,7 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { validationError } from '../common/errors';
 import type { BillingType, DelegatedFlow, LabAccountEntity, LabAccountStatus } from './lab-catalog.entities';
-import { LabAccountsRepository, LabCatalogRepository } from './lab-catalog.repository';
+import { LabCatalogRepository } from './lab-catalog.repository';
+import { LabAccountsRepository } from './lab-accounts.repository';
 import type { LabAccountView } from './lab-tests.dto';
 import { toLabAccountView } from './lab-catalog.views';
 

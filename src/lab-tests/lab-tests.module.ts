@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { LabAccountsService } from './lab-accounts.service';
-import { LabAccountsRepository, LabCatalogRepository, LabTestsRepository } from './lab-catalog.repository';
+import { LabCatalogRepository } from './lab-catalog.repository';
+import { LabTestsRepository } from './lab-tests.repository';
+import { LabAccountsRepository } from './lab-accounts.repository';
 import { LabTestInstructionsController, LabTestPagesController, LabTestsController } from './lab-tests.controller';
 import { LabMarkersService } from './lab-markers.service';
 import { LabTestsService } from './lab-tests.service';

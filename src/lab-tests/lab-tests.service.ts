@@ -5,7 +5,8 @@ import { forbidden, notFound, RequestValidationError, validationError, type Vali
 import { eitherSpelling } from '../common/schemas';
 import type { CollectionMethod, LabEntity, LabTestStatus, MarkerEntity, SampleType } from './lab-catalog.entities';
 import { LabTestEntity } from './lab-catalog.entities';
-import { type LabTestFilters, LabCatalogRepository, LabTestsRepository } from './lab-catalog.repository';
+import { LabCatalogRepository } from './lab-catalog.repository';
+import { type LabTestFilters, LabTestsRepository } from './lab-tests.repository';
 import { toLabTestView, toLabView, toMarkerView } from './lab-catalog.views';
 import { renderCollectionInstructionsPdf } from './collection-instructions';
 import { LabAccountsService } from './lab-accounts.service';

@@ -26,7 +26,7 @@ import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
 import { insertEventsSql } from '../events/outbox.repository';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
-import { labAccountsFromJson, visibleLabAccountsJson } from '../lab-tests/lab-catalog.repository';
+import { labAccountsFromJson, visibleLabAccountsJson } from '../lab-tests/lab-accounts.repository';
 import type { PreparedEvents } from '../events/outbox.service';
 import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';

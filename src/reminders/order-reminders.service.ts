@@ -3,7 +3,7 @@ import { EMAIL_SENDER, type EmailSender, SMS_SENDER, type SmsSender } from '../a
 import { AppointmentBookingsService } from '../appointments/appointment-bookings.service';
 import type { AppointmentView } from '../appointments/appointment-views';
 import type { TeamPrincipal } from '../auth/principal';
-import { LabTestsRepository } from '../lab-tests/lab-catalog.repository';
+import { LabTestsRepository } from '../lab-tests/lab-tests.repository';
 import type { OrderEntity } from '../orders/order.entities';
 import { OrdersRepository } from '../orders/orders.repository';
 import { PortalAccessService } from '../portal/portal-access.service';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { LabAccountsRepository } from '../../src/lab-tests/lab-catalog.repository';
+import { LabAccountsRepository } from '../../src/lab-tests/lab-accounts.repository';
 import { createTeam, migratedScratchDatabase, type Team } from '../helpers/repository-db';
 
 /**
