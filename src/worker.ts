@@ -20,6 +20,8 @@ import { installTemporalRuntime } from './temporal/runtime';
 import { processWorkflowBundle } from './temporal/workflow-bundle';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';
 import { ContinuousQueryRunner, startContinuousQueries } from './health-data/continuous-queries/continuous-query-runner';
+import { Hl7InboundService } from './hl7/hl7-inbound.service';
+import { type Hl7Listener, startHl7Listener } from './hl7/hl7-listener';
 
 /**
  * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention,lab-reports,continuous-queries) the
@@ -50,6 +52,7 @@ runProcess('worker', async () => {
   let observability: WorkerObservability | null = null;
   let labReports: { stopped: Promise<void> } | null = null;
   let continuousQueries: { stop(): Promise<void> } | null = null;
+  let hl7: Hl7Listener | null = null;
   try {
     observability = await startWorkerObservability(app, config, {
       roles: config.workerRoles,
@@ -96,6 +99,10 @@ runProcess('worker', async () => {
       continuousQueries = startContinuousQueries(app.get(ContinuousQueryRunner), pollIntervalMs, (message) => logger.warn(message));
       logger.info(`continuous queries evaluated every ${pollIntervalMs / 1000}s`);
     }
+    if (roles.has('hl7')) {
+      hl7 = await startHl7Listener(app.get(Hl7InboundService), { ...config.hl7, port: config.hl7.listenerPort, host: config.hl7.listenerHost, tls: config.hl7.listenerTls, logger });
+      logger.info(`HL7 MLLP listener on ${config.hl7.listenerHost}:${hl7.port}${config.hl7.listenerTls ? ' (TLS)' : ''}`);
+    }
     // One bundle of workflows/ for both Temporal workers (none in production: the prebuilt one).
     const workflowBundle =
       roles.has('temporal') || roles.has('lab-reports')
@@ -125,6 +132,7 @@ runProcess('worker', async () => {
     await labReports?.stopped;
     await retention?.stop();
     await continuousQueries?.stop();
+    await hl7?.close();
     await sandbox?.stop();
     await events?.stop();
     await observability?.close();

@@ -62,6 +62,7 @@ export interface LabflowConfig {
   orders: OrdersConfig;
   reconciler: ReconcilerConfig;
   sandboxCallbacks: SandboxCallbacksConfig;
+  hl7: Hl7Config;
   appointments: {
     availabilityCacheTtlMs: number;
     availabilityStaleTtlMs: number;
@@ -178,6 +179,16 @@ export interface ReconcilerConfig {
   batch: number;
   /** Orders only: new runs started for one order at most. */
   maxHeals: number;
+}
+
+/** HL7 v2 labs over MLLP (src/hl7): the listener labs send to, and how long an order send waits. */
+export interface Hl7Config {
+  listenerPort: number;
+  listenerHost: string;
+  listenerTls: { certFile: string; keyFile: string; caFile: string | null } | null;
+  maxMessageBytes: number;
+  frameTimeoutMs: number;
+  ackTimeoutMs: number;
 }
 
 /** Sandbox partner callbacks (src/adapters/sandbox-callbacks). */
@@ -363,6 +374,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       queueName: e.SANDBOX_CALLBACKS_QUEUE,
       courierStepDelayMs: toMs(e.SANDBOX_COURIER_STEP_DELAY),
       labResultDelayMs: toMs(e.SANDBOX_LAB_RESULT_DELAY),
+    },
+    hl7: {
+      listenerPort: e.HL7_LISTENER_PORT,
+      listenerHost: e.HL7_LISTENER_HOST,
+      listenerTls:
+        e.HL7_LISTENER_TLS_CERT_FILE && e.HL7_LISTENER_TLS_KEY_FILE
+          ? { certFile: e.HL7_LISTENER_TLS_CERT_FILE, keyFile: e.HL7_LISTENER_TLS_KEY_FILE, caFile: e.HL7_LISTENER_TLS_CA_FILE ?? null }
+          : null,
+      maxMessageBytes: e.HL7_MAX_MESSAGE_BYTES,
+      frameTimeoutMs: toMs(e.HL7_FRAME_TIMEOUT),
+      ackTimeoutMs: toMs(e.HL7_ACK_TIMEOUT),
     },
     appointments: {
       availabilityCacheTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_CACHE_TTL),

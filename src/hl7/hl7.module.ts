@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { Hl7Repository } from './hl7.repository';
+
+/**
+ * HL7 v2 labs: their interfaces and the messages exchanged with them. The listener's service
+ * (Hl7InboundService) is provided where orders are reachable (OrdersModule binds HL7_ORDERS).
+ */
+@Module({
+  providers: [Hl7Repository],
+  exports: [Hl7Repository],
+})
+export class Hl7Module {}
