@@ -120,18 +120,21 @@ export class Hl7InboundService {
 }
 
 /**
- * The lab fact a message carries for its order: a final (or corrected, or cannot-be-done) report
- * completes it, a preliminary one is partial results; ORC-5 says the same in order status
- * messages (CM completed, A some results, CA cancelled by the lab). IP/SC and the like: no fact.
+ * The lab fact a message carries for its order. Results decide first (OBR-25): every report final,
+ * corrected or cannot-be-done completes the order, anything else with observations is partial
+ * results. Without results, ORC-5 says it (CM completed, A some results). A cancellation by the
+ * lab (ORC-5 CA, ORC-1 OC) stops the order. IP, SC and the like: no fact.
  */
 export function factOf(reported: readonly ReportedOrder[]): { low: Hl7LabFact; detail: string | null } | null {
-  const results = reported.map((order) => (order.resultStatus ?? '').toUpperCase());
   const statuses = reported.map((order) => (order.orderStatus ?? '').toUpperCase());
   const controls = reported.map((order) => (order.orderControl ?? '').toUpperCase());
   if (statuses.includes('CA') || controls.includes('OC')) return { low: 'do_not_process', detail: reported.flatMap((order) => order.notes).join(' ') || 'Cancelled by the lab.' };
-  const withObservations = reported.some((order) => order.observations.length > 0);
-  if (results.length > 0 && results.every((status) => ['F', 'C', 'X'].includes(status)) && withObservations) return { low: 'completed', detail: null };
+  const withResults = reported.filter((order) => order.observations.length > 0);
+  if (withResults.length > 0) {
+    const final = withResults.every((order) => ['F', 'C', 'X'].includes((order.resultStatus ?? '').toUpperCase()));
+    return { low: final ? 'completed' : 'partial_results', detail: null };
+  }
   if (statuses.includes('CM') && !statuses.some((status) => status === 'IP' || status === 'A')) return { low: 'completed', detail: null };
-  if (withObservations || statuses.includes('A')) return { low: 'partial_results', detail: null };
+  if (statuses.includes('A')) return { low: 'partial_results', detail: null };
   return null;
 }

@@ -1,0 +1,282 @@
+import { Hl7Message } from '@medplum/core';
+import { type Hl7Connection, Hl7Client, Hl7Server } from '@medplum/hl7';
+import { randomUUID } from 'node:crypto';
+import net, { type AddressInfo } from 'node:net';
+import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
+import { orderState } from '../../workflows/contract';
+import { runCli } from '../helpers/cli';
+import { eventually } from '../helpers/eventually';
+import { ON_SITE_CMP, orderBody, orderReaches, PHOENIX, startOrderStack } from '../helpers/orders';
+import { call, type Tenant, type TestStack } from '../helpers/stack';
+
+/**
+ * A lab reached over HL7 v2 / MLLP, through real sockets both ways: an Hl7Server of @medplum/hl7
+ * in this process stands in for the lab's interface (it ACKs labflow's order messages as told),
+ * and sends results back to labflow's listener with an Hl7Client.
+ */
+const PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
+const LAB_FACILITY = `QDX-${randomUUID().slice(0, 8)}`;
+
+let stack: TestStack;
+let tenant: Tenant;
+let userId: string;
+let listener: Hl7Listener;
+let lab: Hl7Server;
+let labPort: number;
+let labAccountId: string;
+/** The order messages the lab received, and how it answers the next one. */
+const received: Hl7Message[] = [];
+let answer: { code: 'AA' | 'AE'; text: string } = { code: 'AA', text: 'Order accepted' };
+/** CMP components with LOINC codes, and the panel's marker id. */
+let panelId: number;
+let components: Array<{ id: number; name: string; slug: string; loinc: string }>;
+
+beforeAll(async () => {
+  ({ stack, tenant, userId } = await startOrderStack());
+  listener = await startHl7Listener(stack.api.get(Hl7InboundService), {
+    port: 0,
+    host: '127.0.0.1',
+    maxMessageBytes: 64_000,
+    frameTimeoutMs: 500,
+    tls: null,
+    logger: { warn: () => undefined },
+  });
+  lab = new Hl7Server((connection: Hl7Connection) => {
+    connection.addEventListener('message', ({ message }: { message: Hl7Message }) => {
+      received.push(message);
+      const ack = message.buildAck({ ackCode: answer.code });
+      ack.getSegment('MSA')!.setField(3, answer.text);
+      connection.send(ack);
+    });
+  });
+  lab.start(0);
+  await new Promise((resolve) => lab.server!.once('listening', resolve));
+  labPort = (lab.server!.address() as AddressInfo).port;
+
+  const [test] = await stack.db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [ON_SITE_CMP]);
+  [{ marker_id: panelId }] = await stack.db.query(`SELECT marker_id FROM lab_test_markers WHERE lab_test_id = $1 ORDER BY position LIMIT 1`, [ON_SITE_CMP]);
+  components = await stack.db.query(
+    `SELECT m.id, m.name, m.slug, l.code AS loinc FROM lab_panel_members p JOIN lab_markers m ON m.id = p.member_id JOIN loinc_codes l ON l.id = m.loinc_id
+      WHERE p.panel_id = $1 ORDER BY p.position`,
+    [panelId],
+  );
+  labAccountId = randomUUID();
+  await stack.db.query(
+    `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
+     VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'QDX-ACCT-77', 'Quest over HL7', '{client_bill,commercial_insurance}', '{}')`,
+    [labAccountId, tenant.teamId, test.lab_id],
+  );
+  const configured = await runCli(
+    [
+      '--json',
+      'hl7',
+      'configure',
+      labAccountId,
+      '--settings',
+      JSON.stringify({
+        host: '127.0.0.1',
+        port: labPort,
+        sendingApplication: 'LABFLOW',
+        sendingFacility: 'LABFLOW-TEST',
+        receivingApplication: 'QDX',
+        receivingFacility: LAB_FACILITY,
+        version: '2.3',
+        orderMessageType: 'ORM^O01',
+        testCodes: { [panelId]: { code: '10231', text: 'CMP' }, [components[0].id]: { code: 'GLU-7', text: components[0].name } },
+      }),
+    ],
+    {},
+  );
+  expect(configured.code).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await listener?.close();
+  await lab?.stop({ forceDrainTimeoutMs: 100 });
+  await stack?.close();
+});
+
+const createOrder = async () => {
+  const created = await call(stack.apiUrl, 'POST', '/v3/order', {
+    key: tenant.apiKey,
+    body: orderBody(userId, {
+      lab_test_id: ON_SITE_CMP,
+      lab_account_id: labAccountId,
+      physician: PHYSICIAN,
+      priority: true,
+      icd_codes: ['R73.09'],
+      patient_address: { receiver_name: 'Marguerite Okonkwo', first_line: PHOENIX.firstLine, city: PHOENIX.city, state: PHOENIX.state, zip: '85004', country: 'US' },
+    }),
+  });
+  expect(created.status).toBe(200);
+  return created.body.order.id as string;
+};
+
+/** An ORU^R01 for `placer` as the lab sends it. */
+function oru(controlId: string, placer: string, resultStatus: 'P' | 'F', observations: string[]): Hl7Message {
+  const segments = [
+    `MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|${controlId}|P|2.3`,
+    'PID|1||PAT-1^^^QDX||OKONKWO^MARGUERITE||19860412|F',
+    `ORC|RE|${placer}^LABFLOW|ACC-${placer.slice(0, 6)}^QDX||${resultStatus === 'F' ? 'CM' : 'A'}`,
+    `OBR|1|${placer}^LABFLOW|ACC-${placer.slice(0, 6)}^QDX|10231^CMP^L|||20261128080000|||||||||||||||20261128115900|||${resultStatus}`,
+    ...observations,
+  ];
+  return Hl7Message.parse(segments.join('\r'));
+}
+
+async function sendToListener(message: Hl7Message): Promise<Hl7Message> {
+  const client = new Hl7Client({ host: '127.0.0.1', port: listener.port });
+  try {
+    return await client.sendAndWait(message, { timeoutMs: 10_000 });
+  } finally {
+    await client.close();
+  }
+}
+
+/** Raw bytes to the listener; the first ACK frame back, as text. */
+async function sendRaw(bytes: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(listener.port, '127.0.0.1');
+    let data = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const end = data.indexOf(Buffer.from([0x1c, 0x0d]));
+      if (end !== -1) {
+        socket.destroy();
+        resolve(data.subarray(1, end).toString('utf8'));
+      }
+    });
+    socket.on('error', reject);
+    socket.write(bytes);
+  });
+}
+const framed = (text: string | Buffer) => Buffer.concat([Buffer.from([0x0b]), typeof text === 'string' ? Buffer.from(text) : text, Buffer.from([0x1c, 0x0d])]);
+const msa = (ack: Hl7Message | string) => (typeof ack === 'string' ? Hl7Message.parse(ack) : ack).getSegment('MSA')!;
+
+describe('an order at an HL7 lab', () => {
+  it('goes out as ORM^O01, and the lab’s partial then final results complete it with the lab’s values', async () => {
+    const orderId = await createOrder();
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    const sent = received.find((message) => message.getSegment('ORC')?.getComponent(2, 1) === orderId);
+    expect(sent).toBeDefined();
+    const message = sent!;
+    expect(message.getSegment('MSH')!.getField(9).toString()).toBe('ORM^O01');
+    expect(message.getSegment('MSH')!.getComponent(6, 1)).toBe(LAB_FACILITY);
+    expect(message.getSegment('PID')!.getField(5).toString()).toBe('Okonkwo^Marguerite');
+    expect(message.getSegment('PID')!.getField(7).toString()).toBe('19860412');
+    expect(message.getSegment('ORC')!.getComponent(1, 1)).toBe('NW');
+    expect(message.getSegment('ORC')!.getComponent(12, 1)).toBe(PHYSICIAN.npi);
+    expect(message.getSegment('OBR')!.getField(4).toString()).toBe('10231^CMP^L');
+    expect(message.getSegment('OBR')!.getComponent(16, 1)).toBe(PHYSICIAN.npi);
+    expect(message.getSegment('OBR')!.getComponent(27, 6)).toBe('S');
+    expect(message.getSegment('DG1')!.getComponent(3, 1)).toBe('R73.09');
+    const [outbound] = await stack.db.query(`SELECT state, ack_code, ack_text, body_enc FROM hl7_messages WHERE direction = 'out' AND order_id = $1`, [orderId]);
+    expect(outbound).toMatchObject({ state: 'accepted', ack_code: 'AA', ack_text: 'Order accepted' });
+    expect(outbound.body_enc).not.toContain('Okonkwo');
+
+    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
+    const [glucose, second, ...rest] = components;
+    const partial = await sendToListener(
+      oru(`R-${orderId.slice(0, 8)}-1`, orderId, 'P', [`OBX|1|NM|GLU-7^Glucose^L||92|mg/dL|70-99|N|||P|||20261128110000`]),
+    );
+    expect(msa(partial).getComponent(1, 1)).toBe('AA');
+    await orderReaches(stack, tenant, orderId, 'partial_results');
+
+    const finalObservations = [
+      `OBX|1|NM|GLU-7^Glucose^L||104|mg/dL|70-99|H|||C|||20261128110000`,
+      `OBX|2|SN|${second.loinc}^${second.name}^LN||<^5|mg/dL|<10|N|||F`,
+      ...rest.map((marker, index) => `OBX|${index + 3}|NM|${marker.loinc}^${marker.name}^LN||${10 + index}|U|5-50|N|||F`),
+    ];
+    const finalOru = oru(`R-${orderId.slice(0, 8)}-2`, orderId, 'F', finalObservations);
+    expect(msa(await sendToListener(finalOru)).getComponent(1, 1)).toBe('AA');
+    await orderReaches(stack, tenant, orderId, 'completed');
+
+    const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
+    expect(result.status).toBe(200);
+    const bySlug = new Map<string, any>(result.body.results.map((row: any) => [row.slug, row]));
+    expect(bySlug.get(glucose.slug)).toMatchObject({ result: '104', unit: 'mg/dL', interpretation: 'abnormal', reference_range: '70-99', is_above_max_range: true });
+    expect(bySlug.get(second.slug)).toMatchObject({ result: '<5', type: 'range' });
+    expect(bySlug.size).toBe(components.length);
+    expect(result.body.metadata.status).toBe('final');
+
+    // The same final again (the lab did not see the ACK): ACKed again, stored once, nothing changes.
+    const repeat = await sendToListener(finalOru);
+    expect(msa(repeat).getComponent(1, 1)).toBe('AA');
+    expect(msa(repeat).getComponent(2, 1)).toBe(`R-${orderId.slice(0, 8)}-2`);
+    const inbound = await stack.db.query(`SELECT control_id, state, body_enc FROM hl7_messages WHERE direction = 'in' AND order_id = $1 ORDER BY created_at`, [orderId]);
+    expect(inbound.map((row: any) => [row.control_id, row.state])).toEqual([
+      [`R-${orderId.slice(0, 8)}-1`, 'processed'],
+      [`R-${orderId.slice(0, 8)}-2`, 'processed'],
+    ]);
+    expect(inbound[1].body_enc).not.toContain('OKONKWO');
+  }, 90_000);
+
+  it('waits when the lab refuses the order (AE) until ops resend it; a result for no order is held and matched again', async () => {
+    answer = { code: 'AE', text: 'Unknown account QDX-ACCT-77' };
+    const orderId = await createOrder();
+    const handle = stack.temporal.workflow.getHandle(`order:${orderId}`);
+    const waiting = await eventually(async () => {
+      const state = await handle.query(orderState);
+      return state.stage === 'awaiting_lab_order_resend' ? state : undefined;
+    }, 'the order to wait for a resend');
+    expect(waiting.labOrderRefused).toMatchObject({ code: 'AE', text: 'Unknown account QDX-ACCT-77' });
+    expect((await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey })).body.last_event.status).toMatch(/\.ordered$/);
+    const listed = await runCli(['hl7', 'messages', orderId], {});
+    expect(listed.stdout).toContain('out ORM^O01');
+    expect(listed.stdout).toContain('error AE "Unknown account QDX-ACCT-77"');
+
+    answer = { code: 'AA', text: 'Order accepted' };
+    const resent = await runCli(['--json', 'hl7', 'resend', orderId], {});
+    expect(resent.json).toEqual({ order_id: orderId, status: 'accepted' });
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    const sends = received.filter((message) => message.getSegment('ORC')?.getComponent(2, 1) === orderId);
+    expect(sends).toHaveLength(2);
+    expect(sends[0].getSegment('MSH')!.getField(10).toString()).not.toBe(sends[1].getSegment('MSH')!.getField(10).toString());
+
+    // A result naming an order labflow does not have: ACKed, held, listed, then matched to this order.
+    const stray = randomUUID();
+    const heldAck = await sendToListener(oru(`R-STRAY-${stray.slice(0, 8)}`, stray, 'P', [`OBX|1|NM|GLU-7^Glucose^L||88|mg/dL|70-99|N|||P`]));
+    expect(msa(heldAck).getComponent(1, 1)).toBe('AA');
+    const held = await runCli(['--json', 'hl7', 'held'], {});
+    const heldRow = held.json.find((row: any) => row.controlId === `R-STRAY-${stray.slice(0, 8)}`);
+    expect(heldRow).toMatchObject({ state: 'held', orderId: null, direction: 'in' });
+    const rematched = await runCli(['--json', 'hl7', 'rematch', heldRow.id, '--order', orderId], {});
+    expect(rematched.code).toBe(0);
+    expect(rematched.json).toMatchObject({ id: heldRow.id, state: 'processed', orderId });
+    expect((await runCli(['--json', 'hl7', 'held'], {})).json.map((row: any) => row.id)).not.toContain(heldRow.id);
+  }, 90_000);
+});
+
+describe('malformed input', () => {
+  const countIn = async () => Number((await stack.db.query(`SELECT count(*) FROM hl7_messages WHERE direction = 'in'`))[0].count);
+
+  it('is refused with AR and the reason, and nothing is stored', async () => {
+    const before = await countIn();
+    const badEncoding = await sendRaw(framed(`MSH|#~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BAD-1|P|2.3\rPID|1`));
+    expect(msa(badEncoding).getComponent(1, 1)).toBe('AR');
+    expect(msa(badEncoding).getComponent(3, 1)).toContain('Encoding characters');
+
+    const notUtf8 = await sendRaw(
+      framed(Buffer.concat([Buffer.from(`MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BAD-2|P|2.3||||||UNICODE UTF-8\rPID|1||||`), Buffer.from([0xc3, 0x28])])),
+    );
+    expect(msa(notUtf8).getComponent(1, 1)).toBe('AR');
+    expect(msa(notUtf8).getComponent(2, 1)).toBe('BAD-2');
+    expect(msa(notUtf8).getComponent(3, 1)).toContain('not valid UTF-8');
+
+    const noMsh = await sendRaw(framed('PID|1||x'));
+    expect(msa(noMsh).getComponent(1, 1)).toBe('AR');
+
+    const oversized = await sendRaw(framed(`MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BIG-1|P|2.3\rNTE|1||${'x'.repeat(70_000)}`));
+    expect(msa(oversized).getComponent(1, 1)).toBe('AR');
+    expect(msa(oversized).getComponent(3, 1)).toContain('exceeds the limit of 64000 bytes');
+
+    const truncated = await sendRaw(Buffer.from(`\x0bMSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|CUT-1|P|2.3\rPID|1`));
+    expect(msa(truncated).getComponent(1, 1)).toBe('AR');
+    expect(msa(truncated).getComponent(3, 1)).toContain('Truncated frame');
+
+    const unknownLab = await sendRaw(framed(`MSH|^~\\&|X|NOT-A-LAB|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|UNK-1|P|2.3\rORC|RE|x`));
+    expect(msa(unknownLab).getComponent(1, 1)).toBe('AR');
+    expect(await countIn()).toBe(before);
+  }, 30_000);
+});
