@@ -240,6 +240,13 @@ function oauthClientProblems(env: Environment, client: (typeof OAUTH_PROVIDER_CL
   return [];
 }
 
+/** The HL7 listener's certificate and key come together; a CA for client certificates needs both. */
+function hl7ListenerTlsProblems(e: Environment): string[] {
+  if (!e.HL7_LISTENER_TLS_CERT_FILE !== !e.HL7_LISTENER_TLS_KEY_FILE) return ['HL7_LISTENER_TLS_CERT_FILE, HL7_LISTENER_TLS_KEY_FILE: set both or neither'];
+  if (e.HL7_LISTENER_TLS_CA_FILE && !e.HL7_LISTENER_TLS_CERT_FILE) return ['HL7_LISTENER_TLS_CA_FILE: needs HL7_LISTENER_TLS_CERT_FILE and HL7_LISTENER_TLS_KEY_FILE (TLS) too'];
+  return [];
+}
+
 /** A `key=value,key=value` setting (validated by its schema) as a record. */
 function pairsOf(list: string): Record<string, string> {
   return Object.fromEntries(
@@ -266,6 +273,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
     ...(temporal.ok ? [] : temporal.errors),
     ...(parsed.success ? OAUTH_PROVIDER_CLIENTS.flatMap((client) => oauthClientProblems(parsed.data, client)) : []),
+    ...(parsed.success ? hl7ListenerTlsProblems(parsed.data) : []),
   ];
   if (!parsed.success || !temporal.ok || problems.length > 0) {
     throw new ConfigError(`labflow configuration is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
