@@ -189,6 +189,8 @@ export interface Hl7Config {
   maxMessageBytes: number;
   frameTimeoutMs: number;
   ackTimeoutMs: number;
+  /** The sandbox HL7 lab (worker role sandbox-hl7-lab): its port and labflow's listener it reports to. */
+  sandboxLab: { port: number; resultsTo: { host: string; port: number } };
 }
 
 /** Sandbox partner callbacks (src/adapters/sandbox-callbacks). */
@@ -393,6 +395,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       maxMessageBytes: e.HL7_MAX_MESSAGE_BYTES,
       frameTimeoutMs: toMs(e.HL7_FRAME_TIMEOUT),
       ackTimeoutMs: toMs(e.HL7_ACK_TIMEOUT),
+      sandboxLab: {
+        port: e.SANDBOX_HL7_LAB_PORT,
+        resultsTo: { host: e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[0], port: Number(e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[1]) },
+      },
     },
     appointments: {
       availabilityCacheTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_CACHE_TTL),

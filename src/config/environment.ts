@@ -82,10 +82,10 @@ const trustProxy = z
   });
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries', 'hl7'] as const;
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries', 'hl7', 'sandbox-hl7-lab'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 /** Roles a worker runs only when WORKER_ROLES names them: each listens on a port of its own. */
-const OPT_IN_WORKER_ROLES: readonly WorkerRole[] = ['hl7'];
+const OPT_IN_WORKER_ROLES: readonly WorkerRole[] = ['hl7', 'sandbox-hl7-lab'];
 
 /**
  * The sections of docs/configuration.md, in its order. `npm run docs:config`
@@ -489,6 +489,12 @@ export const envSchema = z.object({
   HL7_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(10_000_000).meta(doc('hl7', 'Largest HL7 message the listener takes, in bytes; a larger frame is refused with AR.')),
   HL7_FRAME_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long the listener waits for the end of a begun MLLP frame before refusing it as truncated.')),
   HL7_ACK_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long labflow waits for a lab to ACK an order message before the send is retried.')),
+  SANDBOX_HL7_LAB_PORT: port.default(2576).meta(doc('hl7', 'Port the sandbox HL7 lab (worker role `sandbox-hl7-lab`) takes order messages on; point a sandbox HL7 lab account at it.')),
+  SANDBOX_HL7_LAB_RESULTS_TO: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, { message: 'must be host:port' })
+    .default('127.0.0.1:2575')
+    .meta(doc('hl7', "Where the sandbox HL7 lab sends its results: labflow's HL7 listener, `host:port`.")),
   WORKER_ROLES: z
     .string()
     .refine((value) => value.split(',').every((role) => (WORKER_ROLES as readonly string[]).includes(role.trim())), {
@@ -498,7 +504,7 @@ export const envSchema = z.object({
     .meta(
       doc(
         'processes',
-        'What the worker process runs, comma-separated. `temporal`: the Temporal worker of the order task queue (orders, appointments, connections, Link bulk operations) and the reconcilers. `relay`: the outbox relay. `delivery`: webhook and RabbitMQ deliveries. `sandbox`: sandbox partner callbacks to `PUBLIC_API_URL`. `retention`: the retention sweep, one worker at a time. `lab-reports`: lab report parsing on `LAB_REPORT_TASK_QUEUE`, so OCR machines scale apart. `continuous-queries`: continuous-query evaluations, any number of workers at once. `hl7` (only when named): the MLLP listener labs send results to, on `HL7_LISTENER_PORT`.',
+        'What the worker process runs, comma-separated. `temporal`: the Temporal worker of the order task queue (orders, appointments, connections, Link bulk operations) and the reconcilers. `relay`: the outbox relay. `delivery`: webhook and RabbitMQ deliveries. `sandbox`: sandbox partner callbacks to `PUBLIC_API_URL`. `retention`: the retention sweep, one worker at a time. `lab-reports`: lab report parsing on `LAB_REPORT_TASK_QUEUE`, so OCR machines scale apart. `continuous-queries`: continuous-query evaluations, any number of workers at once. `hl7` (only when named): the MLLP listener labs send results to, on `HL7_LISTENER_PORT`. `sandbox-hl7-lab` (only when named): the sandbox lab's HL7 interface on `SANDBOX_HL7_LAB_PORT`.',
       ),
     ),
   APPOINTMENT_AVAILABILITY_CACHE_TTL: duration

@@ -2,7 +2,9 @@ import { Hl7Message } from '@medplum/core';
 import { type Hl7Connection, Hl7Client, Hl7Server } from '@medplum/hl7';
 import { randomUUID } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
+import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/sandbox-hl7-lab';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { orderState } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
@@ -97,12 +99,12 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const createOrder = async () => {
+const createOrder = async (accountId = labAccountId) => {
   const created = await call(stack.apiUrl, 'POST', '/v3/order', {
     key: tenant.apiKey,
     body: orderBody(userId, {
       lab_test_id: ON_SITE_CMP,
-      lab_account_id: labAccountId,
+      lab_account_id: accountId,
       physician: PHYSICIAN,
       priority: true,
       icd_codes: ['R73.09'],
@@ -245,6 +247,46 @@ describe('an order at an HL7 lab', () => {
     expect(rematched.code).toBe(0);
     expect(rematched.json).toMatchObject({ id: heldRow.id, state: 'processed', orderId });
     expect((await runCli(['--json', 'hl7', 'held'], {})).json.map((row: any) => row.id)).not.toContain(heldRow.id);
+  }, 90_000);
+});
+
+describe('the sandbox lab as an HL7 peer', () => {
+  let sandboxLab: SandboxHl7Lab;
+  afterAll(() => sandboxLab?.close());
+
+  it('takes the order over MLLP and reports preliminary then final results through labflow’s listener', async () => {
+    sandboxLab = await startSandboxHl7Lab({
+      port: 0,
+      host: '127.0.0.1',
+      labflow: { host: '127.0.0.1', port: listener.port },
+      resultDelayMs: 300,
+      catalog: stack.api.get(OrderSandboxLabCatalog),
+      logger: { warn: () => undefined },
+    });
+    const [test] = await stack.db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [ON_SITE_CMP]);
+    const sandboxAccount = randomUUID();
+    await stack.db.query(
+      `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
+       VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'SBX-1', 'Sandbox lab over HL7', '{client_bill}', '{}')`,
+      [sandboxAccount, tenant.teamId, test.lab_id],
+    );
+    const settings = { host: '127.0.0.1', port: sandboxLab.port, sendingApplication: 'LABFLOW', sendingFacility: 'LABFLOW-TEST', receivingApplication: 'SANDBOX', receivingFacility: `SBX-${randomUUID().slice(0, 8)}`, version: '2.5.1', orderMessageType: 'OML^O21', testCodes: {} };
+    expect((await runCli(['hl7', 'configure', sandboxAccount, '--settings', JSON.stringify(settings)], {})).code).toBe(0);
+
+    const orderId = await createOrder(sandboxAccount);
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
+    const completed = await orderReaches(stack, tenant, orderId, 'completed');
+    expect(completed.events.map((event: any) => event.status.split('.')[2])).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
+    const messages = await stack.db.query(`SELECT direction, message_type, state, ack_code FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [orderId]);
+    expect(messages).toEqual([
+      { direction: 'out', message_type: 'OML^O21', state: 'accepted', ack_code: 'AA' },
+      { direction: 'in', message_type: 'ORU^R01', state: 'processed', ack_code: 'AA' },
+      { direction: 'in', message_type: 'ORU^R01', state: 'processed', ack_code: 'AA' },
+    ]);
+    const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
+    expect(result.status).toBe(200);
+    expect(result.body.results.map((row: any) => row.slug).sort()).toEqual(components.map((marker) => marker.slug).sort());
   }, 90_000);
 });
 
