@@ -504,7 +504,7 @@ export const envSchema = z.object({
     .meta(
       doc(
         'processes',
-        'What the worker process runs, comma-separated. `temporal`: the Temporal worker of the order task queue (orders, appointments, connections, Link bulk operations) and the reconcilers. `relay`: the outbox relay. `delivery`: webhook and RabbitMQ deliveries. `sandbox`: sandbox partner callbacks to `PUBLIC_API_URL`. `retention`: the retention sweep, one worker at a time. `lab-reports`: lab report parsing on `LAB_REPORT_TASK_QUEUE`, so OCR machines scale apart. `continuous-queries`: continuous-query evaluations, any number of workers at once. `hl7` (only when named): the MLLP listener labs send results to, on `HL7_LISTENER_PORT`. `sandbox-hl7-lab` (only when named): the sandbox lab's HL7 interface on `SANDBOX_HL7_LAB_PORT`.',
+        'What the worker process runs, comma-separated. `temporal`: the Temporal worker of the order task queue (orders, appointments, connections, Link bulk operations) and the reconcilers. `relay`: the outbox relay. `delivery`: webhook and RabbitMQ deliveries. `sandbox`: sandbox partner callbacks to `PUBLIC_API_URL`. `retention`: the retention sweep, one worker at a time. `lab-reports`: lab report parsing on `LAB_REPORT_TASK_QUEUE`, so OCR machines scale apart. `continuous-queries`: continuous-query evaluations, any number of workers at once. `hl7` (only when named): the MLLP listener labs send results to, on `HL7_LISTENER_PORT`. `sandbox-hl7-lab` (only when named): the sandbox lab’s HL7 interface on `SANDBOX_HL7_LAB_PORT`.',
       ),
     ),
   APPOINTMENT_AVAILABILITY_CACHE_TTL: duration
