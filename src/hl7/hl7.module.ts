@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Hl7ReportPdfs } from './hl7-report-pdfs';
 import { Hl7Repository } from './hl7.repository';
 
 /**
@@ -6,7 +7,7 @@ import { Hl7Repository } from './hl7.repository';
  * (Hl7InboundService) is provided where orders are reachable (OrdersModule binds HL7_ORDERS).
  */
 @Module({
-  providers: [Hl7Repository],
-  exports: [Hl7Repository],
+  providers: [Hl7Repository, Hl7ReportPdfs],
+  exports: [Hl7Repository, Hl7ReportPdfs],
 })
 export class Hl7Module {}

@@ -8,6 +8,7 @@ import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catal
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { orderState } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
+import { fetchBytes } from '../helpers/pdf';
 import { eventually } from '../helpers/eventually';
 import { ON_SITE_CMP, orderBody, orderReaches, PHOENIX, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
@@ -19,6 +20,8 @@ import { call, type Tenant, type TestStack } from '../helpers/stack';
  */
 const PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
 const LAB_FACILITY = `QDX-${randomUUID().slice(0, 8)}`;
+/** The report the lab embeds in its final results (a minimal PDF). */
+const LAB_PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
 let stack: TestStack;
 let tenant: Tenant;
@@ -189,6 +192,7 @@ describe('an order at an HL7 lab', () => {
       `OBX|1|NM|GLU-7^Glucose^L||104|mg/dL|70-99|H|||C|||20261128110000`,
       `OBX|2|SN|${second.loinc}^${second.name}^LN||<^5|mg/dL|<10|N|||F`,
       ...rest.map((marker, index) => `OBX|${index + 3}|NM|${marker.loinc}^${marker.name}^LN||${10 + index}|U|5-50|N|||F`),
+      `OBX|${rest.length + 3}|ED|PDF^Lab report^L||QDX^application^pdf^Base64^${LAB_PDF.toString('base64')}||||||F`,
     ];
     const finalOru = oru(`R-${orderId.slice(0, 8)}-2`, orderId, 'F', finalObservations);
     expect(msa(await sendToListener(finalOru)).getComponent(1, 1)).toBe('AA');
@@ -201,6 +205,10 @@ describe('an order at an HL7 lab', () => {
     expect(bySlug.get(second.slug)).toMatchObject({ result: '<5', type: 'range' });
     expect(bySlug.size).toBe(components.length);
     expect(result.body.metadata.status).toBe('final');
+    // The lab's own report (OBX ED) is the result PDF.
+    const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/result/pdf`, { 'x-service-api-key': tenant.apiKey });
+    expect(pdf.status).toBe(200);
+    expect(pdf.body.equals(LAB_PDF)).toBe(true);
 
     // The same final again (the lab did not see the ACK): ACKed again, stored once, nothing changes.
     const repeat = await sendToListener(finalOru);
