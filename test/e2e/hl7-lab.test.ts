@@ -1,11 +1,17 @@
 import { Hl7Message } from '@medplum/core';
-import { type Hl7Connection, Hl7Client, Hl7Server } from '@medplum/hl7';
+import { Hl7Client, Hl7Connection, Hl7Server } from '@medplum/hl7';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/sandbox-hl7-lab';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
+import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
 import { orderState } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
 import { fetchBytes } from '../helpers/pdf';
@@ -296,6 +302,88 @@ describe('the sandbox lab as an HL7 peer', () => {
     expect(result.status).toBe(200);
     expect(result.body.results.map((row: any) => row.slug).sort()).toEqual(components.map((marker) => marker.slug).sort());
   }, 90_000);
+});
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
+function certificates(): Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert' | 'clientKey' | 'otherCa', string> {
+  const dir = mkdtempSync(join(tmpdir(), 'hl7-tls-'));
+  const file = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  for (const ca of ['ca', 'other-ca']) openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${ca}`, '-keyout', file(`${ca}.key`), '-out', file(`${ca}.pem`));
+  for (const [name, subject, ext] of [
+    ['server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
+    ['client', '/CN=labflow', 'extendedKeyUsage=clientAuth'],
+  ]) {
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`));
+    execFileSync('bash', ['-c', `printf '%s' '${ext}' > ${file(`${name}.ext`)}`]);
+    openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', file(`${name}.ext`), '-out', file(`${name}.pem`));
+  }
+  return { ca: file('ca.pem'), serverCert: file('server.pem'), serverKey: file('server.key'), clientCert: file('client.pem'), clientKey: file('client.key'), otherCa: file('other-ca.pem') };
+}
+
+describe('MLLP over mutual TLS', () => {
+  let files: ReturnType<typeof certificates>;
+  beforeAll(() => {
+    files = certificates();
+  });
+
+  it('sends an order message to a lab that asks for labflow’s client certificate, and refuses a lab its CA did not sign', async () => {
+    const server = tls.createServer(
+      { cert: readFileSync(files.serverCert), key: readFileSync(files.serverKey), ca: readFileSync(files.ca), requestCert: true, rejectUnauthorized: true },
+      (socket) => {
+        const connection = new Hl7Connection(socket);
+        connection.addEventListener('message', ({ message }: { message: Hl7Message }) => connection.send(message.buildAck({ ackCode: 'AA' })));
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const order = `MSH|^~\\&|LABFLOW|LF|QDX|QDX|20261128120000||ORM^O01|TLS-1|P|2.3\rPID|1||x`;
+    try {
+      const ack = await sendAndAwaitAck({ host: '127.0.0.1', port, tls: { caFile: files.ca, certFile: files.clientCert, keyFile: files.clientKey } }, order, { connectTimeoutMs: 5000, ackTimeoutMs: 5000 });
+      expect(msa(ack).toString()).toMatch(/^MSA\|AA\|TLS-1/);
+      await expect(sendAndAwaitAck({ host: '127.0.0.1', port, tls: { caFile: files.otherCa, certFile: files.clientCert, keyFile: files.clientKey } }, order, { connectTimeoutMs: 5000, ackTimeoutMs: 5000 })).rejects.toThrow(Hl7TransportError);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('takes a lab’s message on the TLS listener only from a lab with a certificate its CA signed', async () => {
+    const secure = await startHl7Listener(stack.api.get(Hl7InboundService), {
+      port: 0,
+      host: '127.0.0.1',
+      maxMessageBytes: 64_000,
+      frameTimeoutMs: 1000,
+      tls: { certFile: files.serverCert, keyFile: files.serverKey, caFile: files.ca },
+      logger: { warn: () => undefined },
+    });
+    const exchange = (clientCert: boolean) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tls.connect({
+          host: '127.0.0.1',
+          port: secure.port,
+          ca: readFileSync(files.ca),
+          ...(clientCert ? { cert: readFileSync(files.clientCert), key: readFileSync(files.clientKey) } : {}),
+        });
+        let data = Buffer.alloc(0);
+        socket.on('secureConnect', () => socket.write(framed(oru(`TLS-IN-${randomUUID().slice(0, 8)}`, randomUUID(), 'P', []).toString())));
+        socket.on('data', (chunk) => {
+          data = Buffer.concat([data, chunk]);
+          const end = data.indexOf(Buffer.from([0x1c, 0x0d]));
+          if (end !== -1) {
+            socket.destroy();
+            resolve(data.subarray(1, end).toString('utf8'));
+          }
+        });
+        socket.on('error', reject);
+        socket.on('close', () => reject(new Error('closed without an ACK')));
+      });
+    try {
+      expect(msa(await exchange(true)).getComponent(1, 1)).toBe('AA');
+      await expect(exchange(false)).rejects.toThrow();
+    } finally {
+      await secure.close();
+    }
+  });
 });
 
 describe('malformed input', () => {
