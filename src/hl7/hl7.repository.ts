@@ -111,12 +111,14 @@ export class Hl7Repository {
     return (row as Hl7MessageEntity | undefined) ?? null;
   }
 
-  /** Counts for metrics: held inbound messages and order messages waiting for a resend. */
-  async waitingCounts(): Promise<{ held: number; refused: number }> {
+  /** Counts for metrics: held inbound messages, and orders whose latest order message was refused (waiting for a resend). */
+  async waitingCounts(): Promise<{ held: number; refusedOrders: number }> {
     const [row] = await this.db.query(
-      `SELECT count(*) FILTER (WHERE state = 'held')::int AS held,
-              count(*) FILTER (WHERE direction = 'out' AND state IN ('error', 'rejected'))::int AS refused FROM hl7_messages`,
+      `SELECT (SELECT count(*)::int FROM hl7_messages WHERE state = 'held') AS held,
+              (SELECT count(*)::int FROM (SELECT DISTINCT ON (order_id) state FROM hl7_messages
+                 WHERE direction = 'out' AND order_id IS NOT NULL ORDER BY order_id, created_at DESC, id) latest
+                WHERE state IN ('error', 'rejected')) AS "refusedOrders"`,
     );
-    return row as { held: number; refused: number };
+    return row as { held: number; refusedOrders: number };
   }
 }

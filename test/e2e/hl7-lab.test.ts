@@ -13,6 +13,7 @@ import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catal
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
 import { orderState } from '../../workflows/contract';
+import { processMetrics } from '../../src/common/metrics/registry';
 import { runCli } from '../helpers/cli';
 import { fetchBytes } from '../helpers/pdf';
 import { eventually } from '../helpers/eventually';
@@ -163,6 +164,11 @@ async function sendRaw(bytes: Buffer): Promise<string> {
   });
 }
 const framed = (text: string | Buffer) => Buffer.concat([Buffer.from([0x0b]), typeof text === 'string' ? Buffer.from(text) : text, Buffer.from([0x1c, 0x0d])]);
+/** labflow_hl7_waiting_messages{kind} as this process's /metrics shows it. */
+const waitingCount = async (kind: 'held' | 'refused_order') => {
+  const text = await processMetrics.getSingleMetricAsString('labflow_hl7_waiting_messages');
+  return Number(new RegExp(`kind="${kind}"} (\\d+)`).exec(text)?.[1]);
+};
 const msa = (ack: Hl7Message | string) => (typeof ack === 'string' ? Hl7Message.parse(ack) : ack).getSegment('MSA')!;
 
 describe('an order at an HL7 lab', () => {
@@ -230,6 +236,8 @@ describe('an order at an HL7 lab', () => {
 
   it('waits when the lab refuses the order (AE) until ops resend it; a result for no order is held and matched again', async () => {
     answer = { code: 'AE', text: 'Unknown account QDX-ACCT-77' };
+    // The gauges count the whole database (other runs' orders too): this test moves them by one.
+    const refusedBefore = await waitingCount('refused_order');
     const orderId = await createOrder();
     const handle = stack.temporal.workflow.getHandle(`order:${orderId}`);
     const waiting = await eventually(async () => {
@@ -241,26 +249,31 @@ describe('an order at an HL7 lab', () => {
     const listed = await runCli(['hl7', 'messages', orderId], {});
     expect(listed.stdout).toContain('out ORM^O01');
     expect(listed.stdout).toContain('error AE "Unknown account QDX-ACCT-77"');
+    expect(await waitingCount('refused_order')).toBe(refusedBefore + 1);
 
     answer = { code: 'AA', text: 'Order accepted' };
     const resent = await runCli(['--json', 'hl7', 'resend', orderId], {});
     expect(resent.json).toEqual({ order_id: orderId, status: 'accepted' });
     await orderReaches(stack, tenant, orderId, 'requisition_created');
+    expect(await waitingCount('refused_order')).toBe(refusedBefore);
     const sends = received.filter((message) => message.getSegment('ORC')?.getComponent(2, 1) === orderId);
     expect(sends).toHaveLength(2);
     expect(sends[0].getSegment('MSH')!.getField(10).toString()).not.toBe(sends[1].getSegment('MSH')!.getField(10).toString());
 
     // A result naming an order labflow does not have: ACKed, held, listed, then matched to this order.
     const stray = randomUUID();
+    const heldBefore = await waitingCount('held');
     const heldAck = await sendToListener(oru(`R-STRAY-${stray.slice(0, 8)}`, stray, 'P', [`OBX|1|NM|GLU-7^Glucose^L||88|mg/dL|70-99|N|||P`]));
     expect(msa(heldAck).getComponent(1, 1)).toBe('AA');
     const held = await runCli(['--json', 'hl7', 'held'], {});
     const heldRow = held.json.find((row: any) => row.controlId === `R-STRAY-${stray.slice(0, 8)}`);
     expect(heldRow).toMatchObject({ state: 'held', orderId: null, direction: 'in' });
+    expect(await waitingCount('held')).toBe(heldBefore + 1);
     const rematched = await runCli(['--json', 'hl7', 'rematch', heldRow.id, '--order', orderId], {});
     expect(rematched.code).toBe(0);
     expect(rematched.json).toMatchObject({ id: heldRow.id, state: 'processed', orderId });
     expect((await runCli(['--json', 'hl7', 'held'], {})).json.map((row: any) => row.id)).not.toContain(heldRow.id);
+    expect(await waitingCount('held')).toBe(heldBefore);
   }, 90_000);
 });
 
