@@ -1,4 +1,5 @@
 import {
+  type LabOrderAck,
   ORDER_GONE,
   type OrderActivities,
   type RecordOrderTransitionInput,
@@ -12,7 +13,7 @@ import { nonRetryableByName } from './non-retryable';
 /** What the order activities need from src/ (OrderTransitionsService fits). */
 export interface OrderLifecycle {
   recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
-  createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null }>;
+  createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }>;
   shipKit(orderId: string): Promise<{ outboundTrackingNumber: string }>;
   collectResults(
     orderId: string,

@@ -20,6 +20,10 @@ import { installTemporalRuntime } from './temporal/runtime';
 import { processWorkflowBundle } from './temporal/workflow-bundle';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';
 import { ContinuousQueryRunner, startContinuousQueries } from './health-data/continuous-queries/continuous-query-runner';
+import { Hl7InboundService } from './hl7/hl7-inbound.service';
+import { type Hl7Listener, startHl7Listener } from './hl7/hl7-listener';
+import { type SandboxHl7Lab, startSandboxHl7Lab } from './adapters/lab/sandbox-hl7-lab';
+import { OrderSandboxLabCatalog } from './orders/order-sandbox-lab-catalog';
 
 /**
  * The worker process: by default (WORKER_ROLES=temporal,relay,delivery,sandbox,retention,lab-reports,continuous-queries) the
@@ -50,6 +54,8 @@ runProcess('worker', async () => {
   let observability: WorkerObservability | null = null;
   let labReports: { stopped: Promise<void> } | null = null;
   let continuousQueries: { stop(): Promise<void> } | null = null;
+  let hl7: Hl7Listener | null = null;
+  let sandboxHl7Lab: SandboxHl7Lab | null = null;
   try {
     observability = await startWorkerObservability(app, config, {
       roles: config.workerRoles,
@@ -96,6 +102,22 @@ runProcess('worker', async () => {
       continuousQueries = startContinuousQueries(app.get(ContinuousQueryRunner), pollIntervalMs, (message) => logger.warn(message));
       logger.info(`continuous queries evaluated every ${pollIntervalMs / 1000}s`);
     }
+    if (roles.has('hl7')) {
+      hl7 = await startHl7Listener(app.get(Hl7InboundService), { ...config.hl7, port: config.hl7.listenerPort, host: config.hl7.listenerHost, tls: config.hl7.listenerTls, logger });
+      logger.info(`HL7 MLLP listener on ${config.hl7.listenerHost}:${hl7.port}${config.hl7.listenerTls ? ' (TLS)' : ''}`);
+    }
+    if (roles.has('sandbox-hl7-lab')) {
+      const { sandboxLab } = config.hl7;
+      sandboxHl7Lab = await startSandboxHl7Lab({
+        port: sandboxLab.port,
+        host: config.hl7.listenerHost,
+        labflow: sandboxLab.resultsTo,
+        resultDelayMs: config.sandboxCallbacks.labResultDelayMs,
+        catalog: app.get(OrderSandboxLabCatalog),
+        logger,
+      });
+      logger.info(`sandbox HL7 lab on port ${sandboxHl7Lab.port}, reporting to ${sandboxLab.resultsTo.host}:${sandboxLab.resultsTo.port}`);
+    }
     // One bundle of workflows/ for both Temporal workers (none in production: the prebuilt one).
     const workflowBundle =
       roles.has('temporal') || roles.has('lab-reports')
@@ -125,6 +147,8 @@ runProcess('worker', async () => {
     await labReports?.stopped;
     await retention?.stop();
     await continuousQueries?.stop();
+    await hl7?.close();
+    await sandboxHl7Lab?.close();
     await sandbox?.stop();
     await events?.stop();
     await observability?.close();

@@ -62,6 +62,7 @@ export interface LabflowConfig {
   orders: OrdersConfig;
   reconciler: ReconcilerConfig;
   sandboxCallbacks: SandboxCallbacksConfig;
+  hl7: Hl7Config;
   appointments: {
     availabilityCacheTtlMs: number;
     availabilityStaleTtlMs: number;
@@ -180,6 +181,18 @@ export interface ReconcilerConfig {
   maxHeals: number;
 }
 
+/** HL7 v2 labs over MLLP (src/hl7): the listener labs send to, and how long an order send waits. */
+export interface Hl7Config {
+  listenerPort: number;
+  listenerHost: string;
+  listenerTls: { certFile: string; keyFile: string; caFile: string | null } | null;
+  maxMessageBytes: number;
+  frameTimeoutMs: number;
+  ackTimeoutMs: number;
+  /** The sandbox HL7 lab (worker role sandbox-hl7-lab): its port and labflow's listener it reports to. */
+  sandboxLab: { port: number; resultsTo: { host: string; port: number } };
+}
+
 /** Sandbox partner callbacks (src/adapters/sandbox-callbacks). */
 export interface SandboxCallbacksConfig {
   /** Whether sandbox partners schedule callbacks (SANDBOX_CALLBACKS and a PARTNER_WEBHOOK_SECRET to sign them). */
@@ -229,6 +242,13 @@ function oauthClientProblems(env: Environment, client: (typeof OAUTH_PROVIDER_CL
   return [];
 }
 
+/** The HL7 listener's certificate and key come together; a CA for client certificates needs both. */
+function hl7ListenerTlsProblems(e: Environment): string[] {
+  if (!e.HL7_LISTENER_TLS_CERT_FILE !== !e.HL7_LISTENER_TLS_KEY_FILE) return ['HL7_LISTENER_TLS_CERT_FILE, HL7_LISTENER_TLS_KEY_FILE: set both or neither'];
+  if (e.HL7_LISTENER_TLS_CA_FILE && !e.HL7_LISTENER_TLS_CERT_FILE) return ['HL7_LISTENER_TLS_CA_FILE: needs HL7_LISTENER_TLS_CERT_FILE and HL7_LISTENER_TLS_KEY_FILE (TLS) too'];
+  return [];
+}
+
 /** A `key=value,key=value` setting (validated by its schema) as a record. */
 function pairsOf(list: string): Record<string, string> {
   return Object.fromEntries(
@@ -255,6 +275,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
     ...(temporal.ok ? [] : temporal.errors),
     ...(parsed.success ? OAUTH_PROVIDER_CLIENTS.flatMap((client) => oauthClientProblems(parsed.data, client)) : []),
+    ...(parsed.success ? hl7ListenerTlsProblems(parsed.data) : []),
   ];
   if (!parsed.success || !temporal.ok || problems.length > 0) {
     throw new ConfigError(`labflow configuration is invalid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
@@ -363,6 +384,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       queueName: e.SANDBOX_CALLBACKS_QUEUE,
       courierStepDelayMs: toMs(e.SANDBOX_COURIER_STEP_DELAY),
       labResultDelayMs: toMs(e.SANDBOX_LAB_RESULT_DELAY),
+    },
+    hl7: {
+      listenerPort: e.HL7_LISTENER_PORT,
+      listenerHost: e.HL7_LISTENER_HOST,
+      listenerTls:
+        e.HL7_LISTENER_TLS_CERT_FILE && e.HL7_LISTENER_TLS_KEY_FILE
+          ? { certFile: e.HL7_LISTENER_TLS_CERT_FILE, keyFile: e.HL7_LISTENER_TLS_KEY_FILE, caFile: e.HL7_LISTENER_TLS_CA_FILE ?? null }
+          : null,
+      maxMessageBytes: e.HL7_MAX_MESSAGE_BYTES,
+      frameTimeoutMs: toMs(e.HL7_FRAME_TIMEOUT),
+      ackTimeoutMs: toMs(e.HL7_ACK_TIMEOUT),
+      sandboxLab: {
+        port: e.SANDBOX_HL7_LAB_PORT,
+        resultsTo: { host: e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[0], port: Number(e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[1]) },
+      },
     },
     appointments: {
       availabilityCacheTtlMs: toMs(e.APPOINTMENT_AVAILABILITY_CACHE_TTL),

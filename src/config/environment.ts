@@ -82,8 +82,10 @@ const trustProxy = z
   });
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries'] as const;
+export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries', 'hl7', 'sandbox-hl7-lab'] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
+/** Roles a worker runs only when WORKER_ROLES names them: each listens on a port of its own. */
+const OPT_IN_WORKER_ROLES: readonly WorkerRole[] = ['hl7', 'sandbox-hl7-lab'];
 
 /**
  * The sections of docs/configuration.md, in its order. `npm run docs:config`
@@ -108,6 +110,7 @@ export const CONFIG_GROUPS = {
   healthData: 'Health data',
   connections: 'Connections',
   link: 'Link and providers',
+  hl7: 'HL7 labs',
 } as const;
 type ConfigGroup = keyof typeof CONFIG_GROUPS;
 
@@ -478,16 +481,30 @@ export const envSchema = z.object({
     .meta(doc('sandbox', 'BullMQ queue of sandbox partner callbacks (tests use one per stack).')),
   SANDBOX_COURIER_STEP_DELAY: duration.default('5s').meta(doc('sandbox', 'Sandbox courier: pause between its tracking updates (`out_for_delivery` … `delivered_to_lab`).')),
   SANDBOX_LAB_RESULT_DELAY: duration.default('15s').meta(doc('sandbox', 'Sandbox lab: how long after a sample is delivered it reports the order completed.')),
+  HL7_LISTENER_PORT: port.default(2575).meta(doc('hl7', 'Port of the MLLP listener labs send HL7 results and order status messages to (worker role `hl7`).')),
+  HL7_LISTENER_HOST: z.string().min(1).default('0.0.0.0').meta(doc('hl7', 'Address the HL7 MLLP listener binds to.')),
+  HL7_LISTENER_TLS_CERT_FILE: z.string().min(1).optional().meta(doc('hl7', 'PEM certificate of the HL7 listener; with `HL7_LISTENER_TLS_KEY_FILE` it speaks MLLP over TLS.', 'plain TCP')),
+  HL7_LISTENER_TLS_KEY_FILE: z.string().min(1).optional().meta(doc('hl7', 'PEM private key of the HL7 listener certificate.', 'plain TCP')),
+  HL7_LISTENER_TLS_CA_FILE: z.string().min(1).optional().meta(doc('hl7', 'PEM CA bundle: labs must present a client certificate it signed (mutual TLS).', 'no client certificate asked')),
+  HL7_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(10_000_000).meta(doc('hl7', 'Largest HL7 message the listener takes, in bytes; a larger frame is refused with AR.')),
+  HL7_FRAME_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long the listener waits for the end of a begun MLLP frame before refusing it as truncated.')),
+  HL7_ACK_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long labflow waits for a lab to ACK an order message before the send is retried.')),
+  SANDBOX_HL7_LAB_PORT: port.default(2576).meta(doc('hl7', 'Port the sandbox HL7 lab (worker role `sandbox-hl7-lab`) takes order messages on; point a sandbox HL7 lab account at it.')),
+  SANDBOX_HL7_LAB_RESULTS_TO: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, { message: 'must be host:port' })
+    .default('127.0.0.1:2575')
+    .meta(doc('hl7', "Where the sandbox HL7 lab sends its results: labflow's HL7 listener, `host:port`.")),
   WORKER_ROLES: z
     .string()
     .refine((value) => value.split(',').every((role) => (WORKER_ROLES as readonly string[]).includes(role.trim())), {
       message: `must be a comma-separated subset of ${WORKER_ROLES.join(',')}`,
     })
-    .default(WORKER_ROLES.join(','))
+    .default(WORKER_ROLES.filter((role) => !OPT_IN_WORKER_ROLES.includes(role)).join(','))
     .meta(
       doc(
         'processes',
-        'What the worker process runs, comma-separated. `temporal`: the Temporal worker of the order task queue (orders, appointments, connections, Link bulk operations) and the reconcilers. `relay`: the outbox relay. `delivery`: webhook and RabbitMQ deliveries. `sandbox`: sandbox partner callbacks to `PUBLIC_API_URL`. `retention`: the retention sweep, one worker at a time. `lab-reports`: lab report parsing on `LAB_REPORT_TASK_QUEUE`, so OCR machines scale apart. `continuous-queries`: continuous-query evaluations, any number of workers at once.',
+        'What the worker process runs, comma-separated. `temporal`: the Temporal worker of the order task queue (orders, appointments, connections, Link bulk operations) and the reconcilers. `relay`: the outbox relay. `delivery`: webhook and RabbitMQ deliveries. `sandbox`: sandbox partner callbacks to `PUBLIC_API_URL`. `retention`: the retention sweep, one worker at a time. `lab-reports`: lab report parsing on `LAB_REPORT_TASK_QUEUE`, so OCR machines scale apart. `continuous-queries`: continuous-query evaluations, any number of workers at once. `hl7` (only when named): the MLLP listener labs send results to, on `HL7_LISTENER_PORT`. `sandbox-hl7-lab` (only when named): the sandbox lab’s HL7 interface on `SANDBOX_HL7_LAB_PORT`.',
       ),
     ),
   APPOINTMENT_AVAILABILITY_CACHE_TTL: duration

@@ -54,6 +54,8 @@ import { IdempotencyAnswersSealed1763790410000 } from './migrations/176379041000
 import { UserBirthDatesSealed1763790411000 } from './migrations/1763790411000-user-birth-dates-sealed';
 import { DeliveryResponsesSealed1763790412000 } from './migrations/1763790412000-delivery-responses-sealed';
 import { LabReportReviewReason1763790450000 } from './migrations/1763790450000-lab-report-review-reason';
+import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
+import { HL7_ENTITIES } from '../hl7/hl7.entities';
 import { ORDER_ENTITIES } from '../orders/order.entities';
 import { LAB_REPORT_ENTITIES } from '../lab-reports/lab-report.entities';
 import { LabReports1763790120000 } from './migrations/1763790120000-lab-reports';
@@ -76,10 +78,11 @@ export const ENTITIES = [
   ...LAB_CATALOG_ENTITIES,
   ...ORDER_ENTITIES,
   ...LAB_REPORT_ENTITIES,
+  ...HL7_ENTITIES,
 ];
 
 /** Every migration in order. The schema only ever changes through these (never `synchronize`). */
-export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000, HealthData1763790009000, LabReports1763790120000, LoincCatalogueAliases1763790130000, Portal1763790140000, OutboxTraceParent1763790150700, OutboxRequestId1763790151100, ApiKeyRevocationNotify1763790152000, OrderReminders1763790152400, LoincCatalogueVerified1763790160000, EventBatches1763790165000, ProviderConnections1763790170000, HealthSeries1763790180000, EventBatchItemsBinary1763790190000, DeliveryUnfinishedAttempt1763790200000, ConnectionErrors1763790210000, VitaminDTotalLoinc1763790220000, DeliveryPipelineUniquePartial1763790230000, OrderHealthInsurances1763790240000, OrderRequisitionInputs1763790250000, OnSiteCollectionTest1763790260000, UserInfos1763790270000, CollectionInstructionsEverywhere1763790280000, TeamPayors1763790290000, LabCliaNumbers1763790300000, MarkerAoeQuestions1763790310000, OrderNotes1763790320000, LinkTokens1763790330000, PushConnections1763790340000, ConnectionCredentials1763790350000, LinkMigration1763790360000, LinkBulkOpCounts1763790370000, LinkBulkOpKeys1763790380000, ConnectionExternalUsers1763790390000, ContinuousQueries1763790400000, IdempotencyAnswersSealed1763790410000, UserBirthDatesSealed1763790411000, DeliveryResponsesSealed1763790412000, LabReportReviewReason1763790450000];
+export const MIGRATIONS = [Foundation1763790000000, PayorRegistry1763790000001, Management1763790001000, LabCatalog1763790002000, LabCatalogSeed1763790002001, Events1763790003000, Orders1763790004000, Appointments1763790005000, DelegatedTestkits1763790006000, Retention1763790007000, StrandedOrders1763790008000, HealthData1763790009000, LabReports1763790120000, LoincCatalogueAliases1763790130000, Portal1763790140000, OutboxTraceParent1763790150700, OutboxRequestId1763790151100, ApiKeyRevocationNotify1763790152000, OrderReminders1763790152400, LoincCatalogueVerified1763790160000, EventBatches1763790165000, ProviderConnections1763790170000, HealthSeries1763790180000, EventBatchItemsBinary1763790190000, DeliveryUnfinishedAttempt1763790200000, ConnectionErrors1763790210000, VitaminDTotalLoinc1763790220000, DeliveryPipelineUniquePartial1763790230000, OrderHealthInsurances1763790240000, OrderRequisitionInputs1763790250000, OnSiteCollectionTest1763790260000, UserInfos1763790270000, CollectionInstructionsEverywhere1763790280000, TeamPayors1763790290000, LabCliaNumbers1763790300000, MarkerAoeQuestions1763790310000, OrderNotes1763790320000, LinkTokens1763790330000, PushConnections1763790340000, ConnectionCredentials1763790350000, LinkMigration1763790360000, LinkBulkOpCounts1763790370000, LinkBulkOpKeys1763790380000, ConnectionExternalUsers1763790390000, ContinuousQueries1763790400000, IdempotencyAnswersSealed1763790410000, UserBirthDatesSealed1763790411000, DeliveryResponsesSealed1763790412000, Hl7Labs1763790420000, LabReportReviewReason1763790450000];
 
 /**
  * `poolMax`: connections this process may open (DATABASE_POOL_MAX). Every process of every

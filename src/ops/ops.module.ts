@@ -5,7 +5,9 @@ import { OrgsRepository } from '../management/orgs.repository';
 import { OrgsService } from '../management/orgs.service';
 import { TeamApiKeysModule } from '../management/team-api-keys/team-api-keys.module';
 import { TeamsModule } from '../management/teams/teams.module';
-import { OrdersRepository } from '../orders/orders.repository';
+import { OrdersModule } from '../orders/orders.module';
+import { Hl7Module } from '../hl7/hl7.module';
+import { Hl7OpsService } from './hl7-ops.service';
 import { KeyAdminService } from './key-admin.service';
 import { OpsQueriesService } from './ops-queries.service';
 import { PhiAccessReadModel } from './phi-access-read-model';
@@ -19,8 +21,8 @@ import { PhiRekeyService } from './phi-rekey.service';
  * services; this module adds the operator's views. Nothing here starts background work.
  */
 @Module({
-  imports: [TeamsModule, ManagementKeysModule, TeamApiKeysModule, EventsModule],
-  providers: [OrgsRepository, OrgsService, OrdersRepository, PhiAccessReadModel, KeyAdminService, OpsQueriesService, PhiRekeyRepository, PhiRekeyService],
-  exports: [OrgsService, KeyAdminService, OpsQueriesService, PhiRekeyService],
+  imports: [TeamsModule, ManagementKeysModule, TeamApiKeysModule, EventsModule, OrdersModule, Hl7Module],
+  providers: [OrgsRepository, OrgsService, PhiAccessReadModel, KeyAdminService, OpsQueriesService, PhiRekeyRepository, PhiRekeyService, Hl7OpsService],
+  exports: [OrgsService, KeyAdminService, OpsQueriesService, PhiRekeyService, Hl7OpsService],
 })
 export class OpsModule {}

@@ -26,6 +26,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'event_batches', key: ['id'], column: 'envelope_enc', kind: 'text' },
   { table: 'event_delivery_attempts', key: ['id'], column: 'response_excerpt_enc', kind: 'text' },
   { table: 'event_outbox', key: ['id'], column: 'data_enc', kind: 'text' },
+  { table: 'hl7_messages', key: ['id'], column: 'body_enc', kind: 'text' },
   { table: 'idempotency_keys', key: ['team_id', 'environment', 'key'], column: 'response_enc', kind: 'text' },
   { table: 'insurances', key: ['id'], column: 'guarantor_enc', kind: 'text' },
   { table: 'insurances', key: ['id'], column: 'insured_enc', kind: 'text' },

@@ -24,6 +24,7 @@ import type { ListOrdersQuery, PatientDetails, ShippingAddress } from './orders.
 import { type OrderFilters, OrderListRepository } from './order-list.repository';
 import { type OrderRead, OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
+import { Hl7ReportPdfs } from '../hl7/hl7-report-pdfs';
 
 /** The order API's reads: one order, the list, the results. Reads come from Postgres, never from workflows. */
 @Injectable()
@@ -37,6 +38,7 @@ export class OrderQueriesService {
     private readonly labTests: LabTestsService,
     private readonly cipher: PhiCipher,
     private readonly audit: PhiReadAudit,
+    private readonly labPdfs: Hl7ReportPdfs,
   ) {}
 
   /**
@@ -129,9 +131,13 @@ export class OrderQueriesService {
     return buildLabResults(metadata, this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc), stored.missingResults as unknown as MissingBiomarkerResult[], sample);
   }
 
-  /** `GET /v3/order/{id}/result/pdf`: the same report, printable. */
+  /**
+   * `GET /v3/order/{id}/result/pdf`: the same report, printable — the lab's own when it embedded
+   * one in its results (an HL7 lab's OBX ED), else labflow's rendering.
+   */
   async resultPdf(team: TeamPrincipal, orderId: string): Promise<Buffer> {
-    return renderResultReportPdf(await this.results(team, orderId), orderId);
+    const results = await this.results(team, orderId);
+    return (await this.labPdfs.labPdfOf(orderId)) ?? renderResultReportPdf(results, orderId);
   }
 
   /** `GET /v3/order/{id}/collection_instruction_pdf`: how the order's sample is collected. */

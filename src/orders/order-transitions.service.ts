@@ -11,7 +11,7 @@ import { LabTestsRepository } from '../lab-tests/lab-tests.repository';
 import { LabAccountsRepository } from '../lab-tests/lab-accounts.repository';
 import { MarkerGraph } from '../lab-tests/lab-catalog.views';
 import { requisitionComment } from '../requisitions';
-import type { RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
+import type { LabOrderAck, RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
 import { parseEventStatus, sourceOf } from '../../workflows/order-lifecycle';
 import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
@@ -113,18 +113,49 @@ export class OrderTransitionsService {
     return outcome;
   }
 
-  /** Submits the requisition once; the form is served at `/v3/order/{id}/requisition/pdf`. */
-  async createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null }> {
+  /**
+   * Submits the requisition once; the form is served at `/v3/order/{id}/requisition/pdf`. A lab
+   * that answers with an ACK (HL7) and refuses (AE/AR) leaves the order without its form: the ACK
+   * goes back to the workflow, which waits for a resend.
+   */
+  async createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }> {
     const order = await this.require(orderId);
     if (order.requisitionFormUrl) return { requisitionFormUrl: order.requisitionFormUrl };
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const account = (await this.accounts.listVisible({ teamId: order.teamId, environment: order.environment }, { id: order.labAccountId }))[0];
     const insurance = await this.orders.healthInsuranceOf(order);
     const inputs = await this.orders.requisitionInputsOf(order.id);
-    await this.lab.submitRequisition({
+    const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
+    const address = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
+    const markerIds = (await this.tests.markerIdsOf([order.labTestId])).get(order.labTestId) ?? [];
+    const markers = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
+    const physician = order.physician;
+    const submitted = await this.lab.submitRequisition({
       orderId: order.id,
       labSlug: lab?.slug ?? String(order.labId),
+      labAccountId: order.labAccountId,
       accountNumber: account?.providerAccountId ?? order.labAccountId,
+      environment: order.environment,
+      patient: details
+        ? {
+            id: order.userId,
+            firstName: details.first_name,
+            lastName: details.last_name,
+            dob: details.dob,
+            gender: details.gender,
+            phone: details.phone_number,
+            address: address
+              ? { firstLine: address.first_line, secondLine: address.second_line ?? null, city: address.city, state: address.state, zip: address.zip, country: address.country }
+              : null,
+          }
+        : null,
+      physician: physician ? { npi: physician.npi, firstName: physician.first_name, lastName: physician.last_name } : null,
+      icdCodes: order.icdCodes ?? [],
+      orderables: markerIds.flatMap((id) => {
+        const marker = markers.get(id);
+        return marker ? [{ id, name: marker.name, providerId: marker.providerId, questions: (marker.aoeQuestions ?? []).map((question) => ({ id: question.id, text: question.value })) }] : [];
+      }),
+      collectedAt: order.flow === 'imported_testkit' ? order.createdAt : null,
       clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
       priority: order.priority,
       billingType: order.billingType ?? 'client_bill',
@@ -132,9 +163,11 @@ export class OrderTransitionsService {
       aoeAnswers: inputs === null ? [] : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),
       consents: consentsOf(order),
     });
+    const labAck = submitted.ack;
+    if (labAck && labAck.code !== 'AA' && labAck.code !== 'CA') return { requisitionFormUrl: null, labAck };
     const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
     await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
-    return { requisitionFormUrl };
+    return labAck ? { requisitionFormUrl, labAck } : { requisitionFormUrl };
   }
 
   /** Books the kit's shipment once (the first stored shipment wins). */
@@ -183,6 +216,7 @@ export class OrderTransitionsService {
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const report = await this.lab.results({
       orderId: order.id,
+      labAccountId: order.labAccountId,
       labName: lab?.name ?? String(order.labId),
       sampleId: order.sampleId,
       markers: await this.biomarkersOf(order),

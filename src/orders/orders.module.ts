@@ -2,7 +2,13 @@ import { Module } from '@nestjs/common';
 import { COURIER_ADAPTER } from '../adapters/courier/courier.adapter';
 import { SandboxCourierAdapter } from '../adapters/courier/sandbox-courier.adapter';
 import { LAB_ADAPTER } from '../adapters/lab/lab.adapter';
-import { SandboxLabAdapter } from '../adapters/lab/sandbox-lab.adapter';
+import { Hl7LabAdapter } from '../adapters/lab/hl7-lab.adapter';
+import { LabRouter } from '../adapters/lab/lab-router.adapter';
+import { Hl7InboundService } from '../hl7/hl7-inbound.service';
+import { Hl7Module } from '../hl7/hl7.module';
+import { HL7_ORDERS } from '../hl7/hl7-orders';
+import { OrderHl7Reports } from './order-hl7-reports';
+import { OrderSandboxLabCatalog } from './order-sandbox-lab-catalog';
 import { IdempotencyModule } from '../common/idempotency';
 import { PhiReadAudit } from '../common/phi-access-log';
 import { EventsModule } from '../events/events.module';
@@ -40,7 +46,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
  * reconciler only runs when a worker starts it.
  */
 @Module({
-  imports: [LabTestsModule, EventsModule, IdempotencyModule, UsersModule, TenancyModule],
+  imports: [LabTestsModule, EventsModule, IdempotencyModule, UsersModule, TenancyModule, Hl7Module],
   controllers: [OrdersController, OrdersListController, PartnerWebhooksController, RequisitionLinksController],
   providers: [
     OrdersRepository,
@@ -65,8 +71,13 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     OrderRequisitions,
     { provide: RequisitionOrders, useExisting: OrderRequisitions },
     { provide: COURIER_ADAPTER, useClass: SandboxCourierAdapter },
-    { provide: LAB_ADAPTER, useClass: SandboxLabAdapter },
+    Hl7LabAdapter,
+    { provide: LAB_ADAPTER, useClass: LabRouter },
+    OrderHl7Reports,
+    OrderSandboxLabCatalog,
+    { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
+    Hl7InboundService,
   ],
-  exports: [OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
+  exports: [Hl7InboundService, OrderHl7Reports, OrderSandboxLabCatalog, OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
 })
 export class OrdersModule {}

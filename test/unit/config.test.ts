@@ -69,6 +69,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...whoop })).toThrow(/PUBLIC_API_URL: required with WHOOP_CLIENT_ID \(WHOOP sends users back to <PUBLIC_API_URL>\/v2\/link\/connect\/whoop_v2/);
   });
 
+  it('HL7: the listener on 2575 without TLS by default, run only when WORKER_ROLES names hl7; its certificate and key together', () => {
+    const config = loadConfig({ PHI_ENCRYPTION_KEY: KEY });
+    expect(config.hl7).toMatchObject({ listenerPort: 2575, listenerTls: null, maxMessageBytes: 10_000_000, frameTimeoutMs: 30_000, ackTimeoutMs: 30_000 });
+    expect(config.workerRoles).not.toContain('hl7');
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, WORKER_ROLES: 'hl7,temporal' }).workerRoles).toEqual(['hl7', 'temporal']);
+    const tls = loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CERT_FILE: '/run/cert.pem', HL7_LISTENER_TLS_KEY_FILE: '/run/key.pem', HL7_LISTENER_TLS_CA_FILE: '/run/ca.pem' });
+    expect(tls.hl7.listenerTls).toEqual({ certFile: '/run/cert.pem', keyFile: '/run/key.pem', caFile: '/run/ca.pem' });
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CERT_FILE: '/run/cert.pem' })).toThrow(/HL7_LISTENER_TLS_CERT_FILE, HL7_LISTENER_TLS_KEY_FILE: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CA_FILE: '/run/ca.pem' })).toThrow(/HL7_LISTENER_TLS_CA_FILE: needs/);
+  });
+
   it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).reminders).toEqual({
       bookAppointmentAfter: ['24h', '72h', '7d'],

@@ -73,6 +73,13 @@ export interface LabUpdate {
   hasMissingResults?: boolean;
 }
 
+/** How a lab reached by message (HL7) answered an order message: MSA-1, MSA-3 and the message's MSH-10. */
+export interface LabOrderAck {
+  code: string;
+  text: string;
+  controlId: string;
+}
+
 /** `POST /v3/order/{id}/test` (sandbox): walk the success path, or head for `finalStatus`. */
 export interface SimulateRequest {
   finalStatus?: OrderLowLevelStatus | null;
@@ -105,6 +112,8 @@ export interface OrderState {
    * being recorded now. Work waiting while nothing is in flight for long means a stalled order.
    */
   pending?: { facts: number; appointmentReports: number; transitionInFlight: boolean };
+  /** A lab reached by message refused the order (AE/AR): its answer, until a resend goes through. */
+  labOrderRefused?: LabOrderAck | null;
 }
 
 /** The answer of the order updates: the event they recorded. */
@@ -115,6 +124,8 @@ export interface OrderUpdateResult {
 
 export const courierUpdate = defineSignal<[CourierUpdate]>('courierUpdate');
 export const labUpdate = defineSignal<[LabUpdate]>('labUpdate');
+/** Ops fixed what the lab refused (AE/AR) and ask for the order message to go out again. */
+export const resendLabOrder = defineSignal('resendLabOrder');
 export const simulate = defineSignal<[SimulateRequest]>('simulate');
 export const activateByChanged = defineSignal<[ActivateByChange]>('activateByChanged');
 /** Cancels the order; refused (nothing written) unless it is in a cancellable status. */
@@ -163,8 +174,11 @@ export interface RecordOrderTransitionResult {
 export interface OrderActivities {
   /** Writes the order event, the order's status and the webhook event in one transaction. */
   recordOrderTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
-  /** Submits the requisition to the lab (once) and stores its form URL. */
-  createRequisition(input: { orderId: string }): Promise<{ requisitionFormUrl: string | null }>;
+  /**
+   * Submits the requisition to the lab (once) and stores its form URL. A lab reached by message
+   * answers with an ACK (`labAck`); on AE/AR nothing is stored and the order waits for a resend.
+   */
+  createRequisition(input: { orderId: string }): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }>;
   /** Ships the kit (once) and stores the shipment with its tracking numbers. */
   shipKit(input: { orderId: string }): Promise<{ outboundTrackingNumber: string }>;
   /** Fetches and stores the results (once); sets interpretation and has_missing_results. */

@@ -23,6 +23,7 @@ import {
   recordOnSiteDraw,
   registerKit,
   rescheduleAppointment,
+  resendLabOrder,
   simulate,
 } from '../contract';
 import { type AppointmentCoordinator, appointmentRefused } from './appointments';
@@ -116,7 +117,11 @@ export class OrderMessages {
       activateBy: order.activateBy,
       appointment: appointments.latest,
       pending: { facts: facts.waiting, appointmentReports: appointments.unsyncedReports().length, transitionInFlight: transitions.inFlight },
+      labOrderRefused: order.labOrderRefused,
     }));
+    setHandler(resendLabOrder, () => {
+      order.labOrderResends += 1;
+    });
     setHandler(
       cancelOrder,
       async (): Promise<OrderUpdateResult> => {

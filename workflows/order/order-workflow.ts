@@ -7,7 +7,7 @@ import { OutsideFacts } from './facts';
 import { OrderMessages } from './messages';
 import { ACTIVATE_BY_CHANGEABLE } from './order-lifecycle';
 import { eventStatus } from './order-statuses';
-import { APPOINTMENT_REPORTS_IN_ORDER, ORDER_REMINDERS } from './patches';
+import { APPOINTMENT_REPORTS_IN_ORDER, LAB_ORDER_RESEND, ORDER_REMINDERS } from './patches';
 import { OrderReminders } from './reminders';
 import { SandboxSimulation } from './sandbox';
 import { isPast, stagesFrom } from './stages';
@@ -106,10 +106,27 @@ class OrderWorkflow {
     }
   }
 
+  /**
+   * The requisition goes to the lab. A lab that answers by ACK (HL7) and refuses the order (AE/AR)
+   * does not fail the order: the run waits, its state showing the lab's answer, until ops fix the
+   * cause and signal resendLabOrder (`labflow hl7 resend`); then the order message goes out again.
+   */
   private async createRequisition(): Promise<void> {
+    const order = this.order;
     await this.sandbox.holdNextStepWhileHeadingHere();
-    this.order.stage = 'creating_requisition';
-    await this.order.runActivity(() => orderActivities.createRequisition({ orderId: this.order.orderId }));
+    order.stage = 'creating_requisition';
+    for (;;) {
+      const created = await order.runActivity(() => orderActivities.createRequisition({ orderId: order.orderId }));
+      const ack = created.labAck;
+      if (!ack || ack.code === 'AA' || ack.code === 'CA' || !patched(LAB_ORDER_RESEND)) break;
+      order.stage = 'awaiting_lab_order_resend';
+      order.labOrderRefused = ack;
+      const resends = order.labOrderResends;
+      await condition(() => order.labOrderResends !== resends || order.ended());
+      order.checkActive();
+      order.labOrderRefused = null;
+      order.stage = 'creating_requisition';
+    }
     await this.transitions.transition('requisition_created');
   }
 

@@ -11,6 +11,10 @@
  * - SIMULATED_BOOKING_RETRIES: a sandbox booking the provider refused (a slot taken by another
  *   order) is recorded as an event and retried with a fresh slot instead of failing the workflow
  *   (./sandbox.ts).
+ * - LAB_ORDER_RESEND: a lab reached by message (HL7) that refuses the order message (ACK AE/AR)
+ *   leaves the run waiting in the requisition stage for ops' resendLabOrder signal, then sends
+ *   again, instead of moving on (./order-workflow.ts createRequisition). Asked for only when a
+ *   refusal came back, which no history recorded before HL7 labs has.
  * - ORDER_REMINDERS: an order whose input carries a reminder schedule runs its reminder timers
  *   and sends reminders (./reminders.ts); asked for once, at the start of the run.
  */
@@ -18,3 +22,4 @@ export const SANDBOX_RUNS_OWN_STEPS = 'sandbox-runs-own-steps';
 export const APPOINTMENT_REPORTS_IN_ORDER = 'appointment-reports-in-order';
 export const SIMULATED_BOOKING_RETRIES = 'simulated-booking-retries';
 export const ORDER_REMINDERS = 'order-reminders';
+export const LAB_ORDER_RESEND = 'lab-order-resend';

@@ -5,7 +5,20 @@ export type { ResultInterpretation, ResultMarker, ResultType } from '../../resul
 export interface RequisitionRequest {
   orderId: string;
   labSlug: string;
+  /** labflow's lab account the order is billed to (which decides how the lab is reached). */
+  labAccountId: string;
   accountNumber: string;
+  environment: 'sandbox' | 'production';
+  /** The patient (the order's user id and details); null: not registered yet. */
+  patient: RequisitionPatient | null;
+  /** The ordering physician (the first the order names). */
+  physician: { npi: string; firstName: string; lastName: string } | null;
+  /** ICD-10-CM diagnosis codes. */
+  icdCodes: string[];
+  /** What is ordered: the lab test's markers, a panel as one, with their ask-at-order-entry questions. */
+  orderables: Array<{ id: number; name: string; providerId: string; questions: Array<{ id: number; text: string }> }>;
+  /** When the sample was collected, when it was before the order reached the lab (an imported kit). */
+  collectedAt: Date | null;
   /** The requisition comment: the account's default and the order's clinical notes, joined. */
   clinicalNotes: string | null;
   /** A STAT order (the order's `priority`). */
@@ -24,13 +37,29 @@ export interface RequisitionRequest {
   consents: Array<{ consentType: string; version?: string | null; timeOfConsent?: string | null }>;
 }
 
+export interface RequisitionPatient {
+  id: string;
+  firstName: string;
+  lastName: string;
+  dob: string;
+  gender: string;
+  phone: string | null;
+  address: { firstLine: string; secondLine: string | null; city: string; state: string; zip: string; country: string } | null;
+}
+
 export interface Requisition {
   /** The lab's reference for the requisition. */
   requisitionId: string;
+  /**
+   * A lab reached by message (HL7): how it answered the order message. `AA`: taken; `AE`/`AR`:
+   * refused, the order waits for ops to fix and resend.
+   */
+  ack?: { code: string; text: string; controlId: string };
 }
 
 export interface ResultsRequest {
   orderId: string;
+  labAccountId: string;
   /** The lab the sample went to (its name), which performs the tests. */
   labName: string;
   /** The sample's id (a kit's, or the order's sample id); null when it has none. */

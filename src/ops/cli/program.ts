@@ -9,6 +9,8 @@ import { ENVIRONMENTS, ORG_PLANS, REGIONS } from '../../tenancy/entities';
 import { KeyAdminService, type KeyView } from '../key-admin.service';
 import { OpsQueriesService } from '../ops-queries.service';
 import { PhiRekeyService, type RekeyReport } from '../phi-rekey.service';
+import type { Hl7MessageSummary } from '../../hl7/hl7.repository';
+import { Hl7OpsService } from '../hl7-ops.service';
 import { type CliOutput, describeError, EXIT, fields, printFailure, printResult, UsageError } from './output';
 import { orderStoryLines, phiLogLines } from './views';
 
@@ -226,7 +228,54 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
     .argument('<order_id>', 'order id', uuid)
     .action(run((context, orderId: string) => context.get(OpsQueriesService).orderStory(orderId), orderStoryLines));
 
+  const hl7 = program.command('hl7').description('labs reached over HL7 v2 / MLLP');
+  hl7
+    .command('configure')
+    .description("make a lab account an HL7 lab: its interface settings as JSON (host, port, tls {caFile, certFile, keyFile}, sending/receiving application and facility, version 2.3|2.5.1, orderMessageType ORM^O01|OML^O21, testCodes {marker_id: {code, text}})")
+    .argument('<lab_account_id>', 'lab account id', uuid)
+    .requiredOption('--settings <json>', 'the settings, as JSON')
+    .action(
+      run(
+        (context, labAccountId: string, options: { settings: string }) => {
+          let settings: unknown;
+          try {
+            settings = JSON.parse(options.settings);
+          } catch {
+            throw new UsageError('--settings must be JSON.');
+          }
+          return context.get(Hl7OpsService).configure(labAccountId, settings);
+        },
+        (saved) => fields([['lab account', saved.labAccountId], ['lab', `${saved.host}:${saved.port}${saved.tls ? ' (TLS)' : ''}`], ['message', `${saved.orderMessageType} v${saved.version}`], ['test codes', Object.keys(saved.testCodes).length]]),
+      ),
+    );
+  hl7
+    .command('messages')
+    .description("an order's HL7 messages in and out (envelope, state, ACK code and text; bodies stay sealed)")
+    .argument('<order_id>', 'order id', uuid)
+    .action(run((context, orderId: string) => context.get(Hl7OpsService).messagesOf(orderId), (messages) => messages.map(hl7MessageLine)));
+  hl7
+    .command('held')
+    .description('messages from labs that matched no order, held for review')
+    .option('--limit <n>', 'at most this many', limit, 100)
+    .action(run((context, options: { limit: number }) => context.get(Hl7OpsService).held(options.limit), (messages) => messages.map(hl7MessageLine)));
+  hl7
+    .command('rematch')
+    .description('match a held message again (by its placer/filler numbers, or to --order) and hand it to the order')
+    .argument('<message_id>', 'message id', uuid)
+    .option('--order <uuid>', 'the order it belongs to', uuid)
+    .action(run((context, messageId: string, options: { order?: string }) => context.get(Hl7OpsService).rematch(messageId, options.order), (message) => [hl7MessageLine(message)]));
+  hl7
+    .command('resend')
+    .description('send the order message again after the lab refused it (AE/AR) and the cause was fixed')
+    .argument('<order_id>', 'order id', uuid)
+    .action(run((context, orderId: string) => context.get(Hl7OpsService).resend(orderId), (result) => [`resend of order ${result.order_id}: ${result.status}`]));
+
   return program;
+}
+
+function hl7MessageLine(message: Hl7MessageSummary): string {
+  const ack = message.ackCode ? ` ${message.ackCode}${message.ackText ? ` "${message.ackText}"` : ''}` : '';
+  return `${message.id} ${message.direction} ${message.messageType} ${message.controlId} ${message.peerFacility} ${message.state}${ack}${message.orderId ? ` order ${message.orderId}` : ''}`;
 }
 
 function describeKey(key: KeyView): string {

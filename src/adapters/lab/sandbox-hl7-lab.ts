@@ -1,0 +1,134 @@
+import { Hl7Message } from '@medplum/core';
+import { type Hl7Connection, Hl7Client, Hl7Server } from '@medplum/hl7';
+import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { field, hl7Timestamp, segment } from '../../hl7/hl7-encoding';
+import { type BiomarkerResult, generateSandboxResults, type ResultMarker } from '../../results';
+
+/** What the sandbox lab knows of an order it is sent: the biomarkers it reports (from labflow's catalog). */
+export interface SandboxLabCatalog {
+  markersOfOrder(orderId: string): Promise<ResultMarker[]>;
+}
+
+export interface SandboxHl7LabOptions {
+  port: number;
+  host: string;
+  /** labflow's HL7 listener, where the lab sends its results. */
+  labflow: { host: string; port: number };
+  /** From the order's ACK to the preliminary results, and again to the final ones. */
+  resultDelayMs: number;
+  catalog: SandboxLabCatalog;
+  logger: { warn(message: string): void };
+}
+
+export interface SandboxHl7Lab {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** An order whose notes say this is refused with AE, so a team can rehearse fixing and resending. */
+export const SANDBOX_REFUSE_NOTE = 'sandbox:refuse';
+
+/**
+ * The sandbox lab as an HL7 peer (worker role `sandbox-hl7-lab`): an MLLP server of @medplum/hl7
+ * that takes labflow's order messages like a reference lab's interface — ACK AA (AE when the
+ * order's notes carry SANDBOX_REFUSE_NOTE) — then, `resultDelayMs` apart, sends preliminary results
+ * for part of the order and the final report for all of it to labflow's listener, values from the
+ * sandbox result generator (deterministic per order). A sandbox HL7 lab account points at it, so
+ * its orders run the production path end to end.
+ */
+export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise<SandboxHl7Lab> {
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (delayMs: number, work: () => Promise<void>) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      work().catch((error: Error) => options.logger.warn(`sandbox HL7 lab: ${error.message}`));
+    }, delayMs);
+    timers.add(timer);
+  };
+  const server = new Hl7Server((connection: Hl7Connection) => {
+    connection.addEventListener('message', ({ message }: { message: Hl7Message }) => {
+      const orc = message.getSegment('ORC');
+      const refused = message.getAllSegments('NTE').some((note) => note.getField(3).toString().includes(SANDBOX_REFUSE_NOTE));
+      const ack = message.buildAck({ ackCode: refused ? 'AE' : 'AA' });
+      ack.getSegment('MSA')?.setField(3, refused ? 'Refused by the sandbox lab (the order notes ask for it).' : 'Order received by the sandbox lab.');
+      connection.send(ack);
+      const orderId = orc?.getComponent(2, 1);
+      if (refused || !orderId || orc?.getComponent(1, 1) !== 'NW') return;
+      const report = (status: 'P' | 'F', step: number) => later(options.resultDelayMs * step, () => sendResults(options, message, orderId, status));
+      report('P', 1);
+      report('F', 2);
+    });
+  });
+  server.start(options.port);
+  await new Promise<void>((resolve, reject) => {
+    server.server!.once('listening', () => resolve());
+    server.server!.once('error', reject);
+  });
+  return {
+    port: (server.server!.address() as AddressInfo).port,
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      await server.stop({ forceDrainTimeoutMs: 1000 });
+    },
+  };
+}
+
+async function sendResults(options: SandboxHl7LabOptions, order: Hl7Message, orderId: string, status: 'P' | 'F'): Promise<void> {
+  const markers = await options.catalog.markersOfOrder(orderId);
+  const { results, missingResults } = generateSandboxResults(markers, { interpretation: 'normal', hasMissingResults: false, collectedAt: new Date(), seed: orderId, sex: null });
+  // Preliminary: the first half of the biomarkers; final: all of them.
+  const reported = status === 'P' ? results.slice(0, Math.max(1, Math.floor(results.length / 2))) : results;
+  const msh = order.getSegment('MSH')!;
+  const filler = `SBX-${createHash('sha256').update(orderId).digest('hex').slice(0, 10).toUpperCase()}`;
+  const text = [
+    [
+      'MSH',
+      '^~\\&',
+      msh.getField(5).toString(),
+      msh.getField(6).toString(),
+      msh.getField(3).toString(),
+      msh.getField(4).toString(),
+      hl7Timestamp(new Date()),
+      '',
+      'ORU^R01^ORU_R01',
+      `${filler}-${status}`,
+      msh.getField(11).toString(),
+      msh.getField(12).toString(),
+      '',
+      '',
+      '',
+      '',
+      '',
+      'UNICODE UTF-8',
+    ].join('|'),
+    order.getSegment('PID')!.toString(),
+    segment('ORC', ['RE', order.getSegment('ORC')!.getField(2).toString(), field(filler, 'SANDBOX'), '', status === 'F' ? 'CM' : 'A']),
+    segment('OBR', ['1', order.getSegment('OBR')!.getField(2).toString(), field(filler, 'SANDBOX'), order.getSegment('OBR')!.getField(4).toString(), ...Array(20).fill(''), status]),
+    ...reported.map((result, index) => observation(result, index + 1, status)),
+    ...(status === 'F' ? missingResults.map((missing, index) => segment('OBX', [String(reported.length + index + 1), 'ST', field(missing.loinc ?? missing.provider_id, missing.name, missing.loinc ? 'LN' : 'L'), '', '', '', '', '', '', '', 'X'])) : []),
+  ].join('\r');
+  const client = new Hl7Client({ host: options.labflow.host, port: options.labflow.port });
+  try {
+    await client.sendAndWait(Hl7Message.parse(text), { timeoutMs: 30_000 });
+  } finally {
+    await client.close();
+  }
+}
+
+const FLAGS: Record<string, string> = { normal: 'N', abnormal: 'A', critical: 'AA' };
+
+function observation(result: BiomarkerResult, setId: number, status: 'P' | 'F'): string {
+  const code = result.loinc ? field(result.loinc, result.name, 'LN') : field(result.provider_id, result.name, 'L');
+  const [type, value] =
+    result.type === 'numeric'
+      ? ['NM', field(result.result)]
+      : result.type === 'range'
+        ? ['SN', field(...(/^([<>]=?)(.*)$/.exec(result.result)?.slice(1) ?? ['', result.result]))]
+        : result.type === 'coded_value'
+          ? ['CWE', field(result.result, result.result, 'L')]
+          : ['ST', field(result.result)];
+  const flag = result.is_above_max_range ? 'H' : result.is_below_min_range ? 'L' : FLAGS[result.interpretation ?? ''] ?? '';
+  return segment('OBX', [String(setId), type, code, '', value, field(result.unit), field(result.reference_range), flag, '', '', status]);
+}
+

@@ -1,0 +1,48 @@
+import { Counter, Gauge } from 'prom-client';
+import { processMetrics } from '../common/metrics/registry';
+
+const messages = new Counter({
+  name: 'labflow_hl7_messages_total',
+  help: 'HL7 messages exchanged with labs, by direction (in/out), message type (MSH-9) and the ACK code that answered them (none: no answer came).',
+  labelNames: ['direction', 'type', 'ack'] as const,
+  registers: [processMetrics],
+});
+const held = new Counter({
+  name: 'labflow_hl7_unmatched_messages_total',
+  help: 'HL7 messages from labs that matched no order and were held for review.',
+  registers: [processMetrics],
+});
+
+type WaitingSource = () => Promise<{ held: number; refusedOrders: number }>;
+/** Where the waiting counts come from: the Hl7Repository of each running app of this process (the latest asked). */
+const waitingSources: WaitingSource[] = [];
+new Gauge({
+  name: 'labflow_hl7_waiting_messages',
+  help: 'HL7 work waiting for ops: messages from labs held for review (matched no order), and orders whose latest order message the lab refused (AE/AR) and that wait for a resend.',
+  labelNames: ['kind'] as const,
+  registers: [processMetrics],
+  async collect() {
+    const source = waitingSources.at(-1);
+    if (!source) return;
+    const counts = await source();
+    this.set({ kind: 'held' }, counts.held);
+    this.set({ kind: 'refused_order' }, counts.refusedOrders);
+  },
+});
+
+export const hl7Metrics = {
+  /** Reports the waiting counts on each scrape from `source`. */
+  watchWaiting(source: WaitingSource): () => void {
+    waitingSources.push(source);
+    return () => {
+      const at = waitingSources.indexOf(source);
+      if (at !== -1) waitingSources.splice(at, 1);
+    };
+  },
+  message(direction: 'in' | 'out', type: string, ack: string | null): void {
+    messages.inc({ direction, type: type || 'unknown', ack: ack ?? 'none' });
+  },
+  held(): void {
+    held.inc();
+  },
+};
