@@ -24,7 +24,7 @@ import {
   completeDraw,
   rescheduleAppointment,
 } from '../../workflows/contract';
-import { endedRefusal } from '../../workflows/order-lifecycle';
+import { endedRefusal } from '../../workflows/order/order-lifecycle';
 import { appointmentKindRefusal, BOOKING_KEY_EXPIRED, slotKindRefusal } from '../../workflows/appointment/appointment-lifecycle';
 import { AppointmentLifecycleService } from './appointment-lifecycle.service';
 import { AppointmentViews, type AppointmentView } from './appointment-views';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { validationError } from '../common/errors';
 import type { AoeQuestion, BillingType, LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import type { OrderableLabTest } from '../lab-tests/orderable-lab-tests.service';
-import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderFlow, OrderLowLevelStatus } from '../../workflows/order/order-statuses';
 import type { OrderEntity, Physician } from './order.entities';
 import type { AoeAnswer, Base64Image, CreateOrderDto, HealthInsurance, PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
 

@@ -11,7 +11,7 @@ import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { toLabTestView } from '../lab-tests/lab-catalog.views';
 import { OrderableLabTestsService } from '../lab-tests/orderable-lab-tests.service';
 import { isUniqueViolation } from '../users/users.repository';
-import { collectionMethodOf, eventStatus, topLevelStatus } from '../../workflows/order-lifecycle';
+import { collectionMethodOf, eventStatus, topLevelStatus } from '../../workflows/order/order-statuses';
 import {
   checkCollectionMethod,
   freshOrderState,

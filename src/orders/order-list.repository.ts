@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderLowLevelStatus } from '../../workflows/order/order-statuses';
 import type { ResultInterpretation } from '../results';
 import type { Scope } from './orders.repository';
 

@@ -17,7 +17,7 @@ import {
   renderResultReportPdf,
   type ResultInterpretation,
 } from '../results';
-import { collectionMethodOf } from '../../workflows/order-lifecycle';
+import { collectionMethodOf } from '../../workflows/order/order-statuses';
 import type { OrderEntity } from './order.entities';
 import { OrderViews, type OrderView } from './order-views';
 import type { ListOrdersQuery, PatientDetails, ShippingAddress } from './orders.dto';

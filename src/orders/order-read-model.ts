@@ -30,7 +30,7 @@ import { labAccountsFromJson, visibleLabAccountsJson } from '../lab-tests/lab-ac
 import type { PreparedEvents } from '../events/outbox.service';
 import { runPrepared } from '../common/prepared-statement';
 import type { AppointmentStatus, OrderResume } from '../../workflows/contract';
-import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderLowLevelStatus } from '../../workflows/order/order-statuses';
 import { OrderEntity, OrderEventEntity, type OrderTransactionEntity, type OrderTransactionStatus } from './order.entities';
 import { type OrderFilters, orderListOrderSql, orderListWhereSql } from './order-list.repository';
 import type { Scope } from './orders.repository';

@@ -3,7 +3,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowExecuti
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
 import { orderState } from '../../workflows/contract';
-import { isTerminal } from '../../workflows/order-lifecycle';
+import { isTerminal } from '../../workflows/order/order-lifecycle';
 import type { OrderEntity } from './order.entities';
 import { OrderWorkflows } from './order-workflows';
 import { type OrderScanPosition, OrderScanRepository } from './order-scan.repository';

@@ -6,7 +6,8 @@ import { ApiError, badRequest, notFound, RequestValidationError } from '../commo
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { LabAccountsService } from '../lab-tests/lab-accounts.service';
 import { OrderableLabTestsService } from '../lab-tests/orderable-lab-tests.service';
-import { eventStatus, isCancellable, topLevelStatus } from '../../workflows/order-lifecycle';
+import { eventStatus, topLevelStatus } from '../../workflows/order/order-statuses';
+import { isCancellable } from '../../workflows/order/order-lifecycle';
 import { freshOrderState, newSampleId } from './new-order';
 import { OrderCommandsService } from './order-commands.service';
 import { OrderCreationService } from './order-creation.service';

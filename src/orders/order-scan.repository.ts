@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
-import { isTerminal, ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
+import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
+import { isTerminal } from '../../workflows/order/order-lifecycle';
 import { OrderEntity } from './order.entities';
 
 /** Where the reconciler's scan of non-terminal orders stands (OrderScanRepository.nonTerminalPage). */

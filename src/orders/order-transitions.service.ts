@@ -12,7 +12,7 @@ import { LabAccountsRepository } from '../lab-tests/lab-accounts.repository';
 import { MarkerGraph } from '../lab-tests/lab-catalog.views';
 import { requisitionComment } from '../requisitions';
 import type { LabOrderAck, RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
-import { parseEventStatus, sourceOf } from '../../workflows/order-lifecycle';
+import { parseEventStatus, sourceOf } from '../../workflows/order/order-statuses';
 import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { orderMetrics } from './order-metrics';
@@ -44,7 +44,7 @@ export interface PendingRegistration {
 /**
  * The order side of the workflow's activities: records the workflow's transitions (event, status,
  * outbox) and makes the order's requisition, kit shipment and results. Not to be confused with
- * workflows/order-lifecycle.ts, the pure status tables the workflow and the API ask. Each method is idempotent, so Temporal's retries
+ * workflows/order/order-statuses.ts and order-lifecycle.ts, the pure status tables the workflow and the API ask. Each method is idempotent, so Temporal's retries
  * never repeat an effect (a transition is unique per order and sequence number; a requisition, a
  * shipment and results are made once).
  */

@@ -11,7 +11,7 @@ import { TEMPORAL_CLIENT } from '../core.tokens';
 import { orderUpdateError } from '../temporal/workflow-errors';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { type OrderReminderSchedule, type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
-import { isAppointmentFlow } from '../../workflows/order-lifecycle';
+import { isAppointmentFlow } from '../../workflows/order/order-statuses';
 import type { OrderEntity } from './order.entities';
 import { OrderReadModel } from './order-read-model';
 import { OrdersRepository } from './orders.repository';

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import type { ApiEnvironment } from '../tenancy/entities';
-import type { OrderFlow, OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderFlow, OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order/order-statuses';
 
 export type OrderOrigin = 'initial' | 'redraw' | 'recreation';
 export type OrderTransactionStatus = 'active' | 'completed' | 'cancelled';

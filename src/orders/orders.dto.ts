@@ -2,7 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { isoDate, repeatable } from '../common/schemas';
 import { BILLING_TYPES, COLLECTION_METHODS } from '../lab-tests/lab-catalog.entities';
-import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
+import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
 import { RESULT_INTERPRETATIONS, RESULT_TYPES } from '../results';
 
 const text = (max = 255) => z.string().trim().min(1).max(max);

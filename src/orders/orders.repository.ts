@@ -4,7 +4,7 @@ import { DataSource, type EntityManager, In } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
 import { runPrepared } from '../common/prepared-statement';
-import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order/order-statuses';
 import {
   OrderEntity,
   OrderEventEntity,

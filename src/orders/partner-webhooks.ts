@@ -6,7 +6,7 @@ import { PhiCipher } from '../common/crypto';
 import { ApiError, notFound } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { courierUpdate, labUpdate } from '../../workflows/contract';
-import { sourceOf } from '../../workflows/order-lifecycle';
+import { sourceOf } from '../../workflows/order/order-statuses';
 import { OrderWorkflows } from './order-workflows';
 import type { CourierTrackingDto, LabEventDto } from './orders.dto';
 import { OrdersRepository } from './orders.repository';

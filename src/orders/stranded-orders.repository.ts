@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ApiEnvironment } from '../tenancy/entities';
-import { isTerminal, ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order-lifecycle';
+import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
+import { isTerminal } from '../../workflows/order/order-lifecycle';
 
 /** What the reconciler found: the workflow closed, is missing, or makes no progress. */
 export type StrandedKind = 'closed' | 'missing' | 'stalled';

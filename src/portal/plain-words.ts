@@ -1,4 +1,4 @@
-import type { OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import type { OrderLowLevelStatus } from '../../workflows/order/order-statuses';
 
 /** An order event in words a patient understands (the timeline of the portal's order page). */
 const EVENT_WORDS: Record<OrderLowLevelStatus, string> = {

@@ -12,7 +12,8 @@ import { PortalUrlsService } from '../portal/portal-urls.service';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { appointmentKindOf, RESCHEDULABLE } from '../../workflows/appointment/appointment-lifecycle';
 import type { ReminderSkipReason, SendReminderInput, SendReminderResult } from '../../workflows/contract';
-import { isAppointmentFlow, isTerminal } from '../../workflows/order-lifecycle';
+import { isAppointmentFlow } from '../../workflows/order/order-statuses';
+import { isTerminal } from '../../workflows/order/order-lifecycle';
 import { type OrderReminderRow, OrderRemindersRepository } from './order-reminders.repository';
 import { reminderMessage } from './reminder-messages';
 

@@ -1,7 +1,8 @@
 import { temporal } from '@temporalio/proto';
 import { writeFileSync } from 'node:fs';
 import { orderState, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
-import { canTransition, type OrderFlow, type OrderLowLevelStatus, parseEventStatus } from '../../workflows/order-lifecycle';
+import { type OrderFlow, type OrderLowLevelStatus, parseEventStatus } from '../../workflows/order/order-statuses';
+import { canTransition } from '../../workflows/order/order-lifecycle';
 import {
   createUser,
   eventually,

@@ -11,7 +11,7 @@ import {
   type RecordOrderTransitionInput,
   SLOT_TAKEN,
 } from '../../workflows/contract';
-import type { OrderFlow } from '../../workflows/order-lifecycle';
+import type { OrderFlow } from '../../workflows/order/order-statuses';
 import { eventually } from './eventually';
 import { tracingWorkflowSinks } from '../../src/temporal/tracing';
 

@@ -1,27 +1,6 @@
 import { serialization } from '@tryvital/vital-node';
-import {
-  allowedTransitions,
-  assertTransition,
-  canTransition,
-  eventStatus,
-  isCancellable,
-  isStatusOf,
-  isTerminal,
-  onSiteDrawRefusal,
-  ORDER_FLOWS,
-  ORDER_LOW_LEVEL_STATUSES,
-  type OrderFlow,
-  type OrderLowLevelStatus,
-  parseEventStatus,
-  parseFinalStatus,
-  REGISTRABLE_FROM,
-  simulatedNext,
-  simulationCanReach,
-  sourceOf,
-  statusesOf,
-  SUCCESS_PATH,
-  topLevelStatus,
-} from '../../workflows/order-lifecycle';
+import { eventStatus, isStatusOf, ORDER_FLOWS, ORDER_LOW_LEVEL_STATUSES, type OrderFlow, type OrderLowLevelStatus, parseEventStatus, sourceOf, statusesOf, topLevelStatus } from '../../workflows/order/order-statuses';
+import { allowedTransitions, assertTransition, canTransition, isCancellable, isTerminal, onSiteDrawRefusal, parseFinalStatus, REGISTRABLE_FROM, simulatedNext, simulationCanReach, SUCCESS_PATH } from '../../workflows/order/order-lifecycle';
 
 /** Walks a simulation from `start` to where it stops, applying the workflow's own steps by hand. */
 function simulate(flow: OrderFlow, final: OrderLowLevelStatus | null, ownSteps: OrderLowLevelStatus[]): OrderLowLevelStatus[] {

@@ -11,7 +11,8 @@ import {
   rescheduleAppointment,
   simulate,
 } from '../../workflows/contract';
-import { canTransition, type OrderLowLevelStatus } from '../../workflows/order-lifecycle';
+import { type OrderLowLevelStatus } from '../../workflows/order/order-statuses';
+import { canTransition } from '../../workflows/order/order-lifecycle';
 import { FakeActivities, orderInput, startOrder, startWorkflowHarness, writeFixtureHistories, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
 
 /**

@@ -1,8 +1,7 @@
 /**
  * Order statuses as pure tables: the two levels of status (Junction's model), the flows, the
  * top-level status of each low-level one, who produces each, and the event status string. No I/O,
- * no clock: the order workflow, the API and the unit tests share it (through
- * workflows/order-lifecycle.ts). The allowed moves between statuses are in ./order-lifecycle.ts.
+ * no clock: the order workflow, the API and the unit tests share it. The allowed moves between statuses are in ./order-lifecycle.ts.
  *
  * Statuses come in two levels: a low-level status such as `transit_customer` and the top-level
  * `status` it belongs to (`collecting_sample`); an order event's `status` is

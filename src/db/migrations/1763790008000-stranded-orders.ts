@@ -11,7 +11,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   `heal_attempts` counts every new run ever started for the order, so RECONCILER_MAX_HEALS
  *   bounds them across findings. `created_at` never changes (the management API's keyset).
  * - `orders_not_terminal`: the reconciler pages through orders that have not ended. The
- *   predicate lists the terminal low-level statuses of workflows/order-lifecycle.ts (sorted) as
+ *   predicate lists the terminal low-level statuses of workflows/order/order-statuses.ts (sorted) as
  *   OrdersRepository.nonTerminalPage writes them, so the planner can use the index.
  */
 export class StrandedOrders1763790008000 implements MigrationInterface {
