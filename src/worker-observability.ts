@@ -7,8 +7,8 @@ import type { MetricsRegistry } from './common/metrics/registry';
 import type { LabflowConfig, WorkerRole } from './config/config';
 import { registerOutboxGauges } from './events/event-metrics';
 import { OutboxRepository } from './events/outbox.repository';
-import type { Dependency, Readiness } from './health/readiness';
-import { serveWorkerEndpoints } from './health/worker-endpoints';
+import type { Dependency, Readiness } from './probes/readiness';
+import { serveWorkerEndpoints } from './probes/worker-endpoints';
 
 /** What a worker with these roles cannot work without: Postgres always, Redis for BullMQ roles. */
 export function workerNeeds(roles: readonly WorkerRole[]): Dependency[] {

@@ -4,7 +4,7 @@ import { AppointmentsModule } from './appointments/appointments.module';
 import { ConnectionsModule } from './connections/connections.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
-import { HealthModule } from './health/health.module';
+import { HealthModule } from './probes/health.module';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
 import { RemindersModule } from './reminders/reminders.module';

@@ -15,7 +15,7 @@ import { RetentionSweeper, startRetentionSweeps } from './retention/retention-sw
 import { type EventProcessing, startEventProcessing } from './events/event-processing';
 import { WorkerModule } from './worker.module';
 import { createLabflowWorker, createLabReportWorker, type LabflowWorkerOptions } from './temporal-worker';
-import { Readiness } from './health/readiness';
+import { Readiness } from './probes/readiness';
 import { installTemporalRuntime } from './temporal/runtime';
 import { processWorkflowBundle } from './temporal/workflow-bundle';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';

@@ -6,7 +6,7 @@ import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { UsersService } from '../users/users.service';
 
 /** Junction's ClientFacingTeam, without anything secret (keys, secrets) and what labflow has no part of. */
-export interface TeamView {
+export interface ClientFacingTeamView {
   id: string;
   org_id: string;
   name: string;
@@ -32,7 +32,7 @@ export class TeamService {
   ) {}
 
   /** `GET /v2/team/{team_id}`: the key's own team only; any other id is not found. */
-  async get(team: TeamPrincipal, teamId: string): Promise<TeamView> {
+  async get(team: TeamPrincipal, teamId: string): Promise<ClientFacingTeamView> {
     const profile = teamId === team.teamId ? await this.settings.profileOf(teamId) : null;
     if (!profile) throw notFound('Team');
     return {

@@ -2,7 +2,7 @@ import { HealthCheckService } from '@nestjs/terminus';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { freeLoopbackPort } from '../../src/common/free-port';
 import { MetricsRegistry } from '../../src/common/metrics/registry';
-import { DependencyHealth, type Dependency, Readiness } from '../../src/health/readiness';
+import { DependencyHealth, type Dependency, Readiness } from '../../src/probes/readiness';
 import { installTemporalRuntime } from '../../src/temporal/runtime';
 import { startWorkerObservability, type WorkerObservability } from '../../src/worker-observability';
 import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';

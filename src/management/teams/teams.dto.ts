@@ -107,5 +107,5 @@ export class TeamListDto extends createZodDto(
   z.object({ teams: z.array(teamSummary), next_cursor: z.string().nullable() }),
 ) {}
 
-export type TeamView = z.input<typeof team>;
+export type ManagedTeamView = z.input<typeof team>;
 export type TeamSummaryView = z.input<typeof teamSummary>;

@@ -6,7 +6,7 @@ import { type TeamEnvironmentSettings, TeamEntity } from '../../tenancy/entities
 import { canActOnTeam, teamRestriction } from '../common/access';
 import { PAGE_SIZE } from '../common/params';
 import type { CreateTeamDto, ListTeamsQuery, PatchTeamDto } from './teams.dto';
-import type { TeamSummaryView, TeamView } from './teams.dto';
+import type { TeamSummaryView, ManagedTeamView } from './teams.dto';
 import { TeamConflictError, TeamsRepository } from './teams.repository';
 
 /** Teams of an org: list (keyset pages), create, read, change, delete, resolve. */
@@ -30,7 +30,7 @@ export class TeamsService {
     return { teams: page.items.map(toSummary), next_cursor: page.nextCursor };
   }
 
-  async create(orgId: string, body: CreateTeamDto): Promise<TeamView> {
+  async create(orgId: string, body: CreateTeamDto): Promise<ManagedTeamView> {
     const team = Object.assign(new TeamEntity(), {
       id: body.id ?? randomUUID(),
       orgId,
@@ -55,11 +55,11 @@ export class TeamsService {
     }
   }
 
-  async get(orgId: string, teamId: string): Promise<TeamView> {
+  async get(orgId: string, teamId: string): Promise<ManagedTeamView> {
     return toView(await this.require(orgId, teamId));
   }
 
-  async patch(orgId: string, teamId: string, body: PatchTeamDto): Promise<TeamView> {
+  async patch(orgId: string, teamId: string, body: PatchTeamDto): Promise<ManagedTeamView> {
     const team = await this.require(orgId, teamId);
     if (body.name !== undefined) team.name = body.name;
     if (body.integration_team_id !== undefined) team.integrationTeamId = body.integration_team_id;
@@ -90,7 +90,7 @@ export class TeamsService {
   }
 
   /** A team-admin key resolves only its bound teams; others answer as if they did not exist. */
-  async resolve(key: ManagementPrincipal, integrationTeamId: string): Promise<TeamView> {
+  async resolve(key: ManagementPrincipal, integrationTeamId: string): Promise<ManagedTeamView> {
     const team = await this.teams.findByIntegrationTeamId(key.orgId, integrationTeamId);
     if (!team || !canActOnTeam(key, team.id)) throw notFound('Team');
     return toView(team);
@@ -138,7 +138,7 @@ export function toSummary(team: TeamEntity): TeamSummaryView {
   };
 }
 
-export function toView(team: TeamEntity): TeamView {
+export function toView(team: TeamEntity): ManagedTeamView {
   return {
     ...toSummary(team),
     partial_webhooks_enabled: team.partialWebhooksEnabled,
