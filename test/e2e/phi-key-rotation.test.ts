@@ -86,8 +86,9 @@ test('PHI sealed under the old key is read after a rotation, sealed again by `la
   const created = await api('POST', '/v3/order', orderBody(userId, { activate_by: '2030-01-01' }));
   expect(created.status).toBe(200);
   const orderId = created.body.order.id as string;
-  // A lab report (binary PHI, sealed as bytes), parsed to the end.
-  const report = await sdk(tenant.apiKey).labReport.parserCreateJob({ data: await textReportPdf(), filename: 'report.pdf' }, { userId });
+  // A lab report (binary PHI, sealed as bytes) of this user (its name and birth date match, so
+  // it is filed without review), parsed to the end.
+  const report = await sdk(tenant.apiKey).labReport.parserCreateJob({ data: await textReportPdf({ patient: 'Okafor, Ann', dob: info.dob }), filename: 'report.pdf' }, { userId });
   await eventually(async () => {
     const job = await call(stack!.apiUrl, 'GET', `/lab_report/v1/parser/job/${report.id}`, { key: tenant.apiKey });
     return job.body.status === 'completed' ? job.body : undefined;
