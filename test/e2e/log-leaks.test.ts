@@ -1,11 +1,11 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { randomInt, randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/common/logger';
 import { installTemporalRuntime } from '../../src/temporal/runtime';
 import { ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';
 import { OtlpReceiver } from '../helpers/otlp-receiver';
+import { capturedLogs } from '../helpers/captured-logs';
 import { fetchBytes } from '../helpers/pdf';
+import { uniquePatient, uniqueSuffix } from '../helpers/unique-patient';
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, startStack, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
@@ -19,30 +19,10 @@ import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
  * worker, workflow and activity lines, the relay and webhook delivery) and every span exported
  * hold none of the secrets and none of the patient's values the run sent or received.
  */
-const lines: string[] = [];
-const logger = createLogger(
-  { logLevel: 'trace', logFormat: 'json' },
-  {
-    service: 'api',
-    destination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    }),
-  },
-);
+const { logger, lines } = capturedLogs();
 
-/** A patient nobody else is called, reachable at addresses nobody else has. */
-const suffix = Array.from({ length: 8 }, () => String.fromCharCode(97 + randomInt(26))).join('');
-const PATIENT = {
-  first_name: `Zebulonia${suffix}`,
-  last_name: `Quarterfield${suffix}`,
-  email: `zq.${suffix}@example.org`,
-  phone_number: `+1415555${String(randomInt(1000, 9999))}`,
-  dob: `19${randomInt(20, 60)}-${String(randomInt(1, 13)).padStart(2, '0')}-${String(randomInt(1, 29)).padStart(2, '0')}`,
-  gender: 'female',
-};
+const suffix = uniqueSuffix();
+const PATIENT = uniquePatient('Zebulonia', 'Quarterfield', '415', suffix);
 const ADDRESS = { first_line: `${randomInt(100, 999)} Quillfeather Lane`, city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' };
 /** The team knows this user by a handle made of their name (not an e-mail: the API refuses those). */
 const CLIENT_USER_ID = `zebulonia.quarterfield.${suffix}`;

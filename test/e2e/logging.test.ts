@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/common/logger';
 import { installTemporalRuntime } from '../../src/temporal/runtime';
 import { ORDER_TEST_ENV, createUser, orderBody, orderReaches, patientDetails } from '../helpers/orders';
+import { capturedLogs } from '../helpers/captured-logs';
 import { fetchBytes } from '../helpers/pdf';
 import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
@@ -14,19 +13,7 @@ import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
  * they describe, and never the patient, the keys, the requisition link's signature or the
  * webhook secret.
  */
-const lines: string[] = [];
-const logger = createLogger(
-  { logLevel: 'trace', logFormat: 'json' },
-  {
-    service: 'api',
-    destination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    }),
-  },
-);
+const { logger, lines } = capturedLogs();
 const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** A patient nobody else is called. */

@@ -1,6 +1,6 @@
 import { VitalClient } from '@tryvital/vital-node';
 import Redis from 'ioredis';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import { PhiCipher } from '../../src/common/crypto';
@@ -11,6 +11,7 @@ import { ORDER_TEST_ENV, orderReaches, someStartDate, THYROID_AT_HOME } from '..
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, startStack, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
+import { uniquePatient, uniqueSuffix } from '../helpers/unique-patient';
 
 /**
  * PHI at rest: after a run that hands labflow a patient every way the API takes one — a user's
@@ -21,16 +22,8 @@ import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
  * (text, json, jsonb, bytea, arrays, dates: every column, read as text or bytes) holds one of the
  * patient's values in clear, and neither does any key of the stack's Redis (queues, caches).
  */
-const suffix = Array.from({ length: 8 }, () => String.fromCharCode(97 + randomInt(26))).join('');
-const PATIENT = {
-  first_name: `Ottoline${suffix}`,
-  last_name: `Brackenridge${suffix}`,
-  email: `ob.${suffix}@example.org`,
-  phone_number: `+1602555${String(randomInt(1000, 9999))}`,
-  /** One of ~14,000 days: a birth date no earlier run left behind (the test database is kept between runs). */
-  dob: `19${randomInt(20, 60)}-${String(randomInt(1, 13)).padStart(2, '0')}-${String(randomInt(1, 29)).padStart(2, '0')}`,
-  gender: 'female',
-};
+const suffix = uniqueSuffix();
+const PATIENT = uniquePatient('Ottoline', 'Brackenridge', '602', suffix);
 /** Phoenix: the sandbox's at-home phlebotomy serves it; the second line is this patient's own. */
 const ADDRESS = { first_line: '200 W Washington St', second_line: `Flat Quillon${suffix}`, city: 'Phoenix', state: 'AZ', zip: '85004', country: 'US' };
 const PHYSICIAN = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' };
