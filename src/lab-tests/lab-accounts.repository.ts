@@ -61,7 +61,7 @@ const VISIBLE_LAB_ACCOUNTS = {
 /**
  * The lab accounts a team can see at one lab (listVisible's rules and order) as one JSON value of
  * a statement of another module that reads them beside its own rows (order creation's first
- * statement, OrderReadModel.createContext): an array of accounts, each an array of
+ * statement, OrderCreationRepository.createContext): an array of accounts, each an array of
  * LAB_ACCOUNT_COLUMNS in order (created_at as Postgres' text), `[]` when none. The lab, the
  * environment and the team are SQL expressions of that statement; labAccountsFromJson reads it.
  */

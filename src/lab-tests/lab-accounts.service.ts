@@ -37,7 +37,7 @@ export interface ResolveForOrderOptions {
   excludeAccountId?: string;
   /**
    * The accounts the team can see at a lab, as listVisible reads them, when the caller has read
-   * them already (order creation, with its user: OrderReadModel.createContext); used when that
+   * them already (order creation, with its user: OrderCreationRepository.createContext); used when that
    * lab is `labId`, so no statement of its own reads them.
    */
   visibleAtLab?: { labId: number; accounts: LabAccountEntity[] } | null;

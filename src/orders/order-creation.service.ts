@@ -30,7 +30,7 @@ import { OrderViews, type OrderView, type PostOrderResponse } from './order-view
 import { OrderWorkflows } from './order-workflows';
 import { PhysicianRule } from './physician-rule';
 import type { CreateOrderDto, CreateTestkitOrderDto, ImportOrderDto } from './orders.dto';
-import { type CreateContext, type NewOrderEvents, OrderReadModel } from './order-read-model';
+import { type CreateContext, type NewOrderEvents, OrderCreationRepository } from './order-creation.repository';
 import { OrdersRepository, type Scope } from './orders.repository';
 
 /**
@@ -42,7 +42,7 @@ import { OrdersRepository, type Scope } from './orders.repository';
 export class OrderCreationService {
   constructor(
     private readonly orders: OrdersRepository,
-    private readonly readModel: OrderReadModel,
+    private readonly creation: OrderCreationRepository,
     private readonly views: OrderViews,
     private readonly workflows: OrderWorkflows,
     private readonly idempotency: IdempotencyService,
@@ -266,7 +266,7 @@ export class OrderCreationService {
     const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
     const write = async (manager: EntityManager | null) => {
       try {
-        await this.readModel.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox, {
+        await this.creation.insertOrder(manager, order, transaction, events, { teamId: team.teamId, apiKeyId: team.apiKeyId }, outbox, {
           healthInsuranceEnc: insurance.sealed,
           requisitionInputsEnc: requisitionInputs.sealed,
         });
@@ -323,7 +323,7 @@ export class OrderCreationService {
    * test the request names (`labTestId`, when it names exactly one), for `orderable`.
    */
   private async requireUser(scope: Scope, userId: string, labTestId: string | null, eventCount: number): Promise<OrderContext> {
-    const context = await this.readModel.createContext(scope, userId, labTestId, eventCount);
+    const context = await this.creation.createContext(scope, userId, labTestId, eventCount);
     const { userLive, ...read } = context;
     if (!userLive) throw notFound('User');
     return { ...read, labTestId };

@@ -133,7 +133,7 @@ export class OrderViews {
   }
 
   /**
-   * The view of an order just inserted (OrderReadModel.insertOrder) in an order transaction of
+   * The view of an order just inserted (OrderCreationRepository.insertOrder) in an order transaction of
    * its own, from what was written: its events as returned by the insert, its lab test as
    * ordered, the transaction with the order as its only order (its status reached at its latest
    * event), and no appointment yet (one is booked only after the order exists). The same view

@@ -23,6 +23,7 @@ import { OrderWorkflows } from './order-workflows';
 import { PhysicianRule } from './physician-rule';
 import { OrdersController, OrdersListController } from './orders.controller';
 import { OrderListRepository } from './order-list.repository';
+import { OrderCreationRepository } from './order-creation.repository';
 import { OrderReadModel } from './order-read-model';
 import { OrderScanRepository } from './order-scan.repository';
 import { OrdersRepository } from './orders.repository';
@@ -53,6 +54,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     OrderListRepository,
     OrderScanRepository,
     OrderReadModel,
+    OrderCreationRepository,
     PhiReadAudit,
     OrderViews,
     OrderCreationService,
