@@ -12,7 +12,7 @@ import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
-import { orderState } from '../../workflows/contract';
+import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { processMetrics } from '../../src/common/metrics/registry';
 import { runCli } from '../helpers/cli';
 import { fetchBytes } from '../helpers/pdf';
@@ -169,6 +169,15 @@ const waitingCount = async (kind: 'held' | 'refused_order') => {
   const text = await processMetrics.getSingleMetricAsString('labflow_hl7_waiting_messages');
   return Number(new RegExp(`kind="${kind}"} (\\d+)`).exec(text)?.[1]);
 };
+/**
+ * The order's run has taken in its requisition and waits for the draw: the status row is written by
+ * the transition activity before the run itself moves on, so a draw reported in between is refused.
+ */
+const awaitingDraw = (orderId: string) =>
+  eventually(
+    async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
+    `order ${orderId} awaiting the draw`,
+  );
 const msa = (ack: Hl7Message | string) => (typeof ack === 'string' ? Hl7Message.parse(ack) : ack).getSegment('MSA')!;
 
 describe('an order at an HL7 lab', () => {
@@ -192,6 +201,7 @@ describe('an order at an HL7 lab', () => {
     expect(outbound).toMatchObject({ state: 'accepted', ack_code: 'AA', ack_text: 'Order accepted' });
     expect(outbound.body_enc).not.toContain('Okonkwo');
 
+    await awaitingDraw(orderId);
     expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
     const [glucose, second, ...rest] = components;
     const partial = await sendToListener(
@@ -302,6 +312,7 @@ describe('the sandbox lab as an HL7 peer', () => {
 
     const orderId = await createOrder(sandboxAccount);
     await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await awaitingDraw(orderId);
     expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
     const completed = await orderReaches(stack, tenant, orderId, 'completed');
     expect(completed.events.map((event: any) => event.status.split('.')[2])).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
