@@ -47,7 +47,7 @@ it("a team sees its own accounts, then the platform's open to all or naming it; 
   await account('their-own', { team: theirs });
   await account('platform-open', { lab: 1 });
   await account('platform-allowlisted', { lab: 1, allowlist: [mine.teamId], createdAt: '2026-01-02T00:00:00Z' });
-  await account('platform-for-them', { lab: 1, allowlist: [theirs.teamId] });
+  await account('platform-for-them', { lab: 1, allowlist: [theirs.teamId], createdAt: '2026-01-02T12:00:00Z' });
   await account('platform-production-only', { environment: 'production', createdAt: '2026-01-03T00:00:00Z' });
   await account('own-sandbox', { team: mine, lab: 3, environment: 'sandbox' });
 
