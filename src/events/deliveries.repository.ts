@@ -55,7 +55,6 @@ export type Claim =
   /** Nothing to do: unknown, no longer pending, cancelled now (target disabled), or taken by another worker. */
   | { kind: 'none' };
 
-
 /**
  * Text Postgres can store: a receiver's response may hold NUL characters, which a text column
  * refuses — the whole statement (and, batched, its neighbours' outcomes) would fail with it.
