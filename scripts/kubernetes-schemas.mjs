@@ -10,8 +10,10 @@
 // _definitions.json. Strict, as kubeconform's -strict asks of its schemas: an object with declared
 // properties refuses any other (a misspelt field is an error, not ignored). The two types that
 // Kubernetes writes as strings but accepts as numbers too (IntOrString, Quantity) take both.
+import console from 'node:console';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 const [swaggerPath, outDir] = process.argv.slice(2);
 if (!swaggerPath || !outDir) {
@@ -44,7 +46,7 @@ for (const [name, definition] of Object.entries(definitions)) shared[name] = STR
 writeFileSync(join(outDir, '_definitions.json'), JSON.stringify({ definitions: shared }));
 
 let files = 0;
-for (const [name, definition] of Object.entries(definitions)) {
+for (const definition of Object.values(definitions)) {
   for (const gvk of definition['x-kubernetes-group-version-kind'] ?? []) {
     const group = gvk.group ? `-${gvk.group.split('.')[0].toLowerCase()}` : '';
     const file = `${gvk.kind.toLowerCase()}${group}-${gvk.version.toLowerCase()}.json`;
@@ -57,8 +59,4 @@ for (const [name, definition] of Object.entries(definitions)) {
     files += 1;
   }
 }
-console.log(`[labflow] ${files} Kubernetes schemas written to ${outDir} (from ${name(swaggerPath)})`);
-
-function name(path) {
-  return path.split('/').slice(-4).join('/');
-}
+console.log(`[labflow] ${files} Kubernetes schemas written to ${outDir}`);
