@@ -47,22 +47,28 @@ DEFAULTS=(--set database.url=postgres://labflow@postgres:5432/labflow --set redi
   --set temporal.address=temporal-frontend:7233 --set publicApiUrl=https://labflow.example.com)
 PRODUCTION=(-f "$CHART/examples/production.yaml")
 
+# Helm built by go install carries no version of Kubernetes to assume (it would say 1.20): name it.
+KUBE=(--kube-version "${LABFLOW_KUBERNETES_VERSION#v}")
+
 check() {
-  local title=$1
+  local title=$1 manifests summary
   shift
   say "helm chart, $title: helm lint --strict"
-  "$HELM" lint --strict "$CHART" "$@" >/dev/null || { "$HELM" lint --strict "$CHART" "$@"; fail "helm lint failed ($title)"; }
+  "$HELM" lint --strict "${KUBE[@]}" "$CHART" "$@" >/dev/null || { "$HELM" lint --strict "${KUBE[@]}" "$CHART" "$@"; fail "helm lint failed ($title)"; }
   say "helm chart, $title: helm template | kubeconform -strict (Kubernetes $LABFLOW_KUBERNETES_VERSION)"
-  "$HELM" template labflow "$CHART" --namespace labflow "$@" |
-    "$KUBECONFORM" -strict -summary -skip ServiceMonitor \
-      -schema-location "$SCHEMAS/{{ .ResourceKind }}{{ .KindSuffix }}.json"
+  manifests=$("$HELM" template labflow "$CHART" --namespace labflow "${KUBE[@]}" "$@") || fail "helm template failed ($title)"
+  summary=$("$KUBECONFORM" -strict -summary -skip ServiceMonitor \
+    -schema-location "$SCHEMAS/{{ .ResourceKind }}{{ .KindSuffix }}.json" <<<"$manifests") || { printf '%s\n' "$summary" >&2; fail "kubeconform found invalid manifests ($title)"; }
+  printf '%s\n' "$summary" >&2
+  # A template that rendered nothing would pass kubeconform too.
+  [[ "$summary" =~ Valid:\ ([0-9]+) ]] && ((BASH_REMATCH[1] >= 10)) || fail "kubeconform validated fewer manifests than the chart makes ($title)"
 }
 
 check "default values" "${DEFAULTS[@]}"
 check "production example" "${PRODUCTION[@]}"
 # Without the settings a cluster must give, the chart refuses to render, naming the first missing one.
-if out=$("$HELM" template labflow "$CHART" 2>&1); then fail "the chart rendered without database.url, redis.url, temporal.address and publicApiUrl"; fi
+if out=$("$HELM" template labflow "$CHART" "${KUBE[@]}" 2>&1); then fail "the chart rendered without database.url, redis.url, temporal.address and publicApiUrl"; fi
 grep -q "database.url" <<<"$out" || fail "the chart's refusal did not name database.url: $out"
 say "helm chart: refuses to render without its required values ($(grep -o 'database.url[^:]*' <<<"$out" | head -1))"
 
-if [[ "${1:-}" == --render ]]; then "$HELM" template labflow "$CHART" --namespace labflow "${PRODUCTION[@]}"; fi
+if [[ "${1:-}" == --render ]]; then "$HELM" template labflow "$CHART" --namespace labflow "${KUBE[@]}" "${PRODUCTION[@]}"; fi
