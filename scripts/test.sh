@@ -87,6 +87,9 @@ start_check "packages (knip, knip.jsonc: every import listed in package.json, ev
 start_check "configuration reference (npm run docs:config -- --check: docs/configuration.md against src/config/environment.ts)" \
   "docs/configuration.md is stale: npm run docs:config, commit it, then: npm test" \
   nbin ts-node --transpile-only scripts/docs-config.ts --check
+start_check "helm chart (scripts/helm-check.sh: helm lint, helm template, kubeconform -strict)" \
+  "the Helm chart is broken (above; docs/kubernetes.md), then: npm test" \
+  bash scripts/helm-check.sh
 # The typecheck above covers what the build compiles: the build only emits.
 LABFLOW_BUILD_NO_CHECK=1
 stack_up test
