@@ -5,7 +5,10 @@
  * and a counter) and reports a preliminary glucose for one of ORDER_IDS in turn, from FACILITY.
  * Prints {acked, refused, perSecond} as JSON: acked are the AA answers.
  */
+import { Buffer } from 'node:buffer';
+import console from 'node:console';
 import net from 'node:net';
+import process from 'node:process';
 
 const { HOST, PORT, SECONDS, CONNECTIONS, FACILITY, PREFIX } = process.env;
 const orderIds = JSON.parse(process.env.ORDER_IDS);
