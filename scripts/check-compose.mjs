@@ -65,7 +65,7 @@ const check = (ok, what) => {
 };
 const services = config.services ?? {};
 const has = (name) => check(Boolean(services[name]), `service ${name} is missing`);
-for (const name of ['postgres', 'redis', 'temporal', 'mailpit', 'bootstrap', 'api', 'management', 'worker', 'demo-patient']) has(name);
+for (const name of ['postgres', 'redis', 'temporal', 'mailpit', 'bootstrap', 'api', 'management', 'worker', 'hl7', 'sandbox-lab', 'demo-patient']) has(name);
 
 const temporalHealth = services.temporal?.healthcheck?.test ?? [];
 check(temporalHealth[1] === 'temporal', `temporal healthcheck runs "${temporalHealth[1]}": the image's CLI is "temporal" on PATH (/usr/local/bin)`);
@@ -89,6 +89,16 @@ check(/compose-demo-patient\.js http:\/\/api:8000/.test((demoPatient.command ?? 
 check(demoPatient.restart === 'no', 'demo-patient is one-shot');
 for (const name of ['api', 'worker']) check(demoPatient.depends_on?.[name]?.condition === 'service_healthy', `demo-patient waits for ${name} to be healthy`);
 check(existsSync(join(ROOT, 'scripts', 'compose-demo-patient.ts')), 'scripts/compose-demo-patient.ts exists');
+
+// HL7 labs: the listener (worker role hl7) publishes its MLLP port; the sandbox lab (worker role
+// sandbox-hl7-lab) sends its results to the listener by service name.
+const published = (service, port) => (services[service]?.ports ?? []).some((entry) => (typeof entry === 'string' ? entry : `${entry.published}:${entry.target}`).endsWith(`${port}:${port}`));
+check(services.hl7?.environment?.WORKER_ROLES === 'hl7', 'hl7 runs the worker role hl7 only');
+check(published('hl7', 2575), 'hl7 publishes the MLLP listener on 2575');
+check(services['sandbox-lab']?.environment?.WORKER_ROLES === 'sandbox-hl7-lab', 'sandbox-lab runs the worker role sandbox-hl7-lab only');
+check(services['sandbox-lab']?.environment?.SANDBOX_HL7_LAB_RESULTS_TO === 'hl7:2575', 'sandbox-lab sends its results to the hl7 service');
+check(services['sandbox-lab']?.depends_on?.hl7?.condition === 'service_healthy', 'sandbox-lab waits for the listener');
+check(!/(^|,)\s*(hl7|sandbox-hl7-lab)\s*(,|$)/.test(services.worker?.environment?.WORKER_ROLES ?? ''), 'the worker service does not also run the HL7 roles');
 
 const redis = services.redis ?? {};
 check((redis.command ?? []).join(' ').includes('--appendonly yes'), 'redis keeps an append-only file');
@@ -123,7 +133,7 @@ check(clustered.temporal?.environment?.DB === 'postgres12', 'cluster: the server
 check(clustered['temporal-schema']?.depends_on?.postgres?.condition === 'service_healthy', 'cluster: the schema job waits for postgres');
 check(clustered.temporal?.depends_on?.['temporal-schema']?.condition === 'service_completed_successfully', 'cluster: the server waits for its schema');
 check(clustered['temporal-ui']?.network_mode === 'service:temporal', 'cluster: the UI listens on the published 8233 of the temporal service');
-for (const name of ['bootstrap', 'api', 'management', 'worker']) {
+for (const name of ['bootstrap', 'api', 'management', 'worker', 'hl7', 'sandbox-lab']) {
   check(clustered[name]?.depends_on?.['temporal-setup']?.condition === 'service_completed_successfully', `cluster: ${name} waits for the namespaces and search attributes`);
 }
 const sas = (clustered['temporal-setup']?.command ?? []).join(' ');

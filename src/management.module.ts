@@ -9,6 +9,7 @@ import { MetricsEndpointModule } from './probes/metrics.controller';
 import { ContinuousQueriesManagementModule } from './management/continuous-queries/continuous-queries.module';
 import { CustomCredentialsModule } from './management/custom-credentials/custom-credentials.module';
 import { EtlPipelinesModule } from './management/etl-pipelines/etl-pipelines.module';
+import { Hl7MessagesManagementModule } from './management/hl7-messages/hl7-messages.module';
 import { ManagementKeysModule } from './management/keys/management-keys.module';
 import { MetricsModule } from './management/metrics/metrics.module';
 import { CodecController } from './temporal/codec.controller';
@@ -52,6 +53,7 @@ export class ManagementModule {
         CustomCredentialsModule,
         StrandedOrdersModule,
         ContinuousQueriesManagementModule,
+        Hl7MessagesManagementModule,
         MetricsModule,
         RateLimitsModule,
       ],

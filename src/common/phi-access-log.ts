@@ -24,6 +24,17 @@ export async function logPhiAccess(manager: EntityManager, by: PhiAccess, action
     .insert(resourceIds.map((resourceId) => ({ teamId: by.teamId, apiKeyId: by.apiKeyId, action, resource, resourceId })));
 }
 
+/** An operator (the ops CLI) reading PHI: whom it belongs to, when a team owns it, and who read it. */
+export interface OperatorAccess {
+  teamId: string | null;
+  actor: string;
+}
+
+/** The audit row of an operator's read of `resource` `resourceId`, committed before the PHI is shown. */
+export async function logOperatorRead(manager: EntityManager, by: OperatorAccess, resource: string, resourceId: string): Promise<void> {
+  await manager.getRepository(PhiAccessLogEntity).insert({ teamId: by.teamId, apiKeyId: null, actor: by.actor, action: 'read', resource, resourceId });
+}
+
 /** The rows of one PhiReadAudit flush, one array per column (unnest zips them). */
 const INSERT_READS = {
   name: 'labflow_phi_read_audit',

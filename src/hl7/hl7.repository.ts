@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { logOperatorRead, type OperatorAccess } from '../common/phi-access-log';
 import { Hl7LabInterfaceEntity, type Hl7MessageEntity, type Hl7MessageState } from './hl7.entities';
 import type { Hl7InterfaceSettings } from './hl7-settings';
 
@@ -104,6 +105,36 @@ export class Hl7Repository {
 
   heldMessages(limit: number): Promise<Hl7MessageSummary[]> {
     return this.db.query(`SELECT ${SUMMARY} FROM hl7_messages WHERE state = 'held' ORDER BY created_at, id LIMIT $1`, [limit]);
+  }
+
+  /** Held messages from these lab accounts, oldest first. */
+  heldMessagesOf(labAccountIds: readonly string[], limit: number): Promise<Hl7MessageSummary[]> {
+    return this.db.query(`SELECT ${SUMMARY} FROM hl7_messages WHERE state = 'held' AND lab_account_id = ANY($1::uuid[]) ORDER BY created_at, id LIMIT $2`, [
+      labAccountIds,
+      limit,
+    ]);
+  }
+
+  async summary(id: string): Promise<Hl7MessageSummary | null> {
+    const [row] = await this.db.query(`SELECT ${SUMMARY} FROM hl7_messages WHERE id = $1`, [id]);
+    return (row as Hl7MessageSummary | undefined) ?? null;
+  }
+
+  /** The team owning a lab account (null: a platform account, or none). */
+  async teamOfLabAccount(labAccountId: string): Promise<string | null> {
+    const [row] = await this.db.query(`SELECT team_id AS "teamId" FROM lab_accounts WHERE id = $1`, [labAccountId]);
+    return (row as { teamId: string | null } | undefined)?.teamId ?? null;
+  }
+
+  /** The lab accounts a team owns (its own accounts, not the platform's it may use). */
+  async labAccountsOfTeam(teamId: string): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM lab_accounts WHERE team_id = $1`, [teamId]);
+    return rows.map((row) => row.id);
+  }
+
+  /** Audits an operator's view of a message's decrypted body; resolves once the row has committed. */
+  recordOperatorRead(by: OperatorAccess, messageId: string): Promise<void> {
+    return logOperatorRead(this.db.manager, by, 'hl7_message', messageId);
   }
 
   async message(id: string): Promise<Hl7MessageEntity | null> {

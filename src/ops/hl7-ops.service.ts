@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { PhiCipher } from '../common/crypto';
 import { ApiError, notFound, RequestValidationError } from '../common/errors';
 import { zodIssues } from '../common/validation';
 import { Hl7InboundService } from '../hl7/hl7-inbound.service';
 import { type Hl7MessageSummary, Hl7Repository } from '../hl7/hl7.repository';
 import { hl7InterfaceSettings } from '../hl7/hl7-settings';
 import { OrderHl7Reports } from '../orders/order-hl7-reports';
+import { OrdersRepository } from '../orders/orders.repository';
+
+/** One message with its decrypted body, as `labflow hl7 show` prints it. */
+export interface Hl7MessageWithBody {
+  message: Hl7MessageSummary;
+  body: string;
+}
 
 /**
  * What ops do with HL7 labs (`labflow hl7 …`): make a lab account an HL7 lab, list the messages
@@ -17,6 +25,8 @@ export class Hl7OpsService {
     private readonly repository: Hl7Repository,
     private readonly inbound: Hl7InboundService,
     private readonly orders: OrderHl7Reports,
+    private readonly orderRows: OrdersRepository,
+    private readonly cipher: PhiCipher,
   ) {}
 
   async configure(labAccountId: string, input: unknown) {
@@ -32,6 +42,20 @@ export class Hl7OpsService {
 
   messagesOf(orderId: string): Promise<Hl7MessageSummary[]> {
     return this.repository.messagesOfOrder(orderId);
+  }
+
+  /**
+   * The message with its decrypted body (it carries PHI). The audit row is committed first, under
+   * the team that owns it (its order's, else its lab account's), so no body is shown unaudited.
+   */
+  async show(messageId: string, actor: string): Promise<Hl7MessageWithBody> {
+    const message = await this.repository.message(messageId);
+    if (!message) throw notFound('HL7 message');
+    const order = message.orderId ? await this.orderRows.findById(message.orderId) : null;
+    const teamId = order?.teamId ?? (message.labAccountId ? await this.repository.teamOfLabAccount(message.labAccountId) : null);
+    await this.repository.recordOperatorRead({ teamId, actor }, message.id);
+    const { bodyEnc, ...summary } = message;
+    return { message: summary, body: this.cipher.decrypt(bodyEnc) };
   }
 
   held(limit: number): Promise<Hl7MessageSummary[]> {

@@ -10,7 +10,9 @@ import { PhiAccessReadModel, type PhiAccessRow } from './phi-access-read-model';
 
 export interface PhiAccessView {
   at: string;
-  team_id: string;
+  team_id: string | null;
+  /** The operator of an ops CLI access; null for an API key's. */
+  actor: string | null;
   action: 'read' | 'write';
   resource: string;
   resource_id: string;
@@ -170,6 +172,7 @@ function phiView(row: PhiAccessRow): PhiAccessView {
   return {
     at: row.at.toISOString(),
     team_id: row.team_id,
+    actor: row.actor,
     action: row.action,
     resource: row.resource,
     resource_id: row.resource_id,

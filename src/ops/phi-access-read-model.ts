@@ -6,7 +6,8 @@ import { DataSource } from 'typeorm';
 export interface PhiAccessRow {
   id: string;
   at: Date;
-  team_id: string;
+  team_id: string | null;
+  actor: string | null;
   action: 'read' | 'write';
   resource: string;
   resource_id: string;
@@ -16,7 +17,7 @@ export interface PhiAccessRow {
 }
 
 const SELECT = `
-  SELECT l.id, l.at, l.team_id, l.action, l.resource, l.resource_id, l.api_key_id,
+  SELECT l.id, l.at, l.team_id, l.actor, l.action, l.resource, l.resource_id, l.api_key_id,
          k.key_prefix AS api_key_prefix, k.label AS api_key_label
     FROM phi_access_log l
     LEFT JOIN team_api_keys k ON k.id = l.api_key_id`;
@@ -32,9 +33,17 @@ const SELECT = `
 export class PhiAccessReadModel {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Oldest first, at most `limit` (the newest `limit` when there are more). */
+  /**
+   * Oldest first, at most `limit` (the newest `limit` when there are more): the order's own rows
+   * and operators' reads of its HL7 messages (hl7 module's table: `labflow hl7 show`).
+   */
   ofOrder(orderId: string, limit: number): Promise<PhiAccessRow[]> {
-    return this.newest(`${SELECT} WHERE l.resource = 'order' AND l.resource_id = $1`, [orderId], limit);
+    return this.newest(
+      `${SELECT} WHERE (l.resource = 'order' AND l.resource_id = $1)
+         OR (l.resource = 'hl7_message' AND l.resource_id IN (SELECT id FROM hl7_messages WHERE order_id = $1))`,
+      [orderId],
+      limit,
+    );
   }
 
   /** Accesses to the user's orders, insurances and user info (demographics, logged under the user's id). */

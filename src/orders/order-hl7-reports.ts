@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Hl7LabFact, Hl7Orders } from '../hl7/hl7-orders';
 import { labUpdate, resendLabOrder } from '../../workflows/contract';
+import { OrderLabResults } from './order-lab-results';
 import { OrderWorkflows } from './order-workflows';
 import { OrdersRepository } from './orders.repository';
 
@@ -15,6 +16,7 @@ export class OrderHl7Reports implements Hl7Orders {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly workflows: OrderWorkflows,
+    private readonly results: OrderLabResults,
   ) {}
 
   async isOrderAt(orderId: string, labAccountId: string): Promise<boolean> {
@@ -22,11 +24,25 @@ export class OrderHl7Reports implements Hl7Orders {
     return order !== null && order.labAccountId === labAccountId;
   }
 
-  async report(orderId: string, fact: Hl7LabFact, statusDetail: string | null): Promise<'accepted' | 'ignored'> {
+  /**
+   * A correction for an order that completed goes to its stored results (OrderLabResults): its
+   * workflow ended with the completion. Before that, the workflow takes it as the lab's
+   * completion, and collects the results with the correction in them.
+   */
+  async report(orderId: string, fact: Hl7LabFact, statusDetail: string | null, correction?: { reportId: string }): Promise<'accepted' | 'ignored'> {
     const order = await this.orders.findById(orderId);
     if (!order) return 'ignored';
+    const corrects = correction && fact === 'completed';
+    if (corrects && OrderLabResults.isResulted(order)) return this.correct(order.id, correction.reportId);
     await this.workflows.ensureStarted(order);
-    return this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, { low: fact, statusDetail }));
+    const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, { low: fact, statusDetail }));
+    // The run completed the order between the read above and the signal.
+    if (signalled === 'ignored' && corrects) return this.correct(order.id, correction.reportId);
+    return signalled;
+  }
+
+  private async correct(orderId: string, reportId: string): Promise<'accepted' | 'ignored'> {
+    return (await this.results.correct(orderId, reportId)) === 'not_resulted' ? 'ignored' : 'accepted';
   }
 
   /** Signals the order's workflow to send its order message again; `ignored`: the workflow has closed. */

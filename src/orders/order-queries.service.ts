@@ -25,6 +25,7 @@ import { type OrderFilters, OrderListRepository } from './order-list.repository'
 import { type OrderRead, OrderReadModel } from './order-read-model';
 import { OrdersRepository, type Scope } from './orders.repository';
 import { Hl7ReportPdfs } from '../hl7/hl7-report-pdfs';
+import { OrderLabResults } from './order-lab-results';
 
 /** The order API's reads: one order, the list, the results. Reads come from Postgres, never from workflows. */
 @Injectable()
@@ -39,6 +40,7 @@ export class OrderQueriesService {
     private readonly cipher: PhiCipher,
     private readonly audit: PhiReadAudit,
     private readonly labPdfs: Hl7ReportPdfs,
+    private readonly labResults: OrderLabResults,
   ) {}
 
   /**
@@ -128,7 +130,7 @@ export class OrderQueriesService {
   /** `GET /v3/order/{id}/result`: the lab's report (LabResultsRaw). */
   async results(team: TeamPrincipal, orderId: string): Promise<LabResultsRaw> {
     const { metadata, stored, sample } = await this.report(team, orderId);
-    return buildLabResults(metadata, this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc), stored.missingResults as unknown as MissingBiomarkerResult[], sample);
+    return buildLabResults(metadata, stored.results, stored.missingResults, sample);
   }
 
   /**
@@ -170,9 +172,29 @@ export class OrderQueriesService {
     return order;
   }
 
+  /**
+   * The stored results of a completed order, or while it is in `partial_results` at an HL7 lab
+   * the lab's results so far (status `partial`), mapped from its messages on each read.
+   */
+  private async storedOrPartial(order: OrderEntity) {
+    const stored = await this.orders.resultsOf(order.id);
+    if (stored) {
+      return {
+        ...stored,
+        results: this.cipher.decryptJson<BiomarkerResult[]>(stored.resultsEnc),
+        missingResults: stored.missingResults as unknown as MissingBiomarkerResult[],
+      };
+    }
+    const partial = await this.labResults.partial(order);
+    if (!partial) return null;
+    const events = (await this.orders.eventsOf([order.id])).get(order.id) ?? [];
+    const latest = events.at(-1)?.createdAt ?? new Date();
+    return { ...partial, dateCollected: events.find((event) => event.status.endsWith('.draw_completed') || event.status.endsWith('.transit_lab'))?.createdAt ?? null, dateReceived: events.find((event) => event.status.endsWith('.delivered_to_lab'))?.createdAt ?? null, dateReported: latest };
+  }
+
   private async report(team: TeamPrincipal, orderId: string) {
     const order = await this.requireOrder(team, orderId);
-    const stored = await this.orders.resultsOf(order.id);
+    const stored = await this.storedOrPartial(order);
     if (!stored) throw notFound('Results (not available yet)');
     const details = order.patientDetailsEnc ? this.cipher.decryptJson<PatientDetails>(order.patientDetailsEnc) : null;
     const [lab] = await this.catalog.labsByIds([order.labId]);

@@ -5,16 +5,15 @@ import { LAB_ADAPTER, type LabAdapter, type ResultInterpretation, type ResultMar
 import { PhiCipher } from '../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
-import type { MarkerEntity } from '../lab-tests/lab-catalog.entities';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { LabTestsRepository } from '../lab-tests/lab-tests.repository';
 import { LabAccountsRepository } from '../lab-tests/lab-accounts.repository';
-import { MarkerGraph } from '../lab-tests/lab-catalog.views';
 import { requisitionComment } from '../requisitions';
 import type { LabOrderAck, RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
 import { parseEventStatus, sourceOf } from '../../workflows/order/order-statuses';
 import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
+import { biomarkersOfOrder } from './order-biomarkers';
 import { orderMetrics } from './order-metrics';
 import { OrderViews } from './order-views';
 import type { Base64Image, HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
@@ -270,32 +269,8 @@ export class OrderTransitionsService {
   }
 
   /** The biomarkers the order's lab test reports (panels expanded, with their panel), with LOINC codes. */
-  async biomarkersOf(order: Pick<OrderEntity, 'labTestId'>): Promise<ResultMarker[]> {
-    const markerIds = (await this.tests.markerIdsOf([order.labTestId])).get(order.labTestId) ?? [];
-    const markers = new Map<number, MarkerEntity>();
-    const members = new Map<number, number[]>();
-    let frontier = markerIds;
-    while (frontier.length > 0) {
-      const found = await this.catalog.markersByIds(frontier.filter((id) => !markers.has(id)));
-      for (const marker of found) markers.set(marker.id, marker);
-      const panels = found.filter((marker) => marker.type === 'panel').map((marker) => marker.id);
-      const rows = await this.catalog.panelMembers(panels);
-      for (const row of rows) members.set(row.panelId, [...(members.get(row.panelId) ?? []), row.memberId]);
-      frontier = rows.map((row) => row.memberId).filter((id) => !markers.has(id));
-    }
-    const loincIds = [...markers.values()].flatMap((marker) => (marker.loincId === null ? [] : [marker.loincId]));
-    const loincs = new Map((await this.catalog.loincsByIds(loincIds)).map((loinc) => [loinc.id, loinc]));
-    const graph = new MarkerGraph(markers, members, loincs);
-    const reported = new Map<number, ResultMarker>();
-    for (const root of markerIds.flatMap((id) => (markers.has(id) ? [markers.get(id)!] : []))) {
-      const parent = root.type === 'panel' ? { id: root.id, name: root.name, slug: root.slug, providerId: root.providerId } : null;
-      for (const marker of graph.biomarkersOf(root)) {
-        if (reported.has(marker.id)) continue;
-        const loinc = graph.loincOf(marker);
-        reported.set(marker.id, { ...marker, loinc: loinc ? { code: loinc.code, slug: loinc.slug } : null, parent });
-      }
-    }
-    return [...reported.values()];
+  biomarkersOf(order: Pick<OrderEntity, 'labTestId'>): Promise<ResultMarker[]> {
+    return biomarkersOfOrder(this.tests, this.catalog, order);
   }
 
   private async applyRegistration(manager: Parameters<OrdersRepository['update']>[0], order: OrderEntity, registrationId: string): Promise<void> {

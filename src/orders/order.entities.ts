@@ -105,6 +105,8 @@ export class OrderResultEntity {
   @Column('timestamptz', { name: 'date_collected', nullable: true }) dateCollected!: Date | null;
   @Column('timestamptz', { name: 'date_received', nullable: true }) dateReceived!: Date | null;
   @Column('timestamptz', { name: 'date_reported' }) dateReported!: Date;
+  /** The lab reports (HL7 message ids) applied as corrections after the order completed. */
+  @Column('text', { array: true, default: () => "'{}'" }) corrections!: string[];
 }
 
 export const ORDER_ENTITIES = [OrderEntity, OrderEventEntity, OrderTransactionEntity, OrderResultEntity];

@@ -8,6 +8,7 @@ import { Hl7InboundService } from '../hl7/hl7-inbound.service';
 import { Hl7Module } from '../hl7/hl7.module';
 import { HL7_ORDERS } from '../hl7/hl7-orders';
 import { OrderHl7Reports } from './order-hl7-reports';
+import { OrderLabResults } from './order-lab-results';
 import { OrderSandboxLabCatalog } from './order-sandbox-lab-catalog';
 import { IdempotencyModule } from '../common/idempotency';
 import { PhiReadAudit } from '../common/phi-access-log';
@@ -76,6 +77,7 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     Hl7LabAdapter,
     { provide: LAB_ADAPTER, useClass: LabRouter },
     OrderHl7Reports,
+    OrderLabResults,
     OrderSandboxLabCatalog,
     { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
     Hl7InboundService,

@@ -255,6 +255,26 @@ export class OrdersRepository {
     return (await this.resultsOf(results.orderId, manager)) as OrderResultEntity;
   }
 
+  /**
+   * Replaces the stored results by a lab's correction, once per correcting report: false when
+   * `reportId` was applied already (a repeat) or the order has no stored results.
+   */
+  async correctResults(
+    manager: EntityManager,
+    orderId: string,
+    reportId: string,
+    results: Pick<OrderResultEntity, 'status' | 'interpretation' | 'resultsEnc' | 'missingResults'>,
+  ): Promise<boolean> {
+    // An UPDATE answers [rows, count] through TypeORM's query().
+    const [rows]: [unknown[], number] = await manager.query(
+      `UPDATE order_results SET status = $3, interpretation = $4, results_enc = $5, missing_results = $6, date_reported = clock_timestamp(),
+              corrections = array_append(corrections, $2)
+        WHERE order_id = $1 AND NOT ($2 = ANY (corrections)) RETURNING order_id`,
+      [orderId, reportId, results.status, results.interpretation, results.resultsEnc, JSON.stringify(results.missingResults)],
+    );
+    return rows.length > 0;
+  }
+
   /** The PHI audit rows of a read or write of these orders (common/phi-access-log.ts). */
   logPhiAccess(by: PhiAccess, action: 'read' | 'write', orderIds: string[], manager: EntityManager = this.db.manager): Promise<void> {
     return logPhiAccess(manager, by, action, 'order', orderIds);

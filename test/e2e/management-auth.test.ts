@@ -299,6 +299,7 @@ describe('no existence oracles: a real id the caller may not see answers exactly
         { name: 'DELETE etl pipelines', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_etl_pipelines/sandbox/us?team_id=${id}` },
         { name: 'GET continuous queries', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/sandbox/continuous_query` },
         { name: 'GET stranded orders', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/stranded_orders` },
+        { name: 'GET held hl7 messages', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/hl7_messages/held` },
       ],
       other.teamId,
     );

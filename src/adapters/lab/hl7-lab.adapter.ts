@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import { PhiCipher } from '../../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
@@ -8,7 +9,7 @@ import { hl7Metrics } from '../../hl7/hl7-metrics';
 import { Hl7Repository } from '../../hl7/hl7.repository';
 import { decodeInbound } from '../../hl7/inbound-message';
 import { readReportedOrders } from '../../hl7/lab-report';
-import { sendAndAwaitAck } from '../../hl7/mllp-client';
+import { Hl7TransportError, sendAndAwaitAck } from '../../hl7/mllp-client';
 import { mapObservations, type ReceivedReport } from '../../hl7/observation-results';
 import { buildOrderMessage, type OrderMessageInput } from '../../hl7/order-message';
 import { interpretResults } from '../../results';
@@ -43,7 +44,16 @@ export class Hl7LabAdapter {
       orderId: request.orderId,
       bodyEnc: this.cipher.encrypt(text),
     });
-    const reply = await sendAndAwaitAck(lab, text, { connectTimeoutMs: 10_000, ackTimeoutMs: this.config.hl7.ackTimeoutMs });
+    const sent = { hl7MessageType: lab.orderMessageType, hl7ControlId: controlId, lab: lab.receivingFacility };
+    showInTemporal(sent);
+    let reply;
+    try {
+      reply = await sendAndAwaitAck(lab, text, { connectTimeoutMs: 10_000, ackTimeoutMs: this.config.hl7.ackTimeoutMs });
+    } catch (error) {
+      // The attempt's failure, as the Temporal UI lists it, names the message it was sending.
+      if (error instanceof Hl7TransportError) throw new Hl7TransportError(`${lab.orderMessageType} ${controlId}: ${error.message}`);
+      throw error;
+    }
     const ack = readAck(reply);
     const code = ack.ackCode ?? 'AR';
     const accepted = code === 'AA' || code === 'CA';
@@ -121,6 +131,21 @@ export class Hl7LabAdapter {
       notes: request.clinicalNotes,
     };
   }
+}
+
+/**
+ * What the Temporal UI shows of a send while it runs: the activity's heartbeat details (pending
+ * activities), besides the control id in its result (labAck) and in a failed attempt's message.
+ * Outside an activity (tests, the CLI) there is no one to show it to.
+ */
+function showInTemporal(details: Record<string, string>): void {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  context.heartbeat(details);
 }
 
 /** MSH-10 of an order message: the order's, the control code's and the resend's (20 characters, as 2.3 allows). */

@@ -11,6 +11,7 @@ import { OpsQueriesService } from '../ops-queries.service';
 import { PhiRekeyService, type RekeyReport } from '../phi-rekey.service';
 import type { Hl7MessageSummary } from '../../hl7/hl7.repository';
 import { Hl7OpsService } from '../hl7-ops.service';
+import { hostname, userInfo } from 'node:os';
 import { type CliOutput, describeError, EXIT, fields, printFailure, printResult, UsageError } from './output';
 import { orderStoryLines, phiLogLines } from './views';
 
@@ -254,6 +255,16 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
     .argument('<order_id>', 'order id', uuid)
     .action(run((context, orderId: string) => context.get(Hl7OpsService).messagesOf(orderId), (messages) => messages.map(hl7MessageLine)));
   hl7
+    .command('show')
+    .description("one HL7 message with its decrypted body (PHI): each view is written to the PHI access log (phi-log order) with the operator's OS account and host")
+    .argument('<message_id>', 'message id (hl7 messages / hl7 held list them)', uuid)
+    .action(
+      run(
+        (context, messageId: string) => context.get(Hl7OpsService).show(messageId, operator()),
+        ({ message, body }) => [hl7MessageLine(message), '', ...body.split(/\r\n?|\n/)],
+      ),
+    );
+  hl7
     .command('held')
     .description('messages from labs that matched no order, held for review')
     .option('--limit <n>', 'at most this many', limit, 100)
@@ -271,6 +282,17 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
     .action(run((context, orderId: string) => context.get(Hl7OpsService).resend(orderId), (result) => [`resend of order ${result.order_id}: ${result.status}`]));
 
   return program;
+}
+
+/** Who runs the CLI, for the audit log: the OS account and the host. */
+function operator(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (some containers): the host still says where.
+  }
+  return `cli:${user}@${hostname()}`;
 }
 
 function hl7MessageLine(message: Hl7MessageSummary): string {

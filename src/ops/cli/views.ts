@@ -5,8 +5,8 @@ import { fields } from './output';
 export function phiLogLines(rows: PhiAccessView[]): string[] {
   if (rows.length === 0) return ['No PHI access recorded.'];
   return rows.map((row) => {
-    const key = row.api_key ? `key ${row.api_key.id}${row.api_key.prefix ? ` (${row.api_key.prefix}…${row.api_key.label ? `, "${row.api_key.label}"` : ''})` : ''}` : 'no key';
-    return `${row.at}  ${row.action.padEnd(5)}  ${row.resource} ${row.resource_id}  team ${row.team_id}  ${key}`;
+    const key = row.actor ? `operator ${row.actor}` : row.api_key ? `key ${row.api_key.id}${row.api_key.prefix ? ` (${row.api_key.prefix}…${row.api_key.label ? `, "${row.api_key.label}"` : ''})` : ''}` : 'no key';
+    return `${row.at}  ${row.action.padEnd(5)}  ${row.resource} ${row.resource_id}  team ${row.team_id ?? 'none'}  ${key}`;
   });
 }
 

@@ -1,0 +1,189 @@
+/**
+ * HL7 results taken in against their floor (issue #40): result messages per second that labflow's
+ * MLLP listener takes in — the worker role `hl7` as production runs it (dist/src/worker.js): each
+ * ORU^R01 checked, stored sealed and committed, matched to its order by placer number, handed to
+ * the order's workflow (a signal), then ACKed — ÷ an MLLP server built from the same framer and
+ * message model that only ACKs (bench/hl7/ack-server.mjs). Goal: ≥ 0.5.
+ *
+ * Both servers run on CPU BENCH_SERVER_CPU (0), the load generator (bench/hl7/load.mjs:
+ * BENCH_CONNECTIONS MLLP connections, each sending its next message once the last was ACKed) in a
+ * process of its own on BENCH_GENERATOR_CPU (1). The servers take turns in BENCH_SLICES pairs of
+ * BENCH_SECONDS slices (bench/lib/load.ts comparePaired says why); the figure is the ratio of the
+ * means, the pairs' ratios are printed for their spread. Postgres and Temporal are the machine's.
+ *
+ *   npm run bench:hl7   (settings from the environment as for the services: DATABASE_URL of a
+ *                        migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
+ *                        TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (8), BENCH_SECONDS (2, per slice),
+ *                        BENCH_SLICES (6), BENCH_ORDERS (40): the orders the results are for)
+ *
+ * The orders are made through the API (started for that, then stopped) at an HL7 lab account of
+ * the bench's own; no Temporal worker runs, so their workflows only collect the signals, and are
+ * terminated at the end. The bench's org, lab account and messages are deleted.
+ */
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/config';
+import { dataSourceOptions } from '../../src/db/data-source';
+import { BENCH_CPUS, benchPost, benchTenant, fmt, middleHalf, onCpu, PRODUCTION_API_ENV, ROOT, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
+import { recordFigure } from '../lib/results';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const SLICES = Number(process.env.BENCH_SLICES ?? 6);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
+/** The seeded lipid panel kit (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
+const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
+
+interface Slice {
+  acked: number;
+  refused: number;
+  perSecond: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** One slice of load against `port`: the generator's figures. */
+function load(port: number, facility: string, orderIds: string[]): Promise<Slice> {
+  const [command, args] = onCpu(BENCH_CPUS.generator, process.execPath, [join(ROOT, 'bench/hl7/load.mjs')]);
+  const child = spawn(command, args, {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SECONDS: String(SECONDS),
+      CONNECTIONS: String(CONNECTIONS),
+      FACILITY: facility,
+      PREFIX: `B${randomUUID().slice(0, 8)}`,
+      ORDER_IDS: JSON.stringify(orderIds),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Slice) : reject(new Error(`load generator exited ${code}`))));
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = new DataSource(dataSourceOptions(config.databaseUrl));
+  await db.initialize();
+  const logDir = mkdtempSync(join(tmpdir(), 'labflow-bench-hl7-'));
+  const tenant = await benchTenant(db, 'hl7');
+  const taskQueue = `bench-hl7-${randomUUID()}`;
+  const facility = `BENCH-${randomUUID().slice(0, 8)}`;
+  const labAccountId = randomUUID();
+  const servers: ServerProcess[] = [];
+  const orderIds: string[] = [];
+  try {
+    const [test] = await db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [LIPID_PANEL_KIT]);
+    await db.query(
+      `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
+       VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'BENCH-1', 'bench HL7 lab', '{client_bill}', '{}')`,
+      [labAccountId, tenant.teamId, test.lab_id],
+    );
+    // The lab's own port is never dialled: no worker runs the orders' requisitions.
+    await db.query(
+      `INSERT INTO hl7_lab_interfaces (lab_account_id, host, port, sending_application, sending_facility, receiving_application, receiving_facility, version, order_message_type)
+       VALUES ($1, '127.0.0.1', 9, 'LABFLOW', 'LABFLOW', 'BENCHLAB', $2, '2.5.1', 'OML^O21')`,
+      [labAccountId, facility],
+    );
+
+    const api = await startServer({
+      name: 'the API',
+      script: 'dist/src/main.js',
+      env: { ...PRODUCTION_API_ENV, TEMPORAL_TASK_QUEUE: taskQueue },
+      portVariable: 'API_PORT',
+      logFile: join(logDir, 'api.log'),
+      readyPath: '/health/ready',
+    });
+    try {
+      const user = await benchPost(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-hl7-${randomUUID()}` });
+      for (let i = 0; i < ORDERS; i += 1) {
+        const order = await benchPost(`${api.url}/v3/order`, tenant.key, {
+          user_id: user.user_id,
+          lab_test_id: LIPID_PANEL_KIT,
+          lab_account_id: labAccountId,
+          patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
+          patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+        });
+        orderIds.push((order.order as { id: string }).id);
+      }
+    } finally {
+      await api.stop();
+    }
+
+    const listenerPort = await freePort();
+    const listener = await startServer({
+      name: "labflow's HL7 listener",
+      script: 'dist/src/worker.js',
+      env: { NODE_ENV: 'production', LOG_LEVEL: 'info', METRICS_ENABLED: 'true', API_HOST: '127.0.0.1', WORKER_ROLES: 'hl7', HL7_LISTENER_HOST: '127.0.0.1', HL7_LISTENER_PORT: String(listenerPort), TEMPORAL_TASK_QUEUE: taskQueue },
+      portVariable: 'WORKER_HEALTH_PORT',
+      logFile: join(logDir, 'listener.log'),
+      readyPath: '/health/ready',
+      cpu: BENCH_CPUS.server,
+    });
+    servers.push(listener);
+    const floorPort = await freePort();
+    const floor = await startServer({
+      name: 'the ACK-only server',
+      script: 'bench/hl7/ack-server.mjs',
+      env: { HL7_PORT: String(floorPort) },
+      portVariable: 'BARE_PORT',
+      logFile: join(logDir, 'floor.log'),
+      readyPath: '/health/ready',
+      cpu: BENCH_CPUS.server,
+    });
+    servers.push(floor);
+
+    console.log(`bench:hl7 — ${CONNECTIONS} MLLP connections, ${SLICES} pairs of ${SECONDS} s slices, results for ${ORDERS} orders; load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+    // A first short run each: connections, prepared statements and JIT warm.
+    await load(listenerPort, facility, orderIds);
+    await load(floorPort, facility, orderIds);
+    const sides: [Slice[], Slice[]] = [[], []];
+    const ports = [listenerPort, floorPort];
+    for (let pair = 0; pair < SLICES; pair += 1) {
+      for (const index of pair % 2 === 0 ? [0, 1] : [1, 0]) {
+        const slice = await load(ports[index], facility, orderIds);
+        if (slice.refused > 0) throw new Error(`${index === 0 ? 'labflow' : 'the floor'} answered ${slice.refused} messages with AE/AR; see ${logDir}`);
+        sides[index].push(slice);
+      }
+    }
+    const mean = (slices: Slice[]) => slices.reduce((sum, slice) => sum + slice.perSecond, 0) / slices.length;
+    const [labflow, bare] = [mean(sides[0]), mean(sides[1])];
+    const ratios = sides[0].map((slice, pair) => slice.perSecond / sides[1][pair].perSecond).sort((a, b) => a - b);
+    const [{ stored }] = await db.query(`SELECT count(*)::int AS stored FROM hl7_messages WHERE peer_facility = $1 AND direction = 'in' AND order_id IS NOT NULL AND state = 'processed'`, [facility]);
+    const acked = sides[0].reduce((sum, slice) => sum + slice.acked, 0);
+    console.table([
+      { server: "labflow's listener (stored, matched, signalled, ACKed)", 'messages/s': fmt(labflow) },
+      { server: 'ACK-only MLLP server (same framer and parser)', 'messages/s': fmt(bare) },
+    ]);
+    console.log(`messages stored and matched by labflow over the run (warm-up included): ${fmt(stored)}; ACKed in the measured slices: ${fmt(acked)}`);
+    console.log(`ratio ${fmt(labflow / bare, 2)} (goal ≥ 0.5); pair ratios, middle half ${middleHalf(ratios)}, all ${ratios.map((ratio) => fmt(ratio, 2)).join(' ')}`);
+    recordFigure({ bench: 'hl7', name: 'ORU^R01 messages/s taken in', value: labflow, baseline: bare, baselineName: 'ACK-only MLLP server', unit: 'messages/s', goal: { ratio: 0.5, atLeast: true } });
+  } finally {
+    for (const server of servers) await server.stop();
+    await terminateBenchOrders({ address: config.temporal.address, namespace: config.temporal.namespace }, orderIds);
+    await db.query(`DELETE FROM hl7_messages WHERE peer_facility = $1 OR order_id = ANY($2::uuid[])`, [facility, orderIds]);
+    await db.query(`DELETE FROM lab_accounts WHERE id = $1`, [labAccountId]).catch(() => undefined);
+    await tenant.remove();
+    await db.destroy();
+    rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+runBenchMain(main);
