@@ -114,6 +114,15 @@ export interface SampleRow extends Keyed {
   updated_at: Date;
 }
 
+export interface SleepRow extends Keyed {
+  id: string;
+  user_id: string;
+  provider: string;
+  source_type: string;
+  data: { bedtime_start: string; bedtime_stop: string; total?: number | null; type?: string };
+  updated_at: Date;
+}
+
 /** Filters every search shares. */
 interface BaseFilter {
   ids?: string[];
@@ -324,6 +333,24 @@ export class FhirReadModel {
          JOIN health_samples t ON t.series_id = s.id
         WHERE ${where.sql()}
         ORDER BY t.ts, t.series_id LIMIT ${where.param(filter.limit + 1)}`,
+      where.values,
+    );
+  }
+
+  /** Sleep summaries (health_summaries of type sleep), by bedtime start then id. */
+  async sleeps(scope: Scope, filter: BaseFilter & { date: DateBound[] }): Promise<SleepRow[]> {
+    const where = new Where();
+    const join = liveUsers(where, scope, 'z.user_id');
+    const start = `(z.data->>'bedtime_start')::timestamptz`;
+    where.add(`z.type = 'sleep'`);
+    if (filter.ids) where.add(`z.id = ANY(${where.param(uuids(filter.ids))}::uuid[])`);
+    if (filter.patient) where.add(`z.user_id = ${where.param(uuids([filter.patient])[0] ?? null)}::uuid`);
+    where.bounds(start, filter.date).bounds('z.updated_at', filter.lastUpdated).after(start, 'z.id', 'uuid', filter.after);
+    return this.db.query(
+      `SELECT z.id, z.user_id, z.provider, z.source_type, z.data, z.updated_at, ${AT(start)} AS keyset_at
+         FROM health_summaries z ${join}
+        WHERE ${where.sql()}
+        ORDER BY ${start}, z.id LIMIT ${where.param(filter.limit + 1)}`,
       where.values,
     );
   }

@@ -22,7 +22,7 @@ import { FhirError } from './fhir-errors';
 import { FhirReadModel, type OrderFilter, type OrderRow, type Position } from './fhir-read-model';
 import { type Cursor, type FhirResourceType, MAX_COUNT, parseSearch, type SearchQuery, tokenMatches } from './fhir-search';
 import { diagnosticReport, labObservation, parseLabObservationId, reportCodings, resultCode } from './lab-result-mapping';
-import { parseSampleObservationId, wearableObservation, wearableResourcesFor } from './wearable-mapping';
+import { parseSampleObservationId, parseSleepObservationId, sleepMatches, sleepObservation, wearableObservation, wearableResourcesFor } from './wearable-mapping';
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -44,8 +44,10 @@ const ORDER_BATCH = 50;
 /** The Practitioner search pages by NPI alone; its cursor's time part is fixed. */
 const NO_TIME = '1970-01-01T00:00:00.000000';
 
-/** Before every wearable sample (ingestion refuses samples before 1970). */
-const WEARABLE_START = '1900-01-01T00:00:00.000000';
+/** The time part of a cursor that starts a part of the Observation search (n = -1). */
+const PART_START = '1970-01-01T00:00:00.000000';
+
+type ObservationPart = 'lab' | 'wearable' | 'sleep';
 
 /**
  * The FHIR API's reads and searches: each a FhirReadModel statement, the sealed parts decrypted,
@@ -89,8 +91,7 @@ export class FhirService {
   async everything(team: TeamPrincipal, patientId: string, raw: RawQuery, base: FhirBase): Promise<Bundle> {
     const parsed = parseSearch('Observation', Object.fromEntries(Object.entries(raw).filter(([name]) => name === '_count' || name === '_cursor')));
     const patient = await this.read(team, 'Patient', patientId, base);
-    const wearables = wearableResourcesFor(undefined, undefined);
-    const wearablePage = await this.wearableObservations(team, { ...parsed, patient: patientId, category: undefined, code: undefined }, wearables, parsed.cursor?.part === 'wearable' ? parsed.cursor : undefined);
+    const wearablePage = await this.observations(team, { ...parsed, patient: patientId }, ['wearable', 'sleep']);
     const matches: Resource[] = [];
     if (!parsed.cursor) {
       matches.push(patient);
@@ -211,49 +212,90 @@ export class FhirService {
   }
 
   /** Observations: an order's lab results first, then wearable samples; the cursor says which part a page continues. */
-  private async observations(team: TeamPrincipal, query: SearchQuery): Promise<SearchPage> {
+  /**
+   * Observations come from three places, searched one after the other: an order's lab results,
+   * then wearable samples, then sleep summaries. A page may span parts; its cursor names the part
+   * it continues (a cursor with n = -1 starts a part from its beginning). `only`: the parts to
+   * search ($everything reads the lab part itself).
+   */
+  private async observations(team: TeamPrincipal, query: SearchQuery, only?: ObservationPart[]): Promise<SearchPage> {
     const categories = query.category?.filter((token) => !token.system || token.system === SYSTEMS.observationCategory).map((token) => token.code);
-    const wantsLab = !categories || categories.includes('laboratory');
     const wearables = wearableResourcesFor(categories, query.code);
-    const labIds = query.ids?.filter((id) => parseLabObservationId(id));
-    const sampleIds = query.ids?.map(parseSampleObservationId).filter((id) => id !== null);
-    const labPart = wantsLab && (!query.ids || labIds!.length > 0) && query.cursor?.part !== 'wearable';
-    const wearablePart = wearables.length > 0 && (!query.ids || sampleIds!.length > 0) && (!query.status || query.status.includes('final'));
+    const byId = (parse: (id: string) => unknown) => query.ids?.filter((id) => parse(id) !== null);
+    const finalOnly = !query.status || query.status.includes('final');
+    const parts: Array<{ name: ObservationPart; applies: boolean; run: (count: number, cursor: Cursor | undefined) => Promise<SearchPage> }> = [
+      {
+        name: 'lab',
+        applies: (!categories || categories.includes('laboratory')) && (!query.ids || byId(parseLabObservationId)!.length > 0),
+        run: (count, cursor) => this.labObservations(team, { ...query, ids: byId(parseLabObservationId), count, cursor }),
+      },
+      {
+        name: 'wearable',
+        applies: wearables.length > 0 && finalOnly && (!query.ids || byId(parseSampleObservationId)!.length > 0),
+        run: (count, cursor) => this.wearableObservations(team, { ...query, count, cursor }, wearables),
+      },
+      {
+        name: 'sleep',
+        applies: finalOnly && sleepMatches(categories, query.code) && (!query.ids || byId(parseSleepObservationId)!.length > 0),
+        run: (count, cursor) => this.sleepObservations(team, { ...query, count, cursor }),
+      },
+    ];
+    const applying = parts.filter((part) => part.applies && (!only || only.includes(part.name)));
+    const first = query.cursor ? applying.findIndex((part) => part.name === query.cursor!.part) : 0;
+    if (first < 0) throw FhirError.invalid('_cursor: pass it exactly as a next link gave it, with the same search parameters.', '_cursor');
     const matches: Resource[] = [];
-    if (labPart) {
-      const lab = await this.labObservations(team, { ...query, ids: labIds });
-      if (lab.next) return lab;
-      matches.push(...lab.matches);
+    for (let index = first; index < applying.length; index++) {
+      const remaining = query.count - matches.length;
+      if (remaining === 0) return { matches, next: { part: applying[index].name, at: PART_START, id: '0', n: -1 } };
+      const cursor = index === first && query.cursor && query.cursor.n >= 0 ? query.cursor : undefined;
+      const page = await applying[index].run(remaining, cursor);
+      matches.push(...page.matches);
+      if (page.next) return { matches, next: page.next };
     }
-    if (!wearablePart) return { matches, next: null };
-    // The lab part filled the page exactly: the next page starts the wearable part.
-    if (matches.length >= query.count) return { matches, next: { part: 'wearable', at: WEARABLE_START, id: '0', n: 0 } };
-    if (sampleIds && sampleIds.length) {
-      // A read (or an _id search) of samples: each by its key.
-      for (const sample of sampleIds) {
-        const [row] = await this.reads.samples(team, { patient: query.patient, resources: wearables, date: query.date, lastUpdated: query.lastUpdated, limit: 1, sample });
-        const observation = row ? wearableObservation(row) : null;
-        if (observation) matches.push(observation);
-      }
-      return { matches: matches.slice(0, query.count), next: null };
-    }
-    const rest = await this.wearableObservations(team, { ...query, count: query.count - matches.length }, wearables, query.cursor?.part === 'wearable' ? query.cursor : undefined);
-    return { matches: [...matches, ...rest.matches], next: rest.next };
+    return { matches, next: null };
   }
 
-  private async wearableObservations(team: TeamPrincipal, query: SearchQuery, resources: string[], cursor: Cursor | undefined): Promise<SearchPage> {
+  private async wearableObservations(team: TeamPrincipal, query: SearchQuery, resources: string[]): Promise<SearchPage> {
+    const samples = query.ids?.map(parseSampleObservationId).filter((id) => id !== null);
+    if (samples) {
+      // A read (or an _id search) of samples: each by its key.
+      const found = await Promise.all(
+        samples.map(async (sample) => {
+          const [row] = await this.reads.samples(team, { patient: query.patient, resources, date: query.date, lastUpdated: query.lastUpdated, limit: 1, sample });
+          return row ? wearableObservation(row) : null;
+        }),
+      );
+      return { matches: found.filter((observation) => observation !== null).slice(0, query.count), next: null };
+    }
     const limit = query.count;
     const rows = await this.reads.samples(team, {
       patient: query.patient,
       resources,
       date: query.date,
       lastUpdated: query.lastUpdated,
-      after: cursor ? { at: cursor.at, id: cursor.id } : undefined,
+      after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
       limit,
     });
     return {
       matches: rows.slice(0, limit).flatMap((row) => wearableObservation(row) ?? []),
       next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: row.keyset_at, id: row.series_id, n: 0 })),
+    };
+  }
+
+  private async sleepObservations(team: TeamPrincipal, query: SearchQuery): Promise<SearchPage> {
+    const limit = query.count;
+    const ids = query.ids?.map((id) => parseSleepObservationId(id)).filter((id) => id !== null);
+    const rows = await this.reads.sleeps(team, {
+      ids,
+      patient: query.patient,
+      date: query.date,
+      lastUpdated: query.lastUpdated,
+      after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
+      limit,
+    });
+    return {
+      matches: rows.slice(0, limit).flatMap((row) => sleepObservation(row) ?? []),
+      next: nextOf(rows, limit, (row) => ({ part: 'sleep', at: row.keyset_at, id: row.id, n: 0 })),
     };
   }
 
@@ -271,7 +313,7 @@ export class FhirService {
     if (query.status && status!.length === 0) return { matches: [], next: null };
     const filter = { ...this.reportFilter({ ...query, status: undefined }), ids: orderIds, resultStatuses: status };
     const found: Array<Positioned<Observation>> = [];
-    let after: Position | undefined = query.cursor?.part === 'lab' ? { at: query.cursor.at, id: query.cursor.id } : undefined;
+    let after: Position | undefined = query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined;
     let inclusive = after !== undefined;
     for (;;) {
       const rows = await this.reads.orders(team, { ...filter, after, limit: ORDER_BATCH }, inclusive);

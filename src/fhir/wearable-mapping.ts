@@ -7,7 +7,7 @@
  */
 import type { CodeableConcept, Coding, Observation } from '@medplum/fhirtypes';
 import { meta, patientRef, SYSTEMS } from './clinical-mapping';
-import type { SampleRow } from './fhir-read-model';
+import type { SampleRow, SleepRow } from './fhir-read-model';
 import { quantity } from './lab-result-mapping';
 
 export type WearableCategory = 'vital-signs' | 'activity' | 'laboratory';
@@ -109,4 +109,38 @@ export function wearableResourcesFor(categories: string[] | undefined, codes: Ar
             (entry.resource === 'blood_pressure' && ['8480-6', '8462-4'].includes(token.code) && (token.system === undefined || token.system === SYSTEMS.loinc)),
         )),
   ).map((entry) => entry.resource);
+}
+
+const SLEEP_DURATION = loinc('93832-4', 'Sleep duration');
+
+/** Whether a `category` and `code` search can match a sleep Observation (activity, LOINC 93832-4). */
+export function sleepMatches(categories: string[] | undefined, codes: Array<{ system?: string; code: string }> | undefined): boolean {
+  return (
+    (!categories || categories.includes('activity')) &&
+    (!codes || codes.some((token) => token.code === SLEEP_DURATION.code && (token.system === undefined || token.system === SYSTEMS.loinc)))
+  );
+}
+
+/** A sleep's id: `s-<summary id>`. */
+const SLEEP_ID = /^s-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+export function parseSleepObservationId(id: string): string | null {
+  return SLEEP_ID.exec(id)?.[1] ?? null;
+}
+
+/** A sleep summary as an activity Observation of its duration asleep (`total`, seconds, in hours); null without one. */
+export function sleepObservation(row: SleepRow): Observation | null {
+  if (typeof row.data.total !== 'number') return null;
+  return {
+    resourceType: 'Observation',
+    id: `s-${row.id}`,
+    meta: meta(row.updated_at),
+    status: 'final',
+    category: [category('activity')],
+    code: { coding: [SLEEP_DURATION], text: 'Sleep duration' },
+    subject: patientRef(row.user_id),
+    effectivePeriod: { start: new Date(row.data.bedtime_start).toISOString(), end: new Date(row.data.bedtime_stop).toISOString() },
+    valueQuantity: { value: Math.round((row.data.total / 3600) * 100) / 100, unit: 'h', system: SYSTEMS.ucum, code: 'h' },
+    device: { display: `${row.provider} (${row.source_type})` },
+  };
 }

@@ -100,6 +100,9 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     await ingest('blood_oxygen', { provider: 'oura', data: [{ timestamp: `${day}T03:00:00Z`, value: 97 }] });
     await ingest('glucose', { provider: 'dexcom', data: [{ timestamp: `${day}T10:00:00Z`, value: 5.4 }] });
     await ingest('steps', { provider: 'oura', data: [{ start: `${day}T12:00:00Z`, end: `${day}T13:00:00Z`, value: 4200 }] });
+    const sleep = { calendar_date: day, bedtime_start: '2026-11-19T23:00:00Z', bedtime_stop: `${day}T07:00:00Z`, duration: 28_800, total: 27_000, awake: 1_800, light: 14_000, rem: 6_000, deep: 7_000 };
+    const slept = await call(stack.apiUrl, 'POST', `/v2/summary/sleep/${userId}`, { key: tenant.apiKey, body: { provider: 'oura', source_type: 'ring', data: [sleep] } });
+    expect(slept.status).toBe(200);
   }, 120_000);
   afterAll(() => stack?.close());
 
@@ -237,7 +240,11 @@ describe('FHIR R4 API (/fhir/R4)', () => {
       ['8462-4', 79, 'mm[Hg]'],
     ]);
     expect(pressure.device).toEqual({ display: expect.stringContaining('withings') });
-    const [steps] = resourcesOf<Observation>(await search('Observation', { patient: userId, category: 'activity' }));
+    const [steps, sleep] = resourcesOf<Observation>(await search('Observation', { patient: userId, category: 'activity' }));
+    expect(sleep).toMatchObject({ code: { coding: [{ code: '93832-4' }] }, valueQuantity: { value: 7.5, code: 'h' }, effectivePeriod: { start: '2026-11-19T23:00:00.000Z' } });
+    expect(idsOf(await search('Observation', { patient: userId, code: '93832-4', date: `lt${day}` }))).toEqual([sleep.id]);
+    expect(idsOf(await search('Observation', { patient: userId, code: '93832-4', date: `ge${day}` }))).toEqual([]);
+    expect(keep(await as<Observation>(fhir.read({ resourceType: 'Observation', id: sleep.id! })))).toEqual(sleep);
     expect(steps).toMatchObject({ code: { coding: [{ code: '55423-8' }] }, valueQuantity: { value: 4200 }, effectivePeriod: { start: `${day}T12:00:00.000Z` } });
     const [glucose] = resourcesOf<Observation>(await search('Observation', { patient: userId, code: 'http://loinc.org|15074-8' }));
     expect(glucose).toMatchObject({ valueQuantity: { value: 5.4, code: 'mmol/L' } });
