@@ -1,7 +1,7 @@
 import { Client } from 'fhir-kit-client';
 import type { Bundle, CapabilityStatement, DiagnosticReport, Observation, OperationOutcome, Patient, Resource, ServiceRequest } from '@medplum/fhirtypes';
 import { fhirErrors } from '../helpers/fhir-validator';
-import { createUser, orderBody, orderReaches, startOrderStack } from '../helpers/orders';
+import { createUser, orderBody, orderReaches, patientAddress, someStartDate, startOrderStack, THYROID_AT_HOME } from '../helpers/orders';
 import { call, createTenant, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -15,6 +15,9 @@ describe('FHIR R4 API (/fhir/R4)', () => {
   let other: Tenant;
   let userId: string;
   let orderId: string;
+  let appointmentId: string;
+  let atHomeId: string;
+  let appointmentStart: string;
   let fhir: Client;
   const seen: Resource[] = [];
   const NPI = '1234567893';
@@ -92,6 +95,25 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     orderId = created.body.order.id;
     await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} });
     await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+
+    // An at-home order with its draw booked: an Appointment.
+    const atHome = await call(stack.apiUrl, 'POST', '/v3/order', {
+      key: tenant.apiKey,
+      body: orderBody(userId, { lab_test_id: THYROID_AT_HOME, patient_address: { ...patientAddress(), first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' } }),
+    });
+    expect(atHome.status).toBe(200);
+    atHomeId = atHome.body.order.id;
+    await orderReaches(stack, tenant, atHomeId, 'appointment_pending');
+    const availability = await call(stack.apiUrl, 'POST', `/v3/order/phlebotomy/appointment/availability?start_date=${someStartDate()}`, {
+      key: tenant.apiKey,
+      body: { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' },
+    });
+    expect(availability.status).toBe(200);
+    const [slot] = availability.body.slots.flatMap((slotDay: { slots: Array<{ booking_key: string; start: string }> }) => slotDay.slots);
+    const booked = await call(stack.apiUrl, 'POST', `/v3/order/${atHome.body.order.id}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    expect(booked.status).toBe(200);
+    appointmentId = booked.body.id;
+    appointmentStart = new Date(slot.start).toISOString();
 
     // Five heart rates a minute apart, and one of each other kind.
     await ingest('heartrate', { provider: 'oura', source_type: 'ring', data: [0, 1, 2, 3, 4].map((m) => ({ timestamp: `${day}T08:0${m}:00Z`, value: 60 + m })) });
@@ -177,11 +199,12 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(request).toMatchObject({ status: 'completed', intent: 'order', subject: { reference: `Patient/${userId}` }, requester: { reference: `Practitioner/${NPI}` } });
     const code = request.code!.coding![0];
     expect(idsOf(await search('ServiceRequest', { patient: `Patient/${userId}`, status: 'completed' }))).toEqual([orderId]);
-    expect(idsOf(await search('ServiceRequest', { subject: userId, status: 'active' }))).toEqual([]);
+    expect(idsOf(await search('ServiceRequest', { subject: userId, status: 'active' }))).toEqual([atHomeId]);
+    expect(idsOf(await search('ServiceRequest', { subject: userId, status: 'revoked' }))).toEqual([]);
     expect(idsOf(await search('ServiceRequest', { patient: userId, code: `${code.system}|${code.code}` }))).toEqual([orderId]);
     expect(idsOf(await search('ServiceRequest', { patient: userId, code: `${code.system}|00000000-0000-4000-8000-000000000000` }))).toEqual([]);
-    const today = new Date().toISOString().slice(0, 10);
-    expect(idsOf(await search('ServiceRequest', { patient: userId, authored: [`ge${today}`, `lt2100`] }))).toEqual([orderId]);
+    const today = request.authoredOn!.slice(0, 10);
+    expect(idsOf(await search('ServiceRequest', { patient: userId, authored: [`ge${today}`, `lt2100`] }))).toEqual([orderId, atHomeId]);
     expect(idsOf(await search('ServiceRequest', { patient: userId, authored: `lt${today}` }))).toEqual([]);
   });
 
@@ -299,10 +322,19 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(specimen).toMatchObject({ resourceType: 'Specimen', id: orderId, request: [{ reference: `ServiceRequest/${orderId}` }] });
   });
 
+  it('serves the draw appointment, searchable by patient, status and date', async () => {
+    const appointment = keep(await as<Resource & { status: string; start: string }>(fhir.read({ resourceType: 'Appointment', id: appointmentId })));
+    expect(appointment).toMatchObject({ status: 'booked', start: appointmentStart, participant: expect.arrayContaining([expect.objectContaining({ actor: { reference: `Patient/${userId}` } })]) });
+    expect(idsOf(await search('Appointment', { patient: userId, status: 'booked' }))).toEqual([appointmentId]);
+    expect(idsOf(await search('Appointment', { actor: `Patient/${userId}`, status: 'cancelled' }))).toEqual([]);
+    expect(idsOf(await search('Appointment', { patient: userId, date: `ge${appointmentStart.slice(0, 10)}` }))).toEqual([appointmentId]);
+    expect(idsOf(await search('Appointment', { patient: userId, date: `lt${appointmentStart.slice(0, 10)}` }))).toEqual([]);
+  });
+
   it('answers Patient/{id}/$everything with every resource about the patient', async () => {
     const bundle = keep(await as<Bundle>(fhir.operation({ resourceType: 'Patient', id: userId, name: '$everything', method: 'GET' })));
     const types = new Set(resourcesOf(bundle).map((resource) => resource.resourceType));
-    expect(types).toEqual(new Set(['Patient', 'ServiceRequest', 'Specimen', 'DiagnosticReport', 'Observation', 'Coverage', 'Practitioner']));
+    expect(types).toEqual(new Set(['Patient', 'ServiceRequest', 'Specimen', 'DiagnosticReport', 'Observation', 'Coverage', 'Practitioner', 'Appointment']));
     const observations = resourcesOf<Observation>(bundle).filter((resource) => resource.resourceType === 'Observation');
     expect(observations.length).toBe(idsOf(await search('Observation', { patient: userId, _count: '1000' })).length);
     const anotherUser = await createUser(stack, tenant);
@@ -315,7 +347,7 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     const errors = seen.flatMap((resource) => fhirErrors(resource).map((error) => `${resource.resourceType}/${resource.id}: ${error}`));
     expect(errors).toEqual([]);
     expect([...types].sort()).toEqual(
-      ['Bundle', 'CapabilityStatement', 'Coverage', 'DiagnosticReport', 'Observation', 'OperationOutcome', 'Patient', 'Practitioner', 'ServiceRequest', 'Specimen'].sort(),
+      ['Appointment', 'Bundle', 'CapabilityStatement', 'Coverage', 'DiagnosticReport', 'Observation', 'OperationOutcome', 'Patient', 'Practitioner', 'ServiceRequest', 'Specimen'].sort(),
     );
   });
 });
