@@ -4,7 +4,7 @@
  * Coverage, ServiceRequest and Specimen elements are filled where labflow holds them;
  * docs/fhir.md says which it cannot.
  */
-import type { Address, Appointment, Coverage, Meta, Patient, Practitioner, Reference, ServiceRequest, Specimen } from '@medplum/fhirtypes';
+import type { Address, Appointment, Coverage, Extension, Meta, Patient, Practitioner, Reference, ServiceRequest, Specimen } from '@medplum/fhirtypes';
 import type { Physician } from '../orders/order.entities';
 import type { UserInfo } from '../users/user-info.dto';
 import type { AppointmentRow, CoverageRow, OrderRow, PatientRow } from './fhir-read-model';
@@ -60,6 +60,38 @@ function address(value: UserInfo['address'] | undefined): Address[] | undefined 
   ];
 }
 
+const OMB = 'urn:oid:2.16.840.1.113883.6.238';
+
+/** labflow's (Junction's) races as OMB race categories (CDC Race & Ethnicity); `other` is text only. */
+const RACES: Record<string, { code: string; display: string } | undefined> = {
+  african_american_or_black: { code: '2054-5', display: 'Black or African American' },
+  asian: { code: '2028-9', display: 'Asian' },
+  indigenous_native_american_alaska_native: { code: '1002-5', display: 'American Indian or Alaska Native' },
+  pacific_islander_or_hawaiian: { code: '2076-8', display: 'Native Hawaiian or Other Pacific Islander' },
+  white_caucasian: { code: '2106-3', display: 'White' },
+};
+
+/** Ethnicities as OMB ethnicity categories; those that are neither (ashkenazi_jewish, other) are text only. */
+const ETHNICITIES: Record<string, { code: string; display: string } | undefined> = {
+  hispanic: { code: '2135-2', display: 'Hispanic or Latino' },
+  non_hispanic: { code: '2186-5', display: 'Not Hispanic or Latino' },
+};
+
+/** US Core's race or ethnicity extension: the OMB category where there is one, and the text (required). */
+function ombExtension(kind: 'race' | 'ethnicity', value: string | null | undefined): Extension[] {
+  if (!value) return [];
+  const category = (kind === 'race' ? RACES : ETHNICITIES)[value];
+  return [
+    {
+      url: `http://hl7.org/fhir/us/core/StructureDefinition/us-core-${kind}`,
+      extension: [
+        ...(category ? [{ url: 'ombCategory', valueCoding: { system: OMB, ...category } }] : []),
+        { url: 'text', valueString: category?.display ?? value.replace(/_/g, ' ') },
+      ],
+    },
+  ];
+}
+
 /**
  * A user as a Patient: the team's client_user_id as its identifier, and the user's info
  * (`PATCH /v2/user/{id}/info`) when given; without it, only the fallback birth date.
@@ -70,6 +102,7 @@ export function patientResource(row: PatientRow, info: UserInfo | null, fallback
     resourceType: 'Patient',
     id: row.id,
     meta: meta(row.last_updated, US_CORE.patient),
+    ...(info && (info.race || info.ethnicity) ? { extension: [...ombExtension('race', info.race), ...ombExtension('ethnicity', info.ethnicity)] } : {}),
     identifier: [{ system: SYSTEMS.clientUserId, value: row.client_user_id }],
     active: true,
     ...(info

@@ -121,6 +121,23 @@ describe('FHIR mappings: every shape labflow produces is valid FHIR R4 (@medplum
         null,
       ),
     );
+    const info = (race: string, ethnicity: string) =>
+      ({ first_name: 'A', last_name: 'B', email: 'a@example.com', phone_number: '+14155550123', gender: 'female', dob: '1980-01-01', race, ethnicity }) as never;
+    const withRace = patientResource(patientRow, info('asian', 'hispanic'), null);
+    valid(withRace);
+    expect(withRace.extension).toEqual([
+      {
+        url: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-race',
+        extension: [{ url: 'ombCategory', valueCoding: { system: 'urn:oid:2.16.840.1.113883.6.238', code: '2028-9', display: 'Asian' } }, { url: 'text', valueString: 'Asian' }],
+      },
+      {
+        url: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-ethnicity',
+        extension: [{ url: 'ombCategory', valueCoding: { system: 'urn:oid:2.16.840.1.113883.6.238', code: '2135-2', display: 'Hispanic or Latino' } }, { url: 'text', valueString: 'Hispanic or Latino' }],
+      },
+    ]);
+    const other = patientResource(patientRow, info('other', 'ashkenazi_jewish'), null);
+    valid(other);
+    expect(other.extension!.map((extension) => extension.extension)).toEqual([[{ url: 'text', valueString: 'other' }], [{ url: 'text', valueString: 'ashkenazi jewish' }]]);
   });
 
   it('Practitioner, Coverage (with and without group), ServiceRequest in every status, Specimen', () => {
