@@ -13,6 +13,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import type { Physician } from '../orders/order.entities';
+import type { MissingBiomarkerResult } from '../results';
 import type { DateBound } from './fhir-search';
 
 type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
@@ -76,6 +77,8 @@ export interface OrderRow extends Keyed {
   result_status: 'final' | 'partial' | null;
   result_interpretation: string | null;
   results_enc: string | null;
+  /** The results the lab could not give (not sealed: names and failure types only). */
+  missing_results: MissingBiomarkerResult[] | null;
   date_collected: Date | null;
   date_received: Date | null;
   date_reported: Date | null;
@@ -276,7 +279,7 @@ export class FhirReadModel {
     return this.db.query(
       `SELECT o.id, o.user_id, o.lab_test_id, lt.name AS lab_test_name, lt.sample_type, l.name AS lab_name, o.collection_method,
               o.status, o.low_level_status, o.sample_id, o.physician, o.priority, o.icd_codes, o.clinical_notes, o.created_at, o.updated_at,
-              r.status AS result_status, r.interpretation AS result_interpretation, r.results_enc, r.date_collected, r.date_received, r.date_reported,
+              r.status AS result_status, r.interpretation AS result_interpretation, r.results_enc, r.missing_results, r.date_collected, r.date_received, r.date_reported,
               ${lastUpdated} AS last_updated, ${AT(sortColumn)} AS keyset_at
          FROM orders o ${join}
          ${filter.sort === 'reported' ? 'JOIN' : 'LEFT JOIN'} order_results r ON r.order_id = o.id

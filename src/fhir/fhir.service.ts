@@ -21,7 +21,7 @@ import { searchsetBundle, type SearchPage } from './fhir-bundle';
 import { FhirError } from './fhir-errors';
 import { FhirReadModel, type OrderFilter, type OrderRow, type Position } from './fhir-read-model';
 import { type Cursor, type FhirResourceType, MAX_COUNT, parseSearch, type SearchQuery, tokenMatches } from './fhir-search';
-import { diagnosticReport, labObservation, parseLabObservationId, reportCodings, resultCode } from './lab-result-mapping';
+import { diagnosticReport, labObservation, missingResultObservation, parseLabObservationId, reportCodings } from './lab-result-mapping';
 import { parseSampleObservationId, parseSleepObservationId, sleepMatches, sleepObservation, wearableObservation, wearableResourcesFor } from './wearable-mapping';
 
 type RawQuery = Record<string, string | string[] | undefined>;
@@ -196,9 +196,9 @@ export class FhirService {
         await this.auditOrders(team, shown);
         const included: Resource[] = [];
         const matches = shown.map((row) => {
-          const results = this.resultsOf(row);
-          if (query.includeResults) included.push(...results.map((result, n) => labObservation(row, result, n)));
-          return diagnosticReport(row, results.length, `${base.api}/v3/order/${row.id}/result/pdf`);
+          const observations = this.labObservationsOf(row);
+          if (query.includeResults) included.push(...observations);
+          return diagnosticReport(row, observations.length, `${base.api}/v3/order/${row.id}/result/pdf`);
         });
         const last = matching.length > limit ? shown[limit - 1] : rows.length > readLimit ? batch[readLimit - 1] : undefined;
         return { matches, included, next: last ? { part: 'main', at: last.keyset_at, id: last.id, n: 0 } : null };
@@ -309,9 +309,12 @@ export class FhirService {
     const limit = query.count;
     const orderIds = query.ids?.map((id) => parseLabObservationId(id)!.orderId);
     const wanted = query.ids ? new Set(query.ids) : null;
-    const status = query.status?.flatMap((value) => (value === 'final' ? ['final' as const] : value === 'preliminary' ? ['partial' as const] : []));
-    if (query.status && status!.length === 0) return { matches: [], next: null };
-    const filter = { ...this.reportFilter({ ...query, status: undefined }), ids: orderIds, resultStatuses: status };
+    // The report's status narrows the orders read: final results are in final reports, preliminary in
+    // partial ones; a missing result (cancelled) may be in either. The exact status is judged per Observation.
+    const reports = query.status?.flatMap((value) => (value === 'final' ? ['final' as const] : value === 'preliminary' ? ['partial' as const] : []));
+    const resultStatuses = query.status?.includes('cancelled') ? undefined : reports;
+    if (resultStatuses?.length === 0) return { matches: [], next: null };
+    const filter = { ...this.reportFilter({ ...query, status: undefined }), ids: orderIds, resultStatuses };
     const found: Array<Positioned<Observation>> = [];
     let after: Position | undefined = query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined;
     let inclusive = after !== undefined;
@@ -320,10 +323,10 @@ export class FhirService {
       const batch = rows.slice(0, ORDER_BATCH);
       await this.auditOrders(team, batch);
       for (const row of batch) {
-        this.resultsOf(row).forEach((result, n) => {
+        this.labObservationsOf(row).forEach((observation, n) => {
           if (inclusive && row.id === query.cursor!.id && n <= query.cursor!.n) return;
-          if (!tokenMatches(query.code, resultCode(result).coding ?? [])) return;
-          const observation = labObservation(row, result, n);
+          if (!tokenMatches(query.code, observation.code.coding ?? [])) return;
+          if (query.status && !query.status.includes(observation.status)) return;
           if (wanted && !wanted.has(observation.id!)) return;
           found.push({ item: observation, position: { part: 'lab', at: row.keyset_at, id: row.id, n } });
         });
@@ -338,8 +341,13 @@ export class FhirService {
     return { matches: shown.map((entry) => entry.item), next: found.length > limit ? shown[shown.length - 1].position : null };
   }
 
-  private resultsOf(row: OrderRow): BiomarkerResult[] {
-    return row.results_enc ? this.cipher.decryptJson<BiomarkerResult[]>(row.results_enc) : [];
+  /** An order's results, then the results the lab could not give (missing_results), each an Observation. */
+  private labObservationsOf(row: OrderRow): Observation[] {
+    const results = row.results_enc ? this.cipher.decryptJson<BiomarkerResult[]>(row.results_enc) : [];
+    return [
+      ...results.map((result, n) => labObservation(row, result, n)),
+      ...(row.missing_results ?? []).map((missing, n) => missingResultObservation(row, missing, results.length + n)),
+    ];
   }
 
   private async auditOrders(team: TeamPrincipal, rows: OrderRow[]): Promise<void> {

@@ -5,7 +5,7 @@
  * their bounds, interpretations are HL7 v3 ObservationInterpretation codes.
  */
 import type { CodeableConcept, Coding, DiagnosticReport, Observation, ObservationReferenceRange, Quantity } from '@medplum/fhirtypes';
-import type { BiomarkerResult } from '../results';
+import type { BiomarkerResult, MissingBiomarkerResult } from '../results';
 import { labTestCode, meta, patientRef, SYSTEMS, US_CORE } from './clinical-mapping';
 import type { OrderRow } from './fhir-read-model';
 
@@ -150,6 +150,28 @@ export function labObservation(row: OrderRow, result: BiomarkerResult, n: number
     ...(row.sample_id ? { specimen: { reference: `Specimen/${row.id}` } } : {}),
     ...(row.lab_name ? { performer: [{ display: row.lab_name }] } : {}),
     ...(referenceRangeOf(result) ? { referenceRange: referenceRangeOf(result) } : {}),
+  };
+}
+
+/**
+ * A result the lab could not give (missing_results) as a cancelled Observation: its code, and
+ * why it is absent (`not-performed`, the lab's failure type as text).
+ */
+export function missingResultObservation(row: OrderRow, missing: MissingBiomarkerResult, n: number): Observation {
+  return {
+    resourceType: 'Observation',
+    id: labObservationId(row.id, n),
+    meta: meta(row.last_updated, US_CORE.observationLab),
+    status: 'cancelled',
+    category: [LAB_CATEGORY],
+    code: resultCode({ name: missing.name, slug: missing.slug, loinc: missing.loinc, result: '', type: 'comment' }),
+    subject: patientRef(row.user_id),
+    basedOn: [{ reference: `ServiceRequest/${row.id}` }],
+    effectiveDateTime: effectiveOf(row),
+    issued: (row.date_reported ?? row.updated_at).toISOString(),
+    dataAbsentReason: { coding: [{ system: SYSTEMS.dataAbsentReason, code: 'not-performed', display: 'Not Performed' }], text: missing.inferred_failure_type.replace(/_/g, ' ') },
+    ...(missing.note ? { note: [{ text: missing.note }] } : {}),
+    ...(row.sample_id ? { specimen: { reference: `Specimen/${row.id}` } } : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import { appointmentResource, coverageResource, patientResource, practitionerRes
 import { capabilityStatement } from '../../src/fhir/capability-statement';
 import type { AppointmentRow, OrderRow, PatientRow, SampleRow } from '../../src/fhir/fhir-read-model';
 import { parseDate, parseSearch } from '../../src/fhir/fhir-search';
-import { diagnosticReport, interpretationOf, labObservation, quantity } from '../../src/fhir/lab-result-mapping';
+import { diagnosticReport, interpretationOf, labObservation, missingResultObservation, quantity } from '../../src/fhir/lab-result-mapping';
 import { WEARABLE_CODES, wearableObservation } from '../../src/fhir/wearable-mapping';
 import { fhirErrors } from '../helpers/fhir-validator';
 
@@ -33,6 +33,7 @@ const order = (overrides: Partial<OrderRow> = {}): OrderRow => ({
   result_status: 'final',
   result_interpretation: 'abnormal',
   results_enc: null,
+  missing_results: null,
   date_collected: at('2026-11-19T08:00:00Z'),
   date_received: at('2026-11-19T18:00:00Z'),
   date_reported: at('2026-11-20T08:00:00Z'),
@@ -197,6 +198,11 @@ describe('FHIR mappings: every shape labflow produces is valid FHIR R4 (@medplum
     expect(interpretationOf(result({ interpretation: 'critical', is_below_min_range: false, is_above_max_range: false }))!.coding![0].code).toBe('AA');
     expect(quantity(5, 'uIU/mL')).toEqual({ value: 5, unit: 'uIU/mL', system: 'http://unitsofmeasure.org', code: 'u[IU]/mL' });
     expect(quantity(5, 'weird-unit')).toEqual({ value: 5, unit: 'weird-unit' });
+    const missing = missingResultObservation(order(), { name: 'HDL', slug: 'hdl', inferred_failure_type: 'quantity_not_sufficient_failure', loinc: '2085-9', note: 'QNS' }, 5);
+    valid(missing);
+    expect(missing).toMatchObject({ id: `${ORDER_ID}-5`, status: 'cancelled', dataAbsentReason: { coding: [{ code: 'not-performed' }], text: 'quantity not sufficient failure' } });
+    expect(missing).not.toHaveProperty('valueQuantity');
+    valid(missingResultObservation(order({ sample_id: null }), { name: 'X', slug: 'x', inferred_failure_type: 'unknown_failure' }, 0));
   });
 
   it('wearable Observations of every served resource, against their vital-signs profiles', () => {
