@@ -89,7 +89,9 @@ export class FhirService {
    * follow alone on the next pages).
    */
   async everything(team: TeamPrincipal, patientId: string, raw: RawQuery, base: FhirBase): Promise<Bundle> {
-    const parsed = parseSearch('Observation', Object.fromEntries(Object.entries(raw).filter(([name]) => name === '_count' || name === '_cursor')));
+    const unserved = Object.keys(raw).find((name) => !['_count', '_cursor', '_format'].includes(name));
+    if (unserved) throw FhirError.notSupported(`Parameter "${unserved}" is not served for $everything; served: _count, _cursor.`, unserved);
+    const parsed = parseSearch('Observation', raw);
     const patient = await this.read(team, 'Patient', patientId, base);
     const wearablePage = await this.observations(team, { ...parsed, patient: patientId }, ['wearable', 'sleep']);
     const matches: Resource[] = [];

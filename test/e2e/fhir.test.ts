@@ -343,6 +343,8 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(types).toEqual(new Set(['Patient', 'ServiceRequest', 'Specimen', 'DiagnosticReport', 'Observation', 'Coverage', 'Practitioner', 'Appointment']));
     const observations = resourcesOf<Observation>(bundle).filter((resource) => resource.resourceType === 'Observation');
     expect(observations.length).toBe(idsOf(await search('Observation', { patient: userId, _count: '1000' })).length);
+    const since = await refusal(fhir.request(`Patient/${userId}/$everything?_since=2026-01-01`));
+    expect(since).toMatchObject({ status: 400, outcome: { issue: [{ code: 'not-supported', expression: ['_since'] }] } });
     const anotherUser = await createUser(stack, tenant);
     const empty = keep(await as<Bundle>(fhir.operation({ resourceType: 'Patient', id: anotherUser, name: '$everything', method: 'GET' })));
     expect(resourcesOf(empty).map((resource) => resource.resourceType)).toEqual(['Patient']);
