@@ -22,7 +22,7 @@ const swcTypeScript = {
   },
   module: { type: 'commonjs' },
 };
-/** Plain JavaScript of two ESM-only packages, made CommonJS (swc turns import() into require()). */
+/** Plain JavaScript of ESM-only packages, made CommonJS (swc turns import() into require()). */
 const swcEsmPackage = { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } };
 const shared = {
   rootDir: __dirname,
@@ -34,8 +34,12 @@ const shared = {
     // The OTLP exporter loads http with import(), which Jest's VM refuses without
     // --experimental-vm-modules; compiled as CommonJS it becomes a require().
     '^.+/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': ['@swc/jest', swcEsmPackage],
+    // The FHIR e2e's consumer client ships only as ESM.
+    '^.+/node_modules/fhir-kit-client/.+\\.js$': ['@swc/jest', swcEsmPackage],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|@opentelemetry/otlp-exporter-base)/)'],
+  // fhir-kit-client's package exports name only an `import` entry, which Jest's require does not match.
+  moduleNameMapper: { '^fhir-kit-client$': '<rootDir>/node_modules/fhir-kit-client/dist/index.js' },
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|@opentelemetry/otlp-exporter-base|fhir-kit-client)/)'],
 };
 const withWorkflowBundle = { ...shared, globalSetup: '<rootDir>/test/helpers/global-setup.ts' };
 

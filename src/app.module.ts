@@ -7,6 +7,7 @@ import type { LabflowConfig } from './config/config';
 import { AppointmentsModule } from './appointments/appointments.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
+import { FhirModule } from './fhir/fhir.module';
 import { HealthModule } from './probes/health.module';
 import type { Dependency } from './probes/readiness';
 import { ConnectionsModule } from './connections/connections.module';
@@ -40,7 +41,7 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule, LinkModule, RateLimitsModule],
+      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule, LinkModule, RateLimitsModule, FhirModule],
       // Rate limits first: a limited request is refused before its key is looked up.
       providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: ApiRateLimitGuard }, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };
