@@ -539,7 +539,7 @@ async function main(): Promise<void> {
     return hash.readUInt32BE(0) / 2 ** 32 < RECEIVER_FAILURE_SHARE ? { status: 500, body: 'simulated receiver failure' } : { status: 200, body: 'ok' };
   });
 
-  const db = createDataSource(config.databaseUrl);
+  const db = createDataSource(config.databaseUrl, 3);
   await db.initialize();
   const temporalConnection: { client: Client | null; connection: Connection | null } = { client: null, connection: null };
   try {
