@@ -7,24 +7,36 @@
 #   Postgres    database labflow_faults (dropped, created and migrated every run)
 #   Redis       its own redis-server on 127.0.0.1:6390 (CLIENT PAUSE must not pause anyone
 #               else's Redis); without redis-server, db 3 of the machine's Redis (flushed)
-#   processes   API :8140, management API :8141 and the worker (node dist/src/*.js), started,
-#               SIGKILLed and restarted by the runner (test/faults/run.ts)
+#   processes   API :8140, management API :8141, the worker, labflow's HL7 listener :8144 (worker
+#               role hl7) and the sandbox HL7 lab :8145 (worker role sandbox-hl7-lab) (node
+#               dist/src/*.js), started, SIGKILLed and restarted by the runner (test/faults/run.ts),
+#               which also plays a scripted HL7 lab on :8146
 #
-# Then 60 sandbox orders (20 per collection method) are simulated at once under a fault schedule
-# and the run asserts that every order completes, none is stranded, no transition happens twice,
-# no webhook event is lost, lost workflows are healed once and a revoked key is refused at once.
+# Then 80 sandbox orders (20 per collection method) are simulated at once under a fault schedule,
+# and 24 on-site orders go to the two HL7 labs (down when the orders are placed, a dropped
+# connection, a missing ACK, results twice, out of order, after the final and for no order, the
+# listener killed while the lab sends). The run asserts that every order completes, none is
+# stranded, no transition happens twice, no webhook event or HL7 message is lost or taken twice,
+# lost workflows are healed once and a revoked key is refused at once.
 #
-# npm run test:replicas runs the same with FAULTS_REPLICAS=2 (two API replicas on :8140 and :8150,
-# two workers) and LABFLOW_TEMPORAL=server: the Temporal server itself (scripts/temporal-server.sh)
-# on PostgreSQL (databases temporal_faults and temporal_faults_visibility, recreated every run)
-# instead of the dev server, killed and restarted the same way. It ends with `faults: N passed, N failed`; the exit code is 0
-# only when nothing failed. Logs: .labflow/faults/logs/. Ctrl-C stops everything it started.
+# npm run test:replicas (FAULTS_RUN=replicas) runs the same with FAULTS_REPLICAS=2 (two API replicas
+# on :8160 and :8170, two workers) and LABFLOW_TEMPORAL=server: the Temporal server itself
+# (scripts/temporal-server.sh) on PostgreSQL (databases labflow_replicas_temporal and
+# labflow_replicas_temporal_visibility, recreated every run) instead of the dev server, killed and
+# restarted the same way. The two runs share nothing (ports, databases, Redis server, Temporal,
+# state dir .labflow/<run>), so both can run at once. Each ends with `faults: N passed, N failed`;
+# the exit code is 0 only when nothing failed. Logs: .labflow/faults/logs/ (.labflow/replicas/logs/).
+# Ctrl-C stops everything it started.
 #
-# Settings (environment): FAULTS_TEMPORAL_PORT (7243), FAULTS_TEMPORAL_UI_PORT (8243),
-# FAULTS_API_PORT (8140), FAULTS_MANAGEMENT_PORT (8141), FAULTS_REPLICAS (1), FAULTS_REDIS_PORT (6390),
-# FAULTS_DATABASE (labflow_faults), FAULTS_ORDERS_PER_METHOD (20), FAULTS_DEADLINE_SECONDS (270,
-# from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop waiting once nothing moved
-# this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
+# Settings (environment), defaults for the faults run (replicas run in brackets):
+# FAULTS_TEMPORAL_PORT 7243 [7343], FAULTS_TEMPORAL_UI_PORT 8243 [8343], FAULTS_API_PORT 8140 [8160],
+# FAULTS_MANAGEMENT_PORT (API + 1), FAULTS_HL7_LISTENER_PORT (API + 4), FAULTS_SANDBOX_HL7_LAB_PORT
+# (API + 5), FAULTS_HL7_LAB_PORT (API + 6), FAULTS_REDIS_PORT 6390 [6391], FAULTS_REDIS_DB 3 [4]
+# (without redis-server), FAULTS_DATABASE labflow_faults [labflow_replicas], FAULTS_REPLICAS (1),
+# FAULTS_ORDERS_PER_METHOD (20), FAULTS_HL7 (1; 0 leaves the HL7 labs out), FAULTS_HL7_ORDERS (12 per
+# HL7 lab), FAULTS_HL7_LAB_DOWN_SECONDS (30), FAULTS_HL7_LISTENER_DOWN_SECONDS (5),
+# FAULTS_DEADLINE_SECONDS (270, from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop
+# waiting once nothing moved this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -206,6 +218,10 @@ export LINK_BULK_PULL_BATCH=2
 export LINK_BULK_PULL_INTERVAL=2s
 # A step a killed worker was running is retried once its heartbeats stop for this long.
 export LINK_BULK_HEARTBEAT_TIMEOUT=5s
+# HL7 labs (test/faults/hl7-lab.ts): an order message the lab never ACKs is sent again after 5 s;
+# a frame the lab begins and never ends is refused after 2 s.
+export HL7_ACK_TIMEOUT=5s
+export HL7_FRAME_TIMEOUT=2s
 export FAULTS_TEMPORAL_ARGV FAULTS_TEMPORAL_CLI FAULTS_LOG_DIR FAULTS_REPLICAS FAULTS_RUN
 export FAULTS_HL7_LISTENER_PORT FAULTS_SANDBOX_HL7_LAB_PORT FAULTS_HL7_LAB_PORT
 export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
