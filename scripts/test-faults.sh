@@ -13,7 +13,7 @@
 #               which also plays a scripted HL7 lab on :8146
 #
 # Then 80 sandbox orders (20 per collection method) are simulated at once under a fault schedule,
-# and 24 on-site orders go to the two HL7 labs (down when the orders are placed, a dropped
+# and 16 on-site orders go to the two HL7 labs (down when the orders are placed, a dropped
 # connection, a missing ACK, results twice, out of order, after the final and for no order, the
 # listener killed while the lab sends). The run asserts that every order completes, none is
 # stranded, no transition happens twice, no webhook event or HL7 message is lost or taken twice,
@@ -33,7 +33,7 @@
 # FAULTS_MANAGEMENT_PORT (API + 1), FAULTS_HL7_LISTENER_PORT (API + 4), FAULTS_SANDBOX_HL7_LAB_PORT
 # (API + 5), FAULTS_HL7_LAB_PORT (API + 6), FAULTS_REDIS_PORT 6390 [6391], FAULTS_REDIS_DB 3 [4]
 # (without redis-server), FAULTS_DATABASE labflow_faults [labflow_replicas], FAULTS_REPLICAS (1),
-# FAULTS_ORDERS_PER_METHOD (20), FAULTS_HL7 (1; 0 leaves the HL7 labs out), FAULTS_HL7_ORDERS (12 per
+# FAULTS_ORDERS_PER_METHOD (20), FAULTS_HL7 (1; 0 leaves the HL7 labs out), FAULTS_HL7_ORDERS (8 per
 # HL7 lab), FAULTS_HL7_LAB_DOWN_SECONDS (30), FAULTS_HL7_LISTENER_DOWN_SECONDS (5),
 # FAULTS_DEADLINE_SECONDS (270, from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop
 # waiting once nothing moved this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).

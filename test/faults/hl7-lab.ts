@@ -29,7 +29,7 @@ export interface LabMarker {
   slug: string;
 }
 
-export interface ScriptedLabOptions {
+interface ScriptedLabOptions {
   port: number;
   /** labflow's HL7 listener. */
   listener: { host: string; port: number };
@@ -43,7 +43,7 @@ export interface ScriptedLabOptions {
 }
 
 /** One result message the lab sends, and what became of it. */
-export interface LabSend {
+interface LabSend {
   controlId: string;
   /** The order (its placer number), or a random id for a stray. */
   placer: string;
@@ -59,7 +59,7 @@ export interface LabSend {
 
 /** The values the lab reports: preliminary ones differ, so a stale one surviving the final shows. */
 export const finalValue = (k: number, marker: number) => String(40 + k + marker);
-export const preliminaryValue = (k: number, marker: number, which: 'P1' | 'P2' | 'P3') => String({ P1: 500, P2: 600, P3: 700 }[which] + k + marker);
+const preliminaryValue = (k: number, marker: number, which: 'P1' | 'P2' | 'P3') => String({ P1: 500, P2: 600, P3: 700 }[which] + k + marker);
 
 export class ScriptedHl7Lab {
   private server: net.Server | null = null;

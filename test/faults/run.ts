@@ -106,7 +106,7 @@ type Group = Method | (typeof HL7_GROUPS)[number];
 const HL7 = env.FAULTS_HL7 !== '0';
 const GROUPS: readonly Group[] = HL7 ? [...METHODS, ...HL7_GROUPS] : METHODS;
 /** Orders per HL7 lab. */
-const HL7_ORDERS = Number(env.FAULTS_HL7_ORDERS ?? 12);
+const HL7_ORDERS = Number(env.FAULTS_HL7_ORDERS ?? 8);
 /** How long the HL7 labs are down from the moment their orders are placed (minutes in life, short here). */
 const HL7_LAB_DOWN_S = Number(env.FAULTS_HL7_LAB_DOWN_SECONDS ?? 30);
 /** How long labflow's HL7 listener stays dead once killed while the lab sends. */
