@@ -16,6 +16,9 @@ LABFLOW_TEMPORAL_UI_SERVER_VERSIONS=(v2.42.1 v2.40.1 v2.36.0)
 LABFLOW_TEMPORAL_SERVER_DIR="$LABFLOW_CACHE_DIR/temporal-server"
 LABFLOW_TEMPORAL_SERVER_DB=temporal_labflow
 LABFLOW_TEMPORAL_SERVER_VISIBILITY_DB=temporal_labflow_visibility
+# Connections each of the four services may open to its stores (persistence, visibility).
+LABFLOW_TEMPORAL_SERVER_MAX_CONNS=${LABFLOW_TEMPORAL_SERVER_MAX_CONNS:-10}
+LABFLOW_TEMPORAL_SERVER_VISIBILITY_MAX_CONNS=${LABFLOW_TEMPORAL_SERVER_VISIBILITY_MAX_CONNS:-5}
 # The other services' ports sit next to the frontend's (LABFLOW_TEMPORAL_PORT).
 LABFLOW_TEMPORAL_SERVER_PIDFILE="$LABFLOW_TEMPORAL_SERVER_DIR/server.pid"
 LABFLOW_TEMPORAL_UI_PIDFILE="$LABFLOW_TEMPORAL_SERVER_DIR/ui.pid"
@@ -102,7 +105,7 @@ stack_temporal_server_config() {
 log:
   stdout: true
   level: warn
-# Each of the four services keeps pools of its own: at most 4 x (10 + 5) = 60 connections, so
+# Each of the four services keeps pools of its own: at most 4 x (10 + 5) = 60 connections by default, so
 # labflow's processes (DATABASE_POOL_MAX each) fit beside them under Postgres's default 100.
 persistence:
   defaultStore: default
@@ -116,7 +119,7 @@ persistence:
         connectAddr: "$LABFLOW_PG_HOST:$LABFLOW_PG_PORT"
         connectProtocol: tcp
         user: postgres
-        maxConns: 10
+        maxConns: $LABFLOW_TEMPORAL_SERVER_MAX_CONNS
         maxIdleConns: 5
         maxConnLifetime: 1h
     visibility:
@@ -126,7 +129,7 @@ persistence:
         connectAddr: "$LABFLOW_PG_HOST:$LABFLOW_PG_PORT"
         connectProtocol: tcp
         user: postgres
-        maxConns: 5
+        maxConns: $LABFLOW_TEMPORAL_SERVER_VISIBILITY_MAX_CONNS
         maxIdleConns: 2
         maxConnLifetime: 1h
 global:

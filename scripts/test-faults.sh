@@ -7,24 +7,36 @@
 #   Postgres    database labflow_faults (dropped, created and migrated every run)
 #   Redis       its own redis-server on 127.0.0.1:6390 (CLIENT PAUSE must not pause anyone
 #               else's Redis); without redis-server, db 3 of the machine's Redis (flushed)
-#   processes   API :8140, management API :8141 and the worker (node dist/src/*.js), started,
-#               SIGKILLed and restarted by the runner (test/faults/run.ts)
+#   processes   API :8140, management API :8141, the worker, labflow's HL7 listener :8144 (worker
+#               role hl7) and the sandbox HL7 lab :8145 (worker role sandbox-hl7-lab) (node
+#               dist/src/*.js), started, SIGKILLed and restarted by the runner (test/faults/run.ts),
+#               which also plays a scripted HL7 lab on :8146
 #
-# Then 60 sandbox orders (20 per collection method) are simulated at once under a fault schedule
-# and the run asserts that every order completes, none is stranded, no transition happens twice,
-# no webhook event is lost, lost workflows are healed once and a revoked key is refused at once.
+# Then 80 sandbox orders (20 per collection method) are simulated at once under a fault schedule,
+# and 16 on-site orders go to the two HL7 labs (down when the orders are placed, a dropped
+# connection, a missing ACK, results twice, out of order, after the final and for no order, the
+# listener killed while the lab sends). The run asserts that every order completes, none is
+# stranded, no transition happens twice, no webhook event or HL7 message is lost or taken twice,
+# lost workflows are healed once and a revoked key is refused at once.
 #
-# npm run test:replicas runs the same with FAULTS_REPLICAS=2 (two API replicas on :8140 and :8150,
-# two workers) and LABFLOW_TEMPORAL=server: the Temporal server itself (scripts/temporal-server.sh)
-# on PostgreSQL (databases temporal_faults and temporal_faults_visibility, recreated every run)
-# instead of the dev server, killed and restarted the same way. It ends with `faults: N passed, N failed`; the exit code is 0
-# only when nothing failed. Logs: .labflow/faults/logs/. Ctrl-C stops everything it started.
+# npm run test:replicas (FAULTS_RUN=replicas) runs the same with FAULTS_REPLICAS=2 (two API replicas
+# on :8160 and :8170, two workers) and LABFLOW_TEMPORAL=server: the Temporal server itself
+# (scripts/temporal-server.sh) on PostgreSQL (databases labflow_replicas_temporal and
+# labflow_replicas_temporal_visibility, recreated every run) instead of the dev server, killed and
+# restarted the same way. The two runs share nothing (ports, databases, Redis server, Temporal,
+# state dir .labflow/<run>), so both can run at once. Each ends with `faults: N passed, N failed`;
+# the exit code is 0 only when nothing failed. Logs: .labflow/faults/logs/ (.labflow/replicas/logs/).
+# Ctrl-C stops everything it started.
 #
-# Settings (environment): FAULTS_TEMPORAL_PORT (7243), FAULTS_TEMPORAL_UI_PORT (8243),
-# FAULTS_API_PORT (8140), FAULTS_MANAGEMENT_PORT (8141), FAULTS_REPLICAS (1), FAULTS_REDIS_PORT (6390),
-# FAULTS_DATABASE (labflow_faults), FAULTS_ORDERS_PER_METHOD (20), FAULTS_DEADLINE_SECONDS (270,
-# from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop waiting once nothing moved
-# this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
+# Settings (environment), defaults for the faults run (replicas run in brackets):
+# FAULTS_TEMPORAL_PORT 7243 [7343], FAULTS_TEMPORAL_UI_PORT 8243 [8343], FAULTS_API_PORT 8140 [8160],
+# FAULTS_MANAGEMENT_PORT (API + 1), FAULTS_HL7_LISTENER_PORT (API + 4), FAULTS_SANDBOX_HL7_LAB_PORT
+# (API + 5), FAULTS_HL7_LAB_PORT (API + 6), FAULTS_REDIS_PORT 6390 [6391], FAULTS_REDIS_DB 3 [4]
+# (without redis-server), FAULTS_DATABASE labflow_faults [labflow_replicas], FAULTS_REPLICAS (1),
+# FAULTS_ORDERS_PER_METHOD (20), FAULTS_HL7 (1; 0 leaves the HL7 labs out), FAULTS_HL7_ORDERS (8 per
+# HL7 lab), FAULTS_HL7_LAB_DOWN_SECONDS (30), FAULTS_HL7_LISTENER_DOWN_SECONDS (5),
+# FAULTS_DEADLINE_SECONDS (270, from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop
+# waiting once nothing moved this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -34,16 +46,28 @@ cd "$LABFLOW_ROOT"
 # shellcheck source=scripts/stack.sh
 source "$LABFLOW_ROOT/scripts/stack.sh"
 
-FAULTS_TEMPORAL_PORT=${FAULTS_TEMPORAL_PORT:-7243}
-FAULTS_TEMPORAL_UI_PORT=${FAULTS_TEMPORAL_UI_PORT:-8243}
-FAULTS_API_PORT=${FAULTS_API_PORT:-8140}
-FAULTS_MANAGEMENT_PORT=${FAULTS_MANAGEMENT_PORT:-8141}
-FAULTS_REDIS_PORT=${FAULTS_REDIS_PORT:-6390}
-FAULTS_REDIS_DB=3
-FAULTS_DATABASE=${FAULTS_DATABASE:-labflow_faults}
-FAULTS_NAMESPACE=labflow-faults
+# The two runs (FAULTS_RUN faults, replicas) have stacks apart (ports, database, Redis, Temporal
+# namespace and task queue, state dir), so .ci/run runs them at the same time.
+FAULTS_RUN=${FAULTS_RUN:-faults}
+case "$FAULTS_RUN" in
+  faults) defaults=(7243 8243 8140 6390 3) ;;
+  replicas) defaults=(7343 8343 8160 6391 4) ;;
+  *) fail "FAULTS_RUN=$FAULTS_RUN is neither faults nor replicas" "unset FAULTS_RUN" ;;
+esac
+FAULTS_TEMPORAL_PORT=${FAULTS_TEMPORAL_PORT:-${defaults[0]}}
+FAULTS_TEMPORAL_UI_PORT=${FAULTS_TEMPORAL_UI_PORT:-${defaults[1]}}
+FAULTS_API_PORT=${FAULTS_API_PORT:-${defaults[2]}}
+FAULTS_MANAGEMENT_PORT=${FAULTS_MANAGEMENT_PORT:-$((FAULTS_API_PORT + 1))}
+# labflow's HL7 listener, the sandbox HL7 lab and the runner's scripted lab sit next to the API.
+FAULTS_HL7_LISTENER_PORT=${FAULTS_HL7_LISTENER_PORT:-$((FAULTS_API_PORT + 4))}
+FAULTS_SANDBOX_HL7_LAB_PORT=${FAULTS_SANDBOX_HL7_LAB_PORT:-$((FAULTS_API_PORT + 5))}
+FAULTS_HL7_LAB_PORT=${FAULTS_HL7_LAB_PORT:-$((FAULTS_API_PORT + 6))}
+FAULTS_REDIS_PORT=${FAULTS_REDIS_PORT:-${defaults[3]}}
+FAULTS_REDIS_DB=${FAULTS_REDIS_DB:-${defaults[4]}}
+FAULTS_DATABASE=${FAULTS_DATABASE:-labflow_$FAULTS_RUN}
+FAULTS_NAMESPACE=labflow-$FAULTS_RUN
 FAULTS_REPLICAS=${FAULTS_REPLICAS:-1}
-FAULTS_STATE="$LABFLOW_STATE_DIR/faults"
+FAULTS_STATE="$LABFLOW_STATE_DIR/$FAULTS_RUN"
 FAULTS_LOG_DIR="$FAULTS_STATE/logs"
 
 [[ "$FAULTS_DATABASE" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || fail "FAULTS_DATABASE=$FAULTS_DATABASE is not a plain database name" "unset FAULTS_DATABASE"
@@ -89,14 +113,15 @@ stack_services
 
 [[ "$FAULTS_REPLICAS" =~ ^[1-9]$ ]] || fail "FAULTS_REPLICAS=$FAULTS_REPLICAS is not a number of replicas from 1 to 9" "FAULTS_REPLICAS=2"
 for spec in "$FAULTS_TEMPORAL_PORT:fault-run Temporal" "$FAULTS_TEMPORAL_UI_PORT:fault-run Temporal UI" \
-  "$FAULTS_MANAGEMENT_PORT:fault-run management API"; do
+  "$FAULTS_MANAGEMENT_PORT:fault-run management API" "$FAULTS_HL7_LISTENER_PORT:fault-run HL7 listener" \
+  "$FAULTS_SANDBOX_HL7_LAB_PORT:fault-run sandbox HL7 lab" "$FAULTS_HL7_LAB_PORT:fault-run scripted HL7 lab"; do
   require_free_port "${spec%%:*}" "${spec#*:}"
 done
 for ((replica = 0; replica < FAULTS_REPLICAS; replica++)); do
   require_free_port "$((FAULTS_API_PORT + 10 * replica))" "fault-run API replica $((replica + 1))"
 done
 
-FAULTS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/labflow-faults.XXXXXX")
+FAULTS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/labflow-$FAULTS_RUN.XXXXXX")
 rm -rf "$FAULTS_LOG_DIR" "$FAULTS_STATE/temporal-server"
 mkdir -p "$FAULTS_LOG_DIR"
 chmod 700 "$LABFLOW_STATE_DIR" 2>/dev/null || true
@@ -128,8 +153,10 @@ LABFLOW_STARTED_TEMPORAL=0
 if [[ "$LABFLOW_TEMPORAL" == server ]]; then
   # The server's state: its own two databases (recreated: every run starts from nothing), config
   # and log beside the run's logs, pid file where the runner writes the restarted server's pid.
-  LABFLOW_TEMPORAL_SERVER_DB=temporal_faults
-  LABFLOW_TEMPORAL_SERVER_VISIBILITY_DB=temporal_faults_visibility
+  LABFLOW_TEMPORAL_SERVER_DB=${FAULTS_DATABASE}_temporal
+  LABFLOW_TEMPORAL_SERVER_VISIBILITY_DB=${FAULTS_DATABASE}_temporal_visibility
+  LABFLOW_TEMPORAL_SERVER_MAX_CONNS=6
+  LABFLOW_TEMPORAL_SERVER_VISIBILITY_MAX_CONNS=3
   LABFLOW_TEMPORAL_SERVER_DIR="$FAULTS_STATE/temporal-server"
   LABFLOW_TEMPORAL_SERVER_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
   LABFLOW_TEMPORAL_UI_PIDFILE="$FAULTS_TMP/temporal-ui.pid"
@@ -154,7 +181,7 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$FAULTS_DATABASE"
 export REDIS_URL="redis://127.0.0.1:$LABFLOW_REDIS_PORT/$FAULTS_REDIS_DB"
 export TEMPORAL_ADDRESS=$LABFLOW_TEMPORAL_ADDR
 export TEMPORAL_NAMESPACE=$FAULTS_NAMESPACE
-export TEMPORAL_TASK_QUEUE=labflow-faults
+export TEMPORAL_TASK_QUEUE=labflow-$FAULTS_RUN
 export TEMPORAL_UI_URL="http://127.0.0.1:$FAULTS_TEMPORAL_UI_PORT"
 export CODEC_CORS_ORIGINS="http://127.0.0.1:$FAULTS_TEMPORAL_UI_PORT,http://localhost:$FAULTS_TEMPORAL_UI_PORT"
 export API_HOST=127.0.0.1
@@ -166,9 +193,11 @@ export PUBLIC_API_URL="http://127.0.0.1:$FAULTS_API_PORT"
 PHI_ENCRYPTION_KEY=$(random_key)
 export PHI_ENCRYPTION_KEY
 export LOG_REQUESTS=false
-# Five labflow processes (two APIs, management, two workers) beside the Temporal server's pools
-# (scripts/temporal-server.sh): 5 x 6 + 60 stays under Postgres's default max_connections of 100.
-export DATABASE_POOL_MAX=6
+# Both runs at once under Postgres's default max_connections of 100: the replicas run's five
+# labflow processes (two APIs, management, two workers) x 5, its HL7 listener and sandbox lab x 2,
+# the runner's 3 and the Temporal server's 4 x (6 + 3) = 68; the fault run's three processes x 5,
+# its two HL7 processes x 2 and the runner's 3 = 22.
+export DATABASE_POOL_MAX=5
 export WEBHOOK_RETRY_SCHEDULE=0s,1s,2s,3s,5s,5s,10s,10s
 export WEBHOOK_DELIVERY_TIMEOUT=5s
 export ALLOW_PRIVATE_WEBHOOK_URLS=true
@@ -189,7 +218,12 @@ export LINK_BULK_PULL_BATCH=2
 export LINK_BULK_PULL_INTERVAL=2s
 # A step a killed worker was running is retried once its heartbeats stop for this long.
 export LINK_BULK_HEARTBEAT_TIMEOUT=5s
-export FAULTS_TEMPORAL_ARGV FAULTS_TEMPORAL_CLI FAULTS_LOG_DIR FAULTS_REPLICAS
+# HL7 labs (test/faults/hl7-lab.ts): an order message the lab never ACKs is sent again after 5 s;
+# a frame the lab begins and never ends is refused after 2 s.
+export HL7_ACK_TIMEOUT=5s
+export HL7_FRAME_TIMEOUT=2s
+export FAULTS_TEMPORAL_ARGV FAULTS_TEMPORAL_CLI FAULTS_LOG_DIR FAULTS_REPLICAS FAULTS_RUN
+export FAULTS_HL7_LISTENER_PORT FAULTS_SANDBOX_HL7_LAB_PORT FAULTS_HL7_LAB_PORT
 export FAULTS_TEMPORAL_PIDFILE=$LABFLOW_TEMPORAL_PIDFILE
 export FAULTS_TEMPORAL_LOG=$LABFLOW_TEMPORAL_LOG
 unset LABFLOW_WORKFLOW_BUNDLE

@@ -24,8 +24,8 @@ const ABNORMAL_FLAGS = ['H', 'L', 'A', 'HU', 'LU', 'U', 'D', 'B', 'W', 'S', 'R']
 
 /**
  * The order's results from every report the lab sent for it: per marker the latest observation
- * (a correction replaces the final, a final the preliminary; `D` deletes one; `I`/`R`, not yet
- * verified, are left out), `X` (cannot be obtained) as a missing result. Observations are matched
+ * (a correction replaces the final, a final the preliminary, never the other way round; `D`
+ * deletes one; `I`/`R`, not yet verified, are left out), `X` (cannot be obtained) as a missing result. Observations are matched
  * to the order's markers by the lab's code (the lab account's test codes) or by LOINC.
  */
 export function mapObservations(
@@ -59,8 +59,14 @@ export function mapObservations(
         unmapped.push(`${observation.code}^${observation.text}`);
         continue;
       }
+      if (observation.status === 'I' || observation.status === 'R') continue;
+      const kept = latest.get(marker.id)?.observation;
+      // Messages may arrive out of order: a preliminary value never replaces a final one, and of
+      // two preliminary ones the later observed (OBX-14) stays.
+      if (kept && isFinal(kept) && !isFinal(observation)) continue;
+      if (kept && !isFinal(kept) && !isFinal(observation) && kept.observedAt && observation.observedAt && observation.observedAt < kept.observedAt) continue;
       if (observation.status === 'D') latest.delete(marker.id);
-      else if (observation.status !== 'I' && observation.status !== 'R') latest.set(marker.id, { marker, observation });
+      else latest.set(marker.id, { marker, observation });
     }
   }
   const results: BiomarkerResult[] = [];
@@ -69,10 +75,12 @@ export function mapObservations(
     if (observation.status === 'X') missingResults.push(missingOf(marker, observation));
     else results.push(resultOf(marker, observation, context));
   }
-  const last = reports.at(-1);
-  const status = last && FINAL_REPORT.includes((last.resultStatus ?? '').toUpperCase()) ? 'final' : 'partial';
+  // Final once any report was: a preliminary report arriving after the final one does not reopen it.
+  const status = reports.some((report) => FINAL_REPORT.includes((report.resultStatus ?? '').toUpperCase())) ? 'final' : 'partial';
   return { status, results, missingResults, pdfBase64, unmapped };
 }
+
+const isFinal = (observation: Observation) => FINAL_REPORT.includes(observation.status) || observation.status === 'D';
 
 function typeOf(observation: Observation): ResultType {
   switch (observation.valueType) {

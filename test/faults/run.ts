@@ -49,9 +49,12 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { PhiCipher } from '../../src/common/crypto';
 import { loadConfig } from '../../src/config/config';
 import { createDataSource } from '../../src/db/data-source';
+import { Hl7Repository } from '../../src/hl7/hl7.repository';
+import { hl7InterfaceSettings } from '../../src/hl7/hl7-settings';
 import { labflowDataConverter } from '../../src/temporal/payload-codec';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
+import { finalValue, type LabMarker, ScriptedHl7Lab } from './hl7-lab';
 
 // --- settings ------------------------------------------------------------------------------------
 
@@ -96,6 +99,23 @@ const CMP_ON_SITE_QUEST = '1ab7e570-0000-4000-8000-00000000000c';
 
 const METHODS = ['testkit', 'at_home_phlebotomy', 'walk_in_test', 'on_site_collection'] as const;
 type Method = (typeof METHODS)[number];
+/** On-site orders at an HL7 lab: the runner's scripted lab, and the sandbox HL7 lab (worker role sandbox-hl7-lab). */
+const HL7_GROUPS = ['hl7_lab', 'sandbox_hl7_lab'] as const;
+type Group = Method | (typeof HL7_GROUPS)[number];
+/** FAULTS_HL7=0 leaves the HL7 labs out. */
+const HL7 = env.FAULTS_HL7 !== '0';
+const GROUPS: readonly Group[] = HL7 ? [...METHODS, ...HL7_GROUPS] : METHODS;
+/** Orders per HL7 lab. */
+const HL7_ORDERS = Number(env.FAULTS_HL7_ORDERS ?? 8);
+/** How long the HL7 labs are down from the moment their orders are placed (minutes in life, short here). */
+const HL7_LAB_DOWN_S = Number(env.FAULTS_HL7_LAB_DOWN_SECONDS ?? 30);
+/** How long labflow's HL7 listener stays dead once killed while the lab sends. */
+const HL7_LISTENER_DOWN_S = Number(env.FAULTS_HL7_LISTENER_DOWN_SECONDS ?? 5);
+/** Results the scripted lab sends for orders labflow does not have. */
+const HL7_STRAYS = 2;
+const HL7_LISTENER_PORT = Number(env.FAULTS_HL7_LISTENER_PORT ?? config.api.port + 4);
+const SANDBOX_HL7_LAB_PORT = Number(env.FAULTS_SANDBOX_HL7_LAB_PORT ?? config.api.port + 5);
+const HL7_LAB_PORT = Number(env.FAULTS_HL7_LAB_PORT ?? config.api.port + 6);
 const TERMINAL = new Set(['completed', 'cancelled', 'failed']);
 
 function required(name: string): string {
@@ -204,8 +224,9 @@ class Supervised {
     this.intentional = true;
     if (!this.child) return;
     const done = this.exited;
-    await this.kill('SIGTERM').catch(() => undefined);
+    // Armed before the SIGTERM is awaited: a process that does not exit on it is killed.
     const timer = setTimeout(() => void this.kill('SIGKILL'), graceMs);
+    await this.kill('SIGTERM').catch(() => undefined);
     await done;
     clearTimeout(timer);
   }
@@ -306,7 +327,24 @@ const replicaName = (role: string, index: number) => (REPLICAS === 1 ? role : `$
 const apiProcesses = APIS.map((_, index) => nodeProcess(replicaName('api', index), 'dist/src/main.js', { API_PORT: String(config.api.port + 10 * index) }));
 const managementProcess = nodeProcess('management', 'dist/src/management.js');
 const workerProcesses = Array.from({ length: REPLICAS }, (_, index) => nodeProcess(replicaName('worker', index), 'dist/src/worker.js'));
-const allProcesses = [...apiProcesses, managementProcess, ...workerProcesses];
+// labflow's HL7 listener (worker role hl7) and the sandbox HL7 lab (worker role sandbox-hl7-lab), each a
+// worker process of its own so the run can kill it alone; small pools (Postgres's 100 connections).
+const hl7ListenerProcess = nodeProcess('hl7-listener', 'dist/src/worker.js', {
+  WORKER_ROLES: 'hl7',
+  HL7_LISTENER_HOST: '127.0.0.1',
+  HL7_LISTENER_PORT: String(HL7_LISTENER_PORT),
+  DATABASE_POOL_MAX: '2',
+});
+const sandboxHl7LabProcess = nodeProcess('sandbox-hl7-lab', 'dist/src/worker.js', {
+  WORKER_ROLES: 'sandbox-hl7-lab',
+  HL7_LISTENER_HOST: '127.0.0.1',
+  SANDBOX_HL7_LAB_PORT: String(SANDBOX_HL7_LAB_PORT),
+  SANDBOX_HL7_LAB_RESULTS_TO: `127.0.0.1:${HL7_LISTENER_PORT}`,
+  SANDBOX_LAB_RESULT_DELAY: '2s',
+  DATABASE_POOL_MAX: '2',
+});
+const hl7Processes = HL7 ? [hl7ListenerProcess, sandboxHl7LabProcess] : [];
+const allProcesses = [...apiProcesses, managementProcess, ...workerProcesses, ...hl7Processes];
 /** The API replica for the `index`th request of a batch: requests go round the replicas. */
 const apiFor = (index: number) => APIS[index % APIS.length];
 const temporalServer = new TemporalServer();
@@ -322,7 +360,13 @@ async function shutdown(): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   abortRun();
-  await Promise.allSettled([...workerProcesses.map((worker) => worker.stop(20_000)), ...apiProcesses.map((api) => api.stop()), managementProcess.stop()]);
+  await Promise.allSettled([
+    ...workerProcesses.map((worker) => worker.stop(20_000)),
+    ...apiProcesses.map((api) => api.stop()),
+    managementProcess.stop(),
+    ...hl7Processes.map((proc) => proc.stop()),
+    scriptedLab?.close(),
+  ]);
   await temporalServer.stop();
 }
 
@@ -450,7 +494,7 @@ interface OrderEvent {
 
 interface RunOrder {
   id: string;
-  method: Method;
+  method: Group;
   view: any;
   error: string | null;
 }
@@ -525,6 +569,292 @@ async function runFaults(): Promise<Array<{ fault: Fault; ok: boolean; atActual:
   return Promise.all(outcomes);
 }
 
+// --- the HL7 labs ----------------------------------------------------------------------------------------
+
+/** What the log of each HL7 process says once it serves. */
+const HL7_LISTENING = /HL7 MLLP listener on/;
+const SANDBOX_HL7_LAB_LISTENING = /sandbox HL7 lab on port/;
+/** The runner's scripted lab (test/faults/hl7-lab.ts); null until the HL7 labs are set up. */
+let scriptedLab: ScriptedHl7Lab | null = null;
+
+interface Hl7Setup {
+  orders: RunOrder[];
+  scripted: ScriptedHl7Lab;
+  /** The scripted lab's facility (MSH-4 of what it sends). */
+  scriptedFacility: string;
+  components: LabMarker[];
+  placedAt: number;
+}
+
+interface Hl7FaultOutcome {
+  what: string;
+  ok: boolean;
+  atActual: number;
+  error?: string;
+}
+
+/** Progress of the HL7 fault schedule: the wait does not give up while it still has steps to take. */
+const hl7Schedule = { done: !HL7, listenerKilledWithPending: 0, failuresBeforeKill: 0, failuresAfterBack: 0 };
+
+/**
+ * Two HL7 lab accounts at the on-site CMP's lab: one pointing at the runner's scripted lab, one at
+ * the sandbox HL7 lab. Both labs are down when their orders are placed: the scripted lab does not
+ * listen yet, the sandbox lab's process is SIGKILLed first. The orders' sends then wait (retried).
+ */
+async function setUpHl7(db: DataSource, tenant: Tenant): Promise<Hl7Setup> {
+  const [test]: Array<{ lab_id: string }> = await db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [CMP_ON_SITE_QUEST]);
+  const [{ marker_id: panelId }]: Array<{ marker_id: number }> = await db.query(`SELECT marker_id FROM lab_test_markers WHERE lab_test_id = $1 ORDER BY position LIMIT 1`, [
+    CMP_ON_SITE_QUEST,
+  ]);
+  const components: LabMarker[] = await db.query(
+    `SELECT m.name, m.slug, l.code AS loinc FROM lab_panel_members p JOIN lab_markers m ON m.id = p.member_id JOIN loinc_codes l ON l.id = m.loinc_id
+      WHERE p.panel_id = $1 ORDER BY p.position`,
+    [panelId],
+  );
+  const repository = new Hl7Repository(db);
+  const accounts = new Map<(typeof HL7_GROUPS)[number], { id: string; facility: string }>();
+  for (const group of HL7_GROUPS) {
+    const id = randomUUID();
+    const scripted = group === 'hl7_lab';
+    const facility = `${scripted ? 'SCR' : 'SBX'}-${id.slice(0, 8)}`;
+    await db.query(
+      `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
+       VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', $4, $5, '{client_bill}', '{}')`,
+      [id, tenant.teamId, test.lab_id, `${facility}-ACCT`, scripted ? 'Scripted lab over HL7' : 'Sandbox lab over HL7'],
+    );
+    await repository.saveInterface(
+      id,
+      hl7InterfaceSettings.parse({
+        host: '127.0.0.1',
+        port: scripted ? HL7_LAB_PORT : SANDBOX_HL7_LAB_PORT,
+        sendingApplication: 'LABFLOW',
+        sendingFacility: 'LABFLOW-FAULTS',
+        receivingApplication: scripted ? 'SCRIPTED' : 'SANDBOX',
+        receivingFacility: facility,
+        version: scripted ? '2.3' : '2.5.1',
+        orderMessageType: scripted ? 'ORM^O01' : 'OML^O21',
+        testCodes: {},
+      }),
+    );
+    accounts.set(group, { id, facility });
+  }
+  scriptedLab = new ScriptedHl7Lab({
+    port: HL7_LAB_PORT,
+    listener: { host: '127.0.0.1', port: HL7_LISTENER_PORT },
+    facility: accounts.get('hl7_lab')!.facility,
+    markers: components,
+    strays: HL7_STRAYS,
+    log,
+  });
+  await sandboxHl7LabProcess.kill('SIGKILL');
+  log(`HL7 labs down: the scripted lab does not listen on :${HL7_LAB_PORT}, the sandbox HL7 lab process is killed`);
+
+  const plan = HL7_GROUPS.flatMap((group) => Array.from({ length: HL7_ORDERS }, () => group));
+  const placedAt = Date.now();
+  const orders = await pool(plan, 10, async (group, index): Promise<RunOrder> => {
+    const API = apiFor(index);
+    try {
+      const user = await http(API, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `faults-hl7-${randomUUID()}` } });
+      if (user.status !== 200) throw new Error(`POST /v2/user: ${user.status} ${JSON.stringify(user.body)}`);
+      const body = { ...orderBody('on_site_collection', user.body.user_id as string), lab_account_id: accounts.get(group)!.id };
+      const created = await http(API, 'POST', '/v3/order', { key: tenant.apiKey, body });
+      if (created.status !== 200) throw new Error(`POST /v3/order: ${created.status} ${JSON.stringify(created.body)}`);
+      return { id: created.body.order.id as string, method: group, view: created.body.order, error: null };
+    } catch (error) {
+      return { id: '', method: group, view: null, error: String(error) };
+    }
+  });
+  scriptedLab.expect(orders.filter((order) => order.method === 'hl7_lab').map((order) => order.id));
+  return { orders, scripted: scriptedLab, scriptedFacility: accounts.get('hl7_lab')!.facility, components, placedAt };
+}
+
+/**
+ * The staff of the on-site collection report each HL7 order's draw once it waits for it (a draw
+ * reported earlier is refused with 400, and asked again), bounded by the run's deadline.
+ */
+async function reportDraws(orders: RunOrder[], tenant: Tenant, deadline: number): Promise<void> {
+  await Promise.all(
+    orders.map(async (order, index) => {
+      while (!shuttingDown && Date.now() < deadline && !isTerminal(order)) {
+        const reply = await http(apiFor(index), 'PATCH', `/v3/order/${order.id}/draw_completed`, { key: tenant.apiKey }).catch(() => null);
+        if (reply?.status === 200) return;
+        await sleepUnlessAborted(2000);
+      }
+    }),
+  );
+}
+
+/** Waits until `ready()` or `timeoutMs`; false on the timeout. */
+async function until(ready: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline || shuttingDown) return false;
+    await sleepUnlessAborted(200);
+  }
+  return true;
+}
+
+/**
+ * The HL7 faults, beside the main schedule: the scripted lab comes back HL7_LAB_DOWN_S after its
+ * orders were placed; labflow's listener is SIGKILLed while the scripted lab sends results (a
+ * quarter of them ACKed, more queued) and restarted HL7_LISTENER_DOWN_S later; the sandbox lab's
+ * process comes back once the scripted lab has sent everything and Temporal is up again (its
+ * results go out once, unretried, so it talks to labflow while nothing else is being killed).
+ */
+async function runHl7Faults(setup: Hl7Setup): Promise<Hl7FaultOutcome[]> {
+  const outcomes: Hl7FaultOutcome[] = [];
+  const step = async (what: string, run: () => Promise<void>) => {
+    const atActual = (Date.now() - t0) / 1000;
+    log(`fault: ${what}`);
+    try {
+      await run();
+      outcomes.push({ what, ok: true, atActual });
+    } catch (error) {
+      log(`fault "${what}" failed: ${String(error)}`);
+      outcomes.push({ what, ok: false, atActual, error: String(error) });
+    }
+  };
+  const { scripted } = setup;
+  try {
+    await sleepUnlessAborted(setup.placedAt + HL7_LAB_DOWN_S * 1000 - Date.now());
+    if (shuttingDown) return outcomes;
+    await step(`scripted HL7 lab back (down ${HL7_LAB_DOWN_S} s from its orders' placement)`, () => scripted.comeBack());
+
+    const expected = HL7_STRAYS + 3 * HL7_ORDERS;
+    const sending = await until(() => scripted.sends.filter((send) => send.acked).length >= Math.ceil(expected / 4) && scripted.pending >= 3, 240_000);
+    await step(`hl7-listener SIGKILL (the scripted lab sending: ${scripted.pending} results to go)`, async () => {
+      if (!sending) throw new Error(`the scripted lab never had results in flight (${scripted.sends.length} queued, ${scripted.pending} pending)`);
+      hl7Schedule.listenerKilledWithPending = scripted.pending;
+      hl7Schedule.failuresBeforeKill = scripted.sends.reduce((n, send) => n + send.failures.length, 0);
+      await hl7ListenerProcess.kill('SIGKILL');
+    });
+    await sleepUnlessAborted(HL7_LISTENER_DOWN_S * 1000);
+    await step('hl7-listener back', async () => {
+      hl7Schedule.failuresAfterBack = scripted.sends.reduce((n, send) => n + send.failures.length, 0);
+      hl7ListenerProcess.start();
+      if (!(await hl7ListenerProcess.waitForLog(HL7_LISTENING, 120_000))) throw new Error('the HL7 listener did not listen within 120 s');
+    });
+
+    const drained = await until(() => scripted.pending === 0 && t0 > 0 && Date.now() > t0 + 40_000, 240_000);
+    await step('sandbox-hl7-lab back', async () => {
+      if (!drained) throw new Error(`the scripted lab still has ${scripted.pending} results to send`);
+      sandboxHl7LabProcess.start();
+      if (!(await sandboxHl7LabProcess.waitForLog(SANDBOX_HL7_LAB_LISTENING, 120_000))) throw new Error('the sandbox HL7 lab did not listen within 120 s');
+    });
+  } finally {
+    hl7Schedule.done = true;
+  }
+  return outcomes;
+}
+
+/** The HL7 checks: each order message out once, every result in once, none lost, the lab's final values kept. */
+async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcomes: Hl7FaultOutcome[]): Promise<void> {
+  const { scripted } = setup;
+  const scriptedOrders = setup.orders.filter((order) => order.method === 'hl7_lab');
+  const sandboxOrders = setup.orders.filter((order) => order.method === 'sandbox_hl7_lab');
+  const ids = setup.orders.map((order) => order.id);
+  console.log('');
+  console.log('HL7 labs');
+  for (const outcome of outcomes) console.log(`  +${outcome.atActual.toFixed(1)}s ${outcome.what}${outcome.ok ? '' : ` (FAILED: ${outcome.error})`}`);
+  const attempts = scripted.sends.reduce((n, send) => n + send.attempts, 0);
+  console.log(
+    `  scripted lab: ${scripted.received.length} order message(s) received (${scripted.received.filter((row) => row.answer !== 'AA').length} dropped or left unACKed on purpose); ` +
+      `${scripted.sends.length} result message(s) sent in ${attempts} attempts`,
+  );
+  check('HL7 faults applied', outcomes.length === 4 && outcomes.every((outcome) => outcome.ok), outcomes.filter((o) => !o.ok).map((o) => `${o.what}: ${o.error}`).join('; '));
+
+  // Orders out: one message per order (one control id), accepted with AA, though the labs were down,
+  // a connection dropped, an ACK never came and workers were killed.
+  const outbound: Array<{ order_id: string; n: number; accepted: number }> = await db.query(
+    `SELECT order_id, count(*)::int AS n, count(*) FILTER (WHERE state = 'accepted' AND ack_code = 'AA')::int AS accepted
+       FROM hl7_messages WHERE direction = 'out' AND order_id = ANY($1) GROUP BY order_id`,
+    [ids],
+  );
+  const outProblems = setup.orders.flatMap((order) => {
+    const row = outbound.find((r) => r.order_id === order.id);
+    return row?.n === 1 && row.accepted === 1 ? [] : [`${order.method} ${order.id}: ${row?.n ?? 0} order message(s), ${row?.accepted ?? 0} accepted`];
+  });
+  check(`HL7: every order's message went out once when its lab was back (one control id, ACKed AA; ${setup.orders.length} orders)`, outProblems.length === 0, outProblems.slice(0, 5).join('; '));
+  const labProblems: string[] = [];
+  scriptedOrders.forEach((order, k) => {
+    const rows = scripted.received.filter((row) => row.placer === order.id);
+    const controlIds = new Set(rows.map((row) => row.controlId));
+    const answers = rows.map((row) => row.answer);
+    if (controlIds.size !== 1) labProblems.push(`${order.id}: ${controlIds.size} control ids`);
+    if (!answers.includes('AA')) labProblems.push(`${order.id}: never ACKed`);
+    if (k % 4 === 1 && answers[0] !== 'dropped') labProblems.push(`${order.id}: first connection not dropped (${answers.join(',')})`);
+    if (k % 4 === 2 && answers[0] !== 'no ack') labProblems.push(`${order.id}: first attempt ACKed (${answers.join(',')})`);
+  });
+  check(
+    'scripted lab: each order arrived under one control id; a connection dropped mid-message and an ACK that never came were sent again under the same id',
+    labProblems.length === 0,
+    labProblems.slice(0, 5).join('; '),
+  );
+
+  // Results in: every message the lab sent ACKed AA and stored once; the listener kill cost resends only.
+  const unacked = scripted.sends.filter((send) => !send.acked);
+  check(`scripted lab: all ${scripted.sends.length} result messages ACKed AA`, unacked.length === 0, unacked.map((send) => `${send.controlId} (${send.failures.slice(-1)[0]})`).slice(0, 5).join('; '));
+  const duringKill = hl7Schedule.failuresAfterBack - hl7Schedule.failuresBeforeKill;
+  check(
+    `labflow's listener killed while the lab sent (${hl7Schedule.listenerKilledWithPending} results to go): ${duringKill} attempt(s) failed meanwhile and were sent again`,
+    hl7Schedule.listenerKilledWithPending > 0 && duringKill > 0,
+    `${hl7Schedule.listenerKilledWithPending} pending at the kill, ${duringKill} failed attempts while it was down`,
+  );
+  const inbound: Array<{ control_id: string; order_id: string | null; state: string }> = await db.query(
+    `SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1`,
+    [setup.scriptedFacility],
+  );
+  const inProblems: string[] = [];
+  const sentIds = new Set(scripted.sends.map((send) => send.controlId));
+  for (const controlId of sentIds) {
+    const send = scripted.sends.find((row) => row.controlId === controlId)!;
+    const rows = inbound.filter((row) => row.control_id === controlId);
+    const want = send.kind === 'stray' ? { order: null, state: 'held' } : { order: send.placer, state: 'processed' };
+    if (rows.length !== 1) inProblems.push(`${controlId}: stored ${rows.length} times`);
+    else if (rows[0].order_id !== want.order || rows[0].state !== want.state) inProblems.push(`${controlId}: ${rows[0].state} for ${rows[0].order_id}, want ${want.state} for ${want.order}`);
+  }
+  const extra = inbound.filter((row) => !sentIds.has(row.control_id));
+  if (extra.length) inProblems.push(`${extra.length} stored message(s) the lab never sent`);
+  const duplicates = scripted.sends.filter((send) => send.kind === 'F-again').length;
+  check(
+    `HL7 result messages stored once each (${sentIds.size} distinct; ${duplicates} duplicate ORU(s) ACKed again, not stored again), all processed; ${HL7_STRAYS} results for unknown orders held`,
+    inProblems.length === 0,
+    inProblems.slice(0, 5).join('; '),
+  );
+  const held = await db.query(`SELECT count(*)::int AS n FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 AND state = 'held'`, [setup.scriptedFacility]);
+  console.log(`  held for review (unknown orders): ${held[0].n}`);
+
+  // The orders' results: the scripted lab's final values (no preliminary one, even one sent after
+  // the final), the sandbox lab's every component.
+  const resultProblems: string[] = [];
+  await pool(setup.orders, 10, async (order) => {
+    const reply = await http(API, 'GET', `/v3/order/${order.id}/result`, { key: tenant.apiKey }).catch((error: unknown) => ({ status: 0, body: String(error) }) as Reply);
+    if (reply.status !== 200) {
+      resultProblems.push(`${order.method} ${order.id}: GET result ${reply.status}`);
+      return;
+    }
+    const rows: Array<{ slug: string; result: string }> = reply.body.results ?? [];
+    const slugs = rows.map((row) => row.slug).sort();
+    if (JSON.stringify(slugs) !== JSON.stringify(setup.components.map((marker) => marker.slug).sort())) resultProblems.push(`${order.method} ${order.id}: results ${slugs.join(',')}`);
+    if (order.method !== 'hl7_lab') return;
+    const k = scriptedOrders.indexOf(order);
+    // One partial_results per preliminary report sent before the final (P1, and P2 out of order);
+    // a repeated final and a preliminary report after it add none.
+    const partials = ((order.view?.events ?? []) as OrderEvent[]).filter((event) => low(event.status) === 'partial_results').length;
+    if (partials !== (k % 3 === 0 ? 2 : 1)) resultProblems.push(`${order.id} (k ${k}): ${partials} partial_results events, want ${k % 3 === 0 ? 2 : 1}`);
+    if (reply.body.metadata?.status !== 'final') resultProblems.push(`${order.id}: metadata.status ${reply.body.metadata?.status}`);
+    setup.components.forEach((marker, index) => {
+      const got = rows.find((row) => row.slug === marker.slug)?.result;
+      if (got !== finalValue(k, index)) resultProblems.push(`${order.id} (k ${k}): ${marker.slug} ${got}, the final report said ${finalValue(k, index)}`);
+    });
+  });
+  check(
+    `HL7 results: every scripted-lab order has the final report's values (none of a partial sent out of order or after the final) and one partial_results per preliminary report before the final, every sandbox-lab order all ${setup.components.length} components (${scriptedOrders.length} + ${sandboxOrders.length} orders)`,
+    resultProblems.length === 0,
+    `${resultProblems.length}: ${resultProblems.slice(0, 5).join('; ')}`,
+  );
+}
+
 // --- main ------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -539,7 +869,7 @@ async function main(): Promise<void> {
     return hash.readUInt32BE(0) / 2 ** 32 < RECEIVER_FAILURE_SHARE ? { status: 500, body: 'simulated receiver failure' } : { status: 200, body: 'ok' };
   });
 
-  const db = createDataSource(config.databaseUrl);
+  const db = createDataSource(config.databaseUrl, 3);
   await db.initialize();
   const temporalConnection: { client: Client | null; connection: Connection | null } = { client: null, connection: null };
   try {
@@ -551,6 +881,11 @@ async function main(): Promise<void> {
       if (!(await worker.waitForLog(WORKER_POLLING, 180_000))) throw new Error(`${worker.name} did not start polling within 180 s (log ${LOG_DIR}/${worker.name}.log)`);
     }
     log(`worker(s) polling: ${workerProcesses.map((worker) => worker.name).join(', ')}`);
+    if (HL7) {
+      if (!(await hl7ListenerProcess.waitForLog(HL7_LISTENING, 120_000))) throw new Error(`the HL7 listener did not listen within 120 s (log ${LOG_DIR}/hl7-listener.log)`);
+      if (!(await sandboxHl7LabProcess.waitForLog(SANDBOX_HL7_LAB_LISTENING, 120_000))) throw new Error(`the sandbox HL7 lab did not listen within 120 s (log ${LOG_DIR}/sandbox-hl7-lab.log)`);
+      log(`HL7 listener :${HL7_LISTENER_PORT} and sandbox HL7 lab :${SANDBOX_HL7_LAB_PORT} up`);
+    }
 
     const tenant = await createTenant(db);
     const teamApi = (method: string, path: string, body?: unknown) =>
@@ -608,6 +943,16 @@ async function main(): Promise<void> {
     }
     const wrongMethod = orders.filter((order) => order.view?.details?.type !== order.method);
     check('each order has the collection method asked for', wrongMethod.length === 0, wrongMethod.map((order) => `${order.id}: ${order.view?.details?.type}`).join(', '));
+    // The simulated orders; the HL7 labs' orders are played by the labs.
+    const simulated = [...orders];
+    const hl7 = HL7 ? await setUpHl7(db, tenant) : null;
+    if (hl7) {
+      const failedHl7 = hl7.orders.filter((order) => order.error);
+      if (!check(`${hl7.orders.length} HL7 lab orders created through POST /v3/order (on-site CMP, lab_account_id of an HL7 lab)`, failedHl7.length === 0, failedHl7.map((order) => order.error).slice(0, 3).join('; '))) {
+        throw new Error('HL7 orders not created');
+      }
+      orders.push(...hl7.orders);
+    }
 
     temporalConnection.connection = await Connection.connect(config.temporal.connection);
     const client = new Client({ connection: temporalConnection.connection, namespace: config.temporal.namespace, dataConverter: labflowDataConverter(config) });
@@ -636,9 +981,11 @@ async function main(): Promise<void> {
 
     // The simulations, all at once: t = 0.
     t0 = Date.now();
-    log(`POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} for ${orders.length} orders at once`);
+    const hl7Faults = hl7 ? runHl7Faults(hl7) : Promise.resolve([]);
+    const draws = hl7 ? reportDraws(hl7.orders, tenant, t0 + DEADLINE_S * 1000) : Promise.resolve();
+    log(`POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} for ${simulated.length} orders at once`);
     const simulations = await Promise.all(
-      orders.map((order, index) =>
+      simulated.map((order, index) =>
         http(apiFor(index), 'POST', `/v3/order/${order.id}/test?delay=${SIMULATION_DELAY_S}`, { key: tenant.apiKey, body: {} }).then(
           (reply) => ({ order, reply }),
           (error: unknown) => ({ order, reply: { status: 0, body: String(error) } as Reply }),
@@ -688,7 +1035,8 @@ async function main(): Promise<void> {
       );
       const events = await pendingEvents().catch(() => ({ unrelayed: -1, pending: -1, migrating: -1 }));
       const terminal = orders.filter(isTerminal).length;
-      const signature = JSON.stringify([orders.map((order) => order.view?.last_event?.id), receiver.requests.length, events]);
+      const hl7Progress = hl7 ? [hl7.scripted.received.length, hl7.scripted.sends.filter((send) => send.acked).length, hl7.scripted.sends.length, hl7Schedule.done] : [];
+      const signature = JSON.stringify([orders.map((order) => order.view?.last_event?.id), receiver.requests.length, events, hl7Progress]);
       if (signature !== lastSignature) {
         lastSignature = signature;
         lastChange = Date.now();
@@ -700,7 +1048,8 @@ async function main(): Promise<void> {
             `webhook requests ${receiver.requests.length}; outbox unrelayed ${events.unrelayed}, deliveries pending ${events.pending}; Link Migration still to go ${events.migrating}`,
         );
       }
-      if (terminal === orders.length && events.unrelayed === 0 && events.pending === 0 && events.migrating === 0) {
+      const hl7Busy = hl7 !== null && (!hl7Schedule.done || hl7.scripted.pending > 0);
+      if (terminal === orders.length && events.unrelayed === 0 && events.pending === 0 && events.migrating === 0 && !hl7Busy) {
         stopReason = 'every order terminal and every event delivered';
         break;
       }
@@ -708,7 +1057,8 @@ async function main(): Promise<void> {
         stopReason = `deadline (${DEADLINE_S} s after the simulations started)`;
         break;
       }
-      if (Date.now() - lastChange > QUIET_S * 1000) {
+      // A lab still down is a fault still scheduled, not a standstill.
+      if (Date.now() - lastChange > QUIET_S * 1000 && hl7Schedule.done) {
         stopReason = `no progress for ${QUIET_S} s`;
         break;
       }
@@ -762,7 +1112,7 @@ async function main(): Promise<void> {
     // --- per collection method -----------------------------------------------------------------------
     const rows: string[] = [];
     const stranded: RunOrder[] = [];
-    for (const method of METHODS) {
+    for (const method of GROUPS) {
       const ofMethod = orders.filter((order) => order.method === method);
       const completed = ofMethod.filter((order) => order.view?.status === 'completed');
       // Stranded: not terminal when the wait ended (whether its workflow still runs or has closed).
@@ -849,7 +1199,7 @@ async function main(): Promise<void> {
       webhooksByOrder.set(orderId, [...(webhooksByOrder.get(orderId) ?? []), json]);
     }
 
-    for (const method of METHODS) {
+    for (const method of GROUPS) {
       const ofMethod = orders.filter((order) => order.method === method);
       const strandedHere = stranded.filter((order) => order.method === method);
       check(`${method}: stranded = 0`, strandedHere.length === 0, `${strandedHere.length} stranded: ${strandedHere.map((order) => `${order.id} (${order.view?.last_event?.status ?? '?'}, workflow ${workflowStatus.get(order.id)})`).join(', ')}`);
@@ -954,6 +1304,11 @@ async function main(): Promise<void> {
       revocation.every((r) => r.ms !== null && r.accepted),
       revocation.map((r) => `${r.api}: ${r.detail}`).join('; '),
     );
+
+    if (hl7) {
+      await draws;
+      await checkHl7(db, tenant, hl7, await hl7Faults);
+    }
 
     const lostAny = outbox.filter((row) => !accepted.has(row.id));
     const orderEventCount = outbox.filter((row) => row.event_type.startsWith('labtest.order.')).length;

@@ -157,6 +157,37 @@ describe('reading what a lab sends', () => {
     expect(corrected.results).toEqual([expect.objectContaining({ slug: 'glucose', result: '97', source_sample_id: 'S-1' })]);
   });
 
+  it('keeps the final values when a preliminary report arrives after the final one, and the later of two preliminary ones', () => {
+    const observation = (code: string, value: string, status: string, observedAt: string | null = null) => ({
+      valueType: 'NM', code, text: '', system: 'LN', altCode: '', altSystem: '', value, units: 'mg/dL', referenceRange: '', abnormalFlags: [], status,
+      observedAt: observedAt ? new Date(observedAt) : null, performingLab: null, mediaSubtype: null,
+    });
+    const context = { labName: 'Quest', sampleId: null };
+    const late = mapObservations(
+      [
+        { resultStatus: 'F', observations: [observation('2345-7', '95', 'F'), observation('2160-0', '0.9', 'F')] },
+        { resultStatus: 'P', observations: [observation('2345-7', '90', 'P')] },
+      ],
+      markers,
+      {},
+      context,
+    );
+    expect(late.status).toBe('final');
+    expect(late.results.map((result) => [result.slug, result.result])).toEqual([['glucose', '95'], ['creatinine', '0.9']]);
+    // The second preliminary report (observed later) arrives first.
+    const outOfOrder = mapObservations(
+      [
+        { resultStatus: 'P', observations: [observation('2345-7', '92', 'P', '2026-11-28T10:00:00Z'), observation('2160-0', '0.8', 'P', '2026-11-28T10:00:00Z')] },
+        { resultStatus: 'P', observations: [observation('2345-7', '88', 'P', '2026-11-28T09:00:00Z')] },
+      ],
+      markers,
+      {},
+      context,
+    );
+    expect(outOfOrder.status).toBe('partial');
+    expect(outOfOrder.results.map((result) => [result.slug, result.result])).toEqual([['glucose', '92'], ['creatinine', '0.8']]);
+  });
+
   it('refuses bad headers with AR and the reason', () => {
     const refusal = (text: string | Buffer) => {
       try {
