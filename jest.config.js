@@ -8,11 +8,20 @@
  *   browser    test/browser: the patient portal in Debian's Chromium (playwright-core), screenshots in test-output/
  *   capture    test/capture: records responses to CAPTURE_RESPONSES for before/after diffs of a
  *              refactor; a tool, so the project exists only while that variable is set
+ * With LABFLOW_E2E_BATCHES set (.ci/run sets it), the e2e tier runs its suites in that many
+ * batches (test/e2e/batches/*.batch.ts, test/helpers/e2e-batch.ts), each batch one test file:
+ * every e2e file alone loads the app's modules through Jest's module registry again (~2.3
+ * CPU-seconds) and boots its first stack cold. E2E_ALONE lists the suites that still run as files
+ * of their own, because they assert process-wide state (metrics, tracing, log capture) or patch
+ * shared prototypes.
  * The three tiers that run workflow code share one bundle of workflows/, made once per run by
  * test/helpers/global-setup.ts. Type checking is done once by `tsc --noEmit` in scripts/test.sh,
- * so Jest only transpiles, with swc (@swc/jest): with an empty cache (a fresh clone) two e2e
- * suites took 30 CPU-seconds against ts-jest's 40-45, the unit tier 46 against 54.
+ * so Jest only transpiles, with swc (@swc/jest): on an empty cache (a fresh clone) it costs a
+ * quarter less CPU than ts-jest.
  */
+const fs = require('node:fs');
+const path = require('node:path');
+
 /** swc as tsc compiles for the build (tsconfig.json): CommonJS, ES2022, legacy decorators with their metadata (Nest's DI reads the constructor parameter types). */
 const swcTypeScript = {
   jsc: {
@@ -43,13 +52,50 @@ const shared = {
 };
 const withWorkflowBundle = { ...shared, globalSetup: '<rootDir>/test/helpers/global-setup.ts' };
 
+const E2E_ALONE = [
+  'connection-reconciler', // spies on Logger.prototype
+  'hl7-lab', // asserts process-wide metrics
+  'log-leaks', // captures the process's logs
+  'logging',
+  'observability', // metrics and tracing
+  'ops-cli', // runs the CLI in-process
+  'order-reconciler', // spies on Logger.prototype, reads process-wide metrics
+  'phi-key-rotation', // replaces the PHI key
+  'rate-limits', // reads process-wide metrics
+  'request-logging-context', // reads what Nest's process-wide Logger writes
+  'traces', // the process's tracer provider
+];
+/** The e2e project's files: each suite, or the batches and the suites run alone. */
+function e2eProject() {
+  const batchCount = Number(process.env.LABFLOW_E2E_BATCHES ?? 0);
+  const project = { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/*.test.ts'] };
+  if (!(batchCount > 0)) return project;
+  const alone = new Set(E2E_ALONE.map((name) => `${name}.test.ts`));
+  const files = fs
+    .readdirSync(path.join(__dirname, 'test/e2e'))
+    .filter((file) => file.endsWith('.test.ts') && !alone.has(file))
+    .map((file) => ({ file: `test/e2e/${file}`, size: fs.statSync(path.join(__dirname, 'test/e2e', file)).size }));
+  // Largest first into the lightest batch (file size as the cost: a fresh clone has no timings).
+  const batches = Array.from({ length: batchCount }, () => ({ suites: [], size: 0 }));
+  for (const { file, size } of files.sort((a, b) => b.size - a.size || a.file.localeCompare(b.file))) {
+    const lightest = batches.reduce((least, batch) => (batch.size < least.size ? batch : least));
+    lightest.suites.push(file);
+    lightest.size += size;
+  }
+  return {
+    ...project,
+    testMatch: [...E2E_ALONE.map((name) => `<rootDir>/test/e2e/${name}.test.ts`), ...batches.map((_, index) => `<rootDir>/test/e2e/batches/${index + 1}.batch.ts`)],
+    globals: { labflowE2eBatches: Object.fromEntries(batches.map((batch, index) => [String(index + 1), batch.suites])) },
+  };
+}
+
 module.exports = {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/src/**/*.spec.ts'] },
     { ...withWorkflowBundle, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
     { ...withWorkflowBundle, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'] },
     { ...shared, displayName: 'repositories', testMatch: ['<rootDir>/test/repositories/**/*.test.ts'] },
-    { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    e2eProject(),
     { ...withWorkflowBundle, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
     ...(process.env.CAPTURE_RESPONSES ? [{ ...withWorkflowBundle, displayName: 'capture', testMatch: ['<rootDir>/test/capture/**/*.capture.ts'] }] : []),
   ],

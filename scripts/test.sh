@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # npm test: brings the test stack up (scripts/stack.sh test: fresh labflow_test database, Redis
-# db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint (eslint, the
-# import rules, knip's package check) and Jest. Extra arguments go to Jest: npm test -- test/unit
+# db 1 flushed, Temporal namespace labflow-test, a new PHI key), then typecheck, lint (eslint,
+# prettier's format check, the import rules, knip's package check) and Jest. Extra arguments go to Jest: npm test -- test/unit
 # --verbose; one tier: npm run test:unit (= npm test -- --selectProjects unit; also test:workflows, test:replay, test:e2e)
 # The static checks need only node_modules: they run at once, beside the rest of the
 # bring-up (Temporal, database, build, migrations), and Jest starts only when all passed.
-# On a fresh clone, from npm ci's end to Jest's start took 70-92 s this way against ~125 s one
-# after another (build 29 s, typecheck 29 s, eslint 61 s, import rules 5 s on a 2-core machine).
+# On a fresh clone and a 2-core machine that is 70-92 s from npm ci's end to Jest's start, where
+# one after another they take ~125 s (build 29 s, typecheck 29 s, eslint 61 s, import rules 5 s).
 # Exit code: Jest's, or that of the first step that failed. The Temporal dev server is stopped at
 # the end only if this script started it.
 set -euo pipefail
@@ -70,7 +70,7 @@ finish_checks() {
 have node || fail "node is missing" "install Node.js 20"
 stack_npm_install
 CHECKS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/labflow-checks.XXXXXX")
-say "typecheck, lint, import rules, packages and the configuration reference started (their output follows the bring-up)"
+say "typecheck, lint, format, import rules, packages and the configuration reference started (their output follows the bring-up)"
 # The same steps as npm run typecheck and npm run lint.
 start_check "typecheck (tsc -p tsconfig.json --noEmit)" \
   "the typecheck failed (errors above); fix them, then: npm test" \
@@ -78,6 +78,9 @@ start_check "typecheck (tsc -p tsconfig.json --noEmit)" \
 start_check "lint (eslint .)" \
   "lint failed (errors above); fix them (npx eslint . --fix helps), then: npm test" \
   nbin eslint .
+start_check "format (prettier --check ., .prettierrc.json)" \
+  "files are not formatted (listed above): npm run format, then: npm test" \
+  nbin prettier --check .
 start_check "import rules (node scripts/check-dependencies.mjs: dependency-cruiser, .dependency-cruiser.cjs)" \
   "an import rule is broken (above; src/README.md explains the rules), then: npm test" \
   node scripts/check-dependencies.mjs

@@ -7,7 +7,7 @@ export const AcceptsMultipart = () => RouteConfig({ multipart: true });
 /**
  * multipart/form-data for the routes marked @AcceptsMultipart and for no other: @fastify/multipart
  * adds its content-type parser to every route, so an onRequest hook answers other routes'
- * multipart bodies 415 as before. Uploads stream past the JSON body limit: each route caps its
+ * multipart bodies 415 (they take JSON only). Uploads stream past the JSON body limit: each route caps its
  * own files (`request.parts({ limits })`).
  */
 export async function registerMultipart(app: NestFastifyApplication): Promise<void> {

@@ -105,7 +105,7 @@ export class DeliveriesRepository {
    * A due webhook delivery whose endpoint has a `rate_limit` is only claimed with
    * `rateLimitCleared` (the caller took a slot from the limiter); without it the statement
    * changes nothing and answers `rate_limited`, so holding a delivery back never counts as an
-   * attempt. Deliveries without a limit are claimed by the first call, as before.
+   * attempt. Deliveries without a limit are claimed by the first call.
    */
   async claim(deliveryId: string, options: { rateLimitCleared?: boolean; leaseMs?: number } = {}): Promise<Claim> {
     const [claim] = await this.claimMany([{ deliveryId, rateLimitCleared: options.rateLimitCleared === true }], options.leaseMs);

@@ -50,7 +50,7 @@ export function timeseriesBatch(
     userId: subject.userId,
     clientUserId: subject.clientUserId,
     group: timeseriesGroup(provider, sourceType),
-    // `data` first, as before batching (the flush fills it in place).
+    // `data` first: the key order of the body subscribers receive (the flush fills it in place).
     envelope: { data: [], source_id: sourceIdOf(provider), source: sourceOf(provider, sourceType), user_id: subject.userId },
     itemsField: 'data',
     items: samples,

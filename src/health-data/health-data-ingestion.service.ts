@@ -79,7 +79,7 @@ export class HealthDataIngestionService {
       const { inserted, updated } = stored;
       if (inserted + updated > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('timeseries', resource.slug));
       // The samples join the open event of their user, resource, provider and source type
-      // (`updated` when they replaced stored ones, as before batching); the event goes out when
+      // (`updated` when they replaced stored ones); the event goes out when
       // its window closes or it is full.
       const samples = within.map((sample) => sampleItem(resource, sample));
       const change = updated > 0 ? 'updated' : 'created';

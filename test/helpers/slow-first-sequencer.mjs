@@ -10,16 +10,16 @@ const Sequencer = jestSequencer.default;
  *
  * Jest orders a run by each suite's duration in its cache (longest first, so no worker is left
  * running one long suite alone at the end). A fresh clone, as CI makes, has no cache, and Jest's
- * fallback is file size: the OCR suite, a 48-line file, started last and ran ~3 minutes alone on
- * one core after every other suite had ended (a fresh-clone `npm test`; its corpus was slow to
- * make then too, see test/fixtures/lab-reports/raster.ts). It is ~1 minute now, still among the
- * longest.
+ * fallback is file size, which says little of a suite's time: a short file that runs a minute,
+ * started last, runs alone on one core after every other suite has ended (the OCR suite is one).
  *
- * The list holds the suites that took 40 s or more in that run, longest first. It only orders:
+ * The list holds the suites that take 40 s or more, longest first. It only orders:
  * a suite missing from it, or listed and no longer slow, costs nothing but a less even finish.
+ * The e2e batches (LABFLOW_E2E_BATCHES, jest.config.js) hold ~7 suites each: they follow the OCR suite.
  */
 const SLOWEST_FIRST = [
   'test/unit/lab-report-ocr.test.ts',
+  ...Array.from({ length: 16 }, (_, index) => `test/e2e/batches/${index + 1}.batch.ts`),
   'test/e2e/lab-report-worker-crash.test.ts',
   'test/e2e/malformed-requests.test.ts',
   'test/e2e/order-workflow.test.ts',

@@ -49,6 +49,27 @@ describe('ManagementKeysRepository', () => {
     expect(await repo.revoke((await team()).orgId, b)).toBe('not_found');
   });
 
+  it("concurrent revocations in one org neither deadlock nor revoke the org's last org_admin key", async () => {
+    // A pool of its own, so every revocation of a round holds a connection at once.
+    const wide = await testDatabase(8);
+    try {
+      const concurrent = new ManagementKeysRepository(wide);
+      for (let round = 0; round < 8; round++) {
+        const { orgId } = await team();
+        const ids = [await key(orgId), await key(orgId), await key(orgId), await key(orgId, 'team_admin')];
+        const outcomes = await Promise.allSettled(ids.map((id) => concurrent.revoke(orgId, id)));
+        expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+        const answers = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
+        expect(answers.slice(0, 3).sort()).toEqual(['last_org_key', 'revoked', 'revoked']);
+        expect(answers[3]).toBe('revoked');
+        const [{ active }] = await db.query(`SELECT count(*)::int AS active FROM management_keys WHERE org_id = $1 AND role = 'org_admin' AND revoked_at IS NULL`, [orgId]);
+        expect(active).toBe(1);
+      }
+    } finally {
+      await wide.destroy();
+    }
+  });
+
   it("pages an org's active keys by creation across ties, filtered by team and role", async () => {
     const { orgId, teamId } = await team();
     const ids: string[] = [];

@@ -17,7 +17,7 @@ let corpus: Corpus;
 const OCR_FILES = ['northwind-photo.jpg', 'cedar-photo.jpg', 'bayfront-photo.jpg', 'summit-scan.pdf'];
 
 beforeAll(async () => {
-  // Only the images read here (the whole image corpus took ~7 minutes of a fresh clone's CI).
+  // Only the images read here: making the whole image corpus takes minutes.
   corpus = await labReportCorpus(undefined, { imageFiles: [...OCR_FILES, 'unreadable.jpg'] });
 }, 900_000);
 

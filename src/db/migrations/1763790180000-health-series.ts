@@ -10,7 +10,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `health_series`: one row per (user, resource, provider, source type, sample key), with a
  *   bigint id; it goes with its user (foreign key, ON DELETE CASCADE).
  * - `health_samples`: one row per sample, keyed by (series_id, ts): 16 bytes of key instead of
- *   roughly 80. Partitioned by month on `ts` as before (`health_samples_pYYYYMM`, made by
+ *   roughly 80. Partitioned by month on `ts`, as `health_timeseries` was (`health_samples_pYYYYMM`, made by
  *   `labflow_health_samples_partition(month)`), so retention still drops a month in O(1). No
  *   foreign key to the series (a per-row check would cost ingestion): deleting a series deletes
  *   its samples (trigger), and an ingestion holds its series with FOR KEY SHARE, so a user being

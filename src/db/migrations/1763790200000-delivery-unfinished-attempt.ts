@@ -16,7 +16,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * Deliveries whose latest attempt is still `sending` (in flight during the upgrade, or a dead
  * worker's) get that attempt's trigger, so the lease still holds them and the next claim after
- * it marks the row `interrupted`, as before — unless its outcome was written first. Only those
+ * it marks the row `interrupted` — unless its outcome was written first. Only those
  * deliveries are written.
  */
 export class DeliveryUnfinishedAttempt1763790200000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * An order's notes (the order's `notes`, always null until now): the lab's latest note on the
+ * An order's notes (the order's `notes`, which nothing wrote before this column): the lab's latest note on the
  * order, as a lab event brought it. Free text about a patient's sample, so encrypted as PHI.
  */
 export class OrderNotes1763790320000 implements MigrationInterface {

@@ -42,21 +42,24 @@ export class ManagementKeysRepository {
 
   /**
    * Revokes a key unless it is the org's last active org_admin key (an org must keep one way to
-   * manage itself). The org's org_admin keys are locked so two concurrent revocations cannot
-   * both pass the check. In the caller's transaction when given (a rotation issues the new key first).
+   * manage itself). Every revocation first locks the org's active org_admin keys in id order, so
+   * two revocations in one org queue on the same first row instead of each holding one key and
+   * waiting for the other's (a deadlock), and cannot both pass the check. In the caller's
+   * transaction when given (a rotation issues the new key first).
    */
   async revoke(orgId: string, keyId: string, inTransaction?: EntityManager): Promise<'revoked' | 'not_found' | 'last_org_key'> {
     const run = async (manager: EntityManager) => {
       const repo = manager.getRepository(ManagementKeyEntity);
+      const orgAdminKeys = await repo
+        .createQueryBuilder('key')
+        .select('key.id')
+        .where("key.org_id = :orgId AND key.role = 'org_admin' AND key.revoked_at IS NULL", { orgId })
+        .orderBy('key.id')
+        .setLock('pessimistic_write')
+        .getMany();
       const key = await repo.findOne({ where: { id: keyId, orgId, revokedAt: IsNull() }, lock: { mode: 'pessimistic_write' } });
       if (!key) return 'not_found';
-      if (key.role === 'org_admin') {
-        const orgKeys = await repo.find({
-          where: { orgId, role: 'org_admin', revokedAt: IsNull() },
-          lock: { mode: 'pessimistic_write' },
-        });
-        if (orgKeys.length <= 1) return 'last_org_key';
-      }
+      if (key.role === 'org_admin' && orgAdminKeys.length <= 1) return 'last_org_key';
       await repo.update({ id: keyId }, { revokedAt: new Date() });
       return 'revoked' as const;
     };

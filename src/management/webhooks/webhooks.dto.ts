@@ -11,8 +11,9 @@ const filterTypes = z.array(eventType).max(200).describe('Event types to deliver
 /** RFC 9110 token. */
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/);
 /** No control characters (CR/LF would split headers). */
-// eslint-disable-next-line no-control-regex
-const headerValue = z.string().max(4096).regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/);
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
+const headerValue = z.string().max(4096).regex(NO_CONTROL_CHARACTERS);
 
 /** Headers labflow sets itself on every delivery; a custom header may not replace them. */
 export const RESERVED_HEADERS = new Set([
