@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { whileBeating } from './heartbeat';
-import { type LabReportActivities, type LabReportReview, type LabReportStored, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
+import { type LabReportActivities, type LabReportRejection, type LabReportReview, type LabReportStored, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
 
 /** What the lab report activities need from src/ (LabReportProcessingService fits). */
 export interface LabReportProcessing {
@@ -10,6 +10,7 @@ export interface LabReportProcessing {
   storeResults(jobId: string, pendingReview: boolean): Promise<LabReportStored>;
   fail(jobId: string, reason: ParsingFailureReason): Promise<void>;
   completeReview(jobId: string, review: LabReportReview): Promise<void>;
+  reject(jobId: string, rejection: LabReportRejection): Promise<void>;
 }
 
 /**
@@ -25,6 +26,7 @@ export function createLabReportActivities(processing: LabReportProcessing): LabR
     storeLabReportResults: ({ jobId, pendingReview }) => processing.storeResults(jobId, pendingReview),
     failLabReport: ({ jobId, reason }) => processing.fail(jobId, reason),
     completeLabReportReview: ({ jobId, review }) => processing.completeReview(jobId, review),
+    rejectLabReport: ({ jobId, rejection }) => processing.reject(jobId, rejection),
   };
 }
 

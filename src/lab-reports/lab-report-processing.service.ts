@@ -8,7 +8,7 @@ import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
 import { UserInfoService } from '../users/user-info.service';
 import { UsersRepository } from '../users/users.repository';
 import type { LabReportProcessing } from '../../activities/lab-reports';
-import type { LabReportReview, LabReportStage, LabReportStored, ParsingFailureReason } from '../../workflows/contract';
+import type { LabReportRejection, LabReportReview, LabReportStage, LabReportStored, ParsingFailureReason } from '../../workflows/contract';
 import { JOB_MOVES_FROM } from '../../workflows/lab-report/lab-report-lifecycle';
 import type { ParsingJobEntity } from './lab-report.entities';
 import { LabReportViews } from './lab-report-views';
@@ -115,6 +115,11 @@ export class LabReportProcessingService implements LabReportProcessing, OnModule
       results: (review.results as LabReportResultView[] | undefined) ?? parsed.results,
     };
     await this.change(jobId, ['pending_review'], { status: 'completed', isReviewed: true, dataEnc: this.views.sealData(data) });
+  }
+
+  /** The reviewer refused the results: the job ends `rejected` with the reason, its data dropped, so nothing is filed. */
+  async reject(jobId: string, rejection: LabReportRejection): Promise<void> {
+    await this.change(jobId, JOB_MOVES_FROM.rejected, { status: 'rejected', isReviewed: true, dataEnc: null, rejectionReasonEnc: this.cipher.encryptJson(rejection.reason) });
   }
 
   /** A status change and its update event, atomically; nothing when the job already moved. */

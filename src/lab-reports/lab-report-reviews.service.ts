@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, conflict, notFound } from '../common/errors';
 import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
-import { type LabReportReview, reviewLabReport } from '../../workflows/contract';
+import { type LabReportReview, rejectLabReport, reviewLabReport } from '../../workflows/contract';
 import { reviewRefusal } from '../../workflows/lab-report/lab-report-lifecycle';
 import { LabReportViews } from './lab-report-views';
 import { LabReportWorkflows } from './lab-report-workflows';
@@ -12,9 +12,10 @@ import { LabReportsRepository } from './lab-reports.repository';
 
 /**
  * labflow's review of a parsing job in `pending_review` (`POST
- * /lab_report/v1/parser/job/{job_id}/review`): the corrections go to the job's workflow as the
- * reviewLabReport update, which stores them and completes the job with `is_reviewed: true`; the
- * answer is the job as stored then. Teams without human review get 400, as for the upload,
+ * /lab_report/v1/parser/job/{job_id}/review`): an approval's corrections go to the job's workflow
+ * as the reviewLabReport update, which stores them and completes the job with `is_reviewed: true`;
+ * a rejection goes as rejectLabReport, which ends the job `rejected` with the reason and nothing
+ * filed. The answer is the job as stored then. Teams without human review get 400, as for the upload,
  * unless labflow sent the job to review because its report names another patient.
  */
 @Injectable()
@@ -37,7 +38,9 @@ export class LabReportReviewsService {
     const refusal = reviewRefusal(job.status, job.needsHumanReview || job.reviewReason !== null);
     if (refusal) throw conflict(refusal);
     try {
-      await this.workflows.handle(jobId).executeUpdate(reviewLabReport, { args: [body as LabReportReview] });
+      const handle = this.workflows.handle(jobId);
+      if (body.decision === 'reject') await handle.executeUpdate(rejectLabReport, { args: [{ reason: body.reason ?? '' }] });
+      else await handle.executeUpdate(reviewLabReport, { args: [{ results: body.results, metadata: body.metadata as LabReportReview['metadata'] }] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) throw conflict(error.cause instanceof Error ? error.cause.message : 'The job refused the review.');
       // The job's workflow ended between the check above and the update.

@@ -67,6 +67,7 @@ export class LabReportUploadsService {
       fileSize: form.file.length,
       dataEnc: null,
       reviewReason: null,
+      rejectionReasonEnc: null,
       workflowStartedAt: null,
       createdAt: now,
       updatedAt: now,

@@ -20,6 +20,7 @@ export class LabReportViews {
       needs_human_review: job.needsHumanReview,
       is_reviewed: job.isReviewed,
       review_reason: job.reviewReason,
+      rejection_reason: job.rejectionReasonEnc === null ? null : this.cipher.decryptJson<string>(job.rejectionReasonEnc),
       data: job.dataEnc === null ? null : withRequiredMetadata(this.cipher.decryptJson<ParsedLabReportDataView>(job.dataEnc)),
     };
   }

@@ -20,6 +20,8 @@ export class ParsingJobEntity {
   @Column('boolean', { name: 'is_reviewed', default: false }) isReviewed!: boolean;
   /** Why labflow itself sent the job to review (the report's patient is not the user's); null otherwise. */
   @Column('text', { name: 'review_reason', nullable: true }) reviewReason!: IdentityReviewReason | null;
+  /** The reviewer's reason for a `rejected` job (PhiCipher JSON: free text that may name the patient). */
+  @Column('text', { name: 'rejection_reason_enc', nullable: true }) rejectionReasonEnc!: string | null;
   @Column('text', { name: 'file_kind' }) fileKind!: ReportFileKind;
   @Column('integer', { name: 'file_size' }) fileSize!: number;
   @Column('text', { name: 'data_enc', nullable: true }) dataEnc!: string | null;

@@ -50,8 +50,9 @@ export class LabReportsController {
   /**
    * labflow: completes a job waiting in `pending_review` with a reviewer's corrections (`results`
    * replaces the parsed results, `metadata` the fields it names; an empty body accepts them as
-   * parsed); answers the job, now `completed` with `is_reviewed: true`. 400 for teams without
-   * human review, 409 for a job not waiting for review.
+   * parsed); answers the job, now `completed` with `is_reviewed: true`. `{"decision": "reject",
+   * "reason": "..."}` refuses the results instead: the job ends `rejected`, nothing filed, the
+   * reason kept. 400 for teams without human review, 409 for a job not waiting for review.
    */
   @Post(':job_id/review')
   @HttpCode(200)

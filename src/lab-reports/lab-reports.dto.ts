@@ -74,19 +74,33 @@ const parsingJob = z.object({
   is_reviewed: z.boolean(),
   /** labflow: why the job waits in pending_review when labflow sent it there (the report's patient is not the user's). */
   review_reason: nullable(z.enum(IDENTITY_REVIEW_REASONS)),
+  /** labflow: the reviewer's reason, when the job was rejected on review (status `rejected`). */
+  rejection_reason: nullable(z.string()),
   data: parsedLabReportData.nullable(),
 });
 export class ParsingJobDto extends createZodDto(parsingJob) {}
 export type ParsingJobView = z.input<typeof parsingJob>;
 
 /**
- * labflow: a reviewer's corrections to a job in `pending_review` (`POST
- * /lab_report/v1/parser/job/{job_id}/review`). `results` replaces the parsed results as a whole;
- * `metadata` replaces the fields it names. An empty body accepts the results as parsed.
+ * labflow: a reviewer's decision on a job in `pending_review` (`POST
+ * /lab_report/v1/parser/job/{job_id}/review`). Approving (the default) files the results:
+ * `results` replaces the parsed results as a whole, `metadata` the fields it names, an empty body
+ * accepts them as parsed. `decision: "reject"` with a `reason` refuses them: nothing is filed.
  */
 export class ReviewParsingJobDto extends createZodDto(
-  z.strictObject({
-    results: z.array(labReportResult).max(500).optional(),
-    metadata: z.strictObject(Object.fromEntries(Object.entries(metadataFields).map(([key, schema]) => [key, schema.optional()]))).optional(),
-  }),
+  z
+    .strictObject({
+      decision: z.enum(['approve', 'reject']).optional(),
+      reason: z.string().trim().min(1).max(1000).optional(),
+      results: z.array(labReportResult).max(500).optional(),
+      metadata: z.strictObject(Object.fromEntries(Object.entries(metadataFields).map(([key, schema]) => [key, schema.optional()]))).optional(),
+    })
+    .superRefine((body, context) => {
+      if (body.decision === 'reject') {
+        if (body.reason === undefined) context.addIssue({ code: 'custom', path: ['reason'], message: 'A rejection needs a reason.' });
+        if (body.results !== undefined || body.metadata !== undefined) context.addIssue({ code: 'custom', path: ['decision'], message: 'A rejection takes no results or metadata.' });
+      } else if (body.reason !== undefined) {
+        context.addIssue({ code: 'custom', path: ['reason'], message: 'A reason is given with decision "reject" only.' });
+      }
+    }),
 ) {}

@@ -15,6 +15,8 @@ export interface JobChange {
   dataEnc?: string | null;
   isReviewed?: boolean;
   reviewReason?: IdentityReviewReason | null;
+  /** The reviewer's reason for rejecting the job, sealed. */
+  rejectionReasonEnc?: string | null;
 }
 
 /** Intent-named queries over parsing jobs, their files and their step artifacts. */
@@ -85,6 +87,7 @@ export class LabReportsRepository {
     if (change.dataEnc !== undefined) set.dataEnc = change.dataEnc;
     if (change.isReviewed !== undefined) set.isReviewed = change.isReviewed;
     if (change.reviewReason !== undefined) set.reviewReason = change.reviewReason;
+    if (change.rejectionReasonEnc !== undefined) set.rejectionReasonEnc = change.rejectionReasonEnc;
     const result = await manager
       .createQueryBuilder()
       .update(ParsingJobEntity)

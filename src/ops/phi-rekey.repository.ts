@@ -34,6 +34,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'lab_report_artifacts', key: ['job_id', 'stage'], column: 'content_enc', kind: 'bytes', maxBatch: 4 },
   { table: 'lab_report_files', key: ['job_id'], column: 'content_enc', kind: 'bytes', maxBatch: 4 },
   { table: 'lab_report_parsing_jobs', key: ['id'], column: 'data_enc', kind: 'text' },
+  { table: 'lab_report_parsing_jobs', key: ['id'], column: 'rejection_reason_enc', kind: 'text' },
   { table: 'link_bulk_op_items', key: ['op_id', 'position'], column: 'credentials_enc', kind: 'text' },
   { table: 'order_health_insurances', key: ['id'], column: 'insurance_enc', kind: 'text' },
   { table: 'order_requisition_inputs', key: ['order_id'], column: 'inputs_enc', kind: 'text' },

@@ -189,4 +189,33 @@ describe("the report's patient against the user's demographics", () => {
     expect(reviewed.status).toBe(200);
     expect(reviewed.body).toMatchObject({ status: 'completed', is_reviewed: true, review_reason: reason });
   });
+
+  test('a reviewer rejects a report of another patient with a reason: the job ends rejected, nothing filed, and says so', async () => {
+    const jobId = await upload(await janeDoe(), { patient: 'Roe, Richard' });
+    expect(await jobWhen(tenant.apiKey, jobId, 'pending_review', 'completed', 'failed')).toMatchObject({ status: 'pending_review', review_reason: 'patient_name_mismatch' });
+    const path = `/lab_report/v1/parser/job/${jobId}/review`;
+
+    const reasonless = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: { decision: 'reject' } });
+    expect(reasonless.status).toBe(422);
+    expect(reasonless.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'reason'], msg: 'A rejection needs a reason.' })]);
+    const mixed = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: { decision: 'reject', reason: 'x', metadata: { patient_first_name: 'Jane' } } });
+    expect(mixed.status).toBe(422);
+
+    const rejected = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: { decision: 'reject', reason: 'The report is of another patient.' } });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({ id: jobId, status: 'rejected', is_reviewed: true, review_reason: 'patient_name_mismatch', rejection_reason: 'The report is of another patient.', data: null });
+    // The SDK reads the status it does not know, and finds no results.
+    const read = await sdk(tenant.apiKey).labReport.parserGetJob(jobId);
+    expect(read.status).toBe('rejected');
+    expect(read.data ?? null).toBeNull();
+
+    const again = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: {} });
+    expect(again).toMatchObject({ status: 409, body: { detail: 'This parsing job has already been reviewed.' } });
+    const statuses = await eventually(() => {
+      const hooks = webhooksOf('/team', jobId).filter((hook) => hook.json.event_type === 'lab_report.parsing_job.updated');
+      return hooks.length === 2 ? hooks.map((hook) => hook.json.data.status) : undefined;
+    }, 'pending_review and rejected webhooks');
+    expect(statuses.sort()).toEqual(['pending_review', 'rejected']);
+    expect(webhooksOf('/team', jobId).find((hook) => hook.json.data.status === 'rejected')?.json.data).toMatchObject({ rejection_reason: 'The report is of another patient.', data: null });
+  });
 });

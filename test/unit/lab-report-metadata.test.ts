@@ -52,7 +52,7 @@ describe('report header fields', () => {
     );
     expect(m).toMatchObject({
       patient_first_name: 'Jane', patient_last_name: 'Doe', dob: '1980-03-14', gender: 'female', lab_name: 'Harbor Reference Laboratories',
-      lab_clia: '05D0642827', ordering_provider: 'Dr. Robert Chen, MD', date_collected: '2026-11-02', date_reported: '2026-11-03', specimen_number: 'A26-0001842',
+      lab_clia: '05D0642827', ordering_provider: 'Robert Chen', date_collected: '2026-11-02', date_reported: '2026-11-03', specimen_number: 'A26-0001842',
     });
     expect(m.confidence.dob).toEqual({ confidence: 0.97, reason: null });
     expect(m.confidence.lab_clia.confidence).toBeGreaterThan(0.9);
@@ -89,6 +89,35 @@ describe('report header fields', () => {
     const dayFirst = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980', 'Collected: 25/11/2026');
     expect(dayFirst.dob).toBe('1980-04-03');
     expect(dayFirst.confidence.dob.confidence).toBe(0.97);
+  });
+
+  it('reads label and value cells of a bordered table, and a label run into its value', () => {
+    expect(metadataOf('Lab', 'Patient Name   DOE, JANE   Date of Birth   Mar 14, 1980', 'Accession No   KS-25-0456-7   Sex   Female', 'Ordering Provider Robert Chen MD')).toMatchObject({
+      patient_first_name: 'JANE', patient_last_name: 'DOE', dob: '1980-03-14', specimen_number: 'KS-25-0456-7', gender: 'female', ordering_provider: 'Robert Chen',
+    });
+  });
+
+  it("reads a letter: its date, the subject line's patient and birth date, the specimen sentence, the doctor it is addressed to", () => {
+    const m = metadataOf('Clinic Laboratory', '14 March 2025', 'Dear Dr. Robert Chen,', 'Re: Mrs Jane M. van der Berg, born 4 March 1980', 'Specimen S-2025-00123, collected 12 March 2025.');
+    expect(m).toMatchObject({
+      patient_first_name: 'Jane', patient_last_name: 'van der Berg', gender: 'female', dob: '1980-03-04', date_reported: '2025-03-14', date_collected: '2025-03-12', specimen_number: 'S-2025-00123', ordering_provider: 'Robert Chen',
+    });
+  });
+
+  it('reads the provider as first and last name, whichever way it is printed', () => {
+    for (const printed of ['Dr. Robert Chen', 'CHEN, ROBERT MD', 'Robert Chen, MD', 'Dr. med. Robert Chen']) {
+      expect(metadataOf('Lab', `Ordering Physician: ${printed}`).ordering_provider?.toLowerCase()).toBe('robert chen');
+    }
+  });
+
+  it('takes day/month order from dotted dates, or from which order puts the report after the collection; never from a reference range', () => {
+    expect(metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03.04.1980').dob).toBe('1980-04-03');
+    const plausible = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980', 'Collected: 08/09/2025   Reported: 11/09/2025');
+    expect(plausible).toMatchObject({ dob: '1980-04-03', date_collected: '2025-09-08', date_reported: '2025-09-11' });
+    expect(plausible.confidence.dob.confidence).toBe(0.97);
+    const ranged = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980', 'Hemoglobin   15.1   g/dL   13.2-17.1');
+    expect(ranged.dob).toBe('1980-03-04');
+    expect(ranged.confidence.dob.confidence).toBe(0.75);
   });
 
   it('drops a field read from OCR too poor to trust, with the reason', () => {

@@ -9,6 +9,7 @@ import {
   labReportWorkflowId,
   type LabReportWorkflowInput,
   type ParsingFailureReason,
+  rejectLabReport,
   reviewLabReport,
   SEARCH_ATTRIBUTES,
 } from '../../workflows/contract';
@@ -54,6 +55,7 @@ class FakeProcessing implements LabReportProcessing {
     this.calls.push(`review:${jobId}`);
     this.reviews.push(review);
   };
+  reject = async (jobId: string, rejection: { reason: string }) => void this.calls.push(`reject:${jobId}:${rejection.reason}`);
 
   of(jobId: string): string[] {
     return this.calls.filter((call) => call.split(':')[1] === jobId).map((call) => call.replace(`:${jobId}`, ''));
@@ -165,5 +167,30 @@ describe('lab report workflow', () => {
     expect(await handle.executeUpdate(reviewLabReport, { args: [{}] })).toEqual({ status: 'completed' });
     expect(await handle.result()).toEqual({ status: 'completed', failureReason: null });
     expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review', 'review']);
+  });
+
+  it('a rejection on review ends the job rejected with the reason, nothing filed; a second decision is refused', async () => {
+    const { handle, jobId } = await start(false, (id) => fake.mismatched.add(id));
+    await waitFor(async () => ((await handle.query(labReportState)).status === 'pending_review' ? true : undefined), 'pending_review');
+    expect(await handle.executeUpdate(rejectLabReport, { args: [{ reason: 'another patient' }] })).toEqual({ status: 'rejected' });
+    expect(await handle.result()).toEqual({ status: 'rejected', failureReason: null });
+    expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review', 'reject:another patient']);
+    expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.labReportStatus)).toBe('rejected');
+    fixtures['lab-report--rejected'] = handle.workflowId;
+  });
+
+  it('refuses an approval after a rejection, and a rejection while processing', async () => {
+    let release!: () => void;
+    const { handle, jobId } = await start(true, (id) => fake.holding.set(`extract:${id}`, new Promise<void>((resolve) => (release = resolve))));
+    await waitFor(() => (fake.of(jobId).includes('extract') ? true : undefined), 'the extract step');
+    const early = await handle.executeUpdate(rejectLabReport, { args: [{ reason: 'too early' }] }).catch((error: unknown) => error);
+    expect((early as WorkflowUpdateFailedError).cause).toMatchObject({ type: LAB_REPORT_NOT_PENDING_REVIEW });
+    release();
+    await waitFor(async () => ((await handle.query(labReportState)).status === 'pending_review' ? true : undefined), 'pending_review');
+    await handle.executeUpdate(rejectLabReport, { args: [{ reason: 'unreadable' }] });
+    // Refused by the validator, or the workflow has closed already: either way no approval.
+    await expect(handle.executeUpdate(reviewLabReport, { args: [{}] })).rejects.toThrow();
+    expect(await handle.result()).toEqual({ status: 'rejected', failureReason: null });
+    expect(fake.of(jobId)).not.toContain('review');
   });
 });

@@ -13,9 +13,10 @@ export const labReportWorkflowId = (jobId: string) => `lab-report:${jobId}`;
 
 /**
  * ParsingJob `status`. The SDK knows upload_pending, started, completed and failed (its enum is
- * non-exhaustive); `pending_review` is labflow's: results parsed, waiting for a human reviewer.
+ * non-exhaustive, unknown values parse); `pending_review` and `rejected` are labflow's: results
+ * parsed, waiting for a human reviewer; and refused by the reviewer, never filed.
  */
-export const PARSING_JOB_STATUSES = ['upload_pending', 'started', 'pending_review', 'completed', 'failed'] as const;
+export const PARSING_JOB_STATUSES = ['upload_pending', 'started', 'pending_review', 'completed', 'failed', 'rejected'] as const;
 export type ParsingJobStatus = (typeof PARSING_JOB_STATUSES)[number];
 
 export const PARSING_FAILURE_REASONS = ['invalid_input', 'low_quality', 'not_english', 'too_many_pages', 'processing_error'] as const;
@@ -49,7 +50,7 @@ export interface LabReportWorkflowInput {
 }
 
 export interface LabReportWorkflowResult {
-  status: 'completed' | 'failed';
+  status: 'completed' | 'failed' | 'rejected';
   failureReason: ParsingFailureReason | null;
 }
 
@@ -70,6 +71,18 @@ export interface LabReportReview {
 
 /** Completes a job waiting for review; refused unless the job is pending_review. */
 export const reviewLabReport = defineUpdate<{ status: 'completed' }, [LabReportReview]>('reviewLabReport');
+
+/** A reviewer's refusal of a job's results, and why (free text; it may name the patient). */
+export interface LabReportRejection {
+  reason: string;
+}
+
+/**
+ * Ends a job waiting for review as `rejected`, its results never filed; refused unless the job is
+ * pending_review. An update of its own, so a worker that predates it refuses it rather than
+ * taking it for an approval.
+ */
+export const rejectLabReport = defineUpdate<{ status: 'rejected' }, [LabReportRejection]>('rejectLabReport');
 export const labReportState = defineQuery<LabReportState>('labReportState');
 
 /** Failure type of reviewLabReport when the job is not waiting for review. */
@@ -105,4 +118,6 @@ export interface LabReportActivities {
   failLabReport(input: { jobId: string; reason: ParsingFailureReason }): Promise<void>;
   /** Applies a review and completes the job with is_reviewed, emitting the update event. Idempotent. */
   completeLabReportReview(input: { jobId: string; review: LabReportReview }): Promise<void>;
+  /** Ends the job `rejected` with is_reviewed and the reason, its data dropped, emitting the update event. Idempotent. */
+  rejectLabReport(input: { jobId: string; rejection: LabReportRejection }): Promise<void>;
 }

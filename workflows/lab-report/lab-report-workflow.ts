@@ -13,6 +13,7 @@ import {
   LAB_REPORT_IDENTITY_REVIEW_PATCH,
   LAB_REPORT_NOT_PENDING_REVIEW,
   type LabReportActivities,
+  type LabReportRejection,
   type LabReportReview,
   type LabReportState,
   labReportState,
@@ -20,6 +21,7 @@ import {
   type LabReportWorkflowResult,
   type ParsingFailureReason,
   type ParsingJobStatus,
+  rejectLabReport,
   REPORT_PARSE_FAILURE,
   reviewLabReport,
   SEARCH_ATTRIBUTES,
@@ -37,8 +39,9 @@ const records = proxyActivities<LabReportActivities>({
  * report task queue that keeps its output in Postgres by job id. A report that cannot be parsed
  * (a non-retryable ReportParseFailure) or a step that fails every attempt ends the job `failed`
  * with its reason; the workflow itself completes either way. With review, the job waits in
- * `pending_review` for the reviewLabReport update, as does a job whose report names another
- * patient than its user (the store step says so).
+ * `pending_review` for the reviewLabReport update (or rejectLabReport, which ends it `rejected`,
+ * its results never filed), as does a job whose report names another patient than its user (the
+ * store step says so).
  */
 export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<LabReportWorkflowResult> {
   const { jobId, timers } = input;
@@ -54,6 +57,11 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
   });
   const state: LabReportState = { status: 'started', stage: null, failureReason: null };
   let review: LabReportReview | undefined;
+  let rejection: LabReportRejection | undefined;
+  const reviewValidator = () => {
+    const refusal = review !== undefined || rejection !== undefined ? 'This parsing job has already been reviewed.' : reviewRefusal(state.status, input.humanReview);
+    if (refusal) throw ApplicationFailure.nonRetryable(refusal, LAB_REPORT_NOT_PENDING_REVIEW);
+  };
   const moveTo = (status: ParsingJobStatus) => {
     state.status = status;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.labReportStatus, value: status }]);
@@ -67,12 +75,16 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
       await condition(() => state.status === 'completed');
       return { status: 'completed' as const };
     },
-    {
-      validator: (_review: LabReportReview) => {
-        const refusal = review !== undefined ? 'This parsing job has already been reviewed.' : reviewRefusal(state.status, input.humanReview);
-        if (refusal) throw ApplicationFailure.nonRetryable(refusal, LAB_REPORT_NOT_PENDING_REVIEW);
-      },
+    { validator: (_review: LabReportReview) => reviewValidator() },
+  );
+  setHandler(
+    rejectLabReport,
+    async (given) => {
+      rejection = given;
+      await condition(() => state.status === 'rejected');
+      return { status: 'rejected' as const };
     },
+    { validator: (_rejection: LabReportRejection) => reviewValidator() },
   );
 
   try {
@@ -97,7 +109,13 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
   const sentToReview = stored?.status === 'pending_review' && patched(LAB_REPORT_IDENTITY_REVIEW_PATCH);
   if (input.humanReview || sentToReview) {
     moveTo('pending_review');
-    await condition(() => review !== undefined);
+    await condition(() => review !== undefined || rejection !== undefined);
+    if (rejection !== undefined) {
+      await records.rejectLabReport({ jobId, rejection });
+      moveTo('rejected');
+      await condition(allHandlersFinished);
+      return { status: 'rejected', failureReason: null };
+    }
     await records.completeLabReportReview({ jobId, review: review as LabReportReview });
   }
   moveTo('completed');

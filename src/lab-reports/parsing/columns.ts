@@ -9,7 +9,7 @@ export interface Column {
 }
 
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
-  [/^(tests?|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i, 'name'],
+  [/^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i, 'name'],
   [/^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|patient result|this visit)$/i, 'result'],
   [/^(flags?|abnormal|abn|status|ind|indicator|a\/n|h\/l|alert)$/i, 'flag'],
   [/^(units?|uom|unit of measure)$/i, 'units'],

@@ -4,30 +4,48 @@ const MONTHS: Record<string, number> = {
 
 export type DayOrder = 'month_first' | 'day_first';
 
-const NUMERIC = /\b(\d{1,4})[/.-](\d{1,2})[/.-](\d{2,4})\b/;
+/** Three numbers parted by the same separator twice (`03/14/2026`, not a range such as `13.2-17.1`). */
+const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
 const NAMED_DAY_FIRST = /\b(\d{1,2})[\s\-/.]+([A-Za-z]{3,9})\.?[\s\-/.,]+(\d{4})\b/;
 const NAMED_MONTH_FIRST = /\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b/;
 
 /**
- * Slash and dot dates whose first part is over 12 can only be day-first; a report that prints
- * one prints all its dates that way. Otherwise month-first, the US convention.
+ * How a report's numeric dates are ordered, and whether it shows it: a date whose first part is
+ * over 12 can only be day-first (one whose second part is, month-first), and a report prints all
+ * its dates one way; dots (`14.03.2026`) are a day-first convention that month-first countries do
+ * not print. Otherwise month-first, the US convention, not shown.
  */
-export function dayOrderOf(texts: string[]): DayOrder {
+export function dayOrderShown(texts: string[]): { order: DayOrder; shown: boolean } {
+  let dotted = false;
   for (const text of texts) {
     const m = new RegExp(NUMERIC.source, 'g');
     for (let hit = m.exec(text); hit; hit = m.exec(text)) {
-      if (hit[1].length <= 2 && Number(hit[1]) > 12 && Number(hit[2]) <= 12) return 'day_first';
-      if (hit[1].length <= 2 && Number(hit[2]) > 12) return 'month_first';
+      if (hit[1].length > 2 || hit[4].length !== 4) continue;
+      if (Number(hit[1]) > 12 && Number(hit[3]) <= 12) return { order: 'day_first', shown: true };
+      if (Number(hit[3]) > 12) return { order: 'month_first', shown: true };
+      if (hit[2] === '.') dotted = true;
     }
   }
-  return 'month_first';
+  return dotted ? { order: 'day_first', shown: true } : { order: 'month_first', shown: false };
+}
+
+/** Whether `text`'s numeric date could be read either way round (both parts 12 or under, and unequal). */
+export function ambiguousDayMonth(text: string): boolean {
+  const numeric = NUMERIC.exec(text);
+  return numeric !== null && numeric[1].length <= 2 && Number(numeric[1]) <= 12 && Number(numeric[3]) <= 12 && numeric[1] !== numeric[3];
+}
+
+/** Whether `text`'s date has a two-digit year. */
+export function twoDigitYear(text: string): boolean {
+  const numeric = NUMERIC.exec(text);
+  return numeric !== null && numeric[1].length <= 2 && numeric[4].length === 2;
 }
 
 /** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, March 14, 2026). */
 export function parseDate(text: string, order: DayOrder): string | null {
   const numeric = NUMERIC.exec(text);
   if (numeric) {
-    const [a, b, c] = [numeric[1], numeric[2], numeric[3]];
+    const [a, b, c] = [numeric[1], numeric[3], numeric[4]];
     if (a.length === 4) return iso(Number(a), Number(b), Number(c));
     const year = c.length === 2 ? 1900 + Number(c) + (Number(c) < 50 ? 100 : 0) : Number(c);
     return order === 'day_first' ? iso(year, Number(b), Number(a)) : iso(year, Number(a), Number(b));

@@ -1,21 +1,22 @@
-import { dayOrderOf, parseDate, type DayOrder } from './dates';
+import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
 import type { Line } from './layout';
 import type { MetadataField, ReportMetadata } from './types';
 
-type Field = 'name' | 'first' | 'last' | 'dob' | 'sex' | 'age_sex' | 'collected' | 'reported' | 'specimen' | 'provider' | 'clia' | 'other';
+type Field = 'name' | 'first' | 'last' | 'subject' | 'dob' | 'sex' | 'age_sex' | 'collected' | 'reported' | 'specimen' | 'provider' | 'clia' | 'other';
 
 /** Header labels labs print, the field each names; `other` ones only end the value before them. */
 const LABELS: [RegExp, Field][] = [
   [/^(patient name|patient|name|pt name|patient's name|client name)$/i, 'name'],
-  [/^(first name|given name)$/i, 'first'],
+  [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\))$/i, 'first'],
   [/^(last name|surname|family name)$/i, 'last'],
+  [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born)$/i, 'dob'],
   [/^(sex|gender)$/i, 'sex'],
   [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
   [/^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected)$/i, 'collected'],
   [/^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued)$/i, 'reported'],
   [/^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|barcode)$/i, 'specimen'],
-  [/^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician)$/i, 'provider'],
+  [/^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician)$/i, 'provider'],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
   [/^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i, 'other'],
 ];
@@ -27,7 +28,7 @@ function labelField(text: string): Field | null {
 }
 
 /** `Label:` inside a cell: the label words are up to four words before a colon. */
-const INLINE = /((?:[A-Za-z.'/#]+\s?){1,4}?)\s*:\s*/g;
+const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
 
 interface Pair {
   field: Field;
@@ -50,8 +51,28 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
     });
   });
   if (pairs.length) return pairs;
-  // A row of bare labels with the values printed under them.
   const labels = line.cells.map((cell) => labelField(cell.text));
+  // Label and value cells side by side without colons (a bordered table): label, value, label, value.
+  if (labels[0] !== null && labels[0] !== 'other' && line.cells.length >= 2) {
+    const grid: Pair[] = [];
+    for (let i = 0; i + 1 < line.cells.length; i += 2) {
+      if (labels[i] === null || labels[i + 1] !== null) break;
+      grid.push({ field: labels[i] as Field, value: line.cells[i + 1].text.trim() });
+    }
+    // Two pairs at least, or one label of several words alone with its value: one word beside
+    // another cell may be a label beside anything (a heading).
+    const alone = grid.length === 1 && line.cells.length === 2 && /\s/.test(line.cells[0].text.trim());
+    if ((grid.length >= 2 || alone) && grid.length * 2 >= line.cells.length - 1) return grid;
+  }
+  // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`).
+  if (line.cells.length <= 2 && !line.text.includes(':')) {
+    const words = line.cells[0].text.split(/\s+/);
+    for (let n = Math.min(4, words.length - 1); n >= 2; n--) {
+      const field = labelField(words.slice(0, n).join(' '));
+      if (field !== null && field !== 'other') return [{ field, value: words.slice(n).join(' ') }];
+    }
+  }
+  // A row of bare labels with the values printed under them.
   if (next && labels.filter((l) => l !== null).length >= 2 && labels.every((l) => l !== null)) {
     line.cells.forEach((cell, i) => {
       const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
@@ -61,12 +82,20 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
   return pairs;
 }
 
+/**
+ * Whether a line carries the report's metadata (labelled patient or specimen fields, a letter's
+ * date or its sentences about the specimen) rather than results.
+ */
+export function isMetadataLine(line: Line, next: Line | undefined): boolean {
+  const text = line.text.trim();
+  return linePairs(line, next).some((pair) => pair.field !== 'other' && pair.value) || DATE_ONLY.test(text) || PROSE.some(([re]) => re.test(text));
+}
+
 /** How sure the parser is of each metadata field, and why one it left null is null. */
 export type MetadataConfidence = Record<MetadataField, { confidence: number; reason: string | null }>;
 
 /** Patient, dates, specimen, provider and CLIA from the report's labelled fields; the lab's name from its masthead. */
 export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMetadata {
-  const order = dayOrderEvidence(lines.map((l) => l.text));
   const notes: Partial<Record<MetadataField, { confidence: number; reason: string | null }>> = {};
   // The surest reading of a field counts (a label may appear twice, once unreadable).
   const note = (field: MetadataField, confidence: number, reason: string | null = null) => {
@@ -85,46 +114,84 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     date_collected: null,
     specimen_number: null,
   };
-  const date = (field: 'dob' | 'date_collected' | 'date_reported', value: string) => {
-    if (metadata[field] !== null) return;
-    const read = readDate(value, order);
-    metadata[field] = read.value;
-    note(field, read.confidence, read.reason);
+  // Dates are read once all are found: the order of day and month may show only in their company.
+  const dates: Partial<Record<DateField, { text: string; ocr: number; confidence: number }>> = {};
+  const date = (field: DateField, text: string, ocr: number, confidence = 1) => {
+    if (!dates[field] && (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null) dates[field] = { text, ocr, confidence };
+    else if (!dates[field]) note(field, 0, `no date in "${text.slice(0, 40)}"`);
+  };
+  let honorific: 'male' | 'female' | null = null;
+  const name = (value: string, ocr: number, confidence = 1) => {
+    if (metadata.patient_last_name !== null) return;
+    const read = readName(value);
+    [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
+    note('patient_first_name', read.confidence * ocr * confidence, read.reason);
+    note('patient_last_name', read.confidence * ocr * confidence, read.reason);
+    honorific ??= honorificSex(value);
+  };
+  const specimen = (value: string, ocr: number) => {
+    if (metadata.specimen_number !== null || !/\d/.test(value)) return;
+    metadata.specimen_number = value.split(/\s+/)[0].replace(/[.,;]$/, '');
+    note('specimen_number', 0.9 * ocr);
+  };
+  const provider = (value: string, ocr: number) => {
+    if (metadata.ordering_provider !== null) return;
+    metadata.ordering_provider = providerName(value);
+    if (metadata.ordering_provider) note('ordering_provider', 0.9 * ocr);
   };
   lines.forEach((line, i) => {
     // OCR confidence of the line lowers a field's only when poor: most good scans read 0.7-0.9.
     const ocr = Math.min(1, line.confidence / OCR_TRUSTED);
     for (const { field, value } of linePairs(line, lines[i + 1])) {
       if (!value) continue;
-      if (field === 'name' && metadata.patient_last_name === null) {
-        const name = readName(value);
-        [metadata.patient_first_name, metadata.patient_last_name] = [name.first, name.last];
-        note('patient_first_name', name.confidence * ocr, name.reason);
-        note('patient_last_name', name.confidence * ocr, name.reason);
+      if (field === 'name') name(value, ocr);
+      else if (field === 'subject') {
+        // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
+        const [who, ...rest] = value.split(',');
+        name(who, ocr, 0.95);
+        prose(rest.join(','), ocr);
       } else if (field === 'first' && metadata.patient_first_name === null) {
         metadata.patient_first_name = givenName(value);
         note('patient_first_name', (metadata.patient_first_name ? 0.95 : 0) * ocr, metadata.patient_first_name ? null : `no name in "${value}"`);
       } else if (field === 'last' && metadata.patient_last_name === null) {
         metadata.patient_last_name = surname(value);
         note('patient_last_name', (metadata.patient_last_name ? 0.95 : 0) * ocr, metadata.patient_last_name ? null : `no name in "${value}"`);
-      } else if (field === 'dob') date('dob', value);
+      } else if (field === 'dob') date('dob', value, ocr);
       else if (field === 'sex' || field === 'age_sex') metadata.gender ??= parseSex(value);
-      else if (field === 'collected') date('date_collected', value);
-      else if (field === 'reported') date('date_reported', value);
-      else if (field === 'specimen' && metadata.specimen_number === null && /\d/.test(value)) {
-        metadata.specimen_number = value.split(/\s+/)[0].replace(/[.,;]$/, '');
-        note('specimen_number', 0.9 * ocr);
-      } else if (field === 'provider' && metadata.ordering_provider === null) {
-        metadata.ordering_provider = providerName(value);
-        if (metadata.ordering_provider) note('ordering_provider', 0.9 * ocr);
-      }
+      else if (field === 'collected') date('date_collected', value, ocr);
+      else if (field === 'reported') date('date_reported', value, ocr);
+      else if (field === 'specimen') specimen(value, ocr);
+      else if (field === 'provider') provider(value, ocr);
     }
+    prose(line.text, ocr);
     const clia = CLIA.exec(line.text);
     if (clia && metadata.lab_clia === null) {
       metadata.lab_clia = clia[1].toUpperCase();
       note('lab_clia', 0.97 * ocr);
     }
   });
+  // A letter is dated: a line that is only a date, high on the first page, is the report's date.
+  const dated = firstPage.find((l) => l.y < firstPageHeight * 0.4 && l.cells.length === 1 && DATE_ONLY.test(l.text.trim()));
+  if (dated) date('date_reported', dated.text, Math.min(1, dated.confidence / OCR_TRUSTED), 0.8);
+
+  /** Fields written into sentences: `born 4 March 1980`, `Specimen S-2025-00123, collected 12 March 2025`, `Dear Dr. Anna Reyes,`. */
+  function prose(text: string, ocr: number): void {
+    for (const [re, field] of PROSE) {
+      const hit = re.exec(text);
+      if (!hit) continue;
+      if (field === 'dob' || field === 'date_collected') date(field, hit[1], ocr, 0.9);
+      else if (field === 'specimen') specimen(hit[1], ocr * 0.95);
+      else if (field === 'provider') provider(hit[1], ocr);
+    }
+  }
+
+  const order = dateOrder(lines.map((l) => l.text), dates);
+  for (const [field, found] of Object.entries(dates) as [DateField, { text: string; ocr: number; confidence: number }][]) {
+    const read = readDate(found.text, order);
+    metadata[field] = read.value;
+    note(field, read.confidence * found.ocr * found.confidence, read.reason);
+  }
+  metadata.gender ??= honorific;
   if (metadata.gender) note('gender', 0.9);
   if (metadata.lab_name) note('lab_name', 0.7, 'the largest line at the top of the first page');
   const confidence = Object.fromEntries(
@@ -138,6 +205,41 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     }
   }
   return { ...metadata, confidence };
+}
+
+type DateField = 'dob' | 'date_collected' | 'date_reported';
+
+/** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
+const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
+
+const DATE_TEXT = String.raw`(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
+
+/** Fields in running text, each after the words that introduce it. */
+const PROSE: [RegExp, DateField | 'specimen' | 'provider'][] = [
+  [new RegExp(String.raw`\b(?:born(?: on)?|date of birth|DOB|D\.O\.B\.?)\s*:?\s*${DATE_TEXT}`, 'i'), 'dob'],
+  [new RegExp(String.raw`\b(?:collected|drawn)(?: on)?\s*:?\s*${DATE_TEXT}`, 'i'), 'date_collected'],
+  [/\b(?:specimen|accession|sample)(?: no\.?| number| id| #)?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i, 'specimen'],
+  [/^Dear\s+(Dr\.?\s+[\p{L}.'\- ]+?),?$/u, 'provider'],
+];
+
+/**
+ * The day/month order for the report's dates: as the report shows it, else the one in which its
+ * specimen was reported on or after the day it was collected, within a few weeks — when only one
+ * order makes that so; else month first (the US convention), not shown.
+ */
+function dateOrder(texts: string[], dates: Partial<Record<DateField, { text: string }>>): DayOrderEvidence {
+  const shown = dayOrderShown(texts);
+  if (shown.shown || !dates.date_collected || !dates.date_reported) return shown;
+  const plausible = (order: DayOrder) => {
+    const collected = parseDate(dates.date_collected?.text ?? '', order);
+    const reported = parseDate(dates.date_reported?.text ?? '', order);
+    if (!collected || !reported) return false;
+    const days = (Date.parse(reported) - Date.parse(collected)) / 86_400_000;
+    return days >= 0 && days <= 31;
+  };
+  const [monthFirst, dayFirst] = [plausible('month_first'), plausible('day_first')];
+  if (monthFirst !== dayFirst) return { order: dayFirst ? 'day_first' : 'month_first', shown: true };
+  return shown;
 }
 
 /** Line OCR confidence from which a field read from it is trusted as from a text layer. */
@@ -155,32 +257,34 @@ const CLIA = /\bCLIA(?:\s*(?:no\.?|number|#|id))?\s*[:#]?\s*(\d{2}D\d{7})\b/i;
 
 interface DayOrderEvidence {
   order: DayOrder;
-  /** Whether some date on the report showed the order, rather than the US default being assumed. */
+  /** Whether something on the report showed the order, rather than the US default being assumed. */
   shown: boolean;
-}
-
-function dayOrderEvidence(texts: string[]): DayOrderEvidence {
-  const order = dayOrderOf(texts);
-  if (order === 'day_first') return { order, shown: true };
-  const shown = texts.some((text) => [...text.matchAll(/\b(\d{1,2})[/.-](\d{1,2})[/.-]\d{2,4}\b/g)].some((m) => Number(m[2]) > 12));
-  return { order, shown };
 }
 
 /** A date, with less confidence when its day and month could be either way round and nothing on the report says which. */
 function readDate(text: string, { order, shown }: DayOrderEvidence): { value: string | null; confidence: number; reason: string | null } {
   const value = parseDate(text, order);
   if (!value) return { value: null, confidence: 0, reason: `no date in "${text.slice(0, 40)}"` };
-  const numeric = /\b(\d{1,2})[/.-](\d{1,2})[/.-]\d{2,4}\b/.exec(text);
-  const ambiguous = numeric !== null && Number(numeric[1]) <= 12 && Number(numeric[2]) <= 12 && numeric[1] !== numeric[2];
-  if (ambiguous && !shown) return { value, confidence: 0.75, reason: 'day and month read month first (US), as nothing on the report shows the order' };
-  if (/\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2}\b/.test(text)) return { value, confidence: 0.7, reason: 'two-digit year' };
+  if (ambiguousDayMonth(text) && !shown) return { value, confidence: 0.75, reason: 'day and month read month first (US), as nothing on the report shows the order' };
+  if (twoDigitYear(text)) return { value, confidence: 0.7, reason: 'two-digit year' };
   return { value, confidence: 0.97, reason: null };
 }
 
 /** Generational suffixes and degrees printed after a name. */
 const SUFFIX = /^(jr|sr|ii|iii|iv|v|md|do|phd|rn|np|pa|dds|esq)\.?$/i;
 /** Honorifics printed before a name. */
-const HONORIFIC = /^(mr|mrs|ms|miss|mx|dr|prof)\.?$/i;
+const HONORIFIC = /^(mr|mrs|ms|miss|mx|dr|prof|med)\.?$/i;
+
+/** Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`). */
+const PARTICLE = /^(van|von|der|den|de|del|della|la|le|da|di|du|dos|das|st\.?|ste\.?|bin|al|ter|ten)$/i;
+
+/** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
+function honorificSex(text: string): 'male' | 'female' | null {
+  const first = text.trim().split(/\s+/)[0]?.replace(/\.$/, '').toLowerCase();
+  if (first === 'mr') return 'male';
+  if (first === 'mrs' || first === 'ms' || first === 'miss') return 'female';
+  return null;
+}
 
 function words(text: string): string[] {
   return text
@@ -224,6 +328,7 @@ export function readName(text: string): ReadName {
   const t = text.replace(/\s+/g, ' ').trim();
   const unsure = (reason: string): ReadName => ({ first: null, last: null, confidence: 0, reason });
   if (/\d/.test(t)) return unsure(`a name with digits in it: "${t.slice(0, 40)}"`);
+  if (/[/&@[\]]/.test(t)) return unsure(`not a name: "${t.slice(0, 40)}"`);
   if (t.includes(',')) {
     const [lastPart, ...rest] = t.split(',');
     const restWords = words(rest.join(' '));
@@ -235,15 +340,22 @@ export function readName(text: string): ReadName {
   const kept = words(t);
   const full = kept.filter((w) => !isInitial(w));
   if (full.length < 2) return unsure(`one name word only: "${t}"`);
-  // Without a comma the last word is the surname; more than one middle word leaves room for a compound surname.
-  const confidence = full.length === 2 ? 0.95 : 0.8;
-  return { first: cleanName(full[0]), last: cleanName(full[full.length - 1]), confidence, reason: full.length === 2 ? null : 'middle words taken as middle names' };
+  // Without a comma the last word is the surname, with the particles before it (`Anna van der Berg`);
+  // more than one middle word left leaves room for a compound surname.
+  let start = full.length - 1;
+  while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
+  const confidence = start === 1 ? 0.95 : 0.8;
+  return { first: cleanName(full[0]), last: cleanName(full.slice(start).join(' ')), confidence, reason: start === 1 ? null : 'middle words taken as middle names' };
 }
 
+/** The provider as First Last (`Dr. Anna Reyes`, `REYES, ANNA MD`, `Anna Reyes, MD`), else as printed, cleaned. */
 function providerName(text: string): string | null {
   const cut = text.split(/\s{2,}|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
   const name = cut.replace(/[^\p{L}.,'\- ]/gu, ' ').replace(/\s+/g, ' ').trim().replace(/[,]$/, '');
-  return /\p{L}{2}/u.test(name) ? name : null;
+  if (!/\p{L}{2}/u.test(name)) return null;
+  // Degrees after a comma (`Anna Reyes, MD`) are not a LAST, FIRST comma.
+  const read = readName(name.replace(/,\s*((?:md|do|phd|np|pa|rn)\.?\s*)+$/i, ''));
+  return read.first && read.last ? `${read.first} ${read.last}` : name;
 }
 function parseSex(text: string): 'male' | 'female' | null {
   const t = text.toLowerCase();

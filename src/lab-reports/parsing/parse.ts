@@ -2,7 +2,7 @@ import { headerColumns, type Column } from './columns';
 import { ReportParseFailure } from './failure';
 import { interpret } from './interpret';
 import { lineKey, pageLines, repeatedLines, type Line } from './layout';
-import { parseMetadata } from './metadata';
+import { isMetadataLine, parseMetadata } from './metadata';
 import { narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
 import { flagMeaning, repairOcrUnit, type FlagMeaning } from './values';
 import type { ExtractedDocument, ParsedReport, ParsedResult } from './types';
@@ -12,6 +12,8 @@ const MARGIN_BAND = 0.15;
 /** Below this share of the page height only footers print (and results never do). */
 const FOOTER_BAND = 0.93;
 const PAGE_NUMBER = /\bpage\s*\d+\s*(of|\/)\s*\d+\b/i;
+/** Share of the first page's height at its top where the masthead prints (the lab's name and address), never results. */
+const MASTHEAD_BAND = 0.1;
 
 /**
  * Results and metadata from the words' positions: lines and cells rebuilt, table headers found
@@ -28,8 +30,12 @@ export function parseReport(doc: ExtractedDocument): ParsedReport {
   };
   const all = pages.flat();
   const metadata = parseMetadata(all, doc.pages[0]?.height ?? 0);
+  const labelled = new Set(all.filter((line, i) => isMetadataLine(line, all[i + 1])));
+  // Above the patient block, high on the first page: the masthead (a lab's address reads like a result).
+  const firstLabelled = Math.min(...[...labelled].filter((line) => line.page === 0).map((line) => line.y));
+  const masthead = Number.isFinite(firstLabelled) ? Math.min(firstLabelled, (doc.pages[0]?.height ?? 0) * MASTHEAD_BAND) : 0;
   const results = parseResults(
-    all.filter((line) => !isRunning(line)),
+    all.filter((line) => !isRunning(line) && !labelled.has(line) && !(line.page === 0 && line.y < masthead)),
     doc.method === 'ocr',
   );
   if (!results.length) throw new ReportParseFailure('invalid_input', 'No lab results were found in the file; it does not look like a lab report.');
