@@ -287,6 +287,35 @@ describe('an order at an HL7 lab', () => {
   }, 90_000);
 });
 
+describe('a cancelled order at an HL7 lab', () => {
+  it('goes to the lab as ORC CA once the cancellation is recorded, and the lab’s ACK is kept', async () => {
+    const orderId = await createOrder();
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await awaitingDraw(orderId);
+    answer = { code: 'AA', text: 'Cancellation accepted' };
+    const cancelled = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/cancel`, { key: tenant.apiKey });
+    expect(cancelled.status).toBe(200);
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(orderId));
+    expect(await handle.result()).toEqual({ status: 'cancelled.on_site_collection.cancelled' });
+    const sends = received.filter((message) => message.getSegment('ORC')?.getComponent(2, 1) === orderId);
+    expect(sends.map((message) => message.getSegment('ORC')!.getComponent(1, 1))).toEqual(['NW', 'CA']);
+    const cancellation = sends[1];
+    expect(cancellation.getSegment('MSH')!.getField(9).toString()).toBe('ORM^O01');
+    expect(cancellation.getSegment('OBR')!.getField(4).toString()).toBe('10231^CMP^L');
+    const rows = await stack.db.query(`SELECT control_id, state, ack_code, ack_text FROM hl7_messages WHERE direction = 'out' AND order_id = $1 ORDER BY created_at`, [orderId]);
+    expect(rows.map((row: any) => [row.control_id, row.state, row.ack_code])).toEqual([
+      [sends[0].getSegment('MSH')!.getField(10).toString(), 'accepted', 'AA'],
+      [cancellation.getSegment('MSH')!.getField(10).toString(), 'accepted', 'AA'],
+    ]);
+    expect(rows[1].ack_text).toBe('Cancellation accepted');
+    // The history shows the send and the lab's answer.
+    const history = await handle.fetchHistory();
+    const scheduled = history.events!.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled.at(-1)).toBe('cancelLabOrder');
+    answer = { code: 'AA', text: 'Order accepted' };
+  }, 90_000);
+});
+
 describe('the sandbox lab as an HL7 peer', () => {
   let sandboxLab: SandboxHl7Lab;
   afterAll(() => sandboxLab?.close());

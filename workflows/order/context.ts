@@ -51,6 +51,10 @@ export class OrderContext {
   gone = false;
   /** The lab's refusal (AE/AR) of the order message the run waits to resend; null: none. */
   labOrderRefused: LabOrderAck | null = null;
+  /** The lab reached by message took the order message (ACK AA/CA): a cancellation is sent to it too. */
+  labOrderAccepted: LabOrderAck | null = null;
+  /** How that lab answered the order's cancellation (ORC CA); null: not sent. */
+  labOrderCancelAck: LabOrderAck | null = null;
   /** Resends ops asked for (the resendLabOrder signal). */
   labOrderResends = 0;
   /** A cancellation of the order is under way (an at-home appointment is cancelled first): no new reminders. */

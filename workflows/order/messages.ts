@@ -118,6 +118,7 @@ export class OrderMessages {
       appointment: appointments.latest,
       pending: { facts: facts.waiting, appointmentReports: appointments.unsyncedReports().length, transitionInFlight: transitions.inFlight },
       labOrderRefused: order.labOrderRefused,
+      labOrderCancelAck: order.labOrderCancelAck,
     }));
     setHandler(resendLabOrder, () => {
       order.labOrderResends += 1;

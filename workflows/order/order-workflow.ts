@@ -35,12 +35,13 @@ class OrderWorkflow {
   private readonly appointments: AppointmentCoordinator;
   private readonly sandbox: SandboxSimulation;
   private readonly facts: OutsideFacts;
+  private readonly cancellation: OrderCancellation;
 
   constructor(input: OrderWorkflowInput) {
     const order = (this.order = new OrderContext(input));
     const transitions = (this.transitions = new TransitionRecorder(order));
     const appointments = (this.appointments = new AppointmentCoordinator(order, transitions));
-    const cancellation = new OrderCancellation(order, transitions, appointments);
+    const cancellation = (this.cancellation = new OrderCancellation(order, transitions, appointments));
     const sandbox = (this.sandbox = new SandboxSimulation(order, transitions, appointments, cancellation));
     const facts = (this.facts = new OutsideFacts(order, transitions, sandbox));
     if (input.resume) this.resumeFrom(input.resume);
@@ -87,6 +88,7 @@ class OrderWorkflow {
   private async finish(): Promise<OrderWorkflowResult> {
     this.order.stage = 'finished';
     await condition(allHandlersFinished);
+    await this.cancellation.tellLab();
     return { status: this.order.gone ? 'gone' : eventStatus(this.order.flow, this.order.lowStatus) };
   }
 
@@ -118,6 +120,7 @@ class OrderWorkflow {
     for (;;) {
       const created = await order.runActivity(() => orderActivities.createRequisition({ orderId: order.orderId }));
       const ack = created.labAck;
+      if (ack && (ack.code === 'AA' || ack.code === 'CA')) order.labOrderAccepted = ack;
       if (!ack || ack.code === 'AA' || ack.code === 'CA' || !patched(LAB_ORDER_RESEND)) break;
       order.stage = 'awaiting_lab_order_resend';
       order.labOrderRefused = ack;
