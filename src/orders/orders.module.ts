@@ -9,6 +9,7 @@ import { Hl7Module } from '../hl7/hl7.module';
 import { HL7_ORDERS } from '../hl7/hl7-orders';
 import { OrderHl7Reports } from './order-hl7-reports';
 import { OrderSandboxLabCatalog } from './order-sandbox-lab-catalog';
+import { OrderSandboxPartners } from './order-sandbox-partners';
 import { IdempotencyModule } from '../common/idempotency';
 import { PhiReadAudit } from '../common/phi-access-log';
 import { EventsModule } from '../events/events.module';
@@ -77,9 +78,10 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     { provide: LAB_ADAPTER, useClass: LabRouter },
     OrderHl7Reports,
     OrderSandboxLabCatalog,
+    OrderSandboxPartners,
     { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
     Hl7InboundService,
   ],
-  exports: [Hl7InboundService, OrderHl7Reports, OrderSandboxLabCatalog, OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
+  exports: [Hl7InboundService, OrderHl7Reports, OrderSandboxLabCatalog, OrderSandboxPartners, OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
 })
 export class OrdersModule {}

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/sandbox-hl7-lab';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { PhiCipher } from '../../src/common/crypto';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
@@ -354,6 +355,18 @@ describe('the sandbox lab as an HL7 peer', () => {
     const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
     expect(result.status).toBe(200);
     expect(result.body.results.map((row: any) => row.slug).sort()).toEqual(components.map((marker) => marker.slug).sort());
+
+    // The conversation as stored (sealed bodies opened, each with the ACK it got), for the docs
+    // and for whoever reads this run's output: HL7_PRINT_CONVERSATION=1.
+    const conversation = await stack.db.query(`SELECT direction, body_enc, ack_code, ack_text FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [orderId]);
+    const cipher = stack.api.get(PhiCipher);
+    const printed = conversation.map((row: any) => {
+      const segments = cipher.decrypt(row.body_enc).split('\r');
+      return [`${row.direction === 'out' ? 'labflow → lab' : 'lab → labflow'}`, ...segments.map((line: string) => `  ${line}`), `  ← ACK ${row.ack_code} ${row.ack_text ?? ''}`].join('\n');
+    });
+    expect(printed).toHaveLength(3);
+    expect(printed[0]).toMatch(/ORC\|NW\|/);
+    if (process.env.HL7_PRINT_CONVERSATION === '1') console.log(printed.join('\n\n'));
   }, 90_000);
 });
 

@@ -71,6 +71,8 @@ export interface LabUpdate {
   statusDetail?: string | null;
   interpretation?: ResultInterpretation;
   hasMissingResults?: boolean;
+  /** The sandbox lab: the result types it reports (the SDK's ResultType). */
+  resultTypes?: SimulatedResultType[];
 }
 
 /** How a lab reached by message (HL7) answered an order message: MSA-1, MSA-3 and the message's MSH-10. */

@@ -41,7 +41,8 @@ export interface OrderParts {
   transitions: TransitionRecorder;
   appointments: AppointmentCoordinator;
   cancellation: OrderCancellation;
-  sandbox: SandboxSimulation;
+  /** orderWorkflow (v1) only: the sandbox simulation the `simulate` signal steers. */
+  sandbox: SandboxSimulation | null;
   facts: OutsideFacts;
 }
 
@@ -56,7 +57,7 @@ export class OrderMessages {
     const { order, transitions, appointments, cancellation, sandbox, facts } = this.parts;
     setHandler(courierUpdate, (update) => facts.receive({ ...update, source: 'courier' }));
     setHandler(labUpdate, (update) => facts.receive({ ...update, source: 'lab' }));
-    setHandler(simulate, (request) => sandbox.request(request));
+    if (sandbox) setHandler(simulate, (request) => sandbox.request(request));
     setHandler(appointmentReport, (report) => appointments.receive(report));
     setHandler(
       bookAppointment,
@@ -113,7 +114,7 @@ export class OrderMessages {
       stage: order.stage,
       shippingStarted: order.shippingStarted,
       registration: order.registration,
-      simulation: sandbox.summary(),
+      simulation: sandbox?.summary() ?? null,
       activateBy: order.activateBy,
       appointment: appointments.latest,
       pending: { facts: facts.waiting, appointmentReports: appointments.unsyncedReports().length, transitionInFlight: transitions.inFlight },
