@@ -7,6 +7,9 @@ import { OrderWorkflows } from './order-workflows';
 import { OrdersRepository } from './orders.repository';
 import { PartnerWebhooksService } from './partner-webhooks';
 
+/** How long a report's activity waits for the order to take it (the workflow looks again later). */
+const STATUS_WAIT_MS = 5000;
+
 /** The sandbox courier's partner name (its tracking webhook is `/v3/webhooks/courier/sandbox`). */
 const SANDBOX = 'sandbox';
 
@@ -27,6 +30,15 @@ export class OrderSandboxPartners implements SandboxPartnerStandIns {
 
   async orderStatus(orderId: string): Promise<OrderLowLevelStatus | null> {
     return (await this.orders.findById(orderId))?.lowLevelStatus ?? null;
+  }
+
+  async statusAfter(orderId: string, from: OrderLowLevelStatus | null): Promise<OrderLowLevelStatus | null> {
+    const deadline = Date.now() + STATUS_WAIT_MS;
+    for (;;) {
+      const low = await this.orderStatus(orderId);
+      if (low !== from || Date.now() >= deadline) return low;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /**

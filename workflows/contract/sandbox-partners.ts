@@ -29,12 +29,18 @@ export const sandboxPartnersWorkflowId = (orderId: string) => `sandbox-partners:
 /** How a partner's report was taken: `accepted` (signalled to the order), `ignored` (the order's workflow closed), `refused`. */
 export type SandboxReportAnswer = 'accepted' | 'ignored' | 'refused';
 
+/** A report's answer, and where the order stands once it took the report (or a few seconds later); null: gone. */
+export interface SandboxReportOutcome {
+  answer: SandboxReportAnswer;
+  low: OrderLowLevelStatus | null;
+}
+
 /** What the sandbox partners do, each through the path its real counterpart uses. */
 export interface SandboxPartnerActivities {
   /** Where the order stands, as the partners see it (its latest recorded status); null: the order is gone. */
   sandboxOrderStatus(input: { orderId: string }): Promise<{ low: OrderLowLevelStatus | null }>;
   /** The sandbox courier's tracking webhook (the sample's way in, when no kit shipped: the lab's receipt). */
-  sandboxCourierReports(input: { orderId: string; low: OrderLowLevelStatus }): Promise<SandboxReportAnswer>;
+  sandboxCourierReports(input: { orderId: string; low: OrderLowLevelStatus }): Promise<SandboxReportOutcome>;
   /** The sandbox lab's event webhook. */
   sandboxLabReports(input: {
     orderId: string;
@@ -42,7 +48,7 @@ export interface SandboxPartnerActivities {
     interpretation?: ResultInterpretation;
     hasMissingResults?: boolean;
     resultTypes?: SimulatedResultType[];
-  }): Promise<SandboxReportAnswer>;
+  }): Promise<SandboxReportOutcome>;
   /** The team's staff drew an on-site sample (what `PATCH /v3/order/{id}/draw_completed` does). */
-  sandboxStaffReportsDraw(input: { orderId: string }): Promise<SandboxReportAnswer>;
+  sandboxStaffReportsDraw(input: { orderId: string }): Promise<SandboxReportOutcome>;
 }

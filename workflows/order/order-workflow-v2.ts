@@ -4,6 +4,7 @@ import { AppointmentCoordinator } from './appointments';
 import { OrderCancellation } from './cancellation';
 import { OrderContext, orderActivities, OrderEnded } from './context';
 import { OutsideFacts } from './facts';
+import { LabOrder } from './lab-order';
 import { OrderMessages } from './messages';
 import { ACTIVATE_BY_CHANGEABLE } from './order-lifecycle';
 import { eventStatus } from './order-statuses';
@@ -31,17 +32,18 @@ class OrderStory {
   private readonly order: OrderContext;
   private readonly transitions: TransitionRecorder;
   private readonly appointments: AppointmentCoordinator;
-  private readonly cancellation: OrderCancellation;
+  private readonly labOrder: LabOrder;
   private readonly facts: OutsideFacts;
 
   constructor(input: OrderWorkflowInput) {
     const order = (this.order = new OrderContext(input));
     const transitions = (this.transitions = new TransitionRecorder(order));
     const appointments = (this.appointments = new AppointmentCoordinator(order, transitions));
-    const cancellation = (this.cancellation = new OrderCancellation(order, transitions, appointments));
+    const cancellation = new OrderCancellation(order, transitions, appointments);
+    const labOrder = (this.labOrder = new LabOrder(order));
     const facts = (this.facts = new OutsideFacts(order, transitions));
     if (input.resume) this.resumeFrom(input.resume);
-    new OrderMessages({ order, transitions, appointments, cancellation, sandbox: null, facts }).install();
+    new OrderMessages({ order, transitions, appointments, cancellation, sandbox: null, facts, labOrder }).install();
   }
 
   async run(): Promise<OrderWorkflowResult> {
@@ -56,7 +58,7 @@ class OrderStory {
     }
     this.order.stage = 'finished';
     await condition(allHandlersFinished);
-    await this.cancellation.tellLab();
+    await this.labOrder.cancel();
     return { status: this.order.gone ? 'gone' : eventStatus(this.order.flow, this.order.lowStatus) };
   }
 
@@ -92,20 +94,7 @@ class OrderStory {
     const order = this.order;
     order.checkActive();
     order.stage = 'creating_requisition';
-    for (;;) {
-      const { labAck } = await order.runActivity(() => orderActivities.createRequisition({ orderId: order.orderId }));
-      if (!labAck || labAck.code === 'AA' || labAck.code === 'CA') {
-        order.labOrderAccepted = labAck ?? null;
-        break;
-      }
-      order.stage = 'awaiting_lab_order_resend';
-      order.labOrderRefused = labAck;
-      const resends = order.labOrderResends;
-      await condition(() => order.labOrderResends !== resends || order.ended());
-      order.checkActive();
-      order.labOrderRefused = null;
-      order.stage = 'creating_requisition';
-    }
+    await this.labOrder.send(() => true);
     await this.transitions.transition('requisition_created');
   }
 

@@ -31,9 +31,9 @@ export async function sandboxPartnersWorkflow(input: SandboxPartnersInput): Prom
   let idle = 0;
   /** The status the order was in at the last report: while it still is, the report is on its way. */
   let reportedAt: string | null = null;
+  let { low } = await partners.sandboxOrderStatus({ orderId });
   for (;;) {
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof sandboxPartnersWorkflow>({ ...input, play });
-    const { low } = await partners.sandboxOrderStatus({ orderId });
     const target = play.finalStatus ?? SUCCESS_PATH[flow][SUCCESS_PATH[flow].length - 1];
     if (low === null || isTerminal(low) || low === target || !simulationCanReach(flow, low, target)) return;
     const settling = reportedAt === low && idle < 3;
@@ -44,13 +44,16 @@ export async function sandboxPartnersWorkflow(input: SandboxPartnersInput): Prom
     if (await condition(() => plays !== seen, Math.max(1, pause))) {
       idle = 0;
       reportedAt = null;
+      ({ low } = await partners.sandboxOrderStatus({ orderId }));
       continue;
     }
     if (next || draw) reportedAt = low;
-    if (next && sourceOf(next) === 'courier') await partners.sandboxCourierReports({ orderId, low: next });
+    // Each report answers with where the order stands once it took it.
+    if (next && sourceOf(next) === 'courier') ({ low } = await partners.sandboxCourierReports({ orderId, low: next }));
     else if (next) {
-      await partners.sandboxLabReports({ orderId, low: next, interpretation: play.interpretation, hasMissingResults: play.hasMissingResults, resultTypes: play.resultTypes });
-    } else if (draw) await partners.sandboxStaffReportsDraw({ orderId });
+      ({ low } = await partners.sandboxLabReports({ orderId, low: next, interpretation: play.interpretation, hasMissingResults: play.hasMissingResults, resultTypes: play.resultTypes }));
+    } else if (draw) ({ low } = await partners.sandboxStaffReportsDraw({ orderId }));
+    else ({ low } = await partners.sandboxOrderStatus({ orderId }));
     idle = next || draw ? 0 : idle + 1;
   }
 }
