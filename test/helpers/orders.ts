@@ -88,23 +88,6 @@ export const testkitBody = (userId: string, overrides: Record<string, unknown> =
 export { eventually };
 
 /** Polls GET /v3/order/{id} until its low-level status (last event) is `low`. */
-/**
- * Waits until the order has passed through `low` (one of its events), wherever it rests now: a
- * step labflow takes at once (a kit's requisition, then its shipment) may be followed by the next
- * before a poll sees it.
- */
-export async function orderPasses(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
-  return eventually(
-    async () => {
-      const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
-      const events: Array<{ status: string }> = response.body?.events ?? [];
-      return events.some((event) => event.status.split('.')[2] === low) ? response.body : undefined;
-    },
-    `order ${orderId} to pass ${low}`,
-    timeoutMs,
-  );
-}
-
 export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
   return eventually(
     async () => {
