@@ -4,12 +4,13 @@ import { isTerminal, simulatedNext, simulationCanReach, SUCCESS_PATH } from '../
 import { sourceOf } from '../order/order-statuses';
 
 const partners = proxyActivities<SandboxPartnerActivities>({
-  startToCloseTimeout: '1 minute',
+  // Short: a report lost with a stopped worker is tried again soon (a report waits ~5 s at most).
+  startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 20 },
 });
 
 /** Longest pause between two looks while the order waits on something no partner does (a registration). */
-const MAX_IDLE_MS = 60_000;
+const MAX_IDLE_MS = 10_000;
 
 /**
  * `sandbox-partners:<order_id>`: the sandbox's courier, lab and on-site staff playing one order's
@@ -40,7 +41,7 @@ export async function sandboxPartnersWorkflow(input: SandboxPartnersInput): Prom
     const next = settling ? null : simulatedNext(flow, low, play.finalStatus);
     const draw = !settling && !next && flow === 'on_site_collection' && (low === 'requisition_created' || low === 'requisition_bypassed') && simulationCanReach(flow, 'draw_completed', target);
     const seen = plays;
-    const pause = next || draw ? play.delayMs : Math.min(play.delayMs * 2 ** idle, MAX_IDLE_MS);
+    const pause = next || draw ? play.delayMs : Math.min(play.delayMs * (idle + 1), MAX_IDLE_MS);
     if (await condition(() => plays !== seen, Math.max(1, pause))) {
       idle = 0;
       reportedAt = null;
