@@ -1,10 +1,20 @@
-import type { AppointmentActivities, ConnectionActivities, EventActivities, LinkBulkOpActivities, OrderActivities, ReminderActivities, UserActivities } from '../workflows/contract';
+import type {
+  AppointmentActivities,
+  ConnectionActivities,
+  EventActivities,
+  LinkBulkOpActivities,
+  OrderActivities,
+  ReminderActivities,
+  SandboxPartnerActivities,
+  UserActivities,
+} from '../workflows/contract';
 import { type AppointmentLifecycle, createAppointmentActivities } from './appointments';
 import { type ConnectionSync, createConnectionActivities } from './connections';
 import { createEventActivities, type EventEmitter } from './events';
 import { createLinkBulkOpActivities, type LinkBulkOpRunner } from './link-bulk-ops';
 import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createReminderActivities, type ReminderSender } from './reminders';
+import { createSandboxPartnerActivities, type SandboxPartnerStandIns } from './sandbox-partners';
 import { createUserActivities, type UserDeletionStore } from './users';
 
 export interface ActivityDependencies {
@@ -15,12 +25,13 @@ export interface ActivityDependencies {
   reminders: ReminderSender;
   connections: ConnectionSync;
   linkBulkOps: LinkBulkOpRunner;
+  sandboxPartners: SandboxPartnerStandIns;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
 export function createActivities(
   deps: ActivityDependencies,
-): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities & ConnectionActivities & LinkBulkOpActivities {
+): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities & ConnectionActivities & LinkBulkOpActivities & SandboxPartnerActivities {
   return {
     ...createUserActivities(deps.users),
     ...createEventActivities(deps.events),
@@ -29,6 +40,7 @@ export function createActivities(
     ...createReminderActivities(deps.reminders),
     ...createConnectionActivities(deps.connections),
     ...createLinkBulkOpActivities(deps.linkBulkOps),
+    ...createSandboxPartnerActivities(deps.sandboxPartners),
   };
 }
 

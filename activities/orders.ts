@@ -14,6 +14,7 @@ import { nonRetryableByName } from './non-retryable';
 export interface OrderLifecycle {
   recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
   createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }>;
+  cancelLabOrder(orderId: string): Promise<{ labAck?: LabOrderAck }>;
   shipKit(orderId: string): Promise<{ outboundTrackingNumber: string }>;
   collectResults(
     orderId: string,
@@ -36,6 +37,7 @@ export function createOrderActivities(lifecycle: OrderLifecycle): OrderActivitie
   return {
     recordOrderTransition: (input) => translated(() => lifecycle.recordTransition(input)),
     createRequisition: ({ orderId }) => translated(() => lifecycle.createRequisition(orderId)),
+    cancelLabOrder: ({ orderId }) => translated(() => lifecycle.cancelLabOrder(orderId)),
     shipKit: ({ orderId }) => translated(() => lifecycle.shipKit(orderId)),
     collectResults: ({ orderId, interpretation, hasMissingResults, resultTypes }) =>
       translated(() => lifecycle.collectResults(orderId, { interpretation, hasMissingResults, resultTypes })),

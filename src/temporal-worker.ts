@@ -10,6 +10,7 @@ import { LabReportProcessingService } from './lab-reports/lab-report-processing.
 import { LabReportStarter } from './lab-reports/lab-report-starter';
 import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
 import { OrderTransitionsService } from './orders/order-transitions.service';
+import { OrderSandboxPartners } from './orders/order-sandbox-partners';
 import { OrderReconciler } from './orders/order-reconciler';
 import { OrderRemindersService } from './reminders/order-reminders.service';
 import { labflowDataConverter } from './temporal/payload-codec';
@@ -42,6 +43,7 @@ export async function createLabflowWorker(
     reminders: app.get(OrderRemindersService),
     connections: app.get(ConnectionSyncService),
     linkBulkOps: app.get(ConnectionBulkOpsService),
+    sandboxPartners: app.get(OrderSandboxPartners),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

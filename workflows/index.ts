@@ -1,6 +1,8 @@
 // The worker's workflowsPath: every workflow type labflow registers.
 export { userDeletionWorkflow } from './user-deletion';
 export { orderWorkflow } from './order/order-workflow';
+export { orderWorkflowV2 } from './order/order-workflow-v2';
+export { sandboxPartnersWorkflow } from './sandbox-partners/sandbox-partners-workflow';
 export { appointmentWorkflow } from './appointment/appointment-workflow';
 export { labReportWorkflow } from './lab-report/lab-report-workflow';
 export { connectionWorkflow } from './connection/connection-workflow';

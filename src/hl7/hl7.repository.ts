@@ -91,6 +91,15 @@ export class Hl7Repository {
     return (row as { orderId: string } | undefined)?.orderId ?? null;
   }
 
+  /** The lab's accession number for an order, as its latest message carrying one named it; null: none yet. */
+  async fillerNumberOf(orderId: string): Promise<string | null> {
+    const [row] = await this.db.query(
+      `SELECT filler_number AS "fillerNumber" FROM hl7_messages WHERE direction = 'in' AND order_id = $1 AND filler_number IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+      [orderId],
+    );
+    return (row as { fillerNumber: string } | undefined)?.fillerNumber ?? null;
+  }
+
   /** The sealed bodies of the result and status messages taken in for an order, oldest first. */
   async inboundBodiesOf(orderId: string): Promise<Array<{ id: string; bodyEnc: string }>> {
     return this.db.query(

@@ -100,7 +100,10 @@ export class OrderCommandsService {
     return this.respond(team, order.id, 'Order updated.');
   }
 
-  /** `POST /v3/order/{id}/test` (sandbox): start or redirect the simulation. */
+  /**
+   * `POST /v3/order/{id}/test` (sandbox): the sandbox partners play the order's lifecycle (or play
+   * something else from here on); an order of orderWorkflow (v1) has its simulation signalled.
+   */
   async simulate(team: TeamPrincipal, orderId: string, query: SimulateQuery, body: SimulateBody | null | undefined): Promise<PostOrderResponse> {
     if (team.environment !== 'sandbox') throw badRequest('Order simulation is only available in sandbox.');
     const order = await this.queries.requireOrder(team, orderId);
@@ -120,16 +123,22 @@ export class OrderCommandsService {
     const ended = endedRefusal(order.flow, order.lowLevelStatus);
     if (ended) throw badRequest(`${ended} A simulation cannot move an order that has ended.`);
     await this.workflows.ensureStarted(order);
-    // The workflow may close between the read above and the signal: a closed workflow is a 400 too.
-    await this.workflows.runUpdate(order.id, () =>
-      this.workflows.handle(order.id).signal(simulate, {
-        finalStatus,
-        delayMs: query.delay !== undefined ? Math.round(query.delay * 1000) : undefined,
-        interpretation: body?.interpretation ?? undefined,
-        hasMissingResults: body?.has_missing_results ?? undefined,
-        resultTypes: body?.result_types ?? undefined,
-      }),
-    );
+    const delayMs = query.delay !== undefined ? Math.round(query.delay * 1000) : undefined;
+    const play = {
+      finalStatus,
+      interpretation: body?.interpretation ?? undefined,
+      hasMissingResults: body?.has_missing_results ?? undefined,
+      resultTypes: body?.result_types ?? undefined,
+    };
+    if (await this.workflows.simulatesInside(order.id)) {
+      // The workflow may close between the read above and the signal: a closed workflow is a 400 too.
+      await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).signal(simulate, { ...play, delayMs }));
+    } else if (finalStatus === 'cancelled') {
+      // No partner cancels an order: the test does what the client would.
+      await this.workflows.runUpdate(order.id, () => this.workflows.handle(order.id).executeUpdate(cancelOrder));
+    } else {
+      await this.workflows.playSandbox(order, { ...play, delayMs });
+    }
     return this.respond(team, order.id, 'Simulation started.');
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { COURIER_ADAPTER, type CourierAdapter } from '../adapters/courier/courier.adapter';
-import { LAB_ADAPTER, type LabAdapter, type ResultInterpretation, type ResultMarker, type ResultType } from '../adapters/lab/lab.adapter';
+import { LAB_ADAPTER, type LabAdapter, type RequisitionRequest, type ResultInterpretation, type ResultMarker, type ResultType } from '../adapters/lab/lab.adapter';
 import { PhiCipher } from '../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
@@ -120,6 +120,28 @@ export class OrderTransitionsService {
   async createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }> {
     const order = await this.require(orderId);
     if (order.requisitionFormUrl) return { requisitionFormUrl: order.requisitionFormUrl };
+    const submitted = await this.lab.submitRequisition(await this.requisitionRequestOf(order));
+    const labAck = submitted.ack;
+    if (labAck && labAck.code !== 'AA' && labAck.code !== 'CA') return { requisitionFormUrl: null, labAck };
+    const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
+    await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
+    return labAck ? { requisitionFormUrl, labAck } : { requisitionFormUrl };
+  }
+
+  /**
+   * Tells the lab the order is cancelled, when it was sent one (a requisition was made): a lab
+   * reached by message gets ORC CA and answers with an ACK, which goes back to the workflow; the
+   * sandbox lab has nothing to stop. Idempotent: a retry repeats the same message (same control id).
+   */
+  async cancelLabOrder(orderId: string): Promise<{ labAck?: LabOrderAck }> {
+    const order = await this.require(orderId);
+    if (!order.requisitionFormUrl) return {};
+    const cancelled = await this.lab.cancelRequisition(await this.requisitionRequestOf(order));
+    return cancelled.ack ? { labAck: cancelled.ack } : {};
+  }
+
+  /** What the lab is told of an order: its patient, physician, tests, diagnoses, insurance, answers and notes. */
+  private async requisitionRequestOf(order: OrderEntity): Promise<RequisitionRequest> {
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const account = (await this.accounts.listVisible({ teamId: order.teamId, environment: order.environment }, { id: order.labAccountId }))[0];
     const insurance = await this.orders.healthInsuranceOf(order);
@@ -129,7 +151,7 @@ export class OrderTransitionsService {
     const markerIds = (await this.tests.markerIdsOf([order.labTestId])).get(order.labTestId) ?? [];
     const markers = new Map((await this.catalog.markersByIds(markerIds)).map((marker) => [marker.id, marker]));
     const physician = order.physician;
-    const submitted = await this.lab.submitRequisition({
+    return {
       orderId: order.id,
       labSlug: lab?.slug ?? String(order.labId),
       labAccountId: order.labAccountId,
@@ -161,12 +183,7 @@ export class OrderTransitionsService {
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
       aoeAnswers: inputs === null ? [] : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),
       consents: consentsOf(order),
-    });
-    const labAck = submitted.ack;
-    if (labAck && labAck.code !== 'AA' && labAck.code !== 'CA') return { requisitionFormUrl: null, labAck };
-    const requisitionFormUrl = `${this.config.api.publicUrl}/v3/order/${order.id}/requisition/pdf`;
-    await this.orders.transaction((manager) => this.orders.update(manager, order.id, { requisitionFormUrl }));
-    return labAck ? { requisitionFormUrl, labAck } : { requisitionFormUrl };
+    };
   }
 
   /** Books the kit's shipment once (the first stored shipment wins). */

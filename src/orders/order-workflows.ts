@@ -10,7 +10,16 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
 import { orderUpdateError } from '../temporal/workflow-errors';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
-import { type OrderReminderSchedule, type OrderWorkflowInput, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
+import { msToNumber } from '@temporalio/common/lib/time';
+import {
+  type OrderReminderSchedule,
+  type OrderWorkflowInput,
+  orderWorkflowId,
+  sandboxPartnersWorkflowId,
+  type SandboxPlay,
+  sandboxPlay,
+  SEARCH_ATTRIBUTES,
+} from '../../workflows/contract';
 import { isAppointmentFlow } from '../../workflows/order/order-statuses';
 import type { OrderEntity } from './order.entities';
 import { OrderReadModel } from './order-read-model';
@@ -135,7 +144,7 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
     const labSlug = known ? known.labSlug : (await this.catalog.labsByIds([order.labId]))[0]?.slug;
     const seq = known ? known.seq : await this.orders.latestSeq(order.id);
     try {
-      await this.temporal.workflow.start('orderWorkflow', {
+      await this.temporal.workflow.start(workflowTypeOf(order), {
         ...this.startOptions(order, labSlug),
         args: [this.inputFor(order, seq)],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -161,7 +170,7 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
       this.orders.latestSeq(order.id),
       this.readModel.resumeOf(order.id),
     ]);
-    const handle = await this.temporal.workflow.start('orderWorkflow', {
+    const handle = await this.temporal.workflow.start(workflowTypeOf(order), {
       ...this.startOptions(order, labSlug),
       args: [{ ...this.inputFor(order, seq), resume }],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
@@ -172,6 +181,26 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
       order.workflowStartedAt = new Date();
     }
     return { runId: handle.firstExecutionRunId };
+  }
+
+  /** Whether the order runs orderWorkflow (v1), whose sandbox simulation `POST /v3/order/{id}/test` signals. */
+  async simulatesInside(orderId: string): Promise<boolean> {
+    return (await this.handle(orderId).describe()).type === 'orderWorkflow';
+  }
+
+  /**
+   * Has the sandbox partners play (sandboxPartnersWorkflow, `sandbox-partners:<id>`): starts them,
+   * or redirects those already playing. `delayMs` defaults to SANDBOX_STEP_DELAY.
+   */
+  async playSandbox(order: OrderEntity, play: Omit<SandboxPlay, 'delayMs'> & { delayMs?: number }): Promise<void> {
+    const full: SandboxPlay = { ...play, delayMs: play.delayMs ?? msToNumber(this.config.orders.sandboxStepDelay as Parameters<typeof msToNumber>[0]) };
+    await this.temporal.workflow.signalWithStart('sandboxPartnersWorkflow', {
+      workflowId: sandboxPartnersWorkflowId(order.id),
+      taskQueue: this.config.temporal.taskQueue,
+      args: [{ orderId: order.id, flow: order.flow, play: full }],
+      signal: sandboxPlay,
+      signalArgs: [full],
+    });
   }
 
   private startOptions(order: OrderEntity, labSlug: string | undefined) {
@@ -225,4 +254,13 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
       sendRetryInterval: reminders.sendRetryInterval as OrderReminderSchedule['sendRetryInterval'],
     };
   }
+}
+
+/**
+ * The workflow type a new run of the order starts: orderWorkflowV2, whose sandbox orders meet
+ * their partners outside it; appointment flows keep orderWorkflow until the sandbox appointment
+ * provider reports through provider callbacks rather than from inside the appointment workflow.
+ */
+function workflowTypeOf(order: Pick<OrderEntity, 'flow'>): 'orderWorkflow' | 'orderWorkflowV2' {
+  return isAppointmentFlow(order.flow) ? 'orderWorkflow' : 'orderWorkflowV2';
 }

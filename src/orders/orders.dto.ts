@@ -330,6 +330,7 @@ export class LabEventDto extends createZodDto(
     notes: z.string().trim().min(1).max(2000).nullish().describe("The lab's note on the order: shown as the order's `notes` (replacing an earlier one)."),
     interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),
     has_missing_results: z.boolean().nullish(),
+    result_types: z.array(z.enum(RESULT_TYPES)).max(10).nullish().describe('The sandbox lab: the result types it reports (numeric, range, comment, coded_value).'),
   }),
 ) {}
 

@@ -10,6 +10,7 @@ import { HL7_ORDERS } from '../hl7/hl7-orders';
 import { OrderHl7Reports } from './order-hl7-reports';
 import { OrderLabResults } from './order-lab-results';
 import { OrderSandboxLabCatalog } from './order-sandbox-lab-catalog';
+import { OrderSandboxPartners } from './order-sandbox-partners';
 import { IdempotencyModule } from '../common/idempotency';
 import { PhiReadAudit } from '../common/phi-access-log';
 import { EventsModule } from '../events/events.module';
@@ -79,9 +80,10 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     OrderHl7Reports,
     OrderLabResults,
     OrderSandboxLabCatalog,
+    OrderSandboxPartners,
     { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
     Hl7InboundService,
   ],
-  exports: [Hl7InboundService, OrderHl7Reports, OrderSandboxLabCatalog, OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
+  exports: [Hl7InboundService, OrderHl7Reports, OrderSandboxLabCatalog, OrderSandboxPartners, OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
 })
 export class OrdersModule {}

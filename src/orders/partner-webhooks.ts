@@ -64,6 +64,7 @@ export class PartnerWebhooksService {
         statusDetail: event.status_detail ?? null,
         interpretation: event.interpretation ?? undefined,
         hasMissingResults: event.has_missing_results ?? undefined,
+        resultTypes: event.result_types ?? undefined,
       }),
     );
     return { status: signalled ? 'accepted' : 'ignored', order_id: order.id };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/sandbox-hl7-lab';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { PhiCipher } from '../../src/common/crypto';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
@@ -287,6 +288,35 @@ describe('an order at an HL7 lab', () => {
   }, 90_000);
 });
 
+describe('a cancelled order at an HL7 lab', () => {
+  it('goes to the lab as ORC CA once the cancellation is recorded, and the lab’s ACK is kept', async () => {
+    const orderId = await createOrder();
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await awaitingDraw(orderId);
+    answer = { code: 'AA', text: 'Cancellation accepted' };
+    const cancelled = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/cancel`, { key: tenant.apiKey });
+    expect(cancelled.status).toBe(200);
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(orderId));
+    expect(await handle.result()).toEqual({ status: 'cancelled.on_site_collection.cancelled' });
+    const sends = received.filter((message) => message.getSegment('ORC')?.getComponent(2, 1) === orderId);
+    expect(sends.map((message) => message.getSegment('ORC')!.getComponent(1, 1))).toEqual(['NW', 'CA']);
+    const cancellation = sends[1];
+    expect(cancellation.getSegment('MSH')!.getField(9).toString()).toBe('ORM^O01');
+    expect(cancellation.getSegment('OBR')!.getField(4).toString()).toBe('10231^CMP^L');
+    const rows = await stack.db.query(`SELECT control_id, state, ack_code, ack_text FROM hl7_messages WHERE direction = 'out' AND order_id = $1 ORDER BY created_at`, [orderId]);
+    expect(rows.map((row: any) => [row.control_id, row.state, row.ack_code])).toEqual([
+      [sends[0].getSegment('MSH')!.getField(10).toString(), 'accepted', 'AA'],
+      [cancellation.getSegment('MSH')!.getField(10).toString(), 'accepted', 'AA'],
+    ]);
+    expect(rows[1].ack_text).toBe('Cancellation accepted');
+    // The history shows the send and the lab's answer.
+    const history = await handle.fetchHistory();
+    const scheduled = history.events!.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled.at(-1)).toBe('cancelLabOrder');
+    answer = { code: 'AA', text: 'Order accepted' };
+  }, 90_000);
+});
+
 describe('the sandbox lab as an HL7 peer', () => {
   let sandboxLab: SandboxHl7Lab;
   afterAll(() => sandboxLab?.close());
@@ -325,6 +355,18 @@ describe('the sandbox lab as an HL7 peer', () => {
     const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
     expect(result.status).toBe(200);
     expect(result.body.results.map((row: any) => row.slug).sort()).toEqual(components.map((marker) => marker.slug).sort());
+
+    // The conversation as stored (sealed bodies opened, each with the ACK it got), for the docs
+    // and for whoever reads this run's output: HL7_PRINT_CONVERSATION=1.
+    const conversation = await stack.db.query(`SELECT direction, body_enc, ack_code, ack_text FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [orderId]);
+    const cipher = stack.api.get(PhiCipher);
+    const printed = conversation.map((row: any) => {
+      const segments = cipher.decrypt(row.body_enc).split('\r');
+      return [`${row.direction === 'out' ? 'labflow → lab' : 'lab → labflow'}`, ...segments.map((line: string) => `  ${line}`), `  ← ACK ${row.ack_code} ${row.ack_text ?? ''}`].join('\n');
+    });
+    expect(printed).toHaveLength(3);
+    expect(printed[0]).toMatch(/ORC\|NW\|/);
+    if (process.env.HL7_PRINT_CONVERSATION === '1') console.log(printed.join('\n\n'));
   }, 90_000);
 });
 

@@ -1,7 +1,7 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { randomInt, randomUUID } from 'node:crypto';
 import { installTemporalRuntime } from '../../src/temporal/runtime';
-import { ORDER_TEST_ENV, orderBody, orderReaches } from '../helpers/orders';
+import { ORDER_TEST_ENV, orderBody, orderPassed } from '../helpers/orders';
 import { OtlpReceiver } from '../helpers/otlp-receiver';
 import { capturedLogs } from '../helpers/captured-logs';
 import { fetchBytes } from '../helpers/pdf';
@@ -122,7 +122,7 @@ test('a run through every sensitive route family leaves no credential and no pat
 
   // The requisition link, signed, and the PDF behind it.
   expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} })).status).toBeLessThan(300);
-  const order = await orderReaches(stack, tenant, orderId, 'requisition_created');
+  const order = await orderPassed(stack, tenant, orderId, 'requisition_created');
   const requisition = new URL(order.requisition_form_url);
   keep('requisition signature', requisition.searchParams.get('signature'));
   expect((await fetchBytes(`${stack.apiUrl}${requisition.pathname}${requisition.search}`)).status).toBe(200);

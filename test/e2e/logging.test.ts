@@ -59,15 +59,17 @@ test('an order flow logs its request ids everywhere and no patient, key, link si
   expect(created.headers.get('x-request-id')).toBe(createRequestId);
   const orderId = created.body.order.id as string;
 
-  // A later request moves the order on: what follows from it carries its id, not the first one.
+  // A later request moves the order on (the sandbox courier reports, as /test asks it): what
+  // follows from it carries its id, not the first one.
+  await orderReaches(stack, tenant, orderId, 'transit_customer');
   const simulateRequestId = `simulate-${randomUUID()}`;
-  const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, {
+  const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=out_for_delivery`, {
     key: tenant.apiKey,
     headers: { 'x-request-id': simulateRequestId },
     body: {},
   });
   expect(simulated.status).toBeLessThan(300);
-  const order = await orderReaches(stack, tenant, orderId, 'requisition_created');
+  const order = await orderReaches(stack, tenant, orderId, 'out_for_delivery');
   const link = new URL(order.requisition_form_url);
   const signature = link.searchParams.get('signature')!;
   expect(signature.length).toBeGreaterThan(10);
@@ -104,7 +106,7 @@ test('an order flow logs its request ids everywhere and no patient, key, link si
   for (const requestId of [createRequestId, simulateRequestId]) {
     expect(withId(requestId).some((line) => line.component === 'temporal' && line.activityType !== undefined)).toBe(true);
   }
-  expect(withId(createRequestId).some((line) => line.component === 'temporal' && line.workflowType === 'orderWorkflow')).toBe(true);
+  expect(withId(createRequestId).some((line) => line.component === 'temporal' && line.workflowType === 'orderWorkflowV2')).toBe(true);
   // The webhook deliveries of the events each request caused.
   expect(withId(createRequestId).some((line) => line.eventType === 'labtest.order.created' && line.target === 'webhook')).toBe(true);
 

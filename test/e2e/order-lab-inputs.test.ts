@@ -1,6 +1,6 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
-import { orderBody, orderReaches, patientAddress, patientDetails, startOrderStack, testkitBody } from '../helpers/orders';
+import { orderBody, orderPassed, orderReaches, patientAddress, patientDetails, startOrderStack, testkitBody } from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 
 /**
@@ -50,7 +50,7 @@ const order = (overrides: Record<string, unknown>) =>
 async function requisitionOf(orderId: string): Promise<{ pdf: Buffer; text: string }> {
   const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
   expect(simulated.status).toBe(200);
-  await orderReaches(stack, tenant, orderId, 'requisition_created');
+  await orderPassed(stack, tenant, orderId, 'requisition_created');
   const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
   expect(pdf.status).toBe(200);
   return { pdf: pdf.body, text: pdfText(pdf.body).replace(/\s+/g, ' ') };

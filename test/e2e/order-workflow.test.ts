@@ -31,6 +31,8 @@ interface HistorySummary {
   activities: string[];
   signals: string[];
   updatesAccepted: string[];
+  /** The workflow type the run started as. */
+  type: string;
 }
 
 async function history(stack: TestStack, orderId: string): Promise<HistorySummary> {
@@ -42,6 +44,7 @@ async function history(stack: TestStack, orderId: string): Promise<HistorySummar
     updatesAccepted: events.flatMap((event) =>
       event.workflowExecutionUpdateAcceptedEventAttributes ? [event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''] : [],
     ),
+    type: events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '',
   };
 }
 
@@ -124,19 +127,19 @@ describe('order workflow on the real dev server', () => {
     await receiver?.close();
   });
 
-  it('registered kit, sandbox: creates its requisition at once, ships when a simulation walks the success path, and every webhook fires', async () => {
+  it('kit, sandbox: requisition and shipment at once, as in production; /test has the sandbox courier and lab report the rest, and every webhook fires', async () => {
     const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser))).body.order;
     fixtures['order--happy'] = orderWorkflowId(created.id);
     const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
-    // labflow's own step happens without /test; the kit's hand-over to the courier waits for it.
-    await orderReaches(stack, sandbox, created.id, 'requisition_created');
+    // labflow's own steps happen without /test; then the order waits for the courier.
+    await orderReaches(stack, sandbox, created.id, 'transit_customer');
     // The DB shows the transition once its activity committed; the workflow once the activity's
     // completion is recorded, a moment later.
     const state = await eventually(async () => {
       const current = await handle.query(orderState);
-      return current.low === 'requisition_created' ? current : undefined;
-    }, 'the workflow to record requisition_created');
-    expect(state).toMatchObject({ stage: 'awaiting_simulation', low: 'requisition_created' });
+      return current.low === 'transit_customer' ? current : undefined;
+    }, 'the workflow to record transit_customer');
+    expect(state).toMatchObject({ stage: 'kit_to_customer', low: 'transit_customer', simulation: null });
 
     const simulated = await post(sandbox, `/v3/order/${created.id}/test`, { interpretation: 'normal' });
     expect(simulated.status).toBe(200);
@@ -182,8 +185,9 @@ describe('order workflow on the real dev server', () => {
     const summary = await history(stack, created.id);
     expect(count(summary.activities, 'recordOrderTransition')).toBe(7);
     expect(summary.activities.filter((name) => name !== 'recordOrderTransition')).toEqual(['createRequisition', 'shipKit', 'collectResults']);
-    expect(summary.signals).toEqual(['simulate']);
-    expect(summary.names).toContain('TIMER_FIRED');
+    // The partners' reports, as real partners' webhooks arrive; no simulation inside.
+    expect(summary.signals).toEqual(['courierUpdate', 'courierUpdate', 'courierUpdate', 'courierUpdate', 'labUpdate']);
+    expect(summary.type).toBe('orderWorkflowV2');
     expect(summary.names.at(-1)).toBe('WORKFLOW_EXECUTION_COMPLETED');
     const description = await handle.describe();
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.orderStatus)).toBe('completed');
@@ -243,11 +247,12 @@ describe('order workflow on the real dev server', () => {
   });
 
   it('cancels through the cancelOrder update: one transition, no requisition, workflow ends', async () => {
-    const created = (await post(sandbox, '/v3/order/testkit', testkitBody(sandboxUser))).body.order;
+    // Waiting for its activate_by, the kit has not shipped (one that has can no longer be cancelled).
+    const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { activate_by: '2099-01-01' }))).body.order;
     fixtures['order--cancel'] = orderWorkflowId(created.id);
     const cancelled = await post(sandbox, `/v3/order/${created.id}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(lows('registrable_testkit', cancelled.body.order)).toEqual(['ordered', 'awaiting_registration', 'cancelled']);
+    expect(lows('testkit', cancelled.body.order)).toEqual(['ordered', 'cancelled']);
     expect(await stack.temporal.workflow.getHandle(orderWorkflowId(created.id)).result()).toEqual({ status: 'cancelled.testkit.cancelled' });
     const summary = await history(stack, created.id);
     expect(summary.updatesAccepted).toEqual(['cancelOrder']);
@@ -348,8 +353,10 @@ describe('order workflow on the real dev server', () => {
       expect((await post(sandbox, `/v3/order/${created.id}/test`, {})).status).toBe(200);
       const order = await orderReaches(stack, sandbox, created.id, 'completed');
       expect(lows('on_site_collection', order)).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
-      expect(order.events[2].status_detail).toBe('Simulated on-site draw.');
-      await expectRecordedOnce(stack, sandbox.teamId, order);
+      // The sandbox's staff report the draw as the team would (the recordOnSiteDraw update), the lab its results.
+      const summary = await expectRecordedOnce(stack, sandbox.teamId, order);
+      expect(summary.updatesAccepted).toEqual(['recordOnSiteDraw']);
+      expect(summary.signals).toEqual(['labUpdate', 'labUpdate']);
 
       const other = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body.order;
       await orderReaches(stack, sandbox, other.id, 'requisition_created');

@@ -197,20 +197,20 @@ describe('orders API (test kits)', () => {
     const user = await createUser(stack, team);
     const second = await createUser(stack, team);
     const created: string[] = [];
-    for (const body of [orderBody(user), orderBody(user), testkitBody(second)]) {
+    // Two kits held in ordered by activate_by; the unregistered kit ships at its workflow's pace:
+    // filter by status only once it rests in transit_customer.
+    for (const body of [orderBody(user, { activate_by: '2030-01-01' }), orderBody(user, { activate_by: '2030-01-01' }), testkitBody(second)]) {
       created.push((await post(body.lab_test_id === LIPID_PANEL_KIT ? '/v3/order' : '/v3/order/testkit', body, {}, team.apiKey)).body.order.id);
     }
-    // The kit orders move on to requisition_created at their workflow's pace (the testkit waits
-    // for registration): filter by status only once they rest there.
-    for (const id of created.slice(0, 2)) await orderReaches(stack, team, id, 'requisition_created');
+    await orderReaches(stack, team, created[2], 'transit_customer');
     const list = (query: string) => call(stack.apiUrl, 'GET', `/v3/orders${query}`, { key: team.apiKey });
     const all = await list('');
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(3);
     expect(all.body.orders.map((order: { id: string }) => order.id)).toEqual([...created].reverse());
-    expect((await list('?status=awaiting_registration')).body.orders.map((order: { id: string }) => order.id)).toEqual([created[2]]);
-    expect((await list('?status=requisition_created&status=awaiting_registration')).body.total).toBe(3);
-    expect((await list('?status=ordered')).body.total).toBe(0);
+    expect((await list('?status=transit_customer')).body.orders.map((order: { id: string }) => order.id)).toEqual([created[2]]);
+    expect((await list('?status=ordered&status=transit_customer')).body.total).toBe(3);
+    expect((await list('?status=requisition_created')).body.total).toBe(0);
     expect((await list(`?user_id=${second}`)).body.total).toBe(1);
     expect((await list(`?order_ids=${created[0]}&order_ids=${created[1]}`)).body.total).toBe(2);
     expect((await list('?interpretation=normal')).body.total).toBe(0);

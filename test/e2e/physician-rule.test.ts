@@ -1,5 +1,5 @@
 import { call, type Tenant, type TestStack } from '../helpers/stack';
-import { orderBody, orderReaches, startOrderStack } from '../helpers/orders';
+import { orderBody, orderPassed, startOrderStack } from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 
 /**
@@ -76,7 +76,7 @@ describe('physician rule (delegated lab accounts), enforced', () => {
     // Sandbox: simulate as far as the requisition, then read the form.
     const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
     expect(simulated.status).toBe(200);
-    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await orderPassed(stack, tenant, orderId, 'requisition_created');
     const pdf = await fetchBytes(`${stack.apiUrl}/v3/order/${orderId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
     expect(pdf.status).toBe(200);
     expect(pdf.contentType).toMatch(/application\/pdf/);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { requisitionLinkSecret, signRequisitionLink } from '../../src/requisitions/requisition-links';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
-import { orderBody, orderReaches, startOrderStack } from '../helpers/orders';
+import { orderBody, orderPassed, startOrderStack } from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 
 /** `requisition_form_url`: a signed, expiring link to the requisition PDF that needs no API key. */
@@ -27,7 +27,7 @@ describe('requisition_form_url (signed link)', () => {
     orderId = created.body.order.id;
     expect(created.body.order.requisition_form_url).toBeNull();
     await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} });
-    const order = await orderReaches(stack, tenant, orderId, 'requisition_created');
+    const order = await orderPassed(stack, tenant, orderId, 'requisition_created');
     link = new URL(order.requisition_form_url);
   });
   afterAll(() => stack.close());

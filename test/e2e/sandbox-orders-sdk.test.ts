@@ -6,8 +6,8 @@ import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
  * Sandbox orders tell the same story as production (issue 16): with a sandbox key, labflow's own
- * steps (requisition, waiting for an appointment, recording a booking, a reschedule or a
- * cancellation) happen at once and send their webhooks; only outside facts (the courier, the
+ * steps (requisition, shipment, waiting for an appointment, recording a booking, a reschedule or
+ * a cancellation) happen at once and send their webhooks; only outside facts (the courier, the
  * lab, the phlebotomist's draw) wait for `POST /v3/order/{id}/test`.
  */
 describe('sandbox orders through @tryvital/vital-node run labflow’s own steps', () => {
@@ -155,11 +155,11 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     expect(foreign.status).toBe(404);
   });
 
-  it('test kit: the requisition is created without /test; the kit ships when the simulation says so', async () => {
+  it('test kit: the requisition is created and the kit ships without /test; the sandbox courier and lab report the rest', async () => {
     const orderId = await createOrder(LIPID_PANEL_KIT);
-    await orderReaches(stack, tenant, orderId, 'requisition_created');
-    await webhookArrives(orderId, 'requisition_created');
-    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created']);
+    await orderReaches(stack, tenant, orderId, 'transit_customer');
+    await webhookArrives(orderId, 'transit_customer');
+    expect(await lows(orderId)).toEqual(['ordered', 'requisition_created', 'transit_customer']);
 
     expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey })).status).toBe(200);
     await orderReaches(stack, tenant, orderId, 'completed');

@@ -46,7 +46,8 @@ test('one trace covers POST /v3/order, the workflow start and run, its activitie
   expect(first.verified).toBe(true);
   expect(first.json).toMatchObject({ event_type: 'labtest.order.created', data: { id: orderId } });
 
-  // The workflow's own span ends with the workflow: let the sandbox lab finish the order.
+  // The workflow's own span ends with the workflow: let the sandbox partners finish the order
+  // (their reports are traces of their own, under the /test request).
   expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} })).status).toBe(200);
   await orderReaches(stack, tenant, orderId, 'completed');
 
@@ -67,10 +68,10 @@ test('one trace covers POST /v3/order, the workflow start and run, its activitie
   // Each hop is the child of the one before it, not merely in the same trace.
   const byId = new Map(trace.map((span) => [span.spanId, span]));
   const parentOf = (span: ReceivedSpan) => (span.parentSpanId ? byId.get(span.parentSpanId)?.name : undefined);
-  const [start] = named('StartWorkflow:orderWorkflow');
+  const [start] = named('StartWorkflow:orderWorkflowV2');
   expect(parentOf(start)).toBe('POST /v3/order');
-  expect(named('RunWorkflow:').map(parentOf)).toEqual(['StartWorkflow:orderWorkflow']);
-  expect(new Set(named('StartActivity:').map(parentOf))).toEqual(new Set(['RunWorkflow:orderWorkflow']));
+  expect(named('RunWorkflow:').map(parentOf)).toEqual(['StartWorkflow:orderWorkflowV2']);
+  expect(new Set(named('StartActivity:').map(parentOf))).toEqual(new Set(['RunWorkflow:orderWorkflowV2']));
   for (const run of named('RunActivity:')) expect(parentOf(run)).toBe(run.name.replace('RunActivity:', 'StartActivity:'));
 
   // The first webhook (labtest.order.created, written by the request) is delivered in a span

@@ -68,6 +68,7 @@ export class FakeActivities {
       return { eventId: input.seq, recorded: first };
     },
     createRequisition: async () => ({ requisitionFormUrl: null }),
+    cancelLabOrder: async () => ({}),
     shipKit: async () => ({ outboundTrackingNumber: 'LFO000000000000000001' }),
     collectResults: async () => ({ interpretation: 'normal' as const, hasMissingResults: false }),
     createAppointment: async (input: CreateAppointmentInput): Promise<AppointmentRecord> => {

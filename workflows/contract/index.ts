@@ -13,3 +13,4 @@ export * from './lab-reports';
 export * from './request-id';
 export * from './connections';
 export * from './link-bulk-ops';
+export * from './sandbox-partners';

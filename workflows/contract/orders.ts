@@ -71,6 +71,8 @@ export interface LabUpdate {
   statusDetail?: string | null;
   interpretation?: ResultInterpretation;
   hasMissingResults?: boolean;
+  /** The sandbox lab: the result types it reports (the SDK's ResultType). */
+  resultTypes?: SimulatedResultType[];
 }
 
 /** How a lab reached by message (HL7) answered an order message: MSA-1, MSA-3 and the message's MSH-10. */
@@ -114,6 +116,8 @@ export interface OrderState {
   pending?: { facts: number; appointmentReports: number; transitionInFlight: boolean };
   /** A lab reached by message refused the order (AE/AR): its answer, until a resend goes through. */
   labOrderRefused?: LabOrderAck | null;
+  /** How the lab answered the order's cancellation (ORC CA); null: none sent. */
+  labOrderCancelAck?: LabOrderAck | null;
 }
 
 /** The answer of the order updates: the event they recorded. */
@@ -179,6 +183,11 @@ export interface OrderActivities {
    * answers with an ACK (`labAck`); on AE/AR nothing is stored and the order waits for a resend.
    */
   createRequisition(input: { orderId: string }): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }>;
+  /**
+   * Tells the lab a cancelled order is off (ORC CA to a lab reached by message), once; `labAck`:
+   * how that lab answered, recorded as the order message's answer is.
+   */
+  cancelLabOrder(input: { orderId: string }): Promise<{ labAck?: LabOrderAck }>;
   /** Ships the kit (once) and stores the shipment with its tracking numbers. */
   shipKit(input: { orderId: string }): Promise<{ outboundTrackingNumber: string }>;
   /** Fetches and stores the results (once); sets interpretation and has_missing_results. */

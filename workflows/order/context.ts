@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import { type LabOrderAck, ORDER_GONE, type OrderActivities, type OrderState, type OrderWorkflowInput, REGISTRATION_SUPERSEDED, type ResultInterpretation, type SimulatedResultType } from '../contract';
+import { ORDER_GONE, type OrderActivities, type OrderState, type OrderWorkflowInput, REGISTRATION_SUPERSEDED, type ResultInterpretation, type SimulatedResultType } from '../contract';
 import { isTerminal, type WorkflowKnowledge } from './order-lifecycle';
 import type { LowStatus, OrderFlow } from './order-statuses';
 
@@ -49,10 +49,6 @@ export class OrderContext {
   registration: OrderState['registration'];
   /** The order's row is gone (its user was erased): the workflow ends quietly. */
   gone = false;
-  /** The lab's refusal (AE/AR) of the order message the run waits to resend; null: none. */
-  labOrderRefused: LabOrderAck | null = null;
-  /** Resends ops asked for (the resendLabOrder signal). */
-  labOrderResends = 0;
   /** A cancellation of the order is under way (an at-home appointment is cancelled first): no new reminders. */
   cancelling = false;
 

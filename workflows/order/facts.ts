@@ -1,16 +1,22 @@
 import { condition, log } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { type Fact, type OrderContext, orderActivities } from './context';
+import { type Fact, type OrderContext, orderActivities, type Simulation } from './context';
 import { canTransition } from './order-lifecycle';
 import { type LowStatus, sourceOf } from './order-statuses';
-import type { SandboxSimulation } from './sandbox';
 import type { TransitionRecorder } from './transitions';
 
 /** A window a stage waits in: when it closes, the order moves to `onTimeout(status)`. */
 export interface FactWindow {
   length: Duration;
   onTimeout: (low: LowStatus) => LowStatus;
+}
+
+/** A stand-in for the outside parties that supplies facts itself (the v1 sandbox simulation, ./sandbox.ts). */
+export interface SimulatedFacts {
+  readonly current: Simulation | null;
+  cancelIfAsked(): Promise<void>;
+  nextFact(simulation: Simulation | null): Fact | null;
 }
 
 /**
@@ -23,7 +29,8 @@ export class OutsideFacts {
   constructor(
     private readonly order: OrderContext,
     private readonly transitions: TransitionRecorder,
-    private readonly sandbox: SandboxSimulation,
+    /** orderWorkflow (v1) only: its sandbox simulation. */
+    private readonly sandbox: SimulatedFacts | null = null,
   ) {}
 
   /** A courierUpdate or labUpdate signal: kept if the source reports such a status. */
@@ -55,12 +62,12 @@ export class OutsideFacts {
     const deadline = window ? Date.now() + msToNumber(window.length) : null;
     while (!done(order.lowStatus)) {
       order.checkActive();
-      await this.sandbox.cancelIfAsked();
-      const simulation = this.sandbox.current;
-      const simulated = this.sandbox.nextFact(simulation);
+      await this.sandbox?.cancelIfAsked();
+      const simulation = this.sandbox?.current ?? null;
+      const simulated = this.sandbox?.nextFact(simulation) ?? null;
       const dueTimes = [deadline, simulated && simulation ? Date.now() + simulation.delayMs : null].filter((at): at is number => at !== null);
       const seq = order.seq;
-      const wake = () => this.queue.length > 0 || order.ended() || order.seq !== seq || this.sandbox.current !== simulation;
+      const wake = () => this.queue.length > 0 || order.ended() || order.seq !== seq || (this.sandbox?.current ?? null) !== simulation;
       let woke = true;
       if (dueTimes.length === 0) await condition(wake);
       else woke = await condition(wake, Math.max(1, Math.min(...dueTimes) - Date.now()));

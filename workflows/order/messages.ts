@@ -30,6 +30,7 @@ import { type AppointmentCoordinator, appointmentRefused } from './appointments'
 import type { OrderCancellation } from './cancellation';
 import { type OrderContext, OrderEnded } from './context';
 import type { OutsideFacts } from './facts';
+import type { LabOrder } from './lab-order';
 import { endedRefusal, onSiteDrawRefusal, registrationRefusal } from './order-lifecycle';
 import { eventStatus } from './order-statuses';
 import type { SandboxSimulation } from './sandbox';
@@ -41,8 +42,10 @@ export interface OrderParts {
   transitions: TransitionRecorder;
   appointments: AppointmentCoordinator;
   cancellation: OrderCancellation;
-  sandbox: SandboxSimulation;
+  /** orderWorkflow (v1) only: the sandbox simulation the `simulate` signal steers. */
+  sandbox: SandboxSimulation | null;
   facts: OutsideFacts;
+  labOrder: LabOrder;
 }
 
 /**
@@ -53,10 +56,10 @@ export class OrderMessages {
   constructor(private readonly parts: OrderParts) {}
 
   install(): void {
-    const { order, transitions, appointments, cancellation, sandbox, facts } = this.parts;
+    const { order, transitions, appointments, cancellation, sandbox, facts, labOrder } = this.parts;
     setHandler(courierUpdate, (update) => facts.receive({ ...update, source: 'courier' }));
     setHandler(labUpdate, (update) => facts.receive({ ...update, source: 'lab' }));
-    setHandler(simulate, (request) => sandbox.request(request));
+    if (sandbox) setHandler(simulate, (request) => sandbox.request(request));
     setHandler(appointmentReport, (report) => appointments.receive(report));
     setHandler(
       bookAppointment,
@@ -113,15 +116,14 @@ export class OrderMessages {
       stage: order.stage,
       shippingStarted: order.shippingStarted,
       registration: order.registration,
-      simulation: sandbox.summary(),
+      simulation: sandbox?.summary() ?? null,
       activateBy: order.activateBy,
       appointment: appointments.latest,
       pending: { facts: facts.waiting, appointmentReports: appointments.unsyncedReports().length, transitionInFlight: transitions.inFlight },
-      labOrderRefused: order.labOrderRefused,
+      labOrderRefused: labOrder.refused,
+      labOrderCancelAck: labOrder.cancelAck,
     }));
-    setHandler(resendLabOrder, () => {
-      order.labOrderResends += 1;
-    });
+    setHandler(resendLabOrder, () => labOrder.resend());
     setHandler(
       cancelOrder,
       async (): Promise<OrderUpdateResult> => {

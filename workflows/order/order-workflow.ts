@@ -4,6 +4,7 @@ import { AppointmentCoordinator } from './appointments';
 import { OrderCancellation } from './cancellation';
 import { OrderContext, orderActivities, OrderEnded } from './context';
 import { OutsideFacts } from './facts';
+import { LabOrder } from './lab-order';
 import { OrderMessages } from './messages';
 import { ACTIVATE_BY_CHANGEABLE } from './order-lifecycle';
 import { eventStatus } from './order-statuses';
@@ -35,16 +36,18 @@ class OrderWorkflow {
   private readonly appointments: AppointmentCoordinator;
   private readonly sandbox: SandboxSimulation;
   private readonly facts: OutsideFacts;
+  private readonly labOrder: LabOrder;
 
   constructor(input: OrderWorkflowInput) {
     const order = (this.order = new OrderContext(input));
     const transitions = (this.transitions = new TransitionRecorder(order));
     const appointments = (this.appointments = new AppointmentCoordinator(order, transitions));
     const cancellation = new OrderCancellation(order, transitions, appointments);
+    const labOrder = (this.labOrder = new LabOrder(order));
     const sandbox = (this.sandbox = new SandboxSimulation(order, transitions, appointments, cancellation));
     const facts = (this.facts = new OutsideFacts(order, transitions, sandbox));
     if (input.resume) this.resumeFrom(input.resume);
-    new OrderMessages({ order, transitions, appointments, cancellation, sandbox, facts }).install();
+    new OrderMessages({ order, transitions, appointments, cancellation, sandbox, facts, labOrder }).install();
   }
 
   /**
@@ -87,6 +90,7 @@ class OrderWorkflow {
   private async finish(): Promise<OrderWorkflowResult> {
     this.order.stage = 'finished';
     await condition(allHandlersFinished);
+    await this.labOrder.cancel();
     return { status: this.order.gone ? 'gone' : eventStatus(this.order.flow, this.order.lowStatus) };
   }
 
@@ -115,18 +119,7 @@ class OrderWorkflow {
     const order = this.order;
     await this.sandbox.holdNextStepWhileHeadingHere();
     order.stage = 'creating_requisition';
-    for (;;) {
-      const created = await order.runActivity(() => orderActivities.createRequisition({ orderId: order.orderId }));
-      const ack = created.labAck;
-      if (!ack || ack.code === 'AA' || ack.code === 'CA' || !patched(LAB_ORDER_RESEND)) break;
-      order.stage = 'awaiting_lab_order_resend';
-      order.labOrderRefused = ack;
-      const resends = order.labOrderResends;
-      await condition(() => order.labOrderResends !== resends || order.ended());
-      order.checkActive();
-      order.labOrderRefused = null;
-      order.stage = 'creating_requisition';
-    }
+    await this.labOrder.send(() => patched(LAB_ORDER_RESEND));
     await this.transitions.transition('requisition_created');
   }
 

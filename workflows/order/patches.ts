@@ -15,6 +15,9 @@
  *   leaves the run waiting in the requisition stage for ops' resendLabOrder signal, then sends
  *   again, instead of moving on (./order-workflow.ts createRequisition). Asked for only when a
  *   refusal came back, which no history recorded before HL7 labs has.
+ * - LAB_ORDER_CANCEL: cancelling an order a lab reached by message took (ACK AA) tells that lab
+ *   (ORC CA, the cancelLabOrder activity) after the cancellation is recorded (./cancellation.ts).
+ *   Asked for only then, which no history recorded before HL7 labs has.
  * - ORDER_REMINDERS: an order whose input carries a reminder schedule runs its reminder timers
  *   and sends reminders (./reminders.ts); asked for once, at the start of the run.
  */
@@ -23,3 +26,4 @@ export const APPOINTMENT_REPORTS_IN_ORDER = 'appointment-reports-in-order';
 export const SIMULATED_BOOKING_RETRIES = 'simulated-booking-retries';
 export const ORDER_REMINDERS = 'order-reminders';
 export const LAB_ORDER_RESEND = 'lab-order-resend';
+export const LAB_ORDER_CANCEL = 'lab-order-cancel';

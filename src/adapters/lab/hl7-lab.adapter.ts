@@ -13,7 +13,7 @@ import { Hl7TransportError, sendAndAwaitAck } from '../../hl7/mllp-client';
 import { mapObservations, type ReceivedReport } from '../../hl7/observation-results';
 import { buildOrderMessage, type OrderMessageInput } from '../../hl7/order-message';
 import { interpretResults } from '../../results';
-import type { LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
+import type { LabCancellation, LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
 
 /**
  * A lab reached over HL7 v2 / MLLP: the order goes out as ORM^O01 or OML^O21 (the lab account's
@@ -35,7 +35,22 @@ export class Hl7LabAdapter {
   async submitRequisition(request: RequisitionRequest, lab: Hl7LabInterfaceEntity): Promise<Requisition> {
     const refused = await this.repository.refusedOrderMessages(request.orderId);
     const controlId = controlIdOf(request.orderId, 'NW', refused);
-    const text = buildOrderMessage(this.orderMessage(request, lab, controlId));
+    const ack = await this.send(request, lab, 'new', controlId, null);
+    return { requisitionId: controlId, ack };
+  }
+
+  /**
+   * ORC CA for an order the lab took: one message per order (a retry repeats its control id), naming
+   * the lab's accession when its messages carried one. The lab's answer is recorded as the order's was.
+   */
+  async cancelRequisition(request: RequisitionRequest, lab: Hl7LabInterfaceEntity): Promise<LabCancellation> {
+    const filler = await this.repository.fillerNumberOf(request.orderId);
+    return { ack: await this.send(request, lab, 'cancel', controlIdOf(request.orderId, 'CA', 0), filler) };
+  }
+
+  /** Stores the message (sealed) before it goes out, sends it, waits for the ACK and records it. */
+  private async send(request: RequisitionRequest, lab: Hl7LabInterfaceEntity, control: 'new' | 'cancel', controlId: string, filler: string | null) {
+    const text = buildOrderMessage({ ...this.orderMessage(request, lab, controlId), control, fillerNumber: filler });
     const stored = await this.repository.recordOutbound({
       peerFacility: lab.receivingFacility,
       controlId,
@@ -63,7 +78,7 @@ export class Hl7LabAdapter {
       ackText: ack.text || null,
     });
     hl7Metrics.message('out', lab.orderMessageType, code);
-    return { requisitionId: controlId, ack: { code, text: ack.text, controlId } };
+    return { code, text: ack.text, controlId };
   }
 
   async results(request: ResultsRequest, lab: Hl7LabInterfaceEntity): Promise<LabResults> {

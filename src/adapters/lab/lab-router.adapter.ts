@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Hl7Repository } from '../../hl7/hl7.repository';
 import { Hl7LabAdapter } from './hl7-lab.adapter';
-import type { LabAdapter, LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
+import type { LabAdapter, LabCancellation, LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
 import { SandboxLabAdapter } from './sandbox-lab.adapter';
 
 /**
@@ -20,6 +20,11 @@ export class LabRouter implements LabAdapter {
   async submitRequisition(request: RequisitionRequest): Promise<Requisition> {
     const lab = await this.interfaces.interfaceOf(request.labAccountId);
     return lab ? this.hl7.submitRequisition(request, lab) : this.sandbox.submitRequisition(request);
+  }
+
+  async cancelRequisition(request: RequisitionRequest): Promise<LabCancellation> {
+    const lab = await this.interfaces.interfaceOf(request.labAccountId);
+    return lab ? this.hl7.cancelRequisition(request, lab) : this.sandbox.cancelRequisition();
   }
 
   async results(request: ResultsRequest): Promise<LabResults> {

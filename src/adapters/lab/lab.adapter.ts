@@ -84,9 +84,16 @@ export interface LabResults {
   missingResults: MissingBiomarkerResult[];
 }
 
-/** A laboratory: takes requisitions, reports results. Calls must be idempotent per order. */
+/** How the lab took a cancellation: a lab reached by message (HL7) answers ORC CA with an ACK. */
+export interface LabCancellation {
+  ack?: { code: string; text: string; controlId: string };
+}
+
+/** A laboratory: takes requisitions and their cancellations, reports results. Calls must be idempotent per order. */
 export interface LabAdapter {
   submitRequisition(request: RequisitionRequest): Promise<Requisition>;
+  /** The order was cancelled after its requisition went to the lab. */
+  cancelRequisition(request: RequisitionRequest): Promise<LabCancellation>;
   results(request: ResultsRequest): Promise<LabResults>;
 }
 

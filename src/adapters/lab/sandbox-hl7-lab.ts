@@ -33,29 +33,41 @@ export const SANDBOX_REFUSE_NOTE = 'sandbox:refuse';
  * The sandbox lab as an HL7 peer (worker role `sandbox-hl7-lab`): an MLLP server of @medplum/hl7
  * that takes labflow's order messages like a reference lab's interface — ACK AA (AE when the
  * order's notes carry SANDBOX_REFUSE_NOTE) — then, `resultDelayMs` apart, sends preliminary results
- * for part of the order and the final report for all of it to labflow's listener, values from the
+ * for part of the order and the final report for all of it to labflow's listener (unless an ORC CA
+ * cancelled the order first), values from the
  * sandbox result generator (deterministic per order). A sandbox HL7 lab account points at it, so
  * its orders run the production path end to end.
  */
 export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise<SandboxHl7Lab> {
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (delayMs: number, work: () => Promise<void>) => {
+  /** The reports still to send, per order: a cancellation (ORC CA) drops them. */
+  const timers = new Map<string, Set<NodeJS.Timeout>>();
+  const later = (orderId: string, delayMs: number, work: () => Promise<void>) => {
+    const ofOrder = timers.get(orderId) ?? new Set<NodeJS.Timeout>();
+    timers.set(orderId, ofOrder);
     const timer = setTimeout(() => {
-      timers.delete(timer);
+      ofOrder.delete(timer);
       work().catch((error: Error) => options.logger.warn(`sandbox HL7 lab: ${error.message}`));
     }, delayMs);
-    timers.add(timer);
+    ofOrder.add(timer);
+  };
+  const cancel = (orderId: string) => {
+    for (const timer of timers.get(orderId) ?? []) clearTimeout(timer);
+    timers.delete(orderId);
   };
   const server = new Hl7Server((connection: Hl7Connection) => {
     connection.addEventListener('message', ({ message }: { message: Hl7Message }) => {
       const orc = message.getSegment('ORC');
-      const refused = message.getAllSegments('NTE').some((note) => note.getField(3).toString().includes(SANDBOX_REFUSE_NOTE));
-      const ack = message.buildAck({ ackCode: refused ? 'AE' : 'AA' });
-      ack.getSegment('MSA')?.setField(3, refused ? 'Refused by the sandbox lab (the order notes ask for it).' : 'Order received by the sandbox lab.');
-      connection.send(ack);
+      const control = orc?.getComponent(1, 1);
       const orderId = orc?.getComponent(2, 1);
-      if (refused || !orderId || orc?.getComponent(1, 1) !== 'NW') return;
-      const report = (status: 'P' | 'F', step: number) => later(options.resultDelayMs * step, () => sendResults(options, message, orderId, status));
+      const refused = control === 'NW' && message.getAllSegments('NTE').some((note) => note.getField(3).toString().includes(SANDBOX_REFUSE_NOTE));
+      const ack = message.buildAck({ ackCode: refused ? 'AE' : 'AA' });
+      const text = refused ? 'Refused by the sandbox lab (the order notes ask for it).' : control === 'CA' ? 'Cancellation received by the sandbox lab.' : 'Order received by the sandbox lab.';
+      ack.getSegment('MSA')?.setField(3, text);
+      connection.send(ack);
+      if (!orderId) return;
+      if (control === 'CA') cancel(orderId);
+      if (refused || control !== 'NW') return;
+      const report = (status: 'P' | 'F', step: number) => later(orderId, options.resultDelayMs * step, () => sendResults(options, message, orderId, status));
       report('P', 1);
       report('F', 2);
     });
@@ -68,7 +80,7 @@ export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise
   return {
     port: (server.server!.address() as AddressInfo).port,
     close: async () => {
-      for (const timer of timers) clearTimeout(timer);
+      for (const orderId of [...timers.keys()]) cancel(orderId);
       await server.stop({ forceDrainTimeoutMs: 1000 });
     },
   };

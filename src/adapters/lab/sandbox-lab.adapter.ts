@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { generateSandboxResults, interpretResults } from '../../results';
-import type { LabAdapter, LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
+import type { LabAdapter, LabCancellation, LabResults, Requisition, RequisitionRequest, ResultsRequest } from './lab.adapter';
 
 /**
  * The sandbox lab: accepts every requisition and generates results from the lab test's
@@ -11,6 +11,11 @@ export class SandboxLabAdapter implements LabAdapter {
   async submitRequisition(request: RequisitionRequest): Promise<Requisition> {
     const digest = createHash('sha256').update(request.orderId).digest('hex').slice(0, 10).toUpperCase();
     return { requisitionId: `SBX-${request.labSlug.toUpperCase()}-${digest}` };
+  }
+
+  /** Nothing to stop: the sandbox lab reports only when asked. */
+  async cancelRequisition(): Promise<LabCancellation> {
+    return {};
   }
 
   async results(request: ResultsRequest): Promise<LabResults> {
