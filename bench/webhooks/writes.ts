@@ -156,7 +156,6 @@ async function main(): Promise<void> {
   await cleanup.destroy();
 
   let versions = 0;
-  let entries = 0;
   console.log(`writes per delivery over ${EVENTS} deliveries (first attempt succeeds, one endpoint)`);
   for (const table of TABLES) {
     const b = before[table] ?? { ins: 0, upd: 0, hot: 0 };
@@ -169,7 +168,6 @@ async function main(): Promise<void> {
     console.log(
       `  ${table.padEnd(24)} inserts ${ins.toFixed(2)}, updates ${upd.toFixed(2)} (HOT ${hot.toFixed(2)}); indexes: ${tableIndexes.map((i) => i.name + (i.predicate ? ` WHERE ${i.predicate}` : '')).join('; ')}`,
     );
-    void entries;
   }
   console.log(`  row versions per delivery: ${versions.toFixed(2)}`);
 }
