@@ -197,7 +197,7 @@ export class DeliveriesRepository {
          INSERT INTO event_delivery_attempts AS a
                 (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
                  error, created_at, finished_at)
-         SELECT gen_random_uuid(), t.id, t.event_id, t.endpoint_id, t.pipeline_id, t.attempt_count, t.unfinished_trigger,
+         SELECT labflow_uuid_v7(), t.id, t.event_id, t.endpoint_id, t.pipeline_id, t.attempt_count, t.unfinished_trigger,
                 'interrupted', t.target, t.url, 'The worker stopped during this attempt; the receiver may have got it.',
                 t.last_attempt_at, clock_timestamp()
            FROM target t
@@ -309,7 +309,7 @@ export class DeliveriesRepository {
          INSERT INTO event_delivery_attempts AS a
                 (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
                  response_status_code, response_excerpt_enc, error, latency_ms, created_at, finished_at)
-         SELECT gen_random_uuid(), f.delivery_id, f.event_id, f.endpoint_id, f.pipeline_id, f.attempt_number, f.trigger,
+         SELECT labflow_uuid_v7(), f.delivery_id, f.event_id, f.endpoint_id, f.pipeline_id, f.attempt_number, f.trigger,
                 f.status, f.target, f.url, f.status_code, f.excerpt, f.error, f.latency_ms, f.claimed_at, clock_timestamp()
            FROM f
           -- A delivery removed meanwhile (its endpoint or pipeline was deleted) has nothing to record.

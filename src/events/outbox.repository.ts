@@ -38,8 +38,8 @@ export interface LatestEventsFilter {
   endAt?: Date;
 }
 
-/** The id of a new delivery. */
-const NEW_DELIVERY_ID = 'gen_random_uuid()';
+/** The id of a new delivery: time-ordered, so inserts append to the primary key (migration 1763790602000). */
+const NEW_DELIVERY_ID = 'labflow_uuid_v7()';
 
 /** The webhook endpoints an event `o` goes to (the join's condition). */
 const WEBHOOK_MATCH = `ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
@@ -296,7 +296,7 @@ export class OutboxRepository {
     if (eventIds.length === 0) return;
     await manager.query(
       `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at, manual)
-       SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, true
+       SELECT labflow_uuid_v7(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, true
          FROM event_outbox o
          JOIN webhook_endpoints e
            ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
