@@ -84,6 +84,13 @@ export interface FinishedAttempt {
 }
 
 /**
+ * In the outcome statement (finishAttempts): the attempt is a first attempt that succeeded and no
+ * later one was claimed meanwhile (whose claim would have recorded this one \`interrupted\`): its
+ * outcome is written on the delivery row (\`first_attempt_*\`) instead of as an attempt row.
+ */
+const INLINE_FIRST_ATTEMPT = `(f.attempt_number = 1 AND f.status = 'succeeded' AND d.attempt_count = 1)`;
+
+/**
  * The SQL of deliveries and their attempts (`event_deliveries`, `event_delivery_attempts`) and of
  * webhook endpoint health (`webhook_endpoint_health`): claiming and finishing an attempt, noting
  * failures, a manual attempt. Claiming reads management's delivery targets (the read model
@@ -190,7 +197,7 @@ export class DeliveriesRepository {
          INSERT INTO event_delivery_attempts AS a
                 (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
                  error, created_at, finished_at)
-         SELECT gen_random_uuid(), t.id, t.event_id, t.endpoint_id, t.pipeline_id, t.attempt_count, t.unfinished_trigger,
+         SELECT labflow_uuid_v7(), t.id, t.event_id, t.endpoint_id, t.pipeline_id, t.attempt_count, t.unfinished_trigger,
                 'interrupted', t.target, t.url, 'The worker stopped during this attempt; the receiver may have got it.',
                 t.last_attempt_at, clock_timestamp()
            FROM target t
@@ -275,33 +282,46 @@ export class DeliveriesRepository {
                     AS f(delivery_id, event_id, target, endpoint_id, pipeline_id, attempt_number, trigger,
                          claimed_at, url, status, status_code, excerpt, error, latency_ms,
                          delivery_status, reason, delay_ms)
+       ), finished AS (
+         -- d.manual is true only when a manual attempt (a retry, a resend) was asked for after this
+         -- attempt's claim (the claim clears it): the delivery stays pending, due when it was asked.
+         -- A first attempt that succeeded, with no later attempt claimed meanwhile, is written
+         -- here, on the delivery row (decided on the row this statement locks), not as a row of
+         -- its own: the listings read it as attempt 1.
+         UPDATE event_deliveries d
+            SET status = CASE WHEN d.manual THEN 'pending' ELSE f.delivery_status END,
+                status_reason = CASE WHEN d.manual THEN NULL ELSE f.reason END,
+                updated_at = clock_timestamp(),
+                next_attempt_at = CASE WHEN d.manual OR f.delay_ms IS NULL THEN d.next_attempt_at
+                                       ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END,
+                unfinished_trigger = CASE WHEN d.attempt_count = f.attempt_number THEN NULL ELSE d.unfinished_trigger END,
+                first_attempt_at = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN f.claimed_at ELSE d.first_attempt_at END,
+                first_attempt_finished_at = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN clock_timestamp() ELSE d.first_attempt_finished_at END,
+                first_attempt_trigger = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN f.trigger ELSE d.first_attempt_trigger END,
+                first_attempt_url = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN f.url ELSE d.first_attempt_url END,
+                first_attempt_status_code = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN f.status_code ELSE d.first_attempt_status_code END,
+                first_attempt_latency_ms = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN f.latency_ms ELSE d.first_attempt_latency_ms END,
+                first_attempt_response_enc = CASE WHEN ${INLINE_FIRST_ATTEMPT} THEN f.excerpt ELSE d.first_attempt_response_enc END
+           FROM f
+          WHERE d.id = f.delivery_id AND d.status ${PENDING}
+         RETURNING d.id, d.manual, ${INLINE_FIRST_ATTEMPT} AS inline
        ), recorded AS (
          INSERT INTO event_delivery_attempts AS a
                 (id, delivery_id, event_id, endpoint_id, pipeline_id, attempt_number, trigger, status, target, url,
                  response_status_code, response_excerpt_enc, error, latency_ms, created_at, finished_at)
-         SELECT gen_random_uuid(), f.delivery_id, f.event_id, f.endpoint_id, f.pipeline_id, f.attempt_number, f.trigger,
+         SELECT labflow_uuid_v7(), f.delivery_id, f.event_id, f.endpoint_id, f.pipeline_id, f.attempt_number, f.trigger,
                 f.status, f.target, f.url, f.status_code, f.excerpt, f.error, f.latency_ms, f.claimed_at, clock_timestamp()
            FROM f
           -- A delivery removed meanwhile (its endpoint or pipeline was deleted) has nothing to record.
           WHERE EXISTS (SELECT 1 FROM event_deliveries d WHERE d.id = f.delivery_id)
+            AND NOT EXISTS (SELECT 1 FROM finished WHERE finished.id = f.delivery_id AND finished.inline)
          ON CONFLICT (delivery_id, attempt_number) DO UPDATE
             SET status = EXCLUDED.status, url = EXCLUDED.url, response_status_code = EXCLUDED.response_status_code,
                 response_excerpt_enc = EXCLUDED.response_excerpt_enc, error = EXCLUDED.error, latency_ms = EXCLUDED.latency_ms,
                 finished_at = EXCLUDED.finished_at
           WHERE a.status = 'interrupted'
        )
-       -- d.manual is true only when a manual attempt (a retry, a resend) was asked for after this
-       -- attempt's claim (the claim clears it): the delivery stays pending, due when it was asked.
-       UPDATE event_deliveries d
-          SET status = CASE WHEN d.manual THEN 'pending' ELSE f.delivery_status END,
-              status_reason = CASE WHEN d.manual THEN NULL ELSE f.reason END,
-              updated_at = clock_timestamp(),
-              next_attempt_at = CASE WHEN d.manual OR f.delay_ms IS NULL THEN d.next_attempt_at
-                                     ELSE clock_timestamp() + f.delay_ms * interval '1 millisecond' END,
-              unfinished_trigger = CASE WHEN d.attempt_count = f.attempt_number THEN NULL ELSE d.unfinished_trigger END
-         FROM f
-        WHERE d.id = f.delivery_id AND d.status ${PENDING}
-       RETURNING d.id, d.manual`,
+       SELECT id, manual FROM finished`,
       [
         column((a) => a.claimed.id),
         column((a) => a.claimed.event_id),

@@ -71,6 +71,19 @@ export interface SubjectEventRow {
 export type SubjectDeliveryRow = Pick<MessageRow, 'status' | 'status_reason' | 'attempt_count' | 'next_attempt_at' | 'last_attempt_at' | 'created_at'> &
   Pick<DeliveryRow, 'id' | 'event_id' | 'target' | 'endpoint_id' | 'pipeline_id'>;
 
+/** An attempt row's columns, as AttemptRow names them (keyset_at aside). */
+const ATTEMPT_COLUMNS = `a.id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url, a.response_status_code,
+  a.response_excerpt_enc, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at`;
+
+/**
+ * A first attempt that succeeded, written on its delivery row (DeliveriesRepository.finishAttempts),
+ * as an attempt row: attempt 1, its id the delivery's (attempt ids are random, so none collides).
+ */
+const INLINE_ATTEMPT = `d.id, d.event_id, d.endpoint_id, 1 AS attempt_number, d.first_attempt_trigger AS trigger, 'succeeded' AS status,
+  d.first_attempt_url AS url, d.first_attempt_status_code AS response_status_code, d.first_attempt_response_enc AS response_excerpt_enc,
+  NULL::text AS response_excerpt, NULL::text AS error, d.first_attempt_latency_ms AS latency_ms, d.first_attempt_at AS created_at,
+  d.first_attempt_finished_at AS finished_at`;
+
 const KEYSET_AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS keyset_at`;
 
 /**
@@ -121,26 +134,37 @@ export class DeliveryLogRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * The endpoint's attempts, newest first: the rows of `event_delivery_attempts` and the first
+   * attempts that succeeded, which are written on their delivery row (INLINE_ATTEMPT) — each side
+   * read newest first through its own index, merged.
+   */
   listAttempts(endpointId: string, options: { limit: number; after?: LogPosition; eventId?: string; status?: AttemptStatus }): Promise<AttemptRow[]> {
     const params: unknown[] = [endpointId, options.limit + 1];
-    let where = 'a.endpoint_id = $1';
+    let rows = 'a.endpoint_id = $1';
+    let inline = 'd.endpoint_id = $1 AND d.first_attempt_at IS NOT NULL';
     if (options.eventId) {
       params.push(options.eventId);
-      where += ` AND a.event_id = $${params.length}`;
+      rows += ` AND a.event_id = $${params.length}`;
+      inline += ` AND d.event_id = $${params.length}`;
     }
     if (options.status) {
       params.push(options.status);
-      where += ` AND a.status = $${params.length}`;
+      rows += ` AND a.status = $${params.length}`;
+      inline += ` AND $${params.length} = 'succeeded'`;
     }
     if (options.after) {
       params.push(options.after.at, options.after.id);
-      where += ` AND (a.created_at, a.id) < (CAST($${params.length - 1} AS timestamp) AT TIME ZONE 'UTC', CAST($${params.length} AS uuid))`;
+      const position = `(CAST($${params.length - 1} AS timestamp) AT TIME ZONE 'UTC', CAST($${params.length} AS uuid))`;
+      rows += ` AND (a.created_at, a.id) < ${position}`;
+      inline += ` AND (d.first_attempt_at, d.id) < ${position}`;
     }
     return this.db.query(
-      `SELECT a.id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url, a.response_status_code,
-              a.response_excerpt_enc, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at, ${KEYSET_AT('a.created_at')}
-         FROM event_delivery_attempts a WHERE ${where}
-        ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
+      `SELECT x.*, ${KEYSET_AT('x.created_at')} FROM (
+         (SELECT ${ATTEMPT_COLUMNS} FROM event_delivery_attempts a WHERE ${rows} ORDER BY a.created_at DESC, a.id DESC LIMIT $2)
+         UNION ALL
+         (SELECT ${INLINE_ATTEMPT} FROM event_deliveries d WHERE ${inline} ORDER BY d.first_attempt_at DESC, d.id DESC LIMIT $2)
+       ) x ORDER BY x.created_at DESC, x.id DESC LIMIT $2`,
       params,
     );
   }
@@ -194,14 +218,20 @@ export class DeliveryLogRepository {
       [eventIds],
     );
     const attempts: Array<AttemptRow & { delivery_id: string }> = deliveries.length
-      ? await this.db.query(
-          `SELECT a.id, a.delivery_id, a.event_id, a.endpoint_id, a.attempt_number, a.trigger, a.status, a.url,
-                  a.response_status_code, a.response_excerpt_enc, a.response_excerpt, a.error, a.latency_ms, a.created_at, a.finished_at,
-                  ${KEYSET_AT('a.created_at')}
-             FROM event_delivery_attempts a WHERE a.delivery_id = ANY($1::uuid[]) ORDER BY a.delivery_id, a.attempt_number`,
-          [deliveries.map((delivery) => delivery.id)],
-        )
+      ? await this.attemptsOf(deliveries.map((delivery) => delivery.id))
       : [];
     return { events, deliveries, attempts };
+  }
+
+  /** Every attempt of these deliveries (rows and first attempts on the delivery row), by delivery and attempt number. */
+  attemptsOf(deliveryIds: readonly string[]): Promise<Array<AttemptRow & { delivery_id: string }>> {
+    return this.db.query(
+      `SELECT x.*, ${KEYSET_AT('x.created_at')} FROM (
+         SELECT a.delivery_id, ${ATTEMPT_COLUMNS} FROM event_delivery_attempts a WHERE a.delivery_id = ANY($1::uuid[])
+         UNION ALL
+         SELECT d.id, ${INLINE_ATTEMPT} FROM event_deliveries d WHERE d.id = ANY($1::uuid[]) AND d.first_attempt_at IS NOT NULL
+       ) x ORDER BY x.delivery_id, x.attempt_number`,
+      [[...deliveryIds]],
+    );
   }
 }

@@ -74,6 +74,14 @@ export class DeliveryWorker {
     this.connection.disconnect();
   }
 
+  /**
+   * One delivery without a job: the relay of this process hands it fresh deliveries. Not started
+   * once the worker is stopping (`not_started`); what must wait (`later`) is the caller's to enqueue.
+   */
+  deliverNow(deliveryId: string, traceParent: string | undefined): Promise<ProcessResult> {
+    return this.deliver(deliveryId, traceParent, true);
+  }
+
   private deliver(deliveryId: string, traceParent: string | undefined, unlessStopping = false): Promise<ProcessResult> {
     // A span of the trace that wrote the event (the order's, for an order event).
     return inSpanUnder(

@@ -5,13 +5,13 @@ import { DeliveryQueue } from './delivery-queue';
 import { type DeliveryLogger, DeliveryProcessor } from './delivery.processor';
 import { DeliveryWorker } from './delivery.worker';
 import { DeliveriesRepository } from './deliveries.repository';
-import { DeliveryBatches } from './delivery-batches';
+import { claimLeaseMs, DeliveryBatches } from './delivery-batches';
 import { EventBatchFlusher } from './event-batches';
 import { EventBatchesRepository } from './event-batches.repository';
 import { RabbitMqPublisher } from './rabbitmq.publisher';
 import { type EndpointRateLimiter, RedisEndpointRateLimiter } from './rate-limiter';
 import { OutboxRepository } from './outbox.repository';
-import { EventRelay } from './relay';
+import { type DeliveryHandOff, EventRelay } from './relay';
 import { WebhookSender } from './webhook-sender';
 
 export interface EventProcessingOptions {
@@ -43,15 +43,6 @@ export function startEventProcessing(
   const { db, cipher, config } = deps;
   const logger = options.logger ?? console;
 
-  let queue: DeliveryQueue | null = null;
-  let relay: EventRelay | null = null;
-  if (options.relay !== false) {
-    queue = new DeliveryQueue(config.redisUrl, config.events.queueName, logger);
-    const batches = new EventBatchFlusher(new EventBatchesRepository(db), cipher);
-    relay = new EventRelay(new OutboxRepository(db), queue, config.events, config.databaseUrl, { logger, teams: options.teams, batches });
-    relay.start();
-  }
-
   let delivery: DeliveryWorker | null = null;
   let sender: WebhookSender | null = null;
   let rabbit: RabbitMqPublisher | null = null;
@@ -68,6 +59,20 @@ export function startEventProcessing(
     const processor = new DeliveryProcessor(new DeliveryBatches(new DeliveriesRepository(db), config.events), cipher, sender, rabbit, rateLimiter, config.events, logger);
     delivery = new DeliveryWorker(processor, config.redisUrl, config.events, logger);
     delivery.start();
+  }
+
+  let queue: DeliveryQueue | null = null;
+  let relay: EventRelay | null = null;
+  if (options.relay !== false) {
+    queue = new DeliveryQueue(config.redisUrl, config.events.queueName, logger);
+    const batches = new EventBatchFlusher(new EventBatchesRepository(db), cipher);
+    // With a delivery worker in this process, first attempts go to it without a BullMQ job.
+    const worker = delivery;
+    const handOff: DeliveryHandOff | undefined = worker
+      ? { deliver: (id, traceParent) => worker.deliverNow(id, traceParent), capacity: 2 * config.events.concurrency, leaseMs: claimLeaseMs(config.events) }
+      : undefined;
+    relay = new EventRelay(new OutboxRepository(db), queue, config.events, config.databaseUrl, { logger, teams: options.teams, batches, handOff });
+    relay.start();
   }
 
   // Once: disconnecting an ioredis client a second time arms a 2 s timer that keeps the process up.

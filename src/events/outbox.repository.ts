@@ -38,19 +38,57 @@ export interface LatestEventsFilter {
   endAt?: Date;
 }
 
+/** The id of a new delivery: time-ordered, so inserts append to the primary key (migration 1763790602000). */
+const NEW_DELIVERY_ID = 'labflow_uuid_v7()';
+
+/** The webhook endpoints an event `o` goes to (the join's condition). */
+const WEBHOOK_MATCH = `ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
+            AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR o.event_type = ANY(e.filter_types))`;
+
+/** The RabbitMQ destinations (pipelines) an event `o` of team `t` goes to (the join's condition). */
+const PIPELINE_MATCH = `ON p.team_id = o.team_id AND p.environment = o.environment AND p.region = t.region
+            AND 'rabbitmq' = ANY(p.enabled)
+            AND (p.event_type_prefixes IS NULL OR cardinality(p.event_type_prefixes) = 0
+                 OR EXISTS (SELECT 1 FROM unnest(p.event_type_prefixes) AS prefix WHERE starts_with(o.event_type, prefix)))`;
+
 /**
- * The statement that records events (OutboxRepository.insertEvents), its ten parameters numbered
- * from `first`: the nine column arrays OutboxService.prepare builds (id, event_type, team_id,
- * environment, user_id, client_user_id, data_enc, subject_id, request_id), then the writer's
- * traceparent. An id already there adds nothing. Exported so that a statement writing the state
- * change itself can record its event in the same statement (order creation, OrderReadModel),
- * with the outbox's own columns and conflict rule.
+ * The statement parts (top-level CTEs, to follow `WITH` or a comma) that record events
+ * (OutboxRepository.insertEvents), its ten parameters numbered from `first`: the nine column
+ * arrays OutboxService.prepare builds (id, event_type, team_id, environment, user_id,
+ * client_user_id, data_enc, subject_id, request_id), then the writer's traceparent. An id already
+ * there adds nothing. Exported so that a statement writing the state change itself can record its
+ * event in the same statement (order creation, OrderReadModel), with the outbox's own columns and
+ * conflict rule.
+ *
+ * The fan-out happens here, in the writer's statement: one delivery per matching enabled webhook
+ * endpoint and per matching RabbitMQ destination (as the relay's `claimAndFanOut` makes them for
+ * events written without it), and the events are written relayed. Marking an event relayed
+ * afterwards was an update of every outbox row (not HOT: `relayed_at` is in two index
+ * predicates). The new deliveries are not enqueued (`enqueued_at` NULL): the relay hands them to
+ * the delivery worker of its process, or enqueues them (EventRelay).
  */
-export function insertEventsSql(first: number): string {
+export function recordEventsCtes(first: number): string {
   const p = (index: number) => `$${first + index}`;
-  return `INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, request_id, trace_parent)
-       SELECT *, ${p(9)}::text FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::uuid[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[])
-       ON CONFLICT (id) DO NOTHING`;
+  return `outbox_events AS (
+    INSERT INTO event_outbox (id, event_type, team_id, environment, user_id, client_user_id, data_enc, subject_id, request_id, trace_parent, relayed_at)
+    SELECT *, ${p(9)}::text, clock_timestamp()
+      FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::uuid[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[])
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, event_type, team_id, environment, created_at
+  ), outbox_webhooks AS (
+    INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at)
+    SELECT ${NEW_DELIVERY_ID}, o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at
+      FROM outbox_events o
+      JOIN webhook_endpoints e ${WEBHOOK_MATCH}
+    ON CONFLICT DO NOTHING
+  ), outbox_destinations AS (
+    INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at)
+    SELECT ${NEW_DELIVERY_ID}, o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at
+      FROM outbox_events o
+      JOIN teams t ON t.id = o.team_id
+      JOIN etl_pipelines p ${PIPELINE_MATCH}
+    ON CONFLICT DO NOTHING
+  )`;
 }
 
 /**
@@ -70,7 +108,7 @@ export class OutboxRepository {
    * `traceParent` (null: none). An id already there adds nothing.
    */
   async insertEvents(manager: EntityManager, columns: Array<Array<string | null>>, traceParent: string | null = null): Promise<void> {
-    await manager.query(insertEventsSql(1), [...columns, traceParent]);
+    await manager.query(`WITH ${recordEventsCtes(1)} SELECT 1`, [...columns, traceParent]);
   }
 
   /** Subscribes a dedicated connection to the outbox channel (the trigger's and a manual retry's NOTIFY). */
@@ -108,11 +146,9 @@ export class OutboxRepository {
       const webhooks: Array<{ id: string; trace_parent: string | null }> = await manager.query(
         `WITH inserted AS (
          INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at, enqueued_at)
-         SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, clock_timestamp()
+         SELECT ${NEW_DELIVERY_ID}, o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, clock_timestamp()
            FROM event_outbox o
-           JOIN webhook_endpoints e
-             ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled
-            AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR o.event_type = ANY(e.filter_types))
+           JOIN webhook_endpoints e ${WEBHOOK_MATCH}
           WHERE o.id = ANY($1::uuid[])
           ORDER BY o.created_at, o.id
          ON CONFLICT DO NOTHING
@@ -123,14 +159,10 @@ export class OutboxRepository {
       const destinations: Array<{ id: string; trace_parent: string | null }> = await manager.query(
         `WITH inserted AS (
          INSERT INTO event_deliveries (id, event_id, target, pipeline_id, team_id, environment, event_type, created_at, enqueued_at)
-         SELECT gen_random_uuid(), o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at, clock_timestamp()
+         SELECT ${NEW_DELIVERY_ID}, o.id, 'rabbitmq', p.id, o.team_id, o.environment, o.event_type, o.created_at, clock_timestamp()
            FROM event_outbox o
            JOIN teams t ON t.id = o.team_id
-           JOIN etl_pipelines p
-             ON p.team_id = o.team_id AND p.environment = o.environment AND p.region = t.region
-            AND 'rabbitmq' = ANY(p.enabled)
-            AND (p.event_type_prefixes IS NULL OR cardinality(p.event_type_prefixes) = 0
-                 OR EXISTS (SELECT 1 FROM unnest(p.event_type_prefixes) AS prefix WHERE starts_with(o.event_type, prefix)))
+           JOIN etl_pipelines p ${PIPELINE_MATCH}
           WHERE o.id = ANY($1::uuid[])
           ORDER BY o.created_at, o.id
          ON CONFLICT DO NOTHING
@@ -167,6 +199,23 @@ export class OutboxRepository {
       teamParams([limit], teams),
     );
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * Pending deliveries due now that have no job (fresh from the fan-out, a manual retry) and no
+   * attempt in flight (claimed less than `leaseMs` ago), oldest first, but not those named in
+   * `except` (handed to the worker already): what the relay hands to the delivery worker of its
+   * process. With the traceparent of their event, where it has one.
+   */
+  async fresh(limit: number, leaseMs: number, except: readonly string[], teams: TeamScope = null): Promise<Array<{ id: string; trace_parent: string | null }>> {
+    return this.db.query(
+      `SELECT d.id, o.trace_parent FROM event_deliveries d JOIN event_outbox o ON o.id = d.event_id
+        WHERE d.status = 'pending' AND d.enqueued_at IS NULL AND d.next_attempt_at <= clock_timestamp()
+          AND (d.unfinished_trigger IS NULL OR d.last_attempt_at <= clock_timestamp() - CAST($2 AS bigint) * interval '1 millisecond')
+          AND d.id <> ALL($3::uuid[]) ${teams ? 'AND d.team_id = ANY($4::uuid[])' : ''}
+        ORDER BY d.created_at LIMIT $1`,
+      teamParams([limit, Math.round(leaseMs), [...except]], teams),
+    );
   }
 
   /** Pending deliveries overdue by more than `graceMs`: their job may have been lost. */
@@ -247,7 +296,7 @@ export class OutboxRepository {
     if (eventIds.length === 0) return;
     await manager.query(
       `INSERT INTO event_deliveries (id, event_id, target, endpoint_id, team_id, environment, event_type, created_at, manual)
-       SELECT gen_random_uuid(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, true
+       SELECT labflow_uuid_v7(), o.id, 'webhook', e.id, o.team_id, o.environment, o.event_type, o.created_at, true
          FROM event_outbox o
          JOIN webhook_endpoints e
            ON e.team_id = o.team_id AND e.environment = o.environment AND NOT e.disabled

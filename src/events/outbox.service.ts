@@ -12,11 +12,11 @@ import { OutboxRepository } from './outbox.repository';
 
 export type { NewEvent } from '../../workflows/contract';
 
-/** Events ready to insert (OutboxService.prepare): the parameters of insertEventsSql. */
+/** Events ready to insert (OutboxService.prepare): the parameters of recordEventsCtes. */
 export interface PreparedEvents {
   /** The events' ids, input order. */
   ids: string[];
-  /** One array per column, as insertEventsSql takes them. */
+  /** One array per column, as recordEventsCtes takes them. */
   columns: Array<Array<string | null>>;
   traceParent: string | null;
 }
@@ -72,7 +72,7 @@ export class OutboxService {
 
   /**
    * The rows `record` would insert, checked and encrypted, without inserting them: for a
-   * statement that writes its state change and its events at once (insertEventsSql), so they
+   * statement that writes its state change and its events at once (recordEventsCtes), so they
    * commit together without a transaction of several statements (order creation).
    */
   prepare(events: NewEvent[]): PreparedEvents {

@@ -1,6 +1,7 @@
 import { PgListener } from '../common/pg-listener';
 import type { EventsConfig } from '../config/config';
-import type { DeliveryQueue } from './delivery-queue';
+import { deliveryJob, type DeliveryQueue } from './delivery-queue';
+import type { ProcessResult } from './delivery.processor';
 import { eventMetrics } from './event-metrics';
 import type { EventBatchFlusher } from './event-batches';
 import type { OutboxRepository, OverduePosition } from './outbox.repository';
@@ -13,6 +14,18 @@ export interface RelayOptions {
   sweepBatch?: number;
   /** Turns due event batches (timeseries samples gathered across requests) into outbox events first. */
   batches?: EventBatchFlusher;
+  /** The delivery worker of this process: fresh deliveries go to it directly (see EventRelay). */
+  handOff?: DeliveryHandOff;
+}
+
+/** The delivery worker of the relay's process, as the relay hands it fresh deliveries. */
+export interface DeliveryHandOff {
+  /** Claims, sends and records one delivery (DeliveryWorker.deliverNow). */
+  deliver(deliveryId: string, traceParent: string | undefined): Promise<ProcessResult>;
+  /** Deliveries handed over and not finished at most (the worker's attempts between claim and send). */
+  capacity: number;
+  /** How long a claim holds a delivery (claimLeaseMs): an attempt younger than that is in flight. */
+  leaseMs: number;
 }
 
 /** Outbox rows claimed per transaction. */
@@ -33,8 +46,13 @@ export interface RelayLogger {
  *    (noted as enqueued) and mark the events relayed — one transaction;
  * 2. after the commit, enqueue BullMQ jobs of up to DELIVERY_BUNDLE new deliveries each; if
  *    Redis refuses them, note them as not enqueued;
- * 3. every pass, enqueue pending deliveries never enqueued (Redis was down at step 2, or a
- *    manual retry asked for an attempt now);
+ * 3. every pass, pending deliveries without a job — fresh from the fan-out that the outbox
+ *    insert itself does (recordEventsCtes), Redis was down at step 2, or a manual retry asked for
+ *    an attempt now — are handed straight to the delivery worker of this process when there is
+ *    one (`handOff`: no BullMQ job for a first attempt), or else enqueued. A handed delivery that
+ *    must wait (a retry, a rate limit) becomes a delayed BullMQ job, and is then marked enqueued;
+ *    one whose process died in flight has no job and is handed again once its claim's lease is
+ *    over (the claim records the dead attempt `interrupted`);
  * 4. every EVENTS_SWEEP_INTERVAL, re-enqueue pending deliveries overdue by EVENTS_LOST_JOB_GRACE
  *    (their job was lost, e.g. Redis restarted empty) — a no-op for jobs that still exist.
  *
@@ -52,6 +70,10 @@ export class EventRelay {
   /** Where the next lost-job sweep goes on (null: from the oldest). */
   private sweepAfter: OverduePosition | null = null;
   private lastWarning = new Map<string, number>();
+  /** Deliveries handed to this process's worker and not finished, with their runs. */
+  private readonly handed = new Map<string, Promise<void>>();
+  /** The last hand-off filled the worker: pass again when one finishes. */
+  private handOffFull = false;
 
   constructor(
     private readonly repo: OutboxRepository,
@@ -89,6 +111,7 @@ export class EventRelay {
     this.stopped = true;
     this.poke();
     await this.loop;
+    await Promise.all(this.handed.values());
     await this.listener.stop();
   }
 
@@ -104,7 +127,8 @@ export class EventRelay {
    */
   async pass(): Promise<number> {
     await this.flushBatches();
-    await this.enqueueUnenqueued();
+    if (this.options.handOff) await this.handOffFresh(this.options.handOff);
+    else await this.enqueueUnenqueued();
     let relayed = 0;
     for (;;) {
       const { events, deliveryIds, traceParents } = await this.repo.claimAndFanOut(RELAY_BATCH, this.teams);
@@ -185,6 +209,35 @@ export class EventRelay {
       }
       await this.repo.markEnqueued(ids);
       if (ids.length < 1000) return;
+    }
+  }
+
+  /** Hands pending deliveries without a job to this process's worker, as many as it has room for. */
+  private async handOffFresh(handOff: DeliveryHandOff): Promise<void> {
+    const room = handOff.capacity - this.handed.size;
+    this.handOffFull = room <= 0;
+    if (room <= 0) return;
+    const rows = await this.repo.fresh(room, handOff.leaseMs, [...this.handed.keys()], this.teams);
+    this.handOffFull = rows.length === room;
+    for (const row of rows) {
+      const run = this.handOver(handOff, row.id, row.trace_parent ?? undefined).finally(() => {
+        this.handed.delete(row.id);
+        if (this.handOffFull) this.poke();
+      });
+      this.handed.set(row.id, run);
+    }
+  }
+
+  private async handOver(handOff: DeliveryHandOff, deliveryId: string, traceParent: string | undefined): Promise<void> {
+    try {
+      const result = await handOff.deliver(deliveryId, traceParent);
+      if (result.kind !== 'later') return;
+      // Retries and rate-limit holds wait in BullMQ, as every later attempt does.
+      await this.queue.queue.addBulk([deliveryJob(deliveryId, traceParent, result.atMs - Date.now())]);
+      await this.repo.markEnqueued([deliveryId]);
+    } catch (error) {
+      // Pending without a job: handed again when due (or, once enqueued, found by the sweep).
+      this.warnOnce('handoff', `[labflow] relay: delivery ${deliveryId} handed to the worker failed, retrying later: ${message(error)}`);
     }
   }
 

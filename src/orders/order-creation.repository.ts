@@ -9,7 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import { runPrepared } from '../common/prepared-statement';
-import { insertEventsSql } from '../events/outbox.repository';
+import { recordEventsCtes } from '../events/outbox.repository';
 import type { PreparedEvents } from '../events/outbox.service';
 import type { LabAccountEntity } from '../lab-tests/lab-catalog.entities';
 import { labAccountsFromJson, visibleLabAccountsJson } from '../lab-tests/lab-accounts.repository';
@@ -21,7 +21,7 @@ import type { Scope } from './orders.repository';
  * the order (every column, $1…$n in `columns` order), its first events, its health insurance
  * when it has one (the row orders.health_insurance_id names) and its requisition inputs when it
  * has any, the PHI write audit row and its
- * `labtest.order.created` outbox event (insertEventsSql, the outbox's own statement).
+ * `labtest.order.created` outbox event with its deliveries (recordEventsCtes, the outbox's own statement).
  * One statement is atomic by itself: all of it commits or none (a unique sample id taken, a
  * foreign key), with no BEGIN/COMMIT round trips around it. Foreign keys are checked at the end
  * of the statement, when every row is in. The events take the ids createContext drew from
@@ -52,9 +52,7 @@ const insertOrderSql = (columns: string[]) => {
     SELECT ${p(11)}::uuid, ${param('user_id')}::uuid, ${p(12)}::text WHERE ${p(12)}::text IS NOT NULL
   ), requisition_inputs AS (
     INSERT INTO order_requisition_inputs (order_id, inputs_enc) SELECT ${orderId}, ${p(13)}::text WHERE ${p(13)}::text IS NOT NULL
-  ), outbox AS (
-    ${insertEventsSql(columns.length + 14)}
-  )
+  ), ${recordEventsCtes(columns.length + 14)}
   SELECT 1 AS written`;
 };
 

@@ -79,13 +79,26 @@ interface AttemptRecord {
   finished: boolean;
 }
 
+/** The delivery's attempts as the listings show them: rows, and a first attempt that succeeded, written on the delivery row. */
 async function attempts(deliveryId: string): Promise<AttemptRecord[]> {
   return db.query(
     `SELECT attempt_number, trigger, status, url, response_status_code, error, created_at::text AS created_at,
             finished_at IS NOT NULL AS finished
-       FROM event_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
+       FROM (SELECT attempt_number, trigger, status, url, response_status_code, error, created_at, finished_at
+               FROM event_delivery_attempts WHERE delivery_id = $1
+             UNION ALL
+             SELECT 1, first_attempt_trigger, 'succeeded', first_attempt_url, first_attempt_status_code, NULL, first_attempt_at,
+                    first_attempt_finished_at
+               FROM event_deliveries WHERE id = $1 AND first_attempt_at IS NOT NULL) x
+      ORDER BY attempt_number`,
     [deliveryId],
   );
+}
+
+/** Rows of event_delivery_attempts the delivery has. */
+async function attemptRows(deliveryId: string): Promise<number> {
+  const [row] = await db.query(`SELECT count(*)::int AS n FROM event_delivery_attempts WHERE delivery_id = $1`, [deliveryId]);
+  return row.n;
 }
 
 async function deliveryRow(id: string): Promise<{ status: string; attempt_count: number; unfinished_trigger: string | null }> {
@@ -95,7 +108,7 @@ async function deliveryRow(id: string): Promise<{ status: string; attempt_count:
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test('the claim writes no attempt row and holds the delivery for its lease; the outcome writes the row', async () => {
+test('the claim writes no attempt row and holds the delivery for its lease; the outcome of a first attempt that succeeds is written on the delivery', async () => {
   const id = await delivery(await endpoint());
   const context = claimed(await repo.claim(id, { leaseMs: 60_000 }));
   expect(context).toMatchObject({ attempt_number: 1, trigger: 'scheduled', url: URL });
@@ -111,7 +124,21 @@ test('the claim writes no attempt row and holds the delivery for its lease; the 
   expect(await attempts(id)).toEqual([
     { attempt_number: 1, trigger: 'scheduled', status: 'succeeded', url: URL, response_status_code: 200, error: null, created_at: context.claimed_at, finished: true },
   ]);
+  expect(await attemptRows(id)).toBe(0);
   expect(await deliveryRow(id)).toEqual({ status: 'succeeded', attempt_count: 1, unfinished_trigger: null });
+});
+
+test('a first attempt that fails, and the retry that succeeds, are attempt rows', async () => {
+  const id = await delivery(await endpoint());
+  const first = claimed(await repo.claim(id, { leaseMs: 60_000 }));
+  await repo.finishAttempt(outcome(first, 'failed', { status: 'pending', delayMs: 0 }));
+  const second = claimed(await repo.claim(id, { leaseMs: 60_000 }));
+  await repo.finishAttempt(outcome(second, 'succeeded', { status: 'succeeded', reason: null }));
+  expect((await attempts(id)).map((a) => [a.attempt_number, a.status])).toEqual([
+    [1, 'failed'],
+    [2, 'succeeded'],
+  ]);
+  expect(await attemptRows(id)).toBe(2);
 });
 
 test("a dead worker's attempt is written interrupted by the next claim; a slow worker's outcome replaces it", async () => {
