@@ -153,7 +153,7 @@ async function orderView(row) {
           })),
         }
       : null,
-    clinical_notes: row.clinical_notes,
+    clinical_notes: row.clinical_notes_enc ? open(row.clinical_notes_enc) : row.clinical_notes,
     lab_account_id: row.lab_account_id,
   };
 }

@@ -176,6 +176,7 @@ export function orderFromRow(row: Record<string, unknown>): OrderEntity {
     pendingRegistrationEnc: row.pending_registration_enc,
     registeredAt: timestamp(row.registered_at),
     physician: row.physician,
+    clinicalNotesEnc: row.clinical_notes_enc,
     clinicalNotes: row.clinical_notes,
     healthInsuranceId: row.health_insurance_id,
     priority: row.priority,

@@ -13,7 +13,7 @@ import { MarkerGraph } from '../lab-tests/lab-catalog.views';
 import { requisitionComment } from '../requisitions';
 import type { LabOrderAck, RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
 import { parseEventStatus, sourceOf } from '../../workflows/order/order-statuses';
-import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
+import { clinicalNotesOf, type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { orderMetrics } from './order-metrics';
 import { OrderViews } from './order-views';
@@ -156,7 +156,7 @@ export class OrderTransitionsService {
         return marker ? [{ id, name: marker.name, providerId: marker.providerId, questions: (marker.aoeQuestions ?? []).map((question) => ({ id: question.id, text: question.value })) }] : [];
       }),
       collectedAt: order.flow === 'imported_testkit' ? order.createdAt : null,
-      clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
+      clinicalNotes: requisitionComment(clinicalNotesOf(order, this.cipher), account?.defaultClinicalNotes ?? null),
       priority: order.priority,
       billingType: order.billingType ?? 'client_bill',
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
