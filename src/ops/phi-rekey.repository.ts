@@ -40,6 +40,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'order_reminders', key: ['order_id', 'reminder_key'], column: 'link_url_enc', kind: 'text' },
   { table: 'order_results', key: ['order_id'], column: 'results_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'clinical_notes_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'icd_codes_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'notes_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'patient_address_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'patient_details_enc', kind: 'text' },
@@ -63,7 +64,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
 export interface PlaintextColumn {
   table: string;
   key: readonly string[];
-  /** The old plaintext column: jsonb, or text (sealed as the JSON of its string, as encryptJson does). */
+  /** The old plaintext column: jsonb, or text or text[] (sealed as its JSON, as encryptJson does). */
   plaintext: string;
   /** The sealed column (text, PhiCipher.encryptJson of the same JSON). */
   sealed: string;
@@ -73,6 +74,7 @@ export const PLAINTEXT_COLUMNS: readonly PlaintextColumn[] = [
   { table: 'idempotency_keys', key: ['team_id', 'environment', 'key'], plaintext: 'response', sealed: 'response_enc' },
   { table: 'order_reminders', key: ['order_id', 'reminder_key'], plaintext: 'link_url', sealed: 'link_url_enc' },
   { table: 'orders', key: ['id'], plaintext: 'clinical_notes', sealed: 'clinical_notes_enc' },
+  { table: 'orders', key: ['id'], plaintext: 'icd_codes', sealed: 'icd_codes_enc' },
   { table: 'users', key: ['id'], plaintext: 'fallback_birth_date', sealed: 'fallback_birth_date_enc' },
 ];
 

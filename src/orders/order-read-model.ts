@@ -181,6 +181,7 @@ export function orderFromRow(row: Record<string, unknown>): OrderEntity {
     healthInsuranceId: row.health_insurance_id,
     priority: row.priority,
     billingType: row.billing_type,
+    icdCodesEnc: row.icd_codes_enc,
     icdCodes: row.icd_codes,
     consents: row.consents,
     activateBy: date(row.activate_by),

@@ -13,7 +13,7 @@ import { MarkerGraph } from '../lab-tests/lab-catalog.views';
 import { requisitionComment } from '../requisitions';
 import type { LabOrderAck, RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
 import { parseEventStatus, sourceOf } from '../../workflows/order/order-statuses';
-import { clinicalNotesOf, type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
+import { clinicalNotesOf, icdCodesOf, type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { orderMetrics } from './order-metrics';
 import { OrderViews } from './order-views';
@@ -150,7 +150,7 @@ export class OrderTransitionsService {
           }
         : null,
       physician: physician ? { npi: physician.npi, firstName: physician.first_name, lastName: physician.last_name } : null,
-      icdCodes: order.icdCodes ?? [],
+      icdCodes: icdCodesOf(order, this.cipher) ?? [],
       orderables: markerIds.flatMap((id) => {
         const marker = markers.get(id);
         return marker ? [{ id, name: marker.name, providerId: marker.providerId, questions: (marker.aoeQuestions ?? []).map((question) => ({ id: question.id, text: question.value })) }] : [];

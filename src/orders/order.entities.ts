@@ -66,6 +66,9 @@ export class OrderEntity {
   @Column('text', { name: 'health_insurance_id', nullable: true }) healthInsuranceId!: string | null;
   @Column('boolean') priority!: boolean;
   @Column('text', { name: 'billing_type', nullable: true }) billingType!: string | null;
+  /** The diagnoses (ICD-10 codes) the order is for, encrypted (PhiCipher.encryptJson of the array); read with icdCodesOf. */
+  @Column('text', { name: 'icd_codes_enc', nullable: true }) icdCodesEnc!: string | null;
+  /** ICD codes stored in plaintext by a release before they were sealed: as clinicalNotes. */
   @Column('text', { name: 'icd_codes', array: true, nullable: true }) icdCodes!: string[] | null;
   @Column('jsonb', { nullable: true }) consents!: Array<Record<string, unknown>> | null;
   @Column('date', { name: 'activate_by', nullable: true }) activateBy!: string | null;
@@ -116,6 +119,11 @@ export class OrderResultEntity {
 }
 
 export const ORDER_ENTITIES = [OrderEntity, OrderEventEntity, OrderTransactionEntity, OrderResultEntity];
+
+/** An order's ICD codes, opened: the sealed ones, else what an older release left in plaintext. */
+export function icdCodesOf(order: Pick<OrderEntity, 'icdCodesEnc' | 'icdCodes'>, cipher: PhiCipher): string[] | null {
+  return order.icdCodesEnc ? cipher.decryptJson<string[]>(order.icdCodesEnc) : order.icdCodes;
+}
 
 /** An order's clinical notes, opened: the sealed ones, else what an older release left in plaintext. */
 export function clinicalNotesOf(order: Pick<OrderEntity, 'clinicalNotesEnc' | 'clinicalNotes'>, cipher: PhiCipher): string | null {
