@@ -132,7 +132,7 @@ async function orderView(row) {
     activate_by: row.activate_by,
     passthrough: row.passthrough,
     billing_type: row.billing_type,
-    icd_codes: row.icd_codes,
+    icd_codes: row.icd_codes_enc ? open(row.icd_codes_enc) : row.icd_codes,
     has_abn: row.has_abn,
     interpretation: row.interpretation,
     has_missing_results: row.has_missing_results,
@@ -153,7 +153,7 @@ async function orderView(row) {
           })),
         }
       : null,
-    clinical_notes: row.clinical_notes,
+    clinical_notes: row.clinical_notes_enc ? open(row.clinical_notes_enc) : row.clinical_notes,
     lab_account_id: row.lab_account_id,
   };
 }

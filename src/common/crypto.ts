@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, hash, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hash, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -167,6 +167,23 @@ export function generateSecret(prefix: string, bytes = 32): string {
   // 32 bytes mod 62 is slightly biased; 32 more characters keep well over 180 bits of entropy.
   for (const byte of randomBytes(bytes)) out += BASE62[byte % 62];
   return `${prefix}${out}`;
+}
+
+/**
+ * The key of portalCodeDigest, derived from a PHI key by HKDF under a label of its own (never
+ * shared with another use).
+ */
+export function portalCodeKey(phiKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', phiKey, Buffer.alloc(0), 'labflow portal short link code', 32));
+}
+
+/**
+ * The stored form of a portal link's short code (8 base62 characters, ~47 bits): HMAC-SHA256 under
+ * portalCodeKey. A plain SHA-256 would let a copy of the database try every possible code offline
+ * (2^47 hashes, hours on one GPU, for all stored codes at once); the keyed one needs the PHI key.
+ */
+export function portalCodeDigest(codeKey: Buffer, code: string): Buffer {
+  return createHmac('sha256', codeKey).update(code, 'utf8').digest();
 }
 
 /** Keys are high-entropy, so a plain SHA-256 is the right hash (no password stretching needed). */

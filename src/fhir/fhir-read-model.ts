@@ -69,7 +69,10 @@ export interface OrderRow extends Keyed {
   sample_id: string | null;
   physician: Physician | null;
   priority: boolean;
+  /** Sealed (PhiCipher), opened by FhirService with icdCodesOf / clinicalNotesOf; the plaintext columns only hold what an older release wrote. */
+  icd_codes_enc: string | null;
   icd_codes: string[] | null;
+  clinical_notes_enc: string | null;
   clinical_notes: string | null;
   created_at: Date;
   updated_at: Date;
@@ -278,7 +281,7 @@ export class FhirReadModel {
     where.bounds(lastUpdated, filter.lastUpdated).after(sortColumn, 'o.id', 'uuid', filter.after, inclusive);
     return this.db.query(
       `SELECT o.id, o.user_id, o.lab_test_id, lt.name AS lab_test_name, lt.sample_type, l.name AS lab_name, o.collection_method,
-              o.status, o.low_level_status, o.sample_id, o.physician, o.priority, o.icd_codes, o.clinical_notes, o.created_at, o.updated_at,
+              o.status, o.low_level_status, o.sample_id, o.physician, o.priority, o.icd_codes_enc, o.icd_codes, o.clinical_notes_enc, o.clinical_notes, o.created_at, o.updated_at,
               r.status AS result_status, r.interpretation AS result_interpretation, r.results_enc, r.missing_results, r.date_collected, r.date_received, r.date_reported,
               ${lastUpdated} AS last_updated, ${AT(sortColumn)} AS keyset_at
          FROM orders o ${join}

@@ -4,6 +4,7 @@ import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { PhiReadAudit } from '../common/phi-access-log';
 import type { BiomarkerResult } from '../results';
+import { clinicalNotesOf, icdCodesOf } from '../orders/order.entities';
 import type { FallbackBirthDate } from '../users/user.entity';
 import type { UserInfo } from '../users/user-info.dto';
 import {
@@ -179,7 +180,7 @@ export class FhirService {
           filter.withSample = true;
           if (query.identifier) filter.sampleIds = query.identifier.filter((token) => !token.system || token.system === SYSTEMS.sampleId).map((token) => token.code);
         }
-        const rows = await this.reads.orders(team, filter);
+        const rows = await this.ordersOpened(team, filter);
         const shown = rows.slice(0, limit);
         await this.auditOrders(team, shown);
         return {
@@ -191,7 +192,7 @@ export class FhirService {
         if (query.category && !tokenMatches(query.category, [{ system: SYSTEMS.v2_0074, code: 'LAB' }])) return { matches: [], next: null };
         // A code filter is judged after the read (on the lab test's coding): read more to fill the page.
         const readLimit = query.code ? Math.max(limit, ORDER_BATCH) : limit;
-        const rows = await this.reads.orders(team, { ...this.reportFilter(query), after, limit: readLimit });
+        const rows = await this.ordersOpened(team, { ...this.reportFilter(query), after, limit: readLimit });
         const batch = rows.slice(0, readLimit);
         const matching = batch.filter((row) => tokenMatches(query.code, reportCodings(row)));
         const shown = matching.slice(0, limit);
@@ -321,7 +322,7 @@ export class FhirService {
     let after: Position | undefined = query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined;
     let inclusive = after !== undefined;
     for (;;) {
-      const rows = await this.reads.orders(team, { ...filter, after, limit: ORDER_BATCH }, inclusive);
+      const rows = await this.ordersOpened(team, { ...filter, after, limit: ORDER_BATCH }, inclusive);
       const batch = rows.slice(0, ORDER_BATCH);
       await this.auditOrders(team, batch);
       for (const row of batch) {
@@ -350,6 +351,16 @@ export class FhirService {
       ...results.map((result, n) => labObservation(row, result, n)),
       ...(row.missing_results ?? []).map((missing, n) => missingResultObservation(row, missing, results.length + n)),
     ];
+  }
+
+  /** The orders statement's rows with their sealed clinical notes and diagnoses opened. */
+  private async ordersOpened(...args: Parameters<FhirReadModel['orders']>): Promise<OrderRow[]> {
+    const rows = await this.reads.orders(...args);
+    return rows.map((row) => ({
+      ...row,
+      icd_codes: icdCodesOf({ icdCodesEnc: row.icd_codes_enc, icdCodes: row.icd_codes }, this.cipher),
+      clinical_notes: clinicalNotesOf({ clinicalNotesEnc: row.clinical_notes_enc, clinicalNotes: row.clinical_notes }, this.cipher),
+    }));
   }
 
   private async auditOrders(team: TeamPrincipal, rows: OrderRow[]): Promise<void> {

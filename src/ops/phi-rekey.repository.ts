@@ -39,7 +39,10 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'link_bulk_op_items', key: ['op_id', 'position'], column: 'credentials_enc', kind: 'text' },
   { table: 'order_health_insurances', key: ['id'], column: 'insurance_enc', kind: 'text' },
   { table: 'order_requisition_inputs', key: ['order_id'], column: 'inputs_enc', kind: 'text' },
+  { table: 'order_reminders', key: ['order_id', 'reminder_key'], column: 'link_url_enc', kind: 'text' },
   { table: 'order_results', key: ['order_id'], column: 'results_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'clinical_notes_enc', kind: 'text' },
+  { table: 'orders', key: ['id'], column: 'icd_codes_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'notes_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'patient_address_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'patient_details_enc', kind: 'text' },
@@ -63,7 +66,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
 export interface PlaintextColumn {
   table: string;
   key: readonly string[];
-  /** The old plaintext column (jsonb). */
+  /** The old plaintext column: jsonb, or text or text[] (sealed as its JSON, as encryptJson does). */
   plaintext: string;
   /** The sealed column (text, PhiCipher.encryptJson of the same JSON). */
   sealed: string;
@@ -71,6 +74,9 @@ export interface PlaintextColumn {
 
 export const PLAINTEXT_COLUMNS: readonly PlaintextColumn[] = [
   { table: 'idempotency_keys', key: ['team_id', 'environment', 'key'], plaintext: 'response', sealed: 'response_enc' },
+  { table: 'order_reminders', key: ['order_id', 'reminder_key'], plaintext: 'link_url', sealed: 'link_url_enc' },
+  { table: 'orders', key: ['id'], plaintext: 'clinical_notes', sealed: 'clinical_notes_enc' },
+  { table: 'orders', key: ['id'], plaintext: 'icd_codes', sealed: 'icd_codes_enc' },
   { table: 'users', key: ['id'], plaintext: 'fallback_birth_date', sealed: 'fallback_birth_date_enc' },
 ];
 
@@ -126,7 +132,7 @@ export class PhiRekeyRepository {
     const keys = column.key.join(', ');
     const afterClause = after ? `AND (${keys}) > (${column.key.map((_, i) => `$${i + 1}`).join(', ')})` : '';
     const rows: Array<Record<string, unknown>> = await this.db.query(
-      `SELECT ${keys}, ${column.plaintext}::text AS plaintext_json FROM ${column.table}
+      `SELECT ${keys}, to_jsonb(${column.plaintext})::text AS plaintext_json FROM ${column.table}
         WHERE ${column.plaintext} IS NOT NULL ${afterClause}
         ORDER BY ${keys} LIMIT ${Number(limit)}`,
       after ?? [],
@@ -142,7 +148,7 @@ export class PhiRekeyRepository {
     if (changes.length === 0) return 0;
     const n = column.key.length;
     const statement = `UPDATE ${column.table} SET ${column.sealed} = $${n + 2}, ${column.plaintext} = NULL
-        WHERE ${column.key.map((name, i) => `${name} = $${i + 1}`).join(' AND ')} AND ${column.plaintext}::text = $${n + 1}`;
+        WHERE ${column.key.map((name, i) => `${name} = $${i + 1}`).join(' AND ')} AND to_jsonb(${column.plaintext})::text = $${n + 1}`;
     return this.db.transaction(async (manager) => {
       let sealed = 0;
       for (const change of changes) {

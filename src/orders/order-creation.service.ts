@@ -223,6 +223,8 @@ export class OrderCreationService {
     const shipping = this.seal(spec.shippingDetails);
     const insurance = this.seal(spec.healthInsurance);
     const requisitionInputs = this.seal(spec.requisitionInputs);
+    const clinicalNotes = this.seal(spec.clinicalNotes);
+    const icdCodes = this.seal(spec.icdCodes);
     const order = Object.assign(new OrderEntity(), {
       id: randomUUID(),
       teamId: team.teamId,
@@ -244,11 +246,13 @@ export class OrderCreationService {
       shippingDetailsEnc: shipping.sealed,
       registeredAt: null,
       physician: spec.physician,
-      clinicalNotes: spec.clinicalNotes,
+      clinicalNotesEnc: clinicalNotes.sealed,
+      clinicalNotes: null,
       healthInsuranceId: insurance.sealed === null ? null : randomUUID(),
       priority: spec.priority,
       billingType: spec.billingType,
-      icdCodes: spec.icdCodes,
+      icdCodesEnc: icdCodes.sealed,
+      icdCodes: null,
       consents: spec.consents,
       activateBy: spec.activateBy,
       passthrough: spec.passthrough,
@@ -261,7 +265,7 @@ export class OrderCreationService {
     const eventRows = events.ids.map((id, index) =>
       Object.assign(new OrderEventEntity(), { id, orderId: order.id, seq: index + 1, status: events.statuses[index], statusDetail: null, createdAt: now }),
     );
-    const view = this.views.created(order, transaction, eventRows, labTestView, { patientDetails: details.opened, patientAddress: address.opened, shippingDetails: shipping.opened });
+    const view = this.views.created(order, transaction, eventRows, labTestView, { patientDetails: details.opened, patientAddress: address.opened, shippingDetails: shipping.opened, clinicalNotes: clinicalNotes.opened, icdCodes: icdCodes.opened });
     const outbox = this.outbox.prepare([this.createdEvent(team, order, view, context.clientUserId)]);
     const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
     const write = async (manager: EntityManager | null) => {

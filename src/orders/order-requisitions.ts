@@ -6,6 +6,7 @@ import { OrderViews } from './order-views';
 import type { RequisitionInsurance } from '../requisitions/requisition.types';
 import type { RequisitionInputs } from './new-order';
 import type { HealthInsurance, PatientAddress, PatientDetails } from './orders.dto';
+import { clinicalNotesOf, icdCodesOf } from './order.entities';
 import { OrdersRepository } from './orders.repository';
 
 /** The orders module's side of requisition forms (RequisitionOrders): an order as its form prints it. */
@@ -55,8 +56,8 @@ export class OrderRequisitions extends RequisitionOrders {
             }
           : null,
       physician: order.physician ? { firstName: order.physician.first_name, lastName: order.physician.last_name, npi: order.physician.npi } : null,
-      clinicalNotes: order.clinicalNotes,
-      icdCodes: order.icdCodes ?? [],
+      clinicalNotes: clinicalNotesOf(order, this.cipher),
+      icdCodes: icdCodesOf(order, this.cipher) ?? [],
       billing: {
         type: order.billingType ?? 'client_bill',
         insurance: insurance === null ? null : requisitionInsurance(this.cipher.decryptJson<HealthInsurance>(insurance)),

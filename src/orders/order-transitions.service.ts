@@ -11,7 +11,7 @@ import { LabAccountsRepository } from '../lab-tests/lab-accounts.repository';
 import { requisitionComment } from '../requisitions';
 import type { LabOrderAck, RecordOrderTransitionInput, RecordOrderTransitionResult } from '../../workflows/contract';
 import { parseEventStatus, sourceOf } from '../../workflows/order/order-statuses';
-import { type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
+import { clinicalNotesOf, icdCodesOf, type OrderEntity, OrderResultEntity, type Shipment } from './order.entities';
 import type { KitShippingAddress } from '../adapters/courier/courier.adapter';
 import { biomarkersOfOrder } from './order-biomarkers';
 import { orderMetrics } from './order-metrics';
@@ -171,13 +171,13 @@ export class OrderTransitionsService {
           }
         : null,
       physician: physician ? { npi: physician.npi, firstName: physician.first_name, lastName: physician.last_name } : null,
-      icdCodes: order.icdCodes ?? [],
+      icdCodes: icdCodesOf(order, this.cipher) ?? [],
       orderables: markerIds.flatMap((id) => {
         const marker = markers.get(id);
         return marker ? [{ id, name: marker.name, providerId: marker.providerId, questions: (marker.aoeQuestions ?? []).map((question) => ({ id: question.id, text: question.value })) }] : [];
       }),
       collectedAt: order.flow === 'imported_testkit' ? order.createdAt : null,
-      clinicalNotes: requisitionComment(order.clinicalNotes, account?.defaultClinicalNotes ?? null),
+      clinicalNotes: requisitionComment(clinicalNotesOf(order, this.cipher), account?.defaultClinicalNotes ?? null),
       priority: order.priority,
       billingType: order.billingType ?? 'client_bill',
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),

@@ -7,7 +7,7 @@ import { LabTestsRepository } from '../lab-tests/lab-tests.repository';
 import { toLabTestView } from '../lab-tests/lab-catalog.views';
 import type { LabTestEntity } from '../lab-tests/lab-catalog.entities';
 import type { LabTestView } from '../lab-tests/lab-tests.dto';
-import type { OrderEntity, OrderEventEntity, Physician, Shipment } from './order.entities';
+import { clinicalNotesOf, icdCodesOf, type OrderEntity, type OrderEventEntity, type Physician, type Shipment } from './order.entities';
 import type { PatientAddress, PatientDetails, ShippingAddress } from './orders.dto';
 import { OrderListRepository } from './order-list.repository';
 import { type OrderRead, OrderReadModel, type SiblingOrder } from './order-read-model';
@@ -264,7 +264,7 @@ export class OrderViews {
       activate_by: order.activateBy,
       passthrough: order.passthrough,
       billing_type: order.billingType,
-      icd_codes: order.icdCodes,
+      icd_codes: opened ? opened.icdCodes : icdCodesOf(order, this.cipher),
       has_abn: order.hasAbn,
       interpretation: order.interpretation,
       has_missing_results: order.hasMissingResults,
@@ -285,7 +285,7 @@ export class OrderViews {
             })),
           }
         : null,
-      clinical_notes: order.clinicalNotes,
+      clinical_notes: opened ? opened.clinicalNotes : clinicalNotesOf(order, this.cipher),
       lab_account_id: order.labAccountId,
     };
   }
@@ -300,6 +300,8 @@ export interface OpenedPhi {
   patientDetails: PatientDetails | null;
   patientAddress: PatientAddress | null;
   shippingDetails: ShippingAddress | null;
+  clinicalNotes: string | null;
+  icdCodes: string[] | null;
 }
 
 export function toEventView(event: OrderEventEntity): OrderEventView {

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import type { PhiCipher } from '../common/crypto';
 import type { ApiEnvironment } from '../tenancy/entities';
 import type { OrderFlow, OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order/order-statuses';
 
@@ -54,10 +55,20 @@ export class OrderEntity {
   @Column('text', { name: 'pending_registration_enc', nullable: true }) pendingRegistrationEnc!: string | null;
   @Column('timestamptz', { name: 'registered_at', nullable: true }) registeredAt!: Date | null;
   @Column('jsonb', { nullable: true }) physician!: Physician | null;
+  /** Clinical notes for the lab, encrypted (PhiCipher.encryptJson of the string); read with clinicalNotesOf. */
+  @Column('text', { name: 'clinical_notes_enc', nullable: true }) clinicalNotesEnc!: string | null;
+  /**
+   * Clinical notes stored in plaintext by a release before they were sealed (the sealing migration
+   * seals what it finds; a process of the older release may still write some during an upgrade):
+   * never written now, read only where a row has no sealed notes, sealed by `labflow phi rekey`.
+   */
   @Column('text', { name: 'clinical_notes', nullable: true }) clinicalNotes!: string | null;
   @Column('text', { name: 'health_insurance_id', nullable: true }) healthInsuranceId!: string | null;
   @Column('boolean') priority!: boolean;
   @Column('text', { name: 'billing_type', nullable: true }) billingType!: string | null;
+  /** The diagnoses (ICD-10 codes) the order is for, encrypted (PhiCipher.encryptJson of the array); read with icdCodesOf. */
+  @Column('text', { name: 'icd_codes_enc', nullable: true }) icdCodesEnc!: string | null;
+  /** ICD codes stored in plaintext by a release before they were sealed: as clinicalNotes. */
   @Column('text', { name: 'icd_codes', array: true, nullable: true }) icdCodes!: string[] | null;
   @Column('jsonb', { nullable: true }) consents!: Array<Record<string, unknown>> | null;
   @Column('date', { name: 'activate_by', nullable: true }) activateBy!: string | null;
@@ -110,3 +121,13 @@ export class OrderResultEntity {
 }
 
 export const ORDER_ENTITIES = [OrderEntity, OrderEventEntity, OrderTransactionEntity, OrderResultEntity];
+
+/** An order's ICD codes, opened: the sealed ones, else what an older release left in plaintext. */
+export function icdCodesOf(order: Pick<OrderEntity, 'icdCodesEnc' | 'icdCodes'>, cipher: PhiCipher): string[] | null {
+  return order.icdCodesEnc ? cipher.decryptJson<string[]>(order.icdCodesEnc) : order.icdCodes;
+}
+
+/** An order's clinical notes, opened: the sealed ones, else what an older release left in plaintext. */
+export function clinicalNotesOf(order: Pick<OrderEntity, 'clinicalNotesEnc' | 'clinicalNotes'>, cipher: PhiCipher): string | null {
+  return order.clinicalNotesEnc ? cipher.decryptJson<string>(order.clinicalNotesEnc) : order.clinicalNotes;
+}

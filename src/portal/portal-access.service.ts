@@ -148,7 +148,7 @@ export class PortalAccessService {
   // -------------------------------------------------------------------------------------------
 
   private async shortLink(code: string): Promise<PortalLinkRow> {
-    const link = SHORT_CODE_PATTERN.test(code) ? await this.links.byCode(code) : null;
+    const link = SHORT_CODE_PATTERN.test(code) ? await this.links.byCode(this.tokens.codeDigests(code)) : null;
     if (!link) throw new PortalLinkError('unknown');
     this.checkOpen(link);
     if (link.otp_failures >= this.config.portal.codeMaxFailures) throw new PortalLinkError('locked', link.team_id);

@@ -16,7 +16,6 @@ export interface PortalLinkRow {
   user_id: string;
   order_id: string | null;
   context: PortalContext;
-  code: string | null;
   expires_at: Date;
   used_at: Date | null;
   revoked_at: Date | null;
@@ -42,7 +41,7 @@ function returned<T>(result: [T[], number]): T[] {
   return result[0];
 }
 
-const LINK_COLUMNS = `id, team_id, environment, user_id, order_id, context, code, expires_at, used_at, revoked_at,
+const LINK_COLUMNS = `id, team_id, environment, user_id, order_id, context, expires_at, used_at, revoked_at,
   otp_hash, otp_channel, otp_expires_at, otp_failures, otp_sends`;
 
 /** Portal links, their one-time codes and the portal sessions. */
@@ -50,10 +49,11 @@ const LINK_COLUMNS = `id, team_id, environment, user_id, order_id, context, code
 export class PortalLinksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insertLink(link: Pick<PortalLinkRow, 'id' | 'team_id' | 'environment' | 'user_id' | 'order_id' | 'context' | 'code' | 'expires_at'>): Promise<void> {
+  /** `code_hash`: a communications link's code as stored (PortalTokens.codeDigest); null for a launch link. */
+  async insertLink(link: Pick<PortalLinkRow, 'id' | 'team_id' | 'environment' | 'user_id' | 'order_id' | 'context' | 'expires_at'> & { code_hash: Buffer | null }): Promise<void> {
     await this.db.query(
-      `INSERT INTO portal_links (id, team_id, environment, user_id, order_id, context, code, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [link.id, link.team_id, link.environment, link.user_id, link.order_id, link.context, link.code, link.expires_at],
+      `INSERT INTO portal_links (id, team_id, environment, user_id, order_id, context, code_hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [link.id, link.team_id, link.environment, link.user_id, link.order_id, link.context, link.code_hash, link.expires_at],
     );
   }
 
@@ -62,8 +62,9 @@ export class PortalLinksRepository {
     return row ?? null;
   }
 
-  async byCode(code: string): Promise<PortalLinkRow | null> {
-    const [row] = await this.db.query(`SELECT ${LINK_COLUMNS} FROM portal_links WHERE code = $1`, [code]);
+  /** The link of a code, given the stored forms it may have (PortalTokens.codeDigests). */
+  async byCode(codeDigests: Buffer[]): Promise<PortalLinkRow | null> {
+    const [row] = await this.db.query(`SELECT ${LINK_COLUMNS} FROM portal_links WHERE code_hash = ANY($1::bytea[]) LIMIT 1`, [codeDigests]);
     return row ?? null;
   }
 
@@ -73,24 +74,24 @@ export class PortalLinksRepository {
     return rows.length === 1;
   }
 
-  /** Revokes the team's communications links of a user (one code, or all); how many were still live. */
-  async revoke(scope: { teamId: string; environment: ApiEnvironment }, userId: string, code: string | null): Promise<number> {
+  /** Revokes the team's communications links of a user (one code, by its stored forms, or all); how many were still live. */
+  async revoke(scope: { teamId: string; environment: ApiEnvironment }, userId: string, codeDigests: Buffer[] | null): Promise<number> {
     const rows = returned(
       await this.db.query(
         `UPDATE portal_links SET revoked_at = clock_timestamp()
           WHERE team_id = $1 AND environment = $2 AND user_id = $3 AND context = 'communications'
-            AND revoked_at IS NULL AND ($4::text IS NULL OR code = $4) RETURNING id`,
-        [scope.teamId, scope.environment, userId, code],
+            AND revoked_at IS NULL AND ($4::bytea[] IS NULL OR code_hash = ANY($4::bytea[])) RETURNING id`,
+        [scope.teamId, scope.environment, userId, codeDigests],
       ),
     );
     return rows.length;
   }
 
-  /** Whether the team issued this code for this user (revoked or not). */
-  async codeBelongsTo(scope: { teamId: string; environment: ApiEnvironment }, userId: string, code: string): Promise<boolean> {
+  /** Whether the team issued this code (by its stored forms) for this user (revoked or not). */
+  async codeBelongsTo(scope: { teamId: string; environment: ApiEnvironment }, userId: string, codeDigests: Buffer[]): Promise<boolean> {
     const rows = await this.db.query(
-      `SELECT 1 FROM portal_links WHERE team_id = $1 AND environment = $2 AND user_id = $3 AND code = $4`,
-      [scope.teamId, scope.environment, userId, code],
+      `SELECT 1 FROM portal_links WHERE team_id = $1 AND environment = $2 AND user_id = $3 AND code_hash = ANY($4::bytea[]) LIMIT 1`,
+      [scope.teamId, scope.environment, userId, codeDigests],
     );
     return rows.length === 1;
   }

@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, randomInt, timingSafeEqual } from 'node:crypto';
+import { portalCodeDigest, portalCodeKey } from '../common/crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -12,9 +13,22 @@ export type PortalTokenKind = 'launch' | 'session' | 'device' | 'csrf';
  */
 export class PortalTokens {
   private readonly secret: Buffer;
+  /** portalCodeKey of PHI_ENCRYPTION_KEY, then of each earlier key (a code stored before a rotation still opens). */
+  private readonly codeKeys: Buffer[];
 
-  constructor(phiKey: Buffer) {
+  constructor(phiKey: Buffer, previousKeys: readonly Buffer[] = []) {
     this.secret = Buffer.from(hkdfSync('sha256', phiKey, Buffer.alloc(0), 'labflow patient portal', 32));
+    this.codeKeys = [phiKey, ...previousKeys].map(portalCodeKey);
+  }
+
+  /** A short link code as it is stored (portal_links.code_hash): never the code itself. */
+  codeDigest(code: string): Buffer {
+    return portalCodeDigest(this.codeKeys[0], code);
+  }
+
+  /** The stored forms a code may have: under the current PHI key, and under each earlier one. */
+  codeDigests(code: string): Buffer[] {
+    return this.codeKeys.map((key) => portalCodeDigest(key, code));
   }
 
   sign(kind: PortalTokenKind, parts: Array<string | number>): string {

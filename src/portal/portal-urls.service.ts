@@ -49,7 +49,7 @@ export class PortalUrlsService {
     const link = { id: randomUUID(), team_id: team.teamId, environment: team.environment, user_id: userId, order_id: orderId, context: body.context, expires_at: expiresAt };
     let path: string;
     if (body.context === 'launch') {
-      await this.links.insertLink({ ...link, code: null });
+      await this.links.insertLink({ ...link, code_hash: null });
       path = launchPath(this.tokens.sign('launch', [link.id, Math.floor(expiresAt.getTime() / 1000)]));
     } else {
       path = shortLinkPath(await this.insertWithFreshCode(link));
@@ -59,8 +59,9 @@ export class PortalUrlsService {
 
   /** Revokes one communications URL of the user (404 when the team never issued that code to them). */
   async revoke(team: TeamPrincipal, userId: string, code: string): Promise<{ success: true; revoked: number }> {
-    if (!(await this.links.codeBelongsTo(team, userId, code))) throw notFound('Portal URL');
-    return { success: true, revoked: await this.links.revoke(team, userId, code) };
+    const digests = this.tokens.codeDigests(code);
+    if (!(await this.links.codeBelongsTo(team, userId, digests))) throw notFound('Portal URL');
+    return { success: true, revoked: await this.links.revoke(team, userId, digests) };
   }
 
   /** Revokes every communications URL of the user (e.g. a lost phone). */
@@ -69,11 +70,11 @@ export class PortalUrlsService {
   }
 
   /** A short code is random; on the rare collision, draw again. */
-  private async insertWithFreshCode(link: Omit<Parameters<PortalLinksRepository['insertLink']>[0], 'code'>): Promise<string> {
+  private async insertWithFreshCode(link: Omit<Parameters<PortalLinksRepository['insertLink']>[0], 'code_hash'>): Promise<string> {
     for (let attempt = 0; ; attempt += 1) {
       const code = newShortCode();
       try {
-        await this.links.insertLink({ ...link, code });
+        await this.links.insertLink({ ...link, code_hash: this.tokens.codeDigest(code) });
         return code;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= 5) throw error;

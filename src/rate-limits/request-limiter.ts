@@ -41,10 +41,28 @@ const FAILURES = 'failures';
 /** How long the limiter waits for Redis before letting the request pass (a paused or slow Redis). */
 const COMMAND_TIMEOUT_MS = 500;
 
+/** A request's share of a spend that several requests made together: its own place in the count. */
+interface Spent {
+  res: RateLimiterRes;
+  /** Points consumed in the window up to and including this request. */
+  consumed: number;
+}
+
+/** Requests waiting on one Redis command for the same budget key, in arrival order. */
+interface Joined<T> {
+  waiters: Array<(value: T) => void>;
+}
+
 /**
  * The rate limits of the HTTP apps (docs/rate-limits.md): rate-limiter-flexible's RateLimiterRedis
  * on a Redis connection of its own, so every API and management replica counts in one budget.
  * Fixed windows: a budget's window opens at the first request counted and closes `duration` later.
+ *
+ * Requests for the same budget key that arrive in one turn of the event loop (under load, many
+ * do: one key from many connections) share one Redis command: one consume of as many points,
+ * each request taking its own place in the count (the n-th of a batch sees what it would have
+ * seen alone), and one read of an address's refused attempts. The counts stay exact; a key's
+ * requests cost one command per turn instead of one each (bench:rate-limits measures what is left).
  *
  * Fail open: while Redis does not answer (down, paused, slow beyond 500 ms), requests pass
  * unchecked, `labflow_rate_limit_unavailable_total` counts them and a warning says so at most once
@@ -61,6 +79,8 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly refused: Counter<'family' | 'reason'>;
   private lastWarning = 0;
   private degraded = false;
+  private readonly spending = new Map<string, Joined<Spent | null>>();
+  private readonly peeking = new Map<string, Joined<RateLimiterRes | null>>();
 
   constructor(@Inject(LABFLOW_CONFIG) config: LabflowConfig, metrics: MetricsRegistry) {
     const { rateLimits } = config;
@@ -123,16 +143,16 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
     const requestLimiter = scope.requests && this.requestLimiters.get(scope.requests.family);
     const failureLimiter = scope.failures && this.failureLimiters.get(scope.failures.family);
     const [spent, failed] = await Promise.all([
-      requestLimiter && scope.requests ? this.answer(requestLimiter.consume(scope.requests.subject), scope.requests.family) : null,
-      failureLimiter && scope.failures ? this.answer(failureLimiter.get(scope.failures.address), scope.failures.family) : null,
+      requestLimiter && scope.requests ? this.spend(requestLimiter, scope.requests.family, scope.requests.subject) : null,
+      failureLimiter && scope.failures ? this.peek(failureLimiter, scope.failures.family, scope.failures.address) : null,
     ]);
     if (failureLimiter && scope.failures && failed && failed.consumedPoints >= failureLimiter.points) {
       this.refused.inc({ family: scope.failures.family, reason: 'failures' });
       return { kind: 'refused', reason: 'failures', state: { limit: failureLimiter.points, remaining: 0, resetMs: failed.msBeforeNext } };
     }
     if (!requestLimiter || !scope.requests || !spent) return { kind: 'admitted', state: null };
-    const state = { limit: requestLimiter.points, remaining: spent.remainingPoints, resetMs: spent.msBeforeNext };
-    if (spent.consumedPoints > requestLimiter.points) {
+    const state = { limit: requestLimiter.points, remaining: Math.max(0, requestLimiter.points - spent.consumed), resetMs: spent.res.msBeforeNext };
+    if (spent.consumed > requestLimiter.points) {
       this.refused.inc({ family: scope.requests.family, reason: 'requests' });
       return { kind: 'refused', reason: 'requests', state };
     }
@@ -145,11 +165,46 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
     if (limiter) await this.answer(limiter.penalty(failures.address, 1), failures.family);
   }
 
+  /** One point of `subject`'s budget, spent with the other requests of this turn for the same subject. */
+  private spend(limiter: RateLimiterRedis, family: RequestFamily, subject: string): Promise<Spent | null> {
+    return this.join(this.spending, `${family}\u0000${subject}`, async (count) => {
+      const res = await this.answer(limiter.consume(subject, count), family, count);
+      return (index) => (res ? { res, consumed: res.consumedPoints - count + index + 1 } : null);
+    });
+  }
+
+  /** The address's refused attempts, read once for the requests of this turn from it. */
+  private peek(limiter: RateLimiterRedis, family: FailureFamily, address: string): Promise<RateLimiterRes | null> {
+    return this.join(this.peeking, `${family}\u0000${address}`, async (count) => {
+      const res = await this.answer(limiter.get(address), family, count);
+      return () => res;
+    });
+  }
+
+  /**
+   * Joins the requests of this turn of the event loop waiting on `id`: the first schedules `run`
+   * for after the turn (setImmediate), with how many joined; each gets its answer by its index.
+   */
+  private join<T>(pending: Map<string, Joined<T>>, id: string, run: (count: number) => Promise<(index: number) => T>): Promise<T> {
+    let joined = pending.get(id);
+    if (!joined) {
+      const batch: Joined<T> = { waiters: [] };
+      joined = batch;
+      pending.set(id, batch);
+      setImmediate(() => {
+        pending.delete(id);
+        void run(batch.waiters.length).then((answerOf) => batch.waiters.forEach((resolve, index) => resolve(answerOf(index))));
+      });
+    }
+    const waiters = joined.waiters;
+    return new Promise<T>((resolve) => waiters.push(resolve));
+  }
+
   /**
    * What the limiter said: rate-limiter-flexible rejects a spent budget with its RateLimiterRes
-   * (an answer) and a Redis failure with an Error (no answer: null, and the request passes).
+   * (an answer) and a Redis failure with an Error (no answer: null, and the `count` requests pass).
    */
-  private async answer(work: Promise<RateLimiterRes | null>, family: string): Promise<RateLimiterRes | null> {
+  private async answer(work: Promise<RateLimiterRes | null>, family: string, count = 1): Promise<RateLimiterRes | null> {
     try {
       const res = await work;
       this.recovered();
@@ -159,7 +214,7 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
         this.recovered();
         return outcome;
       }
-      this.unavailable.inc({ family });
+      this.unavailable.inc({ family }, count);
       this.warnUnavailable(outcome);
       return null;
     }

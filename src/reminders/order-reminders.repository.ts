@@ -13,12 +13,15 @@ export interface OrderReminderRow {
   status: 'sending' | 'sent' | 'skipped';
   channel: 'email' | 'sms' | null;
   reason: ReminderSkipReason | null;
+  /** The portal link made for this reminder, sealed (PhiCipher.encryptJson of the URL): a credential. */
+  link_url_enc: string | null;
+  /** A link stored in plaintext by a release before sealing; never written now, sealed by `labflow phi rekey`. */
   link_url: string | null;
   attempts: number;
   last_error: string | null;
 }
 
-const COLUMNS = 'order_id, reminder_key, team_id, kind, sequence, status, channel, reason, link_url, attempts, last_error';
+const COLUMNS = 'order_id, reminder_key, team_id, kind, sequence, status, channel, reason, link_url_enc, link_url, attempts, last_error';
 
 /** The reminders orders sent or tried to send: one row per (order, reminder key). */
 @Injectable()
@@ -36,9 +39,9 @@ export class OrderRemindersRepository {
     return row;
   }
 
-  /** The link made for this reminder (a retry sends the same one). */
-  async setLink(orderId: string, key: string, url: string): Promise<void> {
-    await this.db.query(`UPDATE order_reminders SET link_url = $3 WHERE order_id = $1 AND reminder_key = $2`, [orderId, key, url]);
+  /** The link made for this reminder, sealed (a retry sends the same one). */
+  async setLink(orderId: string, key: string, sealedUrl: string): Promise<void> {
+    await this.db.query(`UPDATE order_reminders SET link_url_enc = $3, link_url = NULL WHERE order_id = $1 AND reminder_key = $2`, [orderId, key, sealedUrl]);
   }
 
   async markSent(orderId: string, key: string, channel: 'email' | 'sms'): Promise<void> {

@@ -3,6 +3,7 @@ import { EMAIL_SENDER, type EmailSender, SMS_SENDER, type SmsSender } from '../a
 import { AppointmentBookingsService } from '../appointments/appointment-bookings.service';
 import type { AppointmentView } from '../appointments/appointment-views';
 import type { TeamPrincipal } from '../auth/principal';
+import { PhiCipher } from '../common/crypto';
 import { LabTestsRepository } from '../lab-tests/lab-tests.repository';
 import type { OrderEntity } from '../orders/order.entities';
 import { OrdersRepository } from '../orders/orders.repository';
@@ -45,6 +46,7 @@ export class OrderRemindersService {
     private readonly bookings: AppointmentBookingsService,
     @Inject(EMAIL_SENDER) private readonly email: EmailSender,
     @Inject(SMS_SENDER) private readonly sms: SmsSender,
+    private readonly cipher: PhiCipher,
   ) {}
 
   async send(input: SendReminderInput): Promise<SendReminderResult> {
@@ -82,7 +84,7 @@ export class OrderRemindersService {
     const contacts = await this.access.contactsOf(team, order.userId);
     const channel = settings.email && contacts.email ? 'email' : settings.sms && contacts.sms ? 'sms' : null;
     if (!channel) throw new Skip('no_contact');
-    const link = row.link_url ?? (await this.newLink(team, order, input.key));
+    const link = this.keptLink(row) ?? (await this.newLink(team, order, input.key));
     const test = await this.labTests.findVisible(team, order.labTestId);
     const shown = portalBrand(brand);
     const message = reminderMessage({
@@ -131,8 +133,13 @@ export class OrderRemindersService {
       if (error instanceof HttpException && error.getStatus() === HttpStatus.UNPROCESSABLE_ENTITY) throw new Skip('no_contact');
       throw error;
     }
-    await this.reminders.setLink(order.id, key, url);
+    await this.reminders.setLink(order.id, key, this.cipher.encryptJson(url));
     return url;
+  }
+
+  /** The link an earlier attempt made: sealed (it opens the portal for 28 days), or in plaintext from a release before sealing. */
+  private keptLink(row: OrderReminderRow): string | null {
+    return row.link_url_enc ? this.cipher.decryptJson<string>(row.link_url_enc) : row.link_url;
   }
 }
 

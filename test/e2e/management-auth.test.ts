@@ -285,6 +285,7 @@ describe('no existence oracles: a real id the caller may not see answers exactly
     await compare(
       [
         { name: 'GET team', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}` },
+        { name: 'POST team with its id', key: orgKey, method: 'POST', path: () => `${org()}/team`, body: (id) => ({ id, name: 'Probe', region: 'us' }) },
         { name: 'PATCH team', key: orgKey, method: 'PATCH', path: (id) => `${org()}/team/${id}`, body: () => ({ name: 'Mine now' }) },
         { name: 'DELETE team', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team/${id}` },
         { name: 'GET teams?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team?team_id=${id}` },

@@ -240,8 +240,20 @@ describe('team lifecycle', () => {
     // Another org may use the same integration_team_id.
     const other = await createTenant(stack.db);
     expect((await client(other)('POST', '/team', { name: 'D', region: 'us', integration_team_id: 'dup' })).status).toBe(200);
-    // A caller-chosen id that is taken is a 409 too.
-    expect((await api('POST', '/team', { id: first.body.id, name: 'E', region: 'us' })).status).toBe(409);
+  });
+
+  test('labflow chooses team ids: an id in the body is refused (422 naming it), taken or not, and nothing is created', async () => {
+    const tenant = await createTenant(stack.db);
+    const api = client(tenant);
+    const before = (await api('GET', '/team')).body.teams.length;
+    for (const id of [tenant.teamId, randomUUID()]) {
+      const chosen = await api('POST', '/team', { id, name: 'Chosen', region: 'us' });
+      expect({ status: chosen.status, loc: chosen.body.detail[0].loc }).toEqual({ status: 422, loc: ['body', 'id'] });
+    }
+    expect((await api('GET', '/team')).body.teams.length).toBe(before);
+    const created = await api('POST', '/team', { name: 'Unchosen', region: 'us' });
+    expect(created.status).toBe(200);
+    expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   test('validation: extra fields, bad region, missing name', async () => {

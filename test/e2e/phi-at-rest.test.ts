@@ -37,6 +37,9 @@ const PATIENT_VALUES: Record<string, string> = {
   dob: PATIENT.dob,
   address: ADDRESS.second_line,
   member_id: `MBR-${suffix.toUpperCase()}`,
+  clinical_notes: `Fasting; history of Quillonitis ${suffix}`,
+  /** A diagnosis (ICD-10) no catalogue row holds. */
+  icd_code: 'Q87.41',
 };
 
 let smtp: SmtpReceiver;
@@ -154,11 +157,15 @@ test('after a run with a patient through every route that takes one, no table co
     patient_details: PATIENT,
     patient_address: { ...ADDRESS, receiver_name: `${PATIENT.first_name} ${PATIENT.last_name}`, phone_number: PATIENT.phone_number },
     physician: PHYSICIAN,
+    clinical_notes: PATIENT_VALUES.clinical_notes,
+    icd_codes: [PATIENT_VALUES.icd_code],
   };
   const idempotencyKey = `at-rest-${randomUUID()}`;
   const created = await api('POST', '/v3/order', { body: orderBody, headers: { 'X-Idempotency-Key': idempotencyKey } });
   expect(created.status).toBe(200);
   const orderId = created.body.order.id as string;
+  expect(created.body.order.clinical_notes).toBe(PATIENT_VALUES.clinical_notes);
+  expect((await api('GET', `/v3/order/${orderId}`)).body).toMatchObject({ clinical_notes: PATIENT_VALUES.clinical_notes, icd_codes: [PATIENT_VALUES.icd_code] });
   const replayed = await api('POST', '/v3/order', { body: orderBody, headers: { 'X-Idempotency-Key': idempotencyKey } });
   expect(replayed.body).toEqual(created.body);
   // The same key with another body: refused (and what is stored stays the first answer).
@@ -216,12 +223,14 @@ test('after a run with a patient through every route that takes one, no table co
 
   const inRedis = await clearCopiesInRedis(stack.config.redisUrl, PATIENT_VALUES);
   expect(inRedis.keys).toBeGreaterThan(0);
-  const inDatabase = await clearCopies(stack.db, PATIENT_VALUES);
+  // The portal code (a credential that opens the patient's portal) is stored hashed, nowhere in clear.
+  const inDatabase = await clearCopies(stack.db, { ...PATIENT_VALUES, portal_code: code });
   expect({ inDatabase, inRedis: inRedis.found }).toEqual({ inDatabase: [], inRedis: [] });
 });
 
-test('a birth date and an idempotency answer stored in plaintext before sealing are still read, and `phi rekey` seals them', async () => {
+test('a birth date, an idempotency answer and clinical notes stored in plaintext before sealing are still read, and `phi rekey` seals them', async () => {
   const dob = '1931-02-17';
+  const notes = `Legacy note ${uniqueSuffix()}`;
   const user = await api('POST', '/v2/user', { body: { client_user_id: `legacy-${randomUUID()}` } });
   const userId = user.body.user_id as string;
   // As a release before sealing left them: the birth date in users.fallback_birth_date, an order's answer in idempotency_keys.response.
@@ -232,16 +241,23 @@ test('a birth date and an idempotency answer stored in plaintext before sealing 
   const created = await api('POST', '/v3/order', { body, headers: { 'X-Idempotency-Key': key } });
   expect(created.status).toBe(200);
   await stack.db.query(`UPDATE idempotency_keys SET response = $2::jsonb, response_enc = NULL WHERE team_id = $1 AND key = $3`, [tenant.teamId, JSON.stringify(created.body), key]);
-  expect(await clearCopies(stack.db, { dob })).toEqual(expect.arrayContaining(['users.fallback_birth_date: dob', 'idempotency_keys.response: dob']));
+  // An order's clinical notes and ICD codes as a process of the release before sealing writes them, during an upgrade.
+  const icd = 'Q87.42';
+  await stack.db.query(`UPDATE orders SET clinical_notes = $2, clinical_notes_enc = NULL, icd_codes = $3, icd_codes_enc = NULL WHERE id = $1`, [created.body.order.id, notes, [icd]]);
+  expect(await clearCopies(stack.db, { dob, notes, icd })).toEqual(
+    expect.arrayContaining(['users.fallback_birth_date: dob', 'idempotency_keys.response: dob', 'orders.clinical_notes: notes', 'orders.icd_codes: icd']),
+  );
 
   const read = async () => ({
     birthDate: (await api('GET', `/v2/user/${userId}`)).body.fallback_birth_date,
     replayed: (await api('POST', '/v3/order', { body, headers: { 'X-Idempotency-Key': key } })).body,
+    order: (({ clinical_notes, icd_codes }) => ({ clinical_notes, icd_codes }))((await api('GET', `/v3/order/${created.body.order.id}`)).body),
   });
-  expect(await read()).toEqual({ birthDate, replayed: created.body });
+  const order = { clinical_notes: notes, icd_codes: [icd] };
+  expect(await read()).toEqual({ birthDate, replayed: created.body, order });
 
   const report = await new PhiRekeyService(new PhiRekeyRepository(stack.db), new PhiCipher(stack.config.phiEncryptionKey, stack.config.phiPreviousKeys)).rekey({ batchSize: 100 });
-  expect(report.plaintextSealed).toBeGreaterThanOrEqual(2);
-  expect(await clearCopies(stack.db, { dob })).toEqual([]);
-  expect(await read()).toEqual({ birthDate, replayed: created.body });
+  expect(report.plaintextSealed).toBeGreaterThanOrEqual(4);
+  expect(await clearCopies(stack.db, { dob, notes, icd })).toEqual([]);
+  expect(await read()).toEqual({ birthDate, replayed: created.body, order });
 });

@@ -3,6 +3,10 @@ import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderReaches, someSt
 import { pdfText } from '../helpers/pdf';
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
+import { PortalTokens } from '../../src/portal/portal-tokens';
+
+/** A short link's code as labflow stores it (a keyed hash, never the code). */
+const codeHash = (stack: TestStack, code: string) => new PortalTokens(stack.config.phiEncryptionKey).codeDigest(code);
 
 /** A page request the way a browser makes it (no API key; cookies by hand). */
 async function page(stack: TestStack, method: string, path: string, options: { cookie?: string; form?: Record<string, string> } = {}) {
@@ -193,7 +197,7 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     const again = await page(stack, 'GET', path, { cookie: cookieHeader([device as string]) });
     expect(again.status).toBe(303);
     expect(again.cookies[0]).toMatch(/^lf_portal_session=/);
-    const sessions = await stack.db.query(`SELECT s.began_by FROM portal_sessions s JOIN portal_links l ON l.id = s.link_id WHERE l.code = $1 ORDER BY s.started_at`, [path.slice(3)]);
+    const sessions = await stack.db.query(`SELECT s.began_by FROM portal_sessions s JOIN portal_links l ON l.id = s.link_id WHERE l.code_hash = $1 ORDER BY s.started_at`, [codeHash(stack, path.slice(3))]);
     expect(sessions.map((row: { began_by: string }) => row.began_by)).toEqual(['code', 'device']);
   });
 
@@ -252,7 +256,7 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect((await call(stack.apiUrl, 'DELETE', `/v2/user/${userId}/portal_url/${code}`, { key: other.apiKey })).status).toBe(404);
 
     const expiring = await client.user.createPortalUrl(userId, { context: 'communications' });
-    await stack.db.query(`UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE code = $1`, [pathOf(expiring.url).slice(3)]);
+    await stack.db.query(`UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [codeHash(stack, pathOf(expiring.url).slice(3))]);
     const expired = await page(stack, 'GET', pathOf(expiring.url));
     expect(expired.status).toBe(410);
     expect(expired.text).toContain('This link has expired');

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { freeLoopbackPort } from '../../src/common/free-port';
+import { RequestLimiter } from '../../src/rate-limits/request-limiter';
 import { eventually } from '../helpers/eventually';
 import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
@@ -111,6 +112,20 @@ describe('per team API key', () => {
     }
     // Each replica alone would have allowed 10: together they allowed 10.
     expect(answers).toEqual([...Array(10).fill(200), 429, 429]);
+  });
+
+  it('counts requests sent at once exactly (they share Redis commands): 10 pass, each with its own remaining, the rest 429', async () => {
+    const burst = await createTenant(replicaA.db);
+    const answers = await Promise.all(Array.from({ length: 16 }, () => call(replicaA.apiUrl, 'GET', '/v2/user', { key: burst.apiKey })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(10);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(6);
+    const remaining = answers.filter((answer) => answer.status === 200).map((answer) => Number(answer.headers.get('x-ratelimit-remaining')));
+    expect(remaining.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Requests admitted in one turn of the event loop go to Redis together, and still each get their own place.
+    const limiter = replicaA.api.get(RequestLimiter);
+    const subject = `burst-${randomUUID()}`;
+    const verdicts = await Promise.all(Array.from({ length: 16 }, () => limiter.admit({ requests: { family: 'apiKey', subject }, failures: null })));
+    expect(verdicts.map((verdict) => `${verdict.kind} ${verdict.state?.remaining}`)).toEqual([...Array.from({ length: 10 }, (_, i) => `admitted ${9 - i}`), ...Array(6).fill('refused 0')]);
   });
 
   it('is whole again once its window has passed', async () => {

@@ -102,6 +102,21 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     expect(link).toBeDefined();
     expect(await openAsNewDevice(link as string, email)).toBe(`/portal/orders/${orderId}`);
 
+    // What is stored of the link opens nothing (the reminder's copy is sealed, the link's code
+    // hashed), and a send run again (as after a crash before `sent` was recorded) sends the same link.
+    const code = new URL(link as string).pathname.slice(3);
+    const stored: Array<{ row: string }> = await stack.db.query(
+      `SELECT r::text AS row FROM order_reminders r WHERE order_id = $1 UNION ALL SELECT p::text AS row FROM portal_links p WHERE order_id = $1`,
+      [orderId],
+    );
+    expect(stored).toHaveLength(2);
+    expect(stored.filter(({ row }) => row.includes(code))).toEqual([]);
+    const [{ reminder_key: key }] = await stack.db.query(`SELECT reminder_key FROM order_reminders WHERE order_id = $1`, [orderId]);
+    await stack.db.query(`UPDATE order_reminders SET status = 'sending' WHERE order_id = $1`, [orderId]);
+    const mailed = smtp.messages.length;
+    expect(await stack.api.get(OrderRemindersService).send({ orderId, kind: 'book_appointment', sequence: 1, key })).toEqual({ outcome: 'sent', channel: 'email' });
+    expect(LINK.exec((await smtp.nextTo(email, mailed)).text ?? '')?.[0]).toBe(link);
+
     const availability = await call(stack.apiUrl, 'POST', `/v3/order/phlebotomy/appointment/availability?start_date=${someStartDate()}`, {
       key: tenant.apiKey,
       body: { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' },
@@ -133,7 +148,7 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     expect(ended.activities).toEqual(['sendBookAppointmentReminder']);
     expect(ended.patched).toBe(true);
     // The workflow has ended with nothing pending: these are all the e-mails the patient gets.
-    expect(mailsTo(email).map((mail) => mail.subject)).toEqual([reminder.subject, 'Acme Health: your verification code']);
+    expect(mailsTo(email).map((mail) => mail.subject)).toEqual([reminder.subject, 'Acme Health: your verification code', reminder.subject]);
     expect(await reminderRows(orderId)).toEqual([{ kind: 'book_appointment', sequence: 1, status: 'sent', channel: 'email', reason: null }]);
   });
 

@@ -21,10 +21,10 @@ const reminder = (orderId: string, sequence = 1) => ({ order_id: orderId, remind
 
 it("a retried attempt gets the first attempt's row, with its link", async () => {
   const orderId = await createOrder(db, team.teamId);
-  expect(await repo.claim(reminder(orderId))).toMatchObject({ status: 'sending', attempts: 0, sequence: 1, link_url: null });
-  await repo.setLink(orderId, 'kit_return:1', 'https://portal.example/l/1');
-  expect(await repo.claim(reminder(orderId, 2))).toMatchObject({ status: 'sending', sequence: 1, link_url: 'https://portal.example/l/1' });
-  expect(await repo.claim({ ...reminder(orderId), reminder_key: 'kit_return:2' })).toMatchObject({ reminder_key: 'kit_return:2', link_url: null });
+  expect(await repo.claim(reminder(orderId))).toMatchObject({ status: 'sending', attempts: 0, sequence: 1, link_url_enc: null, link_url: null });
+  await repo.setLink(orderId, 'kit_return:1', 'v1.sealed-link');
+  expect(await repo.claim(reminder(orderId, 2))).toMatchObject({ status: 'sending', sequence: 1, link_url_enc: 'v1.sealed-link', link_url: null });
+  expect(await repo.claim({ ...reminder(orderId), reminder_key: 'kit_return:2' })).toMatchObject({ reminder_key: 'kit_return:2', link_url_enc: null });
 });
 
 it('failures count while sending (errors cut to 500 characters); a sent reminder stays sent', async () => {

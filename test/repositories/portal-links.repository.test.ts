@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { PortalLinksRepository } from '../../src/portal/portal-links.repository';
 import { createTeam, createUser, dropTeams, type Team, testDatabase } from '../helpers/repository-db';
@@ -19,10 +19,11 @@ afterAll(async () => {
   await db.destroy();
 });
 
-async function link(userId: string, context: 'launch' | 'communications', of: Team = team): Promise<{ id: string; code: string | null }> {
+/** A link; a communications one with a code's stored form (its digests, as PortalTokens.codeDigests gives them). */
+async function link(userId: string, context: 'launch' | 'communications', of: Team = team): Promise<{ id: string; code: Buffer[] | null }> {
   const id = randomUUID();
-  const code = context === 'communications' ? `code-${randomUUID()}` : null;
-  await repo.insertLink({ id, team_id: of.teamId, environment: 'sandbox', user_id: userId, order_id: null, context, code, expires_at: new Date(Date.now() + 3_600_000) } as never);
+  const code = context === 'communications' ? [randomBytes(32)] : null;
+  await repo.insertLink({ id, team_id: of.teamId, environment: 'sandbox', user_id: userId, order_id: null, context, code_hash: code?.[0] ?? null, expires_at: new Date(Date.now() + 3_600_000) });
   return { id, code };
 }
 const scope = (of: Team) => ({ teamId: of.teamId, environment: 'sandbox' as const });
@@ -51,6 +52,9 @@ it("revokes the user's live communications links of the team: one code or all, c
   expect(await repo.codeBelongsTo(scope(team), userId, a.code!)).toBe(true);
   expect(await repo.codeBelongsTo(scope(team), theirUser, theirs.code!)).toBe(false);
   expect((await repo.byCode(theirs.code!))?.id).toBe(theirs.id);
+  // A code stored under an earlier key is found among the digests under each key.
+  expect((await repo.byCode([randomBytes(32), ...theirs.code!]))?.id).toBe(theirs.id);
+  expect(await repo.byCode([randomBytes(32)])).toBeNull();
 });
 
 it('stores codes up to the sends allowed, and none once too many wrong codes locked the link', async () => {

@@ -41,7 +41,9 @@ export class ListTeamsQuery extends createZodDto(
 
 export class CreateTeamDto extends createZodDto(
   z.strictObject({
-    id: uuidParam.optional(),
+    id: uuidParam
+      .optional()
+      .describe("Refused (422) whatever its value: labflow chooses team ids. Team ids are unique across orgs, so refusing only a taken id would tell that another org's team exists."),
     name: teamName,
     region: regionParam,
     integration_team_id: integrationTeamId.nullish(),

@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { ManagementPrincipal } from '../../auth/principal';
-import { notFound } from '../../common/errors';
+import { notFound, validationError } from '../../common/errors';
 import { type TeamEnvironmentSettings, TeamEntity } from '../../tenancy/entities';
 import { canActOnTeam, teamRestriction } from '../common/access';
 import { PAGE_SIZE } from '../common/params';
@@ -30,9 +30,17 @@ export class TeamsService {
     return { teams: page.items.map(toSummary), next_cursor: page.nextCursor };
   }
 
-  async create(orgId: string, body: CreateTeamDto): Promise<ManagedTeamView> {
+  /**
+   * A new team of the org, its id chosen by labflow. Team ids are unique across orgs, so an id
+   * chosen through the management API could be refused only when some org holds it: that refusal
+   * would tell an org key that another org's team exists, where a random id is created. So the API
+   * takes no id (`id` in the body: 422, whatever its value); only the operator's CLI, which sees
+   * every org, chooses one (`chosenId`).
+   */
+  async create(orgId: string, body: CreateTeamDto, chosenId?: string): Promise<ManagedTeamView> {
+    if (body.id !== undefined) throw validationError(['body', 'id'], 'labflow chooses team ids: leave id out (the new team\'s id is in the answer).', body.id);
     const team = Object.assign(new TeamEntity(), {
-      id: body.id ?? randomUUID(),
+      id: chosenId ?? randomUUID(),
       orgId,
       name: body.name,
       region: body.region,
@@ -104,9 +112,7 @@ export class TeamsService {
 
   /**
    * 409 naming the team that already holds the integration_team_id (unique within the org), or
-   * saying that the id is taken. Team ids are unique across orgs, so a caller-chosen id held by
-   * another org cannot be created either: that 409 tells an org key that the id exists somewhere,
-   * which only an id the caller already holds can learn (ids are random UUIDs, not guessable).
+   * saying that the id is taken (only an id the operator's CLI chose can be: see create).
    */
   private async conflictOr(error: unknown, orgId: string, team: TeamEntity): Promise<unknown> {
     if (!(error instanceof TeamConflictError)) return error;

@@ -116,10 +116,11 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
       run(
         async (context, options: { org: string; name: string; region: string; id?: string }) => {
           await context.get(OrgsService).get(options.org);
-          const input = { name: options.name, region: options.region, ...(options.id ? { id: options.id } : {}) };
+          const input = { name: options.name, region: options.region };
           const parsed = CreateTeamDto.schema.safeParse(input);
           if (!parsed.success) throw new RequestValidationError(zodIssues(parsed.error, input, []));
-          return context.get(TeamsService).create(options.org, parsed.data as CreateTeamDto);
+          // The operator sees every org: choosing a team id tells them nothing they may not know.
+          return context.get(TeamsService).create(options.org, parsed.data as CreateTeamDto, options.id);
         },
         (created) => fields([['team', created.id], ['name', created.name], ['region', created.region]]),
       ),
