@@ -84,7 +84,10 @@ function e2eProject() {
   }
   return {
     ...project,
-    testMatch: [...E2E_ALONE.map((name) => `<rootDir>/test/e2e/${name}.test.ts`), ...batches.map((_, index) => `<rootDir>/test/e2e/batches/${index + 1}.batch.ts`)],
+    testMatch: [
+      ...E2E_ALONE.map((name) => `<rootDir>/test/e2e/${name}.test.ts`),
+      ...batches.map((_, index) => `<rootDir>/test/e2e/batches/${index + 1}.batch.ts`),
+    ],
     globals: { labflowE2eBatches: Object.fromEntries(batches.map((batch, index) => [String(index + 1), batch.suites])) },
   };
 }

@@ -31,7 +31,14 @@ export interface ActivityDependencies {
 /** Every activity the worker registers, built from the services it calls. */
 export function createActivities(
   deps: ActivityDependencies,
-): UserActivities & EventActivities & OrderActivities & AppointmentActivities & ReminderActivities & ConnectionActivities & LinkBulkOpActivities & SandboxPartnerActivities {
+): UserActivities &
+  EventActivities &
+  OrderActivities &
+  AppointmentActivities &
+  ReminderActivities &
+  ConnectionActivities &
+  LinkBulkOpActivities &
+  SandboxPartnerActivities {
   return {
     ...createUserActivities(deps.users),
     ...createEventActivities(deps.events),

@@ -1,6 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { whileBeating } from './heartbeat';
-import { type LabReportActivities, type LabReportRejection, type LabReportReview, type LabReportStored, type ParsingFailureReason, REPORT_PARSE_FAILURE } from '../workflows/contract';
+import {
+  type LabReportActivities,
+  type LabReportRejection,
+  type LabReportReview,
+  type LabReportStored,
+  type ParsingFailureReason,
+  REPORT_PARSE_FAILURE,
+} from '../workflows/contract';
 
 /** What the lab report activities need from src/ (LabReportProcessingService fits). */
 export interface LabReportProcessing {

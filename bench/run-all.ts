@@ -104,7 +104,9 @@ function machine(): string {
   const node = process.version;
   return [
     `- ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB memory, Node ${node}, ${process.platform}/${process.arch}`,
-    `- load average when the run began: ${loadavg().map((n) => fmt(n, 1)).join(' ')} (other work on the machine widens the spread; each ratio's two sides were measured alternately in the same run)`,
+    `- load average when the run began: ${loadavg()
+      .map((n) => fmt(n, 1))
+      .join(' ')} (other work on the machine widens the spread; each ratio's two sides were measured alternately in the same run)`,
   ].join('\n');
 }
 
@@ -169,7 +171,10 @@ function previousSections(file: string): Map<string, string> {
     if (!bench) continue;
     const body = part.trimEnd();
     const marked = body.includes('*Kept from the run of ');
-    sections.set(bench, marked ? body : body.replace(/\n/, `\n\n*Kept from the run of ${written} UTC${machineThen ? ` (on ${machineThen})` : ''}: not run this time.*\n`));
+    sections.set(
+      bench,
+      marked ? body : body.replace(/\n/, `\n\n*Kept from the run of ${written} UTC${machineThen ? ` (on ${machineThen})` : ''}: not run this time.*\n`),
+    );
   }
   return sections;
 }

@@ -45,7 +45,8 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    const message = error instanceof ConfigError ? error.message : `bootstrap failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    const message =
+      error instanceof ConfigError ? error.message : `bootstrap failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     console.error(`[labflow] ERROR: ${message}`);
     process.exit(1);
   });

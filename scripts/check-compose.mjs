@@ -81,9 +81,15 @@ for (const name of ['api', 'management', 'worker']) {
 
 // The portal's one-time codes are e-mailed: without SMTP a production-mode stack cannot send them.
 for (const name of ['api', 'worker']) {
-  check(services[name]?.environment?.SMTP_URL === 'smtp://mailpit:1025', `${name} sends e-mail to the mailpit service (SMTP_URL ${services[name]?.environment?.SMTP_URL})`);
+  check(
+    services[name]?.environment?.SMTP_URL === 'smtp://mailpit:1025',
+    `${name} sends e-mail to the mailpit service (SMTP_URL ${services[name]?.environment?.SMTP_URL})`,
+  );
 }
-check((services.mailpit?.ports ?? []).some((port) => (typeof port === 'string' ? port : `${port.published}:${port.target}`).includes('8025:8025')), 'mailpit publishes its inbox on 8025');
+check(
+  (services.mailpit?.ports ?? []).some((port) => (typeof port === 'string' ? port : `${port.published}:${port.target}`).includes('8025:8025')),
+  'mailpit publishes its inbox on 8025',
+);
 const demoPatient = services['demo-patient'] ?? {};
 check(/compose-demo-patient\.js http:\/\/api:8000/.test((demoPatient.command ?? []).join(' ')), 'demo-patient calls the API by its service name');
 check(demoPatient.restart === 'no', 'demo-patient is one-shot');
@@ -92,7 +98,8 @@ check(existsSync(join(ROOT, 'scripts', 'compose-demo-patient.ts')), 'scripts/com
 
 // HL7 labs: the listener (worker role hl7) publishes its MLLP port; the sandbox lab (worker role
 // sandbox-hl7-lab) sends its results to the listener by service name.
-const published = (service, port) => (services[service]?.ports ?? []).some((entry) => (typeof entry === 'string' ? entry : `${entry.published}:${entry.target}`).endsWith(`${port}:${port}`));
+const published = (service, port) =>
+  (services[service]?.ports ?? []).some((entry) => (typeof entry === 'string' ? entry : `${entry.published}:${entry.target}`).endsWith(`${port}:${port}`));
 check(services.hl7?.environment?.WORKER_ROLES === 'hl7', 'hl7 runs the worker role hl7 only');
 check(published('hl7', 2575), 'hl7 publishes the MLLP listener on 2575');
 check(services['sandbox-lab']?.environment?.WORKER_ROLES === 'sandbox-hl7-lab', 'sandbox-lab runs the worker role sandbox-hl7-lab only');
@@ -103,14 +110,19 @@ check(!/(^|,)\s*(hl7|sandbox-hl7-lab)\s*(,|$)/.test(services.worker?.environment
 const redis = services.redis ?? {};
 check((redis.command ?? []).join(' ').includes('--appendonly yes'), 'redis keeps an append-only file');
 const mounts = (redis.volumes ?? []).map((volume) => (typeof volume === 'string' ? volume : `${volume.source}:${volume.target}`));
-check(mounts.some((mount) => mount.startsWith('redis-data:/data')), 'redis /data is the redis-data volume');
+check(
+  mounts.some((mount) => mount.startsWith('redis-data:/data')),
+  'redis /data is the redis-data volume',
+);
 
 const codecUrl = (services.temporal?.command ?? []).find((arg) => arg.startsWith('--ui-codec-endpoint='))?.split('=')[1];
 const origins = services.management?.environment?.CODEC_CORS_ORIGINS?.split(',') ?? [];
 check(codecUrl === 'http://localhost:8001/codec', `the UI's codec endpoint is the published management port (${codecUrl})`);
 check(origins.includes('http://localhost:8233'), 'the management API allows the UI origin on /codec');
 
-const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((line) => line.trim());
 for (const entry of ['node_modules', '.labflow', 'dist', '.git']) check(ignored.includes(entry), `.dockerignore keeps ${entry} out of the build context`);
 check(existsSync(join(ROOT, 'scripts', 'bootstrap.ts')), 'scripts/bootstrap.ts exists');
 
@@ -120,10 +132,18 @@ let cluster;
 if (/^v?1\./.test(version)) {
   const dir = mkdtempSync(join(tmpdir(), 'check-compose-'));
   writeFileSync(join(dir, 'docker-compose.yml'), readFileSync(file, 'utf8').replace(/^name: .*$/m, ''));
-  const resolved = execFileSync(client[0], [...client.slice(1), '-f', join(dir, 'docker-compose.yml'), '-f', clusterFile, '--project-directory', ROOT, 'config'], { env, cwd: ROOT, encoding: 'utf8' });
-  cluster = JSON.parse(execFileSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], { input: resolved, encoding: 'utf8' }));
+  const resolved = execFileSync(
+    client[0],
+    [...client.slice(1), '-f', join(dir, 'docker-compose.yml'), '-f', clusterFile, '--project-directory', ROOT, 'config'],
+    { env, cwd: ROOT, encoding: 'utf8' },
+  );
+  cluster = JSON.parse(
+    execFileSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], { input: resolved, encoding: 'utf8' }),
+  );
 } else {
-  cluster = JSON.parse(execFileSync(client[0], [...client.slice(1), '-f', file, '-f', clusterFile, 'config', '--format', 'json'], { env, cwd: ROOT, encoding: 'utf8' }));
+  cluster = JSON.parse(
+    execFileSync(client[0], [...client.slice(1), '-f', file, '-f', clusterFile, 'config', '--format', 'json'], { env, cwd: ROOT, encoding: 'utf8' }),
+  );
 }
 console.log('check-compose: docker-compose.yml + docker-compose.cluster.yml: valid together');
 const clustered = cluster.services ?? {};
@@ -134,7 +154,10 @@ check(clustered['temporal-schema']?.depends_on?.postgres?.condition === 'service
 check(clustered.temporal?.depends_on?.['temporal-schema']?.condition === 'service_completed_successfully', 'cluster: the server waits for its schema');
 check(clustered['temporal-ui']?.network_mode === 'service:temporal', 'cluster: the UI listens on the published 8233 of the temporal service');
 for (const name of ['bootstrap', 'api', 'management', 'worker', 'hl7', 'sandbox-lab']) {
-  check(clustered[name]?.depends_on?.['temporal-setup']?.condition === 'service_completed_successfully', `cluster: ${name} waits for the namespaces and search attributes`);
+  check(
+    clustered[name]?.depends_on?.['temporal-setup']?.condition === 'service_completed_successfully',
+    `cluster: ${name} waits for the namespaces and search attributes`,
+  );
 }
 const sas = (clustered['temporal-setup']?.command ?? []).join(' ');
 for (const sa of ['LabflowTeamId', 'LabflowOrderStatus', 'LabflowCollectionMethod', 'LabflowLab', 'LabflowLabReportStatus']) {
@@ -145,4 +168,6 @@ if (problems.length) {
   for (const problem of problems) console.error(`check-compose: ${problem}`);
   process.exit(1);
 }
-console.log(`check-compose: ok (${Object.keys(services).length} services: ${Object.keys(services).join(', ')}; volumes: ${Object.keys(config.volumes ?? {}).join(', ')})`);
+console.log(
+  `check-compose: ok (${Object.keys(services).length} services: ${Object.keys(services).join(', ')}; volumes: ${Object.keys(config.volumes ?? {}).join(', ')})`,
+);

@@ -43,9 +43,7 @@ export function folderOf(path) {
 }
 
 function knownEdge(from, to) {
-  return KNOWN_FOLDER_EDGES.find(
-    (edge) => edge.from === from && (edge.to === to || (edge.to.endsWith('/*') && to.startsWith(edge.to.slice(0, -1)))),
-  );
+  return KNOWN_FOLDER_EDGES.find((edge) => edge.from === from && (edge.to === to || (edge.to.endsWith('/*') && to.startsWith(edge.to.slice(0, -1)))));
 }
 
 /** Folder graph: from -> to -> example imports (file -> file). */
@@ -174,7 +172,9 @@ async function main() {
         'or let the lower folder own an interface the upper one implements (src/README.md).',
     );
   } else {
-    console.log(`✔ no folder-level import cycles (${KNOWN_FOLDER_EDGES.length - folders.unused.length} known exceptions, listed in scripts/check-dependencies.mjs)`);
+    console.log(
+      `✔ no folder-level import cycles (${KNOWN_FOLDER_EDGES.length - folders.unused.length} known exceptions, listed in scripts/check-dependencies.mjs)`,
+    );
   }
   for (const known of folders.unused) {
     console.log(`  warn: the known folder edge ${known.from} → ${known.to} no longer closes a cycle: delete it from KNOWN_FOLDER_EDGES`);

@@ -19,8 +19,23 @@ import { stateDir } from './state-dir';
 export const DEMO_PATIENT_CLIENT_USER_ID = 'demo-patient';
 /** The catalogue's global lipid panel test kit (migration 1763790002001-lab-catalog-seed). */
 const DEMO_LAB_TEST_ID = '1ab7e570-0000-4000-8000-000000000001';
-const DEMO_PATIENT = { first_name: 'Dana', last_name: 'Demo', dob: '1985-04-12', gender: 'female', phone_number: '+14155550100', email: 'dana.demo@example.com' };
-const DEMO_ADDRESS = { receiver_name: 'Dana Demo', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' };
+const DEMO_PATIENT = {
+  first_name: 'Dana',
+  last_name: 'Demo',
+  dob: '1985-04-12',
+  gender: 'female',
+  phone_number: '+14155550100',
+  email: 'dana.demo@example.com',
+};
+const DEMO_ADDRESS = {
+  receiver_name: 'Dana Demo',
+  first_line: '1 Market St',
+  city: 'San Francisco',
+  state: 'CA',
+  zip: '94105',
+  country: 'US',
+  phone_number: '+14155550100',
+};
 
 export interface DemoPatient {
   userId: string;

@@ -32,7 +32,7 @@ const defOf = (schema: z.ZodType) => (schema as unknown as { def: Def }).def;
 /** The schema and the ones it wraps (default, optional, prefault, pipe…), outermost first. */
 function layers(schema: z.ZodType): z.ZodType[] {
   const out: z.ZodType[] = [];
-  for (let current: z.ZodType | undefined = schema; current; ) {
+  for (let current: z.ZodType | undefined = schema; current;) {
     out.push(current);
     const def = defOf(current);
     current = def.innerType ?? def.in;

@@ -41,7 +41,26 @@ export class ApiModule {
   static forRoot(config: LabflowConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule.forRoot({ needs: API_NEEDS }), MetricsEndpointModule.forRoot(config), UsersModule, InsuranceModule, LabTestsModule, EventsModule, OrdersModule, AppointmentsModule, HealthDataModule, ConnectionsModule, LabReportsModule, PortalModule, RemindersModule, TeamModule, LinkModule, RateLimitsModule, FhirModule],
+      imports: [
+        CoreModule.forRoot(config),
+        HealthModule.forRoot({ needs: API_NEEDS }),
+        MetricsEndpointModule.forRoot(config),
+        UsersModule,
+        InsuranceModule,
+        LabTestsModule,
+        EventsModule,
+        OrdersModule,
+        AppointmentsModule,
+        HealthDataModule,
+        ConnectionsModule,
+        LabReportsModule,
+        PortalModule,
+        RemindersModule,
+        TeamModule,
+        LinkModule,
+        RateLimitsModule,
+        FhirModule,
+      ],
       // Rate limits first: a limited request is refused before its key is looked up.
       providers: [...HTTP_GLOBALS, TeamKeyCache, { provide: APP_GUARD, useClass: ApiRateLimitGuard }, { provide: APP_GUARD, useClass: TeamApiKeyGuard }],
     };

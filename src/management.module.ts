@@ -59,7 +59,13 @@ export class ManagementModule {
       ],
       controllers: [OrgsController, CodecController],
       // Rate limits first: a limited request is refused before its key is looked up.
-      providers: [...HTTP_GLOBALS, { provide: APP_GUARD, useClass: ManagementRateLimitGuard }, { provide: APP_GUARD, useClass: ManagementKeyGuard }, OrgsRepository, OrgsService],
+      providers: [
+        ...HTTP_GLOBALS,
+        { provide: APP_GUARD, useClass: ManagementRateLimitGuard },
+        { provide: APP_GUARD, useClass: ManagementKeyGuard },
+        OrgsRepository,
+        OrgsService,
+      ],
     };
   }
 }

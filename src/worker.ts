@@ -103,7 +103,13 @@ runProcess('worker', async () => {
       logger.info(`continuous queries evaluated every ${pollIntervalMs / 1000}s`);
     }
     if (roles.has('hl7')) {
-      hl7 = await startHl7Listener(app.get(Hl7InboundService), { ...config.hl7, port: config.hl7.listenerPort, host: config.hl7.listenerHost, tls: config.hl7.listenerTls, logger });
+      hl7 = await startHl7Listener(app.get(Hl7InboundService), {
+        ...config.hl7,
+        port: config.hl7.listenerPort,
+        host: config.hl7.listenerHost,
+        tls: config.hl7.listenerTls,
+        logger,
+      });
       logger.info(`HL7 MLLP listener on ${config.hl7.listenerHost}:${hl7.port}${config.hl7.listenerTls ? ' (TLS)' : ''}`);
     }
     if (roles.has('sandbox-hl7-lab')) {
@@ -131,7 +137,9 @@ runProcess('worker', async () => {
     if (roles.has('temporal')) {
       const { worker, connection, workflowCode } = await createLabflowWorker(app, config, { workflowBundle });
       observability.watchTemporalWorker(worker);
-      logger.info(`worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`);
+      logger.info(
+        `worker polling task queue "${config.temporal.taskQueue}" in namespace "${config.temporal.namespace}" at ${config.temporal.address}, workflows from ${workflowCode}`,
+      );
       try {
         await worker.run();
       } finally {

@@ -20,7 +20,9 @@ export function interceptors(): WorkflowInterceptors {
     if (typeof value === 'string') requestId = value;
   };
   const pass = (headers: Headers): Headers =>
-    requestId === undefined || headers[REQUEST_ID_TEMPORAL_HEADER] ? headers : { ...headers, [REQUEST_ID_TEMPORAL_HEADER]: defaultPayloadConverter.toPayload(requestId) };
+    requestId === undefined || headers[REQUEST_ID_TEMPORAL_HEADER]
+      ? headers
+      : { ...headers, [REQUEST_ID_TEMPORAL_HEADER]: defaultPayloadConverter.toPayload(requestId) };
   return {
     inbound: [
       {

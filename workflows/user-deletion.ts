@@ -1,11 +1,4 @@
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  ActivityFailure,
-  condition,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import {
   CLIENT_USER_ID_TAKEN,

@@ -21,7 +21,21 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, startServer, terminateBenchOrders } from '../lib/load';
+import {
+  autocannon,
+  benchOrder,
+  benchPost,
+  benchTenant,
+  comparePaired,
+  fmt,
+  median,
+  middleHalf,
+  PRODUCTION_API_ENV,
+  PRODUCTION_API_NODE_ARGS,
+  runBenchMain,
+  startServer,
+  terminateBenchOrders,
+} from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -60,11 +74,18 @@ async function main(): Promise<void> {
     }
 
     console.log(`framework bench: Nest route ÷ plain Fastify route, one API process, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices`);
-    console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
+    console.log(
+      `  (load average at start: ${loadavg()
+        .map((load) => fmt(load, 1))
+        .join(' ')})`,
+    );
     for (const route of routes) {
       for (const path of [route.nest, route.plain]) await autocannon(`${api.url}${path}`, headers, 3, CONNECTIONS);
       const result = await comparePaired(
-        [{ server: api, path: route.nest, headers }, { server: api, path: route.plain, headers }],
+        [
+          { server: api, path: route.nest, headers },
+          { server: api, path: route.plain, headers },
+        ],
         { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db },
       );
       const [nestCpu, plainCpu] = result.cpuMicros.map((cpu) => cpu.server);
@@ -74,7 +95,14 @@ async function main(): Promise<void> {
           (nestCpu !== null && plainCpu !== null ? ` (Nest's pipeline: ${nestCpu - plainCpu} µs, ${fmt((100 * (nestCpu - plainCpu)) / nestCpu, 0)}%)` : ''),
       );
       console.log(`      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}`);
-      recordFigure({ bench: 'framework', name: `${route.name} req/s through Nest`, value: result.perSecond[0], baseline: result.perSecond[1], baselineName: 'a plain Fastify route, same process and service', unit: 'req/s' });
+      recordFigure({
+        bench: 'framework',
+        name: `${route.name} req/s through Nest`,
+        value: result.perSecond[0],
+        baseline: result.perSecond[1],
+        baselineName: 'a plain Fastify route, same process and service',
+        unit: 'req/s',
+      });
     }
   } finally {
     await api.stop();

@@ -22,10 +22,19 @@ const server = net.createServer((socket) => {
     for (const event of framer.push(chunk)) {
       if (event.kind !== 'message') continue;
       const { header } = decodeInbound(event.bytes);
-      const ack = buildAck({ to: header, controlId: null, ackCode: 'AA', text: 'Message accepted.', ownControlId: randomUUID().replace(/-/g, '').slice(0, 20), at: new Date() });
+      const ack = buildAck({
+        to: header,
+        controlId: null,
+        ackCode: 'AA',
+        text: 'Message accepted.',
+        ownControlId: randomUUID().replace(/-/g, '').slice(0, 20),
+        at: new Date(),
+      });
       socket.write(frame(ack));
     }
   });
 });
 server.listen(Number(process.env.HL7_PORT), '127.0.0.1');
-http.createServer((request, response) => response.writeHead(request.url === '/health/ready' ? 200 : 404).end()).listen(Number(process.env.BARE_PORT), '127.0.0.1');
+http
+  .createServer((request, response) => response.writeHead(request.url === '/health/ready' ? 200 : 404).end())
+  .listen(Number(process.env.BARE_PORT), '127.0.0.1');

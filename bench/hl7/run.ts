@@ -30,7 +30,20 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { BENCH_CPUS, benchPost, benchTenant, fmt, middleHalf, onCpu, PRODUCTION_API_ENV, ROOT, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
+import {
+  BENCH_CPUS,
+  benchPost,
+  benchTenant,
+  fmt,
+  middleHalf,
+  onCpu,
+  PRODUCTION_API_ENV,
+  ROOT,
+  runBenchMain,
+  type ServerProcess,
+  startServer,
+  terminateBenchOrders,
+} from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -118,8 +131,23 @@ async function main(): Promise<void> {
           user_id: user.user_id,
           lab_test_id: LIPID_PANEL_KIT,
           lab_account_id: labAccountId,
-          patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
-          patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+          patient_details: {
+            first_name: 'Bench',
+            last_name: 'Reader',
+            dob: '1980-01-01',
+            gender: 'female',
+            phone_number: '+14155550100',
+            email: 'bench@example.com',
+          },
+          patient_address: {
+            receiver_name: 'Bench Reader',
+            first_line: '1 Market St',
+            city: 'San Francisco',
+            state: 'CA',
+            zip: '94105',
+            country: 'US',
+            phone_number: '+14155550100',
+          },
         });
         orderIds.push((order.order as { id: string }).id);
       }
@@ -131,7 +159,16 @@ async function main(): Promise<void> {
     const listener = await startServer({
       name: "labflow's HL7 listener",
       script: 'dist/src/worker.js',
-      env: { NODE_ENV: 'production', LOG_LEVEL: 'info', METRICS_ENABLED: 'true', API_HOST: '127.0.0.1', WORKER_ROLES: 'hl7', HL7_LISTENER_HOST: '127.0.0.1', HL7_LISTENER_PORT: String(listenerPort), TEMPORAL_TASK_QUEUE: taskQueue },
+      env: {
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        METRICS_ENABLED: 'true',
+        API_HOST: '127.0.0.1',
+        WORKER_ROLES: 'hl7',
+        HL7_LISTENER_HOST: '127.0.0.1',
+        HL7_LISTENER_PORT: String(listenerPort),
+        TEMPORAL_TASK_QUEUE: taskQueue,
+      },
       portVariable: 'WORKER_HEALTH_PORT',
       logFile: join(logDir, 'listener.log'),
       readyPath: '/health/ready',
@@ -150,7 +187,11 @@ async function main(): Promise<void> {
     });
     servers.push(floor);
 
-    console.log(`bench:hl7 — ${CONNECTIONS} MLLP connections, ${SLICES} pairs of ${SECONDS} s slices, results for ${ORDERS} orders; load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+    console.log(
+      `bench:hl7 — ${CONNECTIONS} MLLP connections, ${SLICES} pairs of ${SECONDS} s slices, results for ${ORDERS} orders; load average ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ')}`,
+    );
     // A first short run each: connections, prepared statements and JIT warm.
     await load(listenerPort, facility, orderIds);
     await load(floorPort, facility, orderIds);
@@ -166,15 +207,28 @@ async function main(): Promise<void> {
     const mean = (slices: Slice[]) => slices.reduce((sum, slice) => sum + slice.perSecond, 0) / slices.length;
     const [labflow, bare] = [mean(sides[0]), mean(sides[1])];
     const ratios = sides[0].map((slice, pair) => slice.perSecond / sides[1][pair].perSecond).sort((a, b) => a - b);
-    const [{ stored }] = await db.query(`SELECT count(*)::int AS stored FROM hl7_messages WHERE peer_facility = $1 AND direction = 'in' AND order_id IS NOT NULL AND state = 'processed'`, [facility]);
+    const [{ stored }] = await db.query(
+      `SELECT count(*)::int AS stored FROM hl7_messages WHERE peer_facility = $1 AND direction = 'in' AND order_id IS NOT NULL AND state = 'processed'`,
+      [facility],
+    );
     const acked = sides[0].reduce((sum, slice) => sum + slice.acked, 0);
     console.table([
       { server: "labflow's listener (stored, matched, signalled, ACKed)", 'messages/s': fmt(labflow) },
       { server: 'ACK-only MLLP server (same framer and parser)', 'messages/s': fmt(bare) },
     ]);
     console.log(`messages stored and matched by labflow over the run (warm-up included): ${fmt(stored)}; ACKed in the measured slices: ${fmt(acked)}`);
-    console.log(`ratio ${fmt(labflow / bare, 2)} (goal ≥ 0.5); pair ratios, middle half ${middleHalf(ratios)}, all ${ratios.map((ratio) => fmt(ratio, 2)).join(' ')}`);
-    recordFigure({ bench: 'hl7', name: 'ORU^R01 messages/s taken in', value: labflow, baseline: bare, baselineName: 'ACK-only MLLP server', unit: 'messages/s', goal: { ratio: 0.5, atLeast: true } });
+    console.log(
+      `ratio ${fmt(labflow / bare, 2)} (goal ≥ 0.5); pair ratios, middle half ${middleHalf(ratios)}, all ${ratios.map((ratio) => fmt(ratio, 2)).join(' ')}`,
+    );
+    recordFigure({
+      bench: 'hl7',
+      name: 'ORU^R01 messages/s taken in',
+      value: labflow,
+      baseline: bare,
+      baselineName: 'ACK-only MLLP server',
+      unit: 'messages/s',
+      goal: { ratio: 0.5, atLeast: true },
+    });
   } finally {
     for (const server of servers) await server.stop();
     await terminateBenchOrders({ address: config.temporal.address, namespace: config.temporal.namespace }, orderIds);

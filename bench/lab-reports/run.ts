@@ -72,16 +72,29 @@ async function main(): Promise<void> {
       score = scoreReport(matchReport(parseReport(doc), catalogue), report);
     } catch (error) {
       failed = 1;
-      score = { ...scoreReport({ metadata: { patient_first_name: '', patient_last_name: '', dob: '', lab_name: '' }, results: [] }, report), misses: [String(error)] };
+      score = {
+        ...scoreReport({ metadata: { patient_first_name: '', patient_last_name: '', dob: '', lab_name: '' }, results: [] }, report),
+        misses: [String(error)],
+      };
     }
     const cpu = process.cpuUsage(cpu0);
     const group = `${report.kind} ${split(report.lab)}`;
     const family = `${report.kind} ${letter(report.lab)} ${report.lab}${HELD_OUT.includes(report.lab) ? ' (held out)' : ''}`;
-    for (const [key, into] of [[group, fieldsBySplit], [family, fieldsByFamily]] as const) {
+    for (const [key, into] of [
+      [group, fieldsBySplit],
+      [family, fieldsByFamily],
+    ] as const) {
       if (!into.has(key)) into.set(key, new Map());
       tally(into.get(key) as FieldTally, score.metadataByField);
     }
-    const t = totals.get(group) ?? { files: 0, pages: 0, cpu: 0, wall: 0, failed: 0, score: { truth: 0, parsed: 0, found: 0, value: 0, unit: 0, range: 0, flag: 0, loinc: 0, metadata: 0, metadataFields: 0 } };
+    const t = totals.get(group) ?? {
+      files: 0,
+      pages: 0,
+      cpu: 0,
+      wall: 0,
+      failed: 0,
+      score: { truth: 0, parsed: 0, found: 0, value: 0, unit: 0, range: 0, flag: 0, loinc: 0, metadata: 0, metadataFields: 0 },
+    };
     t.files += 1;
     t.pages += report.pages;
     t.cpu += (cpu.user + cpu.system) / 1e6;
@@ -90,38 +103,46 @@ async function main(): Promise<void> {
     for (const key of Object.keys(t.score) as (keyof Totals['score'])[]) t.score[key] += score[key];
     totals.set(group, t);
     if (options.verbose) {
-      console.log(`${report.file}: found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`);
+      console.log(
+        `${report.file}: found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`,
+      );
       for (const miss of score.misses) console.log(`    ${miss}`);
     }
   }
   await closeOcr();
 
   const rate = (n: number, d: number) => (d ? Number((n / d).toFixed(3)) : null);
-  const rows = [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([group, t]) => {
-    const s = t.score;
-    const [kind, part] = group.split(' ');
-    return {
-      kind,
-      split: part,
-      files: t.files,
-      pages: t.pages,
-      failed: t.failed,
-      recall: rate(s.found, s.truth),
-      precision: rate(s.found, s.parsed),
-      value: rate(s.value, s.truth),
-      unit: rate(s.unit, s.truth),
-      range: rate(s.range, s.truth),
-      flag: rate(s.flag, s.truth),
-      loinc_top1: rate(s.loinc, s.truth),
-      metadata: rate(s.metadata, s.metadataFields),
-      cpu_s_per_page: Number((t.cpu / t.pages).toFixed(2)),
-      wall_s_per_page: Number((t.wall / t.pages).toFixed(2)),
-    };
-  });
+  const rows = [...totals]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([group, t]) => {
+      const s = t.score;
+      const [kind, part] = group.split(' ');
+      return {
+        kind,
+        split: part,
+        files: t.files,
+        pages: t.pages,
+        failed: t.failed,
+        recall: rate(s.found, s.truth),
+        precision: rate(s.found, s.parsed),
+        value: rate(s.value, s.truth),
+        unit: rate(s.unit, s.truth),
+        range: rate(s.range, s.truth),
+        flag: rate(s.flag, s.truth),
+        loinc_top1: rate(s.loinc, s.truth),
+        metadata: rate(s.metadata, s.metadataFields),
+        cpu_s_per_page: Number((t.cpu / t.pages).toFixed(2)),
+        wall_s_per_page: Number((t.wall / t.pages).toFixed(2)),
+      };
+    });
   console.log(`held-out families (the metadata rules were not written against them): ${HELD_OUT.map((id) => `${letter(id)} ${id}`).join(', ')}`);
   console.table(rows);
   const fieldTable = (tallies: Map<string, FieldTally>) =>
-    Object.fromEntries([...tallies].sort(([a], [b]) => a.localeCompare(b)).map(([key, fields]) => [key, Object.fromEntries([...fields].map(([field, t]) => [field, rate(t.right, t.of)]))]));
+    Object.fromEntries(
+      [...tallies]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, fields]) => [key, Object.fromEntries([...fields].map(([field, t]) => [field, rate(t.right, t.of)]))]),
+    );
   console.log('metadata fields right, per kind, tuned and held-out families:');
   console.table(fieldTable(fieldsBySplit));
   console.log('metadata fields right, per kind and layout family:');
@@ -138,7 +159,15 @@ async function main(): Promise<void> {
     ];
     for (const [name, value, goal] of figures) {
       if (value === null) continue;
-      recordFigure({ bench: 'lab-reports', name: `${row.kind} ${row.split} ${name}`, value, baseline: 1, baselineName: 'ground truth', unit: 'fraction', goal: { ratio: goal, atLeast: true } });
+      recordFigure({
+        bench: 'lab-reports',
+        name: `${row.kind} ${row.split} ${name}`,
+        value,
+        baseline: 1,
+        baselineName: 'ground truth',
+        unit: 'fraction',
+        goal: { ratio: goal, atLeast: true },
+      });
     }
   }
   if (options.json) fs.writeFileSync(options.json, JSON.stringify(rows, null, 2));

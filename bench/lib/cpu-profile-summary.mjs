@@ -21,7 +21,9 @@ if (!target) {
 const top = Number(topArg ?? 30);
 const lastMicros = lastArg === undefined ? Infinity : Number(lastArg) * 1e6;
 const files = statSync(target).isDirectory()
-  ? readdirSync(target).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(target, name))
+  ? readdirSync(target)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .map((name) => join(target, name))
   : [target];
 
 /** Where a frame's code lives: a package, a dist/ file, node's internals, or V8's pseudo-frames. */

@@ -92,7 +92,13 @@ export async function startServer(options: {
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${options.name} exited during start-up; see ${options.logFile}`);
-    if (await fetch(`${url}${options.readyPath}`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${url}${options.readyPath}`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`${options.name} was not ready within 90 s; see ${options.logFile}`);
     await sleep(250);
   }
@@ -128,7 +134,13 @@ export function autocannon(
 ): Promise<LoadRun> {
   const cli = join(ROOT, 'node_modules/autocannon/autocannon.js');
   const args = [
-    cli, '-c', String(connections), '-d', String(seconds), '-j', '-n',
+    cli,
+    '-c',
+    String(connections),
+    '-d',
+    String(seconds),
+    '-j',
+    '-n',
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
     ...(request ? ['-m', request.method, '-b', request.body] : []),
     url,
@@ -146,7 +158,13 @@ export function autocannon(
         statusCodeStats?: Record<string, { count: number }>;
       };
       if (result.non2xx > 0) console.log(`  ${url}: status codes ${JSON.stringify(result.statusCodeStats ?? {})}`);
-      done({ perSecond: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
+      done({
+        perSecond: result.requests.total / result.duration,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: result.non2xx,
+        errors: result.errors,
+      });
     });
   });
 }
@@ -155,7 +173,15 @@ export function autocannon(
  * autocannon against `server` with the CPU µs a request cost the server, the load generator and
  * (given `db`, on this machine) Postgres — where a request's time goes.
  */
-export async function measure(server: ServerProcess, path: string, headers: Record<string, string>, seconds: number, connections: number, db?: DataSource, generatorCpu?: number) {
+export async function measure(
+  server: ServerProcess,
+  path: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+  db?: DataSource,
+  generatorCpu?: number,
+) {
   const pid = server.child.pid as number;
   const postgresBefore = db ? await backends(db) : null;
   const serverBefore = cpuTicks(pid);
@@ -248,7 +274,12 @@ export function middleHalf(sorted: number[], digits = 2): string {
 export async function benchTenant(db: DataSource, name: string): Promise<{ teamId: string; environment: 'sandbox'; key: string; remove(): Promise<void> }> {
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${name} ${randomUUID().slice(0, 8)}`, plan: 'scale' });
   const team = await db.getRepository(TeamEntity).save({
-    id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
+    id: randomUUID(),
+    orgId: org.id,
+    name: 'bench',
+    region: 'us',
+    integrationTeamId: null,
+    partialWebhooksEnabled: false,
   });
   const environment = 'sandbox';
   const { value: key } = await new ApiKeysService(db).issueTeamKey(team, environment, 'bench');
@@ -267,8 +298,23 @@ export async function benchOrder(apiUrl: string, key: string, userId: string): P
   const order = await benchPost(`${apiUrl}/v3/order`, key, {
     user_id: userId,
     lab_test_id: '1ab7e570-0000-4000-8000-000000000001',
-    patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
-    patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+    patient_details: {
+      first_name: 'Bench',
+      last_name: 'Reader',
+      dob: '1980-01-01',
+      gender: 'female',
+      phone_number: '+14155550100',
+      email: 'bench@example.com',
+    },
+    patient_address: {
+      receiver_name: 'Bench Reader',
+      first_line: '1 Market St',
+      city: 'San Francisco',
+      state: 'CA',
+      zip: '94105',
+      country: 'US',
+      phone_number: '+14155550100',
+    },
   });
   return (order.order as { id: string }).id;
 }
@@ -278,7 +324,14 @@ export async function terminateBenchOrders(temporal: { address: string; namespac
   if (orderIds.length === 0) return;
   const connection = await Connection.connect({ address: temporal.address });
   const workflows = new Client({ connection, namespace: temporal.namespace }).workflow;
-  await Promise.all(orderIds.map((id) => workflows.getHandle(orderWorkflowId(id)).terminate('bench done').catch(() => undefined)));
+  await Promise.all(
+    orderIds.map((id) =>
+      workflows
+        .getHandle(orderWorkflowId(id))
+        .terminate('bench done')
+        .catch(() => undefined),
+    ),
+  );
   await connection.close();
 }
 

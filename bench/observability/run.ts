@@ -82,36 +82,58 @@ async function main(): Promise<void> {
 
     console.log(`observability bench: GET /v2/user/{id}, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices, variants interleaved`);
     // Other work on the machine weighs on both variants but widens the spread between pairs.
-    console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
+    console.log(
+      `  (load average at start: ${loadavg()
+        .map((load) => fmt(load, 1))
+        .join(' ')})`,
+    );
     // Warm both (JIT, key cache, connection pools) before measuring.
     for (const url of urls) await autocannon(url, { 'x-service-api-key': key }, 3, CONNECTIONS);
     const headers = { 'x-service-api-key': key };
-    const result = await comparePaired([{ server: apis[0], path: `/v2/user/${userId}`, headers }, { server: apis[1], path: `/v2/user/${userId}`, headers }], {
-      slices: SLICES,
-      seconds: SECONDS,
-      connections: CONNECTIONS,
-    });
+    const result = await comparePaired(
+      [
+        { server: apis[0], path: `/v2/user/${userId}`, headers },
+        { server: apis[1], path: `/v2/user/${userId}`, headers },
+      ],
+      {
+        slices: SLICES,
+        seconds: SECONDS,
+        connections: CONNECTIONS,
+      },
+    );
     for (const [index, variant] of VARIANTS.entries()) {
       const cpu = result.cpuMicros[index].server;
       const perCpu = cpu === null ? '' : `   ${fmt(1e6 / cpu).padStart(6)} req per CPU-second`;
-      console.log(`  ${variant.name.padEnd(28)} ${fmt(result.perSecond[index]).padStart(7)} req/s   p99 ${fmt(result.p99[index])} ms${perCpu}   (mean / median of ${SLICES} slices)`);
+      console.log(
+        `  ${variant.name.padEnd(28)} ${fmt(result.perSecond[index]).padStart(7)} req/s   p99 ${fmt(result.p99[index])} ms${perCpu}   (mean / median of ${SLICES} slices)`,
+      );
     }
     const ratio = result.perSecond[0] / result.perSecond[1];
     recordFigure({
-      bench: 'observability', name: 'GET /v2/user/{id} req/s, request log and metrics on', value: result.perSecond[0],
-      baseline: result.perSecond[1], baselineName: 'both off', unit: 'req/s', goal: { ratio: 0.9, atLeast: true },
+      bench: 'observability',
+      name: 'GET /v2/user/{id} req/s, request log and metrics on',
+      value: result.perSecond[0],
+      baseline: result.perSecond[1],
+      baselineName: 'both off',
+      unit: 'req/s',
+      goal: { ratio: 0.9, atLeast: true },
     });
-    console.log(`  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9); pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}`);
+    console.log(
+      `  ratio on ÷ off: ${fmt(ratio, 3)} (goal ≥ 0.9); pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}`,
+    );
     // Requests per CPU-second of the API process move less with the machine's speed than req/s.
     const [onCpu, offCpu] = result.cpuMicros.map((cpu) => cpu.server);
-    if (onCpu !== null && offCpu !== null) console.log(`  requests per API CPU-second, on ÷ off: ${fmt(offCpu / onCpu, 3)} (${fmt(onCpu)} µs ÷ ${fmt(offCpu)} µs a request)`);
+    if (onCpu !== null && offCpu !== null)
+      console.log(`  requests per API CPU-second, on ÷ off: ${fmt(offCpu / onCpu, 3)} (${fmt(onCpu)} µs ÷ ${fmt(offCpu)} µs a request)`);
 
     // Proof the "on" variant did log and count: its log has a line per request and /metrics the route.
     const logBytes = statSync(logFiles[0]).size;
     const metrics = await (await fetch(`${apis[0].url}/metrics`)).text();
     const counted = /labflow_http_requests_total\{method="GET",route="\/v2\/user\/:user_id",status_code="200"\} (\d+)/.exec(metrics)?.[1];
     const offMetrics = (await fetch(`${apis[1].url}/metrics`)).status;
-    console.log(`  (on: ${fmt(logBytes / 1e6, 1)} MB of request log, ${counted ?? 'no'} GETs counted on /metrics; off: /metrics answers ${offMetrics}, ${fmt(statSync(logFiles[1]).size / 1e3, 1)} kB of log)`);
+    console.log(
+      `  (on: ${fmt(logBytes / 1e6, 1)} MB of request log, ${counted ?? 'no'} GETs counted on /metrics; off: /metrics answers ${offMetrics}, ${fmt(statSync(logFiles[1]).size / 1e3, 1)} kB of log)`,
+    );
     // (Start-up lines name the routes, never the user id a request carries.)
     if (readFileSync(logFiles[1], 'utf8').includes(userId)) console.log('  warning: the "off" API logged requests');
   } finally {

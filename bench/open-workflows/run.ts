@@ -40,7 +40,9 @@ const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
 
 /** Resident memory of a process, bytes (VmRSS of /proc/<pid>/status). */
 function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   if (!line) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(line.replace(/\D+/g, '')) * 1024;
 }
@@ -50,9 +52,11 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 
 async function pool<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await task(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await task(items[next++]);
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -67,9 +71,23 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: config.temporal.namespace });
   try {
     const env = { NODE_ENV: 'production', TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', RECONCILER_INTERVAL: '1h' };
-    const api = await startServer({ name: 'the API', script: 'dist/src/main.js', env: { ...env, API_HOST: '127.0.0.1' }, portVariable: 'API_PORT', logFile: join(logDir, 'api.log'), readyPath: '/health/ready' });
+    const api = await startServer({
+      name: 'the API',
+      script: 'dist/src/main.js',
+      env: { ...env, API_HOST: '127.0.0.1' },
+      portVariable: 'API_PORT',
+      logFile: join(logDir, 'api.log'),
+      readyPath: '/health/ready',
+    });
     servers.push(api);
-    const worker = await startServer({ name: 'the worker', script: 'dist/src/worker.js', env: { ...env, WORKER_ROLES: 'temporal' }, portVariable: 'WORKER_HEALTH_PORT', logFile: join(logDir, 'worker.log'), readyPath: '/health/ready' });
+    const worker = await startServer({
+      name: 'the worker',
+      script: 'dist/src/worker.js',
+      env: { ...env, WORKER_ROLES: 'temporal' },
+      portVariable: 'WORKER_HEALTH_PORT',
+      logFile: join(logDir, 'worker.log'),
+      readyPath: '/health/ready',
+    });
     servers.push(worker);
     const workerPid = worker.child.pid as number;
     const headers = { 'x-service-api-key': tenant.key, 'content-type': 'application/json' };
@@ -82,8 +100,23 @@ async function main(): Promise<void> {
     const orderBody = {
       user_id: userId,
       lab_test_id: VITAMIN_D_KIT,
-      patient_details: { first_name: 'Bench', last_name: 'Open', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
-      patient_address: { receiver_name: 'Bench Open', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550100' },
+      patient_details: {
+        first_name: 'Bench',
+        last_name: 'Open',
+        dob: '1980-01-01',
+        gender: 'female',
+        phone_number: '+14155550100',
+        email: 'bench@example.com',
+      },
+      patient_address: {
+        receiver_name: 'Bench Open',
+        first_line: '1 Market St',
+        city: 'San Francisco',
+        state: 'CA',
+        zip: '94105',
+        country: 'US',
+        phone_number: '+14155550100',
+      },
     };
     const orderIds: string[] = [];
     const createOrders = async (count: number) => {
@@ -104,7 +137,10 @@ async function main(): Promise<void> {
     /** Waits until every order of the team has reached requisition_created: its workflow is idle, waiting for the kit. */
     const waitIdle = async () => {
       for (;;) {
-        const [{ busy }] = await db.query(`SELECT count(*)::int AS busy FROM orders WHERE team_id = $1 AND low_level_status <> 'requisition_created' AND low_level_status <> 'cancelled'`, [tenant.teamId]);
+        const [{ busy }] = await db.query(
+          `SELECT count(*)::int AS busy FROM orders WHERE team_id = $1 AND low_level_status <> 'requisition_created' AND low_level_status <> 'cancelled'`,
+          [tenant.teamId],
+        );
         if (busy === 0) return;
         await sleep(1000);
       }
@@ -120,7 +156,11 @@ async function main(): Promise<void> {
       return latencies.sort((a, b) => a - b);
     };
 
-    console.log(`open workflows bench: ${fmt(OPEN)} open test-kit orders on one worker (task queue ${taskQueue}); load average ${loadavg().map((load) => fmt(load, 1)).join(' ')}`);
+    console.log(
+      `open workflows bench: ${fmt(OPEN)} open test-kit orders on one worker (task queue ${taskQueue}); load average ${loadavg()
+        .map((load) => fmt(load, 1))
+        .join(' ')}`,
+    );
     // Baseline: few open, the ones cancelled still in the sticky cache.
     const baselineIds = await createOrders(BASELINE * 2);
     await waitIdle();
@@ -131,7 +171,9 @@ async function main(): Promise<void> {
     await createOrders(OPEN - BASELINE * 2);
     await waitIdle();
     const createSeconds = (performance.now() - started) / 1000;
-    const [{ open }] = await db.query(`SELECT count(*)::int AS open FROM orders WHERE team_id = $1 AND low_level_status = 'requisition_created'`, [tenant.teamId]);
+    const [{ open }] = await db.query(`SELECT count(*)::int AS open FROM orders WHERE team_id = $1 AND low_level_status = 'requisition_created'`, [
+      tenant.teamId,
+    ]);
     const rssMany = rssOf(workerPid);
     // A random sample of the open ones, most of them long evicted from the worker's cache.
     const candidates = orderIds.slice(BASELINE);
@@ -143,12 +185,35 @@ async function main(): Promise<void> {
     const rssAfter = rssOf(workerPid);
 
     const cached = config.temporal.worker.maxCachedWorkflows;
-    console.log(`  ${fmt(open)} workflows open (created and idle in ${fmt(createSeconds)} s); worker: maxCachedWorkflows ${fmt(cached)}, ${config.temporal.worker.maxConcurrentWorkflowTasks} workflow task slots`);
-    console.log(`  worker RSS    ${BASELINE * 2 - BASELINE} open: ${mib(rssFew)}   ${fmt(open)} open: ${mib(rssMany)}   after ${SAMPLE} replays and cancels: ${mib(rssAfter)}   (goal < 1,024 MiB: ${Math.max(rssMany, rssAfter) < GIB ? 'met' : 'NOT met'})`);
-    console.log(`  cancel (an Update answered by the workflow)   in cache, few open: p50 ${fmt(quantile(baseline, 0.5))} ms  p99 ${fmt(quantile(baseline, 0.99))} ms`);
-    console.log(`                                                random among ${fmt(open)}: p50 ${fmt(quantile(many, 0.5))} ms  p99 ${fmt(quantile(many, 0.99))} ms  max ${fmt(many[many.length - 1])} ms`);
-    recordFigure({ bench: 'open-workflows', name: `worker RSS, ${fmt(open)} open orders`, value: Math.max(rssMany, rssAfter) / 1024 ** 2, baseline: 1024, baselineName: 'the 1 GiB budget', unit: 'MiB', goal: { ratio: 1, atLeast: false } });
-    recordFigure({ bench: 'open-workflows', name: `cancel p99 among ${fmt(open)} open`, value: quantile(many, 0.99), baseline: quantile(baseline, 0.99), baselineName: 'in cache, few open', unit: 'ms' });
+    console.log(
+      `  ${fmt(open)} workflows open (created and idle in ${fmt(createSeconds)} s); worker: maxCachedWorkflows ${fmt(cached)}, ${config.temporal.worker.maxConcurrentWorkflowTasks} workflow task slots`,
+    );
+    console.log(
+      `  worker RSS    ${BASELINE * 2 - BASELINE} open: ${mib(rssFew)}   ${fmt(open)} open: ${mib(rssMany)}   after ${SAMPLE} replays and cancels: ${mib(rssAfter)}   (goal < 1,024 MiB: ${Math.max(rssMany, rssAfter) < GIB ? 'met' : 'NOT met'})`,
+    );
+    console.log(
+      `  cancel (an Update answered by the workflow)   in cache, few open: p50 ${fmt(quantile(baseline, 0.5))} ms  p99 ${fmt(quantile(baseline, 0.99))} ms`,
+    );
+    console.log(
+      `                                                random among ${fmt(open)}: p50 ${fmt(quantile(many, 0.5))} ms  p99 ${fmt(quantile(many, 0.99))} ms  max ${fmt(many[many.length - 1])} ms`,
+    );
+    recordFigure({
+      bench: 'open-workflows',
+      name: `worker RSS, ${fmt(open)} open orders`,
+      value: Math.max(rssMany, rssAfter) / 1024 ** 2,
+      baseline: 1024,
+      baselineName: 'the 1 GiB budget',
+      unit: 'MiB',
+      goal: { ratio: 1, atLeast: false },
+    });
+    recordFigure({
+      bench: 'open-workflows',
+      name: `cancel p99 among ${fmt(open)} open`,
+      value: quantile(many, 0.99),
+      baseline: quantile(baseline, 0.99),
+      baselineName: 'in cache, few open',
+      unit: 'ms',
+    });
   } finally {
     for (const server of servers.reverse()) await server.stop();
     await terminateTaskQueue(client, config.temporal.namespace, taskQueue);

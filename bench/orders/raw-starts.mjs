@@ -40,5 +40,14 @@ const cpuBefore = process.cpuUsage();
 const { elapsed, latencies } = await run(seconds * 1000);
 const cpu = process.cpuUsage(cpuBefore);
 const quantile = (q) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)];
-console.log(JSON.stringify({ perSecond: latencies.length / elapsed, p50: quantile(0.5), p99: quantile(0.99), started: latencies.length, warmUpStarts: warmUp.latencies.length, cpuPerStart: Math.round((cpu.user + cpu.system) / latencies.length) }));
+console.log(
+  JSON.stringify({
+    perSecond: latencies.length / elapsed,
+    p50: quantile(0.5),
+    p99: quantile(0.99),
+    started: latencies.length,
+    warmUpStarts: warmUp.latencies.length,
+    cpuPerStart: Math.round((cpu.user + cpu.system) / latencies.length),
+  }),
+);
 await connection.close();

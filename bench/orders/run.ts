@@ -41,7 +41,16 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Client } from '@temporalio/client';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { autocannon as autocannonProcess, type LoadRun, median, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, ROOT, startServer, terminateTaskQueue } from '../lib/load';
+import {
+  autocannon as autocannonProcess,
+  type LoadRun,
+  median,
+  PRODUCTION_API_ENV,
+  PRODUCTION_API_NODE_ARGS,
+  ROOT,
+  startServer,
+  terminateTaskQueue,
+} from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem, cpuTicks, microsPerItem } from '../lib/cpu';
 
@@ -82,7 +91,9 @@ function temporalServerPid(): number | null {
 }
 
 /** Raw workflow starts from a plain-node process of its own (raw-starts.mjs), SECONDS long. */
-function rawStartsProcess(taskQueue: string): Promise<{ perSecond: number; p50: number; p99: number; started: number; warmUpStarts: number; cpuPerStart: number }> {
+function rawStartsProcess(
+  taskQueue: string,
+): Promise<{ perSecond: number; p50: number; p99: number; started: number; warmUpStarts: number; cpuPerStart: number }> {
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
@@ -154,7 +165,11 @@ async function availabilityLoad(url: string, headers: Record<string, string>, re
 }
 
 function describe(outcomes: Record<string, number>): string {
-  return Object.entries(outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ') || 'no responses';
+  return (
+    Object.entries(outcomes)
+      .map(([outcome, count]) => `${outcome} ${count}`)
+      .join(', ') || 'no responses'
+  );
 }
 
 async function main(): Promise<void> {
@@ -181,16 +196,38 @@ async function main(): Promise<void> {
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench ${taskQueue}`, plan: 'scale' });
   try {
     const team = await db.getRepository(TeamEntity).save({
-      id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false,
+      id: randomUUID(),
+      orgId: org.id,
+      name: 'bench',
+      region: 'us',
+      integrationTeamId: null,
+      partialWebhooksEnabled: false,
     });
     const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
     const headers = { 'x-service-api-key': key, 'content-type': 'application/json' };
-    const user = (await (await fetch(`${apiUrl}/v2/user`, { method: 'POST', headers, body: JSON.stringify({ client_user_id: `bench-${taskQueue}` }) })).json()) as { user_id: string };
+    const user = (await (
+      await fetch(`${apiUrl}/v2/user`, { method: 'POST', headers, body: JSON.stringify({ client_user_id: `bench-${taskQueue}` }) })
+    ).json()) as { user_id: string };
     const body = JSON.stringify({
       user_id: user.user_id,
       lab_test_id: LIPID_PANEL_KIT,
-      patient_details: { first_name: 'Bench', last_name: 'Mark', dob: '1980-01-01', gender: 'female', phone_number: '+14155550123', email: 'bench@example.com' },
-      patient_address: { receiver_name: 'Bench Mark', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US', phone_number: '+14155550123' },
+      patient_details: {
+        first_name: 'Bench',
+        last_name: 'Mark',
+        dob: '1980-01-01',
+        gender: 'female',
+        phone_number: '+14155550123',
+        email: 'bench@example.com',
+      },
+      patient_address: {
+        receiver_name: 'Bench Mark',
+        first_line: '1 Market St',
+        city: 'San Francisco',
+        state: 'CA',
+        zip: '94105',
+        country: 'US',
+        phone_number: '+14155550123',
+      },
     });
     // 1. Creation, out of process, rounds alternating; the API process warmed first.
     const logDir = mkdtempSync(join(tmpdir(), 'labflow-bench-orders-'));
@@ -211,8 +248,18 @@ async function main(): Promise<void> {
     // CPU µs per start / per order (medians of the rounds): the Temporal server's, the API
     // process's and its Postgres backends'. Steadier than the rates on a shared machine.
     const temporalPid = temporalServerPid();
-    const cpu: { rawClient: Array<number | null>; temporalPerRawStart: Array<number | null>; temporalPerOrder: Array<number | null>; api: Array<number | null>; postgres: Array<number | null> } = {
-      rawClient: [], temporalPerRawStart: [], temporalPerOrder: [], api: [], postgres: [],
+    const cpu: {
+      rawClient: Array<number | null>;
+      temporalPerRawStart: Array<number | null>;
+      temporalPerOrder: Array<number | null>;
+      api: Array<number | null>;
+      postgres: Array<number | null>;
+    } = {
+      rawClient: [],
+      temporalPerRawStart: [],
+      temporalPerOrder: [],
+      api: [],
+      postgres: [],
     };
     try {
       await autocannonProcess(`${apiProcess.url}/v3/order`, headers, 2, CONNECTIONS, { method: 'POST', body });
@@ -257,7 +304,10 @@ async function main(): Promise<void> {
     ].map((address) => ({ path: `/v3/order/phlebotomy/appointment/availability?start_date=${startDate}`, body: JSON.stringify(address) }));
     const pscRequests: AvailabilityRequest[] = [{ path: `/v3/order/psc/appointment/availability?lab=quest&zip_code=10001&radius=25&start_date=${startDate}` }];
     const availability: Array<{ name: string; slots: string; uncached: AvailabilityLoad; cached: AvailabilityLoad }> = [];
-    for (const [name, requests] of [['phlebotomy', phlebotomyRequests], ['PSC', pscRequests]] as const) {
+    for (const [name, requests] of [
+      ['phlebotomy', phlebotomyRequests],
+      ['PSC', pscRequests],
+    ] as const) {
       const slots: number[] = [];
       for (const request of requests) {
         const init = { method: 'POST', headers, body: request.body ?? '{}' };
@@ -285,7 +335,10 @@ async function main(): Promise<void> {
       if (Object.keys(uncached.outcomes).some((outcome) => outcome !== 'off')) {
         throw new Error(`uncached ${name} availability: expected x-labflow-cache off on every response, got ${describe(uncached.outcomes)}`);
       }
-      for (const [phase, run] of [['warm-up', warmed], ['measured run', cached]] as const) {
+      for (const [phase, run] of [
+        ['warm-up', warmed],
+        ['measured run', cached],
+      ] as const) {
         if (Object.keys(run.outcomes).some((outcome) => outcome !== 'hit')) {
           throw new Error(`cached ${name} availability (${phase}): expected x-labflow-cache hit on every response, got ${describe(run.outcomes)}`);
         }
@@ -303,7 +356,15 @@ async function main(): Promise<void> {
       `  CPU per order: API ${cpuMedian(cpu.api)}, its Postgres backends ${cpuMedian(cpu.postgres)}, Temporal server ${cpuMedian(cpu.temporalPerOrder)}` +
         `; per raw start: its client ${cpuMedian(cpu.rawClient)}, Temporal server ${cpuMedian(cpu.temporalPerRawStart)}`,
     );
-    recordFigure({ bench: 'orders', name: 'POST /v3/order orders/s', value: created.perSecond, baseline: raw.perSecond, baselineName: 'raw workflow starts/s', unit: '/s', goal: { ratio: 0.8, atLeast: true } });
+    recordFigure({
+      bench: 'orders',
+      name: 'POST /v3/order orders/s',
+      value: created.perSecond,
+      baseline: raw.perSecond,
+      baselineName: 'raw workflow starts/s',
+      unit: '/s',
+      goal: { ratio: 0.8, atLeast: true },
+    });
     console.log(`  appointment availability, start_date ${startDate}, ${SECONDS} s each: uncached = a second API instance with`);
     console.log(`  APPOINTMENT_AVAILABILITY_CACHE_TTL=0s (every response x-labflow-cache: off); cached = warmed, every response`);
     console.log(`  checked to be a hit; both sign a fresh booking key per slot`);
@@ -311,13 +372,20 @@ async function main(): Promise<void> {
       console.log(`  ${`${name} uncached`.padEnd(25)}${fmt(uncached.perSecond, 0)} req/s   ${latencies(uncached)}   (${slots} slots/response)`);
       console.log(`  ${`${name} cached`.padEnd(25)}${fmt(cached.perSecond, 0)} req/s   ${latencies(cached)}`);
       console.log(`  ${'ratio cached ÷ uncached'.padEnd(25)}${fmt(cached.perSecond / uncached.perSecond, 2)}`);
-      recordFigure({ bench: 'orders', name: `${name} availability req/s, cached`, value: cached.perSecond, baseline: uncached.perSecond, baselineName: 'uncached', unit: 'req/s' });
+      recordFigure({
+        bench: 'orders',
+        name: `${name} availability req/s, cached`,
+        value: cached.perSecond,
+        baseline: uncached.perSecond,
+        baselineName: 'uncached',
+        unit: 'req/s',
+      });
     }
   } finally {
     await terminateTaskQueue(temporal, config.temporal.namespace, taskQueue);
     await db.getRepository(OrgEntity).delete({ id: org.id });
     const deleted = await deleteAvailabilityCacheEntries(redis, startDate, benchStarted).catch((error: unknown) => {
-      console.error('could not delete the bench\'s availability cache entries:', error);
+      console.error("could not delete the bench's availability cache entries:", error);
       return 0;
     });
     console.log(`  (cleanup: ${deleted} availability cache entries deleted from Redis)`);

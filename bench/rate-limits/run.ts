@@ -20,7 +20,23 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, BENCH_CPUS, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
+import {
+  autocannon,
+  BENCH_CPUS,
+  benchOrder,
+  benchPost,
+  benchTenant,
+  comparePaired,
+  fmt,
+  median,
+  middleHalf,
+  PRODUCTION_API_ENV,
+  PRODUCTION_API_NODE_ARGS,
+  runBenchMain,
+  type ServerProcess,
+  startServer,
+  terminateBenchOrders,
+} from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -54,7 +70,11 @@ async function main(): Promise<void> {
   const orderIds: string[] = [];
   try {
     // Limits as the settings leave them (the defaults, unless the environment sets RATE_LIMIT_*).
-    const defaults = Object.fromEntries(Object.keys(LIMITS_OFF).map((name) => [name, process.env[name] ?? '']).filter(([, value]) => value !== ''));
+    const defaults = Object.fromEntries(
+      Object.keys(LIMITS_OFF)
+        .map((name) => [name, process.env[name] ?? ''])
+        .filter(([, value]) => value !== ''),
+    );
     const start = (name: string, limits: Record<string, string>) =>
       startServer({
         name,
@@ -86,11 +106,18 @@ async function main(): Promise<void> {
     console.log(
       `  limits on: X-RateLimit-Limit ${limitedAnswer.headers.get('x-ratelimit-limit') ?? 'absent'}; limits off: ${unlimitedAnswer.headers.get('x-ratelimit-limit') ?? 'absent'}`,
     );
-    if (!limitedAnswer.headers.get('x-ratelimit-limit') || unlimitedAnswer.headers.get('x-ratelimit-limit')) throw new Error('the limits are not on and off as asked');
+    if (!limitedAnswer.headers.get('x-ratelimit-limit') || unlimitedAnswer.headers.get('x-ratelimit-limit'))
+      throw new Error('the limits are not on and off as asked');
 
     const cpus = `servers on CPU ${BENCH_CPUS.server ?? 'any'}, load generator on CPU ${BENCH_CPUS.generator ?? 'any'}`;
-    console.log(`rate-limits bench: the API with its limits on ÷ off, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved; ${cpus}`);
-    console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
+    console.log(
+      `rate-limits bench: the API with its limits on ÷ off, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved; ${cpus}`,
+    );
+    console.log(
+      `  (load average at start: ${loadavg()
+        .map((load) => fmt(load, 1))
+        .join(' ')})`,
+    );
     for (const route of routes) {
       for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 2, CONNECTIONS, undefined, BENCH_CPUS.generator);
       const result = await comparePaired(
@@ -106,8 +133,18 @@ async function main(): Promise<void> {
         `  ${route.name.padEnd(20)} ${fmt(on.perSecond).padStart(6)} ÷ ${fmt(off.perSecond).padStart(6)} req/s = ${fmt(on.perSecond / off.perSecond, 2)}` +
           `   p99 ${fmt(on.p99)} ÷ ${fmt(off.p99)} ms = ${fmt(on.p99 / Math.max(off.p99, 1), 2)}×${cpu}`,
       );
-      console.log(`      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}, all ${fmt(result.pairRatios[0], 2)}–${fmt(result.pairRatios[result.pairRatios.length - 1], 2)}`);
-      recordFigure({ bench: 'rate-limits', name: `${route.name} req/s, limits on`, value: on.perSecond, baseline: off.perSecond, baselineName: 'limits off', unit: 'req/s', goal: { ratio: 0.9, atLeast: true } });
+      console.log(
+        `      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}, all ${fmt(result.pairRatios[0], 2)}–${fmt(result.pairRatios[result.pairRatios.length - 1], 2)}`,
+      );
+      recordFigure({
+        bench: 'rate-limits',
+        name: `${route.name} req/s, limits on`,
+        value: on.perSecond,
+        baseline: off.perSecond,
+        baselineName: 'limits off',
+        unit: 'req/s',
+        goal: { ratio: 0.9, atLeast: true },
+      });
     }
   } finally {
     for (const server of servers) await server.stop();

@@ -76,7 +76,12 @@ const addDays = (date, days) => new Date(date.getTime() + days * 86_400_000).toI
 /** The order view (labflow's OrderViews) of a row of the order statements. */
 async function orderView(row) {
   const labTest = await labTestView(row);
-  const events = (row.read_events ?? []).map(([id, , createdAt, status, statusDetail]) => ({ id: Number(id), created_at: iso(createdAt), status, status_detail: statusDetail }));
+  const events = (row.read_events ?? []).map(([id, , createdAt, status, statusDetail]) => ({
+    id: Number(id),
+    created_at: iso(createdAt),
+    status,
+    status_detail: statusDetail,
+  }));
   const transaction = row.read_transaction;
   const createdAt = row.created_at.toISOString();
   const updatedAt = row.updated_at.toISOString();
@@ -160,7 +165,10 @@ async function orderView(row) {
 
 /** The user object (labflow's userFromRow and toView) of a row of the user statements. */
 const userView = (row) =>
-  toUserView(userFromRow(row), (row.connections ?? []).map(([provider, createdAt]) => connectedSourceView({ provider, createdAt: parseTimestamptz(createdAt) })));
+  toUserView(
+    userFromRow(row),
+    (row.connections ?? []).map(([provider, createdAt]) => connectedSourceView({ provider, createdAt: parseTimestamptz(createdAt) })),
+  );
 
 app.get('/health/ready', async () => ({ status: 'ok' }));
 app.get('/v2/user/:id', async (request, reply) => {

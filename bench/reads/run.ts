@@ -30,7 +30,24 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { autocannon, BENCH_CPUS, benchOrder, benchPost, benchTenant, comparePaired, fmt, median, middleHalf, type PairedSide, PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, runBenchMain, type ServerProcess, startServer, terminateBenchOrders } from '../lib/load';
+import {
+  autocannon,
+  BENCH_CPUS,
+  benchOrder,
+  benchPost,
+  benchTenant,
+  comparePaired,
+  fmt,
+  median,
+  middleHalf,
+  type PairedSide,
+  PRODUCTION_API_ENV,
+  PRODUCTION_API_NODE_ARGS,
+  runBenchMain,
+  type ServerProcess,
+  startServer,
+  terminateBenchOrders,
+} from '../lib/load';
 import { recordFigure } from '../lib/results';
 import { orderPageStatement, orderViewStatement } from '../../src/orders/order-read-model';
 import { LIVE_USER, LIVE_USERS_PAGE } from '../../src/users/user-read-model';
@@ -60,12 +77,21 @@ async function main(): Promise<void> {
       logFile: join(logDir, 'api.log'),
       readyPath: '/health/ready',
       cpu: BENCH_CPUS.server,
-      nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : []), ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
+      nodeArgs: [
+        ...PRODUCTION_API_NODE_ARGS,
+        ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : []),
+        ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean),
+      ],
     });
     servers.push(api);
     // The floor runs the statements the routes run, so both sides do the same read (issue #15),
     // and answers the same bytes (issue #42; checked below).
-    const ordersPage = orderPageStatement(db, { teamId: tenant.teamId, environment: tenant.environment }, { orderBy: 'created_at', direction: 'DESC' }, { offset: 0, limit: 50 });
+    const ordersPage = orderPageStatement(
+      db,
+      { teamId: tenant.teamId, environment: tenant.environment },
+      { orderBy: 'created_at', direction: 'DESC' },
+      { offset: 0, limit: 50 },
+    );
     const statements = { user: LIVE_USER, order: orderViewStatement(db), users: LIVE_USERS_PAGE, orders: { name: ordersPage.name, text: ordersPage.text } };
     const bare = await startServer({
       name: 'the bare server',
@@ -80,7 +106,8 @@ async function main(): Promise<void> {
 
     // 50 users (one page of the list), each with an order (one page of the order list).
     const userIds: string[] = [];
-    for (let i = 0; i < 50; i += 1) userIds.push((await benchPost(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string);
+    for (let i = 0; i < 50; i += 1)
+      userIds.push((await benchPost(`${api.url}/v2/user`, tenant.key, { client_user_id: `bench-${randomUUID()}` })).user_id as string);
     for (const userId of userIds) orderIds.push(await benchOrder(api.url, tenant.key, userId));
     const orderId = orderIds[0];
 
@@ -99,12 +126,24 @@ async function main(): Promise<void> {
     for (const route of routes) console.log(`  ${route.name}: ${await sameBody(api, bare, route.path, headers)}`);
 
     const cpus = `servers on CPU ${BENCH_CPUS.server ?? 'any'}, load generator on CPU ${BENCH_CPUS.generator ?? 'any'}`;
-    console.log(`reads bench: the API (production settings) ÷ the same-bytes floor, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved; ${cpus}`);
-    console.log(`  (load average at start: ${loadavg().map((load) => fmt(load, 1)).join(' ')})`);
+    console.log(
+      `reads bench: the API (production settings) ÷ the same-bytes floor, ${CONNECTIONS} connections, ${SLICES} pairs of ${SECONDS} s slices per route, interleaved; ${cpus}`,
+    );
+    console.log(
+      `  (load average at start: ${loadavg()
+        .map((load) => fmt(load, 1))
+        .join(' ')})`,
+    );
     for (const route of routes) {
       for (const server of servers) await autocannon(`${server.url}${route.path}`, headers, 3, CONNECTIONS, undefined, BENCH_CPUS.generator);
       const side = (server: ServerProcess): PairedSide => ({ server, path: route.path, headers });
-      const result = await comparePaired([side(api), side(bare)], { slices: SLICES, seconds: SECONDS, connections: CONNECTIONS, db, generatorCpu: BENCH_CPUS.generator });
+      const result = await comparePaired([side(api), side(bare)], {
+        slices: SLICES,
+        seconds: SECONDS,
+        connections: CONNECTIONS,
+        db,
+        generatorCpu: BENCH_CPUS.generator,
+      });
       const [ours, floor] = [0, 1].map((index) => ({ perSecond: result.perSecond[index], p99: result.p99[index], cpu: result.cpuMicros[index] }));
       // Where a request's CPU goes, both servers. Under this load each server's one event loop is
       // busy 80-95% of the time (req/s × server µs), so req/s ≈ 1 s ÷ the server's CPU per
@@ -120,11 +159,29 @@ async function main(): Promise<void> {
         `  ${route.name.padEnd(28)} ${fmt(ours.perSecond).padStart(6)} ÷ ${fmt(floor.perSecond).padStart(6)} req/s = ${fmt(ours.perSecond / floor.perSecond, 2)} (goal ≥ 0.75)` +
           `   p99 ${fmt(ours.p99)} ÷ ${fmt(floor.p99)} ms = ${fmt(ours.p99 / Math.max(floor.p99, 1), 2)}× (goal ≤ 1.5×)${cpuRatio}`,
       );
-      console.log(`      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}, all ${fmt(result.pairRatios[0], 2)}–${fmt(result.pairRatios[result.pairRatios.length - 1], 2)}`);
+      console.log(
+        `      pairs: median ${fmt(median(result.pairRatios), 2)}, middle half ${middleHalf(result.pairRatios)}, all ${fmt(result.pairRatios[0], 2)}–${fmt(result.pairRatios[result.pairRatios.length - 1], 2)}`,
+      );
       console.log(`      CPU µs per request: ours ${cpuOf(ours.cpu)}; bare ${cpuOf(floor.cpu)}`);
       const floorName = 'same-bytes floor';
-      recordFigure({ bench: 'reads', name: `${route.name} req/s`, value: ours.perSecond, baseline: floor.perSecond, baselineName: floorName, unit: 'req/s', goal: { ratio: 0.75, atLeast: true } });
-      recordFigure({ bench: 'reads', name: `${route.name} p99`, value: ours.p99, baseline: floor.p99, baselineName: floorName, unit: 'ms', goal: { ratio: 1.5, atLeast: false } });
+      recordFigure({
+        bench: 'reads',
+        name: `${route.name} req/s`,
+        value: ours.perSecond,
+        baseline: floor.perSecond,
+        baselineName: floorName,
+        unit: 'req/s',
+        goal: { ratio: 0.75, atLeast: true },
+      });
+      recordFigure({
+        bench: 'reads',
+        name: `${route.name} p99`,
+        value: ours.p99,
+        baseline: floor.p99,
+        baselineName: floorName,
+        unit: 'ms',
+        goal: { ratio: 1.5, atLeast: false },
+      });
     }
   } finally {
     for (const server of servers) await server.stop();
@@ -151,18 +208,25 @@ async function sameBody(api: ServerProcess, floor: ServerProcess, path: string, 
     Array.isArray(value)
       ? value.map(sorted)
       : value !== null && typeof value === 'object'
-        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+          )
         : value;
   let ours = '';
   let theirs = '';
   for (let attempt = 0; attempt < 5; attempt += 1) {
     [ours, theirs] = await Promise.all([body(api), body(floor)]);
     if (ours === theirs) return `same ${ours.length} bytes from both`;
-    if (JSON.stringify(sorted(JSON.parse(ours))) === JSON.stringify(sorted(JSON.parse(theirs)))) return `same JSON from both once keys are sorted (${ours.length} bytes)`;
+    if (JSON.stringify(sorted(JSON.parse(ours))) === JSON.stringify(sorted(JSON.parse(theirs))))
+      return `same JSON from both once keys are sorted (${ours.length} bytes)`;
   }
   let at = 0;
   while (at < ours.length && ours[at] === theirs[at]) at += 1;
-  throw new Error(`${path}: the floor's body differs from the API's at character ${at}:\n  API:   …${ours.slice(Math.max(0, at - 80), at + 80)}\n  floor: …${theirs.slice(Math.max(0, at - 80), at + 80)}`);
+  throw new Error(
+    `${path}: the floor's body differs from the API's at character ${at}:\n  API:   …${ours.slice(Math.max(0, at - 80), at + 80)}\n  floor: …${theirs.slice(Math.max(0, at - 80), at + 80)}`,
+  );
 }
 
 runBenchMain(main);

@@ -192,7 +192,12 @@ async function deliverUnmeasured(receiver: Receiver, produce: Produce, count: nu
  * A side's measured burst, its sender process already warm: EVENTS items produced BATCH at a time,
  * as fast as they are taken, from the first write to the last arrival.
  */
-async function burst(receiver: Receiver, produce: Produce, mark: () => Promise<CpuMark>, cpu: (mark: CpuMark) => ReturnType<typeof cpuPerItem>): Promise<SideRound> {
+async function burst(
+  receiver: Receiver,
+  produce: Produce,
+  mark: () => Promise<CpuMark>,
+  cpu: (mark: CpuMark) => ReturnType<typeof cpuPerItem>,
+): Promise<SideRound> {
   const committed = new Map<string, number>();
   const started = await mark();
   const startedAt = now();
@@ -265,7 +270,11 @@ async function main(): Promise<void> {
     `labflow webhook bench: ${fmt(EVENTS)} deliveries a round after ${fmt(WARMUP)} unmeasured, ${ROUNDS} rounds (bare sender, labflow), concurrency ${concurrency}, ` +
       `Redis ${new URL(config.redisUrl).host}; senders on CPU ${SENDER_CPU ?? 'any'}, receiver on CPU ${RECEIVER_CPU ?? 'any'}; Postgres autovacuum ${autovacuum}`,
   );
-  console.log(`  load average at start: ${loadavg().map((n) => fmt(n, 2)).join(' ')}`);
+  console.log(
+    `  load average at start: ${loadavg()
+      .map((n) => fmt(n, 2))
+      .join(' ')}`,
+  );
 
   let seq = 0;
   const event = (): NewEvent => ({
@@ -368,9 +377,15 @@ async function main(): Promise<void> {
     const idleP99 = percentile(pacedLatency, 99);
     console.log(`  bare sender  signed deliveries/s (BullMQ, nothing in Postgres)   ${fmt(bareRate)}   (median of ${ROUNDS})`);
     console.log(`  labflow      signed deliveries/s (durable in Postgres)            ${fmt(deliveryRate)}   (median)`);
-    console.log(`  ratio        labflow ÷ bare sender                                ${fmt(deliveryRate / bareRate, 2)}   (goal ≥ 0.75; medians' ratio; rounds ${ratios.map((r) => fmt(r, 2)).join(', ')})`);
-    console.log(`  idle         outbox commit → first attempt p50 / p99             ${fmt(percentile(pacedLatency, 50))} ms / ${fmt(idleP99)} ms   (goal p99 ≤ 100 ms; ${fmt(PACED_EVENTS)} events at ${fmt(PACED_RATE)}/s)`);
-    console.log(`  burst        outbox commit → delivery p50 / p99                  ${fmt(percentile(burstLatency, 50))} ms / ${fmt(percentile(burstLatency, 99))} ms   (includes the backlog of ${fmt(EVENTS)})`);
+    console.log(
+      `  ratio        labflow ÷ bare sender                                ${fmt(deliveryRate / bareRate, 2)}   (goal ≥ 0.75; medians' ratio; rounds ${ratios.map((r) => fmt(r, 2)).join(', ')})`,
+    );
+    console.log(
+      `  idle         outbox commit → first attempt p50 / p99             ${fmt(percentile(pacedLatency, 50))} ms / ${fmt(idleP99)} ms   (goal p99 ≤ 100 ms; ${fmt(PACED_EVENTS)} events at ${fmt(PACED_RATE)}/s)`,
+    );
+    console.log(
+      `  burst        outbox commit → delivery p50 / p99                  ${fmt(percentile(burstLatency, 50))} ms / ${fmt(percentile(burstLatency, 99))} ms   (includes the backlog of ${fmt(EVENTS)})`,
+    );
     console.log(`  receiver     signatures verified (sample)                        ${verified} ok, ${failures} failed`);
     const micros = (value: number | null) => (value === null ? '?' : `${fmt(value)} µs`);
     const cpuOf = (side: 'bare' | 'labflow') =>

@@ -98,7 +98,9 @@ async function main(): Promise<void> {
   await db.initialize();
   const cipher = new PhiCipher(config.phiEncryptionKey);
   const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `writes ${run}`, plan: 'scale' });
-  const team = await db.getRepository(TeamEntity).save({ id: randomUUID(), orgId: org.id, name: `writes ${run}`, region: 'us', integrationTeamId: null, partialWebhooksEnabled: false });
+  const team = await db
+    .getRepository(TeamEntity)
+    .save({ id: randomUUID(), orgId: org.id, name: `writes ${run}`, region: 'us', integrationTeamId: null, partialWebhooksEnabled: false });
   await db.getRepository(WebhookEndpointEntity).save({
     id: randomUUID(),
     teamId: team.id,

@@ -32,7 +32,14 @@ export interface PscInfoView {
 export interface AreaInfoView {
   zip_code: string;
   phlebotomy: { is_served: boolean; providers: Array<{ name: string; service_types: Array<'appointment-ready' | 'appointment-request'> }> };
-  central_labs: Record<string, { patient_service_centers: { appointment_with_vital: boolean; within_radius: number; radius: string; capabilities: Capability[] }; supported_bill_types: BillingType[]; lab_id: number }>;
+  central_labs: Record<
+    string,
+    {
+      patient_service_centers: { appointment_with_vital: boolean; within_radius: number; radius: string; capabilities: Capability[] };
+      supported_bill_types: BillingType[];
+      lab_id: number;
+    }
+  >;
 }
 
 /**
@@ -61,7 +68,12 @@ export class AppointmentAreasService {
     for (const lab of labs) {
       const { sites } = await this.psc.serviceArea({ zip: query.zip_code, radius, lab: lab.slug });
       central_labs[lab.slug] = {
-        patient_service_centers: { appointment_with_vital: schedulesThrough(lab.slug), within_radius: sites.length, radius: query.radius, capabilities: capabilitiesOf(lab.slug) },
+        patient_service_centers: {
+          appointment_with_vital: schedulesThrough(lab.slug),
+          within_radius: sites.length,
+          radius: query.radius,
+          capabilities: capabilitiesOf(lab.slug),
+        },
         supported_bill_types: billTypes.get(lab.id) ?? [],
         lab_id: lab.id,
       };
@@ -81,7 +93,8 @@ export class AppointmentAreasService {
     if (!lab) throw validationError(['query', 'lab_id'], `Lab ${query.lab_id} not found.`, query.lab_id);
     if (query.lab_account_id) {
       const account = await this.visibleAccount(team, query.lab_account_id);
-      if (account.labId !== lab.id) throw validationError(['query', 'lab_account_id'], `Lab account ${account.id} is not an account at ${lab.slug}.`, query.lab_account_id);
+      if (account.labId !== lab.id)
+        throw validationError(['query', 'lab_account_id'], `Lab account ${account.id} is not an account at ${lab.slug}.`, query.lab_account_id);
     }
     return this.centersOf(team, lab, query.zip_code, query.radius, query.capabilities ?? [], query.lab_account_id);
   }
@@ -95,7 +108,14 @@ export class AppointmentAreasService {
     return this.centersOf(team, lab, zip, query.radius, query.capabilities ?? [], order.lab_account_id);
   }
 
-  private async centersOf(team: TeamPrincipal, lab: LabEntity, zip: string, radius: string, wanted: Capability[], labAccountId: string | undefined): Promise<PscInfoView> {
+  private async centersOf(
+    team: TeamPrincipal,
+    lab: LabEntity,
+    zip: string,
+    radius: string,
+    wanted: Capability[],
+    labAccountId: string | undefined,
+  ): Promise<PscInfoView> {
     const { sites } = await this.psc.serviceArea({ zip, radius: Number(radius), lab: lab.slug });
     const billTypes = (await this.billTypesByLab(team, labAccountId)).get(lab.id) ?? [];
     const capabilities = capabilitiesOf(lab.slug);
@@ -111,8 +131,7 @@ export class AppointmentAreasService {
       if (!all.some((lab) => lab.slug === slug)) throw validationError(['query', query.labs?.includes(slug) ? 'labs' : 'lab'], `Unknown lab ${slug}.`, slug);
     }
     return all.filter(
-      (lab) =>
-        (asked.length > 0 ? asked.includes(lab.slug) : lab.collectionMethods.includes('walk_in_test')) && (accountLab === null || lab.id === accountLab),
+      (lab) => (asked.length > 0 ? asked.includes(lab.slug) : lab.collectionMethods.includes('walk_in_test')) && (accountLab === null || lab.id === accountLab),
     );
   }
 

@@ -33,11 +33,7 @@ export class AppointmentAvailabilityController {
 
   @Post('psc/appointment/availability')
   @HttpCode(200)
-  async pscAvailability(
-    @CurrentTeam() team: TeamPrincipal,
-    @Query() query: PscAvailabilityQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  async pscAvailability(@CurrentTeam() team: TeamPrincipal, @Query() query: PscAvailabilityQuery, @Res({ passthrough: true }) reply: FastifyReply) {
     const { body: answer, cache } = await this.availability.pscAvailability(team.teamId, {
       lab: query.lab,
       startDate: query.start_date,

@@ -161,12 +161,7 @@ export class AppointmentAvailabilityService {
    * window, and subtracted. A slot with no seat left is left out. All keys of one answer expire
    * together (issued when the seats were read); each slot's start is parsed once.
    */
-  private async respond(
-    teamId: string,
-    provider: AppointmentProvider,
-    availability: ProviderAvailability,
-    nowMs: number,
-  ): Promise<AvailabilityResponse> {
+  private async respond(teamId: string, provider: AppointmentProvider, availability: ProviderAvailability, nowMs: number): Promise<AvailabilityResponse> {
     const days = availability.days.map((day) => {
       const site = day.location?.code ?? availability.area ?? '';
       const live: Array<{ site: string; start: number; slot: ProviderSlot }> = [];
@@ -176,7 +171,10 @@ export class AppointmentAvailabilityService {
       }
       return { day, live };
     });
-    const held = await this.appointments.heldSeatsNow(provider.slug, days.flatMap(({ live }) => live));
+    const held = await this.appointments.heldSeatsNow(
+      provider.slug,
+      days.flatMap(({ live }) => live),
+    );
     const keys = this.bookingKeys.issuer({ kind: provider.kind, provider: availability.provider, team_id: teamId });
     const { expires_at } = keys;
     return {
@@ -236,12 +234,7 @@ export class AppointmentAvailabilityService {
     }
   }
 
-  private async refresh(
-    key: string,
-    provider: AppointmentProvider,
-    query: AvailabilityQuery,
-    background: boolean,
-  ): Promise<ProviderAvailability | null> {
+  private async refresh(key: string, provider: AppointmentProvider, query: AvailabilityQuery, background: boolean): Promise<ProviderAvailability | null> {
     if (background) {
       // One background refresh at a time per key.
       const locked = await this.redis.set(`${key}:refreshing`, '1', 'PX', 10_000, 'NX');

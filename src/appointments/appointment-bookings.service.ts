@@ -30,13 +30,7 @@ import { AppointmentLifecycleService } from './appointment-lifecycle.service';
 import { AppointmentViews, type AppointmentView } from './appointment-views';
 import { AppointmentsRepository } from './appointments.repository';
 import { AppointmentAvailabilityService } from './appointment-availability.service';
-import type {
-  BookAppointmentDto,
-  CancelAppointmentDto,
-  ProviderCallbackDto,
-  RequestAppointmentDto,
-  RescheduleAppointmentDto,
-} from './appointments.dto';
+import type { BookAppointmentDto, CancelAppointmentDto, ProviderCallbackDto, RequestAppointmentDto, RescheduleAppointmentDto } from './appointments.dto';
 import { type CancellationReason, PSC_SCHEDULING_LABS } from './providers/appointment-provider';
 
 /**
@@ -82,7 +76,9 @@ export class AppointmentBookingsService {
     if (earlier) return this.views.view(earlier);
     const result = await this.runUpdate(order, (handle) =>
       handle.executeUpdate(bookAppointment, {
-        args: [{ booking: { mode: 'book', slot }, kind, appointmentNotes: body.appointment_notes ?? null, asyncConfirmation: options.asyncConfirmation ?? false }],
+        args: [
+          { booking: { mode: 'book', slot }, kind, appointmentNotes: body.appointment_notes ?? null, asyncConfirmation: options.asyncConfirmation ?? false },
+        ],
         // Temporal runs an update once per id: concurrent retries with one key book once.
         ...(key !== undefined ? { updateId: `book:${createHash('sha256').update(`${team.teamId}:${team.environment}:${key}`).digest('hex')}` } : {}),
       }),

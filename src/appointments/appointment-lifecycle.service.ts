@@ -109,8 +109,8 @@ export class AppointmentLifecycleService {
         location: booking.location,
         addressEnc: this.cipher.encryptJson({ ...booking.address, access_notes: homeAddress?.access_notes ?? null }),
         // A requested appointment has no time until the provider picks one.
-        startAt: input.booking.mode === 'request' ? null : slot?.start ?? null,
-        endAt: input.booking.mode === 'request' ? null : slot?.end ?? null,
+        startAt: input.booking.mode === 'request' ? null : (slot?.start ?? null),
+        endAt: input.booking.mode === 'request' ? null : (slot?.end ?? null),
         timezone: booking.timezone,
         notesEnc: input.appointmentNotes === null ? null : this.cipher.encryptJson(input.appointmentNotes),
         asyncConfirmation: input.asyncConfirmation ?? false,
@@ -211,7 +211,8 @@ export class AppointmentLifecycleService {
   private async takeSeat(manager: EntityManager, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
     const key = `${provider.slug}|${slot.site}|${new Date(slot.start).toISOString()}`;
     await this.appointments.lockSlot(manager, key);
-    if ((await this.seatsTaken(manager, provider, slot.site, slot.start)) >= provider.capacity(slot.site)) throw new SlotTakenError('This slot is no longer available: it was booked by someone else. Fetch availability again.');
+    if ((await this.seatsTaken(manager, provider, slot.site, slot.start)) >= provider.capacity(slot.site))
+      throw new SlotTakenError('This slot is no longer available: it was booked by someone else. Fetch availability again.');
   }
 
   private async seatsTaken(manager: EntityManager, provider: BookingProvider, site: string, start: string): Promise<number> {
@@ -229,7 +230,13 @@ export class AppointmentLifecycleService {
     const availability = await provider.availability(
       provider.kind === 'psc'
         ? { kind: 'psc', ...SIMULATED_PSC_QUERY, startDate, days: AVAILABILITY_DAYS, nowMs }
-        : { kind: 'phlebotomy', address: toUsAddress(address ?? { first_line: '', city: '', state: '', zip_code: '' }), startDate, days: AVAILABILITY_DAYS, nowMs },
+        : {
+            kind: 'phlebotomy',
+            address: toUsAddress(address ?? { first_line: '', city: '', state: '', zip_code: '' }),
+            startDate,
+            days: AVAILABILITY_DAYS,
+            nowMs,
+          },
     );
     const slots = (availability?.days ?? []).flatMap((day) =>
       day.slots.map((slot) => ({ site: day.location?.code ?? availability?.area ?? '', start: slot.start, end: slot.end })),

@@ -12,7 +12,10 @@ const usAddress = z.object({
   first_line: z.string().trim().min(1).max(255),
   second_line: z.string().trim().max(255).optional(),
   city: z.string().trim().min(1).max(100),
-  state: z.string().trim().regex(/^[A-Za-z]{2}$/, { message: 'state must be a 2-letter US state code' }),
+  state: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/, { message: 'state must be a 2-letter US state code' }),
   zip_code: zipCode,
   unit: z.string().trim().max(50).optional(),
   access_notes: z.string().max(1000).optional(),
@@ -56,7 +59,9 @@ export class AreaInfoQuery extends createZodDto(
     zip_code: zipCode,
     radius: z.enum(PSC_RADII).default('20'),
     lab: z.string().min(1).max(64).optional().describe('One lab (slug) to report on.'),
-    labs: repeatable(z.string().min(1).max(64), { max: 50, commaSeparated: true }).optional().describe('Labs (slugs) to report on; default: every lab with service centers.'),
+    labs: repeatable(z.string().min(1).max(64), { max: 50, commaSeparated: true })
+      .optional()
+      .describe('Labs (slugs) to report on; default: every lab with service centers.'),
     lab_account_id: z.uuid().optional(),
   }),
 ) {}

@@ -22,7 +22,13 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
  */
 @Module({
   imports: [OrdersModule, EventsModule, IdempotencyModule, LabTestsModule, UsersModule],
-  controllers: [AppointmentAvailabilityController, AppointmentAreasController, PhlebotomyAppointmentsController, PscAppointmentsController, ProviderCallbacksController],
+  controllers: [
+    AppointmentAvailabilityController,
+    AppointmentAreasController,
+    PhlebotomyAppointmentsController,
+    PscAppointmentsController,
+    ProviderCallbacksController,
+  ],
   providers: [
     SandboxPhlebotomyProvider,
     SandboxPscProvider,

@@ -47,12 +47,7 @@ export class ApiKeysService {
     return { keyId: key.id, orgId: key.orgId, orgPlan: org.plan, role: key.role, teamIds: key.teamIds };
   }
 
-  async issueTeamKey(
-    team: Pick<TeamEntity, 'id' | 'region'>,
-    environment: ApiEnvironment,
-    label: string,
-    manager?: EntityManager,
-  ): Promise<IssuedTeamKey> {
+  async issueTeamKey(team: Pick<TeamEntity, 'id' | 'region'>, environment: ApiEnvironment, label: string, manager?: EntityManager): Promise<IssuedTeamKey> {
     const value = generateSecret(teamKeyPrefix(team.region));
     const record = await this.keys.insertTeamKey(
       {

@@ -38,13 +38,11 @@ export const CurrentTeam = createParamDecorator((_: unknown, ctx: ExecutionConte
 });
 
 /** The calling management key, set by ManagementKeyGuard. */
-export const CurrentManagementKey = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): ManagementPrincipal => {
-    const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>().managementPrincipal;
-    if (!principal) throw new Error('CurrentManagementKey used on a route without ManagementKeyGuard');
-    return principal;
-  },
-);
+export const CurrentManagementKey = createParamDecorator((_: unknown, ctx: ExecutionContext): ManagementPrincipal => {
+  const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>().managementPrincipal;
+  if (!principal) throw new Error('CurrentManagementKey used on a route without ManagementKeyGuard');
+  return principal;
+});
 
 export const PUBLIC_ROUTE = 'labflow:public';
 /** Marks a route that needs no key (health, docs). */

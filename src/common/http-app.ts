@@ -139,8 +139,7 @@ function logRequestCompletions(fastify: FastifyInstance, logger: Logger): void {
 /** Raw answer for requests too broken to reach Fastify's routing (still `{detail}` JSON). */
 function answerBrokenHttp(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) return;
-  const [status, reason] =
-    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+  const [status, reason] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
   const body = JSON.stringify({ detail: status === 431 ? 'Request headers are too large.' : 'Malformed HTTP request.' });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -74,7 +74,10 @@ export async function keysetPage<T extends ObjectLiteral & { id: string }>(
       keysetId: after.id,
     });
   }
-  query.orderBy(`${alias}.${createdProperty}`, 'ASC').addOrderBy(`${alias}.id`, 'ASC').limit(limit + 1);
+  query
+    .orderBy(`${alias}.${createdProperty}`, 'ASC')
+    .addOrderBy(`${alias}.id`, 'ASC')
+    .limit(limit + 1);
   const { entities, raw } = await query.getRawAndEntities<{ keyset_at: string }>();
   if (entities.length <= limit) return { items: entities, nextCursor: null };
   const items = entities.slice(0, limit);

@@ -18,9 +18,6 @@ export async function registerMultipart(app: NestFastifyApplication): Promise<vo
     .addHook('onRequest', async (request, reply) => {
       if (request.routeOptions.url === undefined || (request.routeOptions.config as { multipart?: boolean }).multipart) return;
       if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) return;
-      await reply
-        .code(415)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send({ detail: 'Unsupported content type; send application/json.' });
+      await reply.code(415).header('content-type', 'application/json; charset=utf-8').send({ detail: 'Unsupported content type; send application/json.' });
     });
 }

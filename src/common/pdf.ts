@@ -32,7 +32,15 @@ export function renderPdf(info: PdfInfo, layout: (doc: PDFKit.PDFDocument) => vo
         ? { top: info.page.margin, bottom: info.page.margin, left: info.page.margin, right: info.page.margin }
         : { top: PDF_MARGIN, bottom: PDF_MARGIN + 20, left: PDF_MARGIN, right: PDF_MARGIN },
       bufferPages: true,
-      info: { Title: info.title, Author: info.author, Subject: info.subject, Creator: 'labflow', Producer: 'labflow', CreationDate: info.date, ModDate: info.date },
+      info: {
+        Title: info.title,
+        Author: info.author,
+        Subject: info.subject,
+        Creator: 'labflow',
+        Producer: 'labflow',
+        CreationDate: info.date,
+        ModDate: info.date,
+      },
     });
     const chunks: Buffer[] = [];
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,17 +67,30 @@ export function section(doc: PDFKit.PDFDocument, title: string): void {
   const width = contentWidth(doc);
   doc.font(PDF_BOLD).fontSize(11).fillColor('black').text(title, PDF_MARGIN, doc.y, { width });
   const y = doc.y + 1;
-  doc.moveTo(PDF_MARGIN, y).lineTo(PDF_MARGIN + width, y).lineWidth(0.5).strokeColor(PDF_GREY).stroke();
+  doc
+    .moveTo(PDF_MARGIN, y)
+    .lineTo(PDF_MARGIN + width, y)
+    .lineWidth(0.5)
+    .strokeColor(PDF_GREY)
+    .stroke();
   doc.y = y + 4;
 }
 
 export function field(doc: PDFKit.PDFDocument, label: string, value: string): void {
-  doc.font(PDF_BOLD).fontSize(10).fillColor('black').text(`${label}: `, PDF_MARGIN, doc.y, { width: contentWidth(doc), continued: true });
+  doc
+    .font(PDF_BOLD)
+    .fontSize(10)
+    .fillColor('black')
+    .text(`${label}: `, PDF_MARGIN, doc.y, { width: contentWidth(doc), continued: true });
   doc.font(PDF_FONT).text(pdfSafe(value));
 }
 
 export function paragraph(doc: PDFKit.PDFDocument, text: string): void {
-  doc.font(PDF_FONT).fontSize(10).fillColor('black').text(pdfSafe(text), PDF_MARGIN, doc.y, { width: contentWidth(doc), lineGap: 1 });
+  doc
+    .font(PDF_FONT)
+    .fontSize(10)
+    .fillColor('black')
+    .text(pdfSafe(text), PDF_MARGIN, doc.y, { width: contentWidth(doc), lineGap: 1 });
 }
 
 /** Adds a page when fewer than `height` points are left on this one. */

@@ -66,15 +66,17 @@ export const addressSchema = z
     city: requiredText('City.', TEXT_LIMITS.name),
     state: requiredText('State or region, e.g. "CA".', TEXT_LIMITS.code),
     access_notes: nullable(
-      z.string().trim().max(ACCESS_NOTES_MAX, { message: `Must be at most ${ACCESS_NOTES_MAX} characters.` }),
+      z
+        .string()
+        .trim()
+        .max(ACCESS_NOTES_MAX, { message: `Must be at most ${ACCESS_NOTES_MAX} characters.` }),
     )
       .optional()
       .describe(`Notes on how to reach the address, at most ${ACCESS_NOTES_MAX} characters.`),
   })
   .describe('A postal address.');
 
-const nonNegativeInt = (description: string) =>
-  z.number().int().min(0, { message: 'Must be 0 or more.' }).nullable().optional().describe(description);
+const nonNegativeInt = (description: string) => z.number().int().min(0, { message: 'Must be 0 or more.' }).nullable().optional().describe(description);
 
 export const guarantorDetailsSchema = z
   .object({

@@ -79,7 +79,26 @@ const SENSITIVE_PARAMETERS = new Set([
  * `recipient_email`, `api_key`): parameters added later are covered without a change here.
  * `key` only as the last word, so ids of keys (`key_id`) stay readable.
  */
-const SENSITIVE_WORDS = new Set(['sig', 'signature', 'token', 'secret', 'code', 'pass', 'password', 'passcode', 'otp', 'session', 'state', 'name', 'email', 'phone', 'dob', 'birth', 'address', 'search']);
+const SENSITIVE_WORDS = new Set([
+  'sig',
+  'signature',
+  'token',
+  'secret',
+  'code',
+  'pass',
+  'password',
+  'passcode',
+  'otp',
+  'session',
+  'state',
+  'name',
+  'email',
+  'phone',
+  'dob',
+  'birth',
+  'address',
+  'search',
+]);
 
 /** Whether the value of a path or query parameter of this name is kept out of logs and spans. */
 function isSensitiveParameter(name: string): boolean {

@@ -86,11 +86,14 @@ export function repeatable<T extends z.ZodType>(item: T, options: { min?: number
           .map((part) => part.trim())
           .filter(Boolean)
       : [entry];
-  return z.preprocess((value) => {
-    if (value === undefined) return value;
-    const occurrences = Array.isArray(value) ? value : [value];
-    return options.commaSeparated ? occurrences.flatMap(split) : occurrences;
-  }, options.min ? values.min(options.min) : values);
+  return z.preprocess(
+    (value) => {
+      if (value === undefined) return value;
+      const occurrences = Array.isArray(value) ? value : [value];
+      return options.commaSeparated ? occurrences.flatMap(split) : occurrences;
+    },
+    options.min ? values.min(options.min) : values,
+  );
 }
 
 /**

@@ -55,7 +55,12 @@ export function zodIssues(error: z.ZodError, input: unknown, root: Array<string 
     const issueAny = issue as unknown as Record<string, unknown>;
     if (issue.code === 'unrecognized_keys') {
       const keys = (issueAny.keys as string[]) ?? [];
-      return { loc: [...root, ...path, keys[0] ?? ''], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: echo(valueAt(value, [keys[0] ?? ''])) };
+      return {
+        loc: [...root, ...path, keys[0] ?? ''],
+        msg: 'Extra inputs are not permitted',
+        type: 'extra_forbidden',
+        input: echo(valueAt(value, [keys[0] ?? ''])),
+      };
     }
     const { type, ctx, msg } = describe(issueAny, value);
     return { loc: [...root, ...path], msg, type, input: echo(value), ...(ctx ? { ctx } : {}) };

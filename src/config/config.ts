@@ -38,7 +38,8 @@ function oauthClientProblems(env: Environment, client: (typeof OAUTH_PROVIDER_CL
 /** The HL7 listener's certificate and key come together; a CA for client certificates needs both. */
 function hl7ListenerTlsProblems(e: Environment): string[] {
   if (!e.HL7_LISTENER_TLS_CERT_FILE !== !e.HL7_LISTENER_TLS_KEY_FILE) return ['HL7_LISTENER_TLS_CERT_FILE, HL7_LISTENER_TLS_KEY_FILE: set both or neither'];
-  if (e.HL7_LISTENER_TLS_CA_FILE && !e.HL7_LISTENER_TLS_CERT_FILE) return ['HL7_LISTENER_TLS_CA_FILE: needs HL7_LISTENER_TLS_CERT_FILE and HL7_LISTENER_TLS_KEY_FILE (TLS) too'];
+  if (e.HL7_LISTENER_TLS_CA_FILE && !e.HL7_LISTENER_TLS_CERT_FILE)
+    return ['HL7_LISTENER_TLS_CA_FILE: needs HL7_LISTENER_TLS_CERT_FILE and HL7_LISTENER_TLS_KEY_FILE (TLS) too'];
   return [];
 }
 
@@ -102,7 +103,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     temporalPayloadKey: e.TEMPORAL_PAYLOAD_KEY ? Buffer.from(e.TEMPORAL_PAYLOAD_KEY, 'base64') : undefined,
     temporalPayloadPreviousKeys: e.TEMPORAL_PAYLOAD_PREVIOUS_KEYS,
     codec: {
-      corsOrigins: e.CODEC_CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+      corsOrigins: e.CODEC_CORS_ORIGINS.split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
       requireKey: e.CODEC_REQUIRE_KEY ?? e.NODE_ENV === 'production',
     },
     userDeletionGrace: e.USER_DELETION_GRACE,
@@ -118,7 +121,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       syncHeartbeatTimeout: e.CONNECTION_SYNC_HEARTBEAT_TIMEOUT as Duration,
     },
     connectionSyncIntervals: pairsOf(e.CONNECTION_SYNC_INTERVALS) as Record<string, Duration>,
-    linkMigration: { pullBatch: e.LINK_BULK_PULL_BATCH, pullInterval: e.LINK_BULK_PULL_INTERVAL as Duration, heartbeatTimeout: e.LINK_BULK_HEARTBEAT_TIMEOUT as Duration, waitMs: toMs(e.LINK_BULK_WAIT) },
+    linkMigration: {
+      pullBatch: e.LINK_BULK_PULL_BATCH,
+      pullInterval: e.LINK_BULK_PULL_INTERVAL as Duration,
+      heartbeatTimeout: e.LINK_BULK_HEARTBEAT_TIMEOUT as Duration,
+      waitMs: toMs(e.LINK_BULK_WAIT),
+    },
     sandboxSourceErrors: pairsOf(e.SANDBOX_SOURCE_ERRORS),
     healthData: {
       bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,
@@ -134,8 +142,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     logLevel: e.LOG_LEVEL,
     tracing: {
       otlpTracesUrl:
-        e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
-        (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null),
+        e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null),
       serviceName: e.OTEL_SERVICE_NAME ?? null,
     },
     logFormat: e.LOG_FORMAT,
@@ -155,7 +162,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       jobLockMs: toMs(e.EVENTS_JOB_LOCK),
     },
     workerRoles: [...new Set(e.WORKER_ROLES.split(',').map((role) => role.trim() as WorkerRole))],
-    retention: { eventRetentionMs: toMs(e.EVENT_RETENTION), linkBulkOpRetentionMs: toMs(e.LINK_BULK_OP_RETENTION), sweepIntervalMs: toMs(e.RETENTION_SWEEP_INTERVAL) },
+    retention: {
+      eventRetentionMs: toMs(e.EVENT_RETENTION),
+      linkBulkOpRetentionMs: toMs(e.LINK_BULK_OP_RETENTION),
+      sweepIntervalMs: toMs(e.RETENTION_SWEEP_INTERVAL),
+    },
     orders: {
       registrationWindow: e.ORDER_REGISTRATION_WINDOW,
       sampleToLabWindow: e.ORDER_SAMPLE_TO_LAB_WINDOW,
@@ -244,7 +255,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
           : null,
       dexcom:
         e.DEXCOM_CLIENT_ID && e.DEXCOM_CLIENT_SECRET && e.PUBLIC_API_URL
-          ? { clientId: e.DEXCOM_CLIENT_ID, clientSecret: e.DEXCOM_CLIENT_SECRET, apiUrl: e.DEXCOM_API_URL, redirectUri: new URL('/v2/link/connect/dexcom_v3', e.PUBLIC_API_URL).toString() }
+          ? {
+              clientId: e.DEXCOM_CLIENT_ID,
+              clientSecret: e.DEXCOM_CLIENT_SECRET,
+              apiUrl: e.DEXCOM_API_URL,
+              redirectUri: new URL('/v2/link/connect/dexcom_v3', e.PUBLIC_API_URL).toString(),
+            }
           : null,
       whoop: e.WHOOP_CLIENT_ID && e.WHOOP_CLIENT_SECRET ? { clientId: e.WHOOP_CLIENT_ID, clientSecret: e.WHOOP_CLIENT_SECRET, apiUrl: e.WHOOP_API_URL } : null,
     },
@@ -260,4 +276,3 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
 
 /** Injection token for the parsed configuration. */
 export const LABFLOW_CONFIG = Symbol('LABFLOW_CONFIG');
-

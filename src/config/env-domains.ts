@@ -4,13 +4,19 @@ import { boolFlag, doc, duration, offsetList, port } from './env-values';
 
 /** The environment variables of the domains': orders, sandbox, appointments, lab reports, the portal, reminders, health data, connections, Link and providers, HL7 labs (the shape ./environment.ts joins). */
 export const domainEnv = {
-  HEALTH_DATA_BODY_LIMIT_BYTES: z
-    .coerce.number()
+  HEALTH_DATA_BODY_LIMIT_BYTES: z.coerce
+    .number()
     .int()
     .positive()
     .default(64 * 1_048_576)
     .meta(doc('healthData', 'Body limit of health-data ingestion (`POST /v2/timeseries/…`, `POST /v2/summary/…`: tens of thousands of samples per request).')),
-  HEALTH_DATA_PAGE_SIZE: z.coerce.number().int().min(1).max(100_000).default(10_000).meta(doc('healthData', 'Samples per page of a grouped timeseries read (`next_cursor` pages on).')),
+  HEALTH_DATA_PAGE_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(10_000)
+    .meta(doc('healthData', 'Samples per page of a grouped timeseries read (`next_cursor` pages on).')),
   HEALTH_DATA_EVENT_WINDOW: duration
     .default('5s')
     .meta(
@@ -21,21 +27,40 @@ export const domainEnv = {
     ),
   CONTINUOUS_QUERY_DEBOUNCE: duration
     .default('10s')
-    .meta(doc('healthData', "Continuous queries: how long after a user's data changed their queries are evaluated. Writes meanwhile join the same evaluation.")),
+    .meta(
+      doc('healthData', "Continuous queries: how long after a user's data changed their queries are evaluated. Writes meanwhile join the same evaluation."),
+    ),
   CONTINUOUS_QUERY_POLL_INTERVAL: duration.default('1s').meta(doc('healthData', 'How often the worker role `continuous-queries` looks for due evaluations.')),
-  CONTINUOUS_QUERY_LEASE: duration.default('5m').meta(doc('healthData', 'An evaluation not finished this long after it started (its worker died) is started again.')),
-  HEALTH_DATA_EVENT_MAX_SAMPLES: z.coerce.number().int().min(1).default(10_000).meta(doc('healthData', 'Samples of one timeseries event at most; more go into further events.')),
-  HEALTH_DATA_EVENT_MAX_BYTES: z
-    .coerce.number()
+  CONTINUOUS_QUERY_LEASE: duration
+    .default('5m')
+    .meta(doc('healthData', 'An evaluation not finished this long after it started (its worker died) is started again.')),
+  HEALTH_DATA_EVENT_MAX_SAMPLES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10_000)
+    .meta(doc('healthData', 'Samples of one timeseries event at most; more go into further events.')),
+  HEALTH_DATA_EVENT_MAX_BYTES: z.coerce
+    .number()
     .int()
     .min(1024)
     .default(256 * 1024)
     .meta(doc('healthData', 'Bytes of sample JSON in one timeseries event at most (webhook payloads stay bounded).')),
-  CONNECTION_BACKFILL_DAYS: z.coerce.number().int().min(0).max(365).default(30).meta(doc('connections', "Days of history a new connection backfills (Junction's demo connections: 30).")),
-  CONNECTION_BACKFILL_CHUNK: duration.default('1d').meta(doc('connections', 'History one backfill step syncs. Each step is one activity, so a killed worker repeats one step.')),
-  CONNECTION_SYNC_INTERVAL: duration.default('15m').meta(doc('connections', "Time between a connection's incremental syncs (`POST /v2/user/refresh/{user_id}` syncs at once).")),
-  CONNECTION_SYNCS_PER_RUN: z
-    .coerce.number()
+  CONNECTION_BACKFILL_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(365)
+    .default(30)
+    .meta(doc('connections', "Days of history a new connection backfills (Junction's demo connections: 30).")),
+  CONNECTION_BACKFILL_CHUNK: duration
+    .default('1d')
+    .meta(doc('connections', 'History one backfill step syncs. Each step is one activity, so a killed worker repeats one step.')),
+  CONNECTION_SYNC_INTERVAL: duration
+    .default('15m')
+    .meta(doc('connections', "Time between a connection's incremental syncs (`POST /v2/user/refresh/{user_id}` syncs at once).")),
+  CONNECTION_SYNCS_PER_RUN: z.coerce
+    .number()
     .int()
     .min(1)
     .max(1000)
@@ -44,9 +69,12 @@ export const domainEnv = {
   CONNECTION_SYNC_INTERVALS: z
     .string()
     .trim()
-    .refine((value) => value === '' || value.split(',').every((pair) => /^[a-z0-9_]+=/.test(pair.trim()) && duration.safeParse(pair.trim().split('=')[1]).success), {
-      message: 'must be a comma-separated list of provider=duration, such as "whoop_v2=2h,oura=30m"',
-    })
+    .refine(
+      (value) => value === '' || value.split(',').every((pair) => /^[a-z0-9_]+=/.test(pair.trim()) && duration.safeParse(pair.trim().split('=')[1]).success),
+      {
+        message: 'must be a comma-separated list of provider=duration, such as "whoop_v2=2h,oura=30m"',
+      },
+    )
     .default('whoop_v2=2h')
     .meta(
       doc(
@@ -64,17 +92,24 @@ export const domainEnv = {
       ),
     ),
   CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s').meta(doc('connections', 'First retry interval of a failed sync step (doubling, at most 10 minutes).')),
-  LINK_BULK_PULL_BATCH: z
-    .coerce.number()
+  LINK_BULK_PULL_BATCH: z.coerce
+    .number()
     .int()
     .min(1)
     .max(1000)
     .default(10)
     .meta(doc('link', "Link Migration's bulk historical pull: connections pulled per step (10 every 20 s is Junction's pace for Oura, 150 per 5 minutes).")),
-  LINK_BULK_PULL_INTERVAL: duration.default('20s').meta(doc('link', "Link Migration's bulk historical pull: the pause between steps, to spare the provider's rate limit.")),
+  LINK_BULK_PULL_INTERVAL: duration
+    .default('20s')
+    .meta(doc('link', "Link Migration's bulk historical pull: the pause between steps, to spare the provider's rate limit.")),
   LINK_BULK_HEARTBEAT_TIMEOUT: duration
     .default('30s')
-    .meta(doc('link', "Link Migration: a bulk operation's step heartbeats while it runs; one whose worker sent none this long (the worker died) runs again elsewhere.")),
+    .meta(
+      doc(
+        'link',
+        "Link Migration: a bulk operation's step heartbeats while it runs; one whose worker sent none this long (the worker died) runs again elsewhere.",
+      ),
+    ),
   LINK_BULK_OP_RETENTION: duration
     .default('90d')
     .meta(
@@ -85,7 +120,12 @@ export const domainEnv = {
     ),
   LINK_BULK_WAIT: duration
     .default('20s')
-    .meta(doc('link', 'Link Migration: how long a bulk import or historical pull with `wait_for_completion` is waited for before the answer is 202 (Junction: 20 s).')),
+    .meta(
+      doc(
+        'link',
+        'Link Migration: how long a bulk import or historical pull with `wait_for_completion` is waited for before the answer is 202 (Junction: 20 s).',
+      ),
+    ),
   SANDBOX_SOURCE_ERRORS: z
     .string()
     .regex(/^([a-z_]+=[a-z_]+(,[a-z_]+=[a-z_]+)*)?$/, 'a comma-separated list of provider=error_type')
@@ -99,8 +139,13 @@ export const domainEnv = {
   ORDER_REGISTRATION_WINDOW: duration.default('60d').meta(doc('orders', 'How long a customer has to register a received kit before the order is cancelled.')),
   ORDER_SAMPLE_TO_LAB_WINDOW: duration.default('30d').meta(doc('orders', 'How long a kit may take from the customer to the lab before it counts as lost.')),
   SANDBOX_STEP_DELAY: duration.default('1s').meta(doc('sandbox', "Default pause between the steps of a sandbox order's simulation.")),
-  PHYSICIAN_ENFORCEMENT_DATE: z.iso.date().default('2026-08-01').meta(doc('orders', 'From this date (YYYY-MM-DD), delegated lab accounts need a physician on the order.')),
-  REQUISITION_LINK_TTL: duration.default('7d').meta(doc('orders', 'How long a `requisition_form_url` (a signed link, no API key needed) works after the order was read.')),
+  PHYSICIAN_ENFORCEMENT_DATE: z.iso
+    .date()
+    .default('2026-08-01')
+    .meta(doc('orders', 'From this date (YYYY-MM-DD), delegated lab accounts need a physician on the order.')),
+  REQUISITION_LINK_TTL: duration
+    .default('7d')
+    .meta(doc('orders', 'How long a `requisition_form_url` (a signed link, no API key needed) works after the order was read.')),
   PARTNER_WEBHOOK_SECRET: z
     .string()
     .min(16)
@@ -114,23 +159,50 @@ export const domainEnv = {
     ),
   SANDBOX_CALLBACKS: boolFlag
     .default(true)
-    .meta(doc('sandbox', "Sandbox partners (courier, lab) call labflow's partner webhooks back for production-environment orders. Needs `PARTNER_WEBHOOK_SECRET`; sent by the worker role `sandbox`.")),
+    .meta(
+      doc(
+        'sandbox',
+        "Sandbox partners (courier, lab) call labflow's partner webhooks back for production-environment orders. Needs `PARTNER_WEBHOOK_SECRET`; sent by the worker role `sandbox`.",
+      ),
+    ),
   SANDBOX_CALLBACKS_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,100}$/)
     .default('labflow-sandbox-callbacks')
     .meta(doc('sandbox', 'BullMQ queue of sandbox partner callbacks (tests use one per stack).')),
-  SANDBOX_COURIER_STEP_DELAY: duration.default('5s').meta(doc('sandbox', 'Sandbox courier: pause between its tracking updates (`out_for_delivery` … `delivered_to_lab`).')),
+  SANDBOX_COURIER_STEP_DELAY: duration
+    .default('5s')
+    .meta(doc('sandbox', 'Sandbox courier: pause between its tracking updates (`out_for_delivery` … `delivered_to_lab`).')),
   SANDBOX_LAB_RESULT_DELAY: duration.default('15s').meta(doc('sandbox', 'Sandbox lab: how long after a sample is delivered it reports the order completed.')),
   HL7_LISTENER_PORT: port.default(2575).meta(doc('hl7', 'Port of the MLLP listener labs send HL7 results and order status messages to (worker role `hl7`).')),
   HL7_LISTENER_HOST: z.string().min(1).default('0.0.0.0').meta(doc('hl7', 'Address the HL7 MLLP listener binds to.')),
-  HL7_LISTENER_TLS_CERT_FILE: z.string().min(1).optional().meta(doc('hl7', 'PEM certificate of the HL7 listener; with `HL7_LISTENER_TLS_KEY_FILE` it speaks MLLP over TLS.', 'plain TCP')),
-  HL7_LISTENER_TLS_KEY_FILE: z.string().min(1).optional().meta(doc('hl7', 'PEM private key of the HL7 listener certificate.', 'plain TCP')),
-  HL7_LISTENER_TLS_CA_FILE: z.string().min(1).optional().meta(doc('hl7', 'PEM CA bundle: labs must present a client certificate it signed (mutual TLS).', 'no client certificate asked')),
-  HL7_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(10_000_000).meta(doc('hl7', 'Largest HL7 message the listener takes, in bytes; a larger frame is refused with AR.')),
+  HL7_LISTENER_TLS_CERT_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(doc('hl7', 'PEM certificate of the HL7 listener; with `HL7_LISTENER_TLS_KEY_FILE` it speaks MLLP over TLS.', 'plain TCP')),
+  HL7_LISTENER_TLS_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(doc('hl7', 'PEM private key of the HL7 listener certificate.', 'plain TCP')),
+  HL7_LISTENER_TLS_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(doc('hl7', 'PEM CA bundle: labs must present a client certificate it signed (mutual TLS).', 'no client certificate asked')),
+  HL7_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100_000_000)
+    .default(10_000_000)
+    .meta(doc('hl7', 'Largest HL7 message the listener takes, in bytes; a larger frame is refused with AR.')),
   HL7_FRAME_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long the listener waits for the end of a begun MLLP frame before refusing it as truncated.')),
   HL7_ACK_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long labflow waits for a lab to ACK an order message before the send is retried.')),
-  SANDBOX_HL7_LAB_PORT: port.default(2576).meta(doc('hl7', 'Port the sandbox HL7 lab (worker role `sandbox-hl7-lab`) takes order messages on; point a sandbox HL7 lab account at it.')),
+  SANDBOX_HL7_LAB_PORT: port
+    .default(2576)
+    .meta(doc('hl7', 'Port the sandbox HL7 lab (worker role `sandbox-hl7-lab`) takes order messages on; point a sandbox HL7 lab account at it.')),
   SANDBOX_HL7_LAB_RESULTS_TO: z
     .string()
     .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, { message: 'must be host:port' })
@@ -138,8 +210,15 @@ export const domainEnv = {
     .meta(doc('hl7', "Where the sandbox HL7 lab sends its results: labflow's HL7 listener, `host:port`.")),
   APPOINTMENT_AVAILABILITY_CACHE_TTL: duration
     .default('60s')
-    .meta(doc('appointments', 'How long an availability answer is served from the Redis cache (`0s`: no cache). Responses say `x-labflow-cache: off|miss|hit|stale`.')),
-  APPOINTMENT_AVAILABILITY_STALE_TTL: duration.default('10m').meta(doc('appointments', 'With `allow_stale=true`, a cached answer up to this old is served while it refreshes.')),
+    .meta(
+      doc(
+        'appointments',
+        'How long an availability answer is served from the Redis cache (`0s`: no cache). Responses say `x-labflow-cache: off|miss|hit|stale`.',
+      ),
+    ),
+  APPOINTMENT_AVAILABILITY_STALE_TTL: duration
+    .default('10m')
+    .meta(doc('appointments', 'With `allow_stale=true`, a cached answer up to this old is served while it refreshes.')),
   APPOINTMENT_PROVIDER_STEP_DELAY: duration
     .default('5s')
     .meta(
@@ -148,26 +227,65 @@ export const domainEnv = {
         'Sandbox appointment providers: delay before they confirm a pending booking (async confirmation, provider-managed requests) or cancel on their side (notes containing `[sandbox:provider_cancel]`).',
       ),
     ),
-  APPOINTMENT_NO_SHOW_GRACE: duration.default('1d').meta(doc('appointments', 'An appointment nobody reported on this long after its end is closed as a no-show (cancelled).')),
-  APPOINTMENT_IDEMPOTENCY_KEY_TTL: duration.default('14d').meta(doc('appointments', "How long a PSC booking's `x-idempotency-key` answers with the appointment it made.")),
+  APPOINTMENT_NO_SHOW_GRACE: duration
+    .default('1d')
+    .meta(doc('appointments', 'An appointment nobody reported on this long after its end is closed as a no-show (cancelled).')),
+  APPOINTMENT_IDEMPOTENCY_KEY_TTL: duration
+    .default('14d')
+    .meta(doc('appointments', "How long a PSC booking's `x-idempotency-key` answers with the appointment it made.")),
   LAB_REPORT_TASK_QUEUE: z
     .string()
     .min(1)
     .default(LAB_REPORT_TASK_QUEUE)
-    .meta(doc('labReports', "Task queue of the parsing workflows and their OCR-heavy activities, apart from the order workflows' queue (worker role `lab-reports`).")),
+    .meta(
+      doc(
+        'labReports',
+        "Task queue of the parsing workflows and their OCR-heavy activities, apart from the order workflows' queue (worker role `lab-reports`).",
+      ),
+    ),
   LAB_REPORT_STEP_TIMEOUT: duration.default('10m').meta(doc('labReports', 'Longest one processing step (extract, parse, match) may run.')),
-  LAB_REPORT_HEARTBEAT_TIMEOUT: duration.default('30s').meta(doc('labReports', 'A step whose worker sent no heartbeat this long (the worker died) is retried on another.')),
+  LAB_REPORT_HEARTBEAT_TIMEOUT: duration
+    .default('30s')
+    .meta(doc('labReports', 'A step whose worker sent no heartbeat this long (the worker died) is retried on another.')),
   LAB_REPORT_RETRY_INTERVAL: duration.default('2s').meta(doc('labReports', 'First retry delay of a failing step (doubling after).')),
-  LAB_REPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5).meta(doc('labReports', 'Attempts of a step before the job fails with `processing_error`.')),
-  LAB_REPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2).meta(doc('labReports', 'Processing steps one worker runs at once (OCR keeps a core busy per page).')),
-  LAB_REPORT_START_GRACE: duration.default('10s').meta(doc('labReports', "A job this old whose workflow is not known to run gets it started by the worker's sweep.")),
+  LAB_REPORT_MAX_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(5)
+    .meta(doc('labReports', 'Attempts of a step before the job fails with `processing_error`.')),
+  LAB_REPORT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(2)
+    .meta(doc('labReports', 'Processing steps one worker runs at once (OCR keeps a core busy per page).')),
+  LAB_REPORT_START_GRACE: duration
+    .default('10s')
+    .meta(doc('labReports', "A job this old whose workflow is not known to run gets it started by the worker's sweep.")),
   PORTAL_LAUNCH_TTL: duration.default('5m').meta(doc('portal', 'How long a `launch` URL works (it works once).')),
   PORTAL_COMMUNICATIONS_TTL: duration.default('28d').meta(doc('portal', 'How long a `communications` short link (`/p/<code>`) works, unless revoked.')),
   PORTAL_SESSION_TTL: duration.default('1h').meta(doc('portal', 'How long a session lasts after a link was opened.')),
-  PORTAL_DEVICE_TTL: duration.default('90d').meta(doc('portal', "How long a device that entered a one-time code is remembered for that link (never past the link's expiry).")),
+  PORTAL_DEVICE_TTL: duration
+    .default('90d')
+    .meta(doc('portal', "How long a device that entered a one-time code is remembered for that link (never past the link's expiry).")),
   PORTAL_CODE_TTL: duration.default('10m').meta(doc('portal', 'How long a one-time code works.')),
-  PORTAL_CODE_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(5).meta(doc('portal', 'Wrong codes a communications link takes over its whole life before it locks.')),
-  PORTAL_CODE_MAX_SENDS: z.coerce.number().int().min(1).max(100).default(10).meta(doc('portal', 'One-time codes a communications link sends over its whole life.')),
+  PORTAL_CODE_MAX_FAILURES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(5)
+    .meta(doc('portal', 'Wrong codes a communications link takes over its whole life before it locks.')),
+  PORTAL_CODE_MAX_SENDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .meta(doc('portal', 'One-time codes a communications link sends over its whole life.')),
   SMTP_URL: z
     .string()
     .url()
@@ -194,14 +312,16 @@ export const domainEnv = {
   REMINDER_KIT_RETURN_AFTER: offsetList
     .prefault('2d,7d')
     .meta(doc('reminders', 'Kit-return reminders this long after a test kit reached the patient, until the sample is on its way to the lab; `off`: none.')),
-  REMINDER_SEND_ATTEMPTS: z
-    .coerce.number()
+  REMINDER_SEND_ATTEMPTS: z.coerce
+    .number()
     .int()
     .min(1)
     .max(100)
     .default(5)
     .meta(doc('reminders', "Attempts to send one reminder (the activity's retry policy) before it is given up. The order goes on.")),
-  REMINDER_SEND_RETRY_INTERVAL: duration.default('30s').meta(doc('reminders', 'Pause before the first retry of a failed reminder send (doubling after, at most 10 minutes).')),
+  REMINDER_SEND_RETRY_INTERVAL: duration
+    .default('30s')
+    .meta(doc('reminders', 'Pause before the first retry of a failed reminder send (doubling after, at most 10 minutes).')),
   NOTIFICATIONS_FROM: z.string().min(3).default('labflow <no-reply@labflow.localhost>').meta(doc('reminders', 'From address of e-mails to patients.')),
   OURA_CLIENT_ID: z
     .string()
@@ -215,7 +335,11 @@ export const domainEnv = {
       ),
     ),
   OURA_CLIENT_SECRET: z.string().min(1).optional().meta(doc('link', 'The client secret of that Oura application.')),
-  OURA_AUTHORIZE_URL: z.string().url().default('https://cloud.ouraring.com/oauth/authorize').meta(doc('link', "Oura's consent page, where the user's browser goes to grant access.")),
+  OURA_AUTHORIZE_URL: z
+    .string()
+    .url()
+    .default('https://cloud.ouraring.com/oauth/authorize')
+    .meta(doc('link', "Oura's consent page, where the user's browser goes to grant access.")),
   OURA_API_URL: z
     .string()
     .url()
@@ -254,7 +378,11 @@ export const domainEnv = {
         'production teams cannot connect WHOOP',
       ),
     ),
-  WHOOP_CLIENT_SECRET: z.string().min(1).optional().meta(doc('link', "The client secret of that WHOOP application; it also checks the signatures of WHOOP's webhooks.")),
+  WHOOP_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(doc('link', "The client secret of that WHOOP application; it also checks the signatures of WHOOP's webhooks.")),
   WHOOP_API_URL: z
     .string()
     .url()

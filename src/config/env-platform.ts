@@ -12,8 +12,8 @@ export const platformEnv = {
     .url()
     .default('postgres://postgres@127.0.0.1:5432/labflow')
     .meta(doc('storage', "Postgres of labflow's own tables (tests: `…/labflow_test`).")),
-  DATABASE_POOL_MAX: z
-    .coerce.number()
+  DATABASE_POOL_MAX: z.coerce
+    .number()
     .int()
     .min(2)
     .max(500)
@@ -33,8 +33,8 @@ export const platformEnv = {
     .url()
     .default('http://127.0.0.1:8233')
     .meta(doc('temporal', "The Temporal UI, for links such as `labflow order story`'s. The scripts set it to their server's UI.")),
-  TEMPORAL_MAX_CACHED_WORKFLOWS: z
-    .coerce.number()
+  TEMPORAL_MAX_CACHED_WORKFLOWS: z.coerce
+    .number()
     .int()
     .min(0)
     .default(1000)
@@ -44,8 +44,18 @@ export const platformEnv = {
         "The order worker's sticky cache: workflows kept in memory between their tasks. The others are replayed from their history when their next task comes. See [Many open workflows](temporal.md#many-open-workflows).",
       ),
     ),
-  TEMPORAL_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40).meta(doc('temporal', "The order worker's workflow task slots (the SDK's default, named so it can be tuned).")),
-  TEMPORAL_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(100).meta(doc('temporal', "The order worker's activity slots (the SDK's default, named so it can be tuned).")),
+  TEMPORAL_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .default(40)
+    .meta(doc('temporal', "The order worker's workflow task slots (the SDK's default, named so it can be tuned).")),
+  TEMPORAL_MAX_CONCURRENT_ACTIVITIES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(100)
+    .meta(doc('temporal', "The order worker's activity slots (the SDK's default, named so it can be tuned).")),
   API_HOST: z.string().default('127.0.0.1').meta(doc('processes', 'Bind address of the API and the management API.')),
   API_PORT: port.default(8000).meta(doc('processes', 'Port of the API.')),
   MANAGEMENT_PORT: port.default(8001).meta(doc('processes', 'Port of the management API.')),
@@ -76,8 +86,13 @@ export const platformEnv = {
     .optional()
     .meta(doc('keys', '32 random bytes in base64 that encrypt Temporal payloads. Every process needs the same one.', 'derived from `PHI_ENCRYPTION_KEY`')),
   TEMPORAL_PAYLOAD_PREVIOUS_KEYS: keyList.meta(doc('keys', 'Earlier `TEMPORAL_PAYLOAD_KEY`s, comma-separated, to open the history payloads they sealed.')),
-  CODEC_CORS_ORIGINS: z.string().default('http://127.0.0.1:8233,http://localhost:8233').meta(doc('keys', "Browser origins (the Temporal UI) allowed to call the management API's `/codec`.")),
-  CODEC_REQUIRE_KEY: boolFlag.optional().meta(doc('keys', 'Require a management key (`Authorization: Bearer`) on `/codec`.', 'on in production, off otherwise')),
+  CODEC_CORS_ORIGINS: z
+    .string()
+    .default('http://127.0.0.1:8233,http://localhost:8233')
+    .meta(doc('keys', "Browser origins (the Temporal UI) allowed to call the management API's `/codec`.")),
+  CODEC_REQUIRE_KEY: boolFlag
+    .optional()
+    .meta(doc('keys', 'Require a management key (`Authorization: Bearer`) on `/codec`.', 'on in production, off otherwise')),
   USER_DELETION_GRACE: duration.default('7d').meta(doc('requests', 'How long a deleted user can still be restored (Junction: 7 days; tests: `3s`).')),
   API_KEY_CACHE_TTL: duration
     .default('60s')
@@ -87,8 +102,8 @@ export const platformEnv = {
         "How long the API keeps a team API key it verified in memory. A revocation reaches every replica at once through Postgres NOTIFY; while a replica's LISTEN connection is down it caches nothing. `0s`: every request looks its key up.",
       ),
     ),
-  BODY_LIMIT_BYTES: z
-    .coerce.number()
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
     .int()
     .positive()
     .default(1_048_576)
@@ -105,7 +120,13 @@ export const platformEnv = {
     .string()
     .url()
     .optional()
-    .meta(doc('requests', 'Redis of the rate limits, shared by every API and management replica. While it does not answer, requests pass uncounted (fail open).', 'the same as `REDIS_URL`')),
+    .meta(
+      doc(
+        'requests',
+        'Redis of the rate limits, shared by every API and management replica. While it does not answer, requests pass uncounted (fail open).',
+        'the same as `REDIS_URL`',
+      ),
+    ),
   RATE_LIMIT_REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,100}$/)
@@ -122,27 +143,59 @@ export const platformEnv = {
   RATE_LIMIT_MANAGEMENT_KEY: rateBudget.default('60000/1m').meta(doc('requests', 'Management API: requests per management key (`<count>/<window>` or `off`).')),
   RATE_LIMIT_INVALID_KEYS: rateBudget
     .default('20/10m')
-    .meta(doc('requests', "Both APIs: refused keys (401 for a key with that API's own prefix) per client address; past it, every keyed request from the address answers 429 until the window closes.")),
+    .meta(
+      doc(
+        'requests',
+        "Both APIs: refused keys (401 for a key with that API's own prefix) per client address; past it, every keyed request from the address answers 429 until the window closes.",
+      ),
+    ),
   RATE_LIMIT_PORTAL: rateBudget.default('600/1m').meta(doc('requests', 'Patient portal (`/portal`, `/p/<code>`): requests per client address.')),
   RATE_LIMIT_PORTAL_FAILURES: rateBudget
     .default('20/10m')
-    .meta(doc('requests', 'Patient portal: unknown codes, launch tokens and sessions (401, 404) per client address; past it, the portal answers 429 to the address until the window closes.')),
-  RATE_LIMIT_LINK: rateBudget.default('1200/1m').meta(doc('requests', 'Link (the link-token routes under `/v2/link`, the hosted `/link` pages, OAuth callbacks): requests per client address.')),
+    .meta(
+      doc(
+        'requests',
+        'Patient portal: unknown codes, launch tokens and sessions (401, 404) per client address; past it, the portal answers 429 to the address until the window closes.',
+      ),
+    ),
+  RATE_LIMIT_LINK: rateBudget
+    .default('1200/1m')
+    .meta(doc('requests', 'Link (the link-token routes under `/v2/link`, the hosted `/link` pages, OAuth callbacks): requests per client address.')),
   RATE_LIMIT_LINK_FAILURES: rateBudget
     .default('20/10m')
-    .meta(doc('requests', 'Link: refused link tokens and OAuth states (401, 404) per client address; past it, Link answers 429 to the address until the window closes.')),
+    .meta(
+      doc(
+        'requests',
+        'Link: refused link tokens and OAuth states (401, 404) per client address; past it, Link answers 429 to the address until the window closes.',
+      ),
+    ),
   RATE_LIMIT_PARTNER_WEBHOOKS: rateBudget
     .default('6000/1m')
     .meta(doc('requests', 'Partner webhooks (`/v3/webhooks/...`: courier, lab, appointment and data providers): requests per client address.')),
   RATE_LIMIT_PARTNER_WEBHOOK_FAILURES: rateBudget
     .default('20/10m')
-    .meta(doc('requests', 'Partner webhooks: refused signatures (401, 404) per client address; past it, the webhooks answer 429 to the address until the window closes.')),
+    .meta(
+      doc(
+        'requests',
+        'Partner webhooks: refused signatures (401, 404) per client address; past it, the webhooks answer 429 to the address until the window closes.',
+      ),
+    ),
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .string()
     .url()
     .optional()
-    .meta(doc('observability', 'OTLP/HTTP collector base URL (e.g. `http://otel-collector:4318`); traces go to `<it>/v1/traces`. See [Traces](operations.md#traces).', 'tracing off')),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional().meta(doc('observability', 'The full traces URL, in place of `OTEL_EXPORTER_OTLP_ENDPOINT` for traces.')),
+    .meta(
+      doc(
+        'observability',
+        'OTLP/HTTP collector base URL (e.g. `http://otel-collector:4318`); traces go to `<it>/v1/traces`. See [Traces](operations.md#traces).',
+        'tracing off',
+      ),
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .meta(doc('observability', 'The full traces URL, in place of `OTEL_EXPORTER_OTLP_ENDPOINT` for traces.')),
   OTEL_SERVICE_NAME: z
     .string()
     .min(1)
@@ -169,10 +222,20 @@ export const platformEnv = {
     .string()
     .min(16)
     .optional()
-    .meta(doc('observability', 'When set, `GET /metrics` answers 401 without `Authorization: Bearer <METRICS_TOKEN>` (16 characters or more).', 'no token asked')),
-  WORKER_HEALTH_PORT: port.default(8002).meta(doc('processes', "The worker's own HTTP port, bound to `API_HOST`: `/health/live`, `/health/ready` and `/metrics` (`0`: any free port; tests: `0`).")),
-  TEMPORAL_METRICS_PORT: port.default(0).meta(doc('observability', "Loopback port of the Temporal SDK's Prometheus exporter, merged into the worker's `/metrics` (`0`: any free port).")),
-  WEBHOOK_RETRY_SCHEDULE: durationList.default('0s,5s,5m,30m,2h,5h,10h,10h').meta(doc('events', "Delays before each retry after a failed webhook attempt (Junction's schedule).")),
+    .meta(
+      doc('observability', 'When set, `GET /metrics` answers 401 without `Authorization: Bearer <METRICS_TOKEN>` (16 characters or more).', 'no token asked'),
+    ),
+  WORKER_HEALTH_PORT: port
+    .default(8002)
+    .meta(
+      doc('processes', "The worker's own HTTP port, bound to `API_HOST`: `/health/live`, `/health/ready` and `/metrics` (`0`: any free port; tests: `0`)."),
+    ),
+  TEMPORAL_METRICS_PORT: port
+    .default(0)
+    .meta(doc('observability', "Loopback port of the Temporal SDK's Prometheus exporter, merged into the worker's `/metrics` (`0`: any free port).")),
+  WEBHOOK_RETRY_SCHEDULE: durationList
+    .default('0s,5s,5m,30m,2h,5h,10h,10h')
+    .meta(doc('events', "Delays before each retry after a failed webhook attempt (Junction's schedule).")),
   WEBHOOK_DELIVERY_TIMEOUT: duration.default('15s').meta(doc('events', 'A webhook attempt counts as successful only with a 2xx within this time.')),
   WEBHOOK_DISABLE_AFTER: duration.default('5d').meta(doc('events', 'An endpoint failing without a single success for this long is disabled.')),
   ALLOW_PRIVATE_WEBHOOK_URLS: boolFlag
@@ -184,7 +247,13 @@ export const platformEnv = {
         'allowed outside production, refused in production',
       ),
     ),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50).meta(doc('events', 'Parallel webhook and destination deliveries per worker process.')),
+  WEBHOOK_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(50)
+    .meta(doc('events', 'Parallel webhook and destination deliveries per worker process.')),
   EVENTS_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,100}$/)
@@ -193,10 +262,17 @@ export const platformEnv = {
   EVENTS_RELAY_POLL_INTERVAL: duration.default('1s').meta(doc('events', 'The relay wakes on Postgres NOTIFY; this poll is the fallback.')),
   EVENTS_SWEEP_INTERVAL: duration.default('30s').meta(doc('events', 'How often the relay looks for pending deliveries whose BullMQ job went missing.')),
   EVENTS_LOST_JOB_GRACE: duration.default('2m').meta(doc('events', 'A pending delivery this late is enqueued again (harmless when its job still exists).')),
-  EVENTS_JOB_LOCK: duration.default('30s').meta(doc('events', 'BullMQ job lock: a delivery job held by a dead worker is picked up again after about this long.')),
+  EVENTS_JOB_LOCK: duration
+    .default('30s')
+    .meta(doc('events', 'BullMQ job lock: a delivery job held by a dead worker is picked up again after about this long.')),
   EVENT_RETENTION: duration
     .default('90d')
-    .meta(doc('reconcilers', 'How long relayed events (with their deliveries and attempts) and continuous-query evaluations are kept. The newest event of each order is always kept.')),
+    .meta(
+      doc(
+        'reconcilers',
+        'How long relayed events (with their deliveries and attempts) and continuous-query evaluations are kept. The newest event of each order is always kept.',
+      ),
+    ),
   HEALTH_DATA_RETENTION: duration
     .default('0s')
     .meta(
@@ -207,7 +283,12 @@ export const platformEnv = {
     ),
   RETENTION_SWEEP_INTERVAL: duration
     .default('1h')
-    .meta(doc('reconcilers', "How often the worker role `retention` runs its sweep (`0s` turns it off): expired events, idempotency keys and link tokens, ended Link Migration operations' users, and health-data months past `HEALTH_DATA_RETENTION`.")),
+    .meta(
+      doc(
+        'reconcilers',
+        "How often the worker role `retention` runs its sweep (`0s` turns it off): expired events, idempotency keys and link tokens, ended Link Migration operations' users, and health-data months past `HEALTH_DATA_RETENTION`.",
+      ),
+    ),
   RECONCILER_INTERVAL: duration
     .default('10s')
     .meta(
@@ -218,7 +299,12 @@ export const platformEnv = {
     ),
   RECONCILER_GRACE: duration
     .default('5s')
-    .meta(doc('reconcilers', 'An order row this old without a workflow start is started by the reconciler. A connection row younger than this is not examined yet.')),
+    .meta(
+      doc(
+        'reconcilers',
+        'An order row this old without a workflow start is started by the reconciler. A connection row younger than this is not examined yet.',
+      ),
+    ),
   RECONCILER_STALL_HORIZON: duration
     .default('15m')
     .meta(
@@ -227,20 +313,27 @@ export const platformEnv = {
         "A running order workflow that makes no progress this long while work is due (a task failing attempt after attempt, messages waiting with nothing in flight) is raised as stalled. Also how long a closed order or connection workflow of another task queue is left to that queue's reconciler.",
       ),
     ),
-  RECONCILER_BATCH: z
-    .coerce.number()
+  RECONCILER_BATCH: z.coerce
+    .number()
     .int()
     .min(1)
     .max(10_000)
     .default(100)
-    .meta(doc('reconcilers', 'Non-terminal orders, and connections, the reconcilers examine per pass. A cursor carries over, so each is examined once per cycle.')),
-  RECONCILER_MAX_HEALS: z
-    .coerce.number()
+    .meta(
+      doc('reconcilers', 'Non-terminal orders, and connections, the reconcilers examine per pass. A cursor carries over, so each is examined once per cycle.'),
+    ),
+  RECONCILER_MAX_HEALS: z.coerce
+    .number()
     .int()
     .min(0)
     .max(1000)
     .default(3)
-    .meta(doc('reconcilers', 'New runs the reconciler starts for one order whose workflow closed or vanished before the order ended. Past that it only raises the order.')),
+    .meta(
+      doc(
+        'reconcilers',
+        'New runs the reconciler starts for one order whose workflow closed or vanished before the order ended. Past that it only raises the order.',
+      ),
+    ),
   IDEMPOTENCY_KEY_TTL: duration.default('24h').meta(doc('requests', 'How long an `X-Idempotency-Key` answer is kept and replayed.')),
   WORKER_ROLES: z
     .string()

@@ -20,16 +20,12 @@ export const duration = z.string().refine(
 
 export const port = z.coerce.number().int().min(0).max(65535);
 
-export const boolFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+export const boolFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 /** A comma-separated list of durations, e.g. "0s,5s,5m". */
-export const durationList = z
-  .string()
-  .refine((value) => value.split(',').every((part) => duration.safeParse(part.trim()).success), {
-    message: 'must be a comma-separated list of durations such as "0s,5s,5m,30m"',
-  });
+export const durationList = z.string().refine((value) => value.split(',').every((part) => duration.safeParse(part.trim()).success), {
+  message: 'must be a comma-separated list of durations such as "0s,5s,5m,30m"',
+});
 
 /** Reminder offsets: a list of durations, or `off` (or nothing) for none of that kind. */
 export const offsetList = z
@@ -78,7 +74,10 @@ export const trustProxy = z
   .transform((value): boolean | number | string[] => {
     if (value === 'true' || value === 'false') return value === 'true';
     if (/^\d+$/.test(value)) return Number(value);
-    return value.split(',').map((part) => part.trim()).filter(Boolean);
+    return value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
   });
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
@@ -121,4 +120,5 @@ type ConfigDoc = {
   unset?: string;
 };
 
-export const doc = (group: ConfigGroup, description: string, unset?: string): ConfigDoc => (unset === undefined ? { group, description } : { group, description, unset });
+export const doc = (group: ConfigGroup, description: string, unset?: string): ConfigDoc =>
+  unset === undefined ? { group, description } : { group, description, unset };

@@ -41,14 +41,24 @@ export const TEMPORAL_CONNECTION_VARIABLES: readonly { name: string; default?: s
     description:
       '`host:port` of the Temporal frontend. Temporal Cloud: `<namespace>.<account>.tmprl.cloud:7233` with mTLS, or the regional endpoint (such as `us-east-1.aws.api.temporal.io:7233`) with an API key.',
   },
-  { name: 'TEMPORAL_NAMESPACE', default: DEFAULT_TEMPORAL_NAMESPACE, description: 'The namespace (tests: `labflow-test`; Temporal Cloud: `<namespace>.<account>`).' },
+  {
+    name: 'TEMPORAL_NAMESPACE',
+    default: DEFAULT_TEMPORAL_NAMESPACE,
+    description: 'The namespace (tests: `labflow-test`; Temporal Cloud: `<namespace>.<account>`).',
+  },
   { name: 'TEMPORAL_API_KEY', description: 'An API key (Temporal Cloud). Turns TLS on by itself.' },
-  { name: 'TEMPORAL_TLS', description: "`true`: TLS with the system's CAs. `false`: no TLS (refused together with an API key or certificates). Only `true` or `false`." },
+  {
+    name: 'TEMPORAL_TLS',
+    description: "`true`: TLS with the system's CAs. `false`: no TLS (refused together with an API key or certificates). Only `true` or `false`.",
+  },
   {
     name: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
     description: 'Mutual TLS: the client certificate, PEM. Needs `TEMPORAL_TLS_CLIENT_KEY_PATH`. `TEMPORAL_TLS_CLIENT_CERT_DATA` takes the PEM text itself.',
   },
-  { name: 'TEMPORAL_TLS_CLIENT_KEY_PATH', description: "Mutual TLS: the client certificate's private key, PEM. `TEMPORAL_TLS_CLIENT_KEY_DATA` takes the PEM text itself." },
+  {
+    name: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+    description: "Mutual TLS: the client certificate's private key, PEM. `TEMPORAL_TLS_CLIENT_KEY_DATA` takes the PEM text itself.",
+  },
   {
     name: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
     description: "The CA that signed the server's certificate, PEM, when it is not a public one. `TEMPORAL_TLS_SERVER_CA_CERT_DATA` takes the PEM text itself.",
@@ -83,7 +93,9 @@ export function resolveTemporalConnection(env: Env): Result {
     if (env[flag] !== undefined && !['true', 'false', '1', '0'].includes(env[flag]!)) return failure(`${flag}: must be true or false`);
   }
   if (env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === 'true' || env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === '1') {
-    return failure('TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: not supported by the TypeScript SDK; set TEMPORAL_TLS_SERVER_NAME to the name the certificate carries');
+    return failure(
+      'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: not supported by the TypeScript SDK; set TEMPORAL_TLS_SERVER_NAME to the name the certificate carries',
+    );
   }
   const file = env.TEMPORAL_CONFIG_FILE;
   const useFile = Boolean(file || env.TEMPORAL_PROFILE);

@@ -94,16 +94,17 @@ export class BulkOpsRepository {
 
   /** Records a user's outcome, and forgets the tokens it was imported with. */
   async finishItem(opId: string, position: number, outcome: 'done' | 'failed', detail: string | null): Promise<void> {
-    await this.db.query(`UPDATE link_bulk_op_items SET outcome = $3, detail = $4, credentials_enc = NULL WHERE op_id = $1 AND position = $2 AND outcome IS NULL`, [
-      opId,
-      position,
-      outcome,
-      detail,
-    ]);
+    await this.db.query(
+      `UPDATE link_bulk_op_items SET outcome = $3, detail = $4, credentials_enc = NULL WHERE op_id = $1 AND position = $2 AND outcome IS NULL`,
+      [opId, position, outcome, detail],
+    );
   }
 
   async remaining(opId: string): Promise<number> {
-    const [row]: Array<{ remaining: number }> = await this.db.query(`SELECT count(*)::int AS remaining FROM link_bulk_op_items WHERE op_id = $1 AND outcome IS NULL`, [opId]);
+    const [row]: Array<{ remaining: number }> = await this.db.query(
+      `SELECT count(*)::int AS remaining FROM link_bulk_op_items WHERE op_id = $1 AND outcome IS NULL`,
+      [opId],
+    );
     return row.remaining;
   }
 

@@ -134,7 +134,8 @@ export class ConnectionReconciler implements OnModuleDestroy {
         fail(row, error);
       }
     }
-    if (failures.length > 0) this.logger.warn(`connection reconciler: ${failures.length} connection(s) not examined or restarted this pass, e.g. ${failures[0]}`);
+    if (failures.length > 0)
+      this.logger.warn(`connection reconciler: ${failures.length} connection(s) not examined or restarted this pass, e.g. ${failures[0]}`);
   }
 
   private async examine(row: ConnectionRow): Promise<Verdict> {

@@ -10,7 +10,14 @@ import type { Region } from '../tenancy/entities';
 import { UsersRepository } from '../users/users.repository';
 import { connectionCreatedEvent } from './connection-views';
 import { type ConnectionRow, ConnectionsRepository } from './connections.repository';
-import { type ProviderCredentials, SOURCE_ADAPTER, type SourceAdapter, type SourceBatch, type SourceConnection, SourceConnectionError } from '../adapters/sources/source-adapter';
+import {
+  type ProviderCredentials,
+  SOURCE_ADAPTER,
+  type SourceAdapter,
+  type SourceBatch,
+  type SourceConnection,
+  SourceConnectionError,
+} from '../adapters/sources/source-adapter';
 
 /**
  * The workflow side of connections (activities/connections.ts): announce a connection, and move
@@ -31,9 +38,14 @@ export class ConnectionSyncService {
   ) {}
 
   async announce(identity: ConnectionIdentity): Promise<'announced' | 'gone'> {
-    const row = await this.connections.insertIfAbsent({ ...identity, id: identity.connectionId, seed: identity.connectionId, region: identity.region as Region });
+    const row = await this.connections.insertIfAbsent({
+      ...identity,
+      id: identity.connectionId,
+      seed: identity.connectionId,
+      region: identity.region as Region,
+    });
     if (!row || row.id !== identity.connectionId) return 'gone';
-    const user = await this.users.findLive(actingFor(row), row.userId) ?? (await this.users.findPendingDeletion(actingFor(row), row.userId));
+    const user = (await this.users.findLive(actingFor(row), row.userId)) ?? (await this.users.findPendingDeletion(actingFor(row), row.userId));
     if (!user) return 'gone';
     await this.outbox.emit([connectionCreatedEvent(row, user.clientUserId, this.sources.resources(row.provider, row.environment))]);
     return 'announced';
@@ -124,9 +136,10 @@ export class ConnectionSyncService {
         data: batch.data,
       };
       const options = { backfillKey: input.backfillKey ?? `connection:${row.id}` };
-      const result = batch.kind === 'timeseries'
-        ? await this.ingestion.ingestTimeseries(team, row.userId, batch.resource, body, options)
-        : await this.ingestion.ingestSummaries(team, row.userId, batch.resource, body, options);
+      const result =
+        batch.kind === 'timeseries'
+          ? await this.ingestion.ingestTimeseries(team, row.userId, batch.resource, body, options)
+          : await this.ingestion.ingestSummaries(team, row.userId, batch.resource, body, options);
       stored += result.stored;
     }
     await this.connections.markSynced(row.id, new Date(input.to), ending);

@@ -67,7 +67,15 @@ export class ConnectionWorkflows {
     return this.temporal.workflow.start('connectionWorkflow', {
       workflowId: connectionWorkflowId(connection.userId, connection.provider),
       taskQueue: this.config.temporal.taskQueue,
-      args: [{ connection, schedule: { ...this.config.connections, syncInterval: this.config.connectionSyncIntervals[connection.provider] ?? this.config.connections.syncInterval } }],
+      args: [
+        {
+          connection,
+          schedule: {
+            ...this.config.connections,
+            syncInterval: this.config.connectionSyncIntervals[connection.provider] ?? this.config.connections.syncInterval,
+          },
+        },
+      ],
       workflowIdConflictPolicy,
       typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.teamId, value: connection.teamId }],
     });

@@ -83,7 +83,10 @@ export class ConnectionsRepository {
       if ((error as { code?: string }).code === '23503') return null; // the user was erased meanwhile
       throw error;
     }
-    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2`, [connection.userId, connection.provider]);
+    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2`, [
+      connection.userId,
+      connection.provider,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -92,7 +95,11 @@ export class ConnectionsRepository {
    * `weeks` weeks (Monday 00:00 UTC) how many were made in it (`value`) and how many of today's
    * were made by its end (`all`). Reads every connection of the team: a rare call (`GET /v2/user/metrics`).
    */
-  async metricsOf(teamId: string, environment: string, weeks: number): Promise<{ connected: number; errored: number; byWeek: Array<{ week: Date; value: number; all: number }> }> {
+  async metricsOf(
+    teamId: string,
+    environment: string,
+    weeks: number,
+  ): Promise<{ connected: number; errored: number; byWeek: Array<{ week: Date; value: number; all: number }> }> {
     const [counts]: Array<{ connected: number; errored: number }> = await this.db.query(
       `SELECT count(*)::int AS connected, count(*) FILTER (WHERE status = 'error')::int AS errored
          FROM provider_connections WHERE team_id = $1 AND environment = $2`,
@@ -128,7 +135,10 @@ export class ConnectionsRepository {
    * two never interleave (connections.service.ts, connection-reconciler.ts).
    */
   async lockByProvider(userId: string, provider: string, manager: EntityManager): Promise<ConnectionRow | null> {
-    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2 FOR UPDATE`, [userId, provider]);
+    const rows: ConnectionRow[] = await manager.query(`SELECT ${COLUMNS} FROM provider_connections WHERE user_id = $1 AND provider = $2 FOR UPDATE`, [
+      userId,
+      provider,
+    ]);
     return rows[0] ?? null;
   }
 

@@ -240,10 +240,20 @@ export class ConnectionsService implements ConnectedSources {
     // audited as a PHI read, committed with the read itself.
     const rows = await this.connections.transaction(async (manager) => {
       const page = await this.connections.exportPage(team.teamId, team.environment, provider, userIds, afterUserId, limit, manager);
-      await logPhiAccess(manager, { teamId: team.teamId, apiKeyId: team.apiKeyId }, 'read', 'provider_connection', page.map((row) => row.id));
+      await logPhiAccess(
+        manager,
+        { teamId: team.teamId, apiKeyId: team.apiKeyId },
+        'read',
+        'provider_connection',
+        page.map((row) => row.id),
+      );
       return page;
     });
-    const grants = rows.map((row) => ({ userId: row.userId, externalUserId: row.externalUserId, credentials: this.cipher.decryptJson<ProviderCredentials>(row.sealed) }));
+    const grants = rows.map((row) => ({
+      userId: row.userId,
+      externalUserId: row.externalUserId,
+      credentials: this.cipher.decryptJson<ProviderCredentials>(row.sealed),
+    }));
     return { grants, next: rows.length === limit ? rows[rows.length - 1].userId : null };
   }
 
@@ -264,9 +274,15 @@ export class ConnectionsService implements ConnectedSources {
    */
   private async revokeAtProvider(grant: SealedGrant): Promise<void> {
     try {
-      await this.sources.revoke?.({ provider: grant.provider, environment: grant.environment, credentials: this.cipher.decryptJson<ProviderCredentials>(grant.sealed) });
+      await this.sources.revoke?.({
+        provider: grant.provider,
+        environment: grant.environment,
+        credentials: this.cipher.decryptJson<ProviderCredentials>(grant.sealed),
+      });
     } catch (error) {
-      this.logger.warn(`could not revoke labflow's access at ${grant.provider} for connection ${grant.id}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `could not revoke labflow's access at ${grant.provider} for connection ${grant.id}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

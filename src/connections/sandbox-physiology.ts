@@ -36,20 +36,42 @@ export type DemoProvider = (typeof DEMO_PROVIDERS)[number];
 export const SANDBOX_PROVIDERS = [...DEMO_PROVIDERS, 'abbott_libreview', 'dexcom'] as const;
 export type SandboxProvider = (typeof SANDBOX_PROVIDERS)[number];
 /** `from`/`to`: epoch ms, [from, to). `timeZone`: IANA id of the user's local days. */
-export interface DemoWindow { provider: SandboxProvider; seed: string; from: number; to: number; timeZone: string }
-export interface DemoBatch { kind: 'timeseries' | 'summary'; resource: string; sourceType: string; data: Array<Record<string, unknown>> }
+export interface DemoWindow {
+  provider: SandboxProvider;
+  seed: string;
+  from: number;
+  to: number;
+  timeZone: string;
+}
+export interface DemoBatch {
+  kind: 'timeseries' | 'summary';
+  resource: string;
+  sourceType: string;
+  data: Array<Record<string, unknown>>;
+}
 
 const MINUTE = 60_000;
 const SLOT = 5 * MINUTE;
 const DAY = 86_400_000;
 /** Hypnogram stages as Junction numbers them. */
-const DEEP = 1, LIGHT = 2, REM = 3, AWAKE = 4;
+const DEEP = 1,
+  LIGHT = 2,
+  REM = 3,
+  AWAKE = 4;
 /** Chance that an awake 5-minute slot holds a walk, by local hour (commute, lunch, errands). */
 const WALK_CHANCE = [0, 0, 0, 0, 0, 0, 0.03, 0.12, 0.12, 0.03, 0.03, 0.03, 0.18, 0.04, 0.03, 0.03, 0.03, 0.12, 0.12, 0.04, 0.03, 0.03, 0.02, 0];
 /** Local minute of the meals and how much they move glucose (mmol/L), before per-day jitter. */
-const MEALS = [{ minute: 7 * 60 + 30, rise: 2.0 }, { minute: 12 * 60 + 30, rise: 2.3 }, { minute: 19 * 60, rise: 2.3 }];
+const MEALS = [
+  { minute: 7 * 60 + 30, rise: 2.0 },
+  { minute: 12 * 60 + 30, rise: 2.3 },
+  { minute: 19 * 60, rise: 2.3 },
+];
 
-interface ProviderSpec { sourceType: string; activityStep: number; heartStep: number }
+interface ProviderSpec {
+  sourceType: string;
+  activityStep: number;
+  heartStep: number;
+}
 /** Grids in minutes: interval length of steps/distance/calories, spacing of awake heart rate. */
 const SPECS: Record<SandboxProvider, ProviderSpec> = {
   apple_health_kit: { sourceType: 'watch', activityStep: 15, heartStep: 5 },
@@ -85,10 +107,28 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 const isoDate = (day: number) => new Date(day * DAY).toISOString().slice(0, 10);
 
 /** A local day (days since 1970-01-01 on the wall clock) and what the person does in it. */
-interface Day { start: number; end: number; factor: number; workout: [number, number]; meals: Array<{ at: number; rise: number; peak: number }> }
+interface Day {
+  start: number;
+  end: number;
+  factor: number;
+  workout: [number, number];
+  meals: Array<{ at: number; rise: number; peak: number }>;
+}
 /** The night ending on the morning of local day `day`, its stages per 5-minute epoch. */
-interface Night { day: number; start: number; stop: number; stages: number[] }
-interface Activity { steps: number; distance: number; calories: number; low: number; medium: number; high: number }
+interface Night {
+  day: number;
+  start: number;
+  stop: number;
+  stages: number[];
+}
+interface Activity {
+  steps: number;
+  distance: number;
+  calories: number;
+  low: number;
+  medium: number;
+  high: number;
+}
 type Timed = [number, Record<string, unknown>];
 
 /** One person as one device sees them; days and nights are memoised for one call. */
@@ -98,8 +138,13 @@ class Person {
   private readonly streams = new Map<string, number>();
   /** The person's life (sleep times, workouts, meals): the seed's alone, shared by their devices. */
   private readonly life: number;
-  readonly restingHr: number; readonly stride: number; readonly kcalPerStep: number;
-  readonly basalKcal: number; readonly glucose: number; readonly hrv: number; readonly breathing: number;
+  readonly restingHr: number;
+  readonly stride: number;
+  readonly kcalPerStep: number;
+  readonly basalKcal: number;
+  readonly glucose: number;
+  readonly hrv: number;
+  readonly breathing: number;
 
   constructor(private readonly w: DemoWindow) {
     this.life = fnv1a(`${w.seed}\u0000life`);
@@ -169,8 +214,11 @@ class Person {
       for (let i = 0, epochs = (stop - start) / SLOT; i < epochs; i++) {
         const r = this.u('hypnogram', start + i * SLOT);
         // ~90-minute cycles: deep sleep early in the night, REM growing towards the morning.
-        const asleep = (i - latency) * 5, cycle = Math.floor(asleep / 90), phase = (asleep % 90) / 90;
-        const deepShare = Math.max(0.05, 0.4 - 0.12 * cycle), remShare = Math.min(0.45, 0.12 + 0.08 * cycle);
+        const asleep = (i - latency) * 5,
+          cycle = Math.floor(asleep / 90),
+          phase = (asleep % 90) / 90;
+        const deepShare = Math.max(0.05, 0.4 - 0.12 * cycle),
+          remShare = Math.min(0.45, 0.12 + 0.08 * cycle);
         let stage = phase >= 0.08 && phase < 0.08 + deepShare ? DEEP : phase >= 1 - remShare ? REM : LIGHT;
         if (r > 0.9) stage = LIGHT; // fragmentation
         if (i < latency || r < 0.03 || (i === epochs - 1 && r < 0.6)) stage = AWAKE;
@@ -196,7 +244,8 @@ class Person {
   /** Steps in the 5-minute slot starting at t: nothing asleep, a run in the workout, walks and pottering otherwise. */
   slotSteps(t: number): number {
     if (this.stageAt(t)) return 0;
-    const r = this.u('steps', t), pace = this.u('steps', t, 1);
+    const r = this.u('steps', t),
+      pace = this.u('steps', t, 1);
     if (this.inWorkout(t)) return Math.round(5 * (110 + 45 * pace));
     const walk = WALK_CHANCE[Math.floor(this.localMinute(t) / 60)] * this.day(this.localDay(t)).factor;
     if (r < walk) return Math.round(5 * (45 + 60 * pace));
@@ -239,7 +288,8 @@ class Person {
 
   /** Glucose in mmol/L: baseline, a slight overnight dip, and a curve after each meal peaking `peak` after it. */
   glucoseAt(t: number): number {
-    const today = this.localDay(t), hour = this.localMinute(t) / 60;
+    const today = this.localDay(t),
+      hour = this.localMinute(t) / 60;
     let value = this.glucose - (hour > 1 && hour < 6 ? 0.35 * Math.sin((Math.PI * (hour - 1)) / 5) : 0);
     for (const meal of [...this.day(today - 1).meals, ...this.day(today).meals]) {
       const x = (t - meal.at) / meal.peak;
@@ -259,10 +309,14 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
     if (data.length > 0) batches.push({ kind, resource, sourceType: spec.sourceType, data });
   };
   const offset = (t: number) => offsetMinutes(t, timeZone) * 60;
-  const point = (resource: string, t: number, value: number): Timed =>
-    [t, { timestamp: formatInZone(t, timeZone), value, timezone_offset: offset(t), unit: timeseriesResource(resource)?.unit }];
-  const span = (resource: string, start: number, end: number, value: number): Timed =>
-    [start, { start: formatInZone(start, timeZone), end: formatInZone(end, timeZone), value, timezone_offset: offset(start), unit: timeseriesResource(resource)?.unit }];
+  const point = (resource: string, t: number, value: number): Timed => [
+    t,
+    { timestamp: formatInZone(t, timeZone), value, timezone_offset: offset(t), unit: timeseriesResource(resource)?.unit },
+  ];
+  const span = (resource: string, start: number, end: number, value: number): Timed => [
+    start,
+    { start: formatInZone(start, timeZone), end: formatInZone(end, timeZone), value, timezone_offset: offset(start), unit: timeseriesResource(resource)?.unit },
+  ];
   /** Discrete samples every `minutes` in [from, to) where `value` gives one. */
   const grid = (resource: string, minutes: number, value: (t: number) => number | null): Timed[] => {
     const samples: Timed[] = [];
@@ -286,21 +340,28 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
     if (night.stop > from && night.stop <= to) nights.push(night);
   }
   const ring = provider === 'oura';
-  const hypnogram: Timed[] = [], hrv: Timed[] = [], breathing: Timed[] = [];
+  const hypnogram: Timed[] = [],
+    hrv: Timed[] = [],
+    breathing: Timed[] = [];
   // The watches measure heart rate around the clock; the ring every 10 minutes asleep, sparser awake.
   const heart = grid('heartrate', spec.heartStep, (t) => (ring && person.stageAt(t) ? null : person.heartRate(t)));
   const sleep = nights.map((night) => {
-    const stages = night.stages, seconds = [0, 0, 0, 0, 0];
-    const beats: number[] = [], variability: number[] = [], breaths: number[] = [];
+    const stages = night.stages,
+      seconds = [0, 0, 0, 0, 0];
+    const beats: number[] = [],
+      variability: number[] = [],
+      breaths: number[] = [];
     let segment = 0;
     for (let i = 0; i < stages.length; i++) {
-      const t = night.start + i * SLOT, stage = stages[i];
+      const t = night.start + i * SLOT,
+        stage = stages[i];
       seconds[stage] += SLOT / 1000;
       if (i === stages.length - 1 || stages[i + 1] !== stage) {
         hypnogram.push(span('hypnogram', night.start + segment * SLOT, t + SLOT, stage));
         segment = i + 1;
       }
-      const variation = person.hrvAt(t, stage), breath = person.breathingAt(t, stage);
+      const variation = person.hrvAt(t, stage),
+        breath = person.breathingAt(t, stage);
       variability.push(variation);
       breaths.push(breath);
       if (ring) hrv.push(point('hrv', t, variation));
@@ -311,7 +372,8 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
       beats.push(beat);
       if (ring) heart.push(point('heartrate', t, beat));
     }
-    const total = seconds[DEEP] + seconds[LIGHT] + seconds[REM], duration = (night.stop - night.start) / 1000;
+    const total = seconds[DEEP] + seconds[LIGHT] + seconds[REM],
+      duration = (night.stop - night.start) / 1000;
     const efficiency = Math.round((100 * total) / duration);
     return {
       calendar_date: isoDate(night.day),
@@ -319,7 +381,12 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
       bedtime_stop: formatInZone(night.stop, timeZone),
       type: 'long_sleep',
       timezone_offset: offset(night.stop),
-      duration, total, awake: seconds[AWAKE], light: seconds[LIGHT], rem: seconds[REM], deep: seconds[DEEP],
+      duration,
+      total,
+      awake: seconds[AWAKE],
+      light: seconds[LIGHT],
+      rem: seconds[REM],
+      deep: seconds[DEEP],
       efficiency,
       latency: (stages.findIndex((stage) => stage !== AWAKE) * SLOT) / 1000,
       hr_average: Math.round(mean(beats)),
@@ -333,7 +400,9 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
   // Steps, distance and active calories as consistent interval samples, and one activity summary
   // per local day touched, summing that day's intervals (from its midnight) that end by `to`.
   const step = spec.activityStep * MINUTE;
-  const steps: Timed[] = [], distance: Timed[] = [], calories: Timed[] = [];
+  const steps: Timed[] = [],
+    distance: Timed[] = [],
+    calories: Timed[] = [];
   const firstDay = person.localDay(from);
   const totals = new Map<number, Activity>();
   for (let day = firstDay; day <= person.localDay(to - 1); day++) totals.set(day, { steps: 0, distance: 0, calories: 0, low: 0, medium: 0, high: 0 });
@@ -355,7 +424,9 @@ export function generateDemoData(window: DemoWindow): DemoBatch[] {
       calories_active: round1(sum.calories),
       steps: sum.steps,
       distance: round1(sum.distance),
-      low: sum.low, medium: sum.medium, high: sum.high,
+      low: sum.low,
+      medium: sum.medium,
+      high: sum.high,
       floors_climbed: Math.floor(sum.steps / 1200),
       timezone_offset: offset(day.start),
     };

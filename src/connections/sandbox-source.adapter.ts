@@ -38,7 +38,8 @@ export class SandboxSourceAdapter implements SourceAdapter {
 
   constructor(@Inject(LABFLOW_CONFIG) config: Pick<LabflowConfig, 'sandboxSourceErrors'>) {
     for (const [provider, errorType] of Object.entries(config.sandboxSourceErrors)) {
-      if (!SANDBOX_PROVIDERS.includes(provider as SandboxProvider)) throw new Error(`SANDBOX_SOURCE_ERRORS: ${provider} is not a sandbox provider (${SANDBOX_PROVIDERS.join(', ')})`);
+      if (!SANDBOX_PROVIDERS.includes(provider as SandboxProvider))
+        throw new Error(`SANDBOX_SOURCE_ERRORS: ${provider} is not a sandbox provider (${SANDBOX_PROVIDERS.join(', ')})`);
       if (!CONNECTION_ERROR_TYPES.includes(errorType as ConnectionErrorType)) {
         throw new Error(`SANDBOX_SOURCE_ERRORS: ${errorType} is not a connection error type (${CONNECTION_ERROR_TYPES.join(', ')})`);
       }

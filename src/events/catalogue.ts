@@ -39,10 +39,7 @@ export interface EventEnvelope<T = unknown> {
 }
 
 /** The envelope of a stored event (the webhook body and the RabbitMQ message body). */
-export function envelopeOf(
-  event: { event_type: string; team_id: string; user_id: string; client_user_id: string },
-  data: unknown,
-): EventEnvelope {
+export function envelopeOf(event: { event_type: string; team_id: string; user_id: string; client_user_id: string }, data: unknown): EventEnvelope {
   return {
     event_type: event.event_type as EventType,
     data,

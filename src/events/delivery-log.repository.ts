@@ -94,10 +94,7 @@ const KEYSET_AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
 export class DeliveryLogRepository {
   constructor(private readonly db: DataSource) {}
 
-  listMessages(
-    endpointId: string,
-    options: { limit: number; after?: LogPosition; status?: DeliveryStatus; eventTypes?: string[] },
-  ): Promise<MessageRow[]> {
+  listMessages(endpointId: string, options: { limit: number; after?: LogPosition; status?: DeliveryStatus; eventTypes?: string[] }): Promise<MessageRow[]> {
     const params: unknown[] = [endpointId, options.limit + 1];
     let where = 'd.endpoint_id = $1';
     if (options.status) {
@@ -171,19 +168,13 @@ export class DeliveryLogRepository {
 
   /** Whether the endpoint has a message of this event. */
   async hasMessage(endpointId: string, eventId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [
-      endpointId,
-      eventId,
-    ]);
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [endpointId, eventId]);
     return rows.length > 0;
   }
 
   /** The id of the endpoint's delivery of this event, if any. */
   async findDeliveryId(endpointId: string, eventId: string): Promise<string | null> {
-    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [
-      endpointId,
-      eventId,
-    ]);
+    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM event_deliveries WHERE endpoint_id = $1 AND event_id = $2`, [endpointId, eventId]);
     return rows[0]?.id ?? null;
   }
 
@@ -203,7 +194,10 @@ export class DeliveryLogRepository {
   }
 
   /** The events of a subject (an order id), oldest first, their deliveries and the attempts of those. */
-  async ofSubject(teamId: string, subjectId: string): Promise<{ events: SubjectEventRow[]; deliveries: SubjectDeliveryRow[]; attempts: Array<AttemptRow & { delivery_id: string }> }> {
+  async ofSubject(
+    teamId: string,
+    subjectId: string,
+  ): Promise<{ events: SubjectEventRow[]; deliveries: SubjectDeliveryRow[]; attempts: Array<AttemptRow & { delivery_id: string }> }> {
     const events: SubjectEventRow[] = await this.db.query(
       `SELECT id, event_type, created_at, relayed_at FROM event_outbox
         WHERE team_id = $1 AND subject_id = $2 ORDER BY created_at, id`,
@@ -217,9 +211,7 @@ export class DeliveryLogRepository {
          FROM event_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY created_at, id`,
       [eventIds],
     );
-    const attempts: Array<AttemptRow & { delivery_id: string }> = deliveries.length
-      ? await this.attemptsOf(deliveries.map((delivery) => delivery.id))
-      : [];
+    const attempts: Array<AttemptRow & { delivery_id: string }> = deliveries.length ? await this.attemptsOf(deliveries.map((delivery) => delivery.id)) : [];
     return { events, deliveries, attempts };
   }
 

@@ -148,7 +148,10 @@ export class EventBatchesRepository {
    * Seals a user's open batches of these event types whose group starts with `groupPrefix`, due
    * now (a backfill ended: what it sent goes out before the event that says so).
    */
-  async sealOpen(manager: EntityManager, scope: { teamId: string; environment: string; userId: string; eventTypes: string[]; groupPrefix: string }): Promise<void> {
+  async sealOpen(
+    manager: EntityManager,
+    scope: { teamId: string; environment: string; userId: string; eventTypes: string[]; groupPrefix: string },
+  ): Promise<void> {
     await manager.query(
       `UPDATE event_batches SET open = false, flush_at = LEAST(flush_at, clock_timestamp())
         WHERE team_id = $1 AND environment = $2 AND user_id = $3 AND open AND event_type = ANY($4::text[])
@@ -189,7 +192,17 @@ export class EventBatchesRepository {
   /** Writes the flushed events to the outbox (in the order given) and removes the batches. */
   async replaceWithEvents(
     manager: EntityManager,
-    events: Array<{ id: string; eventType: string; teamId: string; environment: string; userId: string; clientUserId: string; dataEnc: string; requestId: string | null; traceParent: string | null }>,
+    events: Array<{
+      id: string;
+      eventType: string;
+      teamId: string;
+      environment: string;
+      userId: string;
+      clientUserId: string;
+      dataEnc: string;
+      requestId: string | null;
+      traceParent: string | null;
+    }>,
     batchIds: string[],
   ): Promise<void> {
     if (batchIds.length === 0) return;

@@ -101,9 +101,13 @@ export class EventBatchesService {
       items.push({ batchId, count: chunk.items.length, items: sealItems(list, this.cipher) });
     });
     const [head] = chunks;
-    if (head.items.length > 0 || head.full) await this.repo.grow(manager, { id: first.id, addCount: head.items.length, addBytes: head.bytes, seal: head.full || chunks.length > 1 });
+    if (head.items.length > 0 || head.full)
+      await this.repo.grow(manager, { id: first.id, addCount: head.items.length, addBytes: head.bytes, seal: head.full || chunks.length > 1 });
     await this.repo.insert(manager, added);
-    await this.repo.insertItems(manager, items.filter((item) => item.count > 0));
+    await this.repo.insertItems(
+      manager,
+      items.filter((item) => item.count > 0),
+    );
     if (chunks.length > 1 || head.full) await this.repo.notify(manager);
     return chunks.filter((chunk) => chunk.items.length > 0).length;
   }
@@ -112,11 +116,7 @@ export class EventBatchesService {
    * Records `event` behind the user's open batches of `eventTypes` in groups starting with
    * `groupPrefix`, which are sealed (due now): the relay writes them to the outbox first.
    */
-  async enqueueAfterBatches(
-    manager: EntityManager,
-    scope: { eventTypes: string[]; groupPrefix: string },
-    event: NewEvent,
-  ): Promise<void> {
+  async enqueueAfterBatches(manager: EntityManager, scope: { eventTypes: string[]; groupPrefix: string }, event: NewEvent): Promise<void> {
     if (!isEventType(event.eventType)) throw new Error(`Unknown event type: ${event.eventType}`);
     await this.repo.sealOpen(manager, { teamId: event.teamId, environment: event.environment, userId: event.userId, ...scope });
     await this.repo.insert(manager, [
@@ -237,7 +237,10 @@ export class EventBatchFlusher {
         const due = await this.repo.lockDue(manager, limit, teams);
         if (due.length === 0) return 0;
         const itemLists = new Map<string, Array<[string, unknown]>>();
-        for (const row of await this.repo.items(manager, due.filter((batch) => batch.items_field).map((batch) => batch.id))) {
+        for (const row of await this.repo.items(
+          manager,
+          due.filter((batch) => batch.items_field).map((batch) => batch.id),
+        )) {
           const list = itemLists.get(row.batch_id) ?? [];
           const json = row.items ? openItems(row.items, this.cipher) : this.cipher.decrypt(row.items_enc as string);
           for (const entry of JSON.parse(json) as Array<[string, unknown]>) list.push(entry);
@@ -266,7 +269,11 @@ export class EventBatchFlusher {
             },
           ];
         });
-        await this.repo.replaceWithEvents(manager, events, due.map((batch) => batch.id));
+        await this.repo.replaceWithEvents(
+          manager,
+          events,
+          due.map((batch) => batch.id),
+        );
         return due.length;
       });
       written += count;

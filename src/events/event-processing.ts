@@ -56,7 +56,15 @@ export function startEventProcessing(
     rabbit = new RabbitMqPublisher(config.events.deliveryTimeoutMs, config.events.allowPrivateWebhookUrls, logger);
     // Endpoint rate limits live on the queue's Redis, shared by every delivery worker.
     rateLimiter = new RedisEndpointRateLimiter(config.redisUrl, logger);
-    const processor = new DeliveryProcessor(new DeliveryBatches(new DeliveriesRepository(db), config.events), cipher, sender, rabbit, rateLimiter, config.events, logger);
+    const processor = new DeliveryProcessor(
+      new DeliveryBatches(new DeliveriesRepository(db), config.events),
+      cipher,
+      sender,
+      rabbit,
+      rateLimiter,
+      config.events,
+      logger,
+    );
     delivery = new DeliveryWorker(processor, config.redisUrl, config.events, logger);
     delivery.start();
   }

@@ -131,10 +131,7 @@ export class OutboxRepository {
    * predicate, so never a HOT update). A relay that dies between the commit and the enqueue leaves
    * them to the lost-job sweep (EVENTS_LOST_JOB_GRACE) rather than to its next pass.
    */
-  async claimAndFanOut(
-    limit: number,
-    teams: TeamScope = null,
-  ): Promise<{ events: number; deliveryIds: string[]; traceParents: Map<string, string> }> {
+  async claimAndFanOut(limit: number, teams: TeamScope = null): Promise<{ events: number; deliveryIds: string[]; traceParents: Map<string, string> }> {
     return this.db.transaction(async (manager) => {
       const claimed: Array<{ id: string }> = await manager.query(
         `SELECT id FROM event_outbox WHERE relayed_at IS NULL ${teamClause(teams, 2)}
@@ -185,10 +182,7 @@ export class OutboxRepository {
 
   async markEnqueued(deliveryIds: string[]): Promise<void> {
     if (deliveryIds.length === 0) return;
-    await this.db.query(
-      `UPDATE event_deliveries SET enqueued_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND enqueued_at IS NULL`,
-      [deliveryIds],
-    );
+    await this.db.query(`UPDATE event_deliveries SET enqueued_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND enqueued_at IS NULL`, [deliveryIds]);
   }
 
   /** Pending deliveries whose job was never (or no longer, after a manual retry) enqueued. */
@@ -285,7 +279,6 @@ export class OutboxRepository {
       params,
     );
   }
-
 
   /**
    * Sends events again to every enabled webhook endpoint of their team that takes them now:

@@ -57,7 +57,13 @@ export class RabbitMqPublisher {
     let timer: NodeJS.Timeout | undefined;
     let stage = 'connection';
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(stage === 'connection' ? `No connection to ${maskAmqpUri(uri)} within ${timeoutMs} ms` : `No publisher confirm within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(stage === 'connection' ? `No connection to ${maskAmqpUri(uri)} within ${timeoutMs} ms` : `No publisher confirm within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
     });
     try {
       const link = await Promise.race([this.link(uri), deadline]);

@@ -41,7 +41,9 @@ export class EventResendService {
    * webhook id unchanged. Refused (409) while its target is disabled: the attempt would only be
    * cancelled.
    */
-  async replayDelivery(deliveryId: string): Promise<{ delivery_id: string; event_id: string; event_type: string; previous_status: DeliveryStatus; attempt_count: number }> {
+  async replayDelivery(
+    deliveryId: string,
+  ): Promise<{ delivery_id: string; event_id: string; event_type: string; previous_status: DeliveryStatus; attempt_count: number }> {
     const delivery = await this.log.findDelivery(deliveryId);
     if (!delivery) throw notFound('Delivery');
     if (delivery.target_disabled) {
@@ -59,10 +61,7 @@ export class EventResendService {
   }
 
   /** Returns the ids of the orders whose latest event was sent again. */
-  async resendLatestOrderEvents(
-    scope: { teamId: string; environment: 'sandbox' | 'production' },
-    filter: ResendFilter = {},
-  ): Promise<{ order_ids: string[] }> {
+  async resendLatestOrderEvents(scope: { teamId: string; environment: 'sandbox' | 'production' }, filter: ResendFilter = {}): Promise<{ order_ids: string[] }> {
     return this.db.transaction(async (manager) => {
       const chosen = await this.repo.latestPerSubject(
         manager,

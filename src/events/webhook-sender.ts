@@ -32,7 +32,9 @@ export const IDLE_SOCKET_TIMEOUT_MS = 4_000;
  */
 export function signatureHeaders(webhookId: string, timestamp: Date, body: string, secrets: readonly string[]): Record<string, string> {
   const seconds = String(Math.floor(timestamp.getTime() / 1000));
-  const signature = secrets.map((secret) => `v1,${createHmac('sha256', signingKey(secret)).update(`${webhookId}.${seconds}.${body}`, 'utf8').digest('base64')}`).join(' ');
+  const signature = secrets
+    .map((secret) => `v1,${createHmac('sha256', signingKey(secret)).update(`${webhookId}.${seconds}.${body}`, 'utf8').digest('base64')}`)
+    .join(' ');
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': seconds,

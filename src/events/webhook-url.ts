@@ -65,7 +65,10 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
  */
 export function nonPublicHostProblem(hostname: string, what: string): string | null {
   // A trailing dot (fully-qualified "localhost.") names the same host.
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return `The ${what} must not point at localhost.`;
   if (nonPublicRange(host)) return `The ${what} must not point at a private, loopback, link-local or other non-public address.`;
   return null;

@@ -13,7 +13,9 @@ const PROFILES: Record<FhirResourceType, string[]> = {
   DiagnosticReport: [US_CORE.diagnosticReportLab],
   Observation: [
     US_CORE.observationLab,
-    ...['vitalsigns', 'heartrate', 'bp', 'bodyweight', 'oxygensat', 'resprate', 'bodytemp', 'bmi'].map((name) => `http://hl7.org/fhir/StructureDefinition/${name}`),
+    ...['vitalsigns', 'heartrate', 'bp', 'bodyweight', 'oxygensat', 'resprate', 'bodytemp', 'bmi'].map(
+      (name) => `http://hl7.org/fhir/StructureDefinition/${name}`,
+    ),
   ],
 };
 
@@ -50,7 +52,7 @@ export function capabilityStatement(base: string, software: { name: string; vers
       {
         mode: 'server',
         documentation: 'Authenticate with the team API key in the x-service-api-key header.',
-        security: { description: 'A team API key in the x-service-api-key header; another team\'s resources are not found.' },
+        security: { description: "A team API key in the x-service-api-key header; another team's resources are not found." },
         resource: (Object.keys(SEARCH_PARAMETERS) as FhirResourceType[]).map(resource),
       },
     ],

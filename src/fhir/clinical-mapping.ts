@@ -150,9 +150,7 @@ export function coverageResource(row: CoverageRow, memberId: string): Coverage {
     relationship: { coding: [{ system: SYSTEMS.subscriberRelationship, code: relationship }], text: row.relationship },
     payor: [{ identifier: { system: SYSTEMS.payor, value: row.payor_code }, display: row.payor_name ?? row.payor_code }],
     order: row.is_primary ? 1 : 2,
-    ...(row.group_id
-      ? { class: [{ type: { coding: [{ system: SYSTEMS.coverageClass, code: 'group', display: 'Group' }] }, value: row.group_id }] }
-      : {}),
+    ...(row.group_id ? { class: [{ type: { coding: [{ system: SYSTEMS.coverageClass, code: 'group', display: 'Group' }] }, value: row.group_id }] } : {}),
   };
 }
 
@@ -246,7 +244,9 @@ export function appointmentStatus(status: string): Appointment['status'] {
 }
 
 export function appointmentStatusesOf(fhirStatuses: string[]): string[] {
-  return ['pending', 'reserved', 'confirmed', 'in_progress', 'completed', 'cancelled'].filter((status) => fhirStatuses.includes(appointmentStatus(status) as string));
+  return ['pending', 'reserved', 'confirmed', 'in_progress', 'completed', 'cancelled'].filter((status) =>
+    fhirStatuses.includes(appointmentStatus(status) as string),
+  );
 }
 
 /** A draw appointment (walk-in or at-home) as an Appointment for its order. */

@@ -21,7 +21,11 @@ export function searchsetBundle(base: string, path: string, query: Record<string
   if (page.next) link.push({ relation: 'next', url: urlOf(base, path, { ...query, _cursor: encodeFhirCursor(page.next) }) });
   const entry: BundleEntry[] = [
     ...page.matches.map((resource) => ({ fullUrl: `${base}/${resource.resourceType}/${resource.id}`, resource, search: { mode: 'match' as const } })),
-    ...(page.included ?? []).map((resource) => ({ fullUrl: `${base}/${resource.resourceType}/${resource.id}`, resource, search: { mode: 'include' as const } })),
+    ...(page.included ?? []).map((resource) => ({
+      fullUrl: `${base}/${resource.resourceType}/${resource.id}`,
+      resource,
+      search: { mode: 'include' as const },
+    })),
   ];
   return { resourceType: 'Bundle', type: 'searchset', timestamp: new Date().toISOString(), link, entry };
 }

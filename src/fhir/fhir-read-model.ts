@@ -178,7 +178,9 @@ class Where {
 
   after(column: string, idColumn: string, idType: string, after: Position | undefined, inclusive = false): this {
     if (after) {
-      this.add(`(${column}, ${idColumn}) ${inclusive ? '>=' : '>'} (${this.param(after.at)}::timestamp AT TIME ZONE 'UTC', ${this.param(after.id)}::${idType})`);
+      this.add(
+        `(${column}, ${idColumn}) ${inclusive ? '>=' : '>'} (${this.param(after.at)}::timestamp AT TIME ZONE 'UTC', ${this.param(after.id)}::${idType})`,
+      );
     }
     return this;
   }

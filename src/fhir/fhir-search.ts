@@ -7,15 +7,7 @@
  */
 import { FhirError } from './fhir-errors';
 
-export type FhirResourceType =
-  | 'Patient'
-  | 'Practitioner'
-  | 'Coverage'
-  | 'ServiceRequest'
-  | 'Specimen'
-  | 'Appointment'
-  | 'DiagnosticReport'
-  | 'Observation';
+export type FhirResourceType = 'Patient' | 'Practitioner' | 'Coverage' | 'ServiceRequest' | 'Specimen' | 'Appointment' | 'DiagnosticReport' | 'Observation';
 
 export type ParamType = 'token' | 'reference' | 'date' | 'number' | 'string' | 'special';
 
@@ -37,8 +29,15 @@ const patientRef = (what: string): SearchParameterSpec[] => [
 /** Every search parameter served, per resource type (besides _count, _cursor and, where said, _include). */
 export const SEARCH_PARAMETERS: Record<FhirResourceType, SearchParameterSpec[]> = {
   Patient: [...common, { name: 'identifier', type: 'token', documentation: "The team's client_user_id (system https://labflow.dev/fhir/client-user-id)." }],
-  Practitioner: [{ name: '_id', type: 'token', documentation: 'The NPI.' }, { name: 'identifier', type: 'token', documentation: 'The NPI (system http://hl7.org/fhir/sid/us-npi).' }],
-  Coverage: [...common, { name: 'patient', type: 'reference', documentation: 'The beneficiary.' }, { name: 'beneficiary', type: 'reference', documentation: 'Same as patient.' }],
+  Practitioner: [
+    { name: '_id', type: 'token', documentation: 'The NPI.' },
+    { name: 'identifier', type: 'token', documentation: 'The NPI (system http://hl7.org/fhir/sid/us-npi).' },
+  ],
+  Coverage: [
+    ...common,
+    { name: 'patient', type: 'reference', documentation: 'The beneficiary.' },
+    { name: 'beneficiary', type: 'reference', documentation: 'Same as patient.' },
+  ],
   ServiceRequest: [
     ...common,
     ...patientRef('the order is for'),
@@ -141,7 +140,10 @@ export function parseSearch(type: FhirResourceType, raw: RawQuery): SearchQuery 
       const list = [...served, '_count', '_cursor', ...(type === 'DiagnosticReport' ? ['_include'] : [])].join(', ');
       throw FhirError.notSupported(`Search parameter "${name}" is not served for ${type}; served: ${list}.`, name);
     }
-    const items = values.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry !== '');
+    const items = values
+      .flatMap((entry) => entry.split(','))
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
     switch (name) {
       case '_id':
         query.ids = items.map((id) => checkedId(id, name));
@@ -224,10 +226,15 @@ export function parseDate(value: string, parameter: string): DateBound[] {
   const match = DATE.exec(value);
   if (!match) throw FhirError.invalid(`${parameter}: "${value}" is not a FHIR date (e.g. ge2026-11-01 or lt2026-11-23T08:00:00Z).`, parameter);
   const [, prefix = 'eq', year, month, day, hour, minute, second, fraction, zone] = match;
-  if (!['eq', 'gt', 'lt', 'ge', 'le'].includes(prefix)) throw FhirError.notSupported(`${parameter}: prefix "${prefix}" is not served; use eq, gt, ge, lt or le.`, parameter);
+  if (!['eq', 'gt', 'lt', 'ge', 'le'].includes(prefix))
+    throw FhirError.notSupported(`${parameter}: prefix "${prefix}" is not served; use eq, gt, ge, lt or le.`, parameter);
   const y = Number(year);
   // Date.UTC rolls an impossible month or day over (2026-13-45 into 2027); refuse it instead.
-  const calendar = month === undefined || (day === undefined ? Number(month) >= 1 && Number(month) <= 12 : new Date(Date.UTC(y, Number(month) - 1, Number(day))).toISOString().slice(0, 10) === `${year}-${month}-${day}`);
+  const calendar =
+    month === undefined ||
+    (day === undefined
+      ? Number(month) >= 1 && Number(month) <= 12
+      : new Date(Date.UTC(y, Number(month) - 1, Number(day))).toISOString().slice(0, 10) === `${year}-${month}-${day}`);
   if (!calendar) throw FhirError.invalid(`${parameter}: "${value}" is not a valid date.`, parameter);
   let start: number;
   let end: number;

@@ -23,7 +23,14 @@ import { FhirError } from './fhir-errors';
 import { FhirReadModel, type OrderFilter, type OrderRow, type Position } from './fhir-read-model';
 import { type Cursor, type FhirResourceType, MAX_COUNT, parseSearch, type SearchQuery, tokenMatches } from './fhir-search';
 import { diagnosticReport, labObservation, missingResultObservation, parseLabObservationId, reportCodings } from './lab-result-mapping';
-import { parseSampleObservationId, parseSleepObservationId, sleepMatches, sleepObservation, wearableObservation, wearableResourcesFor } from './wearable-mapping';
+import {
+  parseSampleObservationId,
+  parseSleepObservationId,
+  sleepMatches,
+  sleepObservation,
+  wearableObservation,
+  wearableResourcesFor,
+} from './wearable-mapping';
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -98,7 +105,14 @@ export class FhirService {
     const matches: Resource[] = [];
     if (!parsed.cursor) {
       matches.push(patient);
-      const about = (query: Partial<SearchQuery> = {}): SearchQuery => ({ patient: patientId, date: [], lastUpdated: [], count: MAX_COUNT, includeResults: false, ...query });
+      const about = (query: Partial<SearchQuery> = {}): SearchQuery => ({
+        patient: patientId,
+        date: [],
+        lastUpdated: [],
+        count: MAX_COUNT,
+        includeResults: false,
+        ...query,
+      });
       const requesters = new Set<string>();
       for (const type of ['ServiceRequest', 'Specimen', 'DiagnosticReport', 'Coverage', 'Appointment'] as const) {
         for await (const resource of this.drain((cursor) => this.page(team, type, about({ cursor }), base))) {
@@ -146,7 +160,10 @@ export class FhirService {
         };
       }
       case 'Practitioner': {
-        const npis = [...(query.ids ?? []), ...(query.identifier ?? []).filter((token) => !token.system || token.system === SYSTEMS.npi).map((token) => token.code)];
+        const npis = [
+          ...(query.ids ?? []),
+          ...(query.identifier ?? []).filter((token) => !token.system || token.system === SYSTEMS.npi).map((token) => token.code),
+        ];
         const rows = await this.reads.practitioners(team, { npis: query.ids || query.identifier ? npis : undefined, afterNpi: query.cursor?.id, limit });
         return {
           matches: rows.slice(0, limit).map((row) => practitionerResource(row.physician, row.last_updated)),
@@ -164,7 +181,15 @@ export class FhirService {
       }
       case 'Appointment': {
         const statuses = query.status ? appointmentStatusesOf(query.status) : undefined;
-        const rows = await this.reads.appointments(team, { ids: query.ids, patient: query.patient, statuses, date: query.date, lastUpdated: query.lastUpdated, after, limit });
+        const rows = await this.reads.appointments(team, {
+          ids: query.ids,
+          patient: query.patient,
+          statuses,
+          date: query.date,
+          lastUpdated: query.lastUpdated,
+          after,
+          limit,
+        });
         return {
           matches: rows.slice(0, limit).map(appointmentResource),
           next: nextOf(rows, limit, (row) => ({ part: 'main', at: row.keyset_at, id: row.id, n: 0 })),
@@ -178,7 +203,8 @@ export class FhirService {
           if (query.code) filter.labTestIds = query.code.filter((token) => !token.system || token.system === SYSTEMS.labTest).map((token) => token.code);
         } else {
           filter.withSample = true;
-          if (query.identifier) filter.sampleIds = query.identifier.filter((token) => !token.system || token.system === SYSTEMS.sampleId).map((token) => token.code);
+          if (query.identifier)
+            filter.sampleIds = query.identifier.filter((token) => !token.system || token.system === SYSTEMS.sampleId).map((token) => token.code);
         }
         const rows = await this.ordersOpened(team, filter);
         const shown = rows.slice(0, limit);
@@ -264,7 +290,14 @@ export class FhirService {
       // A read (or an _id search) of samples: each by its key.
       const found = await Promise.all(
         samples.map(async (sample) => {
-          const [row] = await this.reads.samples(team, { patient: query.patient, resources, date: query.date, lastUpdated: query.lastUpdated, limit: 1, sample });
+          const [row] = await this.reads.samples(team, {
+            patient: query.patient,
+            resources,
+            date: query.date,
+            lastUpdated: query.lastUpdated,
+            limit: 1,
+            sample,
+          });
           return row ? wearableObservation(row) : null;
         }),
       );

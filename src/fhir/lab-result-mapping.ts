@@ -38,33 +38,33 @@ const UCUM: Record<string, string> = {
   'mg/L': 'mg/L',
   'nmol/L': 'nmol/L',
   'umol/L': 'umol/L',
-  'fL': 'fL',
-  'pg': 'pg',
+  fL: 'fL',
+  pg: 'pg',
   'mL/min/1.73m2': 'mL/min/{1.73_m2}',
   'mEq/L': 'meq/L',
   'g/L': 'g/L',
   'ug/L': 'ug/L',
   'mg/g': 'mg/g',
-  'ratio': '{ratio}',
-  'kg': 'kg',
-  'g': 'g',
+  ratio: '{ratio}',
+  kg: 'kg',
+  g: 'g',
   'mm[Hg]': 'mm[Hg]',
-  'mmHg': 'mm[Hg]',
+  mmHg: 'mm[Hg]',
   '/min': '/min',
-  'bpm': '/min',
-  'Cel': 'Cel',
+  bpm: '/min',
+  Cel: 'Cel',
   '\u00B0C': 'Cel',
   'kg/m2': 'kg/m2',
-  'kcal': 'kcal',
-  'm': 'm',
-  'cm': 'cm',
-  'L': 'L',
-  'mL': 'mL',
+  kcal: 'kcal',
+  m: 'm',
+  cm: 'cm',
+  L: 'L',
+  mL: 'mL',
   'L/min': 'L/min',
   'mL/kg/min': 'mL/kg/min',
-  'min': 'min',
-  'h': 'h',
-  's': 's',
+  min: 'min',
+  h: 'h',
+  s: 's',
 };
 
 /** A value with its unit: the UCUM code where labflow knows the unit's. */
@@ -126,7 +126,10 @@ export function parseLabObservationId(id: string): { orderId: string; n: number 
 /** When the results were observed: the sample's collection, else the report. */
 export const effectiveOf = (row: OrderRow) => (row.date_collected ?? row.date_reported ?? row.created_at).toISOString();
 
-export const LAB_CATEGORY: CodeableConcept = { coding: [{ system: SYSTEMS.observationCategory, code: 'laboratory', display: 'Laboratory' }], text: 'Laboratory' };
+export const LAB_CATEGORY: CodeableConcept = {
+  coding: [{ system: SYSTEMS.observationCategory, code: 'laboratory', display: 'Laboratory' }],
+  text: 'Laboratory',
+};
 
 /** One result of an order as a US Core laboratory result Observation. */
 export function labObservation(row: OrderRow, result: BiomarkerResult, n: number): Observation {
@@ -169,7 +172,10 @@ export function missingResultObservation(row: OrderRow, missing: MissingBiomarke
     basedOn: [{ reference: `ServiceRequest/${row.id}` }],
     effectiveDateTime: effectiveOf(row),
     issued: (row.date_reported ?? row.updated_at).toISOString(),
-    dataAbsentReason: { coding: [{ system: SYSTEMS.dataAbsentReason, code: 'not-performed', display: 'Not Performed' }], text: missing.inferred_failure_type.replace(/_/g, ' ') },
+    dataAbsentReason: {
+      coding: [{ system: SYSTEMS.dataAbsentReason, code: 'not-performed', display: 'Not Performed' }],
+      text: missing.inferred_failure_type.replace(/_/g, ' '),
+    },
     ...(missing.note ? { note: [{ text: missing.note }] } : {}),
     ...(row.sample_id ? { specimen: { reference: `Specimen/${row.id}` } } : {}),
   };

@@ -23,9 +23,14 @@ export class OperationOutcomeFilter implements ExceptionFilter {
     const { status, body } = toErrorResponse(exception);
     if (!(exception instanceof HttpException) && status >= 500) {
       const request = host.switchToHttp().getRequest<FastifyRequest>();
-      this.logger.error(`${request.method} ${redactUrl(request.url)}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+      this.logger.error(
+        `${request.method} ${redactUrl(request.url)}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+      );
     }
     const text = typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail);
-    void reply.status(status).header('content-type', FHIR_JSON).send(operationOutcome(issueCodeOf(status), text));
+    void reply
+      .status(status)
+      .header('content-type', FHIR_JSON)
+      .send(operationOutcome(issueCodeOf(status), text));
   }
 }

@@ -29,7 +29,13 @@ const profile = (name: string) => `http://hl7.org/fhir/StructureDefinition/${nam
 /** The served resources; blood pressure is a panel with systolic and diastolic components. */
 export const WEARABLE_CODES: readonly WearableCode[] = [
   { resource: 'heartrate', loinc: [loinc('8867-4', 'Heart rate')], category: 'vital-signs', unit: '/min', profile: profile('heartrate') },
-  { resource: 'blood_pressure', loinc: [loinc('85354-9', 'Blood pressure panel with all children optional')], category: 'vital-signs', unit: 'mm[Hg]', profile: profile('bp') },
+  {
+    resource: 'blood_pressure',
+    loinc: [loinc('85354-9', 'Blood pressure panel with all children optional')],
+    category: 'vital-signs',
+    unit: 'mm[Hg]',
+    profile: profile('bp'),
+  },
   { resource: 'body_weight', loinc: [loinc('29463-7', 'Body weight')], category: 'vital-signs', unit: 'kg', profile: profile('bodyweight') },
   {
     resource: 'blood_oxygen',
@@ -88,7 +94,9 @@ export function wearableObservation(row: SampleRow): Observation | null {
       { code: { coding: [loinc('8480-6', 'Systolic blood pressure')], text: 'Systolic blood pressure' }, valueQuantity: value(row.value) },
       {
         code: { coding: [loinc('8462-4', 'Diastolic blood pressure')], text: 'Diastolic blood pressure' },
-        ...(row.diastolic !== null ? { valueQuantity: value(row.diastolic) } : { dataAbsentReason: { coding: [{ system: SYSTEMS.dataAbsentReason, code: 'unknown' }] } }),
+        ...(row.diastolic !== null
+          ? { valueQuantity: value(row.diastolic) }
+          : { dataAbsentReason: { coding: [{ system: SYSTEMS.dataAbsentReason, code: 'unknown' }] } }),
       },
     ];
   } else {
@@ -106,7 +114,9 @@ export function wearableResourcesFor(categories: string[] | undefined, codes: Ar
         codes.some(
           (token) =>
             entry.loinc.some((coding) => coding.code === token.code && (token.system === undefined || token.system === SYSTEMS.loinc)) ||
-            (entry.resource === 'blood_pressure' && ['8480-6', '8462-4'].includes(token.code) && (token.system === undefined || token.system === SYSTEMS.loinc)),
+            (entry.resource === 'blood_pressure' &&
+              ['8480-6', '8462-4'].includes(token.code) &&
+              (token.system === undefined || token.system === SYSTEMS.loinc)),
         )),
   ).map((entry) => entry.resource);
 }

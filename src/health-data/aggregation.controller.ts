@@ -12,7 +12,9 @@ export class AggregationController {
 
   @Post(':user_id/query')
   @HttpCode(200)
-  @ApiOperation({ summary: "Aggregates of a user's timeseries, sleep and activity over a timeframe, whole or per group (time buckets, parts of the day, source)." })
+  @ApiOperation({
+    summary: "Aggregates of a user's timeseries, sleep and activity over a timeframe, whole or per group (time buckets, parts of the day, source).",
+  })
   query(@CurrentTeam() team: TeamPrincipal, @Param() params: AggregationUserParams, @Body() body: QueryBatchDto) {
     return this.aggregation.query(team, params.user_id, body);
   }

@@ -37,8 +37,14 @@ const dateTruncExpr = z.strictObject({ date_trunc: period, arg: z.union([indexEx
 const datePartExpr = z.strictObject({ date_part: z.enum(DATE_PARTS), arg: z.union([indexExpr, placeholder]) });
 
 export const querySchema = z.strictObject({
-  select: z.array(z.union([aggregateExpr, groupKeyExpr, valueExpr])).min(1).max(32),
-  group_by: z.array(z.union([dateTruncExpr, datePartExpr, valueExpr])).max(8).optional(),
+  select: z
+    .array(z.union([aggregateExpr, groupKeyExpr, valueExpr]))
+    .min(1)
+    .max(32),
+  group_by: z
+    .array(z.union([dateTruncExpr, datePartExpr, valueExpr]))
+    .max(8)
+    .optional(),
   where: z.string().max(2000).optional(),
 });
 

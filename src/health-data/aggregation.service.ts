@@ -61,7 +61,6 @@ const SUMMARY_COLUMNS: Record<'sleep' | 'activity', Record<string, PlanValue>> =
   },
 };
 
-
 /** Functions of a number only; the others (count, oldest, newest) take any value. */
 const NUMERIC_FUNCS = new Set(['mean', 'min', 'max', 'sum', 'median', 'stddev']);
 
@@ -94,7 +93,10 @@ export class AggregationService {
     for (const [index, plan] of plans.entries()) {
       const table = await this.evaluate(userId, plan, window);
       if (!table) {
-        throw validationError(['body', 'queries', index, 'group_by'], `The query answers more than ${MAX_RESULT_ROWS} rows: shorten the timeframe or use coarser buckets.`);
+        throw validationError(
+          ['body', 'queries', index, 'group_by'],
+          `The query answers more than ${MAX_RESULT_ROWS} rows: shorten the timeframe or use coarser buckets.`,
+        );
       }
       results.push({ table });
     }
@@ -152,7 +154,8 @@ export class AggregationService {
     // `source` is set inside useSource, which the compiler does not follow: read it as what it may be.
     const table = source as PlanSource | null;
     if (!table) throw validationError([...loc, 'select'], 'The query names no data: select an aggregate of a timeseries, sleep or activity column.');
-    if (timeseriesIndexAt && table.table !== 'timeseries') throw validationError(timeseriesIndexAt, `The timeseries index in a query of ${table.table}: use {index: '${table.table}'}.`);
+    if (timeseriesIndexAt && table.table !== 'timeseries')
+      throw validationError(timeseriesIndexAt, `The timeseries index in a query of ${table.table}: use {index: '${table.table}'}.`);
     return { source: table, select: uniqueNames(select), groupBy };
   }
 
@@ -250,4 +253,3 @@ export function windowOf(anchor: string, past: Period): { from: Date; to: Date }
   else from.setUTCFullYear(from.getUTCFullYear() - past.value);
   return { from, to };
 }
-

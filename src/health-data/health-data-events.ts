@@ -87,13 +87,22 @@ export function workoutStreamEvent(subject: EventSubject, workout: Record<string
 }
 
 /** `historical.data.<event>.created`: the final chunk of a backfill arrived (once per `backfillKey`, when given). */
-export function historicalEvent(subject: EventSubject, event: string, provider: string, range: { start: string | null; end: string | null }, backfillKey?: string): NewEvent {
+export function historicalEvent(
+  subject: EventSubject,
+  event: string,
+  provider: string,
+  range: { start: string | null; end: string | null },
+  backfillKey?: string,
+): NewEvent {
   const key = backfillKey ? { idempotencyKey: `${backfillKey}:historical:${event}` } : {};
-  return { ...key, ...envelope(subject, `historical.data.${event}.created`, {
-    user_id: subject.userId,
-    start_date: range.start,
-    end_date: range.end,
-    is_final: true,
-    provider: providerOf(provider),
-  }) };
+  return {
+    ...key,
+    ...envelope(subject, `historical.data.${event}.created`, {
+      user_id: subject.userId,
+      start_date: range.start,
+      end_date: range.end,
+      is_final: true,
+      provider: providerOf(provider),
+    }),
+  };
 }

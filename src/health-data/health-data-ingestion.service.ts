@@ -83,11 +83,21 @@ export class HealthDataIngestionService {
       // its window closes or it is full.
       const samples = within.map((sample) => sampleItem(resource, sample));
       const change = updated > 0 ? 'updated' : 'created';
-      let events = await this.batches.append(manager, timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change), this.config.healthData.events);
+      let events = await this.batches.append(
+        manager,
+        timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change),
+        this.config.healthData.events,
+      );
       if (body.stage === 'historical' && body.is_final_chunk) {
         // After everything of the backfill still gathering: those batches go out first.
         const eventTypes = [`daily.data.${resource.event}.created`, `daily.data.${resource.event}.updated`];
-        const finished = historicalEvent(subject, resource.event, body.provider, { start: body.start_date ?? null, end: body.end_date ?? null }, options.backfillKey);
+        const finished = historicalEvent(
+          subject,
+          resource.event,
+          body.provider,
+          { start: body.start_date ?? null, end: body.end_date ?? null },
+          options.backfillKey,
+        );
         await this.batches.enqueueAfterBatches(manager, { eventTypes, groupPrefix: timeseriesGroup(body.provider, '') }, finished);
         events++;
       }
@@ -141,7 +151,14 @@ export class HealthDataIngestionService {
       await this.outbox.record(manager, events);
       if (stored.length > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('summary', type.slug));
       const created = stored.filter((summary) => summary.inserted).length;
-      return { resource: type.slug, stored: stored.length, created, updated: stored.length - created, outside_ingestion_bounds: items.length - writes.length, events: events.length };
+      return {
+        resource: type.slug,
+        stored: stored.length,
+        created,
+        updated: stored.length - created,
+        outside_ingestion_bounds: items.length - writes.length,
+        events: events.length,
+      };
     });
   }
 
@@ -200,6 +217,7 @@ function dayOf(type: SummaryType, item: Record<string, unknown>): string | null 
 /** A summary's id from its natural key: resending the same day/session replaces it. */
 function summaryIdOf(userId: string, type: SummaryType, provider: string, item: Record<string, unknown>): string {
   const raw = type.key ? item[type.key] : '';
-  const key = type.key && typeof raw === 'string' && raw.length > 10 && !Number.isNaN(Date.parse(raw)) ? new Date(Date.parse(raw)).toISOString() : String(raw ?? '');
+  const key =
+    type.key && typeof raw === 'string' && raw.length > 10 && !Number.isNaN(Date.parse(raw)) ? new Date(Date.parse(raw)).toISOString() : String(raw ?? '');
   return uuidV5(`${userId}|${type.slug}|${provider}|${key}`, SUMMARY_ID_NAMESPACE);
 }

@@ -54,11 +54,15 @@ export function storedSampleJson(resource: TimeseriesResource, sample: StoredSam
 }
 
 /** A sample without extra fields of a resource other than note, in sampleView's key order. */
-function plainSampleJson(resource: TimeseriesResource, sample: Pick<StoredSample, 'ts' | 'endTs' | 'value' | 'diastolic' | 'sampleType' | 'timezoneOffset'>): string {
+function plainSampleJson(
+  resource: TimeseriesResource,
+  sample: Pick<StoredSample, 'ts' | 'endTs' | 'value' | 'diastolic' | 'sampleType' | 'timezoneOffset'>,
+): string {
   const timestamp = iso(sample.ts);
   const head = jsonHead(resource, sample);
   if (resource.kind === 'blood_pressure') return `${head}${timestamp}","systolic":${number(sample.value)},"diastolic":${number(sample.diastolic)}}`;
-  if (resource.kind === 'interval') return `${head}${timestamp}","start":"${timestamp}","end":"${iso(sample.endTs ?? sample.ts)}","value":${number(sample.value)}}`;
+  if (resource.kind === 'interval')
+    return `${head}${timestamp}","start":"${timestamp}","end":"${iso(sample.endTs ?? sample.ts)}","value":${number(sample.value)}}`;
   return `${head}${timestamp}","value":${number(sample.value)}}`;
 }
 
@@ -104,10 +108,11 @@ const number = (value: number | null) => (value === null || !Number.isFinite(val
  */
 export function groupedSamplesJson(resource: TimeseriesResource, samples: StoredSample[], nextCursor: string | null): JsonText {
   const groups = bySlug<string[]>();
-  for (let i = 0; i < samples.length; ) {
+  for (let i = 0; i < samples.length;) {
     const { provider, sourceType } = samples[i];
     const data: string[] = [];
-    for (; i < samples.length && samples[i].provider === provider && samples[i].sourceType === sourceType; i++) data.push(storedSampleJson(resource, samples[i]));
+    for (; i < samples.length && samples[i].provider === provider && samples[i].sourceType === sourceType; i++)
+      data.push(storedSampleJson(resource, samples[i]));
     (groups[provider] ??= []).push(`{"source":${JSON.stringify(sourceOf(provider, sourceType))},"data":[${data.join(',')}]}`);
   }
   const providers = Object.keys(groups).map((provider) => `${JSON.stringify(provider)}:[${groups[provider].join(',')}]`);
@@ -179,7 +184,21 @@ export function rawSummaryView(summary: StoredSummary): Record<string, unknown> 
 
 /** The SDK's ClientFacingDeviceSourceType. */
 const DEVICE_SOURCE_TYPES = new Set([
-  'unknown', 'phone', 'watch', 'app', 'multiple_sources', 'fingerprick', 'cuff', 'manual_scan', 'automatic', 'scale', 'chest_strap', 'ring', 'lab', 'exercise_machine', 'earphone',
+  'unknown',
+  'phone',
+  'watch',
+  'app',
+  'multiple_sources',
+  'fingerprick',
+  'cuff',
+  'manual_scan',
+  'automatic',
+  'scale',
+  'chest_strap',
+  'ring',
+  'lab',
+  'exercise_machine',
+  'earphone',
 ]);
 
 /** Junction's ClientFacingDevice. */

@@ -19,7 +19,9 @@ export const ingestionEnvelope = z.object({
   stage: z.enum(['daily', 'historical']).default('daily').describe('daily: new data; historical: a backfill (its final chunk ends it).'),
   start_date: isoDate.optional().describe('Historical stage: first day of the backfill.'),
   end_date: isoDate.optional().describe('Historical stage: last day of the backfill.'),
-  time_zone: ianaTimeZone.optional().describe("IANA id; default the user's fallback time zone, else UTC. Reads offset-less timestamps and stamps timezone_offset."),
+  time_zone: ianaTimeZone
+    .optional()
+    .describe("IANA id; default the user's fallback time zone, else UTC. Reads offset-less timestamps and stamps timezone_offset."),
   provider: slug.default('manual').describe('The source of the data (default manual).'),
   source_type: slug.default('unknown').describe('The kind of device: watch, phone, ring, cuff, ... (part of a sample key).'),
   is_final_chunk: z.boolean().default(true).describe('Historical stage: the last chunk of the backfill.'),
@@ -28,25 +30,17 @@ export const ingestionEnvelope = z.object({
 export type IngestionEnvelope = z.output<typeof ingestionEnvelope>;
 export class IngestionEnvelopeDto extends createZodDto(ingestionEnvelope) {}
 
-export class TimeseriesIngestParams extends createZodDto(
-  z.object({ user_id: z.uuid(), resource: z.string().max(64) }),
-) {}
+export class TimeseriesIngestParams extends createZodDto(z.object({ user_id: z.uuid(), resource: z.string().max(64) })) {}
 
-export class SummaryIngestParams extends createZodDto(
-  z.object({ resource: z.string().max(64), user_id: z.uuid() }),
-) {}
+export class SummaryIngestParams extends createZodDto(z.object({ resource: z.string().max(64), user_id: z.uuid() })) {}
 
 export class UserIdParams extends createZodDto(z.object({ user_id: z.uuid() })) {}
 
 export class DeviceParams extends createZodDto(z.object({ user_id: z.uuid(), device_id: z.uuid() })) {}
 
-export class TimeseriesReadParams extends createZodDto(
-  z.object({ user_id: z.uuid(), resource: z.string().max(64) }),
-) {}
+export class TimeseriesReadParams extends createZodDto(z.object({ user_id: z.uuid(), resource: z.string().max(64) })) {}
 
-export class SubtypeReadParams extends createZodDto(
-  z.object({ user_id: z.uuid(), resource: z.string().max(64), subtype: z.string().max(64) }),
-) {}
+export class SubtypeReadParams extends createZodDto(z.object({ user_id: z.uuid(), resource: z.string().max(64), subtype: z.string().max(64) })) {}
 
 /** `YYYY-MM-DD` or an ISO date-time (as Junction takes them). */
 const dateOrDateTime = z.union([isoDate, z.iso.datetime({ offset: true, local: true }).max(64)]);

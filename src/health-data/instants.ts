@@ -44,8 +44,12 @@ export function utcInstantMs(text: string): number {
   const length = text.length;
   if (length !== 20 && length !== 24) return Number.NaN;
   if (
-    text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || // - - T
-    text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(length - 1) !== 90 || // : : Z
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // - - T
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(length - 1) !== 90 || // : : Z
     (length === 24 && text.charCodeAt(19) !== 46) // .
   ) {
     return Number.NaN;

@@ -95,7 +95,8 @@ export class IntrospectionService {
     const cursor = query.next_cursor ?? query.cursor;
     // A cursor this endpoint did not return is refused, not read as the first page (a client
     // paging on would otherwise start over without noticing).
-    if (cursor && !/^\d{1,9}$/.test(cursor)) throw validationError(['query', query.next_cursor !== undefined ? 'next_cursor' : 'cursor'], 'Not a cursor this endpoint returned.', cursor);
+    if (cursor && !/^\d{1,9}$/.test(cursor))
+      throw validationError(['query', query.next_cursor !== undefined ? 'next_cursor' : 'cursor'], 'Not a cursor this endpoint returned.', cursor);
     const offset = cursor ? Number(cursor) : 0;
     const { users, total } = await this.users.listLive(team, offset, query.user_limit);
     const next = offset + users.length;
@@ -112,4 +113,3 @@ export class IntrospectionService {
     ];
   }
 }
-

@@ -31,7 +31,18 @@ export interface TimeseriesResource {
 }
 
 const SENSOR_LOCATIONS = [
-  'armpit', 'body', 'ear', 'finger', 'gastrointestinal', 'mouth', 'rectum', 'toe', 'eardrum', 'temporal_artery', 'forehead', 'wrist',
+  'armpit',
+  'body',
+  'ear',
+  'finger',
+  'gastrointestinal',
+  'mouth',
+  'rectum',
+  'toe',
+  'eardrum',
+  'temporal_artery',
+  'forehead',
+  'wrist',
 ] as const;
 
 const typed = (values: readonly string[] | null, inKey = true) => ({ values, required: true, inKey });
@@ -45,7 +56,13 @@ export const TIMESERIES_RESOURCES: readonly TimeseriesResource[] = [
   { slug: 'body_fat', kind: 'discrete', unit: '%', event: 'fat', legacy: true },
   { slug: 'body_mass_index', kind: 'interval', unit: 'index', event: 'body_mass_index' },
   { slug: 'body_temperature', kind: 'interval', unit: '\u00B0C', event: 'body_temperature', extra: { field: 'sensor_location', values: SENSOR_LOCATIONS } },
-  { slug: 'body_temperature_delta', kind: 'interval', unit: '\u00B0C', event: 'body_temperature_delta', extra: { field: 'sensor_location', values: SENSOR_LOCATIONS } },
+  {
+    slug: 'body_temperature_delta',
+    kind: 'interval',
+    unit: '\u00B0C',
+    event: 'body_temperature_delta',
+    extra: { field: 'sensor_location', values: SENSOR_LOCATIONS },
+  },
   { slug: 'body_weight', kind: 'discrete', unit: 'kg', event: 'weight', legacy: true },
   { slug: 'caffeine', kind: 'interval', unit: 'g', event: 'caffeine', legacy: true },
   { slug: 'calories_active', kind: 'interval', unit: 'kcal', event: 'calories_active', legacy: true },
@@ -61,7 +78,13 @@ export const TIMESERIES_RESOURCES: readonly TimeseriesResource[] = [
   { slug: 'forced_vital_capacity', kind: 'interval', unit: 'L', event: 'forced_vital_capacity' },
   { slug: 'glucose', kind: 'discrete', unit: 'mmol/L', event: 'glucose', legacy: true },
   { slug: 'handwashing', kind: 'interval', unit: 'count', event: 'handwashing' },
-  { slug: 'heart_rate_alert', kind: 'interval', unit: 'count', event: 'heart_rate_alert', sampleType: typed(['low_heart_rate', 'high_heart_rate', 'irregular_rhythm']) },
+  {
+    slug: 'heart_rate_alert',
+    kind: 'interval',
+    unit: 'count',
+    event: 'heart_rate_alert',
+    sampleType: typed(['low_heart_rate', 'high_heart_rate', 'irregular_rhythm']),
+  },
   { slug: 'heart_rate_recovery_one_minute', kind: 'interval', unit: 'count', event: 'heart_rate_recovery_one_minute' },
   { slug: 'heartrate', kind: 'discrete', unit: 'bpm', event: 'heartrate', legacy: true },
   { slug: 'hrv', kind: 'discrete', unit: 'rmssd', event: 'hrv', legacy: true },
@@ -76,7 +99,13 @@ export const TIMESERIES_RESOURCES: readonly TimeseriesResource[] = [
   { slug: 'peak_expiratory_flow_rate', kind: 'interval', unit: 'L/min', event: 'peak_expiratory_flow_rate' },
   { slug: 'respiratory_rate', kind: 'discrete', unit: 'bpm', event: 'respiratory_rate', legacy: true },
   { slug: 'sleep_apnea_alert', kind: 'interval', unit: 'count', event: 'sleep_apnea_alert' },
-  { slug: 'sleep_breathing_disturbance', kind: 'interval', unit: 'count', event: 'sleep_breathing_disturbance', sampleType: { values: ['elevated', 'not_elevated'], required: false, inKey: false } },
+  {
+    slug: 'sleep_breathing_disturbance',
+    kind: 'interval',
+    unit: 'count',
+    event: 'sleep_breathing_disturbance',
+    sampleType: { values: ['elevated', 'not_elevated'], required: false, inKey: false },
+  },
   { slug: 'stand_duration', kind: 'interval', unit: 'min', event: 'stand_duration' },
   { slug: 'stand_hour', kind: 'interval', unit: 'count', event: 'stand_hour', sampleType: typed(['stood', 'idle'], false) },
   { slug: 'steps', kind: 'interval', unit: 'count', event: 'steps', legacy: true },
@@ -132,4 +161,3 @@ export const LEGACY_SUBTYPE_ROUTES: Readonly<Record<string, { resource: string; 
   'cholesterol/hdl': { resource: 'cholesterol', type: 'hdl' },
   'cholesterol/triglycerides': { resource: 'cholesterol', type: 'triglycerides' },
 };
-

@@ -67,7 +67,10 @@ function buildSchema(resource: TimeseriesResource): z.ZodType {
     shape.diastolic = finite;
   } else if (resource.kind === 'note') {
     shape.value = z.string().max(10_000);
-    shape.tags = z.array(z.enum(['food', 'exercise', 'insulin_injection', 'unspecified'])).max(16).optional();
+    shape.tags = z
+      .array(z.enum(['food', 'exercise', 'insulin_injection', 'unspecified']))
+      .max(16)
+      .optional();
   } else {
     shape.value = finite;
   }
@@ -109,7 +112,12 @@ export function parseSamples(
     const endTs = interval ? toEpochMs(String(sample.end), timeZone) : null;
     const timeField = interval ? 'start' : 'timestamp';
     if (!Number.isFinite(ts) || ts < EARLIEST_MS || ts > latest) {
-      issues.push({ loc: [...loc, timeField], msg: 'Must be after 1970 and not more than a day in the future.', type: 'value_error', input: sample[timeField] });
+      issues.push({
+        loc: [...loc, timeField],
+        msg: 'Must be after 1970 and not more than a day in the future.',
+        type: 'value_error',
+        input: sample[timeField],
+      });
       continue;
     }
     if (endTs !== null && !(endTs >= ts)) {

@@ -88,15 +88,17 @@ export class SummariesRepository {
   }
 
   async workoutStream(workoutId: string): Promise<Record<string, unknown> | null> {
-    const rows: Array<{ stream: Record<string, unknown> }> = await this.db.query(
-      `SELECT stream FROM health_workout_streams WHERE workout_id = $1`,
-      [workoutId],
-    );
+    const rows: Array<{ stream: Record<string, unknown> }> = await this.db.query(`SELECT stream FROM health_workout_streams WHERE workout_id = $1`, [
+      workoutId,
+    ]);
     return rows[0]?.stream ?? null;
   }
 
   /** Per type and provider: oldest and newest day and count, for introspection. */
-  async statistics(userIds: string[], provider?: string): Promise<Array<{ userId: string; type: string; provider: string; oldest: Date; newest: Date; count: number }>> {
+  async statistics(
+    userIds: string[],
+    provider?: string,
+  ): Promise<Array<{ userId: string; type: string; provider: string; oldest: Date; newest: Date; count: number }>> {
     const rows: Array<Record<string, unknown>> = await this.db.query(
       `SELECT user_id, type, provider, min(coalesce(day::timestamptz, created_at)) AS oldest,
               max(coalesce(day::timestamptz, created_at)) AS newest, count(*) AS count

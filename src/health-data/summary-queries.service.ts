@@ -49,7 +49,12 @@ export class SummaryQueriesService {
     return (await this.summaries.workoutStream(workoutId)) ?? {};
   }
 
-  private async read(team: TeamPrincipal, userId: string, type: SummaryType, query: { start_date?: string; end_date?: string; provider?: string }): Promise<StoredSummary[]> {
+  private async read(
+    team: TeamPrincipal,
+    userId: string,
+    type: SummaryType,
+    query: { start_date?: string; end_date?: string; provider?: string },
+  ): Promise<StoredSummary[]> {
     if (!(await this.users.findLive(team, userId))) throw notFound('User');
     if (type.date && !query.start_date) throw validationError(['query', 'start_date'], 'Field required', undefined, 'missing');
     const range = type.date && query.start_date ? readRange({ start_date: query.start_date, end_date: query.end_date }) : null;

@@ -224,7 +224,10 @@ export class TimeseriesRepository {
   }
 
   /** Per resource and provider: first and last sample time and count, for introspection. */
-  async statistics(userIds: string[], provider?: string): Promise<Array<{ userId: string; resource: string; provider: string; oldest: Date; newest: Date; count: number }>> {
+  async statistics(
+    userIds: string[],
+    provider?: string,
+  ): Promise<Array<{ userId: string; resource: string; provider: string; oldest: Date; newest: Date; count: number }>> {
     const rows: Array<Record<string, unknown>> = await this.db.query(
       `SELECT s.user_id, s.resource, s.provider, min(t.ts) AS oldest, max(t.ts) AS newest, count(*) AS count
          FROM health_series s
@@ -376,7 +379,16 @@ function columnsOf(samples: NormalisedSample[], seriesIds: Map<string, string>):
     if (sample.ts > maxTs) maxTs = sample.ts;
   }
   return {
-    params: [numberArray(series), numberArray(ts), numberArray(endTs), numberArray(values), numberArray(diastolic), textArray(types), numberArray(offsets), textArray(extras)],
+    params: [
+      numberArray(series),
+      numberArray(ts),
+      numberArray(endTs),
+      numberArray(values),
+      numberArray(diastolic),
+      textArray(types),
+      numberArray(offsets),
+      textArray(extras),
+    ],
     seriesIds: [...new Set(series)],
     minTs,
     maxTs,

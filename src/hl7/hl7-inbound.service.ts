@@ -47,7 +47,8 @@ export class Hl7InboundService {
     }
     const { header } = decoded;
     const lab = await this.repository.interfaceOfLabFacility(header.sendingFacility);
-    if (!lab) return this.answer(header, null, 'AR', `Sending facility ${header.sendingFacility} (MSH-4) is not a lab labflow has an HL7 interface with.`, '204', null);
+    if (!lab)
+      return this.answer(header, null, 'AR', `Sending facility ${header.sendingFacility} (MSH-4) is not a lab labflow has an HL7 interface with.`, '204', null);
     if (!INBOUND_TYPES.includes(header.messageType)) {
       return this.answer(header, null, 'AR', `Message type ${header.messageType} is not taken; send ${INBOUND_TYPES.join(', ')}.`, '200', null);
     }
@@ -74,7 +75,15 @@ export class Hl7InboundService {
         await this.deliver(message, fact);
       } catch (error) {
         // Stored, not yet handed over: the lab's resend of the same control id delivers it.
-        return this.answer(header, null, 'AE', `Stored but not yet delivered to the order (${(error as Error).message}); resend the message.`, '207', message.id, !stored);
+        return this.answer(
+          header,
+          null,
+          'AE',
+          `Stored but not yet delivered to the order (${(error as Error).message}); resend the message.`,
+          '207',
+          message.id,
+          !stored,
+        );
       }
     }
     return this.answer(header, null, 'AA', message.ackText ?? 'Message accepted.', undefined, message.id, !stored);
@@ -98,7 +107,8 @@ export class Hl7InboundService {
 
   private async match(lab: Hl7LabInterfaceEntity, reported: readonly ReportedOrder[]): Promise<string | null> {
     for (const order of reported) {
-      if (order.placer && UUID.test(order.placer) && (await this.orders.isOrderAt(order.placer.toLowerCase(), lab.labAccountId))) return order.placer.toLowerCase();
+      if (order.placer && UUID.test(order.placer) && (await this.orders.isOrderAt(order.placer.toLowerCase(), lab.labAccountId)))
+        return order.placer.toLowerCase();
     }
     for (const order of reported) {
       const found = order.filler ? await this.repository.orderOfFiller(lab.receivingFacility, order.filler) : null;
@@ -112,7 +122,15 @@ export class Hl7InboundService {
     await this.repository.setInboundState(message.id, 'processed');
   }
 
-  private answer(header: InboundHeader | null, controlId: string | null, ackCode: AckCode, text: string, errorCode: string | undefined, messageId: string | null, repeat = false): InboundOutcome {
+  private answer(
+    header: InboundHeader | null,
+    controlId: string | null,
+    ackCode: AckCode,
+    text: string,
+    errorCode: string | undefined,
+    messageId: string | null,
+    repeat = false,
+  ): InboundOutcome {
     hl7Metrics.message('in', header?.messageType ?? '', ackCode);
     const ack = buildAck({ to: header, controlId, ackCode, text, errorCode, ownControlId: randomUUID().replace(/-/g, '').slice(0, 20), at: new Date() });
     return { ack, ackCode, messageId, repeat };
@@ -136,11 +154,14 @@ export interface LabFactOf {
 export function factOf(reported: readonly ReportedOrder[]): LabFactOf | null {
   const statuses = reported.map((order) => (order.orderStatus ?? '').toUpperCase());
   const controls = reported.map((order) => (order.orderControl ?? '').toUpperCase());
-  if (statuses.includes('CA') || controls.includes('OC')) return { low: 'do_not_process', detail: reported.flatMap((order) => order.notes).join(' ') || 'Cancelled by the lab.' };
+  if (statuses.includes('CA') || controls.includes('OC'))
+    return { low: 'do_not_process', detail: reported.flatMap((order) => order.notes).join(' ') || 'Cancelled by the lab.' };
   const withResults = reported.filter((order) => order.observations.length > 0);
   if (withResults.length > 0) {
     const final = withResults.every((order) => ['F', 'C', 'X'].includes((order.resultStatus ?? '').toUpperCase()));
-    const correction = withResults.some((order) => (order.resultStatus ?? '').toUpperCase() === 'C' || order.observations.some((observation) => observation.status === 'C'));
+    const correction = withResults.some(
+      (order) => (order.resultStatus ?? '').toUpperCase() === 'C' || order.observations.some((observation) => observation.status === 'C'),
+    );
     return { low: final ? 'completed' : 'partial_results', detail: null, correction };
   }
   if (statuses.includes('CM') && !statuses.some((status) => status === 'IP' || status === 'A')) return { low: 'completed', detail: null };

@@ -10,7 +10,12 @@ const file = z.string().trim().min(1).max(1024);
 /** A lab account's HL7 interface as ops set it (`labflow hl7 configure`), validated before storing. */
 export const hl7InterfaceSettings = z
   .object({
-    host: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:-]+$/, { message: 'must be a host name or IP address' }),
+    host: z
+      .string()
+      .trim()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.:-]+$/, { message: 'must be a host name or IP address' }),
     port: z.number().int().min(1).max(65535),
     tls: z
       .object({ caFile: file.nullish(), certFile: file.nullish(), keyFile: file.nullish(), serverName: z.string().trim().min(1).max(253).nullish() })

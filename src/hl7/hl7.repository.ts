@@ -39,12 +39,17 @@ export class Hl7Repository {
 
   /** How many order messages to the lab were answered AE/AR: each resend is a new message with a new control id. */
   async refusedOrderMessages(orderId: string): Promise<number> {
-    const [row] = await this.db.query(`SELECT count(*)::int AS n FROM hl7_messages WHERE direction = 'out' AND order_id = $1 AND state IN ('error', 'rejected')`, [orderId]);
+    const [row] = await this.db.query(
+      `SELECT count(*)::int AS n FROM hl7_messages WHERE direction = 'out' AND order_id = $1 AND state IN ('error', 'rejected')`,
+      [orderId],
+    );
     return (row as { n: number }).n;
   }
 
   /** Stores an outbound message before it is sent (a retry of the same control id keeps the first row). */
-  async recordOutbound(row: Pick<Hl7MessageEntity, 'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'orderId' | 'bodyEnc'>): Promise<Hl7MessageSummary> {
+  async recordOutbound(
+    row: Pick<Hl7MessageEntity, 'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'orderId' | 'bodyEnc'>,
+  ): Promise<Hl7MessageSummary> {
     const [stored] = await this.db.query(
       `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, order_id, state, body_enc)
        VALUES ($1, 'out', $2, $3, $4, $5, $6, 'sending', $7)
@@ -56,7 +61,12 @@ export class Hl7Repository {
   }
 
   async recordAnswer(id: string, answer: { state: Hl7MessageState; ackCode: string | null; ackText: string | null }): Promise<void> {
-    await this.db.query(`UPDATE hl7_messages SET state = $2, ack_code = $3, ack_text = $4, updated_at = now() WHERE id = $1`, [id, answer.state, answer.ackCode, answer.ackText]);
+    await this.db.query(`UPDATE hl7_messages SET state = $2, ack_code = $3, ack_text = $4, updated_at = now() WHERE id = $1`, [
+      id,
+      answer.state,
+      answer.ackCode,
+      answer.ackText,
+    ]);
   }
 
   /**
@@ -64,17 +74,35 @@ export class Hl7Repository {
    * message was stored already (a repeat), with the row it was stored as.
    */
   async storeInbound(
-    row: Pick<Hl7MessageEntity, 'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'orderId' | 'fillerNumber' | 'state' | 'ackCode' | 'ackText' | 'bodyEnc'>,
+    row: Pick<
+      Hl7MessageEntity,
+      'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'orderId' | 'fillerNumber' | 'state' | 'ackCode' | 'ackText' | 'bodyEnc'
+    >,
   ): Promise<{ stored: boolean; message: Hl7MessageSummary }> {
     const inserted: Hl7MessageSummary[] = await this.db.query(
       `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, order_id, filler_number, state, ack_code, ack_text, body_enc)
        VALUES ($1, 'in', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (direction, peer_facility, control_id) DO NOTHING
        RETURNING ${SUMMARY}`,
-      [randomUUID(), row.peerFacility, row.controlId, row.messageType, row.labAccountId, row.orderId, row.fillerNumber, row.state, row.ackCode, row.ackText, row.bodyEnc],
+      [
+        randomUUID(),
+        row.peerFacility,
+        row.controlId,
+        row.messageType,
+        row.labAccountId,
+        row.orderId,
+        row.fillerNumber,
+        row.state,
+        row.ackCode,
+        row.ackText,
+        row.bodyEnc,
+      ],
     );
     if (inserted[0]) return { stored: true, message: inserted[0] };
-    const [existing] = await this.db.query(`SELECT ${SUMMARY} FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 AND control_id = $2`, [row.peerFacility, row.controlId]);
+    const [existing] = await this.db.query(`SELECT ${SUMMARY} FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 AND control_id = $2`, [
+      row.peerFacility,
+      row.controlId,
+    ]);
     return { stored: false, message: existing as Hl7MessageSummary };
   }
 

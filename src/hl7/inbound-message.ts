@@ -57,12 +57,18 @@ export function decodeInbound(bytes: Buffer): DecodedMessage {
   }
   const charset = (rawFields[17] ?? '').trim().toUpperCase();
   const decoder = CHARSETS[charset];
-  if (!decoder) throw new Hl7Refusal('AR', `Character set ${JSON.stringify(rawFields[17])} (MSH-18) is not supported; send UNICODE UTF-8 or 8859/1.`, '203', controlId);
+  if (!decoder)
+    throw new Hl7Refusal('AR', `Character set ${JSON.stringify(rawFields[17])} (MSH-18) is not supported; send UNICODE UTF-8 or 8859/1.`, '203', controlId);
   let text: string;
   try {
     text = new TextDecoder(decoder, { fatal: true }).decode(bytes);
   } catch {
-    throw new Hl7Refusal('AR', `The message is not valid ${decoder === 'utf-8' ? 'UTF-8' : charset} (MSH-18 ${JSON.stringify(rawFields[17] ?? '')}).`, '203', controlId);
+    throw new Hl7Refusal(
+      'AR',
+      `The message is not valid ${decoder === 'utf-8' ? 'UTF-8' : charset} (MSH-18 ${JSON.stringify(rawFields[17] ?? '')}).`,
+      '203',
+      controlId,
+    );
   }
   // Segments end with CR; a lone LF some senders add after it is not part of the data.
   const message = Hl7Message.parse(text.replace(/\r\n/g, '\r').replace(/\r+$/, ''));
@@ -82,7 +88,13 @@ export function decodeInbound(bytes: Buffer): DecodedMessage {
   if (!header.sendingFacility) throw new Hl7Refusal('AR', 'MSH-4 (sending facility) is empty.', '101', header.controlId, header);
   if (!header.messageType) throw new Hl7Refusal('AR', 'MSH-9 (message type) is empty.', '101', header.controlId, header);
   if (!SUPPORTED_VERSIONS.includes(header.version)) {
-    throw new Hl7Refusal('AR', `HL7 version ${JSON.stringify(header.version)} (MSH-12) is not supported; send ${SUPPORTED_VERSIONS.join(', ')}.`, '203', header.controlId, header);
+    throw new Hl7Refusal(
+      'AR',
+      `HL7 version ${JSON.stringify(header.version)} (MSH-12) is not supported; send ${SUPPORTED_VERSIONS.join(', ')}.`,
+      '203',
+      header.controlId,
+      header,
+    );
   }
   return { text, message, header };
 }

@@ -25,7 +25,9 @@ export async function sendAndAwaitAck(target: MllpTarget, text: string, options:
   const connection = new Hl7Connection(socket, 'utf-8');
   // Errors also reach the pending sendAndWait (a close rejects it); the listener keeps them from throwing.
   connection.addEventListener('error', () => undefined);
-  const closed = new Promise<never>((_, reject) => socket.once('close', () => reject(new Hl7TransportError(`The lab at ${target.host}:${target.port} closed the connection before its ACK.`))));
+  const closed = new Promise<never>((_, reject) =>
+    socket.once('close', () => reject(new Hl7TransportError(`The lab at ${target.host}:${target.port} closed the connection before its ACK.`))),
+  );
   closed.catch(() => undefined);
   try {
     return await Promise.race([connection.sendAndWait(Hl7Message.parse(text), { timeoutMs: options.ackTimeoutMs }), closed]);

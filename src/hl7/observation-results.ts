@@ -139,13 +139,19 @@ function resultOf(marker: ResultMarker, observation: Observation, context: { lab
     result.loinc = marker.loinc.code;
     result.loinc_slug = marker.loinc.slug;
   }
-  if (marker.parent) result.source_markers = [{ marker_id: marker.parent.id, name: marker.parent.name, slug: marker.parent.slug, provider_id: marker.parent.providerId }];
+  if (marker.parent)
+    result.source_markers = [{ marker_id: marker.parent.id, name: marker.parent.name, slug: marker.parent.slug, provider_id: marker.parent.providerId }];
   if (context.sampleId) result.source_sample_id = context.sampleId;
   return result;
 }
 
 function missingOf(marker: ResultMarker, observation: Observation): MissingBiomarkerResult {
-  const missing: MissingBiomarkerResult = { name: marker.name, slug: marker.slug, inferred_failure_type: 'internal_lab_failure', provider_id: marker.providerId };
+  const missing: MissingBiomarkerResult = {
+    name: marker.name,
+    slug: marker.slug,
+    inferred_failure_type: 'internal_lab_failure',
+    provider_id: marker.providerId,
+  };
   if (observation.value) missing.note = observation.value;
   if (marker.loinc) {
     missing.loinc = marker.loinc.code;

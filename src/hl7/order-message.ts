@@ -28,7 +28,12 @@ export interface OrderMessageInsurance {
   memberId: string | null;
   /** Self, Spouse, Other… (IN1-17). */
   relationship: string | null;
-  guarantor: { firstName: string; lastName: string; phone: string | null; address: { firstLine: string; city: string; state: string; zip: string; country: string } } | null;
+  guarantor: {
+    firstName: string;
+    lastName: string;
+    phone: string | null;
+    address: { firstLine: string; city: string; state: string; zip: string; country: string };
+  } | null;
 }
 
 /** One orderable test, with the lab's code for it. */
@@ -143,11 +148,27 @@ export function buildOrderMessage(input: OrderMessageInput): string {
       ]),
     );
     if (index === 0 && input.notes) segments.push(segment('NTE', ['1', 'L', field(input.notes)]));
-    input.diagnoses.forEach((code, position) => segments.push(segment('DG1', [String(position + 1), version === '2.3' ? 'I10' : '', field(code, '', 'I10'), '', '', 'W'])));
+    input.diagnoses.forEach((code, position) =>
+      segments.push(segment('DG1', [String(position + 1), version === '2.3' ? 'I10' : '', field(code, '', 'I10'), '', '', 'W'])),
+    );
     input.aoeAnswers
       .filter((answer) => answer.markerId === test.markerId)
       .forEach((answer, position) =>
-        segments.push(segment('OBX', [String(position + 1), 'ST', field(`AOE-${answer.questionId}`, answer.question ?? `Question ${answer.questionId}`, 'L'), '', field(answer.answer), '', '', '', '', '', 'O'])),
+        segments.push(
+          segment('OBX', [
+            String(position + 1),
+            'ST',
+            field(`AOE-${answer.questionId}`, answer.question ?? `Question ${answer.questionId}`, 'L'),
+            '',
+            field(answer.answer),
+            '',
+            '',
+            '',
+            '',
+            '',
+            'O',
+          ]),
+        ),
       );
   });
   return segments.join('\r');

@@ -44,9 +44,7 @@ export const createInsuranceSchema = z.object({
 
 export class CreateInsuranceDto extends createZodDto(createInsuranceSchema) {}
 
-export class InsuranceUserParams extends createZodDto(
-  z.object({ user_id: z.uuid().describe('The user id returned at user creation.') }),
-) {}
+export class InsuranceUserParams extends createZodDto(z.object({ user_id: z.uuid().describe('The user id returned at user creation.') })) {}
 
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', '0', 'no', 'off']);
@@ -68,9 +66,7 @@ export class LatestInsuranceQuery extends createZodDto(
   z.object({
     // Omitted means no filter: the SDK sends is_primary only when the caller sets it, so an
     // omitted value asks for the latest insurance whatever its rank.
-    is_primary: queryBoolean
-      .optional()
-      .describe('true: latest primary insurance; false: latest secondary one; omitted: latest of either.'),
+    is_primary: queryBoolean.optional().describe('true: latest primary insurance; false: latest secondary one; omitted: latest of either.'),
   }),
 ) {}
 

@@ -5,12 +5,7 @@ import { PhiCipher } from '../common/crypto';
 import { notFound, validationError } from '../common/errors';
 import type { PhiAccess } from '../common/phi-access-log';
 import { UsersRepository } from '../users/users.repository';
-import type {
-  ClientFacingInsurance,
-  CreateInsuranceDto,
-  GuarantorDetails,
-  PersonDetails,
-} from './insurance.dto';
+import type { ClientFacingInsurance, CreateInsuranceDto, GuarantorDetails, PersonDetails } from './insurance.dto';
 import { InsuranceEntity, type PayorEntity } from './insurance.entity';
 import { InsuranceRepository, PayorRegistry } from './insurance.repository';
 

@@ -20,7 +20,11 @@ export class PayorsController {
   @Post('v3/insurance/search/payor')
   @HttpCode(200)
   async searchDeprecated(@CurrentTeam() team: TeamPrincipal, @Body() body: PayorSearchBody) {
-    const found = await this.payors.search(team, { name: body.insurance_name ?? undefined, provider: body.provider ?? undefined, providerPayorId: body.provider_id ?? undefined });
+    const found = await this.payors.search(team, {
+      name: body.insurance_name ?? undefined,
+      provider: body.provider ?? undefined,
+      providerPayorId: body.provider_id ?? undefined,
+    });
     return found.map(({ payor_code, ...rest }) => ({ code: payor_code, ...rest }));
   }
 

@@ -29,7 +29,14 @@ export class PayorsService {
       aliases: [],
       provider: body.provider ?? null,
       providerPayorId: body.provider_payor_id ?? null,
-      address: { first_line: address.first_line, second_line: address.second_line || null, city: address.city, state: address.state, zip: address.zip, country: address.country },
+      address: {
+        first_line: address.first_line,
+        second_line: address.second_line || null,
+        city: address.city,
+        state: address.state,
+        zip: address.zip,
+        country: address.country,
+      },
     });
     try {
       return toPayorView(await this.payors.insert(payor));

@@ -119,7 +119,12 @@ export class LabReportProcessingService implements LabReportProcessing, OnModule
 
   /** The reviewer refused the results: the job ends `rejected` with the reason, its data dropped, so nothing is filed. */
   async reject(jobId: string, rejection: LabReportRejection): Promise<void> {
-    await this.change(jobId, JOB_MOVES_FROM.rejected, { status: 'rejected', isReviewed: true, dataEnc: null, rejectionReasonEnc: this.cipher.encryptJson(rejection.reason) });
+    await this.change(jobId, JOB_MOVES_FROM.rejected, {
+      status: 'rejected',
+      isReviewed: true,
+      dataEnc: null,
+      rejectionReasonEnc: this.cipher.encryptJson(rejection.reason),
+    });
   }
 
   /** A status change and its update event, atomically; nothing when the job already moved. */

@@ -98,7 +98,8 @@ export class ReviewParsingJobDto extends createZodDto(
     .superRefine((body, context) => {
       if (body.decision === 'reject') {
         if (body.reason === undefined) context.addIssue({ code: 'custom', path: ['reason'], message: 'A rejection needs a reason.' });
-        if (body.results !== undefined || body.metadata !== undefined) context.addIssue({ code: 'custom', path: ['decision'], message: 'A rejection takes no results or metadata.' });
+        if (body.results !== undefined || body.metadata !== undefined)
+          context.addIssue({ code: 'custom', path: ['decision'], message: 'A rejection takes no results or metadata.' });
       } else if (body.reason !== undefined) {
         context.addIssue({ code: 'custom', path: ['reason'], message: 'A reason is given with decision "reject" only.' });
       }

@@ -65,10 +65,11 @@ export class LabReportsRepository {
 
   /** Stores a step's output once: a step re-run after a crash finds the first write kept. */
   async saveArtifact(jobId: string, stage: LabReportStage, contentEnc: Buffer): Promise<void> {
-    await this.db.query(
-      `INSERT INTO lab_report_artifacts (job_id, stage, content_enc) VALUES ($1, $2, $3) ON CONFLICT (job_id, stage) DO NOTHING`,
-      [jobId, stage, contentEnc],
-    );
+    await this.db.query(`INSERT INTO lab_report_artifacts (job_id, stage, content_enc) VALUES ($1, $2, $3) ON CONFLICT (job_id, stage) DO NOTHING`, [
+      jobId,
+      stage,
+      contentEnc,
+    ]);
   }
 
   async readArtifact(jobId: string, stage: LabReportStage): Promise<Buffer | null> {

@@ -13,7 +13,8 @@ export interface CollectionInstructionsInput {
   date: Date;
 }
 
-const FASTING = 'Do not eat or drink anything but water for 8 to 12 hours before your sample is taken. Keep taking your usual medicines unless your doctor told you otherwise.';
+const FASTING =
+  'Do not eat or drink anything but water for 8 to 12 hours before your sample is taken. Keep taking your usual medicines unless your doctor told you otherwise.';
 const NO_FASTING = 'You do not need to fast for this test. Keep taking your usual medicines unless your doctor told you otherwise.';
 
 /**
@@ -77,29 +78,39 @@ const STEPS: Record<CollectionMethod, { title: string; before: string[]; steps: 
 /** `GET /v3/lab_test/{id}/collection_instruction_pdf` and `GET /v3/order/{id}/collection_instruction_pdf`. */
 export function renderCollectionInstructionsPdf(input: CollectionInstructionsInput): Promise<Buffer> {
   const instructions = STEPS[input.method];
-  return renderPdf({ title: `Collection instructions: ${input.testName}`, author: input.labName, subject: 'Sample collection instructions', date: input.date }, (doc) => {
-    doc.font(PDF_BOLD).fontSize(18).fillColor('black').text(pdfSafe(instructions.title), PDF_MARGIN, doc.y, { width: contentWidth(doc) });
-    doc.moveDown(0.3);
-    field(doc, 'Test', input.testName);
-    field(doc, 'Laboratory', input.labName);
-    if (input.order) {
-      field(doc, 'Order ID', input.order.id);
-      if (input.order.sampleId) field(doc, 'Sample ID', input.order.sampleId);
-    }
-    section(doc, 'BEFORE YOU START');
-    paragraph(doc, input.fasting ? FASTING : NO_FASTING);
-    for (const line of instructions.before) {
+  return renderPdf(
+    { title: `Collection instructions: ${input.testName}`, author: input.labName, subject: 'Sample collection instructions', date: input.date },
+    (doc) => {
+      doc
+        .font(PDF_BOLD)
+        .fontSize(18)
+        .fillColor('black')
+        .text(pdfSafe(instructions.title), PDF_MARGIN, doc.y, { width: contentWidth(doc) });
       doc.moveDown(0.3);
-      paragraph(doc, line);
-    }
-    section(doc, 'STEPS');
-    instructions.steps.forEach((step, index) => {
-      keepTogether(doc, 2 * doc.currentLineHeight(true));
-      doc.moveDown(0.2);
-      paragraph(doc, `${index + 1}. ${step}`);
-    });
-    section(doc, 'IF SOMETHING GOES WRONG');
-    paragraph(doc, instructions.ifWrong);
-    pageFooters(doc, (page, pages) => `labflow collection instructions - ${input.order ? `Order ${input.order.id}` : input.testName} - Page ${page} of ${pages}`);
-  });
+      field(doc, 'Test', input.testName);
+      field(doc, 'Laboratory', input.labName);
+      if (input.order) {
+        field(doc, 'Order ID', input.order.id);
+        if (input.order.sampleId) field(doc, 'Sample ID', input.order.sampleId);
+      }
+      section(doc, 'BEFORE YOU START');
+      paragraph(doc, input.fasting ? FASTING : NO_FASTING);
+      for (const line of instructions.before) {
+        doc.moveDown(0.3);
+        paragraph(doc, line);
+      }
+      section(doc, 'STEPS');
+      instructions.steps.forEach((step, index) => {
+        keepTogether(doc, 2 * doc.currentLineHeight(true));
+        doc.moveDown(0.2);
+        paragraph(doc, `${index + 1}. ${step}`);
+      });
+      section(doc, 'IF SOMETHING GOES WRONG');
+      paragraph(doc, instructions.ifWrong);
+      pageFooters(
+        doc,
+        (page, pages) => `labflow collection instructions - ${input.order ? `Order ${input.order.id}` : input.testName} - Page ${page} of ${pages}`,
+      );
+    },
+  );
 }

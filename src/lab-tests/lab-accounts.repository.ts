@@ -29,8 +29,18 @@ interface LabAccountRow {
 
 /** The lab_accounts columns a LabAccountRow holds, in its order, over alias `a`. */
 const LAB_ACCOUNT_COLUMNS = [
-  'a.id', 'a.team_id', 'a.environment', 'a.lab_id', 'a.status', 'a.delegated_flow', 'a.provider_account_id', 'a.account_name',
-  'a.default_clinical_notes', 'a.allowed_billing', 'a.team_id_allowlist', 'a.created_at',
+  'a.id',
+  'a.team_id',
+  'a.environment',
+  'a.lab_id',
+  'a.status',
+  'a.delegated_flow',
+  'a.provider_account_id',
+  'a.account_name',
+  'a.default_clinical_notes',
+  'a.allowed_billing',
+  'a.team_id_allowlist',
+  'a.created_at',
 ] as const;
 
 /**
@@ -77,8 +87,33 @@ const parseTimestamptz = types.getTypeParser(1184, 'text') as (value: string) =>
 /** The accounts of a visibleLabAccountsJson value, as listVisible returns them. */
 export function labAccountsFromJson(accounts: unknown[][]): LabAccountEntity[] {
   return accounts.map((values) => {
-    const [id, teamId, environment, labId, status, delegatedFlow, providerAccountId, accountName, defaultClinicalNotes, allowedBilling, teamIdAllowlist, createdAt] =
-      values as [string, string | null, LabAccountRow['environment'], number, LabAccountRow['status'], LabAccountRow['delegated_flow'], string, string, string | null, LabAccountRow['allowed_billing'], string[], string];
+    const [
+      id,
+      teamId,
+      environment,
+      labId,
+      status,
+      delegatedFlow,
+      providerAccountId,
+      accountName,
+      defaultClinicalNotes,
+      allowedBilling,
+      teamIdAllowlist,
+      createdAt,
+    ] = values as [
+      string,
+      string | null,
+      LabAccountRow['environment'],
+      number,
+      LabAccountRow['status'],
+      LabAccountRow['delegated_flow'],
+      string,
+      string,
+      string | null,
+      LabAccountRow['allowed_billing'],
+      string[],
+      string,
+    ];
     return toLabAccountEntity({
       id,
       team_id: teamId,

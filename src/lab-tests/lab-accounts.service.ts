@@ -112,13 +112,10 @@ export class LabAccountsService {
     const candidates = (visibleAtLab ?? (await this.accounts.listVisible(team, { labId: options.labId }))).filter(
       (account) => account.id !== options.excludeAccountId && usable.includes(account.status),
     );
-    const rank = (account: LabAccountEntity) =>
-      (account.status === 'active' ? 0 : 1) + (account.teamIdAllowlist.includes(team.teamId) ? 0 : 2);
+    const rank = (account: LabAccountEntity) => (account.status === 'active' ? 0 : 1) + (account.teamIdAllowlist.includes(team.teamId) ? 0 : 2);
     const byRank = (a: LabAccountEntity, b: LabAccountEntity) => rank(a) - rank(b);
     const own = candidates.filter((account) => account.teamId === team.teamId).sort(byRank);
-    const platform = candidates
-      .filter((account) => account.teamId === null && account.delegatedFlow === 'not_delegated')
-      .sort(byRank);
+    const platform = candidates.filter((account) => account.teamId === null && account.delegatedFlow === 'not_delegated').sort(byRank);
     const chosen = own[0] ?? platform[0];
     if (!chosen) throw validationError(loc, `No ${usable.join(' or ')} lab account is available at ${labSlug}.`, options.labAccountId ?? null);
     return chosen;
@@ -130,12 +127,7 @@ export class LabAccountsService {
    * four that support delegated accounts, and `now` is past the end of the grace period.
    * Platform (not-delegated) accounts use labflow's physicians.
    */
-  requiresPhysician(
-    account: Pick<LabAccountEntity, 'delegatedFlow'>,
-    labSlug: string,
-    now: Date = new Date(),
-    enforceFrom: Date = this.enforceFrom,
-  ): boolean {
+  requiresPhysician(account: Pick<LabAccountEntity, 'delegatedFlow'>, labSlug: string, now: Date = new Date(), enforceFrom: Date = this.enforceFrom): boolean {
     return PHYSICIAN_FLOWS.includes(account.delegatedFlow) && DELEGATED_ACCOUNT_LABS.includes(labSlug) && now.getTime() >= enforceFrom.getTime();
   }
 

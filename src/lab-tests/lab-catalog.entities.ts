@@ -164,12 +164,4 @@ export class LabAccountEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }
 
-export const LAB_CATALOG_ENTITIES = [
-  LabEntity,
-  LoincEntity,
-  MarkerEntity,
-  PanelMemberEntity,
-  LabTestEntity,
-  LabTestMarkerEntity,
-  LabAccountEntity,
-];
+export const LAB_CATALOG_ENTITIES = [LabEntity, LoincEntity, MarkerEntity, PanelMemberEntity, LabTestEntity, LabTestMarkerEntity, LabAccountEntity];

@@ -1,13 +1,5 @@
 import type { LabAccountEntity, LabEntity, LabTestEntity, LoincEntity, MarkerEntity } from './lab-catalog.entities';
-import type {
-  ExpectedResultView,
-  LabAccountView,
-  LabTestView,
-  LabView,
-  LoincView,
-  MarkerCompleteView,
-  MarkerView,
-} from './lab-tests.dto';
+import type { ExpectedResultView, LabAccountView, LabTestView, LabView, LoincView, MarkerCompleteView, MarkerView } from './lab-tests.dto';
 
 /** Junction's ClientFacingLab. */
 export function toLabView(lab: LabEntity): LabView {

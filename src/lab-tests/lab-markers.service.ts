@@ -41,18 +41,17 @@ export class LabMarkersService {
    * for each unknown or not orderable one. A provider id found at several labs is taken at
    * `preferLabId`, else at the lab of the other markers; otherwise it is ambiguous.
    */
-  async resolveMarkers(
-    markerIds: number[],
-    providerIds: string[],
-    loc: Loc,
-    issues: ValidationIssue[],
-    preferLabId?: number,
-  ): Promise<MarkerEntity[]> {
+  async resolveMarkers(markerIds: number[], providerIds: string[], loc: Loc, issues: ValidationIssue[], preferLabId?: number): Promise<MarkerEntity[]> {
     const byId = new Map((await this.catalog.markersByIds(unique(markerIds))).map((marker) => [marker.id, marker]));
     const found: MarkerEntity[] = [];
     const check = (marker: MarkerEntity, where: Loc, input: unknown) => {
       if (!marker.aLaCarteEnabled) {
-        issues.push({ loc: where, msg: `Marker ${marker.id} (${marker.name}) is reported with a panel and cannot be ordered on its own.`, type: 'value_error', input });
+        issues.push({
+          loc: where,
+          msg: `Marker ${marker.id} (${marker.name}) is reported with a panel and cannot be ordered on its own.`,
+          type: 'value_error',
+          input,
+        });
       } else if (!found.some((other) => other.id === marker.id)) found.push(marker);
     };
     markerIds.forEach((id, index) => {
@@ -69,7 +68,12 @@ export class LabMarkersService {
         const chosen = matches.length === 1 ? matches[0] : matches.find((marker) => marker.labId === labHint);
         if (matches.length === 0) issues.push({ loc: where, msg: `No marker has provider id ${providerId}.`, type: 'value_error', input: providerId });
         else if (!chosen) {
-          issues.push({ loc: where, msg: `Provider id ${providerId} exists at several labs; give marker_ids instead.`, type: 'value_error', input: providerId });
+          issues.push({
+            loc: where,
+            msg: `Provider id ${providerId} exists at several labs; give marker_ids instead.`,
+            type: 'value_error',
+            input: providerId,
+          });
         } else check(chosen, where, providerId);
       });
     }

@@ -69,9 +69,7 @@ export class UpdateLabTestDto extends createZodDto(
 
 export class LabTestIdParams extends createZodDto(z.object({ lab_test_id: uuid })) {}
 
-export class LabProviderParams extends createZodDto(
-  z.object({ lab_id: z.coerce.number().int(), provider_id: z.string().min(1).max(100) }),
-) {}
+export class LabProviderParams extends createZodDto(z.object({ lab_id: z.coerce.number().int(), provider_id: z.string().min(1).max(100) })) {}
 
 export class LabAccountQuery extends createZodDto(z.object({ lab_account_id: uuid.optional() })) {}
 
@@ -186,7 +184,7 @@ const labTest = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
-  description: z.string().describe('What the test is for, as its creator described it (the spec lists it on an order\'s lab_test).'),
+  description: z.string().describe("What the test is for, as its creator described it (the spec lists it on an order's lab_test)."),
   sample_type: z.enum(SAMPLE_TYPES),
   method: collectionMethod,
   price: z.number(),

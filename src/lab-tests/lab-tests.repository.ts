@@ -24,13 +24,10 @@ export class LabTestsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   private visible(scope: Scope, manager: EntityManager = this.db.manager) {
-    return manager
-      .getRepository(LabTestEntity)
-      .createQueryBuilder('t')
-      .where('(t.team_id IS NULL OR (t.team_id = :teamId AND t.environment = :environment))', {
-        teamId: scope.teamId,
-        environment: scope.environment,
-      });
+    return manager.getRepository(LabTestEntity).createQueryBuilder('t').where('(t.team_id IS NULL OR (t.team_id = :teamId AND t.environment = :environment))', {
+      teamId: scope.teamId,
+      environment: scope.environment,
+    });
   }
 
   /** `manager`: a caller inside a transaction reads on its connection (never a second one of the pool). */
@@ -75,9 +72,7 @@ export class LabTestsRepository {
   async markerIdsOf(testIds: string[], manager: EntityManager = this.db.manager): Promise<Map<string, number[]>> {
     const byTest = new Map<string, number[]>(testIds.map((id) => [id, []]));
     if (testIds.length === 0) return byTest;
-    const rows = await manager
-      .getRepository(LabTestMarkerEntity)
-      .find({ where: { labTestId: In(testIds) }, order: { labTestId: 'ASC', position: 'ASC' } });
+    const rows = await manager.getRepository(LabTestMarkerEntity).find({ where: { labTestId: In(testIds) }, order: { labTestId: 'ASC', position: 'ASC' } });
     for (const row of rows) byTest.get(row.labTestId)?.push(row.markerId);
     return byTest;
   }
@@ -86,9 +81,7 @@ export class LabTestsRepository {
   async insert(test: LabTestEntity, markerIds: number[]): Promise<LabTestEntity> {
     return this.db.transaction(async (manager: EntityManager) => {
       const saved = await manager.getRepository(LabTestEntity).save(test);
-      await manager
-        .getRepository(LabTestMarkerEntity)
-        .insert(markerIds.map((markerId, position) => ({ labTestId: saved.id, markerId, position })));
+      await manager.getRepository(LabTestMarkerEntity).insert(markerIds.map((markerId, position) => ({ labTestId: saved.id, markerId, position })));
       return saved;
     });
   }

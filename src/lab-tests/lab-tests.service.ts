@@ -11,14 +11,7 @@ import { toLabTestView, toLabView, toMarkerView } from './lab-catalog.views';
 import { renderCollectionInstructionsPdf } from './collection-instructions';
 import { LabAccountsService } from './lab-accounts.service';
 import { LabMarkersService, unique } from './lab-markers.service';
-import type {
-  LabTestView,
-  LabView,
-  MarkerCompleteView,
-  MarkersPageView,
-  MarkerView,
-  OrderSetInput,
-} from './lab-tests.dto';
+import type { LabTestView, LabView, MarkerCompleteView, MarkersPageView, MarkerView, OrderSetInput } from './lab-tests.dto';
 import { OrderableLabTestsService } from './orderable-lab-tests.service';
 
 export interface ListLabTestsInput {
@@ -102,7 +95,12 @@ export class LabTestsService {
       query.size,
     );
     const graph = await this.labMarkers.graph(markers);
-    return markersPage(markers.map((marker) => graph.completeView(marker)), total, query.page, query.size);
+    return markersPage(
+      markers.map((marker) => graph.completeView(marker)),
+      total,
+      query.page,
+      query.size,
+    );
   }
 
   async markerByProviderId(team: TeamPrincipal, labId: number, providerId: string, labAccountId?: string): Promise<MarkerView> {
@@ -147,7 +145,12 @@ export class LabTestsService {
     const pageIds = pageOf(markerIds, query.page, query.size);
     const graph = await this.labMarkers.graph(await this.catalog.markersByIds(pageIds));
     const markers = pageIds.map((id) => graph.marker(id)).filter((marker): marker is MarkerEntity => marker !== undefined);
-    return markersPage(markers.map((marker) => graph.completeView(marker)), markerIds.length, query.page, query.size);
+    return markersPage(
+      markers.map((marker) => graph.completeView(marker)),
+      markerIds.length,
+      query.page,
+      query.size,
+    );
   }
 
   /** `POST /v3/lab_tests/list_order_set_markers`: the markers an order set would order. */
@@ -155,7 +158,12 @@ export class LabTestsService {
     const { markers } = await this.orderable.resolveOrderSet(team, orderSet);
     const pageMarkers = pageOf(markers, page, size);
     const graph = await this.labMarkers.graph(pageMarkers);
-    return markersPage(pageMarkers.map((marker) => graph.completeView(marker)), markers.length, page, size);
+    return markersPage(
+      pageMarkers.map((marker) => graph.completeView(marker)),
+      markers.length,
+      page,
+      size,
+    );
   }
 
   /**
@@ -166,11 +174,7 @@ export class LabTestsService {
     const markers = await this.markersForNewTest(body);
     const [lab] = await this.catalog.labsByIds([markers[0].labId]);
     if (!lab.collectionMethods.includes(body.method)) {
-      throw validationError(
-        ['body', 'method'],
-        `Lab ${lab.slug} does not offer ${body.method}; it offers ${lab.collectionMethods.join(', ')}.`,
-        body.method,
-      );
+      throw validationError(['body', 'method'], `Lab ${lab.slug} does not offer ${body.method}; it offers ${lab.collectionMethods.join(', ')}.`, body.method);
     }
     const tat = (pick: (marker: MarkerEntity) => number | null) => {
       const days = markers.map(pick).filter((value): value is number => value !== null);
@@ -198,7 +202,10 @@ export class LabTestsService {
       commonTatDays: tat((marker) => marker.commonTatDays),
       worstCaseTatDays: tat((marker) => marker.worstCaseTatDays),
     });
-    const saved = await this.tests.insert(test, markers.map((marker) => marker.id));
+    const saved = await this.tests.insert(
+      test,
+      markers.map((marker) => marker.id),
+    );
     const [view] = await this.views([saved]);
     return view;
   }
@@ -305,7 +312,13 @@ export class LabTestsService {
     const labIds = unique(markers.map((marker) => marker.labId));
     if (labIds.length > 1) {
       const labs = new Map((await this.catalog.labsByIds(labIds)).map((lab) => [lab.id, lab.slug]));
-      const described = labIds.map((id) => `${labs.get(id)} (${markers.filter((marker) => marker.labId === id).map((marker) => marker.id).join(', ')})`);
+      const described = labIds.map(
+        (id) =>
+          `${labs.get(id)} (${markers
+            .filter((marker) => marker.labId === id)
+            .map((marker) => marker.id)
+            .join(', ')})`,
+      );
       throw validationError(
         ['body', 'marker_ids'],
         `All markers of a lab test must be from one lab; got markers from ${described.join(' and ')}.`,

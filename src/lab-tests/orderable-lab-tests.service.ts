@@ -70,13 +70,10 @@ export class OrderableLabTestsService {
     const foreign = ids.filter((id) => byId.get(id)?.labId !== labId);
     if (foreign.length > 0) {
       const [lab] = await this.catalog.labsByIds([labId]);
-      throw validationError(
-        loc,
-        `Markers ${foreign.join(', ')} are not markers of lab ${lab?.slug ?? labId}.`,
-        markerIds,
-        'value_error',
-        { foreign_marker_ids: foreign, lab_id: labId },
-      );
+      throw validationError(loc, `Markers ${foreign.join(', ')} are not markers of lab ${lab?.slug ?? labId}.`, markerIds, 'value_error', {
+        foreign_marker_ids: foreign,
+        lab_id: labId,
+      });
     }
     return ids.map((id) => byId.get(id) as MarkerEntity);
   }
@@ -113,7 +110,10 @@ export class OrderableLabTestsService {
       const slug = (id: number) => labs.find((lab) => lab.id === id)?.slug ?? String(id);
       throw validationError(
         [...loc, 'lab_account_id'],
-        `Lab account ${account.id} is at ${slug(account.labId)}; the order set has lab tests or markers at ${labIds.filter((id) => id !== account.labId).map(slug).join(', ')}.`,
+        `Lab account ${account.id} is at ${slug(account.labId)}; the order set has lab tests or markers at ${labIds
+          .filter((id) => id !== account.labId)
+          .map(slug)
+          .join(', ')}.`,
         account.id,
       );
     }

@@ -11,10 +11,7 @@ export interface ReferenceRange {
   unit: string | null;
 }
 
-type RangeSource = Pick<
-  MarkerEntity,
-  'referenceMin' | 'referenceMax' | 'criticalLow' | 'criticalHigh' | 'referenceRangesBySex' | 'unit'
->;
+type RangeSource = Pick<MarkerEntity, 'referenceMin' | 'referenceMax' | 'criticalLow' | 'criticalHigh' | 'referenceRangesBySex' | 'unit'>;
 
 /**
  * The reference range of a biomarker for a patient: the sex-specific range when the marker has

@@ -26,7 +26,13 @@ export class LinkBulkOpWorkflows {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
     try {
-      return await Promise.race([this.temporal.workflow.getHandle(linkBulkOpWorkflowId(opId)).result().then(() => true), timeout]);
+      return await Promise.race([
+        this.temporal.workflow
+          .getHandle(linkBulkOpWorkflowId(opId))
+          .result()
+          .then(() => true),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }

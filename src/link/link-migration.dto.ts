@@ -10,7 +10,10 @@ const provider = slug.describe('The OAuth provider whose connections move (oura)
 const waitForCompletion = z.boolean().optional().describe('Answer 200 once the operation is done, if that takes at most 20 seconds; otherwise 202 at once.');
 
 /** `team_id` of every Link Migration route: the key's own team. */
-const teamId = z.union([z.literal('infer_from_context'), z.uuid()]).optional().describe("The API key's team (infer_from_context, the default, or its id).");
+const teamId = z
+  .union([z.literal('infer_from_context'), z.uuid()])
+  .optional()
+  .describe("The API key's team (infer_from_context, the default, or its id).");
 export class BulkTeamQuery extends createZodDto(z.object({ team_id: teamId })) {}
 
 /** Each user at most once in one request. */
@@ -44,7 +47,12 @@ export class BulkImportDto extends createZodDto(
       .array(connectionRecipe)
       .min(1)
       .max(MAX_BULK_USERS)
-      .superRefine(uniqueUsers((recipe) => recipe.user_id, (index) => `connections[${index}].user_id`)),
+      .superRefine(
+        uniqueUsers(
+          (recipe) => recipe.user_id,
+          (index) => `connections[${index}].user_id`,
+        ),
+      ),
     wait_for_completion: waitForCompletion,
   }),
 ) {}
@@ -53,7 +61,12 @@ const userIds = z
   .array(z.uuid())
   .min(1)
   .max(MAX_BULK_USERS)
-  .superRefine(uniqueUsers((id) => id, (index) => `user_ids[${index}]`));
+  .superRefine(
+    uniqueUsers(
+      (id) => id,
+      (index) => `user_ids[${index}]`,
+    ),
+  );
 
 /** `POST /v2/link/bulk_trigger_historical_pull` (BulkTriggerHistoricalPullBody). */
 export class BulkHistoricalPullDto extends createZodDto(z.strictObject({ provider, user_ids: userIds, wait_for_completion: waitForCompletion })) {}

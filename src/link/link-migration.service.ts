@@ -59,7 +59,14 @@ export class LinkMigrationService {
       credentialsEnc: this.cipher.encryptJson(credentialsOf(recipe)),
       providerUserId: recipe.provider_id,
     }));
-    return this.run(team, 'link_bulk_import', body.provider, items, { batchSize: IMPORT_BATCH, stepTimeout: '5 minutes', heartbeatTimeout }, { body, idempotencyKey });
+    return this.run(
+      team,
+      'link_bulk_import',
+      body.provider,
+      items,
+      { batchSize: IMPORT_BATCH, stepTimeout: '5 minutes', heartbeatTimeout },
+      { body, idempotencyKey },
+    );
   }
 
   async bulkHistoricalPull(team: TeamPrincipal, teamId: string | undefined, body: BulkHistoricalPullDto, idempotencyKey?: string): Promise<BulkOpAnswer> {
@@ -68,7 +75,14 @@ export class LinkMigrationService {
     // A step pulls each of its connections' whole history, each as long as a connection's sync step may take.
     const stepTimeout = pullBatch * toMs(String(this.config.connections.syncTimeout));
     const items = body.user_ids.map((userId) => ({ userId, credentialsEnc: null, providerUserId: null }));
-    return this.run(team, 'link_bulk_historical_trigger', body.provider, items, { batchSize: pullBatch, batchInterval: pullInterval, stepTimeout, heartbeatTimeout }, { body, idempotencyKey });
+    return this.run(
+      team,
+      'link_bulk_historical_trigger',
+      body.provider,
+      items,
+      { batchSize: pullBatch, batchInterval: pullInterval, stepTimeout, heartbeatTimeout },
+      { body, idempotencyKey },
+    );
   }
 
   /** Pauses at once (no background operation): the users' connections that exist are paused, the others reported. */
@@ -103,7 +117,14 @@ export class LinkMigrationService {
    * key, a repeat of the request answers from the operation the first one made (as it stands
    * now, waited for again if asked) and starts nothing; the same key with another request is a 400.
    */
-  private async run(team: TeamPrincipal, type: LinkBulkOpType, provider: string, items: NewBulkOpItem[], pace: LinkBulkOpPace, request: BulkRequest): Promise<BulkOpAnswer> {
+  private async run(
+    team: TeamPrincipal,
+    type: LinkBulkOpType,
+    provider: string,
+    items: NewBulkOpItem[],
+    pace: LinkBulkOpPace,
+    request: BulkRequest,
+  ): Promise<BulkOpAnswer> {
     const op: LinkBulkOpIdentity = { opId: randomUUID(), teamId: team.teamId, environment: team.environment, region: team.region, type, provider };
     const { wait_for_completion: wait = false, ...asked } = request.body;
     const key = request.idempotencyKey;
@@ -140,9 +161,12 @@ export class LinkMigrationService {
   }
 
   private async requireEnabled(team: TeamPrincipal, teamId: string | undefined): Promise<void> {
-    if (teamId !== undefined && teamId !== 'infer_from_context' && teamId !== team.teamId) throw forbidden('An API key acts for its own team only: omit team_id, or pass infer_from_context.');
+    if (teamId !== undefined && teamId !== 'infer_from_context' && teamId !== team.teamId)
+      throw forbidden('An API key acts for its own team only: omit team_id, or pass infer_from_context.');
     if (!(await this.teamSettings.linkMigrationEnabled(team.teamId))) {
-      throw forbidden('Link Migration is disabled for this team: an org admin enables it with the management API (PATCH the team with link_migration_enabled: true).');
+      throw forbidden(
+        'Link Migration is disabled for this team: an org admin enables it with the management API (PATCH the team with link_migration_enabled: true).',
+      );
     }
   }
 }
@@ -167,6 +191,7 @@ function credentialsOf(recipe: ConnectionRecipe): ProviderCredentials {
 
 function decodeExportToken(token: string): string {
   const userId = Buffer.from(token, 'base64url').toString('utf8');
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(userId)) throw badRequest('next_token: pass it exactly as the previous page returned it.');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(userId))
+    throw badRequest('next_token: pass it exactly as the previous page returned it.');
   return userId;
 }

@@ -101,7 +101,12 @@ export class LinkPagesController {
     const brand = await this.brandOf(outcome.teamId);
     const { name } = providerOf(outcome.provider);
     if (outcome.state === 'success') return sendHtml(reply, 200, connectedPage(brand, name), brand);
-    sendHtml(reply, 400, donePage(brand, { heading: `${name} was not connected`, message: outcome.error ?? 'The sign-in did not finish.', alert: true }), brand);
+    sendHtml(
+      reply,
+      400,
+      donePage(brand, { heading: `${name} was not connected`, message: outcome.error ?? 'The sign-in did not finish.', alert: true }),
+      brand,
+    );
   }
 
   /** A sign-in step's answer, as the next page: done (or the team's redirect), the code form, or the providers again with why. */
@@ -138,7 +143,9 @@ export class LinkPagesController {
     });
     // With on_close: redirect, closing Link takes the user back to the team as a cancelled flow.
     const closeUrl =
-      row.onClose === 'redirect' ? redirectAfter(row, { state: 'error', provider: row.chosenProvider, errorType: 'user_cancelled', error: 'The user closed Link.' }) : null;
+      row.onClose === 'redirect'
+        ? redirectAfter(row, { state: 'error', provider: row.chosenProvider, errorType: 'user_cancelled', error: 'The user closed Link.' })
+        : null;
     const page = linkPage(brand, { token, providers, sandbox: row.environment === 'sandbox', closeUrl, error });
     sendHtml(reply, status, page, brand, formTargetsOf(row.redirectUrl));
   }

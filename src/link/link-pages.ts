@@ -84,7 +84,10 @@ export interface OfferedProvider {
   authType: LinkAuthType;
 }
 
-export function linkPage(brand: PortalBrand, model: { token: string; providers: OfferedProvider[]; sandbox: boolean; closeUrl: string | null; error?: string | null }): string {
+export function linkPage(
+  brand: PortalBrand,
+  model: { token: string; providers: OfferedProvider[]; sandbox: boolean; closeUrl: string | null; error?: string | null },
+): string {
   return page('link', 'Connect a data source', brand, { ...model, error: model.error ?? null });
 }
 

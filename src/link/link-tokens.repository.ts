@@ -51,7 +51,20 @@ export class LinkTokensRepository {
     const rows: LinkTokenRow[] = await this.db.query(
       `INSERT INTO link_tokens (id, token_hash, team_id, environment, region, user_id, provider, filter_on_providers, redirect_url, on_error, on_close, expires_at, chosen_provider)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $7) RETURNING ${COLUMNS}`,
-      [token.id, token.tokenHash, token.teamId, token.environment, token.region, token.userId, token.provider, token.filterOnProviders, token.redirectUrl, token.onError, token.onClose, token.expiresAt],
+      [
+        token.id,
+        token.tokenHash,
+        token.teamId,
+        token.environment,
+        token.region,
+        token.userId,
+        token.provider,
+        token.filterOnProviders,
+        token.redirectUrl,
+        token.onError,
+        token.onClose,
+        token.expiresAt,
+      ],
     );
     return rows[0];
   }

@@ -46,7 +46,10 @@ export function oauthSourceView(slug: string, oauthUrl: string) {
  * Where the browser goes after the flow: the team's redirect_url with what happened added
  * (`state=success|error`, `provider`, and on error `error_type` and `error`), or null without one.
  */
-export function redirectAfter(token: Pick<LinkTokenRow, 'redirectUrl'>, outcome: { state: 'success' | 'error'; provider: string | null; errorType?: string | null; error?: string | null }): string | null {
+export function redirectAfter(
+  token: Pick<LinkTokenRow, 'redirectUrl'>,
+  outcome: { state: 'success' | 'error'; provider: string | null; errorType?: string | null; error?: string | null },
+): string | null {
   if (!token.redirectUrl) return null;
   const url = new URL(token.redirectUrl);
   url.searchParams.set('state', outcome.state);

@@ -12,7 +12,11 @@ export class LinkTokenDto extends createZodDto(
   z.object({
     user_id: z.uuid().describe('The user who connects.'),
     provider: slug.optional().describe('Open Link on this provider, and allow only it.'),
-    redirect_url: z.url({ protocol: /^https?$/ }).max(2048).optional().describe('Where the browser goes once the user has connected (and on error or close, when asked).'),
+    redirect_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional()
+      .describe('Where the browser goes once the user has connected (and on error or close, when asked).'),
     filter_on_providers: z.array(slug).min(1).max(64).optional().describe('Offer only these providers.'),
     on_error: z.literal('redirect').optional().describe('On an error, go to redirect_url instead of letting the user try again.'),
     on_close: z.literal('redirect').optional().describe('When the user closes Link, go to redirect_url.'),
@@ -83,7 +87,7 @@ export class ManualProviderParams extends createZodDto(z.object({ provider: z.en
 /** `POST /v2/link/provider/manual/{provider}` (ManualConnectionData). */
 export class ManualConnectionDto extends createZodDto(
   z.object({
-    user_id: z.uuid().describe('The user whose phone or app will send this source\'s data.'),
+    user_id: z.uuid().describe("The user whose phone or app will send this source's data."),
     provider_id: z.string().min(1).max(256).optional().describe("The provider's id of the user, shown as the connection's external_user_id."),
   }),
 ) {}

@@ -78,7 +78,8 @@ export class LinkService {
   /** `POST /v2/link/token/isValid`: whether the team's token can still connect someone. */
   async isValid(team: TeamPrincipal, token: string) {
     const row = await this.tokens.findByHash(hash(token));
-    if (!row || row.teamId !== team.teamId || row.environment !== team.environment) return { success: false, error_type: 'invalid_token', detail: 'The link token is not valid.' };
+    if (!row || row.teamId !== team.teamId || row.environment !== team.environment)
+      return { success: false, error_type: 'invalid_token', detail: 'The link token is not valid.' };
     const refusal = this.refusalOf(row);
     if (refusal) return { success: false, error_type: refusal.errorType, detail: refusal.detail };
     return { success: true, user_id: row.userId, expires_at: row.expiresAt.toISOString() };
@@ -127,7 +128,11 @@ export class LinkService {
     }
     const outcome: AuthOutcome =
       query.code && !query.error
-        ? await this.authFor(provider, row.environment).completeOauth(provider, { code: query.code, scope: query.scope, callbackUrl: this.callbackUrl(provider) })
+        ? await this.authFor(provider, row.environment).completeOauth(provider, {
+            code: query.code,
+            scope: query.scope,
+            callbackUrl: this.callbackUrl(provider),
+          })
         : { outcome: 'refused', errorType: 'user_cancelled', error: `Access to ${provider} was not granted.` };
     const after = await this.settle(row, provider, outcome);
     const state = after.state === 'success' ? 'success' : 'error';
@@ -149,7 +154,10 @@ export class LinkService {
     if (row.state !== 'pending_provider_mfa' || row.chosenProvider !== provider || !row.mfaChallenge) {
       throw badRequest(`No sign-in to ${provider} is waiting for a code: send the username and password first.`);
     }
-    return providerLinkView(await this.settle(row, provider, await this.authFor(provider, row.environment).completeMfa(provider, row.mfaChallenge, code)), provider);
+    return providerLinkView(
+      await this.settle(row, provider, await this.authFor(provider, row.environment).completeMfa(provider, row.mfaChallenge, code)),
+      provider,
+    );
   }
 
   /** `POST /v2/link/provider/email/{provider}`. */
@@ -211,7 +219,8 @@ export class LinkService {
   }
 
   private refusalOf(row: LinkTokenRow): { errorType: string; detail: string } | null {
-    if (row.state === 'success') return { errorType: 'token_consumed', detail: 'The link token was used already: ask for a new one to connect another provider.' };
+    if (row.state === 'success')
+      return { errorType: 'token_consumed', detail: 'The link token was used already: ask for a new one to connect another provider.' };
     if (this.expired(row)) return { errorType: 'token_expired', detail: 'The link token has expired: ask for a new one.' };
     return null;
   }

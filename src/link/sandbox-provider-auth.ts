@@ -61,8 +61,10 @@ export class SandboxProviderAuth implements ProviderAuth {
     if (credentials.region && !REGIONS.has(credentials.region)) {
       return { outcome: 'refused', errorType: 'unsupported_region', error: `${provider} has no accounts in region ${credentials.region}.` };
     }
-    if (credentials.password === 'wrong-password') return { outcome: 'refused', errorType: 'provider_credential_error', error: 'The username or password is not correct.' };
-    if (credentials.password === 'expired-password') return { outcome: 'refused', errorType: 'provider_password_expired', error: `The password has expired; set a new one at ${provider} first.` };
+    if (credentials.password === 'wrong-password')
+      return { outcome: 'refused', errorType: 'provider_credential_error', error: 'The username or password is not correct.' };
+    if (credentials.password === 'expired-password')
+      return { outcome: 'refused', errorType: 'provider_password_expired', error: `The password has expired; set a new one at ${provider} first.` };
     if (credentials.username.toLowerCase().startsWith('mfa')) return { outcome: 'mfa', method: 'sms', hint: '•••-•••-0123', challenge: randomUUID() };
     return { outcome: 'connected' };
   }
@@ -73,7 +75,8 @@ export class SandboxProviderAuth implements ProviderAuth {
   }
 
   async email(provider: string, email: string, region?: string): Promise<AuthOutcome> {
-    if (region && !REGIONS.has(region)) return { outcome: 'refused', errorType: 'unsupported_region', error: `${provider} has no accounts in region ${region}.` };
+    if (region && !REGIONS.has(region))
+      return { outcome: 'refused', errorType: 'unsupported_region', error: `${provider} has no accounts in region ${region}.` };
     if (email.includes('+decline')) return { outcome: 'refused', errorType: 'user_cancelled', error: `The invitation to share ${provider} data was declined.` };
     return { outcome: 'connected' };
   }

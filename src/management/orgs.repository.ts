@@ -13,10 +13,11 @@ export class OrgsRepository {
 
   /** A new org; false when the id is taken. */
   async insert(org: { id: string; name: string; plan: OrgPlan }): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `INSERT INTO orgs (id, name, plan) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [org.id, org.name, org.plan],
-    );
+    const rows: unknown[] = await this.db.query(`INSERT INTO orgs (id, name, plan) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id`, [
+      org.id,
+      org.name,
+      org.plan,
+    ]);
     return rows.length > 0;
   }
 

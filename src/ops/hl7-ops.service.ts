@@ -64,7 +64,11 @@ export class Hl7OpsService {
 
   async rematch(messageId: string, orderId?: string): Promise<Hl7MessageSummary> {
     const matched = await this.inbound.rematch(messageId, orderId);
-    if (!matched) throw new ApiError(409, `Message ${messageId} is not a held message, or it still matches no order${orderId ? ` (order ${orderId} is not an order at its lab)` : ''}.`);
+    if (!matched)
+      throw new ApiError(
+        409,
+        `Message ${messageId} is not a held message, or it still matches no order${orderId ? ` (order ${orderId} is not an order at its lab)` : ''}.`,
+      );
     return matched;
   }
 

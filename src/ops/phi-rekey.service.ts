@@ -60,7 +60,10 @@ export class PhiRekeyService {
     let after: unknown[] | null = null;
     for (;;) {
       const batch = await this.repository.plaintextBatch(column, after, batchSize);
-      sealed += await this.repository.sealPlaintext(column, batch.map(({ key, json }) => ({ key, json, sealed: this.cipher.encrypt(json) })));
+      sealed += await this.repository.sealPlaintext(
+        column,
+        batch.map(({ key, json }) => ({ key, json, sealed: this.cipher.encrypt(json) })),
+      );
       if (batch.length < batchSize) return sealed;
       after = batch[batch.length - 1].key;
     }

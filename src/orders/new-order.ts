@@ -61,20 +61,30 @@ export function requisitionInputsOf(
   const answers = (aoeAnswers ?? []).map((answer, index) => {
     const marker = byId.get(answer.marker_id);
     if (marker === undefined) {
-      throw validationError(['body', 'aoe_answers', index, 'marker_id'], `Marker ${answer.marker_id} is not a marker of the ordered lab test.`, answer.marker_id);
+      throw validationError(
+        ['body', 'aoe_answers', index, 'marker_id'],
+        `Marker ${answer.marker_id} is not a marker of the ordered lab test.`,
+        answer.marker_id,
+      );
     }
     const questions = marker.aoeQuestions ?? [];
     const question = questions.find((candidate) => candidate.id === answer.question_id);
     if (!question) {
       const asked = questions.length > 0 ? `its questions are ${questions.map((candidate) => candidate.id).join(', ')}` : 'it asks none';
-      throw validationError(['body', 'aoe_answers', index, 'question_id'], `Marker ${marker.id} (${marker.name}) has no question ${answer.question_id}: ${asked}.`, answer.question_id);
+      throw validationError(
+        ['body', 'aoe_answers', index, 'question_id'],
+        `Marker ${marker.id} (${marker.name}) has no question ${answer.question_id}: ${asked}.`,
+        answer.question_id,
+      );
     }
     const refusal = aoeAnswerRefusal(question, answer.answer);
     if (refusal) throw validationError(['body', 'aoe_answers', index, 'answer'], refusal, answer.answer);
     return { ...answer, marker_name: marker.name, question: question.value };
   });
   const unanswered = markers.flatMap((marker) =>
-    (marker.aoeQuestions ?? []).filter((question) => question.required && !answers.some((answer) => answer.marker_id === marker.id && answer.question_id === question.id)).map((question) => `${marker.name}: ${question.id} (${question.value})`),
+    (marker.aoeQuestions ?? [])
+      .filter((question) => question.required && !answers.some((answer) => answer.marker_id === marker.id && answer.question_id === question.id))
+      .map((question) => `${marker.name}: ${question.id} (${question.value})`),
   );
   if (unanswered.length > 0) throw validationError(['body', 'aoe_answers'], `Required questions not answered: ${unanswered.join('; ')}.`, aoeAnswers ?? null);
   if (answers.length === 0 && !physicianSignature) return null;
@@ -84,7 +94,8 @@ export function requisitionInputsOf(
 /** Why `answer` does not answer `question` (null: it does). */
 function aoeAnswerRefusal(question: AoeQuestion, answer: string): string | null {
   const choices = question.answers.map((choice) => choice.code);
-  const isChoice = (given: string) => question.answers.some((choice) => [choice.code, choice.value].some((text) => text.toLowerCase() === given.trim().toLowerCase()));
+  const isChoice = (given: string) =>
+    question.answers.some((choice) => [choice.code, choice.value].some((text) => text.toLowerCase() === given.trim().toLowerCase()));
   switch (question.type) {
     case 'choice':
       return isChoice(answer) ? null : `Answer one of ${choices.join(', ')} (or their values) to question ${question.id}.`;
@@ -129,7 +140,11 @@ export function requestedLabAccountId(body: { lab_account_id?: string | null; or
   const top = body.lab_account_id ?? undefined;
   const inSet = body.order_set?.lab_account_id ?? undefined;
   if (top !== undefined && inSet !== undefined && top !== inSet) {
-    throw validationError(['body', 'order_set', 'lab_account_id'], 'order_set.lab_account_id names another lab account than lab_account_id: give one of them.', inSet);
+    throw validationError(
+      ['body', 'order_set', 'lab_account_id'],
+      'order_set.lab_account_id names another lab account than lab_account_id: give one of them.',
+      inSet,
+    );
   }
   return top ?? inSet;
 }

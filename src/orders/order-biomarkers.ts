@@ -10,7 +10,11 @@ import type { OrderEntity } from './order.entities';
  * LOINC codes: what a lab's results are mapped to, when they are collected, read while partial,
  * or corrected.
  */
-export async function biomarkersOfOrder(tests: LabTestsRepository, catalog: LabCatalogRepository, order: Pick<OrderEntity, 'labTestId'>): Promise<ResultMarker[]> {
+export async function biomarkersOfOrder(
+  tests: LabTestsRepository,
+  catalog: LabCatalogRepository,
+  order: Pick<OrderEntity, 'labTestId'>,
+): Promise<ResultMarker[]> {
   const markerIds = (await tests.markerIdsOf([order.labTestId])).get(order.labTestId) ?? [];
   const markers = new Map<number, MarkerEntity>();
   const members = new Map<number, number[]>();

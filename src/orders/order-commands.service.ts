@@ -6,7 +6,15 @@ import { badRequest, notFound, validationError } from '../common/errors';
 import { EventResendService } from '../events/resend.service';
 import { activateByChanged, cancelOrder, recordOnSiteDraw, registerKit, simulate } from '../../workflows/contract';
 import { collectionMethodOf, eventStatus, type OrderLowLevelStatus } from '../../workflows/order/order-statuses';
-import { ACTIVATE_BY_CHANGEABLE, cancelRefusal, endedRefusal, onSiteDrawRefusal, parseFinalStatus, registrationRefusal, simulationCanReach } from '../../workflows/order/order-lifecycle';
+import {
+  ACTIVATE_BY_CHANGEABLE,
+  cancelRefusal,
+  endedRefusal,
+  onSiteDrawRefusal,
+  parseFinalStatus,
+  registrationRefusal,
+  simulationCanReach,
+} from '../../workflows/order/order-lifecycle';
 import { toPhysician } from './new-order';
 import type { OrderEntity } from './order.entities';
 import type { PendingRegistration } from './order-transitions.service';

@@ -128,7 +128,8 @@ export class OrderCreationRepository {
      */
     { healthInsuranceEnc, requisitionInputsEnc }: { healthInsuranceEnc: string | null; requisitionInputsEnc: string | null },
   ): Promise<void> {
-    if ((healthInsuranceEnc === null) !== (order.healthInsuranceId === null)) throw new Error(`insertOrder: order ${order.id}: health insurance and its id go together`);
+    if ((healthInsuranceEnc === null) !== (order.healthInsuranceId === null))
+      throw new Error(`insertOrder: order ${order.id}: health insurance and its id go together`);
     const columns = this.db.getMetadata(OrderEntity).columns;
     const text = (this.insertOrderText ??= insertOrderSql(columns.map((column) => `"${column.databaseName}"`)));
     const values: unknown[] = columns.map((column) => {
@@ -138,7 +139,18 @@ export class OrderCreationRepository {
       return this.db.driver.preparePersistentValue(value, column);
     });
     values.push(transaction.id, transaction.teamId, transaction.status, transaction.createdAt, transaction.updatedAt);
-    values.push(events.ids, events.statuses, events.createdAt, audit.teamId, audit.apiKeyId, order.healthInsuranceId, healthInsuranceEnc, requisitionInputsEnc, ...outbox.columns, outbox.traceParent);
+    values.push(
+      events.ids,
+      events.statuses,
+      events.createdAt,
+      audit.teamId,
+      audit.apiKeyId,
+      order.healthInsuranceId,
+      healthInsuranceEnc,
+      requisitionInputsEnc,
+      ...outbox.columns,
+      outbox.traceParent,
+    );
     if (manager) {
       await manager.query(text, values);
       return;
@@ -168,9 +180,7 @@ export class OrderCreationRepository {
       event_ids: string[];
     }>(this.db, CREATE_CONTEXT_STATEMENT, createContextSql, [userId, scope.teamId, scope.environment, labTestId, eventCount]);
     const labAccounts =
-      row.lab_test_lab_id === null || row.lab_accounts === null
-        ? null
-        : { labId: row.lab_test_lab_id, accounts: labAccountsFromJson(row.lab_accounts) };
+      row.lab_test_lab_id === null || row.lab_accounts === null ? null : { labId: row.lab_test_lab_id, accounts: labAccountsFromJson(row.lab_accounts) };
     return { userLive: row.user_live, clientUserId: row.client_user_id, labTestVersion: row.lab_test_version, eventIds: row.event_ids, labAccounts };
   }
 }

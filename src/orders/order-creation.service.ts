@@ -92,16 +92,19 @@ export class OrderCreationService {
           patientDetails: details,
           patientAddress: address,
           // Only a kit ships; an appointment takes place at the patient's address or a service center.
-          shippingDetails: method !== 'testkit' ? null : {
-            receiver_name: address.receiver_name ?? `${details.first_name} ${details.last_name}`,
-            first_line: address.first_line,
-            second_line: address.second_line ?? null,
-            city: address.city,
-            state: address.state,
-            zip: address.zip,
-            country: address.country,
-            phone_number: address.phone_number ?? details.phone_number,
-          },
+          shippingDetails:
+            method !== 'testkit'
+              ? null
+              : {
+                  receiver_name: address.receiver_name ?? `${details.first_name} ${details.last_name}`,
+                  first_line: address.first_line,
+                  second_line: address.second_line ?? null,
+                  city: address.city,
+                  state: address.state,
+                  zip: address.zip,
+                  country: address.country,
+                  phone_number: address.phone_number ?? details.phone_number,
+                },
           physician: body.physician ? toPhysician(body.physician) : null,
           clinicalNotes: body.clinical_notes ?? null,
           priority: body.priority ?? false,
@@ -157,7 +160,6 @@ export class OrderCreationService {
       );
     });
   }
-
 
   /**
    * `POST /v3/order/import`: a sample already collected (its sample_id given), so nothing ships;
@@ -217,7 +219,13 @@ export class OrderCreationService {
   private async insert(team: TeamPrincipal, context: OrderContext, spec: NewOrder, complete: CompleteIdempotently | null): Promise<PostOrderResponse> {
     const now = new Date();
     const low = spec.initial[spec.initial.length - 1];
-    const transaction = Object.assign(new OrderTransactionEntity(), { id: randomUUID(), teamId: team.teamId, status: 'active', createdAt: now, updatedAt: now });
+    const transaction = Object.assign(new OrderTransactionEntity(), {
+      id: randomUUID(),
+      teamId: team.teamId,
+      status: 'active',
+      createdAt: now,
+      updatedAt: now,
+    });
     const details = this.seal(spec.patientDetails);
     const address = this.seal(spec.patientAddress);
     const shipping = this.seal(spec.shippingDetails);
@@ -260,12 +268,19 @@ export class OrderCreationService {
       ...freshOrderState(now),
     } satisfies OrderEntity);
     const labTestView = toLabTestView(spec.orderable.labTest, spec.orderable.lab, spec.orderable.markers);
-    if (context.eventIds.length !== spec.initial.length) throw new Error(`order ${order.id}: ${context.eventIds.length} event ids drawn for ${spec.initial.length} events`);
+    if (context.eventIds.length !== spec.initial.length)
+      throw new Error(`order ${order.id}: ${context.eventIds.length} event ids drawn for ${spec.initial.length} events`);
     const events: NewOrderEvents = { ids: context.eventIds, statuses: spec.initial.map((status) => eventStatus(spec.flow, status)), createdAt: now };
     const eventRows = events.ids.map((id, index) =>
       Object.assign(new OrderEventEntity(), { id, orderId: order.id, seq: index + 1, status: events.statuses[index], statusDetail: null, createdAt: now }),
     );
-    const view = this.views.created(order, transaction, eventRows, labTestView, { patientDetails: details.opened, patientAddress: address.opened, shippingDetails: shipping.opened, clinicalNotes: clinicalNotes.opened, icdCodes: icdCodes.opened });
+    const view = this.views.created(order, transaction, eventRows, labTestView, {
+      patientDetails: details.opened,
+      patientAddress: address.opened,
+      shippingDetails: shipping.opened,
+      clinicalNotes: clinicalNotes.opened,
+      icdCodes: icdCodes.opened,
+    });
     const outbox = this.outbox.prepare([this.createdEvent(team, order, view, context.clientUserId)]);
     const response: PostOrderResponse = { order: view, status: 'success', message: 'Order created.' };
     const write = async (manager: EntityManager | null) => {

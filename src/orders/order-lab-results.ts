@@ -79,14 +79,25 @@ export class OrderLabResults {
       const updated = (await this.orders.findById(order.id, manager)) as OrderEntity;
       const clientUserId = (await this.users.clientUserIdOf(order.userId, manager)) ?? '';
       const subject = { teamId: order.teamId, environment: order.environment, userId: order.userId, clientUserId };
-      const events: NewEvent[] = [{ ...subject, eventType: 'labtest.order.updated', idempotencyKey: `order:${order.id}:${seq}`, data: await this.views.one(updated, manager) }];
+      const events: NewEvent[] = [
+        { ...subject, eventType: 'labtest.order.updated', idempotencyKey: `order:${order.id}:${seq}`, data: await this.views.one(updated, manager) },
+      ];
       if (report.interpretation === 'critical' && before.interpretation !== 'critical') {
         const now = new Date().toISOString();
         events.push({
           ...subject,
           eventType: 'labtest.result.critical',
           idempotencyKey: `order:${order.id}:result.critical`,
-          data: { order_id: order.id, sample_id: order.sampleId, status: report.status, interpretation: report.interpretation, team_id: order.teamId, user_id: order.userId, created_at: now, updated_at: now }
+          data: {
+            order_id: order.id,
+            sample_id: order.sampleId,
+            status: report.status,
+            interpretation: report.interpretation,
+            team_id: order.teamId,
+            user_id: order.userId,
+            created_at: now,
+            updated_at: now,
+          },
         });
       }
       await this.outbox.record(manager, events);

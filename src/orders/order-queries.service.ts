@@ -145,7 +145,12 @@ export class OrderQueriesService {
   /** `GET /v3/order/{id}/collection_instruction_pdf`: how the order's sample is collected. */
   async collectionInstructionsPdf(team: TeamPrincipal, orderId: string): Promise<Buffer> {
     const order = await this.requireOrder(team, orderId);
-    return this.labTests.collectionInstructionsPdf(team, order.labTestId, { id: order.id, sampleId: order.sampleId, method: collectionMethodOf(order.flow), createdAt: order.createdAt });
+    return this.labTests.collectionInstructionsPdf(team, order.labTestId, {
+      id: order.id,
+      sampleId: order.sampleId,
+      method: collectionMethodOf(order.flow),
+      createdAt: order.createdAt,
+    });
   }
 
   /**
@@ -189,7 +194,12 @@ export class OrderQueriesService {
     if (!partial) return null;
     const events = (await this.orders.eventsOf([order.id])).get(order.id) ?? [];
     const latest = events.at(-1)?.createdAt ?? new Date();
-    return { ...partial, dateCollected: events.find((event) => event.status.endsWith('.draw_completed') || event.status.endsWith('.transit_lab'))?.createdAt ?? null, dateReceived: events.find((event) => event.status.endsWith('.delivered_to_lab'))?.createdAt ?? null, dateReported: latest };
+    return {
+      ...partial,
+      dateCollected: events.find((event) => event.status.endsWith('.draw_completed') || event.status.endsWith('.transit_lab'))?.createdAt ?? null,
+      dateReceived: events.find((event) => event.status.endsWith('.delivered_to_lab'))?.createdAt ?? null,
+      dateReported: latest,
+    };
   }
 
   private async report(team: TeamPrincipal, orderId: string) {
@@ -222,7 +232,14 @@ export class OrderQueriesService {
         ...(metadata.date_received ? { date_received: metadata.date_received } : {}),
         date_reported: metadata.date_reported,
         ...(lab
-          ? { performing_laboratories: { [lab.slug]: { name: lab.name, address: { first_line: lab.firstLineAddress, country: 'US', zip: lab.zipcode, city: lab.city, state: lab.state } } } }
+          ? {
+              performing_laboratories: {
+                [lab.slug]: {
+                  name: lab.name,
+                  address: { first_line: lab.firstLineAddress, country: 'US', zip: lab.zipcode, city: lab.city, state: lab.state },
+                },
+              },
+            }
           : {}),
       },
     };

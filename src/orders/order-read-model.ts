@@ -240,8 +240,9 @@ export class OrderReadModel {
   /** An order view's row (readForViewSql, readPageSql) as an OrderRead. */
   private readOf(row: Record<string, unknown>): OrderRead {
     const order = orderFromRow(row);
-    const events = ((row.read_events as Array<[string, number, string, string, string | null]> | null) ?? []).map(([eventId, seq, createdAt, status, statusDetail]) =>
-      Object.assign(new OrderEventEntity(), { id: eventId, orderId: order.id, seq, status, statusDetail, createdAt: parseTimestamptz(createdAt) }),
+    const events = ((row.read_events as Array<[string, number, string, string, string | null]> | null) ?? []).map(
+      ([eventId, seq, createdAt, status, statusDetail]) =>
+        Object.assign(new OrderEventEntity(), { id: eventId, orderId: order.id, seq, status, statusDetail, createdAt: parseTimestamptz(createdAt) }),
     );
     const statusTimes = new Map<string, Date>();
     const siblings = ((row.read_siblings as Array<[string, string, string, OrderLowLevelStatus, OrderEntity['origin'], string | null]> | null) ?? []).map(
@@ -273,14 +274,21 @@ export class OrderReadModel {
 
   /** What Postgres knows of an order's appointments, for a new run of its workflow (OrderResume). */
   async resumeOf(orderId: string): Promise<OrderResume> {
-    const rows: Array<{ count: number; n: number | null; id: string | null; status: AppointmentStatus | null; version: number | null; start_at: Date | null; end_at: Date | null }> =
-      await this.db.query(
-        `SELECT (SELECT count(*)::int FROM appointments WHERE order_id = $1) AS count,
+    const rows: Array<{
+      count: number;
+      n: number | null;
+      id: string | null;
+      status: AppointmentStatus | null;
+      version: number | null;
+      start_at: Date | null;
+      end_at: Date | null;
+    }> = await this.db.query(
+      `SELECT (SELECT count(*)::int FROM appointments WHERE order_id = $1) AS count,
                 a.n, a.id, a.status, cardinality(a.applied_changes) AS version, a.start_at, a.end_at
            FROM (SELECT 1) AS one
            LEFT JOIN LATERAL (SELECT * FROM appointments WHERE order_id = $1 ORDER BY n DESC LIMIT 1) a ON true`,
-        [orderId],
-      );
+      [orderId],
+    );
     const row = rows[0];
     return {
       appointmentCount: row.count,

@@ -269,14 +269,19 @@ export class OrderReconciler implements OnModuleDestroy {
     const max = this.config.reconciler.maxHeals;
     const attempts = await this.stranded.healAttempts(order.id);
     if (attempts >= max) {
-      await this.raise(pass, { ...finding, detail: `${finding.detail}; not restarted: the heal limit is reached (${attempts} of RECONCILER_MAX_HEALS=${max} new runs started)` });
+      await this.raise(pass, {
+        ...finding,
+        detail: `${finding.detail}; not restarted: the heal limit is reached (${attempts} of RECONCILER_MAX_HEALS=${max} new runs started)`,
+      });
       return;
     }
     try {
       const { runId } = await this.workflows.restart(current);
       await this.stranded.recordHealed({ ...finding, detail: `${finding.detail}; new run ${runId} started (heal ${attempts + 1} of ${max})` });
       pass.healed += 1;
-      this.logger.warn(`reconciler healed order ${order.id} (team ${order.teamId}): ${finding.kind}: ${finding.detail}; new run ${runId} (heal ${attempts + 1} of ${max})`);
+      this.logger.warn(
+        `reconciler healed order ${order.id} (team ${order.teamId}): ${finding.kind}: ${finding.detail}; new run ${runId} (heal ${attempts + 1} of ${max})`,
+      );
     } catch (error) {
       // Another reconciler started a run just now: healed already.
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -57,7 +57,7 @@ export class OrderRecreationService {
     if (newer) throw alreadyRecreated(original, newer.id);
 
     const orderable = await this.labTests.findOrderable(team, original.labTestId).catch((error: unknown) => {
-      throw this.asBadRequest(error, 'The original order\'s lab test can no longer be ordered');
+      throw this.asBadRequest(error, "The original order's lab test can no longer be ordered");
     });
     const account = await this.accountFor(team, original, body, orderable.lab.id, orderable.lab.slug);
 
@@ -121,7 +121,12 @@ export class OrderRecreationService {
     } catch (error) {
       // A lab_account_id the caller named stays a 422 at body.lab_account_id.
       if (requested) throw error;
-      throw this.asBadRequest(error, incorrectLab ? `No other lab account than ${original.labAccountId} is available at ${labSlug}` : 'The original order\'s lab account can no longer take orders');
+      throw this.asBadRequest(
+        error,
+        incorrectLab
+          ? `No other lab account than ${original.labAccountId} is available at ${labSlug}`
+          : "The original order's lab account can no longer take orders",
+      );
     }
     this.physicianRule.check(account, labSlug, original.physician, 'recreation');
     try {

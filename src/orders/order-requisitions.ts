@@ -63,7 +63,12 @@ export class OrderRequisitions extends RequisitionOrders {
         insurance: insurance === null ? null : requisitionInsurance(this.cipher.decryptJson<HealthInsurance>(insurance)),
       },
       priority: order.priority,
-      aoeAnswers: (inputs?.aoe_answers ?? []).map((answer) => ({ markerName: answer.marker_name, questionId: answer.question_id, question: answer.question ?? null, answer: answer.answer })),
+      aoeAnswers: (inputs?.aoe_answers ?? []).map((answer) => ({
+        markerName: answer.marker_name,
+        questionId: answer.question_id,
+        question: answer.question ?? null,
+        answer: answer.answer,
+      })),
       physicianSignature: inputs?.physician_signature ? Buffer.from(inputs.physician_signature.content, 'base64') : null,
       consents: consentsOf(order),
       tests: async () => {

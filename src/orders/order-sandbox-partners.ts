@@ -51,7 +51,8 @@ export class OrderSandboxPartners implements SandboxPartnerStandIns {
     if (!order) return 'refused';
     const shipment = order.shipment;
     if (!shipment) return this.answer(() => this.webhooks.lab(SANDBOX, { order_id: orderId, status: low }));
-    const trackingNumber = low.endsWith('_customer') || low === 'out_for_delivery' || low === 'with_customer' ? shipment.outbound_tracking_number : shipment.inbound_tracking_number;
+    const trackingNumber =
+      low.endsWith('_customer') || low === 'out_for_delivery' || low === 'with_customer' ? shipment.outbound_tracking_number : shipment.inbound_tracking_number;
     return this.answer(() => this.webhooks.courier(SANDBOX, { tracking_number: trackingNumber, status: low }));
   }
 

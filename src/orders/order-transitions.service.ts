@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { COURIER_ADAPTER, type CourierAdapter } from '../adapters/courier/courier.adapter';
-import { LAB_ADAPTER, type LabAdapter, type RequisitionRequest, type ResultInterpretation, type ResultMarker, type ResultType } from '../adapters/lab/lab.adapter';
+import {
+  LAB_ADAPTER,
+  type LabAdapter,
+  type RequisitionRequest,
+  type ResultInterpretation,
+  type ResultMarker,
+  type ResultType,
+} from '../adapters/lab/lab.adapter';
 import { PhiCipher } from '../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { OutboxService } from '../events/outbox.service';
@@ -166,7 +173,14 @@ export class OrderTransitionsService {
             gender: details.gender,
             phone: details.phone_number,
             address: address
-              ? { firstLine: address.first_line, secondLine: address.second_line ?? null, city: address.city, state: address.state, zip: address.zip, country: address.country }
+              ? {
+                  firstLine: address.first_line,
+                  secondLine: address.second_line ?? null,
+                  city: address.city,
+                  state: address.state,
+                  zip: address.zip,
+                  country: address.country,
+                }
               : null,
           }
         : null,
@@ -174,14 +188,26 @@ export class OrderTransitionsService {
       icdCodes: icdCodesOf(order, this.cipher) ?? [],
       orderables: markerIds.flatMap((id) => {
         const marker = markers.get(id);
-        return marker ? [{ id, name: marker.name, providerId: marker.providerId, questions: (marker.aoeQuestions ?? []).map((question) => ({ id: question.id, text: question.value })) }] : [];
+        return marker
+          ? [
+              {
+                id,
+                name: marker.name,
+                providerId: marker.providerId,
+                questions: (marker.aoeQuestions ?? []).map((question) => ({ id: question.id, text: question.value })),
+              },
+            ]
+          : [];
       }),
       collectedAt: order.flow === 'imported_testkit' ? order.createdAt : null,
       clinicalNotes: requisitionComment(clinicalNotesOf(order, this.cipher), account?.defaultClinicalNotes ?? null),
       priority: order.priority,
       billingType: order.billingType ?? 'client_bill',
       healthInsurance: insurance === null ? null : this.cipher.decryptJson<Record<string, unknown>>(insurance),
-      aoeAnswers: inputs === null ? [] : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),
+      aoeAnswers:
+        inputs === null
+          ? []
+          : this.cipher.decryptJson<RequisitionInputs>(inputs).aoe_answers.map(({ marker_id, question_id, answer }) => ({ marker_id, question_id, answer })),
       consents: consentsOf(order),
     };
   }
@@ -297,7 +323,8 @@ export class OrderTransitionsService {
     }
     // The registration's id names its insurance, so that applying it twice stores it once.
     const insuranceId = pending.health_insurance ? pending.id : order.healthInsuranceId;
-    if (pending.health_insurance) await this.orders.insertHealthInsurance(manager, { id: pending.id, userId: order.userId, sealed: this.cipher.encryptJson(pending.health_insurance) });
+    if (pending.health_insurance)
+      await this.orders.insertHealthInsurance(manager, { id: pending.id, userId: order.userId, sealed: this.cipher.encryptJson(pending.health_insurance) });
     // A kit is ordered without requisition inputs: its registration's physician brings the only ones.
     if (pending.physician_signature) {
       const inputs: RequisitionInputs = { aoe_answers: [], physician_signature: pending.physician_signature };

@@ -1,10 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  type Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-} from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { MicroBatcher } from '../common/micro-batcher';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
@@ -133,7 +128,9 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
     }
     order.workflowStartedAt = new Date();
     const mark = this.marks.submit(order.id).catch((error: unknown) => {
-      this.logger.warn(`order ${order.id}: workflow started, but its start was not recorded (${(error as Error).message}); the reconciler will start it again, which changes nothing`);
+      this.logger.warn(
+        `order ${order.id}: workflow started, but its start was not recorded (${(error as Error).message}); the reconciler will start it again, which changes nothing`,
+      );
     });
     this.unwaitedMarks.add(mark);
     void mark.finally(() => this.unwaitedMarks.delete(mark));

@@ -70,7 +70,10 @@ export type Base64Image = z.infer<typeof image>;
 export const physician = z.object({
   first_name: text(),
   last_name: text(),
-  npi: z.string().trim().regex(/^\d{10}$/, { message: 'npi must be 10 digits' }),
+  npi: z
+    .string()
+    .trim()
+    .regex(/^\d{10}$/, { message: 'npi must be 10 digits' }),
   email: z.email().max(320).nullish(),
   licensed_states: z.array(z.string().max(8)).max(60).nullish(),
   /** Printed on the requisition; kept apart from the order (order_requisition_inputs). */
@@ -95,7 +98,9 @@ const icdCode = z
   .trim()
   .max(16)
   .transform((code) => code.toUpperCase())
-  .refine((code) => ICD_10_CM.test(code), { message: 'not an ICD-10-CM code: a letter, a digit and a third character, then optionally a dot and up to four more (E11.9, R73.09)' });
+  .refine((code) => ICD_10_CM.test(code), {
+    message: 'not an ICD-10-CM code: a letter, a digit and a third character, then optionally a dot and up to four more (E11.9, R73.09)',
+  });
 
 export const healthInsurance = z.object({
   front_image: image.nullish(),
@@ -271,7 +276,10 @@ export class ListOrdersQuery extends createZodDto(
     order_direction: z.enum(['asc', 'desc']).optional(),
     order_type: filterValues(z.enum(COLLECTION_METHODS)),
     'order_type[]': filterValues(z.enum(COLLECTION_METHODS)),
-    is_critical: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+    is_critical: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional(),
     interpretation: z.enum(RESULT_INTERPRETATIONS).optional(),
     user_id: z.uuid().optional(),
     patient_name: z.string().max(255).optional(),
@@ -330,7 +338,11 @@ export class LabEventDto extends createZodDto(
     notes: z.string().trim().min(1).max(2000).nullish().describe("The lab's note on the order: shown as the order's `notes` (replacing an earlier one)."),
     interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),
     has_missing_results: z.boolean().nullish(),
-    result_types: z.array(z.enum(RESULT_TYPES)).max(10).nullish().describe('The sandbox lab: the result types it reports (numeric, range, comment, coded_value).'),
+    result_types: z
+      .array(z.enum(RESULT_TYPES))
+      .max(10)
+      .nullish()
+      .describe('The sandbox lab: the result types it reports (numeric, range, comment, coded_value).'),
   }),
 ) {}
 
@@ -350,12 +362,9 @@ export class RecreateOrderDto extends createZodDto(
       update_reason: z
         .enum(ORDER_UPDATE_REASONS)
         .describe(
-          'Why the order is recreated. INCORRECT_LAB: a fresh lab account at the lab test\'s lab is resolved (never the original order\'s); 400 when there is none. Other reasons keep the original account unless lab_account_id names another.',
+          "Why the order is recreated. INCORRECT_LAB: a fresh lab account at the lab test's lab is resolved (never the original order's); 400 when there is none. Other reasons keep the original account unless lab_account_id names another.",
         ),
-      lab_account_id: z
-        .uuid()
-        .nullish()
-        .describe('The lab account of the new order (optional; with INCORRECT_LAB it must differ from the original order\'s).'),
+      lab_account_id: z.uuid().nullish().describe("The lab account of the new order (optional; with INCORRECT_LAB it must differ from the original order's)."),
     })
     .describe('Recreates an order: same order transaction, origin `recreation`.'),
 ) {}

@@ -84,6 +84,18 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
     Hl7InboundService,
   ],
-  exports: [Hl7InboundService, OrderHl7Reports, OrderSandboxLabCatalog, OrderSandboxPartners, OrderCommandsService, OrderQueriesService, OrderTransitionsService, OrderReconciler, OrderWorkflows, OrdersRepository, PartnerSignatureGuard],
+  exports: [
+    Hl7InboundService,
+    OrderHl7Reports,
+    OrderSandboxLabCatalog,
+    OrderSandboxPartners,
+    OrderCommandsService,
+    OrderQueriesService,
+    OrderTransitionsService,
+    OrderReconciler,
+    OrderWorkflows,
+    OrdersRepository,
+    PartnerSignatureGuard,
+  ],
 })
 export class OrdersModule {}

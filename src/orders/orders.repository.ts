@@ -5,14 +5,7 @@ import type { TeamPrincipal } from '../auth/principal';
 import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
 import { runPrepared } from '../common/prepared-statement';
 import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order/order-statuses';
-import {
-  OrderEntity,
-  OrderEventEntity,
-  OrderResultEntity,
-  OrderTransactionEntity,
-  type OrderTransactionStatus,
-  type Shipment,
-} from './order.entities';
+import { OrderEntity, OrderEventEntity, OrderResultEntity, OrderTransactionEntity, type OrderTransactionStatus, type Shipment } from './order.entities';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
@@ -59,7 +52,10 @@ export class OrdersRepository {
 
   /** How many orders the team has placed in this environment. */
   async countOf(scope: Scope): Promise<number> {
-    const [{ n }]: Array<{ n: number }> = await this.db.query('SELECT count(*)::int AS n FROM orders WHERE team_id = $1 AND environment = $2', [scope.teamId, scope.environment]);
+    const [{ n }]: Array<{ n: number }> = await this.db.query('SELECT count(*)::int AS n FROM orders WHERE team_id = $1 AND environment = $2', [
+      scope.teamId,
+      scope.environment,
+    ]);
     return n;
   }
 
@@ -111,7 +107,10 @@ export class OrdersRepository {
     return byOrder;
   }
 
-  async transactionsOf(ids: string[], manager: EntityManager = this.db.manager): Promise<Map<string, { transaction: OrderTransactionEntity; orders: OrderEntity[] }>> {
+  async transactionsOf(
+    ids: string[],
+    manager: EntityManager = this.db.manager,
+  ): Promise<Map<string, { transaction: OrderTransactionEntity; orders: OrderEntity[] }>> {
     const result = new Map<string, { transaction: OrderTransactionEntity; orders: OrderEntity[] }>();
     const unique = [...new Set(ids)];
     if (unique.length === 0) return result;
@@ -167,7 +166,10 @@ export class OrdersRepository {
   /** The recreation of `originalId`: the order, its first event, a copy of the original's requisition inputs; its transaction is active again. */
   async insertRecreated(manager: EntityManager, order: OrderEntity, status: string, originalId: string): Promise<void> {
     await manager.getRepository(OrderEntity).insert(order as never);
-    await manager.query(`INSERT INTO order_requisition_inputs (order_id, inputs_enc) SELECT $1, inputs_enc FROM order_requisition_inputs WHERE order_id = $2`, [order.id, originalId]);
+    await manager.query(`INSERT INTO order_requisition_inputs (order_id, inputs_enc) SELECT $1, inputs_enc FROM order_requisition_inputs WHERE order_id = $2`, [
+      order.id,
+      originalId,
+    ]);
     await manager.query(`INSERT INTO order_events (order_id, seq, status, created_at) VALUES ($1, 1, $2, clock_timestamp())`, [order.id, status]);
     await manager.query(`UPDATE order_transactions SET status = 'active', updated_at = clock_timestamp() WHERE id = $1`, [order.orderTransactionId]);
   }
@@ -222,7 +224,9 @@ export class OrdersRepository {
   /** The encrypted health insurance an order names (orders.health_insurance_id); null when there is none. */
   async healthInsuranceOf(order: Pick<OrderEntity, 'healthInsuranceId'>): Promise<string | null> {
     if (order.healthInsuranceId === null) return null;
-    const [row] = await this.db.query<{ insurance_enc: string }[]>('SELECT insurance_enc FROM order_health_insurances WHERE id = $1', [order.healthInsuranceId]);
+    const [row] = await this.db.query<{ insurance_enc: string }[]>('SELECT insurance_enc FROM order_health_insurances WHERE id = $1', [
+      order.healthInsuranceId,
+    ]);
     return row?.insurance_enc ?? null;
   }
 
@@ -242,7 +246,11 @@ export class OrdersRepository {
 
   /** Stores a health insurance an order will name (once per id). */
   async insertHealthInsurance(manager: EntityManager, insurance: { id: string; userId: string; sealed: string }): Promise<void> {
-    await manager.query('INSERT INTO order_health_insurances (id, user_id, insurance_enc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [insurance.id, insurance.userId, insurance.sealed]);
+    await manager.query('INSERT INTO order_health_insurances (id, user_id, insurance_enc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
+      insurance.id,
+      insurance.userId,
+      insurance.sealed,
+    ]);
   }
 
   resultsOf(orderId: string, manager: EntityManager = this.db.manager): Promise<OrderResultEntity | null> {
@@ -251,7 +259,13 @@ export class OrdersRepository {
 
   /** Stores results once (a retried activity keeps the first). */
   async insertResultsOnce(manager: EntityManager, results: OrderResultEntity): Promise<OrderResultEntity> {
-    await manager.getRepository(OrderResultEntity).createQueryBuilder().insert().values(results as never).orIgnore().execute();
+    await manager
+      .getRepository(OrderResultEntity)
+      .createQueryBuilder()
+      .insert()
+      .values(results as never)
+      .orIgnore()
+      .execute();
     return (await this.resultsOf(results.orderId, manager)) as OrderResultEntity;
   }
 

@@ -20,7 +20,8 @@ export type PhysicianAsker = 'order' | 'import' | 'registration' | 'recreation';
 const REFUSALS: Record<PhysicianAsker, (account: Account, labSlug: string) => HttpException> = {
   order: (account, labSlug) =>
     validationError(['body', 'physician'], `Lab account ${account.id} is ${account.delegatedFlow} at ${labSlug}: orders on it must name a physician.`, null),
-  import: (account) => validationError(['body', 'physician'], `Lab account ${account.id} is ${account.delegatedFlow}: orders on it must name a physician.`, null),
+  import: (account) =>
+    validationError(['body', 'physician'], `Lab account ${account.id} is ${account.delegatedFlow}: orders on it must name a physician.`, null),
   registration: () => validationError(['body', 'physician'], 'Orders on this lab account must name a physician.', null),
   recreation: (account, labSlug) =>
     badRequest(`Lab account ${account.id} is ${account.delegatedFlow} at ${labSlug}: orders on it must name a physician, and the original order names none.`),

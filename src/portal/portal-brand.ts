@@ -15,7 +15,14 @@ const DEFAULT_COLOR = '#1f5fbf';
 const HEX = /^#[0-9A-Fa-f]{6}$/;
 
 /** labflow's own look, for pages no team owns (an unknown link). */
-export const NEUTRAL_BRAND: PortalBrand = { name: 'Patient portal', logoUrl: null, color: DEFAULT_COLOR, supportEmail: null, supportPhone: null, supportUrl: null };
+export const NEUTRAL_BRAND: PortalBrand = {
+  name: 'Patient portal',
+  logoUrl: null,
+  color: DEFAULT_COLOR,
+  supportEmail: null,
+  supportPhone: null,
+  supportUrl: null,
+};
 
 export function portalBrand(team: TeamBrand | null): PortalBrand {
   if (!team) return NEUTRAL_BRAND;

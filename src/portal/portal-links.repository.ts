@@ -50,7 +50,9 @@ export class PortalLinksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** `code_hash`: a communications link's code as stored (PortalTokens.codeDigest); null for a launch link. */
-  async insertLink(link: Pick<PortalLinkRow, 'id' | 'team_id' | 'environment' | 'user_id' | 'order_id' | 'context' | 'expires_at'> & { code_hash: Buffer | null }): Promise<void> {
+  async insertLink(
+    link: Pick<PortalLinkRow, 'id' | 'team_id' | 'environment' | 'user_id' | 'order_id' | 'context' | 'expires_at'> & { code_hash: Buffer | null },
+  ): Promise<void> {
     await this.db.query(
       `INSERT INTO portal_links (id, team_id, environment, user_id, order_id, context, code_hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [link.id, link.team_id, link.environment, link.user_id, link.order_id, link.context, link.code_hash, link.expires_at],
@@ -113,7 +115,9 @@ export class PortalLinksRepository {
 
   /** Counts one wrong code; the link's failures so far. */
   async recordFailure(id: string): Promise<number> {
-    const [row] = returned<{ otp_failures: number }>(await this.db.query(`UPDATE portal_links SET otp_failures = otp_failures + 1 WHERE id = $1 RETURNING otp_failures`, [id]));
+    const [row] = returned<{ otp_failures: number }>(
+      await this.db.query(`UPDATE portal_links SET otp_failures = otp_failures + 1 WHERE id = $1 RETURNING otp_failures`, [id]),
+    );
     return row?.otp_failures ?? 0;
   }
 
@@ -125,10 +129,14 @@ export class PortalLinksRepository {
   /** A new portal session, audited in phi_access_log (resource `portal_session`) in the same transaction. */
   async startSession(session: Pick<PortalSessionRow, 'id' | 'link_id' | 'team_id' | 'user_id' | 'began_by' | 'expires_at'>): Promise<void> {
     await this.db.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO portal_sessions (id, link_id, team_id, user_id, began_by, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [session.id, session.link_id, session.team_id, session.user_id, session.began_by, session.expires_at],
-      );
+      await manager.query(`INSERT INTO portal_sessions (id, link_id, team_id, user_id, began_by, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        session.id,
+        session.link_id,
+        session.team_id,
+        session.user_id,
+        session.began_by,
+        session.expires_at,
+      ]);
       await logPhiAccess(manager, { teamId: session.team_id, apiKeyId: null }, 'read', 'portal_session', [session.id]);
     });
   }

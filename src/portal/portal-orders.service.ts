@@ -95,7 +95,17 @@ export class PortalOrdersService {
     if (!address) throw notFound('Address');
     const { body } =
       order.details.type === 'at_home_phlebotomy'
-        ? await this.availability.phlebotomyAvailability(live.session.team_id, { first_line: address.first_line, ...(address.second_line ? { second_line: address.second_line } : {}), city: address.city, state: address.state, zip_code: address.zip }, { startDate })
+        ? await this.availability.phlebotomyAvailability(
+            live.session.team_id,
+            {
+              first_line: address.first_line,
+              ...(address.second_line ? { second_line: address.second_line } : {}),
+              city: address.city,
+              state: address.state,
+              zip_code: address.zip,
+            },
+            { startDate },
+          )
         : await this.availability.pscAvailability(live.session.team_id, { lab: order.lab_test.lab.slug, zipCode: address.zip, radius: 25, startDate });
     const days: SlotPage['days'] = [];
     let shown = 0;

@@ -10,9 +10,17 @@ import { problemPage } from './portal-views';
 /** Each link problem's status and words. */
 const LINK_PAGES: Record<LinkProblem, { status: number; heading: string; message: string }> = {
   unknown: { status: 404, heading: 'We could not find this link', message: 'Check that the whole link was copied, or ask for a new one.' },
-  expired: { status: 410, heading: 'This link has expired', message: 'For your security, links stop working after a while. Ask for a new link, or contact us below.' },
+  expired: {
+    status: 410,
+    heading: 'This link has expired',
+    message: 'For your security, links stop working after a while. Ask for a new link, or contact us below.',
+  },
   revoked: { status: 410, heading: 'This link no longer works', message: 'It was switched off. If you did not expect this, contact us below.' },
-  used: { status: 410, heading: 'This link was already used', message: 'A sign-in link works once. Go back to the app you came from and open the portal again.' },
+  used: {
+    status: 410,
+    heading: 'This link was already used',
+    message: 'A sign-in link works once. Go back to the app you came from and open the portal again.',
+  },
   locked: { status: 403, heading: 'This link is locked', message: 'Too many codes were tried or sent for it. Contact us below for a new link.' },
 };
 
@@ -47,7 +55,9 @@ export class PortalPageFilter implements ExceptionFilter {
               : ['We could not do that', 'Please go back and try again.'];
       return sendHtml(reply, status === 422 ? 404 : status, problemPage({ brand: NEUTRAL_BRAND }, heading, message), NEUTRAL_BRAND);
     }
-    this.logger.error(`${request.method} ${redactUrl(request.url)}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    this.logger.error(
+      `${request.method} ${redactUrl(request.url)}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+    );
     sendHtml(reply, 500, problemPage({ brand: NEUTRAL_BRAND }, 'Something went wrong', 'Please try again in a few minutes.'), NEUTRAL_BRAND);
   }
 }

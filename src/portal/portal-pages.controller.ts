@@ -63,7 +63,12 @@ export class PortalPagesController {
     const brand = await this.brand(opened.link.team_id);
     const chosen = opened.channels.find((channel) => channel.channel === field(request.body, 'channel'));
     if (!chosen || !(await this.access.sendCode(code, chosen.channel, brand.name))) {
-      return sendHtml(reply, 422, verifyPage({ brand }, { code, channels: opened.channels, error: 'Choose where we should send your code.', codeMinutes: this.codeMinutes() }), brand);
+      return sendHtml(
+        reply,
+        422,
+        verifyPage({ brand }, { code, channels: opened.channels, error: 'Choose where we should send your code.', codeMinutes: this.codeMinutes() }),
+        brand,
+      );
     }
     sendHtml(reply, 200, verifyPage({ brand }, { code, channels: opened.channels, sentTo: chosen.masked, codeMinutes: this.codeMinutes() }), brand);
   }
@@ -138,7 +143,9 @@ export class PortalPagesController {
     } catch (error) {
       // A refusal the API would answer with 400/409/422 (a slot just taken, an order that moved on): say it on the order page.
       if (error instanceof HttpException && [400, 409, 422].includes(error.getStatus())) {
-        return this.renderOrder(reply, live, id, 409, { error: `We could not ${action === 'cancel' ? 'cancel your appointment' : 'book that time'}: ${refusalText(error)}` });
+        return this.renderOrder(reply, live, id, 409, {
+          error: `We could not ${action === 'cancel' ? 'cancel your appointment' : 'book that time'}: ${refusalText(error)}`,
+        });
       }
       throw error;
     }
@@ -150,7 +157,12 @@ export class PortalPagesController {
     const live = await this.access.session(cookieOf(request, SESSION_COOKIE));
     if (live && this.access.csrfMatches(live, field(request.body, 'csrf'))) await this.access.endSession(live);
     clearCookie(reply, SESSION_COOKIE, PORTAL_PREFIX);
-    sendHtml(reply, 200, '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Signed out</title></head><body><main><h1>You are signed out</h1></main></body></html>', NEUTRAL_BRAND);
+    sendHtml(
+      reply,
+      200,
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Signed out</title></head><body><main><h1>You are signed out</h1></main></body></html>',
+      NEUTRAL_BRAND,
+    );
   }
 
   /** Development only: the messages this process sent (codes included), so nobody needs a mail server. */
@@ -166,7 +178,8 @@ export class PortalPagesController {
   private enter(reply: FastifyReply, started: StartedSession, code?: string): void {
     const lifetimes = this.access.cookieLifetimes(started.link);
     setCookie(reply, SESSION_COOKIE, started.sessionCookie, { path: PORTAL_PREFIX, maxAgeSeconds: lifetimes.sessionSeconds });
-    if (started.deviceCookie && code) setCookie(reply, DEVICE_COOKIE, started.deviceCookie, { path: shortLinkPath(code), maxAgeSeconds: lifetimes.deviceSeconds });
+    if (started.deviceCookie && code)
+      setCookie(reply, DEVICE_COOKIE, started.deviceCookie, { path: shortLinkPath(code), maxAgeSeconds: lifetimes.deviceSeconds });
     seeOther(reply, started.link.order_id ? `${PORTAL_PREFIX}/orders/${started.link.order_id}` : PORTAL_PREFIX);
   }
 

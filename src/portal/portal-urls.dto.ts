@@ -7,7 +7,9 @@ export class CreatePortalUrlDto extends createZodDto(
   z.object({
     context: z
       .enum(PORTAL_CONTEXTS)
-      .describe('`launch`: single-use, minutes, for a user already signed in to your app. `communications`: a short link for e-mail and SMS, weeks, revocable.'),
+      .describe(
+        '`launch`: single-use, minutes, for a user already signed in to your app. `communications`: a short link for e-mail and SMS, weeks, revocable.',
+      ),
     order_id: z.uuid().nullish().describe('Deep link: the portal opens this order of the user.'),
   }),
 ) {}
@@ -22,7 +24,10 @@ export class CreatePortalUrlResponseDto extends createZodDto(
 export class PortalUrlParams extends createZodDto(
   z.object({
     user_id: z.uuid(),
-    code: z.string().regex(/^[0-9A-Za-z]{8}$/).describe('The short code of a communications URL (`/p/<code>`).'),
+    code: z
+      .string()
+      .regex(/^[0-9A-Za-z]{8}$/)
+      .describe('The short code of a communications URL (`/p/<code>`).'),
   }),
 ) {}
 

@@ -46,7 +46,15 @@ export class PortalUrlsService {
     }
     const ttlMs = body.context === 'launch' ? this.config.portal.launchTtlMs : this.config.portal.communicationsTtlMs;
     const expiresAt = new Date(Date.now() + ttlMs);
-    const link = { id: randomUUID(), team_id: team.teamId, environment: team.environment, user_id: userId, order_id: orderId, context: body.context, expires_at: expiresAt };
+    const link = {
+      id: randomUUID(),
+      team_id: team.teamId,
+      environment: team.environment,
+      user_id: userId,
+      order_id: orderId,
+      context: body.context,
+      expires_at: expiresAt,
+    };
     let path: string;
     if (body.context === 'launch') {
       await this.links.insertLink({ ...link, code_hash: null });

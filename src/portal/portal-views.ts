@@ -17,7 +17,15 @@ export interface PageFrame {
 }
 
 const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true });
-for (const [name, template] of Object.entries({ layout: LAYOUT, order: ORDER_PAGE, orders: ORDERS_PAGE, slots: SLOTS_PAGE, verify: VERIFY_PAGE, problem: PROBLEM_PAGE, outbox: OUTBOX_PAGE })) {
+for (const [name, template] of Object.entries({
+  layout: LAYOUT,
+  order: ORDER_PAGE,
+  orders: ORDERS_PAGE,
+  slots: SLOTS_PAGE,
+  verify: VERIFY_PAGE,
+  problem: PROBLEM_PAGE,
+  outbox: OUTBOX_PAGE,
+})) {
   eta.loadTemplate(`@${name}`, template);
 }
 
@@ -26,7 +34,10 @@ function page(name: string, title: string, frame: PageFrame, data: object): stri
 }
 
 /** The order page: the order, its tests and preparation, appointment, results and timeline in plain words. */
-export function orderPage(frame: PageFrame, model: PortalOrder & { orderCount: number; reasons: CancellationReason[]; flash?: string | null; error?: string | null }): string {
+export function orderPage(
+  frame: PageFrame,
+  model: PortalOrder & { orderCount: number; reasons: CancellationReason[]; flash?: string | null; error?: string | null },
+): string {
   const { order, appointment, results } = model;
   const zone = appointment?.current?.iana_timezone ?? 'UTC';
   return page('order', order.lab_test.name, frame, {
@@ -83,12 +94,18 @@ export function slotsPage(frame: PageFrame, orderId: string, action: 'book' | 'r
     days: slots.days.map((day) => ({
       label: dayInWords(`${day.date}T12:00:00Z`),
       location: day.slots[0]?.location ?? null,
-      slots: day.slots.map((slot) => ({ booking_key: slot.booking_key, time: `${timeInWords(slot.start, slots.timezone)} to ${timeInWords(slot.end, slots.timezone)}` })),
+      slots: day.slots.map((slot) => ({
+        booking_key: slot.booking_key,
+        time: `${timeInWords(slot.start, slots.timezone)} to ${timeInWords(slot.end, slots.timezone)}`,
+      })),
     })),
   });
 }
 
-export function verifyPage(frame: PageFrame, data: { code: string; channels: CodeChannel[]; sentTo?: string | null; error?: string | null; codeMinutes: number }): string {
+export function verifyPage(
+  frame: PageFrame,
+  data: { code: string; channels: CodeChannel[]; sentTo?: string | null; error?: string | null; codeMinutes: number },
+): string {
   return page('verify', 'Check it is you', frame, { sentTo: null, error: null, ...data });
 }
 

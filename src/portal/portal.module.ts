@@ -23,7 +23,11 @@ import { PortalUrlsService } from './portal-urls.service';
   imports: [UsersModule, OrdersModule, AppointmentsModule, TenancyModule, NotificationsModule],
   controllers: [PortalUrlsController, PortalPagesController],
   providers: [
-    { provide: PORTAL_TOKENS, inject: [LABFLOW_CONFIG], useFactory: (config: LabflowConfig) => new PortalTokens(config.phiEncryptionKey, config.phiPreviousKeys) },
+    {
+      provide: PORTAL_TOKENS,
+      inject: [LABFLOW_CONFIG],
+      useFactory: (config: LabflowConfig) => new PortalTokens(config.phiEncryptionKey, config.phiPreviousKeys),
+    },
     PortalLinksRepository,
     PortalUrlsService,
     PortalAccessService,

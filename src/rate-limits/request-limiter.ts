@@ -95,7 +95,13 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
     });
     this.redis.on('error', errorListener(this.logger, 'Redis (rate limits)'));
     const limiter = (prefix: string, budget: RateBudget) =>
-      budget && new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${rateLimits.keyPrefix}:${prefix}`, points: budget.points, duration: budget.durationSeconds });
+      budget &&
+      new RateLimiterRedis({
+        storeClient: this.redis,
+        keyPrefix: `${rateLimits.keyPrefix}:${prefix}`,
+        points: budget.points,
+        duration: budget.durationSeconds,
+      });
     for (const [family, budget] of Object.entries(rateLimits.requests) as Array<[RequestFamily, RateBudget]>) {
       const made = limiter(`${REQUESTS}:${family}`, budget);
       if (made) this.requestLimiters.set(family, made);
@@ -106,7 +112,7 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
     }
     this.unavailable = new Counter({
       name: 'labflow_rate_limit_unavailable_total',
-      help: 'Requests (and refused attempts) let through uncounted because the rate limits\' Redis did not answer (fail open), by route family.',
+      help: "Requests (and refused attempts) let through uncounted because the rate limits' Redis did not answer (fail open), by route family.",
       labelNames: ['family'] as const,
       registers: [metrics.registry],
     });

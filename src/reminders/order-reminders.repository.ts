@@ -35,7 +35,10 @@ export class OrderRemindersRepository {
        ON CONFLICT (order_id, reminder_key) DO NOTHING`,
       [reminder.order_id, reminder.reminder_key, reminder.team_id, reminder.kind, reminder.sequence],
     );
-    const [row] = await this.db.query(`SELECT ${COLUMNS} FROM order_reminders WHERE order_id = $1 AND reminder_key = $2`, [reminder.order_id, reminder.reminder_key]);
+    const [row] = await this.db.query(`SELECT ${COLUMNS} FROM order_reminders WHERE order_id = $1 AND reminder_key = $2`, [
+      reminder.order_id,
+      reminder.reminder_key,
+    ]);
     return row;
   }
 

@@ -116,8 +116,7 @@ export class OrderRemindersService {
       return null;
     }
     const expected = input.appointment;
-    const same =
-      latest && expected && latest.id === expected.appointmentId && latest.start_at && Date.parse(latest.start_at) === Date.parse(expected.startAt);
+    const same = latest && expected && latest.id === expected.appointmentId && latest.start_at && Date.parse(latest.start_at) === Date.parse(expected.startAt);
     if (!same || !RESCHEDULABLE.includes(latest.status)) throw new Skip('no_longer_applies');
     return latest;
   }

@@ -21,7 +21,10 @@ export class RequisitionFormsService {
   ) {}
 
   async render(reader: RequisitionReader, orderId: string): Promise<Buffer> {
-    const { order, patient } = await this.requireForm(reader, orderId, { notCreated: 'Requisition (not created yet)', notRegistered: 'Requisition (the kit is not registered)' });
+    const { order, patient } = await this.requireForm(reader, orderId, {
+      notCreated: 'Requisition (not created yet)',
+      notRegistered: 'Requisition (the kit is not registered)',
+    });
     const [lab] = await this.catalog.labsByIds([order.labId]);
     const account = await this.labAccounts.requireVisible(reader as TeamPrincipal, order.labAccountId).catch(() => null);
     const tests = await order.tests();
@@ -50,7 +53,10 @@ export class RequisitionFormsService {
    * the requisition is created and the patient known, as for the form itself.
    */
   async renderLabels(reader: RequisitionReader, orderId: string, labels: { count: number; collectedAt: string }): Promise<Buffer> {
-    const { order, patient } = await this.requireForm(reader, orderId, { notCreated: 'Labels (the requisition is not created yet)', notRegistered: 'Labels (the kit is not registered)' });
+    const { order, patient } = await this.requireForm(reader, orderId, {
+      notCreated: 'Labels (the requisition is not created yet)',
+      notRegistered: 'Labels (the kit is not registered)',
+    });
     const [lab] = await this.catalog.labsByIds([order.labId]);
     await this.orders.logRead(reader, order.id);
     return renderSpecimenLabelsPdf({

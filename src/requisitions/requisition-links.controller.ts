@@ -11,7 +11,7 @@ import { inlinePdf } from '../common/pdf-response';
 export class SignedRequisitionQuery extends createZodDto(
   z.object({
     expires: z.string().max(20).describe('Unix seconds after which the link no longer works.'),
-    signature: z.string().max(200).describe('The link\'s signature (as issued in requisition_form_url).'),
+    signature: z.string().max(200).describe("The link's signature (as issued in requisition_form_url)."),
   }),
 ) {}
 

@@ -67,7 +67,10 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   section(doc, 'TESTS ORDERED');
   input.tests.forEach((test, index) => {
     keepTogether(doc, 2 * doc.currentLineHeight(true));
-    doc.font(BOLD).fontSize(10).text(`${index + 1}. ${pdfSafe(test.name)}`, MARGIN, doc.y, { width });
+    doc
+      .font(BOLD)
+      .fontSize(10)
+      .text(`${index + 1}. ${pdfSafe(test.name)}`, MARGIN, doc.y, { width });
     for (const marker of test.markers) {
       doc.font(FONT).fontSize(9);
       keepTogether(doc, doc.currentLineHeight(true));
@@ -89,7 +92,8 @@ function layout(doc: PDFKit.PDFDocument, input: RequisitionInput): void {
   if (input.consents.length > 0) {
     section(doc, 'PATIENT CONSENTS');
     for (const given of input.consents) {
-      const when = given.timeOfConsent && !Number.isNaN(Date.parse(given.timeOfConsent)) ? `given ${formatDateTime(new Date(given.timeOfConsent))}` : 'time not given';
+      const when =
+        given.timeOfConsent && !Number.isNaN(Date.parse(given.timeOfConsent)) ? `given ${formatDateTime(new Date(given.timeOfConsent))}` : 'time not given';
       field(doc, CONSENT_NAMES[given.consentType] ?? given.consentType, [given.version ? `version ${given.version}` : null, when].filter(Boolean).join(', '));
     }
   }
@@ -153,4 +157,3 @@ function barcode(doc: PDFKit.PDFDocument, text: string, width: number): void {
   doc.y = drawCode128(doc, text, { x: MARGIN, y: doc.y, maxWidth: width, height: BARCODE_HEIGHT, maxModule: 1.25, fontSize: 9 }) + 1;
   doc.x = MARGIN;
 }
-

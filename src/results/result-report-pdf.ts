@@ -81,8 +81,15 @@ const FAILURE_WORDS: Record<FailureType, string> = {
 
 function layout(doc: PDFKit.PDFDocument, report: LabResultsRaw, orderId: string): void {
   const metadata = report.metadata;
-  doc.font(PDF_BOLD).fontSize(18).fillColor('black').text('LABORATORY REPORT', PDF_MARGIN, doc.y, { width: contentWidth(doc) });
-  doc.font(PDF_BOLD).fontSize(11).text(STATUS_WORDS[metadata.status ?? 'final'] ?? String(metadata.status));
+  doc
+    .font(PDF_BOLD)
+    .fontSize(18)
+    .fillColor('black')
+    .text('LABORATORY REPORT', PDF_MARGIN, doc.y, { width: contentWidth(doc) });
+  doc
+    .font(PDF_BOLD)
+    .fontSize(11)
+    .text(STATUS_WORDS[metadata.status ?? 'final'] ?? String(metadata.status));
   doc.moveDown(0.3);
   field(doc, 'Laboratory', metadata.laboratory ?? 'not given');
   if (metadata['clia_#']) field(doc, 'CLIA #', metadata['clia_#']);
@@ -127,7 +134,12 @@ function tableHeader(doc: PDFKit.PDFDocument): void {
     doc.text(text, PDF_MARGIN + COLUMNS[column].x, y, { width: COLUMNS[column].width });
   }
   const rule = doc.y + 1;
-  doc.moveTo(PDF_MARGIN, rule).lineTo(PDF_MARGIN + contentWidth(doc), rule).lineWidth(0.5).strokeColor(PDF_GREY).stroke();
+  doc
+    .moveTo(PDF_MARGIN, rule)
+    .lineTo(PDF_MARGIN + contentWidth(doc), rule)
+    .lineWidth(0.5)
+    .strokeColor(PDF_GREY)
+    .stroke();
   doc.x = PDF_MARGIN;
   doc.y = rule + 3;
 }
@@ -148,14 +160,21 @@ function resultRow(doc: PDFKit.PDFDocument, result: BiomarkerResult): void {
   let bottom = top;
   for (const [column, text] of Object.entries(cells) as Array<[keyof typeof COLUMNS, string]>) {
     const emphasised = flag !== null && (column === 'result' || column === 'flag');
-    doc.font(emphasised ? PDF_BOLD : PDF_FONT).fontSize(9).fillColor('black');
+    doc
+      .font(emphasised ? PDF_BOLD : PDF_FONT)
+      .fontSize(9)
+      .fillColor('black');
     doc.text(pdfSafe(text), PDF_MARGIN + COLUMNS[column].x, top, { width: COLUMNS[column].width });
     bottom = Math.max(bottom, doc.y);
   }
   doc.x = PDF_MARGIN;
   doc.y = bottom;
   if (result.notes) {
-    doc.font(PDF_FONT).fontSize(8).fillColor(PDF_GREY).text(pdfSafe(result.notes), PDF_MARGIN + 12, doc.y, { width: contentWidth(doc) - 12 });
+    doc
+      .font(PDF_FONT)
+      .fontSize(8)
+      .fillColor(PDF_GREY)
+      .text(pdfSafe(result.notes), PDF_MARGIN + 12, doc.y, { width: contentWidth(doc) - 12 });
     doc.x = PDF_MARGIN;
   }
   doc.y += 3;

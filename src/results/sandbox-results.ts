@@ -123,7 +123,10 @@ function resultFor(
 }
 
 /** Fields every result shares: identity, LOINC, provider id, parent panel, timestamp. */
-function baseOf(marker: ResultMarker, timestamp: string): Pick<BiomarkerResult, 'name' | 'slug' | 'timestamp' | 'loinc' | 'loinc_slug' | 'provider_id' | 'source_markers'> {
+function baseOf(
+  marker: ResultMarker,
+  timestamp: string,
+): Pick<BiomarkerResult, 'name' | 'slug' | 'timestamp' | 'loinc' | 'loinc_slug' | 'provider_id' | 'source_markers'> {
   return {
     name: marker.name,
     slug: marker.slug,

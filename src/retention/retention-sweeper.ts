@@ -87,9 +87,7 @@ export class RetentionSweeper {
     const sweep = await withSessionLock(this.db, SESSION_LOCKS.retentionSweep, async () => ({
       events: await this.drain(() => this.events.deleteExpired(this.config.eventRetentionMs, batchSize)),
       orderIdempotencyKeys: await this.drain(() => this.idempotency.deleteExpiredAnswers(this.config.orderIdempotencyKeyTtlMs, batchSize)),
-      appointmentIdempotencyKeys: await this.drain(() =>
-        this.idempotency.deleteExpiredResults(this.config.appointmentIdempotencyKeyTtlMs, batchSize),
-      ),
+      appointmentIdempotencyKeys: await this.drain(() => this.idempotency.deleteExpiredResults(this.config.appointmentIdempotencyKeyTtlMs, batchSize)),
       healthDataPartitions: await this.maintainHealthData(),
       linkTokens: await this.drain(() => this.linkTokens.deleteExpired(LINK_TOKEN_KEEP_MS, batchSize)),
       linkBulkOpItems: await this.drain(() => this.bulkOps.deleteExpiredItems(this.config.linkBulkOpRetentionMs, batchSize)),

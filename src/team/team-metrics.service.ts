@@ -17,7 +17,11 @@ export class TeamMetricsService {
   ) {}
 
   async metrics(team: TeamPrincipal) {
-    const [users, connections, orders] = await Promise.all([this.users.countLive(team), this.connections.metricsOf(team, METRIC_WEEKS), this.orders.countOf(team)]);
+    const [users, connections, orders] = await Promise.all([
+      this.users.countLive(team),
+      this.connections.metricsOf(team, METRIC_WEEKS),
+      this.orders.countOf(team),
+    ]);
     return {
       team_id: team.teamId,
       number_of_users: users,

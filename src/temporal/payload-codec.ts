@@ -71,12 +71,16 @@ export function isEncrypted(payload: Payload): boolean {
 }
 
 /** The data converter every labflow client and worker uses: payloads encrypted at rest. */
-export function labflowDataConverter(config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey' | 'phiPreviousKeys' | 'temporalPayloadPreviousKeys'>) {
+export function labflowDataConverter(
+  config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey' | 'phiPreviousKeys' | 'temporalPayloadPreviousKeys'>,
+) {
   return { payloadCodecs: [codecOf(config)] };
 }
 
 /** The payload codec of `config`'s keys. */
-export function codecOf(config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey' | 'phiPreviousKeys' | 'temporalPayloadPreviousKeys'>): EncryptionCodec {
+export function codecOf(
+  config: Pick<LabflowConfig, 'phiEncryptionKey' | 'temporalPayloadKey' | 'phiPreviousKeys' | 'temporalPayloadPreviousKeys'>,
+): EncryptionCodec {
   return EncryptionCodec.fromKeys(config.phiEncryptionKey, config.temporalPayloadKey, {
     phiKeys: config.phiPreviousKeys,
     payloadKeys: config.temporalPayloadPreviousKeys,

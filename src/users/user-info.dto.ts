@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { addressSchema, dateOfBirth, email, GENDERS, guarantorDetailsSchema, personName, phoneNumber } from '../common/person-schemas';
 
 /** The SDK's Race, Ethnicity, SexualOrientation and GenderIdentity. */
-export const RACES = ['african_american_or_black', 'asian', 'indigenous_native_american_alaska_native', 'other', 'pacific_islander_or_hawaiian', 'white_caucasian'] as const;
+export const RACES = [
+  'african_american_or_black',
+  'asian',
+  'indigenous_native_american_alaska_native',
+  'other',
+  'pacific_islander_or_hawaiian',
+  'white_caucasian',
+] as const;
 export const ETHNICITIES = ['hispanic', 'non_hispanic', 'ashkenazi_jewish', 'other'] as const;
 export const SEXUAL_ORIENTATIONS = ['lesbian_gay_or_homosexual', 'heterosexual_or_straight', 'bisexual', 'dont_know', 'other'] as const;
 export const GENDER_IDENTITIES = [

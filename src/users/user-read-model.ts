@@ -87,13 +87,22 @@ export class UserReadModel {
 
   /** The team's live user with this client_user_id, with its connections, or null. */
   async readLiveByClientUserId(scope: Scope, clientUserId: string): Promise<UserRead | null> {
-    const [row] = await runPrepared<ReadRow>(this.db, LIVE_USER_BY_CLIENT_USER_ID.name, LIVE_USER_BY_CLIENT_USER_ID.text, [clientUserId, scope.teamId, scope.environment]);
+    const [row] = await runPrepared<ReadRow>(this.db, LIVE_USER_BY_CLIENT_USER_ID.name, LIVE_USER_BY_CLIENT_USER_ID.text, [
+      clientUserId,
+      scope.teamId,
+      scope.environment,
+    ]);
     return row ? userRead(row) : null;
   }
 
   /** A page of the team's live users with their connections, and how many live users it has. */
   async readLivePage(scope: Scope, offset: number, limit: number): Promise<{ users: UserRead[]; total: number }> {
-    const rows = await runPrepared<ReadRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [scope.teamId, scope.environment, offset, limit]);
+    const rows = await runPrepared<ReadRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [
+      scope.teamId,
+      scope.environment,
+      offset,
+      limit,
+    ]);
     if (rows.length > 0) return { users: rows.map(userRead), total: Number(rows[0].total) };
     // A page past the end carries no count: ask for it.
     const [count] = await runPrepared<{ total: string }>(this.db, LIVE_USERS_COUNT.name, LIVE_USERS_COUNT.text, [scope.teamId, scope.environment]);

@@ -1,14 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
-import {
-  ClientUserIdParams,
-  CreateUserDto,
-  ListUsersQuery,
-  PatchUserDto,
-  UndoDeleteQuery,
-  UserIdParams,
-} from './users.dto';
+import { ClientUserIdParams, CreateUserDto, ListUsersQuery, PatchUserDto, UndoDeleteQuery, UserIdParams } from './users.dto';
 import { UsersService } from './users.service';
 
 @ApiTags('user')

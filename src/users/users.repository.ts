@@ -6,8 +6,7 @@ import { runPrepared } from '../common/prepared-statement';
 import { UserEntity } from './user.entity';
 
 /** Postgres unique_violation: another live user already has this client_user_id. */
-export const isUniqueViolation = (error: unknown) =>
-  error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505';
+export const isUniqueViolation = (error: unknown) => error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === '23505';
 
 type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
@@ -92,7 +91,12 @@ export class UsersRepository {
 
   /** A page of live users and how many there are, in one statement (a count beside each row). */
   async listLive(scope: Scope, offset: number, limit: number): Promise<{ users: UserEntity[]; total: number }> {
-    const rows = await runPrepared<UserRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [scope.teamId, scope.environment, offset, limit]);
+    const rows = await runPrepared<UserRow & { total: string }>(this.db, LIVE_USERS_PAGE.name, LIVE_USERS_PAGE.text, [
+      scope.teamId,
+      scope.environment,
+      offset,
+      limit,
+    ]);
     if (rows.length > 0) return { users: rows.map(userFromRow), total: Number(rows[0].total) };
     // A page past the end carries no count: ask for it.
     const total = await this.countLive(scope);

@@ -1,19 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import {
-  type Client,
-  WorkflowIdConflictPolicy,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { type Client, WorkflowIdConflictPolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  CLIENT_USER_ID_TAKEN,
-  SEARCH_ATTRIBUTES,
-  undoUserDeletion,
-  userDeletionWorkflowId,
-} from '../../workflows/contract';
+import { CLIENT_USER_ID_TAKEN, SEARCH_ATTRIBUTES, undoUserDeletion, userDeletionWorkflowId } from '../../workflows/contract';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { badRequest, notFound, validationError } from '../common/errors';
@@ -61,7 +51,9 @@ export class UsersService {
       environment: team.environment,
       clientUserId: body.client_user_id,
       fallbackTimeZone: body.fallback_time_zone ? { id: body.fallback_time_zone, source_slug: MANUAL_SOURCE, updated_at: now } : null,
-      fallbackBirthDateEnc: body.fallback_birth_date ? this.sealBirthDate({ value: body.fallback_birth_date, source_slug: MANUAL_SOURCE, updated_at: now }) : null,
+      fallbackBirthDateEnc: body.fallback_birth_date
+        ? this.sealBirthDate({ value: body.fallback_birth_date, source_slug: MANUAL_SOURCE, updated_at: now })
+        : null,
       plaintextFallbackBirthDate: null,
       ingestionStart: body.ingestion_start ?? null,
       ingestionEnd: body.ingestion_end ?? null,
@@ -192,7 +184,8 @@ export class UsersService {
   }
 
   private toView(user: UserEntity, connectedSources: ConnectedSourceView[]): UserView {
-    const birthDate = user.fallbackBirthDateEnc !== null ? this.cipher.decryptJson<FallbackBirthDate>(user.fallbackBirthDateEnc) : user.plaintextFallbackBirthDate;
+    const birthDate =
+      user.fallbackBirthDateEnc !== null ? this.cipher.decryptJson<FallbackBirthDate>(user.fallbackBirthDateEnc) : user.plaintextFallbackBirthDate;
     return toView(user, birthDate, connectedSources);
   }
 

@@ -36,7 +36,10 @@ describe('hosted Link page in Chromium', () => {
 
   async function linkPage(body: Record<string, unknown>, on = browser): Promise<Page> {
     const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `link-${Date.now()}-${Math.random()}` } });
-    const token = await call(stack.apiUrl, 'POST', '/v2/link/token', { key: tenant.apiKey, body: { user_id: user.body.user_id, redirect_url: appUrl, ...body } });
+    const token = await call(stack.apiUrl, 'POST', '/v2/link/token', {
+      key: tenant.apiKey,
+      body: { user_id: user.body.user_id, redirect_url: appUrl, ...body },
+    });
     expect(token.status).toBe(200);
     const page = await on.context.newPage();
     // labflow's public URL names port 0 in the test stack: send those requests to the port it listens on.

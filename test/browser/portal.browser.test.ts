@@ -7,8 +7,15 @@ import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-re
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
 const shots = screenshotDir('portal');
-const PHOENIX_ADDRESS = { receiver_name: 'Marguerite Okonkwo', first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004', country: 'US', phone_number: '+14155550123' };
-
+const PHOENIX_ADDRESS = {
+  receiver_name: 'Marguerite Okonkwo',
+  first_line: '200 W Washington St',
+  city: 'Phoenix',
+  state: 'AZ',
+  zip: '85004',
+  country: 'US',
+  phone_number: '+14155550123',
+};
 
 /** Bytes the browser transferred for the page it shows: the document, its redirect and every subresource. */
 async function transferredBytes(page: Page): Promise<number> {
@@ -100,7 +107,11 @@ describe('patient portal in Chromium', () => {
   });
 
   it('a patient books, then reschedules an at-home draw and sees the order move; the workflow history has both Updates', async () => {
-    const { userId, orderId } = await order({ lab_test_id: THYROID_AT_HOME, patient_address: PHOENIX_ADDRESS, physician: { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' } });
+    const { userId, orderId } = await order({
+      lab_test_id: THYROID_AT_HOME,
+      patient_address: PHOENIX_ADDRESS,
+      physician: { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' },
+    });
     await orderReaches(stack, tenant, orderId, 'appointment_pending');
     const startDate = someStartDate();
     const browser = await launchBrowser();
@@ -132,14 +143,22 @@ describe('patient portal in Chromium', () => {
       await browser.close();
     }
     const apiOrder = await orderReaches(stack, tenant, orderId, 'appointment_scheduled');
-    expect(apiOrder.events.map((event: { status: string }) => event.status.split('.')[2])).toEqual(expect.arrayContaining(['appointment_pending', 'appointment_scheduled']));
+    expect(apiOrder.events.map((event: { status: string }) => event.status.split('.')[2])).toEqual(
+      expect.arrayContaining(['appointment_pending', 'appointment_scheduled']),
+    );
     const history = await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).fetchHistory();
-    const updates = (history.events ?? []).flatMap((event) => (event.workflowExecutionUpdateAcceptedEventAttributes ? [event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name] : []));
+    const updates = (history.events ?? []).flatMap((event) =>
+      event.workflowExecutionUpdateAcceptedEventAttributes ? [event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name] : [],
+    );
     expect(updates).toEqual(['bookAppointment', 'rescheduleAppointment']);
   });
 
   it('works at 360 px wide: no sideways scrolling on the order and slot pages', async () => {
-    const { userId, orderId } = await order({ lab_test_id: THYROID_AT_HOME, patient_address: PHOENIX_ADDRESS, physician: { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' } });
+    const { userId, orderId } = await order({
+      lab_test_id: THYROID_AT_HOME,
+      patient_address: PHOENIX_ADDRESS,
+      physician: { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' },
+    });
     await orderReaches(stack, tenant, orderId, 'appointment_pending');
     const browser = await launchBrowser({ width: 360, height: 760 });
     try {

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as pdfModule from '../../src/requisitions/requisition-pdf';
-import { createUser, eventually, ORDER_TEST_ENV, orderBody, patientAddress, patientDetails, someStartDate, testkitBody, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
+import {
+  createUser,
+  eventually,
+  ORDER_TEST_ENV,
+  orderBody,
+  patientAddress,
+  patientDetails,
+  someStartDate,
+  testkitBody,
+  THYROID_AT_HOME,
+  WALK_IN_CMP,
+} from '../helpers/orders';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 import { call, createTenant, type TestStack, startStack } from '../helpers/stack';
 
@@ -85,7 +96,12 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
     const userId = await createUser(stack, tenant);
     const pdfRenders = jest.spyOn(pdfModule, 'renderRequisitionPdf');
 
-    const record = async (name: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; key?: string | null; rawBody?: string } = {}) => {
+    const record = async (
+      name: string,
+      method: string,
+      path: string,
+      options: { body?: unknown; headers?: Record<string, string>; key?: string | null; rawBody?: string } = {},
+    ) => {
       const key = options.key === null ? undefined : (options.key ?? tenant.apiKey);
       const response = await call(stack.apiUrl, method, path, { key, body: options.body, headers: options.headers, rawBody: options.rawBody });
       entries.push({ name, result: normaliser.value({ status: response.status, contentType: response.headers.get('content-type'), body: response.body }) });
@@ -131,25 +147,47 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
     const idempotencyKey = `capture-${randomUUID()}`;
     const first = await record('create with idempotency key', 'POST', '/v3/order', { body: keyed, headers: { 'x-idempotency-key': idempotencyKey } });
     await record('create replay same key', 'POST', '/v3/order', { body: keyed, headers: { 'x-idempotency-key': idempotencyKey } });
-    await record('create same key other body', 'POST', '/v3/order', { body: { ...keyed, activate_by: '2030-02-02' }, headers: { 'x-idempotency-key': idempotencyKey } });
+    await record('create same key other body', 'POST', '/v3/order', {
+      body: { ...keyed, activate_by: '2030-02-02' },
+      headers: { 'x-idempotency-key': idempotencyKey },
+    });
     await record('create key too long', 'POST', '/v3/order', { body: keyed, headers: { 'x-idempotency-key': 'k'.repeat(256) } });
     const errorKey = `capture-${randomUUID()}`;
     const unknownUser = orderBody(randomUUID());
     await record('create unknown user, keyed (404 stored)', 'POST', '/v3/order', { body: unknownUser, headers: { 'x-idempotency-key': errorKey } });
     await record('create unknown user, keyed replay', 'POST', '/v3/order', { body: unknownUser, headers: { 'x-idempotency-key': errorKey } });
     const noCacheKey = `capture-${randomUUID()}`;
-    await record('create unknown user, no-cache', 'POST', '/v3/order', { body: unknownUser, headers: { 'x-idempotency-key': noCacheKey, 'x-idempotency-error': 'no-cache' } });
-    await record('create same no-cache key, valid body', 'POST', '/v3/order', { body: orderBody(userId), headers: { 'x-idempotency-key': noCacheKey, 'x-idempotency-error': 'no-cache' } });
+    await record('create unknown user, no-cache', 'POST', '/v3/order', {
+      body: unknownUser,
+      headers: { 'x-idempotency-key': noCacheKey, 'x-idempotency-error': 'no-cache' },
+    });
+    await record('create same no-cache key, valid body', 'POST', '/v3/order', {
+      body: orderBody(userId),
+      headers: { 'x-idempotency-key': noCacheKey, 'x-idempotency-error': 'no-cache' },
+    });
     await record('create 422 (missing patient)', 'POST', '/v3/order', { body: { user_id: userId, lab_test_id: orderBody(userId).lab_test_id } });
-    await record('create 422 keyed (not stored)', 'POST', '/v3/order', { body: { user_id: userId }, headers: { 'x-idempotency-key': `capture-${randomUUID()}` } });
+    await record('create 422 keyed (not stored)', 'POST', '/v3/order', {
+      body: { user_id: userId },
+      headers: { 'x-idempotency-key': `capture-${randomUUID()}` },
+    });
     await record('create unknown lab test', 'POST', '/v3/order', { body: orderBody(userId, { lab_test_id: randomUUID() }) });
     await record('create walk-in without physician', 'POST', '/v3/order', { body: orderBody(userId, { lab_test_id: WALK_IN_CMP }) });
-    await record('create order set of two', 'POST', '/v3/order', { body: orderBody(userId, { lab_test_id: undefined, order_set: { lab_test_ids: [WALK_IN_CMP, THYROID_AT_HOME] } }) });
+    await record('create order set of two', 'POST', '/v3/order', {
+      body: orderBody(userId, { lab_test_id: undefined, order_set: { lab_test_ids: [WALK_IN_CMP, THYROID_AT_HOME] } }),
+    });
     await record('create malformed json', 'POST', '/v3/order', { rawBody: '{"user_id": ', headers: { 'content-type': 'application/json' } });
     await record('create without key', 'POST', '/v3/order', { body: orderBody(userId), key: null });
     const testkit = await record('create unregistered testkit', 'POST', '/v3/order/testkit', { body: testkitBody(userId) });
     await record('create import', 'POST', '/v3/order/import', {
-      body: { user_id: userId, billing_type: 'client_bill', order_set: { lab_test_ids: [orderBody(userId).lab_test_id] }, collection_method: 'testkit', patient_details: patientDetails(), patient_address: patientAddress(), sample_id: `IMP-${randomUUID().slice(0, 8)}` },
+      body: {
+        user_id: userId,
+        billing_type: 'client_bill',
+        order_set: { lab_test_ids: [orderBody(userId).lab_test_id] },
+        collection_method: 'testkit',
+        patient_details: patientDetails(),
+        patient_address: patientAddress(),
+        sample_id: `IMP-${randomUUID().slice(0, 8)}`,
+      },
     });
 
     // --- reads -------------------------------------------------------------------------------
@@ -170,7 +208,9 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
 
     // --- requisition --------------------------------------------------------------------------
     await recordPdf('requisition pdf (team key)', `${stack.apiUrl}/v3/order/${kitId}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
-    await recordPdf('requisition pdf, not registered kit', `${stack.apiUrl}/v3/order/${testkit.body.order.id}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
+    await recordPdf('requisition pdf, not registered kit', `${stack.apiUrl}/v3/order/${testkit.body.order.id}/requisition/pdf`, {
+      'x-service-api-key': tenant.apiKey,
+    });
     await recordPdf('requisition pdf unknown order', `${stack.apiUrl}/v3/order/${randomUUID()}/requisition/pdf`, { 'x-service-api-key': tenant.apiKey });
     const link = (await call(stack.apiUrl, 'GET', `/v3/order/${kitId}`, { key: tenant.apiKey })).body.requisition_form_url as string | null;
     if (link) {
@@ -186,7 +226,9 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
     await record('patch bad activate_by', 'PATCH', `/v3/order/${first.body.order.id}`, { body: { activate_by: 'soon' } });
     await record('patch unknown order', 'PATCH', `/v3/order/${randomUUID()}`, { body: { activate_by: '2031-06-30' } });
     await record('simulate in production', 'POST', `/v3/order/${kitId}/test`, { body: {} });
-    await record('register kit unknown sample', 'POST', '/v3/order/testkit/register', { body: { sample_id: 'LF0000000000', patient_details: patientDetails(), patient_address: patientAddress() } });
+    await record('register kit unknown sample', 'POST', '/v3/order/testkit/register', {
+      body: { sample_id: 'LF0000000000', patient_details: patientDetails(), patient_address: patientAddress() },
+    });
     await record('register registered-at-ordering kit', 'POST', '/v3/order/testkit/register', {
       body: { sample_id: created.body.order.sample_id, patient_details: patientDetails(), patient_address: patientAddress() },
     });
@@ -224,21 +266,39 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
     await record('psc cancellation reasons', 'GET', '/v3/order/psc/appointment/cancellation-reasons');
     await record('phlebotomy cancellation reasons', 'GET', '/v3/order/phlebotomy/appointment/cancellation-reasons');
     await record('psc availability 422', 'POST', '/v3/order/psc/appointment/availability?lab=quest&radius=25');
-    const psc = await call(stack.apiUrl, 'POST', `/v3/order/psc/appointment/availability?lab=quest&zip_code=10001&radius=25&start_date=${someStartDate()}`, { key: tenant.apiKey });
+    const psc = await call(stack.apiUrl, 'POST', `/v3/order/psc/appointment/availability?lab=quest&zip_code=10001&radius=25&start_date=${someStartDate()}`, {
+      key: tenant.apiKey,
+    });
     const pscSlots: Array<{ booking_key: string }> = psc.body.slots.flatMap((day: { slots: Array<{ booking_key: string }> }) => day.slots);
     await record('psc get before booking', 'GET', `/v3/order/${walkInId}/psc/appointment`);
     await record('psc book bad key', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, { body: { booking_key: 'nope' } });
-    await record('psc book on labcorp walk-in', 'POST', `/v3/order/${labcorp.body.order?.id ?? randomUUID()}/psc/appointment/book`, { body: { booking_key: pscSlots[0].booking_key } });
+    await record('psc book on labcorp walk-in', 'POST', `/v3/order/${labcorp.body.order?.id ?? randomUUID()}/psc/appointment/book`, {
+      body: { booking_key: pscSlots[0].booking_key },
+    });
     await record('psc book on kit order', 'POST', `/v3/order/${first.body.order.id}/psc/appointment/book`, { body: { booking_key: pscSlots[0].booking_key } });
-    await record('psc book key too long', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, { body: { booking_key: pscSlots[0].booking_key }, headers: { 'x-idempotency-key': 'k'.repeat(256) } });
+    await record('psc book key too long', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, {
+      body: { booking_key: pscSlots[0].booking_key },
+      headers: { 'x-idempotency-key': 'k'.repeat(256) },
+    });
     const bookingKey = `capture-${randomUUID()}`;
-    await record('psc book with idempotency key', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, { body: { booking_key: pscSlots[0].booking_key, appointment_notes: 'Capture.' }, headers: { 'x-idempotency-key': bookingKey } });
-    await record('psc book replay', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, { body: { booking_key: pscSlots[0].booking_key, appointment_notes: 'Capture.' }, headers: { 'x-idempotency-key': bookingKey } });
-    await record('psc book same key other body', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, { body: { booking_key: pscSlots[1].booking_key }, headers: { 'x-idempotency-key': bookingKey } });
+    await record('psc book with idempotency key', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, {
+      body: { booking_key: pscSlots[0].booking_key, appointment_notes: 'Capture.' },
+      headers: { 'x-idempotency-key': bookingKey },
+    });
+    await record('psc book replay', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, {
+      body: { booking_key: pscSlots[0].booking_key, appointment_notes: 'Capture.' },
+      headers: { 'x-idempotency-key': bookingKey },
+    });
+    await record('psc book same key other body', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, {
+      body: { booking_key: pscSlots[1].booking_key },
+      headers: { 'x-idempotency-key': bookingKey },
+    });
     await record('psc book again without key', 'POST', `/v3/order/${walkInId}/psc/appointment/book`, { body: { booking_key: pscSlots[2].booking_key } });
     await settle(walkInId);
     await record('psc get', 'GET', `/v3/order/${walkInId}/psc/appointment`);
-    await record('psc reschedule', 'PATCH', `/v3/order/${walkInId}/psc/appointment/reschedule`, { body: { booking_key: pscSlots[3].booking_key, appointment_notes: 'Moved.' } });
+    await record('psc reschedule', 'PATCH', `/v3/order/${walkInId}/psc/appointment/reschedule`, {
+      body: { booking_key: pscSlots[3].booking_key, appointment_notes: 'Moved.' },
+    });
     await record('psc cancel bad reason', 'PATCH', `/v3/order/${walkInId}/psc/appointment/cancel`, { body: { cancellation_reason_id: 'nope' } });
     const reasons = (await call(stack.apiUrl, 'GET', '/v3/order/psc/appointment/cancellation-reasons', { key: tenant.apiKey })).body as Array<{ id: string }>;
     await record('psc cancel', 'PATCH', `/v3/order/${walkInId}/psc/appointment/cancel`, { body: { cancellation_reason_id: reasons[0].id } });
@@ -258,7 +318,9 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
     });
     const homeSlots: Array<{ booking_key: string }> = phlebotomy.body.slots.flatMap((day: { slots: Array<{ booking_key: string }> }) => day.slots);
     await record('phlebotomy book psc key', 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, { body: { booking_key: pscSlots[5].booking_key } });
-    await record('phlebotomy book', 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, { body: { booking_key: homeSlots[0].booking_key, appointment_notes: 'Gate 1' } });
+    await record('phlebotomy book', 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, {
+      body: { booking_key: homeSlots[0].booking_key, appointment_notes: 'Gate 1' },
+    });
     await settle(home);
     await record('phlebotomy get', 'GET', `/v3/order/${home}/phlebotomy/appointment`);
     await record('phlebotomy request wrong provider', 'POST', `/v3/order/${home}/phlebotomy/appointment/request`, {

@@ -14,8 +14,7 @@ const DATES = Array.from({ length: 14 }, (_, i) => addDays(START, i));
 describe('appointment availability (phlebotomy and PSC)', () => {
   let stack: TestStack;
   let tenant: Tenant;
-  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
   // A unique second_line gives every test its own cache entry (Redis is shared between runs).
   const address = (zip = '85004') => ({ first_line: '1 Main St', second_line: randomUUID(), city: 'Phoenix', state: 'AZ', zip_code: zip });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -156,8 +155,7 @@ describe('appointment availability (phlebotomy and PSC)', () => {
   });
 
   describe('through the Junction SDK', () => {
-    const client = () =>
-      new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
+    const client = () => new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
 
     it('getPhlebotomyAppointmentAvailability parses the answer', async () => {
       const result = await client().labTests.getPhlebotomyAppointmentAvailability({
@@ -198,14 +196,27 @@ describe('appointment availability (phlebotomy and PSC)', () => {
       expect(phoenix.zipCode).toBe('85004');
       expect(phoenix.phlebotomy).toEqual({ isServed: true, providers: [{ name: 'getlabs', serviceTypes: ['appointment-ready', 'appointment-request'] }] });
       expect(Object.keys(phoenix.centralLabs).sort()).toEqual(['bioreference', 'labcorp', 'quest', 'sonora_quest']);
-      expect(phoenix.centralLabs.quest.patientServiceCenters).toEqual({ appointmentWithVital: true, withinRadius: 0, radius: '20', capabilities: ['appointment_scheduling_via_junction'] });
+      expect(phoenix.centralLabs.quest.patientServiceCenters).toEqual({
+        appointmentWithVital: true,
+        withinRadius: 0,
+        radius: '20',
+        capabilities: ['appointment_scheduling_via_junction'],
+      });
 
       const newYork = await client().labTests.getAreaInfo({ zipCode: '10001', radius: '10', labs: ['quest', 'labcorp'] });
       expect(newYork.phlebotomy).toEqual({ isServed: false, providers: [] });
       expect(Object.keys(newYork.centralLabs).sort()).toEqual(['labcorp', 'quest']);
       // Chelsea, Union Square and Jersey City are within 10 miles; Boston is not.
-      expect(newYork.centralLabs.quest).toMatchObject({ labId: 1, patientServiceCenters: { withinRadius: 3, radius: '10' }, supportedBillTypes: expect.arrayContaining(['client_bill']) });
-      expect(newYork.centralLabs.labcorp.patientServiceCenters).toMatchObject({ appointmentWithVital: false, withinRadius: 0, capabilities: ['appointment_scheduling_with_lab'] });
+      expect(newYork.centralLabs.quest).toMatchObject({
+        labId: 1,
+        patientServiceCenters: { withinRadius: 3, radius: '10' },
+        supportedBillTypes: expect.arrayContaining(['client_bill']),
+      });
+      expect(newYork.centralLabs.labcorp.patientServiceCenters).toMatchObject({
+        appointmentWithVital: false,
+        withinRadius: 0,
+        capabilities: ['appointment_scheduling_with_lab'],
+      });
       const boston = await api('GET', '/v3/order/area/info?zip_code=02108&radius=10&lab=quest');
       expect(boston.status).toBe(200);
       expect(Object.keys(boston.body.central_labs)).toEqual(['quest']);

@@ -95,7 +95,10 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
     order = await orderReaches(stack, tenant, orderId, 'appointment_scheduled');
     expect(order.details.data.appointment_id).toBe(booked.body.id);
 
-    for (const [index, notes] of [[3, 'Ring twice'], [5, 'Side door']] as const) {
+    for (const [index, notes] of [
+      [3, 'Ring twice'],
+      [5, 'Side door'],
+    ] as const) {
       const moved = await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/phlebotomy/appointment/reschedule`, {
         key: tenant.apiKey,
         body: { booking_key: slots[index].booking_key, appointment_notes: notes },
@@ -259,8 +262,17 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
     await orderReaches(stack, tenant, walkIn, 'appointment_pending');
     const homeSlots = await phlebotomySlots(stack, tenant);
     const pscSlot = (await pscSlots(stack, tenant))[4];
-    expect((await call(stack.apiUrl, 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: homeSlots[9].booking_key } })).status).toBe(200);
-    expect((await call(stack.apiUrl, 'POST', `/v3/order/${walkIn}/psc/appointment/book`, { key: tenant.apiKey, body: { booking_key: pscSlot.booking_key } })).status).toBe(200);
+    expect(
+      (
+        await call(stack.apiUrl, 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, {
+          key: tenant.apiKey,
+          body: { booking_key: homeSlots[9].booking_key },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call(stack.apiUrl, 'POST', `/v3/order/${walkIn}/psc/appointment/book`, { key: tenant.apiKey, body: { booking_key: pscSlot.booking_key } })).status,
+    ).toBe(200);
 
     const homeCancelled = await call(stack.apiUrl, 'POST', `/v3/order/${home}/cancel`, { key: tenant.apiKey });
     expect(homeCancelled.status).toBe(200);
@@ -272,7 +284,10 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
     expect(walkInCancelled.body.order.last_event.status).toBe('cancelled.walk_in_test.cancelled');
     expect(await appointmentRows(stack, walkIn)).toEqual([{ n: 1, status: 'confirmed' }]);
 
-    const refused = await call(stack.apiUrl, 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: homeSlots[11].booking_key } });
+    const refused = await call(stack.apiUrl, 'POST', `/v3/order/${home}/phlebotomy/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: homeSlots[11].booking_key },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toMatch(/cancelled/);
     expect(await appointmentRows(stack, home)).toEqual([{ n: 1, status: 'cancelled' }]);
@@ -282,7 +297,10 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
     const labcorpWalkIn = await createAppointmentOrder(stack, tenant, LABCORP_CBC_WALK_IN);
     await orderReaches(stack, tenant, labcorpWalkIn, 'appointment_pending');
     const [slot] = await pscSlots(stack, tenant);
-    const refused = await call(stack.apiUrl, 'POST', `/v3/order/${labcorpWalkIn}/psc/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    const refused = await call(stack.apiUrl, 'POST', `/v3/order/${labcorpWalkIn}/psc/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toMatch(/quest orders only.*lab labcorp/);
     expect(await appointmentRows(stack, labcorpWalkIn)).toEqual([]);
@@ -293,7 +311,10 @@ describe('appointments: at-home phlebotomy and walk-in orders on the order workf
   it('sends walk-in routes and at-home routes only to orders of their kind', async () => {
     const walkIn = await createAppointmentOrder(stack, tenant, CMP_WALK_IN);
     const [slot] = await phlebotomySlots(stack, tenant);
-    const wrong = await call(stack.apiUrl, 'POST', `/v3/order/${walkIn}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    const wrong = await call(stack.apiUrl, 'POST', `/v3/order/${walkIn}/phlebotomy/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.detail).toMatch(/walk_in_test order/);
     const none = await call(stack.apiUrl, 'GET', `/v3/order/${walkIn}/psc/appointment`, { key: tenant.apiKey });
@@ -358,7 +379,11 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
   afterAll(() => stack?.close());
 
   it.each([
-    [THYROID_AT_HOME, 'at_home_phlebotomy', ['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'draw_completed', 'partial_results', 'completed']],
+    [
+      THYROID_AT_HOME,
+      'at_home_phlebotomy',
+      ['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'draw_completed', 'partial_results', 'completed'],
+    ],
     [CMP_WALK_IN, 'walk_in_test', ['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'partial_results', 'completed']],
   ])('POST /v3/order/{id}/test walks a %s (%s) order along its success path, booking and completing its appointment', async (labTestId, method, path) => {
     const tenant = await createTenant(stack.db);
@@ -370,7 +395,9 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     const order = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
     expect(lows(order)).toEqual(path);
     expect(order.events.map((event: { status: string }) => event.status.split('.')[1])).toEqual(path.map(() => method));
-    const appointment = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/${method === 'walk_in_test' ? 'psc' : 'phlebotomy'}/appointment`, { key: tenant.apiKey });
+    const appointment = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/${method === 'walk_in_test' ? 'psc' : 'phlebotomy'}/appointment`, {
+      key: tenant.apiKey,
+    });
     expect(appointment.body.status).toBe('completed');
     expect(appointment.body.events.map((event: { status: string }) => event.status)).toEqual(['scheduled', 'in_progress', 'completed']);
     const updates = await eventually(async () => {
@@ -417,7 +444,9 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     const events = history.events ?? [];
     const lastActivity = events.map((event) => Boolean(event.activityTaskCompletedEventAttributes)).lastIndexOf(true);
     expect(lastActivity).toBeGreaterThan(0);
-    const timers = events.slice(lastActivity).flatMap((event) => (event.timerStartedEventAttributes ? [Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds)] : []));
+    const timers = events
+      .slice(lastActivity)
+      .flatMap((event) => (event.timerStartedEventAttributes ? [Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds)] : []));
     expect(timers.length).toBe(1);
     expect(timers[0]).toBeGreaterThan(24 * 3600);
   });
@@ -433,7 +462,11 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     expect(wrongProvider.status).toBe(422);
     const requested = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/request`, {
       key: tenant.apiKey,
-      body: { address: { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' }, provider: 'getlabs', appointment_notes: 'Mornings only' },
+      body: {
+        address: { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' },
+        provider: 'getlabs',
+        appointment_notes: 'Mornings only',
+      },
     });
     expect(requested.status).toBe(200);
     expect(requested.body).toMatchObject({ status: 'pending', provider: 'getlabs', appointment_notes: 'Mornings only' });
@@ -443,7 +476,9 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
       return response.body.status === 'confirmed' ? response.body : undefined;
     }, 'the provider to confirm with a time');
     expect(confirmed.start_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    expect(new Date(confirmed.start_at).toLocaleString('en-US', { timeZone: 'America/Phoenix', hour: '2-digit', minute: '2-digit', hour12: false })).toBe('08:00');
+    expect(new Date(confirmed.start_at).toLocaleString('en-US', { timeZone: 'America/Phoenix', hour: '2-digit', minute: '2-digit', hour12: false })).toBe(
+      '08:00',
+    );
     await orderReaches(stack, tenant, orderId, 'appointment_scheduled');
   });
 
@@ -460,7 +495,10 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     await orderReaches(stack, tenant, orderId, 'appointment_cancelled');
     const cancelled = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/phlebotomy/appointment`, { key: tenant.apiKey });
     expect(cancelled.body).toMatchObject({ status: 'cancelled', event_data: { cancelled_by: 'provider' } });
-    const again = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slots[0].booking_key } });
+    const again = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slots[0].booking_key },
+    });
     expect(again.status).toBe(200);
     await orderReaches(stack, tenant, orderId, 'appointment_scheduled');
   });

@@ -17,7 +17,6 @@ describe('appointments through @tryvital/vital-node', () => {
   let tenant: Tenant;
   let client: VitalClient;
 
-
   async function createOrder(labTestId: string): Promise<string> {
     const orderId = await createSdkOrderInPhoenix(client, stack, tenant, labTestId);
     await orderReaches(stack, tenant, orderId, 'appointment_pending');
@@ -135,7 +134,14 @@ describe('appointments through @tryvital/vital-node', () => {
     expect(day.location).toMatchObject({ code: expect.any(String), name: expect.any(String), address: { zipCode: expect.any(String) } });
 
     const booked = await client.labTests.bookPscAppointment(orderId, { bookingKey: slots[0].bookingKey! });
-    expect(booked).toMatchObject({ orderId, type: 'patient_service_center', provider: 'quest', status: 'confirmed', eventStatus: 'scheduled', canReschedule: true });
+    expect(booked).toMatchObject({
+      orderId,
+      type: 'patient_service_center',
+      provider: 'quest',
+      status: 'confirmed',
+      eventStatus: 'scheduled',
+      canReschedule: true,
+    });
     expect(booked.startAt).toEqual(slots[0].start);
 
     const read = await client.labTests.getPscAppointment(orderId);

@@ -75,7 +75,13 @@ describe('appointment availability counts the seats labflow holds', () => {
   it('at-home: a booked slot (one phlebotomist) leaves availability and comes back when the appointment is cancelled', async () => {
     // A ZIP+4 patient: seats are counted per coverage area, the 5-digit zip.
     const zipPlus4 = `${ONALASKA.zip_code}-4411`;
-    const orderId = await orderFor(THYROID_AT_HOME, { ...patientAddress(), first_line: ONALASKA.first_line, city: ONALASKA.city, state: ONALASKA.state, zip: zipPlus4 });
+    const orderId = await orderFor(THYROID_AT_HOME, {
+      ...patientAddress(),
+      first_line: ONALASKA.first_line,
+      city: ONALASKA.city,
+      state: ONALASKA.state,
+      zip: zipPlus4,
+    });
     // Its own cache entry: the cache key includes the whole address.
     const path = `${PHLEBOTOMY}?start_date=${someStartDate()}`;
     const address = { ...ONALASKA, zip_code: zipPlus4, second_line: randomUUID() };
@@ -86,7 +92,10 @@ describe('appointment availability counts the seats labflow holds', () => {
     expect(slot.num_appointments_available).toBe(1);
     expect(at(before.cached, slot.start)).toMatchObject({ num_appointments_available: 1 });
 
-    const booked = await call(direct.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    const booked = await call(direct.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
     expect(booked.status).toBe(200);
     expect(Date.parse(booked.body.start_at)).toBe(Date.parse(slot.start));
     expect(booked.body.address.zip_code).toBe(zipPlus4);
@@ -115,7 +124,7 @@ describe('appointment availability counts the seats labflow holds', () => {
     }
   });
 
-  it('PSC: a booked seat leaves two of the slot\'s three, cached answer included; rescheduling moves the seat', async () => {
+  it("PSC: a booked seat leaves two of the slot's three, cached answer included; rescheduling moves the seat", async () => {
     const orderId = await orderFor(WALK_IN_CMP, patientAddress());
     const path = `${PSC}?lab=quest&site_codes=${PSC_SITE}&start_date=${someStartDate()}`;
 
@@ -129,7 +138,10 @@ describe('appointment availability counts the seats labflow holds', () => {
       expect(at(answer, later.start)).toMatchObject({ num_appointments_available: 3 });
     }
 
-    const booked = await call(direct.apiUrl, 'POST', `/v3/order/${orderId}/psc/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    const booked = await call(direct.apiUrl, 'POST', `/v3/order/${orderId}/psc/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
     expect(booked.status).toBe(200);
     expect(booked.body.status).toBe('confirmed');
 
@@ -138,10 +150,17 @@ describe('appointment availability counts the seats labflow holds', () => {
       expect(at(answer, slot.start)).toMatchObject({ num_appointments_available: 2 });
       expect(at(answer, later.start)).toMatchObject({ num_appointments_available: 3 });
       // Every other slot of the window still has all three seats.
-      expect(slotsOf(answer).filter((free) => free.start !== slot.start).every((free) => free.num_appointments_available === 3)).toBe(true);
+      expect(
+        slotsOf(answer)
+          .filter((free) => free.start !== slot.start)
+          .every((free) => free.num_appointments_available === 3),
+      ).toBe(true);
     }
 
-    const moved = await call(direct.apiUrl, 'PATCH', `/v3/order/${orderId}/psc/appointment/reschedule`, { key: tenant.apiKey, body: { booking_key: later.booking_key } });
+    const moved = await call(direct.apiUrl, 'PATCH', `/v3/order/${orderId}/psc/appointment/reschedule`, {
+      key: tenant.apiKey,
+      body: { booking_key: later.booking_key },
+    });
     expect(moved.status).toBe(200);
     expect(Date.parse(moved.body.start_at)).toBe(Date.parse(later.start));
 

@@ -56,10 +56,15 @@ async function connect(provider: string): Promise<string> {
 }
 
 async function backfilled(userId: string, provider: string): Promise<void> {
-  await eventually(async () => {
-    const { progress } = await handleOf(userId, provider).query(connectionState);
-    return progress.syncedUntil >= progress.backfillTo ? true : undefined;
-  }, `the backfill of ${provider}`, 120_000, 200);
+  await eventually(
+    async () => {
+      const { progress } = await handleOf(userId, provider).query(connectionState);
+      return progress.syncedUntil >= progress.backfillTo ? true : undefined;
+    },
+    `the backfill of ${provider}`,
+    120_000,
+    200,
+  );
 }
 
 /**
@@ -80,7 +85,7 @@ async function pass() {
         const attempt = await reconciler.reconcile();
         return attempt.skipped ? undefined : attempt;
       },
-      'a reconciler pass that is not skipped (another test file\'s reconciler held the lock)',
+      "a reconciler pass that is not skipped (another test file's reconciler held the lock)",
       60_000,
       100,
     );
@@ -127,7 +132,10 @@ test('a connection whose workflow was terminated by hand gets a new run; its dat
     const refreshed = await client.user.refresh(userId, { timeout: 30 });
     expect(refreshed).toMatchObject({ refreshedSources: ['oura'], inProgressSources: [], failedSources: [] });
     expect((await client.user.getConnectedProviders(userId)).providers.map((provider) => provider.slug)).toEqual(['oura']);
-    const [{ n: syncs }] = await stack.db.query('SELECT count(*)::int AS n FROM provider_connections WHERE user_id = $1 AND last_synced_at >= $2', [userId, healed.startTime]);
+    const [{ n: syncs }] = await stack.db.query('SELECT count(*)::int AS n FROM provider_connections WHERE user_id = $1 AND last_synced_at >= $2', [
+      userId,
+      healed.startTime,
+    ]);
     expect(syncs).toBe(1);
 
     // One announcement and one end-of-backfill event per resource over both runs.

@@ -52,21 +52,37 @@ test('the backfill completes without duplicates after its worker is killed mid-w
   const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'apple_health_kit'));
 
   // Two backfill steps done on the child: kill it while the rest is to come.
-  await eventually(async () => {
-    const events = (await handle.fetchHistory()).events ?? [];
-    return events.filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED).length >= 3 ? true : undefined;
-  }, 'two backfill steps on the child worker', 180_000, 50);
+  await eventually(
+    async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED).length >= 3 ? true : undefined;
+    },
+    'two backfill steps on the child worker',
+    180_000,
+    50,
+  );
   child.kill('SIGKILL');
   replacement = await startTemporalWorker(stack);
 
-  const state = await eventually(async () => {
-    const current = await handle.query(connectionState);
-    return current.progress.syncedUntil >= current.progress.backfillTo ? current : undefined;
-  }, 'the backfill to finish on the replacement', 240_000, 200);
+  const state = await eventually(
+    async () => {
+      const current = await handle.query(connectionState);
+      return current.progress.syncedUntil >= current.progress.backfillTo ? current : undefined;
+    },
+    'the backfill to finish on the replacement',
+    240_000,
+    200,
+  );
 
   // Exactly what the source generates for the backfill window, each sample once.
   const [row] = await stack.db.query('SELECT seed FROM provider_connections WHERE user_id = $1', [userId]);
-  const expected = generateDemoData({ provider: 'apple_health_kit', seed: row.seed, timeZone: 'UTC', from: state.progress.backfillFrom, to: state.progress.backfillTo });
+  const expected = generateDemoData({
+    provider: 'apple_health_kit',
+    seed: row.seed,
+    timeZone: 'UTC',
+    from: state.progress.backfillFrom,
+    to: state.progress.backfillTo,
+  });
   const expectedHeartRate = expected.find((batch) => batch.resource === 'heartrate')?.data ?? [];
   expect(expectedHeartRate.length).toBeGreaterThan(BACKFILL_DAYS * 100);
   const [stored] = await stack.db.query(
@@ -77,14 +93,26 @@ test('the backfill completes without duplicates after its worker is killed mid-w
   expect(stored).toEqual({ n: expectedHeartRate.length, distinct_ts: expectedHeartRate.length });
 
   // One announcement; one end-of-backfill event per resource, however often the last step ran.
-  const events = await eventually(async () => {
-    const rows: Array<{ event_type: string; n: number }> = await stack.db.query(
-      `SELECT event_type, count(*)::int AS n FROM event_outbox WHERE user_id = $1 AND (event_type LIKE 'historical.%' OR event_type LIKE 'provider.%') GROUP BY event_type`,
-      [userId],
-    );
-    return rows.some((event) => event.event_type === 'historical.data.heartrate.created') ? rows : undefined;
-  }, 'the end of the backfill in the outbox', 60_000, 200);
+  const events = await eventually(
+    async () => {
+      const rows: Array<{ event_type: string; n: number }> = await stack.db.query(
+        `SELECT event_type, count(*)::int AS n FROM event_outbox WHERE user_id = $1 AND (event_type LIKE 'historical.%' OR event_type LIKE 'provider.%') GROUP BY event_type`,
+        [userId],
+      );
+      return rows.some((event) => event.event_type === 'historical.data.heartrate.created') ? rows : undefined;
+    },
+    'the end of the backfill in the outbox',
+    60_000,
+    200,
+  );
   expect(events.find((event) => event.event_type === 'provider.connection.created')?.n).toBe(1);
   for (const event of events) expect(event.n).toBe(1);
-  expect(events.map((event) => event.event_type)).toEqual(expect.arrayContaining(['historical.data.heartrate.created', 'historical.data.steps.created', 'historical.data.sleep.created', 'historical.data.activity.created']));
+  expect(events.map((event) => event.event_type)).toEqual(
+    expect.arrayContaining([
+      'historical.data.heartrate.created',
+      'historical.data.steps.created',
+      'historical.data.sleep.created',
+      'historical.data.activity.created',
+    ]),
+  );
 }, 420_000);

@@ -38,7 +38,10 @@ beforeAll(async () => {
   client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
   receiver = await WebhookReceiver.start();
   const management = (method: string, path: string, body?: unknown): Promise<HttpResult> =>
-    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
+    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, {
+      headers: { 'X-Management-Key': tenant.managementKey },
+      body,
+    });
   const created = await management('POST', '/webhook', { url: receiver.url('/connections') });
   expect(created.status).toBe(200);
   receiver.secret('/connections', (await management('GET', `/webhook/${created.body.id}/secret`)).body.key);
@@ -82,7 +85,9 @@ test('an Oura demo connection: announced, backfilled, readable through the SDK, 
   expect(user.connectedSources.map((source) => source.source.slug)).toEqual(['oura']);
 
   // provider.connection.created, signed, naming the user and the source.
-  const [announced] = await waitFor(() => (webhooks(userId, 'provider.connection.created').length > 0 ? webhooks(userId, 'provider.connection.created') : undefined));
+  const [announced] = await waitFor(() =>
+    webhooks(userId, 'provider.connection.created').length > 0 ? webhooks(userId, 'provider.connection.created') : undefined,
+  );
   expect(announced.verified).toBe(true);
   expect(announced.json.data).toMatchObject({ user_id: userId, source: { slug: 'oura', name: 'Oura' }, provider: { slug: 'oura' } });
 
@@ -186,7 +191,9 @@ test('the user object shows its connections, oldest first, on a user, a page of 
   for (const provider of ['freestyle_libre', 'oura']) expect((await api('POST', '/v2/link/connect/demo', { user_id: userId, provider })).status).toBe(200);
 
   // The providers route reads the connections on its own: the user object agrees with it.
-  const { providers } = (await api('GET', `/v2/user/providers/${userId}`)).body as { providers: Array<{ slug: string; name: string; logo: string; created_on: string }> };
+  const { providers } = (await api('GET', `/v2/user/providers/${userId}`)).body as {
+    providers: Array<{ slug: string; name: string; logo: string; created_on: string }>;
+  };
   expect(providers.map((provider) => provider.slug)).toEqual(['freestyle_libre', 'oura']);
   const expected = providers.map(({ slug, name, logo, created_on }) => ({ provider: { name, slug, logo }, created_on, source: { name, slug, logo } }));
 
@@ -234,7 +241,11 @@ test('a source that refuses the connection: status error with its details, one s
   // The SDK reads the status and the error details.
   const { providers } = await client.user.getConnectedProviders(userId);
   expect(providers).toHaveLength(1);
-  expect(providers[0]).toMatchObject({ slug: 'apple_health_kit', status: 'error', errorDetails: { errorType: 'token_refresh_failed', errorMessage: expect.any(String) } });
+  expect(providers[0]).toMatchObject({
+    slug: 'apple_health_kit',
+    status: 'error',
+    errorDetails: { errorType: 'token_refresh_failed', errorMessage: expect.any(String) },
+  });
   expect(providers[0].errorDetails?.erroredAt).toBeInstanceOf(Date);
 
   // The workflow keeps trying the refused step (every CONNECTION_SYNC_INTERVAL); the error is

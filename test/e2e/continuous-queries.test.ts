@@ -27,7 +27,12 @@ const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 const heartrate = { timeseries: 'heartrate', field: 'value' } as const;
 const meanAndCount = {
   slug: 'resting-hr-7d',
-  query: { select: [{ arg: heartrate, func: 'mean' }, { arg: heartrate, func: 'count' }] },
+  query: {
+    select: [
+      { arg: heartrate, func: 'mean' },
+      { arg: heartrate, func: 'count' },
+    ],
+  },
   past: { value: 7, unit: 'day' },
 };
 
@@ -86,7 +91,13 @@ describe('defining continuous queries (management API)', () => {
   test('creates, lists, reads, patches and deletes a query; a slug is unique per team and environment', async () => {
     const created = await management('POST', '/continuous_query', { ...meanAndCount, slug: 'crud-check' });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ slug: 'crud-check', query: meanAndCount.query, past: { value: 7, unit: 'day' }, reads: 'timeseries:heartrate', team_id: tenant.teamId });
+    expect(created.body).toMatchObject({
+      slug: 'crud-check',
+      query: meanAndCount.query,
+      past: { value: 7, unit: 'day' },
+      reads: 'timeseries:heartrate',
+      team_id: tenant.teamId,
+    });
     expect((await management('POST', '/continuous_query', { ...meanAndCount, slug: 'crud-check' })).status).toBe(409);
 
     const listed = await management('GET', '/continuous_query');
@@ -103,7 +114,12 @@ describe('defining continuous queries (management API)', () => {
   });
 
   test('a query labflow cannot answer is a 422 naming where, and nothing is stored', async () => {
-    const twoTables = { select: [{ arg: heartrate, func: 'mean' }, { arg: { sleep: 'duration_second' }, func: 'mean' }] };
+    const twoTables = {
+      select: [
+        { arg: heartrate, func: 'mean' },
+        { arg: { sleep: 'duration_second' }, func: 'mean' },
+      ],
+    };
     const refused = await management('POST', '/continuous_query', { slug: 'two-tables', query: twoTables, past: { value: 1, unit: 'day' } });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'query', 'select', 1, 'arg']);
@@ -164,7 +180,10 @@ describe('evaluating a query when the data it reads changes', () => {
     await heartRate(userId, [50, 70]);
     await dueNow(userId);
     await settledHistory(userId, 'resting-hr-7d', 2);
-    const sent = await stack.db.query(`SELECT count(*)::int AS n FROM event_outbox WHERE user_id = $1 AND event_type = 'continuous_query.result_table.changed'`, [userId]);
+    const sent = await stack.db.query(
+      `SELECT count(*)::int AS n FROM event_outbox WHERE user_id = $1 AND event_type = 'continuous_query.result_table.changed'`,
+      [userId],
+    );
     expect(sent[0].n).toBe(1);
 
     // A replaced value changes the answer.
@@ -186,16 +205,25 @@ describe('evaluating a query when the data it reads changes', () => {
 
   test('data the query does not read schedules nothing', async () => {
     const userId = await createUser();
-    expect((await api('POST', `/v2/timeseries/${userId}/steps`, { data: [{ start: `${yesterday}T08:00:00Z`, end: `${yesterday}T09:00:00Z`, value: 500 }] })).status).toBe(200);
+    expect(
+      (await api('POST', `/v2/timeseries/${userId}/steps`, { data: [{ start: `${yesterday}T08:00:00Z`, end: `${yesterday}T09:00:00Z`, value: 500 }] })).status,
+    ).toBe(200);
     const history = await client.aggregate.getTaskHistoryForContinuousQuery(userId, 'resting-hr-7d');
     expect(history.data).toEqual([]);
   });
 
   test('a query answering more rows than labflow allows ends its task in error, with the reason', async () => {
-    const perMinute = { select: [{ group_key: 0 }, { arg: heartrate, func: 'max' }], group_by: [{ date_trunc: { value: 1, unit: 'minute' }, arg: { index: 'timeseries' } }] };
+    const perMinute = {
+      select: [{ group_key: 0 }, { arg: heartrate, func: 'max' }],
+      group_by: [{ date_trunc: { value: 1, unit: 'minute' }, arg: { index: 'timeseries' } }],
+    };
     expect((await management('POST', '/continuous_query', { slug: 'per-minute', query: perMinute, past: { value: 30, unit: 'day' } })).status).toBe(200);
     const userId = await createUser();
-    await heartRate(userId, Array.from({ length: 10_001 }, (_, i) => 50 + (i % 50)), -10_000);
+    await heartRate(
+      userId,
+      Array.from({ length: 10_001 }, (_, i) => 50 + (i % 50)),
+      -10_000,
+    );
     await dueNow(userId);
     const history = await settledHistory(userId, 'per-minute', 1);
     expect(history.data[0]).toMatchObject({ status: 'error', errorDetails: expect.stringMatching(/more than 10000 rows/) });

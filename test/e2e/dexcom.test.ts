@@ -80,10 +80,13 @@ async function signIn(loginUrl: URL): Promise<URL> {
 
 async function backfilled(userId: string): Promise<void> {
   const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'dexcom_v3'));
-  await waitFor(async () => {
-    const { progress } = await handle.query(connectionState);
-    return progress.syncedUntil >= progress.backfillTo ? true : undefined;
-  }, { timeoutMs: 60_000, describe: () => handle.query(connectionState) });
+  await waitFor(
+    async () => {
+      const { progress } = await handle.query(connectionState);
+      return progress.syncedUntil >= progress.backfillTo ? true : undefined;
+    },
+    { timeoutMs: 60_000, describe: () => handle.query(connectionState) },
+  );
 }
 
 async function storedCredentials(userId: string): Promise<ProviderCredentials> {
@@ -117,13 +120,23 @@ test("a production user connects Dexcom through Link: its EGVs are the user's gl
   expect(row).toEqual({ external_user_id: dexcomUser, status: 'connected' });
   const created = await waitFor(() => webhooks(userId, 'provider.connection.created')[0]);
   expect(created.verified).toBe(true);
-  expect(created.json.data).toMatchObject({ provider: { slug: 'dexcom_v3' }, external_user_id: dexcomUser, resource_availability: { glucose: { status: 'available' } } });
+  expect(created.json.data).toMatchObject({
+    provider: { slug: 'dexcom_v3' },
+    external_user_id: dexcomUser,
+    resource_availability: { glucose: { status: 'available' } },
+  });
 
-  const glucose = await client.vitals.glucose(userId, { startDate: new Date(Date.now() - 3 * DAY_MS).toISOString(), endDate: new Date(Date.now() + DAY_MS).toISOString() });
+  const glucose = await client.vitals.glucose(userId, {
+    startDate: new Date(Date.now() - 3 * DAY_MS).toISOString(),
+    endDate: new Date(Date.now() + DAY_MS).toISOString(),
+  });
   const expected = dexcom
     .egvs(dexcomUser)
     .filter((egv) => egv.value !== null)
-    .map((egv) => ({ at: Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(egv.systemTime) ? egv.systemTime : `${egv.systemTime}Z`), value: Math.round(((egv.value as number) / MG_DL_PER_MMOL_L) * 100) / 100 }));
+    .map((egv) => ({
+      at: Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(egv.systemTime) ? egv.systemTime : `${egv.systemTime}Z`),
+      value: Math.round(((egv.value as number) / MG_DL_PER_MMOL_L) * 100) / 100,
+    }));
   expect(expected.length).toBeGreaterThan(400);
   expect(glucose.map((sample) => ({ at: new Date(sample.timestamp).getTime(), value: sample.value }))).toEqual(expected);
   expect(glucose.every((sample) => sample.unit === 'mmol/L')).toBe(true);
@@ -133,7 +146,7 @@ test("a production user connects Dexcom through Link: its EGVs are the user's gl
   expect(tokens.refreshToken).toBeTruthy();
 });
 
-test('an expired access token is refreshed before use and the new pair kept; a revoked grant is the connection\'s error, once', async () => {
+test("an expired access token is refreshed before use and the new pair kept; a revoked grant is the connection's error, once", async () => {
   const { dexcomUser, userId } = await connectedUser(1, 'iOS');
   const before = await storedCredentials(userId);
 
@@ -157,7 +170,7 @@ test('an expired access token is refreshed before use and the new pair kept; a r
   expect(webhooks(userId, 'provider.connection.error')).toHaveLength(1);
 });
 
-test('denying access on Dexcom\'s page is refused in Link with user_cancelled; sandbox teams are not offered dexcom_v3', async () => {
+test("denying access on Dexcom's page is refused in Link with user_cancelled; sandbox teams are not offered dexcom_v3", async () => {
   const userId = await createUser();
   dexcom.nextAuthorization({ userId: dexcom.addUser(), deny: true });
   const done = await signIn(await beginDexcom(userId));

@@ -25,7 +25,11 @@ describe('errors are {detail} with a 4xx, never a 5xx', () => {
   });
 
   it('answers unknown routes and methods with 404 {detail}', async () => {
-    for (const [method, path] of [['GET', '/v9/nothing'], ['PUT', '/v2/user'], ['GET', '/']]) {
+    for (const [method, path] of [
+      ['GET', '/v9/nothing'],
+      ['PUT', '/v2/user'],
+      ['GET', '/'],
+    ]) {
       const response = await call(stack.apiUrl, method, path, { key: tenant.apiKey });
       expect(response.status).toBe(404);
       expect(typeof response.body.detail).toBe('string');
@@ -89,7 +93,10 @@ describe('errors are {detail} with a 4xx, never a 5xx', () => {
 
   it('leaves nothing half-written when a request fails', async () => {
     const before = await stack.db.query('SELECT count(*)::int AS n FROM users WHERE team_id = $1', [tenant.teamId]);
-    await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: 'ok', ingestion_start: '2024-02-01', ingestion_end: '2024-01-01' } });
+    await call(stack.apiUrl, 'POST', '/v2/user', {
+      key: tenant.apiKey,
+      body: { client_user_id: 'ok', ingestion_start: '2024-02-01', ingestion_end: '2024-01-01' },
+    });
     const after = await stack.db.query('SELECT count(*)::int AS n FROM users WHERE team_id = $1', [tenant.teamId]);
     expect(after).toEqual(before);
   });

@@ -99,7 +99,10 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     // An at-home order with its draw booked: an Appointment.
     const atHome = await call(stack.apiUrl, 'POST', '/v3/order', {
       key: tenant.apiKey,
-      body: orderBody(userId, { lab_test_id: THYROID_AT_HOME, patient_address: { ...patientAddress(), first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' } }),
+      body: orderBody(userId, {
+        lab_test_id: THYROID_AT_HOME,
+        patient_address: { ...patientAddress(), first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' },
+      }),
     });
     expect(atHome.status).toBe(200);
     atHomeId = atHome.body.order.id;
@@ -110,20 +113,40 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     });
     expect(availability.status).toBe(200);
     const [slot] = availability.body.slots.flatMap((slotDay: { slots: Array<{ booking_key: string; start: string }> }) => slotDay.slots);
-    const booked = await call(stack.apiUrl, 'POST', `/v3/order/${atHome.body.order.id}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    const booked = await call(stack.apiUrl, 'POST', `/v3/order/${atHome.body.order.id}/phlebotomy/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
     expect(booked.status).toBe(200);
     appointmentId = booked.body.id;
     appointmentStart = new Date(slot.start).toISOString();
 
     // Five heart rates a minute apart, and one of each other kind.
-    await ingest('heartrate', { provider: 'oura', source_type: 'ring', data: [0, 1, 2, 3, 4].map((m) => ({ timestamp: `${day}T08:0${m}:00Z`, value: 60 + m })) });
+    await ingest('heartrate', {
+      provider: 'oura',
+      source_type: 'ring',
+      data: [0, 1, 2, 3, 4].map((m) => ({ timestamp: `${day}T08:0${m}:00Z`, value: 60 + m })),
+    });
     await ingest('blood_pressure', { provider: 'withings', data: [{ timestamp: `${day}T09:00:00Z`, systolic: 121, diastolic: 79 }] });
     await ingest('body_weight', { provider: 'withings', data: [{ timestamp: `${day}T07:00:00Z`, value: 70.5 }] });
     await ingest('blood_oxygen', { provider: 'oura', data: [{ timestamp: `${day}T03:00:00Z`, value: 97 }] });
     await ingest('glucose', { provider: 'dexcom', data: [{ timestamp: `${day}T10:00:00Z`, value: 5.4 }] });
     await ingest('steps', { provider: 'oura', data: [{ start: `${day}T12:00:00Z`, end: `${day}T13:00:00Z`, value: 4200 }] });
-    const sleep = { calendar_date: day, bedtime_start: '2026-11-19T23:00:00Z', bedtime_stop: `${day}T07:00:00Z`, duration: 28_800, total: 27_000, awake: 1_800, light: 14_000, rem: 6_000, deep: 7_000 };
-    const slept = await call(stack.apiUrl, 'POST', `/v2/summary/sleep/${userId}`, { key: tenant.apiKey, body: { provider: 'oura', source_type: 'ring', data: [sleep] } });
+    const sleep = {
+      calendar_date: day,
+      bedtime_start: '2026-11-19T23:00:00Z',
+      bedtime_stop: `${day}T07:00:00Z`,
+      duration: 28_800,
+      total: 27_000,
+      awake: 1_800,
+      light: 14_000,
+      rem: 6_000,
+      deep: 7_000,
+    };
+    const slept = await call(stack.apiUrl, 'POST', `/v2/summary/sleep/${userId}`, {
+      key: tenant.apiKey,
+      body: { provider: 'oura', source_type: 'ring', data: [sleep] },
+    });
     expect(slept.status).toBe(200);
   }, 120_000);
   afterAll(() => stack?.close());
@@ -137,12 +160,22 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     );
     for (const resource of resources) expect(resource.interaction!.map((interaction) => interaction.code)).toEqual(['read', 'search-type']);
     const observation = resources.find((resource) => resource.type === 'Observation')!;
-    expect(observation.searchParam!.map((parameter) => parameter.name).sort()).toEqual(['_count', '_id', '_lastUpdated', 'category', 'code', 'date', 'patient', 'status', 'subject']);
+    expect(observation.searchParam!.map((parameter) => parameter.name).sort()).toEqual([
+      '_count',
+      '_id',
+      '_lastUpdated',
+      'category',
+      'code',
+      'date',
+      'patient',
+      'status',
+      'subject',
+    ]);
     expect(resources.find((resource) => resource.type === 'DiagnosticReport')!.searchInclude).toEqual(['DiagnosticReport:result']);
     expect(resources.find((resource) => resource.type === 'Patient')!.operation).toEqual([expect.objectContaining({ name: 'everything' })]);
   });
 
-  it('answers application/fhir+json; without a key 401 and with another team\'s key 404, as OperationOutcome', async () => {
+  it("answers application/fhir+json; without a key 401 and with another team's key 404, as OperationOutcome", async () => {
     const own = await fetch(`${stack.apiUrl}/fhir/R4/Patient/${userId}`, { headers: { 'x-service-api-key': tenant.apiKey } });
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toMatch(/^application\/fhir\+json/);
@@ -152,7 +185,13 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(anonymous.outcome).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'login' }] });
 
     const stranger = new Client({ baseUrl: `${stack.apiUrl}/fhir/R4`, customHeaders: { 'x-service-api-key': other.apiKey } });
-    for (const [resourceType, id] of [['Patient', userId], ['ServiceRequest', orderId], ['DiagnosticReport', orderId], ['Observation', `${orderId}-0`], ['Practitioner', NPI]]) {
+    for (const [resourceType, id] of [
+      ['Patient', userId],
+      ['ServiceRequest', orderId],
+      ['DiagnosticReport', orderId],
+      ['Observation', `${orderId}-0`],
+      ['Practitioner', NPI],
+    ]) {
       const refused = await refusal(stranger.read({ resourceType, id }));
       expect(refused).toMatchObject({ status: 404, outcome: { resourceType: 'OperationOutcome', issue: [{ code: 'not-found' }] } });
       keep(refused.outcome);
@@ -196,7 +235,12 @@ describe('FHIR R4 API (/fhir/R4)', () => {
 
   it('serves the order as a ServiceRequest searchable by patient, status, code and authored', async () => {
     const request = keep(await as<ServiceRequest>(fhir.read({ resourceType: 'ServiceRequest', id: orderId })));
-    expect(request).toMatchObject({ status: 'completed', intent: 'order', subject: { reference: `Patient/${userId}` }, requester: { reference: `Practitioner/${NPI}` } });
+    expect(request).toMatchObject({
+      status: 'completed',
+      intent: 'order',
+      subject: { reference: `Patient/${userId}` },
+      requester: { reference: `Practitioner/${NPI}` },
+    });
     const code = request.code!.coding![0];
     expect(idsOf(await search('ServiceRequest', { patient: `Patient/${userId}`, status: 'completed' }))).toEqual([orderId]);
     expect(idsOf(await search('ServiceRequest', { subject: userId, status: 'active' }))).toEqual([atHomeId]);
@@ -209,7 +253,11 @@ describe('FHIR R4 API (/fhir/R4)', () => {
   });
 
   it('serves the results as a LAB DiagnosticReport with the result PDF, including its Observations', async () => {
-    const bundle = await search('DiagnosticReport', { patient: userId, category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB', _include: 'DiagnosticReport:result' });
+    const bundle = await search('DiagnosticReport', {
+      patient: userId,
+      category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB',
+      _include: 'DiagnosticReport:result',
+    });
     const [report] = resourcesOf<DiagnosticReport>(bundle);
     expect(report).toMatchObject({ id: orderId, status: 'final', basedOn: [{ reference: `ServiceRequest/${orderId}` }] });
     expect(report.category![0].coding![0]).toMatchObject({ code: 'LAB' });
@@ -221,7 +269,11 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(form.contentType).toBe('application/pdf');
     const pdf = await fetch(form.url!, { headers: { 'x-service-api-key': tenant.apiKey } });
     expect(pdf.status).toBe(200);
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     expect(idsOf(await search('DiagnosticReport', { patient: userId, category: 'LAB', code: 'http://loinc.org|11502-2', status: 'final' }))).toEqual([orderId]);
     expect(idsOf(await search('DiagnosticReport', { patient: userId, category: 'RAD' }))).toEqual([]);
@@ -270,11 +322,19 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     ]);
     expect(pressure.device).toEqual({ display: expect.stringContaining('withings') });
     const [steps, sleep] = resourcesOf<Observation>(await search('Observation', { patient: userId, category: 'activity' }));
-    expect(sleep).toMatchObject({ code: { coding: [{ code: '93832-4' }] }, valueQuantity: { value: 7.5, code: 'h' }, effectivePeriod: { start: '2026-11-19T23:00:00.000Z' } });
+    expect(sleep).toMatchObject({
+      code: { coding: [{ code: '93832-4' }] },
+      valueQuantity: { value: 7.5, code: 'h' },
+      effectivePeriod: { start: '2026-11-19T23:00:00.000Z' },
+    });
     expect(idsOf(await search('Observation', { patient: userId, code: '93832-4', date: `lt${day}` }))).toEqual([sleep.id]);
     expect(idsOf(await search('Observation', { patient: userId, code: '93832-4', date: `ge${day}` }))).toEqual([]);
     expect(keep(await as<Observation>(fhir.read({ resourceType: 'Observation', id: sleep.id! })))).toEqual(sleep);
-    expect(steps).toMatchObject({ code: { coding: [{ code: '55423-8' }] }, valueQuantity: { value: 4200 }, effectivePeriod: { start: `${day}T12:00:00.000Z` } });
+    expect(steps).toMatchObject({
+      code: { coding: [{ code: '55423-8' }] },
+      valueQuantity: { value: 4200 },
+      effectivePeriod: { start: `${day}T12:00:00.000Z` },
+    });
     const [glucose] = resourcesOf<Observation>(await search('Observation', { patient: userId, code: 'http://loinc.org|15074-8' }));
     expect(glucose).toMatchObject({ valueQuantity: { value: 5.4, code: 'mmol/L' } });
 
@@ -319,10 +379,19 @@ describe('FHIR R4 API (/fhir/R4)', () => {
 
   it('serves Coverage, Practitioner and Specimen', async () => {
     const [coverage] = resourcesOf(await search('Coverage', { patient: userId }));
-    expect(coverage).toMatchObject({ resourceType: 'Coverage', status: 'active', subscriberId: 'MEMBER-FHIR-1', beneficiary: { reference: `Patient/${userId}` }, payor: [{ display: 'Aetna' }] });
+    expect(coverage).toMatchObject({
+      resourceType: 'Coverage',
+      status: 'active',
+      subscriberId: 'MEMBER-FHIR-1',
+      beneficiary: { reference: `Patient/${userId}` },
+      payor: [{ display: 'Aetna' }],
+    });
     expect(keep(await as<Resource>(fhir.read({ resourceType: 'Coverage', id: coverage.id! })))).toEqual(coverage);
     const practitioner = keep(await as<Resource>(fhir.read({ resourceType: 'Practitioner', id: NPI })));
-    expect(practitioner).toMatchObject({ identifier: [{ system: 'http://hl7.org/fhir/sid/us-npi', value: NPI }], name: [{ family: 'Lovelace', given: ['Ada'] }] });
+    expect(practitioner).toMatchObject({
+      identifier: [{ system: 'http://hl7.org/fhir/sid/us-npi', value: NPI }],
+      name: [{ family: 'Lovelace', given: ['Ada'] }],
+    });
     expect(idsOf(await search('Practitioner', { identifier: `http://hl7.org/fhir/sid/us-npi|${NPI}` }))).toEqual([NPI]);
     const [specimen] = resourcesOf(await search('Specimen', { patient: userId }));
     expect(specimen).toMatchObject({ resourceType: 'Specimen', id: orderId, request: [{ reference: `ServiceRequest/${orderId}` }] });
@@ -330,7 +399,11 @@ describe('FHIR R4 API (/fhir/R4)', () => {
 
   it('serves the draw appointment, searchable by patient, status and date', async () => {
     const appointment = keep(await as<Resource & { status: string; start: string }>(fhir.read({ resourceType: 'Appointment', id: appointmentId })));
-    expect(appointment).toMatchObject({ status: 'booked', start: appointmentStart, participant: expect.arrayContaining([expect.objectContaining({ actor: { reference: `Patient/${userId}` } })]) });
+    expect(appointment).toMatchObject({
+      status: 'booked',
+      start: appointmentStart,
+      participant: expect.arrayContaining([expect.objectContaining({ actor: { reference: `Patient/${userId}` } })]),
+    });
     expect(idsOf(await search('Appointment', { patient: userId, status: 'booked' }))).toEqual([appointmentId]);
     expect(idsOf(await search('Appointment', { actor: `Patient/${userId}`, status: 'cancelled' }))).toEqual([]);
     expect(idsOf(await search('Appointment', { patient: userId, date: `ge${appointmentStart.slice(0, 10)}` }))).toEqual([appointmentId]);
@@ -355,7 +428,19 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     const errors = seen.flatMap((resource) => fhirErrors(resource).map((error) => `${resource.resourceType}/${resource.id}: ${error}`));
     expect(errors).toEqual([]);
     expect([...types].sort()).toEqual(
-      ['Appointment', 'Bundle', 'CapabilityStatement', 'Coverage', 'DiagnosticReport', 'Observation', 'OperationOutcome', 'Patient', 'Practitioner', 'ServiceRequest', 'Specimen'].sort(),
+      [
+        'Appointment',
+        'Bundle',
+        'CapabilityStatement',
+        'Coverage',
+        'DiagnosticReport',
+        'Observation',
+        'OperationOutcome',
+        'Patient',
+        'Practitioner',
+        'ServiceRequest',
+        'Specimen',
+      ].sort(),
     );
   });
 });

@@ -37,7 +37,10 @@ beforeAll(async () => {
   tenant = await createTenant(stack.db);
   receiver = await WebhookReceiver.start();
   const management = (method: string, path: string, body?: unknown): Promise<HttpResult> =>
-    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
+    call(stack.managementUrl, method, `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox${path}`, {
+      headers: { 'X-Management-Key': tenant.managementKey },
+      body,
+    });
   const created = await management('POST', '/webhook', { url: receiver.url('/data') });
   expect(created.status).toBe(200);
   receiver.secret('/data', (await management('GET', `/webhook/${created.body.id}/secret`)).body.key);
@@ -57,7 +60,10 @@ async function createUser(): Promise<string> {
 
 /** `count` minute samples of heart rate from `fromMinute` (08:00 + minutes), values from `base`. */
 function minutes(fromMinute: number, count: number, base = 60) {
-  return Array.from({ length: count }, (_, i) => ({ timestamp: new Date(Date.parse(`${day}T08:00:00Z`) + (fromMinute + i) * 60_000).toISOString(), value: base + i }));
+  return Array.from({ length: count }, (_, i) => ({
+    timestamp: new Date(Date.parse(`${day}T08:00:00Z`) + (fromMinute + i) * 60_000).toISOString(),
+    value: base + i,
+  }));
 }
 
 async function ingest(userId: string, body: object): Promise<void> {
@@ -107,7 +113,9 @@ test('several requests within the window arrive as one webhook holding all their
   expect(Object.keys(apple.json.data)).toEqual(['data', 'source_id', 'source', 'user_id']);
   expect(apple.json.data.user_id).toBe(userId);
   expect(apple.json.data.source).toMatchObject({ slug: 'apple_health_kit', type: 'watch' });
-  expect(apple.json.data.data.map((sample: { value: number }) => sample.value)).toEqual([...minutes(0, 5), ...minutes(5, 5), ...minutes(10, 5)].map((s) => s.value));
+  expect(apple.json.data.data.map((sample: { value: number }) => sample.value)).toEqual(
+    [...minutes(0, 5), ...minutes(5, 5), ...minutes(10, 5)].map((s) => s.value),
+  );
   expect(apple.json.data.data[0]).toMatchObject({ timestamp: expect.stringContaining(`${day}T08:00:00`), value: 60, unit: 'bpm' });
   const fitbit = webhooks.find((request) => request.json.data.source.slug === 'fitbit')!;
   expect(fitbit.json.data.data.map((sample: { value: number }) => sample.value)).toEqual([90, 91, 92]);
@@ -155,7 +163,9 @@ test("a backfill's last chunk sends what it gathered, then historical.data", asy
   const backfill = { provider: 'withings', stage: 'historical', start_date: '2026-11-01', end_date: day };
   await ingest(userId, { ...backfill, is_final_chunk: false, data: minutes(0, 5) });
   await ingest(userId, { ...backfill, is_final_chunk: true, data: minutes(5, 5) });
-  const webhooks = await waitFor(() => webhooksFor(userId).length === 2 && webhooksFor(userId), { describe: () => webhooksFor(userId).map((r) => [r.json.event_type, r.json.data.data?.length]) });
+  const webhooks = await waitFor(() => webhooksFor(userId).length === 2 && webhooksFor(userId), {
+    describe: () => webhooksFor(userId).map((r) => [r.json.event_type, r.json.data.data?.length]),
+  });
   expect(webhooks.map((request) => request.json.event_type)).toEqual(['daily.data.heartrate.created', 'historical.data.heartrate.created']);
   expect(webhooks[0].json.data.data).toHaveLength(10);
   expect(webhooks[1].json.data).toMatchObject({ user_id: userId, start_date: '2026-11-01', end_date: day, is_final: true });
@@ -173,10 +183,18 @@ test('a stored workout stream is announced by a shallow daily.data.workout_strea
   };
   expect((await api('POST', `/v2/summary/workouts/${userId}`, { provider: 'garmin', data: [workout] })).status).toBe(200);
   // Without a stream: the workout's event only.
-  expect((await api('POST', `/v2/summary/workouts/${userId}`, { provider: 'garmin', data: [{ ...workout, provider_id: 'walk-1', stream: undefined }] })).status).toBe(200);
-  const webhooks = await waitFor(() => webhooksFor(userId).length >= 3 && webhooksFor(userId), { describe: () => webhooksFor(userId).map((r) => r.json.event_type) });
+  expect(
+    (await api('POST', `/v2/summary/workouts/${userId}`, { provider: 'garmin', data: [{ ...workout, provider_id: 'walk-1', stream: undefined }] })).status,
+  ).toBe(200);
+  const webhooks = await waitFor(() => webhooksFor(userId).length >= 3 && webhooksFor(userId), {
+    describe: () => webhooksFor(userId).map((r) => r.json.event_type),
+  });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  expect(webhooksFor(userId).map((request) => request.json.event_type).sort()).toEqual(['daily.data.workout_stream.created', 'daily.data.workouts.created', 'daily.data.workouts.created']);
+  expect(
+    webhooksFor(userId)
+      .map((request) => request.json.event_type)
+      .sort(),
+  ).toEqual(['daily.data.workout_stream.created', 'daily.data.workouts.created', 'daily.data.workouts.created']);
   const run = webhooks.find((request) => request.json.event_type === 'daily.data.workouts.created' && request.json.data.provider_id === 'run-7')!;
   const announced = webhooks.find((request) => request.json.event_type === 'daily.data.workout_stream.created')!;
   expect(announced.json.data).toEqual({
@@ -207,7 +225,10 @@ test('a gathering batch survives the relay and delivery worker dying: a new one 
 
   let restarted: EventProcessing | null = null;
   try {
-    restarted = startEventProcessing({ db: stack.db, cipher: stack.api.get(PhiCipher), config: stack.config }, { teams: stack.eventTeams, logger: { warn: () => undefined } });
+    restarted = startEventProcessing(
+      { db: stack.db, cipher: stack.api.get(PhiCipher), config: stack.config },
+      { teams: stack.eventTeams, logger: { warn: () => undefined } },
+    );
     const [webhook] = await waitFor(() => webhooksFor(userId).length === 1 && webhooksFor(userId));
     expect(webhook.json.data.data).toHaveLength(6);
     expect(webhook.verified).toBe(true);

@@ -10,8 +10,7 @@ describe('health data: partitions and retention', () => {
   let stack: TestStack;
   let tenant: Tenant;
   const YEAR_MS = 365 * 86_400_000;
-  const partitionExists = async (name: string) =>
-    (await stack.db.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [name]))[0].present as boolean;
+  const partitionExists = async (name: string) => (await stack.db.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [name]))[0].present as boolean;
 
   beforeAll(async () => {
     stack = await startStack({ worker: false });

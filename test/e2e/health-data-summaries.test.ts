@@ -12,8 +12,7 @@ describe('health data: summaries, streams, introspection', () => {
   let tenant: Tenant;
   let other: Tenant;
   let client: VitalClient;
-  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
   const createUser = async () => {
     const response = await api('POST', '/v2/user', { body: { client_user_id: `hd-${randomUUID()}` } });
     return response.body.user_id as string;
@@ -71,7 +70,14 @@ describe('health data: summaries, streams, introspection', () => {
       body: { provider: 'oura', source_type: 'ring', data: [{ start: '2026-11-19T23:00:00Z', end: '2026-11-19T23:30:00Z', value: 2 }] },
     });
     await api('POST', `/v2/timeseries/${userId}/heartrate`, {
-      body: { provider: 'oura', source_type: 'ring', data: [{ timestamp: '2026-11-20T03:00:00Z', value: 52 }, { timestamp: '2026-11-20T12:00:00Z', value: 80 }] },
+      body: {
+        provider: 'oura',
+        source_type: 'ring',
+        data: [
+          { timestamp: '2026-11-20T03:00:00Z', value: 52 },
+          { timestamp: '2026-11-20T12:00:00Z', value: 80 },
+        ],
+      },
     });
     const { sleep: nights } = await client.sleep.get(userId, { startDate: day });
     expect(nights).toHaveLength(1);
@@ -112,11 +118,24 @@ describe('health data: summaries, streams, introspection', () => {
     expect(devices.devices[0]).toMatchObject({ providerId: 'fenix-7', data: { name: 'Fenix 7' }, source: { slug: 'garmin' } });
 
     // The same devices as the user's devices (ClientFacingDevice).
-    await ingest(userId, 'devices', { provider: 'withings', source_type: 'scale', data: [{ provider_id: 'body-plus', device_manufacturer: 'Withings', model: 'Body+', firmware_version: '1.2' }] });
+    await ingest(userId, 'devices', {
+      provider: 'withings',
+      source_type: 'scale',
+      data: [{ provider_id: 'body-plus', device_manufacturer: 'Withings', model: 'Body+', firmware_version: '1.2' }],
+    });
     const listed = await client.user.getDevices(userId);
     expect(listed.map((device) => device.provider).sort()).toEqual(['garmin', 'withings']);
     const scale = listed.find((device) => device.provider === 'withings')!;
-    expect(scale).toEqual({ id: expect.any(String), userId, provider: 'withings', sourceType: 'scale', deviceManufacturer: 'Withings', deviceModel: 'Body+', deviceVersion: '1.2', deviceId: 'body-plus' });
+    expect(scale).toEqual({
+      id: expect.any(String),
+      userId,
+      provider: 'withings',
+      sourceType: 'scale',
+      deviceManufacturer: 'Withings',
+      deviceModel: 'Body+',
+      deviceVersion: '1.2',
+      deviceId: 'body-plus',
+    });
     expect(listed.find((device) => device.provider === 'garmin')).toMatchObject({ sourceType: 'unknown', deviceId: 'fenix-7' });
     expect(await client.user.getDevice(userId, scale.id)).toEqual(scale);
     const otherUser = await createUser();
@@ -129,8 +148,15 @@ describe('health data: summaries, streams, introspection', () => {
     const userId = await createUser();
     await ingest(userId, 'meal', { data: [{ provider_id: 'lunch-1', timestamp: `${day}T12:00:00Z`, name: 'Lunch', energy: { unit: 'kcal', value: 650 } }] });
     expect((await client.meal.get(userId, { startDate: day })).meals[0]).toMatchObject({ name: 'Lunch', providerId: 'lunch-1' });
-    await ingest(userId, 'menstrual_cycle', { provider: 'apple_health_kit', source_type: 'phone', data: [{ period_start: '2026-11-02', period_end: '2026-11-06' }] });
-    expect((await client.menstrualCycle.get(userId, { startDate: '2026-11-01' })).menstrualCycle[0]).toMatchObject({ periodStart: '2026-11-02', sourceProvider: 'apple_health_kit' });
+    await ingest(userId, 'menstrual_cycle', {
+      provider: 'apple_health_kit',
+      source_type: 'phone',
+      data: [{ period_start: '2026-11-02', period_end: '2026-11-06' }],
+    });
+    expect((await client.menstrualCycle.get(userId, { startDate: '2026-11-01' })).menstrualCycle[0]).toMatchObject({
+      periodStart: '2026-11-02',
+      sourceProvider: 'apple_health_kit',
+    });
     await ingest(userId, 'electrocardiogram', {
       provider: 'apple_health_kit',
       source_type: 'watch',
@@ -139,7 +165,16 @@ describe('health data: summaries, streams, introspection', () => {
     expect((await client.electrocardiogram.get(userId, { startDate: day })).electrocardiogram[0]).toMatchObject({ voltageSampleCount: 15_360 });
     const sleepId = randomUUID();
     await ingest(userId, 'sleep_cycle', {
-      data: [{ sleep_id: sleepId, session_start: `${day}T00:00:00Z`, session_end: `${day}T06:00:00Z`, stage_start_offset_second: [0, 600], stage_end_offset_second: [600, 1200], stage_type: [1, 2] }],
+      data: [
+        {
+          sleep_id: sleepId,
+          session_start: `${day}T00:00:00Z`,
+          session_end: `${day}T06:00:00Z`,
+          stage_start_offset_second: [0, 600],
+          stage_end_offset_second: [600, 1200],
+          stage_type: [1, 2],
+        },
+      ],
     });
     expect((await client.sleepCycle.get(userId, { startDate: day })).sleepCycle[0]).toMatchObject({ sleepId, stageType: [1, 2] });
   });

@@ -15,8 +15,7 @@ describe('health data: timeseries', () => {
   let tenant: Tenant;
   let other: Tenant;
   let client: VitalClient;
-  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
   const createUser = async (extra: object = {}) => {
     const response = await api('POST', '/v2/user', { body: { client_user_id: `hd-${randomUUID()}`, ...extra } });
     expect(response.status).toBe(200);
@@ -27,7 +26,11 @@ describe('health data: timeseries', () => {
 
   beforeAll(async () => {
     // The relay turns gathered timeseries events into outbox rows (nothing is delivered: no endpoint).
-    stack = await startStack({ worker: false, events: { relay: true, delivery: false }, env: { HEALTH_DATA_PAGE_SIZE: '500', HEALTH_DATA_EVENT_WINDOW: '0s' } });
+    stack = await startStack({
+      worker: false,
+      events: { relay: true, delivery: false },
+      env: { HEALTH_DATA_PAGE_SIZE: '500', HEALTH_DATA_EVENT_WINDOW: '0s' },
+    });
     tenant = await createTenant(stack.db);
     other = await createTenant(stack.db);
     client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
@@ -88,14 +91,20 @@ describe('health data: timeseries', () => {
     const at = `${day}T10:00:00Z`;
     const sampleOf = (resource: TimeseriesResource): Record<string, unknown> => {
       const sample: Record<string, unknown> =
-        resource.kind === 'blood_pressure' ? { timestamp: at, systolic: 120, diastolic: 80 }
-        : resource.kind === 'note' ? { start: at, end: at, value: 'note' }
-        : resource.kind === 'interval' ? { start: at, end: `${day}T10:01:00Z`, value: 1 }
-        : { timestamp: at, value: 1 };
+        resource.kind === 'blood_pressure'
+          ? { timestamp: at, systolic: 120, diastolic: 80 }
+          : resource.kind === 'note'
+            ? { start: at, end: at, value: 'note' }
+            : resource.kind === 'interval'
+              ? { start: at, end: `${day}T10:01:00Z`, value: 1 }
+              : { timestamp: at, value: 1 };
       if (resource.sampleType?.required) sample.type = resource.sampleType.values?.[0] ?? 'lead_1';
       return sample;
     };
-    const vitals = client.vitals as unknown as Record<string, (user: string, request: object) => Promise<{ groups: Record<string, Array<{ data: Array<{ unit: string }> }>> }>>;
+    const vitals = client.vitals as unknown as Record<
+      string,
+      (user: string, request: object) => Promise<{ groups: Record<string, Array<{ data: Array<{ unit: string }> }>> }>
+    >;
     for (const resource of TIMESERIES_RESOURCES) {
       const stored = await ingest(userId, resource.slug, { data: [sampleOf(resource)] });
       expect({ resource: resource.slug, status: stored.status }).toEqual({ resource: resource.slug, status: 200 });
@@ -110,20 +119,40 @@ describe('health data: timeseries', () => {
   it('keeps the latest value per key: repeated and out-of-order samples replace, never duplicate', async () => {
     const userId = await createUser();
     const at = (hour: number) => ({ start: `${day}T${String(hour).padStart(2, '0')}:00:00Z`, end: `${day}T${String(hour).padStart(2, '0')}:59:59Z` });
-    await ingest(userId, 'steps', { provider: 'fitbit', source_type: 'watch', data: [{ ...at(10), value: 100 }, { ...at(8), value: 80 }] });
+    await ingest(userId, 'steps', {
+      provider: 'fitbit',
+      source_type: 'watch',
+      data: [
+        { ...at(10), value: 100 },
+        { ...at(8), value: 80 },
+      ],
+    });
     // Later request: an earlier bucket completed (out of order), one repeated twice in the batch.
     const second = await ingest(userId, 'steps', {
       provider: 'fitbit',
       source_type: 'watch',
-      data: [{ ...at(8), value: 85 }, { ...at(9), value: 90 }, { ...at(8), value: 88 }],
+      data: [
+        { ...at(8), value: 85 },
+        { ...at(9), value: 90 },
+        { ...at(8), value: 88 },
+      ],
     });
     expect(second.body).toMatchObject({ stored: 2, created: 1, updated: 1 });
     // The same timestamp from another source type is another sample.
     await ingest(userId, 'steps', { provider: 'fitbit', source_type: 'phone', data: [{ ...at(8), value: 7 }] });
 
     const grouped = await client.vitals.stepsGrouped(userId, { startDate: day, endDate: day });
-    const bySource = Object.fromEntries(grouped.groups.fitbit.map((group) => [group.source.type, group.data.map((s) => [s.start.toISOString().slice(11, 13), s.value])]));
-    expect(bySource).toEqual({ phone: [['08', 7]], watch: [['08', 88], ['09', 90], ['10', 100]] });
+    const bySource = Object.fromEntries(
+      grouped.groups.fitbit.map((group) => [group.source.type, group.data.map((s) => [s.start.toISOString().slice(11, 13), s.value])]),
+    );
+    expect(bySource).toEqual({
+      phone: [['08', 7]],
+      watch: [
+        ['08', 88],
+        ['09', 90],
+        ['10', 100],
+      ],
+    });
     expect(grouped.groups.fitbit[1].data[0]).toMatchObject({ unit: 'count' });
   });
 
@@ -136,9 +165,17 @@ describe('health data: timeseries', () => {
     expect(bpLegacy[0]).toMatchObject({ systolic: 121, diastolic: 79 });
 
     const at = `${day}T07:30:00Z`;
-    await ingest(userId, 'cholesterol', { data: [{ timestamp: at, value: 100, type: 'ldl' }, { timestamp: at, value: 55, type: 'hdl' }] });
+    await ingest(userId, 'cholesterol', {
+      data: [
+        { timestamp: at, value: 100, type: 'ldl' },
+        { timestamp: at, value: 55, type: 'hdl' },
+      ],
+    });
     const all = await client.vitals.cholesterolGrouped(userId, { startDate: day });
-    expect(all.groups.manual[0].data.map((s) => [s.type, s.value]).sort()).toEqual([['hdl', 55], ['ldl', 100]]);
+    expect(all.groups.manual[0].data.map((s) => [s.type, s.value]).sort()).toEqual([
+      ['hdl', 55],
+      ['ldl', 100],
+    ]);
     expect((await client.vitals.cholesterolLdl(userId, { startDate: day })).map((s) => s.value)).toEqual([100]);
     expect((await client.vitals.cholesterolHdl(userId, { startDate: day })).map((s) => s.value)).toEqual([55]);
 
@@ -153,7 +190,11 @@ describe('health data: timeseries', () => {
   it('refuses a batch with a bad sample, naming it, and writes nothing of it', async () => {
     const userId = await createUser();
     const response = await ingest(userId, 'glucose', {
-      data: [{ timestamp: `${day}T08:00:00Z`, value: 5.4 }, { timestamp: 'yesterday', value: 5 }, { timestamp: `${day}T08:10:00Z`, value: 'high' }],
+      data: [
+        { timestamp: `${day}T08:00:00Z`, value: 5.4 },
+        { timestamp: 'yesterday', value: 5 },
+        { timestamp: `${day}T08:10:00Z`, value: 'high' },
+      ],
     });
     expect(response.status).toBe(422);
     expect(response.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
@@ -230,13 +271,18 @@ describe('health data: timeseries', () => {
 
   it('records timeseries events created then updated, and the end of a backfill after its samples', async () => {
     const userId = await createUser();
-    const data = [{ timestamp: `${day}T08:00:00Z`, value: 5.5 }, { timestamp: `${day}T08:05:00Z`, value: 5.9 }];
+    const data = [
+      { timestamp: `${day}T08:00:00Z`, value: 5.5 },
+      { timestamp: `${day}T08:05:00Z`, value: 5.9 },
+    ];
     await ingest(userId, 'glucose', { provider: 'freestyle_libre', data });
     await ingest(userId, 'glucose', { provider: 'freestyle_libre', data: [{ timestamp: `${day}T08:05:00Z`, value: 6.1 }] });
     await ingest(userId, 'body_weight', { stage: 'historical', start_date: '2026-11-01', end_date: day, data: [{ timestamp: `${day}T06:00:00Z`, value: 70 }] });
     // Gathered for HEALTH_DATA_EVENT_WINDOW (0 s here), then written to the outbox by the relay.
     const rows: Array<{ event_type: string }> = await waitFor(async () => {
-      const written: Array<{ event_type: string }> = await stack.db.query(`SELECT event_type FROM event_outbox WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+      const written: Array<{ event_type: string }> = await stack.db.query(`SELECT event_type FROM event_outbox WHERE user_id = $1 ORDER BY created_at, id`, [
+        userId,
+      ]);
       return written.length >= 4 && written;
     });
     expect(rows.map((row) => row.event_type)).toEqual([

@@ -96,7 +96,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 
   const [test] = await stack.db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [ON_SITE_CMP]);
-  const [{ marker_id: panelId }] = await stack.db.query(`SELECT marker_id FROM lab_test_markers WHERE lab_test_id = $1 ORDER BY position LIMIT 1`, [ON_SITE_CMP]);
+  const [{ marker_id: panelId }] = await stack.db.query(`SELECT marker_id FROM lab_test_markers WHERE lab_test_id = $1 ORDER BY position LIMIT 1`, [
+    ON_SITE_CMP,
+  ]);
   components = await stack.db.query(
     `SELECT m.name, m.slug, l.code AS loinc FROM lab_panel_members p JOIN lab_markers m ON m.id = p.member_id JOIN loinc_codes l ON l.id = m.loinc_id
       WHERE p.panel_id = $1 ORDER BY p.position`,
@@ -135,7 +137,14 @@ const createOrder = async () => {
       lab_test_id: ON_SITE_CMP,
       lab_account_id: labAccountId,
       physician: PHYSICIAN,
-      patient_address: { receiver_name: 'Marguerite Okonkwo', first_line: PHOENIX.firstLine, city: PHOENIX.city, state: PHOENIX.state, zip: '85004', country: 'US' },
+      patient_address: {
+        receiver_name: 'Marguerite Okonkwo',
+        first_line: PHOENIX.firstLine,
+        city: PHOENIX.city,
+        state: PHOENIX.state,
+        zip: '85004',
+        country: 'US',
+      },
     }),
   });
   expect(created.status).toBe(200);
@@ -218,9 +227,33 @@ describe('results that come out of order, twice, after the final, cut off, or fo
     const [first, second] = components;
     const id = (name: string) => `${name}-${orderId.slice(0, 8)}`;
     const p1 = oru(id('P1'), orderId, 'P', [[first.loinc, '501']], '20261128090000');
-    const p2 = oru(id('P2'), orderId, 'P', [[first.loinc, '602'], [second.loinc, '603']], '20261128100000');
-    const final = oru(id('F'), orderId, 'F', components.map((marker, index) => [marker.loinc, String(40 + index)]), '20261128110000');
-    const late = oru(id('P3'), orderId, 'P', [[first.loinc, '704'], [second.loinc, '705']], '20261128120000');
+    const p2 = oru(
+      id('P2'),
+      orderId,
+      'P',
+      [
+        [first.loinc, '602'],
+        [second.loinc, '603'],
+      ],
+      '20261128100000',
+    );
+    const final = oru(
+      id('F'),
+      orderId,
+      'F',
+      components.map((marker, index) => [marker.loinc, String(40 + index)]),
+      '20261128110000',
+    );
+    const late = oru(
+      id('P3'),
+      orderId,
+      'P',
+      [
+        [first.loinc, '704'],
+        [second.loinc, '705'],
+      ],
+      '20261128120000',
+    );
 
     // The connection drops halfway through the second preliminary report: nothing is taken.
     const framed = frame(p2);
@@ -244,14 +277,24 @@ describe('results that come out of order, twice, after the final, cut off, or fo
     const completed = await orderReaches(stack, tenant, orderId, 'completed');
     // One partial_results per preliminary report before the final (two, whatever their order); the
     // repeated final and the preliminary report after it change nothing.
-    expect(completed.events.map((event: any) => event.status.split('.')[2])).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'partial_results', 'completed']);
+    expect(completed.events.map((event: any) => event.status.split('.')[2])).toEqual([
+      'ordered',
+      'requisition_created',
+      'draw_completed',
+      'partial_results',
+      'partial_results',
+      'completed',
+    ]);
     const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
     expect(result.status).toBe(200);
     expect(result.body.metadata.status).toBe('final');
     const values = new Map(result.body.results.map((row: any) => [row.slug, row.result]));
     expect(Object.fromEntries(values)).toEqual(Object.fromEntries(components.map((marker, index) => [marker.slug, String(40 + index)])));
 
-    const inbound = await stack.db.query(`SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 ORDER BY created_at`, [LAB_FACILITY]);
+    const inbound = await stack.db.query(
+      `SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 ORDER BY created_at`,
+      [LAB_FACILITY],
+    );
     expect(inbound.filter((row: any) => row.control_id !== id('STRAY'))).toEqual(
       [id('P2'), id('P1'), id('F'), id('P3')].map((control_id) => ({ control_id, order_id: orderId, state: 'processed' })),
     );

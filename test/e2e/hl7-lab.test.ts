@@ -119,7 +119,14 @@ const createOrder = async (accountId = labAccountId) => {
       physician: PHYSICIAN,
       priority: true,
       icd_codes: ['R73.09'],
-      patient_address: { receiver_name: 'Marguerite Okonkwo', first_line: PHOENIX.firstLine, city: PHOENIX.city, state: PHOENIX.state, zip: '85004', country: 'US' },
+      patient_address: {
+        receiver_name: 'Marguerite Okonkwo',
+        first_line: PHOENIX.firstLine,
+        city: PHOENIX.city,
+        state: PHOENIX.state,
+        zip: '85004',
+        country: 'US',
+      },
     }),
   });
   expect(created.status).toBe(200);
@@ -198,16 +205,16 @@ describe('an order at an HL7 lab', () => {
     expect(message.getSegment('OBR')!.getComponent(16, 1)).toBe(PHYSICIAN.npi);
     expect(message.getSegment('OBR')!.getComponent(27, 6)).toBe('S');
     expect(message.getSegment('DG1')!.getComponent(3, 1)).toBe('R73.09');
-    const [outbound] = await stack.db.query(`SELECT state, ack_code, ack_text, body_enc FROM hl7_messages WHERE direction = 'out' AND order_id = $1`, [orderId]);
+    const [outbound] = await stack.db.query(`SELECT state, ack_code, ack_text, body_enc FROM hl7_messages WHERE direction = 'out' AND order_id = $1`, [
+      orderId,
+    ]);
     expect(outbound).toMatchObject({ state: 'accepted', ack_code: 'AA', ack_text: 'Order accepted' });
     expect(outbound.body_enc).not.toContain('Okonkwo');
 
     await awaitingDraw(orderId);
     expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
     const [glucose, second, ...rest] = components;
-    const partial = await sendToListener(
-      oru(`R-${orderId.slice(0, 8)}-1`, orderId, 'P', [`OBX|1|NM|GLU-7^Glucose^L||92|mg/dL|70-99|N|||P|||20261128110000`]),
-    );
+    const partial = await sendToListener(oru(`R-${orderId.slice(0, 8)}-1`, orderId, 'P', [`OBX|1|NM|GLU-7^Glucose^L||92|mg/dL|70-99|N|||P|||20261128110000`]));
     expect(msa(partial).getComponent(1, 1)).toBe('AA');
     await orderReaches(stack, tenant, orderId, 'partial_results');
 
@@ -224,7 +231,13 @@ describe('an order at an HL7 lab', () => {
     const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
     expect(result.status).toBe(200);
     const bySlug = new Map<string, any>(result.body.results.map((row: any) => [row.slug, row]));
-    expect(bySlug.get(glucose.slug)).toMatchObject({ result: '104', unit: 'mg/dL', interpretation: 'abnormal', reference_range: '70-99', is_above_max_range: true });
+    expect(bySlug.get(glucose.slug)).toMatchObject({
+      result: '104',
+      unit: 'mg/dL',
+      interpretation: 'abnormal',
+      reference_range: '70-99',
+      is_above_max_range: true,
+    });
     expect(bySlug.get(second.slug)).toMatchObject({ result: '<5', type: 'range' });
     expect(bySlug.size).toBe(components.length);
     expect(result.body.metadata.status).toBe('final');
@@ -237,7 +250,9 @@ describe('an order at an HL7 lab', () => {
     const repeat = await sendToListener(finalOru);
     expect(msa(repeat).getComponent(1, 1)).toBe('AA');
     expect(msa(repeat).getComponent(2, 1)).toBe(`R-${orderId.slice(0, 8)}-2`);
-    const inbound = await stack.db.query(`SELECT control_id, state, body_enc FROM hl7_messages WHERE direction = 'in' AND order_id = $1 ORDER BY created_at`, [orderId]);
+    const inbound = await stack.db.query(`SELECT control_id, state, body_enc FROM hl7_messages WHERE direction = 'in' AND order_id = $1 ORDER BY created_at`, [
+      orderId,
+    ]);
     expect(inbound.map((row: any) => [row.control_id, row.state])).toEqual([
       [`R-${orderId.slice(0, 8)}-1`, 'processed'],
       [`R-${orderId.slice(0, 8)}-2`, 'processed'],
@@ -303,7 +318,10 @@ describe('a cancelled order at an HL7 lab', () => {
     const cancellation = sends[1];
     expect(cancellation.getSegment('MSH')!.getField(9).toString()).toBe('ORM^O01');
     expect(cancellation.getSegment('OBR')!.getField(4).toString()).toBe('10231^CMP^L');
-    const rows = await stack.db.query(`SELECT control_id, state, ack_code, ack_text FROM hl7_messages WHERE direction = 'out' AND order_id = $1 ORDER BY created_at`, [orderId]);
+    const rows = await stack.db.query(
+      `SELECT control_id, state, ack_code, ack_text FROM hl7_messages WHERE direction = 'out' AND order_id = $1 ORDER BY created_at`,
+      [orderId],
+    );
     expect(rows.map((row: any) => [row.control_id, row.state, row.ack_code])).toEqual([
       [sends[0].getSegment('MSH')!.getField(10).toString(), 'accepted', 'AA'],
       [cancellation.getSegment('MSH')!.getField(10).toString(), 'accepted', 'AA'],
@@ -311,7 +329,9 @@ describe('a cancelled order at an HL7 lab', () => {
     expect(rows[1].ack_text).toBe('Cancellation accepted');
     // The history shows the send and the lab's answer.
     const history = await handle.fetchHistory();
-    const scheduled = history.events!.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
+    const scheduled = history
+      .events!.filter((event) => event.activityTaskScheduledEventAttributes)
+      .map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled.at(-1)).toBe('cancelLabOrder');
     answer = { code: 'AA', text: 'Order accepted' };
   }, 90_000);
@@ -337,7 +357,17 @@ describe('the sandbox lab as an HL7 peer', () => {
        VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'SBX-1', 'Sandbox lab over HL7', '{client_bill}', '{}')`,
       [sandboxAccount, tenant.teamId, test.lab_id],
     );
-    const settings = { host: '127.0.0.1', port: sandboxLab.port, sendingApplication: 'LABFLOW', sendingFacility: 'LABFLOW-TEST', receivingApplication: 'SANDBOX', receivingFacility: `SBX-${randomUUID().slice(0, 8)}`, version: '2.5.1', orderMessageType: 'OML^O21', testCodes: {} };
+    const settings = {
+      host: '127.0.0.1',
+      port: sandboxLab.port,
+      sendingApplication: 'LABFLOW',
+      sendingFacility: 'LABFLOW-TEST',
+      receivingApplication: 'SANDBOX',
+      receivingFacility: `SBX-${randomUUID().slice(0, 8)}`,
+      version: '2.5.1',
+      orderMessageType: 'OML^O21',
+      testCodes: {},
+    };
     expect((await runCli(['hl7', 'configure', sandboxAccount, '--settings', JSON.stringify(settings)], {})).code).toBe(0);
 
     const orderId = await createOrder(sandboxAccount);
@@ -345,8 +375,16 @@ describe('the sandbox lab as an HL7 peer', () => {
     await awaitingDraw(orderId);
     expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
     const completed = await orderReaches(stack, tenant, orderId, 'completed');
-    expect(completed.events.map((event: any) => event.status.split('.')[2])).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
-    const messages = await stack.db.query(`SELECT direction, message_type, state, ack_code FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [orderId]);
+    expect(completed.events.map((event: any) => event.status.split('.')[2])).toEqual([
+      'ordered',
+      'requisition_created',
+      'draw_completed',
+      'partial_results',
+      'completed',
+    ]);
+    const messages = await stack.db.query(`SELECT direction, message_type, state, ack_code FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [
+      orderId,
+    ]);
     expect(messages).toEqual([
       { direction: 'out', message_type: 'OML^O21', state: 'accepted', ack_code: 'AA' },
       { direction: 'in', message_type: 'ORU^R01', state: 'processed', ack_code: 'AA' },
@@ -358,11 +396,17 @@ describe('the sandbox lab as an HL7 peer', () => {
 
     // The conversation as stored (sealed bodies opened, each with the ACK it got), for the docs
     // and for whoever reads this run's output: HL7_PRINT_CONVERSATION=1.
-    const conversation = await stack.db.query(`SELECT direction, body_enc, ack_code, ack_text FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [orderId]);
+    const conversation = await stack.db.query(`SELECT direction, body_enc, ack_code, ack_text FROM hl7_messages WHERE order_id = $1 ORDER BY created_at`, [
+      orderId,
+    ]);
     const cipher = stack.api.get(PhiCipher);
     const printed = conversation.map((row: any) => {
       const segments = cipher.decrypt(row.body_enc).split('\r');
-      return [`${row.direction === 'out' ? 'labflow → lab' : 'lab → labflow'}`, ...segments.map((line: string) => `  ${line}`), `  ← ACK ${row.ack_code} ${row.ack_text ?? ''}`].join('\n');
+      return [
+        `${row.direction === 'out' ? 'labflow → lab' : 'lab → labflow'}`,
+        ...segments.map((line: string) => `  ${line}`),
+        `  ← ACK ${row.ack_code} ${row.ack_text ?? ''}`,
+      ].join('\n');
     });
     expect(printed).toHaveLength(3);
     expect(printed[0]).toMatch(/ORC\|NW\|/);
@@ -375,16 +419,40 @@ function certificates(): Record<'ca' | 'serverCert' | 'serverKey' | 'clientCert'
   const dir = mkdtempSync(join(tmpdir(), 'hl7-tls-'));
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  for (const ca of ['ca', 'other-ca']) openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${ca}`, '-keyout', file(`${ca}.key`), '-out', file(`${ca}.pem`));
+  for (const ca of ['ca', 'other-ca'])
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${ca}`, '-keyout', file(`${ca}.key`), '-out', file(`${ca}.pem`));
   for (const [name, subject, ext] of [
     ['server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
     ['client', '/CN=labflow', 'extendedKeyUsage=clientAuth'],
   ]) {
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`));
     execFileSync('bash', ['-c', `printf '%s' '${ext}' > ${file(`${name}.ext`)}`]);
-    openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', file(`${name}.ext`), '-out', file(`${name}.pem`));
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      file(`${name}.ext`),
+      '-out',
+      file(`${name}.pem`),
+    );
   }
-  return { ca: file('ca.pem'), serverCert: file('server.pem'), serverKey: file('server.key'), clientCert: file('client.pem'), clientKey: file('client.key'), otherCa: file('other-ca.pem') };
+  return {
+    ca: file('ca.pem'),
+    serverCert: file('server.pem'),
+    serverKey: file('server.key'),
+    clientCert: file('client.pem'),
+    clientKey: file('client.key'),
+    otherCa: file('other-ca.pem'),
+  };
 }
 
 describe('MLLP over mutual TLS', () => {
@@ -405,9 +473,17 @@ describe('MLLP over mutual TLS', () => {
     const port = (server.address() as AddressInfo).port;
     const order = `MSH|^~\\&|LABFLOW|LF|QDX|QDX|20261128120000||ORM^O01|TLS-1|P|2.3\rPID|1||x`;
     try {
-      const ack = await sendAndAwaitAck({ host: '127.0.0.1', port, tls: { caFile: files.ca, certFile: files.clientCert, keyFile: files.clientKey } }, order, { connectTimeoutMs: 5000, ackTimeoutMs: 5000 });
+      const ack = await sendAndAwaitAck({ host: '127.0.0.1', port, tls: { caFile: files.ca, certFile: files.clientCert, keyFile: files.clientKey } }, order, {
+        connectTimeoutMs: 5000,
+        ackTimeoutMs: 5000,
+      });
       expect(msa(ack).toString()).toMatch(/^MSA\|AA\|TLS-1/);
-      await expect(sendAndAwaitAck({ host: '127.0.0.1', port, tls: { caFile: files.otherCa, certFile: files.clientCert, keyFile: files.clientKey } }, order, { connectTimeoutMs: 5000, ackTimeoutMs: 5000 })).rejects.toThrow(Hl7TransportError);
+      await expect(
+        sendAndAwaitAck({ host: '127.0.0.1', port, tls: { caFile: files.otherCa, certFile: files.clientCert, keyFile: files.clientKey } }, order, {
+          connectTimeoutMs: 5000,
+          ackTimeoutMs: 5000,
+        }),
+      ).rejects.toThrow(Hl7TransportError);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -462,7 +538,12 @@ describe('malformed input', () => {
     expect(msa(badEncoding).getComponent(3, 1)).toContain('Encoding characters');
 
     const notUtf8 = await sendRaw(
-      framed(Buffer.concat([Buffer.from(`MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BAD-2|P|2.3||||||UNICODE UTF-8\rPID|1||||`), Buffer.from([0xc3, 0x28])])),
+      framed(
+        Buffer.concat([
+          Buffer.from(`MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BAD-2|P|2.3||||||UNICODE UTF-8\rPID|1||||`),
+          Buffer.from([0xc3, 0x28]),
+        ]),
+      ),
     );
     expect(msa(notUtf8).getComponent(1, 1)).toBe('AR');
     expect(msa(notUtf8).getComponent(2, 1)).toBe('BAD-2');
@@ -471,7 +552,9 @@ describe('malformed input', () => {
     const noMsh = await sendRaw(framed('PID|1||x'));
     expect(msa(noMsh).getComponent(1, 1)).toBe('AR');
 
-    const oversized = await sendRaw(framed(`MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BIG-1|P|2.3\rNTE|1||${'x'.repeat(70_000)}`));
+    const oversized = await sendRaw(
+      framed(`MSH|^~\\&|QDX|${LAB_FACILITY}|LABFLOW|LABFLOW-TEST|20261128120000||ORU^R01|BIG-1|P|2.3\rNTE|1||${'x'.repeat(70_000)}`),
+    );
     expect(msa(oversized).getComponent(1, 1)).toBe('AR');
     expect(msa(oversized).getComponent(3, 1)).toContain('exceeds the limit of 64000 bytes');
 

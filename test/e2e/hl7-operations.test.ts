@@ -94,7 +94,14 @@ async function createOrder(): Promise<string> {
       lab_test_id: ON_SITE_CMP,
       lab_account_id: labAccountId,
       physician: PHYSICIAN,
-      patient_address: { receiver_name: 'Marguerite Okonkwo', first_line: PHOENIX.firstLine, city: PHOENIX.city, state: PHOENIX.state, zip: '85004', country: 'US' },
+      patient_address: {
+        receiver_name: 'Marguerite Okonkwo',
+        first_line: PHOENIX.firstLine,
+        city: PHOENIX.city,
+        state: PHOENIX.state,
+        zip: '85004',
+        country: 'US',
+      },
     }),
   });
   expect(created.status).toBe(200);
@@ -145,7 +152,15 @@ describe('HL7 messages on the management API', () => {
     const listed = await management(tenant.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`));
     expect(listed.status).toBe(200);
     expect(listed.body.hl7_messages).toEqual([
-      expect.objectContaining({ direction: 'out', message_type: 'OML^O21', peer_facility: LAB_FACILITY, state: 'accepted', ack_code: 'AA', order_id: orderId, lab_account_id: labAccountId }),
+      expect.objectContaining({
+        direction: 'out',
+        message_type: 'OML^O21',
+        peer_facility: LAB_FACILITY,
+        state: 'accepted',
+        ack_code: 'AA',
+        order_id: orderId,
+        lab_account_id: labAccountId,
+      }),
     ]);
     // Envelopes only: nothing of the body (the patient's name is in it).
     expect(JSON.stringify(listed.body)).not.toMatch(/okonkwo|body/i);
@@ -161,17 +176,35 @@ describe('HL7 messages on the management API', () => {
     const shown = await management(tenant.managementKey, 'GET', teamPath(`/hl7_messages/${heldRow.id}`));
     expect(shown.status).toBe(200);
     expect(shown.body.reported_orders).toEqual([
-      { placer_order_number: stray, filler_order_number: `ACC-${stray.slice(0, 6)}`, order_control: 'RE', order_status: 'A', result_status: 'P', observation_count: 1 },
+      {
+        placer_order_number: stray,
+        filler_order_number: `ACC-${stray.slice(0, 6)}`,
+        order_control: 'RE',
+        order_status: 'A',
+        result_status: 'P',
+        observation_count: 1,
+      },
     ]);
     expect(JSON.stringify(shown.body)).not.toMatch(/okonkwo/i);
 
     // Another team of the same org, and another org: the order, its messages and the held message are unknown to them.
-    const otherTeam = await stack.db.getRepository(TeamEntity).save({ id: randomUUID(), orgId: tenant.orgId, name: `Other ${randomUUID().slice(0, 6)}`, region: 'us', integrationTeamId: null, partialWebhooksEnabled: false });
+    const otherTeam = await stack.db.getRepository(TeamEntity).save({
+      id: randomUUID(),
+      orgId: tenant.orgId,
+      name: `Other ${randomUUID().slice(0, 6)}`,
+      region: 'us',
+      integrationTeamId: null,
+      partialWebhooksEnabled: false,
+    });
     const sameOrgOtherTeam = { orgId: tenant.orgId, teamId: otherTeam.id };
     expect((await management(tenant.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`, sameOrgOtherTeam))).status).toBe(404);
     expect((await management(tenant.managementKey, 'GET', teamPath(`/hl7_messages/${heldRow.id}`, sameOrgOtherTeam))).status).toBe(404);
-    expect((await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held', sameOrgOtherTeam))).body.hl7_messages.map((row: any) => row.id)).not.toContain(heldRow.id);
-    expect((await management(tenant.managementKey, 'POST', teamPath(`/hl7_messages/${heldRow.id}/rematch`, sameOrgOtherTeam), { order_id: orderId })).status).toBe(404);
+    expect(
+      (await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held', sameOrgOtherTeam))).body.hl7_messages.map((row: any) => row.id),
+    ).not.toContain(heldRow.id);
+    expect(
+      (await management(tenant.managementKey, 'POST', teamPath(`/hl7_messages/${heldRow.id}/rematch`, sameOrgOtherTeam), { order_id: orderId })).status,
+    ).toBe(404);
     const otherOrg = await createTenant(stack.db);
     expect((await management(otherOrg.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`, otherOrg))).status).toBe(404);
     expect((await management(otherOrg.managementKey, 'GET', teamPath(`/hl7_messages/${heldRow.id}`, otherOrg))).status).toBe(404);
@@ -181,8 +214,12 @@ describe('HL7 messages on the management API', () => {
     const rematched = await management(tenant.managementKey, 'POST', teamPath(`/hl7_messages/${heldRow.id}/rematch`), { order_id: orderId });
     expect(rematched.status).toBe(200);
     expect(rematched.body).toMatchObject({ id: heldRow.id, state: 'processed', order_id: orderId });
-    expect((await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held'))).body.hl7_messages.map((row: any) => row.id)).not.toContain(heldRow.id);
-    expect((await management(tenant.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`))).body.hl7_messages.map((row: any) => row.id)).toContain(heldRow.id);
+    expect((await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held'))).body.hl7_messages.map((row: any) => row.id)).not.toContain(
+      heldRow.id,
+    );
+    expect((await management(tenant.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`))).body.hl7_messages.map((row: any) => row.id)).toContain(
+      heldRow.id,
+    );
     const again = await management(tenant.managementKey, 'POST', teamPath(`/hl7_messages/${heldRow.id}/rematch`), {});
     expect(again.status).toBe(409);
     expect(again.body.detail).toContain('not held');
@@ -248,12 +285,18 @@ describe('results from an HL7 lab', () => {
     expect(webhook.json).toMatchObject({ event_type: 'labtest.order.updated', data: { id: orderId, status: 'completed' } });
     const after = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });
     expect(after.body.metadata.status).toBe('final');
-    expect(after.body.results.find((row: any) => row.slug === glucose.slug)).toMatchObject({ result: '131', interpretation: 'abnormal', is_above_max_range: true });
+    expect(after.body.results.find((row: any) => row.slug === glucose.slug)).toMatchObject({
+      result: '131',
+      interpretation: 'abnormal',
+      is_above_max_range: true,
+    });
     expect(after.body.results).toHaveLength(others.length + 1);
 
     // The same correction again (the lab missed the ACK): ACKed, and no second corrected event.
     expect(await sendToListener(correction)).toBe('AA');
-    const events = (await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey })).body.events.map((event: any) => event.status.split('.')[2]);
+    const events = (await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey })).body.events.map(
+      (event: any) => event.status.split('.')[2],
+    );
     expect(events.filter((status: string) => status === 'corrected')).toHaveLength(1);
   }, 120_000);
 });

@@ -8,8 +8,7 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
   let stack: TestStack;
   let tenant: Tenant;
   let other: Tenant;
-  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
 
   const createUser = async (key = tenant.apiKey) => {
     const response = await call(stack.apiUrl, 'POST', '/v2/user', { key, body: { client_user_id: `client-${randomUUID()}` } });
@@ -54,8 +53,7 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
     is_primary: true,
     ...overrides,
   });
-  const createInsurance = (userId: string, body: unknown, key = tenant.apiKey) =>
-    call(stack.apiUrl, 'POST', `/v2/user/${userId}/insurance`, { key, body });
+  const createInsurance = (userId: string, body: unknown, key = tenant.apiKey) => call(stack.apiUrl, 'POST', `/v2/user/${userId}/insurance`, { key, body });
 
   /** Deep-sets `path` (dot separated) in a fresh valid request; `undefined` deletes the key. */
   const requestWith = (path: string, value: unknown) => {
@@ -349,10 +347,9 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
       expect(created.status).toBe(200);
       const [row] = await stack.db.query('SELECT id FROM insurances WHERE user_id = $1', [user]);
       const log = () =>
-        stack.db.query(
-          'SELECT team_id, api_key_id, action, resource FROM phi_access_log WHERE resource_id = $1 ORDER BY id',
-          [row.id],
-        ) as Promise<Array<Record<string, unknown>>>;
+        stack.db.query('SELECT team_id, api_key_id, action, resource FROM phi_access_log WHERE resource_id = $1 ORDER BY id', [row.id]) as Promise<
+          Array<Record<string, unknown>>
+        >;
       const entry = { team_id: tenant.teamId, api_key_id: tenant.apiKeyId, resource: 'insurance' };
       expect(await log()).toEqual([{ ...entry, action: 'write' }]);
 
@@ -364,12 +361,18 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
     });
   });
 
-  describe('payors: search and a team\'s own', () => {
+  describe("payors: search and a team's own", () => {
     it('searches the platform registry by name, alias or code, any case, through the SDK', async () => {
       const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
       const byName = await client.insurance.searchGetPayorInfo({ insuranceName: 'aetna' });
       expect(byName).toEqual([
-        { payorCode: '60054', name: 'Aetna', aliases: ['Aetna Health', 'Aetna Inc'], orgAddress: { firstLine: 'PO Box 981106', country: 'US', zip: '79998', city: 'El Paso', state: 'TX' }, source: 'platform' },
+        {
+          payorCode: '60054',
+          name: 'Aetna',
+          aliases: ['Aetna Health', 'Aetna Inc'],
+          orgAddress: { firstLine: 'PO Box 981106', country: 'US', zip: '79998', city: 'El Paso', state: 'TX' },
+          source: 'platform',
+        },
       ]);
       expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'UHC' })).map((payor) => payor.payorCode)).toEqual(['87726']);
       expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'oscar' })).map((payor) => payor.payorCode)).toEqual(['OSCAR']);
@@ -397,7 +400,9 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
       });
       expect(created).toMatchObject({ name: 'Sunrise Regional Health Plan', aliases: [], source: 'team', orgAddress: { firstLine: '9 Harbor Way' } });
       expect(created.payorCode).toMatch(/^T[0-9A-Z]{9}$/);
-      expect((await client.insurance.searchGetPayorInfo({ provider: 'availity', providerPayorId: 'SRHP1' })).map((payor) => payor.payorCode)).toEqual([created.payorCode]);
+      expect((await client.insurance.searchGetPayorInfo({ provider: 'availity', providerPayorId: 'SRHP1' })).map((payor) => payor.payorCode)).toEqual([
+        created.payorCode,
+      ]);
       expect((await client.insurance.searchGetPayorInfo({ insuranceName: 'sunrise' })).map((payor) => payor.payorCode)).toEqual([created.payorCode]);
 
       const again = await api('POST', '/v3/payor', { body: { name: 'Sunrise again', address: address(), provider: 'availity', provider_payor_id: 'SRHP1' } });
@@ -424,18 +429,25 @@ describe('insurance API (/v2/user/{user_id}/insurance)', () => {
       const before = await stack.db.query('SELECT count(*)::int AS n FROM payors');
       // address is stored as json, name as text: the same answer for both.
       for (const [body, loc] of [
-        [{ name: 'Lone', address: { ...address(), first_line: 'a\ud800' }, provider: 'availity', provider_payor_id: 'LONE1' }, ['body', 'address', 'first_line']],
+        [
+          { name: 'Lone', address: { ...address(), first_line: 'a\ud800' }, provider: 'availity', provider_payor_id: 'LONE1' },
+          ['body', 'address', 'first_line'],
+        ],
         [{ name: 'Lone\udfff', address: address(), provider: 'availity', provider_payor_id: 'LONE2' }, ['body', 'name']],
         [{ name: 'Nul', address: { ...address(), city: 'x\u0000y' }, provider: 'availity', provider_payor_id: 'NUL1' }, ['body', 'address', 'city']],
         [{ name: 'Nul\u0000', address: address(), provider: 'availity', provider_payor_id: 'NUL2' }, ['body', 'name']],
       ] as const) {
         const response = await api('POST', '/v3/payor', { body });
         expect(response.status).toBe(422);
-        expect(response.body.detail).toEqual([{ loc, msg: expect.stringMatching(/NUL|surrogate/), type: expect.stringMatching(/^string_(nul|unpaired_surrogate)$/), input: expect.any(String) }]);
+        expect(response.body.detail).toEqual([
+          { loc, msg: expect.stringMatching(/NUL|surrogate/), type: expect.stringMatching(/^string_(nul|unpaired_surrogate)$/), input: expect.any(String) },
+        ]);
       }
       expect(await stack.db.query('SELECT count(*)::int AS n FROM payors')).toEqual(before);
       // A surrogate pair (an emoji) is fine and stored as sent.
-      const emoji = await api('POST', '/v3/payor', { body: { name: 'Smile 😀 Health', address: { ...address(), first_line: '1 😀 Way' }, provider: 'availity', provider_payor_id: 'EMOJI1' } });
+      const emoji = await api('POST', '/v3/payor', {
+        body: { name: 'Smile 😀 Health', address: { ...address(), first_line: '1 😀 Way' }, provider: 'availity', provider_payor_id: 'EMOJI1' },
+      });
       expect(emoji.status).toBe(200);
       expect(emoji.body).toMatchObject({ name: 'Smile 😀 Health', org_address: { first_line: '1 😀 Way' } });
       // Query strings and path parameters: NUL arrives percent-encoded (a lone surrogate cannot: it is no UTF-8).

@@ -41,10 +41,15 @@ describe('verified team keys across API replicas', () => {
   };
   /** The key's 401 from `url`, once the revocation notice has reached it (at most 5 s). */
   const refusedSoon = (url: string, key: string) =>
-    eventually(async () => {
-      const response = await call(url, 'GET', '/v2/user', { key });
-      return response.status === 401 ? response : undefined;
-    }, `${url} to refuse the revoked key`, 5_000, 20);
+    eventually(
+      async () => {
+        const response = await call(url, 'GET', '/v2/user', { key });
+        return response.status === 401 ? response : undefined;
+      },
+      `${url} to refuse the revoked key`,
+      5_000,
+      20,
+    );
   /** Both replicas accept the key, twice each: the second answer comes from their caches. */
   const acceptedTwiceByBoth = async (key: string) => {
     for (let i = 0; i < 2; i += 1) for (const url of replicas()) expect(await statusOn(url, key)).toBe(200);

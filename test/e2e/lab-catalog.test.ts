@@ -38,8 +38,7 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
   // Marker ids are lab_id * 1000 + n; panels lab_id * 1000 + 900 + n.
   const MARKER = { questGlucose: 1001, questHba1c: 1002, questLdl: 1007, questCmp: 1901, labcorpGlucose: 2001 };
 
-  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
   const clientFor = (key: string) =>
     new VitalClient({ baseUrl: stack.apiUrl, apiKey: key, headers: { 'x-service-api-key': key }, maxRetries: 0, timeoutInSeconds: 20 });
   const principal = (of: Tenant, environment: 'sandbox' | 'production' = 'sandbox'): TeamPrincipal => ({
@@ -85,8 +84,16 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
     it('lists the seeded US labs with Junction slugs, parsed by the SDK', async () => {
       const labs = await client.labTests.getLabs();
       expect(labs.map((lab) => lab.slug)).toEqual(['quest', 'labcorp', 'bioreference', 'sonora_quest', 'us_biotek']);
-      expect(labs[0]).toMatchObject({ id: QUEST, name: 'Quest Diagnostics', zipcode: '07094', collectionMethods: ['walk_in_test', 'at_home_phlebotomy', 'on_site_collection'] });
-      expect(labs.find((lab) => lab.slug === 'us_biotek')).toMatchObject({ collectionMethods: ['testkit'], sampleTypes: expect.arrayContaining(['dried_blood_spot']) });
+      expect(labs[0]).toMatchObject({
+        id: QUEST,
+        name: 'Quest Diagnostics',
+        zipcode: '07094',
+        collectionMethods: ['walk_in_test', 'at_home_phlebotomy', 'on_site_collection'],
+      });
+      expect(labs.find((lab) => lab.slug === 'us_biotek')).toMatchObject({
+        collectionMethods: ['testkit'],
+        sampleTypes: expect.arrayContaining(['dried_blood_spot']),
+      });
     });
   });
 
@@ -122,7 +129,9 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
 
       // By test code too ("the name or test code", as the SDK says); the bracket form of lab_id.
       const byCode = await api('GET', '/v3/lab_tests/markers?lab_slug=quest&name=10005');
-      expect(byCode.body.markers.map((marker: { name: string; provider_id: string }) => [marker.provider_id, marker.name])).toEqual([['10005', 'HDL Cholesterol']]);
+      expect(byCode.body.markers.map((marker: { name: string; provider_id: string }) => [marker.provider_id, marker.name])).toEqual([
+        ['10005', 'HDL Cholesterol'],
+      ]);
       expect((await api('GET', `/v3/lab_tests/markers?lab_id[]=${QUEST}&lab_id[]=${US_BIOTEK}&size=1`)).body.total).toBe(66 + 16);
       expect((await api('GET', `/v3/lab_tests/markers?lab_id[]=${US_BIOTEK}&size=1`)).body.total).toBe(16);
 
@@ -146,16 +155,22 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       expect(unknown.body.detail[0].loc).toEqual(['query', 'lab_account_id']);
     });
 
-    it('reads a lab test, its markers or a marker with lab_account_id only at that account\'s lab', async () => {
+    it("reads a lab test, its markers or a marker with lab_account_id only at that account's lab", async () => {
       const atQuest = `lab_account_id=${ACCOUNT.questPlatform}`;
       const atLabcorp = `lab_account_id=${ACCOUNT.labcorpFullyDelegated}`;
       expect((await api('GET', `/v3/lab_tests/${SEED_TEST.cmpWalkIn}?${atQuest}`)).body.id).toBe(SEED_TEST.cmpWalkIn);
       expect((await api('GET', `/v3/lab_tests/${SEED_TEST.cmpWalkIn}/markers?${atQuest}`)).body.total).toBeGreaterThan(0);
       expect((await api('GET', `/v3/lab_tests/${LABCORP}/markers/20005?${atLabcorp}`)).body.name).toMatch(/^HDL/);
-      for (const path of [`/v3/lab_tests/${SEED_TEST.cmpWalkIn}?${atLabcorp}`, `/v3/lab_tests/${SEED_TEST.cmpWalkIn}/markers?${atLabcorp}`, `/v3/lab_tests/${QUEST}/markers/10005?${atLabcorp}`]) {
+      for (const path of [
+        `/v3/lab_tests/${SEED_TEST.cmpWalkIn}?${atLabcorp}`,
+        `/v3/lab_tests/${SEED_TEST.cmpWalkIn}/markers?${atLabcorp}`,
+        `/v3/lab_tests/${QUEST}/markers/10005?${atLabcorp}`,
+      ]) {
         const elsewhere = await api('GET', path);
         expect(elsewhere.status).toBe(404);
-        expect(elsewhere.body.detail).toBe(`${path.includes('/markers/') ? 'Marker' : 'Lab test'} at the lab of lab account ${ACCOUNT.labcorpFullyDelegated} not found.`);
+        expect(elsewhere.body.detail).toBe(
+          `${path.includes('/markers/') ? 'Marker' : 'Lab test'} at the lab of lab account ${ACCOUNT.labcorpFullyDelegated} not found.`,
+        );
       }
       const unknown = await api('GET', `/v3/lab_tests/${SEED_TEST.cmpWalkIn}?lab_account_id=${randomUUID()}`);
       expect(unknown.status).toBe(422);
@@ -184,7 +199,9 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       expect(panel).toMatchObject({ id: MARKER.questCmp, type: 'panel', unit: null });
       expect(panel.expected_results).toHaveLength(16);
       const codes = panel.expected_results.map((result: { loinc: { code: string } }) => result.loinc.code);
-      expect(codes).toEqual(expect.arrayContaining(['2345-7', '2160-0', '3094-0', '2951-2', '2823-3', '17861-6', '1742-6', '1920-8', '6768-6', '1975-2', '1751-7']));
+      expect(codes).toEqual(
+        expect.arrayContaining(['2345-7', '2160-0', '3094-0', '2951-2', '2823-3', '17861-6', '1742-6', '1920-8', '6768-6', '1975-2', '1751-7']),
+      );
     });
 
     it('codes Vitamin D, 25-Hydroxy as total 25-OH vitamin D (62292-8), as lab-report parsing matches the name', async () => {
@@ -214,10 +231,17 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       const seeded = all.body.filter((test: { id: string }) => test.id.startsWith('1ab7e570-'));
       // 10 from the seed, 1 from migration 1763790006000 (Labcorp's lipid kit), 1 from 1763790260000 (Quest's on-site CMP).
       expect(seeded).toHaveLength(12);
-      expect(new Set(seeded.map((test: { method: string }) => test.method))).toEqual(new Set(['testkit', 'walk_in_test', 'at_home_phlebotomy', 'on_site_collection']));
+      expect(new Set(seeded.map((test: { method: string }) => test.method))).toEqual(
+        new Set(['testkit', 'walk_in_test', 'at_home_phlebotomy', 'on_site_collection']),
+      );
       const onSite = await api('GET', '/v3/lab_tests?collection_method=on_site_collection');
       expect(onSite.body).toEqual([
-        expect.objectContaining({ id: SEED_TEST.cmpOnSite, method: 'on_site_collection', description: 'CMP drawn on site by your own staff and sent to Quest.', lab: expect.objectContaining({ slug: 'quest' }) }),
+        expect.objectContaining({
+          id: SEED_TEST.cmpOnSite,
+          method: 'on_site_collection',
+          description: 'CMP drawn on site by your own staff and sent to Quest.',
+          lab: expect.objectContaining({ slug: 'quest' }),
+        }),
       ]);
 
       const kits = await api('GET', '/v3/lab_tests?collection_method=testkit');
@@ -226,8 +250,14 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
         '1ab7e570-0000-4000-8000-000000000002',
         '1ab7e570-0000-4000-8000-00000000000b',
       ]);
-      expect(kits.body.find((test: { id: string }) => test.id === SEED_TEST.lipidKit)).toMatchObject({ sample_type: 'dried_blood_spot', lab: { slug: 'us_biotek' } });
-      expect(kits.body.find((test: { id: string }) => test.id === '1ab7e570-0000-4000-8000-00000000000b')).toMatchObject({ sample_type: 'dried_blood_spot', lab: { slug: 'labcorp' } });
+      expect(kits.body.find((test: { id: string }) => test.id === SEED_TEST.lipidKit)).toMatchObject({
+        sample_type: 'dried_blood_spot',
+        lab: { slug: 'us_biotek' },
+      });
+      expect(kits.body.find((test: { id: string }) => test.id === '1ab7e570-0000-4000-8000-00000000000b')).toMatchObject({
+        sample_type: 'dried_blood_spot',
+        lab: { slug: 'labcorp' },
+      });
 
       const quest = await api('GET', '/v3/lab_tests?lab_slug=quest&generation_method=all');
       expect(quest.body.every((test: { lab: { slug: string } }) => test.lab.slug === 'quest')).toBe(true);
@@ -291,7 +321,16 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
         markerIds: [MARKER.questGlucose, MARKER.questHba1c],
         fasting: true,
       });
-      expect(created).toMatchObject({ name: 'Glucose and A1c', slug: 'glucose-and-a1c', method: 'walk_in_test', sampleType: 'serum', isActive: true, status: 'active', fasting: true, price: 23 });
+      expect(created).toMatchObject({
+        name: 'Glucose and A1c',
+        slug: 'glucose-and-a1c',
+        method: 'walk_in_test',
+        sampleType: 'serum',
+        isActive: true,
+        status: 'active',
+        fasting: true,
+        price: 23,
+      });
       expect(created.lab?.slug).toBe('quest');
       expect(created.markers?.map((marker) => marker.id)).toEqual([MARKER.questGlucose, MARKER.questHba1c]);
 
@@ -354,9 +393,9 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       expect(missingName.status).toBe(422);
       expect(missingName.body.detail[0]).toMatchObject({ loc: ['body', 'name'], type: 'missing' });
 
-      await expect(
-        client.labTests.create({ name: 'x', method: 'walk_in_test', description: '', markerIds: [999999] }),
-      ).rejects.toBeInstanceOf(Vital.UnprocessableEntityError);
+      await expect(client.labTests.create({ name: 'x', method: 'walk_in_test', description: '', markerIds: [999999] })).rejects.toBeInstanceOf(
+        Vital.UnprocessableEntityError,
+      );
     });
 
     it('renames and deactivates a team test through the SDK; global tests stay as they are', async () => {
@@ -508,10 +547,7 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
         MARKER.questGlucose,
         MARKER.questCmp,
       ]);
-      const error = await expect422(labTests.checkMarkersBelongToLab([MARKER.questGlucose, MARKER.labcorpGlucose, 424242], QUEST), [
-        'body',
-        'marker_ids',
-      ]);
+      const error = await expect422(labTests.checkMarkersBelongToLab([MARKER.questGlucose, MARKER.labcorpGlucose, 424242], QUEST), ['body', 'marker_ids']);
       expect(error.issues[0].ctx).toEqual({ foreign_marker_ids: [MARKER.labcorpGlucose, 424242], lab_id: QUEST });
     });
 
@@ -529,10 +565,7 @@ describe('lab catalog (/v3/lab_tests, /v3/lab_test)', () => {
       await expect422(accounts.resolveForOrder(scope, { labId: QUEST, labAccountId: ACCOUNT.labcorpFullyDelegated }), ['body', 'lab_account_id']);
       await expect422(accounts.resolveForOrder(scope, { labId: 4, labAccountId: ACCOUNT.sonoraPending }), ['body', 'lab_account_id']);
       expect((await accounts.resolveForOrder(scope, { labId: 4, labAccountId: ACCOUNT.sonoraPending, allowPending: true })).status).toBe('pending');
-      await expect422(
-        accounts.resolveForOrder(scope, { labId: QUEST, labAccountId: ACCOUNT.questSuspended, allowPending: true }),
-        ['body', 'lab_account_id'],
-      );
+      await expect422(accounts.resolveForOrder(scope, { labId: QUEST, labAccountId: ACCOUNT.questSuspended, allowPending: true }), ['body', 'lab_account_id']);
       await expect422(accounts.resolveForOrder(principal(other), { labId: QUEST, labAccountId: own.id }), ['body', 'lab_account_id']);
       await expect422(accounts.resolveForOrder(scope, { labId: QUEST, labAccountId: own.id, excludeAccountId: own.id }), ['body', 'lab_account_id']);
       // The seeded delegated sandbox accounts are never picked automatically.

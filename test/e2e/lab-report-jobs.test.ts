@@ -19,7 +19,8 @@ let receiver: WebhookReceiver;
 let userId: string;
 let reviewingUserId: string;
 
-const sdk = (key: string) => new VitalClient({ baseUrl: stack.apiUrl, apiKey: key, headers: { 'x-service-api-key': key }, maxRetries: 0, timeoutInSeconds: 60 });
+const sdk = (key: string) =>
+  new VitalClient({ baseUrl: stack.apiUrl, apiKey: key, headers: { 'x-service-api-key': key }, maxRetries: 0, timeoutInSeconds: 60 });
 
 async function createUser(key: string): Promise<string> {
   const created = await call(stack.apiUrl, 'POST', '/v2/user', { key, body: { client_user_id: `lab-report-${randomUUID()}` } });
@@ -35,10 +36,15 @@ async function subscribe(of: Tenant, path: string): Promise<void> {
 
 /** The job as GET shows it once its status is one of `statuses`. */
 const jobWhen = (key: string, jobId: string, ...statuses: string[]) =>
-  eventually(async () => {
-    const job = await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${jobId}`, { key });
-    return statuses.includes(job.body.status) ? job.body : undefined;
-  }, `job ${jobId} ${statuses.join('|')}`, 120_000, 250);
+  eventually(
+    async () => {
+      const job = await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${jobId}`, { key });
+      return statuses.includes(job.body.status) ? job.body : undefined;
+    },
+    `job ${jobId} ${statuses.join('|')}`,
+    120_000,
+    250,
+  );
 
 /** The signed webhooks received for a job, in order. */
 const webhooksOf = (path: string, jobId: string) => receiver.forPath(path).filter((request) => request.json?.data?.id === jobId);
@@ -109,7 +115,10 @@ test('an image that cannot be decoded ends the job failed with invalid_input, an
 });
 
 test('with human review the job waits in pending_review; the review completes it with is_reviewed', async () => {
-  const created = await sdk(reviewing.apiKey).labReport.parserCreateJob({ data: await textReportPdf(), filename: 'report.pdf' }, { userId: reviewingUserId, needsHumanReview: true });
+  const created = await sdk(reviewing.apiKey).labReport.parserCreateJob(
+    { data: await textReportPdf(), filename: 'report.pdf' },
+    { userId: reviewingUserId, needsHumanReview: true },
+  );
   expect(created.needsHumanReview).toBe(true);
   const pending = await jobWhen(reviewing.apiKey, created.id, 'pending_review', 'completed', 'failed');
   expect(pending.status).toBe('pending_review');
@@ -119,8 +128,13 @@ test('with human review the job waits in pending_review; the review completes it
   const path = `/lab_report/v1/parser/job/${created.id}/review`;
   const foreign = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: {} });
   expect(foreign.status).toBe(404);
-  const corrected = pending.data.results.map((result: { test_name: string; value: string }) => (result.test_name === 'Glucose' ? { ...result, value: '93' } : result));
-  const reviewed = await call(stack.apiUrl, 'POST', path, { key: reviewing.apiKey, body: { results: corrected, metadata: { lab_name: 'Northwind Clinical Laboratory (reviewed)' } } });
+  const corrected = pending.data.results.map((result: { test_name: string; value: string }) =>
+    result.test_name === 'Glucose' ? { ...result, value: '93' } : result,
+  );
+  const reviewed = await call(stack.apiUrl, 'POST', path, {
+    key: reviewing.apiKey,
+    body: { results: corrected, metadata: { lab_name: 'Northwind Clinical Laboratory (reviewed)' } },
+  });
   expect(reviewed.status).toBe(200);
   expect(reviewed.body).toMatchObject({ id: created.id, status: 'completed', is_reviewed: true, needs_human_review: true });
   expect(reviewed.body.data.metadata.lab_name).toBe('Northwind Clinical Laboratory (reviewed)');
@@ -185,25 +199,41 @@ describe("the report's patient against the user's demographics", () => {
     }, 'the pending_review webhook');
     expect(pending.map((hook) => hook.json.data)).toEqual([expect.objectContaining({ status: 'pending_review', review_reason: reason })]);
 
-    const reviewed = await call(stack.apiUrl, 'POST', `/lab_report/v1/parser/job/${jobId}/review`, { key: tenant.apiKey, body: { metadata: { patient_first_name: 'Jane' } } });
+    const reviewed = await call(stack.apiUrl, 'POST', `/lab_report/v1/parser/job/${jobId}/review`, {
+      key: tenant.apiKey,
+      body: { metadata: { patient_first_name: 'Jane' } },
+    });
     expect(reviewed.status).toBe(200);
     expect(reviewed.body).toMatchObject({ status: 'completed', is_reviewed: true, review_reason: reason });
   });
 
   test('a reviewer rejects a report of another patient with a reason: the job ends rejected, nothing filed, and says so', async () => {
     const jobId = await upload(await janeDoe(), { patient: 'Roe, Richard' });
-    expect(await jobWhen(tenant.apiKey, jobId, 'pending_review', 'completed', 'failed')).toMatchObject({ status: 'pending_review', review_reason: 'patient_name_mismatch' });
+    expect(await jobWhen(tenant.apiKey, jobId, 'pending_review', 'completed', 'failed')).toMatchObject({
+      status: 'pending_review',
+      review_reason: 'patient_name_mismatch',
+    });
     const path = `/lab_report/v1/parser/job/${jobId}/review`;
 
     const reasonless = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: { decision: 'reject' } });
     expect(reasonless.status).toBe(422);
     expect(reasonless.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'reason'], msg: 'A rejection needs a reason.' })]);
-    const mixed = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: { decision: 'reject', reason: 'x', metadata: { patient_first_name: 'Jane' } } });
+    const mixed = await call(stack.apiUrl, 'POST', path, {
+      key: tenant.apiKey,
+      body: { decision: 'reject', reason: 'x', metadata: { patient_first_name: 'Jane' } },
+    });
     expect(mixed.status).toBe(422);
 
     const rejected = await call(stack.apiUrl, 'POST', path, { key: tenant.apiKey, body: { decision: 'reject', reason: 'The report is of another patient.' } });
     expect(rejected.status).toBe(200);
-    expect(rejected.body).toMatchObject({ id: jobId, status: 'rejected', is_reviewed: true, review_reason: 'patient_name_mismatch', rejection_reason: 'The report is of another patient.', data: null });
+    expect(rejected.body).toMatchObject({
+      id: jobId,
+      status: 'rejected',
+      is_reviewed: true,
+      review_reason: 'patient_name_mismatch',
+      rejection_reason: 'The report is of another patient.',
+      data: null,
+    });
     // The SDK reads the status it does not know, and finds no results.
     const read = await sdk(tenant.apiKey).labReport.parserGetJob(jobId);
     expect(read.status).toBe('rejected');
@@ -216,6 +246,9 @@ describe("the report's patient against the user's demographics", () => {
       return hooks.length === 2 ? hooks.map((hook) => hook.json.data.status) : undefined;
     }, 'pending_review and rejected webhooks');
     expect(statuses.sort()).toEqual(['pending_review', 'rejected']);
-    expect(webhooksOf('/team', jobId).find((hook) => hook.json.data.status === 'rejected')?.json.data).toMatchObject({ rejection_reason: 'The report is of another patient.', data: null });
+    expect(webhooksOf('/team', jobId).find((hook) => hook.json.data.status === 'rejected')?.json.data).toMatchObject({
+      rejection_reason: 'The report is of another patient.',
+      data: null,
+    });
   });
 });

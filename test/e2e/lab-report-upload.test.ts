@@ -19,7 +19,8 @@ let otherUserId: string;
 let receiver: WebhookReceiver;
 let pdf: Buffer;
 
-const sdk = (key: string) => new VitalClient({ baseUrl: stack.apiUrl, apiKey: key, headers: { 'x-service-api-key': key }, maxRetries: 0, timeoutInSeconds: 30 });
+const sdk = (key: string) =>
+  new VitalClient({ baseUrl: stack.apiUrl, apiKey: key, headers: { 'x-service-api-key': key }, maxRetries: 0, timeoutInSeconds: 30 });
 
 async function createUser(key: string): Promise<string> {
   const created = await call(stack.apiUrl, 'POST', '/v2/user', { key, body: { client_user_id: `lab-report-${randomUUID()}` } });
@@ -78,7 +79,11 @@ test('the file is stored encrypted, with the job and its created event, before t
 });
 
 test('types files by their bytes, not their name or declared type', async () => {
-  const png = await upload(tenant.apiKey, { user_id: userId }, { bytes: Buffer.concat([PNG_SIGNATURE, Buffer.alloc(64)]), name: 'notes.txt', type: 'text/plain' });
+  const png = await upload(
+    tenant.apiKey,
+    { user_id: userId },
+    { bytes: Buffer.concat([PNG_SIGNATURE, Buffer.alloc(64)]), name: 'notes.txt', type: 'text/plain' },
+  );
   expect(png.status).toBe(200);
   const [row] = await stack.db.query(`SELECT file_kind FROM lab_report_parsing_jobs WHERE id = $1`, [png.body.id]);
   expect(row.file_kind).toBe('png');
@@ -106,12 +111,14 @@ test('missing or malformed fields answer 422 in the FastAPI shape; the SDK surfa
   expect(badFlag.status).toBe(422);
   expect(badFlag.body.detail[0].loc).toEqual(['body', 'needs_human_review']);
 
-  const error = await sdk(tenant.apiKey).labReport.parserCreateJob({ data: pdf, filename: 'r.pdf' }, { userId: 'not-a-uuid' }).catch((e: unknown) => e);
+  const error = await sdk(tenant.apiKey)
+    .labReport.parserCreateJob({ data: pdf, filename: 'r.pdf' }, { userId: 'not-a-uuid' })
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(VitalError);
   expect((error as VitalError).statusCode).toBe(422);
 });
 
-test('an unknown user and another team\'s user are not found; nothing is written', async () => {
+test("an unknown user and another team's user are not found; nothing is written", async () => {
   // Only the two teams' jobs: other files running alongside create jobs in the shared database.
   const teams = [tenant.teamId, other.teamId];
   const count = () => stack.db.query(`SELECT count(*)::int AS n FROM lab_report_parsing_jobs WHERE team_id = ANY($1::uuid[])`, [teams]);
@@ -140,7 +147,7 @@ test('a file over 10 MB answers 413 {detail}; the JSON body limit does not apply
   expect((await upload(tenant.apiKey, { user_id: userId }, { bytes: justUnder })).status).toBe(200);
 });
 
-test('jobs are scoped by team: another team\'s job is not found', async () => {
+test("jobs are scoped by team: another team's job is not found", async () => {
   const created = await upload(tenant.apiKey, { user_id: userId }, { bytes: pdf });
   expect((await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${created.body.id}`, { key: tenant.apiKey })).status).toBe(200);
   const foreign = await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${created.body.id}`, { key: other.apiKey });
@@ -157,16 +164,13 @@ test('other routes still refuse multipart bodies', async () => {
   expect(await response.json()).toEqual({ detail: 'Unsupported content type; send application/json.' });
 });
 
-test('lab_report.parsing_job.created reaches the team\'s endpoint, signed, with the job', async () => {
+test("lab_report.parsing_job.created reaches the team's endpoint, signed, with the job", async () => {
   const api = teamManagementApi(stack, tenant, 'sandbox');
   const endpoint = await api('POST', '/webhook', { url: receiver.url('/jobs'), filter_types: ['lab_report.parsing_job.created'] });
   expect(endpoint.status).toBe(200);
   receiver.secret('/jobs', (await api('GET', `/webhook/${endpoint.body.id}/secret`)).body.key);
   const created = await upload(tenant.apiKey, { user_id: userId }, { bytes: pdf });
-  const delivered = await eventually(
-    () => receiver.forPath('/jobs').find((request) => request.json?.data?.id === created.body.id),
-    'the created webhook',
-  );
+  const delivered = await eventually(() => receiver.forPath('/jobs').find((request) => request.json?.data?.id === created.body.id), 'the created webhook');
   expect(delivered.verified).toBe(true);
   expect(delivered.json).toMatchObject({
     event_type: 'lab_report.parsing_job.created',

@@ -38,20 +38,36 @@ test('the job completes once after its worker is killed mid-extract', async () =
   const form = new FormData();
   form.append('file', new Blob([scan]), 'scan.pdf');
   form.append('user_id', user.body.user_id);
-  const created = (await (await fetch(`${stack.apiUrl}/lab_report/v1/parser/job`, { method: 'POST', headers: { 'x-service-api-key': tenant.apiKey }, body: form })).json()) as { id: string };
+  const created = (await (
+    await fetch(`${stack.apiUrl}/lab_report/v1/parser/job`, { method: 'POST', headers: { 'x-service-api-key': tenant.apiKey }, body: form })
+  ).json()) as { id: string };
   const handle = stack.temporal.workflow.getHandle(labReportWorkflowId(created.id));
 
-  await eventually(async () => {
-    const pending = (await handle.describe()).raw.pendingActivities ?? [];
-    return pending.some((activity) => activity.activityType?.name === 'extractLabReport' && activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) ? true : undefined;
-  }, 'the extract step running on the child worker', 180_000, 100);
+  await eventually(
+    async () => {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      return pending.some(
+        (activity) => activity.activityType?.name === 'extractLabReport' && activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+      )
+        ? true
+        : undefined;
+    },
+    'the extract step running on the child worker',
+    180_000,
+    100,
+  );
   child.kill('SIGKILL');
   replacement = await startLabReportWorker(stack.api, stack.config);
 
-  const job = await eventually(async () => {
-    const read = await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${created.id}`, { key: tenant.apiKey });
-    return ['completed', 'failed'].includes(read.body.status) ? read.body : undefined;
-  }, 'the job to finish', 240_000, 500);
+  const job = await eventually(
+    async () => {
+      const read = await call(stack.apiUrl, 'GET', `/lab_report/v1/parser/job/${created.id}`, { key: tenant.apiKey });
+      return ['completed', 'failed'].includes(read.body.status) ? read.body : undefined;
+    },
+    'the job to finish',
+    240_000,
+    500,
+  );
   expect(job.status).toBe('completed');
   expect(job.data.results.length).toBeGreaterThan(0);
 
@@ -63,10 +79,13 @@ test('the job completes once after its worker is killed mid-extract', async () =
   // The extract that completed was a later attempt than the one the killed worker held.
   const history = await handle.fetchHistory();
   const extractScheduled = (history.events ?? []).find(
-    (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && event.activityTaskScheduledEventAttributes?.activityType?.name === 'extractLabReport',
+    (event) =>
+      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && event.activityTaskScheduledEventAttributes?.activityType?.name === 'extractLabReport',
   );
   const started = (history.events ?? []).find(
-    (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && String(event.activityTaskStartedEventAttributes?.scheduledEventId) === String(extractScheduled?.eventId),
+    (event) =>
+      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+      String(event.activityTaskStartedEventAttributes?.scheduledEventId) === String(extractScheduled?.eventId),
   );
   expect(started?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
   expect((await handle.result()).status).toBe('completed');

@@ -88,10 +88,13 @@ async function storedCredentials(userId: string): Promise<ProviderCredentials | 
 
 async function backfilled(userId: string): Promise<void> {
   const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'oura'));
-  await waitFor(async () => {
-    const { progress } = await handle.query(connectionState);
-    return progress.syncedUntil >= progress.backfillTo ? true : undefined;
-  }, { timeoutMs: 60_000, describe: () => handle.query(connectionState) });
+  await waitFor(
+    async () => {
+      const { progress } = await handle.query(connectionState);
+      return progress.syncedUntil >= progress.backfillTo ? true : undefined;
+    },
+    { timeoutMs: 60_000, describe: () => handle.query(connectionState) },
+  );
 }
 
 function webhooks(userId: string, eventType: string): ReceivedRequest[] {
@@ -141,7 +144,10 @@ test('bad requests are refused with a {detail} naming what is wrong', async () =
   expect(missingToken.status).toBe(422);
   expect(JSON.stringify(missingToken.body.detail)).toMatch(/refresh_token/);
 
-  const otherTeam = await call(stack.apiUrl, 'POST', `/v2/link/bulk_import?team_id=${randomUUID()}`, { key: team.apiKey, body: { provider: 'oura', connections: [recipe] } });
+  const otherTeam = await call(stack.apiUrl, 'POST', `/v2/link/bulk_import?team_id=${randomUUID()}`, {
+    key: team.apiKey,
+    body: { provider: 'oura', connections: [recipe] },
+  });
   expect(otherTeam.status).toBe(403);
 
   const badToken = await api('POST', '/v2/link/bulk_export', { provider: 'oura', next_token: 'not-a-token' });
@@ -177,8 +183,16 @@ test("bulk import through the SDK: the tokens become connections that fetch the 
     await waitFor(() => webhooks(user.id, 'provider.connection.created').length === 1);
     // What Oura has is in labflow: the nights' sleep scores, as Oura scored them.
     const sleep = await client.sleep.get(user.id, { startDate: isoDay(Date.now() - 4 * DAY_MS), endDate: isoDay(Date.now() + DAY_MS) });
-    const ouraScores = oura.data(user.ouraUser).dailySleep.map((day) => day.score).sort();
-    expect(sleep.sleep.filter((night) => night.type === 'long_sleep').map((night) => night.score).sort()).toEqual(ouraScores);
+    const ouraScores = oura
+      .data(user.ouraUser)
+      .dailySleep.map((day) => day.score)
+      .sort();
+    expect(
+      sleep.sleep
+        .filter((night) => night.type === 'long_sleep')
+        .map((night) => night.score)
+        .sort(),
+    ).toEqual(ouraScores);
   }
   const storedA = await storedCredentials(userA.id);
   expect(storedA).toMatchObject({ accessToken: a.recipe.access_token, refreshToken: a.recipe.refresh_token, scopes: ['daily', 'heartrate'] });
@@ -322,7 +336,8 @@ test('an x-idempotency-key makes a repeated request one operation, answered as i
   const userId = await createUser();
   const { recipe } = ouraUserWithTokens(userId);
   const key = `import-${randomUUID()}`;
-  const withKey = (path: string, body: object, idempotencyKey = key) => call(stack.apiUrl, 'POST', path, { key: team.apiKey, body, headers: { 'x-idempotency-key': idempotencyKey } });
+  const withKey = (path: string, body: object, idempotencyKey = key) =>
+    call(stack.apiUrl, 'POST', path, { key: team.apiKey, body, headers: { 'x-idempotency-key': idempotencyKey } });
   const operations = async () => (await client.link.listBulkOps({ pageSize: 100 })).data.length;
   const before = await operations();
 
@@ -353,7 +368,12 @@ test('an operation whose API transaction never committed is recorded aborted by 
   const status = await stack.temporal.workflow.execute('linkBulkOpWorkflow', {
     workflowId: linkBulkOpWorkflowId(opId),
     taskQueue: stack.config.temporal.taskQueue,
-    args: [{ op: { opId, teamId: team.teamId, environment: 'production', region: 'us', type: 'link_bulk_import', provider: 'oura' }, pace: { batchSize: 10, stepTimeout: '1 minute' } }],
+    args: [
+      {
+        op: { opId, teamId: team.teamId, environment: 'production', region: 'us', type: 'link_bulk_import', provider: 'oura' },
+        pace: { batchSize: 10, stepTimeout: '1 minute' },
+      },
+    ],
   });
   expect(status).toBe('aborted');
   const ops = await client.link.listBulkOps({ pageSize: 100 });

@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, body?: object, key = tenant.apiKey) => call(stack.apiUrl, method, path, { key, body });
-const withToken = (method: string, path: string, token: string, body?: object) => call(stack.apiUrl, method, path, { headers: { 'x-vital-link-token': token }, body });
+const withToken = (method: string, path: string, token: string, body?: object) =>
+  call(stack.apiUrl, method, path, { headers: { 'x-vital-link-token': token }, body });
 
 async function createUser(): Promise<string> {
   const response = await api('POST', '/v2/user', { client_user_id: `link-${randomUUID()}` });
@@ -46,7 +47,9 @@ async function createUser(): Promise<string> {
 
 async function announced(userId: string, provider: string): Promise<ReceivedRequest> {
   const [request] = await waitFor(() => {
-    const found = receiver.requests.filter((r) => r.json?.event_type === 'provider.connection.created' && r.json.user_id === userId && r.json.data?.source?.slug === provider);
+    const found = receiver.requests.filter(
+      (r) => r.json?.event_type === 'provider.connection.created' && r.json.user_id === userId && r.json.data?.source?.slug === provider,
+    );
     return found.length > 0 ? found : undefined;
   });
   return request;
@@ -82,7 +85,10 @@ test('a link token: its web URL, validity, and the providers the sandbox can con
     ['freestyle_libre', 'email'],
     ['oura', 'oauth'],
   ]);
-  expect(providers.find((p) => p.slug === 'dexcom')).toMatchObject({ name: 'Dexcom', formComponents: { username: expect.any(Object), password: expect.any(Object) } });
+  expect(providers.find((p) => p.slug === 'dexcom')).toMatchObject({
+    name: 'Dexcom',
+    formComponents: { username: expect.any(Object), password: expect.any(Object) },
+  });
 
   // A token may fix one provider, or filter them.
   const fixed = await client.link.token({ userId, provider: 'oura' });
@@ -97,8 +103,14 @@ test('a link token: its web URL, validity, and the providers the sandbox can con
 
   // Another team's token is not valid for this team; an unknown one is not valid at all.
   const other = await createTenant(stack.db);
-  expect(await api('POST', '/v2/link/token/isValid', { token: linkToken }, other.apiKey)).toMatchObject({ status: 200, body: { success: false, error_type: 'invalid_token' } });
-  expect(await api('POST', '/v2/link/token/isValid', { token: 'lnk_nothing' })).toMatchObject({ status: 200, body: { success: false, error_type: 'invalid_token' } });
+  expect(await api('POST', '/v2/link/token/isValid', { token: linkToken }, other.apiKey)).toMatchObject({
+    status: 200,
+    body: { success: false, error_type: 'invalid_token' },
+  });
+  expect(await api('POST', '/v2/link/token/isValid', { token: 'lnk_nothing' })).toMatchObject({
+    status: 200,
+    body: { success: false, error_type: 'invalid_token' },
+  });
 });
 
 test('refused link tokens: unknown user, providers labflow cannot connect, bad redirect settings', async () => {
@@ -118,7 +130,10 @@ test('refused link tokens: unknown user, providers labflow cannot connect, bad r
   expect(badUrl.status).toBe(422);
   expect(await api('POST', '/v2/link/token', { user_id: userId }, 'not-a-key')).toMatchObject({ status: 401 });
   // Routes of the link token refuse without one.
-  expect(await call(stack.apiUrl, 'GET', '/v2/link/providers')).toMatchObject({ status: 401, body: { detail: 'Send the link token in the x-vital-link-token header.' } });
+  expect(await call(stack.apiUrl, 'GET', '/v2/link/providers')).toMatchObject({
+    status: 401,
+    body: { detail: 'Send the link token in the x-vital-link-token header.' },
+  });
   expect(await withToken('GET', '/v2/link/state', 'lnk_unknown')).toMatchObject({ status: 401, body: { detail: 'The link token is not valid.' } });
 });
 
@@ -187,7 +202,11 @@ test('OAuth refused: denied, or without a scope the source needs; with on_error 
 test('password with a second factor: wrong password, the code asked, a wrong code, then connected', async () => {
   const userId = await createUser();
   const { linkToken } = await client.link.token({ userId, redirectUrl: 'https://app.example.com/linked' });
-  const wrong = await client.link.connectPasswordProvider('abbott_libreview', { vitalLinkToken: linkToken, username: 'ana@example.com', password: 'wrong-password' });
+  const wrong = await client.link.connectPasswordProvider('abbott_libreview', {
+    vitalLinkToken: linkToken,
+    username: 'ana@example.com',
+    password: 'wrong-password',
+  });
   expect(wrong).toMatchObject({ state: 'error', connected: false, provider: 'abbott_libreview', errorType: 'provider_credential_error' });
   expect(wrong.redirectUrl ?? null).toBeNull();
 
@@ -198,7 +217,10 @@ test('password with a second factor: wrong password, the code asked, a wrong cod
   expect(wrongCode).toMatchObject({ state: 'error', errorType: 'incorrect_mfa_code' });
   // The code is asked again only after the password: a second factor without a first is refused.
   const noFirst = await withToken('POST', '/v2/link/provider/password/abbott_libreview/complete_mfa', linkToken, { mfa_code: '123456' });
-  expect(noFirst).toMatchObject({ status: 400, body: { detail: 'No sign-in to abbott_libreview is waiting for a code: send the username and password first.' } });
+  expect(noFirst).toMatchObject({
+    status: 400,
+    body: { detail: 'No sign-in to abbott_libreview is waiting for a code: send the username and password first.' },
+  });
 
   await client.link.connectPasswordProvider('abbott_libreview', { vitalLinkToken: linkToken, username: 'mfa-ana@example.com', password: 'secret' });
   const connected = await client.link.completePasswordProviderMfa('abbott_libreview', { vitalLinkToken: linkToken, mfaCode: '123456' });
@@ -253,7 +275,12 @@ test('the hosted Link page: providers in forms, a password sign-in with its code
   expect(Object.fromEntries(new URL(close).searchParams)).toEqual({ state: 'error', error_type: 'user_cancelled', error: 'The user closed Link.' });
 
   const post = (path: string, form: Record<string, string>) =>
-    fetch(new URL(path, stack.apiUrl), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    fetch(new URL(path, stack.apiUrl), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
   const wrong = await post('/link/password/dexcom', { token: linkToken, username: 'ana', password: 'wrong-password' });
   expect(wrong.status).toBe(422);
   expect(await wrong.text()).toContain('The username or password is not correct.');
@@ -302,19 +329,31 @@ test("manual sources the user's phone pushes: connected at once, announced once,
   expect(oura.status).toBe(422);
   expect(oura.body.detail[0]).toMatchObject({ loc: ['path', 'provider'] });
   const other = await createTenant(stack.db);
-  expect(await api('POST', '/v2/link/provider/manual/manual', { user_id: userId }, other.apiKey)).toMatchObject({ status: 404, body: { detail: 'User not found.' } });
+  expect(await api('POST', '/v2/link/provider/manual/manual', { user_id: userId }, other.apiKey)).toMatchObject({
+    status: 404,
+    body: { detail: 'User not found.' },
+  });
 });
 
 test("the team's metrics (GET /v2/user/metrics): users, connections, those in error, by week", async () => {
   const team = await createTenant(stack.db);
   const teamClient = new VitalClient({ baseUrl: stack.apiUrl, apiKey: team.apiKey, headers: { 'x-service-api-key': team.apiKey }, maxRetries: 0 });
   const empty = await teamClient.user.getTeamMetrics();
-  expect(empty).toMatchObject({ teamId: team.teamId, numberOfUsers: 0, numberOfConnectedSources: 0, numberOfErroredConnectedSources: 0, numberOfOrderedTests: 0 });
+  expect(empty).toMatchObject({
+    teamId: team.teamId,
+    numberOfUsers: 0,
+    numberOfConnectedSources: 0,
+    numberOfErroredConnectedSources: 0,
+    numberOfOrderedTests: 0,
+  });
 
   const users = await Promise.all([1, 2].map(() => teamClient.user.create({ clientUserId: `metrics-${randomUUID()}` })));
   await teamClient.link.connectManualProvider('apple_health_kit', { userId: users[0].userId });
   await teamClient.link.connectManualProvider('health_connect', { userId: users[1].userId });
-  await stack.db.query(`UPDATE provider_connections SET status = 'error', error_type = 'unknown', error_message = 'test', errored_at = now() WHERE user_id = $1`, [users[1].userId]);
+  await stack.db.query(
+    `UPDATE provider_connections SET status = 'error', error_type = 'unknown', error_message = 'test', errored_at = now() WHERE user_id = $1`,
+    [users[1].userId],
+  );
   // A user being deleted is not counted.
   const leaving = await teamClient.user.create({ clientUserId: `metrics-${randomUUID()}` });
   await teamClient.user.delete(leaving.userId);

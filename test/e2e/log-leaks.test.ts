@@ -87,7 +87,8 @@ test('a run through every sensitive route family leaves no credential and no pat
   };
   keep('team API key', tenant.apiKey);
   keep('management key', tenant.managementKey);
-  for (const [field, value] of Object.entries({ ...PATIENT, ...ADDRESS })) if (!['gender', 'city', 'state', 'zip', 'country'].includes(field)) keep(`patient ${field}`, value);
+  for (const [field, value] of Object.entries({ ...PATIENT, ...ADDRESS }))
+    if (!['gender', 'city', 'state', 'zip', 'country'].includes(field)) keep(`patient ${field}`, value);
   keep('client_user_id', CLIENT_USER_ID);
 
   // A user known by a handle made of their name, with the patient's demographics; found by it.
@@ -104,7 +105,10 @@ test('a run through every sensitive route family leaves no credential and no pat
   expect((await call(stack.apiUrl, 'GET', `/v2/user/resolve/${encodeURIComponent(`x${CLIENT_USER_ID}`)}`, { key: tenant.apiKey })).status).toBe(404);
 
   // An order with the patient's details, sent twice with one idempotency key (the second answer is the stored one).
-  const body = orderBody(userId, { patient_details: PATIENT, patient_address: { ...ADDRESS, receiver_name: `${PATIENT.first_name} ${PATIENT.last_name}`, phone_number: PATIENT.phone_number } });
+  const body = orderBody(userId, {
+    patient_details: PATIENT,
+    patient_address: { ...ADDRESS, receiver_name: `${PATIENT.first_name} ${PATIENT.last_name}`, phone_number: PATIENT.phone_number },
+  });
   const idempotencyKey = `order-${randomUUID()}`;
   const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body, headers: { 'X-Idempotency-Key': idempotencyKey } });
   expect(created.status).toBe(200);
@@ -113,7 +117,12 @@ test('a run through every sensitive route family leaves no credential and no pat
   expect(replayed.body.order.id).toBe(orderId);
 
   // Listed by the patient's names, in the query string.
-  const byName = await call(stack.apiUrl, 'GET', `/v3/orders?patient_name=${PATIENT.first_name}&search_input=${PATIENT.last_name}&shipping_recipient_name=${PATIENT.first_name}`, { key: tenant.apiKey });
+  const byName = await call(
+    stack.apiUrl,
+    'GET',
+    `/v3/orders?patient_name=${PATIENT.first_name}&search_input=${PATIENT.last_name}&shipping_recipient_name=${PATIENT.first_name}`,
+    { key: tenant.apiKey },
+  );
   expect(byName.status).toBe(200);
   const bySearch = await call(stack.apiUrl, 'GET', `/v3/orders?search_input=${encodeURIComponent(PATIENT.email)}`, { key: tenant.apiKey });
   expect(bySearch.status).toBe(200);
@@ -121,7 +130,9 @@ test('a run through every sensitive route family leaves no credential and no pat
   expect(listed.body.orders.map((order: { id: string }) => order.id)).toContain(orderId);
 
   // The requisition link, signed, and the PDF behind it.
-  expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} })).status).toBeLessThan(300);
+  expect(
+    (await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=requisition_created`, { key: tenant.apiKey, body: {} })).status,
+  ).toBeLessThan(300);
   const order = await orderPassed(stack, tenant, orderId, 'requisition_created');
   const requisition = new URL(order.requisition_form_url);
   keep('requisition signature', requisition.searchParams.get('signature'));
@@ -153,7 +164,13 @@ test('a run through every sensitive route family leaves no credential and no pat
   expect((await browser('POST', `/p/${code}/verify`, { otp: otp === '000000' ? '111111' : '000000' })).status).toBe(422);
   const verified = await browser('POST', `/p/${code}/verify`, { otp });
   expect(verified.status).toBe(303);
-  keep('portal device cookie', verified.cookies.map((cookie) => cookie.split(';')[0]).find((cookie) => cookie.startsWith('lf_portal_device='))?.split('=')[1]);
+  keep(
+    'portal device cookie',
+    verified.cookies
+      .map((cookie) => cookie.split(';')[0])
+      .find((cookie) => cookie.startsWith('lf_portal_device='))
+      ?.split('=')[1],
+  );
   expect((await call(stack.apiUrl, 'DELETE', `/v2/user/${userId}/portal_url/${code}`, { key: tenant.apiKey })).status).toBe(200);
   expect((await browser('GET', `/p/${code}`)).status).toBe(410);
 
@@ -178,8 +195,13 @@ test('a run through every sensitive route family leaves no credential and no pat
 
   // Everything the run caused has been logged and traced: its webhooks delivered, the workflow's
   // activities logged (Temporal's runtime holds forwarded lines ~100 ms), the spans exported.
-  await waitFor(() => receiver.accepted('/hook').some((request) => request.json?.event_type === 'provider.connection.created' && request.json.user_id === userId), { timeoutMs: 30_000 });
-  await waitFor(() => lines.some((line) => line.includes('"outcome":"succeeded"')) && lines.some((line) => line.includes('"activityType"')), { timeoutMs: 10_000 });
+  await waitFor(
+    () => receiver.accepted('/hook').some((request) => request.json?.event_type === 'provider.connection.created' && request.json.user_id === userId),
+    { timeoutMs: 30_000 },
+  );
+  await waitFor(() => lines.some((line) => line.includes('"outcome":"succeeded"')) && lines.some((line) => line.includes('"activityType"')), {
+    timeoutMs: 10_000,
+  });
   await stack.tracing!.flush();
 
   const logs = lines.join('\n');
@@ -193,11 +215,19 @@ test('a run through every sensitive route family leaves no credential and no pat
   // The run did log and trace each route family, redacted (a grep of nothing would find nothing).
   const requestLines = lines.map((line) => JSON.parse(line) as { msg?: string; req?: { url?: string } }).filter((line) => line.msg === 'request completed');
   const urls = requestLines.map((line) => line.req?.url ?? '');
-  for (const logged of ['/v2/user/resolve/[redacted]', '/v2/team/users/search?query_id=[redacted]', '/portal/launch/[redacted]', '/portal/launch/[redacted]/more', '/p/[redacted]/verify', `/v2/user/${userId}/portal_url/[redacted]`, '/v2/link/connect/oura?state=[redacted]&code=[redacted]', '/link?token=[redacted]']) {
+  for (const logged of [
+    '/v2/user/resolve/[redacted]',
+    '/v2/team/users/search?query_id=[redacted]',
+    '/portal/launch/[redacted]',
+    '/portal/launch/[redacted]/more',
+    '/p/[redacted]/verify',
+    `/v2/user/${userId}/portal_url/[redacted]`,
+    '/v2/link/connect/oura?state=[redacted]&code=[redacted]',
+    '/link?token=[redacted]',
+  ]) {
     expect({ logged, found: urls.includes(logged) }).toEqual({ logged, found: true });
   }
   expect(urls).toContain('/v3/orders?patient_name=[redacted]&search_input=[redacted]&shipping_recipient_name=[redacted]');
   expect(otlp.spans.some((span) => span.attributes['url.path'] === '/portal/launch/[redacted]')).toBe(true);
   expect(otlp.spans.some((span) => span.attributes['url.query'] === 'state=[redacted]&code=[redacted]')).toBe(true);
-
 });

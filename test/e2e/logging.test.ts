@@ -81,26 +81,32 @@ test('an order flow logs its request ids everywhere and no patient, key, link si
   expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
   const statusOf = (request: { json: any }) => request.json?.data?.last_event?.status ?? request.json?.data?.status;
-  await waitFor(() => {
-    const events = receiver.accepted('/hook').filter((request) => request.json?.data?.id === orderId);
-    return events.some((request) => request.json.event_type === 'labtest.order.created') &&
-      events.some((request) => String(statusOf(request)).endsWith('requisition_created'));
-  }, { timeoutMs: 30_000, describe: () => receiver.forPath('/hook').map((request) => [request.json?.event_type, statusOf(request)]) });
+  await waitFor(
+    () => {
+      const events = receiver.accepted('/hook').filter((request) => request.json?.data?.id === orderId);
+      return (
+        events.some((request) => request.json.event_type === 'labtest.order.created') &&
+        events.some((request) => String(statusOf(request)).endsWith('requisition_created'))
+      );
+    },
+    { timeoutMs: 30_000, describe: () => receiver.forPath('/hook').map((request) => [request.json?.event_type, statusOf(request)]) },
+  );
   const deliveryLogged = (requestId: string) =>
     parsed().some((line) => line.requestId === requestId && line.deliveryId !== undefined && line.outcome === 'succeeded');
   // Temporal's runtime holds forwarded log lines about 100 ms to sort them: they may come last.
   const activityLogged = (requestId: string) =>
     parsed().some((line) => line.requestId === requestId && line.component === 'temporal' && line.activityType !== undefined);
-  await waitFor(
-    () => [createRequestId, simulateRequestId].every((requestId) => deliveryLogged(requestId) && activityLogged(requestId)),
-    { timeoutMs: 10_000 },
-  );
+  await waitFor(() => [createRequestId, simulateRequestId].every((requestId) => deliveryLogged(requestId) && activityLogged(requestId)), { timeoutMs: 10_000 });
 
   const logs = parsed();
   expect(logs.length).toBeGreaterThan(20);
   const withId = (requestId: string) => logs.filter((line) => line.requestId === requestId);
   // The API's request lines, with the path only (the signature redacted).
-  expect(withId(createRequestId)).toEqual(expect.arrayContaining([expect.objectContaining({ msg: 'request completed', req: expect.objectContaining({ url: '/v3/order' }), res: { statusCode: 200 } })]));
+  expect(withId(createRequestId)).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ msg: 'request completed', req: expect.objectContaining({ url: '/v3/order' }), res: { statusCode: 200 } }),
+    ]),
+  );
   expect(logs.some((line) => (line.req as { url?: string } | undefined)?.url?.includes('signature=[redacted]'))).toBe(true);
   // Temporal's activity and workflow lines caused by each request.
   for (const requestId of [createRequestId, simulateRequestId]) {

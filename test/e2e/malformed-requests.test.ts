@@ -163,13 +163,11 @@ const clientUserIds = fc.oneof(
 
 /** Top-level JSON text with N levels of nesting (JSON.stringify of such a value would recurse). */
 const deepJsonText = (fields: readonly string[]) =>
-  fc
-    .tuple(fc.integer({ min: 20, max: 30_000 }), fc.constantFrom('array', 'object', 'in-field'), fc.constantFrom(...fields))
-    .map(([depth, shape, field]) => {
-      if (shape === 'array') return `${'['.repeat(depth)}${']'.repeat(depth)}`;
-      if (shape === 'object') return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-      return `{${JSON.stringify(field)}:${'['.repeat(depth)}${']'.repeat(depth)}}`;
-    });
+  fc.tuple(fc.integer({ min: 20, max: 30_000 }), fc.constantFrom('array', 'object', 'in-field'), fc.constantFrom(...fields)).map(([depth, shape, field]) => {
+    if (shape === 'array') return `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    if (shape === 'object') return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    return `{${JSON.stringify(field)}:${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  });
 
 /** Text that is not JSON, often almost JSON. */
 const invalidJsonText = (validText: fc.Arbitrary<string>) =>
@@ -331,13 +329,11 @@ const queryStrings = (keys: readonly string[]) => {
     fc.uuid(),
     anyString.filter((text) => text.length < 500),
   );
-  const pair = fc
-    .tuple(key, fc.option(value, { nil: undefined }), fc.boolean())
-    .map(([k, v, encoded]) => {
-      const name = encoded ? encode(k) : raw(k);
-      if (v === undefined) return name;
-      return `${name}=${encoded ? encode(v) : raw(v)}`;
-    });
+  const pair = fc.tuple(key, fc.option(value, { nil: undefined }), fc.boolean()).map(([k, v, encoded]) => {
+    const name = encoded ? encode(k) : raw(k);
+    if (v === undefined) return name;
+    return `${name}=${encoded ? encode(v) : raw(v)}`;
+  });
   return fc.option(
     fc.array(pair, { maxLength: 5 }).map((pairs) => `?${pairs.join('&')}`),
     { nil: '', freq: 3 },
@@ -384,7 +380,10 @@ const unroutableSegments = fc.oneof(
     .map(([text, bad]) => `${text}${bad}`)
     .filter((segment) => !routable(`/${segment}`)),
   fc.integer({ min: 101, max: 4000 }).map((length) => 'a'.repeat(length)),
-  fc.string({ unit: 'binary', minLength: 40, maxLength: 120 }).map(encode).filter((segment) => segment.length > 100),
+  fc
+    .string({ unit: 'binary', minLength: 40, maxLength: 120 })
+    .map(encode)
+    .filter((segment) => segment.length > 100),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -507,7 +506,10 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
       { numRuns: RUNS },
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    const counts = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+    const counts = [...statuses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
     report.push(`  ${family}: ${RUNS} runs in ${seconds}s (${counts})`);
   };
 
@@ -544,8 +546,7 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
         fc.uuid(),
       )
       .map(([field, value, uuid]) => ({ client_user_id: `fuzz-${uuid}`, [field]: value }));
-  const someUserBodies = () =>
-    fc.oneof({ weight: 3, arbitrary: userBodies() }, { weight: 2, arbitrary: nearlyValidUserBodies() });
+  const someUserBodies = () => fc.oneof({ weight: 3, arbitrary: userBodies() }, { weight: 2, arbitrary: nearlyValidUserBodies() });
 
   it('users-create: POST /v2/user', async () => {
     const cases = bodies(someUserBodies(), USER_FIELDS).map((body) => withBody('POST', '/v2/user', body));
@@ -642,23 +643,21 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
   /** A valid insurance with 0–4 fields replaced (undefined deletes the field). */
-  const insuranceBodies = fc
-    .array(fc.tuple(pick(INSURANCE_PATHS), insuranceValue), { maxLength: 4 })
-    .map((mutations) => {
-      const body = validInsurance() as Record<string, unknown>;
-      for (const [path, value] of mutations) {
-        const parts = path.split('.');
-        let node: unknown = body;
-        for (const part of parts.slice(0, -1)) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
-        if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
-        const last = parts[parts.length - 1];
-        if (value === undefined) delete (node as Record<string, unknown>)[last];
-        // A copy: fc.constant({}) hands out one shared object, and mutating it in place (say
-        // insured = {} and then insured.address = {}) could make the body circular.
-        else (node as Record<string, unknown>)[last] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
-      }
-      return body;
-    });
+  const insuranceBodies = fc.array(fc.tuple(pick(INSURANCE_PATHS), insuranceValue), { maxLength: 4 }).map((mutations) => {
+    const body = validInsurance() as Record<string, unknown>;
+    for (const [path, value] of mutations) {
+      const parts = path.split('.');
+      let node: unknown = body;
+      for (const part of parts.slice(0, -1)) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+      if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
+      const last = parts[parts.length - 1];
+      if (value === undefined) delete (node as Record<string, unknown>)[last];
+      // A copy: fc.constant({}) hands out one shared object, and mutating it in place (say
+      // insured = {} and then insured.address = {}) could make the body circular.
+      else (node as Record<string, unknown>)[last] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
+    }
+    return body;
+  });
 
   it('insurance-create: POST /v2/user/:user_id/insurance', async () => {
     const ids = fc.oneof({ weight: 4, arbitrary: pick(users.map((u) => u.user_id)) }, { weight: 2, arbitrary: segments(users.map((u) => u.user_id)) });
@@ -737,7 +736,9 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
     const issues = (res.json as { detail?: Array<{ loc: PathPart[]; type: string }> }).detail ?? [];
     const about = issues.filter((issue) => UNSTORABLE_TYPES.includes(issue.type));
     if (about.length === 0) return null;
-    return about.every((issue) => JSON.stringify(issue.loc) === JSON.stringify(loc)) ? null : `422 names ${JSON.stringify(about.map((i) => i.loc))}, not ${JSON.stringify(loc)}`;
+    return about.every((issue) => JSON.stringify(issue.loc) === JSON.stringify(loc))
+      ? null
+      : `422 names ${JSON.stringify(about.map((i) => i.loc))}, not ${JSON.stringify(loc)}`;
   };
 
   it('every documented body route: strings Postgres cannot store are refused with 422 naming the field; huge ones never get a 5xx', async () => {
@@ -753,7 +754,15 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
         const body = withText(plausible, at, text, asKey);
         // Where the text lands: in place of a string, as a key, as an array's extra item, or as an object's extra `note`.
         const loc: PathPart[] =
-          typeof target === 'string' ? at : Array.isArray(target) ? [...at, target.length] : asKey ? [...at, text] : target !== null && typeof target === 'object' ? [...at, 'note'] : at;
+          typeof target === 'string'
+            ? at
+            : Array.isArray(target)
+              ? [...at, target.length]
+              : asKey
+                ? [...at, text]
+                : target !== null && typeof target === 'object'
+                  ? [...at, 'note']
+                  : at;
         const req: RawRequest = {
           method: entry.route.method,
           path: pathOf(entry),
@@ -776,10 +785,7 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
     const cases = fc.tuple(pick(routes), nul, fc.nat()).map(([entry, value, n]): Case => {
       const parameters = entry.route.parameters.filter((p) => p.in === 'path' || p.in === 'query');
       const parameter = parameters[n % parameters.length];
-      const path =
-        parameter.in === 'path'
-          ? pathOf(entry, { name: parameter.name, value })
-          : `${pathOf(entry)}?${encodeURIComponent(parameter.name)}=${value}`;
+      const path = parameter.in === 'path' ? pathOf(entry, { name: parameter.name, value }) : `${pathOf(entry)}?${encodeURIComponent(parameter.name)}=${value}`;
       const body = entry.route.body ? JSON.stringify(sampleValue(entry.document, entry.route.body, knownValues())) : undefined;
       const req: RawRequest = {
         method: entry.route.method,
@@ -787,7 +793,8 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
         headers: { ...keyHeaderFor(entry.side), ...(body ? { 'content-type': 'application/json' } : {}) },
         body,
       };
-      const check = (res: RawResponse) => (res.status < 300 ? 'accepted a NUL parameter' : namesField(res, [parameter.in === 'path' ? 'path' : 'query', parameter.name]));
+      const check = (res: RawResponse) =>
+        res.status < 300 ? 'accepted a NUL parameter' : namesField(res, [parameter.in === 'path' ? 'path' : 'query', parameter.name]);
       return { req, check, management: entry.side === 'management' };
     });
     await runFamily('documented-parameters', cases);
@@ -803,7 +810,18 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
       someSegments.map((parts) => `/${parts.join('/')}`),
       fc
         .tuple(
-          pick(['/v2/user', '/v2', '/v1/user', '/v2/users', '/V2/USER', '/v2/user/resolve', '/v2/user/undo_delete', `/v2/user/${randomUUID()}/insurance`, '/docs', '/v2/user//']),
+          pick([
+            '/v2/user',
+            '/v2',
+            '/v1/user',
+            '/v2/users',
+            '/V2/USER',
+            '/v2/user/resolve',
+            '/v2/user/undo_delete',
+            `/v2/user/${randomUUID()}/insurance`,
+            '/docs',
+            '/v2/user//',
+          ]),
           someSegments,
         )
         .map(([prefix, parts]) => (parts.length ? `${prefix}/${parts.join('/')}` : prefix)),
@@ -823,7 +841,24 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
     const other = await createTenant(stack.db);
     const key = tenant.apiKey;
     const keys = fc.oneof(
-      { weight: 2, arbitrary: fc.constantFrom('', ' ', 'null', 'undefined', 'Bearer x', 'sk_', 'sk_us_', 'sk_eu_x', 'mk_', other.managementKey, tenant.managementKey, key, `Bearer ${key}`) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          '',
+          ' ',
+          'null',
+          'undefined',
+          'Bearer x',
+          'sk_',
+          'sk_us_',
+          'sk_eu_x',
+          'mk_',
+          other.managementKey,
+          tenant.managementKey,
+          key,
+          `Bearer ${key}`,
+        ),
+      },
       { weight: 3, arbitrary: fc.string({ maxLength: 80 }).map(headerSafe) },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }).map(headerSafe) },
       { weight: 2, arbitrary: fc.string({ maxLength: 40 }).map((s) => `sk_us_${headerSafe(s)}`) },
@@ -889,7 +924,9 @@ describe('malformed requests get a 4xx {detail}, never a 5xx (property-based)', 
       { method: 'POST', path: (segment) => `/v2/${segment}/user`, body: {} },
     ];
     const json = (method: string, path: string, body?: unknown): Case =>
-      body === undefined ? { req: { method, path, headers: headersFor() } } : withBody(method, path, { body: JSON.stringify(body), contentType: 'application/json' });
+      body === undefined
+        ? { req: { method, path, headers: headersFor() } }
+        : withBody(method, path, { body: JSON.stringify(body), contentType: 'application/json' });
     const cases = fc.oneof(
       fc.tuple(pick(templates), unroutableSegments).map(([t, segment]) => json(t.method, t.path(segment), t.body)),
       fc

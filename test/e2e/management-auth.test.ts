@@ -94,10 +94,25 @@ const ROUTES: Route[] = [
     ok: 200,
     request: async (t) => ({ method: 'POST', path: `${org()}/management_key`, body: { label: 'k', role: 'team_admin', team_role_bindings: [{ team_id: t }] } }),
   },
-  { name: 'PATCH management key', level: 'org', ok: 200, request: async () => ({ method: 'PATCH', path: `${org()}/management_key/${await freshManagementKey()}`, body: { label: 'new' } }) },
-  { name: 'DELETE management key', level: 'org', ok: 200, request: async () => ({ method: 'DELETE', path: `${org()}/management_key/${await freshManagementKey()}` }) },
+  {
+    name: 'PATCH management key',
+    level: 'org',
+    ok: 200,
+    request: async () => ({ method: 'PATCH', path: `${org()}/management_key/${await freshManagementKey()}`, body: { label: 'new' } }),
+  },
+  {
+    name: 'DELETE management key',
+    level: 'org',
+    ok: 200,
+    request: async () => ({ method: 'DELETE', path: `${org()}/management_key/${await freshManagementKey()}` }),
+  },
   { name: 'GET team api keys', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: `${org()}/team_api_keys/sandbox/us?team_id=${t}` }) },
-  { name: 'POST team api key', level: 'team', ok: 200, request: async (t) => ({ method: 'POST', path: `${org()}/team_api_keys/sandbox/us`, body: { label: 'l', team_id: t } }) },
+  {
+    name: 'POST team api key',
+    level: 'team',
+    ok: 200,
+    request: async (t) => ({ method: 'POST', path: `${org()}/team_api_keys/sandbox/us`, body: { label: 'l', team_id: t } }),
+  },
   {
     name: 'DELETE team api keys',
     level: 'team',
@@ -108,19 +123,44 @@ const ROUTES: Route[] = [
   { name: 'GET webhooks', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: webhookBase(t) }) },
   { name: 'POST webhook', level: 'team', ok: 200, request: async (t) => ({ method: 'POST', path: webhookBase(t), body: { url: 'https://example.com/x' } }) },
   { name: 'GET webhook', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}` }) },
-  { name: 'PATCH webhook', level: 'team', ok: 200, request: async (t) => ({ method: 'PATCH', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}`, body: { description: 'd' } }) },
+  {
+    name: 'PATCH webhook',
+    level: 'team',
+    ok: 200,
+    request: async (t) => ({ method: 'PATCH', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}`, body: { description: 'd' } }),
+  },
   { name: 'DELETE webhook', level: 'team', ok: 204, request: async (t) => ({ method: 'DELETE', path: `${webhookBase(t)}/${await freshWebhook(t)}` }) },
-  { name: 'GET webhook headers', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/headers` }) },
+  {
+    name: 'GET webhook headers',
+    level: 'team',
+    ok: 200,
+    request: async (t) => ({ method: 'GET', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/headers` }),
+  },
   {
     name: 'PUT webhook headers',
     level: 'team',
     ok: 204,
     request: async (t) => ({ method: 'PUT', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/headers`, body: { headers: { 'X-Env': 'a' } } }),
   },
-  { name: 'GET webhook secret', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/secret` }) },
-  { name: 'POST rotate secret', level: 'team', ok: 204, request: async (t) => ({ method: 'POST', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/secret/rotate`, body: {} }) },
+  {
+    name: 'GET webhook secret',
+    level: 'team',
+    ok: 200,
+    request: async (t) => ({ method: 'GET', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/secret` }),
+  },
+  {
+    name: 'POST rotate secret',
+    level: 'team',
+    ok: 204,
+    request: async (t) => ({ method: 'POST', path: `${webhookBase(t)}/${fixtures.get(t)!.webhookId}/secret/rotate`, body: {} }),
+  },
   { name: 'GET etl pipelines', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: `${org()}/team_etl_pipelines/sandbox/us?team_id=${t}` }) },
-  { name: 'POST etl pipeline', level: 'team', ok: 200, request: async (t) => ({ method: 'POST', path: `${org()}/team_etl_pipelines/sandbox/us`, body: pipelineBody(t) }) },
+  {
+    name: 'POST etl pipeline',
+    level: 'team',
+    ok: 200,
+    request: async (t) => ({ method: 'POST', path: `${org()}/team_etl_pipelines/sandbox/us`, body: pipelineBody(t) }),
+  },
   {
     name: 'DELETE etl pipelines',
     level: 'team',
@@ -131,7 +171,12 @@ const ROUTES: Route[] = [
     },
     outOfScope: refusedInBulk('team_id'),
   },
-  { name: 'GET custom credentials', level: 'team', ok: 200, request: async (t) => ({ method: 'GET', path: `${org()}/team_custom_credentials/sandbox/us?team_id=${t}` }) },
+  {
+    name: 'GET custom credentials',
+    level: 'team',
+    ok: 200,
+    request: async (t) => ({ method: 'GET', path: `${org()}/team_custom_credentials/sandbox/us?team_id=${t}` }),
+  },
   {
     name: 'POST custom credential',
     level: 'team',
@@ -265,7 +310,14 @@ describe('org boundaries', () => {
 describe('no existence oracles: a real id the caller may not see answers exactly as a random id', () => {
   const answer = async (key: string, method: string, path: string, body: unknown, id: string) => {
     const result = await call(stack.managementUrl, method, path, { headers: mg(key), body });
-    return { status: result.status, body: JSON.parse(JSON.stringify(result.body ?? null).split(id).join('<id>')) as unknown };
+    return {
+      status: result.status,
+      body: JSON.parse(
+        JSON.stringify(result.body ?? null)
+          .split(id)
+          .join('<id>'),
+      ) as unknown,
+    };
   };
   type Probe = { name: string; key: () => string; method: string; path: (id: string) => string; body?: (id: string) => unknown };
   const compare = async (probes: Probe[], realId: string) => {
@@ -281,7 +333,10 @@ describe('no existence oracles: a real id the caller may not see answers exactly
 
   test("another org's team id, under this org's id, with an org key", async () => {
     const other = await createTenant(stack.db);
-    await call(stack.managementUrl, 'POST', `/v1/org/${other.orgId}/team/${other.teamId}/sandbox/webhook`, { headers: mg(other.managementKey), body: { url: 'https://example.com/hook' } });
+    await call(stack.managementUrl, 'POST', `/v1/org/${other.orgId}/team/${other.teamId}/sandbox/webhook`, {
+      headers: mg(other.managementKey),
+      body: { url: 'https://example.com/hook' },
+    });
     await compare(
       [
         { name: 'GET team', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}` },
@@ -289,12 +344,36 @@ describe('no existence oracles: a real id the caller may not see answers exactly
         { name: 'PATCH team', key: orgKey, method: 'PATCH', path: (id) => `${org()}/team/${id}`, body: () => ({ name: 'Mine now' }) },
         { name: 'DELETE team', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team/${id}` },
         { name: 'GET teams?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team?team_id=${id}` },
-        { name: 'POST team api key', key: orgKey, method: 'POST', path: () => `${org()}/team_api_keys/sandbox/us`, body: (id) => ({ label: 'x', team_id: id }) },
+        {
+          name: 'POST team api key',
+          key: orgKey,
+          method: 'POST',
+          path: () => `${org()}/team_api_keys/sandbox/us`,
+          body: (id) => ({ label: 'x', team_id: id }),
+        },
         { name: 'GET team api keys?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team_api_keys/sandbox/us?team_id=${id}` },
-        { name: 'POST management key binding', key: orgKey, method: 'POST', path: () => `${org()}/management_key`, body: (id) => ({ label: 'k', role: 'team_admin', team_role_bindings: [{ team_id: id }] }) },
+        {
+          name: 'POST management key binding',
+          key: orgKey,
+          method: 'POST',
+          path: () => `${org()}/management_key`,
+          body: (id) => ({ label: 'k', role: 'team_admin', team_role_bindings: [{ team_id: id }] }),
+        },
         { name: 'GET webhooks', key: orgKey, method: 'GET', path: (id) => `${org()}/team/${id}/sandbox/webhook` },
-        { name: 'POST webhook', key: orgKey, method: 'POST', path: (id) => `${org()}/team/${id}/sandbox/webhook`, body: () => ({ url: 'https://example.com/x' }) },
-        { name: 'POST custom credential', key: orgKey, method: 'POST', path: () => `${org()}/team_custom_credentials/sandbox/us`, body: (id) => ({ team_id: id, provider: 'fitbit', client_id: 'c' }) },
+        {
+          name: 'POST webhook',
+          key: orgKey,
+          method: 'POST',
+          path: (id) => `${org()}/team/${id}/sandbox/webhook`,
+          body: () => ({ url: 'https://example.com/x' }),
+        },
+        {
+          name: 'POST custom credential',
+          key: orgKey,
+          method: 'POST',
+          path: () => `${org()}/team_custom_credentials/sandbox/us`,
+          body: (id) => ({ team_id: id, provider: 'fitbit', client_id: 'c' }),
+        },
         { name: 'GET custom credentials?team_id', key: orgKey, method: 'GET', path: (id) => `${org()}/team_custom_credentials/sandbox/us?team_id=${id}` },
         { name: 'POST etl pipeline', key: orgKey, method: 'POST', path: () => `${org()}/team_etl_pipelines/sandbox/us`, body: (id) => pipelineBody(id) },
         { name: 'DELETE etl pipelines', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_etl_pipelines/sandbox/us?team_id=${id}` },
@@ -310,7 +389,10 @@ describe('no existence oracles: a real id the caller may not see answers exactly
     const other = await createTenant(stack.db);
     const integrationTeamId = `int-${randomUUID()}`;
     await stack.db.getRepository(TeamEntity).update({ id: other.teamId }, { integrationTeamId });
-    await compare([{ name: 'POST resolve_team', key: orgKey, method: 'POST', path: () => `${org()}/resolve_team`, body: (id) => ({ integration_team_id: id }) }], integrationTeamId);
+    await compare(
+      [{ name: 'POST resolve_team', key: orgKey, method: 'POST', path: () => `${org()}/resolve_team`, body: (id) => ({ integration_team_id: id }) }],
+      integrationTeamId,
+    );
   });
 
   test("another org's keys, credentials and webhooks, with an org key", async () => {
@@ -319,11 +401,19 @@ describe('no existence oracles: a real id the caller may not see answers exactly
     const asOther = async (method: string, path: string, body: unknown) =>
       (await call(stack.managementUrl, method, `${otherOrg}${path}`, { headers: mg(other.managementKey), body })).body;
     const apiKey = (await asOther('POST', '/team_api_keys/sandbox/us', { label: 'theirs', team_id: other.teamId })).id;
-    const credential = (await asOther('POST', '/team_custom_credentials/sandbox/us', { team_id: other.teamId, provider: 'fitbit', client_id: 'c', client_secret: 's' })).id;
+    const credential = (
+      await asOther('POST', '/team_custom_credentials/sandbox/us', { team_id: other.teamId, provider: 'fitbit', client_id: 'c', client_secret: 's' })
+    ).id;
     const webhook = (await asOther('POST', `/team/${other.teamId}/sandbox/webhook`, { url: 'https://example.com/theirs' })).id;
     const managementKey = (await asOther('POST', '/management_key', { label: 'theirs', role: 'org_admin' })).id;
-    await compare([{ name: 'DELETE team api keys', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_api_keys/sandbox/us?api_key_id=${id}` }], apiKey);
-    await compare([{ name: 'DELETE custom credentials', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_custom_credentials/sandbox/us?credential_id=${id}` }], credential);
+    await compare(
+      [{ name: 'DELETE team api keys', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_api_keys/sandbox/us?api_key_id=${id}` }],
+      apiKey,
+    );
+    await compare(
+      [{ name: 'DELETE custom credentials', key: orgKey, method: 'DELETE', path: (id) => `${org()}/team_custom_credentials/sandbox/us?credential_id=${id}` }],
+      credential,
+    );
     await compare(
       [
         { name: 'PATCH management key', key: orgKey, method: 'PATCH', path: (id) => `${org()}/management_key/${id}`, body: () => ({ label: 'mine' }) },
@@ -352,8 +442,21 @@ describe('no existence oracles: a real id the caller may not see answers exactly
     const apiKey = await freshApiKey(teams.outOfScope);
     const credential = await freshCredential(teams.outOfScope);
     await asOrg('POST', `${org()}/team_etl_pipelines/sandbox/us`, pipelineBody(teams.outOfScope));
-    await compare([{ name: 'DELETE team api keys', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_api_keys/sandbox/us?api_key_id=${id}` }], apiKey);
-    await compare([{ name: 'DELETE custom credentials', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_custom_credentials/sandbox/us?credential_id=${id}` }], credential);
+    await compare(
+      [{ name: 'DELETE team api keys', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_api_keys/sandbox/us?api_key_id=${id}` }],
+      apiKey,
+    );
+    await compare(
+      [
+        {
+          name: 'DELETE custom credentials',
+          key: teamAdmin,
+          method: 'DELETE',
+          path: (id) => `${org()}/team_custom_credentials/sandbox/us?credential_id=${id}`,
+        },
+      ],
+      credential,
+    );
     await compare(
       [
         { name: 'DELETE etl pipelines', key: teamAdmin, method: 'DELETE', path: (id) => `${org()}/team_etl_pipelines/sandbox/us?team_id=${id}` },
@@ -365,10 +468,17 @@ describe('no existence oracles: a real id the caller may not see answers exactly
       teams.outOfScope,
     );
     // The key, credential and pipeline are still there.
-    expect((await asOrg('GET', `${org()}/team_api_keys/sandbox/us?team_id=${teams.outOfScope}`)).body.api_keys.map((key: { id: string }) => key.id)).toContain(apiKey);
-    expect((await asOrg('GET', `${org()}/team_custom_credentials/sandbox/us?team_id=${teams.outOfScope}`)).body.credentials.map((c: { id: string }) => c.id)).toContain(credential);
+    expect((await asOrg('GET', `${org()}/team_api_keys/sandbox/us?team_id=${teams.outOfScope}`)).body.api_keys.map((key: { id: string }) => key.id)).toContain(
+      apiKey,
+    );
+    expect(
+      (await asOrg('GET', `${org()}/team_custom_credentials/sandbox/us?team_id=${teams.outOfScope}`)).body.credentials.map((c: { id: string }) => c.id),
+    ).toContain(credential);
     expect((await asOrg('GET', `${org()}/team_etl_pipelines/sandbox/us?team_id=${teams.outOfScope}`)).body.pipelines).toHaveLength(1);
     // Another team's webhook id under the key's own team.
-    await compare([{ name: 'GET webhook', key: teamAdmin, method: 'GET', path: (id) => `${webhookBase(teams.inScope)}/${id}` }], fixtures.get(teams.outOfScope)!.webhookId);
+    await compare(
+      [{ name: 'GET webhook', key: teamAdmin, method: 'GET', path: (id) => `${webhookBase(teams.inScope)}/${id}` }],
+      fixtures.get(teams.outOfScope)!.webhookId,
+    );
   });
 });

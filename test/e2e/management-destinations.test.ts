@@ -103,7 +103,11 @@ describe('event destinations (ETL pipelines)', () => {
     ['a RabbitMQ URI without host', rabbit(['T'], { rabbitmq: { uri: 'amqp://', exchange: 'x' } }), ['body', 'rabbitmq', 'uri']],
     ['a bad exchange name', rabbit(['T'], { rabbitmq: { uri: 'amqp://mq', exchange: 'bad exchange!' } }), ['body', 'rabbitmq', 'exchange']],
     ['preferred not enabled', rabbit(['T'], { preferences: { preferred: 'cloud_pubsub', enabled: ['rabbitmq'] } }), ['body', 'preferences', 'preferred']],
-    ['enabled without configuration', rabbit(['T'], { preferences: { preferred: 'rabbitmq', enabled: ['rabbitmq', 'cloud_pubsub'] } }), ['body', 'cloud_pubsub']],
+    [
+      'enabled without configuration',
+      rabbit(['T'], { preferences: { preferred: 'rabbitmq', enabled: ['rabbitmq', 'cloud_pubsub'] } }),
+      ['body', 'cloud_pubsub'],
+    ],
     ['an unknown destination kind', rabbit(['T'], { preferences: { preferred: 'kafka', enabled: ['kafka'] } }), ['body', 'preferences', 'preferred']],
     ['a bad prefix', rabbit(['T'], { event_type_prefixes: ['Lab Test'] }), ['body', 'event_type_prefixes', 0]],
     ['an extra field', rabbit(['T'], { sqs: {} }), ['body', 'sqs']],

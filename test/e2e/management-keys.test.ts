@@ -137,10 +137,15 @@ describe('team API keys', () => {
     const revoked = await api('DELETE', `/team_api_keys/sandbox/us?api_key_id=${created.body.id}`);
     expect(revoked.body).toEqual({ success: [created.body.id], failure: [], not_found: [] });
     // Refused as soon as the revocation's NOTIFY reaches the API (its key cache; key-cache.test.ts).
-    const refused = await eventually(async () => {
-      const response = await call(stack.apiUrl, 'GET', '/v2/user', { key: created.body.value });
-      return response.status === 401 ? response : undefined;
-    }, 'the revoked key to be refused', 5_000, 20);
+    const refused = await eventually(
+      async () => {
+        const response = await call(stack.apiUrl, 'GET', '/v2/user', { key: created.body.value });
+        return response.status === 401 ? response : undefined;
+      },
+      'the revoked key to be refused',
+      5_000,
+      20,
+    );
     expect(refused.status).toBe(401);
     // The other key of the team is untouched.
     expect((await call(stack.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey })).status).toBe(200);

@@ -32,7 +32,11 @@ describe('cursor pagination', () => {
     // Mixed creation times: 100 in one statement (same created_on, ordered by id only), the
     // rest one by one.
     const existing = new Set<string>([tenant.teamId]);
-    for (const id of await insertTeams(tenant.orgId, Array.from({ length: 100 }, (_, i) => `Batch ${i}`))) existing.add(id);
+    for (const id of await insertTeams(
+      tenant.orgId,
+      Array.from({ length: 100 }, (_, i) => `Batch ${i}`),
+    ))
+      existing.add(id);
     for (let i = 0; i < 149; i++) for (const id of await insertTeams(tenant.orgId, [`Single ${i}`])) existing.add(id);
     expect(existing.size).toBe(250);
 
@@ -72,7 +76,11 @@ describe('cursor pagination', () => {
   test('the cursor carries filters through and a forged cursor is a 422 on next_cursor', async () => {
     const tenant = await createTenant(stack.db);
     const api = client(tenant);
-    await insertTeams(tenant.orgId, Array.from({ length: 60 }, (_, i) => `Eu ${i}`), 'eu');
+    await insertTeams(
+      tenant.orgId,
+      Array.from({ length: 60 }, (_, i) => `Eu ${i}`),
+      'eu',
+    );
     const first = await api('GET', '/team?region=eu');
     expect(first.body.teams).toHaveLength(50);
     const second = await api('GET', `/team?region=eu&next_cursor=${first.body.next_cursor}`);
@@ -91,7 +99,7 @@ describe('cursor pagination', () => {
 describe('filters', () => {
   let tenant: Tenant;
   let api: ReturnType<typeof client>;
-  const names = ['Zoë’s Clinic', 'Café (Nord) / Ost', 'Ångström Labs', 'Plain Team', 'a_b', 'axb', 'O\'Brien & Sons | Health'];
+  const names = ['Zoë’s Clinic', 'Café (Nord) / Ost', 'Ångström Labs', 'Plain Team', 'a_b', 'axb', "O'Brien & Sons | Health"];
 
   beforeAll(async () => {
     tenant = await createTenant(stack.db, { teamName: 'Default' });

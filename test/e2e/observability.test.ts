@@ -105,7 +105,9 @@ describe('/metrics after traffic', () => {
     expect(sample(text, 'labflow_delivery_attempts_total', { target: 'webhook', result: 'succeeded' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'labflow_delivery_attempts_per_delivery_count', { target: 'webhook', status: 'succeeded' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'labflow_outbox_events_relayed_total')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'labflow_order_transitions_total', { status: 'received', detailed_status: 'requisition_created', collection_method: 'testkit' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'labflow_order_transitions_total', { status: 'received', detailed_status: 'requisition_created', collection_method: 'testkit' }),
+    ).toBeGreaterThanOrEqual(1);
     for (const state of ['waiting', 'active', 'delayed', 'failed']) {
       expect(sample(text, 'labflow_queue_jobs', { queue: stack.config.events.queueName, state })).toBeGreaterThanOrEqual(0);
     }
@@ -118,7 +120,9 @@ describe('/metrics after traffic', () => {
     const management = await scrape(stack.managementUrl);
     expect(management.status).toBe(200);
     expect(sample(management.text, 'labflow_stranded_orders', { kind: 'stalled', state: 'raised' })).toBeGreaterThanOrEqual(0);
-    expect(sample(management.text, 'labflow_http_requests_total', { method: 'POST', route: '/v1/org/:org_id/team/:team_id/:environment/webhook' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(management.text, 'labflow_http_requests_total', { method: 'POST', route: '/v1/org/:org_id/team/:team_id/:environment/webhook' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 });
 

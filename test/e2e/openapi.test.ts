@@ -6,7 +6,7 @@ function typeArrays(node: unknown, path = '$'): string[] {
   if (node === null || typeof node !== 'object') return [];
   const found: string[] = [];
   for (const [key, value] of Object.entries(node)) {
-    if (key === 'type' && typeof value !== 'string' && !(path.endsWith('.properties'))) found.push(`${path}.type`);
+    if (key === 'type' && typeof value !== 'string' && !path.endsWith('.properties')) found.push(`${path}.type`);
     found.push(...typeArrays(value, `${path}.${key}`));
   }
   return found;

@@ -236,10 +236,21 @@ describe('orders: story, PHI access log, delivery replay', () => {
   test('phi-log shows who read the order, with which key, by order and by user', async () => {
     expect((await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey })).status).toBe(200);
     const before = await cli('phi-log', 'user', userId, '--json');
-    const info = { first_name: 'Ann', last_name: 'Lee', email: 'ann@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } };
+    const info = {
+      first_name: 'Ann',
+      last_name: 'Lee',
+      email: 'ann@example.com',
+      phone_number: '+14155550123',
+      gender: 'female',
+      dob: '1990-01-01',
+      address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' },
+    };
     expect((await call(stack.apiUrl, 'PATCH', `/v2/user/${userId}/info`, { key: tenant.apiKey, body: info })).status).toBe(200);
     const withInfo = await cli('phi-log', 'user', userId, '--json');
-    expect(withInfo.json).toEqual([...before.json, expect.objectContaining({ action: 'write', resource: 'user_info', resource_id: userId, api_key: expect.objectContaining({ id: tenant.apiKeyId }) })]);
+    expect(withInfo.json).toEqual([
+      ...before.json,
+      expect.objectContaining({ action: 'write', resource: 'user_info', resource_id: userId, api_key: expect.objectContaining({ id: tenant.apiKeyId }) }),
+    ]);
     const [byOrder, byUser, human, unknownUser] = await Promise.all([
       cli('phi-log', 'order', orderId, '--json'),
       cli('phi-log', 'user', userId, '--json'),

@@ -58,7 +58,9 @@ async function requisitionOf(orderId: string): Promise<{ pdf: Buffer; text: stri
 
 describe('an order billed to a health insurance', () => {
   const insuranceRows = async () =>
-    stack.db.query<{ id: string; insurance_enc: string }[]>('SELECT id, insurance_enc FROM order_health_insurances WHERE user_id = $1 ORDER BY created_at', [userId]);
+    stack.db.query<{ id: string; insurance_enc: string }[]>('SELECT id, insurance_enc FROM order_health_insurances WHERE user_id = $1 ORDER BY created_at', [
+      userId,
+    ]);
 
   it('keeps it encrypted under the order health_insurance_id, prints it on the requisition', async () => {
     const created = await order({ billing_type: 'commercial_insurance', health_insurance: INSURANCE, priority: true });
@@ -85,7 +87,10 @@ describe('an order billed to a health insurance', () => {
     expect(text).not.toContain('Fatigue');
 
     // A recreation is billed to the same insurance.
-    const recreated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/recreate`, { key: tenant.apiKey, body: { update_reason: 'PATIENT_DETAILS_CHANGED' } });
+    const recreated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/recreate`, {
+      key: tenant.apiKey,
+      body: { update_reason: 'PATIENT_DETAILS_CHANGED' },
+    });
     expect(recreated.status).toBe(200);
     expect(recreated.body.order).toMatchObject({ origin: 'recreation', billing_type: 'commercial_insurance', health_insurance_id: insuranceId });
   });
@@ -101,7 +106,7 @@ describe('an order billed to a health insurance', () => {
     expect(text).not.toContain('Payor code');
   });
 
-  it('a kit registered with one names it from the registration on, with the physician\'s signature', async () => {
+  it("a kit registered with one names it from the registration on, with the physician's signature", async () => {
     const created = await call(stack.apiUrl, 'POST', '/v3/order/testkit', { key: tenant.apiKey, body: testkitBody(userId) });
     expect(created.status).toBe(200);
     expect(created.body.order.health_insurance_id).toBeNull();
@@ -128,10 +133,26 @@ describe('an order billed to a health insurance', () => {
   });
 
   it.each([
-    ['an image type other than JPEG or PNG', { ...INSURANCE, front_image: { content: PNG, content_type: 'image/gif' } }, ['body', 'health_insurance', 'front_image', 'content_type']],
-    ['image content that is not base64', { ...INSURANCE, back_image: { content: 'not base64!', content_type: 'image/png' } }, ['body', 'health_insurance', 'back_image', 'content']],
-    ['a diagnosis code that is not an ICD-10-CM code', { ...INSURANCE, diagnosis_codes: ['R73.09', 'fatigue'] }, ['body', 'health_insurance', 'diagnosis_codes', 1]],
-    ['a responsible party without a name', { ...INSURANCE, responsible_details: { ...INSURANCE.responsible_details, first_name: '' } }, ['body', 'health_insurance', 'responsible_details', 'first_name']],
+    [
+      'an image type other than JPEG or PNG',
+      { ...INSURANCE, front_image: { content: PNG, content_type: 'image/gif' } },
+      ['body', 'health_insurance', 'front_image', 'content_type'],
+    ],
+    [
+      'image content that is not base64',
+      { ...INSURANCE, back_image: { content: 'not base64!', content_type: 'image/png' } },
+      ['body', 'health_insurance', 'back_image', 'content'],
+    ],
+    [
+      'a diagnosis code that is not an ICD-10-CM code',
+      { ...INSURANCE, diagnosis_codes: ['R73.09', 'fatigue'] },
+      ['body', 'health_insurance', 'diagnosis_codes', 1],
+    ],
+    [
+      'a responsible party without a name',
+      { ...INSURANCE, responsible_details: { ...INSURANCE.responsible_details, first_name: '' } },
+      ['body', 'health_insurance', 'responsible_details', 'first_name'],
+    ],
   ])('refuses %s with 422 naming the field, and stores nothing', async (_case, insurance, loc) => {
     const before = (await insuranceRows()).length;
     const refused = await order({ billing_type: 'commercial_insurance', health_insurance: insurance });
@@ -178,7 +199,15 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
   });
 
   it("shows each marker's questions on the lab test, and an SDK client reads them", async () => {
-    expect(fasting).toMatchObject({ type: 'choice', required: false, value: 'Has the patient fasted for at least 8 hours?', answers: [{ code: 'Y', value: 'Yes' }, { code: 'N', value: 'No' }] });
+    expect(fasting).toMatchObject({
+      type: 'choice',
+      required: false,
+      value: 'Has the patient fasted for at least 8 hours?',
+      answers: [
+        { code: 'Y', value: 'Yes' },
+        { code: 'N', value: 'No' },
+      ],
+    });
     expect(hours).toMatchObject({ type: 'numeric', constraint: '0-72' });
     const client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, maxRetries: 0 });
     const markers = await client.labTests.getMarkers({ labId: 2, name: 'Lipid Panel' });
@@ -187,7 +216,8 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
 
   const signed = { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/png' } };
   const signedOrder = (overrides: Record<string, unknown>) => order({ physician: signed, ...overrides });
-  const inputRows = async (orderId: string) => stack.db.query<{ inputs_enc: string }[]>('SELECT inputs_enc FROM order_requisition_inputs WHERE order_id = $1', [orderId]);
+  const inputRows = async (orderId: string) =>
+    stack.db.query<{ inputs_enc: string }[]>('SELECT inputs_enc FROM order_requisition_inputs WHERE order_id = $1', [orderId]);
 
   it('keeps them encrypted, prints them on the requisition, and a recreation keeps them', async () => {
     const created = await signedOrder({
@@ -217,13 +247,37 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
   });
 
   it.each([
-    ['an answer about a marker the test does not have', () => ({ aoe_answers: [{ marker_id: 999_999_999, question_id: 1, answer: 'Yes' }] }), ['body', 'aoe_answers', 0, 'marker_id']],
+    [
+      'an answer about a marker the test does not have',
+      () => ({ aoe_answers: [{ marker_id: 999_999_999, question_id: 1, answer: 'Yes' }] }),
+      ['body', 'aoe_answers', 0, 'marker_id'],
+    ],
     ['an empty answer', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: fasting.id, answer: ' ' }] }), ['body', 'aoe_answers', 0, 'answer']],
-    ['a question the marker does not ask', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Yes' }] }), ['body', 'aoe_answers', 0, 'question_id']],
-    ['a choice that is not one of the answers', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: fasting.id, answer: 'maybe' }] }), ['body', 'aoe_answers', 0, 'answer']],
-    ['a number out of its range', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: hours.id, answer: '96' }] }), ['body', 'aoe_answers', 0, 'answer']],
-    ['a number that is not one', () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: hours.id, answer: 'twelve' }] }), ['body', 'aoe_answers', 0, 'answer']],
-    ['a signature that is not the image it claims', () => ({ physician: { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/jpeg' } } }), ['body', 'physician', 'signature_image', 'content']],
+    [
+      'a question the marker does not ask',
+      () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: 1001, answer: 'Yes' }] }),
+      ['body', 'aoe_answers', 0, 'question_id'],
+    ],
+    [
+      'a choice that is not one of the answers',
+      () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: fasting.id, answer: 'maybe' }] }),
+      ['body', 'aoe_answers', 0, 'answer'],
+    ],
+    [
+      'a number out of its range',
+      () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: hours.id, answer: '96' }] }),
+      ['body', 'aoe_answers', 0, 'answer'],
+    ],
+    [
+      'a number that is not one',
+      () => ({ aoe_answers: [{ marker_id: markerIds[0], question_id: hours.id, answer: 'twelve' }] }),
+      ['body', 'aoe_answers', 0, 'answer'],
+    ],
+    [
+      'a signature that is not the image it claims',
+      () => ({ physician: { ...PHYSICIAN, signature_image: { content: PNG, content_type: 'image/jpeg' } } }),
+      ['body', 'physician', 'signature_image', 'content'],
+    ],
   ])('refuses %s with 422 naming the field, and stores no order', async (_case, overrides, loc) => {
     const before = await call(stack.apiUrl, 'GET', `/v3/orders?user_id=${userId}`, { key: tenant.apiKey });
     const refused = await signedOrder(overrides());
@@ -237,10 +291,7 @@ describe('an order with ask-at-order-entry answers and a physician signature', (
 describe("the patient's consents", () => {
   it('are printed on the requisition, with version and time', async () => {
     const created = await order({
-      consents: [
-        { consentType: 'hipaa-authorization', version: 'v3', timeOfConsent: '2026-11-20T15:04:00Z' },
-        { consentType: 'telehealth-informed-consent' },
-      ],
+      consents: [{ consentType: 'hipaa-authorization', version: 'v3', timeOfConsent: '2026-11-20T15:04:00Z' }, { consentType: 'telehealth-informed-consent' }],
     });
     expect(created.status).toBe(200);
     const { text } = await requisitionOf(created.body.order.id);

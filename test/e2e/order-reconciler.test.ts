@@ -112,7 +112,9 @@ describe('order reconciler: stranded orders are found and healed', () => {
 
     const running = await eventually(
       async () => {
-        const description = await handleOf(orderId).describe().catch(() => undefined);
+        const description = await handleOf(orderId)
+          .describe()
+          .catch(() => undefined);
         return description?.status.name === 'RUNNING' ? description : undefined;
       },
       'the reconciler to start the missing workflow',
@@ -146,10 +148,14 @@ describe('order reconciler: stranded orders are found and healed', () => {
     expect(markedByApi).toBeNull();
 
     // After RECONCILER_GRACE the reconciler starts it again, which finds the running workflow, and records the start.
-    await eventually(async () => {
-      const [row] = await stack.db.query('SELECT workflow_started_at FROM orders WHERE id = $1', [orderId]);
-      return row.workflow_started_at === null ? undefined : true;
-    }, 'the reconciler to record the start', 60_000);
+    await eventually(
+      async () => {
+        const [row] = await stack.db.query('SELECT workflow_started_at FROM orders WHERE id = $1', [orderId]);
+        return row.workflow_started_at === null ? undefined : true;
+      },
+      'the reconciler to record the start',
+      60_000,
+    );
     const description = await handleOf(orderId).describe();
     expect(description.runId).toBe(runId);
     expect(description.status.name).toBe('RUNNING');
@@ -166,15 +172,21 @@ describe('order reconciler: stranded orders are found and healed', () => {
       // The new run dies too: RECONCILER_MAX_HEALS=1 is reached.
       await handle.terminate('test: the bug kills every run');
 
-      const raised = await eventually(async () => {
-        const found = await strandedRow(orderId, false);
-        return found?.state === 'raised' && String(found.detail).includes('heal limit') ? found : undefined;
-      }, 'the order to be raised', 60_000);
+      const raised = await eventually(
+        async () => {
+          const found = await strandedRow(orderId, false);
+          return found?.state === 'raised' && String(found.detail).includes('heal limit') ? found : undefined;
+        },
+        'the order to be raised',
+        60_000,
+      );
       expect(raised).toMatchObject({ kind: 'closed', heal_attempts: 1, resolved_at: null });
       expect((await handle.describe()).runId).toBe(second.runId);
 
       const logged = errors.mock.calls.map((args) => String(args[0]));
-      expect(logged.some((line) => line.includes(orderId) && line.includes(tenant.teamId) && line.includes('closed') && line.includes('heal limit'))).toBe(true);
+      expect(logged.some((line) => line.includes(orderId) && line.includes(tenant.teamId) && line.includes('closed') && line.includes('heal limit'))).toBe(
+        true,
+      );
 
       const metrics = await call(stack.managementUrl, 'GET', '/metrics');
       expect(metrics.status).toBe(200);
@@ -206,10 +218,14 @@ describe('order reconciler: stranded orders are found and healed', () => {
     });
     await stack.db.query('UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = $1', [orderId]);
     try {
-      const raised = await eventually(async () => {
-        const found = await strandedRow(orderId, false);
-        return found?.kind === 'stalled' && found.state === 'raised' ? found : undefined;
-      }, 'the stalled order to be raised', 90_000);
+      const raised = await eventually(
+        async () => {
+          const found = await strandedRow(orderId, false);
+          return found?.kind === 'stalled' && found.state === 'raised' ? found : undefined;
+        },
+        'the stalled order to be raised',
+        90_000,
+      );
       expect(raised.detail).toContain('workflow task failing');
       expect(raised.heal_attempts).toBe(0);
       const description = await handleOf(orderId).describe();

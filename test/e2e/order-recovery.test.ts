@@ -4,16 +4,7 @@ import { OrderReconciler } from '../../src/orders/order-reconciler';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { orderWorkflowId } from '../../workflows/contract';
-import {
-  createUser,
-  eventually,
-  ORDER_TEST_ENV,
-  orderBody,
-  orderPassed,
-  orderReaches,
-  outboxEvents,
-  startReplaceableWorker,
-} from '../helpers/orders';
+import { createUser, eventually, ORDER_TEST_ENV, orderBody, orderPassed, orderReaches, outboxEvents, startReplaceableWorker } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**

@@ -3,17 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { orderState, orderWorkflowId, SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { type OrderFlow, type OrderLowLevelStatus, parseEventStatus } from '../../workflows/order/order-statuses';
 import { canTransition } from '../../workflows/order/order-lifecycle';
-import {
-  createUser,
-  eventually,
-  ON_SITE_CMP,
-  ORDER_TEST_ENV,
-  orderBody,
-  orderReaches,
-  outboxEvents,
-  partnerWebhook,
-  testkitBody,
-} from '../helpers/orders';
+import { createUser, eventually, ON_SITE_CMP, ORDER_TEST_ENV, orderBody, orderReaches, outboxEvents, partnerWebhook, testkitBody } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -39,8 +29,12 @@ async function history(stack: TestStack, orderId: string): Promise<HistorySummar
   const events = (await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).fetchHistory()).events ?? [];
   return {
     names: events.map((event) => EventType[event.eventType ?? 0].replace(/^EVENT_TYPE_/, '')),
-    activities: events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : [])),
-    signals: events.flatMap((event) => (event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName ?? ''] : [])),
+    activities: events.flatMap((event) =>
+      event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : [],
+    ),
+    signals: events.flatMap((event) =>
+      event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName ?? ''] : [],
+    ),
     updatesAccepted: events.flatMap((event) =>
       event.workflowExecutionUpdateAcceptedEventAttributes ? [event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''] : [],
     ),
@@ -95,14 +89,17 @@ describe('order workflow on the real dev server', () => {
   const getOrder = async (tenant: Tenant, id: string) => (await call(stack.apiUrl, 'GET', `/v3/order/${id}`, { key: tenant.apiKey })).body;
   const courier = (trackingNumber: string, status: string, statusDetail?: string) =>
     partnerWebhook(stack, 'courier', { tracking_number: trackingNumber, status, ...(statusDetail ? { status_detail: statusDetail } : {}) });
-  const lab = (orderId: string, status: string, extra: Record<string, unknown> = {}) =>
-    partnerWebhook(stack, 'lab', { order_id: orderId, status, ...extra });
+  const lab = (orderId: string, status: string, extra: Record<string, unknown> = {}) => partnerWebhook(stack, 'lab', { order_id: orderId, status, ...extra });
 
   /** A production order: it goes straight to requisition and shipping; returns it in transit. */
   const productionOrderInTransit = async () => {
     const created = (await post(production, '/v3/order', orderBody(productionUser))).body.order;
     const order = await orderReaches(stack, production, created.id, 'transit_customer');
-    return { id: created.id as string, outbound: order.details.data.shipment.outbound_tracking_number, inbound: order.details.data.shipment.inbound_tracking_number };
+    return {
+      id: created.id as string,
+      outbound: order.details.data.shipment.outbound_tracking_number,
+      inbound: order.details.data.shipment.inbound_tracking_number,
+    };
   };
 
   beforeAll(async () => {
@@ -178,7 +175,9 @@ describe('order workflow on the real dev server', () => {
     }, 'webhooks for the order');
     expect(delivered.every((request) => request.verified)).toBe(true);
     expect(new Set(delivered.map((request) => request.webhookId)).size).toBe(8);
-    expect(delivered.map((request) => request.json.data.last_event.status).sort()).toEqual(order.events.map((event: { status: string }) => event.status).sort());
+    expect(delivered.map((request) => request.json.data.last_event.status).sort()).toEqual(
+      order.events.map((event: { status: string }) => event.status).sort(),
+    );
     expect(delivered[0].json).toMatchObject({ team_id: sandbox.teamId, user_id: sandboxUser, client_user_id: expect.any(String) });
 
     expect(await handle.result()).toEqual({ status: 'completed.testkit.completed' });
@@ -304,7 +303,11 @@ describe('order workflow on the real dev server', () => {
 
       const drawn = await patchDraw(production, id);
       expect(drawn.status).toBe(200);
-      expect(drawn.body).toMatchObject({ status: 'success', message: 'Draw completed.', order: { status: 'sample_with_lab', last_event: { status: 'sample_with_lab.on_site_collection.draw_completed' } } });
+      expect(drawn.body).toMatchObject({
+        status: 'success',
+        message: 'Draw completed.',
+        order: { status: 'sample_with_lab', last_event: { status: 'sample_with_lab.on_site_collection.draw_completed' } },
+      });
       const again = await patchDraw(production, id);
       expect(again.status).toBe(400);
       expect(again.body.detail).toBe('The sample has already been drawn: the order is sample_with_lab.on_site_collection.draw_completed.');
@@ -317,7 +320,13 @@ describe('order workflow on the real dev server', () => {
       expect((await lab(id, 'completed')).status).toBe(200);
       const order = await orderReaches(stack, production, id, 'completed');
       expect(lows('on_site_collection', order)).toEqual(['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed']);
-      expect(order.events.map((event: { status: string }) => event.status.split('.')[0])).toEqual(['received', 'received', 'sample_with_lab', 'sample_with_lab', 'completed']);
+      expect(order.events.map((event: { status: string }) => event.status.split('.')[0])).toEqual([
+        'received',
+        'received',
+        'sample_with_lab',
+        'sample_with_lab',
+        'completed',
+      ]);
       const results = await call(stack.apiUrl, 'GET', `/v3/order/${id}/result`, { key: production.apiKey });
       expect(results.status).toBe(200);
       expect(results.body.results.length).toBeGreaterThan(0);
@@ -328,7 +337,13 @@ describe('order workflow on the real dev server', () => {
     });
 
     it('refuses a draw report before the requisition, and for orders of other methods', async () => {
-      const created = (await post(production, '/v3/order', orderBody(productionUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection', activate_by: '2099-01-01' }))).body.order;
+      const created = (
+        await post(
+          production,
+          '/v3/order',
+          orderBody(productionUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection', activate_by: '2099-01-01' }),
+        )
+      ).body.order;
       const early = await patchDraw(production, created.id);
       expect(early.status).toBe(400);
       expect(early.body.detail).toBe('The draw cannot be reported yet: the order has no requisition (it is received.on_site_collection.ordered).');
@@ -347,7 +362,8 @@ describe('order workflow on the real dev server', () => {
     });
 
     it('sandbox: a simulation draws in the staff’s place and walks to completed; one heading for cancelled cancels before the draw', async () => {
-      const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body.order;
+      const created = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body
+        .order;
       fixtures['order--on-site-simulated'] = orderWorkflowId(created.id);
       await orderReaches(stack, sandbox, created.id, 'requisition_created');
       expect((await post(sandbox, `/v3/order/${created.id}/test`, {})).status).toBe(200);
@@ -358,7 +374,8 @@ describe('order workflow on the real dev server', () => {
       expect(summary.updatesAccepted).toEqual(['recordOnSiteDraw']);
       expect(summary.signals).toEqual(['labUpdate', 'labUpdate']);
 
-      const other = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body.order;
+      const other = (await post(sandbox, '/v3/order', orderBody(sandboxUser, { lab_test_id: ON_SITE_CMP, collection_method: 'on_site_collection' }))).body
+        .order;
       await orderReaches(stack, sandbox, other.id, 'requisition_created');
       expect((await post(sandbox, `/v3/order/${other.id}/test?final_status=cancelled.on_site_collection.cancelled`, {})).status).toBe(200);
       const cancelled = await orderReaches(stack, sandbox, other.id, 'cancelled');
@@ -467,7 +484,12 @@ describe('order workflow on the real dev server', () => {
       expect(order.interpretation).toBe('critical');
       const outbox = await outboxEvents(stack, production.teamId, id);
       expect(outbox.map((event) => event.event_type)).toContain('labtest.result.critical');
-      expect(count(outbox.map((event) => event.event_type), 'labtest.result.critical')).toBe(1);
+      expect(
+        count(
+          outbox.map((event) => event.event_type),
+          'labtest.result.critical',
+        ),
+      ).toBe(1);
       await expectRecordedOnce(stack, production.teamId, order);
       expect((await post(production, `/v3/order/${id}/test`)).status).toBe(400);
     });
@@ -520,12 +542,16 @@ describe('order workflow timers', () => {
     const shipped = await orderReaches(stack, production, created.id, 'transit_customer');
     await partnerWebhook(stack, 'courier', { tracking_number: shipped.details.data.shipment.outbound_tracking_number, status: 'with_customer' });
     const order = await orderReaches(stack, production, created.id, 'cancelled');
-    expect(order.events.map((event: { status: string }) => event.status).slice(-2)).toEqual(['collecting_sample.testkit.with_customer', 'cancelled.testkit.cancelled']);
+    expect(order.events.map((event: { status: string }) => event.status).slice(-2)).toEqual([
+      'collecting_sample.testkit.with_customer',
+      'cancelled.testkit.cancelled',
+    ]);
     expect((await expectRecordedOnce(stack, production.teamId, order, 2)).names).toContain('TIMER_FIRED');
   });
 
   it('holds the requisition until activate_by; moving the date releases it', async () => {
-    const created = (await call(stack.apiUrl, 'POST', '/v3/order', { key: production.apiKey, body: orderBody(user, { activate_by: '2099-01-01' }) })).body.order;
+    const created = (await call(stack.apiUrl, 'POST', '/v3/order', { key: production.apiKey, body: orderBody(user, { activate_by: '2099-01-01' }) })).body
+      .order;
     const handle = stack.temporal.workflow.getHandle(orderWorkflowId(created.id));
     await eventually(async () => ((await handle.query(orderState)).stage === 'awaiting_activation' ? true : undefined), 'awaiting activation');
     const today = new Date().toISOString().slice(0, 10);

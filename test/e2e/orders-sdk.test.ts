@@ -87,8 +87,12 @@ describe('orders through @tryvital/vital-node', () => {
       },
     });
     expect(report.sampleInformation?.[created.order.sampleId!]?.performingLaboratories?.us_biotek?.name).toBe('US BioTek Laboratories');
-    expect(raw.body.results.every((result: { performing_laboratory?: string; source_sample_id?: string }) =>
-      result.performing_laboratory === 'US BioTek Laboratories' && result.source_sample_id === created.order.sampleId)).toBe(true);
+    expect(
+      raw.body.results.every(
+        (result: { performing_laboratory?: string; source_sample_id?: string }) =>
+          result.performing_laboratory === 'US BioTek Laboratories' && result.source_sample_id === created.order.sampleId,
+      ),
+    ).toBe(true);
     // The SDK types LabResultsRaw.results loosely (a union with a record form).
     const results = report.results as Array<{ interpretation?: string; type: string }>;
     expect(results.length).toBeGreaterThan(0);
@@ -100,9 +104,17 @@ describe('orders through @tryvital/vital-node', () => {
     const pdf = await fetch(done.requisitionFormUrl!.replace(/^https?:\/\/[^/]+/, stack.apiUrl), { headers: { 'x-vital-api-key': tenant.apiKey } });
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
     const viaSdk = await client.labTests.getOrderRequistionPdf(created.order.id);
-    expect(Buffer.from(await viaSdk.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await viaSdk.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // The order's collection instructions: the kit's steps, its fasting rule, the order and sample ids.
     const instructions = pdfText(Buffer.from(await (await client.labTests.getOrderCollectionInstructionPdf(created.order.id)).arrayBuffer()));

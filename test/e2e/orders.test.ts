@@ -48,7 +48,12 @@ describe('orders API (test kits)', () => {
       has_abn: false,
       sample_id: expect.stringMatching(/^LF[0-9A-Z]{10}$/),
       details: { type: 'testkit', data: { id: order.id, shipment: null } },
-      lab_test: { id: LIPID_PANEL_KIT, method: 'testkit', name: 'Lipid Panel (test kit)', description: 'At-home finger-prick lipid panel on a dried blood spot card.' },
+      lab_test: {
+        id: LIPID_PANEL_KIT,
+        method: 'testkit',
+        name: 'Lipid Panel (test kit)',
+        description: 'At-home finger-prick lipid panel on a dried blood spot card.',
+      },
       patient_details: { first_name: 'Marguerite', dob: '1986-04-12' },
       shipping_details: { receiver_name: 'Marguerite Okonkwo', zip: '94105' },
       order_transaction: { status: 'active', orders: [{ id: order.id, low_level_status: 'ordered', origin: 'initial' }] },
@@ -135,7 +140,10 @@ describe('orders API (test kits)', () => {
     const addOn = await post('/v3/order', orderBody(userId, { order_set: { add_on: { marker_ids: [1] } } }));
     expect(addOn.status).toBe(422);
     expect(addOn.body.detail[0].loc).toEqual(['body', 'order_set', 'add_on']);
-    const twoAccounts = await post('/v3/order', orderBody(userId, { lab_account_id: agreeing.body.order.lab_account_id, order_set: { lab_account_id: '1ab0acc0-0000-4000-8000-000000000001' } }));
+    const twoAccounts = await post(
+      '/v3/order',
+      orderBody(userId, { lab_account_id: agreeing.body.order.lab_account_id, order_set: { lab_account_id: '1ab0acc0-0000-4000-8000-000000000001' } }),
+    );
     expect(twoAccounts.status).toBe(422);
     expect(twoAccounts.body.detail[0].loc).toEqual(['body', 'order_set', 'lab_account_id']);
   });
@@ -235,9 +243,11 @@ describe('orders API (test kits)', () => {
     }
     const list = (query: string) => call(stack.apiUrl, 'GET', `/v3/orders${query}`, { key: team.apiKey });
     const audited = async () =>
-      (await stack.db.query(`SELECT resource_id FROM phi_access_log WHERE team_id = $1 AND action = 'read' AND resource = 'order' ORDER BY resource_id`, [team.teamId])).map(
-        (row: { resource_id: string }) => row.resource_id,
-      );
+      (
+        await stack.db.query(`SELECT resource_id FROM phi_access_log WHERE team_id = $1 AND action = 'read' AND resource = 'order' ORDER BY resource_id`, [
+          team.teamId,
+        ])
+      ).map((row: { resource_id: string }) => row.resource_id);
 
     const listed = await list('');
     expect(listed.status).toBe(200);
@@ -252,7 +262,9 @@ describe('orders API (test kits)', () => {
     expect(byName.body.total).toBe(3);
     expect(byName.body.orders.map((order: { patient_details: { first_name: string } }) => order.patient_details.first_name)).toEqual(['Ada', 'Mila']);
     expect(byName.body.orders[0]).toEqual(single.find((response) => response.body.id === created[1])?.body);
-    expect((await list('?order_key=patient_name&order_direction=desc&size=2&page=2')).body.orders.map((order: { id: string }) => order.id)).toEqual([created[1]]);
+    expect((await list('?order_key=patient_name&order_direction=desc&size=2&page=2')).body.orders.map((order: { id: string }) => order.id)).toEqual([
+      created[1],
+    ]);
     expect((await list('?patient_name=zor')).body).toMatchObject({ total: 1, orders: [{ id: created[0] }] });
     expect((await list(`?search_input=${created[2].slice(0, 8)}`)).body).toMatchObject({ total: 1, orders: [{ id: created[2] }] });
     // search_input as the SDK documents it: order, sample or user id (prefix), patient or
@@ -272,7 +284,8 @@ describe('orders API (test kits)', () => {
     const user = await createUser(stack, team);
     const scheduled = (await post('/v3/order', orderBody(user, { activate_by: '2030-01-01' }), {}, team.apiKey)).body.order.id;
     const kit = testkitBody(user);
-    const current = (await post('/v3/order/testkit', { ...kit, shipping_details: { ...kit.shipping_details, receiver_name: 'Jonas Brandt' } }, {}, team.apiKey)).body.order.id;
+    const current = (await post('/v3/order/testkit', { ...kit, shipping_details: { ...kit.shipping_details, receiver_name: 'Jonas Brandt' } }, {}, team.apiKey))
+      .body.order.id;
     const list = (query: string) => call(stack.apiUrl, 'GET', `/v3/orders${query}`, { key: team.apiKey });
     const ids = async (query: string) => (await list(query)).body.orders.map((order: { id: string }) => order.id);
     expect(await ids('?order_activation_types=scheduled')).toEqual([scheduled]);
@@ -350,9 +363,7 @@ describe('orders API (test kits)', () => {
       const team = await createTenant(stack.db);
       const user = await createUser(stack, team);
       const key = `idem-${randomUUID()}`;
-      const responses = await Promise.all(
-        Array.from({ length: 50 }, () => post('/v3/order', orderBody(user), { 'x-idempotency-key': key }, team.apiKey)),
-      );
+      const responses = await Promise.all(Array.from({ length: 50 }, () => post('/v3/order', orderBody(user), { 'x-idempotency-key': key }, team.apiKey)));
       const statuses = responses.map((response) => response.status);
       expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
       expect(statuses).toContain(200);
@@ -411,7 +422,13 @@ describe('POST /v3/order/import', () => {
 
     await call(stack.apiUrl, 'POST', `/v3/order/${order.id}/test`, { key: tenant.apiKey, body: {} });
     const done = await orderReaches(stack, tenant, order.id, 'completed');
-    expect(done.events.map((event: { status: string }) => event.status.split('.')[2])).toEqual(['ordered', 'requisition_created', 'transit_lab', 'delivered_to_lab', 'completed']);
+    expect(done.events.map((event: { status: string }) => event.status.split('.')[2])).toEqual([
+      'ordered',
+      'requisition_created',
+      'transit_lab',
+      'delivered_to_lab',
+      'completed',
+    ]);
     expect(done.details.data.shipment).toBeNull();
 
     const duplicate = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body: { ...importBody(), sample_id: body.sample_id } });
@@ -421,7 +438,10 @@ describe('POST /v3/order/import', () => {
   it('refuses a PENDING account for ordinary orders, and a foreign lab test', async () => {
     const ordinary = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(userId, { lab_account_id: pendingAccount }) });
     expect(ordinary.status).toBe(422);
-    const walkIn = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body: importBody({ order_set: { lab_test_ids: [WALK_IN_CMP] }, collection_method: 'walk_in_test' }) });
+    const walkIn = await call(stack.apiUrl, 'POST', '/v3/order/import', {
+      key: tenant.apiKey,
+      body: importBody({ order_set: { lab_test_ids: [WALK_IN_CMP] }, collection_method: 'walk_in_test' }),
+    });
     expect(walkIn.status).toBe(422);
     const missing = await call(stack.apiUrl, 'POST', '/v3/order/import', { key: tenant.apiKey, body: importBody({ sample_id: undefined }) });
     expect(missing.status).toBe(422);

@@ -90,10 +90,13 @@ function webhooks(userId: string, eventType: string): ReceivedRequest[] {
 
 async function backfilled(userId: string): Promise<void> {
   const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'oura'));
-  await waitFor(async () => {
-    const { progress } = await handle.query(connectionState);
-    return progress.syncedUntil >= progress.backfillTo ? true : undefined;
-  }, { timeoutMs: 60_000, describe: () => handle.query(connectionState) });
+  await waitFor(
+    async () => {
+      const { progress } = await handle.query(connectionState);
+      return progress.syncedUntil >= progress.backfillTo ? true : undefined;
+    },
+    { timeoutMs: 60_000, describe: () => handle.query(connectionState) },
+  );
 }
 
 async function storedCredentials(userId: string): Promise<{ sealed: string; credentials: ProviderCredentials }> {
@@ -132,7 +135,9 @@ test('a production user connects Oura through Link: tokens kept encrypted, Oura 
   expect(`${done.origin}${done.pathname}`).toBe(REDIRECT);
   expect(Object.fromEntries(done.searchParams)).toMatchObject({ state: 'success', provider: 'oura' });
 
-  const [created] = await waitFor(() => (webhooks(userId, 'provider.connection.created').length > 0 ? webhooks(userId, 'provider.connection.created') : undefined));
+  const [created] = await waitFor(() =>
+    webhooks(userId, 'provider.connection.created').length > 0 ? webhooks(userId, 'provider.connection.created') : undefined,
+  );
   expect(created.verified).toBe(true);
   expect(created.json.data.source.slug).toBe('oura');
   expect(created.json.data.resource_availability).toMatchObject({ sleep: { status: 'available' }, heartrate: { status: 'available' } });
@@ -266,7 +271,7 @@ test('an erased user: the connection and its tokens go with the user, and the gr
   expect((await fetch(`${oura.url}/v2/usercollection/personal_info`, { headers: { authorization: `Bearer ${credentials.accessToken}` } })).status).toBe(401);
 });
 
-test('the hosted Link page of a production token offers Oura, and its button leads to Oura\'s consent page', async () => {
+test("the hosted Link page of a production token offers Oura, and its button leads to Oura's consent page", async () => {
   const userId = await createUser();
   const token = await api('POST', '/v2/link/token', { user_id: userId }, production.apiKey);
   expect(token.status).toBe(200);

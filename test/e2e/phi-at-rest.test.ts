@@ -69,7 +69,8 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const api = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+const api = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
+  call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
 
 /**
  * Every column of every table of the database (information_schema.columns) that holds one of
@@ -88,12 +89,14 @@ async function clearCopies(db: DataSource, values: Record<string, string>): Prom
   for (const { table_name: table, column_name: column, data_type: type } of columns) {
     const rows: Array<{ i: number }> =
       type === 'bytea'
-        ? await db.query(`SELECT i FROM unnest($1::bytea[]) WITH ORDINALITY AS v(value, i) WHERE EXISTS (SELECT 1 FROM "${table}" WHERE position(v.value IN "${column}") > 0)`, [
-            names.map((name) => Buffer.from(values[name], 'utf8')),
-          ])
-        : await db.query(`SELECT i FROM unnest($1::text[]) WITH ORDINALITY AS v(value, i) WHERE EXISTS (SELECT 1 FROM "${table}" WHERE strpos(lower("${column}"::text), lower(v.value)) > 0)`, [
-            names.map((name) => values[name]),
-          ]);
+        ? await db.query(
+            `SELECT i FROM unnest($1::bytea[]) WITH ORDINALITY AS v(value, i) WHERE EXISTS (SELECT 1 FROM "${table}" WHERE position(v.value IN "${column}") > 0)`,
+            [names.map((name) => Buffer.from(values[name], 'utf8'))],
+          )
+        : await db.query(
+            `SELECT i FROM unnest($1::text[]) WITH ORDINALITY AS v(value, i) WHERE EXISTS (SELECT 1 FROM "${table}" WHERE strpos(lower("${column}"::text), lower(v.value)) > 0)`,
+            [names.map((name) => values[name])],
+          );
     for (const { i } of rows) found.push(`${table}.${column}: ${names[Number(i) - 1]}`);
   }
   return found;
@@ -165,11 +168,16 @@ test('after a run with a patient through every route that takes one, no table co
   expect(created.status).toBe(200);
   const orderId = created.body.order.id as string;
   expect(created.body.order.clinical_notes).toBe(PATIENT_VALUES.clinical_notes);
-  expect((await api('GET', `/v3/order/${orderId}`)).body).toMatchObject({ clinical_notes: PATIENT_VALUES.clinical_notes, icd_codes: [PATIENT_VALUES.icd_code] });
+  expect((await api('GET', `/v3/order/${orderId}`)).body).toMatchObject({
+    clinical_notes: PATIENT_VALUES.clinical_notes,
+    icd_codes: [PATIENT_VALUES.icd_code],
+  });
   const replayed = await api('POST', '/v3/order', { body: orderBody, headers: { 'X-Idempotency-Key': idempotencyKey } });
   expect(replayed.body).toEqual(created.body);
   // The same key with another body: refused (and what is stored stays the first answer).
-  expect((await api('POST', '/v3/order', { body: { ...orderBody, lab_test_id: randomUUID() }, headers: { 'X-Idempotency-Key': idempotencyKey } })).status).toBe(400);
+  expect((await api('POST', '/v3/order', { body: { ...orderBody, lab_test_id: randomUUID() }, headers: { 'X-Idempotency-Key': idempotencyKey } })).status).toBe(
+    400,
+  );
 
   // Insurance: the insured and the guarantor, with a member id.
   const insurance = await api('POST', `/v2/user/${userId}/insurance`, {
@@ -202,21 +210,33 @@ test('after a run with a patient through every route that takes one, no table co
   const communications = await client.user.createPortalUrl(userId, { context: 'communications', orderId });
   const code = new URL(communications.url).pathname.slice(3);
   const before = smtp.messages.length;
-  const sent = await fetch(`${stack.apiUrl}/p/${code}/send`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'channel=email' });
+  const sent = await fetch(`${stack.apiUrl}/p/${code}/send`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'channel=email',
+  });
   expect(sent.status).toBe(200);
   expect(codeIn((await smtp.nextTo(PATIENT.email, before)).text)).toMatch(/^\d{6}$/);
 
   // A lab report naming the patient, parsed.
   const form = new FormData();
-  form.append('file', new Blob([await textReportPdf({ patient: `${PATIENT.last_name}, ${PATIENT.first_name}` })], { type: 'application/pdf' }), `${PATIENT.last_name}-report.pdf`);
+  form.append(
+    'file',
+    new Blob([await textReportPdf({ patient: `${PATIENT.last_name}, ${PATIENT.first_name}` })], { type: 'application/pdf' }),
+    `${PATIENT.last_name}-report.pdf`,
+  );
   form.append('user_id', userId);
   const upload = await fetch(`${stack.apiUrl}/lab_report/v1/parser/job`, { method: 'POST', headers: { 'x-service-api-key': tenant.apiKey }, body: form });
   expect(upload.status).toBeLessThan(300);
   const jobId = ((await upload.json()) as { id: string }).id;
-  await waitFor(async () => {
-    const job = await api('GET', `/lab_report/v1/parser/job/${jobId}`);
-    return job.body?.status !== 'started' && job.body?.status !== 'queued' ? job.body : undefined;
-  }, { timeoutMs: 60_000 });
+  await waitFor(
+    async () => {
+      const job = await api('GET', `/lab_report/v1/parser/job/${jobId}`);
+      return job.body?.status !== 'started' && job.body?.status !== 'queued' ? job.body : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
 
   // The webhooks of all this were delivered (their payloads carry the patient: stored sealed).
   await waitFor(() => receiver.accepted('/hook').some((request) => JSON.stringify(request.json).includes(PATIENT.first_name)), { timeoutMs: 30_000 });
@@ -236,14 +256,28 @@ test('a birth date, an idempotency answer and clinical notes stored in plaintext
   // As a release before sealing left them: the birth date in users.fallback_birth_date, an order's answer in idempotency_keys.response.
   const birthDate = { value: dob, source_slug: 'manual', updated_at: '2026-01-02T03:04:05.000Z' };
   await stack.db.query(`UPDATE users SET fallback_birth_date = $2::jsonb, fallback_birth_date_enc = NULL WHERE id = $1`, [userId, JSON.stringify(birthDate)]);
-  const body = { user_id: userId, lab_test_id: THYROID_AT_HOME, patient_details: { ...PATIENT, dob }, patient_address: { ...ADDRESS, receiver_name: 'R', phone_number: PATIENT.phone_number }, physician: PHYSICIAN };
+  const body = {
+    user_id: userId,
+    lab_test_id: THYROID_AT_HOME,
+    patient_details: { ...PATIENT, dob },
+    patient_address: { ...ADDRESS, receiver_name: 'R', phone_number: PATIENT.phone_number },
+    physician: PHYSICIAN,
+  };
   const key = `legacy-${randomUUID()}`;
   const created = await api('POST', '/v3/order', { body, headers: { 'X-Idempotency-Key': key } });
   expect(created.status).toBe(200);
-  await stack.db.query(`UPDATE idempotency_keys SET response = $2::jsonb, response_enc = NULL WHERE team_id = $1 AND key = $3`, [tenant.teamId, JSON.stringify(created.body), key]);
+  await stack.db.query(`UPDATE idempotency_keys SET response = $2::jsonb, response_enc = NULL WHERE team_id = $1 AND key = $3`, [
+    tenant.teamId,
+    JSON.stringify(created.body),
+    key,
+  ]);
   // An order's clinical notes and ICD codes as a process of the release before sealing writes them, during an upgrade.
   const icd = 'Q87.42';
-  await stack.db.query(`UPDATE orders SET clinical_notes = $2, clinical_notes_enc = NULL, icd_codes = $3, icd_codes_enc = NULL WHERE id = $1`, [created.body.order.id, notes, [icd]]);
+  await stack.db.query(`UPDATE orders SET clinical_notes = $2, clinical_notes_enc = NULL, icd_codes = $3, icd_codes_enc = NULL WHERE id = $1`, [
+    created.body.order.id,
+    notes,
+    [icd],
+  ]);
   expect(await clearCopies(stack.db, { dob, notes, icd })).toEqual(
     expect.arrayContaining(['users.fallback_birth_date: dob', 'idempotency_keys.response: dob', 'orders.clinical_notes: notes', 'orders.icd_codes: icd']),
   );
@@ -256,7 +290,9 @@ test('a birth date, an idempotency answer and clinical notes stored in plaintext
   const order = { clinical_notes: notes, icd_codes: [icd] };
   expect(await read()).toEqual({ birthDate, replayed: created.body, order });
 
-  const report = await new PhiRekeyService(new PhiRekeyRepository(stack.db), new PhiCipher(stack.config.phiEncryptionKey, stack.config.phiPreviousKeys)).rekey({ batchSize: 100 });
+  const report = await new PhiRekeyService(new PhiRekeyRepository(stack.db), new PhiCipher(stack.config.phiEncryptionKey, stack.config.phiPreviousKeys)).rekey({
+    batchSize: 100,
+  });
   expect(report.plaintextSealed).toBeGreaterThanOrEqual(4);
   expect(await clearCopies(stack.db, { dob, notes, icd })).toEqual([]);
   expect(await read()).toEqual({ birthDate, replayed: created.body, order });

@@ -88,11 +88,19 @@ test('PHI sealed under the old key is read after a rotation, sealed again by `la
   const orderId = created.body.order.id as string;
   // A lab report (binary PHI, sealed as bytes) of this user (its name and birth date match, so
   // it is filed without review), parsed to the end.
-  const report = await sdk(tenant.apiKey).labReport.parserCreateJob({ data: await textReportPdf({ patient: 'Okafor, Ann', dob: info.dob }), filename: 'report.pdf' }, { userId });
-  await eventually(async () => {
-    const job = await call(stack!.apiUrl, 'GET', `/lab_report/v1/parser/job/${report.id}`, { key: tenant.apiKey });
-    return job.body.status === 'completed' ? job.body : undefined;
-  }, 'the lab report parsed', 120_000, 250);
+  const report = await sdk(tenant.apiKey).labReport.parserCreateJob(
+    { data: await textReportPdf({ patient: 'Okafor, Ann', dob: info.dob }), filename: 'report.pdf' },
+    { userId },
+  );
+  await eventually(
+    async () => {
+      const job = await call(stack!.apiUrl, 'GET', `/lab_report/v1/parser/job/${report.id}`, { key: tenant.apiKey });
+      return job.body.status === 'completed' ? job.body : undefined;
+    },
+    'the lab report parsed',
+    120_000,
+    250,
+  );
   await stack.close();
   stack = undefined;
   expect((await openedBy(new PhiCipher(Buffer.from(keyB, 'base64')))).opened).toBe(0);
@@ -122,7 +130,11 @@ test('PHI sealed under the old key is read after a rotation, sealed again by `la
   expect(withoutA.json).toMatchObject({ resealed: 0, complete: false });
   expect(withoutA.json.unreadable).toBe(mixed.refused.length);
 
-  const rekeyed = await runCli(['--json', 'phi', 'rekey', '--batch-size', '2'], { DATABASE_URL: scratch.url, PHI_ENCRYPTION_KEY: keyB, PHI_ENCRYPTION_PREVIOUS_KEYS: keyA });
+  const rekeyed = await runCli(['--json', 'phi', 'rekey', '--batch-size', '2'], {
+    DATABASE_URL: scratch.url,
+    PHI_ENCRYPTION_KEY: keyB,
+    PHI_ENCRYPTION_PREVIOUS_KEYS: keyA,
+  });
   expect(rekeyed.code).toBe(0);
   expect(rekeyed.json).toMatchObject({ resealed: mixed.refused.length, unreadable: 0, complete: true });
   const afterRekey = await openedBy(new PhiCipher(Buffer.from(keyB, 'base64')));

@@ -64,14 +64,23 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect(noDemographics.body.detail[0]).toMatchObject({ loc: ['path', 'user_id'], msg: expect.stringContaining('demographics') });
     await expect(client.user.createPortalUrl(bare, { context: 'communications' })).rejects.toBeInstanceOf(Vital.UnprocessableEntityError);
 
-    const unknownUser = await call(stack.apiUrl, 'POST', `/v2/user/${crypto.randomUUID()}/create_portal_url`, { key: tenant.apiKey, body: { context: 'launch' } });
+    const unknownUser = await call(stack.apiUrl, 'POST', `/v2/user/${crypto.randomUUID()}/create_portal_url`, {
+      key: tenant.apiKey,
+      body: { context: 'launch' },
+    });
     expect(unknownUser.status).toBe(404);
-    const otherUsersOrder = await call(stack.apiUrl, 'POST', `/v2/user/${bare}/create_portal_url`, { key: tenant.apiKey, body: { context: 'launch', order_id: orderId } });
+    const otherUsersOrder = await call(stack.apiUrl, 'POST', `/v2/user/${bare}/create_portal_url`, {
+      key: tenant.apiKey,
+      body: { context: 'launch', order_id: orderId },
+    });
     expect(otherUsersOrder.status).toBe(404);
     const other = await createTenant(stack.db);
     const otherUser = await createUser(stack, other);
     await call(stack.apiUrl, 'POST', '/v3/order', { key: other.apiKey, body: orderBody(otherUser) });
-    const otherTeamsOrder = await call(stack.apiUrl, 'POST', `/v2/user/${otherUser}/create_portal_url`, { key: other.apiKey, body: { context: 'launch', order_id: orderId } });
+    const otherTeamsOrder = await call(stack.apiUrl, 'POST', `/v2/user/${otherUser}/create_portal_url`, {
+      key: other.apiKey,
+      body: { context: 'launch', order_id: orderId },
+    });
     expect(otherTeamsOrder.status).toBe(404);
     const badContext = await call(stack.apiUrl, 'POST', `/v2/user/${userId}/create_portal_url`, { key: tenant.apiKey, body: { context: 'telepathy' } });
     expect(badContext.status).toBe(422);
@@ -103,7 +112,10 @@ describe('patient portal: portal URLs and the pages behind them', () => {
 
     const sessions = await stack.db.query(`SELECT began_by FROM portal_sessions s JOIN portal_links l ON l.id = s.link_id WHERE l.user_id = $1`, [userId]);
     expect(sessions.map((row: { began_by: string }) => row.began_by)).toContain('launch');
-    const audit = await stack.db.query(`SELECT resource, api_key_id FROM phi_access_log WHERE team_id = $1 AND resource IN ('portal_session', 'order') AND api_key_id IS NULL`, [tenant.teamId]);
+    const audit = await stack.db.query(
+      `SELECT resource, api_key_id FROM phi_access_log WHERE team_id = $1 AND resource IN ('portal_session', 'order') AND api_key_id IS NULL`,
+      [tenant.teamId],
+    );
     expect(audit.map((row: { resource: string }) => row.resource)).toEqual(expect.arrayContaining(['portal_session', 'order']));
   });
 
@@ -150,7 +162,15 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect(refused.body.detail[0].msg).toContain('PATCH /v2/user/{user_id}/info');
     const info = await call(stack.apiUrl, 'PATCH', `/v2/user/${fresh}/info`, {
       key: tenant.apiKey,
-      body: { first_name: 'Odile', last_name: 'Brightwater', email: 'odile@example.org', phone_number: '+14155550177', gender: 'female', dob: '1979-02-03', address: { first_line: '2 Pine St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' } },
+      body: {
+        first_name: 'Odile',
+        last_name: 'Brightwater',
+        email: 'odile@example.org',
+        phone_number: '+14155550177',
+        gender: 'female',
+        dob: '1979-02-03',
+        address: { first_line: '2 Pine St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' },
+      },
     });
     expect(info.status).toBe(200);
     const { url } = await client.user.createPortalUrl(fresh, { context: 'communications' });
@@ -197,7 +217,10 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     const again = await page(stack, 'GET', path, { cookie: cookieHeader([device as string]) });
     expect(again.status).toBe(303);
     expect(again.cookies[0]).toMatch(/^lf_portal_session=/);
-    const sessions = await stack.db.query(`SELECT s.began_by FROM portal_sessions s JOIN portal_links l ON l.id = s.link_id WHERE l.code_hash = $1 ORDER BY s.started_at`, [codeHash(stack, path.slice(3))]);
+    const sessions = await stack.db.query(
+      `SELECT s.began_by FROM portal_sessions s JOIN portal_links l ON l.id = s.link_id WHERE l.code_hash = $1 ORDER BY s.started_at`,
+      [codeHash(stack, path.slice(3))],
+    );
     expect(sessions.map((row: { began_by: string }) => row.began_by)).toEqual(['code', 'device']);
   });
 
@@ -205,7 +228,10 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     const patient = await createUser(stack, tenant);
     const phoenix = { ...orderBody(patient).patient_address, first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' };
     const physician = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' };
-    const created = await call(stack.apiUrl, 'POST', '/v3/order', { key: tenant.apiKey, body: orderBody(patient, { lab_test_id: THYROID_AT_HOME, patient_address: phoenix, physician }) });
+    const created = await call(stack.apiUrl, 'POST', '/v3/order', {
+      key: tenant.apiKey,
+      body: orderBody(patient, { lab_test_id: THYROID_AT_HOME, patient_address: phoenix, physician }),
+    });
     expect(created.status).toBe(200);
     const atHome = created.body.order.id as string;
     await orderReaches(stack, tenant, atHome, 'appointment_pending');
@@ -216,7 +242,9 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     const slots: Array<{ booking_key: string }> = availability.body.slots.flatMap((day: { slots: Array<{ booking_key: string }> }) => day.slots);
     const appointment = `/v3/order/${atHome}/phlebotomy/appointment`;
     expect((await call(stack.apiUrl, 'POST', `${appointment}/book`, { key: tenant.apiKey, body: { booking_key: slots[0].booking_key } })).status).toBe(200);
-    expect((await call(stack.apiUrl, 'PATCH', `${appointment}/reschedule`, { key: tenant.apiKey, body: { booking_key: slots[2].booking_key } })).status).toBe(200);
+    expect((await call(stack.apiUrl, 'PATCH', `${appointment}/reschedule`, { key: tenant.apiKey, body: { booking_key: slots[2].booking_key } })).status).toBe(
+      200,
+    );
     await eventually(async () => {
       const order = await call(stack.apiUrl, 'GET', `/v3/order/${atHome}`, { key: tenant.apiKey });
       return order.body.events.filter((event: { status: string }) => event.status.endsWith('.appointment_scheduled')).length === 2 ? true : undefined;
@@ -256,7 +284,9 @@ describe('patient portal: portal URLs and the pages behind them', () => {
     expect((await call(stack.apiUrl, 'DELETE', `/v2/user/${userId}/portal_url/${code}`, { key: other.apiKey })).status).toBe(404);
 
     const expiring = await client.user.createPortalUrl(userId, { context: 'communications' });
-    await stack.db.query(`UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [codeHash(stack, pathOf(expiring.url).slice(3))]);
+    await stack.db.query(`UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [
+      codeHash(stack, pathOf(expiring.url).slice(3)),
+    ]);
     const expired = await page(stack, 'GET', pathOf(expiring.url));
     expect(expired.status).toBe(410);
     expect(expired.text).toContain('This link has expired');

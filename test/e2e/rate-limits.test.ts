@@ -73,10 +73,15 @@ function expect429(result: HttpResult, windowSeconds: number): void {
 
 /** Sends `send` until it answers 429 (refused attempts are counted once their answer is out). */
 async function until429(send: () => Promise<HttpResult>, what: string): Promise<HttpResult> {
-  return eventually(async () => {
-    const result = await send();
-    return result.status === 429 ? result : undefined;
-  }, what, 10_000, 50);
+  return eventually(
+    async () => {
+      const result = await send();
+      return result.status === 429 ? result : undefined;
+    },
+    what,
+    10_000,
+    50,
+  );
 }
 
 const aKeyGuess = () => `sk_us_${randomBytes(24).toString('base64url')}`;
@@ -125,7 +130,10 @@ describe('per team API key', () => {
     const limiter = replicaA.api.get(RequestLimiter);
     const subject = `burst-${randomUUID()}`;
     const verdicts = await Promise.all(Array.from({ length: 16 }, () => limiter.admit({ requests: { family: 'apiKey', subject }, failures: null })));
-    expect(verdicts.map((verdict) => `${verdict.kind} ${verdict.state?.remaining}`)).toEqual([...Array.from({ length: 10 }, (_, i) => `admitted ${9 - i}`), ...Array(6).fill('refused 0')]);
+    expect(verdicts.map((verdict) => `${verdict.kind} ${verdict.state?.remaining}`)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `admitted ${9 - i}`),
+      ...Array(6).fill('refused 0'),
+    ]);
   });
 
   it('is whole again once its window has passed', async () => {
@@ -155,7 +163,10 @@ describe('refused keys per client address', () => {
       const refused = await call(replica.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(guesser) });
       expect(refused.status).toBe(401);
     }
-    const blocked = await until429(() => call(replicaB.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(guesser) }), 'the guessing address to be refused');
+    const blocked = await until429(
+      () => call(replicaB.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(guesser) }),
+      'the guessing address to be refused',
+    );
     expect429(blocked, 600);
     expect(blocked.body.detail).toMatch(/^Too many refused attempts from this address: try again in \d+ seconds\.$/);
     expectRateLimitHeaders(blocked, 5, 0, 600);
@@ -187,7 +198,9 @@ describe('refused keys per client address', () => {
 
     const guesser = newAddress();
     for (let i = 0; i < 5; i += 1) {
-      const refused = await call(replicaA.managementUrl, 'GET', org, { headers: from(guesser, { 'x-management-key': `mg_${randomBytes(24).toString('base64url')}` }) });
+      const refused = await call(replicaA.managementUrl, 'GET', org, {
+        headers: from(guesser, { 'x-management-key': `mg_${randomBytes(24).toString('base64url')}` }),
+      });
       expect(refused.status).toBe(401);
     }
     const blocked = await until429(
@@ -240,7 +253,10 @@ describe('unauthenticated routes per client address', () => {
     const post = () =>
       call(replicaA.apiUrl, 'POST', '/v3/webhooks/courier/sandbox', {
         body: { order_id: randomUUID(), status: 'delivered' },
-        headers: from(guesser, { 'x-labflow-timestamp': String(Math.floor(Date.now() / 1000)), 'x-labflow-signature': `v1=${randomBytes(32).toString('hex')}` }),
+        headers: from(guesser, {
+          'x-labflow-timestamp': String(Math.floor(Date.now() / 1000)),
+          'x-labflow-signature': `v1=${randomBytes(32).toString('hex')}`,
+        }),
       });
     for (let i = 0; i < 3; i += 1) expect((await post()).status).toBe(401);
     expect429(await until429(post, 'the signature guesser to be refused'), 600);

@@ -3,7 +3,18 @@ import { DevOutbox } from '../../src/adapters/notifications/notifications';
 import { OrderRemindersService } from '../../src/reminders/order-reminders.service';
 import { codecOf, type EncryptionCodec } from '../../src/temporal/payload-codec';
 import { orderWorkflowId } from '../../workflows/contract';
-import { createUser, eventually, LIPID_PANEL_KIT, ORDER_TEST_ENV, orderReaches, partnerWebhook, patientAddress, patientDetails, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
+import {
+  createUser,
+  eventually,
+  LIPID_PANEL_KIT,
+  ORDER_TEST_ENV,
+  orderReaches,
+  partnerWebhook,
+  patientAddress,
+  patientDetails,
+  someStartDate,
+  THYROID_AT_HOME,
+} from '../helpers/orders';
 import { reminderHistory } from '../helpers/reminder-history';
 import { codeIn, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp-receiver';
 import { call, createTenant, type Tenant, type TestStack, startStack, teamManagementApi } from '../helpers/stack';
@@ -60,7 +71,11 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     expect(created.status).toBe(200);
     return { orderId: created.body.order.id, email };
   }
-  const history = (orderId: string) => stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).fetchHistory().then((events) => reminderHistory(events, codec));
+  const history = (orderId: string) =>
+    stack.temporal.workflow
+      .getHandle(orderWorkflowId(orderId))
+      .fetchHistory()
+      .then((events) => reminderHistory(events, codec));
   const mailsTo = (email: string) => smtp.messages.filter((mail) => (Array.isArray(mail.to) ? mail.to : [mail.to]).some((to) => to?.text.includes(email)));
   const reminderRows = (orderId: string) =>
     stack.db.query(`SELECT kind, sequence, status, channel, reason FROM order_reminders WHERE order_id = $1 ORDER BY created_at`, [orderId]);
@@ -83,7 +98,12 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     expect(asked.status).toBe(200);
     expect(await asked.text()).toContain("Let's check it's you");
     const before = smtp.messages.length;
-    const form = (fields: Record<string, string>) => ({ method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      redirect: 'manual' as const,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
     expect((await fetch(`${stack.apiUrl}${path}/send`, form({ channel: 'email' }))).status).toBe(200);
     const code = codeIn((await smtp.nextTo(email, before)).text);
     const verified = await fetch(`${stack.apiUrl}${path}/verify`, form({ otp: code }));
@@ -114,7 +134,10 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
     const [{ reminder_key: key }] = await stack.db.query(`SELECT reminder_key FROM order_reminders WHERE order_id = $1`, [orderId]);
     await stack.db.query(`UPDATE order_reminders SET status = 'sending' WHERE order_id = $1`, [orderId]);
     const mailed = smtp.messages.length;
-    expect(await stack.api.get(OrderRemindersService).send({ orderId, kind: 'book_appointment', sequence: 1, key })).toEqual({ outcome: 'sent', channel: 'email' });
+    expect(await stack.api.get(OrderRemindersService).send({ orderId, kind: 'book_appointment', sequence: 1, key })).toEqual({
+      outcome: 'sent',
+      channel: 'email',
+    });
     expect(LINK.exec((await smtp.nextTo(email, mailed)).text ?? '')?.[0]).toBe(link);
 
     const availability = await call(stack.apiUrl, 'POST', `/v3/order/phlebotomy/appointment/availability?start_date=${someStartDate()}`, {
@@ -122,7 +145,10 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
       body: { first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip_code: '85004' },
     });
     const slot = availability.body.slots.flatMap((day: { slots: Array<{ booking_key: string }> }) => day.slots)[0];
-    const booked = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, { key: tenant.apiKey, body: { booking_key: slot.booking_key } });
+    const booked = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/phlebotomy/appointment/book`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
     expect(booked.status).toBe(200);
     const upcoming = `Reminder 24h before the appointment at ${new Date(booked.body.start_at).toISOString()}`;
     expect(
@@ -214,7 +240,10 @@ describe('patient reminders: e-mails with portal links on the order workflow tim
       expect(current.body.last_event.status).toMatch(/\.with_customer$/);
       expect(mailsTo(placed.email)).toEqual([]);
     }
-    const texts = stack.api.get(DevOutbox).list().filter((message) => message.channel === 'sms' && /Text Only Labs: please collect your sample/.test(message.text));
+    const texts = stack.api
+      .get(DevOutbox)
+      .list()
+      .filter((message) => message.channel === 'sms' && /Text Only Labs: please collect your sample/.test(message.text));
     expect(texts).toHaveLength(1);
     expect(texts[0]).toMatchObject({ to: patientDetails().phone_number, text: expect.stringMatching(LINK) });
   });

@@ -45,7 +45,9 @@ let url: string;
 const lines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  const config = { ...loadConfig({ ...process.env, LOG_REQUESTS: 'false' }), metrics: { enabled: false, token: null, temporalPort: 0 } } as ReturnType<typeof loadConfig>;
+  const config = { ...loadConfig({ ...process.env, LOG_REQUESTS: 'false' }), metrics: { enabled: false, token: null, temporalPort: 0 } } as ReturnType<
+    typeof loadConfig
+  >;
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
@@ -53,7 +55,12 @@ beforeAll(async () => {
     },
   });
   const captured = createLogger({ logLevel: 'info', logFormat: 'json' }, { service: 'api', destination });
-  app = await createHttpApp({ module: ContextTestModule }, config, { title: 't', description: 't', security: { name: 'k', header: 'x-k' }, service: 'api' }, { logger: captured });
+  app = await createHttpApp(
+    { module: ContextTestModule },
+    config,
+    { title: 't', description: 't', security: { name: 'k', header: 'x-k' }, service: 'api' },
+    { logger: captured },
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -10,7 +10,13 @@ import { call, type Tenant, type TestStack } from '../helpers/stack';
  * files share the database, but nothing of theirs is that old.
  */
 const DAY_MS = 24 * 60 * 60 * 1000;
-const CONFIG = { eventRetentionMs: 90 * DAY_MS, orderIdempotencyKeyTtlMs: DAY_MS, appointmentIdempotencyKeyTtlMs: 14 * DAY_MS, linkBulkOpRetentionMs: 90 * DAY_MS, batchSize: 2 };
+const CONFIG = {
+  eventRetentionMs: 90 * DAY_MS,
+  orderIdempotencyKeyTtlMs: DAY_MS,
+  appointmentIdempotencyKeyTtlMs: 14 * DAY_MS,
+  linkBulkOpRetentionMs: 90 * DAY_MS,
+  batchSize: 2,
+};
 
 let stack: TestStack;
 let tenant: Tenant;
@@ -98,7 +104,10 @@ test('deletes idempotency keys past their TTL and keeps live ones', async () => 
   }
   const expiredBooking = key('booking-old');
   const liveBooking = key('booking-live');
-  for (const [k, days] of [[expiredBooking, 15], [liveBooking, 13]] as const) {
+  for (const [k, days] of [
+    [expiredBooking, 15],
+    [liveBooking, 13],
+  ] as const) {
     await stack.db.query(
       `INSERT INTO appointment_idempotency_keys (team_id, environment, key, order_id, request_hash, appointment_id, created_at)
        VALUES ($1, 'sandbox', $2, $3, 'h', $4, now() - make_interval(days => $5))`,
@@ -144,10 +153,10 @@ test("a Link Migration operation's users go 90 days after it ended; it stays lis
        VALUES ($1, $2, 'sandbox', 'us', 'link_bulk_import', 'oura', 'success', now() - make_interval(days => $3 + 1), now() - make_interval(days => $3), 3)`,
       [id, tenant.teamId, endedDaysAgo],
     );
-    await stack.db.query(
-      `INSERT INTO link_bulk_op_items (op_id, position, user_id, outcome) SELECT $1, n, $2, 'done' FROM generate_series(1, 3) n`,
-      [id, userId],
-    );
+    await stack.db.query(`INSERT INTO link_bulk_op_items (op_id, position, user_id, outcome) SELECT $1, n, $2, 'done' FROM generate_series(1, 3) n`, [
+      id,
+      userId,
+    ]);
     return id;
   };
   const items = async (opId: string) => (await stack.db.query(`SELECT count(*)::int AS n FROM link_bulk_op_items WHERE op_id = $1`, [opId]))[0].n;

@@ -1,5 +1,15 @@
 import { type Vital, VitalClient } from '@tryvital/vital-node';
-import { createSdkOrderInPhoenix, LIPID_PANEL_KIT, ON_SITE_CMP, ORDER_TEST_ENV, orderReaches, PHOENIX, someStartDate, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
+import {
+  createSdkOrderInPhoenix,
+  LIPID_PANEL_KIT,
+  ON_SITE_CMP,
+  ORDER_TEST_ENV,
+  orderReaches,
+  PHOENIX,
+  someStartDate,
+  THYROID_AT_HOME,
+  WALK_IN_CMP,
+} from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 import { fetchBytes, pdfText } from '../helpers/pdf';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
@@ -41,7 +51,12 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
       body: { url: receiver.url('/sandbox') },
     });
     expect(endpoint.status).toBe(200);
-    const secret = await call(stack.managementUrl, 'GET', `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox/webhook/${endpoint.body.id}/secret`, management);
+    const secret = await call(
+      stack.managementUrl,
+      'GET',
+      `/v1/org/${tenant.orgId}/team/${tenant.teamId}/sandbox/webhook/${endpoint.body.id}/secret`,
+      management,
+    );
     receiver.secret('/sandbox', secret.body.key);
   });
   afterAll(async () => {
@@ -80,7 +95,10 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     expect((await lows(orderId)).slice(-5)).toEqual(['appointment_cancelled', 'appointment_scheduled', 'draw_completed', 'partial_results', 'completed']);
     // One verified labtest.order.updated per event after the first (delivery order is not promised;
     // partial_results webhooks are a team opt-in, off here).
-    const events = (await lows(orderId)).slice(1).filter((low) => low !== 'partial_results').sort();
+    const events = (await lows(orderId))
+      .slice(1)
+      .filter((low) => low !== 'partial_results')
+      .sort();
     await waitFor(() => orderWebhooks(orderId).length >= events.length, { timeoutMs: 30_000, describe: () => orderWebhooks(orderId) });
     expect(orderWebhooks(orderId).sort()).toEqual(events);
   });
@@ -106,7 +124,14 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
       userId,
       labTestId: ON_SITE_CMP,
       collectionMethod: 'on_site_collection',
-      patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
+      patientDetails: {
+        firstName: 'Imogen',
+        lastName: 'Achterberg',
+        dob: '1983-07-21',
+        gender: 'female',
+        phoneNumber: '+16025550142',
+        email: 'imogen@example.com',
+      },
       patientAddress: { ...PHOENIX, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
     });
     expect(created.order.details).toMatchObject({ type: 'on_site_collection', data: { id: created.order.id } });
@@ -119,7 +144,9 @@ describe('sandbox orders through @tryvital/vital-node run labflow’s own steps'
     await expect(client.labTests.getResultPdf(orderId)).rejects.toMatchObject({ statusCode: 404 });
 
     // Labels for the tubes, before the draw: two, with the sample id and the collection time.
-    const labels = pdfText(Buffer.from(await (await client.labTests.getLabelsPdf(orderId, { numberOfLabels: 2, collectionDate: new Date('2026-11-21T09:30:00Z') })).arrayBuffer()));
+    const labels = pdfText(
+      Buffer.from(await (await client.labTests.getLabelsPdf(orderId, { numberOfLabels: 2, collectionDate: new Date('2026-11-21T09:30:00Z') })).arrayBuffer()),
+    );
     const sampleId = created.order.sampleId!;
     expect(labels.split(`ACHTERBERG, Imogen DOB 1983-07-21 F ${sampleId} Coll 2026-11-21 09:30 UTC Quest Diagnostics`).length - 1).toBe(2);
     const noDate = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/labels/pdf`, { key: tenant.apiKey });

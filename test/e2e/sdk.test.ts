@@ -187,9 +187,7 @@ describe('Junction SDK (@tryvital/vital-node) against labflow', () => {
     // check each entry against the SDK's own ValidationError schema too.
     const parsed = serialization.HttpValidationError.parseOrThrow(unprocessable.body);
     expect(Array.isArray(parsed.detail)).toBe(true);
-    const issues = (parsed.detail as unknown[]).map((issue) =>
-      serialization.ValidationError.parseOrThrow(issue, { unrecognizedObjectKeys: 'passthrough' }),
-    );
+    const issues = (parsed.detail as unknown[]).map((issue) => serialization.ValidationError.parseOrThrow(issue, { unrecognizedObjectKeys: 'passthrough' }));
     expect(issues[0]).toMatchObject({ loc: ['body', 'client_user_id'], msg: expect.any(String), type: expect.any(String) });
 
     const patchError = await rejection(async () => {

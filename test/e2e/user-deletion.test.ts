@@ -55,9 +55,7 @@ describe('user-deletion workflow on the real dev server', () => {
     expect(await handle.result()).toBe('restored');
 
     const names = await eventNames(stack, handle.workflowId);
-    expect(names).toEqual(
-      expect.arrayContaining(['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', 'TIMER_CANCELED']),
-    );
+    expect(names).toEqual(expect.arrayContaining(['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_UPDATE_COMPLETED', 'TIMER_CANCELED']));
     expect(names).not.toContain('TIMER_FIRED');
     const rows = await stack.db.query('SELECT deletion_requested_at FROM users WHERE id = $1', [user.user_id]);
     expect(rows).toEqual([{ deletion_requested_at: null }]);

@@ -7,8 +7,7 @@ describe('users API (/v2/user)', () => {
   let stack: TestStack;
   let tenant: Tenant;
   let other: Tenant;
-  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
+  const api = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(stack.apiUrl, method, path, { key: tenant.apiKey, ...options });
   const createUser = async (clientUserId = `client-${randomUUID()}`, extra: object = {}) => {
     const response = await api('POST', '/v2/user', { body: { client_user_id: clientUserId, ...extra } });
     expect(response.status).toBe(200);
@@ -56,14 +55,11 @@ describe('users API (/v2/user)', () => {
       });
     });
 
-    it.each(['jane@example.com', '+14155552671', '(415) 555-2671', '415-555-2671'])(
-      'refuses personal data as client_user_id: %s',
-      async (value) => {
-        const response = await api('POST', '/v2/user', { body: { client_user_id: value } });
-        expect(response.status).toBe(422);
-        expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'client_user_id'], input: value });
-      },
-    );
+    it.each(['jane@example.com', '+14155552671', '(415) 555-2671', '415-555-2671'])('refuses personal data as client_user_id: %s', async (value) => {
+      const response = await api('POST', '/v2/user', { body: { client_user_id: value } });
+      expect(response.status).toBe(422);
+      expect(response.body.detail[0]).toMatchObject({ loc: ['body', 'client_user_id'], input: value });
+    });
 
     it('accepts a numeric database id as client_user_id', async () => {
       await createUser(String(Date.now()));
@@ -182,13 +178,26 @@ describe('users API (/v2/user)', () => {
         dob: '1986-04-12',
         address: { firstLine: '1 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' },
         race: 'asian',
-        medicalProxy: { firstName: 'Ada', lastName: 'Okonkwo', phoneNumber: '+14155550124', address: { firstLine: '2 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' } },
+        medicalProxy: {
+          firstName: 'Ada',
+          lastName: 'Okonkwo',
+          phoneNumber: '+14155550124',
+          address: { firstLine: '2 Market St', country: 'US', zip: '94105', city: 'San Francisco', state: 'CA' },
+        },
       });
-      expect(stored).toMatchObject({ firstName: 'Marguerite', dob: '1986-04-12', race: 'asian', medicalProxy: { firstName: 'Ada' }, address: { firstLine: '1 Market St' } });
+      expect(stored).toMatchObject({
+        firstName: 'Marguerite',
+        dob: '1986-04-12',
+        race: 'asian',
+        medicalProxy: { firstName: 'Ada' },
+        address: { firstLine: '1 Market St' },
+      });
       const [row] = await stack.db.query('SELECT info_enc FROM user_infos WHERE user_id = $1', [user.user_id]);
       expect(row.info_enc).not.toContain('Marguerite');
 
-      const moved = await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { ...info(), address: { ...info().address, first_line: '500 Howard St' }, ethnicity: 'non_hispanic' } });
+      const moved = await api('PATCH', `/v2/user/${user.user_id}/info`, {
+        body: { ...info(), address: { ...info().address, first_line: '500 Howard St' }, ethnicity: 'non_hispanic' },
+      });
       expect(moved.status).toBe(200);
       const latest = await client.user.getLatestUserInfo(user.user_id);
       expect(latest).toMatchObject({ lastName: 'Okonkwo', address: { firstLine: '500 Howard St' }, ethnicity: 'non_hispanic' });
@@ -228,7 +237,10 @@ describe('users API (/v2/user)', () => {
         [['phone_number'], '1'.repeat(33)],
       ];
       for (const [path, value] of tooLong) {
-        const body: Record<string, unknown> = { ...info(), medical_proxy: { first_name: 'Max', last_name: 'Lee', address: info().address, phone_number: '+14155550123' } };
+        const body: Record<string, unknown> = {
+          ...info(),
+          medical_proxy: { first_name: 'Max', last_name: 'Lee', address: info().address, phone_number: '+14155550123' },
+        };
         let node = body;
         for (const part of path.slice(0, -1)) node = node[part] = { ...(node[part] as Record<string, unknown>) };
         node[path.at(-1)!] = value;
@@ -240,7 +252,10 @@ describe('users API (/v2/user)', () => {
       // At the limits, stored as sent.
       const longest = { ...info(), first_name: 'A'.repeat(200), address: { ...info().address, first_line: 'x'.repeat(500), city: 'C'.repeat(200) } };
       expect((await api('PATCH', `/v2/user/${user.user_id}/info`, { body: longest })).status).toBe(200);
-      expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).body).toMatchObject({ first_name: 'A'.repeat(200), address: { first_line: 'x'.repeat(500) } });
+      expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).body).toMatchObject({
+        first_name: 'A'.repeat(200),
+        address: { first_line: 'x'.repeat(500) },
+      });
     });
   });
 
@@ -262,9 +277,35 @@ describe('users API (/v2/user)', () => {
       expect((await asOther('PATCH', `/v2/user/${user.user_id}`, { fallback_time_zone: 'UTC' })).status).toBe(404);
       expect((await asOther('DELETE', `/v2/user/${user.user_id}`)).status).toBe(404);
       expect((await asOther('POST', `/v2/user/undo_delete?user_id=${user.user_id}`)).status).toBe(404);
-      expect((await api('PATCH', `/v2/user/${user.user_id}/info`, { body: { first_name: 'Ann', last_name: 'Lee', email: 'ann@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } } })).status).toBe(200);
+      expect(
+        (
+          await api('PATCH', `/v2/user/${user.user_id}/info`, {
+            body: {
+              first_name: 'Ann',
+              last_name: 'Lee',
+              email: 'ann@example.com',
+              phone_number: '+14155550123',
+              gender: 'female',
+              dob: '1990-01-01',
+              address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' },
+            },
+          })
+        ).status,
+      ).toBe(200);
       expect((await asOther('GET', `/v2/user/${user.user_id}/info/latest`)).status).toBe(404);
-      expect((await asOther('PATCH', `/v2/user/${user.user_id}/info`, { first_name: 'Eve', last_name: 'Lee', email: 'eve@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } })).status).toBe(404);
+      expect(
+        (
+          await asOther('PATCH', `/v2/user/${user.user_id}/info`, {
+            first_name: 'Eve',
+            last_name: 'Lee',
+            email: 'eve@example.com',
+            phone_number: '+14155550123',
+            gender: 'female',
+            dob: '1990-01-01',
+            address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' },
+          })
+        ).status,
+      ).toBe(404);
       expect((await api('GET', `/v2/user/${user.user_id}/info/latest`)).body.first_name).toBe('Ann');
       const list = await asOther('GET', '/v2/user?limit=1000');
       expect(list.body.users.some((u: { user_id: string }) => u.user_id === user.user_id)).toBe(false);
@@ -284,7 +325,19 @@ describe('users API (/v2/user)', () => {
         ['GET', (id) => `/v2/user/${id}`],
         ['PATCH', (id) => `/v2/user/${id}`, { fallback_time_zone: 'UTC' }],
         ['GET', (id) => `/v2/user/${id}/info/latest`],
-        ['PATCH', (id) => `/v2/user/${id}/info`, { first_name: 'Eve', last_name: 'Lee', email: 'eve@example.com', phone_number: '+14155550123', gender: 'female', dob: '1990-01-01', address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' } }],
+        [
+          'PATCH',
+          (id) => `/v2/user/${id}/info`,
+          {
+            first_name: 'Eve',
+            last_name: 'Lee',
+            email: 'eve@example.com',
+            phone_number: '+14155550123',
+            gender: 'female',
+            dob: '1990-01-01',
+            address: { first_line: '1 A St', country: 'US', zip: '94105', city: 'SF', state: 'CA' },
+          },
+        ],
         ['POST', (id) => `/v2/user/${id}/insurance`, {}],
         ['GET', (id) => `/v2/user/${id}/insurance/latest`],
         ['GET', (id) => `/v2/summary/sleep/${id}?start_date=2024-01-01`],
@@ -304,7 +357,10 @@ describe('users API (/v2/user)', () => {
         const real = await answer(method, path(user.user_id), bodyFor(body, user.user_id));
         const unknown = await answer(method, path(random), bodyFor(body, random));
         const route = `${method} ${path(':id')}`;
-        expect({ route, ...JSON.parse(JSON.stringify(real).split(user.user_id).join('<id>')) }).toEqual({ route, ...JSON.parse(JSON.stringify(unknown).split(random).join('<id>')) });
+        expect({ route, ...JSON.parse(JSON.stringify(real).split(user.user_id).join('<id>')) }).toEqual({
+          route,
+          ...JSON.parse(JSON.stringify(unknown).split(random).join('<id>')),
+        });
       }
       expect(await answer('GET', `/v2/user/resolve/${user.client_user_id}`)).toEqual(await answer('GET', `/v2/user/resolve/${randomUUID()}`));
       expect((await api('GET', `/v2/user/${user.user_id}`)).status).toBe(200);

@@ -116,9 +116,7 @@ test('rate_limit 1: five events are spread over seconds, each sent on its first 
 
     // Postgres: one attempt each, succeeded — being held back was not counted.
     const rows = await deliveries(id);
-    expect(rows.map((d) => ({ status: d.status, attempts: d.attempt_count }))).toEqual(
-      Array.from({ length: 5 }, () => ({ status: 'succeeded', attempts: 1 })),
-    );
+    expect(rows.map((d) => ({ status: d.status, attempts: d.attempt_count }))).toEqual(Array.from({ length: 5 }, () => ({ status: 'succeeded', attempts: 1 })));
     // The management API: exactly five attempts, every one the first, scheduled, succeeded.
     const attempts = (await api('GET', `/webhook/${id}/attempts`)).body.data as Array<Record<string, unknown>>;
     expect(attempts).toHaveLength(5);

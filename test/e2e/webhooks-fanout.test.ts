@@ -124,14 +124,12 @@ test('1,000 events: each endpoint gets exactly its events, the RabbitMQ exchange
   // Everything sent: no pending delivery left for the team, then compare sets exactly.
   await waitFor(
     async () => {
-      const [{ pending }] = await stack.db.query(
-        `SELECT count(*)::int AS pending FROM event_deliveries WHERE team_id = $1 AND status <> 'succeeded'`,
-        [tenant.teamId],
-      );
-      const [{ relayed }] = await stack.db.query(
-        `SELECT count(*)::int AS relayed FROM event_outbox WHERE team_id = $1 AND relayed_at IS NOT NULL`,
-        [tenant.teamId],
-      );
+      const [{ pending }] = await stack.db.query(`SELECT count(*)::int AS pending FROM event_deliveries WHERE team_id = $1 AND status <> 'succeeded'`, [
+        tenant.teamId,
+      ]);
+      const [{ relayed }] = await stack.db.query(`SELECT count(*)::int AS relayed FROM event_outbox WHERE team_id = $1 AND relayed_at IS NOT NULL`, [
+        tenant.teamId,
+      ]);
       return relayed === 1000 && pending === 0 && messages.length >= expectedRabbit.size;
     },
     { timeoutMs: 120_000, describe: () => ({ all: received('/all').size, rabbit: messages.length }) },

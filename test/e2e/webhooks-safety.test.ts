@@ -88,9 +88,9 @@ test('refuses at delivery time: a host name resolving to a private address, and 
     sensitiveHeaders: [],
   });
 
-  const [eventId] = await stack.api.get(OutboxService).emit([
-    { eventType: 'labtest.order.created', teamId: tenant.teamId, environment: 'sandbox', userId: randomUUID(), clientUserId: 'c', data: {} },
-  ]);
+  const [eventId] = await stack.api
+    .get(OutboxService)
+    .emit([{ eventType: 'labtest.order.created', teamId: tenant.teamId, environment: 'sandbox', userId: randomUUID(), clientUserId: 'c', data: {} }]);
   for (const [id, error] of [
     [byName.body.id as string, /resolves to non-public address/],
     [stored.id, /^Refused: The URL must not point at a private, loopback, link-local or other non-public address/],

@@ -281,7 +281,10 @@ test("resendLatestOrderEvents sends each order's latest event again, with its we
   const scope = { teamId: tenant.teamId, environment: 'sandbox' as const };
   expect((await resend.resendLatestOrderEvents(scope, { orderIds: [a, b, randomUUID()] })).order_ids.sort()).toEqual([a, b].sort());
   await waitFor(() => receiver.accepted('/resend').length === 5);
-  const again = receiver.accepted('/resend').slice(3).map((request) => request.webhookId);
+  const again = receiver
+    .accepted('/resend')
+    .slice(3)
+    .map((request) => request.webhookId);
   expect(again.sort()).toEqual([aUpdated, bCreated].sort());
   expect(again).not.toContain(aCreated);
 

@@ -81,10 +81,13 @@ async function signIn(authorizeUrl: URL): Promise<URL> {
 
 async function backfilled(userId: string): Promise<void> {
   const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'whoop_v2'));
-  await waitFor(async () => {
-    const { progress } = await handle.query(connectionState);
-    return progress.syncedUntil >= progress.backfillTo ? true : undefined;
-  }, { timeoutMs: 60_000, describe: () => handle.query(connectionState) });
+  await waitFor(
+    async () => {
+      const { progress } = await handle.query(connectionState);
+      return progress.syncedUntil >= progress.backfillTo ? true : undefined;
+    },
+    { timeoutMs: 60_000, describe: () => handle.query(connectionState) },
+  );
 }
 
 async function storedCredentials(userId: string): Promise<ProviderCredentials> {
@@ -104,7 +107,14 @@ async function connectedMember(): Promise<{ member: string; userId: string }> {
   const authorize = await beginWhoop(userId);
   expect(`${authorize.origin}${authorize.pathname}`).toBe(`${whoop.url}/oauth/oauth2/auth`);
   expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ response_type: 'code', client_id: whoop.clientId });
-  expect(authorize.searchParams.get('scope')?.split(' ').sort()).toEqual(['offline', 'read:cycles', 'read:profile', 'read:recovery', 'read:sleep', 'read:workout']);
+  expect(authorize.searchParams.get('scope')?.split(' ').sort()).toEqual([
+    'offline',
+    'read:cycles',
+    'read:profile',
+    'read:recovery',
+    'read:sleep',
+    'read:workout',
+  ]);
   whoop.nextAuthorization({ userId: member });
   const done = await signIn(authorize);
   expect(Object.fromEntries(done.searchParams)).toMatchObject({ state: 'success', provider: 'whoop_v2' });
@@ -133,7 +143,12 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   expect(created.json.data).toMatchObject({
     provider: { slug: 'whoop_v2' },
     external_user_id: member,
-    resource_availability: { sleep: { status: 'available' }, workouts: { status: 'available' }, activity: { status: 'available' }, hrv: { status: 'available' } },
+    resource_availability: {
+      sleep: { status: 'available' },
+      workouts: { status: 'available' },
+      activity: { status: 'available' },
+      hrv: { status: 'available' },
+    },
   });
 
   // Every sleep WHOOP scored (the nights and the nap), with the recovery WHOOP made of it.
@@ -143,7 +158,17 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   const { sleep } = await client.sleep.get(userId, range());
   const byStart = (a: { at: number }, b: { at: number }) => a.at - b.at;
   expect(
-    sleep.map((night) => ({ at: night.bedtimeStart.getTime(), type: night.type, deep: night.deep, rem: night.rem, light: night.light, hrResting: night.hrResting ?? null, offset: night.timezoneOffset })).sort(byStart),
+    sleep
+      .map((night) => ({
+        at: night.bedtimeStart.getTime(),
+        type: night.type,
+        deep: night.deep,
+        rem: night.rem,
+        light: night.light,
+        hrResting: night.hrResting ?? null,
+        offset: night.timezoneOffset,
+      }))
+      .sort(byStart),
   ).toEqual(
     scoredSleeps
       .map((night) => ({
@@ -171,7 +196,9 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   expect(scoredWorkouts.length).toBeGreaterThan(0);
   const { workouts } = await client.workouts.get(userId, range());
   expect(workouts.map((workout) => [workout.providerId, workout.sport?.slug, workout.calories, workout.distance ?? null]).sort()).toEqual(
-    scoredWorkouts.map((workout) => [workout.id, 'running', Math.round((workout.score!.kilojoule / 4.184) * 10) / 10, workout.score!.distance_meter ?? null]).sort(),
+    scoredWorkouts
+      .map((workout) => [workout.id, 'running', Math.round((workout.score!.kilojoule / 4.184) * 10) / 10, workout.score!.distance_meter ?? null])
+      .sort(),
   );
 
   // Every scored cycle as the activity of the day it covers.
@@ -290,5 +317,10 @@ test("WHOOP's webhook syncs the member's connection at once; a forged or stale s
   await waitFor(async () => ((await signalsReceived()) === signalsBefore + 2 ? true : undefined));
   const malformed = await whoop.sendWebhook(hook, update, { body: { user_id: 'member-7', type: 'sleep.updated' } });
   expect(malformed.status).toBe(422);
-  expect(JSON.parse(malformed.body).detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual(expect.arrayContaining([['body', 'user_id'], ['body', 'id']]));
+  expect(JSON.parse(malformed.body).detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual(
+    expect.arrayContaining([
+      ['body', 'user_id'],
+      ['body', 'id'],
+    ]),
+  );
 });

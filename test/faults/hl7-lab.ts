@@ -103,7 +103,14 @@ export class ScriptedHl7Lab {
     this.server = server;
     for (let index = 0; index < this.options.strays; index += 1) {
       const placer = randomUUID();
-      this.enqueue({ placer, kind: 'stray', controlId: `STRAY-${index}-${placer.slice(0, 8)}`, text: this.oru(`STRAY-${index}-${placer.slice(0, 8)}`, placer, 'P', [`OBX|1|NM|${this.options.markers[0].loinc}^${this.options.markers[0].name}^LN||1|U||N|||P`]) });
+      this.enqueue({
+        placer,
+        kind: 'stray',
+        controlId: `STRAY-${index}-${placer.slice(0, 8)}`,
+        text: this.oru(`STRAY-${index}-${placer.slice(0, 8)}`, placer, 'P', [
+          `OBX|1|NM|${this.options.markers[0].loinc}^${this.options.markers[0].name}^LN||1|U||N|||P`,
+        ]),
+      });
     }
   }
 
@@ -163,11 +170,34 @@ export class ScriptedHl7Lab {
   private scheduleResults(placer: string, k: number): void {
     const markers = this.options.markers;
     const obx = (values: (marker: number) => string, status: 'P' | 'F', observedAt: string, count = markers.length) =>
-      markers.slice(0, count).map((marker, index) => `OBX|${index + 1}|NM|${marker.loinc}^${marker.name}^LN||${values(index)}|U|1-1000|N|||${status}|||${observedAt}`);
+      markers
+        .slice(0, count)
+        .map((marker, index) => `OBX|${index + 1}|NM|${marker.loinc}^${marker.name}^LN||${values(index)}|U|1-1000|N|||${status}|||${observedAt}`);
     const id = (kind: string) => `R${kind}-${placer.slice(0, 8)}-${k}`;
     const p = (which: 'P1' | 'P2' | 'P3', hour: string) =>
-      ({ placer, kind: which, controlId: id(which), text: this.oru(id(which), placer, 'P', obx((marker) => preliminaryValue(k, marker, which), 'P', `20261128${hour}0000`, 2)) }) as const;
-    const final = { placer, kind: 'F' as const, controlId: id('F'), text: this.oru(id('F'), placer, 'F', obx((marker) => finalValue(k, marker), 'F', '20261128110000')), dropFirst: k % 2 === 0 };
+      ({
+        placer,
+        kind: which,
+        controlId: id(which),
+        text: this.oru(
+          id(which),
+          placer,
+          'P',
+          obx((marker) => preliminaryValue(k, marker, which), 'P', `20261128${hour}0000`, 2),
+        ),
+      }) as const;
+    const final = {
+      placer,
+      kind: 'F' as const,
+      controlId: id('F'),
+      text: this.oru(
+        id('F'),
+        placer,
+        'F',
+        obx((marker) => finalValue(k, marker), 'F', '20261128110000'),
+      ),
+      dropFirst: k % 2 === 0,
+    };
     if (k % 3 === 0) this.enqueue(p('P2', '10'));
     this.enqueue(p('P1', '09'));
     this.enqueue(final);

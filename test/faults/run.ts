@@ -603,9 +603,10 @@ const hl7Schedule = { done: !HL7, listenerKilledWithPending: 0, failuresBeforeKi
  */
 async function setUpHl7(db: DataSource, tenant: Tenant): Promise<Hl7Setup> {
   const [test]: Array<{ lab_id: string }> = await db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [CMP_ON_SITE_QUEST]);
-  const [{ marker_id: panelId }]: Array<{ marker_id: number }> = await db.query(`SELECT marker_id FROM lab_test_markers WHERE lab_test_id = $1 ORDER BY position LIMIT 1`, [
-    CMP_ON_SITE_QUEST,
-  ]);
+  const [{ marker_id: panelId }]: Array<{ marker_id: number }> = await db.query(
+    `SELECT marker_id FROM lab_test_markers WHERE lab_test_id = $1 ORDER BY position LIMIT 1`,
+    [CMP_ON_SITE_QUEST],
+  );
   const components: LabMarker[] = await db.query(
     `SELECT m.name, m.slug, l.code AS loinc FROM lab_panel_members p JOIN lab_markers m ON m.id = p.member_id JOIN loinc_codes l ON l.id = m.loinc_id
       WHERE p.panel_id = $1 ORDER BY p.position`,
@@ -761,7 +762,14 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
     `  scripted lab: ${scripted.received.length} order message(s) received (${scripted.received.filter((row) => row.answer !== 'AA').length} dropped or left unACKed on purpose); ` +
       `${scripted.sends.length} result message(s) sent in ${attempts} attempts`,
   );
-  check('HL7 faults applied', outcomes.length === 4 && outcomes.every((outcome) => outcome.ok), outcomes.filter((o) => !o.ok).map((o) => `${o.what}: ${o.error}`).join('; '));
+  check(
+    'HL7 faults applied',
+    outcomes.length === 4 && outcomes.every((outcome) => outcome.ok),
+    outcomes
+      .filter((o) => !o.ok)
+      .map((o) => `${o.what}: ${o.error}`)
+      .join('; '),
+  );
 
   // Orders out: one message per order (one control id), accepted with AA, though the labs were down,
   // a connection dropped, an ACK never came and workers were killed.
@@ -774,7 +782,11 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
     const row = outbound.find((r) => r.order_id === order.id);
     return row?.n === 1 && row.accepted === 1 ? [] : [`${order.method} ${order.id}: ${row?.n ?? 0} order message(s), ${row?.accepted ?? 0} accepted`];
   });
-  check(`HL7: every order's message went out once when its lab was back (one control id, ACKed AA; ${setup.orders.length} orders)`, outProblems.length === 0, outProblems.slice(0, 5).join('; '));
+  check(
+    `HL7: every order's message went out once when its lab was back (one control id, ACKed AA; ${setup.orders.length} orders)`,
+    outProblems.length === 0,
+    outProblems.slice(0, 5).join('; '),
+  );
   const labProblems: string[] = [];
   scriptedOrders.forEach((order, k) => {
     const rows = scripted.received.filter((row) => row.placer === order.id);
@@ -793,7 +805,14 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
 
   // Results in: every message the lab sent ACKed AA and stored once; the listener kill cost resends only.
   const unacked = scripted.sends.filter((send) => !send.acked);
-  check(`scripted lab: all ${scripted.sends.length} result messages ACKed AA`, unacked.length === 0, unacked.map((send) => `${send.controlId} (${send.failures.slice(-1)[0]})`).slice(0, 5).join('; '));
+  check(
+    `scripted lab: all ${scripted.sends.length} result messages ACKed AA`,
+    unacked.length === 0,
+    unacked
+      .map((send) => `${send.controlId} (${send.failures.slice(-1)[0]})`)
+      .slice(0, 5)
+      .join('; '),
+  );
   const duringKill = hl7Schedule.failuresAfterBack - hl7Schedule.failuresBeforeKill;
   check(
     `labflow's listener killed while the lab sent (${hl7Schedule.listenerKilledWithPending} results to go): ${duringKill} attempt(s) failed meanwhile and were sent again`,
@@ -811,7 +830,8 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
     const rows = inbound.filter((row) => row.control_id === controlId);
     const want = send.kind === 'stray' ? { order: null, state: 'held' } : { order: send.placer, state: 'processed' };
     if (rows.length !== 1) inProblems.push(`${controlId}: stored ${rows.length} times`);
-    else if (rows[0].order_id !== want.order || rows[0].state !== want.state) inProblems.push(`${controlId}: ${rows[0].state} for ${rows[0].order_id}, want ${want.state} for ${want.order}`);
+    else if (rows[0].order_id !== want.order || rows[0].state !== want.state)
+      inProblems.push(`${controlId}: ${rows[0].state} for ${rows[0].order_id}, want ${want.state} for ${want.order}`);
   }
   const extra = inbound.filter((row) => !sentIds.has(row.control_id));
   if (extra.length) inProblems.push(`${extra.length} stored message(s) the lab never sent`);
@@ -821,21 +841,26 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
     inProblems.length === 0,
     inProblems.slice(0, 5).join('; '),
   );
-  const held = await db.query(`SELECT count(*)::int AS n FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 AND state = 'held'`, [setup.scriptedFacility]);
+  const held = await db.query(`SELECT count(*)::int AS n FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 AND state = 'held'`, [
+    setup.scriptedFacility,
+  ]);
   console.log(`  held for review (unknown orders): ${held[0].n}`);
 
   // The orders' results: the scripted lab's final values (no preliminary one, even one sent after
   // the final), the sandbox lab's every component.
   const resultProblems: string[] = [];
   await pool(setup.orders, 10, async (order) => {
-    const reply = await http(API, 'GET', `/v3/order/${order.id}/result`, { key: tenant.apiKey }).catch((error: unknown) => ({ status: 0, body: String(error) }) as Reply);
+    const reply = await http(API, 'GET', `/v3/order/${order.id}/result`, { key: tenant.apiKey }).catch(
+      (error: unknown) => ({ status: 0, body: String(error) }) as Reply,
+    );
     if (reply.status !== 200) {
       resultProblems.push(`${order.method} ${order.id}: GET result ${reply.status}`);
       return;
     }
     const rows: Array<{ slug: string; result: string }> = reply.body.results ?? [];
     const slugs = rows.map((row) => row.slug).sort();
-    if (JSON.stringify(slugs) !== JSON.stringify(setup.components.map((marker) => marker.slug).sort())) resultProblems.push(`${order.method} ${order.id}: results ${slugs.join(',')}`);
+    if (JSON.stringify(slugs) !== JSON.stringify(setup.components.map((marker) => marker.slug).sort()))
+      resultProblems.push(`${order.method} ${order.id}: results ${slugs.join(',')}`);
     if (order.method !== 'hl7_lab') return;
     const k = scriptedOrders.indexOf(order);
     // One partial_results per preliminary report sent before the final (P1, and P2 out of order);
@@ -858,7 +883,9 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
 // --- main ------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  log(`fault run: ${PER_METHOD} orders per collection method; ${REPLICAS} API replica(s) ${APIS.join(' ')} and ${REPLICAS} worker(s); management ${MANAGEMENT}, Temporal ${config.temporal.address} (${config.temporal.namespace}), logs ${LOG_DIR}`);
+  log(
+    `fault run: ${PER_METHOD} orders per collection method; ${REPLICAS} API replica(s) ${APIS.join(' ')} and ${REPLICAS} worker(s); management ${MANAGEMENT}, Temporal ${config.temporal.address} (${config.temporal.namespace}), logs ${LOG_DIR}`,
+  );
   const receiver = await WebhookReceiver.start();
   const attempts = new Map<string, number>();
   receiver.respond(WEBHOOK_PATH, (request) => {
@@ -878,12 +905,15 @@ async function main(): Promise<void> {
     log(`API (${REPLICAS}) and management API are up`);
     // A worker bundles the workflow code before it polls: the run starts with every one polling.
     for (const worker of workerProcesses) {
-      if (!(await worker.waitForLog(WORKER_POLLING, 180_000))) throw new Error(`${worker.name} did not start polling within 180 s (log ${LOG_DIR}/${worker.name}.log)`);
+      if (!(await worker.waitForLog(WORKER_POLLING, 180_000)))
+        throw new Error(`${worker.name} did not start polling within 180 s (log ${LOG_DIR}/${worker.name}.log)`);
     }
     log(`worker(s) polling: ${workerProcesses.map((worker) => worker.name).join(', ')}`);
     if (HL7) {
-      if (!(await hl7ListenerProcess.waitForLog(HL7_LISTENING, 120_000))) throw new Error(`the HL7 listener did not listen within 120 s (log ${LOG_DIR}/hl7-listener.log)`);
-      if (!(await sandboxHl7LabProcess.waitForLog(SANDBOX_HL7_LAB_LISTENING, 120_000))) throw new Error(`the sandbox HL7 lab did not listen within 120 s (log ${LOG_DIR}/sandbox-hl7-lab.log)`);
+      if (!(await hl7ListenerProcess.waitForLog(HL7_LISTENING, 120_000)))
+        throw new Error(`the HL7 listener did not listen within 120 s (log ${LOG_DIR}/hl7-listener.log)`);
+      if (!(await sandboxHl7LabProcess.waitForLog(SANDBOX_HL7_LAB_LISTENING, 120_000)))
+        throw new Error(`the sandbox HL7 lab did not listen within 120 s (log ${LOG_DIR}/sandbox-hl7-lab.log)`);
       log(`HL7 listener :${HL7_LISTENER_PORT} and sandbox HL7 lab :${SANDBOX_HL7_LAB_PORT} up`);
     }
 
@@ -896,7 +926,13 @@ async function main(): Promise<void> {
     if (secret?.body?.key) receiver.secret(WEBHOOK_PATH, secret.body.key as string);
     console.log('setup');
     check('team partial-results webhooks enabled through the management API', partial.status === 200, `${partial.status} ${JSON.stringify(partial.body)}`);
-    if (!check('webhook endpoint registered through the management API', endpoint.status === 200 && Boolean(secret?.body?.key), `${endpoint.status} ${JSON.stringify(endpoint.body)}`)) {
+    if (
+      !check(
+        'webhook endpoint registered through the management API',
+        endpoint.status === 200 && Boolean(secret?.body?.key),
+        `${endpoint.status} ${JSON.stringify(endpoint.body)}`,
+      )
+    ) {
       throw new Error('no webhook endpoint');
     }
 
@@ -904,11 +940,19 @@ async function main(): Promise<void> {
     // (the sandbox's Oura; its tokens are the other system's), before the faults; their history is
     // pulled again under the faults (t = 0), paced (LINK_BULK_PULL_BATCH, LINK_BULK_PULL_INTERVAL).
     const migration = await teamApi('PATCH', '', { link_migration_enabled: true });
-    check('team Link Migration enabled through the management API', migration.status === 200 && migration.body.link_migration_enabled === true, `${migration.status} ${JSON.stringify(migration.body)}`);
-    const migrated: string[] = await pool(Array.from({ length: MIGRATED_USERS }, (_, index) => index), 5, async (index) => {
-      const user = await http(apiFor(index), 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `faults-migrated-${randomUUID()}` } });
-      return user.body.user_id as string;
-    });
+    check(
+      'team Link Migration enabled through the management API',
+      migration.status === 200 && migration.body.link_migration_enabled === true,
+      `${migration.status} ${JSON.stringify(migration.body)}`,
+    );
+    const migrated: string[] = await pool(
+      Array.from({ length: MIGRATED_USERS }, (_, index) => index),
+      5,
+      async (index) => {
+        const user = await http(apiFor(index), 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `faults-migrated-${randomUUID()}` } });
+        return user.body.user_id as string;
+      },
+    );
     const recipes = migrated.map((userId) => ({
       user_id: userId,
       access_token: `other-system-access-${userId}`,
@@ -916,7 +960,10 @@ async function main(): Promise<void> {
       provider_id: `oura-${userId.slice(0, 8)}`,
       expires_at: Math.floor(Date.now() / 1000) + 86_400,
     }));
-    const imported = await http(API, 'POST', '/v2/link/bulk_import', { key: tenant.apiKey, body: { provider: 'oura', connections: recipes, wait_for_completion: true } });
+    const imported = await http(API, 'POST', '/v2/link/bulk_import', {
+      key: tenant.apiKey,
+      body: { provider: 'oura', connections: recipes, wait_for_completion: true },
+    });
     check(
       `${MIGRATED_USERS} Oura connections imported through POST /v2/link/bulk_import (200, none failed)`,
       imported.status === 200 && imported.body.user_ids_imported?.length === MIGRATED_USERS && imported.body.user_ids_failed?.length === 0,
@@ -938,17 +985,39 @@ async function main(): Promise<void> {
       }
     });
     const notCreated = orders.filter((order) => order.error);
-    if (!check(`${plan.length} orders created through POST /v3/order`, notCreated.length === 0, notCreated.map((order) => order.error).slice(0, 3).join('; '))) {
+    if (
+      !check(
+        `${plan.length} orders created through POST /v3/order`,
+        notCreated.length === 0,
+        notCreated
+          .map((order) => order.error)
+          .slice(0, 3)
+          .join('; '),
+      )
+    ) {
       throw new Error('orders not created');
     }
     const wrongMethod = orders.filter((order) => order.view?.details?.type !== order.method);
-    check('each order has the collection method asked for', wrongMethod.length === 0, wrongMethod.map((order) => `${order.id}: ${order.view?.details?.type}`).join(', '));
+    check(
+      'each order has the collection method asked for',
+      wrongMethod.length === 0,
+      wrongMethod.map((order) => `${order.id}: ${order.view?.details?.type}`).join(', '),
+    );
     // The simulated orders; the HL7 labs' orders are played by the labs.
     const simulated = [...orders];
     const hl7 = HL7 ? await setUpHl7(db, tenant) : null;
     if (hl7) {
       const failedHl7 = hl7.orders.filter((order) => order.error);
-      if (!check(`${hl7.orders.length} HL7 lab orders created through POST /v3/order (on-site CMP, lab_account_id of an HL7 lab)`, failedHl7.length === 0, failedHl7.map((order) => order.error).slice(0, 3).join('; '))) {
+      if (
+        !check(
+          `${hl7.orders.length} HL7 lab orders created through POST /v3/order (on-site CMP, lab_account_id of an HL7 lab)`,
+          failedHl7.length === 0,
+          failedHl7
+            .map((order) => order.error)
+            .slice(0, 3)
+            .join('; '),
+        )
+      ) {
         throw new Error('HL7 orders not created');
       }
       orders.push(...hl7.orders);
@@ -972,7 +1041,10 @@ async function main(): Promise<void> {
     const healDeadline = Date.now() + 90_000;
     while (unhealed.size > 0 && Date.now() < healDeadline && !shuttingDown) {
       for (const orderId of [...unhealed]) {
-        const description = await client.workflow.getHandle(`order:${orderId}`).describe().catch(() => null);
+        const description = await client.workflow
+          .getHandle(`order:${orderId}`)
+          .describe()
+          .catch(() => null);
         if (description && description.runId !== firstRuns.get(orderId) && description.status.name === 'RUNNING') unhealed.delete(orderId);
       }
       if (unhealed.size > 0) await sleepUnlessAborted(500);
@@ -1035,7 +1107,9 @@ async function main(): Promise<void> {
       );
       const events = await pendingEvents().catch(() => ({ unrelayed: -1, pending: -1, migrating: -1 }));
       const terminal = orders.filter(isTerminal).length;
-      const hl7Progress = hl7 ? [hl7.scripted.received.length, hl7.scripted.sends.filter((send) => send.acked).length, hl7.scripted.sends.length, hl7Schedule.done] : [];
+      const hl7Progress = hl7
+        ? [hl7.scripted.received.length, hl7.scripted.sends.filter((send) => send.acked).length, hl7.scripted.sends.length, hl7Schedule.done]
+        : [];
       const signature = JSON.stringify([orders.map((order) => order.view?.last_event?.id), receiver.requests.length, events, hl7Progress]);
       if (signature !== lastSignature) {
         lastSignature = signature;
@@ -1126,7 +1200,9 @@ async function main(): Promise<void> {
       );
     }
     console.log('');
-    console.log(`${'collection method'.padEnd(20)} ${'orders'.padStart(6)} ${'completed'.padStart(10)} ${'stranded'.padStart(9)} ${'(wf closed)'.padStart(15)} ${'other terminal'.padStart(15)}`);
+    console.log(
+      `${'collection method'.padEnd(20)} ${'orders'.padStart(6)} ${'completed'.padStart(10)} ${'stranded'.padStart(9)} ${'(wf closed)'.padStart(15)} ${'other terminal'.padStart(15)}`,
+    );
     for (const row of rows) console.log(row);
     console.log(
       `${'all'.padEnd(20)} ${String(orders.length).padStart(6)} ${String(orders.filter((order) => order.view?.status === 'completed').length).padStart(10)} ${String(stranded.length).padStart(9)}`,
@@ -1145,7 +1221,8 @@ async function main(): Promise<void> {
     console.log('order paths (low-level statuses):');
     for (const [path, count] of [...paths].sort()) console.log(`  ${String(count).padStart(3)} x ${path}`);
     console.log('faults:');
-    for (const outcome of faultOutcomes) console.log(`  +${outcome.atActual.toFixed(1)}s ${outcome.fault.what}${outcome.ok ? '' : ` (FAILED: ${outcome.error})`}`);
+    for (const outcome of faultOutcomes)
+      console.log(`  +${outcome.atActual.toFixed(1)}s ${outcome.fault.what}${outcome.ok ? '' : ` (FAILED: ${outcome.error})`}`);
     for (const proc of allProcesses) {
       if (proc.unexpectedExits) console.log(`  ${proc.name} also exited on its own ${proc.unexpectedExits} time(s) and was restarted`);
     }
@@ -1164,9 +1241,13 @@ async function main(): Promise<void> {
         );
         const strandedIds = new Set(stranded.map((order) => order.id));
         console.log('');
-        console.log(`reconciler (stranded_orders): ${raised.length} row(s) for this team; ${stranded.filter((order) => !raised.some((row) => row.order_id === order.id)).length} stranded order(s) without one`);
+        console.log(
+          `reconciler (stranded_orders): ${raised.length} row(s) for this team; ${stranded.filter((order) => !raised.some((row) => row.order_id === order.id)).length} stranded order(s) without one`,
+        );
         for (const row of raised) {
-          console.log(`  ${row.order_id}${strandedIds.has(row.order_id) ? ' (stranded)' : ''}: ${row.kind}/${row.state}, heal attempts ${row.heal_attempts}: ${row.detail.slice(0, 200)}`);
+          console.log(
+            `  ${row.order_id}${strandedIds.has(row.order_id) ? ' (stranded)' : ''}: ${row.kind}/${row.state}, heal attempts ${row.heal_attempts}: ${row.detail.slice(0, 200)}`,
+          );
         }
       }
       // The same, as the Temporal CLI shows it (what ops would run).
@@ -1181,10 +1262,28 @@ async function main(): Promise<void> {
     // --- checks -------------------------------------------------------------------------------------------
     console.log('');
     console.log('checks');
-    check(`every simulation accepted (POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} answered 200)`, refused.length === 0, refused.slice(0, 3).map(({ order, reply }) => `${order.id}: ${reply.status} ${JSON.stringify(reply.body)}`).join('; '));
-    check('every fault applied on schedule', faultOutcomes.every((outcome) => outcome.ok), faultOutcomes.filter((o) => !o.ok).map((o) => `${o.fault.what}: ${o.error}`).join('; '));
+    check(
+      `every simulation accepted (POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} answered 200)`,
+      refused.length === 0,
+      refused
+        .slice(0, 3)
+        .map(({ order, reply }) => `${order.id}: ${reply.status} ${JSON.stringify(reply.body)}`)
+        .join('; '),
+    );
+    check(
+      'every fault applied on schedule',
+      faultOutcomes.every((outcome) => outcome.ok),
+      faultOutcomes
+        .filter((o) => !o.ok)
+        .map((o) => `${o.fault.what}: ${o.error}`)
+        .join('; '),
+    );
     const unverified = requests.filter((request) => !request.verified);
-    check('every webhook request carries a valid signature (svix and standardwebhooks)', unverified.length === 0, `${unverified.length} not verified, e.g. ${unverified[0]?.verifyError}`);
+    check(
+      'every webhook request carries a valid signature (svix and standardwebhooks)',
+      unverified.length === 0,
+      `${unverified.length} not verified, e.g. ${unverified[0]?.verifyError}`,
+    );
 
     const outboxByOrder = new Map<string, typeof outbox>();
     for (const row of outbox) {
@@ -1202,9 +1301,17 @@ async function main(): Promise<void> {
     for (const method of GROUPS) {
       const ofMethod = orders.filter((order) => order.method === method);
       const strandedHere = stranded.filter((order) => order.method === method);
-      check(`${method}: stranded = 0`, strandedHere.length === 0, `${strandedHere.length} stranded: ${strandedHere.map((order) => `${order.id} (${order.view?.last_event?.status ?? '?'}, workflow ${workflowStatus.get(order.id)})`).join(', ')}`);
+      check(
+        `${method}: stranded = 0`,
+        strandedHere.length === 0,
+        `${strandedHere.length} stranded: ${strandedHere.map((order) => `${order.id} (${order.view?.last_event?.status ?? '?'}, workflow ${workflowStatus.get(order.id)})`).join(', ')}`,
+      );
       const notCompleted = ofMethod.filter((order) => order.view?.status !== 'completed');
-      check(`${method}: every order completed`, notCompleted.length === 0, `${ofMethod.length - notCompleted.length}/${ofMethod.length} completed; not: ${notCompleted.map((order) => `${order.id} ${order.view?.last_event?.status ?? '?'}`).join(', ')}`);
+      check(
+        `${method}: every order completed`,
+        notCompleted.length === 0,
+        `${ofMethod.length - notCompleted.length}/${ofMethod.length} completed; not: ${notCompleted.map((order) => `${order.id} ${order.view?.last_event?.status ?? '?'}`).join(', ')}`,
+      );
 
       // No transition twice: event ids unique; the order.updated webhooks and outbox rows are the
       // order's events after the first, each once.
@@ -1225,7 +1332,9 @@ async function main(): Promise<void> {
           .map((event) => `${event.id}:${event.status}`);
         if (created.length !== 1) problems.push(`${order.id}: ${created.length} labtest.order.created webhooks`);
         if (JSON.stringify(updated) !== JSON.stringify(expected)) {
-          problems.push(`${order.id}: labtest.order.updated webhooks [${updated.map(low).join(' ')}] vs events after the first [${expected.map(low).join(' ')}]`);
+          problems.push(
+            `${order.id}: labtest.order.updated webhooks [${updated.map(low).join(' ')}] vs events after the first [${expected.map(low).join(' ')}]`,
+          );
         }
         const rowsOfOrder = outboxByOrder.get(order.id) ?? [];
         const outboxUpdated = rowsOfOrder
@@ -1238,14 +1347,30 @@ async function main(): Promise<void> {
         }
         for (const row of rowsOfOrder) if (!accepted.has(row.id)) lostHere.push(`${order.id}: ${row.event_type} ${row.id}`);
       }
-      check(`${method}: no transition twice (event ids unique; order webhooks = events after the first, each once, in order)`, problems.length === 0, `${problems.length} order(s): ${problems.slice(0, 5).join('; ')}`);
-      check(`${method}: outbox labtest.order.updated rows = events after the first, each once`, outboxProblems.length === 0, `${outboxProblems.length} order(s): ${outboxProblems.slice(0, 5).join('; ')}`);
-      check(`${method}: no event lost (every outbox event of its orders answered 2xx by the receiver)`, lostHere.length === 0, `${lostHere.length} lost: ${lostHere.slice(0, 5).join('; ')}`);
+      check(
+        `${method}: no transition twice (event ids unique; order webhooks = events after the first, each once, in order)`,
+        problems.length === 0,
+        `${problems.length} order(s): ${problems.slice(0, 5).join('; ')}`,
+      );
+      check(
+        `${method}: outbox labtest.order.updated rows = events after the first, each once`,
+        outboxProblems.length === 0,
+        `${outboxProblems.length} order(s): ${outboxProblems.slice(0, 5).join('; ')}`,
+      );
+      check(
+        `${method}: no event lost (every outbox event of its orders answered 2xx by the receiver)`,
+        lostHere.length === 0,
+        `${lostHere.length} lost: ${lostHere.slice(0, 5).join('; ')}`,
+      );
     }
     // Link Migration under the faults: both operations ended, every user processed once; each
     // migrated user has one connection, announced once, and its history sent twice (first backfill,
     // bulk pull), each delivered under one webhook id.
-    check(`bulk historical pull accepted (POST /v2/link/bulk_trigger_historical_pull answered 202)`, pull.status === 202, `${pull.status} ${JSON.stringify(pull.body)}`);
+    check(
+      `bulk historical pull accepted (POST /v2/link/bulk_trigger_historical_pull answered 202)`,
+      pull.status === 202,
+      `${pull.status} ${JSON.stringify(pull.body)}`,
+    );
     const ops: Array<{ type: string; status: string; done: number; failed: number; pending: number }> = await db.query(
       `SELECT o.type, o.status,
               count(*) FILTER (WHERE i.outcome = 'done')::int AS done, count(*) FILTER (WHERE i.outcome = 'failed')::int AS failed,
@@ -1315,7 +1440,10 @@ async function main(): Promise<void> {
     check(
       `no event of the team lost (all ${outbox.length} outbox events: ${orderEventCount} order, ${outbox.length - orderEventCount} appointment/other; each answered 2xx at least once)`,
       lostAny.length === 0,
-      `${lostAny.length} never accepted: ${lostAny.slice(0, 5).map((row) => `${row.event_type} ${row.id}`).join('; ')}`,
+      `${lostAny.length} never accepted: ${lostAny
+        .slice(0, 5)
+        .map((row) => `${row.event_type} ${row.id}`)
+        .join('; ')}`,
     );
   } finally {
     await temporalConnection.connection?.close().catch(() => undefined);
@@ -1331,13 +1459,18 @@ async function main(): Promise<void> {
  */
 async function revokedKeyRefusals(tenant: Tenant): Promise<Array<{ api: string; accepted: boolean; ms: number | null; detail: string }>> {
   const path = `/v1/org/${tenant.orgId}/team_api_keys/sandbox/us`;
-  const issued = await http(MANAGEMENT, 'POST', path, { managementKey: tenant.managementKey, body: { team_id: tenant.teamId, label: 'revoked by the fault run' } });
-  if (issued.status !== 200) return APIS.map((api) => ({ api, accepted: false, ms: null, detail: `key not issued: ${issued.status} ${JSON.stringify(issued.body)}` }));
+  const issued = await http(MANAGEMENT, 'POST', path, {
+    managementKey: tenant.managementKey,
+    body: { team_id: tenant.teamId, label: 'revoked by the fault run' },
+  });
+  if (issued.status !== 200)
+    return APIS.map((api) => ({ api, accepted: false, ms: null, detail: `key not issued: ${issued.status} ${JSON.stringify(issued.body)}` }));
   const key = issued.body.value as string;
   const before = await Promise.all(APIS.map((api) => http(api, 'GET', '/v2/user?limit=1', { key })));
   const revoked = await http(MANAGEMENT, 'DELETE', `${path}?api_key_id=${issued.body.id}`, { managementKey: tenant.managementKey });
   const revokedAt = Date.now();
-  if (revoked.status !== 200) return APIS.map((api) => ({ api, accepted: false, ms: null, detail: `not revoked: ${revoked.status} ${JSON.stringify(revoked.body)}` }));
+  if (revoked.status !== 200)
+    return APIS.map((api) => ({ api, accepted: false, ms: null, detail: `not revoked: ${revoked.status} ${JSON.stringify(revoked.body)}` }));
   return Promise.all(
     APIS.map(async (api, index) => {
       const accepted = before[index].status === 200;
@@ -1345,7 +1478,8 @@ async function revokedKeyRefusals(tenant: Tenant): Promise<Array<{ api: string; 
         const reply = await http(api, 'GET', '/v2/user?limit=1', { key }).catch(() => null);
         const ms = Date.now() - revokedAt;
         if (reply?.status === 401) return { api, accepted, ms, detail: `before ${before[index].status}, refused after ${ms} ms` };
-        if (ms > REVOCATION_BOUND_MS) return { api, accepted, ms: null, detail: `before ${before[index].status}, still ${reply?.status ?? 'no answer'} after ${ms} ms` };
+        if (ms > REVOCATION_BOUND_MS)
+          return { api, accepted, ms: null, detail: `before ${before[index].status}, still ${reply?.status ?? 'no answer'} after ${ms} ms` };
         await sleep(20);
       }
     }),
@@ -1409,7 +1543,11 @@ async function finish(code: number): Promise<never> {
   process.exit(code);
 }
 
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
   process.once(signal, () => {
     console.log(`\n[faults] ${signal}: stopping the fault run's processes`);
     check('run not interrupted', false, signal);

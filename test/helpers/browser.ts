@@ -29,7 +29,9 @@ export function screenshotDir(name: string): string {
  * A browser with a fresh profile (its own user-data-dir, deleted on close). `bypassCSP` (default on) lets the
  * tests inject axe-core into pages whose Content-Security-Policy forbids scripts.
  */
-export async function launchBrowser(options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(
+  options: { width?: number; height?: number; bypassCSP?: boolean } = {},
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'labflow-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -53,6 +55,10 @@ const AXE = require.resolve('axe-core/axe.min.js');
 export async function seriousViolations(page: Page): Promise<Array<{ id: string; target: unknown }>> {
   await page.addScriptTag({ path: AXE });
   // Strings run in the page (this project's TypeScript has no DOM types).
-  const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>>('axe.run(document).then((result) => result.violations)');
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => ({ id: violation.id, target: violation.nodes[0]?.target }));
+  const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>>(
+    'axe.run(document).then((result) => result.violations)',
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({ id: violation.id, target: violation.nodes[0]?.target }));
 }

@@ -31,10 +31,14 @@ function parsed(code: number | null, stdout: string, stderr: string): CliRun {
 export async function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const code = await runCliCommandLine([process.execPath, CLI, ...args], { ...process.env, ...env }, {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-  });
+  const code = await runCliCommandLine(
+    [process.execPath, CLI, ...args],
+    { ...process.env, ...env },
+    {
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+    },
+  );
   return parsed(code, stdout, stderr);
 }
 

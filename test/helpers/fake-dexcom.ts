@@ -140,7 +140,6 @@ const DEXCOM_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 /** Display clocks of the users, by the order they were added: US Pacific, US Eastern, Central Europe, India. */
 const DISPLAY_OFFSETS_MINUTES = [-420, -300, 60, 330];
 
-
 // ---------------------------------------------------------------------------------------------
 // The server
 // ---------------------------------------------------------------------------------------------
@@ -453,7 +452,11 @@ function glucoseAt(userId: string, at: number): number {
   // Yesterday's dinner still tails off after midnight, so the day before counts too.
   for (const mealDay of [dayStart - DAY_MS, dayStart]) {
     const day = new Date(mealDay).toISOString().slice(0, 10);
-    for (const [meal, startMinute] of [['breakfast', 450], ['lunch', 750], ['dinner', 1140]] as const) {
+    for (const [meal, startMinute] of [
+      ['breakfast', 450],
+      ['lunch', 750],
+      ['dinner', 1140],
+    ] as const) {
       const amplitude = meal === 'dinner' && isHighDay(userId, mealDay) ? 190 : 45 + unit(userId, day, meal) * 60;
       g += amplitude * mealCurve((at - mealDay) / 60_000 - startMinute);
     }
@@ -517,11 +520,6 @@ function dateTimeParam(query: URLSearchParams, name: string, required: boolean, 
   return ms;
 }
 
-
-
-
-
-
 /** 64 hex characters derived from `seed` (the shape of Dexcom's per-client user ids). */
 function hex(seed: string): string {
   return createHash('sha256').update(seed).digest('hex');
@@ -532,7 +530,6 @@ function pseudoUuid(seed: string): string {
   const h = hex(seed);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
-
 
 /** 2024-03-01T06:35:00: the documented form, without offset. */
 function isoSeconds(ms: number): string {

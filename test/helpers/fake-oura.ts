@@ -447,7 +447,10 @@ export class FakeOura {
 
     if (q.get('response_type') !== 'code') return back({ error: 'unsupported_response_type' });
     // "If this parameter is not given, the user will be prompted to give access to all available scopes."
-    const requested = q.get('scope')?.split(/[\s+]+/).filter(Boolean) ?? [...OURA_SCOPES];
+    const requested = q
+      .get('scope')
+      ?.split(/[\s+]+/)
+      .filter(Boolean) ?? [...OURA_SCOPES];
     if (requested.some((scope) => !(OURA_SCOPES as readonly string[]).includes(scope))) return back({ error: 'invalid_scope' });
 
     const decision = this.decisions.shift();
@@ -467,7 +470,10 @@ export class FakeOura {
    * trying to use a refresh token, note that it can only be used once"): each refresh returns a new pair.
    */
   private async token(req: IncomingMessage): Promise<Record<string, unknown>> {
-    const form = await readForm(req, () => new HttpProblem(400, 'Invalid Request', 'The token endpoint takes an application/x-www-form-urlencoded body.', 'invalid_request'));
+    const form = await readForm(
+      req,
+      () => new HttpProblem(400, 'Invalid Request', 'The token endpoint takes an application/x-www-form-urlencoded body.', 'invalid_request'),
+    );
     this.authenticateClient(req, form);
     const grantType = form.get('grant_type');
     if (grantType === 'authorization_code') return this.issue(this.redeemCode(form));
@@ -486,7 +492,13 @@ export class FakeOura {
       secret = decodeURIComponent(decoded.slice(colon + 1));
     }
     if (id !== this.clientId || secret !== this.clientSecret) {
-      throw new HttpProblem(401, 'Invalid Client', 'Client authentication failed.', 'invalid_client', basic ? { 'www-authenticate': 'Basic realm="oura"' } : {});
+      throw new HttpProblem(
+        401,
+        'Invalid Client',
+        'Client authentication failed.',
+        'invalid_client',
+        basic ? { 'www-authenticate': 'Basic realm="oura"' } : {},
+      );
     }
   }
 
@@ -497,13 +509,15 @@ export class FakeOura {
     }
     const redirectUri = form.get('redirect_uri');
     if (!redirectUri) throw new HttpProblem(400, 'Missing Redirect URI Payload', 'redirect_uri missing.', 'invalid_request');
-    if (redirectUri !== code.redirectUri) throw new HttpProblem(400, 'Redirect URI Does Not Match', 'redirect_uri does not match the authorization request.', 'invalid_grant');
+    if (redirectUri !== code.redirectUri)
+      throw new HttpProblem(400, 'Redirect URI Does Not Match', 'redirect_uri does not match the authorization request.', 'invalid_grant');
     return this.grants.use(code);
   }
 
   private redeemRefreshToken(form: URLSearchParams): Grant {
     const token = this.grants.usableRefreshToken(form.get('refresh_token'));
-    if (!token) throw new HttpProblem(400, 'Token Already Used Or Revoked', 'Refresh token already used or revoked; it can only be used once.', 'invalid_grant');
+    if (!token)
+      throw new HttpProblem(400, 'Token Already Used Or Revoked', 'Refresh token already used or revoked; it can only be used once.', 'invalid_grant');
     return this.grants.use(token);
   }
 
@@ -724,7 +738,7 @@ class DayModel {
 
   dailySleep(sleep: FakeOuraSleep): FakeOuraDailySleep {
     const start = Date.parse(sleep.bedtime_start);
-    const midpointHours = ((start + (Date.parse(sleep.bedtime_end) - start) / 2 - Date.parse(`${sleep.day}T00:00:00Z`)) / 3_600_000);
+    const midpointHours = (start + (Date.parse(sleep.bedtime_end) - start) / 2 - Date.parse(`${sleep.day}T00:00:00Z`)) / 3_600_000;
     const contributors = {
       deep_sleep: score(((sleep.deep_sleep_duration ?? 0) / 5400) * 100),
       efficiency: score((sleep.efficiency ?? 0) + 5),
@@ -735,9 +749,20 @@ class DayModel {
       total_sleep: score(((sleep.total_sleep_duration ?? 0) / 28_800) * 100),
     };
     const weighted =
-      0.35 * contributors.total_sleep + 0.1 * contributors.efficiency + 0.15 * contributors.restfulness + 0.1 * contributors.rem_sleep +
-      0.1 * contributors.deep_sleep + 0.1 * contributors.latency + 0.1 * contributors.timing;
-    return { id: pseudoUuid(`${this.user.id}|daily_sleep|${sleep.day}`), day: sleep.day, score: score(weighted), contributors, timestamp: `${sleep.day}T00:00:00+00:00` };
+      0.35 * contributors.total_sleep +
+      0.1 * contributors.efficiency +
+      0.15 * contributors.restfulness +
+      0.1 * contributors.rem_sleep +
+      0.1 * contributors.deep_sleep +
+      0.1 * contributors.latency +
+      0.1 * contributors.timing;
+    return {
+      id: pseudoUuid(`${this.user.id}|daily_sleep|${sleep.day}`),
+      day: sleep.day,
+      score: score(weighted),
+      contributors,
+      timestamp: `${sleep.day}T00:00:00+00:00`,
+    };
   }
 
   /** The activity day runs from 04:00 to 04:00; every total is summed from the per-minute METs. */
@@ -908,8 +933,6 @@ function datetimeParam(query: URLSearchParams, name: string): string | null {
   return value;
 }
 
-
-
 /** RFC 7807 fields always; the RFC 6749 `error`/`error_description` too on OAuth errors (docs/error-handling). */
 function sendProblem(res: ServerResponse, problem: HttpProblem): void {
   const body: Record<string, unknown> = { status: problem.status, title: problem.title };
@@ -921,15 +944,11 @@ function sendProblem(res: ServerResponse, problem: HttpProblem): void {
   sendJson(res, problem.status, body, problem.headers);
 }
 
-
-
-
 /** A UUID-shaped id derived from `seed`, so seeded ids are the same on every run. */
 function pseudoUuid(seed: string): string {
   const hex = createHash('sha256').update(seed).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
-
 
 function parseDay(day: string): number {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new Error(`FakeOura: not a YYYY-MM-DD day: ${day}`);

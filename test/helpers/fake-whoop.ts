@@ -337,7 +337,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FIRST_NAMES = ['Avery', 'Jordan', 'Riley', 'Morgan', 'Casey', 'Quinn'];
 const LAST_NAMES = ['Lindqvist', 'Okafor', 'Moreau', 'Tanaka', 'Alvarez', 'Novak'];
 
-
 // ---------------------------------------------------------------------------------------------
 // The server
 // ---------------------------------------------------------------------------------------------
@@ -410,7 +409,11 @@ export class FakeWhoop {
       timezoneOffset,
       offsetMinutes,
       profile: { user_id: numericId, email: `${first}.${last}.${n}@example.com`.toLowerCase(), first_name: first, last_name: last },
-      body: { height_meter: round(1.6 + u('height') * 0.3, 4), weight_kilogram: round(55 + u('weight') * 40, 4), max_heart_rate: 185 + Math.floor(u('maxHr') * 15) },
+      body: {
+        height_meter: round(1.6 + u('height') * 0.3, 4),
+        weight_kilogram: round(55 + u('weight') * 40, 4),
+        max_heart_rate: 185 + Math.floor(u('maxHr') * 15),
+      },
       baselineNeedMs: Math.floor((7.25 + u('need') * 1.25) * 60 * MINUTE_MS),
       days: new Map(),
     });
@@ -672,7 +675,8 @@ export class FakeWhoop {
    */
   private list(user: User, collection: Collection, query: URLSearchParams): { records: unknown[]; next_token?: string } {
     for (const name of query.keys()) {
-      if (!LIST_PARAMETERS.has(name)) throw new HttpProblem(400, 'invalid_request', `Unknown query parameter ${name} (the collection takes limit, start, end and nextToken).`);
+      if (!LIST_PARAMETERS.has(name))
+        throw new HttpProblem(400, 'invalid_request', `Unknown query parameter ${name} (the collection takes limit, start, end and nextToken).`);
     }
     const limit = limitParam(query);
     const cursor = this.cursorFor(user.id, collection, query);
@@ -693,7 +697,8 @@ export class FakeWhoop {
     if (nextToken !== null) {
       const cursor = this.cursors.get(nextToken);
       if (!cursor || cursor.userId !== userId || cursor.collection !== collection) throw new HttpProblem(400, 'invalid_request', 'Unknown nextToken.');
-      if (cursor.start !== start || cursor.end !== end) throw new HttpProblem(400, 'invalid_request', 'A nextToken goes with the start and end of the request that returned it.');
+      if (cursor.start !== start || cursor.end !== end)
+        throw new HttpProblem(400, 'invalid_request', 'A nextToken goes with the start and end of the request that returned it.');
       return cursor;
     }
     // [openapi]: without start, no lower bound; without end, "`end` will be set to `now`".
@@ -809,7 +814,14 @@ function seedDay(user: User, day: string, withNap: boolean, napBefore: WhoopSlee
   const workout = seedWorkout(user, day);
   const nap = withNap ? seedNap(user, day, cycleId) : null;
   const sleep = seedSleep(user, day, night, cycleId, napBefore);
-  return { day, cycle: seedCycle(user, day, cycleId, night.startMs, nextNight.startMs, workout), sleep, recovery: seedRecovery(user, day, cycleId, sleep), workout, nap };
+  return {
+    day,
+    cycle: seedCycle(user, day, cycleId, night.startMs, nextNight.startMs, workout),
+    sleep,
+    recovery: seedRecovery(user, day, cycleId, sleep),
+    workout,
+    nap,
+  };
 }
 
 /**
@@ -936,7 +948,13 @@ function seedWorkout(user: User, day: string): WhoopWorkoutRecord | null {
   const duration = plan.endMs - plan.startMs;
   const minutes = duration / MINUTE_MS;
   const zone = (low: number, spread: number, what: string) => Math.round(duration * (low + u(what) * spread));
-  const zones = { zero: zone(0.02, 0.02, 'z0'), one: zone(0.08, 0.04, 'z1'), two: zone(0.2, 0.08, 'z2'), three: zone(0.28, 0.08, 'z3'), four: zone(0.12, 0.06, 'z4') };
+  const zones = {
+    zero: zone(0.02, 0.02, 'z0'),
+    one: zone(0.08, 0.04, 'z1'),
+    two: zone(0.2, 0.08, 'z2'),
+    three: zone(0.28, 0.08, 'z3'),
+    four: zone(0.12, 0.06, 'z4'),
+  };
   const averageHeartRate = Math.round(135 + u('hr') * 20);
   const createdAt = plan.endMs + Math.floor((1 + u('created') * 4) * MINUTE_MS);
   return {
@@ -990,7 +1008,9 @@ function seedCycle(user: User, day: string, cycleId: number, startMs: number, en
       strain: dayStrain(user, day),
       kilojoule: round(7000 + u('kj') * 2500 + (workout?.score?.kilojoule ?? 0), 4),
       average_heart_rate: Math.round(60 + u('hr') * 12 + (workout ? 3 : 0)),
-      max_heart_rate: workout?.score ? Math.min(user.body.max_heart_rate, workout.score.max_heart_rate + Math.floor(u('maxHr') * 4)) : 120 + Math.floor(u('maxHr') * 25),
+      max_heart_rate: workout?.score
+        ? Math.min(user.body.max_heart_rate, workout.score.max_heart_rate + Math.floor(u('maxHr') * 4))
+        : 120 + Math.floor(u('maxHr') * 25),
     },
   };
 }
@@ -1002,7 +1022,9 @@ function seedCycle(user: User, day: string, cycleId: number, startMs: number, en
 /** The token must carry the route's scope; see the file comment for why this is a 401. */
 function requireScope(grant: Grant, scope: string): void {
   if (!grant.scopes.includes(scope)) {
-    throw new HttpProblem(401, 'insufficient_scope', `This route needs the ${scope} scope.`, { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` });
+    throw new HttpProblem(401, 'insufficient_scope', `This route needs the ${scope} scope.`, {
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    });
   }
 }
 

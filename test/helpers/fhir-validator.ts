@@ -9,7 +9,9 @@ import type { Bundle, Resource, StructureDefinition } from '@medplum/fhirtypes';
  * are not in the package, so only the base resource is checked for them.
  */
 const VITAL_SIGNS = new Set(
-  ['vitalsigns', 'vitalspanel', 'heartrate', 'bp', 'bodyweight', 'bodyheight', 'oxygensat', 'resprate', 'bodytemp', 'bmi'].map((name) => `http://hl7.org/fhir/StructureDefinition/${name}`),
+  ['vitalsigns', 'vitalspanel', 'heartrate', 'bp', 'bodyweight', 'bodyheight', 'oxygensat', 'resprate', 'bodytemp', 'bmi'].map(
+    (name) => `http://hl7.org/fhir/StructureDefinition/${name}`,
+  ),
 );
 
 let profiles: Map<string, StructureDefinition> | undefined;
@@ -39,12 +41,19 @@ const CHECKED_AS: Record<string, string> = { 'http://hl7.org/fhir/StructureDefin
 /** The validation errors of one resource, each as `<expression>: <text>`; [] when valid. */
 export function fhirErrors(resource: Resource): string[] {
   const known = load();
-  const definitions: Array<StructureDefinition | undefined> = [undefined, ...(resource.meta?.profile ?? []).map((url) => CHECKED_AS[url] ?? url).flatMap((url) => (known.has(url) ? [known.get(url)] : []))];
+  const definitions: Array<StructureDefinition | undefined> = [
+    undefined,
+    ...(resource.meta?.profile ?? []).map((url) => CHECKED_AS[url] ?? url).flatMap((url) => (known.has(url) ? [known.get(url)] : [])),
+  ];
   const errors: string[] = [];
   for (const profile of definitions) {
     try {
       const issues = validateResource(resource, profile ? { profile } : undefined);
-      errors.push(...issues.filter((issue) => issue.severity === 'error' || issue.severity === 'fatal').map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`));
+      errors.push(
+        ...issues
+          .filter((issue) => issue.severity === 'error' || issue.severity === 'fatal')
+          .map((issue) => `${issue.expression?.join(',')}: ${issue.details?.text}`),
+      );
     } catch (error) {
       if (!(error instanceof OperationOutcomeError)) throw error;
       errors.push(...error.outcome.issue.map((issue) => `${profile?.name ?? resource.resourceType} ${issue.expression?.join(',')}: ${issue.details?.text}`));

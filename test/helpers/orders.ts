@@ -164,7 +164,14 @@ export async function createSdkOrderInPhoenix(client: VitalClient, stack: TestSt
   const created = await client.labTests.createOrder({
     userId,
     labTestId,
-    patientDetails: { firstName: 'Imogen', lastName: 'Achterberg', dob: '1983-07-21', gender: 'female', phoneNumber: '+16025550142', email: 'imogen@example.com' },
+    patientDetails: {
+      firstName: 'Imogen',
+      lastName: 'Achterberg',
+      dob: '1983-07-21',
+      gender: 'female',
+      phoneNumber: '+16025550142',
+      email: 'imogen@example.com',
+    },
     patientAddress: { ...PHOENIX, receiverName: 'Imogen Achterberg', zip: '85004', country: 'US', phoneNumber: '+16025550142' },
     physician: { firstName: 'Ada', lastName: 'Lovelace', npi: '1234567893' },
   });

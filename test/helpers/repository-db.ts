@@ -82,7 +82,11 @@ export async function createOrder(db: DataSource, teamId: string, fixture: Order
   const userId = fixture.userId ?? (await createUser(db, teamId));
   const transactionId = randomUUID();
   const createdAt = fixture.createdAt ?? new Date().toISOString();
-  await db.query(`INSERT INTO order_transactions (id, team_id, status, created_at, updated_at) VALUES ($1, $2, 'active', $3, $3)`, [transactionId, teamId, createdAt]);
+  await db.query(`INSERT INTO order_transactions (id, team_id, status, created_at, updated_at) VALUES ($1, $2, 'active', $3, $3)`, [
+    transactionId,
+    teamId,
+    createdAt,
+  ]);
   await db.query(
     `INSERT INTO orders (id, team_id, environment, user_id, lab_test_id, lab_id, lab_account_id, collection_method, flow, status, low_level_status,
                          order_transaction_id, activate_by, interpretation, sample_id, created_at, updated_at)

@@ -34,7 +34,10 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     async nextTo(to, after = 0, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const found = messages.slice(after).reverse().find((mail) => (Array.isArray(mail.to) ? mail.to : [mail.to]).some((address) => address?.text.includes(to)));
+        const found = messages
+          .slice(after)
+          .reverse()
+          .find((mail) => (Array.isArray(mail.to) ? mail.to : [mail.to]).some((address) => address?.text.includes(to)));
         if (found) return found;
         if (Date.now() > deadline) throw new Error(`no e-mail to ${to} within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 50));

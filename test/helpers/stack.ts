@@ -19,13 +19,7 @@ import { type EventProcessing, startEventProcessing } from '../../src/events/eve
 import { MANAGEMENT_DOCUMENT, ManagementModule } from '../../src/management.module';
 import { createLabflowWorker, createLabReportWorker } from '../../src/temporal-worker';
 import { type SandboxCallbackProcessor, startSandboxCallbackProcessor } from '../../src/adapters/sandbox-callbacks/sandbox-callback.processor';
-import {
-  type ApiEnvironment,
-  type OrgPlan,
-  OrgEntity,
-  type Region,
-  TeamEntity,
-} from '../../src/tenancy/entities';
+import { type ApiEnvironment, type OrgPlan, OrgEntity, type Region, TeamEntity } from '../../src/tenancy/entities';
 
 export interface TestStack {
   config: LabflowConfig;
@@ -180,21 +174,21 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     const sandboxCallbacks = options.sandboxCallbacks ? startSandboxCallbacks() : null;
 
     return {
-    config,
-    apiUrl,
-    managementUrl,
-    api,
-    db: api.get(DataSource),
-    temporal: api.get<Client>(TEMPORAL_CLIENT),
-    taskQueue,
-    temporalWorker,
-    events,
-    eventTeams,
-    sandboxCallbacks,
-    tracing,
-    startSandboxCallbacks,
-    close: closeAll,
-  };
+      config,
+      apiUrl,
+      managementUrl,
+      api,
+      db: api.get(DataSource),
+      temporal: api.get<Client>(TEMPORAL_CLIENT),
+      taskQueue,
+      temporalWorker,
+      events,
+      eventTeams,
+      sandboxCallbacks,
+      tracing,
+      startSandboxCallbacks,
+      close: closeAll,
+    };
   } catch (error) {
     // A partial start must not leave servers running (Jest would never exit).
     await closeAll().catch(() => undefined);
@@ -350,8 +344,7 @@ export type TeamManagementApi = (method: string, path: string, body?: unknown) =
  */
 export function teamManagementApi(stack: TestStack, tenant: Tenant, environment?: 'sandbox' | 'production'): TeamManagementApi {
   const base = `/v1/org/${tenant.orgId}/team/${tenant.teamId}${environment ? `/${environment}` : ''}`;
-  return (method, path, body) =>
-    call(stack.managementUrl, method, `${base}${path}`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
+  return (method, path, body) => call(stack.managementUrl, method, `${base}${path}`, { headers: { 'X-Management-Key': tenant.managementKey }, body });
 }
 
 /**

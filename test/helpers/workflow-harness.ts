@@ -177,7 +177,10 @@ export async function writeFixtureHistories(client: Client, fixtures: Record<str
   const { join } = await import('node:path');
   for (const [name, execution] of Object.entries(fixtures)) {
     // A workflow id is its latest run; a run of a workflow that continued as new is named by its runId.
-    const history = typeof execution === 'string' ? await client.workflow.getHandle(execution).fetchHistory() : await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    const history =
+      typeof execution === 'string'
+        ? await client.workflow.getHandle(execution).fetchHistory()
+        : await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     writeFileSync(join(__dirname, '..', 'fixtures', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
   }
 }

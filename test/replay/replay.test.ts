@@ -9,7 +9,9 @@ import { tracingWorkflowSinks } from '../../src/temporal/tracing';
  * A non-deterministic change (a step added, removed or reordered without `patched()`) fails here.
  */
 const directory = join(__dirname, '..', 'fixtures', 'histories');
-const fixtures = readdirSync(directory).filter((file) => file.endsWith('.json')).sort();
+const fixtures = readdirSync(directory)
+  .filter((file) => file.endsWith('.json'))
+  .sort();
 
 describe('replay of recorded workflow histories', () => {
   it('has recorded histories to replay', () => {

@@ -53,15 +53,23 @@ afterAll(async () => {
 const window = { from: new Date('2026-03-02T00:00:00Z'), to: new Date('2026-03-02T04:00:00Z') };
 const value = { kind: 'column', column: 'value', type: 'number' } as const;
 const aggregate = (func: string): PlanExpr => ({ kind: 'aggregate', func, value }) as PlanExpr;
-const heartrate = (select: AggregationPlan['select'], groupBy: PlanExpr[] = []): AggregationPlan => ({ source: { table: 'timeseries', resource: 'heartrate' }, select, groupBy });
+const heartrate = (select: AggregationPlan['select'], groupBy: PlanExpr[] = []): AggregationPlan => ({
+  source: { table: 'timeseries', resource: 'heartrate' },
+  select,
+  groupBy,
+});
 
 it("aggregates the user's samples of the resource in [from, to): the start is in, the end is out", async () => {
-  const table = await repo.run(userId, heartrate([
-    { name: 'count', expr: aggregate('count') },
-    { name: 'max', expr: aggregate('max') },
-    { name: 'mean', expr: aggregate('mean') },
-    { name: 'median', expr: aggregate('median') },
-  ]), window);
+  const table = await repo.run(
+    userId,
+    heartrate([
+      { name: 'count', expr: aggregate('count') },
+      { name: 'max', expr: aggregate('max') },
+      { name: 'mean', expr: aggregate('mean') },
+      { name: 'median', expr: aggregate('median') },
+    ]),
+    window,
+  );
   expect(table).toEqual({ count: [3], max: [80], mean: [70], median: [70] });
 });
 
@@ -90,7 +98,19 @@ it('buckets by two hours from a Monday origin, in bucket order; oldest and newes
 
 it('weekday counts Monday as 0', async () => {
   const weekday: PlanExpr = { kind: 'date_part', part: 'weekday' } as PlanExpr;
-  expect(await repo.run(userId, heartrate([{ name: 'weekday', expr: weekday }, { name: 'n', expr: aggregate('count') }], [weekday]), window)).toEqual({ weekday: [0], n: [3] });
+  expect(
+    await repo.run(
+      userId,
+      heartrate(
+        [
+          { name: 'weekday', expr: weekday },
+          { name: 'n', expr: aggregate('count') },
+        ],
+        [weekday],
+      ),
+      window,
+    ),
+  ).toEqual({ weekday: [0], n: [3] });
 });
 
 it('reads sleep by its bedtime start, whatever day it is filed under; a field that is not a number reads as null', async () => {
@@ -114,7 +134,11 @@ it('reads sleep by its bedtime start, whatever day it is filed under; a field th
     ],
     groupBy: [],
   };
-  expect(await repo.run(sleeper, plan, { from: new Date('2026-03-02T12:00:00Z'), to: new Date('2026-03-05T00:00:00Z') })).toEqual({ nights: [2], scores: [1], mean: [80] });
+  expect(await repo.run(sleeper, plan, { from: new Date('2026-03-02T12:00:00Z'), to: new Date('2026-03-05T00:00:00Z') })).toEqual({
+    nights: [2],
+    scores: [1],
+    mean: [80],
+  });
 });
 
 it('refuses a summary field that is not a plain name', async () => {

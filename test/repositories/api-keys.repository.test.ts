@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const hash = () => createHash('sha256').update(randomBytes(16)).digest();
-const teamKey = (keyHash: Buffer) => repo.insertTeamKey({ teamId: team.teamId, environment: 'sandbox', region: 'us', label: 'k', keyHash, keyPrefix: 'pk_' } as never);
+const teamKey = (keyHash: Buffer) =>
+  repo.insertTeamKey({ teamId: team.teamId, environment: 'sandbox', region: 'us', label: 'k', keyHash, keyPrefix: 'pk_' } as never);
 
 it('finds a team key by its hash until it is revoked', async () => {
   const keyHash = hash();
@@ -33,7 +34,15 @@ it('finds a team key by its hash until it is revoked', async () => {
 
 it('a management key is found with its org until revoked', async () => {
   const keyHash = hash();
-  const stored = await repo.insertManagementKey({ orgId: team.orgId, label: 'm', role: 'org_admin', teamIds: [], keyHash, keyPrefix: 'mk_', creatorKeyId: null } as never);
+  const stored = await repo.insertManagementKey({
+    orgId: team.orgId,
+    label: 'm',
+    role: 'org_admin',
+    teamIds: [],
+    keyHash,
+    keyPrefix: 'mk_',
+    creatorKeyId: null,
+  } as never);
   const found = await repo.findManagementKeyByHash(keyHash);
   expect(found?.id).toBe(stored.id);
   expect((await repo.findOrgOfKey(found!.orgId)).id).toBe(team.orgId);

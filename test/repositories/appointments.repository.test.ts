@@ -60,7 +60,8 @@ const at = (time: string) => new Date(`2026-12-01T${time}:00Z`);
 describe('slot seats', () => {
   it('counts the seats of each site and start in the window, both ends included, of the provider only', async () => {
     const slug = provider();
-    const hold = async (site: string, time: string, by = slug) => db.transaction(async (manager) => repo.holdSeat(manager, await appointment(), by, site, at(time)));
+    const hold = async (site: string, time: string, by = slug) =>
+      db.transaction(async (manager) => repo.holdSeat(manager, await appointment(), by, site, at(time)));
     await hold('a', '09:00');
     await hold('a', '09:00');
     await hold('a', '09:30');
@@ -75,7 +76,9 @@ describe('slot seats', () => {
       { site: 'b', start: at('10:00') },
     ];
     const held = await repo.heldSeatsNow(slug, slots);
-    expect([held.in('a', at('09:00')), held.in('a', at('09:30')), held.in('b', at('10:00')), held.in('a', at('10:30')), held.in('c', at('09:30'))]).toEqual([2, 1, 1, 0, 0]);
+    expect([held.in('a', at('09:00')), held.in('a', at('09:30')), held.in('b', at('10:00')), held.in('a', at('10:30')), held.in('c', at('09:30'))]).toEqual([
+      2, 1, 1, 0, 0,
+    ]);
     const inTransaction = await db.transaction((manager) => repo.heldSeats(manager, slug, slots));
     expect(inTransaction.in('a', at('09:00'))).toBe(2);
     expect((await repo.heldSeatsNow(slug, [])).in('a', at('09:00'))).toBe(0);

@@ -23,7 +23,13 @@ const identity = (of: Team = team): LinkBulkOpIdentity =>
 
 async function operation(users: string[], of: Team = team): Promise<LinkBulkOpIdentity> {
   const op = identity(of);
-  await db.transaction((manager) => repo.insert(op, users.map((userId) => ({ userId, credentialsEnc: `tokens-${userId}`, providerUserId: null })), manager));
+  await db.transaction((manager) =>
+    repo.insert(
+      op,
+      users.map((userId) => ({ userId, credentialsEnc: `tokens-${userId}`, providerUserId: null })),
+      manager,
+    ),
+  );
   return op;
 }
 
@@ -59,7 +65,7 @@ describe('an operation', () => {
     expect(await repo.close(randomUUID())).toBe('aborted');
   });
 
-  it("a workflow whose operation never committed writes it aborted; one whose operation is being written waits for it", async () => {
+  it('a workflow whose operation never committed writes it aborted; one whose operation is being written waits for it', async () => {
     const lost = identity();
     expect(await repo.openOrAbort(lost)).toBe('aborted');
     expect(await repo.find(lost.opId)).toMatchObject({ status: 'aborted', processed: 0 });
@@ -71,7 +77,7 @@ describe('an operation', () => {
     await api.startTransaction();
     await repo.insert(op, [{ userId: await createUser(db, team.teamId), credentialsEnc: null, providerUserId: null }], api.manager);
     const opened = repo.openOrAbort(op);
-    for (let waiting = 0; waiting < 1; ) {
+    for (let waiting = 0; waiting < 1;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       [{ waiting }] = await db.query(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
     }
@@ -93,7 +99,11 @@ describe('idempotency keys', () => {
         return claim;
       }),
     ).toEqual({ claimed: true });
-    expect(await db.transaction((manager) => repo.claimKey(manager, owner, key, 'h2', randomUUID()))).toEqual({ claimed: false, opId: first.opId, requestHash: 'h1' });
+    expect(await db.transaction((manager) => repo.claimKey(manager, owner, key, 'h2', randomUUID()))).toEqual({
+      claimed: false,
+      opId: first.opId,
+      requestHash: 'h1',
+    });
 
     const other = await createTeam(db);
     const theirs = identity(other);
@@ -107,9 +117,9 @@ describe('idempotency keys', () => {
   });
 
   it('a key claimed for an operation that is then not written fails its transaction at commit', async () => {
-    await expect(db.transaction((manager) => repo.claimKey(manager, { teamId: team.teamId, environment: 'sandbox' }, `key-${randomUUID()}`, 'h', randomUUID()))).rejects.toThrow(
-      /foreign key/,
-    );
+    await expect(
+      db.transaction((manager) => repo.claimKey(manager, { teamId: team.teamId, environment: 'sandbox' }, `key-${randomUUID()}`, 'h', randomUUID())),
+    ).rejects.toThrow(/foreign key/);
   });
 });
 

@@ -48,7 +48,7 @@ describe('insertIfAbsent', () => {
     await runner.startTransaction();
     const first = await repo.insertIfAbsent(connection(userId), runner.manager);
     const second = repo.insertIfAbsent(connection(userId));
-    for (let waiting = 0; waiting < 1; ) {
+    for (let waiting = 0; waiting < 1;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       [{ waiting }] = await db.query(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
     }

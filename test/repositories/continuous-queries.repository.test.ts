@@ -22,7 +22,9 @@ async function owner(): Promise<QueryOwner> {
 
 async function query(of: QueryOwner, slug: string, source = 'timeseries:heartrate'): Promise<string> {
   const id = randomUUID();
-  expect(await repo.insert({ id, team_id: of.teamId, environment: of.environment, slug, query: { select: [] }, past: { value: 1, unit: 'day' }, source })).toBe(true);
+  expect(await repo.insert({ id, team_id: of.teamId, environment: of.environment, slug, query: { select: [] }, past: { value: 1, unit: 'day' }, source })).toBe(
+    true,
+  );
   return id;
 }
 
@@ -102,7 +104,11 @@ describe('tasks', () => {
     expect(await repo.claim(10, 60_000)).toEqual([]);
     await db.query(`UPDATE continuous_query_tasks SET due_at = clock_timestamp() WHERE query_id = $1`, [id]);
     const [claimed] = await repo.claim(10, 60_000);
-    expect(claimed).toMatchObject({ attempts: 1, query: { id, slug: 'debounced', source: 'timeseries:heartrate' }, user: { id: userId, client_user_id: 'client-cq', deleted: false } });
+    expect(claimed).toMatchObject({
+      attempts: 1,
+      query: { id, slug: 'debounced', source: 'timeseries:heartrate' },
+      user: { id: userId, client_user_id: 'client-cq', deleted: false },
+    });
     expect(claimed.query.created_at).toBeInstanceOf(Date);
     // Claimed under a lease: not due again meanwhile.
     expect(await repo.claim(10, 60_000)).toEqual([]);
@@ -163,10 +169,12 @@ describe('tasks', () => {
     const queryId = await query(team, 'history');
     const ids = Array.from({ length: 5 }, () => randomUUID());
     for (const [index, id] of ids.entries()) {
-      await db.query(
-        `INSERT INTO continuous_query_tasks (id, query_id, user_id, status, scheduled_at, due_at) VALUES ($1, $2, $3, 'completed', $4, $4)`,
-        [id, queryId, userId, index < 3 ? '2026-05-01T10:00:00.000001Z' : '2026-05-02T10:00:00Z'],
-      );
+      await db.query(`INSERT INTO continuous_query_tasks (id, query_id, user_id, status, scheduled_at, due_at) VALUES ($1, $2, $3, 'completed', $4, $4)`, [
+        id,
+        queryId,
+        userId,
+        index < 3 ? '2026-05-01T10:00:00.000001Z' : '2026-05-02T10:00:00Z',
+      ]);
     }
     const expected = [...ids.slice(3).sort().reverse(), ...ids.slice(0, 3).sort().reverse()];
     const seen: string[] = [];
@@ -225,7 +233,7 @@ describe('results', () => {
     const second = db.transaction(async (manager) => {
       secondSaw = await repo.lockResult(manager, queryId, userId);
     });
-    for (let waiting = 0; waiting < 1; ) {
+    for (let waiting = 0; waiting < 1;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       [{ waiting }] = await db.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
     }

@@ -47,25 +47,40 @@ describe('credentials and clinical notes at rest: the migrations', () => {
               ($6, $2, 'sandbox', $3, $4, 'launch', NULL, now() + interval '1 day')`,
       [linkId, teamId, userId, orderIds[0], code, randomUUID()],
     );
-    await before.query(`INSERT INTO order_reminders (order_id, reminder_key, team_id, kind, sequence, link_url) VALUES ($1, 'kit_return:1', $2, 'kit_return', 1, $3)`, [orderIds[0], teamId, url]);
+    await before.query(
+      `INSERT INTO order_reminders (order_id, reminder_key, team_id, kind, sequence, link_url) VALUES ($1, 'kit_return:1', $2, 'kit_return', 1, $3)`,
+      [orderIds[0], teamId, url],
+    );
     await before.destroy();
 
     db = new DataSource({ ...dataSourceOptions(scratch.url, 2), migrations: MIGRATIONS.slice(0, second + 1) });
     await db.initialize();
     await db.runMigrations();
     const inClear = async (value: string) =>
-      (await db.query(`SELECT 'orders' FROM orders o WHERE o::text LIKE '%' || $1 || '%' UNION ALL SELECT 'portal_links' FROM portal_links p WHERE p::text LIKE '%' || $1 || '%'
-                        UNION ALL SELECT 'order_reminders' FROM order_reminders r WHERE r::text LIKE '%' || $1 || '%'`, [value])).length;
+      (
+        await db.query(
+          `SELECT 'orders' FROM orders o WHERE o::text LIKE '%' || $1 || '%' UNION ALL SELECT 'portal_links' FROM portal_links p WHERE p::text LIKE '%' || $1 || '%'
+                        UNION ALL SELECT 'order_reminders' FROM order_reminders r WHERE r::text LIKE '%' || $1 || '%'`,
+          [value],
+        )
+      ).length;
     expect({ notes: await inClear(notes), icd: await inClear('Q87.41'), code: await inClear(code) }).toEqual({ notes: 0, icd: 0, code: 0 });
 
     const [order] = await db.query(`SELECT clinical_notes, clinical_notes_enc, icd_codes, icd_codes_enc FROM orders WHERE id = $1`, [orderIds[0]]);
-    expect({ clinical_notes: order.clinical_notes, notes: cipher.decryptJson(order.clinical_notes_enc), icd_codes: order.icd_codes, codes: cipher.decryptJson(order.icd_codes_enc) }).toEqual({
+    expect({
+      clinical_notes: order.clinical_notes,
+      notes: cipher.decryptJson(order.clinical_notes_enc),
+      icd_codes: order.icd_codes,
+      codes: cipher.decryptJson(order.icd_codes_enc),
+    }).toEqual({
       clinical_notes: null,
       notes,
       icd_codes: null,
       codes: ['Q87.41', 'Z86.19'],
     });
-    expect(await db.query(`SELECT clinical_notes_enc, icd_codes_enc FROM orders WHERE id = $1`, [orderIds[1]])).toEqual([{ clinical_notes_enc: null, icd_codes_enc: null }]);
+    expect(await db.query(`SELECT clinical_notes_enc, icd_codes_enc FROM orders WHERE id = $1`, [orderIds[1]])).toEqual([
+      { clinical_notes_enc: null, icd_codes_enc: null },
+    ]);
     const [reminder] = await db.query(`SELECT link_url, link_url_enc FROM order_reminders WHERE order_id = $1`, [orderIds[0]]);
     expect({ link_url: reminder.link_url, opened: cipher.decryptJson(reminder.link_url_enc) }).toEqual({ link_url: null, opened: url });
     // The code is found by what the application looks it up with.

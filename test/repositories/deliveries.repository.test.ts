@@ -27,10 +27,11 @@ afterAll(async () => {
 const URL = 'https://hooks.example.com/attempts';
 
 async function endpoint(): Promise<string> {
-  const [row] = await db.query(
-    `INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc) VALUES ($1, $2, 'sandbox', $3, 'x') RETURNING id`,
-    [randomUUID(), tenant.teamId, URL],
-  );
+  const [row] = await db.query(`INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc) VALUES ($1, $2, 'sandbox', $3, 'x') RETURNING id`, [
+    randomUUID(),
+    tenant.teamId,
+    URL,
+  ]);
   return row.id;
 }
 
@@ -122,7 +123,16 @@ test('the claim writes no attempt row and holds the delivery for its lease; the 
 
   await repo.finishAttempt(outcome(context, 'succeeded', { status: 'succeeded', reason: null }));
   expect(await attempts(id)).toEqual([
-    { attempt_number: 1, trigger: 'scheduled', status: 'succeeded', url: URL, response_status_code: 200, error: null, created_at: context.claimed_at, finished: true },
+    {
+      attempt_number: 1,
+      trigger: 'scheduled',
+      status: 'succeeded',
+      url: URL,
+      response_status_code: 200,
+      error: null,
+      created_at: context.claimed_at,
+      finished: true,
+    },
   ]);
   expect(await attemptRows(id)).toBe(0);
   expect(await deliveryRow(id)).toEqual({ status: 'succeeded', attempt_count: 1, unfinished_trigger: null });
@@ -235,10 +245,10 @@ test('a row left `sending` before migration 1763790200000 is held by its lease, 
   // As the migration leaves a delivery whose latest attempt was `sending`: its trigger on the delivery.
   const legacy = async (claimedAgo: string) => {
     const id = await delivery(endpointId);
-    await db.query(
-      `UPDATE event_deliveries SET attempt_count = 1, last_attempt_at = now() - $2::interval, unfinished_trigger = 'scheduled' WHERE id = $1`,
-      [id, claimedAgo],
-    );
+    await db.query(`UPDATE event_deliveries SET attempt_count = 1, last_attempt_at = now() - $2::interval, unfinished_trigger = 'scheduled' WHERE id = $1`, [
+      id,
+      claimedAgo,
+    ]);
     await db.query(
       `INSERT INTO event_delivery_attempts (id, delivery_id, event_id, endpoint_id, attempt_number, trigger, status, target, url, created_at)
        SELECT gen_random_uuid(), d.id, d.event_id, d.endpoint_id, 1, 'scheduled', 'sending', 'webhook', $2, d.last_attempt_at
@@ -271,7 +281,7 @@ describe('claims', () => {
     await holder.startTransaction();
     await holder.query(`SELECT id FROM event_deliveries WHERE id = $1 FOR UPDATE`, [id]);
     const racing = Promise.all([repo.claim(id, { leaseMs: 60_000 }), repo.claim(id, { leaseMs: 60_000 })]);
-    for (let waiting = 0; waiting < 2; ) {
+    for (let waiting = 0; waiting < 2;) {
       await sleep(20);
       [{ waiting }] = await db.query(
         `SELECT count(*)::int AS waiting FROM pg_stat_activity
@@ -309,7 +319,7 @@ describe('claims', () => {
     expect(claimed(await repo.claim(id, { rateLimitCleared: true })).attempt_number).toBe(1);
   });
 
-  test("a RabbitMQ delivery whose pipeline no longer has RabbitMQ enabled is cancelled as destination_removed", async () => {
+  test('a RabbitMQ delivery whose pipeline no longer has RabbitMQ enabled is cancelled as destination_removed', async () => {
     const team = await createTeam(db);
     const pipelineId = randomUUID();
     await db.query(
@@ -338,7 +348,9 @@ describe('claims', () => {
     const context = claimed(await repo.claim(id, { leaseMs: 60_000 }));
     await repo.finishAttempt({ ...outcome(context, 'failed', { status: 'exhausted', reason: 'gave up' }), error: 'a\u0000b' });
     expect(await db.query(`SELECT error FROM event_delivery_attempts WHERE delivery_id = $1`, [id])).toEqual([{ error: 'ab' }]);
-    expect(await db.query(`SELECT status, status_reason FROM event_deliveries WHERE id = $1`, [id])).toEqual([{ status: 'exhausted', status_reason: 'gave up' }]);
+    expect(await db.query(`SELECT status, status_reason FROM event_deliveries WHERE id = $1`, [id])).toEqual([
+      { status: 'exhausted', status_reason: 'gave up' },
+    ]);
   });
 });
 

@@ -21,11 +21,10 @@ afterAll(async () => {
 
 async function endpoint(of: Team = team, disabled = false): Promise<string> {
   const id = randomUUID();
-  await db.query(`INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc, disabled) VALUES ($1, $2, 'sandbox', 'https://hooks.example.com', 'x', $3)`, [
-    id,
-    of.teamId,
-    disabled,
-  ]);
+  await db.query(
+    `INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc, disabled) VALUES ($1, $2, 'sandbox', 'https://hooks.example.com', 'x', $3)`,
+    [id, of.teamId, disabled],
+  );
   return id;
 }
 
@@ -50,7 +49,12 @@ async function delivery(endpointId: string, eventId: string, fields: { createdAt
 }
 
 /** Every page of `limit` as the API walks them (one row more than the page says another follows), as event ids. */
-async function walk<T extends { keyset_at: string }>(read: (after: LogPosition | undefined) => Promise<T[]>, limit: number, idOf: (row: T) => string, positionId: (row: T) => string) {
+async function walk<T extends { keyset_at: string }>(
+  read: (after: LogPosition | undefined) => Promise<T[]>,
+  limit: number,
+  idOf: (row: T) => string,
+  positionId: (row: T) => string,
+) {
   const seen: string[] = [];
   let after: LogPosition | undefined;
   for (;;) {
@@ -67,14 +71,25 @@ describe('messages', () => {
     const endpointId = await endpoint();
     const elsewhere = await endpoint();
     const expected: Array<{ delivery: string; event: string; at: string }> = [];
-    for (const at of ['2026-03-01T00:00:00.000001Z', '2026-03-01T00:00:00.000001Z', '2026-03-01T00:00:00.000001Z', '2026-03-02T00:00:00Z', '2026-02-01T00:00:00Z']) {
+    for (const at of [
+      '2026-03-01T00:00:00.000001Z',
+      '2026-03-01T00:00:00.000001Z',
+      '2026-03-01T00:00:00.000001Z',
+      '2026-03-02T00:00:00Z',
+      '2026-02-01T00:00:00Z',
+    ]) {
       const eventId = await event();
       expected.push({ delivery: await delivery(endpointId, eventId, { createdAt: at }), event: eventId, at });
       await delivery(elsewhere, eventId, { createdAt: at });
     }
     expected.sort((a, b) => (a.at === b.at ? (a.delivery < b.delivery ? 1 : -1) : a.at < b.at ? 1 : -1));
     for (const limit of [1, 2, 5]) {
-      const seen = await walk((after) => repo.listMessages(endpointId, { limit, after }), limit, (row) => row.id, (row) => row.delivery_id);
+      const seen = await walk(
+        (after) => repo.listMessages(endpointId, { limit, after }),
+        limit,
+        (row) => row.id,
+        (row) => row.delivery_id,
+      );
       expect(seen).toEqual(expected.map((item) => item.event));
     }
   });
@@ -90,7 +105,7 @@ describe('messages', () => {
     expect(await ids({ status: 'exhausted' })).toHaveLength(2);
   });
 
-  it("finds a message with its event only at its own endpoint", async () => {
+  it('finds a message with its event only at its own endpoint', async () => {
     const endpointId = await endpoint();
     const eventId = await event();
     const deliveryId = await delivery(endpointId, eventId);
@@ -121,7 +136,12 @@ describe('attempts', () => {
       }
     }
     attempts.sort((a, b) => (a.at === b.at ? (a.id < b.id ? 1 : -1) : a.at < b.at ? 1 : -1));
-    const seen = await walk((after) => repo.listAttempts(endpointId, { limit: 1, after }), 1, (row) => row.id, (row) => row.id);
+    const seen = await walk(
+      (after) => repo.listAttempts(endpointId, { limit: 1, after }),
+      1,
+      (row) => row.id,
+      (row) => row.id,
+    );
     expect(seen).toEqual(attempts.map((item) => item.id));
     expect((await repo.listAttempts(endpointId, { limit: 10, eventId: eventIds[0] })).map((row) => row.id)).toEqual(
       attempts.filter((item) => item.event === eventIds[0]).map((item) => item.id),

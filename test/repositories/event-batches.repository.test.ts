@@ -43,7 +43,16 @@ describe('event batch flush', () => {
     ]);
     await db.query(`INSERT INTO event_batch_items (batch_id, item_count, items) VALUES ($1, 2, $2)`, [
       batch,
-      cipher.encryptBytes(deflateRawSync(Buffer.from(JSON.stringify([['|1', { timestamp: 'a', value: 70 }], ['|3', { timestamp: 'c', value: 62 }]])))),
+      cipher.encryptBytes(
+        deflateRawSync(
+          Buffer.from(
+            JSON.stringify([
+              ['|1', { timestamp: 'a', value: 70 }],
+              ['|3', { timestamp: 'c', value: 62 }],
+            ]),
+          ),
+        ),
+      ),
     ]);
 
     expect(await new EventBatchFlusher(new EventBatchesRepository(db), cipher).flushDue([team])).toBe(1);
@@ -101,7 +110,8 @@ describe('EventBatchesRepository', () => {
   });
   const lockOpen = (batch: BatchRow) => db.transaction((manager) => repo.lockOpen(manager, batch));
   const due = () => db.transaction((manager) => repo.lockDue(manager, 100, [team.teamId]));
-  const batch = async (id: string) => (await db.query(`SELECT open, item_count, flush_at <= clock_timestamp() AS due FROM event_batches WHERE id = $1`, [id]))[0];
+  const batch = async (id: string) =>
+    (await db.query(`SELECT open, item_count, flush_at <= clock_timestamp() AS due FROM event_batches WHERE id = $1`, [id]))[0];
 
   it("a key's open batch is found again; once sealed, the key starts a new one that is not due yet", async () => {
     const first = row();
@@ -127,7 +137,7 @@ describe('EventBatchesRepository', () => {
     await repo.lockOpen(first.manager, open);
     await repo.grow(first.manager, { id: open.id, addCount: 2, addBytes: 20, seal: false });
     const second = lockOpen({ ...open, id: randomUUID() });
-    for (let waiting = 0; waiting < 1; ) {
+    for (let waiting = 0; waiting < 1;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       [{ waiting }] = await db.query(
         `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO event_batches%'`,
@@ -166,11 +176,23 @@ describe('EventBatchesRepository', () => {
     const otherUser = row({ batchGroup: 'backfill:oura|ring', userId: 'u-2' });
     for (const item of [sealed, otherGroup, otherType, otherUser]) await lockOpen(item);
     await db.transaction((manager) =>
-      repo.sealOpen(manager, { teamId: team.teamId, environment: 'sandbox', userId: 'u-1', eventTypes: ['daily.data.heartrate.created'], groupPrefix: 'backfill:' }),
+      repo.sealOpen(manager, {
+        teamId: team.teamId,
+        environment: 'sandbox',
+        userId: 'u-1',
+        eventTypes: ['daily.data.heartrate.created'],
+        groupPrefix: 'backfill:',
+      }),
     );
     expect(await batch(sealed.id)).toMatchObject({ open: false, due: true });
     for (const item of [otherGroup, otherType, otherUser]) expect(await batch(item.id)).toMatchObject({ open: true, due: false });
-    await db.transaction((manager) => repo.replaceWithEvents(manager, [], [sealed, otherGroup, otherType, otherUser].map((item) => item.id)));
+    await db.transaction((manager) =>
+      repo.replaceWithEvents(
+        manager,
+        [],
+        [sealed, otherGroup, otherType, otherUser].map((item) => item.id),
+      ),
+    );
   });
 
   it('replacing batches with events writes them in the order given, and an event id already there adds nothing', async () => {
@@ -178,9 +200,25 @@ describe('EventBatchesRepository', () => {
     await db.transaction((manager) => repo.insert(manager, batches));
     await db.transaction((manager) => repo.insert(manager, [{ ...batches[0], envelopeEnc: 'changed' }]));
     expect(await repo.pendingCount(team.teamId)).toBe(2);
-    const event = (id: string, dataEnc: string) => ({ id, eventType: 'daily.data.heartrate.created', teamId: team.teamId, environment: 'sandbox', userId: 'u-1', clientUserId: 'c-1', dataEnc, requestId: null, traceParent: null });
+    const event = (id: string, dataEnc: string) => ({
+      id,
+      eventType: 'daily.data.heartrate.created',
+      teamId: team.teamId,
+      environment: 'sandbox',
+      userId: 'u-1',
+      clientUserId: 'c-1',
+      dataEnc,
+      requestId: null,
+      traceParent: null,
+    });
     const [second, first] = [batches[1].id, batches[0].id];
-    await db.transaction((manager) => repo.replaceWithEvents(manager, [event(second, 'b'), event(first, 'a')], batches.map((item) => item.id)));
+    await db.transaction((manager) =>
+      repo.replaceWithEvents(
+        manager,
+        [event(second, 'b'), event(first, 'a')],
+        batches.map((item) => item.id),
+      ),
+    );
     await db.transaction((manager) => repo.replaceWithEvents(manager, [event(first, 'again')], [randomUUID()]));
     expect(await repo.pendingCount(team.teamId)).toBe(0);
     const events = await db.query(`SELECT id, data_enc FROM event_outbox WHERE id = ANY($1::uuid[]) ORDER BY created_at`, [[first, second]]);

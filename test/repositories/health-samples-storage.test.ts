@@ -124,7 +124,15 @@ describe('health samples storage', () => {
     }
     const rows = await stored(userId);
     expect(rows).toHaveLength(9);
-    expect(rows.filter((row: { sample_key: string }) => row.sample_key === '').map((row: { value: number | null }) => row.value)).toEqual([61, 1, 0.1 + 0.2 + 1, 1.7976931348623157e308, 1, null, 68]);
+    expect(rows.filter((row: { sample_key: string }) => row.sample_key === '').map((row: { value: number | null }) => row.value)).toEqual([
+      61,
+      1,
+      0.1 + 0.2 + 1,
+      1.7976931348623157e308,
+      1,
+      null,
+      68,
+    ]);
   });
 
   it('answers null when the user is gone', async () => {

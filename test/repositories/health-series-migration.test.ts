@@ -24,7 +24,7 @@ describe('health series migration', () => {
     await scratch?.drop();
   });
 
-  it('moves every live user\'s samples into series, and back on revert', async () => {
+  it("moves every live user's samples into series, and back on revert", async () => {
     const index = MIGRATIONS.findIndex((migration) => migration.name === 'HealthSeries1763790180000');
     expect(index).toBeGreaterThan(0);
     const before = new DataSource({ ...dataSourceOptions(url, 2), migrations: MIGRATIONS.slice(0, index) });
@@ -57,10 +57,54 @@ describe('health series migration', () => {
          FROM health_samples t JOIN health_series s ON s.id = t.series_id ORDER BY s.resource, s.sample_key, t.ts`,
     );
     expect(moved).toEqual([
-      { user_id: user, resource: 'cholesterol', provider: 'manual', source_type: 'manual_scan', sample_key: 'hdl', ts: new Date('2026-11-20T08:00:00Z'), value: 50, sample_type: 'hdl', timezone_offset: 0, extra: { note: 'x' } },
-      { user_id: user, resource: 'cholesterol', provider: 'manual', source_type: 'manual_scan', sample_key: 'ldl', ts: new Date('2026-11-20T08:00:00Z'), value: 120, sample_type: 'ldl', timezone_offset: 0, extra: null },
-      { user_id: user, resource: 'heartrate', provider: 'oura', source_type: 'ring', sample_key: '', ts: new Date('2019-03-10T08:00:00Z'), value: 61, sample_type: null, timezone_offset: 3600, extra: null },
-      { user_id: user, resource: 'heartrate', provider: 'oura', source_type: 'ring', sample_key: '', ts: new Date('2019-03-10T08:01:00Z'), value: 62, sample_type: null, timezone_offset: 3600, extra: null },
+      {
+        user_id: user,
+        resource: 'cholesterol',
+        provider: 'manual',
+        source_type: 'manual_scan',
+        sample_key: 'hdl',
+        ts: new Date('2026-11-20T08:00:00Z'),
+        value: 50,
+        sample_type: 'hdl',
+        timezone_offset: 0,
+        extra: { note: 'x' },
+      },
+      {
+        user_id: user,
+        resource: 'cholesterol',
+        provider: 'manual',
+        source_type: 'manual_scan',
+        sample_key: 'ldl',
+        ts: new Date('2026-11-20T08:00:00Z'),
+        value: 120,
+        sample_type: 'ldl',
+        timezone_offset: 0,
+        extra: null,
+      },
+      {
+        user_id: user,
+        resource: 'heartrate',
+        provider: 'oura',
+        source_type: 'ring',
+        sample_key: '',
+        ts: new Date('2019-03-10T08:00:00Z'),
+        value: 61,
+        sample_type: null,
+        timezone_offset: 3600,
+        extra: null,
+      },
+      {
+        user_id: user,
+        resource: 'heartrate',
+        provider: 'oura',
+        source_type: 'ring',
+        sample_key: '',
+        ts: new Date('2019-03-10T08:01:00Z'),
+        value: 62,
+        sample_type: null,
+        timezone_offset: 3600,
+        extra: null,
+      },
     ]);
     // The old months' partitions came along; the old table is gone.
     expect(await regclass('health_samples_p201903')).toBe(true);
@@ -74,11 +118,26 @@ describe('health series migration', () => {
     // The way back: the old table again, with what the new one holds.
     const again = randomUUID();
     await db.query(`INSERT INTO users (id, team_id, environment, client_user_id) VALUES ($1, $2, 'sandbox', 'm-2')`, [again, team]);
-    const [{ id: series }] = await db.query(`INSERT INTO health_series (user_id, resource, provider, source_type) VALUES ($1, 'steps', 'fitbit', 'watch') RETURNING id`, [again]);
-    await db.query(`INSERT INTO health_samples (series_id, ts, end_ts, value, timezone_offset) VALUES ($1, '2019-03-11T00:00:00Z', '2019-03-11T00:15:00Z', 300, 0)`, [series]);
+    const [{ id: series }] = await db.query(
+      `INSERT INTO health_series (user_id, resource, provider, source_type) VALUES ($1, 'steps', 'fitbit', 'watch') RETURNING id`,
+      [again],
+    );
+    await db.query(
+      `INSERT INTO health_samples (series_id, ts, end_ts, value, timezone_offset) VALUES ($1, '2019-03-11T00:00:00Z', '2019-03-11T00:15:00Z', 300, 0)`,
+      [series],
+    );
     await db.undoLastMigration();
     expect(await db.query(`SELECT user_id, resource, provider, source_type, sample_key, ts, end_ts, value FROM health_timeseries`)).toEqual([
-      { user_id: again, resource: 'steps', provider: 'fitbit', source_type: 'watch', sample_key: '', ts: new Date('2019-03-11T00:00:00Z'), end_ts: new Date('2019-03-11T00:15:00Z'), value: 300 },
+      {
+        user_id: again,
+        resource: 'steps',
+        provider: 'fitbit',
+        source_type: 'watch',
+        sample_key: '',
+        ts: new Date('2019-03-11T00:00:00Z'),
+        end_ts: new Date('2019-03-11T00:15:00Z'),
+        value: 300,
+      },
     ]);
     expect(await regclass('health_samples')).toBe(false);
   });

@@ -73,6 +73,10 @@ describe('UserInfoRepository', () => {
     await repo.upsertAudited(userId, 'second', by);
     await repo.logRead(userId, by);
     expect(await repo.find(userId)).toBe('second');
-    expect(await db.query(`SELECT action FROM phi_access_log WHERE resource_id = $1 ORDER BY id`, [userId])).toEqual([{ action: 'write' }, { action: 'write' }, { action: 'read' }]);
+    expect(await db.query(`SELECT action FROM phi_access_log WHERE resource_id = $1 ORDER BY id`, [userId])).toEqual([
+      { action: 'write' },
+      { action: 'write' },
+      { action: 'read' },
+    ]);
   });
 });

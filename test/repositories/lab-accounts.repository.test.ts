@@ -22,7 +22,10 @@ beforeAll(async () => {
 });
 afterAll(() => scratch?.drop());
 
-async function account(name: string, fields: { team?: Team | null; environment?: string | null; lab?: number; status?: string; allowlist?: string[]; createdAt?: string } = {}) {
+async function account(
+  name: string,
+  fields: { team?: Team | null; environment?: string | null; lab?: number; status?: string; allowlist?: string[]; createdAt?: string } = {},
+) {
   const id = randomUUID();
   await db.query(
     `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, team_id_allowlist, created_at)

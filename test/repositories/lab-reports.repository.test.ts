@@ -53,9 +53,16 @@ const transition = (id: string, from: ParsingJobEntity['status'][], change: Para
 
 it('moves a job only from the states given, so a retried step changes nothing', async () => {
   const id = await job();
-  expect(await transition(id, ['started'], { status: 'pending_review', dataEnc: 'data' } as never)).toMatchObject({ status: 'pending_review', dataEnc: 'data' });
+  expect(await transition(id, ['started'], { status: 'pending_review', dataEnc: 'data' } as never)).toMatchObject({
+    status: 'pending_review',
+    dataEnc: 'data',
+  });
   expect(await transition(id, ['started'], { status: 'failed', failureReason: 'processing_error' } as never)).toBeNull();
-  expect(await transition(id, ['pending_review'], { status: 'completed', isReviewed: true } as never)).toMatchObject({ status: 'completed', isReviewed: true, dataEnc: 'data' });
+  expect(await transition(id, ['pending_review'], { status: 'completed', isReviewed: true } as never)).toMatchObject({
+    status: 'completed',
+    isReviewed: true,
+    dataEnc: 'data',
+  });
   expect(await transition(randomUUID(), ['started'], { status: 'completed' } as never)).toBeNull();
 });
 
@@ -83,7 +90,7 @@ it('lists jobs without a confirmed workflow older than the grace, oldest first; 
   expect(await repo.unstarted(60_000, 1)).toHaveLength(1);
 });
 
-it("finds a job within its own team and environment only", async () => {
+it('finds a job within its own team and environment only', async () => {
   const id = await job();
   expect((await repo.findScoped({ teamId: team.teamId, environment: 'sandbox' }, id))?.id).toBe(id);
   expect(await repo.findScoped({ teamId: team.teamId, environment: 'production' }, id)).toBeNull();

@@ -37,7 +37,7 @@ async function token(fields: Partial<NewLinkToken> = {}) {
   });
 }
 
-it("is found by its hash; a provider fixed by the team is the chosen one from the start", async () => {
+it('is found by its hash; a provider fixed by the team is the chosen one from the start', async () => {
   const fixed = await token({ provider: 'oura', tokenHash: 'hash-fixed' });
   expect(fixed).toMatchObject({ state: 'pending', provider: 'oura', chosenProvider: 'oura' });
   expect((await repo.findByHash('hash-fixed'))?.id).toBe(fixed.id);

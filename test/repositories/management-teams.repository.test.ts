@@ -64,10 +64,12 @@ describe('TeamsRepository', () => {
     const { orgId } = await org();
     const [kept, gone] = [await teams.insert(team(orgId, 'kept')), await teams.insert(team(orgId, 'gone'))];
     const keyId = randomUUID();
-    await db.query(
-      `INSERT INTO management_keys (id, org_id, label, role, team_ids, key_hash, key_prefix) VALUES ($1, $2, 'k', 'team_admin', $3, $4, 'mk_')`,
-      [keyId, orgId, [kept.id, gone.id], Buffer.from(randomUUID())],
-    );
+    await db.query(`INSERT INTO management_keys (id, org_id, label, role, team_ids, key_hash, key_prefix) VALUES ($1, $2, 'k', 'team_admin', $3, $4, 'mk_')`, [
+      keyId,
+      orgId,
+      [kept.id, gone.id],
+      Buffer.from(randomUUID()),
+    ]);
     const { orgId: otherOrg } = await org();
     expect(await teams.delete(otherOrg, gone.id)).toBe(false);
     expect(await teams.delete(orgId, gone.id)).toBe(true);
@@ -119,7 +121,16 @@ describe('CustomCredentialsRepository', () => {
     const mine = await org();
     const key = { teamId: mine.teamId, environment: 'sandbox' as const, region: 'us' as const, provider: 'oura' };
     const create = (clientId: string) => () =>
-      Object.assign(new CustomCredentialEntity(), { id: randomUUID(), ...key, clientId, clientSecretEnc: null, clientSecretHash: null, redirectUrlOverride: null, detailsEnc: null, source: 'management' });
+      Object.assign(new CustomCredentialEntity(), {
+        id: randomUUID(),
+        ...key,
+        clientId,
+        clientSecretEnc: null,
+        clientSecretHash: null,
+        redirectUrlOverride: null,
+        detailsEnc: null,
+        source: 'management',
+      });
     const writes = await Promise.all(
       ['first', 'second'].map((clientId) =>
         repo.upsert(key, create(clientId), (existing) => {

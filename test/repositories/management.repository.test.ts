@@ -30,10 +30,12 @@ describe('ManagementKeysRepository', () => {
 
   async function key(orgId: string, role = 'org_admin'): Promise<string> {
     const id = randomUUID();
-    await db.query(
-      `INSERT INTO management_keys (id, org_id, label, role, team_ids, key_hash, key_prefix) VALUES ($1, $2, 'k', $3, '{}', $4, 'mk_')`,
-      [id, orgId, role, randomBytes(32)],
-    );
+    await db.query(`INSERT INTO management_keys (id, org_id, label, role, team_ids, key_hash, key_prefix) VALUES ($1, $2, 'k', $3, '{}', $4, 'mk_')`, [
+      id,
+      orgId,
+      role,
+      randomBytes(32),
+    ]);
     return id;
   }
 
@@ -62,7 +64,10 @@ describe('ManagementKeysRepository', () => {
         const answers = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
         expect(answers.slice(0, 3).sort()).toEqual(['last_org_key', 'revoked', 'revoked']);
         expect(answers[3]).toBe('revoked');
-        const [{ active }] = await db.query(`SELECT count(*)::int AS active FROM management_keys WHERE org_id = $1 AND role = 'org_admin' AND revoked_at IS NULL`, [orgId]);
+        const [{ active }] = await db.query(
+          `SELECT count(*)::int AS active FROM management_keys WHERE org_id = $1 AND role = 'org_admin' AND revoked_at IS NULL`,
+          [orgId],
+        );
         expect(active).toBe(1);
       }
     } finally {
@@ -87,7 +92,9 @@ describe('ManagementKeysRepository', () => {
     }
     expect(seen).toEqual(ids.slice(1).sort());
     expect((await repo.listActivePage(orgId, { teamId }, undefined, 10)).items.map((item) => item.id)).toEqual([ids[4]]);
-    expect((await repo.listActivePage(orgId, { role: 'team_admin' as never }, undefined, 10)).items.map((item) => item.id).sort()).toEqual([ids[3], ids[4]].sort());
+    expect((await repo.listActivePage(orgId, { role: 'team_admin' as never }, undefined, 10)).items.map((item) => item.id).sort()).toEqual(
+      [ids[3], ids[4]].sort(),
+    );
   });
 });
 
@@ -97,7 +104,11 @@ describe('WebhooksRepository', () => {
 
   async function endpoint(of: Team, secret = 'secret-1'): Promise<string> {
     const id = randomUUID();
-    await db.query(`INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc) VALUES ($1, $2, 'sandbox', 'https://hooks.example.com', $3)`, [id, of.teamId, secret]);
+    await db.query(`INSERT INTO webhook_endpoints (id, team_id, environment, url, secret_enc) VALUES ($1, $2, 'sandbox', 'https://hooks.example.com', $3)`, [
+      id,
+      of.teamId,
+      secret,
+    ]);
     return id;
   }
 
@@ -135,7 +146,8 @@ describe('WebhooksRepository', () => {
 describe('EtlPipelinesRepository', () => {
   let repo: EtlPipelinesRepository;
   beforeAll(() => (repo = new EtlPipelinesRepository(db)));
-  const fields = (destinations: string) => ({ eventTypePrefixes: ['labtest.'], preferred: 'rabbitmq', enabled: ['rabbitmq'], destinationsEnc: destinations }) as never;
+  const fields = (destinations: string) =>
+    ({ eventTypePrefixes: ['labtest.'], preferred: 'rabbitmq', enabled: ['rabbitmq'], destinationsEnc: destinations }) as never;
 
   it("creates each team's pipeline once and replaces it after, keeping its id", async () => {
     const [a, b] = [await team(), await team()];

@@ -17,7 +17,13 @@ afterAll(async () => {
   await db.destroy();
 });
 
-const reminder = (orderId: string, sequence = 1) => ({ order_id: orderId, reminder_key: 'kit_return:1', team_id: team.teamId, kind: 'kit_return' as const, sequence });
+const reminder = (orderId: string, sequence = 1) => ({
+  order_id: orderId,
+  reminder_key: 'kit_return:1',
+  team_id: team.teamId,
+  kind: 'kit_return' as const,
+  sequence,
+});
 
 it("a retried attempt gets the first attempt's row, with its link", async () => {
   const orderId = await createOrder(db, team.teamId);

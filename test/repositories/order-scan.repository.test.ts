@@ -21,7 +21,8 @@ it('pages the orders not ended by creation across orders created at the same mic
   for (let i = 0; i < 4; i++) running.push(await createOrder(db, team.teamId, { createdAt: '2026-04-01T00:00:00.000001Z' }));
   running.push(await createOrder(db, team.teamId, { createdAt: '2026-04-01T00:00:00.000002Z' }));
   running.push(await createOrder(db, team.teamId, { createdAt: '2026-03-01T00:00:00Z' }));
-  for (const low of ['completed', 'cancelled', 'sample_error']) await createOrder(db, team.teamId, { createdAt: '2026-04-01T00:00:00.000001Z', lowLevelStatus: low });
+  for (const low of ['completed', 'cancelled', 'sample_error'])
+    await createOrder(db, team.teamId, { createdAt: '2026-04-01T00:00:00.000001Z', lowLevelStatus: low });
   const expected = (await db.query(`SELECT id FROM orders WHERE id = ANY($1::uuid[]) ORDER BY created_at, id`, [running])).map((row: { id: string }) => row.id);
   expect(expected[0]).toBe(running[5]);
 

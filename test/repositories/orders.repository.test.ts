@@ -30,7 +30,12 @@ async function scope(): Promise<Scope> {
 const transition = (orderId: string, seq: number, low: string, top = 'collecting_sample') =>
   db.transaction((manager) => orders.recordTransition(manager, { orderId, seq, status: low, statusDetail: null, top: top as never, low: low as never }));
 const orderRow = async (id: string) =>
-  (await db.query(`SELECT o.status, o.low_level_status, t.status AS transaction_status FROM orders o JOIN order_transactions t ON t.id = o.order_transaction_id WHERE o.id = $1`, [id]))[0];
+  (
+    await db.query(
+      `SELECT o.status, o.low_level_status, t.status AS transaction_status FROM orders o JOIN order_transactions t ON t.id = o.order_transaction_id WHERE o.id = $1`,
+      [id],
+    )
+  )[0];
 
 describe('transitions', () => {
   it('a transition written again (a retried activity) answers the first event and changes nothing', async () => {
@@ -83,7 +88,7 @@ describe('writes once', () => {
     expect(await orders.setShipmentOnce(randomUUID(), shipment('x'))).toBeNull();
   });
 
-  it("confirms a workflow start once: a later confirmation keeps the first time", async () => {
+  it('confirms a workflow start once: a later confirmation keeps the first time', async () => {
     const { teamId } = await scope();
     const id = await createOrder(db, teamId);
     await orders.markWorkflowsStarted([id]);
@@ -169,7 +174,13 @@ describe('the order list', () => {
     const theirs = await scope();
     // Three orders created at one instant (ties broken by id), and others around them.
     for (const name of ['tie1', 'tie2', 'tie3']) ids[name] = await createOrder(db, mine.teamId, { createdAt: at(10), updatedAt: at(20) });
-    ids.early = await createOrder(db, mine.teamId, { createdAt: at(1), updatedAt: at(25), interpretation: 'critical', lowLevelStatus: 'completed', collectionMethod: 'walk_in_test' });
+    ids.early = await createOrder(db, mine.teamId, {
+      createdAt: at(1),
+      updatedAt: at(25),
+      interpretation: 'critical',
+      lowLevelStatus: 'completed',
+      collectionMethod: 'walk_in_test',
+    });
     ids.late = await createOrder(db, mine.teamId, { createdAt: at(15), updatedAt: at(16), interpretation: 'unknown', activateBy: '2099-01-01' });
     ids.normal = await createOrder(db, mine.teamId, { createdAt: at(12), updatedAt: at(12), interpretation: 'normal', activateBy: '2020-01-01' });
     await createOrder(db, theirs.teamId, { createdAt: at(10) });

@@ -111,7 +111,9 @@ describe('claimAndFanOut', () => {
     expect(sorted((await deliveriesOf([id])).map((row) => row.join(' ')))).toEqual(
       sorted([`${id} ${all} webhook`, `${id} ${emptyFilter} webhook`, `${id} ${matching} webhook`]),
     );
-    expect(sorted(result.deliveryIds)).toEqual(sorted((await db.query(`SELECT id FROM event_deliveries WHERE event_id = $1`, [id])).map((row: { id: string }) => row.id)));
+    expect(sorted(result.deliveryIds)).toEqual(
+      sorted((await db.query(`SELECT id FROM event_deliveries WHERE event_id = $1`, [id])).map((row: { id: string }) => row.id)),
+    );
     expect([...result.traceParents.values()]).toEqual(['00-abc-01', '00-abc-01', '00-abc-01']);
     const [row] = await db.query(`SELECT relayed_at IS NOT NULL AS relayed FROM event_outbox WHERE id = $1`, [id]);
     expect(row.relayed).toBe(true);
@@ -301,7 +303,10 @@ describe('redeliver', () => {
     const before = await endpoint(team);
     const id = await event(team);
     await repo.claimAndFanOut(10, [team.teamId]);
-    await db.query(`UPDATE event_deliveries SET status = 'exhausted', status_reason = 'gave up', next_attempt_at = now() + interval '1 day' WHERE event_id = $1`, [id]);
+    await db.query(
+      `UPDATE event_deliveries SET status = 'exhausted', status_reason = 'gave up', next_attempt_at = now() + interval '1 day' WHERE event_id = $1`,
+      [id],
+    );
     const since = await endpoint(team);
     await endpoint(team, { disabled: true });
 

@@ -29,7 +29,11 @@ it('reads a column with a two-part key in key order, page after page, skipping r
     );
     // The middle list is in the binary form: no text value to read.
     for (const items of ['a', null, 'b']) {
-      await db.query(`INSERT INTO event_batch_items (batch_id, item_count, items_enc, items) VALUES ($1, 1, $2, $3)`, [id, items, items === null ? Buffer.from('x') : null]);
+      await db.query(`INSERT INTO event_batch_items (batch_id, item_count, items_enc, items) VALUES ($1, 1, $2, $3)`, [
+        id,
+        items,
+        items === null ? Buffer.from('x') : null,
+      ]);
     }
   }
   const itemsEnc = column('event_batch_items', 'items_enc');

@@ -23,7 +23,16 @@ afterAll(async () => {
 async function link(userId: string, context: 'launch' | 'communications', of: Team = team): Promise<{ id: string; code: Buffer[] | null }> {
   const id = randomUUID();
   const code = context === 'communications' ? [randomBytes(32)] : null;
-  await repo.insertLink({ id, team_id: of.teamId, environment: 'sandbox', user_id: userId, order_id: null, context, code_hash: code?.[0] ?? null, expires_at: new Date(Date.now() + 3_600_000) });
+  await repo.insertLink({
+    id,
+    team_id: of.teamId,
+    environment: 'sandbox',
+    user_id: userId,
+    order_id: null,
+    context,
+    code_hash: code?.[0] ?? null,
+    expires_at: new Date(Date.now() + 3_600_000),
+  });
   return { id, code };
 }
 const scope = (of: Team) => ({ teamId: of.teamId, environment: 'sandbox' as const });
@@ -80,7 +89,14 @@ it('a code is cleared once accepted; a session is audited and ends once', async 
   expect(await repo.byId(id)).toMatchObject({ otp_hash: null, otp_expires_at: null, otp_sends: 1 });
 
   const sessionId = randomUUID();
-  await repo.startSession({ id: sessionId, link_id: id, team_id: team.teamId, user_id: userId, began_by: 'code', expires_at: new Date(Date.now() + 600_000) } as never);
+  await repo.startSession({
+    id: sessionId,
+    link_id: id,
+    team_id: team.teamId,
+    user_id: userId,
+    began_by: 'code',
+    expires_at: new Date(Date.now() + 600_000),
+  } as never);
   expect(await db.query(`SELECT team_id, action, resource FROM phi_access_log WHERE resource_id = $1`, [sessionId])).toEqual([
     { team_id: team.teamId, action: 'read', resource: 'portal_session' },
   ]);

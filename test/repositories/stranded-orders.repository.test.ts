@@ -35,7 +35,13 @@ it('one row per order: heals add up, a raise keeps the heal count and time', asy
   const healed = await row(orderId);
   expect(healed).toMatchObject({ state: 'healed', kind: 'missing', heal_attempts: 2 });
   await repo.recordRaised(finding(orderId, { detail: 'gave up' }));
-  expect(await row(orderId)).toMatchObject({ state: 'raised', detail: 'gave up', heal_attempts: 2, healed_at: healed.healed_at, first_seen_at: healed.first_seen_at });
+  expect(await row(orderId)).toMatchObject({
+    state: 'raised',
+    detail: 'gave up',
+    heal_attempts: 2,
+    healed_at: healed.healed_at,
+    first_seen_at: healed.first_seen_at,
+  });
   expect(await repo.healAttempts(orderId)).toBe(2);
 });
 

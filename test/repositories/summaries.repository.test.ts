@@ -39,7 +39,7 @@ it('a summary written again under its id replaces the first, counted as not inse
   expect(again.stored[0].updatedAt.getTime()).toBeGreaterThan(again.stored[0].createdAt.getTime());
 });
 
-it("refuses an id stored for another user or of another type, storing the rest of the batch", async () => {
+it('refuses an id stored for another user or of another type, storing the rest of the batch', async () => {
   const [owner, intruder] = [await createUser(db, team.teamId), await createUser(db, team.teamId)];
   const theirs = summary(owner);
   await upsert([theirs]);

@@ -62,7 +62,9 @@ describe('partitions', () => {
     const userId = await createUser(db, teamId);
     const batch = [sample('2021-01-31T23:59:59.999Z', 1), sample('2021-02-14T00:00:00Z', 2), sample('2021-04-01T00:00:00Z', 3)];
     expect(await store(heartrate(userId), batch)).toEqual({ inserted: 3, updated: 0 });
-    expect(await partitions()).toEqual(expect.arrayContaining(['health_samples_p202101', 'health_samples_p202102', 'health_samples_p202103', 'health_samples_p202104']));
+    expect(await partitions()).toEqual(
+      expect.arrayContaining(['health_samples_p202101', 'health_samples_p202102', 'health_samples_p202103', 'health_samples_p202104']),
+    );
     expect(await placement(userId)).toEqual([
       ['2021-01-31T23:59:59.999Z', 'health_samples_p202101'],
       ['2021-02-14T00:00:00.000Z', 'health_samples_p202102'],
@@ -126,11 +128,9 @@ describe('upsert', () => {
     expect(await repo.upsert(runner.manager, heartrate(userId), first)).toEqual({ inserted: 2, updated: 0 });
     // The second writer now waits on the first one's new series row.
     const racing = db.transaction((manager) => repo.upsert(manager, heartrate(userId), second));
-    for (let waiting = 0; waiting < 1; ) {
+    for (let waiting = 0; waiting < 1;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      [{ waiting }] = await db.query(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
+      [{ waiting }] = await db.query(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
     }
     await runner.commitTransaction();
     await runner.release();
@@ -151,7 +151,10 @@ describe('readRange', () => {
       ...at.map((ts, i) => sample(ts, 100 + i, { sampleKey: 'ldl', sampleType: 'ldl' })),
       ...at.map((ts, i) => sample(ts, 200 + i, { sampleKey: 'hdl', sampleType: 'hdl' })),
     ]);
-    await store({ userId, resource: 'cholesterol', provider: 'dexcom', sourceType: 'lab' }, at.map((ts, i) => sample(ts, 300 + i, { sampleKey: 'ldl', sampleType: 'ldl' })));
+    await store(
+      { userId, resource: 'cholesterol', provider: 'dexcom', sourceType: 'lab' },
+      at.map((ts, i) => sample(ts, 300 + i, { sampleKey: 'ldl', sampleType: 'ldl' })),
+    );
   });
   const range = { fromMs: Date.parse('2021-03-01T00:00:00Z'), toMs: Date.parse('2021-03-01T00:02:00Z') };
 
@@ -172,7 +175,17 @@ describe('readRange', () => {
   }
 
   it('pages across series whose timestamps tie, in (provider, source, key, time) order, both ends inclusive', async () => {
-    const all = ['dexcom/ldl/300', 'dexcom/ldl/301', 'dexcom/ldl/302', 'oura/hdl/200', 'oura/hdl/201', 'oura/hdl/202', 'oura/ldl/100', 'oura/ldl/101', 'oura/ldl/102'];
+    const all = [
+      'dexcom/ldl/300',
+      'dexcom/ldl/301',
+      'dexcom/ldl/302',
+      'oura/hdl/200',
+      'oura/hdl/201',
+      'oura/hdl/202',
+      'oura/ldl/100',
+      'oura/ldl/101',
+      'oura/ldl/102',
+    ];
     expect(await pages(100)).toEqual({ seen: all, reads: 1 });
     expect(await pages(2)).toEqual({ seen: all, reads: 5 });
     // A last page exactly full: the next read is empty.

@@ -44,7 +44,7 @@ it("pages the team's live users in creation order with their total; a page past 
   expect(await repo.listLive({ ...scope(mine), environment: 'production' }, 0, 3)).toEqual({ users: [], total: 0 });
 });
 
-it("finds a live user only in its own team and environment, and not while it is pending deletion", async () => {
+it('finds a live user only in its own team and environment, and not while it is pending deletion', async () => {
   const mine = await team();
   const other = await team();
   const userId = await createUser(db, mine.teamId, 'patient-1');

@@ -100,7 +100,16 @@ describe('sandbox phlebotomy provider', () => {
     expect(phoenix?.timezone).toBe('America/Phoenix');
     expect(phoenix!.days).toHaveLength(14);
     expect(phoenix!.days[0].slots.map((slot) => localHour(slot.start))).toEqual([
-      '07:00', '07:30', '08:00', '08:30', '09:00', '09:30', '10:00', '10:30', '11:00', '11:30',
+      '07:00',
+      '07:30',
+      '08:00',
+      '08:30',
+      '09:00',
+      '09:30',
+      '10:00',
+      '10:30',
+      '11:00',
+      '11:30',
     ]);
     expect(phoenix!.days[0].slots[0]).toMatchObject({ is_priority: true, price: 25 });
     const chicago = await provider.availability({ kind: 'phlebotomy', address: address('54650'), startDate: '2027-03-10', days: 14, nowMs: BEFORE });
@@ -195,8 +204,19 @@ describe('availability cache', () => {
   const cached = loadConfig({ ...process.env, PHI_ENCRYPTION_KEY: randomBytes(32).toString('base64'), APPOINTMENT_AVAILABILITY_CACHE_TTL: '10m' });
   const psc = new SandboxPscProvider(noCallbacks, cached);
   // A data source whose pg pool (runPrepared) holds no seats.
-  const noSeats = { driver: { master: { connect: async () => ({ query: async () => ({ rows: [] }), on: () => undefined, removeListener: () => undefined, release: () => undefined }) } } };
-  const service = new AppointmentAvailabilityService(cached, redis as never, new SandboxPhlebotomyProvider(noCallbacks, cached), psc, () => now, new AppointmentsRepository(noSeats as never));
+  const noSeats = {
+    driver: {
+      master: { connect: async () => ({ query: async () => ({ rows: [] }), on: () => undefined, removeListener: () => undefined, release: () => undefined }) },
+    },
+  };
+  const service = new AppointmentAvailabilityService(
+    cached,
+    redis as never,
+    new SandboxPhlebotomyProvider(noCallbacks, cached),
+    psc,
+    () => now,
+    new AppointmentsRepository(noSeats as never),
+  );
   const ask = () => service.pscAvailability('team-1', { lab: 'quest', startDate: '2027-03-10', zipCode: '10001', radius: 10 });
 
   it('answers a hit like the miss it copies, and follows every change of the entry in Redis', async () => {

@@ -28,7 +28,9 @@ describe('collection instructions PDF', () => {
     const fasting = pdfText(await renderCollectionInstructionsPdf(input()));
     expect(fasting).toContain('Do not eat or drink anything but water for 8 to 12 hours');
     expect(fasting).not.toContain('Order ID');
-    const ordered = pdfText(await renderCollectionInstructionsPdf(input({ fasting: false, order: { id: '0b9f3c1e-5d7a-4a8e-9c41-6f2d8e1a7b30', sampleId: 'LF7K2M9Q4X1A' } })));
+    const ordered = pdfText(
+      await renderCollectionInstructionsPdf(input({ fasting: false, order: { id: '0b9f3c1e-5d7a-4a8e-9c41-6f2d8e1a7b30', sampleId: 'LF7K2M9Q4X1A' } })),
+    );
     expect(ordered).toContain('You do not need to fast for this test.');
     expect(ordered).toContain('Order ID: 0b9f3c1e-5d7a-4a8e-9c41-6f2d8e1a7b30 Sample ID: LF7K2M9Q4X1A');
     expect(ordered).toContain('labflow collection instructions - Order 0b9f3c1e-5d7a-4a8e-9c41-6f2d8e1a7b30 - Page 1 of 1');

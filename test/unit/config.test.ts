@@ -15,7 +15,11 @@ describe('loadConfig', () => {
   it('PHI_ENCRYPTION_PREVIOUS_KEYS and TEMPORAL_PAYLOAD_PREVIOUS_KEYS: none by default, else comma-separated 32-byte keys', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY })).toMatchObject({ phiPreviousKeys: [], temporalPayloadPreviousKeys: [] });
     const [a, b] = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
-    const config = loadConfig({ PHI_ENCRYPTION_KEY: KEY, PHI_ENCRYPTION_PREVIOUS_KEYS: `${a.toString('base64')}, ${b.toString('base64')}`, TEMPORAL_PAYLOAD_PREVIOUS_KEYS: '' });
+    const config = loadConfig({
+      PHI_ENCRYPTION_KEY: KEY,
+      PHI_ENCRYPTION_PREVIOUS_KEYS: `${a.toString('base64')}, ${b.toString('base64')}`,
+      TEMPORAL_PAYLOAD_PREVIOUS_KEYS: '',
+    });
     expect(config.phiPreviousKeys).toEqual([a, b]);
     expect(config.temporalPayloadPreviousKeys).toEqual([]);
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PHI_ENCRYPTION_PREVIOUS_KEYS: `${a.toString('base64')},short` })).toThrow(
@@ -23,7 +27,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('Oura: off unless both halves of labflow\'s OAuth client are given; Oura\'s own URLs by default', () => {
+  it("Oura: off unless both halves of labflow's OAuth client are given; Oura's own URLs by default", () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).providers.oura).toBeNull();
     const oura = { OURA_CLIENT_ID: 'id', OURA_CLIENT_SECRET: 'secret' };
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', ...oura }).providers.oura).toEqual({
@@ -32,7 +36,9 @@ describe('loadConfig', () => {
       authorizeUrl: 'https://cloud.ouraring.com/oauth/authorize',
       apiUrl: 'https://api.ouraring.com',
     });
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', OURA_CLIENT_ID: 'id' })).toThrow(/OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', OURA_CLIENT_ID: 'id' })).toThrow(
+      /OURA_CLIENT_ID, OURA_CLIENT_SECRET: set both or neither/,
+    );
     // Without the public URL there is no redirect URI to register at Oura.
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...oura })).toThrow(/PUBLIC_API_URL: required with OURA_CLIENT_ID/);
   });
@@ -46,15 +52,22 @@ describe('loadConfig', () => {
       apiUrl: 'https://api.dexcom.com',
       redirectUri: 'https://labflow.example/v2/link/connect/dexcom_v3',
     });
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', DEXCOM_CLIENT_SECRET: 'secret' })).toThrow(/DEXCOM_CLIENT_ID, DEXCOM_CLIENT_SECRET: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', DEXCOM_CLIENT_SECRET: 'secret' })).toThrow(
+      /DEXCOM_CLIENT_ID, DEXCOM_CLIENT_SECRET: set both or neither/,
+    );
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...dexcom })).toThrow(/PUBLIC_API_URL: required with DEXCOM_CLIENT_ID/);
   });
 
   it('CONNECTION_SYNC_INTERVALS: per-provider sync intervals, WHOOP every 2 h by default (its daily request limit)', () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).connectionSyncIntervals).toEqual({ whoop_v2: '2h' });
-    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: 'oura=30m, whoop_v2=6h' }).connectionSyncIntervals).toEqual({ oura: '30m', whoop_v2: '6h' });
+    expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: 'oura=30m, whoop_v2=6h' }).connectionSyncIntervals).toEqual({
+      oura: '30m',
+      whoop_v2: '6h',
+    });
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: '' }).connectionSyncIntervals).toEqual({});
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: 'whoop_v2=soon' })).toThrow(/CONNECTION_SYNC_INTERVALS: must be a comma-separated list of provider=duration/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, CONNECTION_SYNC_INTERVALS: 'whoop_v2=soon' })).toThrow(
+      /CONNECTION_SYNC_INTERVALS: must be a comma-separated list of provider=duration/,
+    );
   });
 
   it("WHOOP: off unless both halves of labflow's OAuth client are given, with PUBLIC_API_URL for the redirect URI", () => {
@@ -65,8 +78,12 @@ describe('loadConfig', () => {
       clientSecret: 'secret',
       apiUrl: 'https://api.prod.whoop.com',
     });
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', WHOOP_CLIENT_ID: 'id' })).toThrow(/WHOOP_CLIENT_ID, WHOOP_CLIENT_SECRET: set both or neither/);
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...whoop })).toThrow(/PUBLIC_API_URL: required with WHOOP_CLIENT_ID \(WHOOP sends users back to <PUBLIC_API_URL>\/v2\/link\/connect\/whoop_v2/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, PUBLIC_API_URL: 'https://labflow.example', WHOOP_CLIENT_ID: 'id' })).toThrow(
+      /WHOOP_CLIENT_ID, WHOOP_CLIENT_SECRET: set both or neither/,
+    );
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, ...whoop })).toThrow(
+      /PUBLIC_API_URL: required with WHOOP_CLIENT_ID \(WHOOP sends users back to <PUBLIC_API_URL>\/v2\/link\/connect\/whoop_v2/,
+    );
   });
 
   it('HL7: the listener on 2575 without TLS by default, run only when WORKER_ROLES names hl7; its certificate and key together', () => {
@@ -74,13 +91,20 @@ describe('loadConfig', () => {
     expect(config.hl7).toMatchObject({ listenerPort: 2575, listenerTls: null, maxMessageBytes: 10_000_000, frameTimeoutMs: 30_000, ackTimeoutMs: 30_000 });
     expect(config.workerRoles).not.toContain('hl7');
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, WORKER_ROLES: 'hl7,temporal' }).workerRoles).toEqual(['hl7', 'temporal']);
-    const tls = loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CERT_FILE: '/run/cert.pem', HL7_LISTENER_TLS_KEY_FILE: '/run/key.pem', HL7_LISTENER_TLS_CA_FILE: '/run/ca.pem' });
+    const tls = loadConfig({
+      PHI_ENCRYPTION_KEY: KEY,
+      HL7_LISTENER_TLS_CERT_FILE: '/run/cert.pem',
+      HL7_LISTENER_TLS_KEY_FILE: '/run/key.pem',
+      HL7_LISTENER_TLS_CA_FILE: '/run/ca.pem',
+    });
     expect(tls.hl7.listenerTls).toEqual({ certFile: '/run/cert.pem', keyFile: '/run/key.pem', caFile: '/run/ca.pem' });
-    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CERT_FILE: '/run/cert.pem' })).toThrow(/HL7_LISTENER_TLS_CERT_FILE, HL7_LISTENER_TLS_KEY_FILE: set both or neither/);
+    expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CERT_FILE: '/run/cert.pem' })).toThrow(
+      /HL7_LISTENER_TLS_CERT_FILE, HL7_LISTENER_TLS_KEY_FILE: set both or neither/,
+    );
     expect(() => loadConfig({ PHI_ENCRYPTION_KEY: KEY, HL7_LISTENER_TLS_CA_FILE: '/run/ca.pem' })).toThrow(/HL7_LISTENER_TLS_CA_FILE: needs/);
   });
 
-  it('reminders: Junction\'s schedule by default, lists of durations, or off', () => {
+  it("reminders: Junction's schedule by default, lists of durations, or off", () => {
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY }).reminders).toEqual({
       bookAppointmentAfter: ['24h', '72h', '7d'],
       appointmentBefore: ['24h'],
@@ -88,7 +112,12 @@ describe('loadConfig', () => {
       sendAttempts: 5,
       sendRetryInterval: '30s',
     });
-    const custom = loadConfig({ PHI_ENCRYPTION_KEY: KEY, REMINDER_BOOK_APPOINTMENT_AFTER: 'off', REMINDER_KIT_RETURN_AFTER: ' 1s, 90m ', REMINDER_APPOINTMENT_BEFORE: '' });
+    const custom = loadConfig({
+      PHI_ENCRYPTION_KEY: KEY,
+      REMINDER_BOOK_APPOINTMENT_AFTER: 'off',
+      REMINDER_KIT_RETURN_AFTER: ' 1s, 90m ',
+      REMINDER_APPOINTMENT_BEFORE: '',
+    });
     expect(custom.reminders).toMatchObject({ bookAppointmentAfter: [], kitReturnAfter: ['1s', '90m'], appointmentBefore: [] });
   });
 
@@ -112,7 +141,13 @@ describe('loadConfig', () => {
       },
     });
     expect(defaults.trustProxy).toBe(false);
-    const custom = loadConfig({ PHI_ENCRYPTION_KEY: KEY, RATE_LIMIT_REDIS_URL: 'redis://limits:6379/0', RATE_LIMIT_API_KEY: ' 100/10s ', RATE_LIMIT_PORTAL: 'off', TRUST_PROXY: '10.0.0.0/8, 192.168.1.1' });
+    const custom = loadConfig({
+      PHI_ENCRYPTION_KEY: KEY,
+      RATE_LIMIT_REDIS_URL: 'redis://limits:6379/0',
+      RATE_LIMIT_API_KEY: ' 100/10s ',
+      RATE_LIMIT_PORTAL: 'off',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
+    });
     expect(custom.rateLimits).toMatchObject({ redisUrl: 'redis://limits:6379/0', requests: { apiKey: { points: 100, durationSeconds: 10 }, portal: null } });
     expect(custom.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.1']);
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, TRUST_PROXY: 'true' }).trustProxy).toBe(true);

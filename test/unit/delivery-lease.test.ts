@@ -208,7 +208,9 @@ async function publishTwoBehindOneSlot(jobLockMs: number, start: Start = 'in_tur
   const store = new MemoryStore(new Map([first, second].map((context) => [context.id, context])), claimLeaseMs(config), claimAnswerDelays(second, start));
   const broker = new NeverConfirmingBroker();
   const sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowPrivate: true });
-  const processor = new DeliveryProcessor(store, cipher, sender, broker as unknown as RabbitMqPublisher, {} as EndpointRateLimiter, config, { warn: () => undefined });
+  const processor = new DeliveryProcessor(store, cipher, sender, broker as unknown as RabbitMqPublisher, {} as EndpointRateLimiter, config, {
+    warn: () => undefined,
+  });
   try {
     await processBoth(processor, first, second, start);
   } finally {

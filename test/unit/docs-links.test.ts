@@ -5,7 +5,14 @@ import { anchorOf } from '../../scripts/docs-config';
 /** Every relative link of the docs points at a file that exists, and at a heading of it when it names one. */
 
 const ROOT = resolve(__dirname, '..', '..');
-const DOCS = ['README.md', 'src/README.md', 'src/events/README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const DOCS = [
+  'README.md',
+  'src/README.md',
+  'src/events/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The text without fenced blocks and inline code, where brackets are not links. */
 const prose = (markdown: string) => markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');

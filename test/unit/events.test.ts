@@ -252,7 +252,12 @@ describe('endpoint safety', () => {
 
   it('refuses a host name resolving to any private, loopback or link-local address', async () => {
     for (const address of ['127.0.0.1', '10.0.0.8', '169.254.169.254', '::1', 'fd00::1', '::ffff:192.168.1.1']) {
-      const lookup = publicOnlyLookup(resolver([{ address: '93.184.216.34', family: 4 }, { address, family: address.includes(':') ? 6 : 4 }]));
+      const lookup = publicOnlyLookup(
+        resolver([
+          { address: '93.184.216.34', family: 4 },
+          { address, family: address.includes(':') ? 6 : 4 },
+        ]),
+      );
       const { error } = await resolve(lookup, true);
       expect(error?.message).toMatch(`resolves to non-public address ${address}`);
     }

@@ -63,9 +63,15 @@ test('consent → single-use code → tokens → the EGVs strictly inside the wi
   expect(back.searchParams.get('state')).toBe('xyz');
   const code = back.searchParams.get('code')!;
 
-  expect(await token({ grant_type: 'authorization_code', code, redirect_uri: 'http://elsewhere/cb' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  expect(await token({ grant_type: 'authorization_code', code, redirect_uri: 'http://elsewhere/cb' })).toMatchObject({
+    status: 400,
+    body: { error: 'invalid_grant' },
+  });
   const exchanged = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI });
-  expect(exchanged).toEqual({ status: 200, body: { access_token: expect.any(String), expires_in: 7200, token_type: 'Bearer', refresh_token: expect.any(String) } });
+  expect(exchanged).toEqual({
+    status: 200,
+    body: { access_token: expect.any(String), expires_in: 7200, token_type: 'Bearer', refresh_token: expect.any(String) },
+  });
   expect(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
   const egvs = await api(egvsPath('2024-03-02T00:00:00', '2024-03-02T06:00:00'), exchanged.body.access_token);
@@ -109,7 +115,10 @@ test('the token endpoint takes client credentials in the form body only', async 
   });
   const basicOnly = await fetch(`${dexcom.url}/v2/oauth2/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${dexcom.clientId}:${dexcom.clientSecret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${dexcom.clientId}:${dexcom.clientSecret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', redirect_uri: REDIRECT_URI }),
   });
   expect(basicOnly.status).toBe(401);
@@ -132,7 +141,10 @@ test('refresh tokens rotate and work once; a refresh carries the redirect_uri', 
   expect(dexcom.refreshTokenUsed(first.refresh_token)).toBe(false);
 
   const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, redirect_uri: REDIRECT_URI });
-  expect(refreshed).toEqual({ status: 200, body: { access_token: expect.any(String), expires_in: 7200, token_type: 'Bearer', refresh_token: expect.any(String) } });
+  expect(refreshed).toEqual({
+    status: 200,
+    body: { access_token: expect.any(String), expires_in: 7200, token_type: 'Bearer', refresh_token: expect.any(String) },
+  });
   expect(refreshed.body.refresh_token).not.toBe(first.refresh_token);
   expect(refreshed.body.access_token).not.toBe(first.access_token);
   expect(dexcom.refreshTokenUsed(first.refresh_token)).toBe(true);
@@ -203,7 +215,11 @@ test('readings from the phone apps carry UTC offsets; readings from receivers do
   // The users' display clocks by the order they were added: -07:00, -05:00, +01:00.
   expect(dexcom.egvs(userId)[0]).toMatchObject({ systemTime: '2024-03-01T00:00:00', displayTime: '2024-02-29T17:00:00', displayDevice: 'receiver' });
   expect(dexcom.egvs(ios)[0]).toMatchObject({ systemTime: '2024-03-01T00:00:00+00:00', displayTime: '2024-02-29T19:00:00-05:00', displayDevice: 'iOS' });
-  expect(dexcom.egvs(android)[0]).toMatchObject({ systemTime: '2024-03-01T00:00:00+00:00', displayTime: '2024-03-01T01:00:00+01:00', displayDevice: 'android' });
+  expect(dexcom.egvs(android)[0]).toMatchObject({
+    systemTime: '2024-03-01T00:00:00+00:00',
+    displayTime: '2024-03-01T01:00:00+01:00',
+    displayDevice: 'android',
+  });
   for (const egv of dexcom.egvs(ios)) expect(Date.parse(egv.displayTime)).toBe(Date.parse(egv.systemTime));
 
   // The query window is UTC system time, whatever the device.
@@ -220,7 +236,13 @@ test('seeded readings: every 5 minutes, 70–250 mg/dL, a few out of range with 
   expect(new Set(egvs.map((egv) => egv.recordId)).size).toBe(egvs.length);
   for (const egv of egvs) {
     expect(egv.recordId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(egv).toMatchObject({ unit: 'mg/dL', rateUnit: 'mg/dL/min', displayDevice: 'receiver', transmitterGeneration: 'g6', transmitterId: expect.any(String) });
+    expect(egv).toMatchObject({
+      unit: 'mg/dL',
+      rateUnit: 'mg/dL/min',
+      displayDevice: 'receiver',
+      transmitterGeneration: 'g6',
+      transmitterId: expect.any(String),
+    });
     if (egv.value === null) {
       expect(egv).toMatchObject({ status: expect.stringMatching(/^(high|low)$/), trend: null, trendRate: null });
     } else {

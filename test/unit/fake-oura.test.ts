@@ -115,7 +115,12 @@ test('heart rate is filtered by datetime (both ends inclusive) and paginated wit
   const expected = oura.data(userId).heartrate.filter((row) => row.timestamp >= start && row.timestamp <= end);
   expect(rows).toEqual(expected);
   expect(rows).toHaveLength(289);
-  expect(rows[0]).toEqual({ bpm: expect.any(Number), source: expect.stringMatching(/^(awake|sleep|workout)$/), timestamp: start, timestamp_unix: Date.parse(start) });
+  expect(rows[0]).toEqual({
+    bpm: expect.any(Number),
+    source: expect.stringMatching(/^(awake|sleep|workout)$/),
+    timestamp: start,
+    timestamp_unix: Date.parse(start),
+  });
 });
 
 test('day collections exclude both bounds, and the seeded documents agree with each other', async () => {

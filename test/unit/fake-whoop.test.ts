@@ -29,7 +29,14 @@ beforeEach(async () => {
 afterEach(() => whoop.close());
 
 async function authorize(query: Record<string, string>, target = whoop): Promise<Response> {
-  const params = new URLSearchParams({ client_id: target.clientId, redirect_uri: REDIRECT_URI, response_type: 'code', scope: `offline ${READ_ALL}`, state: STATE, ...query });
+  const params = new URLSearchParams({
+    client_id: target.clientId,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: `offline ${READ_ALL}`,
+    state: STATE,
+    ...query,
+  });
   return fetch(`${target.url}/oauth/oauth2/auth?${params}`, { redirect: 'manual' });
 }
 
@@ -96,7 +103,10 @@ test('consent → single-use code → tokens with offline → the profile, with 
   expect(back.searchParams.get('state')).toBe('xyz-state-1');
   const code = back.searchParams.get('code')!;
 
-  expect(await token({ grant_type: 'authorization_code', code, redirect_uri: 'http://elsewhere/cb' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  expect(await token({ grant_type: 'authorization_code', code, redirect_uri: 'http://elsewhere/cb' })).toMatchObject({
+    status: 400,
+    body: { error: 'invalid_grant' },
+  });
   const exchanged = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI });
   expect(exchanged).toEqual({
     status: 200,
@@ -106,7 +116,12 @@ test('consent → single-use code → tokens with offline → the profile, with 
 
   const profile = await api('/developer/v2/user/profile/basic', exchanged.body.access_token);
   expect(profile.status).toBe(200);
-  expect(profile.body).toEqual({ user_id: Number(userId), email: expect.stringMatching(/@example\.com$/), first_name: expect.any(String), last_name: expect.any(String) });
+  expect(profile.body).toEqual({
+    user_id: Number(userId),
+    email: expect.stringMatching(/@example\.com$/),
+    first_name: expect.any(String),
+    last_name: expect.any(String),
+  });
   expect(typeof profile.body.user_id).toBe('number');
   expect(userId).toMatch(/^\d+$/);
   expect(whoop.requests.find((r) => r.path === '/developer/v2/user/profile/basic')).toEqual({
@@ -152,7 +167,10 @@ test('a refresh token only with offline; refreshing takes scope=offline, rotates
   });
   const basicOnly = await fetch(`${whoop.url}/oauth/oauth2/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${whoop.clientId}:${whoop.clientSecret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${whoop.clientId}:${whoop.clientSecret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, scope: 'offline' }),
   });
   expect(basicOnly.status).toBe(401);
@@ -166,7 +184,10 @@ test('a refresh token only with offline; refreshing takes scope=offline, rotates
   expect(refreshed.body.refresh_token).not.toBe(first.refresh_token);
   expect(refreshed.body.access_token).not.toBe(first.access_token);
   expect(whoop.refreshTokenUsed(first.refresh_token!)).toBe(true);
-  expect(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, scope: 'offline' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  expect(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, scope: 'offline' })).toMatchObject({
+    status: 400,
+    body: { error: 'invalid_grant' },
+  });
   expect((await api(COLLECTION_PATHS.cycles, refreshed.body.access_token)).status).toBe(200);
   // Access tokens issued before the refresh keep working until they expire.
   expect((await api(COLLECTION_PATHS.cycles, first.access_token)).status).toBe(200);
@@ -353,7 +374,8 @@ test('seeded days: sleeps end in the local morning with stages adding up, recove
   expect(nights.filter((night) => night.score!.sleep_needed.need_from_recent_nap_milli !== 0)).toEqual([nightAfterNap]);
 
   for (let i = 1; i < oldestCycles.length; i++) expect(oldestCycles[i]!.start).toBe(oldestCycles[i - 1]!.end);
-  for (const cycle of cycles) expect(cycle).toMatchObject({ user_id: member, timezone_offset: '-05:00', score_state: 'SCORED', score: { strain: expect.any(Number) } });
+  for (const cycle of cycles)
+    expect(cycle).toMatchObject({ user_id: member, timezone_offset: '-05:00', score_state: 'SCORED', score: { strain: expect.any(Number) } });
 
   const sleepById = new Map(sleeps.map((sleep) => [sleep.id, sleep]));
   expect(new Set(recoveries.map((recovery) => recovery.cycle_id)).size).toBe(DAYS);
@@ -455,7 +477,10 @@ test('DELETE /v2/user/access (no scope needed): 204, then none of their tokens w
   expect(deleted).toMatchObject({ status: 204, body: null });
   expect(whoop.accessRevokedByClient(userId)).toBe(true);
   expect((await api(COLLECTION_PATHS.cycles, narrow.access_token)).status).toBe(401);
-  expect(await token({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token!, scope: 'offline' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  expect(await token({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token!, scope: 'offline' })).toMatchObject({
+    status: 400,
+    body: { error: 'invalid_grant' },
+  });
   expect((await api(COLLECTION_PATHS.cycles, otherGrant.access_token)).status).toBe(401);
   expect(whoop.accessRevokedByClient(otherMember)).toBe(false);
   expect((await api(COLLECTION_PATHS.cycles, otherMembersGrant.access_token)).status).toBe(200);

@@ -1,6 +1,13 @@
 import type { Resource } from '@medplum/fhirtypes';
 import type { BiomarkerResult } from '../../src/results';
-import { appointmentResource, coverageResource, patientResource, practitionerResource, serviceRequestResource, specimenResource } from '../../src/fhir/clinical-mapping';
+import {
+  appointmentResource,
+  coverageResource,
+  patientResource,
+  practitionerResource,
+  serviceRequestResource,
+  specimenResource,
+} from '../../src/fhir/clinical-mapping';
 import { capabilityStatement } from '../../src/fhir/capability-statement';
 import type { AppointmentRow, OrderRow, PatientRow, SampleRow } from '../../src/fhir/fhir-read-model';
 import { parseDate, parseSearch } from '../../src/fhir/fhir-search';
@@ -125,22 +132,40 @@ describe('FHIR mappings: every shape labflow produces is valid FHIR R4 (@medplum
       ),
     );
     const info = (race: string, ethnicity: string) =>
-      ({ first_name: 'A', last_name: 'B', email: 'a@example.com', phone_number: '+14155550123', gender: 'female', dob: '1980-01-01', race, ethnicity }) as never;
+      ({
+        first_name: 'A',
+        last_name: 'B',
+        email: 'a@example.com',
+        phone_number: '+14155550123',
+        gender: 'female',
+        dob: '1980-01-01',
+        race,
+        ethnicity,
+      }) as never;
     const withRace = patientResource(patientRow, info('asian', 'hispanic'), null);
     valid(withRace);
     expect(withRace.extension).toEqual([
       {
         url: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-race',
-        extension: [{ url: 'ombCategory', valueCoding: { system: 'urn:oid:2.16.840.1.113883.6.238', code: '2028-9', display: 'Asian' } }, { url: 'text', valueString: 'Asian' }],
+        extension: [
+          { url: 'ombCategory', valueCoding: { system: 'urn:oid:2.16.840.1.113883.6.238', code: '2028-9', display: 'Asian' } },
+          { url: 'text', valueString: 'Asian' },
+        ],
       },
       {
         url: 'http://hl7.org/fhir/us/core/StructureDefinition/us-core-ethnicity',
-        extension: [{ url: 'ombCategory', valueCoding: { system: 'urn:oid:2.16.840.1.113883.6.238', code: '2135-2', display: 'Hispanic or Latino' } }, { url: 'text', valueString: 'Hispanic or Latino' }],
+        extension: [
+          { url: 'ombCategory', valueCoding: { system: 'urn:oid:2.16.840.1.113883.6.238', code: '2135-2', display: 'Hispanic or Latino' } },
+          { url: 'text', valueString: 'Hispanic or Latino' },
+        ],
       },
     ]);
     const other = patientResource(patientRow, info('other', 'ashkenazi_jewish'), null);
     valid(other);
-    expect(other.extension!.map((extension) => extension.extension)).toEqual([[{ url: 'text', valueString: 'other' }], [{ url: 'text', valueString: 'ashkenazi jewish' }]]);
+    expect(other.extension!.map((extension) => extension.extension)).toEqual([
+      [{ url: 'text', valueString: 'other' }],
+      [{ url: 'text', valueString: 'ashkenazi jewish' }],
+    ]);
   });
 
   it('Practitioner, Coverage (with and without group), ServiceRequest in every status, Specimen', () => {
@@ -162,7 +187,12 @@ describe('FHIR mappings: every shape labflow produces is valid FHIR R4 (@medplum
     for (const status of ['received', 'collecting_sample', 'sample_with_lab', 'completed', 'cancelled', 'failed']) {
       valid(serviceRequestResource(order({ status, physician: null, icd_codes: null, sample_id: null, priority: true })));
     }
-    expect(['received', 'completed', 'cancelled', 'failed'].map((status) => serviceRequestResource(order({ status })).status)).toEqual(['active', 'completed', 'revoked', 'revoked']);
+    expect(['received', 'completed', 'cancelled', 'failed'].map((status) => serviceRequestResource(order({ status })).status)).toEqual([
+      'active',
+      'completed',
+      'revoked',
+      'revoked',
+    ]);
     valid(specimenResource(order() as OrderRow & { sample_id: string }));
     valid(specimenResource(order({ sample_type: 'mystery', date_collected: null, date_received: null }) as OrderRow & { sample_id: string }));
   });
@@ -181,7 +211,15 @@ describe('FHIR mappings: every shape labflow produces is valid FHIR R4 (@medplum
     valid(diagnosticReport(order({ result_status: 'partial', sample_id: null, lab_name: null, result_interpretation: null }), 0, '/x.pdf'));
     const variants: BiomarkerResult[] = [
       result(),
-      result({ type: 'comment', result: 'Negative', unit: undefined, min_range_value: undefined, max_range_value: undefined, reference_range: undefined, interpretation: 'normal' }),
+      result({
+        type: 'comment',
+        result: 'Negative',
+        unit: undefined,
+        min_range_value: undefined,
+        max_range_value: undefined,
+        reference_range: undefined,
+        interpretation: 'normal',
+      }),
       result({ type: 'range', result: '<5', interpretation: 'critical', is_above_max_range: false, is_below_min_range: true }),
       result({ unit: 'weird-unit', loinc: undefined, interpretation: 'unknown' }),
       result({ slug: undefined, loinc: undefined }),
@@ -200,16 +238,27 @@ describe('FHIR mappings: every shape labflow produces is valid FHIR R4 (@medplum
     expect(interpretationOf(result({ interpretation: 'critical', is_below_min_range: false, is_above_max_range: false }))!.coding![0].code).toBe('AA');
     expect(quantity(5, 'uIU/mL')).toEqual({ value: 5, unit: 'uIU/mL', system: 'http://unitsofmeasure.org', code: 'u[IU]/mL' });
     expect(quantity(5, 'weird-unit')).toEqual({ value: 5, unit: 'weird-unit' });
-    const missing = missingResultObservation(order(), { name: 'HDL', slug: 'hdl', inferred_failure_type: 'quantity_not_sufficient_failure', loinc: '2085-9', note: 'QNS' }, 5);
+    const missing = missingResultObservation(
+      order(),
+      { name: 'HDL', slug: 'hdl', inferred_failure_type: 'quantity_not_sufficient_failure', loinc: '2085-9', note: 'QNS' },
+      5,
+    );
     valid(missing);
-    expect(missing).toMatchObject({ id: `${ORDER_ID}-5`, status: 'cancelled', dataAbsentReason: { coding: [{ code: 'not-performed' }], text: 'quantity not sufficient failure' } });
+    expect(missing).toMatchObject({
+      id: `${ORDER_ID}-5`,
+      status: 'cancelled',
+      dataAbsentReason: { coding: [{ code: 'not-performed' }], text: 'quantity not sufficient failure' },
+    });
     expect(missing).not.toHaveProperty('valueQuantity');
     valid(missingResultObservation(order({ sample_id: null }), { name: 'X', slug: 'x', inferred_failure_type: 'unknown_failure' }, 0));
   });
 
   it('wearable Observations of every served resource, against their vital-signs profiles', () => {
     for (const code of WEARABLE_CODES) {
-      const row = sample(code.resource, code.resource === 'blood_pressure' ? { value: 120, diastolic: 80 } : code.resource === 'steps' ? { end_ts: at('2026-11-20T09:00:00Z') } : {});
+      const row = sample(
+        code.resource,
+        code.resource === 'blood_pressure' ? { value: 120, diastolic: 80 } : code.resource === 'steps' ? { end_ts: at('2026-11-20T09:00:00Z') } : {},
+      );
       const observation = wearableObservation(row)!;
       valid(observation);
       expect(observation.category![0].coding![0].code).toBe(code.category);
@@ -238,7 +287,12 @@ describe('FHIR search parameters', () => {
 
   it('parses tokens, references and _count, and refuses what is not served', () => {
     const query = parseSearch('Observation', { subject: 'Patient/abc', code: 'http://loinc.org|8867-4,ldl', _count: '5000', category: 'vital-signs' });
-    expect(query).toMatchObject({ patient: 'abc', code: [{ system: 'http://loinc.org', code: '8867-4' }, { code: 'ldl' }], count: 1000, category: [{ code: 'vital-signs' }] });
+    expect(query).toMatchObject({
+      patient: 'abc',
+      code: [{ system: 'http://loinc.org', code: '8867-4' }, { code: 'ldl' }],
+      count: 1000,
+      category: [{ code: 'vital-signs' }],
+    });
     expect(() => parseSearch('Observation', { patient: 'Group/1' })).toThrow(/only Patient/);
     expect(() => parseSearch('Patient', { name: 'x' })).toThrow(/not served/);
     expect(() => parseSearch('Patient', { _count: '0' })).toThrow(/at least 1/);

@@ -40,7 +40,10 @@ describe('utcInstantMs (Date.parse of the usual UTC form)', () => {
       separator: fc.constantFrom('T', 'T', 'T', 't', ' '),
       zone: fc.constantFrom('Z', 'Z', 'Z', 'z', '', '+01:00', '-0530'),
     })
-    .map((p) => `${pad(p.year, 4)}-${pad(p.month, 2)}-${pad(p.day, 2)}${p.separator}${pad(p.hour, 2)}:${pad(p.minute, 2)}:${pad(p.second, 2)}${p.fraction}${p.zone}`);
+    .map(
+      (p) =>
+        `${pad(p.year, 4)}-${pad(p.month, 2)}-${pad(p.day, 2)}${p.separator}${pad(p.hour, 2)}:${pad(p.minute, 2)}:${pad(p.second, 2)}${p.fraction}${p.zone}`,
+    );
   const heartrate = sampleSchema(timeseriesResource('heartrate')!);
 
   it('is Date.parse, or NaN (left to Date.parse); never a time the schema refuses', () => {
@@ -62,7 +65,17 @@ describe('utcInstantMs (Date.parse of the usual UTC form)', () => {
       expect(utcInstantMs(value)).toBe(Date.parse(value));
     }
     expect(isoString(utcInstantMs('2026-10-01T08:09:10.011Z'))).toBe('2026-10-01T08:09:10.011Z');
-    for (const value of ['2026-10-01T24:00:00Z', '2026-10-01T00:00:00', '2026-10-01t00:00:00Z', '2026-10-01 00:00:00Z', '2026-10-01T00:00:00+00:00', '2026-13-01T00:00:00Z', '2026-1a-01T00:00:00Z', '+02026-10-01T00:00Z', '']) {
+    for (const value of [
+      '2026-10-01T24:00:00Z',
+      '2026-10-01T00:00:00',
+      '2026-10-01t00:00:00Z',
+      '2026-10-01 00:00:00Z',
+      '2026-10-01T00:00:00+00:00',
+      '2026-13-01T00:00:00Z',
+      '2026-1a-01T00:00:00Z',
+      '+02026-10-01T00:00Z',
+      '',
+    ]) {
       expect(utcInstantMs(value)).toBeNaN();
     }
   });

@@ -68,7 +68,16 @@ describe('the samples checked without zod (isPlainSample)', () => {
   );
   const timestamp = fc.oneof(
     utc,
-    fc.constantFrom('2026-10-01T08:00:00', '2026-10-01 08:00', '2026-10-01T08:00:00+02:00', '2026-10-01T25:00:00Z', '2026-02-30T00:00:00Z', '2026-10-01', 'yesterday', ''),
+    fc.constantFrom(
+      '2026-10-01T08:00:00',
+      '2026-10-01 08:00',
+      '2026-10-01T08:00:00+02:00',
+      '2026-10-01T25:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-10-01',
+      'yesterday',
+      '',
+    ),
     fc.constantFrom(undefined, null, 1790812800000, {}),
   );
   const field = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
@@ -101,7 +110,9 @@ describe('the samples checked without zod (isPlainSample)', () => {
     );
   const resources = TIMESERIES_RESOURCES.filter((resource) => resource.kind === 'discrete' || resource.kind === 'interval');
   const resourceSamples = (maxLength: number) =>
-    fc.constantFrom(...resources).chain((resource) => fc.tuple(fc.constant(resource), fc.array(fc.oneof(usual(resource), usual(resource), sample), { minLength: 1, maxLength })));
+    fc
+      .constantFrom(...resources)
+      .chain((resource) => fc.tuple(fc.constant(resource), fc.array(fc.oneof(usual(resource), usual(resource), sample), { minLength: 1, maxLength })));
 
   it('accepts only samples the schema accepts, with the fields the schema gives', () => {
     let quick = 0;
@@ -139,7 +150,17 @@ describe('the samples checked without zod (isPlainSample)', () => {
 
 describe('storedSampleJson and groupedSamplesJson (a grouped read written as JSON text)', () => {
   const stored = (provider: string, sourceType: string, ts: number, more: Partial<StoredSample> = {}): StoredSample => ({
-    provider, sourceType, sampleKey: '', ts, endTs: null, value: 60, diastolic: null, sampleType: null, timezoneOffset: 0, extra: null, ...more,
+    provider,
+    sourceType,
+    sampleKey: '',
+    ts,
+    endTs: null,
+    value: 60,
+    diastolic: null,
+    sampleType: null,
+    timezoneOffset: 0,
+    extra: null,
+    ...more,
   });
   const day = Date.parse('2026-10-01T00:00:00Z');
   const samples: StoredSample[] = [

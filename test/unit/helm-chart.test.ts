@@ -56,7 +56,8 @@ function undocumented(node: Node | null, path: string[] = []): string[] {
       return [...own, ...undocumented(pair.value as Node | null, here)];
     });
   }
-  if (isSeq(node)) return node.items.flatMap((item, index) => undocumented(item as Node | null, [...path, String(index)]).filter((p) => !p.endsWith(`.${index}.name`)));
+  if (isSeq(node))
+    return node.items.flatMap((item, index) => undocumented(item as Node | null, [...path, String(index)]).filter((p) => !p.endsWith(`.${index}.name`)));
   return [];
 }
 

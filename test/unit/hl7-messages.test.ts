@@ -15,7 +15,14 @@ const input = (overrides: Partial<OrderMessageInput> = {}): OrderMessageInput =>
   control: 'new',
   controlId: 'LF0001',
   sentAt: new Date('2026-11-28T12:00:00Z'),
-  addressing: { sendingApplication: 'LABFLOW', sendingFacility: 'LF', receivingApplication: 'QDX', receivingFacility: 'QDX-PHX', version: '2.3', orderMessageType: 'ORM^O01' },
+  addressing: {
+    sendingApplication: 'LABFLOW',
+    sendingFacility: 'LF',
+    receivingApplication: 'QDX',
+    receivingFacility: 'QDX-PHX',
+    version: '2.3',
+    orderMessageType: 'ORM^O01',
+  },
   processingId: 'P',
   orderId: ORDER_ID,
   fillerNumber: null,
@@ -49,7 +56,12 @@ describe('buildOrderMessage', () => {
     const message = parse(buildOrderMessage(input()));
     expect(message.segments.map((segment) => segment.name)).toEqual(['MSH', 'PID', 'PV1', 'ORC', 'OBR', 'NTE', 'DG1', 'ORC', 'OBR', 'DG1', 'OBX']);
     const msh = message.getSegment('MSH')!;
-    expect([msh.getField(9).toString(), msh.getField(10).toString(), msh.getField(11).toString(), msh.getField(12).toString()]).toEqual(['ORM^O01', 'LF0001', 'P', '2.3']);
+    expect([msh.getField(9).toString(), msh.getField(10).toString(), msh.getField(11).toString(), msh.getField(12).toString()]).toEqual([
+      'ORM^O01',
+      'LF0001',
+      'P',
+      '2.3',
+    ]);
     expect([msh.getComponent(5, 1), msh.getComponent(6, 1)]).toEqual(['QDX', 'QDX-PHX']);
     // A delimiter in a name is escaped, not a new component.
     expect(message.getSegment('PID')!.getField(5).toString()).toBe("O'Neil\\S\\Okonkwo^Marguerite");
@@ -111,11 +123,71 @@ describe('reading what a lab sends', () => {
     'OBX|7|ED|PDF^Report^L||QDX^application^pdf^Base64^JVBERi0=||||||F',
   ].join('\r');
   const markers: ResultMarker[] = [
-    { id: 11, name: 'Glucose', slug: 'glucose', providerId: 'q-glu', unit: 'mg/dL', referenceMin: 70, referenceMax: 99, criticalLow: null, criticalHigh: null, referenceRangesBySex: null, loinc: { code: '2345-7', slug: 'glucose' } },
-    { id: 12, name: 'Creatinine', slug: 'creatinine', providerId: 'q-cre', unit: 'mg/dL', referenceMin: null, referenceMax: null, criticalLow: null, criticalHigh: null, referenceRangesBySex: null, loinc: { code: '2160-0', slug: 'creatinine' } },
-    { id: 13, name: 'Color', slug: 'color', providerId: 'q-col', unit: null, referenceMin: null, referenceMax: null, criticalLow: null, criticalHigh: null, referenceRangesBySex: null, loinc: { code: '5778-6', slug: 'color' } },
-    { id: 14, name: 'Note', slug: 'note', providerId: 'q-note', unit: null, referenceMin: null, referenceMax: null, criticalLow: null, criticalHigh: null, referenceRangesBySex: null, loinc: { code: '8251-1', slug: 'note' } },
-    { id: 15, name: 'ALT', slug: 'alt', providerId: 'q-alt', unit: 'U/L', referenceMin: null, referenceMax: null, criticalLow: null, criticalHigh: null, referenceRangesBySex: null, loinc: { code: '1742-6', slug: 'alt' } },
+    {
+      id: 11,
+      name: 'Glucose',
+      slug: 'glucose',
+      providerId: 'q-glu',
+      unit: 'mg/dL',
+      referenceMin: 70,
+      referenceMax: 99,
+      criticalLow: null,
+      criticalHigh: null,
+      referenceRangesBySex: null,
+      loinc: { code: '2345-7', slug: 'glucose' },
+    },
+    {
+      id: 12,
+      name: 'Creatinine',
+      slug: 'creatinine',
+      providerId: 'q-cre',
+      unit: 'mg/dL',
+      referenceMin: null,
+      referenceMax: null,
+      criticalLow: null,
+      criticalHigh: null,
+      referenceRangesBySex: null,
+      loinc: { code: '2160-0', slug: 'creatinine' },
+    },
+    {
+      id: 13,
+      name: 'Color',
+      slug: 'color',
+      providerId: 'q-col',
+      unit: null,
+      referenceMin: null,
+      referenceMax: null,
+      criticalLow: null,
+      criticalHigh: null,
+      referenceRangesBySex: null,
+      loinc: { code: '5778-6', slug: 'color' },
+    },
+    {
+      id: 14,
+      name: 'Note',
+      slug: 'note',
+      providerId: 'q-note',
+      unit: null,
+      referenceMin: null,
+      referenceMax: null,
+      criticalLow: null,
+      criticalHigh: null,
+      referenceRangesBySex: null,
+      loinc: { code: '8251-1', slug: 'note' },
+    },
+    {
+      id: 15,
+      name: 'ALT',
+      slug: 'alt',
+      providerId: 'q-alt',
+      unit: 'U/L',
+      referenceMin: null,
+      referenceMax: null,
+      criticalLow: null,
+      criticalHigh: null,
+      referenceRangesBySex: null,
+      loinc: { code: '1742-6', slug: 'alt' },
+    },
   ];
 
   it('maps OBX rows by the lab’s code or LOINC into results: values, units, ranges, flags, missing, the PDF', () => {
@@ -126,7 +198,16 @@ describe('reading what a lab sends', () => {
     const mapped = mapObservations(reported, markers, { 11: { code: 'GLU-7', text: 'Glucose' } }, { labName: 'Quest', sampleId: null });
     expect(mapped.status).toBe('final');
     const bySlug = new Map(mapped.results.map((result) => [result.slug, result]));
-    expect(bySlug.get('glucose')).toMatchObject({ result: '104', type: 'numeric', unit: 'mg/dL', min_range_value: 70, max_range_value: 99, is_above_max_range: true, interpretation: 'abnormal', timestamp: '2026-11-28T11:00:00.000Z' });
+    expect(bySlug.get('glucose')).toMatchObject({
+      result: '104',
+      type: 'numeric',
+      unit: 'mg/dL',
+      min_range_value: 70,
+      max_range_value: 99,
+      is_above_max_range: true,
+      interpretation: 'abnormal',
+      timestamp: '2026-11-28T11:00:00.000Z',
+    });
     expect(bySlug.get('creatinine')).toMatchObject({ result: '<0.5', type: 'range', is_below_min_range: true });
     expect(bySlug.get('color')).toMatchObject({ result: 'Yellow', type: 'coded_value' });
     expect(bySlug.get('note')).toMatchObject({ result: 'Hemolysed&lipemic\nsecond line', type: 'comment' });
@@ -137,13 +218,32 @@ describe('reading what a lab sends', () => {
   });
 
   it('keeps the latest observation per marker: a correction replaces the final, a preliminary report is partial', () => {
-    const observation = (value: string, status: string) => ({ valueType: 'NM', code: '2345-7', text: 'Glucose', system: 'LN', altCode: '', altSystem: '', value, units: 'mg/dL', referenceRange: '', abnormalFlags: [], status, observedAt: null, performingLab: null, mediaSubtype: null });
+    const observation = (value: string, status: string) => ({
+      valueType: 'NM',
+      code: '2345-7',
+      text: 'Glucose',
+      system: 'LN',
+      altCode: '',
+      altSystem: '',
+      value,
+      units: 'mg/dL',
+      referenceRange: '',
+      abnormalFlags: [],
+      status,
+      observedAt: null,
+      performingLab: null,
+      mediaSubtype: null,
+    });
     const partial = mapObservations([{ resultStatus: 'P', observations: [observation('90', 'P')] }], markers, {}, { labName: 'Quest', sampleId: null });
     expect(partial.status).toBe('partial');
     // A preliminary report is partial even when ORC-5 already says completed.
-    expect(factOf([{ placer: ORDER_ID, filler: null, orderControl: 'RE', orderStatus: 'CM', resultStatus: 'P', observations: [observation('90', 'P')], notes: [] }])).toEqual({ low: 'partial_results', detail: null });
+    expect(
+      factOf([{ placer: ORDER_ID, filler: null, orderControl: 'RE', orderStatus: 'CM', resultStatus: 'P', observations: [observation('90', 'P')], notes: [] }]),
+    ).toEqual({ low: 'partial_results', detail: null });
     expect(factOf([{ placer: ORDER_ID, filler: null, orderControl: 'SC', orderStatus: 'IP', resultStatus: null, observations: [], notes: [] }])).toBeNull();
-    expect(factOf([{ placer: ORDER_ID, filler: null, orderControl: 'OC', orderStatus: 'CA', resultStatus: null, observations: [], notes: ['Specimen leaked'] }])).toEqual({ low: 'do_not_process', detail: 'Specimen leaked' });
+    expect(
+      factOf([{ placer: ORDER_ID, filler: null, orderControl: 'OC', orderStatus: 'CA', resultStatus: null, observations: [], notes: ['Specimen leaked'] }]),
+    ).toEqual({ low: 'do_not_process', detail: 'Specimen leaked' });
     const corrected = mapObservations(
       [
         { resultStatus: 'F', observations: [observation('95', 'F')] },
@@ -159,8 +259,20 @@ describe('reading what a lab sends', () => {
 
   it('keeps the final values when a preliminary report arrives after the final one, and the later of two preliminary ones', () => {
     const observation = (code: string, value: string, status: string, observedAt: string | null = null) => ({
-      valueType: 'NM', code, text: '', system: 'LN', altCode: '', altSystem: '', value, units: 'mg/dL', referenceRange: '', abnormalFlags: [], status,
-      observedAt: observedAt ? new Date(observedAt) : null, performingLab: null, mediaSubtype: null,
+      valueType: 'NM',
+      code,
+      text: '',
+      system: 'LN',
+      altCode: '',
+      altSystem: '',
+      value,
+      units: 'mg/dL',
+      referenceRange: '',
+      abnormalFlags: [],
+      status,
+      observedAt: observedAt ? new Date(observedAt) : null,
+      performingLab: null,
+      mediaSubtype: null,
     });
     const context = { labName: 'Quest', sampleId: null };
     const late = mapObservations(
@@ -173,11 +285,17 @@ describe('reading what a lab sends', () => {
       context,
     );
     expect(late.status).toBe('final');
-    expect(late.results.map((result) => [result.slug, result.result])).toEqual([['glucose', '95'], ['creatinine', '0.9']]);
+    expect(late.results.map((result) => [result.slug, result.result])).toEqual([
+      ['glucose', '95'],
+      ['creatinine', '0.9'],
+    ]);
     // The second preliminary report (observed later) arrives first.
     const outOfOrder = mapObservations(
       [
-        { resultStatus: 'P', observations: [observation('2345-7', '92', 'P', '2026-11-28T10:00:00Z'), observation('2160-0', '0.8', 'P', '2026-11-28T10:00:00Z')] },
+        {
+          resultStatus: 'P',
+          observations: [observation('2345-7', '92', 'P', '2026-11-28T10:00:00Z'), observation('2160-0', '0.8', 'P', '2026-11-28T10:00:00Z')],
+        },
         { resultStatus: 'P', observations: [observation('2345-7', '88', 'P', '2026-11-28T09:00:00Z')] },
       ],
       markers,
@@ -185,7 +303,10 @@ describe('reading what a lab sends', () => {
       context,
     );
     expect(outOfOrder.status).toBe('partial');
-    expect(outOfOrder.results.map((result) => [result.slug, result.result])).toEqual([['glucose', '92'], ['creatinine', '0.8']]);
+    expect(outOfOrder.results.map((result) => [result.slug, result.result])).toEqual([
+      ['glucose', '92'],
+      ['creatinine', '0.8'],
+    ]);
   });
 
   it('refuses bad headers with AR and the reason', () => {
@@ -202,7 +323,9 @@ describe('reading what a lab sends', () => {
     expect(refusal('MSH#^~\\&#X')?.[1]).toContain('Field separator');
     expect(refusal('MSH|^~|X|Y')?.[1]).toContain('Encoding characters');
     expect(refusal('MSH|^~\\&|A|B|C|D|20260101||ORU^R01|C1|P|2.5.1||||||BIG5')?.[1]).toContain('Character set');
-    expect(refusal(Buffer.concat([Buffer.from('MSH|^~\\&|A|B|C|D|20260101||ORU^R01|C1|P|2.5.1\rNTE|1||'), Buffer.from([0xff])]))?.[1]).toContain('not valid UTF-8');
+    expect(refusal(Buffer.concat([Buffer.from('MSH|^~\\&|A|B|C|D|20260101||ORU^R01|C1|P|2.5.1\rNTE|1||'), Buffer.from([0xff])]))?.[1]).toContain(
+      'not valid UTF-8',
+    );
     expect(refusal('MSH|^~\\&|A|B|C|D|20260101||ORU^R01||P|2.5.1')?.[1]).toContain('MSH-10');
     expect(refusal('MSH|^~\\&|A|B|C|D|20260101||ORU^R01|C1|P|9.9')?.[1]).toContain('version');
     // 8859/1 is read as such: é is one byte there.
@@ -212,7 +335,9 @@ describe('reading what a lab sends', () => {
 
   it('answers with an ACK that echoes the control id and carries the reason in MSA-3 and ERR', () => {
     const { header } = decodeInbound(Buffer.from(ORU));
-    const ack = parse(buildAck({ to: header, controlId: null, ackCode: 'AE', text: 'Try again', errorCode: '207', ownControlId: 'A1', at: new Date('2026-11-28T12:00:00Z') }));
+    const ack = parse(
+      buildAck({ to: header, controlId: null, ackCode: 'AE', text: 'Try again', errorCode: '207', ownControlId: 'A1', at: new Date('2026-11-28T12:00:00Z') }),
+    );
     expect(ack.getSegment('MSH')!.getField(9).toString()).toBe('ACK^R01^ACK');
     expect([ack.getSegment('MSH')!.getComponent(5, 1), ack.getSegment('MSH')!.getComponent(6, 1)]).toEqual(['QDX', 'QDX-PHX']);
     expect(ack.getSegment('MSA')!.toString()).toBe('MSA|AE|C-1|Try again');

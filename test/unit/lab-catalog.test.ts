@@ -12,7 +12,6 @@ import { MarkerGraph } from '../../src/lab-tests/lab-catalog.views';
 import { DEFAULT_PHYSICIAN_ENFORCEMENT_DATE, LabAccountsService } from '../../src/lab-tests/lab-accounts.service';
 import { interpretNumericResult, referenceRangeFor } from '../../src/lab-tests/reference-ranges';
 
-
 const analyte = (key: string) => {
   const found = SEED_ANALYTES.find((candidate) => candidate.key === key);
   if (!found) throw new Error(key);
@@ -188,7 +187,9 @@ describe('MarkerGraph', () => {
     const graph = new MarkerGraph(
       new Map([a, b, c, panel].map((m) => [m.id, m])),
       new Map([[900, [1, 2]]]),
-      new Map([[10, { id: 10, code: '2345-7', name: 'Glucose', slug: 'glucose', unit: 'mg/dL', displayName: 'Glucose', aliases: [], specimen: 'serum_plasma' }]]),
+      new Map([
+        [10, { id: 10, code: '2345-7', name: 'Glucose', slug: 'glucose', unit: 'mg/dL', displayName: 'Glucose', aliases: [], specimen: 'serum_plasma' }],
+      ]),
     );
     expect(graph.expand([panel, b, c]).map((m) => m.id)).toEqual([1, 2, 3]);
     const view = graph.completeView(panel);

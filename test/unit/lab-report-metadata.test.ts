@@ -51,8 +51,16 @@ describe('report header fields', () => {
       'Accession #: A26-0001842',
     );
     expect(m).toMatchObject({
-      patient_first_name: 'Jane', patient_last_name: 'Doe', dob: '1980-03-14', gender: 'female', lab_name: 'Harbor Reference Laboratories',
-      lab_clia: '05D0642827', ordering_provider: 'Robert Chen', date_collected: '2026-11-02', date_reported: '2026-11-03', specimen_number: 'A26-0001842',
+      patient_first_name: 'Jane',
+      patient_last_name: 'Doe',
+      dob: '1980-03-14',
+      gender: 'female',
+      lab_name: 'Harbor Reference Laboratories',
+      lab_clia: '05D0642827',
+      ordering_provider: 'Robert Chen',
+      date_collected: '2026-11-02',
+      date_reported: '2026-11-03',
+      specimen_number: 'A26-0001842',
     });
     expect(m.confidence.dob).toEqual({ confidence: 0.97, reason: null });
     expect(m.confidence.lab_clia.confidence).toBeGreaterThan(0.9);
@@ -72,7 +80,10 @@ describe('report header fields', () => {
   it('reads first and last name printed under their own labels, and a row of labels with values below', () => {
     expect(metadataOf('Lab', 'Last Name: Doe   First Name: Jane M')).toMatchObject({ patient_first_name: 'Jane', patient_last_name: 'Doe' });
     expect(metadataOf('Lab', 'Patient   DOB   Collected', 'SMITH, JOHN   07/04/1975   01/02/2026')).toMatchObject({
-      patient_first_name: 'JOHN', patient_last_name: 'SMITH', dob: '1975-07-04', date_collected: '2026-01-02',
+      patient_first_name: 'JOHN',
+      patient_last_name: 'SMITH',
+      dob: '1975-07-04',
+      date_collected: '2026-01-02',
     });
   });
 
@@ -85,22 +96,50 @@ describe('report header fields', () => {
   });
 
   it('trusts a day/month order only as far as the report shows it', () => {
-    expect(metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980').confidence.dob).toMatchObject({ confidence: 0.75, reason: expect.stringContaining('month first') });
+    expect(metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980').confidence.dob).toMatchObject({
+      confidence: 0.75,
+      reason: expect.stringContaining('month first'),
+    });
     const dayFirst = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 03/04/1980', 'Collected: 25/11/2026');
     expect(dayFirst.dob).toBe('1980-04-03');
     expect(dayFirst.confidence.dob.confidence).toBe(0.97);
   });
 
   it('reads label and value cells of a bordered table, and a label run into its value', () => {
-    expect(metadataOf('Lab', 'Patient Name   DOE, JANE   Date of Birth   Mar 14, 1980', 'Accession No   KS-25-0456-7   Sex   Female', 'Ordering Provider Robert Chen MD')).toMatchObject({
-      patient_first_name: 'JANE', patient_last_name: 'DOE', dob: '1980-03-14', specimen_number: 'KS-25-0456-7', gender: 'female', ordering_provider: 'Robert Chen',
+    expect(
+      metadataOf(
+        'Lab',
+        'Patient Name   DOE, JANE   Date of Birth   Mar 14, 1980',
+        'Accession No   KS-25-0456-7   Sex   Female',
+        'Ordering Provider Robert Chen MD',
+      ),
+    ).toMatchObject({
+      patient_first_name: 'JANE',
+      patient_last_name: 'DOE',
+      dob: '1980-03-14',
+      specimen_number: 'KS-25-0456-7',
+      gender: 'female',
+      ordering_provider: 'Robert Chen',
     });
   });
 
   it("reads a letter: its date, the subject line's patient and birth date, the specimen sentence, the doctor it is addressed to", () => {
-    const m = metadataOf('Clinic Laboratory', '14 March 2025', 'Dear Dr. Robert Chen,', 'Re: Mrs Jane M. van der Berg, born 4 March 1980', 'Specimen S-2025-00123, collected 12 March 2025.');
+    const m = metadataOf(
+      'Clinic Laboratory',
+      '14 March 2025',
+      'Dear Dr. Robert Chen,',
+      'Re: Mrs Jane M. van der Berg, born 4 March 1980',
+      'Specimen S-2025-00123, collected 12 March 2025.',
+    );
     expect(m).toMatchObject({
-      patient_first_name: 'Jane', patient_last_name: 'van der Berg', gender: 'female', dob: '1980-03-04', date_reported: '2025-03-14', date_collected: '2025-03-12', specimen_number: 'S-2025-00123', ordering_provider: 'Robert Chen',
+      patient_first_name: 'Jane',
+      patient_last_name: 'van der Berg',
+      gender: 'female',
+      dob: '1980-03-04',
+      date_reported: '2025-03-14',
+      date_collected: '2025-03-12',
+      specimen_number: 'S-2025-00123',
+      ordering_provider: 'Robert Chen',
     });
   });
 

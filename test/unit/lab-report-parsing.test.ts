@@ -2,7 +2,15 @@ import { pageLines } from '../../src/lab-reports/parsing/layout';
 import fs from 'node:fs';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
-import { detectReportFileKind, extractReport, matchReport, parseReport, ReportParseFailure, type ExtractedDocument, type ExtractedWord } from '../../src/lab-reports/parsing';
+import {
+  detectReportFileKind,
+  extractReport,
+  matchReport,
+  parseReport,
+  ReportParseFailure,
+  type ExtractedDocument,
+  type ExtractedWord,
+} from '../../src/lab-reports/parsing';
 import { FAMILIES, HELD_OUT, labReportCorpus, type Corpus } from '../fixtures/lab-reports/corpus';
 import { scoreReport } from '../fixtures/lab-reports/evaluate';
 import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
@@ -43,16 +51,30 @@ describe('lab report parsing of a text PDF', () => {
     expect(extracted.method).toBe('text');
     const data = matchReport(parseReport(extracted), catalogue);
     expect(data.metadata).toEqual({
-      patient_first_name: 'JANE', patient_last_name: 'DOE', dob: '1980-03-14', gender: 'female', lab_name: 'Northwind Clinical Laboratories',
-      date_collected: '2026-11-02', date_reported: '2026-11-03', specimen_number: 'NW-2026-118842',
+      patient_first_name: 'JANE',
+      patient_last_name: 'DOE',
+      dob: '1980-03-14',
+      gender: 'female',
+      lab_name: 'Northwind Clinical Laboratories',
+      date_collected: '2026-11-02',
+      date_reported: '2026-11-03',
+      specimen_number: 'NW-2026-118842',
     });
-    expect(data.results.map((r) => [r.test_name, r.value, r.units, r.min_reference_range, r.max_reference_range, r.interpretation, r.loinc_matches[0]?.loinc_code])).toEqual([
+    expect(
+      data.results.map((r) => [r.test_name, r.value, r.units, r.min_reference_range, r.max_reference_range, r.interpretation, r.loinc_matches[0]?.loinc_code]),
+    ).toEqual([
       ['Glucose', '105', 'mg/dL', 65, 99, 'abnormal', '2345-7'],
       ['Hemoglobin A1c', '5.4', '%', undefined, 5.7, 'normal', '4548-4'],
       ['TSH', '2.10', 'mIU/L', 0.4, 4.5, 'normal', '3016-3'],
       ['Platelet Count', '1250', 'x10E3/uL', 140, 400, 'critical', '777-3'],
     ]);
-    expect(data.results[0]).toMatchObject({ source_panel_name: 'COMPREHENSIVE METABOLIC PANEL', is_above_max_range: true, is_below_min_range: false, loinc_match_status: 'auto_match', type: 'numeric' });
+    expect(data.results[0]).toMatchObject({
+      source_panel_name: 'COMPREHENSIVE METABOLIC PANEL',
+      is_above_max_range: true,
+      is_below_min_range: false,
+      loinc_match_status: 'auto_match',
+      type: 'numeric',
+    });
   });
 
   it('refuses a file that is not a PDF, JPEG or PNG, and a corrupt PDF as invalid input', async () => {
@@ -91,7 +113,9 @@ describe('lab report parsing of the generated corpus (text PDFs)', () => {
     expect(FAMILIES.length).toBeGreaterThanOrEqual(12);
     for (const report of texts) {
       const { metadata } = parseReport(await extractReport(read(report.file), 'pdf'));
-      const wrong = (['patient_first_name', 'patient_last_name', 'dob'] as const).filter((field) => metadata[field] !== null && metadata[field]?.toLowerCase() !== report.metadata[field].toLowerCase());
+      const wrong = (['patient_first_name', 'patient_last_name', 'dob'] as const).filter(
+        (field) => metadata[field] !== null && metadata[field]?.toLowerCase() !== report.metadata[field].toLowerCase(),
+      );
       expect({ file: report.file, wrong }).toEqual({ file: report.file, wrong: [] });
     }
   });
@@ -186,8 +210,9 @@ describe('reports printed in a monospaced font', () => {
 
   it('leaves a proportional page as OCR read it', () => {
     // ocrDocument's words differ in pitch as a proportional font's do once widths vary.
-    const words: ExtractedWord[] = ['Total', 'protein', 'Albumin', 'Globulin', 'Bilirubin', 'Creatinine', 'Potassium', 'Chloride', 'Calcium']
-      .map((text, i) => ({ text, x: 100, y: 100 + i * 40, w: text.length * (10 + (i % 4) * 3), h: 24, confidence: 0.9 }));
+    const words: ExtractedWord[] = ['Total', 'protein', 'Albumin', 'Globulin', 'Bilirubin', 'Creatinine', 'Potassium', 'Chloride', 'Calcium'].map(
+      (text, i) => ({ text, x: 100, y: 100 + i * 40, w: text.length * (10 + (i % 4) * 3), h: 24, confidence: 0.9 }),
+    );
     words.push({ text: 'Vital', x: 100, y: 600, w: 50, h: 24, confidence: 0.9 }, { text: 'signs', x: 158, y: 600, w: 50, h: 24, confidence: 0.9 });
     const lines = pageLines({ width: 2550, height: 3300, words }, 0);
     expect(lines[lines.length - 1].cells.map((c) => c.text)).toEqual(['Vital signs']);
@@ -227,7 +252,12 @@ describe('OCR noise handled with evidence', () => {
   });
 
   it('matches a name read as `Hemoglobin Alc` to A1c and tells percentages from absolute counts by their units', () => {
-    const parsed = parseReport(ocrDocument([header, ['Hemoglobin Alc', '5.4', '', '%', '<5.7'], ['Lymphocytes', '31.0', '', '%', '20-45'], ['Lymphocytes', '1.9', '', 'x10E3/uL', '0.85-3.9']], xs));
+    const parsed = parseReport(
+      ocrDocument(
+        [header, ['Hemoglobin Alc', '5.4', '', '%', '<5.7'], ['Lymphocytes', '31.0', '', '%', '20-45'], ['Lymphocytes', '1.9', '', 'x10E3/uL', '0.85-3.9']],
+        xs,
+      ),
+    );
     const data = matchReport(parsed, catalogue);
     expect(data.results.map((r) => r.loinc_matches[0].loinc_code)).toEqual(['4548-4', '736-9', '731-0']);
     expect(data.results[0].loinc_match_status).toBe('auto_match');

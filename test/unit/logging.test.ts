@@ -36,7 +36,15 @@ describe('log redaction', () => {
   });
 
   it('replaces sensitive path parameters of the noted routes, whether a request matched its route or not', () => {
-    for (const pattern of ['/portal/launch/:token', '/p/:code', '/p/:code/send', '/v2/user/:user_id/portal_url/:code', '/v2/user/resolve/:client_user_id', '/v2/user/:user_id', '/management_key/:key_id']) {
+    for (const pattern of [
+      '/portal/launch/:token',
+      '/p/:code',
+      '/p/:code/send',
+      '/v2/user/:user_id/portal_url/:code',
+      '/v2/user/resolve/:client_user_id',
+      '/v2/user/:user_id',
+      '/management_key/:key_id',
+    ]) {
       noteRoute(pattern);
     }
     expect(redactUrl('/portal/launch/T0KEN')).toBe('/portal/launch/[redacted]');
@@ -57,7 +65,11 @@ describe('log redaction', () => {
     const { logger, lines } = capturingLogger();
     logger.info(
       {
-        req: { method: 'GET', url: '/a?signature=SIG123', headers: { 'x-service-api-key': 'sk_KEY123', authorization: 'Bearer TOK123', cookie: 'c=COOKIE123' } },
+        req: {
+          method: 'GET',
+          url: '/a?signature=SIG123',
+          headers: { 'x-service-api-key': 'sk_KEY123', authorization: 'Bearer TOK123', cookie: 'c=COOKIE123' },
+        },
         headers: { 'x-management-key': 'mk_KEY456', 'x-vital-api-key': 'vk_KEY789' },
         patient_details: { first_name: 'Wilhelmina', last_name: 'Zebulon' },
         webhook: { secret: 'whsec_SECRET1', url: 'https://example.test/hook' },

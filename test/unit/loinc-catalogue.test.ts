@@ -4,7 +4,6 @@ import { LOINC_CATALOGUE_1763790160000 } from '../../src/db/migrations/snapshots
 import { snapshotRows } from '../../src/db/migrations/snapshots/loinc-snapshot-row';
 import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 
-
 /** Results with no unit by nature: presence, types and titres, colour and clarity, pH, specific gravity, an index. */
 const UNITLESS = /\[(Presence|Type|type|Titer)\]|^(Color|Appearance) of |^(Specific gravity|pH) of |free index/;
 
@@ -33,7 +32,12 @@ describe('curated LOINC catalogue', () => {
 
   it('gives every entry a display name, a long common name and a known specimen', () => {
     for (const loinc of CURATED_LOINC) {
-      expect([loinc.code, loinc.display.trim().length > 0, /\S/.test(loinc.name), ['serum_plasma', 'blood', 'plasma', 'urine'].includes(loinc.specimen)]).toEqual([loinc.code, true, true, true]);
+      expect([
+        loinc.code,
+        loinc.display.trim().length > 0,
+        /\S/.test(loinc.name),
+        ['serum_plasma', 'blood', 'plasma', 'urine'].includes(loinc.specimen),
+      ]).toEqual([loinc.code, true, true, true]);
     }
   });
 

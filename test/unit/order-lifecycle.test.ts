@@ -1,6 +1,29 @@
 import { serialization } from '@tryvital/vital-node';
-import { eventStatus, isStatusOf, ORDER_FLOWS, ORDER_LOW_LEVEL_STATUSES, type OrderFlow, type OrderLowLevelStatus, parseEventStatus, sourceOf, statusesOf, topLevelStatus } from '../../workflows/order/order-statuses';
-import { allowedTransitions, assertTransition, canTransition, isCancellable, isTerminal, onSiteDrawRefusal, parseFinalStatus, REGISTRABLE_FROM, simulatedNext, simulationCanReach, SUCCESS_PATH } from '../../workflows/order/order-lifecycle';
+import {
+  eventStatus,
+  isStatusOf,
+  ORDER_FLOWS,
+  ORDER_LOW_LEVEL_STATUSES,
+  type OrderFlow,
+  type OrderLowLevelStatus,
+  parseEventStatus,
+  sourceOf,
+  statusesOf,
+  topLevelStatus,
+} from '../../workflows/order/order-statuses';
+import {
+  allowedTransitions,
+  assertTransition,
+  canTransition,
+  isCancellable,
+  isTerminal,
+  onSiteDrawRefusal,
+  parseFinalStatus,
+  REGISTRABLE_FROM,
+  simulatedNext,
+  simulationCanReach,
+  SUCCESS_PATH,
+} from '../../workflows/order/order-lifecycle';
 
 /** Walks a simulation from `start` to where it stops, applying the workflow's own steps by hand. */
 function simulate(flow: OrderFlow, final: OrderLowLevelStatus | null, ownSteps: OrderLowLevelStatus[]): OrderLowLevelStatus[] {
@@ -182,9 +205,13 @@ describe('order lifecycle tables', () => {
     expect(onSiteDrawRefusal('on_site_collection', 'requisition_created')).toBeNull();
     expect(onSiteDrawRefusal('on_site_collection', 'requisition_bypassed')).toBeNull();
     expect(onSiteDrawRefusal('on_site_collection', 'ordered')).toMatch(/has no requisition/);
-    expect(onSiteDrawRefusal('on_site_collection', 'draw_completed')).toBe('The sample has already been drawn: the order is sample_with_lab.on_site_collection.draw_completed.');
+    expect(onSiteDrawRefusal('on_site_collection', 'draw_completed')).toBe(
+      'The sample has already been drawn: the order is sample_with_lab.on_site_collection.draw_completed.',
+    );
     expect(onSiteDrawRefusal('on_site_collection', 'cancelled')).toBe('The order is cancelled.on_site_collection.cancelled.');
     expect(onSiteDrawRefusal('on_site_collection', 'requisition_created', { gone: true })).toMatch(/^The order is /);
-    expect(onSiteDrawRefusal('walk_in_test', 'requisition_created')).toBe('Only on-site collection orders report their draw this way; this is a walk_in_test order.');
+    expect(onSiteDrawRefusal('walk_in_test', 'requisition_created')).toBe(
+      'Only on-site collection orders report their draw this way; this is a walk_in_test order.',
+    );
   });
 });

@@ -59,7 +59,7 @@ describe('orderFromRow', () => {
     }
   });
 
-  it('prints a date column as TypeORM does (YYYY-MM-DD of pg\'s local midnight)', () => {
+  it("prints a date column as TypeORM does (YYYY-MM-DD of pg's local midnight)", () => {
     expect(orderFromRow(rowOf(false)).activateBy).toBe('2027-03-14');
   });
 });

@@ -40,7 +40,7 @@ const day: OuraDailyActivity = {
   high_activity_time: 600,
 };
 
-test('a night: the sleep summary with the day\'s score, the hypnogram in runs of one stage, the HRV items Oura measured', () => {
+test("a night: the sleep summary with the day's score, the hypnogram in runs of one stage, the HRV items Oura measured", () => {
   const batches = ouraBatches({ heartRate: [], sleep: [night], dailySleep: [{ id: 'x', day: '2026-11-20', score: 83 }], dailyActivity: [] });
   const byResource = Object.fromEntries(batches.map((batch) => [batch.resource, batch]));
   expect(Object.keys(byResource).sort()).toEqual(['hrv', 'hypnogram', 'sleep']);
@@ -82,9 +82,16 @@ test('a night: the sleep summary with the day\'s score, the hypnogram in runs of
   ]);
 });
 
-test('Oura\'s sleep types as Junction\'s; deleted periods left out; a nap carries no day score', () => {
-  const periods = ['long_sleep', 'sleep', 'late_nap', 'rest', 'deleted'].map((type, index) => ({ ...night, id: `n${index}`, type, bedtime_start: `2026-11-2${index}T13:00:00+00:00` }));
-  const [sleep] = ouraBatches({ heartRate: [], sleep: periods, dailySleep: [{ id: 'x', day: '2026-11-20', score: 83 }], dailyActivity: [] }).filter((batch) => batch.resource === 'sleep');
+test("Oura's sleep types as Junction's; deleted periods left out; a nap carries no day score", () => {
+  const periods = ['long_sleep', 'sleep', 'late_nap', 'rest', 'deleted'].map((type, index) => ({
+    ...night,
+    id: `n${index}`,
+    type,
+    bedtime_start: `2026-11-2${index}T13:00:00+00:00`,
+  }));
+  const [sleep] = ouraBatches({ heartRate: [], sleep: periods, dailySleep: [{ id: 'x', day: '2026-11-20', score: 83 }], dailyActivity: [] }).filter(
+    (batch) => batch.resource === 'sleep',
+  );
   expect(sleep.data.map((summary) => [summary.type, summary.score])).toEqual([
     ['long_sleep', 83],
     ['short_sleep', null],
@@ -93,7 +100,7 @@ test('Oura\'s sleep types as Junction\'s; deleted periods left out; a nap carrie
   ]);
 });
 
-test('a day of activity: seconds of activity as minutes, Oura\'s walking distance, the day\'s offset; heart rate as bpm samples', () => {
+test("a day of activity: seconds of activity as minutes, Oura's walking distance, the day's offset; heart rate as bpm samples", () => {
   const batches = ouraBatches({
     heartRate: [{ bpm: 61, source: 'awake', timestamp: '2026-11-20T08:05:00+00:00' }],
     sleep: [],
@@ -101,11 +108,25 @@ test('a day of activity: seconds of activity as minutes, Oura\'s walking distanc
     dailyActivity: [day],
   });
   expect(batches.find((batch) => batch.resource === 'activity')?.data).toEqual([
-    { calendar_date: '2026-11-20', calories_total: 2390, calories_active: 512, steps: 10211, distance: 8120, low: 250, medium: 46, high: 10, timezone_offset: -18000 },
+    {
+      calendar_date: '2026-11-20',
+      calories_total: 2390,
+      calories_active: 512,
+      steps: 10211,
+      distance: 8120,
+      low: 250,
+      medium: 46,
+      high: 10,
+      timezone_offset: -18000,
+    },
   ]);
-  expect(batches.find((batch) => batch.resource === 'heartrate')?.data).toEqual([{ timestamp: '2026-11-20T08:05:00+00:00', value: 61, unit: 'bpm', timezone_offset: 0 }]);
+  expect(batches.find((batch) => batch.resource === 'heartrate')?.data).toEqual([
+    { timestamp: '2026-11-20T08:05:00+00:00', value: 61, unit: 'bpm', timezone_offset: 0 },
+  ]);
 });
 
 test('offsets of ISO 8601 times', () => {
-  expect([offsetSeconds('2026-11-20T08:05:00Z'), offsetSeconds('2026-11-20T08:05:00+05:30'), offsetSeconds('2026-11-20T08:05:00.000-0800')]).toEqual([0, 19800, -28800]);
+  expect([offsetSeconds('2026-11-20T08:05:00Z'), offsetSeconds('2026-11-20T08:05:00+05:30'), offsetSeconds('2026-11-20T08:05:00.000-0800')]).toEqual([
+    0, 19800, -28800,
+  ]);
 });

@@ -28,7 +28,11 @@ async function connected(): Promise<{ userId: string; connection: SourceConnecti
   oura.nextAuthorization({ userId });
   const atOura = await fetch(auth.oauthUrl('oura', 'state-1', CALLBACK), { redirect: 'manual' });
   const back = new URL(atOura.headers.get('location') as string);
-  const outcome = await auth.completeOauth('oura', { code: back.searchParams.get('code') as string, scope: back.searchParams.get('scope') ?? undefined, callbackUrl: CALLBACK });
+  const outcome = await auth.completeOauth('oura', {
+    code: back.searchParams.get('code') as string,
+    scope: back.searchParams.get('scope') ?? undefined,
+    callbackUrl: CALLBACK,
+  });
   if (outcome.outcome !== 'connected' || !outcome.grant) throw new Error(`not connected: ${JSON.stringify(outcome)}`);
   expect(outcome.grant.externalUserId).toBe(userId);
   let row = outcome.grant.credentials;

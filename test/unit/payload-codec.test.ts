@@ -32,7 +32,10 @@ describe('EncryptionCodec', () => {
     }
     const [underNew] = await rotated.encode([payload]);
     await expect(EncryptionCodec.fromKeys(oldPhi).decode([underNew])).rejects.toThrow();
-    expect(defaultPayloadConverter.fromPayload((await EncryptionCodec.fromKeys(newPhi).decode([underNew]))[0])).toEqual({ first_name: 'Ada', dob: '1815-12-10' });
+    expect(defaultPayloadConverter.fromPayload((await EncryptionCodec.fromKeys(newPhi).decode([underNew]))[0])).toEqual({
+      first_name: 'Ada',
+      dob: '1815-12-10',
+    });
     // Without the earlier key, what it sealed stays closed.
     await expect(EncryptionCodec.fromKeys(newPhi).decode([underOldPhi])).rejects.toThrow();
   });

@@ -52,7 +52,12 @@ describe('PhiReadAudit (group commit of PHI read audit rows)', () => {
     // One row per read: the first INSERT alone, the three behind it together, column by column.
     expect(inserts).toEqual([
       [[by.teamId], [by.apiKeyId], ['order'], ['o1']],
-      [[by.teamId, by.teamId, by.teamId], [by.apiKeyId, by.apiKeyId, by.apiKeyId], ['order', 'order', 'order'], ['o2', 'o3', 'o4']],
+      [
+        [by.teamId, by.teamId, by.teamId],
+        [by.apiKeyId, by.apiKeyId, by.apiKeyId],
+        ['order', 'order', 'order'],
+        ['o2', 'o3', 'o4'],
+      ],
     ]);
   });
 
@@ -64,7 +69,10 @@ describe('PhiReadAudit (group commit of PHI read audit rows)', () => {
     await new Promise((done) => setImmediate(done));
     // Both behind the first INSERT: the second INSERT, which fails, holds them both.
     const reads = [audit.record(by, 'order', 'o2'), audit.record({ ...by, apiKeyId: null }, 'order', 'not-a-uuid')].map((read) =>
-      read.then(() => 'committed', (error: Error) => error.message),
+      read.then(
+        () => 'committed',
+        (error: Error) => error.message,
+      ),
     );
     await commit();
     await expect(first).resolves.toBeUndefined();

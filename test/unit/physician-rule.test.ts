@@ -26,7 +26,10 @@ describe('PhysicianRule', () => {
   it('refuses in each route’s words', () => {
     const issue = (asker: PhysicianAsker) => (refusal(asker).getResponse() as { detail: Array<{ loc: unknown; msg: string }> }).detail[0];
     expect(refusal('order').getStatus()).toBe(422);
-    expect(issue('order')).toMatchObject({ loc: ['body', 'physician'], msg: 'Lab account acct-1 is order_delegated at quest: orders on it must name a physician.' });
+    expect(issue('order')).toMatchObject({
+      loc: ['body', 'physician'],
+      msg: 'Lab account acct-1 is order_delegated at quest: orders on it must name a physician.',
+    });
     expect(issue('import')).toMatchObject({ loc: ['body', 'physician'], msg: 'Lab account acct-1 is order_delegated: orders on it must name a physician.' });
     expect(issue('registration')).toMatchObject({ loc: ['body', 'physician'], msg: 'Orders on this lab account must name a physician.' });
     expect(refusal('recreation').getStatus()).toBe(400);

@@ -4,7 +4,16 @@ describe('portal timeline in plain words', () => {
   const at = (low: string) => `collecting_sample.at_home_phlebotomy.${low}`;
 
   it('a second booking of an appointment is a change of time, also after waiting for the provider to confirm it', () => {
-    expect(timelineInWords([at('requisition_created'), at('appointment_pending'), at('appointment_scheduled'), at('appointment_scheduled'), at('appointment_pending'), at('appointment_scheduled')])).toEqual([
+    expect(
+      timelineInWords([
+        at('requisition_created'),
+        at('appointment_pending'),
+        at('appointment_scheduled'),
+        at('appointment_scheduled'),
+        at('appointment_pending'),
+        at('appointment_scheduled'),
+      ]),
+    ).toEqual([
       'Your lab requisition is ready.',
       'Waiting for you to book an appointment.',
       'Your appointment is booked.',

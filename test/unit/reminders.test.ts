@@ -6,7 +6,11 @@ describe('reminder messages', () => {
 
   it('each kind carries the link, in the e-mail and in the SMS', () => {
     for (const kind of ['book_appointment', 'upcoming_appointment', 'kit_return'] as const) {
-      const message = reminderMessage({ ...facts, kind, ...(kind === 'upcoming_appointment' ? { appointment: { startAt: '2030-01-07T15:00:00.000Z', timeZone: 'America/Phoenix' } } : {}) });
+      const message = reminderMessage({
+        ...facts,
+        kind,
+        ...(kind === 'upcoming_appointment' ? { appointment: { startAt: '2030-01-07T15:00:00.000Z', timeZone: 'America/Phoenix' } } : {}),
+      });
       expect(message.text).toContain(facts.link);
       expect(message.sms).toContain(facts.link);
       expect(message.subject).toMatch(/^Acme Health: /);
@@ -14,7 +18,11 @@ describe('reminder messages', () => {
   });
 
   it('the pre-appointment reminder names the time in the appointment time zone', () => {
-    const message = reminderMessage({ ...facts, kind: 'upcoming_appointment', appointment: { startAt: '2030-01-07T15:00:00.000Z', timeZone: 'America/Phoenix' } });
+    const message = reminderMessage({
+      ...facts,
+      kind: 'upcoming_appointment',
+      appointment: { startAt: '2030-01-07T15:00:00.000Z', timeZone: 'America/Phoenix' },
+    });
     expect(message.subject).toBe('Acme Health: your appointment is on Mon, Jan 7, 2030, 8:00 AM MST');
   });
 });

@@ -28,11 +28,17 @@ function withoutTime(line: string): Record<string, unknown> {
 
 const requests: Array<[string, LoggedRequest]> = [
   ['a plain read', { method: 'GET', url: '/v2/user/8d1c5f5e-1b8e-4c4e-9a51-3f0c1c1c1c1c', ip: '127.0.0.1', headers: { 'user-agent': 'vital-node/3.1' } }],
-  ['a signed link (its signature redacted), no user agent', { method: 'GET', url: '/v3/order/x/requisition/pdf?expires=1&signature=abc%20def', ip: '::1', headers: {} }],
-  ['a URL with quotes and a non-ASCII user agent', { method: 'POST', url: '/v2/user?q="quoted"\\', ip: '10.0.0.1', headers: { 'user-agent': 'Zürich "agent"' } }],
+  [
+    'a signed link (its signature redacted), no user agent',
+    { method: 'GET', url: '/v3/order/x/requisition/pdf?expires=1&signature=abc%20def', ip: '::1', headers: {} },
+  ],
+  [
+    'a URL with quotes and a non-ASCII user agent',
+    { method: 'POST', url: '/v2/user?q="quoted"\\', ip: '10.0.0.1', headers: { 'user-agent': 'Zürich "agent"' } },
+  ],
 ];
 
-test.each(requests)('the hand-built request line equals pino\'s, field for field and in order: %s', (_name, req) => {
+test.each(requests)("the hand-built request line equals pino's, field for field and in order: %s", (_name, req) => {
   const { lines, logger } = capturingLogger();
   const writeLine = requestLineWriter(logger);
   expect(writeLine).not.toBeNull();

@@ -135,7 +135,13 @@ describe('renderRequisitionPdf', () => {
     const insured = input({
       billing: {
         type: 'commercial_insurance',
-        insurance: { payorCode: 'AETNA-60054', memberId: 'W123456789', responsibleRelationship: 'Spouse', responsibleName: 'Sam Okafor', diagnosisCodes: ['R73.09'] },
+        insurance: {
+          payorCode: 'AETNA-60054',
+          memberId: 'W123456789',
+          responsibleRelationship: 'Spouse',
+          responsibleName: 'Sam Okafor',
+          diagnosisCodes: ['R73.09'],
+        },
       },
     });
     const { text, pages } = readPdf(await renderRequisitionPdf(insured));
@@ -236,7 +242,7 @@ describe('renderRequisitionPdf', () => {
 
   it('replaces characters the standard fonts cannot draw instead of failing', async () => {
     const pdf = await renderRequisitionPdf(input({ patient: { ...input().patient, firstName: '李', lastName: 'Łukasz' } }));
-    const all = flat((readPdf(pdf)).text);
+    const all = flat(readPdf(pdf).text);
     expect(all).toContain('Name: ? ?ukasz');
   });
 });

@@ -31,7 +31,15 @@ function report(overrides: Partial<LabResultsRaw> = {}): LabResultsRaw {
     },
     results: [
       result({ name: 'Glucose', result: '88', unit: 'mg/dL', reference_range: '65-99', min_range_value: 65, max_range_value: 99, interpretation: 'normal' }),
-      result({ name: 'LDL Cholesterol', result: '162', unit: 'mg/dL', max_range_value: 99, is_above_max_range: true, interpretation: 'abnormal', notes: 'Fasting 12 hours.' }),
+      result({
+        name: 'LDL Cholesterol',
+        result: '162',
+        unit: 'mg/dL',
+        max_range_value: 99,
+        is_above_max_range: true,
+        interpretation: 'abnormal',
+        notes: 'Fasting 12 hours.',
+      }),
       result({ name: 'Potassium', result: '6.9', unit: 'mmol/L', reference_range: '3.5-5.3', is_above_max_range: true, interpretation: 'critical' }),
       result({ name: 'HIV-1/2 Antibody', result: 'Negative', type: 'coded_value', interpretation: 'normal' }),
       result({ name: 'Comment', result: 'See note', type: 'comment', notes: 'Specimen slightly hemolyzed — 溶血.' }),
@@ -81,7 +89,14 @@ describe('result report PDF (GET /v3/order/{id}/result/pdf)', () => {
   });
 
   it('says a partial report is partial, and one with no results yet says so', async () => {
-    const partial = flat(readPdf(await renderResultReportPdf(report({ metadata: { ...report().metadata, status: 'partial', interpretation: 'unknown' }, results: [], missing_results: [] }), ORDER_ID)).text);
+    const partial = flat(
+      readPdf(
+        await renderResultReportPdf(
+          report({ metadata: { ...report().metadata, status: 'partial', interpretation: 'unknown' }, results: [], missing_results: [] }),
+          ORDER_ID,
+        ),
+      ).text,
+    );
     expect(partial).toContain('PARTIAL REPORT - further results to follow');
     expect(partial).toContain('Overall: Not interpreted by the lab');
     expect(partial).toContain('No results reported yet.');
@@ -89,7 +104,9 @@ describe('result report PDF (GET /v3/order/{id}/result/pdf)', () => {
   });
 
   it('flows a long report onto further pages, repeating the table header, and numbers every page', async () => {
-    const many = Array.from({ length: 80 }, (_, i) => result({ name: `Analyte ${i + 1}`, result: String(10 + i), unit: 'U/L', reference_range: '5-50', is_above_max_range: 10 + i > 50 }));
+    const many = Array.from({ length: 80 }, (_, i) =>
+      result({ name: `Analyte ${i + 1}`, result: String(10 + i), unit: 'U/L', reference_range: '5-50', is_above_max_range: 10 + i > 50 }),
+    );
     const { text, pages } = readPdf(await renderResultReportPdf(report({ results: many }), ORDER_ID));
     expect(pages).toBeGreaterThan(1);
     const flatText = flat(text);

@@ -13,7 +13,11 @@ import {
   type SandboxResultOptions,
 } from '../../src/results';
 
-const slugify = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slugify = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** Every biomarker Quest (lab 1) runs, as the order activity would load them, panel members with their panel. */
 function questBiomarkers(): ResultMarker[] {
@@ -269,7 +273,16 @@ describe('buildResultMetadata', () => {
   });
 
   it('leaves out what is unknown and names the network physician', () => {
-    const metadata = buildResultMetadata({ ...base, provider: null, clia: null, collectedAt: null, receivedAt: null, patientId: null, accountId: null, status: 'partial' });
+    const metadata = buildResultMetadata({
+      ...base,
+      provider: null,
+      clia: null,
+      collectedAt: null,
+      receivedAt: null,
+      patientId: null,
+      accountId: null,
+      status: 'partial',
+    });
     expect(metadata).toEqual({
       age: '36', // on the report date
       dob: '1990-03-03',

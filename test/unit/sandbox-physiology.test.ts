@@ -12,8 +12,7 @@ const TZ = 'America/New_York';
 const FROM = zonedToUtc('2026-10-20', 0, 0, TZ);
 const TO = zonedToUtc('2026-11-19', 14, 0, TZ);
 
-const generate = (provider: DemoProvider, from = FROM, to = TO, seed = 'user-1', timeZone = TZ) =>
-  generateDemoData({ provider, seed, from, to, timeZone });
+const generate = (provider: DemoProvider, from = FROM, to = TO, seed = 'user-1', timeZone = TZ) => generateDemoData({ provider, seed, from, to, timeZone });
 const FULL = Object.fromEntries(DEMO_PROVIDERS.map((provider) => [provider, generate(provider)])) as Record<DemoProvider, DemoBatch[]>;
 
 const dataOf = (batches: DemoBatch[], resource: string): Sample[] => batches.find((batch) => batch.resource === resource)?.data ?? [];
@@ -22,7 +21,8 @@ const endOf = (sample: Sample) => Date.parse(String(sample.end ?? sample.timesta
 /** Samples that travel with their night (the documented sleep rule) rather than by their own time. */
 const nightBound = (provider: DemoProvider, resource: string) =>
   resource === 'hypnogram' || (provider === 'oura' && ['hrv', 'respiratory_rate', 'heartrate'].includes(resource));
-const nightsOf = (batches: DemoBatch[]) => dataOf(batches, 'sleep').map((night) => ({ start: Date.parse(String(night.bedtime_start)), stop: Date.parse(String(night.bedtime_stop)) }));
+const nightsOf = (batches: DemoBatch[]) =>
+  dataOf(batches, 'sleep').map((night) => ({ start: Date.parse(String(night.bedtime_start)), stop: Date.parse(String(night.bedtime_stop)) }));
 const inNight = (nights: Array<{ start: number; stop: number }>, t: number) => nights.some((night) => t >= night.start && t < night.stop);
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const average = (values: number[]) => sum(values) / values.length;
@@ -59,34 +59,57 @@ function expectSameAsOneWindow(provider: DemoProvider, bounds: number[], timeZon
 }
 
 describe('sandbox physiology: shape', () => {
-  const WATCH = ['timeseries:heartrate', 'timeseries:steps', 'timeseries:distance', 'timeseries:calories_active', 'timeseries:hypnogram', 'summary:activity', 'summary:sleep'];
+  const WATCH = [
+    'timeseries:heartrate',
+    'timeseries:steps',
+    'timeseries:distance',
+    'timeseries:calories_active',
+    'timeseries:hypnogram',
+    'summary:activity',
+    'summary:sleep',
+  ];
   const EXPECTED: Record<DemoProvider, { sourceType: string; resources: string[] }> = {
     apple_health_kit: { sourceType: 'watch', resources: WATCH },
     fitbit: { sourceType: 'watch', resources: WATCH },
     freestyle_libre: { sourceType: 'cgm', resources: ['timeseries:glucose'] },
     oura: {
       sourceType: 'ring',
-      resources: ['timeseries:heartrate', 'timeseries:steps', 'timeseries:distance', 'timeseries:calories_active', 'timeseries:hrv', 'timeseries:hypnogram', 'timeseries:respiratory_rate', 'summary:activity', 'summary:sleep'],
+      resources: [
+        'timeseries:heartrate',
+        'timeseries:steps',
+        'timeseries:distance',
+        'timeseries:calories_active',
+        'timeseries:hrv',
+        'timeseries:hypnogram',
+        'timeseries:respiratory_rate',
+        'summary:activity',
+        'summary:sleep',
+      ],
     },
   };
 
   it.each(DEMO_PROVIDERS)('%s delivers its resources, in 30 days and in any two whole days', (provider) => {
     const shape = (batches: DemoBatch[]) => batches.map((batch) => `${batch.kind}:${batch.resource}`);
     expect(shape(FULL[provider])).toEqual(EXPECTED[provider].resources);
-    expect(shape(generateDemoData({ provider, seed: 'catalogue', timeZone: 'UTC', from: Date.UTC(2026, 0, 5), to: Date.UTC(2026, 0, 7) }))).toEqual(EXPECTED[provider].resources);
+    expect(shape(generateDemoData({ provider, seed: 'catalogue', timeZone: 'UTC', from: Date.UTC(2026, 0, 5), to: Date.UTC(2026, 0, 7) }))).toEqual(
+      EXPECTED[provider].resources,
+    );
     expect(new Set(FULL[provider].map((batch) => batch.sourceType))).toEqual(new Set([EXPECTED[provider].sourceType]));
     expect(generate(provider, TO, TO)).toEqual([]);
   });
 
-  it.each(['abbott_libreview', 'dexcom'] as const)('%s (a Link password provider) is a CGM: glucose only, the curve Freestyle Libre reads for the same seed, within sensor noise', (provider) => {
-    const window = { seed: 'user-1', timeZone: TZ, from: FROM, to: FROM + 2 * 86_400_000 };
-    const cgm = generateDemoData({ provider, ...window });
-    expect(cgm.map((batch) => [batch.kind, batch.resource, batch.sourceType])).toEqual([['timeseries', 'glucose', 'cgm']]);
-    const [libre] = generateDemoData({ provider: 'freestyle_libre', ...window });
-    expect(cgm[0].data.map((sample) => sample.timestamp)).toEqual(libre.data.map((sample) => sample.timestamp));
-    const gaps = cgm[0].data.map((sample, i) => Math.abs((sample.value as number) - (libre.data[i].value as number)));
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(0.31);
-  });
+  it.each(['abbott_libreview', 'dexcom'] as const)(
+    '%s (a Link password provider) is a CGM: glucose only, the curve Freestyle Libre reads for the same seed, within sensor noise',
+    (provider) => {
+      const window = { seed: 'user-1', timeZone: TZ, from: FROM, to: FROM + 2 * 86_400_000 };
+      const cgm = generateDemoData({ provider, ...window });
+      expect(cgm.map((batch) => [batch.kind, batch.resource, batch.sourceType])).toEqual([['timeseries', 'glucose', 'cgm']]);
+      const [libre] = generateDemoData({ provider: 'freestyle_libre', ...window });
+      expect(cgm[0].data.map((sample) => sample.timestamp)).toEqual(libre.data.map((sample) => sample.timestamp));
+      const gaps = cgm[0].data.map((sample, i) => Math.abs((sample.value as number) - (libre.data[i].value as number)));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(0.31);
+    },
+  );
 
   it('samples on each provider grid', () => {
     const spacing = (samples: Sample[]) => new Set(samples.slice(1).map((sample, i) => (timeOf(sample) - timeOf(samples[i])) / 60_000));
@@ -108,7 +131,10 @@ describe('sandbox physiology: shape', () => {
   it.each(DEMO_PROVIDERS)('%s passes ingestion validation, also for a window ending now', (provider) => {
     const now = Math.floor(Date.now() / HOUR) * HOUR;
     const recent = generate(provider, now - 2 * 86_400_000, now, 'user-1', 'Asia/Kolkata');
-    for (const [batches, to] of [[FULL[provider], TO], [recent, now]] as const) {
+    for (const [batches, to] of [
+      [FULL[provider], TO],
+      [recent, now],
+    ] as const) {
       for (const batch of batches) {
         if (batch.kind === 'summary') {
           for (const item of batch.data) expect(SUMMARY_SCHEMAS[batch.resource].safeParse(item).error).toBeUndefined();
@@ -151,7 +177,8 @@ describe('sandbox physiology: determinism', () => {
   });
 
   it('is window-independent in a half-hour time zone too (bounds on whole UTC hours)', () => {
-    const from = Date.UTC(2026, 9, 20, 0), to = Date.UTC(2026, 10, 3, 5);
+    const from = Date.UTC(2026, 9, 20, 0),
+      to = Date.UTC(2026, 10, 3, 5);
     for (const provider of ['fitbit', 'oura'] as const) {
       const bounds: number[] = [];
       for (let t = from; t < to; t += 5 * HOUR) bounds.push(t);
@@ -162,10 +189,14 @@ describe('sandbox physiology: determinism', () => {
 
 describe('sandbox physiology: windows', () => {
   // A window that opens and closes in the middle of nights.
-  const from = zonedToUtc('2026-11-03', 3, 0, TZ), to = zonedToUtc('2026-11-06', 3, 0, TZ);
+  const from = zonedToUtc('2026-11-03', 3, 0, TZ),
+    to = zonedToUtc('2026-11-06', 3, 0, TZ);
 
   it.each(DEMO_PROVIDERS)('%s emits nothing outside [from, to) but whole nights that end inside it', (provider) => {
-    for (const [start, stop] of [[FROM, TO], [from, to]]) {
+    for (const [start, stop] of [
+      [FROM, TO],
+      [from, to],
+    ]) {
       const batches = generate(provider, start, stop);
       const nights = nightsOf(batches);
       for (const night of nights) expect(night.stop > start && night.stop <= stop).toBe(true);
@@ -230,10 +261,15 @@ describe('sandbox physiology: believable and consistent', () => {
     }
   });
 
-  it.each(WEARABLES)('%s activity summaries equal the sums of the day\'s samples', (provider) => {
+  it.each(WEARABLES)("%s activity summaries equal the sums of the day's samples", (provider) => {
     const days = dataOf(FULL[provider], 'activity');
     expect(days).toHaveLength(31);
-    const byDay = (resource: string, date: string) => sum(dataOf(FULL[provider], resource).filter((sample) => localDate(sample) === date).map((sample) => sample.value as number));
+    const byDay = (resource: string, date: string) =>
+      sum(
+        dataOf(FULL[provider], resource)
+          .filter((sample) => localDate(sample) === date)
+          .map((sample) => sample.value as number),
+      );
     for (const day of days) {
       const date = String(day.calendar_date);
       expect(day.steps).toBe(byDay('steps', date));
@@ -254,7 +290,13 @@ describe('sandbox physiology: believable and consistent', () => {
     const from = zonedToUtc('2026-10-20', 0, 0, 'Asia/Kolkata');
     const batches = generate('fitbit', from, from + 3 * 86_400_000, 'user-1', 'Asia/Kolkata');
     for (const day of dataOf(batches, 'activity')) {
-      expect(day.steps).toBe(sum(dataOf(batches, 'steps').filter((sample) => localDate(sample) === day.calendar_date).map((sample) => sample.value as number)));
+      expect(day.steps).toBe(
+        sum(
+          dataOf(batches, 'steps')
+            .filter((sample) => localDate(sample) === day.calendar_date)
+            .map((sample) => sample.value as number),
+        ),
+      );
       expect(day.timezone_offset).toBe(19_800);
     }
   });
@@ -266,7 +308,9 @@ describe('sandbox physiology: believable and consistent', () => {
     expect(distance.map(timeOf)).toEqual(steps.map(timeOf));
     expect(calories.map(timeOf)).toEqual(steps.map(timeOf));
     const odd = steps.filter((sample, i) => {
-      const count = sample.value as number, metres = distance[i].value as number, kcal = calories[i].value as number;
+      const count = sample.value as number,
+        metres = distance[i].value as number,
+        kcal = calories[i].value as number;
       if (count === 0) return metres !== 0 || kcal !== 0;
       return metres / count < 0.68 || metres / count > 0.82 || (count >= 50 && (kcal / count < 0.035 || kcal / count > 0.055));
     });
@@ -274,7 +318,11 @@ describe('sandbox physiology: believable and consistent', () => {
     expect(steps.filter((sample) => (sample.value as number) > 0).length).toBeGreaterThan(steps.length / 3);
     // Nobody walks in their sleep.
     const nights = nightsOf(FULL[provider]);
-    expect(sum(steps.filter((sample) => nights.some((night) => timeOf(sample) >= night.start && endOf(sample) <= night.stop)).map((sample) => sample.value as number))).toBe(0);
+    expect(
+      sum(
+        steps.filter((sample) => nights.some((night) => timeOf(sample) >= night.start && endOf(sample) <= night.stop)).map((sample) => sample.value as number),
+      ),
+    ).toBe(0);
   });
 
   it.each(WEARABLES)('%s heart rate is lower asleep than awake, and spikes in the daily workout', (provider) => {
@@ -318,7 +366,11 @@ describe('sandbox physiology: believable and consistent', () => {
       const hours = (low: number, high: number) => day.filter((sample) => localHour(sample) >= low && localHour(sample) < high);
       expect(average(hours(2, 5).map((sample) => sample.value as number))).toBeLessThan(baseline);
       // Breakfast, lunch, dinner: a peak of 7-9.5 mmol/L, reached within ~1.5 h of the rise, gone ~3 h later.
-      for (const [low, high] of [[6, 11], [11, 17], [17, 23]]) {
+      for (const [low, high] of [
+        [6, 11],
+        [11, 17],
+        [17, 23],
+      ]) {
         const meal = hours(low, high);
         const peakAt = meal.reduce((best, sample, i) => ((sample.value as number) > (meal[best].value as number) ? i : best), 0);
         const peak = meal[peakAt].value as number;

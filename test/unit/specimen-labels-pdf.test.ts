@@ -22,7 +22,11 @@ describe('specimen labels PDF (GET /v3/order/{id}/labels/pdf)', () => {
   });
 
   it('cuts a name too long for the label short, keeping the first name and birth date', async () => {
-    const flat = readPdf(await renderSpecimenLabelsPdf(input({ count: 1, patient: { firstName: 'Marguerite', lastName: 'Okonkwo-Featherstonehaugh-Worthington', dob: '1986-04-12', gender: 'female' } }))).text.replace(/\s+/g, ' ');
+    const flat = readPdf(
+      await renderSpecimenLabelsPdf(
+        input({ count: 1, patient: { firstName: 'Marguerite', lastName: 'Okonkwo-Featherstonehaugh-Worthington', dob: '1986-04-12', gender: 'female' } }),
+      ),
+    ).text.replace(/\s+/g, ' ');
     expect(flat).toMatch(/OKONKWO-FEATHERSTONEHAU?G?H?[^ ]*\.\.\. Marguerite DOB 1986-04-12 F/);
     expect(flat).not.toContain('WORTHINGTON');
   });

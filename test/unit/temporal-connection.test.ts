@@ -59,7 +59,11 @@ describe('Temporal connection settings', () => {
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: file('ca.pem', CERT),
       TEMPORAL_TLS_SERVER_NAME: 'frontend.temporal.internal',
     });
-    const tls = temporal.connection.tls as { clientCertPair: { crt: Uint8Array; key: Uint8Array }; serverRootCACertificate: Uint8Array; serverNameOverride: string };
+    const tls = temporal.connection.tls as {
+      clientCertPair: { crt: Uint8Array; key: Uint8Array };
+      serverRootCACertificate: Uint8Array;
+      serverNameOverride: string;
+    };
     expect(Buffer.from(tls.clientCertPair.crt).toString()).toBe(CERT);
     expect(Buffer.from(tls.clientCertPair.key).toString()).toBe(PRIVATE_KEY);
     expect(Buffer.from(tls.serverRootCACertificate).toString()).toBe(CERT);
@@ -69,13 +73,7 @@ describe('Temporal connection settings', () => {
   it('reads a profile of a TOML file, environment variables winning over it', () => {
     const toml = file(
       'temporal.toml',
-      [
-        '[profile.cloud]',
-        'address = "eu-west-1.aws.api.temporal.io:7233"',
-        'namespace = "from-file.a1b2c"',
-        'api_key = "file-key"',
-        '',
-      ].join('\n'),
+      ['[profile.cloud]', 'address = "eu-west-1.aws.api.temporal.io:7233"', 'namespace = "from-file.a1b2c"', 'api_key = "file-key"', ''].join('\n'),
     );
     const temporal = temporalOf({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'cloud', TEMPORAL_NAMESPACE: 'from-env.a1b2c' });
     expect(temporal.namespace).toBe('from-env.a1b2c');
@@ -83,7 +81,10 @@ describe('Temporal connection settings', () => {
   });
 
   it.each([
-    [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '@key' }, /TEMPORAL_TLS_CLIENT_CERT_PATH: no file at \/nonexistent\/client\.pem/],
+    [
+      { TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '@key' },
+      /TEMPORAL_TLS_CLIENT_CERT_PATH: no file at \/nonexistent\/client\.pem/,
+    ],
     [{ TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/nonexistent/ca.pem' }, /TEMPORAL_TLS_SERVER_CA_CERT_PATH: no file at/],
     [{ TEMPORAL_TLS_CLIENT_KEY_PATH: '@key' }, /TEMPORAL_TLS_CLIENT_KEY_PATH: a client key needs its certificate too/],
     [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '@cert' }, /TEMPORAL_TLS_CLIENT_CERT_PATH: a client certificate needs its private key too/],
@@ -106,7 +107,10 @@ describe('Temporal connection settings', () => {
       '@toml': () => file('profiles.toml', '[profile.default]\naddress = "localhost:7233"\n'),
       '@tomlTypo': () => file('typo.toml', '[profile.default]\nadress = "localhost:7233"\n'),
       '@tomlBadCert': () =>
-        file('bad-cert.toml', '[profile.default]\n[profile.default.tls]\nclient_cert_path = "/nonexistent/cert.pem"\nclient_key_path = "/nonexistent/key.pem"\n'),
+        file(
+          'bad-cert.toml',
+          '[profile.default]\n[profile.default.tls]\nclient_cert_path = "/nonexistent/cert.pem"\nclient_key_path = "/nonexistent/key.pem"\n',
+        ),
     };
     const resolved = Object.fromEntries(Object.entries(env).map(([name, value]) => [name, files[value]?.() ?? value]));
     expect(refusal(resolved)).toMatch(expected);

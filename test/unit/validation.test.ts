@@ -10,7 +10,11 @@ describe('findUnstorableString (what Postgres text and jsonb cannot hold)', () =
   });
 
   it('finds a lone UTF-16 surrogate, high or low, at the end, start or middle, in a value or a key', () => {
-    expect(findUnstorableString({ address: { first_line: 'a\ud800' } })).toEqual({ path: ['address', 'first_line'], value: 'a\ud800', problem: 'lone_surrogate' });
+    expect(findUnstorableString({ address: { first_line: 'a\ud800' } })).toEqual({
+      path: ['address', 'first_line'],
+      value: 'a\ud800',
+      problem: 'lone_surrogate',
+    });
     expect(findUnstorableString(['ok', '\udfffx'])).toEqual({ path: [1], value: '\udfffx', problem: 'lone_surrogate' });
     expect(findUnstorableString({ 'k\udbff': 'v' })).toEqual({ path: ['k\udbff'], value: 'k\udbff', problem: 'lone_surrogate' });
     for (const lone of ['\ud800', '\udc00', 'a\ud800b', '\udc00\ud800', '😀\ud83d', '\ude00😀', '\ud800\ud800']) {

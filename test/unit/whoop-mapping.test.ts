@@ -3,7 +3,6 @@ import { whoopBatches } from '../../src/adapters/whoop/whoop-mapping';
 
 /** WHOOP's records as Junction's summaries (src/adapters/whoop/whoop-mapping.ts), field by field. */
 
-
 const USER = 'a7c1e3f0-0000-4000-8000-000000000001';
 
 const sleep = (overrides: Partial<WhoopSleep> = {}): WhoopSleep => ({
@@ -57,7 +56,14 @@ const workout = (overrides: Partial<WhoopWorkout> = {}): WhoopWorkout => ({
     percent_recorded: 100,
     distance_meter: 7020.5,
     altitude_gain_meter: 41.2,
-    zone_durations: { zone_zero_milli: 60_000, zone_one_milli: 300_000, zone_two_milli: 900_000, zone_three_milli: 1_080_000, zone_four_milli: 360_000, zone_five_milli: 0 },
+    zone_durations: {
+      zone_zero_milli: 60_000,
+      zone_one_milli: 300_000,
+      zone_two_milli: 900_000,
+      zone_three_milli: 1_080_000,
+      zone_four_milli: 360_000,
+      zone_five_milli: 0,
+    },
   },
   ...overrides,
 });
@@ -112,13 +118,20 @@ test("the sleep's HRV, SpO₂ and respiratory rate are also samples at its end, 
     { kind: 'timeseries', resource: 'respiratory_rate', sourceType: 'watch', data: [{ ...at, value: 15.2, unit: 'bpm' }] },
   ]);
   // An older strap reports no SpO₂; a sleep without its recovery, no HRV.
-  const older = whoopBatches({ sleeps: [sleep()], recoveries: [{ ...recovery, score: { ...recovery.score!, spo2_percentage: undefined } }], workouts: [], cycles: [] }, USER);
+  const older = whoopBatches(
+    { sleeps: [sleep()], recoveries: [{ ...recovery, score: { ...recovery.score!, spo2_percentage: undefined } }], workouts: [], cycles: [] },
+    USER,
+  );
   expect(older.map((batch) => batch.resource)).toEqual(['hrv', 'respiratory_rate', 'sleep']);
-  expect(whoopBatches({ sleeps: [sleep()], recoveries: [], workouts: [], cycles: [] }, USER).map((batch) => batch.resource)).toEqual(['respiratory_rate', 'sleep']);
+  expect(whoopBatches({ sleeps: [sleep()], recoveries: [], workouts: [], cycles: [] }, USER).map((batch) => batch.resource)).toEqual([
+    'respiratory_rate',
+    'sleep',
+  ]);
 });
 
 test("a sleep's id follows WHOOP's id, not its times (a member may correct them), and differs per labflow user", () => {
-  const idOf = (night: WhoopSleep, user = USER) => whoopBatches({ sleeps: [night], recoveries: [], workouts: [], cycles: [] }, user).find((batch) => batch.resource === 'sleep')!.data[0].id;
+  const idOf = (night: WhoopSleep, user = USER) =>
+    whoopBatches({ sleeps: [night], recoveries: [], workouts: [], cycles: [] }, user).find((batch) => batch.resource === 'sleep')!.data[0].id;
   expect(idOf(sleep({ start: '2026-11-20T04:40:00.000Z' }))).toBe(idOf(sleep()));
   expect(idOf(sleep({ id: 'another-sleep' }))).not.toBe(idOf(sleep()));
   expect(idOf(sleep(), 'b8d2f4a1-0000-4000-8000-000000000002')).not.toBe(idOf(sleep()));
@@ -126,7 +139,14 @@ test("a sleep's id follows WHOOP's id, not its times (a member may correct them)
 
 test('a nap is an acknowledged nap; a sleep without a (scored) recovery has no recovery fields', () => {
   const [nap] = summaries({ sleeps: [sleep({ id: 'a-nap', nap: true, start: '2026-11-20T19:00:00.000Z', end: '2026-11-20T19:40:00.000Z' })] }, 'sleep')!;
-  expect(nap).toMatchObject({ type: 'acknowledged_nap', calendar_date: '2026-11-20', duration: 2_400, hr_resting: null, average_hrv: null, skin_temperature: null });
+  expect(nap).toMatchObject({
+    type: 'acknowledged_nap',
+    calendar_date: '2026-11-20',
+    duration: 2_400,
+    hr_resting: null,
+    average_hrv: null,
+    skin_temperature: null,
+  });
   const [unscoredRecovery] = summaries({ sleeps: [sleep()], recoveries: [{ ...recovery, score_state: 'PENDING_SCORE', score: undefined }] }, 'sleep')!;
   expect(unscoredRecovery).toMatchObject({ hr_resting: null, average_hrv: null });
 });
@@ -149,7 +169,12 @@ test("a workout by WHOOP's id: local times, its sport as a slug, kcal from kJ, h
       hr_zones: [60, 300, 900, 1080, 360, 0],
     },
   ]);
-  const [lifting] = summaries({ workouts: [workout({ sport_name: 'Weightlifting - Olympic', score: { ...workout().score!, distance_meter: undefined, altitude_gain_meter: undefined } })] }, 'workouts')!;
+  const [lifting] = summaries(
+    {
+      workouts: [workout({ sport_name: 'Weightlifting - Olympic', score: { ...workout().score!, distance_meter: undefined, altitude_gain_meter: undefined } })],
+    },
+    'workouts',
+  )!;
   expect(lifting).toMatchObject({ sport: { id: 0, name: 'Weightlifting olympic', slug: 'weightlifting_olympic' }, distance: null, total_elevation_gain: null });
 });
 

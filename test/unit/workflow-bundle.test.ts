@@ -28,7 +28,7 @@ describe('which workflow code a worker loads', () => {
     expect(() => workflowCodeOptions('production', undefined, false, join(dir, 'missing.js'))).toThrow(/missing\.js is missing: .*npm run build/);
   });
 
-  it('development: workflows/ bundled at start with the interceptor modules, OpenTelemetry\'s only when tracing', () => {
+  it("development: workflows/ bundled at start with the interceptor modules, OpenTelemetry's only when tracing", () => {
     const options = workflowCodeOptions('development', undefined, false, join(dir, 'missing.js'));
     expect(options.workflowsPath).toBe(WORKFLOWS_PATH);
     expect(options.interceptors?.workflowModules).toEqual([require.resolve('../../workflows/request-id-interceptors')]);

@@ -14,9 +14,7 @@ const { emitEvents } = proxyActivities<EventActivities>({
 
 export async function emitEventsWorkflow(input: { events: NewEvent[]; keyed: boolean }): Promise<string[]> {
   const { workflowId } = workflowInfo();
-  const events = input.keyed
-    ? input.events.map((event, index) => ({ ...event, idempotencyKey: `${workflowId}:results-received:${index}` }))
-    : input.events;
+  const events = input.keyed ? input.events.map((event, index) => ({ ...event, idempotencyKey: `${workflowId}:results-received:${index}` })) : input.events;
   const { eventIds } = await emitEvents({ events });
   return eventIds;
 }

@@ -73,7 +73,14 @@ describe('link bulk op workflow', () => {
   const start = (users: number | null, pace: LinkBulkOpPace, type: LinkBulkOpIdentity['type'] = 'link_bulk_import') => {
     const op: LinkBulkOpIdentity = { opId: randomUUID(), teamId: randomUUID(), environment: 'production', region: 'us', type, provider: 'oura' };
     if (users !== null) fake.users.set(op.opId, users);
-    return { op, handle: harness.client.workflow.start('linkBulkOpWorkflow', { workflowId: linkBulkOpWorkflowId(op.opId), taskQueue: harness.taskQueue, args: [{ op, pace }] }) };
+    return {
+      op,
+      handle: harness.client.workflow.start('linkBulkOpWorkflow', {
+        workflowId: linkBulkOpWorkflowId(op.opId),
+        taskQueue: harness.taskQueue,
+        args: [{ op, pace }],
+      }),
+    };
   };
 
   const timersOf = async (workflowId: string) => {
@@ -107,7 +114,7 @@ describe('link bulk op workflow', () => {
     expect(fake.processed.get(op.opId)).toBe(3);
   });
 
-  test("a step longer than its heartbeat timeout is not given up on while its worker is alive (it heartbeats)", async () => {
+  test('a step longer than its heartbeat timeout is not given up on while its worker is alive (it heartbeats)', async () => {
     const { op, handle } = start(3, { batchSize: 3, stepTimeout: '30s', heartbeatTimeout: '600ms' });
     fake.slowFirstStep.set(op.opId, 2_500);
     expect(await (await handle).result()).toBe('success');
@@ -116,7 +123,11 @@ describe('link bulk op workflow', () => {
     expect(fake.steps.get(op.opId)).toEqual([3]);
     const history = await (await handle).fetchHistory();
     const scheduled = (history.events ?? []).filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
-    expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)).toEqual(['openLinkBulkOp', 'runLinkBulkOpStep', 'closeLinkBulkOp']);
+    expect(scheduled.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)).toEqual([
+      'openLinkBulkOp',
+      'runLinkBulkOpStep',
+      'closeLinkBulkOp',
+    ]);
   });
 
   test('continues as new after stepsPerRun steps without opening the operation again', async () => {

@@ -13,7 +13,15 @@ import {
 } from '../../workflows/contract';
 import { type OrderLowLevelStatus } from '../../workflows/order/order-statuses';
 import { canTransition } from '../../workflows/order/order-lifecycle';
-import { FakeActivities, orderInput, startOrder, startWorkflowHarness, writeFixtureHistories, waitFor, type WorkflowHarness } from '../helpers/workflow-harness';
+import {
+  FakeActivities,
+  orderInput,
+  startOrder,
+  startWorkflowHarness,
+  writeFixtureHistories,
+  waitFor,
+  type WorkflowHarness,
+} from '../helpers/workflow-harness';
 
 /**
  * The order workflow with fake activities: messages (appointment reports, lab facts, updates)
@@ -47,10 +55,13 @@ describe('order workflow: messages racing with transitions', () => {
     expires_at: '2099-01-01T00:00:00.000Z',
   });
   const statusesReach = (orderId: string, expected: string[]) =>
-    waitFor(() => {
-      const statuses = fakes.statuses(orderId);
-      return statuses.length >= expected.length ? statuses : undefined;
-    }, `${expected.join(', ')} for ${orderId}`);
+    waitFor(
+      () => {
+        const statuses = fakes.statuses(orderId);
+        return statuses.length >= expected.length ? statuses : undefined;
+      },
+      `${expected.join(', ')} for ${orderId}`,
+    );
   const provider = (orderId: string, n: number, status: 'confirmed' | 'in_progress' | 'completed' | 'cancelled') =>
     harness.client.workflow.getHandle(appointmentWorkflowId(orderId, n)).signal(appointmentProviderUpdate, { status });
   const childStatus = (orderId: string, n: number) => harness.client.workflow.getHandle(appointmentWorkflowId(orderId, n)).query(appointmentState);
@@ -159,7 +170,10 @@ describe('order workflow: messages racing with transitions', () => {
       | { type: 'hold' }
       | { type: 'release' };
     const action: fc.Arbitrary<Action> = fc.oneof(
-      fc.record({ type: fc.constant('provider' as const), status: fc.constantFrom('confirmed' as const, 'in_progress' as const, 'completed' as const, 'cancelled' as const) }),
+      fc.record({
+        type: fc.constant('provider' as const),
+        status: fc.constantFrom('confirmed' as const, 'in_progress' as const, 'completed' as const, 'cancelled' as const),
+      }),
       fc.record({ type: fc.constant('reschedule' as const), hour: fc.integer({ min: 8, max: 18 }) }),
       fc.record({ type: fc.constant('cancel' as const) }),
       fc.record({ type: fc.constant('book' as const), hour: fc.integer({ min: 8, max: 18 }) }),
@@ -189,9 +203,14 @@ describe('order workflow: messages racing with transitions', () => {
           }
           if (step.type === 'provider') quietly(provider(orderId, n, step.status));
           if (step.type === 'reschedule') quietly(handle.executeUpdate(rescheduleAppointment, { args: [{ slot: slot(step.hour), appointmentNotes: null }] }));
-          if (step.type === 'cancel') quietly(handle.executeUpdate(cancelAppointment, { args: [{ kind: 'phlebotomy', cancellationReasonId: 'other', notes: null }] }));
+          if (step.type === 'cancel')
+            quietly(handle.executeUpdate(cancelAppointment, { args: [{ kind: 'phlebotomy', cancellationReasonId: 'other', notes: null }] }));
           if (step.type === 'book') {
-            quietly(handle.executeUpdate(bookAppointment, { args: [{ kind: 'phlebotomy', booking: { mode: 'book', slot: slot(step.hour) }, appointmentNotes: null }] }));
+            quietly(
+              handle.executeUpdate(bookAppointment, {
+                args: [{ kind: 'phlebotomy', booking: { mode: 'book', slot: slot(step.hour) }, appointmentNotes: null }],
+              }),
+            );
           }
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
@@ -199,13 +218,16 @@ describe('order workflow: messages racing with transitions', () => {
         await Promise.all(settling);
 
         // Settled: nothing waiting in the order, and it agrees with its latest appointment.
-        const settled = await waitFor(async () => {
-          const state = await handle.query(orderState);
-          const appointment = state.appointment;
-          if (!appointment || state.pending?.facts || state.pending?.appointmentReports || state.pending?.transitionInFlight) return undefined;
-          const child = await childStatus(orderId, appointment.n);
-          return child.version === appointment.version ? { state, child } : undefined;
-        }, `order ${orderId} to settle after ${JSON.stringify(actions)}`);
+        const settled = await waitFor(
+          async () => {
+            const state = await handle.query(orderState);
+            const appointment = state.appointment;
+            if (!appointment || state.pending?.facts || state.pending?.appointmentReports || state.pending?.transitionInFlight) return undefined;
+            const child = await childStatus(orderId, appointment.n);
+            return child.version === appointment.version ? { state, child } : undefined;
+          },
+          `order ${orderId} to settle after ${JSON.stringify(actions)}`,
+        );
         const statuses = fakes.statuses(orderId) as OrderLowLevelStatus[];
         const expected: Record<string, OrderLowLevelStatus> = {
           pending: 'appointment_pending',
@@ -217,7 +239,8 @@ describe('order workflow: messages racing with transitions', () => {
         };
         expect({ actions, last: statuses.at(-1) }).toEqual({ actions, last: expected[settled.child.status] });
         (['ordered', ...statuses] as OrderLowLevelStatus[]).forEach((status, index, all) => {
-          if (index > 0) expect({ from: all[index - 1], to: status, allowed: canTransition('at_home_phlebotomy', all[index - 1], status) }).toMatchObject({ allowed: true });
+          if (index > 0)
+            expect({ from: all[index - 1], to: status, allowed: canTransition('at_home_phlebotomy', all[index - 1], status) }).toMatchObject({ allowed: true });
         });
         const seqs = (fakes.transitions.get(orderId) ?? []).map((transition) => transition.seq);
         expect(seqs).toEqual(seqs.map((_, index) => index + 2));
@@ -227,4 +250,3 @@ describe('order workflow: messages racing with transitions', () => {
     );
   }, 240_000);
 });
-

@@ -1,12 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
-  getExternalWorkflowHandle,
-  log,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import {
   APPOINTMENT_REFUSED,
@@ -143,7 +135,12 @@ class AppointmentWorkflow {
   }
 
   private async applyProviderUpdate(update: AppointmentProviderUpdate): Promise<void> {
-    const stale = update.status !== 'cancelled' && update.status !== 'confirmed' && !!update.startAt && !!this.startAt && Date.parse(update.startAt) !== Date.parse(this.startAt);
+    const stale =
+      update.status !== 'cancelled' &&
+      update.status !== 'confirmed' &&
+      !!update.startAt &&
+      !!this.startAt &&
+      Date.parse(update.startAt) !== Date.parse(this.startAt);
     if (stale) {
       log.warn('Provider update ignored: it is about an earlier time of this appointment', { status: update.status });
       return;

@@ -78,7 +78,7 @@ export async function connectionWorkflow(input: ConnectionWorkflowInput): Promis
     } else progress.syncedUntil = to;
   }
 
-  for (let syncs = 0; ; ) {
+  for (let syncs = 0; ;) {
     if (phase !== 'error') phase = 'connected';
     await condition(() => refreshRequested || deregistered, schedule.syncInterval);
     if (deregistered) return end('deregistered');

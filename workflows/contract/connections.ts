@@ -79,11 +79,7 @@ export interface SyncConnectionInput {
  * `error`: the source refused the connection itself (its credentials stopped working); the
  * connection is marked `error` and the same window is tried again after an interval.
  */
-export type SyncConnectionResult =
-  | { status: 'synced'; stored: number }
-  | { status: 'paused' }
-  | { status: 'gone' }
-  | { status: 'error'; errorType: string };
+export type SyncConnectionResult = { status: 'synced'; stored: number } | { status: 'paused' } | { status: 'gone' } | { status: 'error'; errorType: string };
 
 /** Who a connection is: what its workflow was started with, enough to write its row again. */
 export interface ConnectionIdentity {

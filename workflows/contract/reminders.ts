@@ -45,9 +45,7 @@ export interface SendReminderInput {
 }
 
 /** `skipped`: a business reason it could not or should not go out (recorded, the order goes on). */
-export type SendReminderResult =
-  | { outcome: 'sent'; channel: 'email' | 'sms' }
-  | { outcome: 'skipped'; reason: ReminderSkipReason };
+export type SendReminderResult = { outcome: 'sent'; channel: 'email' | 'sms' } | { outcome: 'skipped'; reason: ReminderSkipReason };
 
 export type ReminderSkipReason =
   /** The team turned reminders (or both e-mail and SMS communication) off. */

@@ -59,7 +59,8 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
   let review: LabReportReview | undefined;
   let rejection: LabReportRejection | undefined;
   const reviewValidator = () => {
-    const refusal = review !== undefined || rejection !== undefined ? 'This parsing job has already been reviewed.' : reviewRefusal(state.status, input.humanReview);
+    const refusal =
+      review !== undefined || rejection !== undefined ? 'This parsing job has already been reviewed.' : reviewRefusal(state.status, input.humanReview);
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, LAB_REPORT_NOT_PENDING_REVIEW);
   };
   const moveTo = (status: ParsingJobStatus) => {

@@ -199,9 +199,7 @@ export class AppointmentCoordinator {
   /** Reports newer than the last one the order synced, oldest first. */
   unsyncedReports(): AppointmentState[] {
     const synced = this.synced;
-    return this.reports.filter(
-      (report) => report.n > synced.appointmentNumber || (report.n === synced.appointmentNumber && report.version > synced.version),
-    );
+    return this.reports.filter((report) => report.n > synced.appointmentNumber || (report.n === synced.appointmentNumber && report.version > synced.version));
   }
 
   /**

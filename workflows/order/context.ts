@@ -1,5 +1,13 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import { ORDER_GONE, type OrderActivities, type OrderState, type OrderWorkflowInput, REGISTRATION_SUPERSEDED, type ResultInterpretation, type SimulatedResultType } from '../contract';
+import {
+  ORDER_GONE,
+  type OrderActivities,
+  type OrderState,
+  type OrderWorkflowInput,
+  REGISTRATION_SUPERSEDED,
+  type ResultInterpretation,
+  type SimulatedResultType,
+} from '../contract';
 import { isTerminal, type WorkflowKnowledge } from './order-lifecycle';
 import type { LowStatus, OrderFlow } from './order-statuses';
 

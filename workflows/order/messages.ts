@@ -66,9 +66,7 @@ export class OrderMessages {
       async (request): Promise<AppointmentUpdateResult> => {
         appointments.bookingInProgress = true;
         try {
-          return await this.inAppointmentUpdate(() =>
-            appointments.start(request.booking, request.appointmentNotes, null, request.asyncConfirmation ?? false),
-          );
+          return await this.inAppointmentUpdate(() => appointments.start(request.booking, request.appointmentNotes, null, request.asyncConfirmation ?? false));
         } finally {
           appointments.bookingInProgress = false;
         }
@@ -101,11 +99,9 @@ export class OrderMessages {
         ),
       { validator: (request) => this.assertOpenAppointment(request.kind, RESCHEDULABLE, 'cancelled') },
     );
-    setHandler(
-      completeDraw,
-      (): Promise<AppointmentUpdateResult> => this.inAppointmentUpdate(() => appointments.command({ type: 'draw_completed' })),
-      { validator: () => this.assertOpenAppointment('phlebotomy', DRAWABLE, 'marked drawn') },
-    );
+    setHandler(completeDraw, (): Promise<AppointmentUpdateResult> => this.inAppointmentUpdate(() => appointments.command({ type: 'draw_completed' })), {
+      validator: () => this.assertOpenAppointment('phlebotomy', DRAWABLE, 'marked drawn'),
+    });
     setHandler(activateByChanged, ({ activateBy }) => {
       order.activateBy = activateBy;
     });

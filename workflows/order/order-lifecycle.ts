@@ -52,14 +52,7 @@ const TRANSITIONS: Record<OrderFlow, Partial<Record<LowStatus, LowStatus[]>>> = 
     awaiting_registration: ['transit_customer', 'cancelled'],
     transit_customer: ['out_for_delivery', 'with_customer', 'registered', ...OUTBOUND_FAILURES],
     out_for_delivery: ['with_customer', 'registered', ...OUTBOUND_FAILURES],
-    problem_in_transit_customer: [
-      'transit_customer',
-      'out_for_delivery',
-      'with_customer',
-      'registered',
-      'failure_to_deliver_to_customer',
-      'lost',
-    ],
+    problem_in_transit_customer: ['transit_customer', 'out_for_delivery', 'with_customer', 'registered', 'failure_to_deliver_to_customer', 'lost'],
     // An unregistered kit is cancelled when the registration window closes.
     with_customer: ['registered', 'cancelled'],
     registered: ['requisition_created', 'requisition_bypassed', 'lost'],
@@ -179,15 +172,7 @@ export const SUCCESS_PATH: Record<OrderFlow, readonly LowStatus[]> = {
   ],
   imported_testkit: ['ordered', 'requisition_created', 'transit_lab', 'delivered_to_lab', 'completed'],
   walk_in_test: ['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'partial_results', 'completed'],
-  at_home_phlebotomy: [
-    'ordered',
-    'requisition_created',
-    'appointment_pending',
-    'appointment_scheduled',
-    'draw_completed',
-    'partial_results',
-    'completed',
-  ],
+  at_home_phlebotomy: ['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled', 'draw_completed', 'partial_results', 'completed'],
   on_site_collection: ['ordered', 'requisition_created', 'draw_completed', 'partial_results', 'completed'],
 };
 

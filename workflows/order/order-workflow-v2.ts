@@ -148,7 +148,9 @@ class OrderStory {
       // transition was being recorded is still waiting here, and a sample collected meanwhile
       // (a walk-in visit that completed) ends the stage.
       const seq = order.seq;
-      await condition(() => facts.waiting > 0 || order.ended() || appointments.sampleCollected() || appointments.unsyncedReports().length > 0 || order.seq !== seq);
+      await condition(
+        () => facts.waiting > 0 || order.ended() || appointments.sampleCollected() || appointments.unsyncedReports().length > 0 || order.seq !== seq,
+      );
       order.checkActive();
       if (appointments.unsyncedReports().length > 0) {
         // The appointment's own story first: a lab fact may only be allowed after the draw.

@@ -31,7 +31,11 @@ export const STAGES: Record<OrderFlow, readonly Stage[]> = {
  * Where a run resumes for an order in each non-terminal status past its first stage (a run the
  * reconciler starts for an order whose workflow closed or vanished). Unlisted: the first stage.
  */
-const KIT_OUTBOUND = { transit_customer: 'awaitKitWithCustomer', out_for_delivery: 'awaitKitWithCustomer', problem_in_transit_customer: 'awaitKitWithCustomer' } as const;
+const KIT_OUTBOUND = {
+  transit_customer: 'awaitKitWithCustomer',
+  out_for_delivery: 'awaitKitWithCustomer',
+  problem_in_transit_customer: 'awaitKitWithCustomer',
+} as const;
 const SAMPLE_INBOUND = { transit_lab: 'returnSampleToLab', problem_in_transit_lab: 'returnSampleToLab' } as const;
 const AT_LAB = { delivered_to_lab: 'awaitResults', lab_processing_blocked: 'awaitResults' } as const;
 const APPOINTMENT_RESUME: Partial<Record<LowStatus, Stage>> = {

@@ -39,7 +39,12 @@ export async function sandboxPartnersWorkflow(input: SandboxPartnersInput): Prom
     if (low === null || isTerminal(low) || low === target || !simulationCanReach(flow, low, target)) return;
     const settling = reportedAt === low && idle < 3;
     const next = settling ? null : simulatedNext(flow, low, play.finalStatus);
-    const draw = !settling && !next && flow === 'on_site_collection' && (low === 'requisition_created' || low === 'requisition_bypassed') && simulationCanReach(flow, 'draw_completed', target);
+    const draw =
+      !settling &&
+      !next &&
+      flow === 'on_site_collection' &&
+      (low === 'requisition_created' || low === 'requisition_bypassed') &&
+      simulationCanReach(flow, 'draw_completed', target);
     const seen = plays;
     const pause = next || draw ? play.delayMs : Math.min(play.delayMs * (idle + 1), MAX_IDLE_MS);
     if (await condition(() => plays !== seen, Math.max(1, pause))) {
@@ -52,7 +57,13 @@ export async function sandboxPartnersWorkflow(input: SandboxPartnersInput): Prom
     // Each report answers with where the order stands once it took it.
     if (next && sourceOf(next) === 'courier') ({ low } = await partners.sandboxCourierReports({ orderId, low: next }));
     else if (next) {
-      ({ low } = await partners.sandboxLabReports({ orderId, low: next, interpretation: play.interpretation, hasMissingResults: play.hasMissingResults, resultTypes: play.resultTypes }));
+      ({ low } = await partners.sandboxLabReports({
+        orderId,
+        low: next,
+        interpretation: play.interpretation,
+        hasMissingResults: play.hasMissingResults,
+        resultTypes: play.resultTypes,
+      }));
     } else if (draw) ({ low } = await partners.sandboxStaffReportsDraw({ orderId }));
     else ({ low } = await partners.sandboxOrderStatus({ orderId }));
     idle = next || draw ? 0 : idle + 1;

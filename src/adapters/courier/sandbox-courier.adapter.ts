@@ -58,7 +58,10 @@ export class SandboxCourierAdapter implements CourierAdapter {
   }
 
   private label(orderId: string, leg: 'outbound' | 'inbound') {
-    const digits = BigInt(`0x${createHash('sha256').update(`${orderId}:${leg}`).digest('hex').slice(0, 15)}`).toString().padStart(18, '0').slice(0, 18);
+    const digits = BigInt(`0x${createHash('sha256').update(`${orderId}:${leg}`).digest('hex').slice(0, 15)}`)
+      .toString()
+      .padStart(18, '0')
+      .slice(0, 18);
     const trackingNumber = `LF${leg === 'outbound' ? 'O' : 'I'}${digits}`;
     return { courier: SANDBOX_COURIER, trackingNumber, url: `https://courier.sandbox.labflow.invalid/track/${trackingNumber}` };
   }

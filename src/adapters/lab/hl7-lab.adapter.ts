@@ -94,7 +94,12 @@ export class Hl7LabAdapter {
   private orderMessage(request: RequisitionRequest, lab: Hl7LabInterfaceEntity, controlId: string): OrderMessageInput {
     const insurance = request.billingType === 'commercial_insurance' ? request.healthInsurance : null;
     const responsible = insurance?.responsible_details as
-      | { first_name: string; last_name: string; phone_number: string; address: { first_line: string; city: string; state: string; zip: string; country: string } }
+      | {
+          first_name: string;
+          last_name: string;
+          phone_number: string;
+          address: { first_line: string; city: string; state: string; zip: string; country: string };
+        }
       | undefined;
     const patient = request.patient;
     return {
@@ -140,7 +145,8 @@ export class Hl7LabAdapter {
       aoeAnswers: request.aoeAnswers.map((answer) => ({
         markerId: answer.marker_id,
         questionId: answer.question_id,
-        question: request.orderables.find((marker) => marker.id === answer.marker_id)?.questions.find((question) => question.id === answer.question_id)?.text ?? null,
+        question:
+          request.orderables.find((marker) => marker.id === answer.marker_id)?.questions.find((question) => question.id === answer.question_id)?.text ?? null,
         answer: answer.answer,
       })),
       notes: request.clinicalNotes,

@@ -61,7 +61,11 @@ export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise
       const orderId = orc?.getComponent(2, 1);
       const refused = control === 'NW' && message.getAllSegments('NTE').some((note) => note.getField(3).toString().includes(SANDBOX_REFUSE_NOTE));
       const ack = message.buildAck({ ackCode: refused ? 'AE' : 'AA' });
-      const text = refused ? 'Refused by the sandbox lab (the order notes ask for it).' : control === 'CA' ? 'Cancellation received by the sandbox lab.' : 'Order received by the sandbox lab.';
+      const text = refused
+        ? 'Refused by the sandbox lab (the order notes ask for it).'
+        : control === 'CA'
+          ? 'Cancellation received by the sandbox lab.'
+          : 'Order received by the sandbox lab.';
       ack.getSegment('MSA')?.setField(3, text);
       connection.send(ack);
       if (!orderId) return;
@@ -88,7 +92,13 @@ export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise
 
 async function sendResults(options: SandboxHl7LabOptions, order: Hl7Message, orderId: string, status: 'P' | 'F'): Promise<void> {
   const markers = await options.catalog.markersOfOrder(orderId);
-  const { results, missingResults } = generateSandboxResults(markers, { interpretation: 'normal', hasMissingResults: false, collectedAt: new Date(), seed: orderId, sex: null });
+  const { results, missingResults } = generateSandboxResults(markers, {
+    interpretation: 'normal',
+    hasMissingResults: false,
+    collectedAt: new Date(),
+    seed: orderId,
+    sex: null,
+  });
   // Preliminary: the first half of the biomarkers; final: all of them.
   const reported = status === 'P' ? results.slice(0, Math.max(1, Math.floor(results.length / 2))) : results;
   const msh = order.getSegment('MSH')!;
@@ -116,9 +126,32 @@ async function sendResults(options: SandboxHl7LabOptions, order: Hl7Message, ord
     ].join('|'),
     order.getSegment('PID')!.toString(),
     segment('ORC', ['RE', order.getSegment('ORC')!.getField(2).toString(), field(filler, 'SANDBOX'), '', status === 'F' ? 'CM' : 'A']),
-    segment('OBR', ['1', order.getSegment('OBR')!.getField(2).toString(), field(filler, 'SANDBOX'), order.getSegment('OBR')!.getField(4).toString(), ...Array(20).fill(''), status]),
+    segment('OBR', [
+      '1',
+      order.getSegment('OBR')!.getField(2).toString(),
+      field(filler, 'SANDBOX'),
+      order.getSegment('OBR')!.getField(4).toString(),
+      ...Array(20).fill(''),
+      status,
+    ]),
     ...reported.map((result, index) => observation(result, index + 1, status)),
-    ...(status === 'F' ? missingResults.map((missing, index) => segment('OBX', [String(reported.length + index + 1), 'ST', field(missing.loinc ?? missing.provider_id, missing.name, missing.loinc ? 'LN' : 'L'), '', '', '', '', '', '', '', 'X'])) : []),
+    ...(status === 'F'
+      ? missingResults.map((missing, index) =>
+          segment('OBX', [
+            String(reported.length + index + 1),
+            'ST',
+            field(missing.loinc ?? missing.provider_id, missing.name, missing.loinc ? 'LN' : 'L'),
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            'X',
+          ]),
+        )
+      : []),
   ].join('\r');
   const client = new Hl7Client({ host: options.labflow.host, port: options.labflow.port });
   try {
@@ -140,7 +173,6 @@ function observation(result: BiomarkerResult, setId: number, status: 'P' | 'F'):
         : result.type === 'coded_value'
           ? ['CWE', field(result.result, result.result, 'L')]
           : ['ST', field(result.result)];
-  const flag = result.is_above_max_range ? 'H' : result.is_below_min_range ? 'L' : FLAGS[result.interpretation ?? ''] ?? '';
+  const flag = result.is_above_max_range ? 'H' : result.is_below_min_range ? 'L' : (FLAGS[result.interpretation ?? ''] ?? '');
   return segment('OBX', [String(setId), type, code, '', value, field(result.unit), field(result.reference_range), flag, '', '', status]);
 }
-

@@ -28,7 +28,11 @@ export class SandboxLabAdapter implements LabAdapter {
       sex: request.sex,
     });
     // The sandbox lab performs every test itself, on the sample the order sent.
-    const performed = results.map((result) => ({ ...result, performing_laboratory: request.labName, ...(request.sampleId ? { source_sample_id: request.sampleId } : {}) }));
+    const performed = results.map((result) => ({
+      ...result,
+      performing_laboratory: request.labName,
+      ...(request.sampleId ? { source_sample_id: request.sampleId } : {}),
+    }));
     return { status: 'final', interpretation: interpretResults(performed), results: performed, missingResults };
   }
 }

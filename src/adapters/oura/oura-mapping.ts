@@ -37,12 +37,21 @@ export { offsetSeconds };
 export function ouraBatches(documents: OuraDocuments): SourceBatch[] {
   const sleeps = documents.sleep.filter((sleep) => sleep.type in SLEEP_TYPES);
   const scores = new Map(documents.dailySleep.map((day) => [day.day, day.score]));
-  const batch = (kind: SourceBatch['kind'], resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({ kind, resource, sourceType: OURA_SOURCE_TYPE, data });
+  const batch = (kind: SourceBatch['kind'], resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({
+    kind,
+    resource,
+    sourceType: OURA_SOURCE_TYPE,
+    data,
+  });
   return [
     batch('timeseries', 'heartrate', documents.heartRate.map(heartRateSample)),
     batch('timeseries', 'hrv', sleeps.flatMap(hrvSamples)),
     batch('timeseries', 'hypnogram', sleeps.flatMap(hypnogram)),
-    batch('summary', 'sleep', sleeps.map((sleep) => sleepSummary(sleep, sleep.type === 'long_sleep' ? (scores.get(sleep.day) ?? null) : null))),
+    batch(
+      'summary',
+      'sleep',
+      sleeps.map((sleep) => sleepSummary(sleep, sleep.type === 'long_sleep' ? (scores.get(sleep.day) ?? null) : null)),
+    ),
     batch('summary', 'activity', documents.dailyActivity.map(activitySummary)),
   ].filter((batch) => batch.data.length > 0);
 }
@@ -68,7 +77,7 @@ function hypnogram(sleep: OuraSleep): Array<Record<string, unknown>> {
   const start = Date.parse(sleep.bedtime_start);
   const offset = offsetSeconds(sleep.bedtime_start);
   const intervals: Array<Record<string, unknown>> = [];
-  for (let index = 0; index < phases.length; ) {
+  for (let index = 0; index < phases.length;) {
     let end = index + 1;
     while (end < phases.length && phases[end] === phases[index]) end++;
     const stage = Number(phases[index]);

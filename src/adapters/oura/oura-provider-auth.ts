@@ -7,6 +7,12 @@ import { OURA_REQUIRED_SCOPES, ouraOAuth } from './oura-oauth';
 export class OuraProviderAuth extends OAuthProviderAuth {
   constructor(config: OuraConfig) {
     const api = new OuraApi(config.apiUrl);
-    super({ name: 'Oura', slug: 'oura', oauth: ouraOAuth(config), requiredScopes: OURA_REQUIRED_SCOPES, userIdOf: async (accessToken) => (await api.personalInfo(accessToken)).id });
+    super({
+      name: 'Oura',
+      slug: 'oura',
+      oauth: ouraOAuth(config),
+      requiredScopes: OURA_REQUIRED_SCOPES,
+      userIdOf: async (accessToken) => (await api.personalInfo(accessToken)).id,
+    });
   }
 }

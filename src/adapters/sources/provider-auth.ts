@@ -102,7 +102,11 @@ export class OAuthProviderAuth implements ProviderAuth {
     // The user may untick scopes on the provider's page; the provider says which it granted.
     const missing = requiredScopes.filter((scope) => !credentials.scopes.includes(scope));
     if (credentials.scopes.length > 0 && missing.length > 0) {
-      return { outcome: 'refused', errorType: 'required_scopes_not_granted', error: `${name} access to ${missing.join(' and ')} was not granted; labflow needs it.` };
+      return {
+        outcome: 'refused',
+        errorType: 'required_scopes_not_granted',
+        error: `${name} access to ${missing.join(' and ')} was not granted; labflow needs it.`,
+      };
     }
     let externalUserId: string | null = null;
     try {

@@ -24,7 +24,12 @@ export async function getJson<T>(provider: string, apiUrl: string, path: string,
  * A request to a provider whose answer matters only as success (revoking a grant); ProviderHttpError
  * as for getJson when the provider refuses it.
  */
-export async function sendOk(provider: string, apiUrl: string, path: string, options: { method?: string; query?: Record<string, string>; accessToken?: string }): Promise<void> {
+export async function sendOk(
+  provider: string,
+  apiUrl: string,
+  path: string,
+  options: { method?: string; query?: Record<string, string>; accessToken?: string },
+): Promise<void> {
   await send(provider, apiUrl, path, options);
 }
 

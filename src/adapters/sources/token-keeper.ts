@@ -22,12 +22,16 @@ export async function pullWithGrant<T>(
   forbidden?: SourceConnectionError,
 ): Promise<T> {
   const again = `Connect ${providerName} again.`;
-  if (!connection.credentials) throw new SourceConnectionError('provider_credential_error', `labflow holds no ${providerName} grant for this connection. ${again}`);
+  if (!connection.credentials)
+    throw new SourceConnectionError('provider_credential_error', `labflow holds no ${providerName} grant for this connection. ${again}`);
   try {
     return await withAccessToken(connection, connection.credentials, oauth, use, isUnauthorized);
   } catch (error) {
     if (error instanceof GrantRefused) {
-      throw new SourceConnectionError('token_refresh_failed', `${providerName} no longer accepts labflow's access: the user revoked it or it expired. ${again}`);
+      throw new SourceConnectionError(
+        'token_refresh_failed',
+        `${providerName} no longer accepts labflow's access: the user revoked it or it expired. ${again}`,
+      );
     }
     if (error instanceof ProviderHttpError && error.status === 403 && forbidden) throw forbidden;
     if (error instanceof ProviderHttpError && (error.status === 401 || error.status === 403)) {

@@ -44,13 +44,34 @@ export interface WhoopRecords {
 export function whoopBatches(records: WhoopRecords, userId: string): SourceBatch[] {
   const sleeps = records.sleeps.filter(scored);
   const recoveryOf = new Map(records.recoveries.filter(scored).map((recovery) => [recovery.sleep_id, recovery]));
-  const batch = (kind: SourceBatch['kind'], resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({ kind, resource, sourceType: WHOOP_SOURCE_TYPE, data });
+  const batch = (kind: SourceBatch['kind'], resource: string, data: Array<Record<string, unknown>>): SourceBatch => ({
+    kind,
+    resource,
+    sourceType: WHOOP_SOURCE_TYPE,
+    data,
+  });
   const atWake = (sleep: WhoopSleep, value: number | undefined, unit: string) => (value === undefined ? [] : [wakeSample(sleep, value, unit)]);
   return [
-    batch('timeseries', 'hrv', sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.hrv_rmssd_milli, 'rmssd'))),
-    batch('timeseries', 'blood_oxygen', sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.spo2_percentage, '%'))),
-    batch('timeseries', 'respiratory_rate', sleeps.flatMap((sleep) => atWake(sleep, sleep.score!.respiratory_rate, 'bpm'))),
-    batch('summary', 'sleep', sleeps.map((sleep) => sleepSummary(sleep, recoveryOf.get(sleep.id), userId))),
+    batch(
+      'timeseries',
+      'hrv',
+      sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.hrv_rmssd_milli, 'rmssd')),
+    ),
+    batch(
+      'timeseries',
+      'blood_oxygen',
+      sleeps.flatMap((sleep) => atWake(sleep, recoveryOf.get(sleep.id)?.score?.spo2_percentage, '%')),
+    ),
+    batch(
+      'timeseries',
+      'respiratory_rate',
+      sleeps.flatMap((sleep) => atWake(sleep, sleep.score!.respiratory_rate, 'bpm')),
+    ),
+    batch(
+      'summary',
+      'sleep',
+      sleeps.map((sleep) => sleepSummary(sleep, recoveryOf.get(sleep.id), userId)),
+    ),
     batch('summary', 'workouts', records.workouts.filter(scored).map(workoutSummary)),
     batch('summary', 'activity', records.cycles.filter(scored).map(activitySummary)),
   ].filter((batch) => batch.data.length > 0);
@@ -121,7 +142,12 @@ export function workoutSummary(workout: WhoopWorkout): Record<string, unknown> {
   const offset = offsetOfLabel(workout.timezone_offset);
   const start = Date.parse(workout.start);
   const zones = score.zone_durations;
-  const slug = workout.sport_name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'other';
+  const slug =
+    workout.sport_name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '') || 'other';
   return {
     provider_id: workout.id,
     calendar_date: localDay(start, offset),
@@ -135,7 +161,9 @@ export function workoutSummary(workout: WhoopWorkout): Record<string, unknown> {
     calories: round1(score.kilojoule / KJ_PER_KCAL),
     distance: score.distance_meter ?? null,
     total_elevation_gain: score.altitude_gain_meter ?? null,
-    hr_zones: [zones.zone_zero_milli, zones.zone_one_milli, zones.zone_two_milli, zones.zone_three_milli, zones.zone_four_milli, zones.zone_five_milli].map(seconds),
+    hr_zones: [zones.zone_zero_milli, zones.zone_one_milli, zones.zone_two_milli, zones.zone_three_milli, zones.zone_four_milli, zones.zone_five_milli].map(
+      seconds,
+    ),
   };
 }
 

@@ -43,13 +43,16 @@ export class WhoopSourceAdapter implements SourceAdapter {
   pull(connection: SourceConnection, from: number, to: number): Promise<SourceBatch[]> {
     const start = from - LOOKBACK_MS;
     return pullWithGrant('WHOOP', connection, this.oauth, async (accessToken) =>
-      whoopBatches({
-        // One collection after the other: a failure stops the pull there, and the step's retry starts over.
-        sleeps: await this.api.list<WhoopSleep>(accessToken, 'activity/sleep', start, to),
-        recoveries: await this.api.list<WhoopRecovery>(accessToken, 'recovery', start, to),
-        workouts: await this.api.list<WhoopWorkout>(accessToken, 'activity/workout', start, to),
-        cycles: await this.api.list<WhoopCycle>(accessToken, 'cycle', start, to),
-      }, connection.userId),
+      whoopBatches(
+        {
+          // One collection after the other: a failure stops the pull there, and the step's retry starts over.
+          sleeps: await this.api.list<WhoopSleep>(accessToken, 'activity/sleep', start, to),
+          recoveries: await this.api.list<WhoopRecovery>(accessToken, 'recovery', start, to),
+          workouts: await this.api.list<WhoopWorkout>(accessToken, 'activity/workout', start, to),
+          cycles: await this.api.list<WhoopCycle>(accessToken, 'cycle', start, to),
+        },
+        connection.userId,
+      ),
     );
   }
 

@@ -150,7 +150,14 @@ export interface AppointmentBookingProvider {
   /** Seats per slot: how many appointments one slot takes. */
   capacity(site: string): number;
   book(request: ProviderBookingRequest): Promise<ProviderBooking>;
-  reschedule(request: { appointmentId: string; providerId: string; slot: ProviderSlotRef; notes: string | null; asyncConfirmation: boolean; environment: 'sandbox' | 'production' }): Promise<{ status: 'confirmed' | 'pending' }>;
+  reschedule(request: {
+    appointmentId: string;
+    providerId: string;
+    slot: ProviderSlotRef;
+    notes: string | null;
+    asyncConfirmation: boolean;
+    environment: 'sandbox' | 'production';
+  }): Promise<{ status: 'confirmed' | 'pending' }>;
   /** `notes`: the client's message to the provider about the cancellation (`notes` of the cancel request). */
   cancel(request: { appointmentId: string; providerId: string; cancellationReasonId: string | null; notes: string | null }): Promise<void>;
   cancellationReasons(): CancellationReason[];

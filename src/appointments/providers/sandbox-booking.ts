@@ -47,7 +47,11 @@ export class SandboxProviderReports {
   ) {}
 
   async afterBooking(
-    request: Pick<ProviderBookingRequest, 'appointmentId' | 'notes' | 'environment'> & { providerId: string; status: 'confirmed' | 'pending'; slot: ProviderSlotRef },
+    request: Pick<ProviderBookingRequest, 'appointmentId' | 'notes' | 'environment'> & {
+      providerId: string;
+      status: 'confirmed' | 'pending';
+      slot: ProviderSlotRef;
+    },
   ): Promise<void> {
     const key = `${this.slug}:${request.appointmentId}:${Date.parse(request.slot.start)}`;
     const reports: SandboxCallback[] = [];

@@ -63,7 +63,15 @@ export class SandboxPhlebotomyProvider extends SandboxBookingProvider implements
   /** Provider-managed scheduling: 08:00–08:30 local on the next day. */
   private providerPickedSlot(area: string, timezone: string): ProviderSlotRef {
     const [day] = sandboxDays(
-      { timezone, open: [8, 0], close: [8, 30], everyMinutes: 30, durationMinutes: 30, closedOn: [], slot: () => ({ price: 0, is_priority: false, num_appointments_available: PHLEBOTOMISTS_PER_SLOT }) },
+      {
+        timezone,
+        open: [8, 0],
+        close: [8, 30],
+        everyMinutes: 30,
+        durationMinutes: 30,
+        closedOn: [],
+        slot: () => ({ price: 0, is_priority: false, num_appointments_available: PHLEBOTOMISTS_PER_SLOT }),
+      },
       new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10),
       1,
       0,

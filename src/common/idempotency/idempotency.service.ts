@@ -75,7 +75,12 @@ export class IdempotencyService {
    * policy's TTL for this very request (subject and fingerprint); null when the key is new (or
    * none was sent). 400 when the key was used for another request.
    */
-  async earlierResult(scope: IdempotencyScope, key: string | undefined, request: Omit<StoredResult, 'resultId'>, policy: IdempotencyPolicy): Promise<string | null> {
+  async earlierResult(
+    scope: IdempotencyScope,
+    key: string | undefined,
+    request: Omit<StoredResult, 'resultId'>,
+    policy: IdempotencyPolicy,
+  ): Promise<string | null> {
     if (key === undefined) return null;
     requireValidKey(key, policy.header);
     const row = await this.keys.findResult(scope, key, policy.ttlMs / 1000);

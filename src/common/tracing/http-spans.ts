@@ -18,7 +18,10 @@ export function traceHttpRequests(fastify: FastifyInstance): void {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const span = tracer.startSpan(
       route ? `${request.method} ${route}` : request.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, ...(route ? { 'http.route': route } : {}), ...urlAttributes(request.url) } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': request.method, ...(route ? { 'http.route': route } : {}), ...urlAttributes(request.url) },
+      },
       parent,
     );
     spans.set(request, { span, context: trace.setSpan(parent, span) });

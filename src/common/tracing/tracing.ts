@@ -14,7 +14,6 @@ import type { TracingConfig } from '../../config/config';
  * no trace context.
  */
 
-
 export interface Tracing {
   readonly serviceName: string;
   readonly resource: Resource;

@@ -112,16 +112,7 @@ export class Foundation1763790000000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    for (const table of [
-      'phi_access_log',
-      'insurances',
-      'payors',
-      'users',
-      'management_keys',
-      'team_api_keys',
-      'teams',
-      'orgs',
-    ]) {
+    for (const table of ['phi_access_log', 'insurances', 'payors', 'users', 'management_keys', 'team_api_keys', 'teams', 'orgs']) {
       await db.query(`DROP TABLE IF EXISTS ${table}`);
     }
   }

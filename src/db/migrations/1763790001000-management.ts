@@ -75,9 +75,7 @@ export class Management1763790001000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (team_id, environment, region, provider)
       )`);
-    await db.query(
-      `CREATE INDEX team_custom_credentials_scope ON team_custom_credentials (environment, region, created_at, id)`,
-    );
+    await db.query(`CREATE INDEX team_custom_credentials_scope ON team_custom_credentials (environment, region, created_at, id)`);
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -244,8 +244,22 @@ export const SEED_PANELS = [
     price: 18,
     description: 'Glucose, kidney function, electrolytes, proteins and liver enzymes; fasting preferred.',
     members: [
-      'glucose', 'bun', 'creatinine', 'egfr', 'sodium', 'potassium', 'chloride', 'carbon_dioxide', 'calcium',
-      'protein_total', 'albumin', 'globulin', 'bilirubin_total', 'alkaline_phosphatase', 'ast', 'alt',
+      'glucose',
+      'bun',
+      'creatinine',
+      'egfr',
+      'sodium',
+      'potassium',
+      'chloride',
+      'carbon_dioxide',
+      'calcium',
+      'protein_total',
+      'albumin',
+      'globulin',
+      'bilirubin_total',
+      'alkaline_phosphatase',
+      'ast',
+      'alt',
     ],
   },
   {
@@ -261,8 +275,17 @@ export const SEED_PANELS = [
     price: 14,
     description: 'Red and white blood cells, hemoglobin, hematocrit, indices, platelets and differential.',
     members: [
-      'white_blood_cell_count', 'red_blood_cell_count', 'hemoglobin', 'hematocrit', 'mcv', 'mch', 'mchc', 'rdw',
-      'platelet_count', 'absolute_neutrophils', 'absolute_lymphocytes',
+      'white_blood_cell_count',
+      'red_blood_cell_count',
+      'hemoglobin',
+      'hematocrit',
+      'mcv',
+      'mch',
+      'mchc',
+      'rdw',
+      'platelet_count',
+      'absolute_neutrophils',
+      'absolute_lymphocytes',
     ],
   },
 ] as const;
@@ -568,7 +591,18 @@ export class LabCatalogSeed1763790002001 implements MigrationInterface {
       await db.query(
         `INSERT INTO labs (id, slug, name, first_line_address, city, state, zipcode, collection_methods, sample_types, supports_delegated_accounts)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [lab.id, lab.slug, lab.name, lab.first_line_address, lab.city, lab.state, lab.zipcode, lab.collection_methods, lab.sample_types, lab.supports_delegated_accounts],
+        [
+          lab.id,
+          lab.slug,
+          lab.name,
+          lab.first_line_address,
+          lab.city,
+          lab.state,
+          lab.zipcode,
+          lab.collection_methods,
+          lab.sample_types,
+          lab.supports_delegated_accounts,
+        ],
       );
     }
 

@@ -34,9 +34,7 @@ export class Events1763790003000 implements MigrationInterface {
     await db.query(`CREATE INDEX event_outbox_unrelayed ON event_outbox (created_at, id) WHERE relayed_at IS NULL`);
     await db.query(`CREATE INDEX event_outbox_team ON event_outbox (team_id, environment, created_at)`);
     // "The latest event of each order" (POST /v3/order/resend_events).
-    await db.query(
-      `CREATE INDEX event_outbox_subject ON event_outbox (team_id, environment, subject_id, created_at) WHERE subject_id IS NOT NULL`,
-    );
+    await db.query(`CREATE INDEX event_outbox_subject ON event_outbox (team_id, environment, subject_id, created_at) WHERE subject_id IS NOT NULL`);
     await db.query(`
       CREATE FUNCTION labflow_notify_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -72,16 +70,10 @@ export class Events1763790003000 implements MigrationInterface {
         UNIQUE (event_id, endpoint_id),
         UNIQUE (event_id, pipeline_id)
       )`);
-    await db.query(
-      `CREATE INDEX event_deliveries_unenqueued ON event_deliveries (created_at) WHERE status = 'pending' AND enqueued_at IS NULL`,
-    );
+    await db.query(`CREATE INDEX event_deliveries_unenqueued ON event_deliveries (created_at) WHERE status = 'pending' AND enqueued_at IS NULL`);
     await db.query(`CREATE INDEX event_deliveries_due ON event_deliveries (next_attempt_at) WHERE status = 'pending'`);
-    await db.query(
-      `CREATE INDEX event_deliveries_endpoint ON event_deliveries (endpoint_id, created_at, id) WHERE endpoint_id IS NOT NULL`,
-    );
-    await db.query(
-      `CREATE INDEX event_deliveries_pipeline ON event_deliveries (pipeline_id) WHERE pipeline_id IS NOT NULL`,
-    );
+    await db.query(`CREATE INDEX event_deliveries_endpoint ON event_deliveries (endpoint_id, created_at, id) WHERE endpoint_id IS NOT NULL`);
+    await db.query(`CREATE INDEX event_deliveries_pipeline ON event_deliveries (pipeline_id) WHERE pipeline_id IS NOT NULL`);
 
     await db.query(`
       CREATE TABLE event_delivery_attempts (
@@ -103,9 +95,7 @@ export class Events1763790003000 implements MigrationInterface {
         finished_at timestamptz,
         UNIQUE (delivery_id, attempt_number)
       )`);
-    await db.query(
-      `CREATE INDEX event_delivery_attempts_endpoint ON event_delivery_attempts (endpoint_id, created_at, id) WHERE endpoint_id IS NOT NULL`,
-    );
+    await db.query(`CREATE INDEX event_delivery_attempts_endpoint ON event_delivery_attempts (endpoint_id, created_at, id) WHERE endpoint_id IS NOT NULL`);
 
     await db.query(`
       CREATE TABLE webhook_endpoint_health (

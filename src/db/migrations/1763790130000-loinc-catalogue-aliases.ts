@@ -20,10 +20,13 @@ export class LoincCatalogueAliases1763790130000 implements MigrationInterface {
         ADD COLUMN aliases text[] NOT NULL DEFAULT '{}',
         ADD COLUMN specimen text CHECK (specimen IN ('serum_plasma', 'blood', 'plasma', 'urine'))`);
     for (const loinc of CURATED_LOINC) {
-      await db.query(
-        `UPDATE loinc_codes SET display_name = $2, aliases = $3, specimen = $4, unit = COALESCE(unit, $5) WHERE code = $1`,
-        [loinc.code, loinc.display, loinc.aliases, loinc.specimen, loinc.unit],
-      );
+      await db.query(`UPDATE loinc_codes SET display_name = $2, aliases = $3, specimen = $4, unit = COALESCE(unit, $5) WHERE code = $1`, [
+        loinc.code,
+        loinc.display,
+        loinc.aliases,
+        loinc.specimen,
+        loinc.unit,
+      ]);
       await db.query(
         `INSERT INTO loinc_codes (id, code, name, slug, unit, display_name, aliases, specimen)
          SELECT (SELECT COALESCE(MAX(id), 0) + 1 FROM loinc_codes), $1, $2, $3, $4, $5, $6, $7

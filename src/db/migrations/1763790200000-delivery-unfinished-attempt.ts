@@ -23,9 +23,7 @@ export class DeliveryUnfinishedAttempt1763790200000 implements MigrationInterfac
   name = 'DeliveryUnfinishedAttempt1763790200000';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query(
-      `ALTER TABLE event_deliveries ADD COLUMN unfinished_trigger text CHECK (unfinished_trigger IN ('scheduled', 'manual'))`,
-    );
+    await db.query(`ALTER TABLE event_deliveries ADD COLUMN unfinished_trigger text CHECK (unfinished_trigger IN ('scheduled', 'manual'))`);
     await db.query(`
       UPDATE event_deliveries d SET unfinished_trigger = a.trigger
         FROM event_delivery_attempts a

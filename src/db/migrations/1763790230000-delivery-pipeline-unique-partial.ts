@@ -16,9 +16,7 @@ export class DeliveryPipelineUniquePartial1763790230000 implements MigrationInte
   name = 'DeliveryPipelineUniquePartial1763790230000';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query(
-      `CREATE UNIQUE INDEX event_deliveries_event_pipeline ON event_deliveries (event_id, pipeline_id) WHERE pipeline_id IS NOT NULL`,
-    );
+    await db.query(`CREATE UNIQUE INDEX event_deliveries_event_pipeline ON event_deliveries (event_id, pipeline_id) WHERE pipeline_id IS NOT NULL`);
     await db.query(`ALTER TABLE event_deliveries DROP CONSTRAINT event_deliveries_event_id_pipeline_id_key`);
   }
 

@@ -29,13 +29,33 @@ function questionsFor(markerId: number, kind: Kind) {
   switch (kind) {
     case 'fasting':
       return [
-        { id: id(1), required: false, code: 'FASTING', value: 'Has the patient fasted for at least 8 hours?', type: 'choice', sequence: 1, answers: yesNo(id(1)) },
+        {
+          id: id(1),
+          required: false,
+          code: 'FASTING',
+          value: 'Has the patient fasted for at least 8 hours?',
+          type: 'choice',
+          sequence: 1,
+          answers: yesNo(id(1)),
+        },
         { id: id(2), required: false, code: 'FASTHRS', value: 'Hours since the last meal', type: 'numeric', sequence: 2, answers: [], constraint: '0-72' },
       ];
     case 'thyroid':
-      return [{ id: id(1), required: false, code: 'THYMED', value: 'Is the patient taking thyroid medication?', type: 'choice', sequence: 1, answers: yesNo(id(1)) }];
+      return [
+        { id: id(1), required: false, code: 'THYMED', value: 'Is the patient taking thyroid medication?', type: 'choice', sequence: 1, answers: yesNo(id(1)) },
+      ];
     case 'vitamin_d':
-      return [{ id: id(1), required: false, code: 'VITDSUP', value: 'Is the patient taking vitamin D supplements?', type: 'choice', sequence: 1, answers: yesNo(id(1)) }];
+      return [
+        {
+          id: id(1),
+          required: false,
+          code: 'VITDSUP',
+          value: 'Is the patient taking vitamin D supplements?',
+          type: 'choice',
+          sequence: 1,
+          answers: yesNo(id(1)),
+        },
+      ];
   }
 }
 

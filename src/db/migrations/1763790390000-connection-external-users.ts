@@ -8,9 +8,7 @@ export class ConnectionExternalUsers1763790390000 implements MigrationInterface 
   name = 'ConnectionExternalUsers1763790390000';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query(
-      `CREATE INDEX provider_connections_external_user ON provider_connections (provider, external_user_id) WHERE external_user_id IS NOT NULL`,
-    );
+    await db.query(`CREATE INDEX provider_connections_external_user ON provider_connections (provider, external_user_id) WHERE external_user_id IS NOT NULL`);
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -34,12 +34,14 @@ export class PortalCredentialsAtRest1763790501000 implements MigrationInterface 
       if (!phiKey) throw new Error(`PHI_ENCRYPTION_KEY is needed to hash the ${codes} stored portal codes`);
       const codeKey = portalCodeKey(phiKey);
       for (;;) {
-        const rows: Array<{ id: string; code: string }> = await db.query(`SELECT id, code FROM portal_links WHERE code IS NOT NULL AND code_hash IS NULL ORDER BY id LIMIT ${PAGE}`);
-        if (rows.length === 0) break;
-        await db.query(
-          `UPDATE portal_links p SET code_hash = v.code_hash FROM unnest($1::uuid[], $2::bytea[]) AS v(id, code_hash) WHERE p.id = v.id`,
-          [rows.map((row) => row.id), rows.map((row) => portalCodeDigest(codeKey, row.code))],
+        const rows: Array<{ id: string; code: string }> = await db.query(
+          `SELECT id, code FROM portal_links WHERE code IS NOT NULL AND code_hash IS NULL ORDER BY id LIMIT ${PAGE}`,
         );
+        if (rows.length === 0) break;
+        await db.query(`UPDATE portal_links p SET code_hash = v.code_hash FROM unnest($1::uuid[], $2::bytea[]) AS v(id, code_hash) WHERE p.id = v.id`, [
+          rows.map((row) => row.id),
+          rows.map((row) => portalCodeDigest(codeKey, row.code)),
+        ]);
       }
     }
     // Dropping the column drops its unique index and the check that involved it.

@@ -12,13 +12,11 @@ const slug = z
 /** The definition of a continuous query (management API). */
 export const continuousQueryDefinition = z.strictObject({
   slug,
-  query: querySchema.describe('One query of Junction\'s query language (as in `POST /aggregate/v1/user/{user_id}/query`).'),
+  query: querySchema.describe("One query of Junction's query language (as in `POST /aggregate/v1/user/{user_id}/query`)."),
   past: period.describe('The window: this far back from the end of the current UTC day when the query is evaluated.'),
 });
 
-export class ContinuousQueryUserParams extends createZodDto(
-  z.object({ user_id: z.uuid(), query_id_or_slug: z.string().min(1).max(64) }),
-) {}
+export class ContinuousQueryUserParams extends createZodDto(z.object({ user_id: z.uuid(), query_id_or_slug: z.string().min(1).max(64) })) {}
 
 export class TaskHistoryQuery extends createZodDto(
   z.object({

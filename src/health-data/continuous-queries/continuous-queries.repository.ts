@@ -78,7 +78,11 @@ export class ContinuousQueriesRepository {
   }
 
   /** Replaces a query's definition; 'slug taken' when another of the owner's queries has the new slug. */
-  async update(owner: QueryOwner, id: string, row: Pick<ContinuousQueryRow, 'slug' | 'query' | 'past' | 'source'>): Promise<'updated' | 'missing' | 'slug taken'> {
+  async update(
+    owner: QueryOwner,
+    id: string,
+    row: Pick<ContinuousQueryRow, 'slug' | 'query' | 'past' | 'source'>,
+  ): Promise<'updated' | 'missing' | 'slug taken'> {
     try {
       const [, count] = (await this.db.query(
         `UPDATE continuous_queries SET slug = $4, query = $5, past = $6, source = $7, updated_at = now()
@@ -176,7 +180,12 @@ export class ContinuousQueriesRepository {
   }
 
   /** Ends a claimed task; false when it is no longer this runner's (its lease ran out and another took it). */
-  async finish(manager: EntityManager, taskId: string, attempts: number, outcome: { status: 'completed' } | { status: 'error'; detail: string }): Promise<boolean> {
+  async finish(
+    manager: EntityManager,
+    taskId: string,
+    attempts: number,
+    outcome: { status: 'completed' } | { status: 'error'; detail: string },
+  ): Promise<boolean> {
     const [, count] = (await manager.query(
       `UPDATE continuous_query_tasks SET status = $3, ended_at = clock_timestamp(), error_details = $4
         WHERE id = $1 AND status = 'started' AND attempts = $2`,

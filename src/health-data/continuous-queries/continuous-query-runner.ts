@@ -75,7 +75,12 @@ export class ContinuousQueryRunner {
           ]);
         }
       }
-      const ended = await this.repository.finish(manager, task.id, task.attempts, 'table' in outcome ? { status: 'completed' } : { status: 'error', detail: outcome.error });
+      const ended = await this.repository.finish(
+        manager,
+        task.id,
+        task.attempts,
+        'table' in outcome ? { status: 'completed' } : { status: 'error', detail: outcome.error },
+      );
       if (!ended) throw new LeaseLost();
     });
   }

@@ -9,11 +9,17 @@ export interface Column {
 }
 
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
-  [/^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i, 'name'],
+  [
+    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i,
+    'name',
+  ],
   [/^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|patient result|this visit)$/i, 'result'],
   [/^(flags?|abnormal|abn|status|ind|indicator|a\/n|h\/l|alert)$/i, 'flag'],
   [/^(units?|uom|unit of measure)$/i, 'units'],
-  [/^(reference|ref|reference ranges?|reference intervals?|ref\.? ranges?|ref\.? intervals?|normal ranges?|range|reference values?|biological reference interval|normal values?|expected|expected values?|standard range|healthy range)$/i, 'reference'],
+  [
+    /^(reference|ref|reference ranges?|reference intervals?|ref\.? ranges?|ref\.? intervals?|normal ranges?|range|reference values?|biological reference interval|normal values?|expected|expected values?|standard range|healthy range)$/i,
+    'reference',
+  ],
   [/^(previous|prior|last result|previous results?|prior results?|previous values?|last value|historical|previous \(.*\)|prior \(.*\))$/i, 'previous'],
   [/^(lab|site|code|method|comment|comments|notes|loinc)$/i, 'other'],
 ];
@@ -50,7 +56,7 @@ export function headerColumns(line: Line): Column[] | null {
 function splitHeaderCell(cell: Cell): Column[] | null {
   const columns: Column[] = [];
   const words = cell.words;
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const pair = i + 1 < words.length ? headerRole(`${words[i].text} ${words[i + 1].text}`) : null;
     if (pair) {
       columns.push({ role: pair, x0: words[i].x, x1: words[i + 1].x + words[i + 1].w });

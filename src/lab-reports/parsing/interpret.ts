@@ -42,6 +42,11 @@ export function interpret(input: {
 }
 
 function sameWord(a: string, b: string): boolean {
-  const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9+]/g, '').replace(/^neg$/, 'negative').replace(/^pos$/, 'positive');
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9+]/g, '')
+      .replace(/^neg$/, 'negative')
+      .replace(/^pos$/, 'positive');
   return norm(a) === norm(b);
 }

@@ -5,12 +5,13 @@ import { detectAll } from 'tinyld';
  * from a report in another language even where the names of analytes are international.
  */
 const ENGLISH_MARKERS = new Set(
-  ('the of and for in to by with result results reference range units unit flag test tests name patient date birth collected ' +
+  (
+    'the of and for in to by with result results reference range units unit flag test tests name patient date birth collected ' +
     'received reported report specimen sex gender male female high low normal abnormal negative positive not detected page ' +
     'total blood count cell cells white red serum urine panel comprehensive metabolic lipid iron vitamin hemoglobin glucose ' +
     'cholesterol protein ordering physician doctor account laboratory lab final status value values interval previous age ' +
-    'clear yellow none trace free thyroid function kidney liver calcium sodium potassium chloride')
-    .split(' '),
+    'clear yellow none trace free thyroid function kidney liver calcium sodium potassium chloride'
+  ).split(' '),
 );
 
 /** The report's language (ISO 639-1) from its words, or null when there are too few to tell. */

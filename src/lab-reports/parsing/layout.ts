@@ -56,7 +56,17 @@ export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
     }
   }
   return groups
-    .map((group) => toLine(joinMonospaceFragments([...group.words].sort((a, b) => a.x - b.x), pitch), pageIndex, typical, pitch))
+    .map((group) =>
+      toLine(
+        joinMonospaceFragments(
+          [...group.words].sort((a, b) => a.x - b.x),
+          pitch,
+        ),
+        pageIndex,
+        typical,
+        pitch,
+      ),
+    )
     .sort((a, b) => a.y - b.y);
 }
 

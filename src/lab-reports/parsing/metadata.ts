@@ -13,12 +13,24 @@ const LABELS: [RegExp, Field][] = [
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born)$/i, 'dob'],
   [/^(sex|gender)$/i, 'sex'],
   [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
-  [/^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected)$/i, 'collected'],
+  [
+    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected)$/i,
+    'collected',
+  ],
   [/^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued)$/i, 'reported'],
-  [/^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|barcode)$/i, 'specimen'],
-  [/^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician)$/i, 'provider'],
+  [
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|barcode)$/i,
+    'specimen',
+  ],
+  [
+    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician)$/i,
+    'provider',
+  ],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
-  [/^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i, 'other'],
+  [
+    /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,
+    'other',
+  ],
 ];
 
 function labelField(text: string): Field | null {
@@ -185,7 +197,10 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     }
   }
 
-  const order = dateOrder(lines.map((l) => l.text), dates);
+  const order = dateOrder(
+    lines.map((l) => l.text),
+    dates,
+  );
   for (const [field, found] of Object.entries(dates) as [DateField, { text: string; ocr: number; confidence: number }][]) {
     const read = readDate(found.text, order);
     metadata[field] = read.value;
@@ -249,7 +264,16 @@ const OCR_TRUSTED = 0.7;
 const MIN_CONFIDENCE = 0.5;
 
 const METADATA_FIELDS: MetadataField[] = [
-  'patient_first_name', 'patient_last_name', 'dob', 'gender', 'lab_name', 'lab_clia', 'ordering_provider', 'date_reported', 'date_collected', 'specimen_number',
+  'patient_first_name',
+  'patient_last_name',
+  'dob',
+  'gender',
+  'lab_name',
+  'lab_clia',
+  'ordering_provider',
+  'date_reported',
+  'date_collected',
+  'specimen_number',
 ];
 
 /** A CLIA number: two digits, `D`, seven digits, printed after "CLIA". */
@@ -265,7 +289,8 @@ interface DayOrderEvidence {
 function readDate(text: string, { order, shown }: DayOrderEvidence): { value: string | null; confidence: number; reason: string | null } {
   const value = parseDate(text, order);
   if (!value) return { value: null, confidence: 0, reason: `no date in "${text.slice(0, 40)}"` };
-  if (ambiguousDayMonth(text) && !shown) return { value, confidence: 0.75, reason: 'day and month read month first (US), as nothing on the report shows the order' };
+  if (ambiguousDayMonth(text) && !shown)
+    return { value, confidence: 0.75, reason: 'day and month read month first (US), as nothing on the report shows the order' };
   if (twoDigitYear(text)) return { value, confidence: 0.7, reason: 'two-digit year' };
   return { value, confidence: 0.97, reason: null };
 }
@@ -298,7 +323,10 @@ const isInitial = (word: string) => /^\p{L}\.?$/u.test(word);
 
 /** Title-less, suffix-less name words, initials dropped, with letters, apostrophes and hyphens only. */
 function cleanName(text: string): string {
-  return text.replace(/[^\p{L}'\- ]/gu, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[^\p{L}'\- ]/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function givenName(text: string): string | null {
@@ -345,13 +373,22 @@ export function readName(text: string): ReadName {
   let start = full.length - 1;
   while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
   const confidence = start === 1 ? 0.95 : 0.8;
-  return { first: cleanName(full[0]), last: cleanName(full.slice(start).join(' ')), confidence, reason: start === 1 ? null : 'middle words taken as middle names' };
+  return {
+    first: cleanName(full[0]),
+    last: cleanName(full.slice(start).join(' ')),
+    confidence,
+    reason: start === 1 ? null : 'middle words taken as middle names',
+  };
 }
 
 /** The provider as First Last (`Dr. Anna Reyes`, `REYES, ANNA MD`, `Anna Reyes, MD`), else as printed, cleaned. */
 function providerName(text: string): string | null {
   const cut = text.split(/\s{2,}|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
-  const name = cut.replace(/[^\p{L}.,'\- ]/gu, ' ').replace(/\s+/g, ' ').trim().replace(/[,]$/, '');
+  const name = cut
+    .replace(/[^\p{L}.,'\- ]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[,]$/, '');
   if (!/\p{L}{2}/u.test(name)) return null;
   // Degrees after a comma (`Anna Reyes, MD`) are not a LAST, FIRST comma.
   const read = readName(name.replace(/,\s*((?:md|do|phd|np|pa|rn)\.?\s*)+$/i, ''));
@@ -368,9 +405,7 @@ const NOT_A_LAB_NAME = /\b(report|results?|patient|page|final|confidential|summa
 
 /** The lab's name: the largest line printed in the top fifth of the first page. */
 function labName(lines: Line[], pageHeight: number): string | null {
-  const candidates = lines.filter(
-    (l) => l.y < pageHeight * 0.2 && /\p{L}{3}/u.test(l.text) && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'),
-  );
+  const candidates = lines.filter((l) => l.y < pageHeight * 0.2 && /\p{L}{3}/u.test(l.text) && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'));
   if (!candidates.length) return null;
   const best = candidates.reduce((a, b) => (b.height > a.height * 1.05 ? b : a));
   return best.cells[0].text.trim();

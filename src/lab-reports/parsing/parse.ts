@@ -87,7 +87,10 @@ function isHeading(line: Line): boolean {
 }
 
 function headingText(line: Line): string {
-  return line.text.replace(/\s*\((cont(inued|\.)?)\)\s*$/i, '').replace(/\s*[-–]\s*cont(inued|\.)?$/i, '').trim();
+  return line.text
+    .replace(/\s*\((cont(inued|\.)?)\)\s*$/i, '')
+    .replace(/\s*[-–]\s*cont(inued|\.)?$/i, '')
+    .trim();
 }
 
 function specimenOf(...texts: (string | null)[]): string | null {
@@ -112,7 +115,15 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
       confidence *= 0.8;
     }
   }
-  const judged = interpret({ number: value.number, comparator: value.comparator, value: value.value, min, max, expected: row.range?.expected ?? null, flag: row.flag });
+  const judged = interpret({
+    number: value.number,
+    comparator: value.comparator,
+    value: value.value,
+    min,
+    max,
+    expected: row.range?.expected ?? null,
+    flag: row.flag,
+  });
   return {
     test_name: row.name,
     value: value.value,

@@ -12,20 +12,26 @@ export interface RowParts {
 }
 
 /** Multi-word values and intervals read as one token. */
-const PHRASES =
-  /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than)\b/gi;
+const PHRASES = /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than)\b/gi;
 
 function tokens(text: string): string[] {
-  return text
-    .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
-    .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
-    .replace(/(^|\s)(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
-    // A bold flag set close to its value reads as one word by OCR: `9.4H` is `9.4 H`.
-    .replace(/(\d)(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
-    .replace(/\u00a0(\d)/g, ' $1')
-    .split(/\s+/)
-    .map((t) => t.replace(/\u00a0/g, ' ').replace(/^\((.*)\)$/, '$1').replace(/^[[(]|[\])]$/g, ''))
-    .filter(Boolean);
+  return (
+    text
+      .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
+      .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
+      .replace(/(^|\s)(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
+      // A bold flag set close to its value reads as one word by OCR: `9.4H` is `9.4 H`.
+      .replace(/(\d)(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
+      .replace(/\u00a0(\d)/g, ' $1')
+      .split(/\s+/)
+      .map((t) =>
+        t
+          .replace(/\u00a0/g, ' ')
+          .replace(/^\((.*)\)$/, '$1')
+          .replace(/^[[(]|[\])]$/g, ''),
+      )
+      .filter(Boolean)
+  );
 }
 
 function cleanName(text: string): string {
@@ -73,7 +79,13 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         if (part.role === 'result') return null;
       }
       if (!flag && isFlag(token) && value) flag = token;
-      else if (!range && value && (part.role === 'reference' || /[-<>≤≥]|^(up to|less than|greater than)/i.test(token) || part.role === null) && parseRange(token) && !(part.role === null && parseValue(token)?.type === 'numeric')) {
+      else if (
+        !range &&
+        value &&
+        (part.role === 'reference' || /[-<>≤≥]|^(up to|less than|greater than)/i.test(token) || part.role === null) &&
+        parseRange(token) &&
+        !(part.role === null && parseValue(token)?.type === 'numeric')
+      ) {
         range = parseRange(token);
       } else if (!units && isUnit(token.replace(/[.,;:]+$/, '')) && value) units = token.replace(/[.,;:]+$/, '');
       else if (part.role === null || part.role === 'result') unclassified += 1;
@@ -97,7 +109,12 @@ export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): Row
       placed.push({ text: cell.text, role: columns[index].role, x: cell.x0 });
     }
   }
-  const name = cleanName(placed.filter((p) => p.role === 'name').map((p) => p.text).join(' '));
+  const name = cleanName(
+    placed
+      .filter((p) => p.role === 'name')
+      .map((p) => p.text)
+      .join(' '),
+  );
   if (!name || !looksLikeName(name)) return null;
   const rest = placed.filter((p) => p.role !== 'name');
   const parts = classify(rest, ocr);
@@ -112,7 +129,10 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
   let rest = cells.slice(1).map((c) => ({ text: c.text, role: null as ColumnRole | null }));
   if (cells.length === 1 || !rest.some((r) => parseValue(tokens(r.text)[0] ?? ''))) {
     // The name and the value run together: split at the first value-like token after the name.
-    const words = cells.map((c) => c.text).join(' ').split(/\s+/);
+    const words = cells
+      .map((c) => c.text)
+      .join(' ')
+      .split(/\s+/);
     const at = words.findIndex((w, i) => i > 0 && parseValue(ocr ? repairOcrNumber(w) : w) !== null && !/^\d+-?$/.test(words[i - 1] ?? ''));
     if (at < 1) return null;
     name = words.slice(0, at).join(' ');

@@ -104,8 +104,7 @@ export function parseRange(text: string): ParsedRange | null {
 }
 
 /** Units as labs print them: `mg/dL`, `x10E3/uL`, `10^3/µL`, `%`, `mL/min/1.73m2`, `U/L`. */
-const UNIT =
-  /^(?:%|[a-zA-Zµμ][a-zA-Z0-9µμ/.*^×\-²]*|(?:x\s?)?10[E^*]?\d+\/[a-zA-Zµμ]+|\d+\*\d+\/[a-zA-Zµμ]+|\/[a-zA-Zµμ]+)$/;
+const UNIT = /^(?:%|[a-zA-Zµμ][a-zA-Z0-9µμ/.*^×\-²]*|(?:x\s?)?10[E^*]?\d+\/[a-zA-Zµμ]+|\d+\*\d+\/[a-zA-Zµμ]+|\/[a-zA-Zµμ]+)$/;
 const NOT_UNITS = /^(?:to|and|or|up|less|than|see|note|comment|ref|range|of|the|in|from|on|by|final|pending)$/i;
 
 export function isUnit(text: string): boolean {
@@ -118,11 +117,68 @@ export function isUnit(text: string): boolean {
  * printed in another spelling that OCR read whole is kept as printed.
  */
 const KNOWN_UNITS = [
-  '%', 'mg/dL', 'g/dL', 'g/L', 'mg/L', 'ug/mL', 'mcg/mL', 'mmol/L', 'umol/L', 'µmol/L', 'nmol/L', 'pmol/L', 'mEq/L', 'mOsm/kg',
-  'U/L', 'IU/L', 'U/mL', 'IU/mL', 'kU/L', 'mIU/L', 'mIU/mL', 'uIU/mL', 'µIU/mL', 'ng/mL', 'ng/dL', 'ng/L', 'pg/mL', 'mcg/dL', 'ug/dL',
-  'µg/dL', 'ug/L', 'mcg/L', 'fL', 'pg', '/uL', '/µL', '/hpf', '/lpf', 'cells/uL', 'x10E3/uL', 'x10E6/uL', '10^3/uL', '10^6/uL',
-  '10^9/L', '10^12/L', 'K/uL', 'M/uL', 'Million/uL', 'Thousand/uL', 'mL/min/1.73m2', 'mm/hr', 'mm/h', 'mg/g', 'mg/24h', 'sec',
-  'seconds', 'ratio', 'Index', 'titer', 'mg/mmol', 'nmol/min/mL', 'Eq/L',
+  '%',
+  'mg/dL',
+  'g/dL',
+  'g/L',
+  'mg/L',
+  'ug/mL',
+  'mcg/mL',
+  'mmol/L',
+  'umol/L',
+  'µmol/L',
+  'nmol/L',
+  'pmol/L',
+  'mEq/L',
+  'mOsm/kg',
+  'U/L',
+  'IU/L',
+  'U/mL',
+  'IU/mL',
+  'kU/L',
+  'mIU/L',
+  'mIU/mL',
+  'uIU/mL',
+  'µIU/mL',
+  'ng/mL',
+  'ng/dL',
+  'ng/L',
+  'pg/mL',
+  'mcg/dL',
+  'ug/dL',
+  'µg/dL',
+  'ug/L',
+  'mcg/L',
+  'fL',
+  'pg',
+  '/uL',
+  '/µL',
+  '/hpf',
+  '/lpf',
+  'cells/uL',
+  'x10E3/uL',
+  'x10E6/uL',
+  '10^3/uL',
+  '10^6/uL',
+  '10^9/L',
+  '10^12/L',
+  'K/uL',
+  'M/uL',
+  'Million/uL',
+  'Thousand/uL',
+  'mL/min/1.73m2',
+  'mm/hr',
+  'mm/h',
+  'mg/g',
+  'mg/24h',
+  'sec',
+  'seconds',
+  'ratio',
+  'Index',
+  'titer',
+  'mg/mmol',
+  'nmol/min/mL',
+  'Eq/L',
 ];
 const KNOWN_UNIT_BY_KEY = new Map(KNOWN_UNITS.map((unit) => [unit.toLowerCase(), unit]));
 /** What OCR makes of a slash: nothing, or one of these. */

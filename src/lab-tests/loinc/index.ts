@@ -16,4 +16,13 @@ export type { CuratedLoinc, LoincSpecimen } from './types';
  * it through migrations that carry their own copy or delta of this list (never this module), so
  * editing it changes nothing in `loinc_codes` until a new migration says so.
  */
-export const CURATED_LOINC: CuratedLoinc[] = [...CHEMISTRY, ...LIPIDS_CARDIAC, ...HAEMATOLOGY, ...ENDOCRINE, ...NUTRITION, ...IMMUNOLOGY, ...URINE, ...TOXICOLOGY];
+export const CURATED_LOINC: CuratedLoinc[] = [
+  ...CHEMISTRY,
+  ...LIPIDS_CARDIAC,
+  ...HAEMATOLOGY,
+  ...ENDOCRINE,
+  ...NUTRITION,
+  ...IMMUNOLOGY,
+  ...URINE,
+  ...TOXICOLOGY,
+];

@@ -16,6 +16,13 @@ import { ContinuousQueriesManagementService } from './continuous-queries.service
 @Module({
   imports: [TeamsModule],
   controllers: [ContinuousQueriesManagementController],
-  providers: [ContinuousQueriesManagementService, ContinuousQueriesRepository, ContinuousQueriesService, AggregationRepository, AggregationService, UsersRepository],
+  providers: [
+    ContinuousQueriesManagementService,
+    ContinuousQueriesRepository,
+    ContinuousQueriesService,
+    AggregationRepository,
+    AggregationService,
+    UsersRepository,
+  ],
 })
 export class ContinuousQueriesManagementModule {}

@@ -4,7 +4,10 @@ import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
 
-const provider = z.string().regex(/^[a-z0-9_]{1,64}$/).describe('Provider slug, e.g. fitbit.');
+const provider = z
+  .string()
+  .regex(/^[a-z0-9_]{1,64}$/)
+  .describe('Provider slug, e.g. fitbit.');
 
 export class ListCustomCredentialsQuery extends createZodDto(
   z.object({ team_id: uuidParam.optional(), provider: provider.optional(), next_cursor: nextCursorParam }),
@@ -17,7 +20,10 @@ export class UpsertCustomCredentialDto extends createZodDto(
     provider,
     client_id: z.string().min(1).max(1024).nullish(),
     client_secret: z.string().min(1).max(4096).nullish().describe('Stored encrypted; never returned (see client_secret_hash).'),
-    redirect_url_override: z.url({ protocol: /^https?$/ }).max(2048).nullish(),
+    redirect_url_override: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullish(),
     details: z
       .record(z.string().max(64), z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]))
       .refine((value) => Object.keys(value).length <= 50, { message: 'At most 50 detail fields.' })
@@ -43,8 +49,6 @@ const credential = z.object({
 });
 
 export class CustomCredentialDto extends createZodDto(credential) {}
-export class CustomCredentialListDto extends createZodDto(
-  z.object({ credentials: z.array(credential), next_cursor: z.string().nullable() }),
-) {}
+export class CustomCredentialListDto extends createZodDto(z.object({ credentials: z.array(credential), next_cursor: z.string().nullable() })) {}
 
 export type CustomCredentialView = z.input<typeof credential>;

@@ -56,11 +56,7 @@ export class CustomCredentialsRepository {
    * Creates the credential for `key`, or changes the existing one with `change` (row locked).
    * A concurrent first insert of the same key loses the unique race and is retried as a change.
    */
-  async upsert(
-    key: CredentialKey,
-    create: () => CustomCredentialEntity,
-    change: (existing: CustomCredentialEntity) => void,
-  ): Promise<CustomCredentialEntity> {
+  async upsert(key: CredentialKey, create: () => CustomCredentialEntity, change: (existing: CustomCredentialEntity) => void): Promise<CustomCredentialEntity> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.db.transaction(async (manager) => {

@@ -12,7 +12,10 @@ const eventHubName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/);
 
 const rabbitmq = z.strictObject({
   uri: z.string().max(2048).refine(isAmqpUri, { message: 'Must be an amqp:// or amqps:// URI with a host.' }),
-  exchange: z.string().regex(/^[A-Za-z0-9_.:-]{0,255}$/).describe('Exchange to publish to; routing key = event type.'),
+  exchange: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{0,255}$/)
+    .describe('Exchange to publish to; routing key = event type.'),
 });
 
 const cloudPubSub = z.strictObject({
@@ -24,12 +27,7 @@ const cloudPubSub = z.strictObject({
 const matcher = z
   .strictObject({
     event_type_prefix: eventTypePrefix.optional(),
-    event_type_regex: z
-      .string()
-      .min(1)
-      .max(256)
-      .refine(compiles, { message: 'Not a valid regular expression.' })
-      .optional(),
+    event_type_regex: z.string().min(1).max(256).refine(compiles, { message: 'Not a valid regular expression.' }).optional(),
     event_hub: eventHubName.optional(),
     blob_storage: z.string().min(1).max(1024).optional(),
   })
@@ -62,7 +60,12 @@ export class UpsertEtlPipelineDto extends createZodDto(
     })
     .superRefine((body, ctx) => {
       if (!body.preferences.enabled.includes(body.preferences.preferred)) {
-        ctx.addIssue({ code: 'custom', path: ['preferences', 'preferred'], message: 'The preferred destination must be enabled.', input: body.preferences.preferred });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['preferences', 'preferred'],
+          message: 'The preferred destination must be enabled.',
+          input: body.preferences.preferred,
+        });
       }
       for (const enabled of new Set(body.preferences.enabled)) {
         if (!body[enabled]) {
@@ -72,9 +75,7 @@ export class UpsertEtlPipelineDto extends createZodDto(
     }),
 ) {}
 
-export class ListEtlPipelinesQuery extends createZodDto(
-  z.object({ team_id: uuidParam.optional(), next_cursor: nextCursorParam }),
-) {}
+export class ListEtlPipelinesQuery extends createZodDto(z.object({ team_id: uuidParam.optional(), next_cursor: nextCursorParam })) {}
 
 export class DeleteEtlPipelinesQuery extends createZodDto(
   z.object({ team_id: repeatable(uuidParam, { min: 1, max: 100 }).describe('Repeat to delete the pipelines of several teams.') }),
@@ -101,9 +102,7 @@ const pipeline = z.object({
   updated_at: z.string(),
 });
 
-export class EtlPipelineListDto extends createZodDto(
-  z.object({ pipelines: z.array(pipeline), next_cursor: z.string().nullable() }),
-) {}
+export class EtlPipelineListDto extends createZodDto(z.object({ pipelines: z.array(pipeline), next_cursor: z.string().nullable() })) {}
 
 export type EtlPipelineView = z.input<typeof pipeline>;
 

@@ -79,7 +79,12 @@ export class EtlPipelinesService {
   async delete(caller: ManagementPrincipal, scope: EtlScope, teamIds: string[]): Promise<BulkResult> {
     const unique = [...new Set(teamIds)];
     const allowed = await this.teams.actionable(caller, unique);
-    const deleted = new Set(await this.pipelines.deleteForTeams(allowed.map((team) => team.id), scope));
+    const deleted = new Set(
+      await this.pipelines.deleteForTeams(
+        allowed.map((team) => team.id),
+        scope,
+      ),
+    );
     return { success: unique.filter((id) => deleted.has(id)), failure: [], not_found: unique.filter((id) => !deleted.has(id)) };
   }
 
@@ -117,4 +122,3 @@ export class EtlPipelinesService {
     };
   }
 }
-

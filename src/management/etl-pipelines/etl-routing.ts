@@ -11,10 +11,7 @@ export function pipelineAccepts(pipeline: Pick<EtlPipelineEntity, 'eventTypePref
  * Where an Azure AMQP destination sends an event: the first matcher (in order) whose prefix or
  * regex fits the event type, else the default event hub.
  */
-export function azureTargetFor(
-  destination: AzureAmqpDestination,
-  eventType: string,
-): { event_hub: string } | { blob_storage: string } {
+export function azureTargetFor(destination: AzureAmqpDestination, eventType: string): { event_hub: string } | { blob_storage: string } {
   for (const matcher of destination.event_hub_matchers) {
     const fits =
       matcher.event_type_prefix !== undefined

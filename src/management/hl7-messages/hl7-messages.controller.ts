@@ -4,7 +4,15 @@ import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
 import { authorizeTeam } from '../common/access';
 import { OrgTeamParams } from '../teams/teams.dto';
-import { Hl7MessageDetailDto, Hl7MessageDto, Hl7MessageListDto, ListHeldMessagesQuery, OrgTeamMessageParams, OrgTeamOrderParams, RematchMessageDto } from './hl7-messages.dto';
+import {
+  Hl7MessageDetailDto,
+  Hl7MessageDto,
+  Hl7MessageListDto,
+  ListHeldMessagesQuery,
+  OrgTeamMessageParams,
+  OrgTeamOrderParams,
+  RematchMessageDto,
+} from './hl7-messages.dto';
 import { Hl7MessagesService } from './hl7-messages.service';
 
 /** HL7 messages exchanged with a team's labs: envelopes only (bodies: the ops CLI, audited). */

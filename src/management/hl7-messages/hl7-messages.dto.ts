@@ -55,7 +55,9 @@ export class Hl7MessageDetailDto extends createZodDto(
           observation_count: z.number().int(),
         }),
       )
-      .describe('For a message in: the orders it reports, by their numbers only (what a re-match goes by). The body itself, with its PHI, is shown only by the ops CLI, audited.'),
+      .describe(
+        'For a message in: the orders it reports, by their numbers only (what a re-match goes by). The body itself, with its PHI, is shown only by the ops CLI, audited.',
+      ),
   }),
 ) {}
 

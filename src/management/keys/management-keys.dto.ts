@@ -25,9 +25,7 @@ export class CreateManagementKeyDto extends createZodDto(
   }),
 ) {}
 
-export class PatchManagementKeyDto extends createZodDto(
-  z.strictObject({ label: label.optional(), team_role_bindings: teamRoleBindings.optional() }),
-) {}
+export class PatchManagementKeyDto extends createZodDto(z.strictObject({ label: label.optional(), team_role_bindings: teamRoleBindings.optional() })) {}
 
 const managementKey = z.object({
   id: z.string(),
@@ -39,11 +37,7 @@ const managementKey = z.object({
 });
 
 export class ManagementKeyDto extends createZodDto(managementKey) {}
-export class CreatedManagementKeyDto extends createZodDto(
-  managementKey.extend({ key: z.string().describe('The key itself: shown only in this response.') }),
-) {}
-export class ManagementKeyListDto extends createZodDto(
-  z.object({ data: z.array(managementKey), next_cursor: z.string().nullable() }),
-) {}
+export class CreatedManagementKeyDto extends createZodDto(managementKey.extend({ key: z.string().describe('The key itself: shown only in this response.') })) {}
+export class ManagementKeyListDto extends createZodDto(z.object({ data: z.array(managementKey), next_cursor: z.string().nullable() })) {}
 
 export type ManagementKeyView = z.input<typeof managementKey>;

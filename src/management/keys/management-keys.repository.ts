@@ -28,9 +28,7 @@ export class ManagementKeysRepository {
     after: KeysetPosition | undefined,
     limit: number,
   ): Promise<Page<ManagementKeyEntity>> {
-    const query = this.repo
-      .createQueryBuilder('key')
-      .where('key.org_id = :orgId AND key.revoked_at IS NULL', { orgId });
+    const query = this.repo.createQueryBuilder('key').where('key.org_id = :orgId AND key.revoked_at IS NULL', { orgId });
     if (filter.teamId) query.andWhere('CAST(:teamId AS uuid) = ANY(key.team_ids)', { teamId: filter.teamId });
     if (filter.role) query.andWhere('key.role = :role', { role: filter.role });
     return keysetPage(query, { alias: 'key', createdColumn: 'created_at', createdProperty: 'createdAt', after, limit });

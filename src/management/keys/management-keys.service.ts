@@ -46,17 +46,13 @@ export class ManagementKeysService {
     const outcome = await this.keys.revoke(orgId, keyId);
     if (outcome === 'not_found') throw notFound('Management key');
     if (outcome === 'last_org_key') {
-      throw conflict('This is the org\'s last org key; create another org key before deleting it.');
+      throw conflict("This is the org's last org key; create another org key before deleting it.");
     }
     return { success: true };
   }
 
   /** team_admin keys need at least one team of the org; org_admin keys take none. */
-  private async checkBindings(
-    orgId: string,
-    role: ManagementKeyRole,
-    bindings: Array<{ team_id: string }> | undefined,
-  ): Promise<string[]> {
+  private async checkBindings(orgId: string, role: ManagementKeyRole, bindings: Array<{ team_id: string }> | undefined): Promise<string[]> {
     const teamIds = [...new Set((bindings ?? []).map((binding) => binding.team_id))];
     if (role === 'org_admin') {
       if (teamIds.length) {

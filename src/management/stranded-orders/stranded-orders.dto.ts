@@ -29,8 +29,6 @@ const strandedOrder = z.object({
   resolved_at: z.string().nullable(),
 });
 
-export class StrandedOrderListDto extends createZodDto(
-  z.object({ stranded_orders: z.array(strandedOrder), next_cursor: z.string().nullable() }),
-) {}
+export class StrandedOrderListDto extends createZodDto(z.object({ stranded_orders: z.array(strandedOrder), next_cursor: z.string().nullable() })) {}
 
 export type StrandedOrderView = z.input<typeof strandedOrder>;

@@ -4,13 +4,7 @@ import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
 import { authorizeOrg, authorizeTeam } from '../common/access';
 import { BulkResultDto, OrgEnvRegionParams } from '../common/dtos';
-import {
-  CreatedTeamApiKeyDto,
-  CreateTeamApiKeyDto,
-  ListTeamApiKeysQuery,
-  RevokeTeamApiKeysQuery,
-  TeamApiKeyListDto,
-} from './team-api-keys.dto';
+import { CreatedTeamApiKeyDto, CreateTeamApiKeyDto, ListTeamApiKeysQuery, RevokeTeamApiKeysQuery, TeamApiKeyListDto } from './team-api-keys.dto';
 import { TeamApiKeysService } from './team-api-keys.service';
 
 @ApiTags('team_api_keys')

@@ -4,15 +4,7 @@ import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
 import { authorizeOrg, authorizeOrgAdmin, authorizeTeam } from '../common/access';
 import { OrgIdParams, SuccessDto } from '../common/dtos';
-import {
-  CreateTeamDto,
-  ListTeamsQuery,
-  OrgTeamParams,
-  PatchTeamDto,
-  ResolveTeamDto,
-  TeamDto,
-  TeamListDto,
-} from './teams.dto';
+import { CreateTeamDto, ListTeamsQuery, OrgTeamParams, PatchTeamDto, ResolveTeamDto, TeamDto, TeamListDto } from './teams.dto';
 import { TeamsService } from './teams.service';
 
 @ApiTags('team')

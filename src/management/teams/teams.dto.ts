@@ -16,9 +16,18 @@ const brandInformation = z
     company_name: z.string().trim().min(1).max(255),
     support_email: z.email().max(320).optional(),
     /** The patient portal's accent colour, #RRGGBB (darkened there when too light to read on white). */
-    primary_color: z.string().regex(/^#[0-9A-Fa-f]{6}$/, { message: 'must be a colour as #RRGGBB' }).optional(),
-    support_phone: z.string().regex(/^\+?[0-9 ().-]{5,32}$/, { message: 'must be a phone number' }).optional(),
-    support_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    primary_color: z
+      .string()
+      .regex(/^#[0-9A-Fa-f]{6}$/, { message: 'must be a colour as #RRGGBB' })
+      .optional(),
+    support_phone: z
+      .string()
+      .regex(/^\+?[0-9 ().-]{5,32}$/, { message: 'must be a phone number' })
+      .optional(),
+    support_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
   })
   .catchall(z.string().max(1000).nullable())
   .refine((value) => Object.keys(value).length <= 20, { message: 'At most 20 brand_information fields.' });
@@ -43,7 +52,9 @@ export class CreateTeamDto extends createZodDto(
   z.strictObject({
     id: uuidParam
       .optional()
-      .describe("Refused (422) whatever its value: labflow chooses team ids. Team ids are unique across orgs, so refusing only a taken id would tell that another org's team exists."),
+      .describe(
+        "Refused (422) whatever its value: labflow chooses team ids. Team ids are unique across orgs, so refusing only a taken id would tell that another org's team exists.",
+      ),
     name: teamName,
     region: regionParam,
     integration_team_id: integrationTeamId.nullish(),
@@ -52,7 +63,9 @@ export class CreateTeamDto extends createZodDto(
     link_migration_enabled: z
       .boolean()
       .default(false)
-      .describe("Link Migration's routes (/v2/link/bulk_*) answer the team's keys; off by default, as at Junction: a bulk export hands out the users' provider tokens."),
+      .describe(
+        "Link Migration's routes (/v2/link/bulk_*) answer the team's keys; off by default, as at Junction: a bulk export hands out the users' provider tokens.",
+      ),
     logo_url: logoUrl.nullish(),
     brand_information: brandInformation.nullish(),
     lab_tests_patient_sms_communication_enabled: z.boolean().default(true),
@@ -60,7 +73,9 @@ export class CreateTeamDto extends createZodDto(
     lab_tests_patient_reminders_enabled: z
       .boolean()
       .default(true)
-      .describe('labflow extension: patients get reminders (book an appointment, before it, return the kit) by e-mail or SMS, as the communication flags allow.'),
+      .describe(
+        'labflow extension: patients get reminders (book an appointment, before it, return the kit) by e-mail or SMS, as the communication flags allow.',
+      ),
   }),
 ) {}
 
@@ -105,9 +120,7 @@ const team = teamSummary.extend({
 });
 
 export class TeamDto extends createZodDto(team) {}
-export class TeamListDto extends createZodDto(
-  z.object({ teams: z.array(teamSummary), next_cursor: z.string().nullable() }),
-) {}
+export class TeamListDto extends createZodDto(z.object({ teams: z.array(teamSummary), next_cursor: z.string().nullable() })) {}
 
 export type ManagedTeamView = z.input<typeof team>;
 export type TeamSummaryView = z.input<typeof teamSummary>;

@@ -38,7 +38,7 @@ export class TeamsService {
    * every org, chooses one (`chosenId`).
    */
   async create(orgId: string, body: CreateTeamDto, chosenId?: string): Promise<ManagedTeamView> {
-    if (body.id !== undefined) throw validationError(['body', 'id'], 'labflow chooses team ids: leave id out (the new team\'s id is in the answer).', body.id);
+    if (body.id !== undefined) throw validationError(['body', 'id'], "labflow chooses team ids: leave id out (the new team's id is in the answer).", body.id);
     const team = Object.assign(new TeamEntity(), {
       id: chosenId ?? randomUUID(),
       orgId,
@@ -118,10 +118,7 @@ export class TeamsService {
     if (!(error instanceof TeamConflictError)) return error;
     if (error.on === 'id') return new HttpException({ message: 'A team with this id already exists.' }, HttpStatus.CONFLICT);
     const holder = team.integrationTeamId ? await this.teams.findByIntegrationTeamId(orgId, team.integrationTeamId) : null;
-    return new HttpException(
-      { message: 'Another team of this org already has this integration_team_id.', team_id: holder?.id ?? null },
-      HttpStatus.CONFLICT,
-    );
+    return new HttpException({ message: 'Another team of this org already has this integration_team_id.', team_id: holder?.id ?? null }, HttpStatus.CONFLICT);
   }
 }
 

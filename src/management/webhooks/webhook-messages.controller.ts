@@ -62,11 +62,7 @@ export class WebhookMessagesController {
   @Get('messages/:message_id/attempts')
   @ApiOperation({ summary: "List a message's attempts to the endpoint, newest first" })
   @ZodResponse({ status: 200, type: WebhookAttemptListDto })
-  async messageAttempts(
-    @CurrentManagementKey() key: ManagementPrincipal,
-    @Param() params: WebhookMessageParams,
-    @Query() query: ListAttemptsQuery,
-  ) {
+  async messageAttempts(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: WebhookMessageParams, @Query() query: ListAttemptsQuery) {
     await this.endpoint(key, params);
     await this.messages.requireMessage(params.webhook_id, params.message_id);
     return this.messages.listAttempts(params.webhook_id, {

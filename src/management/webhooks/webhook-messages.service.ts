@@ -83,7 +83,12 @@ export class WebhookMessagesService {
     options: { limit: number; after?: KeysetPosition; eventId?: string; status?: AttemptStatus },
   ): Promise<ListPage<AttemptView>> {
     const rows = await this.log.listAttempts(endpointId, options);
-    return page(rows, options.limit, (row) => ({ at: row.keyset_at, id: row.id }), (row) => attemptView(row, this.cipher));
+    return page(
+      rows,
+      options.limit,
+      (row) => ({ at: row.keyset_at, id: row.id }),
+      (row) => attemptView(row, this.cipher),
+    );
   }
 
   /** Whether the endpoint has this message at all (404 for the attempts of an unknown one). */

@@ -5,7 +5,10 @@ import { environmentParam, uuidParam } from '../common/params';
 import { webhookSecret } from './webhook-secrets';
 
 const webhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
-const eventType = z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/).max(128);
+const eventType = z
+  .string()
+  .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/)
+  .max(128);
 const filterTypes = z.array(eventType).max(200).describe('Event types to deliver; null or [] for every type.');
 
 /** RFC 9110 token. */
@@ -31,17 +34,11 @@ export const RESERVED_HEADERS = new Set([
   'svix-signature',
 ]);
 
-export class WebhooksParams extends createZodDto(
-  z.object({ org_id: uuidParam, team_id: uuidParam, environment: environmentParam }),
-) {}
+export class WebhooksParams extends createZodDto(z.object({ org_id: uuidParam, team_id: uuidParam, environment: environmentParam })) {}
 
-export class WebhookParams extends createZodDto(
-  z.object({ org_id: uuidParam, team_id: uuidParam, environment: environmentParam, webhook_id: uuidParam }),
-) {}
+export class WebhookParams extends createZodDto(z.object({ org_id: uuidParam, team_id: uuidParam, environment: environmentParam, webhook_id: uuidParam })) {}
 
-export class ListWebhooksQuery extends createZodDto(
-  z.object({ limit: z.coerce.number().int().min(1).max(250).default(50), next_cursor: nextCursorParam }),
-) {}
+export class ListWebhooksQuery extends createZodDto(z.object({ limit: z.coerce.number().int().min(1).max(250).default(50), next_cursor: nextCursorParam })) {}
 
 export class CreateWebhookDto extends createZodDto(
   z.strictObject({
@@ -92,12 +89,8 @@ const webhook = z.object({
 });
 
 export class WebhookDto extends createZodDto(webhook) {}
-export class WebhookListDto extends createZodDto(
-  z.object({ data: z.array(webhook), next_cursor: z.string().nullable() }),
-) {}
-export class WebhookHeadersViewDto extends createZodDto(
-  z.object({ headers: z.record(z.string(), z.string()), sensitive: z.array(z.string()) }),
-) {}
+export class WebhookListDto extends createZodDto(z.object({ data: z.array(webhook), next_cursor: z.string().nullable() })) {}
+export class WebhookHeadersViewDto extends createZodDto(z.object({ headers: z.record(z.string(), z.string()), sensitive: z.array(z.string()) })) {}
 export class WebhookSecretDto extends createZodDto(z.object({ key: z.string() })) {}
 
 export type WebhookView = z.input<typeof webhook>;

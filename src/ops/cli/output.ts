@@ -42,7 +42,9 @@ function detailText(response: unknown): string {
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
     return detail
-      .map((issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).filter((part) => part !== 'body').join('.') || 'value'}: ${issue.msg ?? 'invalid'}`)
+      .map(
+        (issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).filter((part) => part !== 'body').join('.') || 'value'}: ${issue.msg ?? 'invalid'}`,
+      )
       .join('\n');
   }
   return JSON.stringify(detail);

@@ -74,7 +74,11 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
    * a result that is printed but leaves work undone (phi rekey), the code the command line ends with.
    */
   const run =
-    <A extends unknown[], T>(work: (context: CliContext, ...args: A) => Promise<T>, human: (result: T) => string[], options: { exitCode?: (result: T) => number } = {}) =>
+    <A extends unknown[], T>(
+      work: (context: CliContext, ...args: A) => Promise<T>,
+      human: (result: T) => string[],
+      options: { exitCode?: (result: T) => number } = {},
+    ) =>
     async (...args: [...A, Command]) => {
       const command = args[args.length - 1] as Command;
       const { context, close } = await open();
@@ -100,7 +104,12 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
           if (!options.name.trim()) throw new UsageError('--name must not be empty.');
           return context.get(OrgsService).create(options.name.trim(), options.plan, options.id);
         },
-        (created) => fields([['org', created.id], ['name', created.name], ['plan', created.plan]]),
+        (created) =>
+          fields([
+            ['org', created.id],
+            ['name', created.name],
+            ['plan', created.plan],
+          ]),
       ),
     );
 
@@ -122,7 +131,12 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
           // The operator sees every org: choosing a team id tells them nothing they may not know.
           return context.get(TeamsService).create(options.org, parsed.data as CreateTeamDto, options.id);
         },
-        (created) => fields([['team', created.id], ['name', created.name], ['region', created.region]]),
+        (created) =>
+          fields([
+            ['team', created.id],
+            ['name', created.name],
+            ['region', created.region],
+          ]),
       ),
     );
 
@@ -233,7 +247,9 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
   const hl7 = program.command('hl7').description('labs reached over HL7 v2 / MLLP');
   hl7
     .command('configure')
-    .description("make a lab account an HL7 lab: its interface settings as JSON (host, port, tls {caFile, certFile, keyFile}, sending/receiving application and facility, version 2.3|2.5.1, orderMessageType ORM^O01|OML^O21, testCodes {marker_id: {code, text}})")
+    .description(
+      'make a lab account an HL7 lab: its interface settings as JSON (host, port, tls {caFile, certFile, keyFile}, sending/receiving application and facility, version 2.3|2.5.1, orderMessageType ORM^O01|OML^O21, testCodes {marker_id: {code, text}})',
+    )
     .argument('<lab_account_id>', 'lab account id', uuid)
     .requiredOption('--settings <json>', 'the settings, as JSON')
     .action(
@@ -247,17 +263,30 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
           }
           return context.get(Hl7OpsService).configure(labAccountId, settings);
         },
-        (saved) => fields([['lab account', saved.labAccountId], ['lab', `${saved.host}:${saved.port}${saved.tls ? ' (TLS)' : ''}`], ['message', `${saved.orderMessageType} v${saved.version}`], ['test codes', Object.keys(saved.testCodes).length]]),
+        (saved) =>
+          fields([
+            ['lab account', saved.labAccountId],
+            ['lab', `${saved.host}:${saved.port}${saved.tls ? ' (TLS)' : ''}`],
+            ['message', `${saved.orderMessageType} v${saved.version}`],
+            ['test codes', Object.keys(saved.testCodes).length],
+          ]),
       ),
     );
   hl7
     .command('messages')
     .description("an order's HL7 messages in and out (envelope, state, ACK code and text; bodies stay sealed)")
     .argument('<order_id>', 'order id', uuid)
-    .action(run((context, orderId: string) => context.get(Hl7OpsService).messagesOf(orderId), (messages) => messages.map(hl7MessageLine)));
+    .action(
+      run(
+        (context, orderId: string) => context.get(Hl7OpsService).messagesOf(orderId),
+        (messages) => messages.map(hl7MessageLine),
+      ),
+    );
   hl7
     .command('show')
-    .description("one HL7 message with its decrypted body (PHI): each view is written to the PHI access log (phi-log order) with the operator's OS account and host")
+    .description(
+      "one HL7 message with its decrypted body (PHI): each view is written to the PHI access log (phi-log order) with the operator's OS account and host",
+    )
     .argument('<message_id>', 'message id (hl7 messages / hl7 held list them)', uuid)
     .action(
       run(
@@ -269,18 +298,33 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
     .command('held')
     .description('messages from labs that matched no order, held for review')
     .option('--limit <n>', 'at most this many', limit, 100)
-    .action(run((context, options: { limit: number }) => context.get(Hl7OpsService).held(options.limit), (messages) => messages.map(hl7MessageLine)));
+    .action(
+      run(
+        (context, options: { limit: number }) => context.get(Hl7OpsService).held(options.limit),
+        (messages) => messages.map(hl7MessageLine),
+      ),
+    );
   hl7
     .command('rematch')
     .description('match a held message again (by its placer/filler numbers, or to --order) and hand it to the order')
     .argument('<message_id>', 'message id', uuid)
     .option('--order <uuid>', 'the order it belongs to', uuid)
-    .action(run((context, messageId: string, options: { order?: string }) => context.get(Hl7OpsService).rematch(messageId, options.order), (message) => [hl7MessageLine(message)]));
+    .action(
+      run(
+        (context, messageId: string, options: { order?: string }) => context.get(Hl7OpsService).rematch(messageId, options.order),
+        (message) => [hl7MessageLine(message)],
+      ),
+    );
   hl7
     .command('resend')
     .description('send the order message again after the lab refused it (AE/AR) and the cause was fixed')
     .argument('<order_id>', 'order id', uuid)
-    .action(run((context, orderId: string) => context.get(Hl7OpsService).resend(orderId), (result) => [`resend of order ${result.order_id}: ${result.status}`]));
+    .action(
+      run(
+        (context, orderId: string) => context.get(Hl7OpsService).resend(orderId),
+        (result) => [`resend of order ${result.order_id}: ${result.status}`],
+      ),
+    );
 
   return program;
 }
@@ -307,17 +351,16 @@ function describeKey(key: KeyView): string {
 }
 
 function newKeyLines(key: KeyView): string[] {
-  return [
-    `created ${describeKey(key)}, label "${key.label}"`,
-    'The key is shown this once (labflow stores only its hash):',
-    `  ${key.key}`,
-  ];
+  return [`created ${describeKey(key)}, label "${key.label}"`, 'The key is shown this once (labflow stores only its hash):', `  ${key.key}`];
 }
 
 function rekeyLines(report: RekeyReport): string[] {
   const lines = report.columns
     .filter((column) => column.examined > 0)
-    .map((column) => `${column.table}.${column.column}: ${column.examined} sealed, ${column.resealed} sealed again${column.unreadable ? `, ${column.unreadable} UNREADABLE` : ''}`);
+    .map(
+      (column) =>
+        `${column.table}.${column.column}: ${column.examined} sealed, ${column.resealed} sealed again${column.unreadable ? `, ${column.unreadable} UNREADABLE` : ''}`,
+    );
   if (report.plaintextSealed > 0) lines.push(`${report.plaintextSealed} value(s) stored in plaintext before their column was sealed: sealed now.`);
   lines.push(
     report.complete

@@ -5,7 +5,11 @@ import { fields } from './output';
 export function phiLogLines(rows: PhiAccessView[]): string[] {
   if (rows.length === 0) return ['No PHI access recorded.'];
   return rows.map((row) => {
-    const key = row.actor ? `operator ${row.actor}` : row.api_key ? `key ${row.api_key.id}${row.api_key.prefix ? ` (${row.api_key.prefix}…${row.api_key.label ? `, "${row.api_key.label}"` : ''})` : ''}` : 'no key';
+    const key = row.actor
+      ? `operator ${row.actor}`
+      : row.api_key
+        ? `key ${row.api_key.id}${row.api_key.prefix ? ` (${row.api_key.prefix}…${row.api_key.label ? `, "${row.api_key.label}"` : ''})` : ''}`
+        : 'no key';
     return `${row.at}  ${row.action.padEnd(5)}  ${row.resource} ${row.resource_id}  team ${row.team_id ?? 'none'}  ${key}`;
   });
 }
@@ -26,7 +30,8 @@ export function orderStoryLines(story: OrderStory): string[] {
     ['temporal ui', story.workflow.ui_url],
   ]);
   lines.push('', `status events (${story.events.length}):`);
-  for (const event of story.events) lines.push(`  ${String(event.seq).padStart(3)}  ${event.created_at}  ${event.status}${event.status_detail ? `  (${event.status_detail})` : ''}`);
+  for (const event of story.events)
+    lines.push(`  ${String(event.seq).padStart(3)}  ${event.created_at}  ${event.status}${event.status_detail ? `  (${event.status_detail})` : ''}`);
   lines.push('', `outbox events (${story.outbox.length}):`);
   for (const event of story.outbox) {
     lines.push(`  ${event.created_at}  ${event.event_type}  ${event.id}  ${event.relayed_at ? `relayed ${event.relayed_at}` : 'not relayed yet'}`);

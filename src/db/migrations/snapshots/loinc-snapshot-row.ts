@@ -4,7 +4,14 @@
  * these rows, never reading src/lab-tests/loinc, so a migration means the same whatever later
  * happens to the live catalogue.
  */
-export type SnapshotRow = [code: string, display: string, name: string, unit: string | null, specimen: 'serum_plasma' | 'blood' | 'plasma' | 'urine', aliases: string[]];
+export type SnapshotRow = [
+  code: string,
+  display: string,
+  name: string,
+  unit: string | null,
+  specimen: 'serum_plasma' | 'blood' | 'plasma' | 'urine',
+  aliases: string[],
+];
 
 export interface SnapshotLoinc {
   code: string;

@@ -7,9 +7,23 @@ export function nameKey(text: string): string {
 }
 
 const SYNONYMS: Record<string, string> = {
-  alc: 'a1c', aic: 'a1c', a1c: 'a1c', haemoglobin: 'hemoglobin', haematocrit: 'hematocrit', oestradiol: 'estradiol',
-  leucocytes: 'leukocytes', tot: 'total', abs: 'absolute', chol: 'cholesterol', calc: 'calculated', vit: 'vitamin',
-  sgot: 'ast', sgpt: 'alt', '25oh': '25 hydroxy', hydroxyvitamin: 'hydroxy vitamin', gamma: 'gamma',
+  alc: 'a1c',
+  aic: 'a1c',
+  a1c: 'a1c',
+  haemoglobin: 'hemoglobin',
+  haematocrit: 'hematocrit',
+  oestradiol: 'estradiol',
+  leucocytes: 'leukocytes',
+  tot: 'total',
+  abs: 'absolute',
+  chol: 'cholesterol',
+  calc: 'calculated',
+  vit: 'vitamin',
+  sgot: 'ast',
+  sgpt: 'alt',
+  '25oh': '25 hydroxy',
+  hydroxyvitamin: 'hydroxy vitamin',
+  gamma: 'gamma',
 };
 
 export function nameTokens(text: string): string[] {
@@ -42,7 +56,8 @@ export function unitKey(unit: string | null | undefined): string | null {
     // OCR reads the I of mIU and uIU as l.
     .replace(/^([mu])lu\//, '$1iu/')
     .replace(/[.,;:]+$/, '');
-  if (/^(x?10[\^e*]?3\/u?l|k\/ul|thou\/ul|thousand\/ul|10[\^e*]?9\/l|x10[\^e*]?9\/l|x?10\*9\/l|giga\/l|g\/l_cells)$/.test(u) && !/^g\/l$/.test(u)) return '10^3/ul';
+  if (/^(x?10[\^e*]?3\/u?l|k\/ul|thou\/ul|thousand\/ul|10[\^e*]?9\/l|x10[\^e*]?9\/l|x?10\*9\/l|giga\/l|g\/l_cells)$/.test(u) && !/^g\/l$/.test(u))
+    return '10^3/ul';
   if (/^(x?10[\^e*]?6\/u?l|m\/ul|mil\/ul|million\/ul|10[\^e*]?12\/l|x10[\^e*]?12\/l|tera\/l)$/.test(u)) return '10^6/ul';
   if (u === 'miu/l' || u === 'uiu/ml' || u === 'uu/ml' || u === 'mu/l') return 'miu/l';
   if (u === 'iu/l' || u === 'u/l' || u === 'units/l') return 'u/l';
@@ -56,7 +71,6 @@ export function unitKey(unit: string | null | undefined): string | null {
 
 /** Two units that measure the same kind of quantity (both concentrations, say) without being equal. */
 export function sameDimension(a: string, b: string): boolean {
-  const kind = (u: string) =>
-    u === '%' ? 'fraction' : /\/(d?l|ml|ul)$/.test(u) ? 'concentration' : /^(fl|pg|sec|s|min|ratio|mm\/h)$/.test(u) ? u : 'other';
+  const kind = (u: string) => (u === '%' ? 'fraction' : /\/(d?l|ml|ul)$/.test(u) ? 'concentration' : /^(fl|pg|sec|s|min|ratio|mm\/h)$/.test(u) ? u : 'other');
   return kind(a) === kind(b) && kind(a) !== 'other';
 }
