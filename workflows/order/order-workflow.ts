@@ -1,17 +1,17 @@
-import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import type { OrderResume, OrderWorkflowInput, OrderWorkflowResult } from '../contract';
 import { AppointmentCoordinator } from './appointments';
 import { OrderCancellation } from './cancellation';
-import { OrderContext, orderActivities, OrderEnded } from './context';
+import { OrderContext, OrderEnded } from './context';
 import { OutsideFacts } from './facts';
 import { LabOrder } from './lab-order';
 import { OrderMessages } from './messages';
 import { ACTIVATE_BY_CHANGEABLE } from './order-lifecycle';
-import { eventStatus } from './order-statuses';
 import { APPOINTMENT_REPORTS_IN_ORDER, LAB_ORDER_RESEND, ORDER_REMINDERS } from './patches';
 import { OrderReminders } from './reminders';
 import { SandboxSimulation } from './sandbox';
-import { isPast, stagesFrom } from './stages';
+import { stagesFrom } from './stages';
+import * as steps from './steps';
 import { TransitionRecorder } from './transitions';
 
 /**
@@ -79,19 +79,12 @@ class OrderWorkflow {
     if (schedule && patched(ORDER_REMINDERS)) new OrderReminders(this.order, this.appointments, schedule).start();
   }
 
-  /** A new run of a stranded order: what its status says is done, and its appointments. */
   private resumeFrom(resume: OrderResume): void {
-    const { flow, lowStatus } = this.order;
-    this.order.shippingStarted = isPast(flow, lowStatus, 'shipKitToCustomer');
-    if (flow === 'registrable_testkit' && isPast(flow, lowStatus, 'awaitRegistration')) this.order.registration = 'registered';
-    this.appointments.resume(resume);
+    steps.resumeFrom(this.order, this.appointments, resume);
   }
 
-  private async finish(): Promise<OrderWorkflowResult> {
-    this.order.stage = 'finished';
-    await condition(allHandlersFinished);
-    await this.labOrder.cancel();
-    return { status: this.order.gone ? 'gone' : eventStatus(this.order.flow, this.order.lowStatus) };
+  private finish(): Promise<OrderWorkflowResult> {
+    return steps.finish(this.order, this.labOrder);
   }
 
   // --- stages, in the order of ./stages.ts ---------------------------------------------------
@@ -103,7 +96,7 @@ class OrderWorkflow {
     for (;;) {
       order.checkActive();
       if (this.sandbox.current) return;
-      const until = startOfDay(order.activateBy);
+      const until = steps.startOfDay(order.activateBy);
       if (until === null || Date.now() >= until) return;
       const seen = order.activateBy;
       await condition(() => order.activateBy !== seen || order.ended() || this.sandbox.current !== null, Math.max(1, until - Date.now()));
@@ -126,35 +119,19 @@ class OrderWorkflow {
   private async shipKitToCustomer(): Promise<void> {
     await this.sandbox.awaitShipment();
     await this.sandbox.holdNextStepWhileHeadingHere();
-    this.order.checkActive();
-    // From here on the order can no longer be cancelled (set in the same step as the check).
-    this.order.stage = 'shipping_kit';
-    this.order.shippingStarted = true;
-    await this.order.runActivity(() => orderActivities.shipKit({ orderId: this.order.orderId }));
-    await this.transitions.transition('transit_customer');
+    await steps.shipKitToCustomer(this.order, this.transitions);
   }
 
   private async awaitKitWithCustomer(): Promise<void> {
-    this.order.stage = 'kit_to_customer';
-    await this.facts.awaitFacts((low) => low === 'with_customer' || low === 'registered');
+    await steps.awaitKitWithCustomer(this.order, this.facts);
   }
 
-  /** An unregistered kit is cancelled when the registration window closes. */
   private async awaitRegistration(): Promise<void> {
-    this.order.stage = 'awaiting_registration';
-    await this.facts.awaitFacts((low) => low === 'registered', { length: this.order.input.timers.registrationWindow, onTimeout: () => 'cancelled' });
+    await steps.awaitRegistration(this.order, this.facts);
   }
 
-  /**
-   * The sample travels back to the lab. When the window closes, a kit still with the customer
-   * is `lost`; one in the courier's hands is `failure_to_deliver_to_lab`.
-   */
   private async returnSampleToLab(): Promise<void> {
-    this.order.stage = 'sample_to_lab';
-    await this.facts.awaitFacts((low) => low === 'delivered_to_lab' || low === 'lab_processing_blocked', {
-      length: this.order.input.timers.sampleToLabWindow,
-      onTimeout: (low) => (low === 'transit_lab' || low === 'problem_in_transit_lab' ? 'failure_to_deliver_to_lab' : 'lost'),
-    });
+    await steps.returnSampleToLab(this.order, this.facts);
   }
 
   /**
@@ -226,14 +203,6 @@ class OrderWorkflow {
   }
 
   private async awaitResults(): Promise<void> {
-    this.order.stage = 'awaiting_results';
-    await this.facts.awaitFacts((low) => low === 'completed');
+    await steps.awaitResults(this.order, this.facts);
   }
-}
-
-/** Midnight UTC at the start of a `YYYY-MM-DD` date, as epoch ms; null when there is no date. */
-function startOfDay(date: string | null): number | null {
-  if (!date) return null;
-  const ms = Date.parse(`${date}T00:00:00Z`);
-  return Number.isNaN(ms) ? null : ms;
 }
