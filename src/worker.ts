@@ -162,6 +162,7 @@ runProcess('worker', async () => {
     await observability?.close();
     await app.close();
     await tracing?.shutdown();
+    await runtime.shutdown();
     logger.info('worker stopped');
   }
 });

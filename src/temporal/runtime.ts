@@ -21,6 +21,12 @@ export interface TemporalRuntimeOptions {
 export interface InstalledTemporalRuntime {
   /** Where the SDK's Prometheus exporter answers, or null without one. */
   prometheusUrl: string | null;
+  /**
+   * Stops the runtime if no Worker or NativeConnection did (the SDK stops it after the last one
+   * closes). A process that made neither (a worker of the hl7 or relay roles alone) would
+   * otherwise never exit: the runtime's log forwarding holds the event loop open.
+   */
+  shutdown(): Promise<void>;
 }
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -65,7 +71,7 @@ function coreLogLevel(logger: Logger): LogLevel {
  */
 export async function installTemporalRuntime(options: TemporalRuntimeOptions = {}): Promise<InstalledTemporalRuntime> {
   const port = options.prometheusPort === undefined ? null : options.prometheusPort || (await freeLoopbackPort());
-  Runtime.install({
+  const runtime = Runtime.install({
     ...(options.logger ? { logger: temporalLoggerFor(options.logger) } : {}),
     telemetryOptions: {
       ...(options.logger ? { logging: { filter: { core: coreLogLevel(options.logger), other: 'ERROR' }, forward: {} } } : {}),
@@ -78,5 +84,9 @@ export async function installTemporalRuntime(options: TemporalRuntimeOptions = {
             },
     },
   });
-  return { prometheusUrl: port === null ? null : `http://127.0.0.1:${port}/metrics` };
+  return {
+    prometheusUrl: port === null ? null : `http://127.0.0.1:${port}/metrics`,
+    // Runtime.shutdown is marked internal in the SDK's typings but is its only way to stop an idle runtime; a second call does nothing.
+    shutdown: () => runtime.shutdown(),
+  };
 }
