@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { join } from 'node:path';
+import { PortalTokens } from '../../src/portal/portal-tokens';
 import { orderWorkflowId } from '../../workflows/contract';
 import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser';
 import { createUser, ORDER_TEST_ENV, orderBody, orderReaches, patientDetails, someStartDate, THYROID_AT_HOME } from '../helpers/orders';
@@ -177,7 +178,9 @@ describe('patient portal in Chromium', () => {
   it('an expired link shows its page (410), branded, accessible', async () => {
     const { userId } = await order();
     const link = await portalUrl(userId, { context: 'communications' });
-    await stack.db.query(`UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE code = $1`, [new URL(link).pathname.slice(3)]);
+    // Links are stored by their code's keyed hash, never the code.
+    const codeHash = new PortalTokens(stack.config.phiEncryptionKey).codeDigest(new URL(link).pathname.slice(3));
+    await stack.db.query(`UPDATE portal_links SET expires_at = now() - interval '1 second' WHERE code_hash = $1`, [codeHash]);
     const browser = await launchBrowser({ width: 360, height: 760 });
     try {
       const page = await browser.context.newPage();
