@@ -8,12 +8,12 @@ import type { DeliveryTarget, FinishedAttempt } from './deliveries.repository';
  */
 const relayedEvents = new Counter({
   name: 'labflow_outbox_events_relayed_total',
-  help: 'Outbox events the relay fanned out into deliveries.',
+  help: 'Outbox events the relay fanned out into deliveries itself (most events are fanned out by the outbox insert: see labflow_deliveries_created_total).',
   registers: [processMetrics],
 });
 const createdDeliveries = new Counter({
   name: 'labflow_deliveries_created_total',
-  help: 'Deliveries the relay created (one per event and matching webhook endpoint or event destination).',
+  help: 'Deliveries the relay started: fanned out by the outbox insert and first handed to a worker or enqueued by the relay, or fanned out by the relay (one per event and matching webhook endpoint or event destination).',
   registers: [processMetrics],
 });
 const attempts = new Counter({
@@ -44,6 +44,11 @@ const attemptsPerDelivery = new Histogram({
 });
 
 export const eventMetrics = {
+  /** Deliveries written at the outbox insert, started by the relay (handed to its worker or enqueued). */
+  started(deliveries: number): void {
+    if (deliveries > 0) createdDeliveries.inc(deliveries);
+  },
+
   relayed(events: number, deliveries: number): void {
     if (events > 0) relayedEvents.inc(events);
     if (deliveries > 0) createdDeliveries.inc(deliveries);

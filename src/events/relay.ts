@@ -208,6 +208,7 @@ export class EventRelay {
         return;
       }
       await this.repo.markEnqueued(ids);
+      eventMetrics.started(ids.length);
       if (ids.length < 1000) return;
     }
   }
@@ -219,6 +220,7 @@ export class EventRelay {
     if (room <= 0) return;
     const rows = await this.repo.fresh(room, handOff.leaseMs, [...this.handed.keys()], this.teams);
     this.handOffFull = rows.length === room;
+    eventMetrics.started(rows.length);
     for (const row of rows) {
       const run = this.handOver(handOff, row.id, row.trace_parent ?? undefined).finally(() => {
         this.handed.delete(row.id);

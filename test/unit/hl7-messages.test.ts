@@ -214,7 +214,8 @@ describe('reading what a lab sends', () => {
     expect(mapped.missingResults.map((missing) => missing.slug)).toEqual(['alt']);
     expect(mapped.unmapped).toEqual(['9999-9^Unknown']);
     expect(mapped.pdfBase64).toBe('JVBERi0=');
-    expect(factOf(reported)).toEqual({ low: 'completed', detail: null });
+    // The creatinine row is a corrected result (OBX-11 C): the report counts as a correction.
+    expect(factOf(reported)).toEqual({ low: 'completed', detail: null, correction: true });
   });
 
   it('keeps the latest observation per marker: a correction replaces the final, a preliminary report is partial', () => {
@@ -239,7 +240,7 @@ describe('reading what a lab sends', () => {
     // A preliminary report is partial even when ORC-5 already says completed.
     expect(
       factOf([{ placer: ORDER_ID, filler: null, orderControl: 'RE', orderStatus: 'CM', resultStatus: 'P', observations: [observation('90', 'P')], notes: [] }]),
-    ).toEqual({ low: 'partial_results', detail: null });
+    ).toEqual({ low: 'partial_results', detail: null, correction: false });
     expect(factOf([{ placer: ORDER_ID, filler: null, orderControl: 'SC', orderStatus: 'IP', resultStatus: null, observations: [], notes: [] }])).toBeNull();
     expect(
       factOf([{ placer: ORDER_ID, filler: null, orderControl: 'OC', orderStatus: 'CA', resultStatus: null, observations: [], notes: ['Specimen leaked'] }]),
