@@ -1,5 +1,6 @@
 import type { EventsConfig } from '../config/config';
-import type { Claim, DeliveriesRepository, FinishedAttempt } from './deliveries.repository';
+import type { DeliveriesRepository } from './deliveries.repository';
+import type { Claim, FinishedAttempt } from './delivery-attempts.types';
 import { MicroBatcher } from '../common/micro-batcher';
 
 /**

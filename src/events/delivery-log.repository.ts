@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import type { AttemptStatus, AttemptTrigger, DeliveryStatus } from './deliveries.repository';
+import type { AttemptStatus, AttemptTrigger } from './delivery-attempts.types';
+import type { DeliveryStatus } from './delivery-status';
 
 /** A place in a newest-first listing: the row's created_at (`YYYY-MM-DDTHH:MM:SS.ffffff`, UTC) and id. */
 export interface LogPosition {

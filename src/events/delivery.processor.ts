@@ -4,7 +4,7 @@ import { maskAmqpUri } from './amqp-uri';
 import { envelopeOf } from './catalogue';
 import type { EtlDestinations } from './destinations';
 import { eventMetrics } from './event-metrics';
-import type { DeliveryContext, FinishedAttempt } from './deliveries.repository';
+import type { DeliveryContext, FinishedAttempt } from './delivery-attempts.types';
 import type { DeliveryStore } from './delivery-batches';
 import type { RabbitMqPublisher } from './rabbitmq.publisher';
 import type { EndpointRateLimiter } from './rate-limiter';

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { processMetrics } from '../common/metrics/registry';
-import type { DeliveryTarget, FinishedAttempt } from './deliveries.repository';
+import type { DeliveryTarget, FinishedAttempt } from './delivery-attempts.types';
 
 /**
  * Counters of the relay and the delivery worker, process-wide (src/common/metrics/registry.ts):

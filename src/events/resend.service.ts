@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { conflict, notFound } from '../common/errors';
 import { ORDER_EVENT_TYPES } from './catalogue';
-import { DeliveriesRepository, type DeliveryStatus } from './deliveries.repository';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { DeliveryStatus } from './delivery-status';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { OutboxRepository } from './outbox.repository';
 

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { PhiCipher } from '../../src/common/crypto';
-import { type Claim, DeliveriesRepository, type DeliveryContext, type FinishedAttempt } from '../../src/events/deliveries.repository';
+import { DeliveriesRepository } from '../../src/events/deliveries.repository';
+import type { Claim, DeliveryContext, FinishedAttempt } from '../../src/events/delivery-attempts.types';
 import { createTeam, dropTeams, type Team, testDatabase } from '../helpers/repository-db';
 
 /**

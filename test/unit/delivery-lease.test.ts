@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PhiCipher } from '../../src/common/crypto';
 import type { EventsConfig } from '../../src/config/config';
-import type { Claim, DeliveryContext, FinishedAttempt } from '../../src/events/deliveries.repository';
+import type { Claim, DeliveryContext, FinishedAttempt } from '../../src/events/delivery-attempts.types';
 import { claimLeaseMs, type DeliveryStore } from '../../src/events/delivery-batches';
 import { DeliveryProcessor } from '../../src/events/delivery.processor';
 import type { RabbitMqPublisher } from '../../src/events/rabbitmq.publisher';
