@@ -39,3 +39,8 @@ function urlOf(base: string, path: string, query: Record<string, string | string
   const search = params.toString();
   return `${base}/${path}${search ? `?${search}` : ''}`;
 }
+
+/** The next page's cursor: the last shown row's position, when one more row was read than shown. */
+export function nextOf<T>(rows: T[], limit: number, position: (row: T) => Cursor): Cursor | null {
+  return rows.length > limit ? position(rows[limit - 1]) : null;
+}

@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import type { Observation, Resource } from '@medplum/fhirtypes';
+import type { TeamPrincipal } from '../auth/principal';
+import { SYSTEMS } from './clinical-mapping';
+import { nextOf, type SearchPage } from './fhir-bundle';
+import { FhirError } from './fhir-errors';
+import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
+import { FhirReadModel, type Position } from './fhir-read-model';
+import { type Cursor, type SearchQuery, tokenMatches } from './fhir-search';
+import { parseLabObservationId } from './lab-result-mapping';
+import {
+  parseSampleObservationId,
+  parseSleepObservationId,
+  sleepMatches,
+  sleepObservation,
+  wearableObservation,
+  wearableResourcesFor,
+} from './wearable-mapping';
+
+/** Lab results of one order shown, and the position they came from. */
+interface Positioned<T> {
+  item: T;
+  position: Cursor;
+}
+
+/** The time part of a cursor that starts a part of the Observation search (n = -1). */
+const PART_START = '1970-01-01T00:00:00.000000';
+
+type ObservationPart = 'lab' | 'wearable' | 'sleep';
+
+/** The Observation search (reads and `_id` searches too): lab results, wearable samples and sleep summaries, one after the other. */
+@Injectable()
+export class FhirObservations {
+  constructor(
+    private readonly reads: FhirReadModel,
+    private readonly orders: FhirOrders,
+  ) {}
+
+  /** Observations: an order's lab results first, then wearable samples; the cursor says which part a page continues. */
+  /**
+   * Observations come from three places, searched one after the other: an order's lab results,
+   * then wearable samples, then sleep summaries. A page may span parts; its cursor names the part
+   * it continues (a cursor with n = -1 starts a part from its beginning). `only`: the parts to
+   * search ($everything reads the lab part itself).
+   */
+  async search(team: TeamPrincipal, query: SearchQuery, only?: ObservationPart[]): Promise<SearchPage> {
+    const categories = query.category?.filter((token) => !token.system || token.system === SYSTEMS.observationCategory).map((token) => token.code);
+    const wearables = wearableResourcesFor(categories, query.code);
+    const byId = (parse: (id: string) => unknown) => query.ids?.filter((id) => parse(id) !== null);
+    const finalOnly = !query.status || query.status.includes('final');
+    const parts: Array<{ name: ObservationPart; applies: boolean; run: (count: number, cursor: Cursor | undefined) => Promise<SearchPage> }> = [
+      {
+        name: 'lab',
+        applies: (!categories || categories.includes('laboratory')) && (!query.ids || byId(parseLabObservationId)!.length > 0),
+        run: (count, cursor) => this.labObservations(team, { ...query, ids: byId(parseLabObservationId), count, cursor }),
+      },
+      {
+        name: 'wearable',
+        applies: wearables.length > 0 && finalOnly && (!query.ids || byId(parseSampleObservationId)!.length > 0),
+        run: (count, cursor) => this.wearableObservations(team, { ...query, count, cursor }, wearables),
+      },
+      {
+        name: 'sleep',
+        applies: finalOnly && sleepMatches(categories, query.code) && (!query.ids || byId(parseSleepObservationId)!.length > 0),
+        run: (count, cursor) => this.sleepObservations(team, { ...query, count, cursor }),
+      },
+    ];
+    const applying = parts.filter((part) => part.applies && (!only || only.includes(part.name)));
+    const first = query.cursor ? applying.findIndex((part) => part.name === query.cursor!.part) : 0;
+    if (first < 0) throw FhirError.invalid('_cursor: pass it exactly as a next link gave it, with the same search parameters.', '_cursor');
+    const matches: Resource[] = [];
+    for (let index = first; index < applying.length; index++) {
+      const remaining = query.count - matches.length;
+      if (remaining === 0) return { matches, next: { part: applying[index].name, at: PART_START, id: '0', n: -1 } };
+      const cursor = index === first && query.cursor && query.cursor.n >= 0 ? query.cursor : undefined;
+      const page = await applying[index].run(remaining, cursor);
+      matches.push(...page.matches);
+      if (page.next) return { matches, next: page.next };
+    }
+    return { matches, next: null };
+  }
+
+  private async wearableObservations(team: TeamPrincipal, query: SearchQuery, resources: string[]): Promise<SearchPage> {
+    const samples = query.ids?.map(parseSampleObservationId).filter((id) => id !== null);
+    if (samples) {
+      // A read (or an _id search) of samples: each by its key.
+      const found = await Promise.all(
+        samples.map(async (sample) => {
+          const [row] = await this.reads.samples(team, {
+            patient: query.patient,
+            resources,
+            date: query.date,
+            lastUpdated: query.lastUpdated,
+            limit: 1,
+            sample,
+          });
+          return row ? wearableObservation(row) : null;
+        }),
+      );
+      return { matches: found.filter((observation) => observation !== null).slice(0, query.count), next: null };
+    }
+    const limit = query.count;
+    const rows = await this.reads.samples(team, {
+      patient: query.patient,
+      resources,
+      date: query.date,
+      lastUpdated: query.lastUpdated,
+      after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
+      limit,
+    });
+    return {
+      matches: rows.slice(0, limit).flatMap((row) => wearableObservation(row) ?? []),
+      next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: row.keyset_at, id: row.series_id, n: 0 })),
+    };
+  }
+
+  private async sleepObservations(team: TeamPrincipal, query: SearchQuery): Promise<SearchPage> {
+    const limit = query.count;
+    const ids = query.ids?.map((id) => parseSleepObservationId(id)).filter((id) => id !== null);
+    const rows = await this.reads.sleeps(team, {
+      ids,
+      patient: query.patient,
+      date: query.date,
+      lastUpdated: query.lastUpdated,
+      after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
+      limit,
+    });
+    return {
+      matches: rows.slice(0, limit).flatMap((row) => sleepObservation(row) ?? []),
+      next: nextOf(rows, limit, (row) => ({ part: 'sleep', at: row.keyset_at, id: row.id, n: 0 })),
+    };
+  }
+
+  /**
+   * A page of lab result Observations: orders with results read in batches by report time, each
+   * order's results decrypted and filtered by code (results are sealed, so a code is judged
+   * after decryption), until the page is full. The cursor names the order and the result's
+   * index in it, so a page may end inside an order.
+   */
+  /** Lab results alone ($everything reads them beside the orders). */
+  async labObservations(team: TeamPrincipal, query: SearchQuery): Promise<SearchPage> {
+    const limit = query.count;
+    const orderIds = query.ids?.map((id) => parseLabObservationId(id)!.orderId);
+    const wanted = query.ids ? new Set(query.ids) : null;
+    // The report's status narrows the orders read: final results are in final reports, preliminary in
+    // partial ones; a missing result (cancelled) may be in either. The exact status is judged per Observation.
+    const reports = query.status?.flatMap((value) => (value === 'final' ? ['final' as const] : value === 'preliminary' ? ['partial' as const] : []));
+    const resultStatuses = query.status?.includes('cancelled') ? undefined : reports;
+    if (resultStatuses?.length === 0) return { matches: [], next: null };
+    const filter = { ...reportFilter({ ...query, status: undefined }), ids: orderIds, resultStatuses };
+    const found: Array<Positioned<Observation>> = [];
+    let after: Position | undefined = query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined;
+    let inclusive = after !== undefined;
+    for (;;) {
+      const rows = await this.orders.read(team, { ...filter, after, limit: ORDER_BATCH }, inclusive);
+      const batch = rows.slice(0, ORDER_BATCH);
+      await this.orders.audit(team, batch);
+      for (const row of batch) {
+        this.orders.observationsOf(row).forEach((observation, n) => {
+          if (inclusive && row.id === query.cursor!.id && n <= query.cursor!.n) return;
+          if (!tokenMatches(query.code, observation.code.coding ?? [])) return;
+          if (query.status && !query.status.includes(observation.status)) return;
+          if (wanted && !wanted.has(observation.id!)) return;
+          found.push({ item: observation, position: { part: 'lab', at: row.keyset_at, id: row.id, n } });
+        });
+        if (found.length > limit) break;
+      }
+      if (found.length > limit || rows.length <= ORDER_BATCH) break;
+      const last = batch[batch.length - 1];
+      after = { at: last.keyset_at, id: last.id };
+      inclusive = false;
+    }
+    const shown = found.slice(0, limit);
+    return { matches: shown.map((entry) => entry.item), next: found.length > limit ? shown[shown.length - 1].position : null };
+  }
+}
