@@ -1,5 +1,6 @@
 import type { Line } from '../../src/lab-reports/parsing/layout';
-import { parseMetadata, readName } from '../../src/lab-reports/parsing/metadata';
+import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
+import { readName } from '../../src/lab-reports/parsing/names';
 
 /** Printed lines as the layout step gives them: cells parted by three or more spaces, one column each, a masthead first. */
 function lines(...texts: string[]): Line[] {

@@ -1,5 +1,6 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
 import type { Line } from './layout';
+import { givenName, honorificSex, parseSex, providerName, readName, surname } from './names';
 import type { MetadataField, ReportMetadata } from './types';
 
 type Field = 'name' | 'first' | 'last' | 'subject' | 'dob' | 'sex' | 'age_sex' | 'collected' | 'reported' | 'specimen' | 'provider' | 'clia' | 'other';
@@ -293,112 +294,6 @@ function readDate(text: string, { order, shown }: DayOrderEvidence): { value: st
     return { value, confidence: 0.75, reason: 'day and month read month first (US), as nothing on the report shows the order' };
   if (twoDigitYear(text)) return { value, confidence: 0.7, reason: 'two-digit year' };
   return { value, confidence: 0.97, reason: null };
-}
-
-/** Generational suffixes and degrees printed after a name. */
-const SUFFIX = /^(jr|sr|ii|iii|iv|v|md|do|phd|rn|np|pa|dds|esq)\.?$/i;
-/** Honorifics printed before a name. */
-const HONORIFIC = /^(mr|mrs|ms|miss|mx|dr|prof|med)\.?$/i;
-
-/** Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`). */
-const PARTICLE = /^(van|von|der|den|de|del|della|la|le|da|di|du|dos|das|st\.?|ste\.?|bin|al|ter|ten)$/i;
-
-/** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
-function honorificSex(text: string): 'male' | 'female' | null {
-  const first = text.trim().split(/\s+/)[0]?.replace(/\.$/, '').toLowerCase();
-  if (first === 'mr') return 'male';
-  if (first === 'mrs' || first === 'ms' || first === 'miss') return 'female';
-  return null;
-}
-
-function words(text: string): string[] {
-  return text
-    .replace(/\([^)]*\)/g, ' ')
-    .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, ''))
-    .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w));
-}
-
-const isInitial = (word: string) => /^\p{L}\.?$/u.test(word);
-
-/** Title-less, suffix-less name words, initials dropped, with letters, apostrophes and hyphens only. */
-function cleanName(text: string): string {
-  return text
-    .replace(/[^\p{L}'\- ]/gu, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-function givenName(text: string): string | null {
-  const first = words(text).find((w) => !isInitial(w));
-  return first ? cleanName(first) || null : null;
-}
-
-function surname(text: string): string | null {
-  const kept = words(text.replace(/,.*$/, ''));
-  return kept.length ? cleanName(kept.join(' ')) || null : null;
-}
-
-export interface ReadName {
-  first: string | null;
-  last: string | null;
-  confidence: number;
-  reason: string | null;
-}
-
-/**
- * A printed patient name → first and last: `DOE, JANE M`, `Doe, Jane Marie`, `Jane M. Doe`,
- * `Dr. Jane Doe-Smith Jr.`, `DOE JR, JANE`. Middle names and initials, suffixes and titles are
- * dropped; a compound surname after a comma is kept whole. A name of one word, or a value that
- * carries more than a name (`Jane Doe DOB 01/02/1980`), is not split by guesswork.
- */
-export function readName(text: string): ReadName {
-  const t = text.replace(/\s+/g, ' ').trim();
-  const unsure = (reason: string): ReadName => ({ first: null, last: null, confidence: 0, reason });
-  if (/\d/.test(t)) return unsure(`a name with digits in it: "${t.slice(0, 40)}"`);
-  if (/[/&@[\]]/.test(t)) return unsure(`not a name: "${t.slice(0, 40)}"`);
-  if (t.includes(',')) {
-    const [lastPart, ...rest] = t.split(',');
-    const restWords = words(rest.join(' '));
-    const last = surname(lastPart);
-    const given = restWords.find((w) => !isInitial(w));
-    if (!last || !given) return unsure(`"LAST, FIRST" without both parts: "${t}"`);
-    return { first: cleanName(given), last, confidence: 0.97, reason: null };
-  }
-  const kept = words(t);
-  const full = kept.filter((w) => !isInitial(w));
-  if (full.length < 2) return unsure(`one name word only: "${t}"`);
-  // Without a comma the last word is the surname, with the particles before it (`Anna van der Berg`);
-  // more than one middle word left leaves room for a compound surname.
-  let start = full.length - 1;
-  while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
-  const confidence = start === 1 ? 0.95 : 0.8;
-  return {
-    first: cleanName(full[0]),
-    last: cleanName(full.slice(start).join(' ')),
-    confidence,
-    reason: start === 1 ? null : 'middle words taken as middle names',
-  };
-}
-
-/** The provider as First Last (`Dr. Anna Reyes`, `REYES, ANNA MD`, `Anna Reyes, MD`), else as printed, cleaned. */
-function providerName(text: string): string | null {
-  const cut = text.split(/\s{2,}|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
-  const name = cut
-    .replace(/[^\p{L}.,'\- ]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[,]$/, '');
-  if (!/\p{L}{2}/u.test(name)) return null;
-  // Degrees after a comma (`Anna Reyes, MD`) are not a LAST, FIRST comma.
-  const read = readName(name.replace(/,\s*((?:md|do|phd|np|pa|rn)\.?\s*)+$/i, ''));
-  return read.first && read.last ? `${read.first} ${read.last}` : name;
-}
-function parseSex(text: string): 'male' | 'female' | null {
-  const t = text.toLowerCase();
-  if (/\b(female|f|woman)\b/.test(t)) return 'female';
-  if (/\b(male|m|man)\b/.test(t)) return 'male';
-  return null;
 }
 
 const NOT_A_LAB_NAME = /\b(report|results?|patient|page|final|confidential|summary)\b/i;
