@@ -7,7 +7,7 @@ import { frame, MllpFramer } from '../../src/hl7/mllp-framer';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
-import { ON_SITE_CMP, orderBody, orderReaches, PHOENIX, startOrderStack } from '../helpers/orders';
+import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -19,7 +19,6 @@ import { call, type Tenant, type TestStack } from '../helpers/stack';
  * the fault run: npm run test:faults.)
  */
 const LAB_FACILITY = `FLT-${randomUUID().slice(0, 8)}`;
-const PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
 
 let stack: TestStack;
 let tenant: Tenant;
@@ -130,26 +129,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const createOrder = async () => {
-  const created = await call(stack.apiUrl, 'POST', '/v3/order', {
-    key: tenant.apiKey,
-    body: orderBody(userId, {
-      lab_test_id: ON_SITE_CMP,
-      lab_account_id: labAccountId,
-      physician: PHYSICIAN,
-      patient_address: {
-        receiver_name: 'Marguerite Okonkwo',
-        first_line: PHOENIX.firstLine,
-        city: PHOENIX.city,
-        state: PHOENIX.state,
-        zip: '85004',
-        country: 'US',
-      },
-    }),
-  });
-  expect(created.status).toBe(200);
-  return created.body.order.id as string;
-};
+const createOrder = () => createOnSiteLabOrder(stack, tenant, userId, labAccountId);
 
 const outboundOf = (orderId: string) =>
   stack.db.query(`SELECT control_id, state, ack_code FROM hl7_messages WHERE direction = 'out' AND order_id = $1 ORDER BY created_at`, [orderId]);

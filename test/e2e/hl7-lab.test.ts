@@ -18,7 +18,7 @@ import { processMetrics } from '../../src/common/metrics/registry';
 import { runCli } from '../helpers/cli';
 import { fetchBytes } from '../helpers/pdf';
 import { eventually } from '../helpers/eventually';
-import { ON_SITE_CMP, orderBody, orderReaches, PHOENIX, startOrderStack } from '../helpers/orders';
+import { createOnSiteLabOrder, HL7_PHYSICIAN, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -26,7 +26,6 @@ import { call, type Tenant, type TestStack } from '../helpers/stack';
  * in this process stands in for the lab's interface (it ACKs labflow's order messages as told),
  * and sends results back to labflow's listener with an Hl7Client.
  */
-const PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
 const LAB_FACILITY = `QDX-${randomUUID().slice(0, 8)}`;
 /** The report the lab embeds in its final results (a minimal PDF). */
 const LAB_PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
@@ -110,28 +109,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const createOrder = async (accountId = labAccountId) => {
-  const created = await call(stack.apiUrl, 'POST', '/v3/order', {
-    key: tenant.apiKey,
-    body: orderBody(userId, {
-      lab_test_id: ON_SITE_CMP,
-      lab_account_id: accountId,
-      physician: PHYSICIAN,
-      priority: true,
-      icd_codes: ['R73.09'],
-      patient_address: {
-        receiver_name: 'Marguerite Okonkwo',
-        first_line: PHOENIX.firstLine,
-        city: PHOENIX.city,
-        state: PHOENIX.state,
-        zip: '85004',
-        country: 'US',
-      },
-    }),
-  });
-  expect(created.status).toBe(200);
-  return created.body.order.id as string;
-};
+const createOrder = (accountId = labAccountId) => createOnSiteLabOrder(stack, tenant, userId, accountId, { priority: true, icd_codes: ['R73.09'] });
 
 /** An ORU^R01 for `placer` as the lab sends it. */
 function oru(controlId: string, placer: string, resultStatus: 'P' | 'F', observations: string[]): Hl7Message {
@@ -200,9 +178,9 @@ describe('an order at an HL7 lab', () => {
     expect(message.getSegment('PID')!.getField(5).toString()).toBe('Okonkwo^Marguerite');
     expect(message.getSegment('PID')!.getField(7).toString()).toBe('19860412');
     expect(message.getSegment('ORC')!.getComponent(1, 1)).toBe('NW');
-    expect(message.getSegment('ORC')!.getComponent(12, 1)).toBe(PHYSICIAN.npi);
+    expect(message.getSegment('ORC')!.getComponent(12, 1)).toBe(HL7_PHYSICIAN.npi);
     expect(message.getSegment('OBR')!.getField(4).toString()).toBe('10231^CMP^L');
-    expect(message.getSegment('OBR')!.getComponent(16, 1)).toBe(PHYSICIAN.npi);
+    expect(message.getSegment('OBR')!.getComponent(16, 1)).toBe(HL7_PHYSICIAN.npi);
     expect(message.getSegment('OBR')!.getComponent(27, 6)).toBe('S');
     expect(message.getSegment('DG1')!.getComponent(3, 1)).toBe('R73.09');
     const [outbound] = await stack.db.query(`SELECT state, ack_code, ack_text, body_enc FROM hl7_messages WHERE direction = 'out' AND order_id = $1`, [

@@ -8,7 +8,7 @@ import { TeamEntity } from '../../src/tenancy/entities';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
-import { ON_SITE_CMP, orderBody, orderReaches, PHOENIX, startOrderStack } from '../helpers/orders';
+import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, createTenant, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -19,7 +19,6 @@ import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
  * and a correction the lab sends after the order completed (the corrected status, its webhook,
  * the corrected values). Real MLLP sockets: an Hl7Server of @medplum/hl7 is the lab's interface.
  */
-const PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
 const LAB_FACILITY = `OPS-${randomUUID().slice(0, 8)}`;
 
 let stack: TestStack;
@@ -87,25 +86,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function createOrder(): Promise<string> {
-  const created = await call(stack.apiUrl, 'POST', '/v3/order', {
-    key: tenant.apiKey,
-    body: orderBody(userId, {
-      lab_test_id: ON_SITE_CMP,
-      lab_account_id: labAccountId,
-      physician: PHYSICIAN,
-      patient_address: {
-        receiver_name: 'Marguerite Okonkwo',
-        first_line: PHOENIX.firstLine,
-        city: PHOENIX.city,
-        state: PHOENIX.state,
-        zip: '85004',
-        country: 'US',
-      },
-    }),
-  });
-  expect(created.status).toBe(200);
-  return created.body.order.id as string;
+function createOrder(): Promise<string> {
+  return createOnSiteLabOrder(stack, tenant, userId, labAccountId);
 }
 
 /** The order's run has taken in its requisition and waits for the draw; then the draw is reported. */

@@ -155,6 +155,38 @@ export async function startReplaceableWorker(stack: TestStack): Promise<{ stop()
 /** Downtown Phoenix (zip 85004, inside the sandbox phlebotomy area), as the SDK spells an address. */
 export const PHOENIX = { firstLine: '200 W Washington St', city: 'Phoenix', state: 'AZ' };
 
+/** The ordering physician of the HL7 suites' orders (ORC-12 / OBR-16 carry the NPI). */
+export const HL7_PHYSICIAN = { first_name: 'Imani', last_name: 'Castellanos', npi: '1234567893' };
+
+/** An on-site CMP at a lab account (an HL7 lab's, in the HL7 suites), its patient in Phoenix; answers the order id. */
+export async function createOnSiteLabOrder(
+  stack: TestStack,
+  tenant: Tenant,
+  userId: string,
+  labAccountId: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const created = await call(stack.apiUrl, 'POST', '/v3/order', {
+    key: tenant.apiKey,
+    body: orderBody(userId, {
+      lab_test_id: ON_SITE_CMP,
+      lab_account_id: labAccountId,
+      physician: HL7_PHYSICIAN,
+      ...extra,
+      patient_address: {
+        receiver_name: 'Marguerite Okonkwo',
+        first_line: PHOENIX.firstLine,
+        city: PHOENIX.city,
+        state: PHOENIX.state,
+        zip: '85004',
+        country: 'US',
+      },
+    }),
+  });
+  expect(created.status).toBe(200);
+  return created.body.order.id as string;
+}
+
 /**
  * Creates a new user and a lab order for them through `@tryvital/vital-node`: Imogen Achterberg
  * in Phoenix, with a physician (delegated lab accounts need one). Returns the order id.
