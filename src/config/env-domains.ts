@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LAB_REPORT_TASK_QUEUE } from '../../workflows/contract/lab-reports';
-import { boolFlag, doc, duration, offsetList, port } from './env-values';
+import { boolFlag, doc, duration, offsetList, port, wholeNumber } from './env-values';
 
 /** The environment variables of the domains': orders, sandbox, appointments, lab reports, the portal, reminders, health data, connections, Link and providers, HL7 labs (the shape ./environment.ts joins). */
 export const domainEnv = {
@@ -10,11 +10,7 @@ export const domainEnv = {
     .positive()
     .default(64 * 1_048_576)
     .meta(doc('healthData', 'Body limit of health-data ingestion (`POST /v2/timeseries/…`, `POST /v2/summary/…`: tens of thousands of samples per request).')),
-  HEALTH_DATA_PAGE_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
+  HEALTH_DATA_PAGE_SIZE: wholeNumber(1, 100_000)
     .default(10_000)
     .meta(doc('healthData', 'Samples per page of a grouped timeseries read (`next_cursor` pages on).')),
   HEALTH_DATA_EVENT_WINDOW: duration
@@ -46,11 +42,7 @@ export const domainEnv = {
     .min(1024)
     .default(256 * 1024)
     .meta(doc('healthData', 'Bytes of sample JSON in one timeseries event at most (webhook payloads stay bounded).')),
-  CONNECTION_BACKFILL_DAYS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(365)
+  CONNECTION_BACKFILL_DAYS: wholeNumber(0, 365)
     .default(30)
     .meta(doc('connections', "Days of history a new connection backfills (Junction's demo connections: 30).")),
   CONNECTION_BACKFILL_CHUNK: duration
@@ -59,11 +51,7 @@ export const domainEnv = {
   CONNECTION_SYNC_INTERVAL: duration
     .default('15m')
     .meta(doc('connections', "Time between a connection's incremental syncs (`POST /v2/user/refresh/{user_id}` syncs at once).")),
-  CONNECTION_SYNCS_PER_RUN: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
+  CONNECTION_SYNCS_PER_RUN: wholeNumber(1, 1000)
     .default(96)
     .meta(doc('connections', 'Incremental syncs per workflow run before it continues as new, which keeps its history short.')),
   CONNECTION_SYNC_INTERVALS: z
@@ -92,11 +80,7 @@ export const domainEnv = {
       ),
     ),
   CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s').meta(doc('connections', 'First retry interval of a failed sync step (doubling, at most 10 minutes).')),
-  LINK_BULK_PULL_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
+  LINK_BULK_PULL_BATCH: wholeNumber(1, 1000)
     .default(10)
     .meta(doc('link', "Link Migration's bulk historical pull: connections pulled per step (10 every 20 s is Junction's pace for Oura, 150 per 5 minutes).")),
   LINK_BULK_PULL_INTERVAL: duration
@@ -191,11 +175,7 @@ export const domainEnv = {
     .min(1)
     .optional()
     .meta(doc('hl7', 'PEM CA bundle: labs must present a client certificate it signed (mutual TLS).', 'no client certificate asked')),
-  HL7_MAX_MESSAGE_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(100_000_000)
+  HL7_MAX_MESSAGE_BYTES: wholeNumber(1024, 100_000_000)
     .default(10_000_000)
     .meta(doc('hl7', 'Largest HL7 message the listener takes, in bytes; a larger frame is refused with AR.')),
   HL7_FRAME_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long the listener waits for the end of a begun MLLP frame before refusing it as truncated.')),
@@ -248,20 +228,8 @@ export const domainEnv = {
     .default('30s')
     .meta(doc('labReports', 'A step whose worker sent no heartbeat this long (the worker died) is retried on another.')),
   LAB_REPORT_RETRY_INTERVAL: duration.default('2s').meta(doc('labReports', 'First retry delay of a failing step (doubling after).')),
-  LAB_REPORT_MAX_ATTEMPTS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(5)
-    .meta(doc('labReports', 'Attempts of a step before the job fails with `processing_error`.')),
-  LAB_REPORT_CONCURRENCY: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(64)
-    .default(2)
-    .meta(doc('labReports', 'Processing steps one worker runs at once (OCR keeps a core busy per page).')),
+  LAB_REPORT_MAX_ATTEMPTS: wholeNumber(1, 100).default(5).meta(doc('labReports', 'Attempts of a step before the job fails with `processing_error`.')),
+  LAB_REPORT_CONCURRENCY: wholeNumber(1, 64).default(2).meta(doc('labReports', 'Processing steps one worker runs at once (OCR keeps a core busy per page).')),
   LAB_REPORT_START_GRACE: duration
     .default('10s')
     .meta(doc('labReports', "A job this old whose workflow is not known to run gets it started by the worker's sweep.")),
@@ -272,20 +240,8 @@ export const domainEnv = {
     .default('90d')
     .meta(doc('portal', "How long a device that entered a one-time code is remembered for that link (never past the link's expiry).")),
   PORTAL_CODE_TTL: duration.default('10m').meta(doc('portal', 'How long a one-time code works.')),
-  PORTAL_CODE_MAX_FAILURES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(5)
-    .meta(doc('portal', 'Wrong codes a communications link takes over its whole life before it locks.')),
-  PORTAL_CODE_MAX_SENDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(10)
-    .meta(doc('portal', 'One-time codes a communications link sends over its whole life.')),
+  PORTAL_CODE_MAX_FAILURES: wholeNumber(1, 100).default(5).meta(doc('portal', 'Wrong codes a communications link takes over its whole life before it locks.')),
+  PORTAL_CODE_MAX_SENDS: wholeNumber(1, 100).default(10).meta(doc('portal', 'One-time codes a communications link sends over its whole life.')),
   SMTP_URL: z
     .string()
     .url()
@@ -312,11 +268,7 @@ export const domainEnv = {
   REMINDER_KIT_RETURN_AFTER: offsetList
     .prefault('2d,7d')
     .meta(doc('reminders', 'Kit-return reminders this long after a test kit reached the patient, until the sample is on its way to the lab; `off`: none.')),
-  REMINDER_SEND_ATTEMPTS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
+  REMINDER_SEND_ATTEMPTS: wholeNumber(1, 100)
     .default(5)
     .meta(doc('reminders', "Attempts to send one reminder (the activity's retry policy) before it is given up. The order goes on.")),
   REMINDER_SEND_RETRY_INTERVAL: duration

@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { boolFlag, doc, duration, durationList, isKey, keyList, OPT_IN_WORKER_ROLES, port, rateBudget, trustProxy, WORKER_ROLES } from './env-values';
+import {
+  boolFlag,
+  doc,
+  duration,
+  durationList,
+  isKey,
+  keyList,
+  OPT_IN_WORKER_ROLES,
+  port,
+  rateBudget,
+  trustProxy,
+  wholeNumber,
+  WORKER_ROLES,
+} from './env-values';
 
 /** The environment variables of the platform's: processes and ports, Postgres and Redis, Temporal, keys, API requests and rate limits, logs, metrics and traces, events and webhooks, retention and reconcilers (the shape ./environment.ts joins). */
 export const platformEnv = {
@@ -12,11 +25,7 @@ export const platformEnv = {
     .url()
     .default('postgres://postgres@127.0.0.1:5432/labflow')
     .meta(doc('storage', "Postgres of labflow's own tables (tests: `…/labflow_test`).")),
-  DATABASE_POOL_MAX: z.coerce
-    .number()
-    .int()
-    .min(2)
-    .max(500)
+  DATABASE_POOL_MAX: wholeNumber(2, 500)
     .default(20)
     .meta(
       doc(
@@ -247,13 +256,7 @@ export const platformEnv = {
         'allowed outside production, refused in production',
       ),
     ),
-  WEBHOOK_CONCURRENCY: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(50)
-    .meta(doc('events', 'Parallel webhook and destination deliveries per worker process.')),
+  WEBHOOK_CONCURRENCY: wholeNumber(1, 1000).default(50).meta(doc('events', 'Parallel webhook and destination deliveries per worker process.')),
   EVENTS_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,100}$/)
@@ -313,20 +316,12 @@ export const platformEnv = {
         "A running order workflow that makes no progress this long while work is due (a task failing attempt after attempt, messages waiting with nothing in flight) is raised as stalled. Also how long a closed order or connection workflow of another task queue is left to that queue's reconciler.",
       ),
     ),
-  RECONCILER_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
+  RECONCILER_BATCH: wholeNumber(1, 10_000)
     .default(100)
     .meta(
       doc('reconcilers', 'Non-terminal orders, and connections, the reconcilers examine per pass. A cursor carries over, so each is examined once per cycle.'),
     ),
-  RECONCILER_MAX_HEALS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
+  RECONCILER_MAX_HEALS: wholeNumber(0, 1000)
     .default(3)
     .meta(
       doc(

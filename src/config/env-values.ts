@@ -18,7 +18,10 @@ export const duration = z.string().refine(
   { message: 'must be a duration such as "500ms", "30s", "5m", "7d"' },
 );
 
-export const port = z.coerce.number().int().min(0).max(65535);
+/** A whole number within [min, max], from its environment text. */
+export const wholeNumber = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const port = wholeNumber(0, 65535);
 
 export const boolFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
