@@ -36,9 +36,9 @@ go_install_as() {
   local name=$1 package=$2 target="$LABFLOW_CACHE_DIR/bin/$1" tmp
   [[ -x "$target" ]] && return 0
   tmp=$(mktemp -d)
+  mkdir -p "$LABFLOW_CACHE_DIR/bin"
   say "building $name from $package (go install, once)"
   if GOBIN="$tmp" temporal_go install "$package" </dev/null >"$LABFLOW_CACHE_DIR/$name-build.log" 2>&1; then
-    mkdir -p "$LABFLOW_CACHE_DIR/bin"
     mv "$tmp"/* "$target"
     rm -rf "$tmp"
     return 0
