@@ -29,7 +29,7 @@ finish() {
   local rc=$? pid
   trap '' INT TERM HUP
   # What runs beside Jest stops what it started on SIGTERM (.ci/fault-runs).
-  if pid_alive "$BESIDE_PID"; then stop_pid "$BESIDE_PID" "$LABFLOW_BESIDE_JEST" 60; fi
+  if pid_alive "$BESIDE_PID"; then stop_pid "$BESIDE_PID" "$LABFLOW_BESIDE_JEST" 120; fi
   for pid in "${CHECK_PIDS[@]}"; do
     # Each check is a subshell running tsc, eslint or node: the process itself first.
     if pid_alive "$pid"; then pkill -TERM -P "$pid" 2>/dev/null || true; kill -TERM "$pid" 2>/dev/null || true; fi
