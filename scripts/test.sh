@@ -14,6 +14,10 @@
 # Exit code: Jest's (or the command's beside it, when Jest passed), or that of the first step that
 # failed. The Temporal dev server is stopped at the end only if this script started it.
 set -euo pipefail
+# The environment this script was started with: what runs beside Jest gets it, not the test
+# stack's settings exported below (LOG_LEVEL=warn would hide the log lines a fault run waits for,
+# LABFLOW_TEMPORAL_PID names the Temporal dev server Jest uses).
+mapfile -d '' -t STARTING_ENV < <(env -0)
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -108,7 +112,7 @@ finish_checks
 beside_log="$LABFLOW_STATE_DIR/ci/beside-jest.log"
 if [[ -n "${LABFLOW_BESIDE_JEST:-}" ]]; then
   mkdir -p "$(dirname "$beside_log")"
-  bash -c "$LABFLOW_BESIDE_JEST" </dev/null >"$beside_log" 2>&1 &
+  env -i "${STARTING_ENV[@]}" bash -c "$LABFLOW_BESIDE_JEST" </dev/null >"$beside_log" 2>&1 &
   BESIDE_PID=$!
   say "beside Jest: $LABFLOW_BESIDE_JEST (pid $BESIDE_PID; output after Jest, $beside_log)"
 fi
