@@ -47,7 +47,7 @@ cd "$LABFLOW_ROOT"
 source "$LABFLOW_ROOT/scripts/stack.sh"
 
 # The two runs (FAULTS_RUN faults, replicas) have stacks apart (ports, database, Redis, Temporal
-# namespace and task queue, state dir), so .ci/run runs them at the same time.
+# namespace and task queue, state dir), so both can run at once (.ci/fault-runs, CI_FAULTS_CONCURRENT=1).
 FAULTS_RUN=${FAULTS_RUN:-faults}
 case "$FAULTS_RUN" in
   faults) defaults=(7243 8243 8140 6390 3) ;;

@@ -7,9 +7,17 @@
 # bring-up (Temporal, database, build, migrations), and Jest starts only when all passed.
 # On a fresh clone and a 2-core machine that is 70-92 s from npm ci's end to Jest's start, where
 # one after another they take ~125 s (build 29 s, typecheck 29 s, eslint 61 s, import rules 5 s).
-# Exit code: Jest's, or that of the first step that failed. The Temporal dev server is stopped at
-# the end only if this script started it.
+# LABFLOW_BESIDE_JEST (.ci/run sets it): a command (bash -c) started with Jest and run beside it,
+# for work that mostly waits on timers (the fault runs); its output goes to .labflow/ci/beside-jest.log
+# and is printed after Jest. LABFLOW_JEST_NICE (.ci/run: 10) runs Jest that much nicer, so the
+# command beside it gets the CPU when it asks and keeps its pace while Jest takes the rest.
+# Exit code: Jest's (or the command's beside it, when Jest passed), or that of the first step that
+# failed. The Temporal dev server is stopped at the end only if this script started it.
 set -euo pipefail
+# The environment this script was started with: what runs beside Jest gets it, not the test
+# stack's settings exported below (LOG_LEVEL=warn would hide the log lines a fault run waits for,
+# LABFLOW_TEMPORAL_PID names the Temporal dev server Jest uses).
+mapfile -d '' -t STARTING_ENV < <(env -0)
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -19,10 +27,13 @@ CHECKS_DIR=""
 CHECK_TITLES=()
 CHECK_FIXES=()
 CHECK_PIDS=()
+BESIDE_PID=""
 
 finish() {
   local rc=$? pid
   trap '' INT TERM HUP
+  # What runs beside Jest stops what it started on SIGTERM (.ci/fault-runs).
+  if pid_alive "$BESIDE_PID"; then stop_pid "$BESIDE_PID" "$LABFLOW_BESIDE_JEST" 120; fi
   for pid in "${CHECK_PIDS[@]}"; do
     # Each check is a subshell running tsc, eslint or node: the process itself first.
     if pid_alive "$pid"; then pkill -TERM -P "$pid" 2>/dev/null || true; kill -TERM "$pid" 2>/dev/null || true; fi
@@ -98,10 +109,31 @@ LABFLOW_BUILD_NO_CHECK=1
 stack_up test
 finish_checks
 
-say "jest --ci $*"
+beside_log="$LABFLOW_STATE_DIR/ci/beside-jest.log"
+if [[ -n "${LABFLOW_BESIDE_JEST:-}" ]]; then
+  mkdir -p "$(dirname "$beside_log")"
+  env -i "${STARTING_ENV[@]}" bash -c "$LABFLOW_BESIDE_JEST" </dev/null >"$beside_log" 2>&1 &
+  BESIDE_PID=$!
+  say "beside Jest: $LABFLOW_BESIDE_JEST (pid $BESIDE_PID; output after Jest, $beside_log)"
+fi
+jest_nice=()
+if [[ -n "${LABFLOW_JEST_NICE:-}" ]]; then jest_nice=(nice -n "$LABFLOW_JEST_NICE"); fi
+say "${jest_nice[*]}${jest_nice[*]:+ }jest --ci $*"
 set +e
-nbin jest --ci "$@"
+"${jest_nice[@]}" "$LABFLOW_ROOT/node_modules/.bin/jest" --ci "$@"
 rc=$?
 set -e
 if ((rc == 0)); then say "tests passed"; else say "tests failed (jest exit code $rc)"; fi
+if [[ -n "$BESIDE_PID" ]]; then
+  say "waiting for what runs beside Jest: $LABFLOW_BESIDE_JEST"
+  beside_rc=0
+  wait "$BESIDE_PID" || beside_rc=$?
+  BESIDE_PID=""
+  say "beside Jest: $LABFLOW_BESIDE_JEST (exit $beside_rc)"
+  cat "$beside_log" >&2
+  if ((beside_rc != 0)); then
+    say "$LABFLOW_BESIDE_JEST failed (exit code $beside_rc, output above)"
+    ((rc != 0)) || rc=$beside_rc
+  fi
+fi
 exit "$rc"

@@ -377,8 +377,19 @@ interface Reply {
   body: any;
 }
 
-async function http(base: string, method: string, path: string, options: { key?: string; managementKey?: string; body?: unknown } = {}): Promise<Reply> {
-  const headers: Record<string, string> = {};
+/**
+ * How long the runner waits for one answer. Generous: with both fault runs, or a fault run and
+ * Jest, on two loaded cores a setup request took over 15 s; a wait this long still ends a hung run.
+ */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+async function http(
+  base: string,
+  method: string,
+  path: string,
+  options: { key?: string; managementKey?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['x-service-api-key'] = options.key;
   if (options.managementKey) headers['x-management-key'] = options.managementKey;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -386,7 +397,7 @@ async function http(base: string, method: string, path: string, options: { key?:
     method,
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await response.text();
   let body: unknown = text;
@@ -960,10 +971,19 @@ async function main(): Promise<void> {
       provider_id: `oura-${userId.slice(0, 8)}`,
       expires_at: Math.floor(Date.now() / 1000) + 86_400,
     }));
-    const imported = await http(API, 'POST', '/v2/link/bulk_import', {
-      key: tenant.apiKey,
-      body: { provider: 'oura', connections: recipes, wait_for_completion: true },
-    });
+    // The API waits LINK_BULK_WAIT (20 s) for the import, then answers 202 and carries on; on a
+    // loaded machine it can take longer, so the same request (one idempotency key: the same
+    // operation) is asked again until the operation answers 200, bounded.
+    const importKey = randomUUID();
+    const importBounded = Date.now() + 180_000;
+    let imported: Reply;
+    do {
+      imported = await http(API, 'POST', '/v2/link/bulk_import', {
+        key: tenant.apiKey,
+        headers: { 'x-idempotency-key': importKey },
+        body: { provider: 'oura', connections: recipes, wait_for_completion: true },
+      });
+    } while (imported.status === 202 && Date.now() < importBounded && !shuttingDown);
     check(
       `${MIGRATED_USERS} Oura connections imported through POST /v2/link/bulk_import (200, none failed)`,
       imported.status === 200 && imported.body.user_ids_imported?.length === MIGRATED_USERS && imported.body.user_ids_failed?.length === 0,
