@@ -7,7 +7,7 @@ import type { BudgetState } from './request-limiter';
  * where one Redis command per request costs the API a share of a core; a smaller budget bounds
  * that cost itself, and is counted exactly.
  */
-export const LEASE_MIN_POINTS = 100_000;
+const LEASE_MIN_POINTS = 100_000;
 /** A lease is a thousandth of the budget: at least 100 requests per Redis command, 0.1% of the budget per replica. */
 const BLOCKS_PER_BUDGET = 1000;
 /** Leases kept per family before expired ones are first swept, and at most. */

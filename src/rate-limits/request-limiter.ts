@@ -208,7 +208,7 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Counts a refused attempt (a wrong key, code, token or signature) against the address. */
-  async recordFailure(failures: NonNullable<LimitScope['failures']>): Promise<void> {
+  private async recordFailure(failures: NonNullable<LimitScope['failures']>): Promise<void> {
     this.cleanAddresses.delete(`${failures.family}\u0000${failures.address}`);
     const limiter = this.failureLimiters.get(failures.family);
     if (limiter) await this.answer(limiter.penalty(failures.address, 1), failures.family);
