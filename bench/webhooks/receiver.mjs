@@ -9,6 +9,8 @@
 //                                                 the arrivals since the last take
 //
 //   BENCH_SECRET (whsec_…)
+//   BENCH_FAIL_FIRST=1: answers 500 to each webhook-id's first arrival (its retry gets 204);
+//                       'until' then counts ids answered 204
 import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -19,7 +21,9 @@ const require = createRequire(import.meta.url);
 const { Webhook } = require('standardwebhooks');
 
 const webhook = new Webhook(process.env.BENCH_SECRET);
+const failFirst = process.env.BENCH_FAIL_FIRST === '1';
 const seen = new Set();
+const answered = new Set();
 let fresh = [];
 let verified = 0;
 let failures = 0;
@@ -30,7 +34,8 @@ const server = createServer((req, res) => {
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     const id = String(req.headers['webhook-id']);
-    if (!seen.has(id)) {
+    const first = !seen.has(id);
+    if (first) {
       seen.add(id);
       fresh.push([id, performance.timeOrigin + performance.now()]);
     }
@@ -42,8 +47,13 @@ const server = createServer((req, res) => {
         failures += 1;
       }
     }
+    if (failFirst && first) {
+      res.writeHead(500).end();
+      return;
+    }
     res.writeHead(204).end();
-    if (waiting !== null && seen.size >= waiting) {
+    answered.add(id);
+    if (waiting !== null && answered.size >= waiting) {
       waiting = null;
       process.send({ type: 'reached' });
     }
@@ -52,7 +62,7 @@ const server = createServer((req, res) => {
 
 process.on('message', (message) => {
   if (message.type === 'until') {
-    if (seen.size >= message.count) process.send({ type: 'reached' });
+    if (answered.size >= message.count) process.send({ type: 'reached' });
     else waiting = message.count;
   } else if (message.type === 'take') {
     process.send({ type: 'arrivals', entries: fresh, verified, failures });

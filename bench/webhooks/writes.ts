@@ -2,7 +2,9 @@
  * What one webhook delivery writes to Postgres (issue #42 item 4): row versions (inserts,
  * updates, of which HOT) per table and the index entries they add, counted by Postgres itself
  * (pg_stat_user_tables) over BENCH_WRITES_EVENTS (1,000) deliveries that all succeed at their
- * first attempt, one endpoint, on the delivery process bench:webhooks runs (dist/).
+ * first attempt, one endpoint, on the delivery process bench:webhooks runs (dist/). With
+ * BENCH_WRITES_FAIL_FIRST=1 each delivery's first attempt is answered 500 and its retry (after
+ * the schedule's first delay, 0 s) 204: what a delivery with attempt rows writes.
  *
  *   npm run build && npx ts-node --transpile-only bench/webhooks/writes.ts
  *
@@ -26,6 +28,7 @@ import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { ROOT } from '../lib/load';
 
 const EVENTS = Number(process.env.BENCH_WRITES_EVENTS ?? 1000);
+const FAIL_FIRST = process.env.BENCH_WRITES_FAIL_FIRST === '1';
 const TABLES = ['event_outbox', 'event_deliveries', 'event_delivery_attempts'] as const;
 const run = randomUUID().slice(0, 8);
 
@@ -81,7 +84,10 @@ async function main(): Promise<void> {
   const settings = { EVENTS_QUEUE: `bench-writes-${run}`, ALLOW_PRIVATE_WEBHOOK_URLS: 'true', EVENTS_RELAY_POLL_INTERVAL: '100ms' };
   const config = loadConfig({ ...process.env, ...settings });
   const secret = generateWebhookSecret();
-  const receiver = fork(join(__dirname, 'receiver.mjs'), [], { env: { ...process.env, BENCH_SECRET: secret }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const receiver = fork(join(__dirname, 'receiver.mjs'), [], {
+    env: { ...process.env, BENCH_SECRET: secret, BENCH_FAIL_FIRST: FAIL_FIRST ? '1' : '0' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)));
   const until = (count: number) =>
     new Promise<void>((resolve) => {
@@ -158,7 +164,9 @@ async function main(): Promise<void> {
   await cleanup.destroy();
 
   let versions = 0;
-  console.log(`writes per delivery over ${EVENTS} deliveries (first attempt succeeds, one endpoint)`);
+  console.log(
+    `writes per delivery over ${EVENTS} deliveries (${FAIL_FIRST ? 'first attempt answered 500, the retry 204' : 'first attempt succeeds'}, one endpoint)`,
+  );
   for (const table of TABLES) {
     const b = before[table] ?? { ins: 0, upd: 0, hot: 0 };
     const a = after[table] ?? { ins: 0, upd: 0, hot: 0 };

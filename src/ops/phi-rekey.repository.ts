@@ -25,7 +25,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'event_batch_items', key: ['batch_id', 'seq'], column: 'items_enc', kind: 'text' },
   { table: 'event_batches', key: ['id'], column: 'envelope_enc', kind: 'text' },
   { table: 'event_deliveries', key: ['id'], column: 'first_attempt_response_enc', kind: 'text' },
-  { table: 'event_delivery_attempts', key: ['id'], column: 'response_excerpt_enc', kind: 'text' },
+  { table: 'event_delivery_attempts', key: ['delivery_id', 'attempt_number'], column: 'response_excerpt_enc', kind: 'text' },
   { table: 'event_outbox', key: ['id'], column: 'data_enc', kind: 'text' },
   { table: 'hl7_messages', key: ['id'], column: 'body_enc', kind: 'text' },
   { table: 'idempotency_keys', key: ['team_id', 'environment', 'key'], column: 'response_enc', kind: 'text' },

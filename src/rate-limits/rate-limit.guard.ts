@@ -24,7 +24,8 @@ interface Counting {
  * attempts, is answered 429 before its key is looked up or anything else runs. Every counted
  * request carries X-RateLimit-Limit, -Remaining and -Reset (Unix seconds, as the Junction SDK
  * reads it); a 429 adds Retry-After (seconds). The answer of an admitted request is watched: a
- * refused attempt (401, and 404 on unauthenticated families) is counted against the address.
+ * refused attempt (401, and 404 on unauthenticated families) is counted against the address, and
+ * any other answer tells a leased key budget that the key was accepted.
  */
 @Injectable()
 abstract class RateLimitGuard implements CanActivate {
@@ -46,11 +47,8 @@ abstract class RateLimitGuard implements CanActivate {
       void reply.header('retry-after', String(seconds));
       throw new ApiError(429, refusal(verdict, seconds));
     }
-    const failures = counting.scope.failures;
-    if (failures) {
-      reply.raw.once('finish', () => {
-        if (counting.failureStatuses.has(reply.raw.statusCode)) void this.limiter.recordFailure(failures);
-      });
+    if (counting.scope.failures) {
+      reply.raw.once('finish', () => void this.limiter.settle(counting.scope, counting.failureStatuses.has(reply.raw.statusCode)));
     }
     return true;
   }

@@ -1,6 +1,10 @@
+import Redis from 'ioredis';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { hashSecretHex } from '../../src/common/crypto';
 import { freeLoopbackPort } from '../../src/common/free-port';
-import { RequestLimiter } from '../../src/rate-limits/request-limiter';
+import { MetricsRegistry } from '../../src/common/metrics/registry';
+import { loadConfig } from '../../src/config/config';
+import { RequestLimiter, type Verdict } from '../../src/rate-limits/request-limiter';
 import { eventually } from '../helpers/eventually';
 import { call, createTenant, type HttpResult, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
@@ -9,7 +13,9 @@ import { call, createTenant, type HttpResult, startStack, type Tenant, type Test
  * Retry-After and the X-RateLimit-* headers, counted requests carry the headers too, a budget is
  * whole again after its window, two API apps on one Redis share one budget, refused keys, portal
  * codes and link tokens from one address get it refused, and with the limits' Redis away
- * requests pass and a metric counts them.
+ * requests pass and a metric counts them. A large key budget is leased in blocks (most requests
+ * touch no Redis) and still ends in 429 across replicas, never beyond the budget; small budgets
+ * are counted in Redis request by request.
  *
  * The stacks believe X-Forwarded-For from 127.0.0.1 (TRUST_PROXY), so each test plays a client
  * address of its own and blocking one address leaves the other tests alone.
@@ -20,6 +26,9 @@ const SECRET = 'rate-limit-partner-secret';
 /** Two API apps (replicas) counting in one Redis budget; the first with the management API. */
 let replicaA: TestStack;
 let replicaB: TestStack;
+/** Their shared RATE_LIMIT_REDIS_PREFIX, and a connection to that Redis to read the counts. */
+const sharedPrefix = `rate-limits-test-${randomUUID()}`;
+let redis: Redis;
 
 const SMALL_LIMITS = {
   TRUST_PROXY: '127.0.0.1',
@@ -33,15 +42,22 @@ const SMALL_LIMITS = {
 };
 
 beforeAll(async () => {
-  const shared = { ...SMALL_LIMITS, RATE_LIMIT_REDIS_PREFIX: `rate-limits-test-${randomUUID()}` };
+  const shared = { ...SMALL_LIMITS, RATE_LIMIT_REDIS_PREFIX: sharedPrefix };
   replicaA = await startStack({ worker: false, management: true, env: shared });
   replicaB = await startStack({ worker: false, env: shared });
+  redis = new Redis(replicaA.config.rateLimits.redisUrl);
 });
 
 afterAll(async () => {
   await replicaA?.close();
   await replicaB?.close();
+  redis?.disconnect();
 });
+
+/** The points a team key has taken from its request budget in this window, as Redis counts them (rate-limiter-flexible's key). */
+async function countedInRedis(prefix: string, apiKey: string): Promise<number> {
+  return Number((await redis.get(`${prefix}:requests:apiKey:${hashSecretHex(apiKey)}`)) ?? 0);
+}
 
 let addressCounter = 0;
 /** A client address of the test's own (documentation range 203.0.113.0/24 and 198.51.100.0/24). */
@@ -117,6 +133,8 @@ describe('per team API key', () => {
     }
     // Each replica alone would have allowed 10: together they allowed 10.
     expect(answers).toEqual([...Array(10).fill(200), 429, 429]);
+    // A small budget is not leased: Redis counted each request as it came.
+    expect(await countedInRedis(sharedPrefix, shared.apiKey)).toBe(12);
   });
 
   it('counts requests sent at once exactly (they share Redis commands): 10 pass, each with its own remaining, the rest 429', async () => {
@@ -263,6 +281,97 @@ describe('unauthenticated routes per client address', () => {
   });
 });
 
+describe('a large key budget, leased in blocks', () => {
+  /** 100,000 a minute: leased a thousandth (100 points) at a time (docs/rate-limits.md). */
+  const BUDGET = 100_000;
+  const BLOCK = 100;
+  const leasedPrefix = `rate-limits-leased-${randomUUID()}`;
+  let leasedA: TestStack;
+  let leasedB: TestStack;
+  beforeAll(async () => {
+    const env = { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_API_KEY: `${BUDGET}/1m`, RATE_LIMIT_INVALID_KEYS: '3/10m', RATE_LIMIT_REDIS_PREFIX: leasedPrefix };
+    leasedA = await startStack({ worker: false, env });
+    leasedB = await startStack({ worker: false, env });
+  });
+  afterAll(async () => {
+    await leasedA?.close();
+    await leasedB?.close();
+  });
+
+  it('lets most requests through without Redis, keeps the headers truthful, and still ends in 429 on both apps, never beyond the budget', async () => {
+    const tenant = await createTenant(leasedA.db);
+    const get = (stack: TestStack) => call(stack.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey });
+    // One app: a block leased at the first request, then 20 more from it. Redis saw one command.
+    for (let i = 0; i < 21; i += 1) {
+      const result = await get(leasedA);
+      expect(result.status).toBe(200);
+      expectRateLimitHeaders(result, BUDGET, BUDGET - 1 - i, 60);
+    }
+    expect(await countedInRedis(leasedPrefix, tenant.apiKey)).toBe(BLOCK);
+    // The other app leases its own block: its Remaining is the budget as Redis counted it, less what it let through,
+    // so it under-states what is left by at most the points the first app still holds (block − 1).
+    const other = await get(leasedB);
+    expect(other.status).toBe(200);
+    const remaining = Number(other.headers.get('x-ratelimit-remaining'));
+    expect(remaining).toBeLessThanOrEqual(BUDGET - 22);
+    expect(remaining).toBeGreaterThanOrEqual(BUDGET - 22 - (BLOCK - 1));
+    expect(await countedInRedis(leasedPrefix, tenant.apiKey)).toBe(2 * BLOCK);
+
+    // Spend the rest through both apps' limiters (as their guards do), in bursts, until both refuse.
+    const limiters = [leasedA.api.get(RequestLimiter), leasedB.api.get(RequestLimiter)];
+    const scope = { requests: { family: 'apiKey' as const, subject: hashSecretHex(tenant.apiKey) }, failures: null };
+    let through = 22;
+    let throughAtFirstRefusal: number | null = null;
+    const refusing = new Set<number>();
+    for (let round = 0; refusing.size < limiters.length; round += 1) {
+      const app = round % limiters.length;
+      const verdicts: Verdict[] = await Promise.all(Array.from({ length: 50 + (round % 7) * 40 }, () => limiters[app].admit(scope)));
+      for (const verdict of verdicts) {
+        if (verdict.kind === 'admitted') {
+          through += 1;
+        } else {
+          refusing.add(app);
+          throughAtFirstRefusal ??= through;
+        }
+      }
+    }
+    // Never more than the budget across the two apps; the first refusal at most (apps − 1) × (block − 1) early.
+    expect(through).toBe(BUDGET);
+    expect(throughAtFirstRefusal).toBeGreaterThanOrEqual(BUDGET - (BLOCK - 1));
+
+    const counted = await countedInRedis(leasedPrefix, tenant.apiKey);
+    for (const stack of [leasedA, leasedB]) {
+      const limited = await get(stack);
+      expect429(limited, 60);
+      expect(limited.body.detail).toMatch(/^Rate limit exceeded \(100000 requests per window\): try again in \d+ seconds\.$/);
+      expectRateLimitHeaders(limited, BUDGET, 0, 60);
+    }
+    // A spent budget is refused from what the app learnt at its last lease, without Redis.
+    expect(await countedInRedis(leasedPrefix, tenant.apiKey)).toBe(counted);
+  });
+
+  it('an address that used up its refused attempts is refused at once for guessed keys, and within a second for a key in use', async () => {
+    const tenant = await createTenant(leasedA.db);
+    const address = newAddress();
+    // The key is accepted on app A from this address (A may now answer it from its lease).
+    expect((await call(leasedA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(address) })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await call(leasedB.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(address) })).status).toBe(401);
+    expect429(
+      await until429(() => call(leasedB.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(address) }), 'the guesser to be refused on B'),
+      600,
+    );
+    // A guess is never answered from a lease: app A reads the address in Redis and refuses it.
+    expect((await call(leasedA.apiUrl, 'GET', '/v2/user', { key: aKeyGuess(), headers: from(address) })).status).toBe(429);
+    await eventually(
+      async () => (await call(leasedA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(address) })).status === 429 || undefined,
+      'the key in use from that address to be refused on A',
+      10_000,
+      100,
+    );
+    expect((await call(leasedA.apiUrl, 'GET', '/v2/user', { key: tenant.apiKey, headers: from(newAddress()) })).status).toBe(200);
+  });
+});
+
 describe('Redis of the rate limits away', () => {
   it('requests pass unlimited (fail open) and labflow_rate_limit_unavailable_total counts them', async () => {
     const closedPort = await freeLoopbackPort();
@@ -284,6 +393,23 @@ describe('Redis of the rate limits away', () => {
       expect(Number(counted?.[1])).toBeGreaterThanOrEqual(10);
     } finally {
       await stack.close();
+    }
+  });
+
+  it('a leased budget fails open the same way', async () => {
+    const closedPort = await freeLoopbackPort();
+    const config = loadConfig({ ...process.env, RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${closedPort}/0`, RATE_LIMIT_API_KEY: '1200000/1m' });
+    const metrics = new MetricsRegistry();
+    const limiter = new RequestLimiter(config, metrics);
+    await limiter.onModuleInit();
+    try {
+      const scope = { requests: { family: 'apiKey' as const, subject: randomUUID() }, failures: null };
+      const verdicts = await Promise.all(Array.from({ length: 5 }, () => limiter.admit(scope)));
+      expect(verdicts).toEqual(Array(5).fill({ kind: 'admitted', state: null }));
+      expect(await limiter.admit(scope)).toEqual({ kind: 'admitted', state: null });
+      expect(await metrics.text()).toMatch(/^labflow_rate_limit_unavailable_total\{family="apiKey"\} 6$/m);
+    } finally {
+      limiter.onModuleDestroy();
     }
   });
 });
