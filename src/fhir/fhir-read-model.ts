@@ -345,6 +345,32 @@ export class FhirReadModel {
     );
   }
 
+  /**
+   * Wearable samples of the given resources in storage order, series by series (the bulk
+   * export's traversal): the samples' own key (series_id, ts), so each page is an index range
+   * however many samples the team holds, where the search's time order would sort them all.
+   * The position's id is the series, its time the sample's.
+   */
+  async samplesBySeries(scope: Scope, filter: { resources: string[]; lastUpdated: DateBound[]; after?: Position; limit: number }): Promise<SampleRow[]> {
+    const where = new Where();
+    const join = liveUsers(where, scope, 's.user_id');
+    where.add(`s.resource = ANY(${where.param(filter.resources)}::text[])`);
+    where.bounds('t.updated_at', filter.lastUpdated);
+    if (filter.after) {
+      where.add(`(t.series_id, t.ts) > (${where.param(filter.after.id)}::bigint, ${where.param(filter.after.at)}::timestamp AT TIME ZONE 'UTC')`);
+    }
+    return this.db.query(
+      `SELECT t.series_id::text AS series_id, s.user_id, s.resource, s.provider, s.source_type,
+              ((extract(epoch FROM t.ts) * 1000000)::bigint)::text AS ts_us, t.ts, t.end_ts, t.value, t.diastolic, t.sample_type, t.timezone_offset,
+              t.updated_at, ${AT('t.ts')} AS keyset_at
+         FROM health_series s ${join}
+         JOIN health_samples t ON t.series_id = s.id
+        WHERE ${where.sql()}
+        ORDER BY t.series_id, t.ts LIMIT ${where.param(filter.limit + 1)}`,
+      where.values,
+    );
+  }
+
   /** Sleep summaries (health_summaries of type sleep), by bedtime start then id. */
   async sleeps(scope: Scope, filter: BaseFilter & { date: DateBound[] }): Promise<SleepRow[]> {
     const where = new Where();

@@ -5,10 +5,29 @@ import { FhirReadModel } from './fhir-read-model';
 import { FhirObservations } from './fhir-observations';
 import { FhirOrders } from './fhir-orders';
 import { FhirService } from './fhir.service';
+import { FhirExportController } from './export/fhir-export.controller';
+import { FhirExportRunner } from './export/fhir-export-runner';
+import { FhirExportWorkflows } from './export/fhir-export-workflows';
+import { FhirExportsRepository } from './export/fhir-exports.repository';
+import { FhirExportsService } from './export/fhir-exports.service';
 
-/** FHIR R4 read API over users, orders, results, insurances, appointments and wearable samples (docs/fhir.md). */
+/**
+ * FHIR R4 read API over users, orders, results, insurances, appointments and wearable samples,
+ * and its Bulk Data export (docs/fhir.md); the worker runs the export's steps (FhirExportRunner).
+ */
 @Module({
-  controllers: [FhirController],
-  providers: [FhirService, FhirOrders, FhirObservations, FhirReadModel, PhiReadAudit],
+  controllers: [FhirController, FhirExportController],
+  providers: [
+    FhirService,
+    FhirOrders,
+    FhirObservations,
+    FhirReadModel,
+    PhiReadAudit,
+    FhirExportsService,
+    FhirExportsRepository,
+    FhirExportWorkflows,
+    FhirExportRunner,
+  ],
+  exports: [FhirExportRunner],
 })
 export class FhirModule {}

@@ -108,6 +108,14 @@ export class FhirService {
     return searchsetBundle(base.fhir, `Patient/${patientId}/$everything`, raw, { matches, next: wearablePage.next });
   }
 
+  /**
+   * One page of `type` for the bulk export (src/fhir/export/): the search's page, read and
+   * audited as a search's, wearable Observations in storage order.
+   */
+  async exportPage(team: TeamPrincipal, type: FhirResourceType, query: SearchQuery, base: FhirBase): Promise<SearchPage> {
+    return type === 'Observation' ? this.observations.search(team, query, undefined, 'storage') : this.page(team, type, query, base);
+  }
+
   private async *drain(search: (cursor: Cursor | undefined) => Promise<SearchPage>): AsyncGenerator<Resource> {
     let cursor: Cursor | undefined;
     do {
