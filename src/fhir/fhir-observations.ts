@@ -5,6 +5,7 @@ import { SYSTEMS } from './clinical-mapping';
 import { nextOf, type SearchPage } from './fhir-bundle';
 import { FhirError } from './fhir-errors';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
+import { FhirExportReadModel } from './fhir-export-read-model';
 import { FhirReadModel, type Position } from './fhir-read-model';
 import { type Cursor, type SearchQuery, tokenMatches } from './fhir-search';
 import { parseLabObservationId } from './lab-result-mapping';
@@ -34,6 +35,7 @@ export class FhirObservations {
   constructor(
     private readonly reads: FhirReadModel,
     private readonly orders: FhirOrders,
+    private readonly exportReads: FhirExportReadModel,
   ) {}
 
   /**
@@ -120,7 +122,7 @@ export class FhirObservations {
   /** Wearable samples in storage order (the bulk export: no filter but _lastUpdated, every sample once). */
   private async wearablesBySeries(team: TeamPrincipal, query: SearchQuery, resources: string[]): Promise<SearchPage> {
     const limit = query.count;
-    const rows = await this.reads.samplesBySeries(team, {
+    const rows = await this.exportReads.samplesBySeries(team, {
       resources,
       lastUpdated: query.lastUpdated,
       after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,

@@ -16,7 +16,7 @@ import type { Physician } from '../orders/order.entities';
 import type { MissingBiomarkerResult } from '../results';
 import type { DateBound } from './fhir-search';
 
-type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
+export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
 /** A keyset position: the sort key as UTC text at microsecond precision, and the id. */
 export interface Position {
@@ -154,10 +154,10 @@ export interface OrderFilter extends BaseFilter {
   date: DateBound[];
 }
 
-const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
+export const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
 
 /** A WHERE clause built with its positional values. */
-class Where {
+export class Where {
   readonly clauses: string[] = [];
   constructor(readonly values: unknown[] = []) {}
 
@@ -195,7 +195,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuids = (ids: string[]) => ids.filter((id) => UUID.test(id));
 
 /** The live users of the scope, joined as `u` on `userColumn`. */
-function liveUsers(where: Where, scope: Scope, userColumn: string): string {
+export function liveUsers(where: Where, scope: Scope, userColumn: string): string {
   return `JOIN users u ON u.id = ${userColumn} AND u.team_id = ${where.param(scope.teamId)}::uuid AND u.environment = ${where.param(scope.environment)} AND u.deletion_requested_at IS NULL`;
 }
 
@@ -341,32 +341,6 @@ export class FhirReadModel {
          JOIN health_samples t ON t.series_id = s.id
         WHERE ${where.sql()}
         ORDER BY t.ts, t.series_id LIMIT ${where.param(filter.limit + 1)}`,
-      where.values,
-    );
-  }
-
-  /**
-   * Wearable samples of the given resources in storage order, series by series (the bulk
-   * export's traversal): the samples' own key (series_id, ts), so each page is an index range
-   * however many samples the team holds, where the search's time order would sort them all.
-   * The position's id is the series, its time the sample's.
-   */
-  async samplesBySeries(scope: Scope, filter: { resources: string[]; lastUpdated: DateBound[]; after?: Position; limit: number }): Promise<SampleRow[]> {
-    const where = new Where();
-    const join = liveUsers(where, scope, 's.user_id');
-    where.add(`s.resource = ANY(${where.param(filter.resources)}::text[])`);
-    where.bounds('t.updated_at', filter.lastUpdated);
-    if (filter.after) {
-      where.add(`(t.series_id, t.ts) > (${where.param(filter.after.id)}::bigint, ${where.param(filter.after.at)}::timestamp AT TIME ZONE 'UTC')`);
-    }
-    return this.db.query(
-      `SELECT t.series_id::text AS series_id, s.user_id, s.resource, s.provider, s.source_type,
-              ((extract(epoch FROM t.ts) * 1000000)::bigint)::text AS ts_us, t.ts, t.end_ts, t.value, t.diastolic, t.sample_type, t.timezone_offset,
-              t.updated_at, ${AT('t.ts')} AS keyset_at
-         FROM health_series s ${join}
-         JOIN health_samples t ON t.series_id = s.id
-        WHERE ${where.sql()}
-        ORDER BY t.series_id, t.ts LIMIT ${where.param(filter.limit + 1)}`,
       where.values,
     );
   }

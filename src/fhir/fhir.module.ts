@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { PhiReadAudit } from '../common/phi-access-log';
 import { FhirController } from './fhir.controller';
 import { FhirReadModel } from './fhir-read-model';
+import { FhirExportReadModel } from './fhir-export-read-model';
 import { FhirObservations } from './fhir-observations';
 import { FhirOrders } from './fhir-orders';
 import { FhirService } from './fhir.service';
@@ -22,6 +23,7 @@ import { FhirExportsService } from './export/fhir-exports.service';
     FhirOrders,
     FhirObservations,
     FhirReadModel,
+    FhirExportReadModel,
     PhiReadAudit,
     FhirExportsService,
     FhirExportsRepository,
