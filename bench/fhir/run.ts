@@ -152,7 +152,10 @@ async function main() {
       (row: { 'QUERY PLAN': string }) => row['QUERY PLAN'],
     );
     console.log(`\nEXPLAIN (ANALYZE, BUFFERS) of the Observation search's statement:\n  ${plan.join('\n  ')}`);
-    if (!plan.some((line) => /Index (Only )?Scan (using|on) health_samples_p\d+_pkey/.test(line)) || plan.some((line) => /Seq Scan on health_samples/.test(line))) {
+    if (
+      !plan.some((line) => /Index (Only )?Scan (using|on) health_samples_p\d+_pkey/.test(line)) ||
+      plan.some((line) => /Seq Scan on health_samples/.test(line))
+    ) {
       throw new Error('the search does not read health_samples through its primary key');
     }
 
