@@ -2,6 +2,7 @@ import type {
   AppointmentActivities,
   ConnectionActivities,
   EventActivities,
+  FhirExportActivities,
   LinkBulkOpActivities,
   OrderActivities,
   ReminderActivities,
@@ -11,6 +12,7 @@ import type {
 import { type AppointmentLifecycle, createAppointmentActivities } from './appointments';
 import { type ConnectionSync, createConnectionActivities } from './connections';
 import { createEventActivities, type EventEmitter } from './events';
+import { createFhirExportActivities, type FhirExportWriter } from './fhir-exports';
 import { createLinkBulkOpActivities, type LinkBulkOpRunner } from './link-bulk-ops';
 import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createReminderActivities, type ReminderSender } from './reminders';
@@ -26,6 +28,7 @@ export interface ActivityDependencies {
   connections: ConnectionSync;
   linkBulkOps: LinkBulkOpRunner;
   sandboxPartners: SandboxPartnerStandIns;
+  fhirExports: FhirExportWriter;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
@@ -38,7 +41,8 @@ export function createActivities(
   ReminderActivities &
   ConnectionActivities &
   LinkBulkOpActivities &
-  SandboxPartnerActivities {
+  SandboxPartnerActivities &
+  FhirExportActivities {
   return {
     ...createUserActivities(deps.users),
     ...createEventActivities(deps.events),
@@ -48,6 +52,7 @@ export function createActivities(
     ...createConnectionActivities(deps.connections),
     ...createLinkBulkOpActivities(deps.linkBulkOps),
     ...createSandboxPartnerActivities(deps.sandboxPartners),
+    ...createFhirExportActivities(deps.fhirExports),
   };
 }
 

@@ -18,7 +18,7 @@ import { fmt, ROOT } from './lib/load';
 import type { Figure } from './lib/results';
 
 /** Each bench and the npm script that runs it; webhooks first (its queue must be quiet). */
-const BENCHES = ['webhooks', 'orders', 'reads', 'framework', 'observability', 'health-data', 'lab-reports', 'open-workflows', 'hl7'];
+const BENCHES = ['webhooks', 'orders', 'reads', 'framework', 'observability', 'health-data', 'lab-reports', 'open-workflows', 'hl7', 'fhir'];
 
 interface BenchRun {
   bench: string;

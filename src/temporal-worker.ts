@@ -6,6 +6,7 @@ import { ConnectionReconciler } from './connections/connection-reconciler';
 import { ConnectionSyncService } from './connections/connection-sync.service';
 import { ConnectionBulkOpsService } from './connections/connection-bulk-ops.service';
 import { OutboxService } from './events/outbox.service';
+import { FhirExportRunner } from './fhir/export/fhir-export-runner';
 import { LabReportProcessingService } from './lab-reports/lab-report-processing.service';
 import { LabReportStarter } from './lab-reports/lab-report-starter';
 import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
@@ -44,6 +45,7 @@ export async function createLabflowWorker(
     connections: app.get(ConnectionSyncService),
     linkBulkOps: app.get(ConnectionBulkOpsService),
     sandboxPartners: app.get(OrderSandboxPartners),
+    fhirExports: app.get(FhirExportRunner),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

@@ -4,6 +4,7 @@ import { AppointmentsModule } from './appointments/appointments.module';
 import { ConnectionsModule } from './connections/connections.module';
 import { CoreModule } from './core.module';
 import { EventsModule } from './events/events.module';
+import { FhirModule } from './fhir/fhir.module';
 import { HealthModule } from './probes/health.module';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
@@ -28,6 +29,7 @@ export class WorkerModule {
         LabReportsModule,
         RemindersModule,
         ConnectionsModule,
+        FhirModule,
       ],
     };
   }

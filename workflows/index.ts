@@ -7,3 +7,4 @@ export { appointmentWorkflow } from './appointment/appointment-workflow';
 export { labReportWorkflow } from './lab-report/lab-report-workflow';
 export { connectionWorkflow } from './connection/connection-workflow';
 export { linkBulkOpWorkflow } from './link-bulk-op/link-bulk-op-workflow';
+export { fhirExportWorkflow } from './fhir-export/fhir-export-workflow';

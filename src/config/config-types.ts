@@ -38,6 +38,8 @@ export interface LabflowConfig {
   linkMigration: { pullBatch: number; pullInterval: Duration; heartbeatTimeout: Duration; waitMs: number };
   /** SANDBOX_SOURCE_ERRORS: demo provider → the connection error its sandbox source raises. */
   sandboxSourceErrors: Record<string, string>;
+  /** FHIR Bulk Data export: how long files are kept, and resources per page. */
+  fhirExport: { retentionMs: number; pageSize: number };
   healthData: {
     bodyLimitBytes: number;
     pageSize: number;

@@ -128,6 +128,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       waitMs: toMs(e.LINK_BULK_WAIT),
     },
     sandboxSourceErrors: pairsOf(e.SANDBOX_SOURCE_ERRORS),
+    fhirExport: { retentionMs: toMs(e.FHIR_EXPORT_RETENTION), pageSize: e.FHIR_EXPORT_PAGE_SIZE },
     healthData: {
       bodyLimitBytes: e.HEALTH_DATA_BODY_LIMIT_BYTES,
       pageSize: e.HEALTH_DATA_PAGE_SIZE,

@@ -102,6 +102,12 @@ export const domainEnv = {
         "Link Migration: an ended bulk operation's users (a row each, with their outcome) are deleted by the retention sweep this long after it ended. The operation stays in `GET /v2/link/bulk_op` with its counts.",
       ),
     ),
+  FHIR_EXPORT_RETENTION: duration
+    .default('24h')
+    .meta(doc('requests', "FHIR Bulk Data export: a completed export's NDJSON files are kept this long, then deleted (the status URL then answers 404).")),
+  FHIR_EXPORT_PAGE_SIZE: wholeNumber(1, 10000)
+    .default(1000)
+    .meta(doc('requests', 'FHIR Bulk Data export: resources per page read and written (one sealed part of an NDJSON file each).')),
   LINK_BULK_WAIT: duration
     .default('20s')
     .meta(

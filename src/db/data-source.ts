@@ -61,6 +61,7 @@ import { DeliveryAttemptKey1763790700000 } from './migrations/1763790700000-deli
 import { DeliveryFillfactor1763790600000 } from './migrations/1763790600000-delivery-fillfactor';
 import { DeliveryFirstAttemptInline1763790601000 } from './migrations/1763790601000-delivery-first-attempt-inline';
 import { TimeOrderedIds1763790602000 } from './migrations/1763790602000-time-ordered-ids';
+import { FhirExports1763790740000 } from './migrations/1763790740000-fhir-exports';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -151,6 +152,7 @@ export const MIGRATIONS = [
   TimeOrderedIds1763790602000,
   LabReportRejection1763790620000,
   DeliveryAttemptKey1763790700000,
+  FhirExports1763790740000,
 ];
 
 /**

@@ -5,6 +5,7 @@ import { SYSTEMS } from './clinical-mapping';
 import { nextOf, type SearchPage } from './fhir-bundle';
 import { FhirError } from './fhir-errors';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
+import { FhirExportReadModel } from './fhir-export-read-model';
 import { FhirReadModel, type Position } from './fhir-read-model';
 import { type Cursor, type SearchQuery, tokenMatches } from './fhir-search';
 import { parseLabObservationId } from './lab-result-mapping';
@@ -34,16 +35,17 @@ export class FhirObservations {
   constructor(
     private readonly reads: FhirReadModel,
     private readonly orders: FhirOrders,
+    private readonly exportReads: FhirExportReadModel,
   ) {}
 
-  /** Observations: an order's lab results first, then wearable samples; the cursor says which part a page continues. */
   /**
    * Observations come from three places, searched one after the other: an order's lab results,
    * then wearable samples, then sleep summaries. A page may span parts; its cursor names the part
    * it continues (a cursor with n = -1 starts a part from its beginning). `only`: the parts to
-   * search ($everything reads the lab part itself).
+   * search ($everything reads the lab part itself). `order`: wearable samples by time (a search),
+   * or in storage order, series by series (the bulk export, which reads them all).
    */
-  async search(team: TeamPrincipal, query: SearchQuery, only?: ObservationPart[]): Promise<SearchPage> {
+  async search(team: TeamPrincipal, query: SearchQuery, only?: ObservationPart[], order: 'time' | 'storage' = 'time'): Promise<SearchPage> {
     const categories = query.category?.filter((token) => !token.system || token.system === SYSTEMS.observationCategory).map((token) => token.code);
     const wearables = wearableResourcesFor(categories, query.code);
     const byId = (parse: (id: string) => unknown) => query.ids?.filter((id) => parse(id) !== null);
@@ -57,7 +59,10 @@ export class FhirObservations {
       {
         name: 'wearable',
         applies: wearables.length > 0 && finalOnly && (!query.ids || byId(parseSampleObservationId)!.length > 0),
-        run: (count, cursor) => this.wearableObservations(team, { ...query, count, cursor }, wearables),
+        run: (count, cursor) =>
+          order === 'storage'
+            ? this.wearablesBySeries(team, { ...query, count, cursor }, wearables)
+            : this.wearableObservations(team, { ...query, count, cursor }, wearables),
       },
       {
         name: 'sleep',
@@ -104,6 +109,21 @@ export class FhirObservations {
       patient: query.patient,
       resources,
       date: query.date,
+      lastUpdated: query.lastUpdated,
+      after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
+      limit,
+    });
+    return {
+      matches: rows.slice(0, limit).flatMap((row) => wearableObservation(row) ?? []),
+      next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: row.keyset_at, id: row.series_id, n: 0 })),
+    };
+  }
+
+  /** Wearable samples in storage order (the bulk export: no filter but _lastUpdated, every sample once). */
+  private async wearablesBySeries(team: TeamPrincipal, query: SearchQuery, resources: string[]): Promise<SearchPage> {
+    const limit = query.count;
+    const rows = await this.exportReads.samplesBySeries(team, {
+      resources,
       lastUpdated: query.lastUpdated,
       after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
       limit,

@@ -16,7 +16,7 @@ import type { Physician } from '../orders/order.entities';
 import type { MissingBiomarkerResult } from '../results';
 import type { DateBound } from './fhir-search';
 
-type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
+export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
 /** A keyset position: the sort key as UTC text at microsecond precision, and the id. */
 export interface Position {
@@ -154,10 +154,10 @@ export interface OrderFilter extends BaseFilter {
   date: DateBound[];
 }
 
-const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
+export const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
 
 /** A WHERE clause built with its positional values. */
-class Where {
+export class Where {
   readonly clauses: string[] = [];
   constructor(readonly values: unknown[] = []) {}
 
@@ -195,7 +195,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuids = (ids: string[]) => ids.filter((id) => UUID.test(id));
 
 /** The live users of the scope, joined as `u` on `userColumn`. */
-function liveUsers(where: Where, scope: Scope, userColumn: string): string {
+export function liveUsers(where: Where, scope: Scope, userColumn: string): string {
   return `JOIN users u ON u.id = ${userColumn} AND u.team_id = ${where.param(scope.teamId)}::uuid AND u.environment = ${where.param(scope.environment)} AND u.deletion_requested_at IS NULL`;
 }
 

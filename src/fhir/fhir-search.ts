@@ -103,7 +103,19 @@ export interface SearchQuery {
   count: number;
   cursor?: Cursor;
   includeResults: boolean;
+  /** `_revinclude`: a patient's Observations (Patient), an Observation's lab report (Observation). */
+  revInclude?: RevInclude;
 }
+
+/** The `_revinclude`s served, per type (bounded: see REVINCLUDED_PER_PATIENT). */
+export const REV_INCLUDES = {
+  Patient: ['Observation:subject', 'Observation:patient'],
+  Observation: ['DiagnosticReport:result'],
+} as const;
+export type RevInclude = (typeof REV_INCLUDES)[keyof typeof REV_INCLUDES][number];
+/** A Patient page with `_revinclude` holds at most this many patients, each with at most this many Observations. */
+export const REVINCLUDE_MAX_PATIENTS = 20;
+export const REVINCLUDED_PER_PATIENT = 100;
 
 export const DEFAULT_COUNT = 50;
 export const MAX_COUNT = 1000;
@@ -136,8 +148,20 @@ export function parseSearch(type: FhirResourceType, raw: RawQuery): SearchQuery 
       query.includeResults = true;
       continue;
     }
+    if (name === '_revinclude') {
+      const allowed: readonly string[] = type === 'Patient' || type === 'Observation' ? REV_INCLUDES[type] : [];
+      if (values.length !== 1 || !allowed.includes(values[0])) {
+        throw FhirError.invalid(
+          `_revinclude: served only as Patient?_revinclude=Observation:subject (or :patient) and Observation?_revinclude=DiagnosticReport:result, one at a time.`,
+          '_revinclude',
+        );
+      }
+      query.revInclude = values[0] as RevInclude;
+      continue;
+    }
     if (!served.has(name)) {
-      const list = [...served, '_count', '_cursor', ...(type === 'DiagnosticReport' ? ['_include'] : [])].join(', ');
+      const extra = [...(type === 'DiagnosticReport' ? ['_include'] : []), ...(type === 'Patient' || type === 'Observation' ? ['_revinclude'] : [])];
+      const list = [...served, '_count', '_cursor', ...extra].join(', ');
       throw FhirError.notSupported(`Search parameter "${name}" is not served for ${type}; served: ${list}.`, name);
     }
     const items = values
@@ -176,6 +200,7 @@ export function parseSearch(type: FhirResourceType, raw: RawQuery): SearchQuery 
         break;
     }
   }
+  if (query.revInclude && type === 'Patient') query.count = Math.min(query.count, REVINCLUDE_MAX_PATIENTS);
   return query;
 }
 

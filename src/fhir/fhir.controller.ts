@@ -6,7 +6,8 @@ import { capabilityStatement } from './capability-statement';
 import { FHIR_JSON } from './fhir-bundle';
 import { FhirError } from './fhir-errors';
 import { type FhirResourceType, SEARCH_PARAMETERS } from './fhir-search';
-import { type FhirBase, FhirService } from './fhir.service';
+import { baseOf } from './fhir-base';
+import { FhirService } from './fhir.service';
 import { OperationOutcomeFilter } from './operation-outcome.filter';
 
 type RawQuery = Record<string, string | string[] | undefined>;
@@ -64,10 +65,4 @@ function servedType(type: string): FhirResourceType {
 function checkedId(type: string, id: string): string {
   if (!ID.test(id)) throw FhirError.notFound(type, id);
   return id;
-}
-
-/** The base URLs as the caller reached labflow (behind the proxies the API trusts). */
-function baseOf(request: FastifyRequest): FhirBase {
-  const api = `${request.protocol}://${request.host}`;
-  return { api, fhir: `${api}/fhir/R4` };
 }

@@ -21,8 +21,8 @@ import { FhirObservations } from './fhir-observations';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
 import { FhirError } from './fhir-errors';
 import { FhirReadModel, type OrderFilter, type OrderRow, type Position } from './fhir-read-model';
-import { type Cursor, type FhirResourceType, MAX_COUNT, parseSearch, type SearchQuery, tokenMatches } from './fhir-search';
-import { diagnosticReport, reportCodings } from './lab-result-mapping';
+import { type Cursor, type FhirResourceType, MAX_COUNT, parseSearch, REVINCLUDED_PER_PATIENT, type SearchQuery, tokenMatches } from './fhir-search';
+import { diagnosticReport, parseLabObservationId, reportCodings } from './lab-result-mapping';
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -67,7 +67,26 @@ export class FhirService {
   async search(team: TeamPrincipal, type: FhirResourceType, raw: RawQuery, base: FhirBase): Promise<Bundle> {
     const query = parseSearch(type, raw);
     const page = type === 'Observation' ? await this.observations.search(team, query) : await this.page(team, type, query, base);
+    if (query.revInclude) page.included = [...(page.included ?? []), ...(await this.revIncluded(team, query, page, base))];
     return searchsetBundle(base.fhir, type, raw, page);
+  }
+
+  /**
+   * `_revinclude`, where it is cheap: a Patient page's Observations (at most
+   * REVINCLUDED_PER_PATIENT each, the first of an Observation search by patient; the page holds
+   * at most REVINCLUDE_MAX_PATIENTS patients), or the lab reports (DiagnosticReport, the order)
+   * whose `result` lists an Observation of the page, read in one statement.
+   */
+  private async revIncluded(team: TeamPrincipal, query: SearchQuery, page: SearchPage, base: FhirBase): Promise<Resource[]> {
+    const plain = (more: Partial<SearchQuery>): SearchQuery => ({ date: [], lastUpdated: [], count: REVINCLUDED_PER_PATIENT, includeResults: false, ...more });
+    if (query.revInclude === 'DiagnosticReport:result') {
+      const orderIds = [...new Set(page.matches.flatMap((resource) => parseLabObservationId(resource.id ?? '')?.orderId ?? []))];
+      if (orderIds.length === 0) return [];
+      return (await this.page(team, 'DiagnosticReport', plain({ ids: orderIds, count: orderIds.length }), base)).matches;
+    }
+    const included: Resource[] = [];
+    for (const patient of page.matches) included.push(...(await this.observations.search(team, plain({ patient: patient.id }))).matches);
+    return included;
   }
 
   /**
@@ -106,6 +125,14 @@ export class FhirService {
     }
     matches.push(...wearablePage.matches);
     return searchsetBundle(base.fhir, `Patient/${patientId}/$everything`, raw, { matches, next: wearablePage.next });
+  }
+
+  /**
+   * One page of `type` for the bulk export (src/fhir/export/): the search's page, read and
+   * audited as a search's, wearable Observations in storage order.
+   */
+  async exportPage(team: TeamPrincipal, type: FhirResourceType, query: SearchQuery, base: FhirBase): Promise<SearchPage> {
+    return type === 'Observation' ? this.observations.search(team, query, undefined, 'storage') : this.page(team, type, query, base);
   }
 
   private async *drain(search: (cursor: Cursor | undefined) => Promise<SearchPage>): AsyncGenerator<Resource> {

@@ -27,6 +27,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'event_deliveries', key: ['id'], column: 'first_attempt_response_enc', kind: 'text' },
   { table: 'event_delivery_attempts', key: ['delivery_id', 'attempt_number'], column: 'response_excerpt_enc', kind: 'text' },
   { table: 'event_outbox', key: ['id'], column: 'data_enc', kind: 'text' },
+  { table: 'fhir_export_parts', key: ['export_id', 'type', 'seq'], column: 'content_enc', kind: 'bytes', maxBatch: 4 },
   { table: 'hl7_messages', key: ['id'], column: 'body_enc', kind: 'text' },
   { table: 'idempotency_keys', key: ['team_id', 'environment', 'key'], column: 'response_enc', kind: 'text' },
   { table: 'insurances', key: ['id'], column: 'guarantor_enc', kind: 'text' },

@@ -156,9 +156,14 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(statement).toMatchObject({ resourceType: 'CapabilityStatement', fhirVersion: '4.0.1', kind: 'instance', format: ['application/fhir+json'] });
     const resources = statement.rest![0].resource!;
     expect(resources.map((resource) => resource.type).sort()).toEqual(
-      ['Appointment', 'Coverage', 'DiagnosticReport', 'Observation', 'Patient', 'Practitioner', 'ServiceRequest', 'Specimen'].sort(),
+      ['Appointment', 'Coverage', 'DiagnosticReport', 'Group', 'Observation', 'Patient', 'Practitioner', 'ServiceRequest', 'Specimen'].sort(),
     );
-    for (const resource of resources) expect(resource.interaction!.map((interaction) => interaction.code)).toEqual(['read', 'search-type']);
+    for (const resource of resources.filter((served) => served.type !== 'Group')) {
+      expect(resource.interaction!.map((interaction) => interaction.code)).toEqual(['read', 'search-type']);
+    }
+    // The team, as a Group, only for the Bulk Data kick-off.
+    expect(resources.find((resource) => resource.type === 'Group')).toMatchObject({ operation: [{ name: 'export' }] });
+    expect(resources.find((resource) => resource.type === 'Group')!.interaction).toBeUndefined();
     const observation = resources.find((resource) => resource.type === 'Observation')!;
     expect(observation.searchParam!.map((parameter) => parameter.name).sort()).toEqual([
       '_count',
@@ -172,7 +177,12 @@ describe('FHIR R4 API (/fhir/R4)', () => {
       'subject',
     ]);
     expect(resources.find((resource) => resource.type === 'DiagnosticReport')!.searchInclude).toEqual(['DiagnosticReport:result']);
-    expect(resources.find((resource) => resource.type === 'Patient')!.operation).toEqual([expect.objectContaining({ name: 'everything' })]);
+    expect(resources.find((resource) => resource.type === 'Patient')!.operation).toEqual([
+      expect.objectContaining({ name: 'everything' }),
+      expect.objectContaining({ name: 'export' }),
+    ]);
+    expect(resources.find((resource) => resource.type === 'Patient')!.searchRevInclude).toEqual(['Observation:subject', 'Observation:patient']);
+    expect(resources.find((resource) => resource.type === 'Observation')!.searchRevInclude).toEqual(['DiagnosticReport:result']);
   });
 
   it("answers application/fhir+json; without a key 401 and with another team's key 404, as OperationOutcome", async () => {
@@ -207,6 +217,9 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(badDate).toMatchObject({ status: 400, outcome: { issue: [{ code: 'invalid', expression: ['date'] }] } });
     const badInclude = await refusal(fhir.search({ resourceType: 'Observation', searchParams: { _include: 'Observation:subject' } }));
     expect(badInclude.status).toBe(400);
+    const badRevInclude = await refusal(fhir.search({ resourceType: 'DiagnosticReport', searchParams: { _revinclude: 'Observation:subject' } }));
+    expect(badRevInclude).toMatchObject({ status: 400, outcome: { issue: [{ expression: ['_revinclude'] }] } });
+    keep(badRevInclude.outcome);
     const badCursor = await refusal(fhir.search({ resourceType: 'Patient', searchParams: { _cursor: 'not-a-cursor' } }));
     expect(badCursor.status).toBe(400);
     const unknownType = await refusal(fhir.read({ resourceType: 'Medication', id: 'x' }));
@@ -279,6 +292,26 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(idsOf(await search('DiagnosticReport', { patient: userId, category: 'RAD' }))).toEqual([]);
     expect(idsOf(await search('DiagnosticReport', { patient: userId, date: 'lt2000' }))).toEqual([]);
     expect(idsOf(await search('DiagnosticReport', { patient: userId }), 'include')).toEqual([]);
+  });
+
+  it("_revinclude: a patient's Observations (bounded), and the lab report listing an Observation", async () => {
+    const patients = await search('Patient', { _id: userId, _revinclude: 'Observation:subject' });
+    expect(idsOf(patients)).toEqual([userId]);
+    const observations = resourcesOf<Observation>(patients, 'include');
+    expect(observations.length).toBeGreaterThan(0);
+    for (const observation of observations) expect(observation.subject!.reference).toBe(`Patient/${userId}`);
+    expect(observations.map((observation) => observation.id)).toEqual(idsOf(await search('Observation', { patient: userId, _count: '100' })));
+
+    const labResults = await search('Observation', { patient: userId, category: 'laboratory', _revinclude: 'DiagnosticReport:result' });
+    // The order's results (glucose readings are laboratory Observations too, with no report).
+    const results = idsOf(labResults).filter((id) => id!.startsWith(`${orderId}-`));
+    expect(results.length).toBeGreaterThan(0);
+    const [report, ...more] = resourcesOf<DiagnosticReport>(labResults, 'include');
+    expect(more).toEqual([]);
+    expect(report).toMatchObject({ resourceType: 'DiagnosticReport', id: orderId });
+    for (const id of results) expect(report.result!.map((reference) => reference.reference)).toContain(`Observation/${id}`);
+    const wearables = await search('Observation', { patient: userId, category: 'vital-signs', _revinclude: 'DiagnosticReport:result' });
+    expect(idsOf(wearables, 'include')).toEqual([]);
   });
 
   it('serves each lab result as an Observation: LOINC, UCUM quantity or string, reference range, v3 interpretation', async () => {

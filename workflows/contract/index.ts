@@ -13,4 +13,5 @@ export * from './lab-reports';
 export * from './request-id';
 export * from './connections';
 export * from './link-bulk-ops';
+export * from './fhir-exports';
 export * from './sandbox-partners';

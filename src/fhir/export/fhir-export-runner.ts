@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FhirExportWriter } from '../../../activities/fhir-exports';
+import type { FhirExportPosition, FhirExportStep } from '../../../workflows/contract';
+import { PhiCipher } from '../../common/crypto';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
+import type { DateBound, FhirResourceType } from '../fhir-search';
+import { SEARCH_PARAMETERS } from '../fhir-search';
+import { FhirService } from '../fhir.service';
+import { FhirExportsRepository } from './fhir-exports.repository';
+
+/**
+ * The export workflow's steps (activities/fhir-exports.ts): each page of a type is read as the
+ * search reads it (FhirService.exportPage: the same statements, the same PHI read audit, under
+ * the API key that asked), written as NDJSON lines and sealed into one part. `_since` and the
+ * transaction time bound `_lastUpdated`.
+ */
+@Injectable()
+export class FhirExportRunner implements FhirExportWriter {
+  constructor(
+    private readonly exports: FhirExportsRepository,
+    private readonly fhir: FhirService,
+    private readonly cipher: PhiCipher,
+    @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'fhirExport'>,
+  ) {}
+
+  async writeParts(exportId: string, type: string, seq: number, position: FhirExportPosition | null, pages: number): Promise<FhirExportStep> {
+    const row = await this.exports.find(exportId);
+    if (!row || row.status !== 'in_progress') return { seq, position, gone: true };
+    if (!Object.hasOwn(SEARCH_PARAMETERS, type)) throw new Error(`FHIR export ${exportId}: type ${type} is not served`);
+    const team = { teamId: row.team_id, environment: row.environment, region: row.region, apiKeyId: row.api_key_id };
+    // Up to and including the transaction time (at millisecond precision), and from _since.
+    const lastUpdated: DateBound[] = [{ op: '<', at: new Date(row.transaction_time.getTime() + 1) }];
+    if (row.since) lastUpdated.push({ op: '>=', at: row.since });
+    const base = { api: row.base_url, fhir: `${row.base_url}/fhir/R4` };
+    let cursor = position ?? undefined;
+    for (let page = 0; page < pages; page++) {
+      const found = await this.fhir.exportPage(
+        team,
+        type as FhirResourceType,
+        { date: [], lastUpdated, count: this.config.fhirExport.pageSize, cursor, includeResults: false },
+        base,
+      );
+      if (found.matches.length > 0) {
+        const lines = found.matches.map((resource) => `${JSON.stringify(resource)}\n`).join('');
+        const written = await this.exports.writePart(exportId, type, seq, found.matches.length, this.cipher.encryptBytes(Buffer.from(lines)));
+        if (!written) return { seq, position: cursor ?? null, gone: true };
+        seq++;
+      }
+      if (!found.next) {
+        await this.exports.pruneParts(exportId, type, seq);
+        return { seq, position: null, gone: false };
+      }
+      cursor = found.next;
+    }
+    return { seq, position: cursor ?? null, gone: false };
+  }
+
+  complete(exportId: string, retentionMs: number): Promise<void> {
+    return this.exports.complete(exportId, retentionMs);
+  }
+
+  expire(exportId: string): Promise<void> {
+    return this.exports.expire(exportId);
+  }
+}
