@@ -1,3 +1,4 @@
+import { currentRequestId, REQUEST_ID_HEADER } from '../../common/request-context';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../partner-signature';
 
 /** One partner webhook call: a path on labflow's API (`/v3/webhooks/courier/sandbox`) and its JSON body. */
@@ -16,7 +17,9 @@ export class PartnerWebhookUnavailable extends Error {}
  * What a partner does to report to labflow: a signed POST to labflow's public partner webhook
  * routes over HTTP (signed as partner-signature.ts verifies), as a real courier, lab or
  * appointment provider does. The sandbox partners of `POST /v3/order/{id}/test` use it from their
- * activities, so a sandbox order takes the production path from the HTTP request on.
+ * activities, so a sandbox order takes the production path from the HTTP request on. The call
+ * carries the request id the activity runs under (the `/test` request's), so what it causes is
+ * logged and delivered under that id, as when the partners were called in process.
  */
 export class PartnerWebhookClient {
   private readonly baseUrl: string;
@@ -32,12 +35,14 @@ export class PartnerWebhookClient {
   async post(call: PartnerWebhookCall): Promise<PartnerWebhookAnswer> {
     if (!this.secret) throw new PartnerWebhookUnavailable('PARTNER_WEBHOOK_SECRET is not set: sandbox partners cannot sign their webhooks.');
     const timestamp = Math.floor(Date.now() / 1000);
+    const requestId = currentRequestId();
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}${call.path}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
+          ...(requestId !== undefined ? { [REQUEST_ID_HEADER]: requestId } : {}),
           [TIMESTAMP_HEADER]: String(timestamp),
           [SIGNATURE_HEADER]: signPartnerWebhook(this.secret, timestamp, call.body),
         },
