@@ -16,7 +16,7 @@ import { createFhirExportActivities, type FhirExportWriter } from './fhir-export
 import { createLinkBulkOpActivities, type LinkBulkOpRunner } from './link-bulk-ops';
 import { createOrderActivities, type OrderLifecycle } from './orders';
 import { createReminderActivities, type ReminderSender } from './reminders';
-import { createSandboxPartnerActivities, type SandboxPartnerStandIns } from './sandbox-partners';
+import { createSandboxPartnerActivities, type PartnerWebhookSender, type SandboxPartnerStandIns, type SandboxProviderStandIn } from './sandbox-partners';
 import { createUserActivities, type UserDeletionStore } from './users';
 
 export interface ActivityDependencies {
@@ -29,6 +29,9 @@ export interface ActivityDependencies {
   linkBulkOps: LinkBulkOpRunner;
   sandboxPartners: SandboxPartnerStandIns;
   fhirExports: FhirExportWriter;
+  sandboxProvider: SandboxProviderStandIn;
+  /** How the sandbox partners call labflow's partner webhooks (signed HTTP). */
+  partnerWebhooks: PartnerWebhookSender;
 }
 
 /** Every activity the worker registers, built from the services it calls. */
@@ -51,7 +54,7 @@ export function createActivities(
     ...createReminderActivities(deps.reminders),
     ...createConnectionActivities(deps.connections),
     ...createLinkBulkOpActivities(deps.linkBulkOps),
-    ...createSandboxPartnerActivities(deps.sandboxPartners),
+    ...createSandboxPartnerActivities(deps.sandboxPartners, deps.sandboxProvider, deps.partnerWebhooks),
     ...createFhirExportActivities(deps.fhirExports),
   };
 }

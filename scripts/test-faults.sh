@@ -206,6 +206,10 @@ export EVENTS_SWEEP_INTERVAL=5s
 export EVENTS_LOST_JOB_GRACE=20s
 export EVENTS_JOB_LOCK=10s
 export SANDBOX_STEP_DELAY=1s
+# The sandbox partners of /test call the API's signed partner webhooks over HTTP (at
+# PUBLIC_API_URL); the production-environment callbacks that secret would also turn on stay off.
+PARTNER_WEBHOOK_SECRET=$(random_key)
+export PARTNER_WEBHOOK_SECRET SANDBOX_CALLBACKS=false
 export APPOINTMENT_PROVIDER_STEP_DELAY=1s
 export RECONCILER_INTERVAL=3s
 export RECONCILER_GRACE=3s

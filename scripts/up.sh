@@ -89,6 +89,12 @@ start() {
 # trips, and with small semi-spaces every scavenge copies them (bench:health-data: the API's CPU
 # per sample about a quarter lower). The same flag in package.json (start:api), the Dockerfile
 # and docker-compose.yml.
+# The sandbox partners of POST /v3/order/{id}/test run in the worker and call the API's signed
+# partner webhooks over HTTP, as real couriers, labs and appointment providers do: the API and
+# the worker share a partner webhook secret (a fresh one per run unless .labflow/env sets one),
+# and the worker calls the API on this machine.
+export PARTNER_WEBHOOK_SECRET=${PARTNER_WEBHOOK_SECRET:-$(random_key)}
+export SANDBOX_PARTNERS_API_URL=${SANDBOX_PARTNERS_API_URL:-http://127.0.0.1:$API_PORT}
 start api dist/src/main.js --max-semi-space-size=32
 start management dist/src/management.js
 start worker dist/src/worker.js

@@ -10,6 +10,8 @@ import { FhirExportRunner } from './fhir/export/fhir-export-runner';
 import { LabReportProcessingService } from './lab-reports/lab-report-processing.service';
 import { LabReportStarter } from './lab-reports/lab-report-starter';
 import { AppointmentLifecycleService } from './appointments/appointment-lifecycle.service';
+import { SandboxAppointmentPartner } from './appointments/sandbox-appointment-partner';
+import { PartnerWebhookClient } from './adapters/sandbox-callbacks/partner-webhook-client';
 import { OrderTransitionsService } from './orders/order-transitions.service';
 import { OrderSandboxPartners } from './orders/order-sandbox-partners';
 import { OrderReconciler } from './orders/order-reconciler';
@@ -25,6 +27,8 @@ export interface LabflowWorkerOptions {
   taskQueue?: string;
   /** A pre-built bundle (tests bundle once per run); otherwise see workflowCodeOptions. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Where the sandbox partners call labflow's partner webhooks (tests: their API's address); default SANDBOX_PARTNERS_API_URL. */
+  partnersApiUrl?: string;
 }
 
 /** A Temporal worker for labflow's workflows, with activities wired to the app's services. */
@@ -46,6 +50,8 @@ export async function createLabflowWorker(
     linkBulkOps: app.get(ConnectionBulkOpsService),
     sandboxPartners: app.get(OrderSandboxPartners),
     fhirExports: app.get(FhirExportRunner),
+    sandboxProvider: app.get(SandboxAppointmentPartner),
+    partnerWebhooks: new PartnerWebhookClient(options.partnersApiUrl ?? config.sandboxCallbacks.partnersApiUrl, config.orders.partnerWebhookSecret ?? null),
   });
   // Orders whose workflow the API could not start get it from here (stops when the app closes).
   app.get(OrderReconciler).start();

@@ -61,20 +61,7 @@ export class AppointmentLifecycleService {
     const order = await this.orders.findById(input.orderId);
     if (!order) throw new OrderGoneError(`Order ${input.orderId} no longer exists.`);
     const provider = this.providerOf(input.kind);
-    const patientAddress = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
-    const homeAddress: AppointmentAddress | null =
-      input.booking.mode === 'request'
-        ? input.booking.address
-        : patientAddress && input.kind === 'phlebotomy'
-          ? {
-              first_line: patientAddress.first_line,
-              second_line: patientAddress.second_line ?? null,
-              city: patientAddress.city,
-              state: patientAddress.state,
-              zip_code: patientAddress.zip,
-              access_notes: patientAddress.access_notes ?? null,
-            }
-          : null;
+    const homeAddress: AppointmentAddress | null = input.booking.mode === 'request' ? input.booking.address : this.patientHomeAddress(order, input.kind);
     const slot: ProviderSlotRef | null =
       input.booking.mode === 'book'
         ? { site: input.booking.slot.site, start: input.booking.slot.start, end: input.booking.slot.end }
@@ -221,6 +208,31 @@ export class AppointmentLifecycleService {
 
   private async holdSeat(manager: EntityManager, appointmentId: string, provider: BookingProvider, slot: ProviderSlotRef): Promise<void> {
     await this.appointments.holdSeat(manager, appointmentId, provider.slug, slot.site, new Date(slot.start));
+  }
+
+  /** The patient's address for an at-home draw (null: a service-center visit, or no address). */
+  private patientHomeAddress(order: { patientAddressEnc: string | null }, kind: AppointmentKind): AppointmentAddress | null {
+    const patientAddress = order.patientAddressEnc ? this.cipher.decryptJson<PatientAddress>(order.patientAddressEnc) : null;
+    if (!patientAddress || kind !== 'phlebotomy') return null;
+    return {
+      first_line: patientAddress.first_line,
+      second_line: patientAddress.second_line ?? null,
+      city: patientAddress.city,
+      state: patientAddress.state,
+      zip_code: patientAddress.zip,
+      access_notes: patientAddress.access_notes ?? null,
+    };
+  }
+
+  /**
+   * The first free slot of the order's appointment kind from tomorrow on, with its provider's slug:
+   * what the sandbox patient of `POST /v3/order/{id}/test` books (SandboxAppointmentPartner).
+   */
+  async firstFreeSlotOf(orderId: string, kind: AppointmentKind): Promise<ProviderSlotRef & { provider: string }> {
+    const order = await this.orders.findById(orderId);
+    if (!order) throw new OrderGoneError(`Order ${orderId} no longer exists.`);
+    const provider = this.providerOf(kind);
+    return { ...(await this.firstFreeSlot(provider, this.patientHomeAddress(order, kind))), provider: provider.slug };
   }
 
   /** A sandbox simulation's slot: the first bookable slot from tomorrow on. */

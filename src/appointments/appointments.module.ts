@@ -15,6 +15,7 @@ import { AppointmentAreasService } from './appointment-areas.service';
 import { APPOINTMENTS_CLOCK, AppointmentAvailabilityService, PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointment-availability.service';
 import { SandboxPhlebotomyProvider } from './providers/sandbox-phlebotomy.provider';
 import { SandboxPscProvider } from './providers/sandbox-psc.provider';
+import { SandboxAppointmentPartner } from './sandbox-appointment-partner';
 
 /**
  * Phlebotomy and walk-in (PSC) appointments: availability and booking keys, booking through the
@@ -41,7 +42,8 @@ import { SandboxPscProvider } from './providers/sandbox-psc.provider';
     AppointmentViews,
     AppointmentLifecycleService,
     AppointmentBookingsService,
+    SandboxAppointmentPartner,
   ],
-  exports: [AppointmentAvailabilityService, AppointmentLifecycleService, AppointmentBookingsService],
+  exports: [AppointmentAvailabilityService, AppointmentLifecycleService, AppointmentBookingsService, SandboxAppointmentPartner],
 })
 export class AppointmentsModule {}

@@ -197,6 +197,8 @@ export interface SandboxCallbacksConfig {
   queueName: string;
   courierStepDelayMs: number;
   labResultDelayMs: number;
+  /** Where the sandbox partners of `/test` call labflow's partner webhooks (SANDBOX_PARTNERS_API_URL, else the public URL). */
+  partnersApiUrl: string;
 }
 
 /** Outbox relay and webhook / event-destination delivery (src/events). */

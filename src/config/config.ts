@@ -189,6 +189,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       queueName: e.SANDBOX_CALLBACKS_QUEUE,
       courierStepDelayMs: toMs(e.SANDBOX_COURIER_STEP_DELAY),
       labResultDelayMs: toMs(e.SANDBOX_LAB_RESULT_DELAY),
+      partnersApiUrl: e.SANDBOX_PARTNERS_API_URL ?? e.PUBLIC_API_URL ?? `http://${e.API_HOST}:${e.API_PORT}`,
     },
     hl7: {
       listenerPort: e.HL7_LISTENER_PORT,

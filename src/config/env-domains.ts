@@ -160,6 +160,17 @@ export const domainEnv = {
     .regex(/^[A-Za-z0-9_.-]{1,100}$/)
     .default('labflow-sandbox-callbacks')
     .meta(doc('sandbox', 'BullMQ queue of sandbox partner callbacks (tests use one per stack).')),
+  SANDBOX_PARTNERS_API_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(
+      doc(
+        'sandbox',
+        "labflow's API as the worker reaches it: the sandbox partners of `POST /v3/order/{id}/test` (courier, lab, appointment provider) call its signed partner webhooks there (compose: `http://api:8000`).",
+        '`PUBLIC_API_URL`',
+      ),
+    ),
   SANDBOX_COURIER_STEP_DELAY: duration
     .default('5s')
     .meta(doc('sandbox', 'Sandbox courier: pause between its tracking updates (`out_for_delivery` … `delivered_to_lab`).')),

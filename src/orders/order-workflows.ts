@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { ApiError } from '../common/errors';
 import { MicroBatcher } from '../common/micro-batcher';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
@@ -141,7 +142,7 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
     const labSlug = known ? known.labSlug : (await this.catalog.labsByIds([order.labId]))[0]?.slug;
     const seq = known ? known.seq : await this.orders.latestSeq(order.id);
     try {
-      await this.temporal.workflow.start(workflowTypeOf(order), {
+      await this.temporal.workflow.start(ORDER_WORKFLOW_TYPE, {
         ...this.startOptions(order, labSlug),
         args: [this.inputFor(order, seq)],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -167,7 +168,7 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
       this.orders.latestSeq(order.id),
       this.readModel.resumeOf(order.id),
     ]);
-    const handle = await this.temporal.workflow.start(workflowTypeOf(order), {
+    const handle = await this.temporal.workflow.start(ORDER_WORKFLOW_TYPE, {
       ...this.startOptions(order, labSlug),
       args: [{ ...this.inputFor(order, seq), resume }],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
@@ -187,9 +188,14 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
 
   /**
    * Has the sandbox partners play (sandboxPartnersWorkflow, `sandbox-partners:<id>`): starts them,
-   * or redirects those already playing. `delayMs` defaults to SANDBOX_STEP_DELAY.
+   * or redirects those already playing. `delayMs` defaults to SANDBOX_STEP_DELAY. They call the
+   * partner webhooks, which need PARTNER_WEBHOOK_SECRET: without it, 503 rather than a silent play.
    */
   async playSandbox(order: OrderEntity, play: Omit<SandboxPlay, 'delayMs'> & { delayMs?: number }): Promise<void> {
+    // The partners report through the signed partner webhooks, as real ones do: no secret, no reports.
+    if (!this.config.orders.partnerWebhookSecret) {
+      throw new ApiError(503, 'The sandbox partners report through the partner webhooks, which are not configured (PARTNER_WEBHOOK_SECRET).');
+    }
     const full: SandboxPlay = { ...play, delayMs: play.delayMs ?? msToNumber(this.config.orders.sandboxStepDelay as Parameters<typeof msToNumber>[0]) };
     await this.temporal.workflow.signalWithStart('sandboxPartnersWorkflow', {
       workflowId: sandboxPartnersWorkflowId(order.id),
@@ -254,10 +260,8 @@ export class OrderWorkflows implements BeforeApplicationShutdown {
 }
 
 /**
- * The workflow type a new run of the order starts: orderWorkflowV2, whose sandbox orders meet
- * their partners outside it; appointment flows keep orderWorkflow until the sandbox appointment
- * provider reports through provider callbacks rather than from inside the appointment workflow.
+ * The workflow type every new run of an order starts, of every flow: orderWorkflowV2, whose
+ * sandbox orders meet their partners outside it. orderWorkflow stays registered for orders
+ * started before it, and OrderWorkflows.simulatesInside tells them apart.
  */
-function workflowTypeOf(order: Pick<OrderEntity, 'flow'>): 'orderWorkflow' | 'orderWorkflowV2' {
-  return isAppointmentFlow(order.flow) ? 'orderWorkflow' : 'orderWorkflowV2';
-}
+const ORDER_WORKFLOW_TYPE = 'orderWorkflowV2';

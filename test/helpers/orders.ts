@@ -148,7 +148,11 @@ export async function startReplaceableWorker(stack: TestStack): Promise<{ stop()
   const { createLabflowWorker } = await import('../../src/temporal-worker');
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
-  const { worker, connection } = await createLabflowWorker(stack.api, stack.config, { taskQueue: stack.taskQueue, workflowBundle: { codePath } });
+  const { worker, connection } = await createLabflowWorker(stack.api, stack.config, {
+    taskQueue: stack.taskQueue,
+    workflowBundle: { codePath },
+    partnersApiUrl: stack.apiUrl,
+  });
   return { stop: runUntilStopped(worker, connection) };
 }
 

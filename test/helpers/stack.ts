@@ -117,6 +117,8 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     const api = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT, { logger: options.logger });
     await api.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => api.close());
+    // The sandbox partners (the worker's activities) call this API's partner webhooks here.
+    const apiUrl = await urlOf(api);
 
     let managementUrl = '';
     if (options.management) {
@@ -128,7 +130,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 
     let temporalWorker: Worker | null = null;
     if (options.worker !== false) {
-      const started = await startWorker(api, config, taskQueue, options.labReportWorker !== false);
+      const started = await startWorker(api, config, taskQueue, options.labReportWorker !== false, apiUrl);
       temporalWorker = started.worker;
       closers.push(started.stop);
     }
@@ -148,7 +150,6 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       closers.push(() => started.stop());
     }
 
-    const apiUrl = await urlOf(api);
     const startSandboxCallbacks = () => {
       if (!config.orders.partnerWebhookSecret) throw new Error('sandboxCallbacks needs PARTNER_WEBHOOK_SECRET in the stack env');
       const processor = startSandboxCallbackProcessor({
@@ -199,12 +200,13 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 /** Per stack (by its DataSource): the teams its relay serves; createTenant adds to it. */
 const EVENT_TEAMS = new WeakMap<DataSource, Set<string>>();
 
-async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string, withLabReports: boolean) {
+async function startWorker(app: INestApplication, config: LabflowConfig, taskQueue: string, withLabReports: boolean, apiUrl: string) {
   const codePath = process.env.LABFLOW_WORKFLOW_BUNDLE;
   if (!codePath) throw new Error('LABFLOW_WORKFLOW_BUNDLE is not set: run tests through jest (global setup).');
   const { worker, connection }: { worker: Worker; connection: NativeConnection } = await createLabflowWorker(app, config, {
     taskQueue,
     workflowBundle: { codePath },
+    partnersApiUrl: apiUrl,
   });
   const running = worker.run();
   // The lab report worker on this stack's own lab report queue (LAB_REPORT_TASK_QUEUE above).
@@ -229,7 +231,7 @@ export function spawnBuiltWorker(env: Record<string, string>): ChildProcess {
 
 /** A Temporal worker in this process on the stack's task queue (a stack started with `worker: false`, or replacing a killed one). */
 export async function startTemporalWorker(stack: TestStack): Promise<{ worker: Worker; stop(): Promise<void> }> {
-  return startWorker(stack.api, stack.config, stack.taskQueue, false);
+  return startWorker(stack.api, stack.config, stack.taskQueue, false, stack.apiUrl);
 }
 
 /** A lab report worker in this process on the stack's lab report queue (a test may start another). */

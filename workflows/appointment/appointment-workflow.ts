@@ -1,200 +1,32 @@
-import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import { msToNumber } from '@temporalio/common/lib/time';
-import {
-  APPOINTMENT_REFUSED,
-  type AppointmentActivities,
-  type AppointmentChange,
-  type AppointmentCommand,
-  appointmentCommand,
-  appointmentProviderUpdate,
-  type AppointmentProviderUpdate,
-  type AppointmentRecord,
-  appointmentReport,
-  type AppointmentReport,
-  appointmentState,
-  type AppointmentStatus,
-  type AppointmentWorkflowInput,
-  type AppointmentWorkflowResult,
-  orderWorkflowId,
-  SLOT_TAKEN,
-} from '../contract';
-import { isFinal, PROVIDER_MOVES, simulatedNextStatus, type SimulatedUntil } from './appointment-lifecycle';
-
-const { createAppointment, changeAppointment } = proxyActivities<AppointmentActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1s', maximumInterval: '1 minute', nonRetryableErrorTypes: [SLOT_TAKEN] },
-});
+import type { AppointmentCommand, AppointmentWorkflowInput, AppointmentWorkflowResult } from '../contract';
+import { simulatedNextStatus, type SimulatedUntil } from './appointment-lifecycle';
+import { AppointmentRun, type SimulatedStep } from './appointment-run';
 
 /**
- * `order:<order_id>:appointment:<n>`: one appointment of an order, from booking to completed or
- * cancelled. It books with the provider, then applies the commands its order relays (reschedule,
- * cancel, draw completed) and what the provider reports (confirmation, a draw in progress or done,
- * a provider-side cancellation), recording each change and reporting it to the order.
+ * `order:<order_id>:appointment:<n>` of orders that run orderWorkflow (v1), kept registered for
+ * them: one appointment (./appointment-run.ts) whose sandbox simulation stands in for the
+ * provider, one step per delay (confirm, draw in progress, completed). Appointments of
+ * orderWorkflowV2 run appointmentWorkflowV2, whose sandbox provider reports through its callbacks.
  */
 export async function appointmentWorkflow(input: AppointmentWorkflowInput): Promise<AppointmentWorkflowResult> {
-  return new AppointmentWorkflow(input).run();
+  return new SimulatedAppointment(input).install().run();
 }
 
-/** One appointment workflow: its state, its message handlers and its steps. */
-class AppointmentWorkflow {
-  private status: AppointmentStatus = 'pending';
-  private version = 0;
-  private startAt: string | null = null;
-  private endAt: string | null = null;
-  private readonly commands: Array<Exclude<AppointmentCommand, { type: 'simulate' }>> = [];
-  private readonly providerUpdates: AppointmentProviderUpdate[] = [];
-  private simulation: { delayMs: number; until: SimulatedUntil } | null = null;
+class SimulatedAppointment extends AppointmentRun {
+  private simulation: { delayMs: number; until: SimulatedUntil } | null;
 
-  constructor(private readonly input: AppointmentWorkflowInput) {
+  constructor(input: AppointmentWorkflowInput) {
+    super(input);
     this.simulation = input.simulation;
-    setHandler(appointmentCommand, (command) => {
-      if (command.type === 'simulate') this.simulation = { delayMs: command.delayMs, until: command.until };
-      else this.commands.push(command);
-    });
-    setHandler(appointmentProviderUpdate, (update) => {
-      this.providerUpdates.push(update);
-    });
-    setHandler(appointmentState, () => ({
-      n: input.n,
-      appointmentId: input.appointmentId,
-      status: this.status,
-      version: this.version,
-      startAt: this.startAt,
-      endAt: this.endAt,
-    }));
   }
 
-  async run(): Promise<AppointmentWorkflowResult> {
-    const booked = await this.book();
-    if (!booked) return { status: 'refused' };
-    while (!isFinal(this.status)) await this.nextChange();
-    return { status: this.status };
+  protected override simulate(command: Extract<AppointmentCommand, { type: 'simulate' }>): void {
+    this.simulation = { delayMs: command.delayMs, until: command.until };
   }
 
-  /** Books with the provider; a full slot is reported as a refusal and ends the workflow. */
-  private async book(): Promise<boolean> {
-    const commandId = `book:${this.input.n}`;
-    try {
-      const record = await createAppointment({
-        appointmentId: this.input.appointmentId,
-        orderId: this.input.orderId,
-        n: this.input.n,
-        kind: this.input.kind,
-        booking: this.input.booking,
-        appointmentNotes: this.input.appointmentNotes,
-        asyncConfirmation: this.input.asyncConfirmation ?? false,
-      });
-      await this.recorded(record, commandId);
-      return true;
-    } catch (error) {
-      const refusal = refusalOf(error);
-      if (!refusal) throw error;
-      await this.report({ commandId, refused: refusal });
-      return false;
-    }
-  }
-
-  /** Waits for the next command, provider report, simulated step or no-show deadline; applies it. */
-  private async nextChange(): Promise<void> {
-    const noShowAt = this.endAt ? Date.parse(this.endAt) + msToNumber(this.input.timers.noShowGrace) : null;
+  protected override simulatedStep(): SimulatedStep | null {
     const simulation = this.simulation;
-    const simulated = simulation ? simulatedNextStatus(this.status, simulation.until) : null;
-    const due = [noShowAt, simulated && simulation ? Date.now() + simulation.delayMs : null].filter((at): at is number => at !== null);
-    const wake = () => this.commands.length > 0 || this.providerUpdates.length > 0 || this.simulation !== simulation;
-    const woke = due.length === 0 ? (await condition(wake), true) : await condition(wake, Math.max(1, Math.min(...due) - Date.now()));
-    const command = this.commands.shift();
-    if (command) return this.applyCommand(command);
-    const update = this.providerUpdates.shift();
-    if (update) return this.applyProviderUpdate(update);
-    if (woke) return;
-    if (simulated) {
-      await this.change({ type: 'provider_status', status: simulated });
-    } else if (noShowAt !== null && Date.now() >= noShowAt) {
-      await this.change({ type: 'cancel', cancellationReasonId: null, notes: 'No-show: nobody reported the appointment.', by: 'no_show' });
-    }
+    if (!simulation) return { status: null, delayMs: 0, changed: () => this.simulation !== simulation };
+    return { status: simulatedNextStatus(this.status, simulation.until), delayMs: simulation.delayMs, changed: () => this.simulation !== simulation };
   }
-
-  private async applyCommand(command: Exclude<AppointmentCommand, { type: 'simulate' }>): Promise<void> {
-    if (isFinal(this.status)) {
-      await this.report({ commandId: command.commandId, refused: { type: APPOINTMENT_REFUSED, message: `The appointment is ${this.status}.` } });
-      return;
-    }
-    const change: AppointmentChange =
-      command.type === 'reschedule'
-        ? { type: 'reschedule', slot: command.slot, appointmentNotes: command.appointmentNotes, asyncConfirmation: command.asyncConfirmation ?? false }
-        : command.type === 'cancel'
-          ? { type: 'cancel', cancellationReasonId: command.cancellationReasonId, notes: command.notes, by: command.by }
-          : { type: 'draw_completed' };
-    try {
-      await this.change(change, command.commandId);
-    } catch (error) {
-      const refusal = refusalOf(error);
-      if (!refusal) throw error;
-      await this.report({ commandId: command.commandId, refused: refusal });
-    }
-  }
-
-  private async applyProviderUpdate(update: AppointmentProviderUpdate): Promise<void> {
-    const stale =
-      update.status !== 'cancelled' &&
-      update.status !== 'confirmed' &&
-      !!update.startAt &&
-      !!this.startAt &&
-      Date.parse(update.startAt) !== Date.parse(this.startAt);
-    if (stale) {
-      log.warn('Provider update ignored: it is about an earlier time of this appointment', { status: update.status });
-      return;
-    }
-    if (!PROVIDER_MOVES[this.status].includes(update.status)) {
-      log.warn('Provider update ignored: not allowed from the current status', { from: this.status, to: update.status });
-      return;
-    }
-    if (update.status === 'cancelled') {
-      await this.change({ type: 'cancel', cancellationReasonId: null, notes: update.reason ?? null, by: 'provider' });
-    } else {
-      await this.change({ type: 'provider_status', status: update.status, startAt: update.startAt ?? null, endAt: update.endAt ?? null });
-    }
-  }
-
-  /** Records one change (idempotent per change id) and reports it to the order. */
-  private async change(change: AppointmentChange, commandId?: string): Promise<void> {
-    const record = await changeAppointment({ appointmentId: this.input.appointmentId, changeId: `v${this.version + 1}`, change });
-    await this.recorded(record, commandId);
-  }
-
-  private async recorded(record: AppointmentRecord, commandId?: string): Promise<void> {
-    this.version += 1;
-    this.status = record.status;
-    this.startAt = record.startAt;
-    this.endAt = record.endAt;
-    await this.report({ commandId });
-  }
-
-  /** Tells the order; an order that has finished (a cancelled walk-in order) no longer listens. */
-  private async report(extra: Pick<AppointmentReport, 'commandId' | 'refused'>): Promise<void> {
-    const report: AppointmentReport = {
-      n: this.input.n,
-      appointmentId: this.input.appointmentId,
-      version: this.version,
-      status: this.status,
-      // The order's reminders need the time (a reschedule moves its pre-appointment reminder).
-      startAt: this.startAt,
-      endAt: this.endAt,
-      ...(extra.commandId ? { commandId: extra.commandId } : {}),
-      ...(extra.refused ? { refused: extra.refused } : {}),
-    };
-    try {
-      await getExternalWorkflowHandle(orderWorkflowId(this.input.orderId)).signal(appointmentReport, report);
-    } catch (error) {
-      log.info('Order no longer listens to its appointment', { error: (error as Error).message });
-    }
-  }
-}
-
-/** A booking or change the provider refused (nothing written): its type and message. */
-function refusalOf(error: unknown): { type: string; message: string } | null {
-  if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable) {
-    return { type: error.cause.type ?? APPOINTMENT_REFUSED, message: error.cause.message };
-  }
-  return null;
 }

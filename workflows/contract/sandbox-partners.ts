@@ -4,6 +4,7 @@
  */
 import { defineSignal } from '@temporalio/workflow';
 import type { OrderFlow, OrderLowLevelStatus } from '../order/order-statuses';
+import type { AppointmentStatus } from './appointments';
 import type { ResultInterpretation, SimulatedResultType } from './orders';
 
 /** What the partners play: the success path, or as far as `finalStatus`; one step per `delayMs`. */
@@ -35,6 +36,19 @@ export interface SandboxReportOutcome {
   low: OrderLowLevelStatus | null;
 }
 
+/** How far the sandbox appointment provider takes an appointment: confirmed only, or through the draw. */
+export type SandboxAppointmentUntil = 'confirmed' | 'completed';
+
+/**
+ * One step of the sandbox appointment provider (or, to book, the patient's): the order's latest
+ * appointment afterwards (null: none open or booked), and `walksIn` for a walk-in order whose lab
+ * labflow does not schedule service-center visits for (the patient walks in; the lab reports).
+ */
+export interface SandboxProviderOutcome extends SandboxReportOutcome {
+  appointment: AppointmentStatus | null;
+  walksIn: boolean;
+}
+
 /** What the sandbox partners do, each through the path its real counterpart uses. */
 export interface SandboxPartnerActivities {
   /** Where the order stands, as the partners see it (its latest recorded status); null: the order is gone. */
@@ -49,6 +63,12 @@ export interface SandboxPartnerActivities {
     hasMissingResults?: boolean;
     resultTypes?: SimulatedResultType[];
   }): Promise<SandboxReportOutcome>;
+  /**
+   * Appointment flows: with no open appointment the patient books the first free slot (the booking
+   * route's update); otherwise the sandbox provider reports the appointment's next status toward
+   * `until` through its callback (`/v3/webhooks/appointments/<provider>`). Nothing once it is there.
+   */
+  sandboxProviderStep(input: { orderId: string; until: SandboxAppointmentUntil }): Promise<SandboxProviderOutcome>;
   /** The team's staff drew an on-site sample (what `PATCH /v3/order/{id}/draw_completed` does). */
   sandboxStaffReportsDraw(input: { orderId: string }): Promise<SandboxReportOutcome>;
 }

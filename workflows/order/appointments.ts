@@ -1,5 +1,6 @@
 import { ApplicationFailure, condition, getExternalWorkflowHandle, ParentClosePolicy, patched, startChild, uuid4 } from '@temporalio/workflow';
 import { appointmentWorkflow } from '../appointment/appointment-workflow';
+import type { appointmentWorkflowV2 } from '../appointment/appointment-workflow-v2';
 import { appointmentKindOf, isFinal, orderStatusOfAppointment, type SimulatedUntil } from '../appointment/appointment-lifecycle';
 import {
   APPOINTMENT_REFUSED,
@@ -59,6 +60,8 @@ export class AppointmentCoordinator {
   constructor(
     private readonly order: OrderContext,
     private readonly transitions: TransitionRecorder,
+    /** The appointments' workflow type: orderWorkflowV2's appointments run appointmentWorkflowV2. */
+    private readonly childWorkflow: typeof appointmentWorkflow | typeof appointmentWorkflowV2 = appointmentWorkflow,
   ) {}
 
   /** A new run of a stranded order: what Postgres knows of its appointments. */
@@ -113,7 +116,7 @@ export class AppointmentCoordinator {
     asyncConfirmation = false,
   ): Promise<AppointmentReport> {
     const appointmentNumber = ++this.started;
-    const handle = await startChild(appointmentWorkflow, {
+    const handle = await startChild(this.childWorkflow, {
       workflowId: appointmentWorkflowId(this.order.orderId, appointmentNumber),
       // A walk-in order's service-center appointment outlives a cancelled order (Junction leaves
       // it to the patient); at-home appointments are cancelled by the order first.

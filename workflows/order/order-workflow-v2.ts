@@ -1,5 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import type { OrderResume, OrderWorkflowInput, OrderWorkflowResult } from '../contract';
+import { appointmentWorkflowV2 } from '../appointment/appointment-workflow-v2';
 import { AppointmentCoordinator } from './appointments';
 import { OrderCancellation } from './cancellation';
 import { OrderContext, OrderEnded } from './context';
@@ -19,9 +20,10 @@ import { TransitionRecorder } from './transitions';
  * courier tracking and lab events (partner webhooks, the HL7 listener), appointment reports.
  * In the sandbox, `POST /v3/order/{id}/test` has the sandbox partners play their part
  * (workflows/sandbox-partners/); nothing here knows of it.
+ * Appointment flows book their appointments as children of type appointmentWorkflowV2, whose
+ * provider (the sandbox's too) reports through its callbacks.
  *
- * orderWorkflow (./order-workflow.ts) stays registered for orders started before, and for the
- * appointment flows, whose sandbox provider still stands in from inside the appointment workflow.
+ * orderWorkflow (./order-workflow.ts) stays registered for orders started before (all flows).
  */
 export async function orderWorkflowV2(input: OrderWorkflowInput): Promise<OrderWorkflowResult> {
   return new OrderStory(input).run();
@@ -38,7 +40,7 @@ class OrderStory {
   constructor(input: OrderWorkflowInput) {
     const order = (this.order = new OrderContext(input));
     const transitions = (this.transitions = new TransitionRecorder(order));
-    const appointments = (this.appointments = new AppointmentCoordinator(order, transitions));
+    const appointments = (this.appointments = new AppointmentCoordinator(order, transitions, appointmentWorkflowV2));
     const cancellation = new OrderCancellation(order, transitions, appointments);
     const labOrder = (this.labOrder = new LabOrder(order));
     const facts = (this.facts = new OutsideFacts(order, transitions));
