@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
@@ -108,6 +109,7 @@ export class LinkController {
   }
 
   @Post('provider/manual/:provider')
+  @UserTokenRoute({ body: 'user_id' })
   @HttpCode(200)
   @ApiSecurity('team-api-key')
   @ApiOperation({ summary: "A source whose data the user's phone or app pushes (HealthKit, Health Connect, Bluetooth meters): connected at once." })

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { USER_TOKEN_VERIFIER } from '../auth/user-tokens';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { UsersModule } from '../users/users.module';
+import { SdkSignInController, SdkTokenController } from './sdk-auth.controller';
+import { SdkTokensService } from './sdk-tokens.service';
+import { SigningKeys } from './signing-keys';
+import { SigningKeysRepository } from './signing-keys.repository';
+
+/**
+ * The mobile SDKs' side of the API (docs/mobile.md): sign-in tokens and their exchange, access
+ * tokens (USER_TOKEN_VERIFIER, which the key guard asks), the signing keys and their JWKS.
+ */
+@Module({
+  imports: [UsersModule, TenancyModule],
+  controllers: [SdkSignInController, SdkTokenController],
+  providers: [SigningKeysRepository, SigningKeys, SdkTokensService, { provide: USER_TOKEN_VERIFIER, useExisting: SdkTokensService }],
+  exports: [USER_TOKEN_VERIFIER],
+})
+export class MobileModule {}

@@ -1,0 +1,203 @@
+import { VitalClient } from '@tryvital/vital-node';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
+
+/**
+ * The mobile SDKs' sign-in (docs/mobile.md): the team's backend mints a sign-in token through
+ * `@tryvital/vital-node`, the phone exchanges it at `POST /v1/token` (form-encoded, as the SDKs
+ * send it) and refreshes; the access token reaches its own user's upload and read routes and
+ * nothing else; signing out or deleting the user stops it at once. Link codes exchange once for
+ * a sign-in token.
+ */
+let stack: TestStack;
+let tenant: Tenant;
+let client: VitalClient;
+
+const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const day = '2026-11-20';
+
+beforeAll(async () => {
+  stack = await startStack({ worker: false });
+  tenant = await createTenant(stack.db);
+  client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
+}, 120_000);
+afterAll(async () => {
+  await stack?.close();
+});
+
+const api = (method: string, path: string, body?: object) => call(stack.apiUrl, method, path, { key: tenant.apiKey, body });
+const asUser = (method: string, path: string, accessToken: string, body?: object) =>
+  call(stack.apiUrl, method, path, { headers: { authorization: `Bearer ${accessToken}` }, body });
+
+/** `POST /v1/token` form-encoded, as the SDKs send it. */
+async function token(form: Record<string, string>) {
+  const response = await fetch(`${stack.apiUrl}/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
+}
+
+async function createUser(): Promise<string> {
+  const response = await api('POST', '/v2/user', { client_user_id: `mobile-${randomUUID()}` });
+  expect(response.status).toBe(200);
+  return response.body.user_id as string;
+}
+
+function decodeSignInToken(signInToken: string): { public_key: string; user_token: string } {
+  return JSON.parse(Buffer.from(signInToken, 'base64').toString('utf8'));
+}
+
+/** A signed-in phone: the sign-in token minted by the SDK and exchanged. */
+async function signIn(userId: string): Promise<{ access_token: string; refresh_token: string; expires_in: number }> {
+  const { signInToken } = await client.user.getUserSignInToken(userId);
+  const exchanged = await token({
+    grant_type: EXCHANGE,
+    subject_token: decodeSignInToken(signInToken).user_token,
+    subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+  });
+  expect(exchanged.status).toBe(200);
+  return exchanged.body;
+}
+
+describe('sign-in tokens', () => {
+  it('are the envelope the SDKs decode: base64 {public_key, user_token}, an RS256 JWT verified by the published JWKS', async () => {
+    const userId = await createUser();
+    const { userId: returned, signInToken } = await client.user.getUserSignInToken(userId);
+    expect(returned).toBe(userId);
+    const envelope = decodeSignInToken(signInToken);
+    expect(envelope.public_key).toBe('labflow_sandbox_us');
+    expect(decodeProtectedHeader(envelope.user_token)).toMatchObject({ alg: 'RS256', typ: 'JWT', kid: expect.any(String) });
+
+    const jwks = await call(stack.apiUrl, 'GET', '/.well-known/jwks.json');
+    expect(jwks.status).toBe(200);
+    expect(jwks.body.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect(JSON.stringify(jwks.body)).not.toMatch(/"d"|"p"|"q"/);
+    const { payload } = await jwtVerify(envelope.user_token, createLocalJWKSet(jwks.body));
+    expect(payload).toMatchObject({
+      iss: 'id-signer-sandbox-us@vital-id-sandbox-us.iam.gserviceaccount.com',
+      uid: userId,
+      tenant_id: tenant.teamId,
+      claims: { vital_team_id: tenant.teamId },
+    });
+  });
+
+  it("are minted only for the team's own live users", async () => {
+    expect((await api('POST', `/v2/user/${randomUUID()}/sign_in_token`)).status).toBe(404);
+    const other = await createTenant(stack.db);
+    const userId = await createUser();
+    expect((await call(stack.apiUrl, 'POST', `/v2/user/${userId}/sign_in_token`, { key: other.apiKey })).status).toBe(404);
+    expect((await call(stack.apiUrl, 'POST', `/v2/user/${userId}/sign_in_token`)).status).toBe(401);
+  });
+
+  it('exchange once, at POST /v1/token, for an access token and a refresh token', async () => {
+    const userId = await createUser();
+    const { signInToken } = await client.user.getUserSignInToken(userId);
+    const exchanged = await token({ grant_type: EXCHANGE, subject_token: decodeSignInToken(signInToken).user_token });
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.headers.get('cache-control')).toBe('no-store');
+    expect(exchanged.body).toEqual({
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    });
+    // Used up: a second exchange of the same token (or of its whole envelope) is refused.
+    const again = await token({ grant_type: EXCHANGE, subject_token: signInToken });
+    expect(again).toMatchObject({ status: 401, body: { detail: { error_type: 'invalid_token' } } });
+  });
+
+  it('refuses what labflow did not sign, and bad requests, in the shape the SDKs read', async () => {
+    const forged = ['eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6Im5vcGUifQ', 'eyJ1aWQiOiJ4In0', 'c2ln'].join('.');
+    expect(await token({ grant_type: EXCHANGE, subject_token: forged })).toMatchObject({ status: 401, body: { detail: { error_type: 'invalid_token' } } });
+    expect(await token({ grant_type: EXCHANGE, subject_token: 'not a token' })).toMatchObject({
+      status: 401,
+      body: { detail: { error_type: 'invalid_token' } },
+    });
+    expect(await token({ grant_type: 'password', subject_token: 'x' })).toMatchObject({ status: 400, body: { detail: { error_type: 'invalid_request' } } });
+    expect(await token({ grant_type: EXCHANGE })).toMatchObject({ status: 400, body: { detail: { error_type: 'invalid_request' } } });
+    expect(await token({ grant_type: 'refresh_token', refresh_token: 'lfr_unknown' })).toMatchObject({
+      status: 401,
+      body: { detail: { error_type: 'reauthentication_required' } },
+    });
+  });
+});
+
+describe('access tokens', () => {
+  it("reach their own user's upload and read routes", async () => {
+    const userId = await createUser();
+    const { access_token } = await signIn(userId);
+    const uploaded = await asUser('POST', `/v2/timeseries/${userId}/heartrate`, access_token, {
+      provider: 'apple_health_kit',
+      data: [{ timestamp: `${day}T08:00:00Z`, value: 61 }],
+    });
+    expect(uploaded.status).toBe(200);
+    const read = await asUser('GET', `/v2/timeseries/${userId}/heartrate?start_date=${day}&end_date=${day}`, access_token);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual([expect.objectContaining({ value: 61 })]);
+    expect((await asUser('GET', `/v2/user/${userId}`, access_token)).body).toMatchObject({ user_id: userId });
+    expect((await asUser('GET', `/v2/user/providers/${userId}`, access_token)).status).toBe(200);
+    expect((await asUser('POST', '/v2/link/provider/manual/apple_health_kit', access_token, { user_id: userId })).body).toEqual({ success: true });
+  });
+
+  it("answer 401 for another user's routes and 403 for the team's", async () => {
+    const [userId, otherId] = [await createUser(), await createUser()];
+    const { access_token } = await signIn(userId);
+    expect((await asUser('GET', `/v2/timeseries/${otherId}/heartrate?start_date=${day}`, access_token)).status).toBe(401);
+    expect((await asUser('POST', `/v2/summary/sleep/${otherId}`, access_token, { data: [] })).status).toBe(401);
+    expect((await asUser('GET', `/v2/user/${otherId}`, access_token)).status).toBe(401);
+    expect((await asUser('POST', '/v2/link/provider/manual/apple_health_kit', access_token, { user_id: otherId })).status).toBe(401);
+    expect((await asUser('GET', '/v2/user', access_token)).status).toBe(403);
+    expect((await asUser('POST', `/v2/user/${userId}/sign_in_token`, access_token)).status).toBe(403);
+    expect((await asUser('POST', '/v2/link/token', access_token, { user_id: userId })).status).toBe(403);
+    expect((await asUser('GET', `/v2/user/${userId}`, `${access_token}x`)).status).toBe(401);
+  });
+
+  it('are counted per token by the rate limits, like a key', async () => {
+    const userId = await createUser();
+    const { access_token } = await signIn(userId);
+    const read = await asUser('GET', `/v2/user/${userId}`, access_token);
+    expect(read.headers.get('x-ratelimit-limit')).toBeTruthy();
+  });
+
+  it('refresh: a new pair, the old refresh token refused after', async () => {
+    const userId = await createUser();
+    const first = await signIn(userId);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.refresh_token).not.toBe(first.refresh_token);
+    expect((await asUser('GET', `/v2/user/${userId}`, refreshed.body.access_token)).status).toBe(200);
+    expect(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).toMatchObject({
+      status: 401,
+      body: { detail: { error_type: 'reauthentication_required' } },
+    });
+  });
+
+  it("stop at once when the team signs the user out, and so do the user's unexchanged sign-in tokens", async () => {
+    const userId = await createUser();
+    const session = await signIn(userId);
+    const { signInToken: unused } = await client.user.getUserSignInToken(userId);
+    expect((await asUser('GET', `/v2/user/${userId}`, session.access_token)).status).toBe(200);
+    expect(await api('POST', `/v2/user/${userId}/sign_out`)).toMatchObject({ status: 200, body: { success: true } });
+    expect((await asUser('GET', `/v2/user/${userId}`, session.access_token)).status).toBe(401);
+    expect(await token({ grant_type: 'refresh_token', refresh_token: session.refresh_token })).toMatchObject({
+      status: 401,
+      body: { detail: { error_type: 'reauthentication_required' } },
+    });
+    expect((await token({ grant_type: EXCHANGE, subject_token: unused })).status).toBe(401);
+    // A new sign-in works again.
+    const again = await signIn(userId);
+    expect((await asUser('GET', `/v2/user/${userId}`, again.access_token)).status).toBe(200);
+  });
+
+  it('stop at once when the user is deleted', async () => {
+    const userId = await createUser();
+    const session = await signIn(userId);
+    expect((await api('DELETE', `/v2/user/${userId}`)).status).toBe(200);
+    expect((await asUser('GET', `/v2/user/${userId}`, session.access_token)).status).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: session.refresh_token })).status).toBe(401);
+  });
+});
