@@ -22,3 +22,21 @@ export class TokenResponseDto extends createZodDto(
 ) {}
 
 export class SignInTokenResponseDto extends createZodDto(z.object({ user_id: z.string(), sign_in_token: z.string() })) {}
+
+/** `POST /v2/link/code/create` (query, as the SDK sends it). */
+export class CreateLinkCodeQuery extends createZodDto(
+  z.object({
+    user_id: z.uuid().describe('The user the code signs in.'),
+    expires_at: z.iso.datetime({ offset: true }).optional().describe('When the code stops working (default: LINK_CODE_TTL, one hour; at most 7 days away).'),
+  }),
+) {}
+
+export class LinkCodeDto extends createZodDto(z.object({ code: z.string(), exchange_url: z.string(), expires_at: z.string() })) {}
+
+/** `POST /v2/link/code/exchange` (query, as the Connect app sends it). */
+export class ExchangeLinkCodeQuery extends createZodDto(
+  z.object({
+    code: z.string().min(1).max(64),
+    grant_type: z.literal('sign_in_token').default('sign_in_token').describe('What the code is exchanged for: a sign-in token.'),
+  }),
+) {}

@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { USER_TOKEN_VERIFIER } from '../auth/user-tokens';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsersModule } from '../users/users.module';
+import { LinkCodesController } from './link-codes.controller';
+import { LinkCodesRepository } from './link-codes.repository';
+import { LinkCodesService } from './link-codes.service';
 import { SdkSignInController, SdkTokenController } from './sdk-auth.controller';
 import { SdkTokensService } from './sdk-tokens.service';
 import { SigningKeys } from './signing-keys';
@@ -9,12 +12,20 @@ import { SigningKeysRepository } from './signing-keys.repository';
 
 /**
  * The mobile SDKs' side of the API (docs/mobile.md): sign-in tokens and their exchange, access
- * tokens (USER_TOKEN_VERIFIER, which the key guard asks), the signing keys and their JWKS.
+ * tokens (USER_TOKEN_VERIFIER, which the key guard asks), the signing keys and their JWKS, link
+ * codes.
  */
 @Module({
   imports: [UsersModule, TenancyModule],
-  controllers: [SdkSignInController, SdkTokenController],
-  providers: [SigningKeysRepository, SigningKeys, SdkTokensService, { provide: USER_TOKEN_VERIFIER, useExisting: SdkTokensService }],
+  controllers: [SdkSignInController, SdkTokenController, LinkCodesController],
+  providers: [
+    SigningKeysRepository,
+    SigningKeys,
+    SdkTokensService,
+    LinkCodesRepository,
+    LinkCodesService,
+    { provide: USER_TOKEN_VERIFIER, useExisting: SdkTokensService },
+  ],
   exports: [USER_TOKEN_VERIFIER],
 })
 export class MobileModule {}

@@ -201,3 +201,35 @@ describe('access tokens', () => {
     expect((await token({ grant_type: 'refresh_token', refresh_token: session.refresh_token })).status).toBe(401);
   });
 });
+
+describe('link codes', () => {
+  it('are created through the SDK, one hour by default, and exchange once for a sign-in token', async () => {
+    const userId = await createUser();
+    const before = Date.now();
+    const created = await client.link.codeCreate({ userId });
+    expect(created.code).toMatch(/^skus[A-Z2-9]{16}$/);
+    expect(created.exchangeUrl).toBe(`${new URL('/v2/link/code/exchange', created.exchangeUrl).origin}/v2/link/code/exchange?code=${created.code}`);
+    const lifetime = created.expiresAt.getTime() - before;
+    expect(lifetime).toBeGreaterThan(59 * 60_000);
+    expect(lifetime).toBeLessThanOrEqual(61 * 60_000);
+
+    const exchanged = await call(stack.apiUrl, 'POST', `/v2/link/code/exchange?code=${created.code}&grant_type=sign_in_token`);
+    expect(exchanged).toMatchObject({ status: 200, body: { user_id: userId, sign_in_token: expect.any(String), team: { name: expect.any(String) } } });
+    const session = await token({ grant_type: EXCHANGE, subject_token: exchanged.body.sign_in_token });
+    expect(session.status).toBe(200);
+    expect((await asUser('GET', `/v2/user/${userId}`, session.body.access_token)).status).toBe(200);
+
+    expect((await call(stack.apiUrl, 'POST', `/v2/link/code/exchange?code=${created.code}`)).status).toBe(401);
+  });
+
+  it('take an expiry of the caller, in the future and at most a week away', async () => {
+    const userId = await createUser();
+    const expiresAt = new Date(Date.now() + 5 * 60_000);
+    const created = await client.link.codeCreate({ userId, expiresAt });
+    expect(created.expiresAt.toISOString()).toBe(expiresAt.toISOString());
+    expect((await api('POST', `/v2/link/code/create?user_id=${userId}&expires_at=2020-01-01T00:00:00Z`)).status).toBe(422);
+    expect((await api('POST', `/v2/link/code/create?user_id=${userId}&expires_at=2999-01-01T00:00:00Z`)).status).toBe(422);
+    expect((await api('POST', `/v2/link/code/create?user_id=${randomUUID()}`)).status).toBe(404);
+    expect((await call(stack.apiUrl, 'POST', '/v2/link/code/exchange?code=skusNOTACODE')).status).toBe(401);
+  });
+});
