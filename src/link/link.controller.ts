@@ -135,3 +135,22 @@ export class LinkController {
     return this.link.connectEmail(token, body.provider, body.email, body.region);
   }
 }
+
+/** `GET /v2/team/link/config`: what the Link widget shows of the team, for the link token's holder. */
+@ApiTags('team')
+@Controller('v2/team/link')
+@LimitedPerAddress('link')
+export class TeamLinkConfigController {
+  constructor(private readonly link: LinkService) {}
+
+  @Get('config')
+  @Public()
+  @linkTokenHeader
+  @ApiOperation({
+    summary:
+      "The Link widget settings of the link token's team, as the management API sets them (name, logo_url, brand_information, the environment's settings), and the providers the token offers.",
+  })
+  config(@Headers(LINK_TOKEN) token?: string) {
+    return this.link.teamConfig(token);
+  }
+}
