@@ -1,6 +1,7 @@
 import { VitalClient } from '@tryvital/vital-node';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 /**
@@ -199,6 +200,55 @@ describe('access tokens', () => {
     expect((await api('DELETE', `/v2/user/${userId}`)).status).toBe(200);
     expect((await asUser('GET', `/v2/user/${userId}`, session.access_token)).status).toBe(401);
     expect((await token({ grant_type: 'refresh_token', refresh_token: session.refresh_token })).status).toBe(401);
+  });
+});
+
+describe('gzip uploads', () => {
+  /** A chunk as the SDKs send it: JSON, gzip-encoded, with the user's access token. */
+  const upload = (path: string, accessToken: string, body: object, encoding = 'gzip') =>
+    fetch(`${stack.apiUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', 'content-encoding': encoding },
+      body: encoding === 'gzip' ? gzipSync(JSON.stringify(body)) : JSON.stringify(body),
+    });
+
+  it('takes a gzip chunk of 10,000 samples, historical then daily, and reads it back through the SDK', async () => {
+    const userId = await createUser();
+    const { access_token } = await signIn(userId);
+    const start = Date.parse(`${day}T00:00:00Z`);
+    const samples = Array.from({ length: 10_000 }, (_, i) => ({ timestamp: new Date(start + i * 5_000).toISOString(), value: 50 + (i % 40) }));
+    const historical = await upload(`/v2/timeseries/${userId}/heartrate`, access_token, {
+      stage: 'historical',
+      start_date: day,
+      end_date: day,
+      time_zone: 'Europe/London',
+      provider: 'apple_health_kit',
+      is_final_chunk: true,
+      data: samples,
+    });
+    expect(historical.status).toBe(200);
+    const daily = await upload(`/v2/timeseries/${userId}/heartrate`, access_token, {
+      stage: 'daily',
+      time_zone: 'Europe/London',
+      provider: 'apple_health_kit',
+      data: [{ timestamp: `${day}T23:59:59Z`, value: 99 }],
+    });
+    expect(daily.status).toBe(200);
+    const read = await client.vitals.heartrate(userId, { startDate: day, endDate: day, provider: 'apple_health_kit' });
+    expect(read).toHaveLength(10_001);
+    expect(read[0].value).toBe(50);
+  });
+
+  it('refuses a body that does not inflate (400) and an encoding it does not know (415)', async () => {
+    const userId = await createUser();
+    const { access_token } = await signIn(userId);
+    const broken = await fetch(`${stack.apiUrl}/v2/timeseries/${userId}/heartrate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: 'not gzip at all',
+    });
+    expect(broken.status).toBe(400);
+    expect((await upload(`/v2/timeseries/${userId}/heartrate`, access_token, { data: [] }, 'br')).status).toBe(415);
   });
 });
 
