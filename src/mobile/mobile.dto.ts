@@ -40,3 +40,5 @@ export class ExchangeLinkCodeQuery extends createZodDto(
     grant_type: z.literal('sign_in_token').default('sign_in_token').describe('What the code is exchanged for: a sign-in token.'),
   }),
 ) {}
+
+export class SdkProviderParams extends createZodDto(z.object({ user_id: z.uuid(), provider: z.string().regex(/^[a-z0-9_]{1,64}$/) })) {}

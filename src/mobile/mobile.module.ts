@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { USER_TOKEN_VERIFIER } from '../auth/user-tokens';
+import { ConnectionsModule } from '../connections/connections.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsersModule } from '../users/users.module';
 import { LinkCodesController } from './link-codes.controller';
 import { LinkCodesRepository } from './link-codes.repository';
 import { LinkCodesService } from './link-codes.service';
 import { SdkSignInController, SdkTokenController } from './sdk-auth.controller';
+import { SdkSyncService } from './sdk-sync.service';
 import { SdkTokensService } from './sdk-tokens.service';
 import { SigningKeys } from './signing-keys';
 import { SigningKeysRepository } from './signing-keys.repository';
@@ -16,12 +18,13 @@ import { SigningKeysRepository } from './signing-keys.repository';
  * codes.
  */
 @Module({
-  imports: [UsersModule, TenancyModule],
+  imports: [UsersModule, TenancyModule, ConnectionsModule],
   controllers: [SdkSignInController, SdkTokenController, LinkCodesController],
   providers: [
     SigningKeysRepository,
     SigningKeys,
     SdkTokensService,
+    SdkSyncService,
     LinkCodesRepository,
     LinkCodesService,
     { provide: USER_TOKEN_VERIFIER, useExisting: SdkTokensService },

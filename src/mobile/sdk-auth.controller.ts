@@ -2,8 +2,10 @@ import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/co
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { UserIdParams } from '../users/users.dto';
-import { SignInTokenResponseDto, TokenRequestDto, TokenResponseDto } from './mobile.dto';
+import { SdkSyncService } from './sdk-sync.service';
+import { SdkProviderParams, SignInTokenResponseDto, TokenRequestDto, TokenResponseDto } from './mobile.dto';
 import { SdkTokensService, TOKEN_EXCHANGE_GRANT, tokenRefusal } from './sdk-tokens.service';
 import { SigningKeys } from './signing-keys';
 
@@ -12,7 +14,10 @@ import { SigningKeys } from './signing-keys';
 @ApiSecurity('team-api-key')
 @Controller('v2/user')
 export class SdkSignInController {
-  constructor(private readonly tokens: SdkTokensService) {}
+  constructor(
+    private readonly tokens: SdkTokensService,
+    private readonly sync: SdkSyncService,
+  ) {}
 
   @Post(':user_id/sign_in_token')
   @HttpCode(200)
@@ -20,6 +25,17 @@ export class SdkSignInController {
   @ApiOkResponse({ type: SignInTokenResponseDto })
   signInToken(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
     return this.tokens.createSignInToken(team, params.user_id);
+  }
+
+  @Post(':user_id/sdk_sync_state/:provider')
+  @UserTokenRoute()
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "What a phone source's SDK should sync (apple_health_kit, health_connect): status active | paused | error from its connection, the window to read, the user's ingestion bounds.",
+  })
+  sdkSyncState(@CurrentTeam() team: TeamPrincipal, @Param() params: SdkProviderParams) {
+    return this.sync.state(team, params.user_id, params.provider);
   }
 
   @Post(':user_id/sign_out')

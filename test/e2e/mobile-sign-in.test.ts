@@ -252,6 +252,34 @@ describe('gzip uploads', () => {
   });
 });
 
+describe('sdk_sync_state', () => {
+  it("answers from the connection's state, within the user's ingestion bounds, dates without fractional seconds", async () => {
+    const userId = await createUser();
+    const { access_token } = await signIn(userId);
+    expect((await asUser('POST', '/v2/link/provider/manual/apple_health_kit', access_token, { user_id: userId })).status).toBe(200);
+    const state = await asUser('POST', `/v2/user/${userId}/sdk_sync_state/apple_health_kit`, access_token, { tzinfo: 'Europe/London' });
+    expect(state.status).toBe(200);
+    expect(state.body).toEqual({
+      status: 'active',
+      request_start_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      request_end_date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      expires_in: 14400,
+    });
+
+    expect((await api('PATCH', `/v2/user/${userId}`, { ingestion_start: '2020-01-01', ingestion_end: '2020-12-31' })).status).toBe(204);
+    const bounded = await asUser('POST', `/v2/user/${userId}/sdk_sync_state/apple_health_kit`, access_token);
+    expect(bounded.body).toMatchObject({
+      ingestion_start: '2020-01-01T00:00:00Z',
+      ingestion_end: '2020-12-31T23:59:59Z',
+      request_end_date: bounded.body.request_start_date,
+    });
+
+    expect((await asUser('POST', `/v2/user/${userId}/sdk_sync_state/oura`, access_token)).status).toBe(404);
+    const otherId = await createUser();
+    expect((await asUser('POST', `/v2/user/${otherId}/sdk_sync_state/apple_health_kit`, access_token)).status).toBe(401);
+  });
+});
+
 describe('link codes', () => {
   it('are created through the SDK, one hour by default, and exchange once for a sign-in token', async () => {
     const userId = await createUser();
