@@ -21,6 +21,7 @@ import { PortalModule } from './portal/portal.module';
 import { RemindersModule } from './reminders/reminders.module';
 import { TeamModule } from './team/team.module';
 import { LinkModule } from './link/link.module';
+import { MobileModule } from './mobile/mobile.module';
 import { ApiRateLimitGuard } from './rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { UsersModule } from './users/users.module';
@@ -58,6 +59,7 @@ export class ApiModule {
         RemindersModule,
         TeamModule,
         LinkModule,
+        MobileModule,
         RateLimitsModule,
         FhirModule,
       ],

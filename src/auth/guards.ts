@@ -1,12 +1,17 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { headerOf } from '../common/body-parsers';
 import { forbidden, unauthorized } from '../common/errors';
 import { ApiKeysService, looksLikeManagementKey, looksLikeTeamKey } from './api-keys.service';
 import { type AuthenticatedRequest, PUBLIC_ROUTE } from './principal';
 import { TeamKeyCache } from './team-key-cache';
+import { presentedBearerToken, USER_TOKEN_ROUTE, USER_TOKEN_VERIFIER, type UserLocation, type UserTokenVerifier } from './user-tokens';
 
-type HeaderRequest = AuthenticatedRequest & { headers: Record<string, string | string[] | undefined> };
+type HeaderRequest = AuthenticatedRequest & {
+  headers: Record<string, string | string[] | undefined>;
+  params?: Record<string, string | undefined>;
+  body?: unknown;
+};
 
 /**
  * The team API key a request presents to the main API: `x-service-api-key`, or `x-vital-api-key`,
@@ -36,11 +41,11 @@ abstract class KeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (isPublic(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<HeaderRequest>();
-    await this.authenticate(request);
+    await this.authenticate(request, context);
     return true;
   }
 
-  protected abstract authenticate(request: HeaderRequest): Promise<void>;
+  protected abstract authenticate(request: HeaderRequest, context: ExecutionContext): Promise<void>;
 }
 
 /** Main API: a team API key in `x-service-api-key` on every route not marked @Public. */
@@ -48,14 +53,17 @@ abstract class KeyGuard implements CanActivate {
 export class TeamApiKeyGuard extends KeyGuard {
   constructor(
     keys: ApiKeysService,
-    reflector: Reflector,
+    private readonly routes: Reflector,
     private readonly cache: TeamKeyCache,
+    @Optional() @Inject(USER_TOKEN_VERIFIER) private readonly userTokens?: UserTokenVerifier,
   ) {
-    super(keys, reflector);
+    super(keys, routes);
   }
 
-  protected async authenticate(request: HeaderRequest): Promise<void> {
+  protected async authenticate(request: HeaderRequest, context: ExecutionContext): Promise<void> {
     const value = presentedTeamKey(request);
+    const bearer = value ? undefined : presentedBearerToken(request);
+    if (bearer && this.userTokens) return this.authenticateUser(request, context, bearer);
     if (!value) throw unauthorized('Missing API key: send your team API key in the x-service-api-key header.');
     if (looksLikeManagementKey(value)) {
       throw unauthorized('A management key cannot be used on the main API; use a team API key.');
@@ -64,6 +72,27 @@ export class TeamApiKeyGuard extends KeyGuard {
     if (!principal) throw unauthorized('Invalid or revoked API key.');
     request.teamPrincipal = principal;
   }
+
+  /**
+   * A user's access token (the mobile SDKs'): only on a route marked @UserTokenRoute, and only for
+   * the user that route names; it acts as the user's team, so the route's own team checks hold.
+   */
+  private async authenticateUser(request: HeaderRequest, context: ExecutionContext, token: string): Promise<void> {
+    const principal = await this.userTokens!.verify(token);
+    if (!principal) throw unauthorized('Invalid, expired or revoked access token.');
+    const where = this.routes.getAllAndOverride<UserLocation | undefined>(USER_TOKEN_ROUTE, [context.getHandler(), context.getClass()]);
+    if (!where) throw forbidden("A user's access token reaches only that user's own routes; this one needs the team API key.");
+    if (namedUser(request, where) !== principal.userId) throw unauthorized('This access token belongs to another user.');
+    request.teamPrincipal = principal.team;
+    request.userTokenUserId = principal.userId;
+  }
+}
+
+function namedUser(request: HeaderRequest, where: UserLocation): string | undefined {
+  if ('param' in where) return request.params?.[where.param];
+  const body = request.body;
+  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[where.body] : undefined;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface ManagementPrincipal {
 
 export interface AuthenticatedRequest {
   teamPrincipal?: TeamPrincipal;
+  /** Set when a user's access token (not the team's key) called: the one user it may act on. */
+  userTokenUserId?: string;
   managementPrincipal?: ManagementPrincipal;
 }
 

@@ -1,6 +1,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RouteConfig, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Readable, Transform } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
 
 /**
  * Marks a route whose guard or handler needs the exact bytes of its JSON body (`rawBodyOf`), such
@@ -38,7 +40,9 @@ export function headerOf(request: { headers: Record<string, string | string[] | 
  *   `content-type: application/json` on GET, DELETE and bodiless POSTs. A route that needs a body
  *   still refuses it, with 422 from its validation. Routes marked @KeepsRawBody keep the bytes.
  * - `application/x-www-form-urlencoded` (the portal's plain HTML forms) by @fastify/formbody.
- * Each route's own body limit applies (the parsers set none).
+ * - `content-encoding: gzip` or `deflate` (the mobile SDKs gzip their uploads) inflated before
+ *   either parser; another encoding is refused (415), a body that does not inflate too (400).
+ * Each route's own body limit applies (the parsers set none), to the inflated bytes.
  */
 export async function registerBodyParsers(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
@@ -54,5 +58,31 @@ export async function registerBodyParsers(app: NestFastifyApplication): Promise<
     // Fastify's parser takes a Buffer as well (its types say string); it answers through done.
     void parseJson(request, body as unknown as string, done);
   });
+  fastify.addHook('preParsing', async (request, _reply, payload) => inflated(headerOf(request, 'content-encoding'), payload));
   await app.register(formbody as never);
+}
+
+/**
+ * The body as its parser must read it: inflated when the client compressed it. Fastify checks the
+ * content-length against `receivedEncodedLength` (the bytes that came over the wire) and the body
+ * limit against the inflated bytes, so a small body that inflates beyond the limit is a 413.
+ */
+function inflated(encoding: string | undefined, payload: Readable): Readable {
+  const name = encoding?.trim().toLowerCase();
+  if (!name || name === 'identity') return payload;
+  if (name !== 'gzip' && name !== 'x-gzip' && name !== 'deflate') {
+    throw Object.assign(new Error(`Content-Encoding ${encoding} is not supported: send gzip, deflate or none.`), { statusCode: 415 });
+  }
+  const inflate: Transform & { receivedEncodedLength: number } = Object.assign(name === 'deflate' ? createInflate() : createGunzip(), {
+    receivedEncodedLength: 0,
+  });
+  payload.on('data', (chunk: Buffer) => {
+    inflate.receivedEncodedLength += chunk.length;
+  });
+  payload.on('error', (error) => inflate.destroy(error));
+  inflate.on('error', (error: Error & { statusCode?: number }) => {
+    error.statusCode ??= 400;
+    error.message = `The ${name} body does not inflate: ${error.message}`;
+  });
+  return payload.pipe(inflate);
 }

@@ -69,6 +69,8 @@ export interface LabflowConfig {
   };
   labReports: LabReportsConfig;
   portal: PortalConfig;
+  /** The mobile SDKs' sign-in (src/mobile): token lifetimes, the signing key's rotation, link codes. */
+  mobile: MobileConfig;
   notifications: { smtpUrl: string | null; from: string };
   reminders: RemindersConfig;
   rateLimits: RateLimitsConfig;
@@ -125,6 +127,16 @@ export interface RemindersConfig {
 }
 
 /** The patient portal (src/portal). */
+export interface MobileConfig {
+  signInTokenTtlMs: number;
+  accessTokenTtlMs: number;
+  refreshTokenTtlMs: number;
+  signingKeyRotationMs: number;
+  /** MOBILE_SIGNING_KEY (PKCS#8 PEM), or null: labflow generates and rotates its own. */
+  signingKey: string | null;
+  linkCodeTtlMs: number;
+}
+
 export interface PortalConfig {
   launchTtlMs: number;
   communicationsTtlMs: number;

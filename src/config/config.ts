@@ -222,6 +222,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       concurrency: e.LAB_REPORT_CONCURRENCY,
       startGraceMs: toMs(e.LAB_REPORT_START_GRACE),
     },
+    mobile: {
+      signInTokenTtlMs: toMs(e.MOBILE_SIGN_IN_TOKEN_TTL),
+      accessTokenTtlMs: toMs(e.MOBILE_ACCESS_TOKEN_TTL),
+      refreshTokenTtlMs: toMs(e.MOBILE_REFRESH_TOKEN_TTL),
+      signingKeyRotationMs: toMs(e.MOBILE_SIGNING_KEY_ROTATION),
+      signingKey: e.MOBILE_SIGNING_KEY ?? null,
+      linkCodeTtlMs: toMs(e.LINK_CODE_TTL),
+    },
     portal: {
       launchTtlMs: toMs(e.PORTAL_LAUNCH_TTL),
       communicationsTtlMs: toMs(e.PORTAL_COMMUNICATIONS_TTL),

@@ -80,6 +80,33 @@ export const domainEnv = {
       ),
     ),
   CONNECTION_SYNC_RETRY_INTERVAL: duration.default('5s').meta(doc('connections', 'First retry interval of a failed sync step (doubling, at most 10 minutes).')),
+  MOBILE_SIGN_IN_TOKEN_TTL: duration
+    .default('10m')
+    .meta(doc('link', 'How long a mobile SDK sign-in token (`POST /v2/user/{user_id}/sign_in_token`) can be exchanged (once) at `POST /v1/token`.')),
+  MOBILE_ACCESS_TOKEN_TTL: duration.default('1h').meta(doc('link', 'How long a mobile SDK access token works before the SDK refreshes it (`expires_in`).')),
+  MOBILE_REFRESH_TOKEN_TTL: duration
+    .default('180d')
+    .meta(doc('link', 'How long a mobile SDK session lasts without a refresh; each refresh hands out a new refresh token and starts it again.')),
+  MOBILE_SIGNING_KEY_ROTATION: duration
+    .default('30d')
+    .meta(
+      doc(
+        'link',
+        'Age at which the RS256 key that signs mobile SDK tokens is replaced by a new one (generated and sealed in Postgres); an older key stays in the JWKS until what it signed has expired.',
+      ),
+    ),
+  MOBILE_SIGNING_KEY: z
+    .string()
+    .refine((value) => value.includes('-----BEGIN PRIVATE KEY-----'), { message: 'must be an RSA private key in PKCS#8 PEM' })
+    .optional()
+    .meta(
+      doc(
+        'link',
+        'An RSA private key (PKCS#8 PEM) to sign mobile SDK tokens with instead of the generated ones (kid: its JWK thumbprint).',
+        'labflow generates the signing keys itself and rotates them (MOBILE_SIGNING_KEY_ROTATION)',
+      ),
+    ),
+  LINK_CODE_TTL: duration.default('1h').meta(doc('link', 'How long a link code (`POST /v2/link/code/create` without `expires_at`) can be exchanged (once).')),
   LINK_BULK_PULL_BATCH: wholeNumber(1, 1000)
     .default(10)
     .meta(doc('link', "Link Migration's bulk historical pull: connections pulled per step (10 every 20 s is Junction's pace for Oura, 150 per 5 minutes).")),

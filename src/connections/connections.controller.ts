@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { ConnectDemoDto, ConnectionProviderParams, ConnectionUserParams, RefreshQuery } from './connections.dto';
@@ -19,6 +20,7 @@ export class ConnectionsController {
   }
 
   @Get('v2/user/providers/:user_id')
+  @UserTokenRoute()
   @ApiOperation({ summary: "The user's connected providers with their status." })
   providers(@CurrentTeam() team: TeamPrincipal, @Param() params: ConnectionUserParams) {
     return this.connections.providers(team, params.user_id);
@@ -32,6 +34,7 @@ export class ConnectionsController {
   }
 
   @Delete('v2/user/:user_id/:provider')
+  @UserTokenRoute()
   @ApiOperation({ summary: 'Deregister a provider: the connection ends, stored data stays.' })
   deregister(@CurrentTeam() team: TeamPrincipal, @Param() params: ConnectionProviderParams) {
     return this.connections.deregister(team, params.user_id, params.provider);

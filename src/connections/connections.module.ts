@@ -54,6 +54,15 @@ import { SourceRouter } from './source-router';
     },
     { provide: CONNECTED_SOURCES, useExisting: ConnectionsService },
   ],
-  exports: [ConnectionsService, ConnectionSyncService, ConnectionReconciler, ConnectionBulkOpsService, BulkOpsRepository, CONNECTED_SOURCES, SOURCE_ADAPTER],
+  exports: [
+    ConnectionsService,
+    ConnectionsRepository,
+    ConnectionSyncService,
+    ConnectionReconciler,
+    ConnectionBulkOpsService,
+    BulkOpsRepository,
+    CONNECTED_SOURCES,
+    SOURCE_ADAPTER,
+  ],
 })
 export class ConnectionsModule {}

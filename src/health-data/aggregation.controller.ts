@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { AggregationUserParams, QueryBatchDto } from './aggregation.dto';
@@ -11,6 +12,7 @@ export class AggregationController {
   constructor(private readonly aggregation: AggregationService) {}
 
   @Post(':user_id/query')
+  @UserTokenRoute()
   @HttpCode(200)
   @ApiOperation({
     summary: "Aggregates of a user's timeseries, sleep and activity over a timeframe, whole or per group (time buckets, parts of the day, source).",

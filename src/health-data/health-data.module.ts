@@ -1,4 +1,5 @@
 import { AggregationController } from './aggregation.controller';
+import { TenancyModule } from '../tenancy/tenancy.module';
 import { AggregationRepository } from './aggregation.repository';
 import { AggregationService } from './aggregation.service';
 import { Module } from '@nestjs/common';
@@ -23,7 +24,7 @@ import { ContinuousQueryRunner } from './continuous-queries/continuous-query-run
  * timeseries resource and summary type in registry.ts, and their `daily.data.*` events.
  */
 @Module({
-  imports: [UsersModule, EventsModule],
+  imports: [UsersModule, EventsModule, TenancyModule],
   controllers: [TimeseriesController, SummariesController, DevicesController, IntrospectionController, AggregationController, ContinuousQueriesController],
   providers: [
     TimeseriesRepository,

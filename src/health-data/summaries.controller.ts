@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { DeviceParams, IngestionEnvelopeDto, OptionalRangeQuery, StreamParams, SummaryIngestParams, UserIdParams } from './health-data.dto';
@@ -17,6 +18,7 @@ export class SummariesController {
   ) {}
 
   @Post('v2/summary/:resource/:user_id')
+  @UserTokenRoute()
   @HttpCode(200)
   @LargeBody()
   ingest(@CurrentTeam() team: TeamPrincipal, @Param() params: SummaryIngestParams, @Body() body: IngestionEnvelopeDto) {
@@ -24,11 +26,13 @@ export class SummariesController {
   }
 
   @Get('v2/summary/:resource/:user_id')
+  @UserTokenRoute()
   list(@CurrentTeam() team: TeamPrincipal, @Param() params: SummaryIngestParams, @Query() query: OptionalRangeQuery) {
     return this.queries.list(team, params.user_id, params.resource, query, false);
   }
 
   @Get('v2/summary/:resource/:user_id/raw')
+  @UserTokenRoute()
   raw(@CurrentTeam() team: TeamPrincipal, @Param() params: SummaryIngestParams, @Query() query: OptionalRangeQuery) {
     return this.queries.list(team, params.user_id, params.resource, query, true);
   }

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
+import { SourcePrioritiesRepository } from '../tenancy/source-priorities.repository';
 import { UsersRepository } from '../users/users.repository';
 import { type DeviceView, deviceView, rawSummaryView, summaryView } from './health-data-views';
 import { readRange } from './read-range';
 import { summaryType, type SummaryType } from './registry';
+import { preferRanked, priorityDataTypeOfSummary } from './source-priority';
 import { SummariesRepository, type StoredSummary } from './summaries.repository';
 
 /** Summary reads (`GET /v2/summary/<type>/{user_id}` and `/raw`) and the workout stream. */
@@ -13,6 +15,7 @@ export class SummaryQueriesService {
   constructor(
     private readonly users: UsersRepository,
     private readonly summaries: SummariesRepository,
+    private readonly priorities: SourcePrioritiesRepository,
   ) {}
 
   /** `{<list key>: [summary]}`; profile answers its latest object itself. */
@@ -58,7 +61,12 @@ export class SummaryQueriesService {
     if (!(await this.users.findLive(team, userId))) throw notFound('User');
     if (type.date && !query.start_date) throw validationError(['query', 'start_date'], 'Field required', undefined, 'missing');
     const range = type.date && query.start_date ? readRange({ start_date: query.start_date, end_date: query.end_date }) : null;
-    return this.summaries.list(userId, type.slug, { from: range?.fromDay ?? null, to: range?.toDay ?? null, provider: query.provider });
+    const rows = await this.summaries.list(userId, type.slug, { from: range?.fromDay ?? null, to: range?.toDay ?? null, provider: query.provider });
+    const dataType = priorityDataTypeOfSummary(type.slug);
+    // Without a provider filter, a day two providers report answers the team's preferred one's.
+    if (query.provider || !dataType || type.slug === 'workouts') return rows;
+    const rank = new Map((await this.priorities.list(team.teamId, team.environment, dataType)).map((entry) => [entry.provider, entry.priority]));
+    return preferRanked(rows, rank, (row) => row.day ?? row.id);
   }
 
   private type(slug: string, raw: boolean): SummaryType {

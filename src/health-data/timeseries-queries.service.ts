@@ -3,10 +3,12 @@ import type { TeamPrincipal } from '../auth/principal';
 import { notFound, validationError } from '../common/errors';
 import type { JsonText } from '../common/json-text';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
+import { SourcePrioritiesRepository } from '../tenancy/source-priorities.repository';
 import { UsersRepository } from '../users/users.repository';
 import { groupedSamplesJson, sampleView } from './health-data-views';
 import { readRange } from './read-range';
 import { LEGACY_SUBTYPE_ROUTES, type TimeseriesResource, timeseriesResource } from './registry';
+import { preferRanked } from './source-priority';
 import { SummariesRepository } from './summaries.repository';
 import { type SeriesPosition, type StoredSample, TimeseriesRepository } from './timeseries.repository';
 
@@ -27,6 +29,7 @@ export class TimeseriesQueriesService {
     private readonly timeseries: TimeseriesRepository,
     private readonly summaries: SummariesRepository,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    private readonly priorities: SourcePrioritiesRepository,
   ) {}
 
   /**
@@ -87,7 +90,12 @@ export class TimeseriesQueriesService {
   private async legacyRead(team: TeamPrincipal, userId: string, resource: TimeseriesResource, query: RangeParams, sampleType?: string) {
     await this.requireUser(team, userId);
     const range = readRange(query);
-    const rows = await this.timeseries.readRange(userId, resource.slug, { ...range, provider: query.provider, sampleType }, null, LEGACY_LIMIT);
+    let rows = await this.timeseries.readRange(userId, resource.slug, { ...range, provider: query.provider, sampleType }, null, LEGACY_LIMIT);
+    if (!query.provider) {
+      // Without a provider filter, an instant two providers report answers the team's preferred one's.
+      const rank = new Map((await this.priorities.list(team.teamId, team.environment, 'timeseries')).map((entry) => [entry.provider, entry.priority]));
+      rows = preferRanked(rows, rank, (row) => `${row.sampleType ?? ''}|${row.ts}`);
+    }
     return rows.sort(byTime).map((row) => sampleView(resource, row));
   }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { JSON_CONTENT_TYPE } from '../common/json-text';
@@ -31,6 +32,7 @@ export class TimeseriesController {
   }
 
   @Post(':user_id/:resource')
+  @UserTokenRoute()
   @HttpCode(200)
   @LargeBody()
   ingest(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesIngestParams, @Body() body: IngestionEnvelopeDto) {
@@ -38,6 +40,7 @@ export class TimeseriesController {
   }
 
   @Get(':user_id/:resource/grouped')
+  @UserTokenRoute()
   // The service writes this body as JSON text (JsonText): sent as it is, with the content type
   // Fastify gives the JSON it serializes.
   @Header('Content-Type', JSON_CONTENT_TYPE)
@@ -46,11 +49,13 @@ export class TimeseriesController {
   }
 
   @Get(':user_id/:resource')
+  @UserTokenRoute()
   legacy(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesReadParams, @Query() query: RangeQuery) {
     return this.queries.legacy(team, params.user_id, params.resource, query);
   }
 
   @Get(':user_id/:resource/:subtype')
+  @UserTokenRoute()
   legacySubtype(@CurrentTeam() team: TeamPrincipal, @Param() params: SubtypeReadParams, @Query() query: RangeQuery) {
     return this.queries.legacySubtype(team, params.user_id, params.resource, params.subtype, query);
   }

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
@@ -108,6 +109,7 @@ export class LinkController {
   }
 
   @Post('provider/manual/:provider')
+  @UserTokenRoute({ body: 'user_id' })
   @HttpCode(200)
   @ApiSecurity('team-api-key')
   @ApiOperation({ summary: "A source whose data the user's phone or app pushes (HealthKit, Health Connect, Bluetooth meters): connected at once." })
@@ -131,5 +133,24 @@ export class LinkController {
   @ApiOperation({ summary: 'Deprecated by Junction for POST /v2/link/provider/email/{provider}; the same.', deprecated: true })
   emailAuth(@Body() body: EmailAuthLinkDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.connectEmail(token, body.provider, body.email, body.region);
+  }
+}
+
+/** `GET /v2/team/link/config`: what the Link widget shows of the team, for the link token's holder. */
+@ApiTags('team')
+@Controller('v2/team/link')
+@LimitedPerAddress('link')
+export class TeamLinkConfigController {
+  constructor(private readonly link: LinkService) {}
+
+  @Get('config')
+  @Public()
+  @linkTokenHeader
+  @ApiOperation({
+    summary:
+      "The Link widget settings of the link token's team, as the management API sets them (name, logo_url, brand_information, the environment's settings), and the providers the token offers.",
+  })
+  config(@Headers(LINK_TOKEN) token?: string) {
+    return this.link.teamConfig(token);
   }
 }

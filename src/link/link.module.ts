@@ -5,7 +5,7 @@ import { TenancyModule } from '../tenancy/tenancy.module';
 import { UsersModule } from '../users/users.module';
 import { LinkPagesController } from './link-pages.controller';
 import { LinkTokensRepository } from './link-tokens.repository';
-import { LinkController } from './link.controller';
+import { LinkController, TeamLinkConfigController } from './link.controller';
 import { LinkService } from './link.service';
 import { LinkBulkOpWorkflows } from './link-bulk-op-workflows';
 import { LinkMigrationController } from './link-migration.controller';
@@ -25,7 +25,7 @@ import { SandboxProviderAuth } from './sandbox-provider-auth';
 @Module({
   // PortalModule: the hosted Link page wears the team's portal brand.
   imports: [UsersModule, ConnectionsModule, PortalModule, TenancyModule],
-  controllers: [LinkController, LinkPagesController, LinkMigrationController],
+  controllers: [LinkController, TeamLinkConfigController, LinkPagesController, LinkMigrationController],
   providers: [
     LinkTokensRepository,
     LinkService,

@@ -6,6 +6,7 @@ import { badRequest, notFound, unauthorized } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { ConnectionsService } from '../connections/connections.service';
 import { PROVIDERS } from '../health-data/providers';
+import { TeamSettingsRepository } from '../tenancy/team-settings.repository';
 import { UsersRepository } from '../users/users.repository';
 import type { ApiEnvironment } from '../tenancy/entities';
 import { type LinkTokenRow, LinkTokensRepository } from './link-tokens.repository';
@@ -40,6 +41,7 @@ export class LinkService {
     private readonly tokens: LinkTokensRepository,
     private readonly users: UsersRepository,
     private readonly connections: ConnectionsService,
+    private readonly teams: TeamSettingsRepository,
     @Inject(PROVIDER_AUTH) private readonly auths: ProviderAuths,
     @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'api'>,
   ) {}
@@ -95,6 +97,26 @@ export class LinkService {
   async providers(token: string | undefined) {
     const row = await this.find(token);
     return this.offered(row).map(([slug, authType]) => sourceLinkView(slug, authType));
+  }
+
+  /**
+   * `GET /v2/team/link/config` (the SDK sends the link token alone): the Link widget settings of the
+   * token's team, as the management API sets them (name, logo_url, brand_information, and the
+   * token environment's settings), with the providers the token offers.
+   */
+  async teamConfig(token: string | undefined) {
+    const row = await this.find(token);
+    const config = await this.teams.linkConfigOf(row.teamId, row.environment);
+    if (!config) throw unauthorized('The link token is not valid.');
+    return {
+      team_id: row.teamId,
+      environment: row.environment,
+      name: config.brandInformation?.company_name ?? config.name,
+      logo_url: config.logoUrl,
+      brand_information: config.brandInformation,
+      settings: config.settings,
+      providers: this.offered(row).map(([slug]) => slug),
+    };
   }
 
   /** `POST /v2/link/start`: the user picked a provider. */

@@ -50,6 +50,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'orders', key: ['id'], column: 'pending_registration_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'shipping_details_enc', kind: 'text' },
   { table: 'provider_connections', key: ['id'], column: 'credentials_enc', kind: 'text' },
+  { table: 'sdk_signing_keys', key: ['kid'], column: 'private_key_enc', kind: 'text' },
   { table: 'team_custom_credentials', key: ['id'], column: 'client_secret_enc', kind: 'text' },
   { table: 'team_custom_credentials', key: ['id'], column: 'details_enc', kind: 'text' },
   { table: 'user_infos', key: ['user_id'], column: 'info_enc', kind: 'text' },

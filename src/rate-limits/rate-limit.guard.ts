@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { looksLikeManagementKey, looksLikeTeamKey } from '../auth/api-keys.service';
 import { isPublic, presentedManagementKey, presentedTeamKey } from '../auth/guards';
+import { presentedBearerToken } from '../auth/user-tokens';
 import { hashSecretHex } from '../common/crypto';
 import { ApiError } from '../common/errors';
 import { type AddressFamily, RATE_LIMIT_FAMILY } from './rate-limit-family';
@@ -78,13 +79,20 @@ abstract class RateLimitGuard implements CanActivate {
   protected abstract couldBeKey(key: string): boolean;
 }
 
-/** Main API: per team API key; @Public routes of a family per client address. */
+/**
+ * Main API: per team API key, or per user access token (the mobile SDKs': counted in the same
+ * family, but against the token, so one phone spends no other's budget nor the team key's);
+ * @Public routes of a family per client address.
+ */
 @Injectable()
 export class ApiRateLimitGuard extends RateLimitGuard {
   protected readonly keyFamily = 'apiKey';
-  protected presentedKey = presentedTeamKey;
-  protected couldBeKey = looksLikeTeamKey;
+  protected presentedKey = (request: FastifyRequest) => presentedTeamKey(request) ?? presentedBearerToken(request);
+  protected couldBeKey = (key: string) => looksLikeTeamKey(key) || JWT_SHAPE.test(key);
 }
+
+/** Three base64url parts: what an access token looks like (anything else is refused unlooked-up). */
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /** Management API: per management key. */
 @Injectable()

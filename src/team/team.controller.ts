@@ -1,7 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
-import { TeamParams, UserSearchQuery } from './team.dto';
+import { type PatchSourcePriorities, PatchSourcePrioritiesDto, SourcePrioritiesQuery, TeamParams, UserSearchQuery } from './team.dto';
+import { SourcePrioritiesService } from './source-priorities.service';
 import { TeamService } from './team.service';
 
 /** The key's own team (`/v2/team/...`). */
@@ -9,11 +10,29 @@ import { TeamService } from './team.service';
 @ApiSecurity('team-api-key')
 @Controller('v2/team')
 export class TeamController {
-  constructor(private readonly team: TeamService) {}
+  constructor(
+    private readonly team: TeamService,
+    private readonly priorities: SourcePrioritiesService,
+  ) {}
 
   @Get('users/search')
   searchUsers(@CurrentTeam() team: TeamPrincipal, @Query() query: UserSearchQuery) {
     return this.team.searchUsers(team, query.query_id);
+  }
+
+  @Get('source/priorities')
+  @ApiOperation({ summary: "The team's source priorities: for each data type, which provider wins when two report the same data (1 first)." })
+  sourcePriorities(@CurrentTeam() team: TeamPrincipal, @Query() query: SourcePrioritiesQuery) {
+    return this.priorities.list(team, query.data_type);
+  }
+
+  @Patch('source/priorities')
+  @ApiOperation({
+    summary:
+      'Ranks providers per data type ([{data_type, source, priority}], priority null to drop one) and answers the priorities. No body (what the SDK sends) changes nothing.',
+  })
+  updateSourcePriorities(@CurrentTeam() team: TeamPrincipal, @Body() body?: PatchSourcePrioritiesDto) {
+    return this.priorities.update(team, body as PatchSourcePriorities);
   }
 
   @Get(':team_id/physicians')

@@ -7,11 +7,12 @@ import { TeamMetricsController } from './team-metrics.controller';
 import { TeamMetricsService } from './team-metrics.service';
 import { TeamController } from './team.controller';
 import { TeamService } from './team.service';
+import { SourcePrioritiesService } from './source-priorities.service';
 
 /** The main API's view of the caller's own team. */
 @Module({
   imports: [TenancyModule, UsersModule, OrdersModule, ConnectionsModule],
   controllers: [TeamController, TeamMetricsController],
-  providers: [TeamService, TeamMetricsService],
+  providers: [TeamService, TeamMetricsService, SourcePrioritiesService],
 })
 export class TeamModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Region, TeamBrandInformation } from './entities';
+import type { ApiEnvironment, Region, TeamBrandInformation, TeamEnvironmentSettings } from './entities';
 
 /**
  * A team's settings as the main API and the workers read them (the management API changes them
@@ -53,6 +53,17 @@ export class TeamSettingsRepository {
     return row ? { id: row.id, orgId: row.org_id, name: row.name, logoUrl: row.logo_url, emailCommunication: row.email, smsCommunication: row.sms } : null;
   }
 
+  /** The Link widget's settings as the management API sets them: brand, and the environment's settings. */
+  async linkConfigOf(teamId: string, environment: ApiEnvironment): Promise<TeamLinkConfig | null> {
+    const [row]: Array<{ name: string; logo_url: string | null; brand_information: TeamBrandInformation | null; settings: TeamEnvironmentSettings | null }> =
+      await this.db.query(
+        `SELECT name, logo_url, brand_information, CASE WHEN $2 = 'production' THEN production_settings ELSE sandbox_settings END AS settings
+           FROM teams WHERE id = $1`,
+        [teamId, environment],
+      );
+    return row ? { name: row.name, logoUrl: row.logo_url, brandInformation: row.brand_information, settings: row.settings ?? {} } : null;
+  }
+
   /** How the team presents itself to patients (the patient portal), or null for an unknown team. */
   async brandOf(teamId: string): Promise<TeamBrand | null> {
     const [row]: Array<{ name: string; region: Region; logo_url: string | null; brand_information: TeamBrandInformation | null }> = await this.db.query(
@@ -83,4 +94,11 @@ export interface PatientReminderSettings {
   enabled: boolean;
   email: boolean;
   sms: boolean;
+}
+
+export interface TeamLinkConfig {
+  name: string;
+  logoUrl: string | null;
+  brandInformation: TeamBrandInformation | null;
+  settings: TeamEnvironmentSettings;
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { ClientUserIdParams, CreateUserDto, ListUsersQuery, PatchUserDto, UndoDeleteQuery, UserIdParams } from './users.dto';
@@ -33,6 +34,7 @@ export class UsersController {
   }
 
   @Get(':user_id')
+  @UserTokenRoute()
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
     return this.users.get(team, params.user_id);
   }

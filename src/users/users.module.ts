@@ -6,10 +6,11 @@ import { UserReadModel } from './user-read-model';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { SdkSessionsRepository } from './sdk-sessions.repository';
 
 @Module({
   controllers: [UsersController, UserInfoController],
-  providers: [UsersRepository, UserReadModel, UsersService, UserInfoRepository, UserInfoService],
-  exports: [UsersRepository, UsersService, UserInfoService],
+  providers: [UsersRepository, SdkSessionsRepository, UserReadModel, UsersService, UserInfoRepository, UserInfoService],
+  exports: [UsersRepository, SdkSessionsRepository, UsersService, UserInfoService],
 })
 export class UsersModule {}

@@ -14,6 +14,7 @@ import type { CreateUserDto, PatchUserDto } from './users.dto';
 import { type FallbackBirthDate, UserEntity } from './user.entity';
 import { type UserRead, UserReadModel } from './user-read-model';
 import { isUniqueViolation, UsersRepository } from './users.repository';
+import { SdkSessionsRepository } from './sdk-sessions.repository';
 
 /** The Junction user object (ClientFacingUser). */
 export interface UserView {
@@ -39,6 +40,7 @@ export class UsersService {
     private readonly cipher: PhiCipher,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    private readonly sdkSessions: SdkSessionsRepository,
     @Optional() @Inject(CONNECTED_SOURCES) private readonly connectedSources?: ConnectedSources,
   ) {}
 
@@ -129,6 +131,8 @@ export class UsersService {
     const user = await this.requireLive(team, userId);
     await this.users.transaction(async (manager) => {
       if (!(await this.users.markPendingDeletion(user.id, new Date(), manager))) throw notFound('User');
+      // Signed out of every mobile SDK at once, and for good: undoing the deletion does not sign it back in.
+      await this.sdkSessions.revokeAll(user.id, manager);
       await this.temporal.workflow.start('userDeletionWorkflow', {
         workflowId: userDeletionWorkflowId(user.id),
         taskQueue: this.config.temporal.taskQueue,

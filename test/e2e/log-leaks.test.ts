@@ -193,6 +193,36 @@ test('a run through every sensitive route family leaves no credential and no pat
   expect((await browser('GET', allow)).status).toBe(400);
   expect((await browser('GET', `/link?token=${linkToken}`)).status).toBe(410);
 
+  // The mobile SDKs' sign-in: a sign-in token, its exchange and a refresh, a request with the
+  // access token, a link code exchanged (the code in the query).
+  const { signInToken } = await client.user.getUserSignInToken(userId);
+  keep('sign-in token', signInToken);
+  const userToken = JSON.parse(Buffer.from(signInToken, 'base64').toString('utf8')).user_token as string;
+  keep('sign-in user_token', userToken);
+  const form = (body: Record<string, string>) =>
+    fetch(`${stack.apiUrl}/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+    });
+  const exchanged = await form({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: userToken });
+  expect(exchanged.status).toBe(200);
+  const tokens = (await exchanged.json()) as { access_token: string; refresh_token: string };
+  keep('refresh token', tokens.refresh_token);
+  const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+  expect(refreshed.status).toBe(200);
+  const renewed = (await refreshed.json()) as { access_token: string; refresh_token: string };
+  keep('access token', renewed.access_token);
+  keep('second refresh token', renewed.refresh_token);
+  expect((await call(stack.apiUrl, 'GET', `/v2/user/${userId}`, { headers: { authorization: `Bearer ${renewed.access_token}` } })).status).toBe(200);
+  expect((await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(401);
+  const linkCode = await client.link.codeCreate({ userId });
+  keep('link code', linkCode.code);
+  const codeExchanged = await call(stack.apiUrl, 'POST', `/v2/link/code/exchange?code=${linkCode.code}&grant_type=sign_in_token`);
+  expect(codeExchanged.status).toBe(200);
+  keep('sign-in token of a link code', codeExchanged.body.sign_in_token);
+  expect((await call(stack.apiUrl, 'POST', `/v2/link/code/exchange?code=${linkCode.code}&grant_type=sign_in_token`)).status).toBe(401);
+
   // Everything the run caused has been logged and traced: its webhooks delivered, the workflow's
   // activities logged (Temporal's runtime holds forwarded lines ~100 ms), the spans exported.
   await waitFor(
@@ -224,6 +254,7 @@ test('a run through every sensitive route family leaves no credential and no pat
     `/v2/user/${userId}/portal_url/[redacted]`,
     '/v2/link/connect/oura?state=[redacted]&code=[redacted]',
     '/link?token=[redacted]',
+    '/v2/link/code/exchange?code=[redacted]&grant_type=sign_in_token',
   ]) {
     expect({ logged, found: urls.includes(logged) }).toEqual({ logged, found: true });
   }

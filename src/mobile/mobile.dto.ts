@@ -1,0 +1,44 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+
+/** `POST /v1/token`: RFC 8693 token exchange of a sign-in token, or the refresh grant (form or JSON). */
+export class TokenRequestDto extends createZodDto(
+  z.object({
+    grant_type: z.string().min(1).max(100).describe('urn:ietf:params:oauth:grant-type:token-exchange (a sign-in token), or refresh_token.'),
+    subject_token: z.string().min(1).max(8192).optional().describe("The sign-in token's user_token (or the whole sign-in token)."),
+    subject_token_type: z.string().max(100).optional().describe('urn:ietf:params:oauth:token-type:jwt (ignored).'),
+    refresh_token: z.string().min(1).max(200).optional().describe('The refresh token, with grant_type=refresh_token.'),
+  }),
+) {}
+
+export class TokenResponseDto extends createZodDto(
+  z.object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    refresh_token: z.string(),
+    issued_token_type: z.string(),
+  }),
+) {}
+
+export class SignInTokenResponseDto extends createZodDto(z.object({ user_id: z.string(), sign_in_token: z.string() })) {}
+
+/** `POST /v2/link/code/create` (query, as the SDK sends it). */
+export class CreateLinkCodeQuery extends createZodDto(
+  z.object({
+    user_id: z.uuid().describe('The user the code signs in.'),
+    expires_at: z.iso.datetime({ offset: true }).optional().describe('When the code stops working (default: LINK_CODE_TTL, one hour; at most 7 days away).'),
+  }),
+) {}
+
+export class LinkCodeDto extends createZodDto(z.object({ code: z.string(), exchange_url: z.string(), expires_at: z.string() })) {}
+
+/** `POST /v2/link/code/exchange` (query, as the Connect app sends it). */
+export class ExchangeLinkCodeQuery extends createZodDto(
+  z.object({
+    code: z.string().min(1).max(64),
+    grant_type: z.literal('sign_in_token').default('sign_in_token').describe('What the code is exchanged for: a sign-in token.'),
+  }),
+) {}
+
+export class SdkProviderParams extends createZodDto(z.object({ user_id: z.uuid(), provider: z.string().regex(/^[a-z0-9_]{1,64}$/) })) {}
