@@ -57,6 +57,7 @@ import { LabReportReviewReason1763790450000 } from './migrations/1763790450000-l
 import { PhiAccessOperators1763790540000 } from './migrations/1763790540000-phi-access-operators';
 import { OrderResultCorrections1763790541000 } from './migrations/1763790541000-order-result-corrections';
 import { LabReportRejection1763790620000 } from './migrations/1763790620000-lab-report-rejection';
+import { Hl7ReceivedIndex1763790720000 } from './migrations/1763790720000-hl7-received-index';
 import { DeliveryFillfactor1763790600000 } from './migrations/1763790600000-delivery-fillfactor';
 import { DeliveryFirstAttemptInline1763790601000 } from './migrations/1763790601000-delivery-first-attempt-inline';
 import { TimeOrderedIds1763790602000 } from './migrations/1763790602000-time-ordered-ids';
@@ -149,6 +150,7 @@ export const MIGRATIONS = [
   DeliveryFirstAttemptInline1763790601000,
   TimeOrderedIds1763790602000,
   LabReportRejection1763790620000,
+  Hl7ReceivedIndex1763790720000,
 ];
 
 /**

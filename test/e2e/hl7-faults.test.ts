@@ -271,10 +271,14 @@ describe('results that come out of order, twice, after the final, cut off, or fo
     const values = new Map(result.body.results.map((row: any) => [row.slug, row.result]));
     expect(Object.fromEntries(values)).toEqual(Object.fromEntries(components.map((marker, index) => [marker.slug, String(40 + index)])));
 
-    const inbound = await stack.db.query(
-      `SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 ORDER BY created_at`,
-      [LAB_FACILITY],
-    );
+    // Each handed over (or held) after its ACK.
+    const inbound = await eventually(async () => {
+      const rows = await stack.db.query(
+        `SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 ORDER BY created_at`,
+        [LAB_FACILITY],
+      );
+      return rows.some((row: any) => row.state === 'received') ? undefined : rows;
+    }, 'every message handed over or held');
     expect(inbound.filter((row: any) => row.control_id !== id('STRAY'))).toEqual(
       [id('P2'), id('P1'), id('F'), id('P3')].map((control_id) => ({ control_id, order_id: orderId, state: 'processed' })),
     );

@@ -151,9 +151,12 @@ describe('HL7 messages on the management API', () => {
     const stray = randomUUID();
     const strayControlId = `HELD-${stray.slice(0, 8)}`;
     expect(await sendToListener(oru(strayControlId, stray, 'P', ['OBX|1|NM|GLU-7^Glucose^L||88|mg/dL|70-99|N|||P']))).toBe('AA');
-    const held = await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held'));
-    expect(held.status).toBe(200);
-    const heldRow = held.body.hl7_messages.find((row: any) => row.control_id === strayControlId);
+    // Matching comes after the ACK: held once the listener found no order for it.
+    const heldRow = await eventually(
+      async () =>
+        (await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held'))).body.hl7_messages.find((row: any) => row.control_id === strayControlId),
+      'the stray result to be held',
+    );
     expect(heldRow).toMatchObject({ direction: 'in', message_type: 'ORU^R01', state: 'held', order_id: null, ack_code: 'AA', lab_account_id: labAccountId });
     const shown = await management(tenant.managementKey, 'GET', teamPath(`/hl7_messages/${heldRow.id}`));
     expect(shown.status).toBe(200);
