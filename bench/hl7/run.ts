@@ -161,6 +161,8 @@ async function main(): Promise<void> {
     const listener = await startServer({
       name: "labflow's HL7 listener",
       script: 'dist/src/worker.js',
+      // BENCH_PROFILE_DIR: the listener writes a V8 CPU profile there (where its time goes).
+      nodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
       env: {
         NODE_ENV: 'production',
         LOG_LEVEL: 'info',
