@@ -133,11 +133,14 @@ export class Hl7Repository {
    */
   claimStaleReceived(olderThanMs: number, limit: number): Promise<ReceivedMessage[]> {
     return this.db.query(
-      `UPDATE hl7_messages m SET updated_at = now()
-         FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received' AND updated_at < now() - make_interval(secs => $1::float8 / 1000)
-                ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) stale
-        WHERE m.id = stale.id
-        RETURNING m.id, m.peer_facility AS "peerFacility", m.lab_account_id AS "labAccountId", m.body_enc AS "bodyEnc"`,
+      // A SELECT around the UPDATE: TypeORM answers an UPDATE's RETURNING as [rows, count].
+      `WITH claimed AS (
+         UPDATE hl7_messages m SET updated_at = now()
+           FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received' AND updated_at < now() - make_interval(secs => $1::float8 / 1000)
+                  ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) stale
+          WHERE m.id = stale.id
+          RETURNING m.id, m.peer_facility, m.lab_account_id, m.body_enc, m.created_at)
+       SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc" FROM claimed ORDER BY created_at, id`,
       [olderThanMs, limit],
     );
   }
@@ -183,7 +186,7 @@ export class Hl7Repository {
   /** A held message handed to `orderId` (a rematch, once its order took it). False: it is no longer held. */
   async processHeld(id: string, orderId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
-      `UPDATE hl7_messages SET state = 'processed', order_id = $2, updated_at = now() WHERE id = $1 AND state = 'held' RETURNING id`,
+      `WITH done AS (UPDATE hl7_messages SET state = 'processed', order_id = $2, updated_at = now() WHERE id = $1 AND state = 'held' RETURNING id) SELECT id FROM done`,
       [id, orderId],
     );
     return rows.length > 0;
