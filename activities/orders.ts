@@ -15,6 +15,7 @@ export interface OrderLifecycle {
   recordTransition(input: RecordOrderTransitionInput): Promise<RecordOrderTransitionResult>;
   createRequisition(orderId: string): Promise<{ requisitionFormUrl: string | null; labAck?: LabOrderAck }>;
   cancelLabOrder(orderId: string): Promise<{ labAck?: LabOrderAck }>;
+  correctLabResults(orderId: string, reportId: string): Promise<{ outcome: 'corrected' | 'repeat' | 'not_resulted' }>;
   shipKit(orderId: string): Promise<{ outboundTrackingNumber: string }>;
   collectResults(
     orderId: string,
@@ -38,6 +39,7 @@ export function createOrderActivities(lifecycle: OrderLifecycle): OrderActivitie
     recordOrderTransition: (input) => translated(() => lifecycle.recordTransition(input)),
     createRequisition: ({ orderId }) => translated(() => lifecycle.createRequisition(orderId)),
     cancelLabOrder: ({ orderId }) => translated(() => lifecycle.cancelLabOrder(orderId)),
+    correctLabResults: ({ orderId, reportId }) => translated(() => lifecycle.correctLabResults(orderId, reportId)),
     shipKit: ({ orderId }) => translated(() => lifecycle.shipKit(orderId)),
     collectResults: ({ orderId, interpretation, hasMissingResults, resultTypes }) =>
       translated(() => lifecycle.collectResults(orderId, { interpretation, hasMissingResults, resultTypes })),

@@ -20,6 +20,7 @@ import { installTemporalRuntime } from './temporal/runtime';
 import { processWorkflowBundle } from './temporal/workflow-bundle';
 import { startWorkerObservability, type WorkerObservability } from './worker-observability';
 import { ContinuousQueryRunner, startContinuousQueries } from './health-data/continuous-queries/continuous-query-runner';
+import { Hl7InboundDelivery } from './hl7/hl7-inbound-delivery';
 import { Hl7InboundService } from './hl7/hl7-inbound.service';
 import { type Hl7Listener, startHl7Listener } from './hl7/hl7-listener';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from './adapters/lab/sandbox-hl7-lab';
@@ -55,6 +56,7 @@ runProcess('worker', async () => {
   let labReports: { stopped: Promise<void> } | null = null;
   let continuousQueries: { stop(): Promise<void> } | null = null;
   let hl7: Hl7Listener | null = null;
+  let hl7Sweep: (() => Promise<void>) | null = null;
   let sandboxHl7Lab: SandboxHl7Lab | null = null;
   try {
     observability = await startWorkerObservability(app, config, {
@@ -110,6 +112,7 @@ runProcess('worker', async () => {
         tls: config.hl7.listenerTls,
         logger,
       });
+      hl7Sweep = app.get(Hl7InboundDelivery).startSweeping(config.hl7.redeliverAfterMs);
       logger.info(`HL7 MLLP listener on ${config.hl7.listenerHost}:${hl7.port}${config.hl7.listenerTls ? ' (TLS)' : ''}`);
     }
     if (roles.has('sandbox-hl7-lab')) {
@@ -156,6 +159,9 @@ runProcess('worker', async () => {
     await retention?.stop();
     await continuousQueries?.stop();
     await hl7?.close();
+    await hl7Sweep?.();
+    // What was ACKed is handed over before the process ends (else the next sweep does it).
+    if (hl7) await app.get(Hl7InboundDelivery).idle();
     await sandboxHl7Lab?.close();
     await sandbox?.stop();
     await events?.stop();

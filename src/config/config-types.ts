@@ -198,6 +198,8 @@ export interface Hl7Config {
   maxMessageBytes: number;
   frameTimeoutMs: number;
   ackTimeoutMs: number;
+  /** Stored messages not handed to their order this long after are handed over again (the listener's sweep, as often). */
+  redeliverAfterMs: number;
   /** The sandbox HL7 lab (worker role sandbox-hl7-lab): its port and labflow's listener it reports to. */
   sandboxLab: { port: number; resultsTo: { host: string; port: number } };
 }

@@ -201,6 +201,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       maxMessageBytes: e.HL7_MAX_MESSAGE_BYTES,
       frameTimeoutMs: toMs(e.HL7_FRAME_TIMEOUT),
       ackTimeoutMs: toMs(e.HL7_ACK_TIMEOUT),
+      redeliverAfterMs: toMs(e.HL7_REDELIVER_AFTER),
       sandboxLab: {
         port: e.SANDBOX_HL7_LAB_PORT,
         resultsTo: { host: e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[0], port: Number(e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[1]) },

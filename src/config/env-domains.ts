@@ -224,6 +224,14 @@ export const domainEnv = {
     .meta(doc('hl7', 'Largest HL7 message the listener takes, in bytes; a larger frame is refused with AR.')),
   HL7_FRAME_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long the listener waits for the end of a begun MLLP frame before refusing it as truncated.')),
   HL7_ACK_TIMEOUT: duration.default('30s').meta(doc('hl7', 'How long labflow waits for a lab to ACK an order message before the send is retried.')),
+  HL7_REDELIVER_AFTER: duration
+    .default('15s')
+    .meta(
+      doc(
+        'hl7',
+        'A message the listener stored and ACKed but has not handed to its order this long after (its listener stopped, a signal failed) is handed over again; the listener sweeps for such messages this often.',
+      ),
+    ),
   SANDBOX_HL7_LAB_PORT: port
     .default(2576)
     .meta(doc('hl7', 'Port the sandbox HL7 lab (worker role `sandbox-hl7-lab`) takes order messages on; point a sandbox HL7 lab account at it.')),

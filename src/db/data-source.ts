@@ -59,6 +59,7 @@ import { OrderResultCorrections1763790541000 } from './migrations/1763790541000-
 import { LabReportRejection1763790620000 } from './migrations/1763790620000-lab-report-rejection';
 import { DeliveryAttemptKey1763790700000 } from './migrations/1763790700000-delivery-attempt-key';
 import { MobileSignIn1763790750000 } from './migrations/1763790750000-mobile-sign-in';
+import { Hl7ReceivedIndex1763790720000 } from './migrations/1763790720000-hl7-received-index';
 import { DeliveryFillfactor1763790600000 } from './migrations/1763790600000-delivery-fillfactor';
 import { DeliveryFirstAttemptInline1763790601000 } from './migrations/1763790601000-delivery-first-attempt-inline';
 import { TimeOrderedIds1763790602000 } from './migrations/1763790602000-time-ordered-ids';
@@ -153,6 +154,7 @@ export const MIGRATIONS = [
   TimeOrderedIds1763790602000,
   LabReportRejection1763790620000,
   DeliveryAttemptKey1763790700000,
+  Hl7ReceivedIndex1763790720000,
   FhirExports1763790740000,
   MobileSignIn1763790750000,
 ];

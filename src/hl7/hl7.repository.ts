@@ -9,6 +9,12 @@ import type { Hl7InterfaceSettings } from './hl7-settings';
 /** A message row without its body: what listings show. */
 export type Hl7MessageSummary = Omit<Hl7MessageEntity, 'bodyEnc'>;
 
+/** An inbound message as the listener stores it: `received`, ACKed AA, its order not matched yet. */
+export type NewInboundMessage = Pick<Hl7MessageEntity, 'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'fillerNumber' | 'ackText' | 'bodyEnc'>;
+
+/** A stored message waiting to be handed to its order. */
+export type ReceivedMessage = Pick<Hl7MessageEntity, 'id' | 'peerFacility' | 'labAccountId' | 'bodyEnc'>;
+
 const SUMMARY = `id, direction, peer_facility AS "peerFacility", control_id AS "controlId", message_type AS "messageType",
   lab_account_id AS "labAccountId", order_id AS "orderId", filler_number AS "fillerNumber", state, ack_code AS "ackCode",
   ack_text AS "ackText", created_at AS "createdAt", updated_at AS "updatedAt"`;
@@ -70,44 +76,120 @@ export class Hl7Repository {
   }
 
   /**
-   * Stores an inbound message once per (sending facility, control id): `stored` false when that
-   * message was stored already (a repeat), with the row it was stored as.
+   * Stores inbound messages, each once per (sending facility, control id), in one statement (one
+   * commit for all): per row, in order, `stored` false when that message was stored already (a
+   * repeat, also of an earlier row of the same batch), with the row it was stored as.
    */
-  async storeInbound(
-    row: Pick<
-      Hl7MessageEntity,
-      'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'orderId' | 'fillerNumber' | 'state' | 'ackCode' | 'ackText' | 'bodyEnc'
-    >,
-  ): Promise<{ stored: boolean; message: Hl7MessageSummary }> {
+  async storeInbound(rows: readonly NewInboundMessage[]): Promise<Array<{ stored: boolean; message: Hl7MessageSummary }>> {
+    const ids = rows.map(() => randomUUID());
     const inserted: Hl7MessageSummary[] = await this.db.query(
-      `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, order_id, filler_number, state, ack_code, ack_text, body_enc)
-       VALUES ($1, 'in', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+      `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, filler_number, state, ack_code, ack_text, body_enc)
+       SELECT id, 'in', peer_facility, control_id, message_type, lab_account_id, filler_number, 'received', 'AA', ack_text, body_enc
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[])
+           WITH ORDINALITY AS r(id, peer_facility, control_id, message_type, lab_account_id, filler_number, ack_text, body_enc, n)
+        ORDER BY n
        ON CONFLICT (direction, peer_facility, control_id) DO NOTHING
        RETURNING ${SUMMARY}`,
       [
-        randomUUID(),
-        row.peerFacility,
-        row.controlId,
-        row.messageType,
-        row.labAccountId,
-        row.orderId,
-        row.fillerNumber,
-        row.state,
-        row.ackCode,
-        row.ackText,
-        row.bodyEnc,
+        ids,
+        rows.map((row) => row.peerFacility),
+        rows.map((row) => row.controlId),
+        rows.map((row) => row.messageType),
+        rows.map((row) => row.labAccountId),
+        rows.map((row) => row.fillerNumber),
+        rows.map((row) => row.ackText),
+        rows.map((row) => row.bodyEnc),
       ],
     );
-    if (inserted[0]) return { stored: true, message: inserted[0] };
-    const [existing] = await this.db.query(`SELECT ${SUMMARY} FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 AND control_id = $2`, [
-      row.peerFacility,
-      row.controlId,
-    ]);
-    return { stored: false, message: existing as Hl7MessageSummary };
+    const byId = new Map(inserted.map((row) => [row.id, row]));
+    const repeats = rows.filter((_, index) => !byId.has(ids[index]));
+    const existing: Hl7MessageSummary[] = repeats.length
+      ? await this.db.query(
+          `SELECT ${SUMMARY} FROM hl7_messages WHERE direction = 'in' AND (peer_facility, control_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+          [repeats.map((row) => row.peerFacility), repeats.map((row) => row.controlId)],
+        )
+      : [];
+    const key = (row: { peerFacility: string; controlId: string }) => `${row.peerFacility}\u0000${row.controlId}`;
+    const byKey = new Map([...existing, ...inserted].map((row) => [key(row), row]));
+    return rows.map((row, index) => {
+      const own = byId.get(ids[index]);
+      return own ? { stored: true, message: own } : { stored: false, message: byKey.get(key(row)) as Hl7MessageSummary };
+    });
   }
 
-  async setInboundState(id: string, state: Hl7MessageState, orderId: string | null = null): Promise<void> {
-    await this.db.query(`UPDATE hl7_messages SET state = $2, order_id = COALESCE($3, order_id), updated_at = now() WHERE id = $1`, [id, state, orderId]);
+  /** The sealed bodies of inbound messages still `received` (not yet handed to an order), by id. */
+  receivedBodies(ids: readonly string[]): Promise<ReceivedMessage[]> {
+    return this.db.query(
+      `SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc"
+         FROM hl7_messages WHERE id = ANY($1::uuid[]) AND direction = 'in' AND state = 'received'`,
+      [ids],
+    );
+  }
+
+  /**
+   * Inbound messages stored and still not handed to their order `olderThanMs` after they were
+   * last touched (the listener that took them stopped, or their delivery failed): claimed for a
+   * new delivery by touching them, so another listener's sweep skips them for as long.
+   */
+  claimStaleReceived(olderThanMs: number, limit: number): Promise<ReceivedMessage[]> {
+    return this.db.query(
+      // A SELECT around the UPDATE: TypeORM answers an UPDATE's RETURNING as [rows, count].
+      `WITH claimed AS (
+         UPDATE hl7_messages m SET updated_at = now()
+           FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received' AND updated_at < now() - make_interval(secs => $1::float8 / 1000)
+                  ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) stale
+          WHERE m.id = stale.id
+          RETURNING m.id, m.peer_facility, m.lab_account_id, m.body_enc, m.created_at)
+       SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc" FROM claimed ORDER BY created_at, id`,
+      [olderThanMs, limit],
+    );
+  }
+
+  /** Of `orderIds`, those placed through the lab account (one query for a batch of messages). */
+  async ordersAt(orderIds: readonly string[], labAccountId: string): Promise<Set<string>> {
+    if (orderIds.length === 0) return new Set();
+    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM orders WHERE id = ANY($1::uuid[]) AND lab_account_id = $2`, [
+      orderIds,
+      labAccountId,
+    ]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** The orders earlier messages from this lab tied to these accession numbers, by number. */
+  async ordersOfFillers(peerFacility: string, fillerNumbers: readonly string[]): Promise<Map<string, string>> {
+    if (fillerNumbers.length === 0) return new Map();
+    const rows: Array<{ fillerNumber: string; orderId: string }> = await this.db.query(
+      `SELECT DISTINCT ON (filler_number) filler_number AS "fillerNumber", order_id AS "orderId" FROM hl7_messages
+        WHERE peer_facility = $1 AND filler_number = ANY($2::text[]) AND order_id IS NOT NULL ORDER BY filler_number, created_at`,
+      [peerFacility, fillerNumbers],
+    );
+    return new Map(rows.map((row) => [row.fillerNumber, row.orderId]));
+  }
+
+  /** Records what matching found for messages still `received`: their order (they stay `received`), or `held`. */
+  async recordMatches(matches: ReadonlyArray<{ id: string; orderId: string | null }>): Promise<void> {
+    if (matches.length === 0) return;
+    await this.db.query(
+      `UPDATE hl7_messages m SET order_id = r.order_id, state = CASE WHEN r.order_id IS NULL THEN 'held' ELSE m.state END, updated_at = now()
+         FROM unnest($1::uuid[], $2::uuid[]) AS r(id, order_id)
+        WHERE m.id = r.id AND m.state = 'received'`,
+      [matches.map((match) => match.id), matches.map((match) => match.orderId)],
+    );
+  }
+
+  /** Messages handed to their order. */
+  async markProcessed(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(`UPDATE hl7_messages SET state = 'processed', updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'received'`, [ids]);
+  }
+
+  /** A held message handed to `orderId` (a rematch, once its order took it). False: it is no longer held. */
+  async processHeld(id: string, orderId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `WITH done AS (UPDATE hl7_messages SET state = 'processed', order_id = $2, updated_at = now() WHERE id = $1 AND state = 'held' RETURNING id) SELECT id FROM done`,
+      [id, orderId],
+    );
+    return rows.length > 0;
   }
 
   /** The order an earlier message from this lab tied to the lab's accession number. */

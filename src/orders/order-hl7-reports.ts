@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Hl7LabFact, Hl7Orders } from '../hl7/hl7-orders';
+import type { Hl7Orders, Hl7Report } from '../hl7/hl7-orders';
 import { labUpdate, resendLabOrder } from '../../workflows/contract';
 import { OrderLabResults } from './order-lab-results';
 import { OrderWorkflows } from './order-workflows';
@@ -29,15 +29,16 @@ export class OrderHl7Reports implements Hl7Orders {
    * workflow ended with the completion. Before that, the workflow takes it as the lab's
    * completion, and collects the results with the correction in them.
    */
-  async report(orderId: string, fact: Hl7LabFact, statusDetail: string | null, correction?: { reportId: string }): Promise<'accepted' | 'ignored'> {
+  async report(orderId: string, report: Hl7Report): Promise<'accepted' | 'ignored'> {
     const order = await this.orders.findById(orderId);
     if (!order) return 'ignored';
-    const corrects = correction && fact === 'completed';
-    if (corrects && OrderLabResults.isResulted(order)) return this.correct(order.id, correction.reportId);
+    const corrects = report.correction && report.fact === 'completed';
+    if (corrects && OrderLabResults.isResulted(order)) return this.correct(order.id, report.messageId);
     await this.workflows.ensureStarted(order);
-    const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, { low: fact, statusDetail }));
+    const update = { low: report.fact, statusDetail: report.statusDetail, messageId: report.messageId, ...(corrects ? { correction: true } : {}) };
+    const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, update));
     // The run completed the order between the read above and the signal.
-    if (signalled === 'ignored' && corrects) return this.correct(order.id, correction.reportId);
+    if (signalled === 'ignored' && corrects) return this.correct(order.id, report.messageId);
     return signalled;
   }
 

@@ -282,11 +282,17 @@ export class OrderReadModel {
       version: number | null;
       start_at: Date | null;
       end_at: Date | null;
+      ack_code: string | null;
+      ack_text: string | null;
+      control_id: string | null;
     }> = await this.db.query(
       `SELECT (SELECT count(*)::int FROM appointments WHERE order_id = $1) AS count,
-                a.n, a.id, a.status, cardinality(a.applied_changes) AS version, a.start_at, a.end_at
+                a.n, a.id, a.status, cardinality(a.applied_changes) AS version, a.start_at, a.end_at,
+                h.ack_code, h.ack_text, h.control_id
            FROM (SELECT 1) AS one
-           LEFT JOIN LATERAL (SELECT * FROM appointments WHERE order_id = $1 ORDER BY n DESC LIMIT 1) a ON true`,
+           LEFT JOIN LATERAL (SELECT * FROM appointments WHERE order_id = $1 ORDER BY n DESC LIMIT 1) a ON true
+           LEFT JOIN LATERAL (SELECT ack_code, ack_text, control_id FROM hl7_messages
+                               WHERE order_id = $1 AND direction = 'out' AND state = 'accepted' ORDER BY created_at DESC, id DESC LIMIT 1) h ON true`,
       [orderId],
     );
     const row = rows[0];
@@ -303,6 +309,8 @@ export class OrderReadModel {
               startAt: row.start_at ? row.start_at.toISOString() : null,
               endAt: row.end_at ? row.end_at.toISOString() : null,
             },
+      // The lab reached by message took the order message: the new run still tells it of a cancellation.
+      labOrderAccepted: row.control_id === null ? null : { code: row.ack_code ?? 'AA', text: row.ack_text ?? '', controlId: row.control_id },
     };
   }
 }

@@ -1,3 +1,4 @@
+import { type CorrectionOutcome, OrderLabResults } from './order-lab-results';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { COURIER_ADAPTER, type CourierAdapter } from '../adapters/courier/courier.adapter';
@@ -69,7 +70,13 @@ export class OrderTransitionsService {
     @Inject(COURIER_ADAPTER) private readonly courier: CourierAdapter,
     @Inject(LAB_ADAPTER) private readonly lab: LabAdapter,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
+    private readonly labResults: OrderLabResults,
   ) {}
+
+  /** A lab correction that reached the order's run after it completed: applied to the stored results (once per message). */
+  async correctLabResults(orderId: string, reportId: string): Promise<{ outcome: CorrectionOutcome }> {
+    return { outcome: await this.labResults.correct(orderId, reportId) };
+  }
 
   /**
    * One transaction: the order event (nothing if this seq exists), the order's status, a pending

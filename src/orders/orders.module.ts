@@ -4,7 +4,9 @@ import { SandboxCourierAdapter } from '../adapters/courier/sandbox-courier.adapt
 import { LAB_ADAPTER } from '../adapters/lab/lab.adapter';
 import { Hl7LabAdapter } from '../adapters/lab/hl7-lab.adapter';
 import { LabRouter } from '../adapters/lab/lab-router.adapter';
+import { Hl7InboundDelivery } from '../hl7/hl7-inbound-delivery';
 import { Hl7InboundService } from '../hl7/hl7-inbound.service';
+import { Hl7InboundStore } from '../hl7/hl7-inbound-store';
 import { Hl7Module } from '../hl7/hl7.module';
 import { HL7_ORDERS } from '../hl7/hl7-orders';
 import { OrderHl7Reports } from './order-hl7-reports';
@@ -83,9 +85,12 @@ import { RequisitionOrders } from '../requisitions/requisition-orders';
     OrderSandboxPartners,
     { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
     Hl7InboundService,
+    Hl7InboundStore,
+    Hl7InboundDelivery,
   ],
   exports: [
     Hl7InboundService,
+    Hl7InboundDelivery,
     OrderHl7Reports,
     OrderSandboxLabCatalog,
     OrderSandboxPartners,

@@ -1,7 +1,10 @@
 import { Hl7Message } from '@medplum/core';
 import { randomUUID } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
+import { PhiCipher } from '../../src/common/crypto';
+import { Hl7InboundDelivery } from '../../src/hl7/hl7-inbound-delivery';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { Hl7Repository } from '../../src/hl7/hl7.repository';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { frame, MllpFramer } from '../../src/hl7/mllp-framer';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
@@ -271,15 +274,66 @@ describe('results that come out of order, twice, after the final, cut off, or fo
     const values = new Map(result.body.results.map((row: any) => [row.slug, row.result]));
     expect(Object.fromEntries(values)).toEqual(Object.fromEntries(components.map((marker, index) => [marker.slug, String(40 + index)])));
 
-    const inbound = await stack.db.query(
-      `SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 ORDER BY created_at`,
-      [LAB_FACILITY],
-    );
+    // Each handed over (or held) after its ACK.
+    const inbound = await eventually(async () => {
+      const rows = await stack.db.query(
+        `SELECT control_id, order_id, state FROM hl7_messages WHERE direction = 'in' AND peer_facility = $1 ORDER BY created_at`,
+        [LAB_FACILITY],
+      );
+      return rows.some((row: any) => row.state === 'received') ? undefined : rows;
+    }, 'every message handed over or held');
     expect(inbound.filter((row: any) => row.control_id !== id('STRAY'))).toEqual(
       [id('P2'), id('P1'), id('F'), id('P3')].map((control_id) => ({ control_id, order_id: orderId, state: 'processed' })),
     );
     expect(inbound.filter((row: any) => row.control_id === id('STRAY'))).toEqual([{ control_id: id('STRAY'), order_id: null, state: 'held' }]);
     const held = await runCli(['--json', 'hl7', 'held'], {});
     expect(held.json.filter((row: any) => row.controlId === id('STRAY'))).toEqual([expect.objectContaining({ state: 'held', orderId: null })]);
+  }, 120_000);
+});
+
+describe('the listener stopped between a message’s ACK and its hand-off to the order', () => {
+  it('hands the stored message over on a sweep; handed over twice, it moves the order once', async () => {
+    if (!labServer) await labUp();
+    const orderId = await createOrder();
+    await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
+    await eventually(
+      async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
+      `order ${orderId} awaiting the draw`,
+    );
+    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'draw_completed');
+    // Stored, committed and ACKed; then the listener died before handing it over.
+    const controlId = `SWEPT-${orderId.slice(0, 8)}`;
+    const [{ message }] = await stack.api.get(Hl7Repository).storeInbound([
+      {
+        peerFacility: LAB_FACILITY,
+        controlId,
+        messageType: 'ORU^R01',
+        labAccountId,
+        fillerNumber: null,
+        ackText: 'Message accepted.',
+        bodyEnc: stack.api.get(PhiCipher).encrypt(oru(controlId, orderId, 'P', [[components[0].loinc, '77']], '20261128090000')),
+      },
+    ]);
+    expect(message.state).toBe('received');
+
+    // The listener back: its sweep finds the message and hands it over.
+    const delivery = stack.api.get(Hl7InboundDelivery);
+    expect(await delivery.sweep(0)).toBeGreaterThanOrEqual(1);
+    await delivery.idle();
+    const stateOf = async () => (await stack.db.query(`SELECT state, order_id FROM hl7_messages WHERE id = $1`, [message.id]))[0];
+    expect(await stateOf()).toEqual({ state: 'processed', order_id: orderId });
+    await orderReaches(stack, tenant, orderId, 'partial_results');
+
+    // Signalled, but the mark was lost (the listener died again): the next sweep signals again.
+    await stack.db.query(`UPDATE hl7_messages SET state = 'received' WHERE id = $1`, [message.id]);
+    await delivery.sweep(0);
+    await delivery.idle();
+    expect(await stateOf()).toEqual({ state: 'processed', order_id: orderId });
+    // The order's workflow took the message once: one partial_results, with nothing waiting.
+    const handle = stack.temporal.workflow.getHandle(orderWorkflowId(orderId));
+    await eventually(async () => ((await handle.query(orderState)).pending?.facts === 0 ? true : undefined), 'the workflow to take the signal');
+    const events = (await orderReaches(stack, tenant, orderId, 'partial_results')).events.map((event: any) => event.status.split('.')[2]);
+    expect(events.filter((low: string) => low === 'partial_results')).toHaveLength(1);
   }, 120_000);
 });

@@ -11,8 +11,11 @@ import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/s
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { PhiCipher } from '../../src/common/crypto';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
+import { OrderWorkflows } from '../../src/orders/order-workflows';
+import { OrdersRepository } from '../../src/orders/orders.repository';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
+import { frame, MllpFramer } from '../../src/hl7/mllp-framer';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { processMetrics } from '../../src/common/metrics/registry';
 import { runCli } from '../helpers/cli';
@@ -269,8 +272,11 @@ describe('an order at an HL7 lab', () => {
     const heldBefore = await waitingCount('held');
     const heldAck = await sendToListener(oru(`R-STRAY-${stray.slice(0, 8)}`, stray, 'P', [`OBX|1|NM|GLU-7^Glucose^L||88|mg/dL|70-99|N|||P`]));
     expect(msa(heldAck).getComponent(1, 1)).toBe('AA');
-    const held = await runCli(['--json', 'hl7', 'held'], {});
-    const heldRow = held.json.find((row: any) => row.controlId === `R-STRAY-${stray.slice(0, 8)}`);
+    // Matching comes after the ACK: the message is held once the listener found no order for it.
+    const heldRow = await eventually(
+      async () => (await runCli(['--json', 'hl7', 'held'], {})).json.find((row: any) => row.controlId === `R-STRAY-${stray.slice(0, 8)}`),
+      'the stray result to be held',
+    );
     expect(heldRow).toMatchObject({ state: 'held', orderId: null, direction: 'in' });
     expect(await waitingCount('held')).toBe(heldBefore + 1);
     const rematched = await runCli(['--json', 'hl7', 'rematch', heldRow.id, '--order', orderId], {});
@@ -282,6 +288,27 @@ describe('an order at an HL7 lab', () => {
 });
 
 describe('a cancelled order at an HL7 lab', () => {
+  it('still goes to the lab as ORC CA after the reconciler started a new run for it', async () => {
+    const orderId = await createOrder();
+    await orderReaches(stack, tenant, orderId, 'requisition_created');
+    await awaitingDraw(orderId);
+    await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).terminate('test: a bug killed the workflow');
+    // The reconciler's heal: a new run from where the order stands (its requisition went out, the lab took it).
+    await stack.api.get(OrderWorkflows).restart((await stack.api.get(OrdersRepository).findById(orderId))!);
+    await awaitingDraw(orderId);
+    answer = { code: 'AA', text: 'Cancellation accepted' };
+    try {
+      expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/cancel`, { key: tenant.apiKey })).status).toBe(200);
+      const run = stack.temporal.workflow.getHandle(orderWorkflowId(orderId));
+      expect(await run.result()).toEqual({ status: 'cancelled.on_site_collection.cancelled' });
+      expect((await run.query(orderState)).labOrderCancelAck).toMatchObject({ code: 'AA', text: 'Cancellation accepted' });
+      const sends = received.filter((message) => message.getSegment('ORC')?.getComponent(2, 1) === orderId);
+      expect(sends.map((message) => message.getSegment('ORC')!.getComponent(1, 1))).toEqual(['NW', 'CA']);
+    } finally {
+      answer = { code: 'AA', text: 'Order accepted' };
+    }
+  }, 90_000);
+
   it('goes to the lab as ORC CA once the cancellation is recorded, and the lab’s ACK is kept', async () => {
     const orderId = await createOrder();
     await orderReaches(stack, tenant, orderId, 'requisition_created');
@@ -318,6 +345,61 @@ describe('a cancelled order at an HL7 lab', () => {
 describe('the sandbox lab as an HL7 peer', () => {
   let sandboxLab: SandboxHl7Lab;
   afterAll(() => sandboxLab?.close());
+
+  it('sends each report again, with backoff, until labflow ACKs it AA (listener down, then AE)', async () => {
+    // labflow's side, scripted: per report, the first connection dropped unanswered, then AE, then AA.
+    const answers = new Map<string, string[]>();
+    const fake = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      const framer = new MllpFramer(1_000_000);
+      socket.on('data', (chunk: Buffer) => {
+        for (const event of framer.push(chunk)) {
+          if (event.kind !== 'message') continue;
+          const message = Hl7Message.parse(event.bytes.toString('utf8'));
+          const controlId = message.getSegment('MSH')!.getField(10).toString();
+          const sent = answers.get(controlId) ?? [];
+          const code = (['dropped', 'AE'] as const)[sent.length] ?? ('AA' as const);
+          answers.set(controlId, [...sent, code]);
+          if (code === 'dropped') socket.destroy();
+          else socket.write(frame(message.buildAck({ ackCode: code }).toString()));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', () => resolve()));
+    const markersOf = await createOrder();
+    const peer = await startSandboxHl7Lab({
+      port: 0,
+      host: '127.0.0.1',
+      labflow: { host: '127.0.0.1', port: (fake.address() as AddressInfo).port },
+      resultDelayMs: 50,
+      catalog: { markersOfOrder: () => stack.api.get(OrderSandboxLabCatalog).markersOfOrder(markersOf) },
+      logger: { warn: () => undefined },
+      resend: { initialMs: 50, maxMs: 200 },
+    });
+    try {
+      const orderId = randomUUID();
+      const order = [
+        `MSH|^~\\&|LABFLOW|LABFLOW-TEST|SANDBOX|SBX-RESEND|20261129010000||ORM^O01|LFRESEND1|T|2.3`,
+        'PID|1||PAT^^^LABFLOW^PI||Okonkwo^Marguerite||19860412|F',
+        `ORC|NW|${orderId}^LABFLOW||${orderId}^LABFLOW`,
+        `OBR|1|${orderId}^LABFLOW||10901^CMP^L`,
+      ].join('\r');
+      const ack = await sendAndAwaitAck({ host: '127.0.0.1', port: peer.port, tls: null }, order, { connectTimeoutMs: 5000, ackTimeoutMs: 5000 });
+      expect(ack.getSegment('MSA')!.getField(1).toString()).toBe('AA');
+      const both = await eventually(() => {
+        const done = [...answers.values()].filter((sent) => sent.at(-1) === 'AA');
+        return done.length === 2 ? [...answers.entries()] : undefined;
+      }, 'both reports ACKed AA');
+      // Each report (its control id kept, so labflow sees a repeat) three times: dropped, AE, AA; then no more.
+      expect(both.map(([controlId, sent]) => [controlId.slice(-2), sent]).sort()).toEqual([
+        ['-F', ['dropped', 'AE', 'AA']],
+        ['-P', ['dropped', 'AE', 'AA']],
+      ]);
+    } finally {
+      await peer.close();
+      await new Promise((resolve) => fake.close(resolve));
+    }
+  }, 60_000);
 
   it('takes the order over MLLP and reports preliminary then final results through labflow’s listener', async () => {
     sandboxLab = await startSandboxHl7Lab({

@@ -2,7 +2,9 @@ import { Hl7Message } from '@medplum/core';
 import { Hl7Client, type Hl7Connection, Hl7Server } from '@medplum/hl7';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { ServiceError } from '@temporalio/client';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { OrderWorkflows } from '../../src/orders/order-workflows';
 import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
 import { TeamEntity } from '../../src/tenancy/entities';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
@@ -151,9 +153,12 @@ describe('HL7 messages on the management API', () => {
     const stray = randomUUID();
     const strayControlId = `HELD-${stray.slice(0, 8)}`;
     expect(await sendToListener(oru(strayControlId, stray, 'P', ['OBX|1|NM|GLU-7^Glucose^L||88|mg/dL|70-99|N|||P']))).toBe('AA');
-    const held = await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held'));
-    expect(held.status).toBe(200);
-    const heldRow = held.body.hl7_messages.find((row: any) => row.control_id === strayControlId);
+    // Matching comes after the ACK: held once the listener found no order for it.
+    const heldRow = await eventually(
+      async () =>
+        (await management(tenant.managementKey, 'GET', teamPath('/hl7_messages/held'))).body.hl7_messages.find((row: any) => row.control_id === strayControlId),
+      'the stray result to be held',
+    );
     expect(heldRow).toMatchObject({ direction: 'in', message_type: 'ORU^R01', state: 'held', order_id: null, ack_code: 'AA', lab_account_id: labAccountId });
     const shown = await management(tenant.managementKey, 'GET', teamPath(`/hl7_messages/${heldRow.id}`));
     expect(shown.status).toBe(200);
@@ -191,6 +196,19 @@ describe('HL7 messages on the management API', () => {
     expect((await management(otherOrg.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`, otherOrg))).status).toBe(404);
     expect((await management(otherOrg.managementKey, 'GET', teamPath(`/hl7_messages/${heldRow.id}`, otherOrg))).status).toBe(404);
     expect((await management(otherOrg.managementKey, 'GET', teamPath(`/order/${orderId}/hl7_messages`))).status).toBe(404);
+
+    // Temporal down: the rematch answers 503 and writes nothing; the message stays held, unmatched.
+    const down = jest
+      .spyOn(OrderWorkflows.prototype, 'handle')
+      .mockReturnValue({ signal: () => Promise.reject(new ServiceError('14 UNAVAILABLE: No connection established')) } as never);
+    try {
+      const refused = await management(tenant.managementKey, 'POST', teamPath(`/hl7_messages/${heldRow.id}/rematch`), { order_id: orderId });
+      expect(refused.status).toBe(503);
+      expect(refused.body.detail).toMatch(/still held/);
+    } finally {
+      down.mockRestore();
+    }
+    expect(await stack.db.query(`SELECT state, order_id FROM hl7_messages WHERE id = $1`, [heldRow.id])).toEqual([{ state: 'held', order_id: null }]);
 
     // Re-matched by hand to the order: handed to it, no longer held, listed with the order's messages.
     const rematched = await management(tenant.managementKey, 'POST', teamPath(`/hl7_messages/${heldRow.id}/rematch`), { order_id: orderId });

@@ -333,6 +333,8 @@ const hl7ListenerProcess = nodeProcess('hl7-listener', 'dist/src/worker.js', {
   WORKER_ROLES: 'hl7',
   HL7_LISTENER_HOST: '127.0.0.1',
   HL7_LISTENER_PORT: String(HL7_LISTENER_PORT),
+  // What it ACKed and had not handed over when killed is handed over again this soon after.
+  HL7_REDELIVER_AFTER: '2s',
   DATABASE_POOL_MAX: '2',
 });
 const sandboxHl7LabProcess = nodeProcess('sandbox-hl7-lab', 'dist/src/worker.js', {

@@ -27,6 +27,10 @@ export class FakeActivities {
   readonly bookings: CreateAppointmentInput[] = [];
   /** Bookings still to refuse as if another order took the slot first. */
   refuseBookings = 0;
+  /** Lab corrections the workflows applied to stored results (correctLabResults). */
+  readonly corrections: Array<{ orderId: string; reportId: string }> = [];
+  /** Runs inside collectResults, before it answers (a test's message arriving while results are collected). */
+  onCollectResults: ((orderId: string) => Promise<void>) | null = null;
   private held: { matches: (input: RecordOrderTransitionInput) => boolean; waiting: Array<() => void>; released: Promise<void>; release: () => void } | null =
     null;
 
@@ -70,7 +74,14 @@ export class FakeActivities {
     createRequisition: async () => ({ requisitionFormUrl: null }),
     cancelLabOrder: async () => ({}),
     shipKit: async () => ({ outboundTrackingNumber: 'LFO000000000000000001' }),
-    collectResults: async () => ({ interpretation: 'normal' as const, hasMissingResults: false }),
+    collectResults: async ({ orderId }: { orderId: string }) => {
+      await this.onCollectResults?.(orderId);
+      return { interpretation: 'normal' as const, hasMissingResults: false };
+    },
+    correctLabResults: async (input: { orderId: string; reportId: string }) => {
+      this.corrections.push(input);
+      return { outcome: 'corrected' as const };
+    },
     createAppointment: async (input: CreateAppointmentInput): Promise<AppointmentRecord> => {
       if (!this.bookings.some((booking) => booking.appointmentId === input.appointmentId)) {
         if (this.refuseBookings > 0) {

@@ -46,6 +46,8 @@ export interface OrderResume {
   appointmentCount: number;
   /** The latest appointment as recorded (its `version` is the number of changes applied to it). */
   appointment: AppointmentState | null;
+  /** A lab reached by message (HL7) took the order message (ACK AA/CA): a cancellation is sent to it. */
+  labOrderAccepted?: LabOrderAck | null;
 }
 
 export interface OrderWorkflowResult {
@@ -73,6 +75,13 @@ export interface LabUpdate {
   hasMissingResults?: boolean;
   /** The sandbox lab: the result types it reports (the SDK's ResultType). */
   resultTypes?: SimulatedResultType[];
+  /** The lab's message this fact came from (HL7: hl7_messages.id): the run takes each message once. */
+  messageId?: string;
+  /**
+   * That message corrects results: before the order completes it completes it (its results read
+   * with the correction); once completed, the run corrects the stored results (correctLabResults).
+   */
+  correction?: boolean;
 }
 
 /** How a lab reached by message (HL7) answered an order message: MSA-1, MSA-3 and the message's MSH-10. */
@@ -188,6 +197,12 @@ export interface OrderActivities {
    * how that lab answered, recorded as the order message's answer is.
    */
   cancelLabOrder(input: { orderId: string }): Promise<{ labAck?: LabOrderAck }>;
+  /**
+   * A lab's correcting message (`reportId`) that reached the run after the order completed:
+   * applied to the stored results as the listener applies one after the run closed, once per
+   * message (a repeat changes nothing).
+   */
+  correctLabResults(input: { orderId: string; reportId: string }): Promise<{ outcome: 'corrected' | 'repeat' | 'not_resulted' }>;
   /** Ships the kit (once) and stores the shipment with its tracking numbers. */
   shipKit(input: { orderId: string }): Promise<{ outboundTrackingNumber: string }>;
   /** Fetches and stores the results (once); sets interpretation and has_missing_results. */

@@ -28,6 +28,10 @@ export interface Fact {
   interpretation?: ResultInterpretation;
   hasMissingResults?: boolean;
   resultTypes?: SimulatedResultType[];
+  /** The lab's message it came from (labUpdate.messageId). */
+  messageId?: string;
+  /** That message corrects results (labUpdate.correction). */
+  correction?: boolean;
 }
 
 /** What `POST /v3/order/{id}/test` asked a sandbox order to walk through. */

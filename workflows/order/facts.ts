@@ -1,8 +1,9 @@
-import { condition, log } from '@temporalio/workflow';
+import { condition, log, patched } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { type Fact, type OrderContext, orderActivities, type Simulation } from './context';
 import { canTransition } from './order-lifecycle';
+import { LAB_CORRECTIONS_IN_RUN, LAB_UPDATES_BY_MESSAGE } from './patches';
 import { type LowStatus, sourceOf } from './order-statuses';
 import type { TransitionRecorder } from './transitions';
 
@@ -25,6 +26,8 @@ export interface SimulatedFacts {
  */
 export class OutsideFacts {
   private readonly queue: Fact[] = [];
+  /** The lab messages whose facts this run took (LAB_UPDATES_BY_MESSAGE). */
+  private readonly messages = new Set<string>();
 
   constructor(
     private readonly order: OrderContext,
@@ -40,7 +43,32 @@ export class OutsideFacts {
       log.warn('Order fact ignored: not a status this source reports', { source: fact.source, low: fact.low });
       return;
     }
+    if (fact.messageId && patched(LAB_UPDATES_BY_MESSAGE)) {
+      if (this.messages.has(fact.messageId)) {
+        log.info('Lab update ignored: its message was taken already', { messageId: fact.messageId });
+        return;
+      }
+      this.messages.add(fact.messageId);
+    }
     this.queue.push(fact);
+  }
+
+  /**
+   * The end of the run: a lab correction still waiting (it arrived as the order completed, after
+   * the results were collected) corrects the stored results, as one after the run would.
+   */
+  async applyLateCorrections(): Promise<void> {
+    const order = this.order;
+    for (let index = this.lateCorrection(); index >= 0; index = this.lateCorrection()) {
+      const [fact] = this.queue.splice(index, 1);
+      if (!patched(LAB_CORRECTIONS_IN_RUN)) return;
+      await order.runActivity(() => orderActivities.correctLabResults({ orderId: order.orderId, reportId: fact.messageId as string }));
+    }
+  }
+
+  private lateCorrection(): number {
+    if (this.order.lowStatus !== 'completed') return -1;
+    return this.queue.findIndex((fact) => fact.source === 'lab' && fact.correction === true && fact.messageId !== undefined);
   }
 
   /** Facts received and not yet applied. */

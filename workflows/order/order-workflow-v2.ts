@@ -58,11 +58,11 @@ class OrderStory {
     } catch (error) {
       if (!(error instanceof OrderEnded)) throw error;
     }
-    return steps.finish(this.order, this.labOrder);
+    return steps.finish(this.order, this.labOrder, this.facts);
   }
 
   private resumeFrom(resume: OrderResume): void {
-    steps.resumeFrom(this.order, this.appointments, resume);
+    steps.resumeFrom(this.order, this.appointments, resume, this.labOrder);
   }
 
   // --- stages, in the order of ./stages.ts ---------------------------------------------------

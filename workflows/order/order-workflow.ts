@@ -80,11 +80,11 @@ class OrderWorkflow {
   }
 
   private resumeFrom(resume: OrderResume): void {
-    steps.resumeFrom(this.order, this.appointments, resume);
+    steps.resumeFrom(this.order, this.appointments, resume, this.labOrder);
   }
 
   private finish(): Promise<OrderWorkflowResult> {
-    return steps.finish(this.order, this.labOrder);
+    return steps.finish(this.order, this.labOrder, this.facts);
   }
 
   // --- stages, in the order of ./stages.ts ---------------------------------------------------

@@ -18,6 +18,13 @@
  * - LAB_ORDER_CANCEL: cancelling an order a lab reached by message took (ACK AA) tells that lab
  *   (ORC CA, the cancelLabOrder activity) after the cancellation is recorded (./cancellation.ts).
  *   Asked for only then, which no history recorded before HL7 labs has.
+ * - LAB_UPDATES_BY_MESSAGE: a lab update naming the lab's message it came from (HL7) is taken
+ *   once per message: the listener may hand a message over twice (a resend after it stopped
+ *   between the signal and marking the message handed over) (./facts.ts). Asked for only for
+ *   updates with a message id, which no history recorded before has.
+ * - LAB_CORRECTIONS_IN_RUN: a lab's correction that reached the run after the order completed
+ *   (the run finishing) corrects the stored results (correctLabResults) instead of being dropped
+ *   (./facts.ts, ./steps.ts finish). Asked for only when such a correction is waiting.
  * - ORDER_REMINDERS: an order whose input carries a reminder schedule runs its reminder timers
  *   and sends reminders (./reminders.ts); asked for once, at the start of the run.
  */
@@ -27,3 +34,5 @@ export const SIMULATED_BOOKING_RETRIES = 'simulated-booking-retries';
 export const ORDER_REMINDERS = 'order-reminders';
 export const LAB_ORDER_RESEND = 'lab-order-resend';
 export const LAB_ORDER_CANCEL = 'lab-order-cancel';
+export const LAB_UPDATES_BY_MESSAGE = 'lab-updates-by-message';
+export const LAB_CORRECTIONS_IN_RUN = 'lab-corrections-in-run';

@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { OrderResume, OrderWorkflowResult } from '../contract';
 import type { AppointmentCoordinator } from './appointments';
-import { type OrderContext, orderActivities } from './context';
+import { type OrderContext, orderActivities, OrderEnded } from './context';
 import type { OutsideFacts } from './facts';
 import type { LabOrder } from './lab-order';
 import { eventStatus } from './order-statuses';
@@ -14,18 +14,24 @@ import type { TransitionRecorder } from './transitions';
  * workflow's stage method calls one of these, adding its own steps around it where it has any.
  */
 
-/** A new run of a stranded order: what its status says is done, and its appointments. */
-export function resumeFrom(order: OrderContext, appointments: AppointmentCoordinator, resume: OrderResume): void {
+/** A new run of a stranded order: what its status says is done, its appointments, and whether its lab took the order message. */
+export function resumeFrom(order: OrderContext, appointments: AppointmentCoordinator, resume: OrderResume, labOrder?: LabOrder): void {
   const { flow, lowStatus } = order;
+  if (labOrder && resume.labOrderAccepted) labOrder.accepted = resume.labOrderAccepted;
   order.shippingStarted = isPast(flow, lowStatus, 'shipKitToCustomer');
   if (flow === 'registrable_testkit' && isPast(flow, lowStatus, 'awaitRegistration')) order.registration = 'registered';
   appointments.resume(resume);
 }
 
-/** The end of a run: its handlers done, the lab told of a cancellation, the final status. */
-export async function finish(order: OrderContext, labOrder: LabOrder): Promise<OrderWorkflowResult> {
+/** The end of a run: its handlers done, a late lab correction applied, the lab told of a cancellation, the final status. */
+export async function finish(order: OrderContext, labOrder: LabOrder, facts?: OutsideFacts): Promise<OrderWorkflowResult> {
   order.stage = 'finished';
   await condition(allHandlersFinished);
+  try {
+    await facts?.applyLateCorrections();
+  } catch (error) {
+    if (!(error instanceof OrderEnded)) throw error;
+  }
   await labOrder.cancel();
   return { status: order.gone ? 'gone' : eventStatus(order.flow, order.lowStatus) };
 }

@@ -1,8 +1,9 @@
 import { Hl7Message } from '@medplum/core';
-import { type Hl7Connection, Hl7Client, Hl7Server } from '@medplum/hl7';
+import { type Hl7Connection, Hl7Server } from '@medplum/hl7';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { field, hl7Timestamp, segment } from '../../hl7/hl7-encoding';
+import { sendAndAwaitAck } from '../../hl7/mllp-client';
 import { type BiomarkerResult, generateSandboxResults, type ResultMarker } from '../../results';
 
 /** What the sandbox lab knows of an order it is sent: the biomarkers it reports (from labflow's catalog). */
@@ -19,6 +20,8 @@ export interface SandboxHl7LabOptions {
   resultDelayMs: number;
   catalog: SandboxLabCatalog;
   logger: { warn(message: string): void };
+  /** A report labflow did not ACK AA (down, AE, no answer) is sent again after this, doubling up to `max` (default 1 s, 60 s). */
+  resend?: { initialMs: number; maxMs: number };
 }
 
 export interface SandboxHl7Lab {
@@ -39,6 +42,7 @@ export const SANDBOX_REFUSE_NOTE = 'sandbox:refuse';
  * its orders run the production path end to end.
  */
 export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise<SandboxHl7Lab> {
+  const resend = options.resend ?? { initialMs: 1000, maxMs: 60_000 };
   /** The reports still to send, per order: a cancellation (ORC CA) drops them. */
   const timers = new Map<string, Set<NodeJS.Timeout>>();
   const later = (orderId: string, delayMs: number, work: () => Promise<void>) => {
@@ -71,7 +75,20 @@ export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise
       if (!orderId) return;
       if (control === 'CA') cancel(orderId);
       if (refused || control !== 'NW') return;
-      const report = (status: 'P' | 'F', step: number) => later(orderId, options.resultDelayMs * step, () => sendResults(options, message, orderId, status));
+      const report = (status: 'P' | 'F', step: number) =>
+        later(orderId, options.resultDelayMs * step, async () => {
+          const text = await resultMessage(options, message, orderId, status);
+          // Until labflow ACKs AA: a listener down or answering AE must not strand the order.
+          const attempt = (delayMs: number) =>
+            later(orderId, delayMs, async () => {
+              const answer = await sendReport(options, text).catch((error: Error) => `no ACK (${error.message})`);
+              if (answer === 'AA') return;
+              const next = Math.min(Math.max(delayMs * 2, resend.initialMs), resend.maxMs);
+              options.logger.warn(`sandbox HL7 lab: results for order ${orderId} not taken (${answer}); sending again in ${next} ms`);
+              attempt(next);
+            });
+          attempt(0);
+        });
       report('P', 1);
       report('F', 2);
     });
@@ -90,7 +107,8 @@ export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise
   };
 }
 
-async function sendResults(options: SandboxHl7LabOptions, order: Hl7Message, orderId: string, status: 'P' | 'F'): Promise<void> {
+/** The ORU^R01 for an order (its control id fixed per order and status: a resend is a repeat to labflow). */
+async function resultMessage(options: SandboxHl7LabOptions, order: Hl7Message, orderId: string, status: 'P' | 'F'): Promise<string> {
   const markers = await options.catalog.markersOfOrder(orderId);
   const { results, missingResults } = generateSandboxResults(markers, {
     interpretation: 'normal',
@@ -103,7 +121,7 @@ async function sendResults(options: SandboxHl7LabOptions, order: Hl7Message, ord
   const reported = status === 'P' ? results.slice(0, Math.max(1, Math.floor(results.length / 2))) : results;
   const msh = order.getSegment('MSH')!;
   const filler = `SBX-${createHash('sha256').update(orderId).digest('hex').slice(0, 10).toUpperCase()}`;
-  const text = [
+  return [
     [
       'MSH',
       '^~\\&',
@@ -153,12 +171,12 @@ async function sendResults(options: SandboxHl7LabOptions, order: Hl7Message, ord
         )
       : []),
   ].join('\r');
-  const client = new Hl7Client({ host: options.labflow.host, port: options.labflow.port });
-  try {
-    await client.sendAndWait(Hl7Message.parse(text), { timeoutMs: 30_000 });
-  } finally {
-    await client.close();
-  }
+}
+
+/** Sends a report to labflow's listener; labflow's ACK code (MSA-1). Rejects when the listener cannot be reached or drops the connection. */
+async function sendReport(options: SandboxHl7LabOptions, text: string): Promise<string> {
+  const ack = await sendAndAwaitAck({ ...options.labflow, tls: null }, text, { connectTimeoutMs: 10_000, ackTimeoutMs: 30_000 });
+  return ack.getSegment('MSA')?.getField(1).toString() || 'no MSA';
 }
 
 const FLAGS: Record<string, string> = { normal: 'N', abnormal: 'A', critical: 'AA' };

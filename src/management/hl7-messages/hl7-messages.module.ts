@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { Hl7LabAdapter } from '../../adapters/lab/hl7-lab.adapter';
 import { OutboxService } from '../../events/outbox.service';
+import { Hl7InboundDelivery } from '../../hl7/hl7-inbound-delivery';
 import { Hl7InboundService } from '../../hl7/hl7-inbound.service';
+import { Hl7InboundStore } from '../../hl7/hl7-inbound-store';
 import { Hl7Module } from '../../hl7/hl7.module';
 import { HL7_ORDERS } from '../../hl7/hl7-orders';
 import { LabCatalogRepository } from '../../lab-tests/lab-catalog.repository';
@@ -30,6 +32,8 @@ import { Hl7MessagesService } from './hl7-messages.service';
   providers: [
     Hl7MessagesService,
     Hl7InboundService,
+    Hl7InboundStore,
+    Hl7InboundDelivery,
     OrderHl7Reports,
     { provide: HL7_ORDERS, useExisting: OrderHl7Reports },
     OrderLabResults,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { PhiCipher } from '../../common/crypto';
 import { ApiError, notFound } from '../../common/errors';
 import { Hl7InboundService } from '../../hl7/hl7-inbound.service';
@@ -17,6 +17,8 @@ import type { Hl7MessageView } from './hl7-messages.dto';
  */
 @Injectable()
 export class Hl7MessagesService {
+  private readonly logger = new Logger('Hl7MessagesService');
+
   constructor(
     private readonly teams: TeamLookup,
     private readonly repository: Hl7Repository,
@@ -67,7 +69,14 @@ export class Hl7MessagesService {
     await this.teams.requireInOrg(orgId, teamId);
     const message = await this.requireMessage(teamId, messageId);
     if (orderId) await this.requireOrder(teamId, orderId);
-    const matched = await this.inbound.rematch(message.id, orderId);
+    let matched: Hl7MessageSummary | null;
+    try {
+      matched = await this.inbound.rematch(message.id, orderId);
+    } catch (error) {
+      // The order's workflow could not be reached (Temporal down): nothing was written, the message stays held.
+      this.logger.warn(`hl7 message ${message.id}: rematch not handed over (${(error as Error).message})`);
+      throw new ApiError(503, `The order could not be reached now; message ${messageId} is still held. Rematch it again later.`);
+    }
     if (!matched) {
       throw new ApiError(
         409,

@@ -1,0 +1,181 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PhiCipher } from '../common/crypto';
+import { hl7Metrics } from './hl7-metrics';
+import { HL7_ORDERS, type Hl7Orders } from './hl7-orders';
+import { Hl7Repository, type ReceivedMessage } from './hl7.repository';
+import { decodeInbound } from './inbound-message';
+import { factOf, type LabFactOf } from './lab-facts';
+import { readReportedOrders, type ReportedOrder } from './lab-report';
+
+/** A stored message (`received`) to hand to its order: what the listener read of it, or its body to read again. */
+export interface PendingMessage {
+  id: string;
+  labAccountId: string;
+  peerFacility: string;
+  reported: readonly ReportedOrder[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Messages matched in one go (a few queries each batch, whatever its size). */
+const BATCH = 200;
+/** Orders whose workflows are signalled at once; each order's messages go one after another, in arrival order. */
+const ORDERS_AT_ONCE = 8;
+
+/**
+ * The half of taking a lab's message that comes after its ACK (Hl7InboundService stores it and
+ * ACKs): matching it to its order by placer number (ORC-2/OBR-2, labflow's order id) or the lab's
+ * filler number seen before, holding it for review when it matches none, and handing its fact to
+ * the order's workflow. Messages arrive by an in-process hand-off from the listener; `sweep` hands
+ * over again what is still `received` after a while (a listener stopped between the ACK and the
+ * signal, a signal that failed), so nothing stored is lost. A message handed over twice (by two
+ * sweeps, or a signal whose `processed` mark was lost) is taken once: the order workflow
+ * de-duplicates lab updates by message id.
+ */
+@Injectable()
+export class Hl7InboundDelivery {
+  private readonly logger = new Logger('Hl7InboundDelivery');
+  private readonly queue: PendingMessage[] = [];
+  /** Ids queued or being delivered in this process: a repeat or a sweep does not queue them again. */
+  private readonly pending = new Set<string>();
+  private draining: Promise<void> | null = null;
+
+  constructor(
+    private readonly repository: Hl7Repository,
+    private readonly cipher: PhiCipher,
+    @Inject(HL7_ORDERS) private readonly orders: Hl7Orders,
+  ) {}
+
+  /** Hands stored messages over, in order, without waiting (the listener's ACK went out already). */
+  enqueue(messages: readonly PendingMessage[]): void {
+    for (const message of messages) {
+      if (this.pending.has(message.id)) continue;
+      this.pending.add(message.id);
+      this.queue.push(message);
+    }
+    this.draining ??= this.drain().finally(() => (this.draining = null));
+  }
+
+  /** Resolves once everything queued so far has been handed over (or failed, left for the sweep). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /**
+   * Claims messages still `received` and untouched for `olderThanMs` and hands them over; the
+   * number claimed. The listener's worker runs it every HL7_REDELIVER_AFTER, and once at start.
+   */
+  async sweep(olderThanMs: number): Promise<number> {
+    const claimed = await this.repository.claimStaleReceived(olderThanMs, 1000);
+    this.enqueue(claimed.filter((row) => !this.pending.has(row.id)).flatMap((row) => this.read(row)));
+    return claimed.length;
+  }
+
+  /** Runs `sweep` every `intervalMs` (first at once); the returned function stops it. */
+  startSweeping(intervalMs: number): () => Promise<void> {
+    let running: Promise<unknown> = Promise.resolve();
+    const pass = () => {
+      running = this.sweep(intervalMs).catch((error: unknown) => this.logger.warn(`hl7 redelivery sweep failed: ${(error as Error).message}`));
+    };
+    pass();
+    const timer = setInterval(pass, intervalMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await running;
+    };
+  }
+
+  private read(row: ReceivedMessage): PendingMessage[] {
+    try {
+      const decoded = decodeInbound(Buffer.from(this.cipher.decrypt(row.bodyEnc), 'utf8'));
+      return [{ id: row.id, labAccountId: row.labAccountId ?? '', peerFacility: row.peerFacility, reported: readReportedOrders(decoded.message) }];
+    } catch (error) {
+      this.logger.warn(`hl7 message ${row.id}: stored body unreadable (${(error as Error).message}); left received`);
+      return [];
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, BATCH);
+      try {
+        await this.deliver(batch);
+      } catch (error) {
+        this.logger.warn(`hl7: ${batch.length} stored messages not handed over yet (${(error as Error).message}); the sweep retries`);
+      } finally {
+        for (const message of batch) this.pending.delete(message.id);
+      }
+    }
+  }
+
+  /** Matches a batch (a few queries for all of it), then hands each matched message's fact to its order. */
+  private async deliver(batch: readonly PendingMessage[]): Promise<void> {
+    const matched = await this.match(batch);
+    await this.repository.recordMatches(batch.map((message) => ({ id: message.id, orderId: matched.get(message.id) ?? null })));
+    for (const message of batch) if (!matched.has(message.id)) hl7Metrics.held();
+
+    const byOrder = new Map<string, Array<{ id: string; fact: LabFactOf | null }>>();
+    for (const message of batch) {
+      const orderId = matched.get(message.id);
+      if (!orderId) continue;
+      const list = byOrder.get(orderId) ?? [];
+      list.push({ id: message.id, fact: factOf(message.reported) });
+      byOrder.set(orderId, list);
+    }
+    const processed: string[] = [];
+    const orders = [...byOrder.entries()];
+    const next = async (): Promise<void> => {
+      for (let entry = orders.shift(); entry; entry = orders.shift()) {
+        const [orderId, messages] = entry;
+        for (const { id, fact } of messages) {
+          try {
+            if (fact) await this.orders.report(orderId, { messageId: id, fact: fact.low, statusDetail: fact.detail, correction: fact.correction ?? false });
+            processed.push(id);
+          } catch (error) {
+            // This order's later messages wait with it: the sweep hands them over in order.
+            this.logger.warn(`hl7 message ${id}: not handed to order ${orderId} yet (${(error as Error).message}); the sweep retries`);
+            break;
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ORDERS_AT_ONCE, orders.length) }, next));
+    await this.repository.markProcessed(processed);
+  }
+
+  /** Each message's order: the first placer number that is an order at its lab, else a filler number seen before (in this batch too). */
+  private async match(batch: readonly PendingMessage[]): Promise<Map<string, string>> {
+    const placersByLab = new Map<string, Set<string>>();
+    const fillersByFacility = new Map<string, Set<string>>();
+    for (const message of batch) {
+      for (const order of message.reported) {
+        if (order.placer && UUID.test(order.placer)) {
+          const set = placersByLab.get(message.labAccountId) ?? new Set();
+          placersByLab.set(message.labAccountId, set.add(order.placer.toLowerCase()));
+        }
+        if (order.filler) {
+          const set = fillersByFacility.get(message.peerFacility) ?? new Set();
+          fillersByFacility.set(message.peerFacility, set.add(order.filler));
+        }
+      }
+    }
+    const ordersOfLab = new Map<string, Set<string>>();
+    for (const [lab, placers] of placersByLab) ordersOfLab.set(lab, await this.repository.ordersAt([...placers], lab));
+    const fillers = new Map<string, Map<string, string>>();
+    for (const [facility, numbers] of fillersByFacility) fillers.set(facility, await this.repository.ordersOfFillers(facility, [...numbers]));
+
+    const matched = new Map<string, string>();
+    for (const message of batch) {
+      const known = ordersOfLab.get(message.labAccountId);
+      const byPlacer = message.reported.map((order) => order.placer?.toLowerCase()).find((placer) => placer && known?.has(placer));
+      const ofFacility = fillers.get(message.peerFacility) ?? new Map<string, string>();
+      const orderId = byPlacer ?? message.reported.map((order) => (order.filler ? ofFacility.get(order.filler) : undefined)).find(Boolean);
+      if (!orderId) continue;
+      matched.set(message.id, orderId);
+      // A later message of this batch that carries only the lab's number finds the order too.
+      for (const order of message.reported) if (order.filler && !ofFacility.has(order.filler)) ofFacility.set(order.filler, orderId);
+      fillers.set(message.peerFacility, ofFacility);
+    }
+    return matched;
+  }
+}
