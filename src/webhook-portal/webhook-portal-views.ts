@@ -87,7 +87,8 @@ export function messagePage(
       manual: attempt.trigger === 'manual',
       status: attempt.status,
       code: attempt.response_status_code,
-      error: attempt.error,
+      // The error of a refused attempt is its status line, already shown beside the code.
+      error: attempt.error === `HTTP ${attempt.response_status_code}` ? null : attempt.error,
       duration: attempt.latency_ms === null ? '—' : `${attempt.latency_ms} ms`,
       response: attempt.response,
       createdAt: attempt.created_at,

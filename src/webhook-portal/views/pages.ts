@@ -42,9 +42,9 @@ export const ENDPOINT_PAGE = `<% layout('@layout') %>
 <h2 id="messages-h">Messages</h2>
 <% if (it.messages.length === 0) { %><p>No messages yet.</p><% } else { %>
 <table>
-<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created (UTC)</th></tr></thead>
+<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Created (UTC)</th></tr></thead>
 <tbody>
-<% it.messages.forEach(function (m) { %><tr><th scope="row"><a href="<%= m.href %>"><%= m.eventType %></a><br><span class="muted"><%= m.id %></span></th><td><span class="status"><%= m.status %></span></td><td><%= m.attempts %></td><td><time datetime="<%= m.createdAt %>"><%= m.created %></time></td></tr>
+<% it.messages.forEach(function (m) { %><tr><th scope="row"><a href="<%= m.href %>"><%= m.eventType %></a><br><span class="muted"><%= m.id %></span></th><td><span class="status"><%= m.status %></span><br><%= m.attempts %> attempt<%= m.attempts === 1 ? '' : 's' %></td><td><time datetime="<%= m.createdAt %>"><%= m.created %></time></td></tr>
 <% }) %></tbody>
 </table>
 <% if (it.nextHref) { %><p><a href="<%= it.nextHref %>">Older messages</a></p><% } %>
@@ -67,21 +67,25 @@ export const MESSAGE_PAGE = `<% layout('@layout') %>
 <section aria-labelledby="attempts-h">
 <h2 id="attempts-h">Attempts</h2>
 <% if (it.attempts.length === 0) { %><p>No attempt yet.</p><% } else { %>
-<table>
-<thead><tr><th scope="col">#</th><th scope="col">When (UTC)</th><th scope="col">Result</th><th scope="col">Duration</th><th scope="col">Response</th></tr></thead>
-<tbody>
-<% it.attempts.forEach(function (a) { %><tr><th scope="row"><%= a.number %><% if (a.manual) { %> <span class="muted">(manual)</span><% } %></th><td><time datetime="<%= a.createdAt %>"><%= a.created %></time></td><td><span class="status"><%= a.status %></span><% if (a.code !== null) { %> HTTP <%= a.code %><% } %><% if (a.error) { %><br><%= a.error %><% } %></td><td><%= a.duration %></td><td><% if (a.response) { %><pre class="excerpt"><%= a.response %></pre><% } else { %><span class="muted">none</span><% } %></td></tr>
-<% }) %></tbody>
-</table>
+<ol class="attempts" reversed>
+<% it.attempts.forEach(function (a) { %><li>
+<p><strong>Attempt <%= a.number %></strong><% if (a.manual) { %> (manual)<% } %> · <time datetime="<%= a.createdAt %>"><%= a.created %></time> UTC</p>
+<p><span class="status"><%= a.status %></span><% if (a.code !== null) { %> HTTP <%= a.code %><% } %> · <%= a.duration %><% if (a.error) { %> · <%= a.error %><% } %></p>
+<% if (a.response) { %><pre class="excerpt"><%= a.response %></pre><% } else { %><p class="muted">No response body.</p><% } %>
+</li>
+<% }) %></ol>
 <% } %>
 </section>
 <section aria-labelledby="payload-h">
 <h2 id="payload-h">Payload</h2>
-<pre class="payload" tabindex="0" role="region" aria-labelledby="payload-h"><%= it.m.payload %></pre>
+<pre class="payload" tabindex="0" role="region" aria-label="The payload as JSON"><%= it.m.payload %></pre>
 </section>`;
 
 /** What the webhook portal adds to the patient portal's stylesheet: room for tables, and payloads. */
 export const EXTRA_CSS = `main,footer{max-width:960px}
+th .muted{font-weight:400}.status{white-space:nowrap}
+.attempts{list-style:none;padding:0;margin:0}.attempts li{border-left:3px solid var(--brand);padding:2px 0 8px 12px;margin:0 0 12px}.attempts p{margin:0 0 4px}
+.excerpt{background:#f5f6f8;border:1px solid #d9dde3;border-radius:6px;padding:6px 8px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace}
 .payload{background:#f5f6f8;border:1px solid #d9dde3;border-radius:6px;padding:12px;max-height:32rem;overflow:auto}
 input[type=datetime-local]{font:inherit;padding:10px;border:1px solid #6b6b6b;border-radius:6px;margin-right:8px}`;
