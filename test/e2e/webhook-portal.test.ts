@@ -289,4 +289,18 @@ describe('the forms of a session', () => {
     expect(receiver.accepted('/recover')[0].webhookId).toBe(failed);
     await waitFor(async () => (await messageStatus(id, failed)) === 'succeeded');
   });
+
+  it('the management API recovers the same way: POST …/webhook/{id}/recover {since}', async () => {
+    let up = false;
+    receiver.respond('/recover-api', () => (up ? { status: 204 } : { status: 500 }));
+    const id = await endpoint(tenant, '/recover-api');
+    const [failed] = await emit([event(tenant, 'labtest.order.created', { seq: 'recover-api' })]);
+    await waitFor(async () => (await messageStatus(id, failed)) === 'exhausted');
+    expect((await api('POST', `/webhook/${id}/recover`, { since: 'yesterday' })).status).toBe(422);
+    up = true;
+    const recovered = await api('POST', `/webhook/${id}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });
+    expect(recovered).toMatchObject({ status: 202, body: { recovered: 1 } });
+    await waitFor(async () => (await messageStatus(id, failed)) === 'succeeded');
+    expect((await api('POST', `/webhook/${id}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() })).body).toEqual({ recovered: 0 });
+  });
 });
