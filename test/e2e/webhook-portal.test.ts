@@ -124,6 +124,8 @@ describe('the portal URL', () => {
 
     const noSession = await page('/webhook-portal');
     expect(noSession.status).toBe(401);
+    // Limited per client address with the patient portal's budget.
+    expect(noSession.headers.get('x-ratelimit-limit')).toBe('600');
     expect(noSession.headers.get('content-type')).toContain('text/html');
     expect((await page('/webhook-portal', { cookie: 'lf_webhook_portal=forged.value' })).status).toBe(401);
 
