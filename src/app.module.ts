@@ -18,6 +18,7 @@ import { LabTestsModule } from './lab-tests/lab-tests.module';
 import { LabReportsModule } from './lab-reports/lab-reports.module';
 import { OrdersModule } from './orders/orders.module';
 import { PortalModule } from './portal/portal.module';
+import { WebhookPortalModule } from './webhook-portal/webhook-portal.module';
 import { RemindersModule } from './reminders/reminders.module';
 import { TeamModule } from './team/team.module';
 import { LinkModule } from './link/link.module';
@@ -56,6 +57,7 @@ export class ApiModule {
         ConnectionsModule,
         LabReportsModule,
         PortalModule,
+        WebhookPortalModule,
         RemindersModule,
         TeamModule,
         LinkModule,

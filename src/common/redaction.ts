@@ -49,8 +49,8 @@ const SECRET_FIELDS = [
 const SECRET_KEYS = new Set([...SECRET_HEADERS, ...SECRET_FIELDS]);
 
 /**
- * URL parameters (path or query) by exact name: credentials of the portal, Link and OAuth
- * (`/portal/launch/:token`, `/p/:code`, `?state=&code=` of a provider's callback) and what
+ * URL parameters (path or query) by exact name: credentials of the portal, the webhook portal, Link and OAuth
+ * (`/portal/launch/:token`, `/webhook-portal/launch/:token`, `/p/:code`, `?state=&code=` of a provider's callback) and what
  * names a patient or user (`?patient_name=`, `?search_input=`, `/v2/user/resolve/:client_user_id`,
  * `?query_id=` of the team's user search, which takes a client_user_id).
  */

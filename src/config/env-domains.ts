@@ -285,9 +285,11 @@ export const domainEnv = {
   LAB_REPORT_START_GRACE: duration
     .default('10s')
     .meta(doc('labReports', "A job this old whose workflow is not known to run gets it started by the worker's sweep.")),
-  PORTAL_LAUNCH_TTL: duration.default('5m').meta(doc('portal', 'How long a `launch` URL works (it works once).')),
+  PORTAL_LAUNCH_TTL: duration
+    .default('5m')
+    .meta(doc('portal', "How long a `launch` URL works (it works once); the webhook portal's URL (`GET /v2/team/svix/url`) too.")),
   PORTAL_COMMUNICATIONS_TTL: duration.default('28d').meta(doc('portal', 'How long a `communications` short link (`/p/<code>`) works, unless revoked.')),
-  PORTAL_SESSION_TTL: duration.default('1h').meta(doc('portal', 'How long a session lasts after a link was opened.')),
+  PORTAL_SESSION_TTL: duration.default('1h').meta(doc('portal', "How long a session lasts after a link was opened (the webhook portal's too).")),
   PORTAL_DEVICE_TTL: duration
     .default('90d')
     .meta(doc('portal', "How long a device that entered a one-time code is remembered for that link (never past the link's expiry).")),

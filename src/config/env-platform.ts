@@ -158,7 +158,9 @@ export const platformEnv = {
         "Both APIs: refused keys (401 for a key with that API's own prefix) per client address; past it, every keyed request from the address answers 429 until the window closes.",
       ),
     ),
-  RATE_LIMIT_PORTAL: rateBudget.default('600/1m').meta(doc('requests', 'Patient portal (`/portal`, `/p/<code>`): requests per client address.')),
+  RATE_LIMIT_PORTAL: rateBudget
+    .default('600/1m')
+    .meta(doc('requests', 'Patient portal (`/portal`, `/p/<code>`) and webhook portal (`/webhook-portal`): requests per client address.')),
   RATE_LIMIT_PORTAL_FAILURES: rateBudget
     .default('20/10m')
     .meta(

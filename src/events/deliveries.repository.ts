@@ -329,4 +329,23 @@ export class DeliveriesRepository {
     );
     await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }
+
+  /**
+   * Svix's "recover": every message of the endpoint created at or after `since` that failed for
+   * good (exhausted, or cancelled while the endpoint was disabled) gets a manual attempt now, as
+   * requestManualAttempt gives one. How many were queued.
+   */
+  async requestManualAttemptsSince(manager: EntityManager, endpointId: string, since: Date): Promise<number> {
+    // An UPDATE … RETURNING answers [rows, affected] through TypeORM.
+    const [, count]: [unknown[], number] = await manager.query(
+      `UPDATE event_deliveries
+          SET status = 'pending', status_reason = NULL, manual = true, next_attempt_at = clock_timestamp(),
+              enqueued_at = NULL, updated_at = clock_timestamp()
+        WHERE endpoint_id = $1 AND created_at >= $2 AND status IN ('exhausted', 'cancelled')
+        RETURNING id`,
+      [endpointId, since],
+    );
+    if (count > 0) await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+    return count;
+  }
 }

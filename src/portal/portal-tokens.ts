@@ -16,8 +16,9 @@ export class PortalTokens {
   /** portalCodeKey of PHI_ENCRYPTION_KEY, then of each earlier key (a code stored before a rotation still opens). */
   private readonly codeKeys: Buffer[];
 
-  constructor(phiKey: Buffer, previousKeys: readonly Buffer[] = []) {
-    this.secret = Buffer.from(hkdfSync('sha256', phiKey, Buffer.alloc(0), 'labflow patient portal', 32));
+  /** `label`: the HKDF label of the signing key; another hosted page (the webhook portal) passes its own, so no token of one opens the other. */
+  constructor(phiKey: Buffer, previousKeys: readonly Buffer[] = [], label = 'labflow patient portal') {
+    this.secret = Buffer.from(hkdfSync('sha256', phiKey, Buffer.alloc(0), label, 32));
     this.codeKeys = [phiKey, ...previousKeys].map(portalCodeKey);
   }
 

@@ -235,13 +235,15 @@ describe('unauthenticated routes per client address', () => {
     const page = (path: string) => call(replicaA.apiUrl, 'GET', path, { headers: from(guesser) });
     expect((await page(`/p/${randomBytes(12).toString('base64url')}`)).status).toBe(404);
     expect((await page(`/portal/launch/${randomBytes(24).toString('base64url')}`)).status).toBe(404);
-    expect((await page(`/p/${randomBytes(12).toString('base64url')}`)).status).toBe(404);
+    // The webhook portal's launch URLs are of the same family: a guessed one counts, and is held with the rest.
+    expect((await page(`/webhook-portal/launch/${randomBytes(24).toString('base64url')}`)).status).toBe(401);
     expect((await page('/portal')).status).toBe(401);
     const blocked = await until429(() => page(`/p/${randomBytes(12).toString('base64url')}`), 'the portal code guesser to be refused');
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(blocked.headers.get('content-type')).toMatch(/^text\/html/);
     expect(String(blocked.body)).toContain('Too many tries');
+    expect((await page(`/webhook-portal/launch/${randomBytes(24).toString('base64url')}`)).status).toBe(429);
     // The portal's pages are counted too (per address), and other addresses are not held.
     const other = await call(replicaB.apiUrl, 'GET', `/p/${randomBytes(12).toString('base64url')}`, { headers: from(newAddress()) });
     expect(other.status).toBe(404);

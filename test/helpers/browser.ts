@@ -62,3 +62,12 @@ export async function seriousViolations(page: Page): Promise<Array<{ id: string;
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => ({ id: violation.id, target: violation.nodes[0]?.target }));
 }
+
+/** axe-core in the page: every violation, whatever its impact (id, impact and the first offending element). */
+export async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; target: unknown }>> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>>(
+    'axe.run(document).then((result) => result.violations)',
+  );
+  return violations.map((violation) => ({ id: violation.id, impact: violation.impact, target: violation.nodes[0]?.target }));
+}

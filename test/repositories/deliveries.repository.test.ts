@@ -394,3 +394,36 @@ describe('endpoint health', () => {
     expect(after.since > before).toBe(true);
   });
 });
+
+test('recovering an endpoint since a time queues a manual attempt for its failed deliveries from then on, and nothing else', async () => {
+  const endpointId = await endpoint();
+  const otherEndpoint = await endpoint();
+  const setRow = (id: string, status: string, createdAt: string) =>
+    db.query(`UPDATE event_deliveries SET status = $2, status_reason = 'x', created_at = $3, manual = false WHERE id = $1`, [id, status, createdAt]);
+  const exhausted = await delivery(endpointId);
+  const cancelled = await delivery(endpointId);
+  const tooOld = await delivery(endpointId);
+  const succeeded = await delivery(endpointId);
+  const elsewhere = await delivery(otherEndpoint);
+  await setRow(exhausted, 'exhausted', '2026-01-02T00:00:00Z');
+  await setRow(cancelled, 'cancelled', '2026-01-01T00:00:00Z');
+  await setRow(tooOld, 'exhausted', '2025-12-31T23:59:59Z');
+  await setRow(succeeded, 'succeeded', '2026-01-03T00:00:00Z');
+  await setRow(elsewhere, 'exhausted', '2026-01-03T00:00:00Z');
+
+  expect(await db.transaction((manager) => repo.requestManualAttemptsSince(manager, endpointId, new Date('2026-01-01T00:00:00Z')))).toBe(2);
+  const rows: Array<{ id: string; status: string; manual: boolean; status_reason: string | null }> = await db.query(
+    `SELECT id, status, manual, status_reason FROM event_deliveries WHERE id = ANY($1::uuid[])`,
+    [[exhausted, cancelled, tooOld, succeeded, elsewhere]],
+  );
+  const byId = new Map(rows.map((row) => [row.id, [row.status, row.manual, row.status_reason]]));
+  expect([exhausted, cancelled, tooOld, succeeded, elsewhere].map((id) => byId.get(id))).toEqual([
+    ['pending', true, null],
+    ['pending', true, null],
+    ['exhausted', false, 'x'],
+    ['succeeded', false, 'x'],
+    ['exhausted', false, 'x'],
+  ]);
+  // Again: nothing left to recover.
+  expect(await db.transaction((manager) => repo.requestManualAttemptsSince(manager, endpointId, new Date('2026-01-01T00:00:00Z')))).toBe(0);
+});

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
@@ -6,6 +6,8 @@ import { authorizeTeam } from '../common/access';
 import {
   ListAttemptsQuery,
   ListMessagesQuery,
+  RecoveredMessagesDto,
+  RecoverMessagesDto,
   WebhookAttemptListDto,
   WebhookMessageDto,
   WebhookMessageListDto,
@@ -84,6 +86,19 @@ export class WebhookMessagesController {
   async retry(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: WebhookMessageParams) {
     const endpoint = await this.endpoint(key, params);
     return this.messages.retry(params.webhook_id, params.message_id, endpoint.disabled);
+  }
+
+  @Post('recover')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send again every failed message since a time (Svix recover)',
+    description:
+      'Messages created at or after `since` that are exhausted, or were cancelled while the endpoint was disabled, each get a manual attempt now (same webhook-id). 409 while the endpoint is disabled.',
+  })
+  @ZodResponse({ status: 202, type: RecoveredMessagesDto })
+  async recover(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: WebhookParams, @Body() body: RecoverMessagesDto) {
+    const endpoint = await this.endpoint(key, params);
+    return this.messages.recover(params.webhook_id, new Date(body.since), endpoint.disabled);
   }
 
   private endpoint(key: ManagementPrincipal, params: WebhookParams) {

@@ -63,3 +63,14 @@ export class WebhookMessageWithPayloadDto extends createZodDto(
 ) {}
 export class WebhookMessageListDto extends createZodDto(z.object({ data: z.array(message), next_cursor: nullable(z.string()) })) {}
 export class WebhookAttemptListDto extends createZodDto(z.object({ data: z.array(attempt), next_cursor: nullable(z.string()) })) {}
+
+export class RecoverMessagesDto extends createZodDto(
+  z.object({
+    since: z.iso
+      .datetime({ offset: true })
+      .describe(
+        'Messages created at or after this instant (ISO 8601 with a zone) whose attempts all failed, or that were cancelled while the endpoint was disabled, are sent again.',
+      ),
+  }),
+) {}
+export class RecoveredMessagesDto extends createZodDto(z.object({ recovered: z.number().int().describe('How many messages were queued to be sent again.') })) {}

@@ -110,6 +110,16 @@ export class WebhookMessagesService {
     const { payload: _payload, ...view } = await this.getMessage(endpointId, eventId);
     return view;
   }
+
+  /**
+   * Svix's recover: sends again every message of the endpoint since `since` that failed for good
+   * (exhausted, or cancelled while the endpoint was disabled). How many were queued.
+   */
+  async recover(endpointId: string, since: Date, endpointDisabled: boolean): Promise<{ recovered: number }> {
+    if (endpointDisabled) throw conflict('The webhook endpoint is disabled; enable it before recovering its messages.');
+    const recovered = await this.db.transaction((manager) => this.deliveries.requestManualAttemptsSince(manager, endpointId, since));
+    return { recovered };
+  }
 }
 
 function page<R, V>(rows: R[], limit: number, position: (row: R) => KeysetPosition, view: (row: R) => V): ListPage<V> {
