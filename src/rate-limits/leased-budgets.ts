@@ -1,5 +1,4 @@
 import type { RateLimiterRes } from 'rate-limiter-flexible';
-import type { BudgetState } from './request-limiter';
 
 /**
  * A request budget of at least this many points per window is leased (docs/rate-limits.md,
@@ -20,6 +19,14 @@ export function leaseBlockOf(points: number): number | null {
 }
 
 /** One request's part of a budget: let through or refused, and the budget as its headers show it. Null: Redis did not answer (fail open). */
+/** A request budget as the rate-limit headers tell it (exact, or leased). */
+export interface BudgetState {
+  limit: number;
+  remaining: number;
+  /** Until the window closes (and the budget is whole again). */
+  resetMs: number;
+}
+
 export type Taken = { refused: boolean; state: BudgetState } | null;
 
 /**

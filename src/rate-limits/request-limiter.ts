@@ -5,7 +5,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { errorListener } from '../common/logger';
 import { MetricsRegistry } from '../common/metrics/registry';
 import { LABFLOW_CONFIG, type LabflowConfig, type RateBudget } from '../config/config';
-import { type ConsumeBlock, LeasedBudgets, leaseBlockOf, type Taken } from './leased-budgets';
+import { type BudgetState, type ConsumeBlock, LeasedBudgets, leaseBlockOf, type Taken } from './leased-budgets';
 import type { AddressFamily } from './rate-limit-family';
 
 /** Whose request budget a request spends: a key's (main or management API) or a client address's. */
@@ -22,12 +22,7 @@ export interface LimitScope {
 }
 
 /** A budget as the rate-limit headers show it. */
-export interface BudgetState {
-  limit: number;
-  remaining: number;
-  /** Until the window closes (and the budget is whole again). */
-  resetMs: number;
-}
+export type { BudgetState };
 
 export type Verdict =
   /** Go on; `state` is the request budget after this request (null when none was checked). */
