@@ -69,7 +69,8 @@ export function parsedResultAsBiomarker(result: ParsedResultView): BiomarkerResu
   return {
     name: result.test_name,
     result: result.value,
-    type: result.type === 'numeric' || result.type === 'percentage' ? 'numeric' : result.type === 'range' ? 'range' : 'comment',
+    // Untyped (a reviewer's result): numeric, so that a number becomes a Quantity (labResultObservation tests the value).
+    type: !result.type || result.type === 'numeric' || result.type === 'percentage' ? 'numeric' : result.type === 'range' ? 'range' : 'comment',
     ...(result.units ? { unit: result.units } : {}),
     ...(result.min_reference_range != null ? { min_range_value: result.min_reference_range } : {}),
     ...(result.max_reference_range != null ? { max_range_value: result.max_reference_range } : {}),
