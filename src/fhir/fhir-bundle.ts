@@ -1,4 +1,5 @@
 import type { Bundle, BundleEntry, BundleLink, Resource } from '@medplum/fhirtypes';
+import { FhirError } from './fhir-errors';
 import { type Cursor, encodeFhirCursor } from './fhir-search';
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
@@ -43,4 +44,33 @@ function urlOf(base: string, path: string, query: Record<string, string | string
 /** The next page's cursor: the last shown row's position, when one more row was read than shown. */
 export function nextOf<T>(rows: T[], limit: number, position: (row: T) => Cursor): Cursor | null {
   return rows.length > limit ? position(rows[limit - 1]) : null;
+}
+
+/** One source of a search that spans several (Observation: lab results, parsed reports, wearables, sleep). */
+export interface SearchPart {
+  name: string;
+  run: (count: number, cursor: Cursor | undefined) => Promise<SearchPage>;
+}
+
+/** The time part of a cursor that starts a part from its beginning (n = -1). */
+const PART_START = '1970-01-01T00:00:00.000000';
+
+/**
+ * A page over `parts` searched one after the other: a page may span parts, and its cursor names
+ * the part it continues (a cursor with n = -1 starts a part from its beginning).
+ */
+export async function pageAcross(parts: SearchPart[], count: number, cursor: Cursor | undefined): Promise<SearchPage> {
+  const first = cursor ? parts.findIndex((part) => part.name === cursor.part) : 0;
+  if (first < 0) throw FhirError.invalid('_cursor: pass it exactly as a next link gave it, with the same search parameters.', '_cursor');
+  const matches: Resource[] = [];
+  const included: Resource[] = [];
+  for (let index = first; index < parts.length; index++) {
+    const remaining = count - matches.length;
+    if (remaining === 0) return { matches, included, next: { part: parts[index].name, at: PART_START, id: '0', n: -1 } };
+    const page = await parts[index].run(remaining, index === first && cursor && cursor.n >= 0 ? cursor : undefined);
+    matches.push(...page.matches);
+    included.push(...(page.included ?? []));
+    if (page.next) return { matches, included, next: page.next };
+  }
+  return { matches, included, next: null };
 }

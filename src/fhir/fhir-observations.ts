@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { Observation, Resource } from '@medplum/fhirtypes';
+import type { Observation } from '@medplum/fhirtypes';
 import type { TeamPrincipal } from '../auth/principal';
 import { SYSTEMS } from './clinical-mapping';
-import { nextOf, type SearchPage } from './fhir-bundle';
-import { FhirError } from './fhir-errors';
+import { nextOf, pageAcross, type SearchPage, type SearchPart } from './fhir-bundle';
+import { FhirLabReports, PARSED_PART } from './fhir-lab-reports';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
 import { FhirExportReadModel } from './fhir-export-read-model';
 import { FhirReadModel, type Position } from './fhir-read-model';
 import { type Cursor, type SearchQuery, tokenMatches } from './fhir-search';
+import { parseParsedObservationId } from './lab-report-mapping';
 import { parseLabObservationId } from './lab-result-mapping';
 import {
   parseSampleObservationId,
@@ -24,25 +25,26 @@ interface Positioned<T> {
   position: Cursor;
 }
 
-/** The time part of a cursor that starts a part of the Observation search (n = -1). */
-const PART_START = '1970-01-01T00:00:00.000000';
+type ObservationPart = 'lab' | typeof PARSED_PART | 'wearable' | 'sleep';
 
-type ObservationPart = 'lab' | 'wearable' | 'sleep';
-
-/** The Observation search (reads and `_id` searches too): lab results, wearable samples and sleep summaries, one after the other. */
+/**
+ * The Observation search (reads and `_id` searches too): lab results of orders, results of parsed
+ * lab reports, wearable samples and sleep summaries, one after the other.
+ */
 @Injectable()
 export class FhirObservations {
   constructor(
     private readonly reads: FhirReadModel,
     private readonly orders: FhirOrders,
     private readonly exportReads: FhirExportReadModel,
+    private readonly labReports: FhirLabReports,
   ) {}
 
   /**
-   * Observations come from three places, searched one after the other: an order's lab results,
-   * then wearable samples, then sleep summaries. A page may span parts; its cursor names the part
-   * it continues (a cursor with n = -1 starts a part from its beginning). `only`: the parts to
-   * search ($everything reads the lab part itself). `order`: wearable samples by time (a search),
+   * Observations come from four places, searched one after the other (pageAcross): an order's
+   * lab results, then parsed lab reports' results (FhirLabReports), then wearable samples, then
+   * sleep summaries. A page may span parts; its cursor names the part it continues. `only`: the parts to
+   * search ($everything reads the lab parts itself). `order`: wearable samples by time (a search),
    * or in storage order, series by series (the bulk export, which reads them all).
    */
   async search(team: TeamPrincipal, query: SearchQuery, only?: ObservationPart[], order: 'time' | 'storage' = 'time'): Promise<SearchPage> {
@@ -50,11 +52,16 @@ export class FhirObservations {
     const wearables = wearableResourcesFor(categories, query.code);
     const byId = (parse: (id: string) => unknown) => query.ids?.filter((id) => parse(id) !== null);
     const finalOnly = !query.status || query.status.includes('final');
-    const parts: Array<{ name: ObservationPart; applies: boolean; run: (count: number, cursor: Cursor | undefined) => Promise<SearchPage> }> = [
+    const parts: Array<SearchPart & { name: ObservationPart; applies: boolean }> = [
       {
         name: 'lab',
         applies: (!categories || categories.includes('laboratory')) && (!query.ids || byId(parseLabObservationId)!.length > 0),
         run: (count, cursor) => this.labObservations(team, { ...query, ids: byId(parseLabObservationId), count, cursor }),
+      },
+      {
+        name: PARSED_PART,
+        applies: (!categories || categories.includes('laboratory')) && (!query.ids || byId(parseParsedObservationId)!.length > 0),
+        run: (count, cursor) => this.labReports.observations(team, { ...query, count, cursor }),
       },
       {
         name: 'wearable',
@@ -70,19 +77,11 @@ export class FhirObservations {
         run: (count, cursor) => this.sleepObservations(team, { ...query, count, cursor }),
       },
     ];
-    const applying = parts.filter((part) => part.applies && (!only || only.includes(part.name)));
-    const first = query.cursor ? applying.findIndex((part) => part.name === query.cursor!.part) : 0;
-    if (first < 0) throw FhirError.invalid('_cursor: pass it exactly as a next link gave it, with the same search parameters.', '_cursor');
-    const matches: Resource[] = [];
-    for (let index = first; index < applying.length; index++) {
-      const remaining = query.count - matches.length;
-      if (remaining === 0) return { matches, next: { part: applying[index].name, at: PART_START, id: '0', n: -1 } };
-      const cursor = index === first && query.cursor && query.cursor.n >= 0 ? query.cursor : undefined;
-      const page = await applying[index].run(remaining, cursor);
-      matches.push(...page.matches);
-      if (page.next) return { matches, next: page.next };
-    }
-    return { matches, next: null };
+    return pageAcross(
+      parts.filter((part) => part.applies && (!only || only.includes(part.name))),
+      query.count,
+      query.cursor,
+    );
   }
 
   private async wearableObservations(team: TeamPrincipal, query: SearchQuery, resources: string[]): Promise<SearchPage> {

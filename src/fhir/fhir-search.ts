@@ -58,7 +58,7 @@ export const SEARCH_PARAMETERS: Record<FhirResourceType, SearchParameterSpec[]> 
     ...patientRef('the report is about'),
     { name: 'status', type: 'token', documentation: 'final | partial.' },
     { name: 'category', type: 'token', documentation: 'LAB (http://terminology.hl7.org/CodeSystem/v2-0074).' },
-    { name: 'code', type: 'token', documentation: 'LOINC 11502-2, or the lab test ([system|]code).' },
+    { name: 'code', type: 'token', documentation: "LOINC 11502-2 (every report, parsed lab reports included), or an order's lab test ([system|]code)." },
     { name: 'date', type: 'date', documentation: 'The effective time (collection, else report); prefixes eq, gt, ge, lt, le.' },
   ],
   Observation: [

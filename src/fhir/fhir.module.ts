@@ -3,6 +3,8 @@ import { PhiReadAudit } from '../common/phi-access-log';
 import { FhirController } from './fhir.controller';
 import { FhirReadModel } from './fhir-read-model';
 import { FhirExportReadModel } from './fhir-export-read-model';
+import { FhirLabReportReads } from './fhir-lab-report-reads';
+import { FhirLabReports } from './fhir-lab-reports';
 import { FhirObservations } from './fhir-observations';
 import { FhirOrders } from './fhir-orders';
 import { FhirService } from './fhir.service';
@@ -13,7 +15,7 @@ import { FhirExportsRepository } from './export/fhir-exports.repository';
 import { FhirExportsService } from './export/fhir-exports.service';
 
 /**
- * FHIR R4 read API over users, orders, results, insurances, appointments and wearable samples,
+ * FHIR R4 read API over users, orders, results, parsed lab reports, insurances, appointments and wearable samples,
  * and its Bulk Data export (docs/fhir.md); the worker runs the export's steps (FhirExportRunner).
  */
 @Module({
@@ -22,6 +24,8 @@ import { FhirExportsService } from './export/fhir-exports.service';
     FhirService,
     FhirOrders,
     FhirObservations,
+    FhirLabReports,
+    FhirLabReportReads,
     FhirReadModel,
     FhirExportReadModel,
     PhiReadAudit,

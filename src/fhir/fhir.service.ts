@@ -16,12 +16,14 @@ import {
   specimenResource,
   SYSTEMS,
 } from './clinical-mapping';
-import { nextOf, searchsetBundle, type SearchPage } from './fhir-bundle';
+import { nextOf, pageAcross, searchsetBundle, type SearchPage, type SearchPart } from './fhir-bundle';
+import { FhirLabReports, PARSED_PART } from './fhir-lab-reports';
 import { FhirObservations } from './fhir-observations';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
 import { FhirError } from './fhir-errors';
 import { FhirReadModel, type OrderFilter, type OrderRow, type Position } from './fhir-read-model';
 import { type Cursor, type FhirResourceType, MAX_COUNT, parseSearch, REVINCLUDED_PER_PATIENT, type SearchQuery, tokenMatches } from './fhir-search';
+import { parseParsedObservationId, parseParsedReportId, parsedReportId } from './lab-report-mapping';
 import { diagnosticReport, parseLabObservationId, reportCodings } from './lab-result-mapping';
 
 type RawQuery = Record<string, string | string[] | undefined>;
@@ -34,6 +36,9 @@ export interface FhirBase {
 
 /** The Practitioner search pages by NPI alone; its cursor's time part is fixed. */
 const NO_TIME = '1970-01-01T00:00:00.000000';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (id: string) => (UUID.test(id) ? id : null);
 
 /**
  * The FHIR API's reads and searches: each a FhirReadModel statement, the sealed parts decrypted,
@@ -48,6 +53,7 @@ export class FhirService {
     private readonly audit: PhiReadAudit,
     private readonly orders: FhirOrders,
     private readonly observations: FhirObservations,
+    private readonly labReports: FhirLabReports,
   ) {}
 
   /** `GET /fhir/R4/{type}/{id}`: 404 OperationOutcome when the team has none. */
@@ -80,9 +86,16 @@ export class FhirService {
   private async revIncluded(team: TeamPrincipal, query: SearchQuery, page: SearchPage, base: FhirBase): Promise<Resource[]> {
     const plain = (more: Partial<SearchQuery>): SearchQuery => ({ date: [], lastUpdated: [], count: REVINCLUDED_PER_PATIENT, includeResults: false, ...more });
     if (query.revInclude === 'DiagnosticReport:result') {
-      const orderIds = [...new Set(page.matches.flatMap((resource) => parseLabObservationId(resource.id ?? '')?.orderId ?? []))];
-      if (orderIds.length === 0) return [];
-      return (await this.page(team, 'DiagnosticReport', plain({ ids: orderIds, count: orderIds.length }), base)).matches;
+      const reportIds = [
+        ...new Set(
+          page.matches.flatMap((resource) => {
+            const jobId = parseParsedObservationId(resource.id ?? '')?.jobId;
+            return jobId ? parsedReportId(jobId) : (parseLabObservationId(resource.id ?? '')?.orderId ?? []);
+          }),
+        ),
+      ];
+      if (reportIds.length === 0) return [];
+      return (await this.page(team, 'DiagnosticReport', plain({ ids: reportIds, count: reportIds.length }), base)).matches;
     }
     const included: Resource[] = [];
     for (const patient of page.matches) included.push(...(await this.observations.search(team, plain({ patient: patient.id }))).matches);
@@ -120,6 +133,7 @@ export class FhirService {
         }
       }
       for await (const resource of this.drain((cursor) => this.observations.labObservations(team, about({ cursor })))) matches.push(resource);
+      for await (const resource of this.drain((cursor) => this.labReports.observations(team, about({ cursor })))) matches.push(resource);
       const npis = [...requesters].map((reference) => reference.split('/')[1]);
       if (npis.length) matches.push(...(await this.page(team, 'Practitioner', about({ patient: undefined, ids: npis }), base)).matches);
     }
@@ -142,6 +156,27 @@ export class FhirService {
       yield* page.matches;
       cursor = page.next ?? undefined;
     } while (cursor);
+  }
+
+  /** A page of orders' results as DiagnosticReports (the first part of the DiagnosticReport search; parsed lab reports follow). */
+  private async orderReports(team: TeamPrincipal, query: SearchQuery, base: FhirBase): Promise<SearchPage> {
+    const limit = query.count;
+    const after: Position | undefined = query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined;
+    // A code filter is judged after the read (on the lab test's coding): read more to fill the page.
+    const readLimit = query.code ? Math.max(limit, ORDER_BATCH) : limit;
+    const rows = await this.orders.read(team, { ...reportFilter(query), after, limit: readLimit });
+    const batch = rows.slice(0, readLimit);
+    const matching = batch.filter((row) => tokenMatches(query.code, reportCodings(row)));
+    const shown = matching.slice(0, limit);
+    await this.orders.audit(team, shown);
+    const included: Resource[] = [];
+    const matches = shown.map((row) => {
+      const observations = this.orders.observationsOf(row);
+      if (query.includeResults) included.push(...observations);
+      return diagnosticReport(row, observations.length, `${base.api}/v3/order/${row.id}/result/pdf`);
+    });
+    const last = matching.length > limit ? shown[limit - 1] : rows.length > readLimit ? batch[readLimit - 1] : undefined;
+    return { matches, included, next: last ? { part: 'main', at: last.keyset_at, id: last.id, n: 0 } : null };
   }
 
   /** One page of a search on every type but Observation. */
@@ -223,21 +258,16 @@ export class FhirService {
       }
       case 'DiagnosticReport': {
         if (query.category && !tokenMatches(query.category, [{ system: SYSTEMS.v2_0074, code: 'LAB' }])) return { matches: [], next: null };
-        // A code filter is judged after the read (on the lab test's coding): read more to fill the page.
-        const readLimit = query.code ? Math.max(limit, ORDER_BATCH) : limit;
-        const rows = await this.orders.read(team, { ...reportFilter(query), after, limit: readLimit });
-        const batch = rows.slice(0, readLimit);
-        const matching = batch.filter((row) => tokenMatches(query.code, reportCodings(row)));
-        const shown = matching.slice(0, limit);
-        await this.orders.audit(team, shown);
-        const included: Resource[] = [];
-        const matches = shown.map((row) => {
-          const observations = this.orders.observationsOf(row);
-          if (query.includeResults) included.push(...observations);
-          return diagnosticReport(row, observations.length, `${base.api}/v3/order/${row.id}/result/pdf`);
-        });
-        const last = matching.length > limit ? shown[limit - 1] : rows.length > readLimit ? batch[readLimit - 1] : undefined;
-        return { matches, included, next: last ? { part: 'main', at: last.keyset_at, id: last.id, n: 0 } : null };
+        const ids = (parse: (id: string) => unknown) => query.ids?.filter((id) => parse(id) !== null);
+        const parts: SearchPart[] = [
+          ...(!query.ids || ids(isUuid)!.length
+            ? [{ name: 'main', run: (count: number, cursor: Cursor | undefined) => this.orderReports(team, { ...query, count, cursor }, base) }]
+            : []),
+          ...(!query.ids || ids(parseParsedReportId)!.length
+            ? [{ name: PARSED_PART, run: (count: number, cursor: Cursor | undefined) => this.labReports.reports(team, { ...query, count, cursor }) }]
+            : []),
+        ];
+        return pageAcross(parts, query.count, query.cursor);
       }
     }
   }

@@ -131,29 +131,65 @@ export const LAB_CATEGORY: CodeableConcept = {
   text: 'Laboratory',
 };
 
-/** One result of an order as a US Core laboratory result Observation. */
-export function labObservation(row: OrderRow, result: BiomarkerResult, n: number): Observation {
+/**
+ * What a lab result Observation takes from the report it is part of (an order's results, or a
+ * parsed lab report): its id, patient, times, status and the references it carries.
+ */
+export interface ResultContext {
+  id: string;
+  userId: string;
+  lastUpdated: Date;
+  status: 'final' | 'preliminary';
+  /** FHIR dateTime (a date alone where only the day is known). */
+  effective: string;
+  /** FHIR instant. */
+  issued: string;
+  basedOn?: Observation['basedOn'];
+  specimen?: Observation['specimen'];
+  performer?: string;
+}
+
+/** A lab result as a US Core laboratory result Observation. */
+export function labResultObservation(context: ResultContext, result: BiomarkerResult): Observation {
   const numeric = result.type === 'numeric' && NUMBER.test(result.result.trim());
   const interpretation = interpretationOf(result);
-  const reported = row.date_reported ?? row.updated_at;
+  const range = referenceRangeOf(result);
   return {
     resourceType: 'Observation',
-    id: labObservationId(row.id, n),
-    meta: meta(row.last_updated, US_CORE.observationLab),
-    status: row.result_status === 'partial' ? 'preliminary' : 'final',
+    id: context.id,
+    meta: meta(context.lastUpdated, US_CORE.observationLab),
+    status: context.status,
     category: [LAB_CATEGORY],
     code: resultCode(result),
-    subject: patientRef(row.user_id),
-    basedOn: [{ reference: `ServiceRequest/${row.id}` }],
-    effectiveDateTime: effectiveOf(row),
-    issued: reported.toISOString(),
+    subject: patientRef(context.userId),
+    ...(context.basedOn ? { basedOn: context.basedOn } : {}),
+    effectiveDateTime: context.effective,
+    issued: context.issued,
     ...(numeric ? { valueQuantity: quantity(Number(result.result.trim()), result.unit) } : { valueString: result.result }),
     ...(interpretation ? { interpretation: [interpretation] } : {}),
     ...(result.notes ? { note: [{ text: result.notes }] } : {}),
-    ...(row.sample_id ? { specimen: { reference: `Specimen/${row.id}` } } : {}),
-    ...(row.lab_name ? { performer: [{ display: row.lab_name }] } : {}),
-    ...(referenceRangeOf(result) ? { referenceRange: referenceRangeOf(result) } : {}),
+    ...(context.specimen ? { specimen: context.specimen } : {}),
+    ...(context.performer ? { performer: [{ display: context.performer }] } : {}),
+    ...(range ? { referenceRange: range } : {}),
   };
+}
+
+/** One result of an order as a US Core laboratory result Observation. */
+export function labObservation(row: OrderRow, result: BiomarkerResult, n: number): Observation {
+  return labResultObservation(
+    {
+      id: labObservationId(row.id, n),
+      userId: row.user_id,
+      lastUpdated: row.last_updated,
+      status: row.result_status === 'partial' ? 'preliminary' : 'final',
+      effective: effectiveOf(row),
+      issued: (row.date_reported ?? row.updated_at).toISOString(),
+      basedOn: [{ reference: `ServiceRequest/${row.id}` }],
+      ...(row.sample_id ? { specimen: { reference: `Specimen/${row.id}` } } : {}),
+      ...(row.lab_name ? { performer: row.lab_name } : {}),
+    },
+    result,
+  );
 }
 
 /**
@@ -182,7 +218,10 @@ export function missingResultObservation(row: OrderRow, missing: MissingBiomarke
 }
 
 /** The LOINC code of a laboratory report (a report of no single panel). */
-const LAB_REPORT: Coding = { system: SYSTEMS.loinc, code: '11502-2', display: 'Laboratory report' };
+export const LAB_REPORT: Coding = { system: SYSTEMS.loinc, code: '11502-2', display: 'Laboratory report' };
+
+/** A DiagnosticReport's category: LAB (HL7 v2 table 0074). */
+export const LAB_REPORT_CATEGORY: CodeableConcept = { coding: [{ system: SYSTEMS.v2_0074, code: 'LAB', display: 'Laboratory' }], text: 'Laboratory' };
 
 /** An order's results as a US Core laboratory DiagnosticReport, with the result PDF as its presented form. */
 export function diagnosticReport(row: OrderRow, resultCount: number, pdfUrl: string): DiagnosticReport {
@@ -194,7 +233,7 @@ export function diagnosticReport(row: OrderRow, resultCount: number, pdfUrl: str
     identifier: [{ system: SYSTEMS.orderId, value: row.id }],
     basedOn: [{ reference: `ServiceRequest/${row.id}` }],
     status: row.result_status === 'partial' ? 'partial' : 'final',
-    category: [{ coding: [{ system: SYSTEMS.v2_0074, code: 'LAB', display: 'Laboratory' }], text: 'Laboratory' }],
+    category: [LAB_REPORT_CATEGORY],
     code: { coding: [LAB_REPORT, ...test.coding], text: test.text },
     subject: patientRef(row.user_id),
     effectiveDateTime: effectiveOf(row),
