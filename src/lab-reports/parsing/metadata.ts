@@ -1,4 +1,5 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
+import { headerColumns } from './columns';
 import type { Line } from './layout';
 import { givenName, honorificSex, parseSex, providerName, readName, surname } from './names';
 import type { MetadataField, ReportMetadata } from './types';
@@ -46,7 +47,18 @@ const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
 interface Pair {
   field: Field;
   value: string;
+  /** The value was read from the next line (a label alone over its value). */
+  below?: boolean;
 }
+
+/** Whether a cell is a bare label (`DATE OF BIRTH`), a labelled value (`DOB: 1/2/1980`), or neither. */
+export function metadataCellKind(text: string): 'label' | 'labelled' | null {
+  if (labelField(text) !== null) return 'label';
+  return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
+}
+
+/** How far under a label, in the label's line heights, its value may print. */
+const STACKED_GAP_LINES = 2.5;
 
 function linePairs(line: Line, next: Line | undefined): Pair[] {
   const pairs: Pair[] = [];
@@ -85,6 +97,15 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
       if (field !== null && field !== 'other') return [{ field, value: words.slice(n).join(' ') }];
     }
   }
+  // A label alone on its line with its value alone under it, on the next line (a sidebar, a
+  // stacked block): the value is no label itself and no table header.
+  if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * STACKED_GAP_LINES) {
+    const cell = line.cells[0];
+    const below = next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
+    if (below.length === 1 && metadataCellKind(below[0].text) === null && !headerColumns(next)) {
+      return [{ field: labels[0], value: below[0].text.trim(), below: true }];
+    }
+  }
   // A row of bare labels with the values printed under them.
   if (next && labels.filter((l) => l !== null).length >= 2 && labels.every((l) => l !== null)) {
     line.cells.forEach((cell, i) => {
@@ -102,6 +123,18 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
 export function isMetadataLine(line: Line, next: Line | undefined): boolean {
   const text = line.text.trim();
   return linePairs(line, next).some((pair) => pair.field !== 'other' && pair.value) || DATE_ONLY.test(text) || PROSE.some(([re]) => re.test(text));
+}
+
+/** The lines that carry metadata, and the lines under a lone label that carry its value. */
+export function metadataLines(lines: Line[]): Set<Line> {
+  const found = new Set<Line>();
+  lines.forEach((line, i) => {
+    const next = lines[i + 1];
+    if (!isMetadataLine(line, next)) return;
+    found.add(line);
+    if (next && linePairs(line, next).some((pair) => pair.below && pair.value)) found.add(next);
+  });
+  return found;
 }
 
 /** How sure the parser is of each metadata field, and why one it left null is null. */
