@@ -190,4 +190,22 @@ describe('a side column of labels over their values beside the results', () => {
     );
     expect(overHeader.specimen_number).toBeNull();
   });
+
+  it('trusts a value under its label as far as its own words were read, and takes no date under an unread label for the report date', () => {
+    const ocr = lines(
+      [[30, 'Lab']],
+      [[30, 'PATIENT']],
+      [[30, 'DEL CRUZ OLIVER']],
+      [[30, 'SEHR']],
+      [[30, '08/15/2025']],
+      [[30, 'DATE OF BIRTH']],
+      [[30, '08/10/1993']],
+    );
+    const word = (text: string, confidence: number) => ({ text, x: 30, y: 0, w: 10, h: 9, confidence });
+    ocr.forEach((line) => (line.cells[0].words = line.cells[0].text.split(' ').map((t) => word(t, 0.95))));
+    ocr[2].cells[0].words = ['DEL', 'CRUZ', 'OLIVER'].map((t) => word(t, 0.1));
+    const m = parseMetadata(ocr, 800);
+    expect(m).toMatchObject({ patient_first_name: null, patient_last_name: null, dob: '1993-08-10', date_reported: null });
+    expect(m.confidence.patient_last_name.confidence).toBeLessThan(0.5);
+  });
 });

@@ -12,7 +12,9 @@ import { metadataCellKind } from './metadata';
  * when the band on one side of it:
  * - is one cell wide on every line (a column of text, not table cells),
  * - is mostly metadata: labels with a colon, or bare labels with a value on the band's next line
- *   (at least two of them, and at least 60% of the band's cells counting the values), and
+ *   (at least two of them, and at least 60% of the band's cells counting the values; 30% where
+ *   lines of the band alone and of the other side alone interleave, two flows of text, as OCR
+ *   misreads some small labels), and
  * - sits beside something that is not metadata itself: the other side has text on at least two
  *   lines of the band's span, less than half of them labelled (a two-column patient block is
  *   read well as it is, label by label).
@@ -21,6 +23,8 @@ import { metadataCellKind } from './metadata';
  */
 const MIN_LABELS = 2;
 const MIN_METADATA_SHARE = 0.6;
+/** Where the band's lines and the other side's interleave, OCR may misread some labels: less is asked. */
+const MIN_INTERLEAVED_METADATA_SHARE = 0.3;
 
 interface Part {
   line: Line;
@@ -115,9 +119,14 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
       metadataCells += 2;
     }
   });
-  if (labels < MIN_LABELS || metadataCells < withBand.length * MIN_METADATA_SHARE) return null;
+  if (labels < MIN_LABELS) return null;
   const [first, last] = [withBand[0].i, withBand[withBand.length - 1].i];
-  const beside = run.slice(first, last + 1).filter((p) => p[other].length);
+  const span = run.slice(first, last + 1);
+  // Lines of the band alone and of the other side alone, interleaved: two flows of text, not one table.
+  const interleaved = span.filter((p) => !p[other].length).length >= 2 && span.filter((p) => !p[band].length).length >= 2;
+  const share = metadataCells / withBand.length;
+  if (share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
+  const beside = span.filter((p) => p[other].length);
   // Beside a table or text, not beside more metadata (a two-column patient block reads fine as it is).
   const besideMetadata = beside.filter((p) => p[other].some((c) => metadataCellKind(c.text) !== null)).length;
   if (beside.length < 2 || besideMetadata * 2 >= beside.length) return null;
