@@ -52,7 +52,16 @@ async function main(): Promise<void> {
   const kinds = options.kinds.split(',') as CorpusKind[];
   // Text PDFs alone need no rasterised images (minutes of CPU).
   const families = options.families?.split(',') ?? FAMILIES.map((f) => f.id);
-  const corpus = await labReportCorpus(Number(options.seed), { images: kinds.some((kind) => kind !== 'text_pdf') });
+  // Some families only: only their images are made (the whole image corpus takes minutes of CPU).
+  const imageNames: Record<CorpusKind, (id: string) => string[]> = {
+    text_pdf: () => [],
+    scan_pdf: (id) => [`${id}-scan.pdf`, `${id}-long-scan.pdf`],
+    png: (id) => [`${id}.png`],
+    jpeg: (id) => [`${id}.jpg`],
+    photo: (id) => [`${id}-photo.jpg`],
+  };
+  const imageFiles = options.families ? families.flatMap((id) => kinds.flatMap((kind) => imageNames[kind](id))) : undefined;
+  const corpus = await labReportCorpus(Number(options.seed), { images: kinds.some((kind) => kind !== 'text_pdf'), imageFiles });
   const catalogue = curatedLoincCatalogue();
   const totals = new Map<string, Totals>();
   // Metadata per field, per kind and split, and per kind and layout family.

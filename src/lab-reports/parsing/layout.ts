@@ -70,8 +70,12 @@ export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
     .sort((a, b) => a.y - b.y);
 }
 
+/**
+ * Whether a word overlaps a word of the group (then it prints on another line); an overlap of a
+ * few points, a quarter of the narrower word at most, is two cells set tight (`mL/min/1.73m2>60`).
+ */
 function overlapsAny(words: ExtractedWord[], word: ExtractedWord): boolean {
-  return words.some((w) => word.x < w.x + w.w - 1 && w.x < word.x + word.w - 1);
+  return words.some((w) => Math.min(word.x + word.w, w.x + w.w) - Math.max(word.x, w.x) > Math.max(1, Math.min(word.w, w.w) * 0.25));
 }
 
 function toLine(words: ExtractedWord[], page: number, typical: number, monospacePitch: number | null): Line {
@@ -97,6 +101,21 @@ function toLine(words: ExtractedWord[], page: number, typical: number, monospace
     page,
     y: Math.min(...ordered.map((w) => w.y)),
     height,
+    cells,
+    text: cells.map((c) => c.text).join('  '),
+    confidence: confidences.reduce((a, b) => a + b, 0) / confidences.length,
+  };
+}
+
+/** A line made of some of another line's cells (a side column parted from the rest, side-columns.ts). */
+export function lineFromCells(cells: Cell[], from: Line): Line {
+  const words = cells.flatMap((c) => c.words);
+  if (!words.length) return { ...from, cells, text: cells.map((c) => c.text).join('  ') };
+  const confidences = words.map((w) => w.confidence ?? 1);
+  return {
+    page: from.page,
+    y: Math.min(...words.map((w) => w.y)),
+    height: median(words.map((w) => w.h)),
     cells,
     text: cells.map((c) => c.text).join('  '),
     confidence: confidences.reduce((a, b) => a + b, 0) / confidences.length,

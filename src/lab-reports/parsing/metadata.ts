@@ -1,5 +1,6 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
-import type { Line } from './layout';
+import { headerColumns } from './columns';
+import type { Cell, Line } from './layout';
 import { givenName, honorificSex, parseSex, providerName, readName, surname } from './names';
 import type { MetadataField, ReportMetadata } from './types';
 
@@ -37,6 +38,13 @@ const LABELS: [RegExp, Field][] = [
 function labelField(text: string): Field | null {
   const t = text.trim().replace(/[:#]$/, '').trim();
   for (const [re, field] of LABELS) if (re.test(t)) return field;
+  // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
+  if (/^[A-Z]{6,20}$/.test(t)) {
+    for (let at = 2; at <= t.length - 2; at++) {
+      const spaced = `${t.slice(0, at)} ${t.slice(at)}`;
+      for (const [re, field] of LABELS) if (re.test(spaced)) return field;
+    }
+  }
   return null;
 }
 
@@ -46,7 +54,26 @@ const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
 interface Pair {
   field: Field;
   value: string;
+  /** The value was read from the next line (a label alone over its value). */
+  below?: boolean;
+  /** OCR confidence of the value's words, when they are not on the label's line. */
+  confidence?: number;
 }
+
+/** Mean OCR confidence of a cell's words (1 for a text layer). */
+function cellConfidence(cell: Cell): number {
+  const scores = cell.words.map((w) => w.confidence ?? 1);
+  return scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : 1;
+}
+
+/** Whether a cell is a bare label (`DATE OF BIRTH`), a labelled value (`DOB: 1/2/1980`), or neither. */
+export function metadataCellKind(text: string): 'label' | 'labelled' | null {
+  if (labelField(text) !== null) return 'label';
+  return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
+}
+
+/** How far under a label, in the label's line heights, its value may print. */
+const STACKED_GAP_LINES = 2.5;
 
 function linePairs(line: Line, next: Line | undefined): Pair[] {
   const pairs: Pair[] = [];
@@ -85,11 +112,20 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
       if (field !== null && field !== 'other') return [{ field, value: words.slice(n).join(' ') }];
     }
   }
+  // A label alone on its line with its value alone under it, on the next line (a sidebar, a
+  // stacked block): the value is no label itself and no table header.
+  if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * STACKED_GAP_LINES) {
+    const cell = line.cells[0];
+    const below = next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
+    if (below.length === 1 && metadataCellKind(below[0].text) === null && !headerColumns(next)) {
+      return [{ field: labels[0], value: below[0].text.trim(), below: true, confidence: cellConfidence(below[0]) }];
+    }
+  }
   // A row of bare labels with the values printed under them.
   if (next && labels.filter((l) => l !== null).length >= 2 && labels.every((l) => l !== null)) {
     line.cells.forEach((cell, i) => {
       const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
-      if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim() });
+      if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim(), below: true, confidence: cellConfidence(below) });
     });
   }
   return pairs;
@@ -102,6 +138,18 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
 export function isMetadataLine(line: Line, next: Line | undefined): boolean {
   const text = line.text.trim();
   return linePairs(line, next).some((pair) => pair.field !== 'other' && pair.value) || DATE_ONLY.test(text) || PROSE.some(([re]) => re.test(text));
+}
+
+/** The lines that carry metadata, and the lines under a lone label that carry its value. */
+export function metadataLines(lines: Line[]): Set<Line> {
+  const found = new Set<Line>();
+  lines.forEach((line, i) => {
+    const next = lines[i + 1];
+    if (!isMetadataLine(line, next)) return;
+    found.add(line);
+    if (next && linePairs(line, next).some((pair) => pair.below && pair.value)) found.add(next);
+  });
+  return found;
 }
 
 /** How sure the parser is of each metadata field, and why one it left null is null. */
@@ -152,11 +200,16 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     metadata.ordering_provider = providerName(value);
     if (metadata.ordering_provider) note('ordering_provider', 0.9 * ocr);
   };
+  /** Lines read as the value under a label. */
+  const values = new Set<Line>();
   lines.forEach((line, i) => {
     // OCR confidence of the line lowers a field's only when poor: most good scans read 0.7-0.9.
-    const ocr = Math.min(1, line.confidence / OCR_TRUSTED);
-    for (const { field, value } of linePairs(line, lines[i + 1])) {
+    const lineOcr = Math.min(1, line.confidence / OCR_TRUSTED);
+    for (const { field, value, below, confidence } of linePairs(line, lines[i + 1])) {
       if (!value) continue;
+      // A value printed under its label is as well read as its own words.
+      const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
+      if (below) values.add(lines[i + 1]);
       if (field === 'name') name(value, ocr);
       else if (field === 'subject') {
         // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
@@ -176,15 +229,18 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       else if (field === 'specimen') specimen(value, ocr);
       else if (field === 'provider') provider(value, ocr);
     }
-    prose(line.text, ocr);
+    prose(line.text, lineOcr);
     const clia = CLIA.exec(line.text);
     if (clia && metadata.lab_clia === null) {
       metadata.lab_clia = clia[1].toUpperCase();
-      note('lab_clia', 0.97 * ocr);
+      note('lab_clia', 0.97 * lineOcr);
     }
   });
   // A letter is dated: a line that is only a date, high on the first page, is the report's date.
-  const dated = firstPage.find((l) => l.y < firstPageHeight * 0.4 && l.cells.length === 1 && DATE_ONLY.test(l.text.trim()));
+  // (Not a date printed under a label: a birth date in a stacked block is no letter's date.)
+  // nor one aligned with such values, under a label OCR could not read.)
+  const inStack = (l: Line) => [...values].some((v) => v.page === l.page && Math.abs(v.cells[0].x0 - l.cells[0].x0) < l.height);
+  const dated = firstPage.find((l) => l.y < firstPageHeight * 0.4 && l.cells.length === 1 && DATE_ONLY.test(l.text.trim()) && !values.has(l) && !inStack(l));
   if (dated) date('date_reported', dated.text, Math.min(1, dated.confidence / OCR_TRUSTED), 0.8);
 
   /** Fields written into sentences: `born 4 March 1980`, `Specimen S-2025-00123, collected 12 March 2025`, `Dear Dr. Anna Reyes,`. */

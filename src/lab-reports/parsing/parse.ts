@@ -2,7 +2,8 @@ import { headerColumns, type Column } from './columns';
 import { ReportParseFailure } from './failure';
 import { interpret } from './interpret';
 import { lineKey, pageLines, repeatedLines, type Line } from './layout';
-import { isMetadataLine, parseMetadata } from './metadata';
+import { metadataLines, parseMetadata } from './metadata';
+import { separateSideColumns } from './side-columns';
 import { narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
 import { flagMeaning, repairOcrUnit, type FlagMeaning } from './values';
 import type { ExtractedDocument, ParsedReport, ParsedResult } from './types';
@@ -28,9 +29,9 @@ export function parseReport(doc: ExtractedDocument): ParsedReport {
     if (PAGE_NUMBER.test(line.text) || line.y > height * FOOTER_BAND) return true;
     return repeated.has(lineKey(line)) && (line.y < height * MARGIN_BAND || line.y > height * (1 - MARGIN_BAND));
   };
-  const all = pages.flat();
+  const all = separateSideColumns(pages.flat());
   const metadata = parseMetadata(all, doc.pages[0]?.height ?? 0);
-  const labelled = new Set(all.filter((line, i) => isMetadataLine(line, all[i + 1])));
+  const labelled = metadataLines(all);
   // Above the patient block, high on the first page: the masthead (a lab's address reads like a result).
   const firstLabelled = Math.min(...[...labelled].filter((line) => line.page === 0).map((line) => line.y));
   const masthead = Number.isFinite(firstLabelled) ? Math.min(firstLabelled, (doc.pages[0]?.height ?? 0) * MASTHEAD_BAND) : 0;

@@ -104,7 +104,12 @@ export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): Row
     const index = columnOf(cell, columns);
     if (spanned.length > 1 && columns[index].role !== 'name') {
       // Two columns' contents run together by a narrow gap: place each word on its own.
-      for (const word of cell.words) placed.push({ text: word.text, role: columns[columnOf({ x0: word.x, x1: word.x + word.w }, columns)].role, x: word.x });
+      // A number in brackets after a word of the name is the name's (`Metabolic Panel (14)`).
+      for (const word of cell.words) {
+        const role =
+          /^\(.*\)$/.test(word.text) && placed.at(-1)?.role === 'name' ? 'name' : columns[columnOf({ x0: word.x, x1: word.x + word.w }, columns)].role;
+        placed.push({ text: word.text, role, x: word.x });
+      }
     } else {
       placed.push({ text: cell.text, role: columns[index].role, x: cell.x0 });
     }
@@ -133,7 +138,10 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
       .map((c) => c.text)
       .join(' ')
       .split(/\s+/);
-    const at = words.findIndex((w, i) => i > 0 && parseValue(ocr ? repairOcrNumber(w) : w) !== null && !/^\d+-?$/.test(words[i - 1] ?? ''));
+    // A number in brackets run into words is part of the name (`Comprehensive Metabolic Panel (14)`).
+    const at = words.findIndex(
+      (w, i) => i > 0 && !/^\(.*\)$/.test(w) && parseValue(ocr ? repairOcrNumber(w) : w) !== null && !/^\d+-?$/.test(words[i - 1] ?? ''),
+    );
     if (at < 1) return null;
     name = words.slice(0, at).join(' ');
     rest = [{ text: words.slice(at).join(' '), role: null }];

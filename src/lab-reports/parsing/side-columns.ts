@@ -1,0 +1,134 @@
+import { lineFromCells, type Cell, type Line } from './layout';
+import { metadataCellKind } from './metadata';
+
+/**
+ * A side column printed beside the results (a patient panel in a sidebar, a stacked block of
+ * `LABEL` over value lines) shares the page's printed lines with the table: its cells join
+ * unrelated table rows (`SEX  HDL-C 29 L mg/dL`), so rows gain a label in their name or are taken
+ * for metadata and dropped, and its labels are no longer over their values. Such a column is
+ * parted from the rest by x-position and read on its own, before the rest (reading order).
+ *
+ * A column is parted at a vertical gutter that no cell crosses, over a run of consecutive lines,
+ * when the band on one side of it:
+ * - is one cell wide on every line (a column of text, not table cells),
+ * - is mostly metadata: labels with a colon, or bare labels with a value on the band's next line
+ *   (at least two of them, and at least 60% of the band's cells counting the values; 30% where
+ *   lines of the band alone and of the other side alone interleave, two flows of text, as OCR
+ *   misreads some small labels), and
+ * - sits beside something that is not metadata itself: the other side has text on at least two
+ *   lines of the band's span, less than half of them labelled (a two-column patient block is
+ *   read well as it is, label by label).
+ * A label beside its value on the same line (a bordered label/value grid) is not a stacked pair,
+ * so a grid is never taken apart.
+ */
+const MIN_LABELS = 2;
+const MIN_METADATA_SHARE = 0.6;
+/** Where the band's lines and the other side's interleave, OCR may misread some labels: less is asked. */
+const MIN_INTERLEAVED_METADATA_SHARE = 0.3;
+
+interface Part {
+  line: Line;
+  left: Cell[];
+  right: Cell[];
+}
+
+interface Split {
+  start: number;
+  end: number;
+  gutter: number;
+  bandCells: number;
+}
+
+/** The page's lines with side columns parted from the rest, each read as its own lines. */
+export function separateSideColumns(lines: Line[]): Line[] {
+  const pages = new Map<number, Line[]>();
+  for (const line of lines) pages.set(line.page, [...(pages.get(line.page) ?? []), line]);
+  return [...pages.values()].flatMap(separatePage);
+}
+
+function separatePage(lines: Line[]): Line[] {
+  let best: Split | null = null;
+  for (const gutter of candidateGutters(lines)) {
+    for (const split of qualifyingRuns(lines, gutter)) if (!best || split.bandCells > best.bandCells) best = split;
+  }
+  if (!best) return lines;
+  const { start, end, gutter } = best;
+  const parts = lines.slice(start, end + 1).map((line) => partAt(line, gutter) as Part);
+  const side = (pick: (p: Part) => Cell[]) => parts.filter((p) => pick(p).length).map((p) => lineFromCells(pick(p), p.line));
+  return [...lines.slice(0, start), ...side((p) => p.left), ...side((p) => p.right), ...lines.slice(end + 1)];
+}
+
+/** Where the right-hand part of some line starts, and where the left-hand part of some line ends. */
+function candidateGutters(lines: Line[]): number[] {
+  const xs = new Set<number>();
+  for (const line of lines) {
+    for (let i = 1; i < line.cells.length; i++) {
+      xs.add(Math.round(line.cells[i].x0 - 1));
+      xs.add(Math.round(line.cells[i - 1].x1 + 1));
+    }
+  }
+  return [...xs];
+}
+
+/** A line's cells either side of x, or null when a cell crosses it (by more than a margin: a photographed page slopes). */
+function partAt(line: Line, x: number): Part | null {
+  const margin = line.height * 0.5;
+  if (line.cells.some((c) => c.x0 < x - margin && c.x1 > x + margin)) return null;
+  const left = line.cells.filter((c) => (c.x0 + c.x1) / 2 < x);
+  return { line, left, right: line.cells.filter((c) => !left.includes(c)) };
+}
+
+function qualifyingRuns(lines: Line[], gutter: number): Split[] {
+  const splits: Split[] = [];
+  let run: Part[] = [];
+  let runStart = 0;
+  const close = () => {
+    for (const band of ['left', 'right'] as const) {
+      const split = bandSplit(run, band, runStart, gutter);
+      if (split) splits.push(split);
+    }
+  };
+  lines.forEach((line, i) => {
+    const part = partAt(line, gutter);
+    if (part) {
+      if (!run.length) runStart = i;
+      run.push(part);
+    } else {
+      close();
+      run = [];
+    }
+  });
+  close();
+  return splits;
+}
+
+function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter: number): Split | null {
+  const other = band === 'left' ? 'right' : 'left';
+  const withBand = run.map((p, i) => ({ p, i })).filter(({ p }) => p[band].length);
+  if (withBand.length < MIN_LABELS * 2 || withBand.some(({ p }) => p[band].length !== 1)) return null;
+  let labels = 0;
+  let metadataCells = 0;
+  withBand.forEach(({ p }, k) => {
+    const kind = metadataCellKind(p[band][0].text);
+    const next = withBand[k + 1]?.p[band][0].text;
+    if (kind === 'labelled') {
+      labels += 1;
+      metadataCells += 1;
+    } else if (kind === 'label' && next !== undefined && metadataCellKind(next) === null) {
+      labels += 1;
+      metadataCells += 2;
+    }
+  });
+  if (labels < MIN_LABELS) return null;
+  const [first, last] = [withBand[0].i, withBand[withBand.length - 1].i];
+  const span = run.slice(first, last + 1);
+  // Lines of the band alone and of the other side alone, interleaved: two flows of text, not one table.
+  const interleaved = span.filter((p) => !p[other].length).length >= 2 && span.filter((p) => !p[band].length).length >= 2;
+  const share = metadataCells / withBand.length;
+  if (share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
+  const beside = span.filter((p) => p[other].length);
+  // Beside a table or text, not beside more metadata (a two-column patient block reads fine as it is).
+  const besideMetadata = beside.filter((p) => p[other].some((c) => metadataCellKind(c.text) !== null)).length;
+  if (beside.length < 2 || besideMetadata * 2 >= beside.length) return null;
+  return { start: runStart + first, end: runStart + last, gutter, bandCells: withBand.length };
+}
