@@ -1,6 +1,6 @@
 import { applyDecorators, type INestApplication } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiResponse, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { cleanupOpenApiDoc } from 'nestjs-zod';
+import { cleanupOpenApiDoc, createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { toOpenApi30Nullables } from './schemas';
 
@@ -117,3 +117,6 @@ export const RedirectResponse = (description: string) => ApiResponse({ status: 3
 /** An HTML page (the hosted pages: Link, portal). */
 export const HtmlResponse = (description: string) =>
   applyDecorators(ApiProduces('text/html'), ApiOkResponse({ description, content: { 'text/html': { schema: { type: 'string' } } } }));
+
+/** `{success: true}`, the answer of many commands. */
+export class SuccessResponse extends createZodDto(z.object({ success: z.literal(true) })) {}
