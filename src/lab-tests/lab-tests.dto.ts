@@ -180,7 +180,7 @@ const expectedResult = z.object({
 
 const markerComplete = marker.extend({ expected_results: z.array(expectedResult) });
 
-const labTest = z.object({
+export const labTest = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
