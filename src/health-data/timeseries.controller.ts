@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiSecurity, ApiTags, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { JSON_CONTENT_TYPE } from '../common/json-text';
 import {
@@ -14,6 +14,8 @@ import {
 import { HealthDataIngestionService } from './health-data-ingestion.service';
 import { LargeBody } from './large-body';
 import { TimeseriesQueriesService } from './timeseries-queries.service';
+import { ZodResponse } from 'nestjs-zod';
+import { GroupedTimeseriesResponse, IngestionResultResponse, SampleListResponse, SleepStreamResponse } from './health-data-responses.dto';
 
 /** Timeseries: ingestion, grouped and legacy reads, workout and sleep streams. */
 @ApiTags('vitals')
@@ -26,6 +28,7 @@ export class TimeseriesController {
   ) {}
 
   @Get('sleep/:id/stream')
+  @ZodResponse({ status: 200, type: SleepStreamResponse })
   sleepStream(@CurrentTeam() team: TeamPrincipal, @Param() params: StreamParams) {
     return this.queries.sleepStream(team, params.id);
   }
@@ -33,6 +36,7 @@ export class TimeseriesController {
   @Post(':user_id/:resource')
   @HttpCode(200)
   @LargeBody()
+  @ZodResponse({ status: 200, type: IngestionResultResponse })
   ingest(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesIngestParams, @Body() body: IngestionEnvelopeDto) {
     return this.ingestion.ingestTimeseries(team, params.user_id, params.resource, body);
   }
@@ -41,16 +45,19 @@ export class TimeseriesController {
   // The service writes this body as JSON text (JsonText): sent as it is, with the content type
   // Fastify gives the JSON it serializes.
   @Header('Content-Type', JSON_CONTENT_TYPE)
+  @ApiOkResponse({ type: GroupedTimeseriesResponse.Output })
   grouped(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesReadParams, @Query() query: GroupedQuery) {
     return this.queries.grouped(team, params.user_id, params.resource, query);
   }
 
   @Get(':user_id/:resource')
+  @ZodResponse({ status: 200, type: SampleListResponse })
   legacy(@CurrentTeam() team: TeamPrincipal, @Param() params: TimeseriesReadParams, @Query() query: RangeQuery) {
     return this.queries.legacy(team, params.user_id, params.resource, query);
   }
 
   @Get(':user_id/:resource/:subtype')
+  @ZodResponse({ status: 200, type: SampleListResponse })
   legacySubtype(@CurrentTeam() team: TeamPrincipal, @Param() params: SubtypeReadParams, @Query() query: RangeQuery) {
     return this.queries.legacySubtype(team, params.user_id, params.resource, params.subtype, query);
   }
