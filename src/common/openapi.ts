@@ -17,7 +17,7 @@ import { toOpenApi30Nullables } from './schemas';
 
 /** Every error body but a 422's: `{detail}`, a sentence or (auth, providers) a small object. */
 export const ErrorDetailSchema = z
-  .object({ detail: z.union([z.string(), z.record(z.string(), z.unknown())]) })
+  .looseObject({ detail: z.union([z.string(), z.record(z.string(), z.unknown())]) })
   .meta({ id: 'ErrorDetail', description: 'Every error answer but a validation failure.' });
 
 /** A 422's body: FastAPI's list of issues (src/common/validation.ts). */
