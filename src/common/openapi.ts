@@ -18,7 +18,7 @@ import { toOpenApi30Nullables } from './schemas';
 /** Every error body but a 422's: `{detail}`, a sentence or (auth, providers) a small object. */
 export const ErrorDetailSchema = z
   .looseObject({ detail: z.union([z.string(), z.record(z.string(), z.unknown())]) })
-  .meta({ id: 'ErrorDetail', description: 'Every error answer but a validation failure.' });
+  .meta({ description: 'Every error answer but a validation failure.' });
 
 /** A 422's body: FastAPI's list of issues (src/common/validation.ts). */
 export const ValidationErrorSchema = z
@@ -33,7 +33,7 @@ export const ValidationErrorSchema = z
       }),
     ),
   })
-  .meta({ id: 'ValidationError', description: 'A request refused by its schema: one entry per problem, loc starting with body, query or path.' });
+  .meta({ description: 'A request refused by its schema: one entry per problem, loc starting with body, query or path.' });
 
 export interface OpenApiOptions {
   title: string;
@@ -96,7 +96,7 @@ function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
 }
 
 function openApiSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, id: __, ...rest } = z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
   return rest;
 }
 

@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+import * as ts from 'typescript';
 import { call, startStack, type TestStack } from '../helpers/stack';
 import type { RecordedResponse } from '../helpers/response-recorder';
 import { type OpenApiDocument, responseProblems, undocumentedSuccesses } from '../helpers/openapi-check';
@@ -30,6 +34,25 @@ describe('OpenAPI documents against real answers', () => {
   it('documents a success response for every operation of both APIs', () => {
     const missing = [...undocumentedSuccesses(documents.api!, 'api'), ...undocumentedSuccesses(documents.management!, 'management')];
     expect(missing).toEqual([]);
+  });
+
+  it('generates TypeScript types from both documents (openapi-typescript) without a warning, and they compile', async () => {
+    const said = [jest.spyOn(console, 'warn').mockImplementation(() => undefined), jest.spyOn(console, 'error').mockImplementation(() => undefined)];
+    const folder = mkdtempSync(join(tmpdir(), 'labflow-openapi-'));
+    const files: string[] = [];
+    try {
+      for (const [name, document] of Object.entries(documents)) {
+        const file = join(folder, `${name}.d.ts`);
+        writeFileSync(file, astToString(await openapiTS(document as never)));
+        files.push(file);
+      }
+      expect(said.flatMap((spy) => spy.mock.calls.map((args) => args.join(' ')))).toEqual([]);
+    } finally {
+      for (const spy of said) spy.mockRestore();
+    }
+    const program = ts.createProgram(files, { strict: true, noEmit: true, skipLibCheck: false, types: [] });
+    expect(ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))).toEqual([]);
+    expect(readFileSync(files[0], 'utf8')).toContain('UserResponse');
   });
 
   (recording ? it : it.skip)('matches every recorded answer, and every operation answered 2xx at least once', () => {

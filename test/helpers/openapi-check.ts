@@ -70,6 +70,14 @@ function validatorFactory(document: OpenApiDocument): (schema: object) => Valida
   };
 }
 
+/**
+ * Operations that cannot answer 2xx in labflow today, with why: their success is documented (the
+ * interface's), but no recording can show one.
+ */
+const NEVER_SUCCEEDS: Record<string, string> = {
+  'api GET /v3/order/{order_id}/abn_pdf': 'no lab provides an ABN form: always 404 (order-queries.service.ts abnPdf)',
+};
+
 /** `/v2/user/:user_id` (Fastify's pattern) → `/v2/user/{user_id}` (the document's). */
 const documentPath = (route: string) => route.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/$/, '') || '/';
 
@@ -89,7 +97,7 @@ export function responseProblems(document: OpenApiDocument, answers: RecordedRes
   const problems = new Set<string>();
   for (const { key, operation } of operations(document)) {
     const answered = byOperation.get(key) ?? [];
-    if (!answered.some((answer) => answer.status < 400)) problems.add(`${app} ${key}: no 2xx/3xx answer recorded (no e2e test calls it successfully)`);
+    if (!answered.some((answer) => answer.status < 400) && !NEVER_SUCCEEDS[`${app} ${key}`]) problems.add(`${app} ${key}: no 2xx/3xx answer recorded (no e2e test calls it successfully)`);
     for (const answer of answered) {
       const where = `${app} ${key} ${answer.status}`;
       const responses = operation.responses ?? {};
