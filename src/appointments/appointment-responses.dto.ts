@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 import { BILLING_TYPES } from '../lab-tests/lab-catalog.entities';
 import { LAB_LOCATION_CAPABILITIES } from './appointments.dto';
@@ -40,11 +40,11 @@ const appointment = z.object({
   appointment_notes: z.string().nullable(),
 });
 
-export class AppointmentResponse extends createZodDto(appointment) {}
+export class AppointmentResponse extends responseDto(appointment) {}
 
-export class CancellationReasonListResponse extends createZodDto(z.array(z.object({ id: z.string(), name: z.string(), is_refundable: z.boolean() }))) {}
+export class CancellationReasonListResponse extends responseDto(z.array(z.object({ id: z.string(), name: z.string(), is_refundable: z.boolean() }))) {}
 
-export class AvailabilityResponse extends createZodDto(
+export class AvailabilityResponse extends responseDto(
   z.object({
     slots: z.array(
       z.object({
@@ -92,11 +92,9 @@ const labLocation = z.object({
   capabilities: z.array(capability),
 });
 
-export class PscInfoResponse extends createZodDto(
-  z.object({ lab_id: z.number().int(), slug: z.string(), patient_service_centers: z.array(labLocation) }),
-) {}
+export class PscInfoResponse extends responseDto(z.object({ lab_id: z.number().int(), slug: z.string(), patient_service_centers: z.array(labLocation) })) {}
 
-export class AreaInfoResponse extends createZodDto(
+export class AreaInfoResponse extends responseDto(
   z.object({
     zip_code: z.string(),
     phlebotomy: z.object({
@@ -120,4 +118,4 @@ export class AreaInfoResponse extends createZodDto(
 ) {}
 
 /** A provider's callback, as taken: `ignored` when it changes nothing. */
-export class ProviderCallbackResponse extends createZodDto(z.object({ status: z.enum(['accepted', 'ignored']), appointment_id: z.string() })) {}
+export class ProviderCallbackResponse extends responseDto(z.object({ status: z.enum(['accepted', 'ignored']), appointment_id: z.string() })) {}

@@ -2,7 +2,7 @@ import { applyDecorators, type INestApplication } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiResponse, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc, createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { toOpenApi30Nullables } from './schemas';
+import { documentedNullables, toOpenApi30Nullables } from './schemas';
 
 /**
  * The OpenAPI documents of both HTTP apps (docs/development.md, "Documenting a route").
@@ -105,10 +105,7 @@ export const PdfResponse = (description = 'The PDF.') => BinaryResponse('applica
 
 /** A file of one media type, as bytes. */
 export function BinaryResponse(mediaType: string, description: string) {
-  return applyDecorators(
-    ApiProduces(mediaType),
-    ApiOkResponse({ description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } }),
-  );
+  return applyDecorators(ApiProduces(mediaType), ApiOkResponse({ description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } }));
 }
 
 /** A redirect (302) to the URL in `Location`. */
@@ -119,4 +116,12 @@ export const HtmlResponse = (description: string) =>
   applyDecorators(ApiProduces('text/html'), ApiOkResponse({ description, content: { 'text/html': { schema: { type: 'string' } } } }));
 
 /** `{success: true}`, the answer of many commands. */
-export class SuccessResponse extends createZodDto(z.object({ success: z.literal(true) })) {}
+export class SuccessResponse extends responseDto(z.object({ success: z.literal(true) })) {}
+
+/**
+ * `createZodDto` for a response body: top-level nullable fields documented the OpenAPI 3.0 way
+ * (schemas.ts `documentedNullables`; @nestjs/swagger would document them as arrays otherwise).
+ */
+export function responseDto<T extends z.ZodType>(schema: T) {
+  return createZodDto(schema instanceof z.ZodObject ? documentedNullables(schema) : schema);
+}

@@ -1,11 +1,11 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 
 /** What the connection routes answer (connections.service.ts), documented in /openapi.json. */
 
-export class ConnectDemoResponse extends createZodDto(z.object({ success: z.literal(true), detail: z.string() })) {}
+export class ConnectDemoResponse extends responseDto(z.object({ success: z.literal(true), detail: z.string() })) {}
 
-export class UserProvidersResponse extends createZodDto(
+export class UserProvidersResponse extends responseDto(
   z.object({
     providers: z.array(
       z.object({
@@ -16,15 +16,13 @@ export class UserProvidersResponse extends createZodDto(
         external_user_id: z.string(),
         created_on: z.string(),
         resource_availability: z.record(z.string(), z.object({ status: z.literal('available') })),
-        error_details: z
-          .object({ error_type: z.string().nullable(), error_message: z.string().nullable(), errored_at: z.string().optional() })
-          .optional(),
+        error_details: z.object({ error_type: z.string().nullable(), error_message: z.string().nullable(), errored_at: z.string().optional() }).optional(),
       }),
     ),
   }),
 ) {}
 
-export class RefreshResponse extends createZodDto(
+export class RefreshResponse extends responseDto(
   z.object({
     success: z.boolean(),
     user_id: z.string(),

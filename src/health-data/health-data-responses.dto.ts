@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 
 /**
@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 const record = z.record(z.string(), z.unknown());
 
-export class IngestionResultResponse extends createZodDto(
+export class IngestionResultResponse extends responseDto(
   z.object({
     resource: z.string(),
     stored: z.number().int(),
@@ -21,16 +21,16 @@ export class IngestionResultResponse extends createZodDto(
 ) {}
 
 /** `{<resource>: [summary, …]}` (e.g. `{sleep: […]}`), or a workout's stream: keyed by name. */
-export class KeyedDataResponse extends createZodDto(record) {}
+export class KeyedDataResponse extends responseDto(record) {}
 
 /** The sleep's samples, keyed by timeseries resource (hrv, heartrate, hypnogram, respiratory_rate). */
-export class SleepStreamResponse extends createZodDto(z.record(z.string(), z.array(record))) {}
+export class SleepStreamResponse extends responseDto(z.record(z.string(), z.array(record))) {}
 
 /** Samples of one resource, by time (the deprecated ungrouped read). */
-export class SampleListResponse extends createZodDto(z.array(record)) {}
+export class SampleListResponse extends responseDto(z.array(record)) {}
 
 /** `{groups: {<provider>: [{source, data}]}, next_cursor}` (served as pre-serialised JSON text). */
-export class GroupedTimeseriesResponse extends createZodDto(
+export class GroupedTimeseriesResponse extends responseDto(
   z.object({
     groups: z.record(z.string(), z.array(z.object({ source: record, data: z.array(record) }))),
     next_cursor: z.string().nullable(),
@@ -49,21 +49,19 @@ const device = z.object({
   device_id: z.string().optional(),
 });
 
-export class DeviceResponse extends createZodDto(device) {}
+export class DeviceResponse extends responseDto(device) {}
 
-export class DeviceListResponse extends createZodDto(z.array(device)) {}
+export class DeviceListResponse extends responseDto(z.array(device)) {}
 
 const cursorPage = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable() });
 
-export class ResourcesIntrospectionResponse extends createZodDto(
-  cursorPage(z.object({ user_id: z.string(), provider: z.record(z.string(), record) })),
-) {}
+export class ResourcesIntrospectionResponse extends responseDto(cursorPage(z.object({ user_id: z.string(), provider: z.record(z.string(), record) }))) {}
 
-export class HistoricalPullIntrospectionResponse extends createZodDto(
+export class HistoricalPullIntrospectionResponse extends responseDto(
   cursorPage(z.object({ user_id: z.string(), provider: z.record(z.string(), z.object({ pulled: record, not_pulled: z.array(z.string()) })) })),
 ) {}
 
-export class ProviderListResponse extends createZodDto(
+export class ProviderListResponse extends responseDto(
   z.array(
     z.object({
       name: z.string(),
@@ -79,11 +77,11 @@ export class ProviderListResponse extends createZodDto(
 const table = z.object({ table: z.record(z.string(), z.array(z.unknown())) });
 
 /** One result table per query of the batch: column name → values. */
-export class AggregationResponse extends createZodDto(z.object({ results: z.array(table) })) {}
+export class AggregationResponse extends responseDto(z.object({ results: z.array(table) })) {}
 
-export class ResultTableResponse extends createZodDto(table) {}
+export class ResultTableResponse extends responseDto(table) {}
 
-export class TaskHistoryResponse extends createZodDto(
+export class TaskHistoryResponse extends responseDto(
   cursorPage(
     z.object({
       query_id: z.string(),

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 import { addressSchema, requiredText } from '../common/person-schemas';
 import { TEXT_LIMITS } from '../common/schemas';
 
@@ -67,9 +68,9 @@ const payorFields = {
 };
 
 /** A payor as the routes answer it (`PayorView`), documented in /openapi.json. */
-export class PayorResponse extends createZodDto(z.object({ payor_code: z.string(), ...payorFields })) {}
+export class PayorResponse extends responseDto(z.object({ payor_code: z.string(), ...payorFields })) {}
 
-export class PayorListResponse extends createZodDto(z.array(z.object({ payor_code: z.string(), ...payorFields }))) {}
+export class PayorListResponse extends responseDto(z.array(z.object({ payor_code: z.string(), ...payorFields }))) {}
 
 /** The older search's payors: the code as `code`. */
-export class DeprecatedPayorListResponse extends createZodDto(z.array(z.object({ code: z.string(), ...payorFields }))) {}
+export class DeprecatedPayorListResponse extends responseDto(z.array(z.object({ code: z.string(), ...payorFields }))) {}

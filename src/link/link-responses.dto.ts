@@ -1,14 +1,14 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 
 /** What the Link and link-migration routes answer (link.service.ts, link-views.ts), documented in /openapi.json. */
 
 const authType = z.enum(['oauth', 'password', 'email']);
 
-export class LinkTokenResponse extends createZodDto(z.object({ link_token: z.string(), link_web_url: z.string() })) {}
+export class LinkTokenResponse extends responseDto(z.object({ link_token: z.string(), link_web_url: z.string() })) {}
 
 /** Valid: `success`, `user_id`, `expires_at`; not: `success: false`, `error_type`, `detail`. */
-export class LinkTokenValidityResponse extends createZodDto(
+export class LinkTokenValidityResponse extends responseDto(
   z.object({
     success: z.boolean(),
     user_id: z.string().optional(),
@@ -27,16 +27,16 @@ const flowState = {
   provider_mfa: z.object({ method: z.string().nullable(), hint: z.string().nullable() }).nullable(),
 };
 
-export class LinkStateResponse extends createZodDto(z.object({ state: z.string(), ...flowState, expires_at: z.string() })) {}
+export class LinkStateResponse extends responseDto(z.object({ state: z.string(), ...flowState, expires_at: z.string() })) {}
 
 /** The answer of a password or e-mail connection attempt (and its second factor). */
-export class LinkConnectionAttemptResponse extends createZodDto(
+export class LinkConnectionAttemptResponse extends responseDto(
   z.object({ state: z.enum(['error', 'success', 'pending_provider_mfa']), ...flowState, provider: z.string(), provider_id: z.null() }),
 ) {}
 
 const providerBase = { id: z.number().int(), name: z.string(), slug: z.string(), description: z.string(), logo: z.string() };
 
-export class LinkProviderListResponse extends createZodDto(
+export class LinkProviderListResponse extends responseDto(
   z.array(
     z.object({
       ...providerBase,
@@ -47,11 +47,9 @@ export class LinkProviderListResponse extends createZodDto(
   ),
 ) {}
 
-export class LinkStartResponse extends createZodDto(
-  z.object({ success: z.boolean(), provider: z.string(), auth_type: authType, link_web_url: z.string() }),
-) {}
+export class LinkStartResponse extends responseDto(z.object({ success: z.boolean(), provider: z.string(), auth_type: authType, link_web_url: z.string() })) {}
 
-export class OauthProviderResponse extends createZodDto(
+export class OauthProviderResponse extends responseDto(
   z.object({
     ...providerBase,
     group: z.null(),
@@ -63,7 +61,7 @@ export class OauthProviderResponse extends createZodDto(
   }),
 ) {}
 
-export class BulkOpListResponse extends createZodDto(
+export class BulkOpListResponse extends responseDto(
   z.object({
     data: z.array(
       z.object({
@@ -80,13 +78,13 @@ export class BulkOpListResponse extends createZodDto(
   }),
 ) {}
 
-export class BulkImportResponse extends createZodDto(z.object({ user_ids_imported: z.array(z.string()), user_ids_failed: z.array(z.string()) })) {}
+export class BulkImportResponse extends responseDto(z.object({ user_ids_imported: z.array(z.string()), user_ids_failed: z.array(z.string()) })) {}
 
-export class BulkHistoricalPullResponse extends createZodDto(z.object({ user_ids_pulled: z.array(z.string()), user_ids_failed: z.array(z.string()) })) {}
+export class BulkHistoricalPullResponse extends responseDto(z.object({ user_ids_pulled: z.array(z.string()), user_ids_failed: z.array(z.string()) })) {}
 
-export class BulkPauseResponse extends createZodDto(z.object({ user_ids_paused: z.array(z.string()), user_ids_not_found: z.array(z.string()) })) {}
+export class BulkPauseResponse extends responseDto(z.object({ user_ids_paused: z.array(z.string()), user_ids_not_found: z.array(z.string()) })) {}
 
-export class BulkExportResponse extends createZodDto(
+export class BulkExportResponse extends responseDto(
   z.object({
     data: z.array(
       z.object({

@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 import { labTest } from '../lab-tests/lab-tests.dto';
 
@@ -97,16 +97,16 @@ export const orderSchema = z.object({
   lab_account_id: z.string(),
 });
 
-export class OrderResponse extends createZodDto(orderSchema) {}
+export class OrderResponse extends responseDto(orderSchema) {}
 
 /** The answer of every order command (Junction's PostOrderResponse). */
-export class PostOrderResponse extends createZodDto(z.object({ order: orderSchema, status: z.literal('success'), message: z.string() })) {}
+export class PostOrderResponse extends responseDto(z.object({ order: orderSchema, status: z.literal('success'), message: z.string() })) {}
 
-export class OrderPageResponse extends createZodDto(
+export class OrderPageResponse extends responseDto(
   z.object({ orders: z.array(orderSchema), total: z.number().int(), page: z.number().int(), size: z.number().int() }),
 ) {}
 
-export class ResendEventsResponse extends createZodDto(z.object({ order_ids: z.array(z.string()) })) {}
+export class ResendEventsResponse extends responseDto(z.object({ order_ids: z.array(z.string()) })) {}
 
 /** A partner's callback, as taken: `ignored` when it changes nothing. */
-export class PartnerCallbackResponse extends createZodDto(z.object({ status: z.enum(['accepted', 'ignored']), order_id: z.string() })) {}
+export class PartnerCallbackResponse extends responseDto(z.object({ status: z.enum(['accepted', 'ignored']), order_id: z.string() })) {}

@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 import { FAILURE_TYPES, RESULT_INTERPRETATIONS, RESULT_TYPES } from './result.types';
 
@@ -69,7 +69,7 @@ const sampleData = z.object({
   performing_laboratories: z.record(z.string(), performingLaboratory).optional(),
 });
 
-export class LabResultsResponse extends createZodDto(
+export class LabResultsResponse extends responseDto(
   z.object({
     metadata: labResultsMetadata,
     results: z.array(biomarkerResult),
@@ -78,4 +78,4 @@ export class LabResultsResponse extends createZodDto(
   }),
 ) {}
 
-export class LabResultsMetadataResponse extends createZodDto(labResultsMetadata) {}
+export class LabResultsMetadataResponse extends responseDto(labResultsMetadata) {}

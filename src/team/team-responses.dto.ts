@@ -1,9 +1,9 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 
 /** What the team routes answer (team.service.ts, team-metrics.service.ts), documented in /openapi.json. */
 
-export class ClientFacingTeamResponse extends createZodDto(
+export class ClientFacingTeamResponse extends responseDto(
   z.object({
     id: z.string(),
     org_id: z.string(),
@@ -17,9 +17,9 @@ export class ClientFacingTeamResponse extends createZodDto(
   }),
 ) {}
 
-export class PhysicianListResponse extends createZodDto(z.array(z.object({ first_name: z.string(), last_name: z.string(), npi: z.string() }))) {}
+export class PhysicianListResponse extends responseDto(z.array(z.object({ first_name: z.string(), last_name: z.string(), npi: z.string() }))) {}
 
-export class TeamMetricsResponse extends createZodDto(
+export class TeamMetricsResponse extends responseDto(
   z.object({
     team_id: z.string(),
     number_of_users: z.number().int(),

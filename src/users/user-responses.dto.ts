@@ -1,4 +1,4 @@
-import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 
 /** What the user routes answer (users.service.ts `UserView`), documented in /openapi.json. */
@@ -21,10 +21,10 @@ export const userSchema = z.object({
   ingestion_end: z.string().nullable(),
 });
 
-export class UserResponse extends createZodDto(userSchema) {}
+export class UserResponse extends responseDto(userSchema) {}
 
-export class UserListResponse extends createZodDto(
+export class UserListResponse extends responseDto(
   z.object({ users: z.array(userSchema), total: z.number().int(), offset: z.number().int(), limit: z.number().int() }),
 ) {}
 
-export class UserArrayResponse extends createZodDto(z.array(userSchema)) {}
+export class UserArrayResponse extends responseDto(z.array(userSchema)) {}

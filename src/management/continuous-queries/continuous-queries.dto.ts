@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { continuousQueryDefinition } from '../../health-data/continuous-queries/continuous-queries.dto';
 import { environmentParam, uuidParam } from '../common/params';
 
@@ -28,6 +29,6 @@ const continuousQueryView = z.object({
   updated_at: z.string(),
 });
 
-export class ContinuousQueryResponse extends createZodDto(continuousQueryView) {}
+export class ContinuousQueryResponse extends responseDto(continuousQueryView) {}
 
-export class ContinuousQueryListResponse extends createZodDto(z.object({ data: z.array(continuousQueryView) })) {}
+export class ContinuousQueryListResponse extends responseDto(z.object({ data: z.array(continuousQueryView) })) {}
