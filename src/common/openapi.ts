@@ -1,5 +1,5 @@
 import { applyDecorators, type INestApplication } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces, ApiResponse, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProduces, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { cleanupOpenApiDoc, createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { documentedNullables, toOpenApi30Nullables } from './schemas';
@@ -9,19 +9,18 @@ import { documentedNullables, toOpenApi30Nullables } from './schemas';
  *
  * Success responses come from each route's own decorator: `@ZodResponse({ status, type })` with
  * the zod DTO of its body (the handler's return type is checked against the schema at compile
- * time), `@PdfResponse()` or `@BinaryResponse(type)` for files, `@RedirectResponse()` for 302s,
- * `@HttpCode(204)` for empty answers. Error responses are added here to every operation, as they
+ * time), `@PdfResponse()` for PDFs, `@HttpCode(204)` for empty answers. Error responses are added here to every operation, as they
  * apply: 422 (the validation list) where the route takes parameters or a body, 401 and 429 where
  * it needs a key, 404 where its path has a parameter, and `{detail}` for any other 4xx/5xx.
  */
 
 /** Every error body but a 422's: `{detail}`, a sentence or (auth, providers) a small object. */
-export const ErrorDetailSchema = z
+const ErrorDetailSchema = z
   .looseObject({ detail: z.union([z.string(), z.record(z.string(), z.unknown())]) })
   .meta({ description: 'Every error answer but a validation failure.' });
 
 /** A 422's body: FastAPI's list of issues (src/common/validation.ts). */
-export const ValidationErrorSchema = z
+const ValidationErrorSchema = z
   .object({
     detail: z.array(
       z.object({
@@ -104,16 +103,9 @@ function openApiSchema(schema: z.ZodType): Record<string, unknown> {
 export const PdfResponse = (description = 'The PDF.') => BinaryResponse('application/pdf', description);
 
 /** A file of one media type, as bytes. */
-export function BinaryResponse(mediaType: string, description: string) {
+function BinaryResponse(mediaType: string, description: string) {
   return applyDecorators(ApiProduces(mediaType), ApiOkResponse({ description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } }));
 }
-
-/** A redirect (302) to the URL in `Location`. */
-export const RedirectResponse = (description: string) => ApiResponse({ status: 302, description, headers: { Location: { schema: { type: 'string' } } } });
-
-/** An HTML page (the hosted pages: Link, portal). */
-export const HtmlResponse = (description: string) =>
-  applyDecorators(ApiProduces('text/html'), ApiOkResponse({ description, content: { 'text/html': { schema: { type: 'string' } } } }));
 
 /** `{success: true}`, the answer of many commands. */
 export class SuccessResponse extends responseDto(z.object({ success: z.literal(true) })) {}
