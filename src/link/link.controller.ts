@@ -19,7 +19,15 @@ import {
 import { LinkService } from './link.service';
 import { ZodResponse } from 'nestjs-zod';
 import { SuccessResponse } from '../common/openapi';
-import { LinkConnectionAttemptResponse, LinkProviderListResponse, LinkStartResponse, LinkStateResponse, LinkTokenResponse, LinkTokenValidityResponse, OauthProviderResponse } from './link-responses.dto';
+import {
+  LinkConnectionAttemptResponse,
+  LinkProviderListResponse,
+  LinkStartResponse,
+  LinkStateResponse,
+  LinkTokenResponse,
+  LinkTokenValidityResponse,
+  OauthProviderResponse,
+} from './link-responses.dto';
 
 const LINK_TOKEN = 'x-vital-link-token';
 const linkTokenHeader = ApiHeader({ name: LINK_TOKEN, required: true, description: 'The link token from POST /v2/link/token.' });

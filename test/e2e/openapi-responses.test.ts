@@ -46,9 +46,7 @@ describe('OpenAPI documents against real answers', () => {
       const file = join(folder, `${name}.d.ts`);
       writeFileSync(source, JSON.stringify(document));
       const run = spawnSync(process.execPath, [cli, source, '-o', file], { encoding: 'utf8' });
-      const said = `${run.stdout}${run.stderr}`
-        .split('\n')
-        .filter((line) => line.trim() && !/openapi-typescript \d|🚀/.test(line));
+      const said = `${run.stdout}${run.stderr}`.split('\n').filter((line) => line.trim() && !/openapi-typescript \d|🚀/.test(line));
       expect({ name, status: run.status, said }).toEqual({ name, status: 0, said: [] });
       files.push(file);
     }

@@ -28,10 +28,12 @@ function operations(document: OpenApiDocument): Array<{ key: string; path: strin
  */
 export function undocumentedSuccesses(document: OpenApiDocument, app: string): string[] {
   return operations(document)
-    .filter(({ operation }) =>
-      !Object.entries(operation.responses ?? {}).some(
-        ([status, response]) => status === '204' || /^3/.test(status) || (/^2/.test(status) && Object.values(response.content ?? {}).some((media) => media.schema)),
-      ),
+    .filter(
+      ({ operation }) =>
+        !Object.entries(operation.responses ?? {}).some(
+          ([status, response]) =>
+            status === '204' || /^3/.test(status) || (/^2/.test(status) && Object.values(response.content ?? {}).some((media) => media.schema)),
+        ),
     )
     .map(({ key }) => `${app} ${key}: no success response with a schema (add @ZodResponse({ status, type: <ResponseDto> }), @PdfResponse(), @HttpCode(204)…)`);
 }
@@ -97,7 +99,8 @@ export function responseProblems(document: OpenApiDocument, answers: RecordedRes
   const problems = new Set<string>();
   for (const { key, operation } of operations(document)) {
     const answered = byOperation.get(key) ?? [];
-    if (!answered.some((answer) => answer.status < 400) && !NEVER_SUCCEEDS[`${app} ${key}`]) problems.add(`${app} ${key}: no 2xx/3xx answer recorded (no e2e test calls it successfully)`);
+    if (!answered.some((answer) => answer.status < 400) && !NEVER_SUCCEEDS[`${app} ${key}`])
+      problems.add(`${app} ${key}: no 2xx/3xx answer recorded (no e2e test calls it successfully)`);
     for (const answer of answered) {
       const where = `${app} ${key} ${answer.status}`;
       const responses = operation.responses ?? {};

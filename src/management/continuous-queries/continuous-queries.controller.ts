@@ -2,7 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiNoContentResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
 import { authorizeTeam } from '../common/access';
-import { ContinuousQueriesParams, ContinuousQueryParams, CreateContinuousQueryDto, PatchContinuousQueryDto, ContinuousQueryListResponse, ContinuousQueryResponse } from './continuous-queries.dto';
+import {
+  ContinuousQueriesParams,
+  ContinuousQueryParams,
+  CreateContinuousQueryDto,
+  PatchContinuousQueryDto,
+  ContinuousQueryListResponse,
+  ContinuousQueryResponse,
+} from './continuous-queries.dto';
 import { ContinuousQueriesManagementService, type QueryTarget } from './continuous-queries.service';
 import { ZodResponse } from 'nestjs-zod';
 
