@@ -78,11 +78,8 @@ export function toOpenApi30Nullables<T>(node: T): T {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = toOpenApi30Nullables(value);
-  // zod's z.null(): OpenAPI 3.0 has no null type.
-  if (out.type === 'null') {
-    delete out.type;
-    return { ...out, nullable: true, enum: [null] } as T;
-  }
+  // zod's z.null(): OpenAPI 3.0 has no null type (a nullable type that allows only null).
+  if (out.type === 'null') return { ...out, type: 'string', nullable: true, enum: [null] } as T;
   if (Array.isArray(out.type)) {
     const declared = out.type as string[];
     const types = declared.filter((type) => type !== 'null');
