@@ -4,6 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { PhlebotomyAvailabilityBody, PhlebotomyAvailabilityQuery, PscAvailabilityQuery } from './appointments.dto';
 import { AppointmentAvailabilityService } from './appointment-availability.service';
+import { ZodResponse } from 'nestjs-zod';
+import { AvailabilityResponse } from './appointment-responses.dto';
 
 /**
  * Appointment availability (Junction: 14 days of slots from start_date). Four-segment paths, so
@@ -17,6 +19,7 @@ export class AppointmentAvailabilityController {
 
   @Post('phlebotomy/appointment/availability')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: AvailabilityResponse })
   async phlebotomyAvailability(
     @CurrentTeam() team: TeamPrincipal,
     @Query() query: PhlebotomyAvailabilityQuery,
@@ -33,6 +36,7 @@ export class AppointmentAvailabilityController {
 
   @Post('psc/appointment/availability')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: AvailabilityResponse })
   async pscAvailability(@CurrentTeam() team: TeamPrincipal, @Query() query: PscAvailabilityQuery, @Res({ passthrough: true }) reply: FastifyReply) {
     const { body: answer, cache } = await this.availability.pscAvailability(team.teamId, {
       lab: query.lab,

@@ -16,6 +16,9 @@ import {
   RequestAppointmentDto,
   RescheduleAppointmentDto,
 } from './appointments.dto';
+import { ZodResponse } from 'nestjs-zod';
+import { AppointmentResponse, CancellationReasonListResponse, ProviderCallbackResponse } from './appointment-responses.dto';
+import { PostOrderResponse } from '../orders/order-responses.dto';
 
 /** At-home phlebotomy appointments of an order (Junction paths). */
 @ApiTags('lab_tests')
@@ -25,33 +28,39 @@ export class PhlebotomyAppointmentsController {
   constructor(private readonly bookings: AppointmentBookingsService) {}
 
   @Get('phlebotomy/appointment/cancellation-reasons')
+  @ZodResponse({ status: 200, type: CancellationReasonListResponse })
   cancellationReasons() {
     return this.bookings.cancellationReasons('phlebotomy');
   }
 
   @Post(':order_id/phlebotomy/appointment/book')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   book(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: BookAppointmentDto) {
     return this.bookings.book(team, params.order_id, 'phlebotomy', body);
   }
 
   @Post(':order_id/phlebotomy/appointment/request')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   request(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: RequestAppointmentDto) {
     return this.bookings.request(team, params.order_id, body);
   }
 
   @Patch(':order_id/phlebotomy/appointment/reschedule')
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   reschedule(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: RescheduleAppointmentDto) {
     return this.bookings.reschedule(team, params.order_id, 'phlebotomy', body);
   }
 
   @Patch(':order_id/phlebotomy/appointment/cancel')
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: CancelAppointmentDto) {
     return this.bookings.cancel(team, params.order_id, 'phlebotomy', body);
   }
 
   @Get(':order_id/phlebotomy/appointment')
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
     return this.bookings.get(team, params.order_id, 'phlebotomy');
   }
@@ -61,6 +70,7 @@ export class PhlebotomyAppointmentsController {
    * order's appointment (its phlebotomist did). The order moves to draw_completed.
    */
   @Patch(':order_id/draw_completed')
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   drawCompleted(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
     return this.bookings.drawCompleted(team, params.order_id);
   }
@@ -74,6 +84,7 @@ export class PscAppointmentsController {
   constructor(private readonly bookings: AppointmentBookingsService) {}
 
   @Get('psc/appointment/cancellation-reasons')
+  @ZodResponse({ status: 200, type: CancellationReasonListResponse })
   cancellationReasons() {
     return this.bookings.cancellationReasons('psc');
   }
@@ -81,6 +92,7 @@ export class PscAppointmentsController {
   @Post(':order_id/psc/appointment/book')
   @HttpCode(200)
   @ApiHeader({ name: 'x-idempotency-key', required: false, description: 'Retries with the same key answer with the same appointment (kept 14 days).' })
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   book(
     @CurrentTeam() team: TeamPrincipal,
     @Param() params: OrderAppointmentParams,
@@ -92,6 +104,7 @@ export class PscAppointmentsController {
   }
 
   @Patch(':order_id/psc/appointment/reschedule')
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   reschedule(
     @CurrentTeam() team: TeamPrincipal,
     @Param() params: OrderAppointmentParams,
@@ -102,11 +115,13 @@ export class PscAppointmentsController {
   }
 
   @Patch(':order_id/psc/appointment/cancel')
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams, @Body() body: CancelPscAppointmentDto) {
     return this.bookings.cancel(team, params.order_id, 'psc', cancelPscBody(body));
   }
 
   @Get(':order_id/psc/appointment')
+  @ZodResponse({ status: 200, type: AppointmentResponse })
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderAppointmentParams) {
     return this.bookings.get(team, params.order_id, 'psc');
   }
@@ -126,6 +141,7 @@ export class ProviderCallbacksController {
   @Post(':provider')
   @PartnerSigned()
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: ProviderCallbackResponse })
   callback(@Param() params: ProviderParams, @Body() body: ProviderCallbackDto) {
     return this.bookings.providerCallback(params.provider, body);
   }

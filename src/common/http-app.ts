@@ -5,8 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { cleanupOpenApiDoc } from 'nestjs-zod';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
 import { registerBodyParsers } from './body-parsers';
@@ -17,7 +16,7 @@ import { createLogger, type Logger, type LogService, requestLineWriter } from '.
 import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
 import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from './request-context';
 import { noteRoute } from './redaction';
-import { toOpenApi30Nullables } from './schemas';
+import { buildOpenApiDocument } from './openapi';
 import { traceHttpRequests } from './tracing/http-spans';
 import { activeTracing } from './tracing/tracing';
 import { ZodRequestPipe } from './validation';
@@ -148,16 +147,7 @@ function answerBrokenHttp(error: Error & { code?: string }, socket: Socket): voi
 }
 
 function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle(options.title)
-      .setDescription(options.description)
-      .setVersion('0.4.554')
-      .addApiKey({ type: 'apiKey', in: 'header', name: options.security.header }, options.security.name)
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, toOpenApi30Nullables(cleanupOpenApiDoc(document)), {
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app, options), {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
   });

@@ -44,8 +44,26 @@ export function nullable<T extends z.ZodType>(schema: T) {
   return type ? schema.nullable().meta({ type, nullable: true }) : schema.nullable();
 }
 
+/**
+ * A response object with its top-level nullable primitives documented as `nullable()` does: for
+ * response DTOs (`createZodDto(documentedNullables(z.object({...})))`), whose fields are written
+ * with plain `.nullable()` / `.nullish()`. Validation and types are unchanged.
+ */
+export function documentedNullables<T extends z.ZodObject>(schema: T): T {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) shape[key] = documentedNullable(field);
+  return schema.extend(shape) as unknown as T;
+}
+
+function documentedNullable(field: z.ZodType): z.ZodType {
+  if (field instanceof z.ZodOptional) return documentedNullable(field.unwrap() as z.ZodType).optional();
+  if (!(field instanceof z.ZodNullable)) return field;
+  const type = openApiTypeOf(field.unwrap() as z.ZodType);
+  return type ? field.meta({ type, nullable: true }) : field;
+}
+
 function openApiTypeOf(schema: z.ZodType): string | undefined {
-  if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return 'string';
+  if (schema instanceof z.ZodString || schema instanceof z.ZodStringFormat || schema instanceof z.ZodEnum) return 'string';
   if (schema instanceof z.ZodNumber) return schema.isInt ? 'integer' : 'number';
   if (schema instanceof z.ZodBoolean) return 'boolean';
   return undefined;
@@ -60,6 +78,8 @@ export function toOpenApi30Nullables<T>(node: T): T {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) out[key] = toOpenApi30Nullables(value);
+  // zod's z.null(): OpenAPI 3.0 has no null type (a nullable type that allows only null).
+  if (out.type === 'null') return { ...out, type: 'string', nullable: true, enum: [null] } as T;
   if (Array.isArray(out.type)) {
     const declared = out.type as string[];
     const types = declared.filter((type) => type !== 'null');

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 import { atMost, nullable, TEXT_LIMITS } from '../common/schemas';
 import { addressSchema, dateOfBirth, email, GENDERS, guarantorDetailsSchema, personName, phoneNumber, requiredText } from '../common/person-schemas';
 
@@ -113,7 +114,7 @@ export const clientFacingInsuranceSchema = z.object({
   is_primary: z.boolean(),
 });
 
-export class ClientFacingInsuranceDto extends createZodDto(clientFacingInsuranceSchema) {}
+export class ClientFacingInsuranceDto extends responseDto(clientFacingInsuranceSchema) {}
 
 export type Address = z.output<typeof addressSchema>;
 export type PersonDetails = z.output<typeof personDetailsSchema>;

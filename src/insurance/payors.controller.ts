@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
-import { CreatePayorDto, PayorSearchBody, PayorSearchQuery } from './payors.dto';
+import { CreatePayorDto, PayorSearchBody, PayorSearchQuery, DeprecatedPayorListResponse, PayorListResponse, PayorResponse } from './payors.dto';
 import { PayorsService } from './payors.service';
+import { ZodResponse } from 'nestjs-zod';
 
 /** Payor search and a team's own payors (Junction's insurance and payor routes). */
 @ApiTags('insurance')
@@ -12,6 +13,7 @@ export class PayorsController {
   constructor(private readonly payors: PayorsService) {}
 
   @Get('v3/insurance/search/payor')
+  @ZodResponse({ status: 200, type: PayorListResponse })
   search(@CurrentTeam() team: TeamPrincipal, @Query() query: PayorSearchQuery) {
     return this.payors.search(team, { name: query.insurance_name, provider: query.provider, providerPayorId: query.provider_payor_id });
   }
@@ -19,6 +21,7 @@ export class PayorsController {
   /** The older search: a body instead of a query, and each payor's code as `code`. */
   @Post('v3/insurance/search/payor')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: DeprecatedPayorListResponse })
   async searchDeprecated(@CurrentTeam() team: TeamPrincipal, @Body() body: PayorSearchBody) {
     const found = await this.payors.search(team, {
       name: body.insurance_name ?? undefined,
@@ -30,6 +33,7 @@ export class PayorsController {
 
   @Post('v3/payor')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PayorResponse })
   create(@CurrentTeam() team: TeamPrincipal, @Body() body: CreatePayorDto) {
     return this.payors.create(team, body);
   }

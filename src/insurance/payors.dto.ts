@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 import { addressSchema, requiredText } from '../common/person-schemas';
 import { TEXT_LIMITS } from '../common/schemas';
 
@@ -51,3 +52,25 @@ export interface PayorView {
   org_address: { first_line: string; second_line?: string; country: string; zip: string; city: string; state: string };
   source: 'platform' | 'team';
 }
+
+const payorFields = {
+  name: z.string(),
+  aliases: z.array(z.string()),
+  org_address: z.object({
+    first_line: z.string(),
+    second_line: z.string().optional(),
+    country: z.string(),
+    zip: z.string(),
+    city: z.string(),
+    state: z.string(),
+  }),
+  source: z.enum(['platform', 'team']),
+};
+
+/** A payor as the routes answer it (`PayorView`), documented in /openapi.json. */
+export class PayorResponse extends responseDto(z.object({ payor_code: z.string(), ...payorFields })) {}
+
+export class PayorListResponse extends responseDto(z.array(z.object({ payor_code: z.string(), ...payorFields }))) {}
+
+/** The older search's payors: the code as `code`. */
+export class DeprecatedPayorListResponse extends responseDto(z.array(z.object({ code: z.string(), ...payorFields }))) {}

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 import { nullable } from '../common/schemas';
 import { PARSING_FAILURE_REASONS, PARSING_JOB_STATUSES } from '../../workflows/contract';
 import { IDENTITY_REVIEW_REASONS } from './patient-identity';
@@ -78,7 +79,7 @@ const parsingJob = z.object({
   rejection_reason: nullable(z.string()),
   data: parsedLabReportData.nullable(),
 });
-export class ParsingJobDto extends createZodDto(parsingJob) {}
+export class ParsingJobDto extends responseDto(parsingJob) {}
 export type ParsingJobView = z.input<typeof parsingJob>;
 
 /**

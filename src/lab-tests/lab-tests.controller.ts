@@ -25,6 +25,7 @@ import {
 import { LabAccountsService } from './lab-accounts.service';
 import { LabTestsService } from './lab-tests.service';
 import { inlinePdf } from '../common/pdf-response';
+import { PdfResponse } from '../common/openapi';
 
 /** Lab tests, markers and labs (`/v3/lab_tests/...`). Responses are checked against their schemas. */
 @ApiTags('lab_tests')
@@ -122,6 +123,7 @@ export class LabTestInstructionsController {
 
   @Get(':lab_test_id/collection_instruction_pdf')
   @ApiProduces('application/pdf')
+  @PdfResponse()
   async collectionInstructions(@CurrentTeam() team: TeamPrincipal, @Param() params: LabTestIdParams) {
     const pdf = await this.labTests.collectionInstructionsPdf(team, params.lab_test_id);
     return inlinePdf(pdf, `collection-instructions-${params.lab_test_id}.pdf`);

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 import { nullable, repeatable } from '../common/schemas';
 import {
   BILLING_TYPES,
@@ -180,7 +181,7 @@ const expectedResult = z.object({
 
 const markerComplete = marker.extend({ expected_results: z.array(expectedResult) });
 
-const labTest = z.object({
+export const labTest = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
@@ -221,11 +222,11 @@ const labAccount = z.object({
 });
 
 export class LabDto extends createZodDto(lab) {}
-export class MarkerDto extends createZodDto(marker) {}
-export class MarkersPageDto extends createZodDto(markersPage) {}
-export class LabTestDto extends createZodDto(labTest) {}
-export class LabTestPageDto extends createZodDto(z.object({ data: z.array(labTest), next_cursor: nullable(z.string()) })) {}
-export class LabAccountListDto extends createZodDto(z.object({ data: z.array(labAccount) })) {}
+export class MarkerDto extends responseDto(marker) {}
+export class MarkersPageDto extends responseDto(markersPage) {}
+export class LabTestDto extends responseDto(labTest) {}
+export class LabTestPageDto extends responseDto(z.object({ data: z.array(labTest), next_cursor: nullable(z.string()) })) {}
+export class LabAccountListDto extends responseDto(z.object({ data: z.array(labAccount) })) {}
 
 export type LabView = z.input<typeof lab>;
 export type MarkerView = z.input<typeof marker>;

@@ -18,6 +18,17 @@ import {
   PasswordProviderDto,
 } from './link.dto';
 import { LinkService } from './link.service';
+import { ZodResponse } from 'nestjs-zod';
+import { SuccessResponse } from '../common/openapi';
+import {
+  LinkConnectionAttemptResponse,
+  LinkProviderListResponse,
+  LinkStartResponse,
+  LinkStateResponse,
+  LinkTokenResponse,
+  LinkTokenValidityResponse,
+  OauthProviderResponse,
+} from './link-responses.dto';
 
 const LINK_TOKEN = 'x-vital-link-token';
 const linkTokenHeader = ApiHeader({ name: LINK_TOKEN, required: true, description: 'The link token from POST /v2/link/token.' });
@@ -37,6 +48,7 @@ export class LinkController {
   @HttpCode(200)
   @ApiSecurity('team-api-key')
   @ApiOperation({ summary: 'A link token for one user: ten minutes, one connection. link_web_url opens the hosted Link page.' })
+  @ZodResponse({ status: 200, type: LinkTokenResponse })
   token(@CurrentTeam() team: TeamPrincipal, @Body() body: LinkTokenDto) {
     return this.link.createToken(team, body);
   }
@@ -45,6 +57,7 @@ export class LinkController {
   @HttpCode(200)
   @ApiSecurity('team-api-key')
   @ApiOperation({ summary: "Whether one of the team's link tokens can still connect someone." })
+  @ZodResponse({ status: 200, type: LinkTokenValidityResponse })
   isValid(@CurrentTeam() team: TeamPrincipal, @Body() body: LinkTokenValidationDto) {
     return this.link.isValid(team, body.token);
   }
@@ -53,6 +66,7 @@ export class LinkController {
   @Public()
   @linkTokenHeader
   @ApiOperation({ summary: "Where the link token's flow stands (poll it as a heartbeat)." })
+  @ZodResponse({ status: 200, type: LinkStateResponse })
   state(@Headers(LINK_TOKEN) token?: string) {
     return this.link.state(token);
   }
@@ -61,6 +75,7 @@ export class LinkController {
   @Public()
   @linkTokenHeader
   @ApiOperation({ summary: 'The providers the link token offers, with how each signs in.' })
+  @ZodResponse({ status: 200, type: LinkProviderListResponse })
   providers(@Headers(LINK_TOKEN) token?: string) {
     return this.link.providers(token);
   }
@@ -69,6 +84,7 @@ export class LinkController {
   @Public()
   @HttpCode(200)
   @ApiOperation({ summary: 'The user picked a provider.' })
+  @ZodResponse({ status: 200, type: LinkStartResponse })
   start(@Body() body: BeginLinkDto) {
     return this.link.start(body.link_token, body.provider);
   }
@@ -77,6 +93,7 @@ export class LinkController {
   @Public()
   @linkTokenHeader
   @ApiOperation({ summary: "The provider's page where the user grants access (oauth_url); it returns to labflow, which connects the user." })
+  @ZodResponse({ status: 200, type: OauthProviderResponse })
   oauth(@Param() params: OauthProviderParams, @Headers(LINK_TOKEN) token?: string) {
     return this.link.beginOauth(token, params.oauth_provider);
   }
@@ -86,6 +103,7 @@ export class LinkController {
   @HttpCode(200)
   @linkTokenHeader
   @ApiOperation({ summary: "Connect with the user's username and password at the provider (never stored)." })
+  @ZodResponse({ status: 200, type: LinkConnectionAttemptResponse })
   password(@Param() params: LinkProviderParams, @Body() body: PasswordProviderDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.connectPassword(token, params.provider, body);
   }
@@ -95,6 +113,7 @@ export class LinkController {
   @HttpCode(200)
   @linkTokenHeader
   @ApiOperation({ summary: 'The second factor the provider asked for.' })
+  @ZodResponse({ status: 200, type: LinkConnectionAttemptResponse })
   completeMfa(@Param() params: LinkProviderParams, @Body() body: CompleteMfaDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.completeMfa(token, params.provider, body.mfa_code);
   }
@@ -104,6 +123,7 @@ export class LinkController {
   @HttpCode(200)
   @linkTokenHeader
   @ApiOperation({ summary: 'Connect a provider that shares data by an e-mail invitation (Freestyle Libre).' })
+  @ZodResponse({ status: 200, type: LinkConnectionAttemptResponse })
   email(@Param() params: LinkProviderParams, @Body() body: EmailProviderDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.connectEmail(token, params.provider, body.email, body.region);
   }
@@ -113,6 +133,7 @@ export class LinkController {
   @HttpCode(200)
   @ApiSecurity('team-api-key')
   @ApiOperation({ summary: "A source whose data the user's phone or app pushes (HealthKit, Health Connect, Bluetooth meters): connected at once." })
+  @ZodResponse({ status: 200, type: SuccessResponse })
   manual(@CurrentTeam() team: TeamPrincipal, @Param() params: ManualProviderParams, @Body() body: ManualConnectionDto) {
     return this.link.connectManual(team, params.provider, body.user_id, body.provider_id);
   }
@@ -122,6 +143,7 @@ export class LinkController {
   @HttpCode(200)
   @linkTokenHeader
   @ApiOperation({ summary: 'Deprecated by Junction for POST /v2/link/provider/password/{provider}; the same.', deprecated: true })
+  @ZodResponse({ status: 200, type: LinkConnectionAttemptResponse })
   passwordAuth(@Body() body: PasswordAuthLinkDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.connectPassword(token, body.provider, body);
   }
@@ -131,6 +153,7 @@ export class LinkController {
   @HttpCode(200)
   @linkTokenHeader
   @ApiOperation({ summary: 'Deprecated by Junction for POST /v2/link/provider/email/{provider}; the same.', deprecated: true })
+  @ZodResponse({ status: 200, type: LinkConnectionAttemptResponse })
   emailAuth(@Body() body: EmailAuthLinkDto, @Headers(LINK_TOKEN) token?: string) {
     return this.link.connectEmail(token, body.provider, body.email, body.region);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { RequestValidationError } from '../common/errors';
 import { zodIssues } from '../common/validation';
@@ -24,6 +24,10 @@ import { OrderCommandsService } from './order-commands.service';
 import { OrderCreationService } from './order-creation.service';
 import { OrderQueriesService } from './order-queries.service';
 import { inlinePdf } from '../common/pdf-response';
+import { ZodResponse } from 'nestjs-zod';
+import { PdfResponse } from '../common/openapi';
+import { OrderPageResponse, OrderResponse, PostOrderResponse, ResendEventsResponse } from './order-responses.dto';
+import { LabResultsMetadataResponse, LabResultsResponse } from '../results/result-responses.dto';
 
 function idempotency(key: string | undefined, errorMode: string | undefined): IdempotencyOptions {
   return { key, cacheErrors: errorMode?.toLowerCase() !== 'no-cache' };
@@ -43,6 +47,7 @@ export class OrdersController {
 
   @Post()
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   create(
     @CurrentTeam() team: TeamPrincipal,
     @Body() body: CreateOrderDto,
@@ -54,6 +59,7 @@ export class OrdersController {
 
   @Post('create')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   createAlias(
     @CurrentTeam() team: TeamPrincipal,
     @Body() body: CreateOrderDto,
@@ -66,12 +72,14 @@ export class OrdersController {
   /** Sends each matched order's latest event again (same webhook id, so receivers de-duplicate). */
   @Post('resend_events')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: ResendEventsResponse })
   resendEvents(@CurrentTeam() team: TeamPrincipal, @Body() body: ResendEventsDto) {
     return this.commands.resendEvents(team, body);
   }
 
   @Post('testkit')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   createTestkit(
     @CurrentTeam() team: TeamPrincipal,
     @Body() body: CreateTestkitOrderDto,
@@ -83,12 +91,14 @@ export class OrdersController {
 
   @Post('testkit/register')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   register(@CurrentTeam() team: TeamPrincipal, @Body() body: RegisterTestkitDto) {
     return this.commands.register(team, body);
   }
 
   @Post('import')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   import(
     @CurrentTeam() team: TeamPrincipal,
     @Body() body: ImportOrderDto,
@@ -99,23 +109,26 @@ export class OrdersController {
   }
 
   @Get(':order_id')
+  @ZodResponse({ status: 200, type: OrderResponse })
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.queries.get(team, params.order_id);
   }
 
   @Get(':order_id/result')
+  @ZodResponse({ status: 200, type: LabResultsResponse })
   results(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.queries.results(team, params.order_id);
   }
 
   @Get(':order_id/result/metadata')
+  @ZodResponse({ status: 200, type: LabResultsMetadataResponse })
   resultMetadata(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.queries.resultMetadata(team, params.order_id);
   }
 
   /** The lab's report as a PDF (the same report `GET /v3/order/{id}/result` answers). */
   @Get(':order_id/result/pdf')
-  @ApiProduces('application/pdf')
+  @PdfResponse()
   async resultPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.queries.resultPdf(team, params.order_id);
     return inlinePdf(pdf, `lab-report-${params.order_id}.pdf`);
@@ -123,7 +136,7 @@ export class OrdersController {
 
   /** How the order's sample is collected (for the patient; on site, for the staff). */
   @Get(':order_id/collection_instruction_pdf')
-  @ApiProduces('application/pdf')
+  @PdfResponse()
   async collectionInstructionsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.queries.collectionInstructionsPdf(team, params.order_id);
     return inlinePdf(pdf, `collection-instructions-${params.order_id}.pdf`);
@@ -131,14 +144,14 @@ export class OrdersController {
 
   /** The order's Advance Beneficiary Notice, when it has one (`has_abn`). */
   @Get(':order_id/abn_pdf')
-  @ApiProduces('application/pdf')
+  @PdfResponse()
   abnPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.queries.abnPdf(team, params.order_id);
   }
 
   /** Specimen labels for the order's tubes (2 × 1 inch pages). */
   @Get(':order_id/labels/pdf')
-  @ApiProduces('application/pdf')
+  @PdfResponse()
   async labelsPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: LabelsQuery) {
     const pdf = await this.requisitions.renderLabels(team, params.order_id, { count: query.number_of_labels, collectedAt: query.collection_date });
     return inlinePdf(pdf, `labels-${params.order_id}.pdf`);
@@ -146,18 +159,21 @@ export class OrdersController {
 
   /** The order's requisition form (`requisition_form_url`). */
   @Get(':order_id/requisition/pdf')
+  @PdfResponse()
   async requisitionPdf(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     const pdf = await this.requisitions.render(team, params.order_id);
     return inlinePdf(pdf, `requisition-${params.order_id}.pdf`);
   }
 
   @Patch(':order_id')
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   patch(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Body() body: PatchOrderDto) {
     return this.commands.patch(team, params.order_id, body);
   }
 
   @Post(':order_id/cancel')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   cancel(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams) {
     return this.commands.cancel(team, params.order_id);
   }
@@ -165,6 +181,7 @@ export class OrdersController {
   /** labflow: recreate an order in its order transaction (origin `recreation`), e.g. at another lab account. */
   @Post(':order_id/recreate')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   recreate(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Body() body: RecreateOrderDto) {
     return this.recreation.recreate(team, params.order_id, body);
   }
@@ -172,6 +189,7 @@ export class OrdersController {
   /** Sandbox: drive the order through its lifecycle (SimulationFlags body optional). */
   @Post(':order_id/test')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PostOrderResponse })
   simulate(@CurrentTeam() team: TeamPrincipal, @Param() params: OrderIdParams, @Query() query: SimulateQuery, @Body() raw: unknown) {
     const parsed = simulateBody.safeParse(raw ?? {});
     if (!parsed.success) throw new RequestValidationError(zodIssues(parsed.error, raw, ['body']));
@@ -186,6 +204,7 @@ export class OrdersListController {
   constructor(private readonly queries: OrderQueriesService) {}
 
   @Get()
+  @ZodResponse({ status: 200, type: OrderPageResponse })
   list(@CurrentTeam() team: TeamPrincipal, @Query() query: ListOrdersQuery) {
     return this.queries.list(team, query);
   }

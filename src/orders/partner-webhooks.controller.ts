@@ -5,6 +5,8 @@ import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { CourierTrackingDto, LabEventDto, PartnerParams } from './orders.dto';
 import { PartnerSigned } from '../adapters/partner-signature';
 import { PartnerWebhooksService } from './partner-webhooks';
+import { ZodResponse } from 'nestjs-zod';
+import { PartnerCallbackResponse } from './order-responses.dto';
 
 /**
  * Inbound webhooks of labflow's partners (no team key: HMAC-signed with PARTNER_WEBHOOK_SECRET,
@@ -20,6 +22,7 @@ export class PartnerWebhooksController {
   @Post('courier/:partner')
   @PartnerSigned()
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PartnerCallbackResponse })
   courier(@Param() params: PartnerParams, @Body() body: CourierTrackingDto) {
     return this.webhooks.courier(params.partner, body);
   }
@@ -27,6 +30,7 @@ export class PartnerWebhooksController {
   @Post('lab/:partner')
   @PartnerSigned()
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: PartnerCallbackResponse })
   lab(@Param() params: PartnerParams, @Body() body: LabEventDto) {
     return this.webhooks.lab(params.partner, body);
   }

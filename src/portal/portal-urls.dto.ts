@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 
 export const PORTAL_CONTEXTS = ['launch', 'communications'] as const;
 
@@ -14,7 +15,7 @@ export class CreatePortalUrlDto extends createZodDto(
   }),
 ) {}
 
-export class CreatePortalUrlResponseDto extends createZodDto(
+export class CreatePortalUrlResponseDto extends responseDto(
   z.object({
     url: z.string(),
     expires_in: z.number().int().describe('Seconds until the URL stops working.'),
@@ -31,4 +32,4 @@ export class PortalUrlParams extends createZodDto(
   }),
 ) {}
 
-export class RevokedPortalUrlsDto extends createZodDto(z.object({ success: z.boolean(), revoked: z.number().int() })) {}
+export class RevokedPortalUrlsDto extends responseDto(z.object({ success: z.boolean(), revoked: z.number().int() })) {}

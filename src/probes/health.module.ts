@@ -1,8 +1,10 @@
 import { Controller, type DynamicModule, Get, Module, ServiceUnavailableException } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiTags, ApiResponse } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
 import { Public } from '../auth/principal';
 import { type Dependency, DependencyHealth, describeFailures, Readiness, READINESS_NEEDS, type ReadinessReport } from './readiness';
+import { ZodResponse } from 'nestjs-zod';
+import { LivenessResponse, NotReadyResponse, ReadinessResponse } from './health-responses.dto';
 
 /**
  * Liveness and readiness probes, public (no key), with nothing in them but dependency states.
@@ -18,18 +20,23 @@ export class HealthController {
 
   @Get('live')
   @Public()
+  @ZodResponse({ status: 200, type: LivenessResponse })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @Public()
+  @ZodResponse({ status: 200, type: ReadinessResponse })
+  @ApiResponse({ status: 503, type: NotReadyResponse.Output })
   ready(): Promise<ReadinessReport> {
     return this.readyOr503();
   }
 
   @Get()
   @Public()
+  @ZodResponse({ status: 200, type: ReadinessResponse })
+  @ApiResponse({ status: 503, type: NotReadyResponse.Output })
   check(): Promise<ReadinessReport> {
     return this.readyOr503();
   }

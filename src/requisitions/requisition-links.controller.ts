@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../common/errors';
 import { RequisitionFormsService } from './requisition-forms.service';
 import { RequisitionLinks } from './requisition-links';
 import { inlinePdf } from '../common/pdf-response';
+import { PdfResponse } from '../common/openapi';
 
 export class SignedRequisitionQuery extends createZodDto(
   z.object({
@@ -33,6 +34,7 @@ export class RequisitionLinksController {
   ) {}
 
   @Get(':order_id/requisition/pdf/signed')
+  @PdfResponse()
   async signed(@Param() params: RequisitionOrderParams, @Query() query: SignedRequisitionQuery) {
     const check = this.links.verify(params.order_id, query.expires, query.signature);
     if (check === 'invalid') throw new ApiError(403, 'Invalid requisition link signature.');

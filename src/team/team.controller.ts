@@ -4,6 +4,9 @@ import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { type PatchSourcePriorities, PatchSourcePrioritiesDto, SourcePrioritiesQuery, TeamParams, UserSearchQuery } from './team.dto';
 import { SourcePrioritiesService } from './source-priorities.service';
 import { TeamService } from './team.service';
+import { ZodResponse } from 'nestjs-zod';
+import { ClientFacingTeamResponse, PhysicianListResponse } from './team-responses.dto';
+import { UserArrayResponse } from '../users/user-responses.dto';
 
 /** The key's own team (`/v2/team/...`). */
 @ApiTags('team')
@@ -16,6 +19,7 @@ export class TeamController {
   ) {}
 
   @Get('users/search')
+  @ZodResponse({ status: 200, type: UserArrayResponse })
   searchUsers(@CurrentTeam() team: TeamPrincipal, @Query() query: UserSearchQuery) {
     return this.team.searchUsers(team, query.query_id);
   }
@@ -36,11 +40,13 @@ export class TeamController {
   }
 
   @Get(':team_id/physicians')
+  @ZodResponse({ status: 200, type: PhysicianListResponse })
   physicians(@CurrentTeam() team: TeamPrincipal, @Param() params: TeamParams) {
     return this.team.physicians(team, params.team_id);
   }
 
   @Get(':team_id')
+  @ZodResponse({ status: 200, type: ClientFacingTeamResponse })
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: TeamParams) {
     return this.team.get(team, params.team_id);
   }

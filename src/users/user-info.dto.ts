@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../common/openapi';
 import { addressSchema, dateOfBirth, email, GENDERS, guarantorDetailsSchema, personName, phoneNumber } from '../common/person-schemas';
 
 /** The SDK's Race, Ethnicity, SexualOrientation and GenderIdentity. */
@@ -38,7 +39,7 @@ export const userInfoSchema = z.object({
   gender_identity: z.enum(GENDER_IDENTITIES).nullish(),
 });
 
-export class UserInfoDto extends createZodDto(userInfoSchema) {}
+export class UserInfoDto extends responseDto(userInfoSchema) {}
 
 export class UserInfoParams extends createZodDto(z.object({ user_id: z.uuid().describe('The user id returned at user creation.') })) {}
 

@@ -4,6 +4,9 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { ClientUserIdParams, CreateUserDto, ListUsersQuery, PatchUserDto, UndoDeleteQuery, UserIdParams } from './users.dto';
 import { UsersService } from './users.service';
+import { ZodResponse } from 'nestjs-zod';
+import { SuccessResponse } from '../common/openapi';
+import { UserListResponse, UserResponse } from './user-responses.dto';
 
 @ApiTags('user')
 @ApiSecurity('team-api-key')
@@ -13,28 +16,33 @@ export class UsersController {
 
   @Post()
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: UserResponse })
   create(@CurrentTeam() team: TeamPrincipal, @Body() body: CreateUserDto) {
     return this.users.create(team, body);
   }
 
   @Get()
+  @ZodResponse({ status: 200, type: UserListResponse })
   list(@CurrentTeam() team: TeamPrincipal, @Query() query: ListUsersQuery) {
     return this.users.list(team, query.offset, query.limit);
   }
 
   @Get('resolve/:client_user_id')
+  @ZodResponse({ status: 200, type: UserResponse })
   resolve(@CurrentTeam() team: TeamPrincipal, @Param() params: ClientUserIdParams) {
     return this.users.resolve(team, params.client_user_id);
   }
 
   @Post('undo_delete')
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: SuccessResponse })
   undoDelete(@CurrentTeam() team: TeamPrincipal, @Query() query: UndoDeleteQuery) {
     return this.users.undoDeletion(team, query);
   }
 
   @Get(':user_id')
   @UserTokenRoute()
+  @ZodResponse({ status: 200, type: UserResponse })
   get(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
     return this.users.get(team, params.user_id);
   }
@@ -46,6 +54,7 @@ export class UsersController {
   }
 
   @Delete(':user_id')
+  @ZodResponse({ status: 200, type: SuccessResponse })
   remove(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
     return this.users.requestDeletion(team, params.user_id);
   }

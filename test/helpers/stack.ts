@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { recordResponses } from './response-recorder';
 import { API_DOCUMENT, ApiModule } from '../../src/app.module';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { createHttpApp } from '../../src/common/http-app';
@@ -115,6 +116,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     // Closed last, so it exports the spans of everything closing before it.
     if (tracing) closers.push(() => tracing.shutdown());
     const api = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT, { logger: options.logger });
+    recordResponses(api, 'api');
     await api.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => api.close());
     // The sandbox partners (the worker's activities) call this API's partner webhooks here.
@@ -123,6 +125,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     let managementUrl = '';
     if (options.management) {
       const management = await createHttpApp(ManagementModule.forRoot(config), config, MANAGEMENT_DOCUMENT, { logger: options.logger });
+      recordResponses(management, 'management');
       await management.listen({ port: 0, host: '127.0.0.1' });
       managementUrl = await urlOf(management);
       closers.push(() => management.close());

@@ -2,8 +2,16 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiNoContentResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
 import { authorizeTeam } from '../common/access';
-import { ContinuousQueriesParams, ContinuousQueryParams, CreateContinuousQueryDto, PatchContinuousQueryDto } from './continuous-queries.dto';
+import {
+  ContinuousQueriesParams,
+  ContinuousQueryParams,
+  CreateContinuousQueryDto,
+  PatchContinuousQueryDto,
+  ContinuousQueryListResponse,
+  ContinuousQueryResponse,
+} from './continuous-queries.dto';
 import { ContinuousQueriesManagementService, type QueryTarget } from './continuous-queries.service';
+import { ZodResponse } from 'nestjs-zod';
 
 /**
  * A team's continuous queries (Junction defines them in its dashboard): org keys, or team-admin
@@ -16,22 +24,26 @@ export class ContinuousQueriesManagementController {
   constructor(private readonly queries: ContinuousQueriesManagementService) {}
 
   @Get()
+  @ZodResponse({ status: 200, type: ContinuousQueryListResponse })
   list(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: ContinuousQueriesParams) {
     return this.queries.list(target(key, params));
   }
 
   @Post()
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: ContinuousQueryResponse })
   create(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: ContinuousQueriesParams, @Body() body: CreateContinuousQueryDto) {
     return this.queries.create(target(key, params), body);
   }
 
   @Get(':query_id_or_slug')
+  @ZodResponse({ status: 200, type: ContinuousQueryResponse })
   get(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: ContinuousQueryParams) {
     return this.queries.get(target(key, params), params.query_id_or_slug);
   }
 
   @Patch(':query_id_or_slug')
+  @ZodResponse({ status: 200, type: ContinuousQueryResponse })
   patch(@CurrentManagementKey() key: ManagementPrincipal, @Param() params: ContinuousQueryParams, @Body() body: PatchContinuousQueryDto) {
     return this.queries.update(target(key, params), params.query_id_or_slug, body);
   }

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { continuousQueryDefinition } from '../../health-data/continuous-queries/continuous-queries.dto';
 import { environmentParam, uuidParam } from '../common/params';
 
@@ -14,3 +15,20 @@ export class CreateContinuousQueryDto extends createZodDto(continuousQueryDefini
 export class PatchContinuousQueryDto extends createZodDto(
   continuousQueryDefinition.partial().refine((patch) => Object.keys(patch).length > 0, 'Name at least one of slug, query, past.'),
 ) {}
+
+/** A continuous query as the routes answer it (the service's `toView`), documented in the management document. */
+const continuousQueryView = z.object({
+  id: z.string(),
+  slug: z.string(),
+  query: z.record(z.string(), z.unknown()),
+  past: z.object({ value: z.number(), unit: z.string() }),
+  reads: z.string().describe('The data the query reads (its source), whose changes schedule evaluations.'),
+  team_id: z.string(),
+  environment: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export class ContinuousQueryResponse extends responseDto(continuousQueryView) {}
+
+export class ContinuousQueryListResponse extends responseDto(z.object({ data: z.array(continuousQueryView) })) {}

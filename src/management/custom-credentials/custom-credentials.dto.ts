@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
@@ -48,7 +49,7 @@ const credential = z.object({
   updated_at: z.string(),
 });
 
-export class CustomCredentialDto extends createZodDto(credential) {}
-export class CustomCredentialListDto extends createZodDto(z.object({ credentials: z.array(credential), next_cursor: z.string().nullable() })) {}
+export class CustomCredentialDto extends responseDto(credential) {}
+export class CustomCredentialListDto extends responseDto(z.object({ credentials: z.array(credential), next_cursor: z.string().nullable() })) {}
 
 export type CustomCredentialView = z.input<typeof credential>;

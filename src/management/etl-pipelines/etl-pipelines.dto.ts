@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
@@ -102,7 +103,7 @@ const pipeline = z.object({
   updated_at: z.string(),
 });
 
-export class EtlPipelineListDto extends createZodDto(z.object({ pipelines: z.array(pipeline), next_cursor: z.string().nullable() })) {}
+export class EtlPipelineListDto extends responseDto(z.object({ pipelines: z.array(pipeline), next_cursor: z.string().nullable() })) {}
 
 export type EtlPipelineView = z.input<typeof pipeline>;
 

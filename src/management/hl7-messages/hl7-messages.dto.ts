@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { uuidParam } from '../common/params';
 
 export class OrgTeamOrderParams extends createZodDto(z.object({ org_id: uuidParam, team_id: uuidParam, order_id: uuidParam })) {}
@@ -39,10 +40,10 @@ const hl7Message = z.object({
   updated_at: z.string(),
 });
 
-export class Hl7MessageDto extends createZodDto(hl7Message) {}
-export class Hl7MessageListDto extends createZodDto(z.object({ hl7_messages: z.array(hl7Message) })) {}
+export class Hl7MessageDto extends responseDto(hl7Message) {}
+export class Hl7MessageListDto extends responseDto(z.object({ hl7_messages: z.array(hl7Message) })) {}
 
-export class Hl7MessageDetailDto extends createZodDto(
+export class Hl7MessageDetailDto extends responseDto(
   hl7Message.extend({
     reported_orders: z
       .array(

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { MANAGEMENT_KEY_ROLES } from '../../tenancy/entities';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
@@ -36,8 +37,8 @@ const managementKey = z.object({
   creator: z.object({ type: z.literal('management_key'), id: z.string() }).nullable(),
 });
 
-export class ManagementKeyDto extends createZodDto(managementKey) {}
-export class CreatedManagementKeyDto extends createZodDto(managementKey.extend({ key: z.string().describe('The key itself: shown only in this response.') })) {}
-export class ManagementKeyListDto extends createZodDto(z.object({ data: z.array(managementKey), next_cursor: z.string().nullable() })) {}
+export class ManagementKeyDto extends responseDto(managementKey) {}
+export class CreatedManagementKeyDto extends responseDto(managementKey.extend({ key: z.string().describe('The key itself: shown only in this response.') })) {}
+export class ManagementKeyListDto extends responseDto(z.object({ data: z.array(managementKey), next_cursor: z.string().nullable() })) {}
 
 export type ManagementKeyView = z.input<typeof managementKey>;

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nextCursorParam } from '../../common/keyset-cursor';
 
 export class ListStrandedOrdersQuery extends createZodDto(
@@ -29,6 +30,6 @@ const strandedOrder = z.object({
   resolved_at: z.string().nullable(),
 });
 
-export class StrandedOrderListDto extends createZodDto(z.object({ stranded_orders: z.array(strandedOrder), next_cursor: z.string().nullable() })) {}
+export class StrandedOrderListDto extends responseDto(z.object({ stranded_orders: z.array(strandedOrder), next_cursor: z.string().nullable() })) {}
 
 export type StrandedOrderView = z.input<typeof strandedOrder>;

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
@@ -20,8 +21,8 @@ const apiKey = z.object({
   key_prefix: z.string().describe('The readable start of the key, to recognise it; the key itself is never shown again.'),
 });
 
-export class TeamApiKeyListDto extends createZodDto(z.object({ api_keys: z.array(apiKey), next_cursor: z.string().nullable() })) {}
-export class CreatedTeamApiKeyDto extends createZodDto(
+export class TeamApiKeyListDto extends responseDto(z.object({ api_keys: z.array(apiKey), next_cursor: z.string().nullable() })) {}
+export class CreatedTeamApiKeyDto extends responseDto(
   z.object({ id: z.string(), label: z.string(), value: z.string(), team_id: z.string(), created_at: z.string() }),
 ) {}
 

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { regionParam, uuidParam } from '../common/params';
 import { repeatable } from '../../common/schemas';
@@ -119,8 +120,8 @@ const team = teamSummary.extend({
   production: z.record(z.string(), z.unknown()),
 });
 
-export class TeamDto extends createZodDto(team) {}
-export class TeamListDto extends createZodDto(z.object({ teams: z.array(teamSummary), next_cursor: z.string().nullable() })) {}
+export class TeamDto extends responseDto(team) {}
+export class TeamListDto extends responseDto(z.object({ teams: z.array(teamSummary), next_cursor: z.string().nullable() })) {}
 
 export type ManagedTeamView = z.input<typeof team>;
 export type TeamSummaryView = z.input<typeof teamSummary>;

@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nullable, repeatable } from '../../common/schemas';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { environmentParam, uuidParam } from '../common/params';
@@ -57,12 +58,12 @@ const attempt = z.object({
   finished_at: nullable(z.string()),
 });
 
-export class WebhookMessageDto extends createZodDto(message) {}
-export class WebhookMessageWithPayloadDto extends createZodDto(
+export class WebhookMessageDto extends responseDto(message) {}
+export class WebhookMessageWithPayloadDto extends responseDto(
   message.extend({ payload: z.unknown().describe('The envelope {event_type, data, team_id, user_id, client_user_id}.') }),
 ) {}
-export class WebhookMessageListDto extends createZodDto(z.object({ data: z.array(message), next_cursor: nullable(z.string()) })) {}
-export class WebhookAttemptListDto extends createZodDto(z.object({ data: z.array(attempt), next_cursor: nullable(z.string()) })) {}
+export class WebhookMessageListDto extends responseDto(z.object({ data: z.array(message), next_cursor: nullable(z.string()) })) {}
+export class WebhookAttemptListDto extends responseDto(z.object({ data: z.array(attempt), next_cursor: nullable(z.string()) })) {}
 
 export class RecoverMessagesDto extends createZodDto(
   z.object({
@@ -73,4 +74,4 @@ export class RecoverMessagesDto extends createZodDto(
       ),
   }),
 ) {}
-export class RecoveredMessagesDto extends createZodDto(z.object({ recovered: z.number().int().describe('How many messages were queued to be sent again.') })) {}
+export class RecoveredMessagesDto extends responseDto(z.object({ recovered: z.number().int().describe('How many messages were queued to be sent again.') })) {}

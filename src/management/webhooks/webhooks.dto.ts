@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { responseDto } from '../../common/openapi';
 import { nextCursorParam } from '../../common/keyset-cursor';
 import { environmentParam, uuidParam } from '../common/params';
 import { webhookSecret } from './webhook-secrets';
@@ -88,9 +89,9 @@ const webhook = z.object({
   updated_at: z.string(),
 });
 
-export class WebhookDto extends createZodDto(webhook) {}
-export class WebhookListDto extends createZodDto(z.object({ data: z.array(webhook), next_cursor: z.string().nullable() })) {}
-export class WebhookHeadersViewDto extends createZodDto(z.object({ headers: z.record(z.string(), z.string()), sensitive: z.array(z.string()) })) {}
-export class WebhookSecretDto extends createZodDto(z.object({ key: z.string() })) {}
+export class WebhookDto extends responseDto(webhook) {}
+export class WebhookListDto extends responseDto(z.object({ data: z.array(webhook), next_cursor: z.string().nullable() })) {}
+export class WebhookHeadersViewDto extends responseDto(z.object({ headers: z.record(z.string(), z.string()), sensitive: z.array(z.string()) })) {}
+export class WebhookSecretDto extends responseDto(z.object({ key: z.string() })) {}
 
 export type WebhookView = z.input<typeof webhook>;
