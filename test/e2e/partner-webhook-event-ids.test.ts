@@ -1,7 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PartnerWebhookClient, PartnerWebhookUnavailable } from '../../src/adapters/sandbox-callbacks/partner-webhook-client';
-import { orderWorkflowId } from '../../workflows/contract';
+import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
+import { appointmentWorkflowId, orderWorkflowId } from '../../workflows/contract';
 import {
   createUser,
   eventually,
@@ -12,6 +13,8 @@ import {
   partnerWebhook,
   patientAddress,
   patientDetails,
+  someStartDate,
+  WALK_IN_CMP,
 } from '../helpers/orders';
 import { call, createTenant, type Tenant, type TestStack, startStack } from '../helpers/stack';
 
@@ -26,11 +29,11 @@ const PHYSICIAN = { first_name: 'Ada', last_name: 'Lovelace', npi: '1234567893' 
 const PHOENIX_ADDRESS = { ...patientAddress(), first_line: '200 W Washington St', city: 'Phoenix', state: 'AZ', zip: '85004' };
 const lows = (order: { events: Array<{ status: string }> }) => order.events.map((event) => event.status.split('.')[2]);
 
-async function walkInOrder(stack: TestStack, tenant: Tenant): Promise<string> {
+async function walkInOrder(stack: TestStack, tenant: Tenant, labTestId = LABCORP_CBC_WALK_IN): Promise<string> {
   const userId = await createUser(stack, tenant);
   const response = await call(stack.apiUrl, 'POST', '/v3/order', {
     key: tenant.apiKey,
-    body: { user_id: userId, lab_test_id: LABCORP_CBC_WALK_IN, patient_details: patientDetails(), patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN },
+    body: { user_id: userId, lab_test_id: labTestId, patient_details: patientDetails(), patient_address: PHOENIX_ADDRESS, physician: PHYSICIAN },
   });
   expect(response.status).toBe(200);
   const orderId = response.body.order.id as string;
@@ -79,7 +82,8 @@ describe('partner webhooks: a resent report (same event_id) is answered as befor
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await startStack({ env: ORDER_TEST_ENV });
+    // The sandbox providers confirm nothing on their own here: the test sends their callbacks.
+    stack = await startStack({ env: { ...ORDER_TEST_ENV, APPOINTMENT_PROVIDER_STEP_DELAY: '1h' } });
     tenant = await createTenant(stack.db, { environment: 'production' });
   });
   afterAll(() => stack?.close());
@@ -151,5 +155,53 @@ describe('partner webhooks: a resent report (same event_id) is answered as befor
     } finally {
       await proxy.close();
     }
+  });
+
+  it('the same signed appointment confirmation twice: the appointment is confirmed once, the order scheduled once', async () => {
+    const orderId = await walkInOrder(stack, tenant, WALK_IN_CMP);
+    const availability = await call(
+      stack.apiUrl,
+      'POST',
+      `/v3/order/psc/appointment/availability?lab=quest&zip_code=10001&radius=25&start_date=${someStartDate()}`,
+      {
+        key: tenant.apiKey,
+      },
+    );
+    expect(availability.status).toBe(200);
+    const slot = availability.body.slots.flatMap((day: { slots: Array<{ booking_key: string }> }) => day.slots)[0];
+    const booked = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/psc/appointment/book?async_confirmation=true`, {
+      key: tenant.apiKey,
+      body: { booking_key: slot.booking_key },
+    });
+    expect(booked.status).toBe(200);
+    expect(booked.body.status).toBe('pending');
+    const [row]: Array<{ provider_slug: string; provider_id: string }> = await stack.db.query(
+      `SELECT provider_slug, provider_id FROM appointments WHERE order_id = $1`,
+      [orderId],
+    );
+    const confirmation = { provider_id: row.provider_id, status: 'confirmed', event_id: `confirm-${orderId}` };
+    const send = () => {
+      const timestamp = Math.floor(Date.now() / 1000);
+      return call(stack.apiUrl, 'POST', `/v3/webhooks/appointments/${row.provider_slug}`, {
+        body: confirmation,
+        headers: { [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signPartnerWebhook(PARTNER_SECRET, timestamp, confirmation) },
+      });
+    };
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ status: 'accepted', appointment_id: booked.body.id });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+
+    const confirmed = await eventually(async () => {
+      const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/psc/appointment`, { key: tenant.apiKey });
+      return response.body.status === 'confirmed' ? response.body : undefined;
+    }, 'the appointment to be confirmed');
+    expect(confirmed.events.map((event: { status: string }) => event.status)).toEqual(['pending', 'scheduled']);
+    const order = await orderReaches(stack, tenant, orderId, 'appointment_scheduled');
+    expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled']);
+    const history = (await stack.temporal.workflow.getHandle(appointmentWorkflowId(orderId, 1)).fetchHistory()).events ?? [];
+    expect(history.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'appointmentProviderUpdate')).toHaveLength(1);
   });
 });
