@@ -135,6 +135,18 @@ describe('partner webhooks: a resent report (same event_id) is answered as befor
     expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
   });
 
+  it('the same report sent twice at once: one is applied, the other waits for it and gets its answer', async () => {
+    const orderId = await walkInOrder(stack, tenant);
+    const partial = { order_id: orderId, status: 'partial_results', event_id: `race-${orderId}` };
+    const answers = await Promise.all([partnerWebhook(stack, 'lab', partial), partnerWebhook(stack, 'lab', partial)]);
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [200, { status: 'accepted', order_id: orderId }],
+      [200, { status: 'accepted', order_id: orderId }],
+    ]);
+    await orderReaches(stack, tenant, orderId, 'partial_results');
+    expect(await labSignals(stack, orderId)).toBe(1);
+  });
+
   it('the answer is lost on the way back: the partner client retries with the same id, and the order changes once', async () => {
     const orderId = await walkInOrder(stack, tenant);
     const proxy = await answerLosingProxy(stack.apiUrl, 1);
