@@ -1,3 +1,5 @@
+import { Context } from '@temporalio/activity';
+import { createHash } from 'node:crypto';
 import type { PartnerWebhookAnswer, PartnerWebhookCall } from '../src/adapters/sandbox-callbacks/partner-webhook-client';
 import type {
   AppointmentStatus,
@@ -51,15 +53,35 @@ export interface PartnerWebhookSender {
 }
 
 /**
+ * The id of the report an activity sends: stable across the activity's retries (Temporal keeps
+ * its workflow, run and activity id), different for each report of an order. Outside an activity
+ * (a direct call) the report goes without one.
+ */
+function reportEventId(orderId: string): string | undefined {
+  let info: Context['info'];
+  try {
+    info = Context.current().info;
+  } catch {
+    return undefined;
+  }
+  const run = info.workflowExecution ? `${info.workflowExecution.workflowId}:${info.workflowExecution.runId}` : 'standalone';
+  return `sandbox-${createHash('sha256').update(`${orderId}:${run}:${info.activityId}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
  * Thin activities over the sandbox partners: the courier, the lab and the appointment provider
- * report by calling labflow's signed partner webhooks over HTTP, as real ones do; a repeat is
- * ignored by the order. A network error or a 5xx fails the activity, which is retried.
+ * report by calling labflow's signed partner webhooks over HTTP, as real ones do. Each report
+ * carries an event id derived from the order and the activity (reportEventId), so when labflow
+ * took a report but its answer was lost, the retried activity resends the same id and labflow
+ * answers it without applying it twice. A network error or a 5xx fails the activity, which is
+ * retried.
  */
 export function createSandboxPartnerActivities(
   partners: SandboxPartnerStandIns,
   provider: SandboxProviderStandIn,
-  webhooks: PartnerWebhookSender,
+  partnerWebhooks: PartnerWebhookSender,
 ): SandboxPartnerActivities {
+  const webhooks = { post: (orderId: string, call: PartnerWebhookCall) => partnerWebhooks.post({ ...call, eventId: reportEventId(orderId) }) };
   /** A report, then where the order stands once it took it: the partners' next step needs both. */
   const reported = async (orderId: string, report: () => Promise<SandboxReportAnswer>): Promise<SandboxReportOutcome> => {
     const from = await partners.orderStatus(orderId);
@@ -71,14 +93,14 @@ export function createSandboxPartnerActivities(
     sandboxCourierReports: ({ orderId, low }) =>
       reported(orderId, async () => {
         const call = await partners.courierCall(orderId, low);
-        return call ? webhooks.post(call) : 'refused';
+        return call ? webhooks.post(orderId, call) : 'refused';
       }),
-    sandboxLabReports: ({ orderId, ...event }) => reported(orderId, () => webhooks.post(partners.labCall(orderId, event))),
+    sandboxLabReports: ({ orderId, ...event }) => reported(orderId, () => webhooks.post(orderId, partners.labCall(orderId, event))),
     sandboxStaffReportsDraw: ({ orderId }) => reported(orderId, () => partners.staffReportsDraw(orderId)),
     sandboxProviderStep: async ({ orderId, until }) => {
       const move = await provider.nextMove(orderId, until);
       if (move.kind === 'none') return { answer: 'ignored', low: await partners.orderStatus(orderId), appointment: move.appointment, walksIn: move.walksIn };
-      const answer = move.kind === 'book' ? await provider.book(orderId) : await webhooks.post(move.call);
+      const answer = move.kind === 'book' ? await provider.book(orderId) : await webhooks.post(orderId, move.call);
       const from = move.kind === 'report' && answer === 'accepted' ? move.appointment : null;
       const appointment = await provider.appointmentAfter(orderId, from);
       return { answer, low: await partners.orderStatus(orderId), appointment, walksIn: false };

@@ -85,11 +85,12 @@ runProcess('worker', async () => {
       sandbox = startSandboxCallbackProcessor({
         redisUrl: config.redisUrl,
         queueName: config.sandboxCallbacks.queueName,
-        baseUrl: config.api.publicUrl,
+        // Where the /test partners call too (SANDBOX_PARTNERS_API_URL, default PUBLIC_API_URL).
+        baseUrl: config.sandboxCallbacks.partnersApiUrl,
         secret: config.orders.partnerWebhookSecret,
         logger,
       });
-      logger.info(`sandbox partner callbacks on queue "${config.sandboxCallbacks.queueName}" to ${config.api.publicUrl}`);
+      logger.info(`sandbox partner callbacks on queue "${config.sandboxCallbacks.queueName}" to ${config.sandboxCallbacks.partnersApiUrl}`);
     }
     if (roles.has('relay') || roles.has('delivery')) {
       events = startEventProcessing(

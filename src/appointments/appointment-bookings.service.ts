@@ -3,7 +3,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { badRequest, notFound, validationError } from '../common/errors';
-import { fingerprint, type IdempotencyPolicy, IdempotencyService } from '../common/idempotency';
+import { fingerprint, type IdempotencyPolicy, IdempotencyService, oncePerEvent, PartnerReceiptsRepository } from '../common/idempotency';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { TEMPORAL_CLIENT } from '../core.tokens';
 import { LabCatalogRepository } from '../lab-tests/lab-catalog.repository';
@@ -51,6 +51,7 @@ export class AppointmentBookingsService {
     private readonly lifecycle: AppointmentLifecycleService,
     private readonly availability: AppointmentAvailabilityService,
     private readonly idempotency: IdempotencyService,
+    private readonly receipts: PartnerReceiptsRepository,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
     @Inject(TEMPORAL_CLIENT) private readonly temporal: Client,
   ) {}
@@ -175,19 +176,22 @@ export class AppointmentBookingsService {
     if (!this.lifecycle.providerBySlug(providerSlug)) throw notFound('Appointment provider integration');
     const row = await this.appointments.byProviderId(providerSlug, body.provider_id);
     if (!row) throw notFound('Appointment with this provider_id');
-    try {
-      await this.temporal.workflow.getHandle(appointmentWorkflowId(row.order_id, row.n)).signal(appointmentProviderUpdate, {
-        status: body.status,
-        startAt: body.start_at ?? null,
-        endAt: body.end_at ?? null,
-        reason: body.reason ?? null,
-      });
-    } catch (error) {
-      // The appointment's workflow has finished: nothing left to change.
-      if (error instanceof WorkflowNotFoundError) return { status: 'ignored', appointment_id: row.id };
-      throw error;
-    }
-    return { status: 'accepted', appointment_id: row.id };
+    // A resent callback (same event_id) gets the first one's answer and signals nothing.
+    return oncePerEvent(this.receipts, { kind: 'appointments', partner: providerSlug, eventId: body.event_id }, async () => {
+      try {
+        await this.temporal.workflow.getHandle(appointmentWorkflowId(row.order_id, row.n)).signal(appointmentProviderUpdate, {
+          status: body.status,
+          startAt: body.start_at ?? null,
+          endAt: body.end_at ?? null,
+          reason: body.reason ?? null,
+        });
+      } catch (error) {
+        // The appointment's workflow has finished: nothing left to change.
+        if (error instanceof WorkflowNotFoundError) return { status: 'ignored' as const, appointment_id: row.id };
+        throw error;
+      }
+      return { status: 'accepted' as const, appointment_id: row.id };
+    });
   }
 
   // -------------------------------------------------------------------------------------------

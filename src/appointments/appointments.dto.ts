@@ -152,6 +152,13 @@ export class ProviderCallbackDto extends createZodDto(
     start_at: z.iso.datetime({ offset: true }).nullish(),
     end_at: z.iso.datetime({ offset: true }).nullish(),
     reason: z.string().max(1000).nullish(),
+    event_id: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,200}$/)
+      .nullish()
+      .describe(
+        "The sender's id of this report (signed with the body): a resent report with an id labflow already took is answered as before and changes nothing.",
+      ),
   }),
 ) {}
 

@@ -194,7 +194,7 @@ export const domainEnv = {
     .meta(
       doc(
         'sandbox',
-        "labflow's API as the worker reaches it: the sandbox partners of `POST /v3/order/{id}/test` (courier, lab, appointment provider) call its signed partner webhooks there (compose: `http://api:8000`).",
+        "labflow's API as the worker reaches it: the sandbox partners of `POST /v3/order/{id}/test` (courier, lab, appointment provider) and the sandbox callbacks of production-environment orders call its signed partner webhooks there (compose: `http://api:8000`).",
         '`PUBLIC_API_URL`',
       ),
     ),

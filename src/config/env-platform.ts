@@ -291,7 +291,7 @@ export const platformEnv = {
     .meta(
       doc(
         'reconcilers',
-        "How often the worker role `retention` runs its sweep (`0s` turns it off): expired events, idempotency keys and link tokens, ended Link Migration operations' users, and health-data months past `HEALTH_DATA_RETENTION`.",
+        "How often the worker role `retention` runs its sweep (`0s` turns it off): expired events, idempotency keys, partner webhook event ids (30 days) and link tokens, ended Link Migration operations' users, and health-data months past `HEALTH_DATA_RETENTION`.",
       ),
     ),
   RECONCILER_INTERVAL: duration

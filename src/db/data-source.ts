@@ -64,6 +64,7 @@ import { DeliveryFillfactor1763790600000 } from './migrations/1763790600000-deli
 import { DeliveryFirstAttemptInline1763790601000 } from './migrations/1763790601000-delivery-first-attempt-inline';
 import { TimeOrderedIds1763790602000 } from './migrations/1763790602000-time-ordered-ids';
 import { FhirExports1763790740000 } from './migrations/1763790740000-fhir-exports';
+import { PartnerWebhookReceipts1763790800000 } from './migrations/1763790800000-partner-webhook-receipts';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -157,6 +158,7 @@ export const MIGRATIONS = [
   Hl7ReceivedIndex1763790720000,
   FhirExports1763790740000,
   MobileSignIn1763790750000,
+  PartnerWebhookReceipts1763790800000,
 ];
 
 /**

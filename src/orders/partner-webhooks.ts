@@ -3,10 +3,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxLabCompletion } from '../adapters/lab/sandbox-lab.adapter';
 import { SANDBOX_CALLBACKS, type SandboxCallbacks } from '../adapters/sandbox-callbacks/sandbox-callbacks';
 import { PhiCipher } from '../common/crypto';
+import { oncePerEvent, PartnerReceiptsRepository } from '../common/idempotency';
 import { ApiError, notFound } from '../common/errors';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { courierUpdate, labUpdate } from '../../workflows/contract';
 import { sourceOf } from '../../workflows/order/order-statuses';
+import type { OrderEntity } from './order.entities';
 import { OrderWorkflows } from './order-workflows';
 import type { CourierTrackingDto, LabEventDto } from './orders.dto';
 import { OrdersRepository } from './orders.repository';
@@ -18,7 +20,9 @@ type PartnerWebhookAnswer = { status: 'accepted' | 'ignored'; order_id: string }
 const PARTNERS = { courier: ['sandbox'], lab: ['sandbox'] } as const;
 
 /**
- * Courier tracking and lab events, turned into signals of the order's workflow. The sandbox lab
+ * Courier tracking and lab events, turned into signals of the order's workflow. A report that
+ * carries the partner's `event_id` is applied once per id (partner_webhook_receipts): the
+ * partner's resend of a report whose answer it lost gets the same answer and changes nothing. The sandbox lab
  * (the only lab labflow has) answers a sample delivered to it: for a production-environment
  * order, a `delivered_to_lab` fact schedules the lab's `completed` report (a durable sandbox
  * callback, sandbox-lab.adapter.ts), after the fact was signalled, so it arrives after it.
@@ -29,6 +33,7 @@ export class PartnerWebhooksService {
     private readonly orders: OrdersRepository,
     private readonly workflows: OrderWorkflows,
     private readonly cipher: PhiCipher,
+    private readonly receipts: PartnerReceiptsRepository,
     @Inject(SANDBOX_CALLBACKS) private readonly callbacks: SandboxCallbacks,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
@@ -38,6 +43,10 @@ export class PartnerWebhooksService {
     if (sourceOf(update.status) !== 'courier') throw new ApiError(422, `${update.status} is not a courier tracking status.`);
     const order = await this.orders.findByTrackingNumber(update.tracking_number);
     if (!order) throw notFound('Shipment with this tracking number');
+    return oncePerEvent(this.receipts, { kind: 'courier', partner, eventId: update.event_id }, () => this.applyCourier(order, update));
+  }
+
+  private async applyCourier(order: OrderEntity, update: CourierTrackingDto): Promise<PartnerWebhookAnswer> {
     await this.workflows.ensureStarted(order);
     const signalled = await this.signalUnlessClosed(() =>
       this.workflows.handle(order.id).signal(courierUpdate, { low: update.status, statusDetail: update.status_detail ?? null }),
@@ -54,6 +63,10 @@ export class PartnerWebhooksService {
     if (sourceOf(event.status) === 'workflow') throw new ApiError(422, `${event.status} is not a lab event status.`);
     const order = await this.orders.findById(event.order_id);
     if (!order) throw notFound('Order');
+    return oncePerEvent(this.receipts, { kind: 'lab', partner, eventId: event.event_id }, () => this.applyLab(order, event));
+  }
+
+  private async applyLab(order: OrderEntity, event: LabEventDto): Promise<PartnerWebhookAnswer> {
     // The note is the order's before the event's transition, so that transition's webhook carries
     // it. Kept in Postgres only: free text about a sample stays out of the workflow history.
     if (event.notes) await this.orders.setNotes(order.id, this.cipher.encryptJson(event.notes), { teamId: order.teamId, apiKeyId: null });

@@ -1,6 +1,7 @@
 import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
 import type { DataSource } from 'typeorm';
 import { IdempotencyRepository } from '../common/idempotency/idempotency.repository';
+import { PartnerReceiptsRepository } from '../common/idempotency/partner-receipts.repository';
 import { OutboxRepository } from '../events/outbox.repository';
 import { TimeseriesRepository } from '../health-data/timeseries.repository';
 import { LinkTokensRepository } from '../link/link-tokens.repository';
@@ -28,6 +29,8 @@ export interface RetentionConfig {
 
 /** How long a link token is kept after it expired. */
 const LINK_TOKEN_KEEP_MS = 86_400_000;
+/** How long a partner webhook's event id is kept: far longer than any partner resends a report. */
+const PARTNER_RECEIPT_KEEP_MS = 30 * 86_400_000;
 
 /** Rows deleted by one sweep, per table. */
 export interface RetentionReport {
@@ -42,6 +45,8 @@ export interface RetentionReport {
   linkBulkOpItems: number;
   /** Continuous query evaluations (task history) that ended more than EVENT_RETENTION ago. */
   continuousQueryTasks: number;
+  /** Partner webhook event ids (partner_webhook_receipts) older than 30 days. */
+  partnerWebhookReceipts: number;
 }
 
 /**
@@ -58,6 +63,7 @@ export interface RetentionReport {
  *   ago: the operation itself stays listed, with its counts.
  * - continuous query evaluations (their task history) EVENT_RETENTION after they ended, as the
  *   events they sent go.
+ * - partner webhook event ids 30 days after the report came: no partner resends one that late.
  *
  * Order rows, order events and results are never touched: they are the customer's record.
  */
@@ -68,6 +74,7 @@ export class RetentionSweeper {
   private readonly linkTokens: LinkTokensRepository;
   private readonly bulkOps: BulkOpsRepository;
   private readonly continuousQueries: ContinuousQueriesRepository;
+  private readonly partnerReceipts: PartnerReceiptsRepository;
 
   constructor(
     private readonly db: DataSource,
@@ -79,6 +86,7 @@ export class RetentionSweeper {
     this.linkTokens = new LinkTokensRepository(db);
     this.bulkOps = new BulkOpsRepository(db);
     this.continuousQueries = new ContinuousQueriesRepository(db);
+    this.partnerReceipts = new PartnerReceiptsRepository(db);
   }
 
   /** One sweep; returns null when another process holds the sweep lock. */
@@ -92,6 +100,7 @@ export class RetentionSweeper {
       linkTokens: await this.drain(() => this.linkTokens.deleteExpired(LINK_TOKEN_KEEP_MS, batchSize)),
       linkBulkOpItems: await this.drain(() => this.bulkOps.deleteExpiredItems(this.config.linkBulkOpRetentionMs, batchSize)),
       continuousQueryTasks: await this.drain(() => this.continuousQueries.deleteEnded(this.config.eventRetentionMs, batchSize)),
+      partnerWebhookReceipts: await this.drain(() => this.partnerReceipts.deleteOlderThan(PARTNER_RECEIPT_KEEP_MS, batchSize)),
     }));
     return sweep.ran ? sweep.value : null;
   }

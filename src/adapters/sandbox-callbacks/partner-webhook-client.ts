@@ -5,6 +5,11 @@ import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../partn
 export interface PartnerWebhookCall {
   path: string;
   body: unknown;
+  /**
+   * The report's id, sent as the body's `event_id` (signed with it): the same report resent (a
+   * retried activity) carries the same id, and labflow applies it once.
+   */
+  eventId?: string;
 }
 
 /** How labflow answered: `accepted`/`ignored` (200), or `refused` (any other 4xx: the partner gives up). */
@@ -35,6 +40,7 @@ export class PartnerWebhookClient {
   async post(call: PartnerWebhookCall): Promise<PartnerWebhookAnswer> {
     if (!this.secret) throw new PartnerWebhookUnavailable('PARTNER_WEBHOOK_SECRET is not set: sandbox partners cannot sign their webhooks.');
     const timestamp = Math.floor(Date.now() / 1000);
+    const body = call.eventId !== undefined ? { ...(call.body as Record<string, unknown>), event_id: call.eventId } : call.body;
     const requestId = currentRequestId();
     let response: Response;
     try {
@@ -44,9 +50,9 @@ export class PartnerWebhookClient {
           'content-type': 'application/json',
           ...(requestId !== undefined ? { [REQUEST_ID_HEADER]: requestId } : {}),
           [TIMESTAMP_HEADER]: String(timestamp),
-          [SIGNATURE_HEADER]: signPartnerWebhook(this.secret, timestamp, call.body),
+          [SIGNATURE_HEADER]: signPartnerWebhook(this.secret, timestamp, body),
         },
-        body: JSON.stringify(call.body),
+        body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {

@@ -22,12 +22,14 @@ export interface SandboxCallbackProcessor {
   stop(force?: boolean): Promise<void>;
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** Thrown for answers worth retrying (network errors, 5xx, 429): BullMQ retries with backoff. */
 class RetryableCallbackError extends Error {}
 
 /**
- * Sends due sandbox callbacks: POSTs each job's body to `baseUrl + path`, signed with the partner
- * webhook signature. Network errors, 5xx and 429 are retried with the job's backoff; any other
+ * Sends due sandbox callbacks: POSTs each job's body (with the job id as its `event_id`) to
+ * `baseUrl + path`, signed with the partner webhook signature. Network errors, 5xx and 429 are retried with the job's backoff; any other
  * 4xx is logged and the job given up (the callback was refused for good, e.g. the order is gone).
  * Delayed jobs wait in Redis, so callbacks scheduled before a restart are sent after it.
  */
@@ -40,6 +42,9 @@ export function startSandboxCallbackProcessor(options: SandboxCallbackProcessorO
     options.queueName,
     async (job) => {
       const timestamp = Math.floor(Date.now() / 1000);
+      // The job id (one per callback, the same on every retry) is the report's event_id: a retry
+      // after labflow took the report but the answer was lost changes nothing.
+      const body = job.id !== undefined && isObject(job.data.body) ? { event_id: `sandbox-callback-${job.id}`, ...job.data.body } : job.data.body;
       let response: Response;
       try {
         response = await fetch(`${baseUrl}${job.data.path}`, {
@@ -47,9 +52,9 @@ export function startSandboxCallbackProcessor(options: SandboxCallbackProcessorO
           headers: {
             'content-type': 'application/json',
             [TIMESTAMP_HEADER]: String(timestamp),
-            [SIGNATURE_HEADER]: signPartnerWebhook(options.secret, timestamp, job.data.body),
+            [SIGNATURE_HEADER]: signPartnerWebhook(options.secret, timestamp, body),
           },
-          body: JSON.stringify(job.data.body),
+          body: JSON.stringify(body),
           signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
         });
       } catch (error) {
