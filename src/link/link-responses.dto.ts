@@ -99,3 +99,15 @@ export class BulkExportResponse extends responseDto(
     next_token: z.string().nullable(),
   }),
 ) {}
+
+export class TeamLinkConfigResponse extends responseDto(
+  z.object({
+    team_id: z.string(),
+    environment: z.string(),
+    name: z.string(),
+    logo_url: z.string().nullable(),
+    brand_information: z.looseObject({}).nullable().describe('As the management API sets it.'),
+    settings: z.looseObject({}).describe("The environment's Link settings, as the management API sets them."),
+    providers: z.array(z.string()),
+  }),
+) {}

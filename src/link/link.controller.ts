@@ -28,6 +28,7 @@ import {
   LinkTokenResponse,
   LinkTokenValidityResponse,
   OauthProviderResponse,
+  TeamLinkConfigResponse,
 } from './link-responses.dto';
 
 const LINK_TOKEN = 'x-vital-link-token';
@@ -173,6 +174,7 @@ export class TeamLinkConfigController {
     summary:
       "The Link widget settings of the link token's team, as the management API sets them (name, logo_url, brand_information, the environment's settings), and the providers the token offers.",
   })
+  @ZodResponse({ status: 200, type: TeamLinkConfigResponse })
   config(@Headers(LINK_TOKEN) token?: string) {
     return this.link.teamConfig(token);
   }

@@ -2,7 +2,8 @@ import { Controller, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
-import { CreateLinkCodeQuery, ExchangeLinkCodeQuery, LinkCodeDto } from './mobile.dto';
+import { ZodResponse } from 'nestjs-zod';
+import { CreateLinkCodeQuery, ExchangeLinkCodeQuery, LinkCodeDto, LinkCodeExchangeResponse } from './mobile.dto';
 import { LinkCodesService } from './link-codes.service';
 
 @ApiTags('link')
@@ -24,6 +25,7 @@ export class LinkCodesController {
   @Public()
   @HttpCode(200)
   @ApiOperation({ summary: 'The link code, once, for a sign-in token of its user and the team it belongs to (name, logo).' })
+  @ZodResponse({ status: 200, type: LinkCodeExchangeResponse })
   exchange(@Query() query: ExchangeLinkCodeQuery) {
     return this.codes.exchange(query.code);
   }

@@ -1,4 +1,5 @@
 import { createZodDto } from 'nestjs-zod';
+import { responseDto } from '../common/openapi';
 import { z } from 'zod';
 
 /** `POST /v1/token`: RFC 8693 token exchange of a sign-in token, or the refresh grant (form or JSON). */
@@ -42,3 +43,38 @@ export class ExchangeLinkCodeQuery extends createZodDto(
 ) {}
 
 export class SdkProviderParams extends createZodDto(z.object({ user_id: z.uuid(), provider: z.string().regex(/^[a-z0-9_]{1,64}$/) })) {}
+
+/** What the sign-out, sync-state, JWKS and link-code exchange routes answer, documented in /openapi.json. */
+export class SdkSyncStateResponse extends responseDto(
+  z.object({
+    status: z.enum(['active', 'paused', 'error']),
+    request_start_date: z.string(),
+    request_end_date: z.string(),
+    ingestion_start: z.string().optional(),
+    ingestion_end: z.string().optional(),
+    expires_in: z.number().int(),
+  }),
+) {}
+
+export class SignOutResponse extends responseDto(z.object({ success: z.literal(true) })) {}
+
+export class JwksResponse extends responseDto(
+  z.object({
+    keys: z.array(
+      z
+        .object({
+          kty: z.string().optional(),
+          kid: z.string().optional(),
+          use: z.string().optional(),
+          alg: z.string().optional(),
+          n: z.string().optional(),
+          e: z.string().optional(),
+        })
+        .describe('An RSA public JSON Web Key (RFC 7517).'),
+    ),
+  }),
+) {}
+
+export class LinkCodeExchangeResponse extends responseDto(
+  z.object({ user_id: z.string(), sign_in_token: z.string(), team: z.object({ name: z.string(), logo_url: z.string().nullable() }) }),
+) {}

@@ -5,7 +5,16 @@ import { LimitedPerAddress } from '../rate-limits/rate-limit-family';
 import { UserTokenRoute } from '../auth/user-tokens';
 import { UserIdParams } from '../users/users.dto';
 import { SdkSyncService } from './sdk-sync.service';
-import { SdkProviderParams, SignInTokenResponseDto, TokenRequestDto, TokenResponseDto } from './mobile.dto';
+import { ZodResponse } from 'nestjs-zod';
+import {
+  JwksResponse,
+  SdkProviderParams,
+  SdkSyncStateResponse,
+  SignInTokenResponseDto,
+  SignOutResponse,
+  TokenRequestDto,
+  TokenResponseDto,
+} from './mobile.dto';
 import { SdkTokensService, TOKEN_EXCHANGE_GRANT, tokenRefusal } from './sdk-tokens.service';
 import { SigningKeys } from './signing-keys';
 
@@ -34,6 +43,7 @@ export class SdkSignInController {
     summary:
       "What a phone source's SDK should sync (apple_health_kit, health_connect): status active | paused | error from its connection, the window to read, the user's ingestion bounds.",
   })
+  @ZodResponse({ status: 200, type: SdkSyncStateResponse })
   sdkSyncState(@CurrentTeam() team: TeamPrincipal, @Param() params: SdkProviderParams) {
     return this.sync.state(team, params.user_id, params.provider);
   }
@@ -44,6 +54,7 @@ export class SdkSignInController {
     summary:
       'labflow extension: signs the user out of every mobile SDK installation at once (their access and refresh tokens stop working, sign-in tokens not yet exchanged too). Deleting the user does the same.',
   })
+  @ZodResponse({ status: 200, type: SignOutResponse })
   signOut(@CurrentTeam() team: TeamPrincipal, @Param() params: UserIdParams) {
     return this.tokens.revoke(team, params.user_id);
   }
@@ -84,6 +95,7 @@ export class SdkTokenController {
   @Public()
   @Header('cache-control', 'public, max-age=300')
   @ApiOperation({ summary: 'The public keys that verify the sign-in and access tokens labflow signs (RS256), by kid.' })
+  @ZodResponse({ status: 200, type: JwksResponse })
   jwks() {
     return this.keys.jwks();
   }

@@ -29,3 +29,7 @@ export class TeamMetricsResponse extends responseDto(
     number_of_ordered_tests: z.number().int(),
   }),
 ) {}
+
+export class SourcePriorityListResponse extends responseDto(
+  z.array(z.object({ data_type: z.string(), source: z.object({ name: z.string(), slug: z.string(), logo: z.string() }), priority: z.number().int() })),
+) {}

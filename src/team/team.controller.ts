@@ -5,7 +5,7 @@ import { type PatchSourcePriorities, PatchSourcePrioritiesDto, SourcePrioritiesQ
 import { SourcePrioritiesService } from './source-priorities.service';
 import { TeamService } from './team.service';
 import { ZodResponse } from 'nestjs-zod';
-import { ClientFacingTeamResponse, PhysicianListResponse } from './team-responses.dto';
+import { ClientFacingTeamResponse, PhysicianListResponse, SourcePriorityListResponse } from './team-responses.dto';
 import { UserArrayResponse } from '../users/user-responses.dto';
 
 /** The key's own team (`/v2/team/...`). */
@@ -26,6 +26,7 @@ export class TeamController {
 
   @Get('source/priorities')
   @ApiOperation({ summary: "The team's source priorities: for each data type, which provider wins when two report the same data (1 first)." })
+  @ZodResponse({ status: 200, type: SourcePriorityListResponse })
   sourcePriorities(@CurrentTeam() team: TeamPrincipal, @Query() query: SourcePrioritiesQuery) {
     return this.priorities.list(team, query.data_type);
   }
@@ -35,6 +36,7 @@ export class TeamController {
     summary:
       'Ranks providers per data type ([{data_type, source, priority}], priority null to drop one) and answers the priorities. No body (what the SDK sends) changes nothing.',
   })
+  @ZodResponse({ status: 200, type: SourcePriorityListResponse })
   updateSourcePriorities(@CurrentTeam() team: TeamPrincipal, @Body() body?: PatchSourcePrioritiesDto) {
     return this.priorities.update(team, body as PatchSourcePriorities);
   }
