@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { isoDate, repeatable } from '../common/schemas';
+import { isoDate, repeatable, partnerEventId } from '../common/schemas';
 import { PSC_SCHEDULING_LABS } from './providers/appointment-provider';
 
 /** A US zip code: 5 digits, or ZIP+4 (`85004-1234`). */
@@ -152,13 +152,7 @@ export class ProviderCallbackDto extends createZodDto(
     start_at: z.iso.datetime({ offset: true }).nullish(),
     end_at: z.iso.datetime({ offset: true }).nullish(),
     reason: z.string().max(1000).nullish(),
-    event_id: z
-      .string()
-      .regex(/^[\x21-\x7e]{1,200}$/)
-      .nullish()
-      .describe(
-        "The sender's id of this report (signed with the body): a resent report with an id labflow already took is answered as before and changes nothing.",
-      ),
+    event_id: partnerEventId,
   }),
 ) {}
 

@@ -15,6 +15,15 @@ export const atMost = (max: number) => ({ message: `Must be at most ${max} chara
  * A real calendar date as `YYYY-MM-DD` (2023-02-30 is refused), in years 0001–9999: Postgres
  * has no year 0, so "0000-01-01" is refused here rather than at the database.
  */
+/** A partner's id of one report it sends to a partner webhook (courier, lab, appointment provider), in the signed body. */
+export const partnerEventId = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,200}$/)
+  .nullish()
+  .describe(
+    "The sender's id of this report (signed with the body): a resent report with an id labflow already took is answered as before and changes nothing.",
+  );
+
 export const isoDate = z.iso.date().refine((value) => !value.startsWith('0000'), { message: 'Year must be 0001 or later.' });
 
 /** A time zone id from the IANA database (e.g. `Europe/London`), as the runtime's ICU knows it. */

@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DateBound } from './fhir-search';
-import { AT, liveUsers, type Position, type SampleRow, type Scope, Where } from './fhir-read-model';
+import { liveUsers, type Position, SAMPLE_COLUMNS, type SampleRow, type Scope, Where } from './fhir-read-model';
 
 @Injectable()
 export class FhirExportReadModel {
@@ -52,9 +52,7 @@ export class FhirExportReadModel {
     if (afterAt !== undefined) where.add(`t.ts > ${where.param(afterAt)}::timestamp AT TIME ZONE 'UTC'`);
     where.bounds('t.updated_at', lastUpdated);
     return this.db.query(
-      `SELECT t.series_id::text AS series_id, s.user_id, s.resource, s.provider, s.source_type,
-              ((extract(epoch FROM t.ts) * 1000000)::bigint)::text AS ts_us, t.ts, t.end_ts, t.value, t.diastolic, t.sample_type, t.timezone_offset,
-              t.updated_at, ${AT('t.ts')} AS keyset_at
+      `SELECT ${SAMPLE_COLUMNS}
          FROM health_series s ${join}
          JOIN health_samples t ON t.series_id = s.id
         WHERE ${where.sql()}

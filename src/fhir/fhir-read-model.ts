@@ -156,6 +156,11 @@ export interface OrderFilter extends BaseFilter {
 
 export const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
 
+/** What a wearable sample read selects (a SampleRow), from health_series `s` joined to health_samples `t`. */
+export const SAMPLE_COLUMNS = `t.series_id::text AS series_id, s.user_id, s.resource, s.provider, s.source_type,
+              ((extract(epoch FROM t.ts) * 1000000)::bigint)::text AS ts_us, t.ts, t.end_ts, t.value, t.diastolic, t.sample_type, t.timezone_offset,
+              t.updated_at, ${AT('t.ts')} AS keyset_at`;
+
 /** A WHERE clause built with its positional values. */
 export class Where {
   readonly clauses: string[] = [];
@@ -334,9 +339,7 @@ export class FhirReadModel {
     }
     where.bounds('t.ts', filter.date).bounds('t.updated_at', filter.lastUpdated).after('t.ts', 't.series_id', 'bigint', filter.after);
     return this.db.query(
-      `SELECT t.series_id::text AS series_id, s.user_id, s.resource, s.provider, s.source_type,
-              ((extract(epoch FROM t.ts) * 1000000)::bigint)::text AS ts_us, t.ts, t.end_ts, t.value, t.diastolic, t.sample_type, t.timezone_offset,
-              t.updated_at, ${AT('t.ts')} AS keyset_at
+      `SELECT ${SAMPLE_COLUMNS}
          FROM health_series s ${join}
          JOIN health_samples t ON t.series_id = s.id
         WHERE ${where.sql()}

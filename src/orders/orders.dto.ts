@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { isoDate, repeatable } from '../common/schemas';
+import { isoDate, repeatable, partnerEventId } from '../common/schemas';
 import { BILLING_TYPES, COLLECTION_METHODS } from '../lab-tests/lab-catalog.entities';
 import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
 import { RESULT_INTERPRETATIONS, RESULT_TYPES } from '../results';
@@ -326,13 +326,7 @@ export class CourierTrackingDto extends createZodDto(
     status: z.enum(ORDER_LOW_LEVEL_STATUSES),
     status_detail: z.string().max(255).nullish(),
     occurred_at: z.string().max(64).nullish(),
-    event_id: z
-      .string()
-      .regex(/^[\x21-\x7e]{1,200}$/)
-      .nullish()
-      .describe(
-        "The sender's id of this report (signed with the body): a resent report with an id labflow already took is answered as before and changes nothing.",
-      ),
+    event_id: partnerEventId,
   }),
 ) {}
 
@@ -350,13 +344,7 @@ export class LabEventDto extends createZodDto(
       .max(10)
       .nullish()
       .describe('The sandbox lab: the result types it reports (numeric, range, comment, coded_value).'),
-    event_id: z
-      .string()
-      .regex(/^[\x21-\x7e]{1,200}$/)
-      .nullish()
-      .describe(
-        "The sender's id of this report (signed with the body): a resent report with an id labflow already took is answered as before and changes nothing.",
-      ),
+    event_id: partnerEventId,
   }),
 ) {}
 
