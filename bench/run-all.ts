@@ -18,7 +18,7 @@ import { fmt, ROOT } from './lib/load';
 import type { Figure } from './lib/results';
 
 /** Each bench and the npm script that runs it; webhooks first (its queue must be quiet). */
-const BENCHES = ['webhooks', 'orders', 'reads', 'framework', 'observability', 'health-data', 'lab-reports', 'open-workflows', 'hl7', 'fhir'];
+const BENCHES = ['webhooks', 'orders', 'reads', 'framework', 'observability', 'rate-limits', 'health-data', 'lab-reports', 'open-workflows', 'hl7', 'fhir'];
 
 interface BenchRun {
   bench: string;
@@ -181,6 +181,9 @@ function previousSections(file: string): Map<string, string> {
 
 function main(): void {
   const wanted = process.argv.slice(2);
+  // A misspelt name would otherwise run nothing and still rewrite the header as a new run.
+  const unknown = wanted.filter((name) => !BENCHES.includes(name));
+  if (unknown.length) throw new Error(`No bench named ${unknown.join(', ')}; the benches are: ${BENCHES.join(', ')}`);
   const benches = wanted.length ? BENCHES.filter((bench) => wanted.includes(bench)) : BENCHES;
   const startedAt = new Date();
   const load = machine();
