@@ -4,7 +4,7 @@ import { appendFileSync } from 'node:fs';
 /**
  * With OPENAPI_RESPONSES=<file>, every answer a test stack gives is appended to that file as a
  * JSON line (which app, the route pattern, method, status, media type, body when it is text), for
- * test/e2e/openapi-responses.test.ts to check against the documents (docs/development.md,
+ * test/check-openapi-answers.ts to check against the documents (docs/development.md,
  * "Documenting a route"). Off otherwise: nothing is added to the apps.
  */
 export interface RecordedResponse {
