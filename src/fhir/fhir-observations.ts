@@ -6,7 +6,7 @@ import { nextOf, pageAcross, type SearchPage, type SearchPart } from './fhir-bun
 import { FhirLabReports, PARSED_PART } from './fhir-lab-reports';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
 import { FhirExportReadModel } from './fhir-export-read-model';
-import { FhirReadModel, type Position } from './fhir-read-model';
+import { FhirReadModel, type Position, type SampleRow } from './fhir-read-model';
 import { type Cursor, type SearchQuery, tokenMatches } from './fhir-search';
 import { parseParsedObservationId } from './lab-report-mapping';
 import { parseLabObservationId } from './lab-result-mapping';
@@ -112,10 +112,7 @@ export class FhirObservations {
       after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
       limit,
     });
-    return {
-      matches: rows.slice(0, limit).flatMap((row) => wearableObservation(row) ?? []),
-      next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: row.keyset_at, id: row.series_id, n: 0 })),
-    };
+    return wearablePage(rows, limit);
   }
 
   /** Wearable samples in storage order (the bulk export: no filter but _lastUpdated, every sample once). */
@@ -127,10 +124,7 @@ export class FhirObservations {
       after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
       limit,
     });
-    return {
-      matches: rows.slice(0, limit).flatMap((row) => wearableObservation(row) ?? []),
-      next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: row.keyset_at, id: row.series_id, n: 0 })),
-    };
+    return wearablePage(rows, limit);
   }
 
   private async sleepObservations(team: TeamPrincipal, query: SearchQuery): Promise<SearchPage> {
@@ -192,4 +186,12 @@ export class FhirObservations {
     const shown = found.slice(0, limit);
     return { matches: shown.map((entry) => entry.item), next: found.length > limit ? shown[shown.length - 1].position : null };
   }
+}
+
+/** A page of wearable sample Observations from rows read one past `limit` (the keyset's next). */
+function wearablePage(rows: SampleRow[], limit: number): SearchPage {
+  return {
+    matches: rows.slice(0, limit).flatMap((row) => wearableObservation(row) ?? []),
+    next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: row.keyset_at, id: row.series_id, n: 0 })),
+  };
 }

@@ -63,16 +63,14 @@ export class SdkTokensService implements UserTokenVerifier {
     const now = Math.floor(Date.now() / 1000);
     const exp = now + Math.floor(ttlMs / 1000);
     await this.sessions.recordSignInToken(jti, user.userId, new Date(exp * 1000));
-    const key = await this.keys.signingKey();
-    const userToken = await new SignJWT({ uid: user.userId, tenant_id: user.teamId, claims: { vital_team_id: user.teamId } })
-      .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid: key.kid })
-      .setIssuer(signerOf(user.environment, user.region))
-      .setSubject(user.userId)
-      .setAudience(SIGN_IN_AUDIENCE)
-      .setJti(jti)
-      .setIssuedAt(now)
-      .setExpirationTime(exp)
-      .sign(key.privateKey);
+    const userToken = await this.sign(
+      { uid: user.userId, tenant_id: user.teamId, claims: { vital_team_id: user.teamId } },
+      user,
+      SIGN_IN_AUDIENCE,
+      now,
+      exp,
+      jti,
+    );
     const envelope = { public_key: publicKeyOf(user.environment, user.region), user_token: userToken };
     return Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64');
   }
@@ -114,18 +112,29 @@ export class SdkTokensService implements UserTokenVerifier {
     return { success: true };
   }
 
+  /** A JWT of `claims` for `user`, signed with the current signing key (sign-in and access tokens alike). */
+  private async sign(claims: JWTPayload, user: SdkUser, audience: string, issuedAt: number, expiresAt: number, jti?: string): Promise<string> {
+    const key = await this.keys.signingKey();
+    const jwt = new SignJWT(claims)
+      .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid: key.kid })
+      .setIssuer(signerOf(user.environment, user.region))
+      .setSubject(user.userId)
+      .setAudience(audience)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt);
+    return (jti ? jwt.setJti(jti) : jwt).sign(key.privateKey);
+  }
+
   private async tokens(session: SdkUser & { sessionId: string }, refreshToken: string): Promise<TokenResponse> {
     const ttlSeconds = Math.floor(this.config.mobile.accessTokenTtlMs / 1000);
     const now = Math.floor(Date.now() / 1000);
-    const key = await this.keys.signingKey();
-    const accessToken = await new SignJWT({ sid: session.sessionId, uid: session.userId, claims: { vital_team_id: session.teamId } })
-      .setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid: key.kid })
-      .setIssuer(signerOf(session.environment, session.region))
-      .setSubject(session.userId)
-      .setAudience(ACCESS_AUDIENCE)
-      .setIssuedAt(now)
-      .setExpirationTime(now + ttlSeconds)
-      .sign(key.privateKey);
+    const accessToken = await this.sign(
+      { sid: session.sessionId, uid: session.userId, claims: { vital_team_id: session.teamId } },
+      session,
+      ACCESS_AUDIENCE,
+      now,
+      now + ttlSeconds,
+    );
     return {
       access_token: accessToken,
       token_type: 'Bearer',
