@@ -1,5 +1,4 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startApiProxy } from '../helpers/api-proxy';
 import { PartnerWebhookClient, PartnerWebhookUnavailable } from '../../src/adapters/sandbox-callbacks/partner-webhook-client';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
 import { appointmentWorkflowId, orderWorkflowId } from '../../workflows/contract';
@@ -48,33 +47,15 @@ async function labSignals(stack: TestStack, orderId: string): Promise<number> {
 
 /** A proxy that forwards each request to the API and, the first `drops` times, hangs up instead of answering. */
 async function answerLosingProxy(target: string, drops: number): Promise<{ url: string; forwarded: number[]; close(): Promise<void> }> {
-  const upstream = new URL(target);
   const forwarded: number[] = [];
   let dropped = 0;
-  const server: Server = createServer((incoming, outgoing) => {
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
-        forwarded.push(answer.statusCode ?? 0);
-        if (dropped < drops) {
-          dropped += 1;
-          answer.resume();
-          outgoing.socket?.destroy();
-          return;
-        }
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forward.on('error', () => outgoing.destroy());
-    incoming.pipe(forward);
+  const proxy = await startApiProxy(target, (_request, answer) => {
+    forwarded.push(answer.statusCode ?? 0);
+    if (dropped >= drops) return 'forward';
+    dropped += 1;
+    return 'drop';
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    forwarded,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...proxy, forwarded };
 }
 
 describe('partner webhooks: a resent report (same event_id) is answered as before and applied once', () => {

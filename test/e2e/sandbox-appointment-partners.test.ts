@@ -1,7 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import { writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startApiProxy } from '../helpers/api-proxy';
 import { appointmentWorkflowId, orderWorkflowId, sandboxPartnersWorkflowId } from '../../workflows/contract';
 import { createUser, ORDER_TEST_ENV, orderReaches, patientAddress, patientDetails, THYROID_AT_HOME, WALK_IN_CMP } from '../helpers/orders';
 import { call, createTenant, runUntilStopped, startStack, type Tenant, type TestStack } from '../helpers/stack';
@@ -60,25 +59,11 @@ async function recordingProxy(
   target: string,
 ): Promise<{ url: string; seen: Array<{ path: string; status: number; signed: boolean }>; close(): Promise<void> }> {
   const seen: Array<{ path: string; status: number; signed: boolean }> = [];
-  const upstream = new URL(target);
-  const server: Server = createServer((incoming, outgoing) => {
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
-        seen.push({ path: incoming.url ?? '', status: answer.statusCode ?? 0, signed: typeof incoming.headers['x-labflow-signature'] === 'string' });
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forward.on('error', () => outgoing.destroy());
-    incoming.pipe(forward);
+  const proxy = await startApiProxy(target, (request, answer) => {
+    seen.push({ path: request.url ?? '', status: answer.statusCode ?? 0, signed: typeof request.headers['x-labflow-signature'] === 'string' });
+    return 'forward';
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...proxy, seen };
 }
 
 describe('sandbox appointment orders: /test has the partners play over HTTP (orderWorkflowV2)', () => {
