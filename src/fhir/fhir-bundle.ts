@@ -55,6 +55,9 @@ export interface SearchPart {
 /** The time part of a cursor that starts a part from its beginning (n = -1). */
 const PART_START = '1970-01-01T00:00:00.000000';
 
+/** A cursor that starts `part` from its beginning. */
+export const partStart = (part: string): Cursor => ({ part, at: PART_START, id: '0', n: -1 });
+
 /**
  * A page over `parts` searched one after the other: a page may span parts, and its cursor names
  * the part it continues (a cursor with n = -1 starts a part from its beginning).
@@ -66,7 +69,7 @@ export async function pageAcross(parts: SearchPart[], count: number, cursor: Cur
   const included: Resource[] = [];
   for (let index = first; index < parts.length; index++) {
     const remaining = count - matches.length;
-    if (remaining === 0) return { matches, included, next: { part: parts[index].name, at: PART_START, id: '0', n: -1 } };
+    if (remaining === 0) return { matches, included, next: partStart(parts[index].name) };
     const page = await parts[index].run(remaining, index === first && cursor && cursor.n >= 0 ? cursor : undefined);
     matches.push(...page.matches);
     included.push(...(page.included ?? []));

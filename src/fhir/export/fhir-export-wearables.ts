@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import type { FhirExportStep } from '../../../workflows/contract';
+import { PhiCipher } from '../../common/crypto';
+import { partStart } from '../fhir-bundle';
+import { FhirExportReadModel } from '../fhir-export-read-model';
+import type { Scope } from '../fhir-read-model';
+import type { Cursor, DateBound } from '../fhir-search';
+import { wearableResourcesFor } from '../wearable-mapping';
+import { FhirExportsRepository } from './fhir-exports.repository';
+import { keysetOfMicros, SeriesLines } from './wearable-ndjson';
+
+/** Series read per COPY. */
+const SERIES_BATCH = 500;
+/** A part of wearable samples holds this many pages' worth (each sealed part is one INSERT; ~650 bytes a line). */
+export const WEARABLE_PART_PAGES = 25;
+/** The Observation search's part after wearable samples (FhirObservations.search). */
+const NEXT_PART = 'sleep';
+
+/**
+ * The bulk export's wearable samples, the bulk of most teams' Observations, written without the
+ * search's page of row objects: the samples stream from one COPY per batch of series (in storage
+ * order, series by series, as FhirExportReadModel.samplesBySeries reads them), each line is cut
+ * from its series' template (wearable-ndjson.ts: the same bytes as the mapping writes), and lines
+ * are sealed a large part at a time, the next part read while the last one is written. A step
+ * reads at most `parts` parts of samples and hands back the position of the last one, the
+ * search's cursor, so a retried step writes the same parts from the same place.
+ */
+@Injectable()
+export class FhirExportWearables {
+  constructor(
+    private readonly reads: FhirExportReadModel,
+    private readonly exports: FhirExportsRepository,
+    private readonly cipher: PhiCipher,
+  ) {}
+
+  async write(
+    exportId: string,
+    scope: Scope,
+    lastUpdated: DateBound[],
+    step: { seq: number; position: Cursor; parts: number; partRows: number },
+  ): Promise<FhirExportStep> {
+    const resources = wearableResourcesFor(undefined, undefined);
+    let { seq } = step;
+    let budget = step.parts * step.partRows;
+    let after = step.position.n >= 0 ? { seriesId: step.position.id, at: step.position.at } : undefined;
+    let from = after ? { id: after.seriesId, inclusive: true } : null;
+    let last: { seriesId: string; tsUs: string } | undefined;
+    let lines: string[] = [];
+    let rows = 0;
+    let writing: Promise<boolean> = Promise.resolve(true);
+    const flush = async (): Promise<boolean> => {
+      const written = await writing;
+      if (!written) return false;
+      if (lines.length > 0) {
+        const content = this.cipher.encryptBytes(Buffer.from(lines.join('')));
+        writing = this.exports.writePart(exportId, 'Observation', seq++, lines.length, content);
+      }
+      lines = [];
+      rows = 0;
+      return true;
+    };
+    const position = (): Cursor => (last ? { part: 'wearable', at: keysetOfMicros(last.tsUs), id: last.seriesId, n: 0 } : step.position);
+
+    for (;;) {
+      const series = await this.reads.seriesFrom(scope, resources, from, SERIES_BATCH);
+      const bySeries = new Map(series.map((row, index) => [row.id, { lines: new SeriesLines(row), index }]));
+      let read = 0;
+      let order = -1;
+      let rest = '';
+      for await (const chunk of this.reads.copySamples(
+        series.map((row) => row.id),
+        after,
+        lastUpdated,
+        budget,
+      )) {
+        const text = rest + chunk.toString('latin1');
+        let start = 0;
+        for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) {
+          const [seriesId, tsUs, endUs, value, diastolic, updatedUs] = text.slice(start, end).split('\t');
+          const target = bySeries.get(seriesId);
+          // The COPY reads the series in the order given and each by time; anything else would lose the position.
+          if (!target || target.index < order || (target.index === order && Number(tsUs) <= Number(last!.tsUs))) {
+            throw new Error(`FHIR export ${exportId}: samples out of storage order at series ${seriesId}`);
+          }
+          order = target.index;
+          const line = target.lines.line({
+            tsUs,
+            endUs: endUs === '\\N' ? null : endUs,
+            value: value === '\\N' ? null : value,
+            diastolic: diastolic === '\\N' ? null : diastolic,
+            updatedUs,
+          });
+          if (line !== null) lines.push(line);
+          last = { seriesId, tsUs };
+          read++;
+          // A part ends only between samples, so that a step's last part ends at the position it hands back.
+          if (++rows >= step.partRows && !(await flush())) return { seq, position: step.position, gone: true };
+        }
+        rest = text.slice(start);
+      }
+      budget -= read;
+      if (budget === 0 || series.length < SERIES_BATCH) {
+        if (!(await flush()) || !(await writing)) return { seq, position: step.position, gone: true };
+        return { seq, position: budget === 0 ? position() : partStart(NEXT_PART), gone: false };
+      }
+      from = { id: series[series.length - 1].id, inclusive: false };
+      after = undefined;
+    }
+  }
+}
