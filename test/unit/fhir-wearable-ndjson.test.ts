@@ -28,7 +28,11 @@ const mapped = (row: SeriesRow, fields: SampleFields) => {
 describe('wearable NDJSON lines cut from templates', () => {
   const cases: Array<[string, SeriesRow, SampleFields]> = [
     ['heart rate at an instant', series('heartrate'), sample()],
-    ['a fractional value and microseconds in every time', series('body_weight'), sample({ value: '81.35', tsUs: '1759276800029999', updatedUs: '1759276800000001' })],
+    [
+      'a fractional value and microseconds in every time',
+      series('body_weight'),
+      sample({ value: '81.35', tsUs: '1759276800029999', updatedUs: '1759276800000001' }),
+    ],
     ['an interval (steps)', series('steps', { provider: 'garmin', source_type: 'watch' }), sample({ endUs: '1759277700000000', value: '1234' })],
     ['an end within the same millisecond (an instant)', series('steps'), sample({ endUs: '1759276800000999' })],
     ['blood pressure with a diastolic', series('blood_pressure'), sample({ value: '121', diastolic: '79.5' })],
@@ -65,5 +69,18 @@ describe('wearable NDJSON lines cut from templates', () => {
     expect(isoOfMicros('-1')).toBe('1969-12-31T23:59:59.999Z');
     expect(keysetOfMicros('1759276800029999')).toBe('2025-10-01T00:00:00.029999');
     expect(keysetOfMicros('-1')).toBe('1969-12-31T23:59:59.999999');
+  });
+});
+
+describe('isoOfMicros', () => {
+  it('writes what Date.prototype.toISOString writes, from year 0 to 9999 and beyond', () => {
+    const ms = [
+      0, -1, 1, 86_399_999, 86_400_000, 951_782_400_000, 1_759_276_800_029, -62_167_219_200_000, -62_167_219_200_001, 253_402_300_799_999, 253_402_300_800_000,
+    ];
+    for (let n = 0; n < 2000; n++) ms.push(Math.floor((Math.random() - 0.3) * 300_000_000_000_000));
+    for (const value of ms) {
+      expect(isoOfMicros((BigInt(value) * 1000n + 999n).toString())).toBe(new Date(value).toISOString());
+      expect(isoOfMicros((BigInt(value) * 1000n).toString())).toBe(new Date(value).toISOString());
+    }
   });
 });

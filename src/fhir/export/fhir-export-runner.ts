@@ -8,6 +8,7 @@ import { SEARCH_PARAMETERS } from '../fhir-search';
 import { FhirService } from '../fhir.service';
 import { FhirExportWearables, WEARABLE_PART_PAGES } from './fhir-export-wearables';
 import { FhirExportsRepository } from './fhir-exports.repository';
+import { sealPart } from './ndjson-parts';
 
 /**
  * The export workflow's steps (activities/fhir-exports.ts): each page of a type is read as the
@@ -49,7 +50,7 @@ export class FhirExportRunner implements FhirExportWriter {
       );
       if (found.matches.length > 0) {
         const lines = found.matches.map((resource) => `${JSON.stringify(resource)}\n`).join('');
-        const written = await this.exports.writePart(exportId, type, seq, found.matches.length, this.cipher.encryptBytes(Buffer.from(lines)));
+        const written = await this.exports.writePart(exportId, type, seq, found.matches.length, await sealPart(this.cipher, lines));
         if (!written) return { seq, position: cursor ?? null, gone: true };
         seq++;
       }

@@ -7,7 +7,8 @@ import type { Scope } from '../fhir-read-model';
 import type { Cursor, DateBound } from '../fhir-search';
 import { wearableResourcesFor } from '../wearable-mapping';
 import { FhirExportsRepository } from './fhir-exports.repository';
-import { keysetOfMicros, SeriesLines } from './wearable-ndjson';
+import { sealPart } from './ndjson-parts';
+import { keysetOfMicros, type SampleFields, SeriesLines } from './wearable-ndjson';
 
 /** Series read per COPY. */
 const SERIES_BATCH = 500;
@@ -45,20 +46,23 @@ export class FhirExportWearables {
     let after = step.position.n >= 0 ? { seriesId: step.position.id, at: step.position.at } : undefined;
     let from = after ? { id: after.seriesId, inclusive: true } : null;
     let last: { seriesId: string; tsUs: string } | undefined;
-    let lines: string[] = [];
+    // Lines are written into the part's buffer as they are made: joining a part's strings cost more than making them.
+    let part = new PartBuffer(step.partRows * 800);
     let rows = 0;
     let writing: Promise<boolean> = Promise.resolve(true);
     const flush = async (): Promise<boolean> => {
       const written = await writing;
       if (!written) return false;
-      if (lines.length > 0) {
-        const content = this.cipher.encryptBytes(Buffer.from(lines.join('')));
-        writing = this.exports.writePart(exportId, 'Observation', seq++, lines.length, content);
+      if (part.lines > 0) {
+        const { lines, bytes } = part;
+        const partSeq = seq++;
+        writing = sealPart(this.cipher, bytes()).then((content) => this.exports.writePart(exportId, 'Observation', partSeq, lines, content));
+        part = new PartBuffer(step.partRows * 800);
       }
-      lines = [];
       rows = 0;
       return true;
     };
+    const fields: SampleFields = { tsUs: '', endUs: null, value: null, diastolic: null, updatedUs: '' };
     const position = (): Cursor => (last ? { part: 'wearable', at: keysetOfMicros(last.tsUs), id: last.seriesId, n: 0 } : step.position);
 
     for (;;) {
@@ -76,22 +80,27 @@ export class FhirExportWearables {
         const text = rest + chunk.toString('latin1');
         let start = 0;
         for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) {
-          const [seriesId, tsUs, endUs, value, diastolic, updatedUs] = text.slice(start, end).split('\t');
+          // Six tab-separated fields: series, ts, end_ts, value, diastolic, updated_at (\N for null).
+          const t1 = text.indexOf('\t', start);
+          const t2 = text.indexOf('\t', t1 + 1);
+          const t3 = text.indexOf('\t', t2 + 1);
+          const t4 = text.indexOf('\t', t3 + 1);
+          const t5 = text.indexOf('\t', t4 + 1);
+          const seriesId = text.slice(start, t1);
           const target = bySeries.get(seriesId);
+          fields.tsUs = text.slice(t1 + 1, t2);
           // The COPY reads the series in the order given and each by time; anything else would lose the position.
-          if (!target || target.index < order || (target.index === order && Number(tsUs) <= Number(last!.tsUs))) {
+          if (!target || target.index < order || (target.index === order && Number(fields.tsUs) <= Number(last!.tsUs))) {
             throw new Error(`FHIR export ${exportId}: samples out of storage order at series ${seriesId}`);
           }
           order = target.index;
-          const line = target.lines.line({
-            tsUs,
-            endUs: endUs === '\\N' ? null : endUs,
-            value: value === '\\N' ? null : value,
-            diastolic: diastolic === '\\N' ? null : diastolic,
-            updatedUs,
-          });
-          if (line !== null) lines.push(line);
-          last = { seriesId, tsUs };
+          fields.endUs = nullable(text.slice(t2 + 1, t3));
+          fields.value = nullable(text.slice(t3 + 1, t4));
+          fields.diastolic = nullable(text.slice(t4 + 1, t5));
+          fields.updatedUs = text.slice(t5 + 1, end);
+          const line = target.lines.line(fields);
+          if (line !== null) part.add(line);
+          last = { seriesId, tsUs: fields.tsUs };
           read++;
           // A part ends only between samples, so that a step's last part ends at the position it hands back.
           if (++rows >= step.partRows && !(await flush())) return { seq, position: step.position, gone: true };
@@ -107,4 +116,30 @@ export class FhirExportWearables {
       after = undefined;
     }
   }
+}
+
+/** A COPY text field: \N is null. */
+const nullable = (field: string): string | null => (field === '\\N' ? null : field);
+
+/** A part's NDJSON, UTF-8, in one buffer that doubles when full. */
+class PartBuffer {
+  lines = 0;
+  private length = 0;
+  private buffer: Buffer;
+
+  constructor(capacity: number) {
+    this.buffer = Buffer.allocUnsafe(capacity);
+  }
+
+  add(line: string): void {
+    if (this.length + line.length * 3 > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + line.length * 3));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    this.length += this.buffer.write(line, this.length);
+    this.lines++;
+  }
+
+  readonly bytes = (): Buffer => this.buffer.subarray(0, this.length);
 }

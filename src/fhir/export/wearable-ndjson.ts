@@ -54,60 +54,101 @@ const HOLE_OF = new Map(MARKS);
 /** A line cut at its markers: pieces[0] hole[0] pieces[1] … pieces[n]; or, should a marker be ambiguous, the mapping itself. */
 type Template = { pieces: string[]; holes: Hole[] } | 'map';
 
-/** A Postgres float8 as JSON.stringify writes the number (NaN and ±Infinity as null). */
-const number = (text: string): string => JSON.stringify(Number(text));
+/** Postgres float8 text without an exponent: the shortest round-trip digits, which JavaScript writes alike. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** A Postgres float8 as JSON.stringify writes the number (NaN and ±Infinity as null; the exponent forms differ). */
+const number = (text: string): string => (PLAIN_NUMBER.test(text) && text !== '-0' ? text : JSON.stringify(Number(text)));
+
+function fill(hole: Hole, sample: SampleFields): string {
+  switch (hole) {
+    case 'id':
+      return sample.tsUs;
+    case 'ts':
+      return isoOfMicros(sample.tsUs);
+    case 'end':
+      return isoOfMicros(sample.endUs!);
+    case 'updated':
+      return isoOfMicros(sample.updatedUs);
+    case 'value':
+      return number(sample.value!);
+    case 'diastolic':
+      return number(sample.diastolic!);
+  }
+}
+
+const DAY_MS = 86_400_000;
+const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+/** Years 0000 to 9999, where toISOString writes `YYYY-MM-DDT…` (0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z). */
+const [MIN_MS, MAX_MS] = [-62_167_219_200_000, 253_402_300_799_999];
+/** `YYYY-MM-DDT` by day number: a day's samples share it. */
+const dayPrefixes = new Map<number, string>();
+
+/** Date.prototype.toISOString, with the date part cached by day (the export writes two per line; toISOString was its costliest call). */
+function isoOfMs(ms: number): string {
+  if (!(ms >= MIN_MS && ms <= MAX_MS)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size >= 4096) dayPrefixes.clear();
+    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    dayPrefixes.set(day, prefix);
+  }
+  let rest = ms - day * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  return `${prefix}${PAD2[hours]}:${PAD2[minutes]}:${PAD2[seconds]}.${PAD3[rest - seconds * 1000]}Z`;
+}
 
 /** Epoch microseconds as the driver's Date (milliseconds, rounded down) in ISO form. */
-export const isoOfMicros = (us: string): string => new Date(Math.floor(Number(us) / 1000)).toISOString();
+export const isoOfMicros = (us: string): string => isoOfMs(splitMicros(us).ms);
+
+/** Epoch microseconds (bigint text) as milliseconds rounded down and the microseconds past them, exactly. */
+function splitMicros(us: string): { ms: number; micros: number } {
+  const n = Number(us);
+  if (Number.isSafeInteger(n)) {
+    const micros = ((n % 1000) + 1000) % 1000;
+    return { ms: (n - micros) / 1000, micros };
+  }
+  const big = BigInt(us);
+  const micros = Number(((big % 1000n) + 1000n) % 1000n);
+  return { ms: Number((big - BigInt(micros)) / 1000n), micros };
+}
 
 /** Epoch microseconds as a keyset position's time (UTC, microsecond precision, as FhirReadModel's AT writes it). */
 export function keysetOfMicros(us: string): string {
-  const micros = Number(us);
-  const ms = Math.floor(micros / 1000);
-  return `${new Date(ms).toISOString().slice(0, 23)}${String(micros - ms * 1000).padStart(3, '0')}`;
+  const { ms, micros } = splitMicros(us);
+  return `${new Date(ms).toISOString().slice(0, 23)}${PAD3[micros]}`;
 }
 
 /** Turns samples of the series it was made for into NDJSON lines (each with its newline), or null for one the mapping does not serve. */
 export class SeriesLines {
-  /** Templates by shape: interval (i) or instant, diastolic (d) or none. */
-  private readonly templates = new Map<string, Template | null>();
+  /** Templates by shape: 2 for an interval, plus 1 with a diastolic value. */
+  private readonly templates: Array<Template | null | undefined> = [undefined, undefined, undefined, undefined];
 
   constructor(readonly series: SeriesRow) {}
 
   line(sample: SampleFields): string | null {
     if (sample.value === null) return null;
-    const interval = sample.endUs !== null && Math.floor(Number(sample.endUs) / 1000) !== Math.floor(Number(sample.tsUs) / 1000);
-    const key = `${interval ? 'i' : ''}${sample.diastolic !== null ? 'd' : ''}`;
-    let template = this.templates.get(key);
+    const interval = sample.endUs !== null && sample.endUs !== sample.tsUs && splitMicros(sample.endUs).ms !== splitMicros(sample.tsUs).ms;
+    const shape = (interval ? 2 : 0) + (sample.diastolic !== null ? 1 : 0);
+    let template = this.templates[shape];
     if (template === undefined) {
       template = this.template(interval, sample.diastolic !== null);
-      this.templates.set(key, template);
+      this.templates[shape] = template;
     }
     if (template === null) return null;
     if (template === 'map') return `${JSON.stringify(wearableObservation(sampleRow(this.series, sample)))}\n`;
     const { pieces, holes } = template;
     let out = pieces[0];
     for (let i = 0; i < holes.length; i++) {
-      out += this.fill(holes[i], sample) + pieces[i + 1];
+      out += fill(holes[i], sample) + pieces[i + 1];
     }
     return `${out}\n`;
-  }
-
-  private fill(hole: Hole, sample: SampleFields): string {
-    switch (hole) {
-      case 'id':
-        return sample.tsUs;
-      case 'ts':
-        return isoOfMicros(sample.tsUs);
-      case 'end':
-        return isoOfMicros(sample.endUs!);
-      case 'updated':
-        return isoOfMicros(sample.updatedUs);
-      case 'value':
-        return number(sample.value!);
-      case 'diastolic':
-        return number(sample.diastolic!);
-    }
   }
 
   /** The mapping's line for marker values, cut at them; null when the mapping writes no Observation for the series. */
@@ -139,7 +180,7 @@ export class SeriesLines {
 
 /** A sample as the read model's row (what the mapping takes). */
 export function sampleRow(series: SeriesRow, sample: SampleFields): SampleRow {
-  const date = (us: string) => new Date(Math.floor(Number(us) / 1000));
+  const date = (us: string) => new Date(splitMicros(us).ms);
   return {
     ...series,
     series_id: series.id,
