@@ -57,6 +57,8 @@ export class FhirExportWearables {
         const { lines, bytes } = part;
         const partSeq = seq++;
         writing = sealPart(this.cipher, bytes()).then((content) => this.exports.writePart(exportId, 'Observation', partSeq, lines, content));
+        // Awaited at the next flush; handled now so that a failure meanwhile is not an unhandled rejection.
+        writing.catch(() => undefined);
         part = new PartBuffer(step.partRows * 800);
       }
       rows = 0;
