@@ -55,19 +55,25 @@ export interface SearchPart {
 /** The time part of a cursor that starts a part from its beginning (n = -1). */
 const PART_START = '1970-01-01T00:00:00.000000';
 
+/** A cursor that starts `part` from its beginning. */
+export const partStart = (part: string): Cursor => ({ part, at: PART_START, id: '0', n: -1 });
+
 /**
  * A page over `parts` searched one after the other: a page may span parts, and its cursor names
- * the part it continues (a cursor with n = -1 starts a part from its beginning).
+ * the part it continues (a cursor with n = -1 starts a part from its beginning). `firstPage`, without
+ * a cursor: parts[0]'s page of `count`, already read.
  */
-export async function pageAcross(parts: SearchPart[], count: number, cursor: Cursor | undefined): Promise<SearchPage> {
+export async function pageAcross(parts: SearchPart[], count: number, cursor: Cursor | undefined, firstPage?: SearchPage): Promise<SearchPage> {
   const first = cursor ? parts.findIndex((part) => part.name === cursor.part) : 0;
   if (first < 0) throw FhirError.invalid('_cursor: pass it exactly as a next link gave it, with the same search parameters.', '_cursor');
   const matches: Resource[] = [];
   const included: Resource[] = [];
   for (let index = first; index < parts.length; index++) {
     const remaining = count - matches.length;
-    if (remaining === 0) return { matches, included, next: { part: parts[index].name, at: PART_START, id: '0', n: -1 } };
-    const page = await parts[index].run(remaining, index === first && cursor && cursor.n >= 0 ? cursor : undefined);
+    if (remaining === 0) return { matches, included, next: partStart(parts[index].name) };
+    // firstPage: the first part's page, read beforehand for the whole count (FhirObservations reads ahead).
+    const page =
+      index === 0 && !cursor && firstPage ? firstPage : await parts[index].run(remaining, index === first && cursor && cursor.n >= 0 ? cursor : undefined);
     matches.push(...page.matches);
     included.push(...(page.included ?? []));
     if (page.next) return { matches, included, next: page.next };

@@ -5,7 +5,11 @@
  */
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { SeriesRow } from './export/wearable-ndjson';
 import type { DateBound } from './fhir-search';
 import { liveUsers, type Position, SAMPLE_COLUMNS, type SampleRow, type Scope, Where } from './fhir-read-model';
 
@@ -59,5 +63,53 @@ export class FhirExportReadModel {
         ORDER BY t.ts LIMIT ${where.param(limit)}`,
       where.values,
     );
+  }
+
+  /** Up to `limit` series of the scope's live users of the resources, by id, from `from` (itself when inclusive). */
+  async seriesFrom(scope: Scope, resources: string[], from: { id: string; inclusive: boolean } | null, limit: number): Promise<SeriesRow[]> {
+    const where = new Where();
+    const join = liveUsers(where, scope, 's.user_id');
+    where.add(`s.resource = ANY(${where.param(resources)}::text[])`);
+    if (from) where.add(`s.id ${from.inclusive ? '>=' : '>'} ${where.param(from.id)}::bigint`);
+    return this.db.query(
+      `SELECT s.id::text AS id, s.user_id, s.resource, s.provider, s.source_type FROM health_series s ${join}
+        WHERE ${where.sql()} ORDER BY s.id LIMIT ${where.param(limit)}`,
+      where.values,
+    );
+  }
+
+  /**
+   * Up to `limit` samples of `seriesIds` (read by seriesFrom: the scope is already judged), series
+   * by series in the order given and each by time, after `after` in its series, as COPY text
+   * lines: series id, ts, end_ts and updated_at in epoch microseconds, value, diastolic. COPY
+   * (SELECT …) streams them without a row object each; it takes no parameters, so every value
+   * in it is checked or printed here.
+   */
+  async *copySamples(
+    seriesIds: string[],
+    after: { seriesId: string; at: string } | undefined,
+    lastUpdated: DateBound[],
+    limit: number,
+  ): AsyncGenerator<Buffer> {
+    if (!seriesIds.every((id) => /^\d{1,19}$/.test(id)) || !Number.isSafeInteger(limit)) throw new Error('copySamples: series ids are bigints');
+    if (after && !(/^\d{1,19}$/.test(after.seriesId) && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/.test(after.at)))
+      throw new Error('copySamples: bad position');
+    const from = after ? `CASE WHEN s.id = ${after.seriesId} THEN timestamp '${after.at}' AT TIME ZONE 'UTC' ELSE '-infinity' END` : `'-infinity'`;
+    const updated = lastUpdated.map((bound) => ` AND t.updated_at ${bound.op} timestamptz '${bound.at.toISOString()}'`).join('');
+    const micros = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::bigint`;
+    const statement = `COPY (SELECT s.id, ${micros('t.ts')}, ${micros('t.end_ts')}, t.value, t.diastolic, ${micros('t.updated_at')}
+        FROM unnest('{${seriesIds.join(',')}}'::bigint[]) WITH ORDINALITY AS s(id, n)
+        CROSS JOIN LATERAL (SELECT t.ts, t.end_ts, t.value, t.diastolic, t.updated_at FROM health_samples t
+                             WHERE t.series_id = s.id AND t.ts > ${from}${updated} ORDER BY t.ts) t
+       LIMIT ${limit}) TO STDOUT`;
+    const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (error?: Error) => void];
+    let ended = false;
+    try {
+      yield* client.query(copyTo(statement));
+      ended = true;
+    } finally {
+      // A COPY left half read (the consumer stopped, or failed) cannot go back to the pool: the connection is closed.
+      release(ended ? undefined : new Error('COPY abandoned'));
+    }
   }
 }

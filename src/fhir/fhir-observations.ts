@@ -26,6 +26,8 @@ interface Positioned<T> {
 }
 
 type ObservationPart = 'lab' | typeof PARSED_PART | 'wearable' | 'sleep';
+/** The parts that read lab results (and audit the orders and reports they read). */
+const LAB_PARTS: ObservationPart[] = ['lab', PARSED_PART];
 
 /**
  * The Observation search (reads and `_id` searches too): lab results of orders, results of parsed
@@ -77,11 +79,27 @@ export class FhirObservations {
         run: (count, cursor) => this.sleepObservations(team, { ...query, count, cursor }),
       },
     ];
-    return pageAcross(
-      parts.filter((part) => part.applies && (!only || only.includes(part.name))),
-      query.count,
-      query.cursor,
-    );
+    const searched = parts.filter((part) => part.applies && (!only || only.includes(part.name)));
+    if (query.patient && !query.cursor && searched.some((part) => LAB_PARTS.includes(part.name)))
+      return this.patientFirstPage(team, query.patient, searched, query.count);
+    return pageAcross(searched, query.count, query.cursor);
+  }
+
+  /**
+   * A search's first page for one patient, in one round trip where it can: most patients' Observations are
+   * wearable samples and they have no lab results, so whether they have any (one indexed statement) is
+   * asked while the first wearable or sleep page is read ahead (a read with no side effect; the lab parts
+   * audit what they read, so they are not read ahead). Without lab results that page is the answer's start.
+   */
+  private async patientFirstPage(
+    team: TeamPrincipal,
+    patient: string,
+    parts: Array<SearchPart & { name: ObservationPart }>,
+    count: number,
+  ): Promise<SearchPage> {
+    const rest = parts.filter((part) => !LAB_PARTS.includes(part.name));
+    const [hasLab, ahead] = await Promise.all([this.reads.hasLabResults(team, patient), rest[0]?.run(count, undefined)]);
+    return hasLab ? pageAcross(parts, count, undefined) : pageAcross(rest, count, undefined, ahead);
   }
 
   private async wearableObservations(team: TeamPrincipal, query: SearchQuery, resources: string[]): Promise<SearchPage> {

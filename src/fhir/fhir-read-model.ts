@@ -348,6 +348,18 @@ export class FhirReadModel {
     );
   }
 
+  /** Whether the user has any lab results the Observation search reads: an order's, or a completed parsed lab report's. */
+  async hasLabResults(scope: Scope, userId: string): Promise<boolean> {
+    if (!UUID.test(userId)) return false;
+    const [row] = await this.db.query(
+      `SELECT EXISTS (SELECT 1 FROM orders o JOIN order_results r ON r.order_id = o.id WHERE o.user_id = $1 AND o.team_id = $2 AND o.environment = $3)
+           OR EXISTS (SELECT 1 FROM lab_report_parsing_jobs j
+                       WHERE j.user_id = $1 AND j.team_id = $2 AND j.environment = $3 AND j.status = 'completed' AND j.data_enc IS NOT NULL) AS found`,
+      [userId, scope.teamId, scope.environment],
+    );
+    return row.found === true;
+  }
+
   /** Sleep summaries (health_summaries of type sleep), by bedtime start then id. */
   async sleeps(scope: Scope, filter: BaseFilter & { date: DateBound[] }): Promise<SleepRow[]> {
     const where = new Where();

@@ -10,6 +10,7 @@ import { FhirOrders } from './fhir-orders';
 import { FhirService } from './fhir.service';
 import { FhirExportController } from './export/fhir-export.controller';
 import { FhirExportRunner } from './export/fhir-export-runner';
+import { FhirExportWearables } from './export/fhir-export-wearables';
 import { FhirExportWorkflows } from './export/fhir-export-workflows';
 import { FhirExportsRepository } from './export/fhir-exports.repository';
 import { FhirExportsService } from './export/fhir-exports.service';
@@ -33,6 +34,7 @@ import { FhirExportsService } from './export/fhir-exports.service';
     FhirExportsRepository,
     FhirExportWorkflows,
     FhirExportRunner,
+    FhirExportWearables,
   ],
   exports: [FhirExportRunner],
 })

@@ -6,7 +6,9 @@ import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
 import type { DateBound, FhirResourceType } from '../fhir-search';
 import { SEARCH_PARAMETERS } from '../fhir-search';
 import { FhirService } from '../fhir.service';
+import { FhirExportWearables, WEARABLE_PART_PAGES } from './fhir-export-wearables';
 import { FhirExportsRepository } from './fhir-exports.repository';
+import { sealPart } from './ndjson-parts';
 
 /**
  * The export workflow's steps (activities/fhir-exports.ts): each page of a type is read as the
@@ -20,6 +22,7 @@ export class FhirExportRunner implements FhirExportWriter {
     private readonly exports: FhirExportsRepository,
     private readonly fhir: FhirService,
     private readonly cipher: PhiCipher,
+    private readonly wearables: FhirExportWearables,
     @Inject(LABFLOW_CONFIG) private readonly config: Pick<LabflowConfig, 'fhirExport'>,
   ) {}
 
@@ -34,6 +37,11 @@ export class FhirExportRunner implements FhirExportWriter {
     const base = { api: row.base_url, fhir: `${row.base_url}/fhir/R4` };
     let cursor = position ?? undefined;
     for (let page = 0; page < pages; page++) {
+      if (type === 'Observation' && cursor?.part === 'wearable') {
+        // Wearable samples, most of a team's Observations, are streamed rather than paged (FhirExportWearables).
+        const { pageSize } = this.config.fhirExport;
+        return this.wearables.write(exportId, team, lastUpdated, { seq, position: cursor, parts: pages - page, partRows: pageSize * WEARABLE_PART_PAGES });
+      }
       const found = await this.fhir.exportPage(
         team,
         type as FhirResourceType,
@@ -42,7 +50,7 @@ export class FhirExportRunner implements FhirExportWriter {
       );
       if (found.matches.length > 0) {
         const lines = found.matches.map((resource) => `${JSON.stringify(resource)}\n`).join('');
-        const written = await this.exports.writePart(exportId, type, seq, found.matches.length, this.cipher.encryptBytes(Buffer.from(lines)));
+        const written = await this.exports.writePart(exportId, type, seq, found.matches.length, await sealPart(this.cipher, lines));
         if (!written) return { seq, position: cursor ?? null, gone: true };
         seq++;
       }

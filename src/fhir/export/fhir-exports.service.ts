@@ -9,6 +9,7 @@ import type { FhirBase } from '../fhir.service';
 import { FhirExportWorkflows } from './fhir-export-workflows';
 import { type FhirExportRow, FhirExportsRepository } from './fhir-exports.repository';
 import type { ExportRequest } from './fhir-export-request';
+import { openPart } from './ndjson-parts';
 
 /** Steps write this many pages each before the workflow records where they stand. */
 const PAGES_PER_STEP = 20;
@@ -97,7 +98,7 @@ export class FhirExportsService {
     return (async function* parts() {
       let part: Buffer | null = first;
       for (let seq = 1; part; seq++) {
-        yield cipher.decryptBytes(part);
+        yield await openPart(cipher, part);
         part = await exports.part(id, type, seq);
       }
     })();

@@ -1,0 +1,197 @@
+/**
+ * Wearable sample Observations as NDJSON lines without building an object per sample: for each
+ * series (and shape: instant or interval, diastolic present or not) the line that
+ * `wearableObservation` + `JSON.stringify` writes is built once with marker values and cut at
+ * them; each sample then only joins the pieces with its own id, times and values. The constant
+ * parts come from the mapping itself, so a line is byte for byte what the object path writes
+ * (test/unit/fhir-wearable-ndjson.test.ts holds the two side by side). Pure, no I/O.
+ */
+import type { SampleRow } from '../fhir-read-model';
+import { wearableObservation } from '../wearable-mapping';
+
+/** What every sample of a series repeats. */
+export interface SeriesRow {
+  id: string;
+  user_id: string;
+  resource: string;
+  provider: string;
+  source_type: string;
+}
+
+/**
+ * One sample as the export's COPY writes it: epoch microseconds for its times, the value columns
+ * as Postgres prints float8 (shortest round-trip digits, read back exactly by Number).
+ */
+export interface SampleFields {
+  tsUs: string;
+  endUs: string | null;
+  value: string | null;
+  diastolic: string | null;
+  updatedUs: string;
+}
+
+// Marker values: chosen so that each prints once, unmistakably, in the mapped line (a series id has no '-').
+const MARK_TS_US = '-777777777777777';
+const MARK_TS = new Date(Date.UTC(2101, 0, 1, 0, 0, 0, 1));
+const MARK_END = new Date(Date.UTC(2101, 0, 1, 0, 0, 0, 2));
+const MARK_UPDATED = new Date(Date.UTC(2101, 0, 1, 0, 0, 0, 3));
+const MARK_VALUE = 987654321.25;
+const MARK_DIASTOLIC = 987654322.75;
+
+type Hole = 'id' | 'ts' | 'end' | 'updated' | 'value' | 'diastolic';
+
+const MARKS: Array<[string, Hole]> = [
+  [MARK_TS_US, 'id'],
+  [MARK_TS.toISOString(), 'ts'],
+  [MARK_END.toISOString(), 'end'],
+  [MARK_UPDATED.toISOString(), 'updated'],
+  [JSON.stringify(MARK_VALUE), 'value'],
+  [JSON.stringify(MARK_DIASTOLIC), 'diastolic'],
+];
+const MARK_PATTERN = new RegExp(MARKS.map(([text]) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+const HOLE_OF = new Map(MARKS);
+
+/** A line cut at its markers: pieces[0] hole[0] pieces[1] … pieces[n]; or, should a marker be ambiguous, the mapping itself. */
+type Template = { pieces: string[]; holes: Hole[] } | 'map';
+
+/** Postgres float8 text without an exponent: the shortest round-trip digits, which JavaScript writes alike. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** A Postgres float8 as JSON.stringify writes the number (NaN and ±Infinity as null; the exponent forms differ). */
+const number = (text: string): string => (PLAIN_NUMBER.test(text) && text !== '-0' ? text : JSON.stringify(Number(text)));
+
+function fill(hole: Hole, sample: SampleFields): string {
+  switch (hole) {
+    case 'id':
+      return sample.tsUs;
+    case 'ts':
+      return isoOfMicros(sample.tsUs);
+    case 'end':
+      return isoOfMicros(sample.endUs!);
+    case 'updated':
+      return isoOfMicros(sample.updatedUs);
+    case 'value':
+      return number(sample.value!);
+    case 'diastolic':
+      return number(sample.diastolic!);
+  }
+}
+
+const DAY_MS = 86_400_000;
+const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+/** Years 0000 to 9999, where toISOString writes `YYYY-MM-DDT…` (0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z). */
+const [MIN_MS, MAX_MS] = [-62_167_219_200_000, 253_402_300_799_999];
+/** `YYYY-MM-DDT` by day number: a day's samples share it. */
+const dayPrefixes = new Map<number, string>();
+
+/** Date.prototype.toISOString, with the date part cached by day (the export writes two per line; toISOString was its costliest call). */
+function isoOfMs(ms: number): string {
+  if (!(ms >= MIN_MS && ms <= MAX_MS)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size >= 4096) dayPrefixes.clear();
+    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    dayPrefixes.set(day, prefix);
+  }
+  let rest = ms - day * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  return `${prefix}${PAD2[hours]}:${PAD2[minutes]}:${PAD2[seconds]}.${PAD3[rest - seconds * 1000]}Z`;
+}
+
+/** Epoch microseconds as the driver's Date (milliseconds, rounded down) in ISO form. */
+export const isoOfMicros = (us: string): string => isoOfMs(splitMicros(us).ms);
+
+/** Epoch microseconds (bigint text) as milliseconds rounded down and the microseconds past them, exactly. */
+function splitMicros(us: string): { ms: number; micros: number } {
+  const n = Number(us);
+  if (Number.isSafeInteger(n)) {
+    const micros = ((n % 1000) + 1000) % 1000;
+    return { ms: (n - micros) / 1000, micros };
+  }
+  const big = BigInt(us);
+  const micros = Number(((big % 1000n) + 1000n) % 1000n);
+  return { ms: Number((big - BigInt(micros)) / 1000n), micros };
+}
+
+/** Epoch microseconds as a keyset position's time (UTC, microsecond precision, as FhirReadModel's AT writes it). */
+export function keysetOfMicros(us: string): string {
+  const { ms, micros } = splitMicros(us);
+  return `${new Date(ms).toISOString().slice(0, 23)}${PAD3[micros]}`;
+}
+
+/** Turns samples of the series it was made for into NDJSON lines (each with its newline), or null for one the mapping does not serve. */
+export class SeriesLines {
+  /** Templates by shape: 2 for an interval, plus 1 with a diastolic value. */
+  private readonly templates: Array<Template | null | undefined> = [undefined, undefined, undefined, undefined];
+
+  constructor(readonly series: SeriesRow) {}
+
+  line(sample: SampleFields): string | null {
+    if (sample.value === null) return null;
+    const interval = sample.endUs !== null && sample.endUs !== sample.tsUs && splitMicros(sample.endUs).ms !== splitMicros(sample.tsUs).ms;
+    const shape = (interval ? 2 : 0) + (sample.diastolic !== null ? 1 : 0);
+    let template = this.templates[shape];
+    if (template === undefined) {
+      template = this.template(interval, sample.diastolic !== null);
+      this.templates[shape] = template;
+    }
+    if (template === null) return null;
+    if (template === 'map') return `${JSON.stringify(wearableObservation(sampleRow(this.series, sample)))}\n`;
+    const { pieces, holes } = template;
+    let out = pieces[0];
+    for (let i = 0; i < holes.length; i++) {
+      out += fill(holes[i], sample) + pieces[i + 1];
+    }
+    return `${out}\n`;
+  }
+
+  /** The mapping's line for marker values, cut at them; null when the mapping writes no Observation for the series. */
+  private template(interval: boolean, diastolic: boolean): Template | null {
+    const observation = wearableObservation({
+      ...sampleRow(this.series, { tsUs: MARK_TS_US, endUs: null, value: null, diastolic: null, updatedUs: '0' }),
+      ts: MARK_TS,
+      end_ts: interval ? MARK_END : null,
+      value: MARK_VALUE,
+      diastolic: diastolic ? MARK_DIASTOLIC : null,
+      updated_at: MARK_UPDATED,
+    });
+    if (!observation) return null;
+    const json = JSON.stringify(observation);
+    const pieces: string[] = [];
+    const holes: Hole[] = [];
+    let from = 0;
+    for (const match of json.matchAll(MARK_PATTERN)) {
+      pieces.push(json.slice(from, match.index));
+      holes.push(HOLE_OF.get(match[0])!);
+      from = match.index! + match[0].length;
+    }
+    pieces.push(json.slice(from));
+    // Each marker once (the value twice for blood pressure's components is not a shape the mapping writes: one each).
+    const expected = (['id', 'updated', 'ts', 'value', ...(interval ? ['end'] : []), ...(diastolic ? ['diastolic'] : [])] as Hole[]).sort().join();
+    return [...holes].sort().join() === expected ? { pieces, holes } : 'map';
+  }
+}
+
+/** A sample as the read model's row (what the mapping takes). */
+export function sampleRow(series: SeriesRow, sample: SampleFields): SampleRow {
+  const date = (us: string) => new Date(splitMicros(us).ms);
+  return {
+    ...series,
+    series_id: series.id,
+    ts_us: sample.tsUs,
+    ts: date(sample.tsUs),
+    end_ts: sample.endUs === null ? null : date(sample.endUs),
+    value: sample.value === null ? null : Number(sample.value),
+    diastolic: sample.diastolic === null ? null : Number(sample.diastolic),
+    sample_type: null,
+    timezone_offset: null,
+    updated_at: date(sample.updatedUs),
+    keyset_at: keysetOfMicros(sample.tsUs),
+  };
+}
