@@ -1,9 +1,10 @@
 /**
  * HL7 results taken in against their floor (issue #40): result messages per second that labflow's
- * MLLP listener takes in — the worker role `hl7` as production runs it (dist/src/worker.js): each
- * ORU^R01 checked, stored sealed and committed (group commit across connections), then ACKed; in
- * the same process, after the ACK, matched to its order by placer number and handed to the order's
- * workflow (a signal) — ÷ an MLLP server built from the same framer and message model that only
+ * MLLP listener takes in, as production runs it (dist/src/worker.js): each ORU^R01 checked, stored
+ * sealed and committed (group commit across connections), then ACKed; after the ACK matched to its
+ * order by placer number and handed to the order's workflow (a signal), by a process of worker role
+ * hl7-handoff beside the listener's role hl7-listener (BENCH_HL7_HANDOFF=process, the default), or
+ * in the listener's own process (role hl7, BENCH_HL7_HANDOFF=listener) — ÷ an MLLP server built from the same framer and message model that only
  * ACKs (bench/hl7/ack-server.mjs). Goal: ≥ 0.5. After the slices the bench waits for every message
  * to be handed over and prints how long that took: the ratio counts ACKs, the hand-off must keep up.
  *
