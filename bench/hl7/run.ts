@@ -191,6 +191,8 @@ async function main(): Promise<void> {
         ? await startServer({
             name: 'the HL7 hand-off',
             script: 'dist/src/worker.js',
+            // BENCH_PROFILE_DIR: a profile of the hand-off too.
+            nodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
             env: { NODE_ENV: 'production', LOG_LEVEL: 'info', API_HOST: '127.0.0.1', WORKER_ROLES: 'hl7-handoff', TEMPORAL_TASK_QUEUE: taskQueue },
             portVariable: 'WORKER_HEALTH_PORT',
             logFile: join(logDir, 'handoff.log'),

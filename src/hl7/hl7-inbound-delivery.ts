@@ -168,15 +168,19 @@ export class Hl7InboundDelivery {
     const next = async (): Promise<void> => {
       for (let entry = orders.shift(); entry; entry = orders.shift()) {
         const [orderId, messages] = entry;
-        for (const { id, fact } of messages) {
-          try {
-            if (fact) await this.orders.report(orderId, { messageId: id, fact: fact.low, statusDetail: fact.detail, correction: fact.correction ?? false });
-            processed.push(id);
-          } catch (error) {
+        const reports = messages.flatMap(({ id, fact }) =>
+          fact ? [{ messageId: id, fact: fact.low, statusDetail: fact.detail, correction: fact.correction ?? false }] : [],
+        );
+        // The order read once for all its messages of the batch, each signalled in turn.
+        const { handed, error } = reports.length ? await this.orders.reportEach(orderId, reports) : { handed: [] };
+        const failed = error === undefined ? undefined : reports[handed.length].messageId;
+        for (const { id } of messages) {
+          if (id === failed) {
             // This order's later messages wait with it: the sweep hands them over in order.
             this.logger.warn(`hl7 message ${id}: not handed to order ${orderId} yet (${(error as Error).message}); the sweep retries`);
             break;
           }
+          processed.push(id);
         }
       }
     };
