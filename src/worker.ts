@@ -57,6 +57,7 @@ runProcess('worker', async () => {
   let continuousQueries: { stop(): Promise<void> } | null = null;
   let hl7: Hl7Listener | null = null;
   let hl7Sweep: (() => Promise<void>) | null = null;
+  let hl7HandOff: (() => Promise<void>) | null = null;
   let sandboxHl7Lab: SandboxHl7Lab | null = null;
   try {
     observability = await startWorkerObservability(app, config, {
@@ -105,7 +106,9 @@ runProcess('worker', async () => {
       continuousQueries = startContinuousQueries(app.get(ContinuousQueryRunner), pollIntervalMs, (message) => logger.warn(message));
       logger.info(`continuous queries evaluated every ${pollIntervalMs / 1000}s`);
     }
-    if (roles.has('hl7')) {
+    if (roles.has('hl7') || roles.has('hl7-listener')) {
+      // `hl7-listener` without `hl7`: the listener only stores and ACKs; a process of role hl7-handoff hands over.
+      if (!roles.has('hl7')) app.get(Hl7InboundService).handOverElsewhere();
       hl7 = await startHl7Listener(app.get(Hl7InboundService), {
         ...config.hl7,
         port: config.hl7.listenerPort,
@@ -113,8 +116,12 @@ runProcess('worker', async () => {
         tls: config.hl7.listenerTls,
         logger,
       });
-      hl7Sweep = app.get(Hl7InboundDelivery).startSweeping(config.hl7.redeliverAfterMs);
+      if (roles.has('hl7')) hl7Sweep = app.get(Hl7InboundDelivery).startSweeping(config.hl7.redeliverAfterMs);
       logger.info(`HL7 MLLP listener on ${config.hl7.listenerHost}:${hl7.port}${config.hl7.listenerTls ? ' (TLS)' : ''}`);
+    }
+    if (roles.has('hl7-handoff')) {
+      hl7HandOff = app.get(Hl7InboundDelivery).startHandingOff(config.hl7.handoffPollMs, config.hl7.redeliverAfterMs);
+      logger.info(`HL7 hand-off: stored messages to their orders, looked for every ${config.hl7.handoffPollMs} ms`);
     }
     if (roles.has('sandbox-hl7-lab')) {
       const { sandboxLab } = config.hl7;
@@ -161,8 +168,9 @@ runProcess('worker', async () => {
     await continuousQueries?.stop();
     await hl7?.close();
     await hl7Sweep?.();
+    await hl7HandOff?.();
     // What was ACKed is handed over before the process ends (else the next sweep does it).
-    if (hl7) await app.get(Hl7InboundDelivery).idle();
+    if (hl7 || hl7HandOff) await app.get(Hl7InboundDelivery).idle();
     await sandboxHl7Lab?.close();
     await sandbox?.stop();
     await events?.stop();

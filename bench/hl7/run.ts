@@ -1,9 +1,10 @@
 /**
  * HL7 results taken in against their floor (issue #40): result messages per second that labflow's
- * MLLP listener takes in — the worker role `hl7` as production runs it (dist/src/worker.js): each
- * ORU^R01 checked, stored sealed and committed (group commit across connections), then ACKed; in
- * the same process, after the ACK, matched to its order by placer number and handed to the order's
- * workflow (a signal) — ÷ an MLLP server built from the same framer and message model that only
+ * MLLP listener takes in, as production runs it (dist/src/worker.js): each ORU^R01 checked, stored
+ * sealed and committed (group commit across connections), then ACKed; after the ACK matched to its
+ * order by placer number and handed to the order's workflow (a signal), by a process of worker role
+ * hl7-handoff beside the listener's role hl7-listener (BENCH_HL7_HANDOFF=process, the default), or
+ * in the listener's own process (role hl7, BENCH_HL7_HANDOFF=listener) — ÷ an MLLP server built from the same framer and message model that only
  * ACKs (bench/hl7/ack-server.mjs). Goal: ≥ 0.5. After the slices the bench waits for every message
  * to be handed over and prints how long that took: the ratio counts ACKs, the hand-off must keep up.
  *
@@ -46,12 +47,15 @@ import {
   startServer,
   terminateBenchOrders,
 } from '../lib/load';
+import { backends, backendTicksBetween, cpuTicks, micros } from '../lib/cpu';
 import { recordFigure } from '../lib/results';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SLICES = Number(process.env.BENCH_SLICES ?? 6);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 40);
+/** `process` (default): the listener is worker role hl7-listener (store, commit, ACK) and a process of role hl7-handoff (not pinned) hands over; `listener`: role hl7, the hand-off in the listener's process. */
+const HANDOFF = process.env.BENCH_HL7_HANDOFF === 'listener' ? 'listener' : 'process';
 /** The seeded lipid panel kit (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
 const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
 
@@ -59,6 +63,9 @@ interface Slice {
   acked: number;
   refused: number;
   perSecond: number;
+  /** CPU µs the server process used in the slice (null: /proc could not tell), and its Postgres backends'. */
+  serverMicros?: number | null;
+  postgresMicros?: number | null;
 }
 
 async function freePort(): Promise<number> {
@@ -168,7 +175,7 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'info',
         METRICS_ENABLED: 'true',
         API_HOST: '127.0.0.1',
-        WORKER_ROLES: 'hl7',
+        WORKER_ROLES: HANDOFF === 'process' ? 'hl7-listener' : 'hl7',
         HL7_LISTENER_HOST: '127.0.0.1',
         HL7_LISTENER_PORT: String(listenerPort),
         TEMPORAL_TASK_QUEUE: taskQueue,
@@ -179,6 +186,20 @@ async function main(): Promise<void> {
       cpu: BENCH_CPUS.server,
     });
     servers.push(listener);
+    const handOff =
+      HANDOFF === 'process'
+        ? await startServer({
+            name: 'the HL7 hand-off',
+            script: 'dist/src/worker.js',
+            // BENCH_PROFILE_DIR: a profile of the hand-off too.
+            nodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+            env: { NODE_ENV: 'production', LOG_LEVEL: 'info', API_HOST: '127.0.0.1', WORKER_ROLES: 'hl7-handoff', TEMPORAL_TASK_QUEUE: taskQueue },
+            portVariable: 'WORKER_HEALTH_PORT',
+            logFile: join(logDir, 'handoff.log'),
+            readyPath: '/health/ready',
+          })
+        : null;
+    if (handOff) servers.push(handOff);
     const floorPort = await freePort();
     const floor = await startServer({
       name: 'the ACK-only server',
@@ -192,7 +213,7 @@ async function main(): Promise<void> {
     servers.push(floor);
 
     console.log(
-      `bench:hl7 — ${CONNECTIONS} MLLP connections, ${SLICES} pairs of ${SECONDS} s slices, results for ${ORDERS} orders; load average ${loadavg()
+      `bench:hl7 — hand-off in ${HANDOFF === 'process' ? 'a process of its own' : "the listener's process"}, ${CONNECTIONS} MLLP connections, ${SLICES} pairs of ${SECONDS} s slices, results for ${ORDERS} orders; load average ${loadavg()
         .map((n) => n.toFixed(1))
         .join(' ')}`,
     );
@@ -201,9 +222,18 @@ async function main(): Promise<void> {
     await load(floorPort, facility, orderIds);
     const sides: [Slice[], Slice[]] = [[], []];
     const ports = [listenerPort, floorPort];
+    const pids = [listener.child.pid ?? 0, floor.child.pid ?? 0];
+    const handOffPid = handOff?.child.pid ?? null;
+    const handOffTicks = handOffPid === null ? null : cpuTicks(handOffPid);
     for (let pair = 0; pair < SLICES; pair += 1) {
       for (const index of pair % 2 === 0 ? [0, 1] : [1, 0]) {
+        // CPU per message of each side (steadier than rates on a loaded machine): the server process, and the Postgres backends of this database.
+        const [ticks, postgres] = [cpuTicks(pids[index]), await backends(db)];
         const slice = await load(ports[index], facility, orderIds);
+        const [ticksAfter, postgresAfter] = [cpuTicks(pids[index]), await backends(db)];
+        slice.serverMicros = ticks === null || ticksAfter === null ? null : micros(ticksAfter - ticks);
+        const postgresTicks = backendTicksBetween(postgres, postgresAfter);
+        slice.postgresMicros = postgresTicks === null ? null : micros(postgresTicks);
         if (slice.refused > 0) throw new Error(`${index === 0 ? 'labflow' : 'the floor'} answered ${slice.refused} messages with AE/AR; see ${logDir}`);
         sides[index].push(slice);
       }
@@ -211,7 +241,13 @@ async function main(): Promise<void> {
     const mean = (slices: Slice[]) => slices.reduce((sum, slice) => sum + slice.perSecond, 0) / slices.length;
     const [labflow, bare] = [mean(sides[0]), mean(sides[1])];
     const ratios = sides[0].map((slice, pair) => slice.perSecond / sides[1][pair].perSecond).sort((a, b) => a - b);
+    const perMessage = (slices: Slice[], key: 'serverMicros' | 'postgresMicros') => {
+      const acked = slices.reduce((sum, slice) => sum + slice.acked, 0);
+      const micros = slices.reduce<number | null>((sum, slice) => (sum === null || slice[key] == null ? null : sum + (slice[key] as number)), 0);
+      return micros === null || acked === 0 ? 'n/a' : `${fmt(micros / acked)} µs`;
+    };
     // Everything ACKed is matched and signalled after its ACK: wait for the hand-off to finish.
+    const drainTicks = cpuTicks(pids[0]);
     const drainStarted = Date.now();
     const handedOver = async () =>
       (
@@ -226,6 +262,8 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 250));
       drained = await handedOver();
     }
+    const drainTicksAfter = cpuTicks(pids[0]);
+    const handOffTicksAfter = handOffPid === null ? null : cpuTicks(handOffPid);
     const stored = drained.processed;
     const acked = sides[0].reduce((sum, slice) => sum + slice.acked, 0);
     console.table([
@@ -234,6 +272,12 @@ async function main(): Promise<void> {
     ]);
     console.log(
       `messages matched and handed to their orders over the run (warm-up included): ${fmt(stored)}, ${drained.waiting} still waiting; ACKed in the measured slices: ${fmt(acked)}; the hand-off finished ${fmt((Date.now() - drainStarted) / 1000, 1)} s after the last slice`,
+    );
+    console.log(
+      `CPU per message ACKed in the slices: labflow's listener ${perMessage(sides[0], 'serverMicros')} (its Postgres backends ${perMessage(sides[0], 'postgresMicros')}), the floor ${perMessage(sides[1], 'serverMicros')}; the listener's CPU after the last slice (the hand-off catching up) ${drainTicks === null || drainTicksAfter === null ? 'n/a' : `${fmt(micros(drainTicksAfter - drainTicks) / 1000)} ms`}` +
+        (handOffTicks === null || handOffTicksAfter === null
+          ? ''
+          : `; the hand-off process, from the first measured slice to the end, ${fmt(micros(handOffTicksAfter - handOffTicks) / Math.max(1, acked))} µs per message ACKed`),
     );
     console.log(
       `ratio ${fmt(labflow / bare, 2)} (goal ≥ 0.5); pair ratios, middle half ${middleHalf(ratios)}, all ${ratios.map((ratio) => fmt(ratio, 2)).join(' ')}`,

@@ -200,6 +200,8 @@ export interface Hl7Config {
   ackTimeoutMs: number;
   /** Stored messages not handed to their order this long after are handed over again (the listener's sweep, as often). */
   redeliverAfterMs: number;
+  /** Worker role hl7-handoff: how often it looks for stored messages when the last look found none. */
+  handoffPollMs: number;
   /** The sandbox HL7 lab (worker role sandbox-hl7-lab): its port and labflow's listener it reports to. */
   sandboxLab: { port: number; resultsTo: { host: string; port: number } };
 }

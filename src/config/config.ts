@@ -202,6 +202,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
       frameTimeoutMs: toMs(e.HL7_FRAME_TIMEOUT),
       ackTimeoutMs: toMs(e.HL7_ACK_TIMEOUT),
       redeliverAfterMs: toMs(e.HL7_REDELIVER_AFTER),
+      handoffPollMs: toMs(e.HL7_HANDOFF_POLL),
       sandboxLab: {
         port: e.SANDBOX_HL7_LAB_PORT,
         resultsTo: { host: e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[0], port: Number(e.SANDBOX_HL7_LAB_RESULTS_TO.split(':')[1]) },

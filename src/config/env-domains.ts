@@ -232,6 +232,7 @@ export const domainEnv = {
         'A message the listener stored and ACKed but has not handed to its order this long after (its listener stopped, a signal failed) is handed over again; the listener sweeps for such messages this often.',
       ),
     ),
+  HL7_HANDOFF_POLL: duration.default('200ms').meta(doc('hl7', 'How often worker role `hl7-handoff` looks for stored messages when its last look found none.')),
   SANDBOX_HL7_LAB_PORT: port
     .default(2576)
     .meta(doc('hl7', 'Port the sandbox HL7 lab (worker role `sandbox-hl7-lab`) takes order messages on; point a sandbox HL7 lab account at it.')),

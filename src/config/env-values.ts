@@ -84,10 +84,24 @@ export const trustProxy = z
   });
 
 /** What a worker process runs: Temporal workflows/activities, the outbox relay, webhook delivery, sandbox partner callbacks. */
-export const WORKER_ROLES = ['temporal', 'relay', 'delivery', 'sandbox', 'retention', 'lab-reports', 'continuous-queries', 'hl7', 'sandbox-hl7-lab'] as const;
+export const WORKER_ROLES = [
+  'temporal',
+  'relay',
+  'delivery',
+  'sandbox',
+  'retention',
+  'lab-reports',
+  'continuous-queries',
+  'hl7',
+  'hl7-listener',
+  'hl7-handoff',
+  'sandbox-hl7-lab',
+] as const;
 export type WorkerRole = (typeof WORKER_ROLES)[number];
 /** Roles a worker runs only when WORKER_ROLES names them: each listens on a port of its own. */
-export const OPT_IN_WORKER_ROLES: readonly WorkerRole[] = ['hl7', 'sandbox-hl7-lab'];
+export const OPT_IN_WORKER_ROLES: readonly WorkerRole[] = ['hl7', 'hl7-listener', 'hl7-handoff', 'sandbox-hl7-lab'];
+/** `hl7` split in two for processes of their own (a listener that only stores and ACKs; the hand-off to orders): not for a Deployment of their own as well as `hl7`. */
+export const HL7_SPLIT_ROLES: readonly WorkerRole[] = ['hl7-listener', 'hl7-handoff'];
 
 /**
  * The sections of docs/configuration.md, in its order. `npm run docs:config`

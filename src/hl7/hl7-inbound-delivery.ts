@@ -18,14 +18,17 @@ export interface PendingMessage {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Messages matched in one go (a few queries each batch, whatever its size). */
 const BATCH = 200;
-/** Orders whose workflows are signalled at once; each order's messages go one after another, in arrival order. */
-const ORDERS_AT_ONCE = 8;
+/** Orders whose workflows are signalled at once (each signal waits on Temporal, not on this CPU); each order's messages go one after another, in arrival order. */
+const ORDERS_AT_ONCE = 32;
 
 /**
  * The half of taking a lab's message that comes after its ACK (Hl7InboundService stores it and
  * ACKs): matching it to its order by placer number (ORC-2/OBR-2, labflow's order id) or the lab's
  * filler number seen before, holding it for review when it matches none, and handing its fact to
- * the order's workflow. Messages arrive by an in-process hand-off from the listener; `sweep` hands
+ * the order's workflow. Messages arrive by an in-process hand-off from the listener (worker role
+ * `hl7`), or are claimed from the table by `startHandingOff` in a process of their own (role
+ * `hl7-handoff`, beside listeners of role `hl7-listener`, so the signals do not take the
+ * listener's CPU); `sweep` hands
  * over again what is still `received` after a while (a listener stopped between the ACK and the
  * signal, a signal that failed), so nothing stored is lost. A message handed over twice (by two
  * sweeps, or a signal whose `processed` mark was lost) is taken once: the order workflow
@@ -85,6 +88,44 @@ export class Hl7InboundDelivery {
     };
   }
 
+  /**
+   * Worker role `hl7-handoff`: claims what listeners of role `hl7-listener` stored (they hand
+   * nothing over themselves) and hands it over, a batch at a time; looks again at once after a
+   * full batch, else after `pollMs`. A claim older than `leaseMs` (its hand-off stopped) is taken
+   * again. The returned function stops it once the batch in hand is handed over.
+   */
+  startHandingOff(pollMs: number, leaseMs: number): () => Promise<void> {
+    let stopped = false;
+    let timer: NodeJS.Timeout | null = null;
+    let wake: (() => void) | null = null;
+    const loop = async () => {
+      while (!stopped) {
+        let claimed = 0;
+        try {
+          const rows = await this.repository.claimToHandOver(leaseMs, BATCH);
+          claimed = rows.length;
+          this.enqueue(rows.flatMap((row) => this.read(row)));
+          await this.idle();
+        } catch (error) {
+          this.logger.warn(`hl7 hand-off pass failed: ${(error as Error).message}`);
+        }
+        if (claimed < BATCH && !stopped) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, pollMs);
+          });
+        }
+      }
+    };
+    const running = loop();
+    return async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      (wake as (() => void) | null)?.();
+      await running;
+    };
+  }
+
   private read(row: ReceivedMessage): PendingMessage[] {
     try {
       const decoded = decodeInbound(Buffer.from(this.cipher.decrypt(row.bodyEnc), 'utf8'));
@@ -127,15 +168,19 @@ export class Hl7InboundDelivery {
     const next = async (): Promise<void> => {
       for (let entry = orders.shift(); entry; entry = orders.shift()) {
         const [orderId, messages] = entry;
-        for (const { id, fact } of messages) {
-          try {
-            if (fact) await this.orders.report(orderId, { messageId: id, fact: fact.low, statusDetail: fact.detail, correction: fact.correction ?? false });
-            processed.push(id);
-          } catch (error) {
+        const reports = messages.flatMap(({ id, fact }) =>
+          fact ? [{ messageId: id, fact: fact.low, statusDetail: fact.detail, correction: fact.correction ?? false }] : [],
+        );
+        // The order read once for all its messages of the batch, each signalled in turn.
+        const { handed, error } = reports.length ? await this.orders.reportEach(orderId, reports) : { handed: [] };
+        const failed = error === undefined ? undefined : reports[handed.length].messageId;
+        for (const { id } of messages) {
+          if (id === failed) {
             // This order's later messages wait with it: the sweep hands them over in order.
             this.logger.warn(`hl7 message ${id}: not handed to order ${orderId} yet (${(error as Error).message}); the sweep retries`);
             break;
           }
+          processed.push(id);
         }
       }
     };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { type Hl7MessageSummary, Hl7Repository, type NewInboundMessage } from './hl7.repository';
+import { Hl7Repository, type NewInboundMessage, type StoredInbound } from './hl7.repository';
 
-type Stored = { stored: boolean; message: Hl7MessageSummary };
+type Stored = { stored: boolean; message: StoredInbound };
 
 /** Rows written in one statement at most. */
 const MAX_ROWS = 100;

@@ -38,6 +38,8 @@ export interface InboundOutcome {
 @Injectable()
 export class Hl7InboundService {
   private readonly labs = new Map<string, { lab: Hl7LabInterfaceEntity; until: number }>();
+  /** False in a listener of worker role `hl7-listener`: a process of role `hl7-handoff` claims what it stores. */
+  private handsOver = true;
 
   constructor(
     private readonly repository: Hl7Repository,
@@ -75,10 +77,15 @@ export class Hl7InboundService {
       bodyEnc: this.cipher.encrypt(decoded.text),
     });
     // Committed: from here the message is labflow's to deliver, and the lab hears so at once.
-    if (message.state === 'received') {
+    if (this.handsOver && message.state === 'received') {
       this.delivery.enqueue([{ id: message.id, labAccountId: lab.labAccountId, peerFacility: header.sendingFacility, reported }]);
     }
     return this.answer(header, null, 'AA', message.ackText ?? 'Message accepted.', undefined, message.id, !stored);
+  }
+
+  /** The listener stores and ACKs only; another process (worker role `hl7-handoff`) hands the messages to their orders. */
+  handOverElsewhere(): void {
+    this.handsOver = false;
   }
 
   /**

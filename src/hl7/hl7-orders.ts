@@ -23,6 +23,11 @@ export interface Hl7Orders {
    * correction for an order that already completed corrects its stored results.
    */
   report(orderId: string, report: Hl7Report): Promise<'accepted' | 'ignored'>;
+  /**
+   * `report` for each of an order's messages in turn, the order read once: the ids handed over,
+   * up to the first that failed (`error`: why; the rest wait for a sweep, in order).
+   */
+  reportEach(orderId: string, reports: readonly Hl7Report[]): Promise<{ handed: string[]; error?: unknown }>;
 }
 
 export const HL7_ORDERS = Symbol('HL7_ORDERS');

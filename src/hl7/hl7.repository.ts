@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { logOperatorRead, type OperatorAccess } from '../common/phi-access-log';
+import { runPrepared } from '../common/prepared-statement';
 import { Hl7LabInterfaceEntity, type Hl7MessageEntity, type Hl7MessageState } from './hl7.entities';
 import type { Hl7InterfaceSettings } from './hl7-settings';
 
@@ -11,6 +12,17 @@ export type Hl7MessageSummary = Omit<Hl7MessageEntity, 'bodyEnc'>;
 
 /** An inbound message as the listener stores it: `received`, ACKed AA, its order not matched yet. */
 export type NewInboundMessage = Pick<Hl7MessageEntity, 'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'fillerNumber' | 'ackText' | 'bodyEnc'>;
+
+/** What storing an inbound message answers: the row it is stored as, as far as its ACK needs. */
+export type StoredInbound = Pick<Hl7MessageEntity, 'id' | 'state' | 'ackText'>;
+
+const STORE_INBOUND = `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, filler_number, state, ack_code, ack_text, body_enc)
+  SELECT id, 'in', peer_facility, control_id, message_type, lab_account_id, filler_number, 'received', 'AA', ack_text, body_enc
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[])
+      WITH ORDINALITY AS r(id, peer_facility, control_id, message_type, lab_account_id, filler_number, ack_text, body_enc, n)
+   ORDER BY n
+  ON CONFLICT (direction, peer_facility, control_id) DO NOTHING
+  RETURNING id, state, ack_text AS "ackText"`;
 
 /** A stored message waiting to be handed to its order. */
 export type ReceivedMessage = Pick<Hl7MessageEntity, 'id' | 'peerFacility' | 'labAccountId' | 'bodyEnc'>;
@@ -78,42 +90,41 @@ export class Hl7Repository {
   /**
    * Stores inbound messages, each once per (sending facility, control id), in one statement (one
    * commit for all): per row, in order, `stored` false when that message was stored already (a
-   * repeat, also of an earlier row of the same batch), with the row it was stored as.
+   * repeat, also of an earlier row of the same batch), with the row it was stored as. The INSERT is
+   * a prepared statement on the pool's connection (runPrepared: no TypeORM query runner) returning
+   * only what the ACK needs: it runs for every message the listener takes.
    */
-  async storeInbound(rows: readonly NewInboundMessage[]): Promise<Array<{ stored: boolean; message: Hl7MessageSummary }>> {
+  async storeInbound(rows: readonly NewInboundMessage[]): Promise<Array<{ stored: boolean; message: StoredInbound }>> {
     const ids = rows.map(() => randomUUID());
-    const inserted: Hl7MessageSummary[] = await this.db.query(
-      `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, filler_number, state, ack_code, ack_text, body_enc)
-       SELECT id, 'in', peer_facility, control_id, message_type, lab_account_id, filler_number, 'received', 'AA', ack_text, body_enc
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[])
-           WITH ORDINALITY AS r(id, peer_facility, control_id, message_type, lab_account_id, filler_number, ack_text, body_enc, n)
-        ORDER BY n
-       ON CONFLICT (direction, peer_facility, control_id) DO NOTHING
-       RETURNING ${SUMMARY}`,
-      [
-        ids,
-        rows.map((row) => row.peerFacility),
-        rows.map((row) => row.controlId),
-        rows.map((row) => row.messageType),
-        rows.map((row) => row.labAccountId),
-        rows.map((row) => row.fillerNumber),
-        rows.map((row) => row.ackText),
-        rows.map((row) => row.bodyEnc),
-      ],
-    );
+    const inserted = await runPrepared<StoredInbound>(this.db, 'hl7-store-inbound', STORE_INBOUND, [
+      ids,
+      rows.map((row) => row.peerFacility),
+      rows.map((row) => row.controlId),
+      rows.map((row) => row.messageType),
+      rows.map((row) => row.labAccountId),
+      rows.map((row) => row.fillerNumber),
+      rows.map((row) => row.ackText),
+      rows.map((row) => row.bodyEnc),
+    ]);
     const byId = new Map(inserted.map((row) => [row.id, row]));
     const repeats = rows.filter((_, index) => !byId.has(ids[index]));
-    const existing: Hl7MessageSummary[] = repeats.length
+    const existing: Array<StoredInbound & { peerFacility: string; controlId: string }> = repeats.length
       ? await this.db.query(
-          `SELECT ${SUMMARY} FROM hl7_messages WHERE direction = 'in' AND (peer_facility, control_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+          `SELECT id, state, ack_text AS "ackText", peer_facility AS "peerFacility", control_id AS "controlId" FROM hl7_messages
+            WHERE direction = 'in' AND (peer_facility, control_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
           [repeats.map((row) => row.peerFacility), repeats.map((row) => row.controlId)],
         )
       : [];
     const key = (row: { peerFacility: string; controlId: string }) => `${row.peerFacility}\u0000${row.controlId}`;
-    const byKey = new Map([...existing, ...inserted].map((row) => [key(row), row]));
+    const byKey = new Map<string, StoredInbound>(existing.map((row) => [key(row), row]));
+    // A repeat of an earlier row of this batch: that row's id.
+    rows.forEach((row, index) => {
+      const own = byId.get(ids[index]);
+      if (own && !byKey.has(key(row))) byKey.set(key(row), own);
+    });
     return rows.map((row, index) => {
       const own = byId.get(ids[index]);
-      return own ? { stored: true, message: own } : { stored: false, message: byKey.get(key(row)) as Hl7MessageSummary };
+      return own ? { stored: true, message: own } : { stored: false, message: byKey.get(key(row)) as StoredInbound };
     });
   }
 
@@ -142,6 +153,25 @@ export class Hl7Repository {
           RETURNING m.id, m.peer_facility, m.lab_account_id, m.body_enc, m.created_at)
        SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc" FROM claimed ORDER BY created_at, id`,
       [olderThanMs, limit],
+    );
+  }
+
+  /**
+   * Inbound messages still `received` that no hand-off has claimed yet (stored by a listener that
+   * does not hand over itself: updated_at is still created_at) or whose claim is older than
+   * `leaseMs` (the hand-off that claimed them stopped): claimed by touching them, oldest first.
+   */
+  claimToHandOver(leaseMs: number, limit: number): Promise<ReceivedMessage[]> {
+    return this.db.query(
+      `WITH claimed AS (
+         UPDATE hl7_messages m SET updated_at = clock_timestamp()
+           FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received'
+                    AND (updated_at = created_at OR updated_at < now() - make_interval(secs => $1::float8 / 1000))
+                  ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) fresh
+          WHERE m.id = fresh.id
+          RETURNING m.id, m.peer_facility, m.lab_account_id, m.body_enc, m.created_at)
+       SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc" FROM claimed ORDER BY created_at, id`,
+      [leaseMs, limit],
     );
   }
 

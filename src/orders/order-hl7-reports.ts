@@ -4,6 +4,7 @@ import type { Hl7Orders, Hl7Report } from '../hl7/hl7-orders';
 import { labUpdate, resendLabOrder } from '../../workflows/contract';
 import { OrderLabResults } from './order-lab-results';
 import { OrderWorkflows } from './order-workflows';
+import type { OrderEntity } from './order.entities';
 import { OrdersRepository } from './orders.repository';
 
 /**
@@ -31,7 +32,25 @@ export class OrderHl7Reports implements Hl7Orders {
    */
   async report(orderId: string, report: Hl7Report): Promise<'accepted' | 'ignored'> {
     const order = await this.orders.findById(orderId);
-    if (!order) return 'ignored';
+    return order ? this.reportTo(order, report) : 'ignored';
+  }
+
+  async reportEach(orderId: string, reports: readonly Hl7Report[]): Promise<{ handed: string[]; error?: unknown }> {
+    const handed: string[] = [];
+    try {
+      // Read once for the batch: a completion meanwhile is caught by the signal (the run closed) and the correction then goes to the stored results.
+      const order = await this.orders.findById(orderId);
+      for (const report of reports) {
+        if (order) await this.reportTo(order, report);
+        handed.push(report.messageId);
+      }
+      return { handed };
+    } catch (error) {
+      return { handed, error };
+    }
+  }
+
+  private async reportTo(order: OrderEntity, report: Hl7Report): Promise<'accepted' | 'ignored'> {
     const corrects = report.correction && report.fact === 'completed';
     if (corrects && OrderLabResults.isResulted(order)) return this.correct(order.id, report.messageId);
     await this.workflows.ensureStarted(order);

@@ -336,4 +336,43 @@ describe('the listener stopped between a message’s ACK and its hand-off to the
     const events = (await orderReaches(stack, tenant, orderId, 'partial_results')).events.map((event: any) => event.status.split('.')[2]);
     expect(events.filter((low: string) => low === 'partial_results')).toHaveLength(1);
   }, 120_000);
+
+  it('with the hand-off in a process of its own (roles hl7-listener and hl7-handoff): claimed once, handed over, the order moves', async () => {
+    if (!labServer) await labUp();
+    const orderId = await createOrder();
+    await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
+    await eventually(
+      async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
+      `order ${orderId} awaiting the draw`,
+    );
+    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
+    await orderReaches(stack, tenant, orderId, 'draw_completed');
+    // What a listener of role hl7-listener leaves: stored, committed and ACKed, handed over by nobody yet.
+    const controlId = `SPLIT-${orderId.slice(0, 8)}`;
+    const repository = stack.api.get(Hl7Repository);
+    const [{ message }] = await repository.storeInbound([
+      {
+        peerFacility: LAB_FACILITY,
+        controlId,
+        messageType: 'ORU^R01',
+        labAccountId,
+        fillerNumber: null,
+        ackText: 'Message accepted.',
+        bodyEnc: stack.api.get(PhiCipher).encrypt(oru(controlId, orderId, 'P', [[components[0].loinc, '77']], '20261128090000')),
+      },
+    ]);
+    // A hand-off claims it (and stops before handing it over): another does not take it within the lease.
+    expect((await repository.claimToHandOver(60_000, 1000)).map((row) => row.id)).toContain(message.id);
+    expect((await repository.claimToHandOver(60_000, 1000)).map((row) => row.id)).not.toContain(message.id);
+    // The lease over (0 here), the next hand-off takes it.
+    const stop = stack.api.get(Hl7InboundDelivery).startHandingOff(50, 0);
+    try {
+      const stateOf = async () => (await stack.db.query(`SELECT state, order_id FROM hl7_messages WHERE id = $1`, [message.id]))[0];
+      await eventually(async () => ((await stateOf()).state === 'processed' ? true : undefined), 'the hand-off to take the message');
+      expect(await stateOf()).toEqual({ state: 'processed', order_id: orderId });
+    } finally {
+      await stop();
+    }
+    await orderReaches(stack, tenant, orderId, 'partial_results');
+  }, 120_000);
 });

@@ -90,6 +90,9 @@ describe('loadConfig', () => {
     const config = loadConfig({ PHI_ENCRYPTION_KEY: KEY });
     expect(config.hl7).toMatchObject({ listenerPort: 2575, listenerTls: null, maxMessageBytes: 10_000_000, frameTimeoutMs: 30_000, ackTimeoutMs: 30_000 });
     expect(config.workerRoles).not.toContain('hl7');
+    expect(config.workerRoles).not.toContain('hl7-listener');
+    expect(config.workerRoles).not.toContain('hl7-handoff');
+    expect(config.hl7.handoffPollMs).toBe(200);
     expect(loadConfig({ PHI_ENCRYPTION_KEY: KEY, WORKER_ROLES: 'hl7,temporal' }).workerRoles).toEqual(['hl7', 'temporal']);
     const tls = loadConfig({
       PHI_ENCRYPTION_KEY: KEY,
