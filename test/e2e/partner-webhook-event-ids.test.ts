@@ -116,6 +116,27 @@ describe('partner webhooks: a resent report (same event_id) is answered as befor
     expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
   });
 
+  it('the API killed after the signal and before the receipt committed: the resend signals again, and the order changes once', async () => {
+    const orderId = await walkInOrder(stack, tenant);
+    const partial = { order_id: orderId, status: 'partial_results', event_id: `crash-${orderId}` };
+    expect((await partnerWebhook(stack, 'lab', partial)).body).toEqual({ status: 'accepted', order_id: orderId });
+    await orderReaches(stack, tenant, orderId, 'partial_results');
+    // What the crash leaves: the workflow has the signal, partner_webhook_receipts has no row for it.
+    await stack.db.query(`DELETE FROM partner_webhook_receipts WHERE kind = 'lab' AND event_id = $1`, [partial.event_id]);
+    expect((await partnerWebhook(stack, 'lab', partial)).body).toEqual({ status: 'accepted', order_id: orderId });
+    expect(await labSignals(stack, orderId)).toBe(2);
+    expect((await partnerWebhook(stack, 'lab', { order_id: orderId, status: 'completed', event_id: `crash-done-${orderId}` })).status).toBe(200);
+    const order = await orderReaches(stack, tenant, orderId, 'completed');
+    expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'partial_results', 'completed']);
+    expect(await labSignals(stack, orderId)).toBe(3);
+    // Partial results send no webhook unless the team asks for them: the completed one is sent once.
+    await eventually(async () => {
+      const events = await outboxEvents(stack, tenant.teamId, orderId);
+      expect(events.filter((event) => event.status.endsWith('.completed'))).toHaveLength(1);
+      return true;
+    }, "the order's one completed event");
+  });
+
   it('the same report sent twice at once: one is applied, the other waits for it and gets its answer', async () => {
     const orderId = await walkInOrder(stack, tenant);
     const partial = { order_id: orderId, status: 'partial_results', event_id: `race-${orderId}` };
