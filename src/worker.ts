@@ -24,6 +24,7 @@ import { Hl7InboundDelivery } from './hl7/hl7-inbound-delivery';
 import { Hl7InboundService } from './hl7/hl7-inbound.service';
 import { type Hl7Listener, startHl7Listener } from './hl7/hl7-listener';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from './adapters/lab/sandbox-hl7-lab';
+import { SandboxHl7LabOutboxRepository } from './adapters/lab/sandbox-hl7-lab-outbox.repository';
 import { OrderSandboxLabCatalog } from './orders/order-sandbox-lab-catalog';
 
 /**
@@ -131,6 +132,7 @@ runProcess('worker', async () => {
         labflow: sandboxLab.resultsTo,
         resultDelayMs: config.sandboxCallbacks.labResultDelayMs,
         catalog: app.get(OrderSandboxLabCatalog),
+        outbox: new SandboxHl7LabOutboxRepository(app.get(DataSource), app.get(PhiCipher)),
         logger,
       });
       logger.info(`sandbox HL7 lab on port ${sandboxHl7Lab.port}, reporting to ${sandboxLab.resultsTo.host}:${sandboxLab.resultsTo.port}`);

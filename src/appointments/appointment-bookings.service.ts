@@ -184,6 +184,8 @@ export class AppointmentBookingsService {
           startAt: body.start_at ?? null,
           endAt: body.end_at ?? null,
           reason: body.reason ?? null,
+          // The run takes each event id once: a resend after a crash before the receipt committed signals again.
+          ...(body.event_id ? { eventId: body.event_id } : {}),
         });
       } catch (error) {
         // The appointment's workflow has finished: nothing left to change.

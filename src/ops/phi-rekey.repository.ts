@@ -50,6 +50,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'orders', key: ['id'], column: 'pending_registration_enc', kind: 'text' },
   { table: 'orders', key: ['id'], column: 'shipping_details_enc', kind: 'text' },
   { table: 'provider_connections', key: ['id'], column: 'credentials_enc', kind: 'text' },
+  // The sandbox HL7 lab's own state (its outbox), sealed with labflow's key because it runs beside labflow.
+  { table: 'sandbox_hl7_lab_outbox', key: ['order_id', 'status'], column: 'order_message_enc', kind: 'text' },
   { table: 'sdk_signing_keys', key: ['kid'], column: 'private_key_enc', kind: 'text' },
   { table: 'team_custom_credentials', key: ['id'], column: 'client_secret_enc', kind: 'text' },
   { table: 'team_custom_credentials', key: ['id'], column: 'details_enc', kind: 'text' },

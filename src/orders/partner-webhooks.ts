@@ -22,7 +22,9 @@ const PARTNERS = { courier: ['sandbox'], lab: ['sandbox'] } as const;
 /**
  * Courier tracking and lab events, turned into signals of the order's workflow. A report that
  * carries the partner's `event_id` is applied once per id (partner_webhook_receipts): the
- * partner's resend of a report whose answer it lost gets the same answer and changes nothing. The sandbox lab
+ * partner's resend of a report whose answer it lost gets the same answer and changes nothing. The
+ * signal carries the id too, and the workflow takes each id once: the API killed after the signal
+ * and before the receipt committed leaves no receipt, so the resend signals again. The sandbox lab
  * (the only lab labflow has) answers a sample delivered to it: for a production-environment
  * order, a `delivered_to_lab` fact schedules the lab's `completed` report (a durable sandbox
  * callback, sandbox-lab.adapter.ts), after the fact was signalled, so it arrives after it.
@@ -49,7 +51,11 @@ export class PartnerWebhooksService {
   private async applyCourier(order: OrderEntity, update: CourierTrackingDto): Promise<PartnerWebhookAnswer> {
     await this.workflows.ensureStarted(order);
     const signalled = await this.signalUnlessClosed(() =>
-      this.workflows.handle(order.id).signal(courierUpdate, { low: update.status, statusDetail: update.status_detail ?? null }),
+      this.workflows.handle(order.id).signal(courierUpdate, {
+        low: update.status,
+        statusDetail: update.status_detail ?? null,
+        ...(update.event_id ? { eventId: update.event_id } : {}),
+      }),
     );
     if (!signalled) return { status: 'ignored', order_id: order.id };
     if (update.status === 'delivered_to_lab' && order.environment === 'production') {
@@ -78,6 +84,7 @@ export class PartnerWebhooksService {
         interpretation: event.interpretation ?? undefined,
         hasMissingResults: event.has_missing_results ?? undefined,
         resultTypes: event.result_types ?? undefined,
+        ...(event.event_id ? { eventId: event.event_id } : {}),
       }),
     );
     return { status: signalled ? 'accepted' : 'ignored', order_id: order.id };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/sandbox-hl7-lab';
+import { SandboxHl7LabOutboxRepository } from '../../src/adapters/lab/sandbox-hl7-lab-outbox.repository';
 import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { PhiCipher } from '../../src/common/crypto';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
@@ -373,6 +374,7 @@ describe('the sandbox lab as an HL7 peer', () => {
       labflow: { host: '127.0.0.1', port: (fake.address() as AddressInfo).port },
       resultDelayMs: 50,
       catalog: { markersOfOrder: () => stack.api.get(OrderSandboxLabCatalog).markersOfOrder(markersOf) },
+      outbox: new SandboxHl7LabOutboxRepository(stack.db, stack.api.get(PhiCipher)),
       logger: { warn: () => undefined },
       resend: { initialMs: 50, maxMs: 200 },
     });
@@ -408,6 +410,7 @@ describe('the sandbox lab as an HL7 peer', () => {
       labflow: { host: '127.0.0.1', port: listener.port },
       resultDelayMs: 300,
       catalog: stack.api.get(OrderSandboxLabCatalog),
+      outbox: new SandboxHl7LabOutboxRepository(stack.db, stack.api.get(PhiCipher)),
       logger: { warn: () => undefined },
     });
     const [test] = await stack.db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [ON_SITE_CMP]);

@@ -116,6 +116,27 @@ describe('partner webhooks: a resent report (same event_id) is answered as befor
     expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
   });
 
+  it('the API killed after the signal and before the receipt committed: the resend signals again, and the order changes once', async () => {
+    const orderId = await walkInOrder(stack, tenant);
+    const partial = { order_id: orderId, status: 'partial_results', event_id: `crash-${orderId}` };
+    expect((await partnerWebhook(stack, 'lab', partial)).body).toEqual({ status: 'accepted', order_id: orderId });
+    await orderReaches(stack, tenant, orderId, 'partial_results');
+    // What the crash leaves: the workflow has the signal, partner_webhook_receipts has no row for it.
+    await stack.db.query(`DELETE FROM partner_webhook_receipts WHERE kind = 'lab' AND event_id = $1`, [partial.event_id]);
+    expect((await partnerWebhook(stack, 'lab', partial)).body).toEqual({ status: 'accepted', order_id: orderId });
+    expect(await labSignals(stack, orderId)).toBe(2);
+    expect((await partnerWebhook(stack, 'lab', { order_id: orderId, status: 'completed', event_id: `crash-done-${orderId}` })).status).toBe(200);
+    const order = await orderReaches(stack, tenant, orderId, 'completed');
+    expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'partial_results', 'completed']);
+    expect(await labSignals(stack, orderId)).toBe(3);
+    // Partial results send no webhook unless the team asks for them: the completed one is sent once.
+    await eventually(async () => {
+      const events = await outboxEvents(stack, tenant.teamId, orderId);
+      expect(events.filter((event) => event.status.endsWith('.completed'))).toHaveLength(1);
+      return true;
+    }, "the order's one completed event");
+  });
+
   it('the same report sent twice at once: one is applied, the other waits for it and gets its answer', async () => {
     const orderId = await walkInOrder(stack, tenant);
     const partial = { order_id: orderId, status: 'partial_results', event_id: `race-${orderId}` };
@@ -196,5 +217,30 @@ describe('partner webhooks: a resent report (same event_id) is answered as befor
     expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled']);
     const history = (await stack.temporal.workflow.getHandle(appointmentWorkflowId(orderId, 1)).fetchHistory()).events ?? [];
     expect(history.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'appointmentProviderUpdate')).toHaveLength(1);
+
+    // The API killed after the signal and before the receipt committed: the resend signals again; the run takes the id once.
+    await stack.db.query(`DELETE FROM partner_webhook_receipts WHERE kind = 'appointments' AND event_id = $1`, [confirmation.event_id]);
+    expect((await send()).body).toEqual(first.body);
+    const handle = stack.temporal.workflow.getHandle(appointmentWorkflowId(orderId, 1));
+    // Once the run has handled the second signal (a workflow task completed after it), it did nothing with it: no activity scheduled.
+    const afterSignal = await eventually(async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const signals = events.flatMap((event, index) =>
+        event.workflowExecutionSignaledEventAttributes?.signalName === 'appointmentProviderUpdate' ? [index] : [],
+      );
+      const rest = events.slice((signals[1] ?? events.length) + 1);
+      return signals.length === 2 && rest.some((event) => event.workflowTaskCompletedEventAttributes) ? rest : undefined;
+    }, 'the run to handle the resent report');
+    expect(afterSignal.filter((event) => event.activityTaskScheduledEventAttributes)).toEqual([]);
+    const after = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/psc/appointment`, { key: tenant.apiKey });
+    expect(after.body.events.map((event: { status: string }) => event.status)).toEqual(['pending', 'scheduled']);
+    expect(lows(await orderReaches(stack, tenant, orderId, 'appointment_scheduled'))).toEqual([
+      'ordered',
+      'requisition_created',
+      'appointment_pending',
+      'appointment_scheduled',
+    ]);
+    // `HISTORY_NAMES=1`: the workflow id, for npm run history:export (the replay fixture of this path).
+    if (process.env.HISTORY_NAMES === '1') console.log(`appointment provider report twice: ${handle.workflowId}`);
   });
 });

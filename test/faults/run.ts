@@ -607,7 +607,7 @@ interface Hl7FaultOutcome {
 }
 
 /** Progress of the HL7 fault schedule: the wait does not give up while it still has steps to take. */
-const hl7Schedule = { done: !HL7, listenerKilledWithPending: 0, failuresBeforeKill: 0, failuresAfterBack: 0 };
+const hl7Schedule = { done: !HL7, listenerKilledWithPending: 0, failuresBeforeKill: 0, failuresAfterBack: 0, sandboxKilledOwing: 0 };
 
 /**
  * Two HL7 lab accounts at the on-site CMP's lab: one pointing at the runner's scripted lab, one at
@@ -712,10 +712,11 @@ async function until(ready: () => boolean, timeoutMs: number): Promise<boolean> 
  * The HL7 faults, beside the main schedule: the scripted lab comes back HL7_LAB_DOWN_S after its
  * orders were placed; labflow's listener is SIGKILLed while the scripted lab sends results (a
  * quarter of them ACKed, more queued) and restarted HL7_LISTENER_DOWN_S later; the sandbox lab's
- * process comes back once the scripted lab has sent everything and Temporal is up again (its
- * results go out once, unretried, so it talks to labflow while nothing else is being killed).
+ * process comes back once the scripted lab has sent everything and Temporal is up again, and is
+ * SIGKILLed again once it took orders whose results it still owes (held in its outbox,
+ * sandbox_hl7_lab_outbox), then restarted HL7_LISTENER_DOWN_S later: it sends what it owed.
  */
-async function runHl7Faults(setup: Hl7Setup): Promise<Hl7FaultOutcome[]> {
+async function runHl7Faults(setup: Hl7Setup, db: DataSource): Promise<Hl7FaultOutcome[]> {
   const outcomes: Hl7FaultOutcome[] = [];
   const step = async (what: string, run: () => Promise<void>) => {
     const atActual = (Date.now() - t0) / 1000;
@@ -755,6 +756,28 @@ async function runHl7Faults(setup: Hl7Setup): Promise<Hl7FaultOutcome[]> {
       sandboxHl7LabProcess.start();
       if (!(await sandboxHl7LabProcess.waitForLog(SANDBOX_HL7_LAB_LISTENING, 120_000))) throw new Error('the sandbox HL7 lab did not listen within 120 s');
     });
+
+    // labflow's view of what the sandbox lab owes: its orders it ACKed AA whose two reports are not all in.
+    const sandboxIds = setup.orders.filter((order) => order.method === 'sandbox_hl7_lab').map((order) => order.id);
+    const owing = async () => {
+      const [row]: Array<{ n: number }> = await db.query(
+        `SELECT count(*)::int AS n FROM (SELECT order_id FROM hl7_messages WHERE order_id = ANY($1) GROUP BY order_id
+           HAVING count(*) FILTER (WHERE direction = 'out' AND ack_code = 'AA') > 0 AND count(*) FILTER (WHERE direction = 'in') < 2) owed`,
+        [sandboxIds],
+      );
+      return row.n;
+    };
+    const deadline = Date.now() + 240_000;
+    while (!shuttingDown && Date.now() < deadline && (hl7Schedule.sandboxKilledOwing = await owing()) === 0) await sleepUnlessAborted(100);
+    await step(`sandbox-hl7-lab SIGKILL (owing the results of ${hl7Schedule.sandboxKilledOwing} order(s) it took)`, async () => {
+      if (hl7Schedule.sandboxKilledOwing === 0) throw new Error('the sandbox HL7 lab never owed results it had taken orders for');
+      await sandboxHl7LabProcess.kill('SIGKILL');
+    });
+    await sleepUnlessAborted(HL7_LISTENER_DOWN_S * 1000);
+    await step('sandbox-hl7-lab back again (sends what its outbox holds)', async () => {
+      sandboxHl7LabProcess.start();
+      if (!(await sandboxHl7LabProcess.waitForLog(SANDBOX_HL7_LAB_LISTENING, 120_000))) throw new Error('the sandbox HL7 lab did not listen within 120 s');
+    });
   } finally {
     hl7Schedule.done = true;
   }
@@ -777,7 +800,7 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
   );
   check(
     'HL7 faults applied',
-    outcomes.length === 4 && outcomes.every((outcome) => outcome.ok),
+    outcomes.length === 6 && outcomes.every((outcome) => outcome.ok),
     outcomes
       .filter((o) => !o.ok)
       .map((o) => `${o.what}: ${o.error}`)
@@ -858,6 +881,30 @@ async function checkHl7(db: DataSource, tenant: Tenant, setup: Hl7Setup, outcome
     setup.scriptedFacility,
   ]);
   console.log(`  held for review (unknown orders): ${held[0].n}`);
+
+  // The sandbox lab, killed while it owed results (hl7Schedule.sandboxKilledOwing orders): each of
+  // its orders got its preliminary and final report, each stored once and processed, and one
+  // partial_results.
+  const sandboxInbound: Array<{ order_id: string; control_id: string; n: number; processed: number }> = await db.query(
+    `SELECT order_id, control_id, count(*)::int AS n, count(*) FILTER (WHERE state = 'processed')::int AS processed
+       FROM hl7_messages WHERE direction = 'in' AND order_id = ANY($1) GROUP BY order_id, control_id`,
+    [sandboxOrders.map((order) => order.id)],
+  );
+  const sandboxProblems = sandboxOrders.flatMap((order) => {
+    const rows = sandboxInbound.filter((row) => row.order_id === order.id);
+    const reports = rows.map((row) => row.control_id.slice(-2)).sort();
+    const partials = ((order.view?.events ?? []) as OrderEvent[]).filter((event) => low(event.status) === 'partial_results').length;
+    const problems = [];
+    if (JSON.stringify(reports) !== JSON.stringify(['-F', '-P'])) problems.push(`${order.id}: reports ${reports.join(',') || 'none'}`);
+    if (rows.some((row) => row.n !== 1 || row.processed !== 1)) problems.push(`${order.id}: a report stored or processed other than once`);
+    if (partials !== 1) problems.push(`${order.id}: ${partials} partial_results events`);
+    return problems;
+  });
+  check(
+    `sandbox HL7 lab killed owing the results of ${hl7Schedule.sandboxKilledOwing} order(s): every one of its ${sandboxOrders.length} orders got its preliminary and final report, each stored and processed once, one partial_results`,
+    hl7Schedule.sandboxKilledOwing > 0 && sandboxProblems.length === 0,
+    sandboxProblems.slice(0, 5).join('; '),
+  );
 
   // The orders' results: the scripted lab's final values (no preliminary one, even one sent after
   // the final), the sandbox lab's every component.
@@ -1075,7 +1122,7 @@ async function main(): Promise<void> {
 
     // The simulations, all at once: t = 0.
     t0 = Date.now();
-    const hl7Faults = hl7 ? runHl7Faults(hl7) : Promise.resolve([]);
+    const hl7Faults = hl7 ? runHl7Faults(hl7, db) : Promise.resolve([]);
     const draws = hl7 ? reportDraws(hl7.orders, tenant, t0 + DEADLINE_S * 1000) : Promise.resolve();
     log(`POST /v3/order/{id}/test?delay=${SIMULATION_DELAY_S} for ${simulated.length} orders at once`);
     const simulations = await Promise.all(

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { recordResponses } from './response-recorder';
@@ -226,10 +227,17 @@ async function startWorker(app: INestApplication, config: LabflowConfig, taskQue
 
 /**
  * The built worker (scripts/test.sh builds dist/) in a process of its own, for a test to SIGKILL:
- * this process's environment with `env` over it (its roles and queues).
+ * this process's environment with `env` over it (its roles and queues); its output appended to
+ * `logFile` when one is named.
  */
-export function spawnBuiltWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], { env: { ...process.env, NODE_ENV: 'test', ...env }, stdio: 'ignore' });
+export function spawnBuiltWorker(env: Record<string, string>, logFile?: string): ChildProcess {
+  const output = logFile ? openSync(logFile, 'a') : 'ignore';
+  const child = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
+    env: { ...process.env, NODE_ENV: 'test', ...env },
+    stdio: ['ignore', output, output],
+  });
+  if (typeof output === 'number') closeSync(output);
+  return child;
 }
 
 /** A Temporal worker in this process on the stack's task queue (a stack started with `worker: false`, or replacing a killed one). */

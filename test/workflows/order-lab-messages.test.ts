@@ -42,6 +42,21 @@ describe('order workflows: lab updates by message', () => {
     expect(fakes.statuses(orderId)).toEqual(['requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
   });
 
+  it.each(['orderWorkflow', 'orderWorkflowV2'])('%s takes a partner report (same event id) signalled twice once', async (type) => {
+    const { orderId, handle } = await walkInOrder(type);
+    fixtures[`order--${type === 'orderWorkflow' ? 'v1' : 'v2'}-partner-report-twice`] = handle.workflowId;
+    // The API signalled the lab's webhook and was killed before its receipt committed: the lab's resend signals again.
+    await handle.signal(labUpdate, { low: 'partial_results', eventId: 'lab-evt-1' });
+    await handle.signal(labUpdate, { low: 'partial_results', eventId: 'lab-evt-1' });
+    // Another id with the same content follows the order's rules (partials may repeat).
+    await handle.signal(labUpdate, { low: 'partial_results', eventId: 'lab-evt-2' });
+    await handle.signal(labUpdate, { low: 'completed', interpretation: 'normal', eventId: 'lab-evt-3' });
+    expect(await handle.result()).toEqual({ status: 'completed.walk_in_test.completed' });
+    expect(fakes.statuses(orderId)).toEqual(['requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(history.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'labUpdate')).toHaveLength(4);
+  });
+
   it.each(['orderWorkflow', 'orderWorkflowV2'])('%s applies a correction that arrives while the order completes', async (type) => {
     const { orderId, handle } = await walkInOrder(type);
     fixtures[`order--${type === 'orderWorkflow' ? 'v1' : 'v2'}-lab-correction-while-completing`] = handle.workflowId;

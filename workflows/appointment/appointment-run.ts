@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
 import {
   APPOINTMENT_REFUSED,
@@ -19,6 +19,12 @@ import {
   SLOT_TAKEN,
 } from '../contract';
 import { isFinal, PROVIDER_MOVES, type SimulatedStatus } from './appointment-lifecycle';
+
+/**
+ * Patch id (in recorded histories: never change it): a provider's report naming its `event_id` is
+ * taken once per id. Asked for only for reports with an event id, which no history recorded before has.
+ */
+const PROVIDER_REPORTS_BY_EVENT = 'provider-reports-by-event';
 
 const { createAppointment, changeAppointment } = proxyActivities<AppointmentActivities>({
   startToCloseTimeout: '1 minute',
@@ -52,6 +58,8 @@ export class AppointmentRun {
   private endAt: string | null = null;
   private readonly commands: AppointmentChangeCommand[] = [];
   private readonly providerUpdates: AppointmentProviderUpdate[] = [];
+  /** The provider's event ids this run took (PROVIDER_REPORTS_BY_EVENT; the run never continues as new). */
+  private readonly providerEvents = new Set<string>();
 
   constructor(protected readonly input: AppointmentWorkflowInput) {}
 
@@ -63,6 +71,14 @@ export class AppointmentRun {
       else this.commands.push(command);
     });
     setHandler(appointmentProviderUpdate, (update) => {
+      // The API may signal a provider's report twice (killed after the signal, before its receipt committed).
+      if (update.eventId && patched(PROVIDER_REPORTS_BY_EVENT)) {
+        if (this.providerEvents.has(update.eventId)) {
+          log.info('Provider report ignored: its event was taken already', { eventId: update.eventId });
+          return;
+        }
+        this.providerEvents.add(update.eventId);
+      }
       this.providerUpdates.push(update);
     });
     setHandler(appointmentState, () => ({

@@ -90,6 +90,8 @@ export interface AppointmentProviderUpdate {
   startAt?: string | null;
   endAt?: string | null;
   reason?: string | null;
+  /** The provider's `event_id` (its callback): the run takes each report once, whoever signals it again. */
+  eventId?: string;
 }
 
 /** The child's report to its order (signal), after each recorded change. */

@@ -59,6 +59,8 @@ export interface OrderWorkflowResult {
 export interface CourierUpdate {
   low: OrderLowLevelStatus;
   statusDetail?: string | null;
+  /** The partner's `event_id` (partner webhook): the run takes each report once, whoever signals it again. */
+  eventId?: string;
 }
 
 /** An order's interpretation; `unknown`: results reported without one. */
@@ -77,6 +79,8 @@ export interface LabUpdate {
   resultTypes?: SimulatedResultType[];
   /** The lab's message this fact came from (HL7: hl7_messages.id): the run takes each message once. */
   messageId?: string;
+  /** The partner's `event_id` (lab partner webhook): the run takes each report once, whoever signals it again. */
+  eventId?: string;
   /**
    * That message corrects results: before the order completes it completes it (its results read
    * with the correction); once completed, the run corrects the stored results (correctLabResults).

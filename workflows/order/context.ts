@@ -30,6 +30,8 @@ export interface Fact {
   resultTypes?: SimulatedResultType[];
   /** The lab's message it came from (labUpdate.messageId). */
   messageId?: string;
+  /** The partner's event id (courierUpdate/labUpdate.eventId). */
+  eventId?: string;
   /** That message corrects results (labUpdate.correction). */
   correction?: boolean;
 }

@@ -3,7 +3,7 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { type Fact, type OrderContext, orderActivities, type Simulation } from './context';
 import { canTransition } from './order-lifecycle';
-import { LAB_CORRECTIONS_IN_RUN, LAB_UPDATES_BY_MESSAGE } from './patches';
+import { LAB_CORRECTIONS_IN_RUN, LAB_UPDATES_BY_MESSAGE, PARTNER_REPORTS_BY_EVENT } from './patches';
 import { type LowStatus, sourceOf } from './order-statuses';
 import type { TransitionRecorder } from './transitions';
 
@@ -28,6 +28,8 @@ export class OutsideFacts {
   private readonly queue: Fact[] = [];
   /** The lab messages whose facts this run took (LAB_UPDATES_BY_MESSAGE). */
   private readonly messages = new Set<string>();
+  /** The partner reports (`source:eventId`) this run took (PARTNER_REPORTS_BY_EVENT). */
+  private readonly partnerEvents = new Set<string>();
 
   constructor(
     private readonly order: OrderContext,
@@ -49,6 +51,14 @@ export class OutsideFacts {
         return;
       }
       this.messages.add(fact.messageId);
+    }
+    if (fact.eventId && patched(PARTNER_REPORTS_BY_EVENT)) {
+      const key = `${fact.source}:${fact.eventId}`;
+      if (this.partnerEvents.has(key)) {
+        log.info('Partner report ignored: its event was taken already', { source: fact.source, eventId: fact.eventId });
+        return;
+      }
+      this.partnerEvents.add(key);
     }
     this.queue.push(fact);
   }

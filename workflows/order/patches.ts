@@ -25,6 +25,11 @@
  * - LAB_CORRECTIONS_IN_RUN: a lab's correction that reached the run after the order completed
  *   (the run finishing) corrects the stored results (correctLabResults) instead of being dropped
  *   (./facts.ts, ./steps.ts finish). Asked for only when such a correction is waiting.
+ * - PARTNER_REPORTS_BY_EVENT: a courier or lab report naming the partner's event id (partner
+ *   webhook `event_id`) is taken once per source and id: the API may signal it twice (killed after
+ *   the signal and before its receipt committed, the partner's resend signals again) (./facts.ts).
+ *   The order workflow never continues as new, so the ids it took live as long as the order.
+ *   Asked for only for reports with an event id.
  * - ORDER_REMINDERS: an order whose input carries a reminder schedule runs its reminder timers
  *   and sends reminders (./reminders.ts); asked for once, at the start of the run.
  */
@@ -36,3 +41,4 @@ export const LAB_ORDER_RESEND = 'lab-order-resend';
 export const LAB_ORDER_CANCEL = 'lab-order-cancel';
 export const LAB_UPDATES_BY_MESSAGE = 'lab-updates-by-message';
 export const LAB_CORRECTIONS_IN_RUN = 'lab-corrections-in-run';
+export const PARTNER_REPORTS_BY_EVENT = 'partner-reports-by-event';

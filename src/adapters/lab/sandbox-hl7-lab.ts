@@ -11,6 +11,38 @@ export interface SandboxLabCatalog {
   markersOfOrder(orderId: string): Promise<ResultMarker[]>;
 }
 
+/** A report the sandbox lab sends: P preliminary (part of the order), F final (all of it). */
+export type SandboxReportStatus = 'P' | 'F';
+
+/** A report the sandbox lab owes labflow, as its outbox holds it. */
+export interface OwedReport {
+  orderId: string;
+  status: SandboxReportStatus;
+  /** The order message it answers (its MSH, PID, ORC and OBR are echoed). */
+  orderMessage: string;
+  /** The wait before the last attempt (0 before the first). */
+  backoffMs: number;
+}
+
+/**
+ * The sandbox lab's durable outbox (SandboxHl7LabOutboxRepository): what it owes labflow survives
+ * the lab being killed, and a restarted lab sends it.
+ */
+export interface SandboxLabOutbox {
+  /** Holds an order's reports, due `dueInMs` from now; a repeat of the order keeps the first ones. */
+  hold(orderId: string, orderMessage: string, reports: ReadonlyArray<{ status: SandboxReportStatus; dueInMs: number }>): Promise<void>;
+  /** Drops what is still owed for an order (cancelled). */
+  drop(orderId: string): Promise<void>;
+  /** Up to `limit` due reports, each leased for `leaseMs`. */
+  claimDue(limit: number, leaseMs: number): Promise<OwedReport[]>;
+  /** labflow ACKed it AA: no longer owed. */
+  sent(report: OwedReport): Promise<void>;
+  /** Not taken: due again in `backoffMs`. */
+  later(report: OwedReport, backoffMs: number): Promise<void>;
+  /** How long until the next report is due; null when nothing is owed. */
+  nextDueInMs(): Promise<number | null>;
+}
+
 export interface SandboxHl7LabOptions {
   port: number;
   host: string;
@@ -19,6 +51,7 @@ export interface SandboxHl7LabOptions {
   /** From the order's ACK to the preliminary results, and again to the final ones. */
   resultDelayMs: number;
   catalog: SandboxLabCatalog;
+  outbox: SandboxLabOutbox;
   logger: { warn(message: string): void };
   /** A report labflow did not ACK AA (down, AE, no answer) is sent again after this, doubling up to `max` (default 1 s, 60 s). */
   resend?: { initialMs: number; maxMs: number };
@@ -32,65 +65,31 @@ export interface SandboxHl7Lab {
 /** An order whose notes say this is refused with AE, so a team can rehearse fixing and resending. */
 export const SANDBOX_REFUSE_NOTE = 'sandbox:refuse';
 
+/** Reports sent at once, at most; the outbox is looked at this often even when nothing is due here (another sandbox lab's leases run out). */
+const SEND_BATCH = 16;
+const POLL_MS = 1000;
+/** A claimed report is sent again after this if its sender died: longer than a send may take (connect 10 s, ACK 30 s). */
+const LEASE_MS = 45_000;
+
 /**
  * The sandbox lab as an HL7 peer (worker role `sandbox-hl7-lab`): an MLLP server of @medplum/hl7
  * that takes labflow's order messages like a reference lab's interface — ACK AA (AE when the
  * order's notes carry SANDBOX_REFUSE_NOTE) — then, `resultDelayMs` apart, sends preliminary results
  * for part of the order and the final report for all of it to labflow's listener (unless an ORC CA
- * cancelled the order first), values from the
- * sandbox result generator (deterministic per order). A sandbox HL7 lab account points at it, so
- * its orders run the production path end to end.
+ * cancelled the order first), values from the sandbox result generator (deterministic per order).
+ * What it owes is in its outbox before it ACKs the order, and leaves it only when labflow ACKed AA:
+ * killed and started again, it sends what it still owed. A sandbox HL7 lab account points at it,
+ * so its orders run the production path end to end.
  */
 export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise<SandboxHl7Lab> {
-  const resend = options.resend ?? { initialMs: 1000, maxMs: 60_000 };
-  /** The reports still to send, per order: a cancellation (ORC CA) drops them. */
-  const timers = new Map<string, Set<NodeJS.Timeout>>();
-  const later = (orderId: string, delayMs: number, work: () => Promise<void>) => {
-    const ofOrder = timers.get(orderId) ?? new Set<NodeJS.Timeout>();
-    timers.set(orderId, ofOrder);
-    const timer = setTimeout(() => {
-      ofOrder.delete(timer);
-      work().catch((error: Error) => options.logger.warn(`sandbox HL7 lab: ${error.message}`));
-    }, delayMs);
-    ofOrder.add(timer);
-  };
-  const cancel = (orderId: string) => {
-    for (const timer of timers.get(orderId) ?? []) clearTimeout(timer);
-    timers.delete(orderId);
-  };
+  const sender = startSender(options);
   const server = new Hl7Server((connection: Hl7Connection) => {
     connection.addEventListener('message', ({ message }: { message: Hl7Message }) => {
-      const orc = message.getSegment('ORC');
-      const control = orc?.getComponent(1, 1);
-      const orderId = orc?.getComponent(2, 1);
-      const refused = control === 'NW' && message.getAllSegments('NTE').some((note) => note.getField(3).toString().includes(SANDBOX_REFUSE_NOTE));
-      const ack = message.buildAck({ ackCode: refused ? 'AE' : 'AA' });
-      const text = refused
-        ? 'Refused by the sandbox lab (the order notes ask for it).'
-        : control === 'CA'
-          ? 'Cancellation received by the sandbox lab.'
-          : 'Order received by the sandbox lab.';
-      ack.getSegment('MSA')?.setField(3, text);
-      connection.send(ack);
-      if (!orderId) return;
-      if (control === 'CA') cancel(orderId);
-      if (refused || control !== 'NW') return;
-      const report = (status: 'P' | 'F', step: number) =>
-        later(orderId, options.resultDelayMs * step, async () => {
-          const text = await resultMessage(options, message, orderId, status);
-          // Until labflow ACKs AA: a listener down or answering AE must not strand the order.
-          const attempt = (delayMs: number) =>
-            later(orderId, delayMs, async () => {
-              const answer = await sendReport(options, text).catch((error: Error) => `no ACK (${error.message})`);
-              if (answer === 'AA') return;
-              const next = Math.min(Math.max(delayMs * 2, resend.initialMs), resend.maxMs);
-              options.logger.warn(`sandbox HL7 lab: results for order ${orderId} not taken (${answer}); sending again in ${next} ms`);
-              attempt(next);
-            });
-          attempt(0);
-        });
-      report('P', 1);
-      report('F', 2);
+      take(options, message, sender.wake).then(
+        (ack) => connection.send(ack),
+        // Unanswered: labflow's send waits for an ACK that does not come and sends the order again.
+        (error: Error) => options.logger.warn(`sandbox HL7 lab: order not taken (${error.message})`),
+      );
     });
   });
   server.start(options.port);
@@ -101,14 +100,106 @@ export async function startSandboxHl7Lab(options: SandboxHl7LabOptions): Promise
   return {
     port: (server.server!.address() as AddressInfo).port,
     close: async () => {
-      for (const orderId of [...timers.keys()]) cancel(orderId);
+      await sender.stop();
       await server.stop({ forceDrainTimeoutMs: 1000 });
     },
   };
 }
 
+/** Takes an order message: what it will owe is committed to the outbox (a cancellation drops it) before the ACK. */
+async function take(options: SandboxHl7LabOptions, message: Hl7Message, wake: (inMs: number) => void): Promise<Hl7Message> {
+  const orc = message.getSegment('ORC');
+  const control = orc?.getComponent(1, 1);
+  const orderId = orc?.getComponent(2, 1);
+  const refused = control === 'NW' && message.getAllSegments('NTE').some((note) => note.getField(3).toString().includes(SANDBOX_REFUSE_NOTE));
+  if (orderId && control === 'CA') await options.outbox.drop(orderId);
+  if (orderId && control === 'NW' && !refused) {
+    await options.outbox.hold(orderId, message.toString(), [
+      { status: 'P', dueInMs: options.resultDelayMs },
+      { status: 'F', dueInMs: options.resultDelayMs * 2 },
+    ]);
+    wake(options.resultDelayMs);
+  }
+  const ack = message.buildAck({ ackCode: refused ? 'AE' : 'AA' });
+  const text = refused
+    ? 'Refused by the sandbox lab (the order notes ask for it).'
+    : control === 'CA'
+      ? 'Cancellation received by the sandbox lab.'
+      : 'Order received by the sandbox lab.';
+  ack.getSegment('MSA')?.setField(3, text);
+  return ack;
+}
+
+/**
+ * Sends the outbox's due reports until labflow ACKs each AA: a listener down or answering AE must
+ * not strand the order. One pass at a time; the next when the next report is due (or POLL_MS).
+ */
+function startSender(options: SandboxHl7LabOptions): { wake(inMs: number): void; stop(): Promise<void> } {
+  const resend = options.resend ?? { initialMs: 1000, maxMs: 60_000 };
+  let timer: NodeJS.Timeout | null = null;
+  let timerAt = Infinity;
+  let pass: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  const wake = (inMs: number) => {
+    if (stopped) return;
+    const at = Date.now() + inMs;
+    if (timer && at >= timerAt) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(run, Math.max(0, inMs));
+  };
+  const run = () => {
+    timer = null;
+    timerAt = Infinity;
+    if (pass) {
+      again = true;
+      return;
+    }
+    pass = sendDue()
+      .catch((error: Error) => options.logger.warn(`sandbox HL7 lab: outbox not read (${error.message})`))
+      .finally(() => {
+        pass = null;
+        wake(again ? 0 : POLL_MS);
+        again = false;
+      });
+  };
+  const send = async (report: OwedReport) => {
+    let answer: string;
+    try {
+      answer = await sendReport(options, await resultMessage(options, Hl7Message.parse(report.orderMessage), report.orderId, report.status));
+    } catch (error) {
+      answer = `no ACK (${(error as Error).message})`;
+    }
+    if (answer === 'AA') return options.outbox.sent(report);
+    const next = Math.min(Math.max(report.backoffMs * 2, resend.initialMs), resend.maxMs);
+    options.logger.warn(`sandbox HL7 lab: results for order ${report.orderId} not taken (${answer}); sending again in ${next} ms`);
+    await options.outbox.later(report, next);
+  };
+  const sendDue = async () => {
+    for (
+      let owed = await options.outbox.claimDue(SEND_BATCH, LEASE_MS);
+      owed.length > 0 && !stopped;
+      owed = await options.outbox.claimDue(SEND_BATCH, LEASE_MS)
+    ) {
+      await Promise.all(owed.map((report) => send(report).catch((error: Error) => options.logger.warn(`sandbox HL7 lab: ${error.message}`))));
+    }
+    const next = await options.outbox.nextDueInMs();
+    if (next !== null) wake(Math.min(next, POLL_MS));
+  };
+  wake(0);
+  return {
+    wake,
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await pass;
+    },
+  };
+}
+
 /** The ORU^R01 for an order (its control id fixed per order and status: a resend is a repeat to labflow). */
-async function resultMessage(options: SandboxHl7LabOptions, order: Hl7Message, orderId: string, status: 'P' | 'F'): Promise<string> {
+async function resultMessage(options: SandboxHl7LabOptions, order: Hl7Message, orderId: string, status: SandboxReportStatus): Promise<string> {
   const markers = await options.catalog.markersOfOrder(orderId);
   const { results, missingResults } = generateSandboxResults(markers, {
     interpretation: 'normal',
