@@ -341,7 +341,9 @@ export class CourierTrackingDto extends createZodDto(
 export class LabEventDto extends createZodDto(
   z.object({
     order_id: z.uuid(),
-    status: reportedBy((status) => sourceOf(status) !== 'workflow').describe('A status the lab (or a courier, or the draw) reports; not one the order workflow makes.'),
+    status: reportedBy((status) => sourceOf(status) !== 'workflow').describe(
+      'A status the lab (or a courier, or the draw) reports; not one the order workflow makes.',
+    ),
     status_detail: z.string().max(255).nullish(),
     notes: z.string().trim().min(1).max(2000).nullish().describe("The lab's note on the order: shown as the order's `notes` (replacing an earlier one)."),
     interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),
