@@ -65,13 +65,8 @@ test('an iOS session: sign-in, a 401 refreshed, connect, sync state, historical 
   // The historical stage: two full chunks of heart rate, then a night of sleep.
   const first = Math.floor((Date.now() - 2 * 86_400_000) / 60_000) * 60_000;
   const samples = Array.from({ length: 2 * CHUNK_SAMPLES }, (_, i) => ({ timestamp: whole(first + i * 5_000), value: 50 + (i % 40), unit: 'bpm' }));
-  const historical = {
-    stage: 'historical',
-    start_date: dayOf(Date.parse(rangeStart)),
-    end_date: dayOf(Date.parse(rangeEnd)),
-    time_zone: 'Europe/London',
-    provider: 'apple_health_kit',
-  } as const;
+  // The envelope's dates as iOS writes its Dates: date-times in whole seconds (labflow keeps their UTC days).
+  const historical = { stage: 'historical', start_date: rangeStart, end_date: rangeEnd, time_zone: 'Europe/London', provider: 'apple_health_kit' } as const;
   const chunks = await phone.uploadTimeseries('heartrate', historical, samples);
   expect(chunks.map((answer) => [answer.status, answer.body.stored])).toEqual([
     [200, CHUNK_SAMPLES],
