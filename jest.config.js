@@ -68,7 +68,8 @@ const E2E_ALONE = [
 /** The e2e project's files: each suite, or the batches and the suites run alone. */
 function e2eProject() {
   const batchCount = Number(process.env.LABFLOW_E2E_BATCHES ?? 0);
-  const project = { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/*.test.ts'] };
+  // labflowRecordAnswers: this tier's stacks record their answers when OPENAPI_RESPONSES is set (test/helpers/response-recorder.ts).
+  const project = { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/*.test.ts'], globals: { labflowRecordAnswers: true } };
   if (!(batchCount > 0)) return project;
   const alone = new Set(E2E_ALONE.map((name) => `${name}.test.ts`));
   const files = fs
@@ -88,7 +89,7 @@ function e2eProject() {
       ...E2E_ALONE.map((name) => `<rootDir>/test/e2e/${name}.test.ts`),
       ...batches.map((_, index) => `<rootDir>/test/e2e/batches/${index + 1}.batch.ts`),
     ],
-    globals: { labflowE2eBatches: Object.fromEntries(batches.map((batch, index) => [String(index + 1), batch.suites])) },
+    globals: { ...project.globals, labflowE2eBatches: Object.fromEntries(batches.map((batch, index) => [String(index + 1), batch.suites])) },
   };
 }
 

@@ -7,6 +7,9 @@
 # bring-up (Temporal, database, build, migrations), and Jest starts only when all passed.
 # On a fresh clone and a 2-core machine that is 70-92 s from npm ci's end to Jest's start, where
 # one after another they take ~125 s (build 29 s, typecheck 29 s, eslint 61 s, import rules 5 s).
+# A run of the whole e2e tier (no Jest arguments that narrow it) records every answer its stacks
+# give to .labflow/openapi-answers.jsonl and, when Jest passed, checks them against both OpenAPI
+# documents (npm run check:openapi-answers): a problem fails npm test.
 # LABFLOW_BESIDE_JEST (.ci/run sets it): a command (bash -c) started with Jest and run beside it,
 # for work that mostly waits on timers (the fault runs); its output goes to .labflow/ci/beside-jest.log
 # and is printed after Jest. LABFLOW_JEST_NICE (.ci/run: 10) runs Jest that much nicer, so the
@@ -78,6 +81,25 @@ finish_checks() {
   done
 }
 
+# whole_e2e_tier JEST_ARGS...: whether Jest runs every e2e suite with these arguments: none that
+# narrow the run (a path, -t, --selectProjects without e2e...), only a worker count and the like.
+whole_e2e_tier() {
+  local arg projects="" in_projects=0 skip=0
+  for arg in "$@"; do
+    if ((skip)); then skip=0; continue; fi
+    if ((in_projects)) && [[ "$arg" != -* ]]; then projects+=" $arg"; continue; fi
+    in_projects=0
+    case "$arg" in
+      --maxWorkers=* | --verbose | --silent | --ci | --runInBand | -i | --logHeapUsage | --detectOpenHandles | --no-cache | --colors) ;;
+      --maxWorkers | -w) skip=1 ;;
+      --selectProjects) in_projects=1 projects+=" -" ;;
+      --selectProjects=*) projects+=" - ${arg#--selectProjects=}" ;;
+      *) return 1 ;;
+    esac
+  done
+  [[ -z "$projects" || " $projects " == *" e2e "* ]]
+}
+
 have node || fail "node is missing" "install Node.js 20"
 stack_npm_install
 CHECKS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/labflow-checks.XXXXXX")
@@ -118,12 +140,30 @@ if [[ -n "${LABFLOW_BESIDE_JEST:-}" ]]; then
 fi
 jest_nice=()
 if [[ -n "${LABFLOW_JEST_NICE:-}" ]]; then jest_nice=(nice -n "$LABFLOW_JEST_NICE"); fi
+# The e2e tier's stacks record every answer they give (test/helpers/response-recorder.ts; the
+# other tiers' stacks do not); after Jest, test/check-openapi-answers.ts checks them against both
+# OpenAPI documents. Only for a run of the whole tier: a narrower one leaves operations unanswered.
+answers="$LABFLOW_STATE_DIR/openapi-answers.jsonl"
+rm -f "$answers"
+check_answers=0
+if whole_e2e_tier "$@"; then check_answers=1; fi
 say "${jest_nice[*]}${jest_nice[*]:+ }jest --ci $*"
 set +e
-"${jest_nice[@]}" "$LABFLOW_ROOT/node_modules/.bin/jest" --ci "$@"
+OPENAPI_RESPONSES="$answers" "${jest_nice[@]}" "$LABFLOW_ROOT/node_modules/.bin/jest" --ci "$@"
 rc=$?
 set -e
 if ((rc == 0)); then say "tests passed"; else say "tests failed (jest exit code $rc)"; fi
+if ((check_answers == 0)); then
+  say "answers against the OpenAPI documents: not checked (Jest did not run the whole e2e tier)"
+elif ((rc != 0)); then
+  say "answers against the OpenAPI documents: not checked (the tests failed)"
+else
+  say "answers against the OpenAPI documents (npm run check:openapi-answers -- $answers)"
+  if ! nbin ts-node --transpile-only test/check-openapi-answers.ts "$answers"; then
+    say "answers differ from the OpenAPI documents (above): document what the route answers, or answer what it documents (docs/development.md, \"Documenting a route\"), then: npm test"
+    rc=1
+  fi
+fi
 if [[ -n "$BESIDE_PID" ]]; then
   say "waiting for what runs beside Jest: $LABFLOW_BESIDE_JEST"
   beside_rc=0

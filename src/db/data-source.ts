@@ -66,6 +66,7 @@ import { TimeOrderedIds1763790602000 } from './migrations/1763790602000-time-ord
 import { FhirExports1763790740000 } from './migrations/1763790740000-fhir-exports';
 import { PartnerWebhookReceipts1763790800000 } from './migrations/1763790800000-partner-webhook-receipts';
 import { SandboxHl7LabOutbox1763791100000 } from './migrations/1763791100000-sandbox-hl7-lab-outbox';
+import { SdkSyncReports1763791600000 } from './migrations/1763791600000-sdk-sync-reports';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -161,6 +162,7 @@ export const MIGRATIONS = [
   MobileSignIn1763790750000,
   PartnerWebhookReceipts1763790800000,
   SandboxHl7LabOutbox1763791100000,
+  SdkSyncReports1763791600000,
 ];
 
 /**

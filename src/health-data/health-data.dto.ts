@@ -14,11 +14,14 @@ export const slug = z.string().regex(/^[a-z0-9_]{1,64}$/, { message: 'Must be a 
 /** Largest number of samples or summaries one ingestion request may carry. */
 export const MAX_ITEMS_PER_REQUEST = 100_000;
 
+/** A backfill's first or last day: a day, or a date-time as the iOS SDK writes its Dates (`2026-11-20T00:00:00Z`), kept as its UTC day. */
+const backfillDay = z.union([isoDate, z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString().slice(0, 10))]);
+
 /** `POST /v2/timeseries/{user_id}/{resource}` and `POST /v2/summary/{resource}/{user_id}`: the phone SDKs' envelope. */
 export const ingestionEnvelope = z.object({
   stage: z.enum(['daily', 'historical']).default('daily').describe('daily: new data; historical: a backfill (its final chunk ends it).'),
-  start_date: isoDate.optional().describe('Historical stage: first day of the backfill.'),
-  end_date: isoDate.optional().describe('Historical stage: last day of the backfill.'),
+  start_date: backfillDay.optional().describe('Historical stage: first day of the backfill (a date-time counts as its UTC day).'),
+  end_date: backfillDay.optional().describe('Historical stage: last day of the backfill (a date-time counts as its UTC day).'),
   time_zone: ianaTimeZone
     .optional()
     .describe("IANA id; default the user's fallback time zone, else UTC. Reads offset-less timestamps and stamps timezone_offset."),

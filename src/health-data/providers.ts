@@ -54,6 +54,14 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     sourceId: 6,
   },
   { slug: 'health_connect', name: 'Health Connect', description: 'Health data from Android devices.', authType: 'sdk', sourceType: 'app', sourceId: 7 },
+  {
+    slug: 'samsung_health',
+    name: 'Samsung Health',
+    description: "Health data from Samsung phones and Galaxy watches, read by the Android SDK's Samsung Health module.",
+    authType: 'sdk',
+    sourceType: 'app',
+    sourceId: 19,
+  },
   { slug: 'manual', name: 'Manual', description: 'Data sent to labflow directly by the team or its app.', authType: '', sourceType: 'app', sourceId: 8 },
   {
     slug: 'abbott_libreview',

@@ -80,6 +80,8 @@ export const MANUAL_PROVIDERS = [
   'apple_health_kit',
   'manual',
   'health_connect',
+  // Not in vital-node 3.1.551's ManualProviders (non-exhaustive); the Android SDK's Samsung Health module connects it.
+  'samsung_health',
 ] as const;
 
 export class ManualProviderParams extends createZodDto(z.object({ provider: z.enum(MANUAL_PROVIDERS) })) {}

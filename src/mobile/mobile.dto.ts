@@ -44,6 +44,40 @@ export class ExchangeLinkCodeQuery extends createZodDto(
 
 export class SdkProviderParams extends createZodDto(z.object({ user_id: z.uuid(), provider: z.string().regex(/^[a-z0-9_]{1,64}$/) })) {}
 
+/** The iOS SDK's dates: ISO 8601, whole seconds, `Z` (Swift's `.iso8601`); an offset is taken too. */
+const sdkDate = z.iso.datetime({ offset: true });
+
+/** `POST /v2/user/{user_id}/sdk_start_historical_stage/{provider}` (the iOS SDK's UserSDKHistoricalStageBeginBody). */
+export class HistoricalStageDto extends createZodDto(
+  z
+    .object({
+      range_start: sdkDate.describe('The start of the range the historical stage uploads.'),
+      range_end: sdkDate.describe('Its end.'),
+      backfill_type: z
+        .string()
+        .regex(/^[a-z0-9_]{1,64}$/)
+        .describe("What the stage uploads (the SDK's BackfillType: heartrate, steps, activity, sleep…)."),
+    })
+    .refine((body) => Date.parse(body.range_end) >= Date.parse(body.range_start), { path: ['range_end'], message: 'range_end is before range_start.' }),
+) {}
+
+/** `POST /v2/user/{user_id}/sdk_sync_progress/{provider}` (the iOS SDK's SyncProgressReport), kept as sent. */
+export class SyncProgressDto extends createZodDto(
+  z.object({
+    sync_progress: z.record(z.string(), z.unknown()).describe("The SDK's progress per backfill type (its SyncProgress), kept as sent."),
+    device_info: z
+      .object({
+        os_version: z.string().max(64).optional(),
+        model: z.string().max(128).optional(),
+        app_bundle: z.string().max(256).optional(),
+        app_version: z.string().max(64).optional(),
+        app_build: z.string().max(64).optional(),
+      })
+      .optional()
+      .describe('The phone and the app that reported.'),
+  }),
+) {}
+
 /** What the sign-out, sync-state, JWKS and link-code exchange routes answer, documented in /openapi.json. */
 export class SdkSyncStateResponse extends responseDto(
   z.object({

@@ -7,6 +7,7 @@ import { LinkCodesController } from './link-codes.controller';
 import { LinkCodesRepository } from './link-codes.repository';
 import { LinkCodesService } from './link-codes.service';
 import { SdkSignInController, SdkTokenController } from './sdk-auth.controller';
+import { SdkSyncRepository } from './sdk-sync.repository';
 import { SdkSyncService } from './sdk-sync.service';
 import { SdkTokensService } from './sdk-tokens.service';
 import { SigningKeys } from './signing-keys';
@@ -25,6 +26,7 @@ import { SigningKeysRepository } from './signing-keys.repository';
     SigningKeys,
     SdkTokensService,
     SdkSyncService,
+    SdkSyncRepository,
     LinkCodesRepository,
     LinkCodesService,
     { provide: USER_TOKEN_VERIFIER, useExisting: SdkTokensService },

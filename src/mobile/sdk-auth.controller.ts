@@ -6,12 +6,15 @@ import { UserTokenRoute } from '../auth/user-tokens';
 import { UserIdParams } from '../users/users.dto';
 import { SdkSyncService } from './sdk-sync.service';
 import { ZodResponse } from 'nestjs-zod';
+import { SuccessResponse } from '../common/openapi';
 import {
+  HistoricalStageDto,
   JwksResponse,
   SdkProviderParams,
   SdkSyncStateResponse,
   SignInTokenResponseDto,
   SignOutResponse,
+  SyncProgressDto,
   TokenRequestDto,
   TokenResponseDto,
 } from './mobile.dto';
@@ -41,11 +44,35 @@ export class SdkSignInController {
   @HttpCode(200)
   @ApiOperation({
     summary:
-      "What a phone source's SDK should sync (apple_health_kit, health_connect): status active | paused | error from its connection, the window to read, the user's ingestion bounds.",
+      "What a phone source's SDK should sync (apple_health_kit, health_connect, samsung_health): status active | paused | error from its connection, the window to read, the user's ingestion bounds.",
   })
   @ZodResponse({ status: 200, type: SdkSyncStateResponse })
   sdkSyncState(@CurrentTeam() team: TeamPrincipal, @Param() params: SdkProviderParams) {
     return this.sync.state(team, params.user_id, params.provider);
+  }
+
+  @Post(':user_id/sdk_start_historical_stage/:provider')
+  @UserTokenRoute()
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "The iOS SDK begins a historical stage: the range it will upload of one backfill type (heartrate, steps…), recorded on the user's connection (the same type begun again replaces it). 404 before the SDK connected the source.",
+  })
+  @ZodResponse({ status: 200, type: SuccessResponse })
+  sdkStartHistoricalStage(@CurrentTeam() team: TeamPrincipal, @Param() params: SdkProviderParams, @Body() body: HistoricalStageDto) {
+    return this.sync.startHistoricalStage(team, params.user_id, params.provider, body);
+  }
+
+  @Post(':user_id/sdk_sync_progress/:provider')
+  @UserTokenRoute()
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "The iOS SDK's sync progress report (every reporting interval): its progress per backfill type and the device, the latest kept on the user's connection.",
+  })
+  @ZodResponse({ status: 200, type: SuccessResponse })
+  sdkSyncProgress(@CurrentTeam() team: TeamPrincipal, @Param() params: SdkProviderParams, @Body() body: SyncProgressDto) {
+    return this.sync.reportProgress(team, params.user_id, params.provider, body);
   }
 
   @Post(':user_id/sign_out')

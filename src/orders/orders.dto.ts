@@ -2,7 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { isoDate, repeatable, partnerEventId } from '../common/schemas';
 import { BILLING_TYPES, COLLECTION_METHODS } from '../lab-tests/lab-catalog.entities';
-import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
+import { ORDER_LOW_LEVEL_STATUSES, type OrderLowLevelStatus, sourceOf } from '../../workflows/order/order-statuses';
 import { RESULT_INTERPRETATIONS, RESULT_TYPES } from '../results';
 
 const text = (max = 255) => z.string().trim().min(1).max(max);
@@ -319,11 +319,18 @@ export const simulateBody = z.object({
 });
 export type SimulateBody = z.infer<typeof simulateBody>;
 
+/**
+ * The statuses each partner reports: another is refused by validation, with the 422 list every
+ * other bad value gets (and the document lists them).
+ */
+const reportedBy = (accepts: (status: OrderLowLevelStatus) => boolean) =>
+  z.enum(ORDER_LOW_LEVEL_STATUSES.filter(accepts) as [OrderLowLevelStatus, ...OrderLowLevelStatus[]]);
+
 /** `POST /v3/webhooks/courier/{courier}`: one tracking update. */
 export class CourierTrackingDto extends createZodDto(
   z.object({
     tracking_number: text(64),
-    status: z.enum(ORDER_LOW_LEVEL_STATUSES),
+    status: reportedBy((status) => sourceOf(status) === 'courier').describe('A courier tracking status.'),
     status_detail: z.string().max(255).nullish(),
     occurred_at: z.string().max(64).nullish(),
     event_id: partnerEventId,
@@ -334,7 +341,9 @@ export class CourierTrackingDto extends createZodDto(
 export class LabEventDto extends createZodDto(
   z.object({
     order_id: z.uuid(),
-    status: z.enum(ORDER_LOW_LEVEL_STATUSES),
+    status: reportedBy((status) => sourceOf(status) !== 'workflow').describe(
+      'A status the lab (or a courier, or the draw) reports; not one the order workflow makes.',
+    ),
     status_detail: z.string().max(255).nullish(),
     notes: z.string().trim().min(1).max(2000).nullish().describe("The lab's note on the order: shown as the order's `notes` (replacing an earlier one)."),
     interpretation: z.enum(RESULT_INTERPRETATIONS).nullish(),

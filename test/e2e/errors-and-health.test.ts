@@ -103,8 +103,8 @@ describe('errors are {detail} with a 4xx, never a 5xx', () => {
 });
 
 describe('/health', () => {
-  it('reports Postgres, Redis and Temporal up, without a key', async () => {
-    const stack = await startStack({ worker: false });
+  it('reports Postgres, Redis and Temporal up, without a key; the management API only Postgres, all it needs', async () => {
+    const stack = await startStack({ worker: false, management: true });
     try {
       const response = await call(stack.apiUrl, 'GET', '/health');
       expect(response.status).toBe(200);
@@ -112,6 +112,11 @@ describe('/health', () => {
         status: 'ok',
         checks: { postgres: { status: 'up' }, redis: { status: 'up' }, temporal: { status: 'up', namespace: stack.config.temporal.namespace } },
       });
+      const management = await call(stack.managementUrl, 'GET', '/health');
+      expect(management.status).toBe(200);
+      expect(management.body).toMatchObject({ status: 'ok', checks: { postgres: { status: 'up' } } });
+      expect(Object.keys(management.body.checks)).toEqual(['postgres']);
+      expect(await call(stack.managementUrl, 'GET', '/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
     } finally {
       await stack.close();
     }

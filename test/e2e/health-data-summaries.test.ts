@@ -215,7 +215,7 @@ describe('health data: summaries, streams, introspection', () => {
 
   it('filters providers by source type; an unknown source type is a 422 naming it', async () => {
     const slugs = async (sourceType: string) => (await client.providers.getAll({ sourceType })).map((p) => p.slug).sort();
-    expect(await slugs('app')).toEqual(['apple_health_kit', 'health_connect', 'manual']);
+    expect(await slugs('app')).toEqual(['apple_health_kit', 'health_connect', 'manual', 'samsung_health']);
     expect(await slugs('provider')).toEqual(['abbott_libreview', 'dexcom', 'dexcom_v3', 'fitbit', 'freestyle_libre', 'garmin', 'oura', 'whoop_v2', 'withings']);
     expect(await slugs('lab')).toEqual([]);
     expect(await slugs('ble')).toEqual(['accuchek_ble', 'beurer_ble', 'contour_ble', 'freestyle_libre_ble', 'omron_ble', 'onetouch_ble']);

@@ -248,6 +248,32 @@ test('e-mail invitation (Freestyle Libre): declined, then accepted', async () =>
   expect(await connectedProviders(userId)).toEqual(['freestyle_libre']);
 });
 
+test('the deprecated aliases POST /v2/link/auth and /v2/link/auth/email connect as the provider routes do', async () => {
+  const userId = await createUser();
+  const password = await client.link.token({ userId });
+  const viaAuth = await withToken('POST', '/v2/link/auth', password.linkToken, {
+    provider: 'dexcom',
+    auth_type: 'password',
+    username: 'ana',
+    password: 'secret',
+  });
+  expect(viaAuth).toMatchObject({ status: 200, body: { state: 'success', connected: true, provider: 'dexcom' } });
+  const email = await client.link.token({ userId });
+  const viaEmail = await withToken('POST', '/v2/link/auth/email', email.linkToken, {
+    provider: 'freestyle_libre',
+    auth_type: 'email',
+    email: 'ana@example.com',
+  });
+  expect(viaEmail).toMatchObject({ status: 200, body: { state: 'success', connected: true, provider: 'freestyle_libre' } });
+  expect((await connectedProviders(userId)).sort()).toEqual(['dexcom', 'freestyle_libre']);
+  // The provider's auth type is checked as on the provider routes.
+  const other = await client.link.token({ userId });
+  expect(await withToken('POST', '/v2/link/auth', other.linkToken, { provider: 'oura', auth_type: 'password', username: 'a', password: 'b' })).toMatchObject({
+    status: 400,
+    body: { detail: 'oura is connected by oauth, not password.' },
+  });
+});
+
 test('an expired token: refused for sign-in, its state says why', async () => {
   const userId = await createUser();
   const { linkToken } = await client.link.token({ userId });
