@@ -11,7 +11,8 @@
  * With LABFLOW_E2E_BATCHES set (.ci/run sets it), the e2e tier runs its suites in that many
  * batches (test/e2e/batches/*.batch.ts, test/helpers/e2e-batch.ts), each batch one test file:
  * every e2e file alone loads the app's modules through Jest's module registry again (~2.3
- * CPU-seconds) and boots its first stack cold. E2E_ALONE lists the suites that still run as files
+ * CPU-seconds) and boots its first stack cold. The suites are split by their recorded times
+ * (test/e2e/batches/timings.json), so the batches end together and none runs alone at the end. E2E_ALONE lists the suites that still run as files
  * of their own, because they assert process-wide state (metrics, tracing, log capture) or patch
  * shared prototypes.
  * The three tiers that run workflow code share one bundle of workflows/, made once per run by
@@ -65,6 +66,20 @@ const E2E_ALONE = [
   'request-logging-context', // reads what Nest's process-wide Logger writes
   'traces', // the process's tracer provider
 ];
+/**
+ * Each batched e2e suite's expected seconds: its time in test/e2e/batches/timings.json (recorded
+ * by a batch run, `npm run e2e:timings`), or, for a suite not recorded yet, its file size at the
+ * recorded suites' seconds per byte. File size alone says little: a short suite may wait a minute.
+ */
+function suiteSeconds(files) {
+  const tablePath = path.join(__dirname, 'test/e2e/batches/timings.json');
+  const table = fs.existsSync(tablePath) ? JSON.parse(fs.readFileSync(tablePath, 'utf8')) : {};
+  const measured = files.filter(({ file }) => typeof table[file] === 'number');
+  const bytes = measured.reduce((sum, { size }) => sum + size, 0);
+  const perByte = bytes > 0 ? measured.reduce((sum, { file }) => sum + table[file], 0) / bytes : 1;
+  return new Map(files.map(({ file, size }) => [file, typeof table[file] === 'number' ? table[file] : size * perByte]));
+}
+
 /** The e2e project's files: each suite, or the batches and the suites run alone. */
 function e2eProject() {
   const batchCount = Number(process.env.LABFLOW_E2E_BATCHES ?? 0);
@@ -76,12 +91,13 @@ function e2eProject() {
     .readdirSync(path.join(__dirname, 'test/e2e'))
     .filter((file) => file.endsWith('.test.ts') && !alone.has(file))
     .map((file) => ({ file: `test/e2e/${file}`, size: fs.statSync(path.join(__dirname, 'test/e2e', file)).size }));
-  // Largest first into the lightest batch (file size as the cost: a fresh clone has no timings).
-  const batches = Array.from({ length: batchCount }, () => ({ suites: [], size: 0 }));
-  for (const { file, size } of files.sort((a, b) => b.size - a.size || a.file.localeCompare(b.file))) {
-    const lightest = batches.reduce((least, batch) => (batch.size < least.size ? batch : least));
+  const seconds = suiteSeconds(files);
+  // Longest first into the lightest batch, so the batches take about as long as each other.
+  const batches = Array.from({ length: batchCount }, () => ({ suites: [], seconds: 0 }));
+  for (const { file } of files.sort((a, b) => seconds.get(b.file) - seconds.get(a.file) || a.file.localeCompare(b.file))) {
+    const lightest = batches.reduce((least, batch) => (batch.seconds < least.seconds ? batch : least));
     lightest.suites.push(file);
-    lightest.size += size;
+    lightest.seconds += seconds.get(file);
   }
   return {
     ...project,
@@ -89,7 +105,12 @@ function e2eProject() {
       ...E2E_ALONE.map((name) => `<rootDir>/test/e2e/${name}.test.ts`),
       ...batches.map((_, index) => `<rootDir>/test/e2e/batches/${index + 1}.batch.ts`),
     ],
-    globals: { ...project.globals, labflowE2eBatches: Object.fromEntries(batches.map((batch, index) => [String(index + 1), batch.suites])) },
+    globals: {
+      ...project.globals,
+      labflowE2eBatches: Object.fromEntries(batches.map((batch, index) => [String(index + 1), batch.suites])),
+      // test/helpers/slow-first-sequencer.mjs starts the longest batch first.
+      labflowE2eBatchSeconds: Object.fromEntries(batches.map((batch, index) => [String(index + 1), Math.round(batch.seconds)])),
+    },
   };
 }
 

@@ -15,7 +15,8 @@ const Sequencer = jestSequencer.default;
  *
  * The list holds the suites that take 40 s or more, longest first. It only orders:
  * a suite missing from it, or listed and no longer slow, costs nothing but a less even finish.
- * The e2e batches (LABFLOW_E2E_BATCHES, jest.config.js) hold ~7 suites each: they follow the OCR suite.
+ * The e2e batches (LABFLOW_E2E_BATCHES, jest.config.js) hold ~9 suites each: they follow the OCR
+ * suite, the longest batch first by the seconds jest.config.js expects of each (labflowE2eBatchSeconds).
  */
 const SLOWEST_FIRST = [
   'test/unit/lab-report-ocr.test.ts',
@@ -34,9 +35,18 @@ export default class SlowFirstSequencer extends Sequencer {
   sort(tests) {
     // Jest's order first: it also sets each test's cached duration (undefined without one).
     const ordered = /** @type {import('@jest/test-result').Test[]} */ (super.sort(tests));
-    const rank = (/** @type {import('@jest/test-result').Test} */ test) =>
-      test.duration == null ? SLOWEST_FIRST.indexOf(path.relative(test.context.config.rootDir, test.path).split(path.sep).join('/')) : -1;
+    const file = (/** @type {import('@jest/test-result').Test} */ test) => path.relative(test.context.config.rootDir, test.path).split(path.sep).join('/');
+    const rank = (/** @type {import('@jest/test-result').Test} */ test) => (test.duration == null ? SLOWEST_FIRST.indexOf(file(test)) : -1);
+    /** @param {import('@jest/test-result').Test} test */
+    const batchSeconds = (test) => {
+      const seconds = /** @type {Record<string, number> | undefined} */ (test.context.config.globals.labflowE2eBatchSeconds);
+      return seconds?.[path.basename(test.path, '.batch.ts')] ?? 0;
+    };
     const known = ordered.filter((test) => rank(test) >= 0).sort((a, b) => rank(a) - rank(b));
+    // The batches hold the slots the list gives them, filled longest first.
+    const batchSlots = known.flatMap((test, index) => (file(test).endsWith('.batch.ts') ? [index] : []));
+    const batchesLongestFirst = batchSlots.map((index) => known[index]).sort((a, b) => batchSeconds(b) - batchSeconds(a));
+    batchSlots.forEach((slot, index) => (known[slot] = batchesLongestFirst[index]));
     return [...known, ...ordered.filter((test) => rank(test) < 0)];
   }
 }
