@@ -251,6 +251,25 @@ describe('OCR noise handled with evidence', () => {
     expect(byName('Creatinine')).toMatchObject({ value: '8', notes: [] });
   });
 
+  it('reads a decimal point OCR read as a colon back as a point, in values and intervals, and keeps titres and times', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          header,
+          ['Haemoglobin', '15:3', '', 'g/dL', '13:2-17:1'],
+          ['Potassium', '4:1', '', 'mmol/L', '3.5-5.3'],
+          ['ANA Titer', '1:160', 'H', 'titer', '<1:40'],
+        ],
+        xs,
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.min_reference_range, r.max_reference_range])).toEqual([
+      ['Haemoglobin', '15.3', 13.2, 17.1],
+      ['Potassium', '4.1', 3.5, 5.3],
+      ['ANA Titer', '1:160', null, null],
+    ]);
+  });
+
   it('matches a name read as `Hemoglobin Alc` to A1c and tells percentages from absolute counts by their units', () => {
     const parsed = parseReport(
       ocrDocument(

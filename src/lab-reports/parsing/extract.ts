@@ -51,7 +51,7 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
 
 async function ocrImage(bytes: Uint8Array): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
-  return ocrPage(image.png, image);
+  return ocrPage(image.image, image, { rotateAuto: image.steps.skewDegrees === null });
 }
 
 export { MAX_REPORT_PAGES };

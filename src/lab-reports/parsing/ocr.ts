@@ -45,10 +45,12 @@ interface OcrWord {
   bbox: { x0: number; y0: number; x1: number; y1: number };
 }
 
-/** Recognises one page image (PNG or JPEG bytes) into words with boxes in pixels. */
-export async function ocrPage(image: Buffer, size: { width: number; height: number }): Promise<ExtractedPage> {
+/** Recognises one page image (a PGM from prepareImage, or PNG or JPEG bytes) into words with boxes in pixels. */
+export async function ocrPage(image: Buffer, size: { width: number; height: number }, options: { rotateAuto?: boolean } = {}): Promise<ExtractedPage> {
   const s = await ocrScheduler();
-  const result = await s.addJob('recognize', image, { rotateAuto: true }, { blocks: true, text: false });
+  // `rotateAuto` (tesseract's own levelling, a second layout analysis: 0.6-0.9 s a page) only for
+  // pages prepareImage did not level itself (photos).
+  const result = await s.addJob('recognize', image, { rotateAuto: options.rotateAuto === true }, { blocks: true, text: false });
   const words: ExtractedWord[] = [];
   for (const block of result.data.blocks ?? []) {
     for (const paragraph of block.paragraphs) {

@@ -1,6 +1,6 @@
 import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
-import { isFlag, isUnit, parseRange, parseValue, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
+import { isFlag, isUnit, parseRange, parseValue, repairDecimalColons, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
 
 /** A result row's parts, before interpretation. */
 export interface RowParts {
@@ -58,7 +58,7 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
   for (const part of parts) {
     if (part.role === 'previous' || part.role === 'other') continue;
     if (part.role === 'reference' && !range) {
-      const whole = parseRange(part.text);
+      const whole = parseRange(ocr ? repairDecimalColons(part.text) : part.text);
       if (whole) {
         range = whole;
         continue;

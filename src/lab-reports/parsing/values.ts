@@ -203,11 +203,21 @@ export function repairOcrUnit(unit: string | null): string | null {
   return candidates.size === 1 ? [...candidates][0] : unit;
 }
 
+/**
+ * A decimal point read as a colon (`2:5`, `15:3`, `13:2-17:1`): a number, not a lone `1` (titres are
+ * `1:N`), a colon, and one digit (times have two).
+ */
+const DECIMAL_COLON = /(?<![\p{L}\d:.])(?!1:)(\d+):(\d)(?![\d:])/gu;
+
+/** `15:3` → `15.3` wherever OCR read a decimal point as a colon (`DECIMAL_COLON`); the rest as read. */
+export function repairDecimalColons(text: string): string {
+  return text.replace(DECIMAL_COLON, '$1.$2');
+}
+
 /** OCR reads of digits: `O`→0, `l`/`I`→1, `S`→5 inside a token that is otherwise a number. */
 export function repairOcrNumber(token: string): string {
   if (!/\d/.test(token)) return token;
-  // A decimal point read as a colon: `2:5` (titres are `1:N`, never with one digit after).
-  if (/^[2-9]\d*:\d$/.test(token)) return token.replace(':', '.');
+  if (/^(?!1:)\d+:\d$/.test(token)) return token.replace(':', '.');
   if (!/^[<>≤≥=]*[\dOoIlS.,]+$/.test(token)) return token;
   return token.replace(/[Oo]/g, '0').replace(/[Il]/g, '1').replace(/S/g, '5');
 }

@@ -1,0 +1,158 @@
+import sharp, { type Sharp } from 'sharp';
+import { prepareImage } from '../../src/lab-reports/parsing/image-prep';
+import { divideByBackground, findPageQuad, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from '../../src/lab-reports/parsing/page-geometry';
+
+/**
+ * The page geometry of photos on small generated images: a "page" is a white sheet with rows of
+ * dark bars for text lines, placed on a darker surface, turned and lit by sharp.
+ */
+const PAGE = { width: 400, height: 520 };
+
+/** Text lines as bars, 12 px apart, of varied lengths, as an SVG page. */
+function pageSvg(width = PAGE.width, height = PAGE.height): string {
+  const bars: string[] = [];
+  for (let y = 40, i = 0; y < height - 40; y += 14, i++) {
+    bars.push(`<rect x="30" y="${y}" width="${120 + ((i * 37) % 200)}" height="6" fill="#111"/>`);
+    bars.push(`<rect x="${width - 120}" y="${y}" width="60" height="6" fill="#111"/>`);
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/>${bars.join('')}</svg>`;
+}
+
+async function grey(image: Sharp): Promise<GreyImage> {
+  const { data, info } = await image.grayscale().extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+/** The prepared page (a binary PGM) as sharp input. */
+function fromPgm(pgm: Buffer): Sharp {
+  const [, width, height] = /^P5\n(\d+) (\d+)\n255\n/.exec(pgm.subarray(0, 40).toString('latin1')) ?? [];
+  const header = `P5\n${width} ${height}\n255\n`.length;
+  return sharp(pgm.subarray(header), { raw: { width: Number(width), height: Number(height), channels: 1 } });
+}
+
+/** The page turned `degrees` clockwise on a surface of grey `surface`, `margin` px of it showing. */
+async function photographed(degrees: number, surface = 80, margin = 60): Promise<Buffer> {
+  const turned = await sharp(Buffer.from(pageSvg()))
+    .rotate(degrees, { background: { r: surface, g: surface, b: surface } })
+    .png()
+    .toBuffer();
+  return sharp(turned)
+    .extend({ top: margin, bottom: margin, left: margin, right: margin, background: { r: surface, g: surface, b: surface } })
+    .png()
+    .toBuffer();
+}
+
+/** The corners of the page turned `degrees` clockwise about its centre, placed as `photographed` places it. */
+function expectedCorners(degrees: number, margin = 60): Quad {
+  const a = (degrees * Math.PI) / 180;
+  const { width: w, height: h } = PAGE;
+  const boxW = Math.abs(w * Math.cos(a)) + Math.abs(h * Math.sin(a));
+  const boxH = Math.abs(w * Math.sin(a)) + Math.abs(h * Math.cos(a));
+  const turn = (x: number, y: number) => ({
+    x: margin + boxW / 2 + (x - w / 2) * Math.cos(a) - (y - h / 2) * Math.sin(a),
+    y: margin + boxH / 2 + (x - w / 2) * Math.sin(a) + (y - h / 2) * Math.cos(a),
+  });
+  return [turn(0, 0), turn(w, 0), turn(w, h), turn(0, h)];
+}
+
+describe('findPageQuad', () => {
+  it('finds the corners of a sheet turned 3° on a darker surface, within 3 px', async () => {
+    const quad = findPageQuad(await grey(sharp(await photographed(3))));
+    expect(quad).not.toBeNull();
+    for (const [i, corner] of expectedCorners(3).entries()) {
+      expect(Math.hypot((quad as Quad)[i].x - corner.x, (quad as Quad)[i].y - corner.y)).toBeLessThan(3);
+    }
+    expect(quadTilt(quad as Quad)).toBeCloseTo(3, 0);
+  });
+
+  it('finds none on a scan, where the page fills the frame', async () => {
+    expect(findPageQuad(await grey(sharp(Buffer.from(pageSvg()))))).toBeNull();
+  });
+
+  it('finds none on a frame of one grey', async () => {
+    expect(findPageQuad({ data: new Uint8Array(200 * 100).fill(128), width: 200, height: 100 })).toBeNull();
+  });
+});
+
+describe('warpQuad', () => {
+  it('flattens a turned sheet back square: its text lines level again', async () => {
+    const photo = await grey(sharp(await photographed(-2.5)));
+    const quad = findPageQuad(photo) as Quad;
+    const flat = warpQuad(photo, quad, PAGE.width, PAGE.height);
+    expect(Math.abs(textSkew(flat))).toBeLessThan(0.2);
+    // The surface is gone: the flattened page's edges are paper.
+    const edge = [...flat.data.subarray(0, PAGE.width)];
+    expect(Math.min(...edge.slice(5, -5))).toBeGreaterThan(200);
+  });
+
+  it('reads a square quad as a plain crop', () => {
+    const data = new Uint8Array(20 * 10).map((_, i) => i % 256);
+    const image = { data, width: 20, height: 10 };
+    const crop = warpQuad(
+      image,
+      [
+        { x: 5, y: 2 },
+        { x: 15, y: 2 },
+        { x: 15, y: 8 },
+        { x: 5, y: 8 },
+      ],
+      10,
+      6,
+    );
+    expect(crop.data[0]).toBe(data[2 * 20 + 5]);
+    expect(crop.data[5 * 10 + 9]).toBe(data[7 * 20 + 14]);
+  });
+});
+
+describe('textSkew', () => {
+  it.each([2, -1.5, 0])('measures text lines turned %s° to within 0.15° (a 400 px page: one pixel in 400 is 0.14°)', async (degrees) => {
+    const page = await grey(sharp(Buffer.from(pageSvg())).rotate(degrees, { background: '#fff' }));
+    expect(Math.abs(textSkew(page) - degrees)).toBeLessThan(0.15);
+  });
+});
+
+describe('divideByBackground', () => {
+  it('evens paper lit from one side to near white and keeps ink dark', () => {
+    const width = 100;
+    const height = 10;
+    const lit = new Uint8Array(width * height).map((_, i) => 120 + (i % width));
+    lit[5 * width + 10] = 20;
+    const flat = divideByBackground({ data: lit, width, height }, { data: new Uint8Array(width * height).map((_, i) => 120 + (i % width)), width, height });
+    expect(flat.data[5 * width + 90]).toBeGreaterThanOrEqual(240);
+    expect(flat.data[5 * width + 5]).toBeGreaterThanOrEqual(240);
+    expect(flat.data[5 * width + 10]).toBeLessThan(60);
+  });
+});
+
+describe('prepareImage', () => {
+  it('leaves a photographed page, surface and all, to tesseract to level (a PNG, only scaled)', async () => {
+    const photo = await photographed(2.5, 70, 80);
+    const prepared = await prepareImage(photo);
+    expect(prepared.steps).toEqual({ flattened: false, skewDegrees: null });
+    const meta = await sharp(prepared.image).metadata();
+    expect([meta.format, meta.height]).toEqual(['png', 3300]);
+  });
+
+  it('with `flatten`, cuts a photographed page out square and leaves its lines level', async () => {
+    const prepared = await prepareImage(await photographed(2.5, 70, 80), { flatten: true });
+    expect(prepared.steps.flattened).toBe(true);
+    const page = await grey(fromPgm(prepared.image).resize(PAGE.width));
+    expect(Math.abs(textSkew(page))).toBeLessThan(0.2);
+    // Cut to the sheet: as tall as wide as the page is, not the photo.
+    expect(prepared.height / prepared.width).toBeCloseTo(PAGE.height / PAGE.width, 1);
+  });
+
+  it('turns a scan sloping 1.5° level without cutting it', async () => {
+    const scan = await sharp(Buffer.from(pageSvg())).rotate(1.5, { background: '#fff' }).resize(1000).png().toBuffer();
+    const prepared = await prepareImage(scan);
+    expect(prepared.steps.flattened).toBe(false);
+    expect(prepared.steps.skewDegrees).toBeCloseTo(1.5, 0);
+    expect(Math.abs(textSkew(await grey(fromPgm(prepared.image).resize(PAGE.width))))).toBeLessThan(0.2);
+  });
+
+  it('leaves a level scan as it is, only scaled', async () => {
+    const prepared = await prepareImage(await sharp(Buffer.from(pageSvg())).resize(1000).png().toBuffer());
+    expect(prepared.steps).toEqual({ flattened: false, skewDegrees: expect.closeTo(0, 1) as number });
+    expect(Math.max(prepared.width, prepared.height)).toBe(3300);
+  });
+});
