@@ -63,28 +63,55 @@ const { request, reply } = captured;
 
 // The multipart hook: its checks as main has them (routeOptions twice, then the content type) and content type first.
 const MULTIPART = /^multipart\/form-data\b/i;
-show('request.routeOptions (Fastify builds the object on each read)', perCall(() => request.routeOptions.url));
-show('multipart hook checks, routeOptions first (main)', perCall(() => request.routeOptions.url === undefined || request.routeOptions.config.multipart || !MULTIPART.test(request.headers['content-type'] ?? '')));
-show('multipart hook checks, content type first', perCall(() => request.headers['content-type'] === undefined || !MULTIPART.test(request.headers['content-type'])));
+show(
+  'request.routeOptions (Fastify builds the object on each read)',
+  perCall(() => request.routeOptions.url),
+);
+show(
+  'multipart hook checks, routeOptions first (main)',
+  perCall(() => request.routeOptions.url === undefined || request.routeOptions.config.multipart || !MULTIPART.test(request.headers['content-type'] ?? '')),
+);
+show(
+  'multipart hook checks, content type first',
+  perCall(() => request.headers['content-type'] === undefined || !MULTIPART.test(request.headers['content-type'])),
+);
 show('an async hook awaited (the multipart hook is async) vs none: async fn + await', await perAsyncCall(async () => undefined));
 
 // The request's child logger (Fastify makes one per request) and the request line.
-show('pino child logger ({reqId})', perCall((i) => logger.child({ reqId: i })));
+show(
+  'pino child logger ({reqId})',
+  perCall((i) => logger.child({ reqId: i })),
+);
 const writeLine = requestLineWriter(logger);
-show('the request line (requestLineWriter, written to stdout)', perCall(() => writeLine({ requestId: request.id, req: request, statusCode: 200, responseTime: 1.25 }), CALLS / 4));
+show(
+  'the request line (requestLineWriter, written to stdout)',
+  perCall(() => writeLine({ requestId: request.id, req: request, statusCode: 200, responseTime: 1.25 }), CALLS / 4),
+);
 
 // Metrics: the onResponse hook's counter and histogram with their labels.
 const registry = new Registry();
 const requests = new Counter({ name: 'r', help: 'r', labelNames: ['method', 'route', 'status_code'], registers: [registry] });
-const duration = new Histogram({ name: 'd', help: 'd', labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] });
-show('metrics: routeOptions.url, inc + observe with labels', perCall(() => {
-  const route = request.routeOptions.url ?? 'unmatched';
-  requests.inc({ method: 'GET', route, status_code: String(reply.statusCode) });
-  duration.observe({ method: 'GET', route }, 0.0012);
-}));
+const duration = new Histogram({
+  name: 'd',
+  help: 'd',
+  labelNames: ['method', 'route'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+show(
+  'metrics: routeOptions.url, inc + observe with labels',
+  perCall(() => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: 'GET', route, status_code: String(reply.statusCode) });
+    duration.observe({ method: 'GET', route }, 0.0012);
+  }),
+);
 
 // The key: SHA-256 hex, computed by the rate-limit guard and again by the key cache.
-show('hashSecretHex(key) (SHA-256 hex of the API key)', perCall(() => hashSecretHex(key)));
+show(
+  'hashSecretHex(key) (SHA-256 hex of the API key)',
+  perCall(() => hashSecretHex(key)),
+);
 
 // Route metadata: what the guards read per request (isPublic, the rate-limit family).
 class Controller {
@@ -92,13 +119,20 @@ class Controller {
 }
 SetMetadata('isPublic', false)(Controller.prototype, 'get', Object.getOwnPropertyDescriptor(Controller.prototype, 'get'));
 const reflector = new Reflector();
-show('reflector.getAllAndOverride([handler, class]) (one metadata key)', perCall(() => reflector.getAllAndOverride('isPublic', [Controller.prototype.get, Controller])));
+show(
+  'reflector.getAllAndOverride([handler, class]) (one metadata key)',
+  perCall(() => reflector.getAllAndOverride('isPublic', [Controller.prototype.get, Controller])),
+);
 const cache = new WeakMap();
-show('the same from a WeakMap per handler', perCall(() => {
-  let hit = cache.get(Controller.prototype.get);
-  if (hit === undefined) cache.set(Controller.prototype.get, (hit = reflector.getAllAndOverride('isPublic', [Controller.prototype.get, Controller]) === true));
-  return hit;
-}));
+show(
+  'the same from a WeakMap per handler',
+  perCall(() => {
+    let hit = cache.get(Controller.prototype.get);
+    if (hit === undefined)
+      cache.set(Controller.prototype.get, (hit = reflector.getAllAndOverride('isPublic', [Controller.prototype.get, Controller]) === true));
+    return hit;
+  }),
+);
 
 // AsyncLocalStorage: in node 20 its promise hooks tax every promise of the process once it is used.
 const chain = async (n) => {
@@ -124,23 +158,54 @@ const authenticateAsync = async (request) => {
   request.teamPrincipal = await cacheAsync();
 };
 const asyncGuards = [async () => Boolean(await admitAsync()), async () => (await authenticateAsync({}), true)];
-const syncGuards = [() => Boolean(verdict), () => Boolean(({}).teamPrincipal = principal)];
+const syncGuards = [() => Boolean(verdict), () => Boolean(({}.teamPrincipal = principal))];
 const guardStorage = new AsyncLocalStorage();
 show('the two guards, async (main), AsyncLocalStorage on', await perAsyncCall(() => guardStorage.run({}, () => tryActivate(asyncGuards))));
 show('the two guards, plain returns on cache and lease hits', await perAsyncCall(() => guardStorage.run({}, () => tryActivate(syncGuards))));
 // The key's hash, computed by both guards (main) or once per request (a WeakMap by request).
 const hashes = new WeakMap();
-const hashOnce = (req) => {
+const hashOnceWeakMap = (req) => {
   const known = hashes.get(req);
   if (known?.key === key) return known.hash;
   const hash = hashSecretHex(key);
   hashes.set(req, { key, hash });
   return hash;
 };
-show('the key hashed by both guards (main)', perCall(() => hashSecretHex(key) + hashSecretHex(key)));
-show('the key hashed once per request, remembered by request', perCall(() => {
-  const req = {};
-  return hashOnce(req) + hashOnce(req);
-}));
+const KEY_HASH = Symbol('keyHash');
+const hashOnce = (req) => {
+  const known = req[KEY_HASH];
+  if (known !== undefined && known.key === key) return known.hash;
+  const hash = hashSecretHex(key);
+  req[KEY_HASH] = { key, hash };
+  return hash;
+};
+class FakeRequest {
+  constructor() {
+    this.id = 'x';
+    this.headers = {};
+    this.params = {};
+  }
+}
+show(
+  'the key hashed by both guards (main), a request object made per call',
+  perCall(() => {
+    const req = new FakeRequest();
+    return hashSecretHex(key) + hashSecretHex(key) + req.id;
+  }),
+);
+show(
+  'the key hashed once, remembered in a WeakMap by request',
+  perCall(() => {
+    const req = new FakeRequest();
+    return hashOnceWeakMap(req) + hashOnceWeakMap(req);
+  }),
+);
+show(
+  'the key hashed once, remembered on the request (keyHashOf)',
+  perCall(() => {
+    const req = new FakeRequest();
+    return hashOnce(req) + hashOnce(req);
+  }),
+);
 
 await fastify.close();

@@ -32,7 +32,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const config = loadConfig(process.env);
 const db = await createDataSource(config.databaseUrl, 2).initialize();
 const org = await db.getRepository(OrgEntity).save({ id: randomUUID(), name: `bench pipeline ${randomUUID().slice(0, 8)}`, plan: 'scale' });
-const team = await db.getRepository(TeamEntity).save({ id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false });
+const team = await db
+  .getRepository(TeamEntity)
+  .save({ id: randomUUID(), orgId: org.id, name: 'bench', region: 'us', integrationTeamId: null, partialWebhooksEnabled: false });
 const { value: key } = await new ApiKeysService(db).issueTeamKey(team, 'sandbox', 'bench');
 const app = await createHttpApp(ApiModule.forRoot(config), config, API_DOCUMENT);
 await app.init();
@@ -55,7 +57,14 @@ try {
           await post('/v3/order', {
             user_id: userId,
             lab_test_id: '1ab7e570-0000-4000-8000-000000000001',
-            patient_details: { first_name: 'Bench', last_name: 'Reader', dob: '1980-01-01', gender: 'female', phone_number: '+14155550100', email: 'bench@example.com' },
+            patient_details: {
+              first_name: 'Bench',
+              last_name: 'Reader',
+              dob: '1980-01-01',
+              gender: 'female',
+              phone_number: '+14155550100',
+              email: 'bench@example.com',
+            },
             patient_address: { receiver_name: 'Bench Reader', first_line: '1 Market St', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
           })
         ).order.id,
@@ -80,6 +89,23 @@ try {
     const hook = createHook({
       init: (_id, type) => {
         counts.set(type, (counts.get(type) ?? 0) + 1);
+        if (process.env.BENCH_COUNT_ASYNC === 'promises' && type === 'PROMISE') {
+          // Where each promise is made: the first two frames outside node's internals.
+          const frames = new Error().stack
+            .split('\n')
+            .slice(2)
+            .filter((line) => !line.includes('node:internal') && !line.includes('(<anonymous>)'));
+          const at = frames
+            .slice(0, 2)
+            .map((line) =>
+              line
+                .trim()
+                .replace(/^at /, '')
+                .replace(/\/work\/wt\/h42\/|\/tmp\/h42\/base\//g, ''),
+            )
+            .join(' < ');
+          stacks.set(at, (stacks.get(at) ?? 0) + 1);
+        }
         if (process.env.BENCH_COUNT_ASYNC === 'stacks' && (type === 'Timeout' || type === 'Immediate') && stacks.size < 12) {
           const stack = new Error().stack.split('\n').slice(2, 9).join('\n');
           stacks.set(stack, type);
@@ -88,7 +114,9 @@ try {
     }).enable();
     await run(1000);
     hook.disable();
-    for (const [stack, type] of stacks) console.error(`${type}:\n${stack}`);
+    if (process.env.BENCH_COUNT_ASYNC === 'promises')
+      for (const [at, n] of [...stacks].sort((a, b) => b[1] - a[1])) console.error(`${(n / 1000).toFixed(1).padStart(5)}  ${at}`);
+    else for (const [stack, type] of stacks) console.error(`${type}:\n${stack}`);
     console.error(`async resources per request (inject's own included): ${[...counts].map(([type, n]) => `${type} ${(n / 1000).toFixed(1)}`).join(', ')}`);
   }
   const figures = [];
@@ -98,7 +126,9 @@ try {
     const spent = process.cpuUsage(before);
     figures.push({ total: (spent.user + spent.system) / REQUESTS, system: spent.system / REQUESTS });
   }
-  console.error(`${route} ${url}: CPU µs per request ${figures.map((f) => `${f.total.toFixed(1)} (system ${f.system.toFixed(1)})`).join(', ')} (${REQUESTS} requests a round, ${CONCURRENCY} in flight)`);
+  console.error(
+    `${route} ${url}: CPU µs per request ${figures.map((f) => `${f.total.toFixed(1)} (system ${f.system.toFixed(1)})`).join(', ')} (${REQUESTS} requests a round, ${CONCURRENCY} in flight)`,
+  );
 } finally {
   await app.close();
   await db.getRepository(OrgEntity).delete({ id: org.id });

@@ -22,15 +22,20 @@ export function presentedTeamKey(request: Pick<HeaderRequest, 'headers'>): strin
   return headerOf(request, 'x-service-api-key') ?? headerOf(request, 'x-vital-api-key');
 }
 
-/** The hash of the key each request presented, computed once: the rate limits count by it, the key cache looks the key up by it. */
-const keyHashes = new WeakMap<object, { key: string; hash: string }>();
+/**
+ * The hash of the key a request presented, kept on the request: the rate limits count by it and
+ * the key cache looks the key up by it. (On the request object: a WeakMap by request cost more
+ * than the second SHA-256 it saves, levers.mjs.)
+ */
+const KEY_HASH = Symbol('labflow:keyHash');
 
 /** hashSecretHex(key) of the key `request` presents, computed once per request. */
 export function keyHashOf(request: object, key: string): string {
-  const known = keyHashes.get(request);
-  if (known?.key === key) return known.hash;
+  const holder = request as { [KEY_HASH]?: { key: string; hash: string } };
+  const known = holder[KEY_HASH];
+  if (known !== undefined && known.key === key) return known.hash;
   const hash = hashSecretHex(key);
-  keyHashes.set(request, { key, hash });
+  holder[KEY_HASH] = { key, hash };
   return hash;
 }
 
@@ -107,10 +112,12 @@ export class TeamApiKeyGuard extends KeyGuard {
       request.teamPrincipal = cached;
       return undefined;
     }
-    return this.cache.lookUp(hash, () => this.keys.authenticateTeamKey(value)).then((principal) => {
-      if (!principal) throw unauthorized('Invalid or revoked API key.');
-      request.teamPrincipal = principal;
-    });
+    return this.cache
+      .lookUp(hash, () => this.keys.authenticateTeamKey(value))
+      .then((principal) => {
+        if (!principal) throw unauthorized('Invalid or revoked API key.');
+        request.teamPrincipal = principal;
+      });
   }
 
   /**
