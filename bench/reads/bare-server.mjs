@@ -27,7 +27,8 @@ const { userFromRow } = require('../../dist/src/users/users.repository.js');
 const { toView: toUserView } = require('../../dist/src/users/users.service.js');
 const { connectedSourceView } = require('../../dist/src/connections/connection-views.js');
 const { toLabTestView } = require('../../dist/src/lab-tests/lab-catalog.views.js');
-const { LabCatalogRepository, LabTestsRepository } = require('../../dist/src/lab-tests/lab-catalog.repository.js');
+const { LabCatalogRepository } = require('../../dist/src/lab-tests/lab-catalog.repository.js');
+const { LabTestsRepository } = require('../../dist/src/lab-tests/lab-tests.repository.js');
 const { createDataSource } = require('../../dist/src/db/data-source.js');
 
 const config = loadConfig(process.env);
@@ -163,12 +164,16 @@ async function orderView(row) {
   };
 }
 
-/** The user object (labflow's userFromRow and toView) of a row of the user statements. */
-const userView = (row) =>
-  toUserView(
-    userFromRow(row),
+/** The user object (labflow's userFromRow and toView, the birth date opened) of a row of the user statements. */
+const userView = (row) => {
+  const user = userFromRow(row);
+  return toUserView(
+    user,
+    // The sealed birth date opened as UsersService opens it (plaintext from before it was sealed as it is).
+    user.fallbackBirthDateEnc !== null ? cipher.decryptJson(user.fallbackBirthDateEnc) : user.plaintextFallbackBirthDate,
     (row.connections ?? []).map(([provider, createdAt]) => connectedSourceView({ provider, createdAt: parseTimestamptz(createdAt) })),
   );
+};
 
 app.get('/health/ready', async () => ({ status: 'ok' }));
 app.get('/v2/user/:id', async (request, reply) => {

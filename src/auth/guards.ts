@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { headerOf } from '../common/body-parsers';
+import { hashSecretHex } from '../common/crypto';
 import { forbidden, unauthorized } from '../common/errors';
 import { ApiKeysService, looksLikeManagementKey, looksLikeTeamKey } from './api-keys.service';
 import { type AuthenticatedRequest, PUBLIC_ROUTE } from './principal';
@@ -21,13 +22,49 @@ export function presentedTeamKey(request: Pick<HeaderRequest, 'headers'>): strin
   return headerOf(request, 'x-service-api-key') ?? headerOf(request, 'x-vital-api-key');
 }
 
+/**
+ * The hash of the key a request presented, kept on the request: the rate limits count by it and
+ * the key cache looks the key up by it. (On the request object: a WeakMap by request cost more
+ * than the second SHA-256 it saves, levers.mjs.)
+ */
+const KEY_HASH = Symbol('labflow:keyHash');
+
+/** hashSecretHex(key) of the key `request` presents, computed once per request. */
+export function keyHashOf(request: object, key: string): string {
+  const holder = request as { [KEY_HASH]?: { key: string; hash: string } };
+  const known = holder[KEY_HASH];
+  if (known !== undefined && known.key === key) return known.hash;
+  const hash = hashSecretHex(key);
+  holder[KEY_HASH] = { key, hash };
+  return hash;
+}
+
 /** The management key a request presents: `X-Management-Key`, or the deprecated `X-Service-Org-Key`. */
 export function presentedManagementKey(request: Pick<HeaderRequest, 'headers'>): string | undefined {
   return headerOf(request, 'x-management-key') ?? headerOf(request, 'x-service-org-key');
 }
 
 export function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
-  return reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]) === true;
+  return routeMetadata(reflector, PUBLIC_ROUTE, context) === true;
+}
+
+/** Route metadata read, by key, handler and class (a handler inherited by two controllers has one per class). */
+const routeMetadataRead = new Map<string, WeakMap<object, WeakMap<object, { value: unknown }>>>();
+
+/**
+ * `reflector.getAllAndOverride(key, [handler, class])`, read once per route: metadata is fixed
+ * when the controllers are declared, and the guards ask for it on every request.
+ */
+export function routeMetadata<T>(reflector: Reflector, key: string, context: ExecutionContext): T | undefined {
+  const handler = context.getHandler();
+  const controller = context.getClass();
+  let byHandler = routeMetadataRead.get(key);
+  if (!byHandler) routeMetadataRead.set(key, (byHandler = new WeakMap()));
+  let byClass = byHandler.get(handler);
+  if (!byClass) byHandler.set(handler, (byClass = new WeakMap()));
+  let read = byClass.get(controller);
+  if (!read) byClass.set(controller, (read = { value: reflector.getAllAndOverride<T>(key, [handler, controller]) }));
+  return read.value as T | undefined;
 }
 
 /** Shared by both guards: @Public routes pass; otherwise the request and its key are handed on. */
@@ -38,14 +75,15 @@ abstract class KeyGuard implements CanActivate {
     private readonly reflector: Reflector,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (isPublic(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<HeaderRequest>();
-    await this.authenticate(request, context);
-    return true;
+    const authenticating = this.authenticate(request, context);
+    return authenticating ? authenticating.then(() => true) : true;
   }
 
-  protected abstract authenticate(request: HeaderRequest, context: ExecutionContext): Promise<void>;
+  /** Sets the request's principal or throws; a promise only when that takes a lookup (a key not in the cache). */
+  protected abstract authenticate(request: HeaderRequest, context: ExecutionContext): Promise<void> | undefined;
 }
 
 /** Main API: a team API key in `x-service-api-key` on every route not marked @Public. */
@@ -60,7 +98,7 @@ export class TeamApiKeyGuard extends KeyGuard {
     super(keys, routes);
   }
 
-  protected async authenticate(request: HeaderRequest, context: ExecutionContext): Promise<void> {
+  protected authenticate(request: HeaderRequest, context: ExecutionContext): Promise<void> | undefined {
     const value = presentedTeamKey(request);
     const bearer = value ? undefined : presentedBearerToken(request);
     if (bearer && this.userTokens) return this.authenticateUser(request, context, bearer);
@@ -68,9 +106,18 @@ export class TeamApiKeyGuard extends KeyGuard {
     if (looksLikeManagementKey(value)) {
       throw unauthorized('A management key cannot be used on the main API; use a team API key.');
     }
-    const principal = await this.cache.authenticate(value, () => this.keys.authenticateTeamKey(value));
-    if (!principal) throw unauthorized('Invalid or revoked API key.');
-    request.teamPrincipal = principal;
+    const hash = keyHashOf(request, value);
+    const cached = this.cache.cached(hash);
+    if (cached) {
+      request.teamPrincipal = cached;
+      return undefined;
+    }
+    return this.cache
+      .lookUp(hash, () => this.keys.authenticateTeamKey(value))
+      .then((principal) => {
+        if (!principal) throw unauthorized('Invalid or revoked API key.');
+        request.teamPrincipal = principal;
+      });
   }
 
   /**

@@ -58,13 +58,27 @@ export class TeamKeyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The principal of `value`: from the cache, else from `lookup` (cached when valid and safe to). */
-  async authenticate(value: string, lookup: () => Promise<TeamPrincipal | null>): Promise<TeamPrincipal | null> {
-    if (!this.listening) return lookup();
-    const hash = hashSecretHex(value);
-    const now = Date.now();
+  async authenticate(value: string, lookup: () => Promise<TeamPrincipal | null>, hash = hashSecretHex(value)): Promise<TeamPrincipal | null> {
+    return this.cached(hash) ?? this.lookUp(hash, lookup);
+  }
+
+  /**
+   * The principal of the key with this hash (hashSecretHex) when the cache holds it, synchronously
+   * (the key guard's common case takes no promise); undefined when it must be looked up.
+   */
+  cached(hash: string): TeamPrincipal | undefined {
+    if (!this.listening) return undefined;
     const hit = this.entries.get(hash);
-    if (hit && hit.expiresAt > now) return hit.principal;
-    if (hit) this.entries.delete(hash);
+    if (!hit) return undefined;
+    if (hit.expiresAt > Date.now()) return hit.principal;
+    this.entries.delete(hash);
+    return undefined;
+  }
+
+  /** The principal from `lookup`, cached when valid and safe to. */
+  async lookUp(hash: string, lookup: () => Promise<TeamPrincipal | null>): Promise<TeamPrincipal | null> {
+    if (!this.listening) return lookup();
+    const now = Date.now();
     const generation = this.generation;
     const principal = await lookup();
     if (principal && this.listening && generation === this.generation) {

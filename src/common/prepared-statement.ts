@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, QueryArrayConfig, QueryConfig, QueryResultRow } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
@@ -12,8 +12,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * profile of GET /v2/user/{id}): the connection comes from TypeORM's pg pool and goes back to it
  * as a query runner would return it.
  */
-export async function runPrepared<T extends QueryResultRow>(db: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
-  return withPoolClient(db, async (client) => (await client.query<T>({ name, text, values })).rows);
+export function runPrepared<T extends QueryResultRow>(db: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
+  return queryOnPoolClient<T>(db, { name, text, values });
 }
 
 /**
@@ -21,11 +21,12 @@ export async function runPrepared<T extends QueryResultRow>(db: DataSource, name
  * object keyed by column name: for reads of thousands of rows (a timeseries range), where the
  * driver's building of a keyed object per row shows in a CPU profile.
  */
-export async function runPreparedArrays(db: DataSource, name: string, text: string, values: unknown[]): Promise<unknown[][]> {
-  return withPoolClient(db, async (client) => (await client.query<unknown[]>({ name, text, values, rowMode: 'array' })).rows);
+export function runPreparedArrays(db: DataSource, name: string, text: string, values: unknown[]): Promise<unknown[][]> {
+  return queryOnPoolClient<unknown[]>(db, { name, text, values, rowMode: 'array' });
 }
 
-async function withPoolClient<T>(db: DataSource, use: (client: PoolClient) => Promise<T>): Promise<T> {
+/** The rows of one query on a connection checked out for it; one async function (each level of them is promises on the hottest reads). */
+async function queryOnPoolClient<T>(db: DataSource, query: QueryConfig | QueryArrayConfig): Promise<T[]> {
   const client = await poolOf(db).connect();
   // pg-pool listens for errors of idle connections only: one lost while checked out is heard here
   // (else it would be an unhandled 'error' event) and leaves the pool on release.
@@ -35,7 +36,7 @@ async function withPoolClient<T>(db: DataSource, use: (client: PoolClient) => Pr
   };
   client.on('error', onError);
   try {
-    return await use(client);
+    return (await client.query(query)).rows as T[];
   } finally {
     client.removeListener('error', onError);
     client.release(lost);

@@ -2,9 +2,8 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { looksLikeManagementKey, looksLikeTeamKey } from '../auth/api-keys.service';
-import { isPublic, presentedManagementKey, presentedTeamKey } from '../auth/guards';
+import { isPublic, keyHashOf, presentedManagementKey, presentedTeamKey, routeMetadata } from '../auth/guards';
 import { presentedBearerToken } from '../auth/user-tokens';
-import { hashSecretHex } from '../common/crypto';
 import { ApiError } from '../common/errors';
 import { type AddressFamily, RATE_LIMIT_FAMILY } from './rate-limit-family';
 import { type BudgetState, type LimitScope, RequestLimiter, type Verdict } from './request-limiter';
@@ -35,13 +34,21 @@ abstract class RateLimitGuard implements CanActivate {
     private readonly limiter: RequestLimiter,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
     const counting = this.countingOf(context, request);
     if (!counting) return true;
-    const verdict = await this.limiter.admit(counting.scope);
+    // Answered from this process's lease without a promise when it can be (most keyed requests).
+    const verdict = this.limiter.admitNow(counting.scope);
+    if (verdict) return this.apply(verdict, counting, reply);
+    return this.limiter.admit(counting.scope).then((later) => this.apply(later, counting, reply));
+  }
+
+  /** The verdict on the reply: the budget headers, a 429, and the watch on a counted answer. */
+  private apply(verdict: Verdict, counting: Counting, reply: FastifyReply): boolean {
     if (verdict.state) setBudgetHeaders(reply, verdict.state);
     if (verdict.kind === 'refused') {
       const seconds = retryAfterSeconds(verdict.state);
@@ -56,7 +63,7 @@ abstract class RateLimitGuard implements CanActivate {
 
   private countingOf(context: ExecutionContext, request: FastifyRequest): Counting | null {
     if (isPublic(this.reflector, context)) {
-      const family = this.reflector.getAllAndOverride<AddressFamily | undefined>(RATE_LIMIT_FAMILY, [context.getHandler(), context.getClass()]);
+      const family = routeMetadata<AddressFamily>(this.reflector, RATE_LIMIT_FAMILY, context);
       if (!family) return null;
       return { scope: { requests: { family, subject: request.ip }, failures: { family, address: request.ip } }, failureStatuses: ADDRESS_FAILURES };
     }
@@ -65,7 +72,7 @@ abstract class RateLimitGuard implements CanActivate {
     if (!key) return null;
     return {
       scope: {
-        requests: { family: this.keyFamily, subject: hashSecretHex(key) },
+        requests: { family: this.keyFamily, subject: keyHashOf(request, key) },
         // A key without this API's prefix is refused without a lookup and can never be right:
         // it guesses nothing (a team key sent to the management API, a management key to the API).
         failures: this.couldBeKey(key) ? { family: 'invalidKey', address: request.ip } : null,

@@ -171,15 +171,26 @@ export class RequestLimiter implements OnModuleInit, OnModuleDestroy {
    * an address read with none in the last CLEAN_ADDRESS_MS.
    */
   async admit(scope: LimitScope): Promise<Verdict> {
+    return this.admitNow(scope) ?? this.admitThroughRedis(scope);
+  }
+
+  /**
+   * admit's verdict when this process's lease gives it without Redis (most requests with a key,
+   * under load), synchronously; undefined when Redis must be asked (admit then). The rate-limit
+   * guard takes this path without a promise.
+   */
+  admitNow(scope: LimitScope): Verdict | undefined {
+    const budget = scope.requests ? this.requestBudgets.get(scope.requests.family) : undefined;
+    if (!budget?.leases || !scope.requests) return undefined;
+    const checked = scope.failures && this.failureLimiters.has(scope.failures.family) ? scope.failures : null;
+    if (checked && !this.knownClean(checked)) return undefined;
+    const taken = budget.leases.takeNow(scope.requests.subject, checked !== null);
+    return taken ? this.verdictOf(scope.requests.family, taken) : undefined;
+  }
+
+  private async admitThroughRedis(scope: LimitScope): Promise<Verdict> {
     const budget = scope.requests ? this.requestBudgets.get(scope.requests.family) : undefined;
     const failureLimiter = scope.failures ? this.failureLimiters.get(scope.failures.family) : undefined;
-    if (budget?.leases && scope.requests) {
-      const checked = failureLimiter ? scope.failures : null;
-      if (!checked || this.knownClean(checked)) {
-        const taken = budget.leases.takeNow(scope.requests.subject, checked !== null);
-        if (taken) return this.verdictOf(scope.requests.family, taken);
-      }
-    }
     const [taken, failed] = await Promise.all([
       budget && scope.requests ? this.take(budget, scope.requests.family, scope.requests.subject) : null,
       failureLimiter && scope.failures ? this.peek(failureLimiter, scope.failures.family, scope.failures.address) : null,

@@ -224,7 +224,8 @@ function checkIngestionBounds(start: string | null, end: string | null): void {
   }
 }
 
-function toView(user: UserEntity, fallbackBirthDate: FallbackBirthDate | null, connectedSources: ConnectedSourceView[]): UserView {
+/** The user object of a user whose birth date is already opened (bench/reads' floor shapes its answers with it too). */
+export function toView(user: UserEntity, fallbackBirthDate: FallbackBirthDate | null, connectedSources: ConnectedSourceView[]): UserView {
   return {
     user_id: user.id,
     team_id: user.teamId,
