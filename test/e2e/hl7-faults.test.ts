@@ -3,15 +3,15 @@ import { randomUUID } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
 import { PhiCipher } from '../../src/common/crypto';
 import { Hl7InboundDelivery } from '../../src/hl7/hl7-inbound-delivery';
-import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { Hl7Repository } from '../../src/hl7/hl7.repository';
-import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
+import { type Hl7Listener } from '../../src/hl7/hl7-listener';
 import { frame, MllpFramer } from '../../src/hl7/mllp-framer';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
+import { startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * An HL7 lab's faults through real MLLP sockets both ways: a lab interface in this process (a
@@ -83,14 +83,7 @@ async function labDown(): Promise<void> {
 beforeAll(async () => {
   // An ACK that never comes is given up on after 2 s (and the message sent again).
   ({ stack, tenant, userId } = await startOrderStack({ env: { HL7_ACK_TIMEOUT: '2s' } }));
-  listener = await startHl7Listener(stack.api.get(Hl7InboundService), {
-    port: 0,
-    host: '127.0.0.1',
-    maxMessageBytes: 64_000,
-    frameTimeoutMs: 500,
-    tls: null,
-    logger: { warn: () => undefined },
-  });
+  listener = await startTestHl7Listener(stack);
   // A port for the lab, free again until the lab comes up.
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));

@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { type SandboxHl7Lab, startSandboxHl7Lab } from '../../src/adapters/lab/sandbox-hl7-lab';
 import { SandboxHl7LabOutboxRepository } from '../../src/adapters/lab/sandbox-hl7-lab-outbox.repository';
-import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { PhiCipher } from '../../src/common/crypto';
 import { OrderSandboxLabCatalog } from '../../src/orders/order-sandbox-lab-catalog';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
 import { OrdersRepository } from '../../src/orders/orders.repository';
-import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
+import { type Hl7Listener } from '../../src/hl7/hl7-listener';
 import { Hl7TransportError, sendAndAwaitAck } from '../../src/hl7/mllp-client';
 import { frame, MllpFramer } from '../../src/hl7/mllp-framer';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
@@ -24,6 +23,7 @@ import { fetchBytes } from '../helpers/pdf';
 import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, HL7_PHYSICIAN, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
+import { startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * A lab reached over HL7 v2 / MLLP, through real sockets both ways: an Hl7Server of @medplum/hl7
@@ -50,14 +50,7 @@ let components: Array<{ id: number; name: string; slug: string; loinc: string }>
 
 beforeAll(async () => {
   ({ stack, tenant, userId } = await startOrderStack());
-  listener = await startHl7Listener(stack.api.get(Hl7InboundService), {
-    port: 0,
-    host: '127.0.0.1',
-    maxMessageBytes: 64_000,
-    frameTimeoutMs: 500,
-    tls: null,
-    logger: { warn: () => undefined },
-  });
+  listener = await startTestHl7Listener(stack);
   lab = new Hl7Server((connection: Hl7Connection) => {
     connection.addEventListener('message', ({ message }: { message: Hl7Message }) => {
       received.push(message);
@@ -553,13 +546,9 @@ describe('MLLP over mutual TLS', () => {
   });
 
   it('takes a lab’s message on the TLS listener only from a lab with a certificate its CA signed', async () => {
-    const secure = await startHl7Listener(stack.api.get(Hl7InboundService), {
-      port: 0,
-      host: '127.0.0.1',
-      maxMessageBytes: 64_000,
+    const secure = await startTestHl7Listener(stack, {
       frameTimeoutMs: 1000,
       tls: { certFile: files.serverCert, keyFile: files.serverKey, caFile: files.ca },
-      logger: { warn: () => undefined },
     });
     const exchange = (clientCert: boolean) =>
       new Promise<string>((resolve, reject) => {

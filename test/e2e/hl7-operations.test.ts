@@ -3,9 +3,8 @@ import { Hl7Client, type Hl7Connection, Hl7Server } from '@medplum/hl7';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ServiceError } from '@temporalio/client';
-import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
 import { OrderWorkflows } from '../../src/orders/order-workflows';
-import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
+import { type Hl7Listener } from '../../src/hl7/hl7-listener';
 import { TeamEntity } from '../../src/tenancy/entities';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
@@ -13,6 +12,7 @@ import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, createTenant, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
+import { startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * Operating an HL7 lab: the messages of an order and the held ones on the management API
@@ -39,14 +39,7 @@ beforeAll(async () => {
   ({ stack, tenant, userId } = await startOrderStack({ management: true, events: true, env: { EVENTS_RELAY_POLL_INTERVAL: '200ms' } }));
   receiver = await WebhookReceiver.start();
   await subscribeWebhooks(stack, tenant, 'sandbox', receiver, '/orders', ['labtest.order.updated']);
-  listener = await startHl7Listener(stack.api.get(Hl7InboundService), {
-    port: 0,
-    host: '127.0.0.1',
-    maxMessageBytes: 64_000,
-    frameTimeoutMs: 500,
-    tls: null,
-    logger: { warn: () => undefined },
-  });
+  listener = await startTestHl7Listener(stack);
   lab = new Hl7Server((connection: Hl7Connection) => {
     connection.addEventListener('message', ({ message }: { message: Hl7Message }) => connection.send(message.buildAck({ ackCode: 'AA' })));
   });

@@ -1,15 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { join } from 'node:path';
-import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
-import { type Hl7Listener, startHl7Listener } from '../../src/hl7/hl7-listener';
+import { type Hl7Listener } from '../../src/hl7/hl7-listener';
 import { orderState, orderWorkflowId } from '../../workflows/contract';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, outboxEvents, startOrderStack } from '../helpers/orders';
 import { call, spawnBuiltWorker, type Tenant, type TestStack } from '../helpers/stack';
+import { freePort } from '../helpers/free-port';
+import { startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * The sandbox HL7 lab is a party of its own (worker role `sandbox-hl7-lab`, here the built worker
@@ -32,14 +33,7 @@ const LOG_FILE = join(LOG_DIR, 'sandbox-hl7-lab.log');
 
 beforeAll(async () => {
   ({ stack, tenant, userId } = await startOrderStack());
-  listener = await startHl7Listener(stack.api.get(Hl7InboundService), {
-    port: 0,
-    host: '127.0.0.1',
-    maxMessageBytes: 64_000,
-    frameTimeoutMs: 500,
-    tls: null,
-    logger: { warn: () => undefined },
-  });
+  listener = await startTestHl7Listener(stack);
   labPort = await freePort();
   mkdirSync(LOG_DIR, { recursive: true });
 }, 120_000);
@@ -49,14 +43,6 @@ afterAll(async () => {
   await listener?.close();
   await stack?.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The sandbox HL7 lab as its own process; answers once it takes connections. */
 async function startSandboxLabProcess(): Promise<ChildProcess> {

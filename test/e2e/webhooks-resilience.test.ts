@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
+import { freePort } from '../helpers/free-port';
 import { createTenant, type HttpResult, startStack, type Tenant, type TestStack, teamManagementApi } from '../helpers/stack';
 import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
@@ -11,14 +11,6 @@ import { type ReceivedRequest, WebhookReceiver, waitFor } from '../helpers/webho
  * every delivery, the relay re-enqueues, and a repeated delivery carries the same webhook id.
  */
 const ROOT = join(__dirname, '..', '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Waits for a child's output line matching `pattern`. */
 function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<void> {

@@ -1,0 +1,19 @@
+import { Hl7InboundService } from '../../src/hl7/hl7-inbound.service';
+import { type Hl7Listener, type Hl7ListenerOptions, startHl7Listener } from '../../src/hl7/hl7-listener';
+import type { TestStack } from './stack';
+
+/**
+ * labflow's MLLP listener over a test stack's inbound service, as the HL7 e2e suites run it: a free
+ * loopback port, plain TCP, and a short frame timeout so a truncated frame is answered quickly.
+ */
+export function startTestHl7Listener(stack: TestStack, options: Partial<Hl7ListenerOptions> = {}): Promise<Hl7Listener> {
+  return startHl7Listener(stack.api.get(Hl7InboundService), {
+    port: 0,
+    host: '127.0.0.1',
+    maxMessageBytes: 64_000,
+    frameTimeoutMs: 500,
+    tls: null,
+    logger: { warn: () => undefined },
+    ...options,
+  });
+}
