@@ -57,3 +57,19 @@ it('a due report is claimed once (leased), sent or put off with its backoff, and
   expect(await outbox.claimDue(10, 60_000)).toEqual([{ orderId: later, status: 'P', orderMessage: ORDER_MESSAGE, backoffMs: 2000 }]);
   expect(await outbox.nextDueInMs()).toBeGreaterThan(0);
 });
+
+it('a final report waits while its order’s preliminary is owed, and does not count as due meanwhile', async () => {
+  const orderId = randomUUID();
+  await outbox.hold(orderId, ORDER_MESSAGE, [
+    { status: 'P', dueInMs: 0 },
+    { status: 'F', dueInMs: 0 },
+  ]);
+  await due(orderId, 'F');
+  const first = await outbox.claimDue(10, 60_000);
+  expect(first.map((report) => report.status)).toEqual(['P']);
+  // The preliminary is leased: nothing else may go, and the waiting final is not "due now".
+  expect(await outbox.claimDue(10, 60_000)).toEqual([]);
+  expect(await outbox.nextDueInMs()).toBeGreaterThan(1000);
+  await outbox.sent(first[0]);
+  expect((await outbox.claimDue(10, 60_000)).map((report) => report.status)).toEqual(['F']);
+});

@@ -9,6 +9,9 @@ interface OwedRow {
   backoff_ms: number;
 }
 
+/** Rows `d` that may go now: a final waits while its order's preliminary is still owed (a lab reports in order). */
+const SENDABLE = `NOT (d.status = 'F' AND EXISTS (SELECT 1 FROM sandbox_hl7_lab_outbox p WHERE p.order_id = d.order_id AND p.status = 'P'))`;
+
 /**
  * `sandbox_hl7_lab_outbox`: the reports the sandbox HL7 lab owes labflow. It is the sandbox
  * partner's own state, not labflow's (a real lab keeps its outbox in its own systems); it lives
@@ -36,13 +39,20 @@ export class SandboxHl7LabOutboxRepository implements SandboxLabOutbox {
     await this.db.query(`DELETE FROM sandbox_hl7_lab_outbox WHERE order_id = $1`, [orderId]);
   }
 
-  /** Due reports, each leased for `leaseMs` (its due time moved on): another sender skips it, and a sender killed mid-send sends it again after that. */
+  /**
+   * Due reports, each leased for `leaseMs` (its due time moved on): another sender skips it, and a
+   * sender killed mid-send sends it again after that. A final report waits while its order's
+   * preliminary is still owed (SENDABLE): after a restart both are due at once.
+   */
   async claimDue(limit: number, leaseMs: number): Promise<OwedReport[]> {
     // An UPDATE answers [rows, count] through TypeORM.
     const [rows]: [OwedRow[], number] = await this.db.query(
       `UPDATE sandbox_hl7_lab_outbox o SET due_at = clock_timestamp() + make_interval(secs => $2::int / 1000.0), attempts = o.attempts + 1
         WHERE (o.order_id, o.status) IN (
-          SELECT order_id, status FROM sandbox_hl7_lab_outbox WHERE due_at <= clock_timestamp() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          SELECT d.order_id, d.status FROM sandbox_hl7_lab_outbox d
+           WHERE d.due_at <= clock_timestamp()
+             AND ${SENDABLE}
+           ORDER BY d.due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING o.order_id, o.status, o.order_message_enc, o.backoff_ms`,
       [limit, leaseMs],
     );
@@ -67,7 +77,8 @@ export class SandboxHl7LabOutboxRepository implements SandboxLabOutbox {
 
   async nextDueInMs(): Promise<number | null> {
     const [row]: Array<{ in_ms: number | null }> = await this.db.query(
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (MIN(due_at) - clock_timestamp())) * 1000)::float8 AS in_ms FROM sandbox_hl7_lab_outbox`,
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (MIN(d.due_at) - clock_timestamp())) * 1000)::float8 AS in_ms FROM sandbox_hl7_lab_outbox d
+        WHERE ${SENDABLE}`,
     );
     return row?.in_ms ?? null;
   }
