@@ -21,6 +21,9 @@ import { PHLEBOTOMY_PROVIDER, PSC_PROVIDER } from './appointment-availability.se
 import { AVAILABILITY_DAYS, type AppointmentBookingProvider, type AppointmentProvider, type ProviderSlotRef } from './providers/appointment-provider';
 import { addDays, todayIn } from './zoned-time';
 
+/** How many of the earliest free slots a sandbox patient picks among (earlyFreeSlot). */
+const EARLY_SLOTS_TO_PICK_FROM = 8;
+
 type BookingProvider = AppointmentProvider & AppointmentBookingProvider;
 
 /** The provider has no seat left in the slot. */
@@ -66,7 +69,7 @@ export class AppointmentLifecycleService {
       input.booking.mode === 'book'
         ? { site: input.booking.slot.site, start: input.booking.slot.start, end: input.booking.slot.end }
         : input.booking.mode === 'simulated'
-          ? await this.firstFreeSlot(provider, homeAddress)
+          ? await this.earlyFreeSlot(provider, homeAddress)
           : null;
     return this.appointments.transaction(async (manager) => {
       if (slot) await this.takeSeat(manager, provider, slot);
@@ -225,18 +228,22 @@ export class AppointmentLifecycleService {
   }
 
   /**
-   * The first free slot of the order's appointment kind from tomorrow on, with its provider's slug:
+   * An early free slot of the order's appointment kind from tomorrow on, with its provider's slug:
    * what the sandbox patient of `POST /v3/order/{id}/test` books (SandboxAppointmentPartner).
    */
-  async firstFreeSlotOf(orderId: string, kind: AppointmentKind): Promise<ProviderSlotRef & { provider: string }> {
+  async earlyFreeSlotOf(orderId: string, kind: AppointmentKind): Promise<ProviderSlotRef & { provider: string }> {
     const order = await this.orders.findById(orderId);
     if (!order) throw new OrderGoneError(`Order ${orderId} no longer exists.`);
     const provider = this.providerOf(kind);
-    return { ...(await this.firstFreeSlot(provider, this.patientHomeAddress(order, kind))), provider: provider.slug };
+    return { ...(await this.earlyFreeSlot(provider, this.patientHomeAddress(order, kind))), provider: provider.slug };
   }
 
-  /** A sandbox simulation's slot: the first bookable slot from tomorrow on. */
-  private async firstFreeSlot(provider: BookingProvider, address: AppointmentAddress | null): Promise<ProviderSlotRef> {
+  /**
+   * A sandbox simulation's slot: one of the first EARLY_SLOTS_TO_PICK_FROM bookable slots from
+   * tomorrow on, at random. Not always the first: many sandbox patients booking at once (the fault
+   * run's 20 at-home orders) would all ask for the same seat and be refused in turn.
+   */
+  private async earlyFreeSlot(provider: BookingProvider, address: AppointmentAddress | null): Promise<ProviderSlotRef> {
     const nowMs = Date.now();
     const startDate = addDays(todayIn('UTC', nowMs), 1);
     const availability = await provider.availability(
@@ -255,8 +262,8 @@ export class AppointmentLifecycleService {
     );
     // The seats of the whole window in one query. Only a hint: takeSeat counts again under the lock.
     const held = await this.appointments.heldSeatsNow(provider.slug, slots);
-    const free = slots.find((slot) => held.in(slot.site, slot.start) < provider.capacity(slot.site));
-    if (free) return free;
+    const early = slots.filter((slot) => held.in(slot.site, slot.start) < provider.capacity(slot.site)).slice(0, EARLY_SLOTS_TO_PICK_FROM);
+    if (early.length > 0) return early[Math.floor(Math.random() * early.length)];
     throw new SlotTakenError('The sandbox provider has no free slot for this order in the next 14 days.');
   }
 

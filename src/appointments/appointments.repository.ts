@@ -146,7 +146,7 @@ export class AppointmentsRepository {
    * `appointment_slot_reservations`. Booking inserts the row; cancelling (by the client, the order,
    * the provider or as a no-show) and rescheduling delete or move it, so every row there still
    * counts. The one place seats are counted: booking (under the slot's advisory lock), the sandbox
-   * simulation's first free slot and availability (`heldSeatsNow`) all read it here.
+   * simulation's early free slot and availability (`heldSeatsNow`) all read it here.
    *
    * ONE query for any number of slots: every slot of `slots`' sites starting between the earliest
    * and the latest of their starts (so a whole 14-day availability window costs one round trip),

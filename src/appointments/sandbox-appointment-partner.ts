@@ -30,7 +30,7 @@ const PROVIDER_NEXT: Partial<Record<AppointmentStatus, ProviderCallbackBody['sta
  * sandboxPartnersWorkflow's `sandboxProviderStep`): it reports its appointments' progress
  * (confirmed, in progress, completed) through its callback, `POST /v3/webhooks/appointments/
  * <provider>`, signed and over HTTP like a real provider's (the activity sends the call made here).
- * An order without an open appointment first gets one the way a patient books it: the first free
+ * An order without an open appointment first gets one the way a patient books it: an early free
  * slot, through the order's bookAppointment update, which the booking route sends too. A walk-in
  * order of a lab whose service centers labflow does not schedule has no appointment: the patient
  * walks in and the lab reports.
@@ -73,7 +73,7 @@ export class SandboxAppointmentPartner implements SandboxProviderStandIn {
     if (!order || !isAppointmentFlow(order.flow)) return 'refused';
     const kind = appointmentKindOf(order.flow);
     try {
-      const { provider, site, start, end } = await this.lifecycle.firstFreeSlotOf(orderId, kind);
+      const { provider, site, start, end } = await this.lifecycle.earlyFreeSlotOf(orderId, kind);
       const slot = { kind, provider, site, start, end, expires_at: new Date(Date.now() + SLOT_HOLD_MS).toISOString() };
       await this.workflows.runUpdate(orderId, () =>
         this.workflows.handle(orderId).executeUpdate(bookAppointment, { args: [{ booking: { mode: 'book', slot }, kind, appointmentNotes: null }] }),

@@ -10,7 +10,7 @@ import { call, createTenant, runUntilStopped, startStack, type Tenant, type Test
  * has the sandbox partners play, and they reach the order only through the paths their real
  * counterparts use, over HTTP: the appointment provider's signed callback
  * (`/v3/webhooks/appointments/<provider>`), the lab's signed event webhook (`/v3/webhooks/lab/
- * sandbox`); the patient books the first free slot through the order's booking update. The
+ * sandbox`); the patient books an early free slot through the order's booking update. The
  * worker's partners call the API through a recording proxy here, so every report is seen on the
  * wire; the workflow histories hold the partners' signals and no simulation.
  */

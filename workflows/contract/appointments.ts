@@ -39,7 +39,7 @@ export type AppointmentBooking =
   | { mode: 'book'; slot: AppointmentSlot }
   /** Provider-managed scheduling: the provider picks the time and reports it later. */
   | { mode: 'request'; address: AppointmentAddress }
-  /** A sandbox simulation books the first free slot itself. */
+  /** A sandbox simulation books an early free slot itself. */
   | { mode: 'simulated' };
 
 /** A US address (Junction's UsAddress) where an at-home appointment takes place. */

@@ -64,7 +64,7 @@ export interface SandboxPartnerActivities {
     resultTypes?: SimulatedResultType[];
   }): Promise<SandboxReportOutcome>;
   /**
-   * Appointment flows: with no open appointment the patient books the first free slot (the booking
+   * Appointment flows: with no open appointment the patient books an early free slot (the booking
    * route's update); otherwise the sandbox provider reports the appointment's next status toward
    * `until` through its callback (`/v3/webhooks/appointments/<provider>`). Nothing once it is there.
    */

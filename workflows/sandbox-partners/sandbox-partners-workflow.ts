@@ -36,7 +36,7 @@ const COLLECTING: readonly LowStatus[] = [
  * appointment provider's callback, the on-site draw), which the order's workflow takes as it would
  * a real partner's. What labflow does itself (requisition, shipment) and what the client does
  * (registration) the partners wait for; an appointment order with no open appointment is booked
- * the way its patient would, at the first free slot. Ends once the order reached the play's final
+ * the way its patient would, at an early free slot. Ends once the order reached the play's final
  * status, ended, or can no longer reach it; a new /test redirects the play.
  */
 export async function sandboxPartnersWorkflow(input: SandboxPartnersInput): Promise<void> {
