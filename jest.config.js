@@ -84,7 +84,13 @@ function suiteSeconds(files) {
 function e2eProject() {
   const batchCount = Number(process.env.LABFLOW_E2E_BATCHES ?? 0);
   // labflowRecordAnswers: this tier's stacks record their answers when OPENAPI_RESPONSES is set (test/helpers/response-recorder.ts).
-  const project = { ...withWorkflowBundle, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/*.test.ts'], globals: { labflowRecordAnswers: true } };
+  const project = {
+    ...withWorkflowBundle,
+    displayName: 'e2e',
+    testMatch: ['<rootDir>/test/e2e/*.test.ts'],
+    globals: { labflowRecordAnswers: true },
+    setupFilesAfterEnv: ['<rootDir>/test/helpers/e2e-timeout.ts'],
+  };
   if (!(batchCount > 0)) return project;
   const alone = new Set(E2E_ALONE.map((name) => `${name}.test.ts`));
   const files = fs
