@@ -127,6 +127,26 @@ afterAll(async () => {
 
 const createOrder = () => createOnSiteLabOrder(stack, tenant, userId, labAccountId);
 
+/** An order at the HL7 lab (brought up if down) whose requisition went out, waiting for the draw. */
+async function orderAwaitingDraw(): Promise<string> {
+  if (!labServer) await labUp();
+  const orderId = await createOrder();
+  await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
+  await eventually(
+    async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
+    `order ${orderId} awaiting the draw`,
+  );
+  return orderId;
+}
+
+/** The same order once the team reported the draw (answered 200): the lab's results are next. */
+async function orderAwaitingResults(): Promise<string> {
+  const orderId = await orderAwaitingDraw();
+  expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
+  await orderReaches(stack, tenant, orderId, 'draw_completed');
+  return orderId;
+}
+
 const outboundOf = (orderId: string) =>
   stack.db.query(`SELECT control_id, state, ack_code FROM hl7_messages WHERE direction = 'out' AND order_id = $1 ORDER BY created_at`, [orderId]);
 
@@ -193,13 +213,7 @@ describe('an HL7 lab that is down, drops a connection mid-message and never ACKs
 
 describe('results that come out of order, twice, after the final, cut off, or for no order', () => {
   it('are each taken once; the order completes once with the final report’s values', async () => {
-    if (!labServer) await labUp();
-    const orderId = await createOrder();
-    await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
-    await eventually(
-      async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
-      `order ${orderId} awaiting the draw`,
-    );
+    const orderId = await orderAwaitingDraw();
     const [first, second] = components;
     const id = (name: string) => `${name}-${orderId.slice(0, 8)}`;
     const p1 = oru(id('P1'), orderId, 'P', [[first.loinc, '501']], '20261128090000');
@@ -286,15 +300,7 @@ describe('results that come out of order, twice, after the final, cut off, or fo
 
 describe('the listener stopped between a message’s ACK and its hand-off to the order', () => {
   it('hands the stored message over on a sweep; handed over twice, it moves the order once', async () => {
-    if (!labServer) await labUp();
-    const orderId = await createOrder();
-    await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
-    await eventually(
-      async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
-      `order ${orderId} awaiting the draw`,
-    );
-    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
-    await orderReaches(stack, tenant, orderId, 'draw_completed');
+    const orderId = await orderAwaitingResults();
     // Stored, committed and ACKed; then the listener died before handing it over.
     const controlId = `SWEPT-${orderId.slice(0, 8)}`;
     const [{ message }] = await stack.api.get(Hl7Repository).storeInbound([
@@ -331,15 +337,7 @@ describe('the listener stopped between a message’s ACK and its hand-off to the
   }, 120_000);
 
   it('with the hand-off in a process of its own (roles hl7-listener and hl7-handoff): claimed once, handed over, the order moves', async () => {
-    if (!labServer) await labUp();
-    const orderId = await createOrder();
-    await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
-    await eventually(
-      async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
-      `order ${orderId} awaiting the draw`,
-    );
-    expect((await call(stack.apiUrl, 'PATCH', `/v3/order/${orderId}/draw_completed`, { key: tenant.apiKey })).status).toBe(200);
-    await orderReaches(stack, tenant, orderId, 'draw_completed');
+    const orderId = await orderAwaitingResults();
     // What a listener of role hl7-listener leaves: stored, committed and ACKed, handed over by nobody yet.
     const controlId = `SPLIT-${orderId.slice(0, 8)}`;
     const repository = stack.api.get(Hl7Repository);
