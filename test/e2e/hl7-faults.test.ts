@@ -11,7 +11,7 @@ import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
-import { startTestHl7Listener } from '../helpers/hl7';
+import { insertLabAccount, startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * An HL7 lab's faults through real MLLP sockets both ways: a lab interface in this process (a
@@ -100,11 +100,7 @@ beforeAll(async () => {
     [panelId],
   );
   labAccountId = randomUUID();
-  await stack.db.query(
-    `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
-     VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'FLT-ACCT-1', 'Faulty lab over HL7', '{client_bill}', '{}')`,
-    [labAccountId, tenant.teamId, test.lab_id],
-  );
+  await insertLabAccount(stack, { id: labAccountId, teamId: tenant.teamId, labId: test.lab_id, providerAccountId: 'FLT-ACCT-1', name: 'Faulty lab over HL7' });
   const settings = {
     host: '127.0.0.1',
     port: labPort,

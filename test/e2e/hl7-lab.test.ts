@@ -23,7 +23,7 @@ import { fetchBytes } from '../helpers/pdf';
 import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, HL7_PHYSICIAN, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, type Tenant, type TestStack } from '../helpers/stack';
-import { startTestHl7Listener } from '../helpers/hl7';
+import { insertLabAccount, startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * A lab reached over HL7 v2 / MLLP, through real sockets both ways: an Hl7Server of @medplum/hl7
@@ -408,11 +408,7 @@ describe('the sandbox lab as an HL7 peer', () => {
     });
     const [test] = await stack.db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [ON_SITE_CMP]);
     const sandboxAccount = randomUUID();
-    await stack.db.query(
-      `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
-       VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'SBX-1', 'Sandbox lab over HL7', '{client_bill}', '{}')`,
-      [sandboxAccount, tenant.teamId, test.lab_id],
-    );
+    await insertLabAccount(stack, { id: sandboxAccount, teamId: tenant.teamId, labId: test.lab_id, providerAccountId: 'SBX-1', name: 'Sandbox lab over HL7' });
     const settings = {
       host: '127.0.0.1',
       port: sandboxLab.port,

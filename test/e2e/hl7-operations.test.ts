@@ -12,7 +12,7 @@ import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, startOrderStack } from '../helpers/orders';
 import { call, createTenant, subscribeWebhooks, type Tenant, type TestStack } from '../helpers/stack';
 import { waitFor, WebhookReceiver } from '../helpers/webhook-receiver';
-import { startTestHl7Listener } from '../helpers/hl7';
+import { insertLabAccount, startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * Operating an HL7 lab: the messages of an order and the held ones on the management API
@@ -55,11 +55,7 @@ beforeAll(async () => {
   );
   [glucose, ...others] = components;
   labAccountId = randomUUID();
-  await stack.db.query(
-    `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
-     VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'OPS-ACCT-1', 'Lab over HL7', '{client_bill}', '{}')`,
-    [labAccountId, tenant.teamId, test.lab_id],
-  );
+  await insertLabAccount(stack, { id: labAccountId, teamId: tenant.teamId, labId: test.lab_id, providerAccountId: 'OPS-ACCT-1', name: 'Lab over HL7' });
   const settings = {
     host: '127.0.0.1',
     port: (lab.server!.address() as AddressInfo).port,

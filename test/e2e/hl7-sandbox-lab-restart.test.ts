@@ -10,7 +10,7 @@ import { eventually } from '../helpers/eventually';
 import { createOnSiteLabOrder, ON_SITE_CMP, orderReaches, outboxEvents, startOrderStack } from '../helpers/orders';
 import { call, spawnBuiltWorker, type Tenant, type TestStack } from '../helpers/stack';
 import { freePort } from '../helpers/free-port';
-import { startTestHl7Listener } from '../helpers/hl7';
+import { insertLabAccount, startTestHl7Listener } from '../helpers/hl7';
 
 /**
  * The sandbox HL7 lab is a party of its own (worker role `sandbox-hl7-lab`, here the built worker
@@ -83,11 +83,7 @@ it('the sandbox lab killed after taking an order, then started again: the order 
   child = await startSandboxLabProcess();
   const [test] = await stack.db.query(`SELECT lab_id FROM lab_tests WHERE id = $1`, [ON_SITE_CMP]);
   const account = randomUUID();
-  await stack.db.query(
-    `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
-     VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', 'SBX-RESTART', 'Sandbox lab over HL7', '{client_bill}', '{}')`,
-    [account, tenant.teamId, test.lab_id],
-  );
+  await insertLabAccount(stack, { id: account, teamId: tenant.teamId, labId: test.lab_id, providerAccountId: 'SBX-RESTART', name: 'Sandbox lab over HL7' });
   const settings = {
     host: '127.0.0.1',
     port: labPort,

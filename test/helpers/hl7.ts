@@ -17,3 +17,15 @@ export function startTestHl7Listener(stack: TestStack, options: Partial<Hl7Liste
     ...options,
   });
 }
+
+/** An active, client-billed lab account of the team at `labId`, written in SQL (the account is not what these suites test); `hl7 configure` makes it an HL7 lab. */
+export async function insertLabAccount(
+  stack: TestStack,
+  account: { id: string; teamId: string; labId: number; providerAccountId: string; name: string },
+): Promise<void> {
+  await stack.db.query(
+    `INSERT INTO lab_accounts (id, team_id, environment, lab_id, status, delegated_flow, provider_account_id, account_name, allowed_billing, team_id_allowlist)
+     VALUES ($1, $2, NULL, $3, 'active', 'not_delegated', $4, $5, '{client_bill}', '{}')`,
+    [account.id, account.teamId, account.labId, account.providerAccountId, account.name],
+  );
+}
