@@ -47,6 +47,7 @@ class FakeProcessing implements LabReportProcessing {
   storeResults = async (jobId: string, pendingReview: boolean) => {
     const status = pendingReview || this.mismatched.has(jobId) ? ('pending_review' as const) : ('completed' as const);
     this.calls.push(`store:${jobId}:${status}`);
+    await this.holding.get(`store:${jobId}`);
     return { status };
   };
   fail = async (jobId: string, reason: ParsingFailureReason) => void this.calls.push(`fail:${jobId}:${reason}`);
@@ -158,6 +159,20 @@ describe('lab report workflow', () => {
     expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review', 'review']);
     expect(fake.reviews.at(-1)).toEqual(review);
     fixtures['lab-report--reviewed'] = handle.workflowId;
+  });
+
+  it('takes a review sent while the results are being stored (the row says pending_review already) and applies it', async () => {
+    let release!: () => void;
+    const { handle, jobId } = await start(true, (id) => fake.holding.set(`store:${id}`, new Promise<void>((resolve) => (release = resolve))));
+    await waitFor(() => (fake.of(jobId).includes('store:pending_review') ? true : undefined), 'the store step');
+    const review: LabReportReview = { metadata: { lab_name: 'Reviewed while storing' } };
+    const answer = handle.executeUpdate(reviewLabReport, { args: [review] });
+    await waitFor(async () => ((await eventNames(handle.workflowId)).includes('WORKFLOW_EXECUTION_UPDATE_ACCEPTED') ? true : undefined), 'the update accepted');
+    release();
+    expect(await answer).toEqual({ status: 'completed' });
+    expect(await handle.result()).toEqual({ status: 'completed', failureReason: null });
+    expect(fake.of(jobId)).toEqual(['extract', 'parse', 'match', 'store:pending_review', 'review']);
+    expect(fake.reviews.at(-1)).toEqual(review);
   });
 
   it('without review asked, waits in pending_review when storing found another patient on the report', async () => {

@@ -58,9 +58,15 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
   const state: LabReportState = { status: 'started', stage: null, failureReason: null };
   let review: LabReportReview | undefined;
   let rejection: LabReportRejection | undefined;
+  // storeLabReportResults moves the job's row to pending_review a workflow task before this
+  // state follows, and the API sends a review only once the row says pending_review: while the
+  // results are being stored, a review is taken and applied when the workflow gets there.
+  let storingResults = false;
   const reviewValidator = () => {
-    const refusal =
-      review !== undefined || rejection !== undefined ? 'This parsing job has already been reviewed.' : reviewRefusal(state.status, input.humanReview);
+    if (review !== undefined || rejection !== undefined) {
+      throw ApplicationFailure.nonRetryable('This parsing job has already been reviewed.', LAB_REPORT_NOT_PENDING_REVIEW);
+    }
+    const refusal = storingResults && state.status === 'started' ? null : reviewRefusal(state.status, input.humanReview);
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, LAB_REPORT_NOT_PENDING_REVIEW);
   };
   const moveTo = (status: ParsingJobStatus) => {
@@ -104,6 +110,7 @@ export async function labReportWorkflow(input: LabReportWorkflowInput): Promise<
     return { status: 'failed', failureReason: reason };
   }
 
+  storingResults = true;
   const stored = await records.storeLabReportResults({ jobId, pendingReview: input.humanReview });
   state.stage = 'stored';
   // Histories recorded before the identity check have no answer here and no marker: unchanged.
