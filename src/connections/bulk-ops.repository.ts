@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { LinkBulkOpIdentity, LinkBulkOpStatus, LinkBulkOpType } from '../../workflows/contract';
 import type { KeysetPosition } from '../common/keyset-cursor';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
+import { changedCount } from '../db/write-statements';
 
 /** A Link Migration operation (`link_bulk_ops`) with its users counted. */
 export interface BulkOpRow {
@@ -151,7 +152,8 @@ export class BulkOpsRepository {
    * counts stay on the operation's row); answers how many.
    */
   async deleteExpiredItems(retentionMs: number, limit: number): Promise<number> {
-    const [, deleted]: [unknown, number] = await this.db.query(
+    const deleted = await changedCount(
+      this.db,
       `DELETE FROM link_bulk_op_items WHERE (op_id, position) IN (
          SELECT i.op_id, i.position FROM link_bulk_ops o JOIN link_bulk_op_items i ON i.op_id = o.id
           WHERE o.ended_at < now() - make_interval(secs => $1::double precision / 1000)

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
+import { changedRows } from '../db/write-statements';
 
 /** A connected data source (`provider_connections`). */
 export interface ConnectionRow {
@@ -196,7 +197,8 @@ export class ConnectionsRepository {
    * cleared: nothing is fetched while paused); answers the users whose connection is paused now.
    */
   async pause(teamId: string, environment: ApiEnvironment, provider: string, userIds: string[]): Promise<string[]> {
-    const [rows]: [Array<{ userId: string }>, number] = await this.db.query(
+    const rows = await changedRows<{ userId: string }>(
+      this.db,
       `UPDATE provider_connections SET status = 'paused', error_type = NULL, error_message = NULL, errored_at = NULL
         WHERE team_id = $1 AND environment = $2 AND provider = $3 AND user_id = ANY($4::uuid[]) AND kind = 'pull'
         RETURNING user_id AS "userId"`,
@@ -234,10 +236,10 @@ export class ConnectionsRepository {
 
   /** Removes the user's connection to the provider; returns it, or null when there was none. */
   async deleteByProvider(userId: string, provider: string, manager: EntityManager = this.db.manager): Promise<ConnectionRow | null> {
-    const [rows]: [ConnectionRow[], number] = await manager.query(
-      `DELETE FROM provider_connections WHERE user_id = $1 AND provider = $2 RETURNING ${COLUMNS}`,
-      [userId, provider],
-    );
+    const rows = await changedRows<ConnectionRow>(manager, `DELETE FROM provider_connections WHERE user_id = $1 AND provider = $2 RETURNING ${COLUMNS}`, [
+      userId,
+      provider,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -263,7 +265,8 @@ export class ConnectionsRepository {
    * null otherwise, so the error is announced once per episode.
    */
   async markErrored(id: string, errorType: string, errorMessage: string, manager: EntityManager): Promise<ConnectionRow | null> {
-    const [rows]: [ConnectionRow[], number] = await manager.query(
+    const rows = await changedRows<ConnectionRow>(
+      manager,
       `UPDATE provider_connections SET status = 'error', error_type = $2, error_message = $3, errored_at = clock_timestamp()
         WHERE id = $1 AND status <> 'error'
         RETURNING ${COLUMNS}`,

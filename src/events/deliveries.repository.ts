@@ -3,6 +3,7 @@ import { runPrepared } from '../common/prepared-statement';
 import { PENDING } from './delivery-status';
 import type { AttemptTrigger, Claim, DeliveryContext, FinishedAttempt } from './delivery-attempts.types';
 import { OUTBOX_CHANNEL } from './outbox.repository';
+import { changedCount } from '../db/write-statements';
 
 /**
  * Text Postgres can store: a receiver's response may hold NUL characters, which a text column
@@ -336,8 +337,8 @@ export class DeliveriesRepository {
    * requestManualAttempt gives one. How many were queued.
    */
   async requestManualAttemptsSince(manager: EntityManager, endpointId: string, since: Date): Promise<number> {
-    // An UPDATE … RETURNING answers [rows, affected] through TypeORM.
-    const [, count]: [unknown[], number] = await manager.query(
+    const count = await changedCount(
+      manager,
       `UPDATE event_deliveries
           SET status = 'pending', status_reason = NULL, manual = true, next_attempt_at = clock_timestamp(),
               enqueued_at = NULL, updated_at = clock_timestamp()

@@ -1,6 +1,7 @@
 import type { Client as PgClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { PENDING } from './delivery-status';
+import { changedCount } from '../db/write-statements';
 
 /** Notification channel the outbox trigger (and a manual retry) signals; the relay LISTENs. */
 export const OUTBOX_CHANNEL = 'labflow_outbox';
@@ -312,8 +313,8 @@ export class OutboxRepository {
    * deliveries and attempts go with them (ON DELETE CASCADE). Returns how many were deleted.
    */
   async deleteExpired(retentionMs: number, limit: number): Promise<number> {
-    // TypeORM answers a DELETE with [rows, count].
-    const [, count]: [unknown[], number] = await this.db.query(
+    const count = await changedCount(
+      this.db,
       `DELETE FROM event_outbox WHERE id IN (
          SELECT o.id FROM event_outbox o
           WHERE o.created_at < clock_timestamp() - make_interval(secs => $1)

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
+import { changedCount } from '../db/write-statements';
 
 export type LinkTokenState = 'pending' | 'pending_provider_mfa' | 'success' | 'error';
 
@@ -135,7 +136,8 @@ export class LinkTokensRepository {
    * how many. No index on expires_at: the table holds about a day of tokens.
    */
   async deleteExpired(keepMs: number, limit: number): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query(
+    const count = await changedCount(
+      this.db,
       `DELETE FROM link_tokens WHERE id IN (SELECT id FROM link_tokens WHERE expires_at < now() - make_interval(secs => $1::double precision / 1000) LIMIT $2)`,
       [keepMs, limit],
     );

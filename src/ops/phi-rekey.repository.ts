@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { changedCount } from '../db/write-statements';
 
 /** A column holding values PhiCipher sealed: `text` (encrypt, `v1.…`) or `bytes` (encryptBytes, bytea). */
 export interface SealedColumn {
@@ -124,7 +125,7 @@ export class PhiRekeyRepository {
     return this.db.transaction(async (manager) => {
       let replaced = 0;
       for (const change of changes) {
-        const [, count]: [unknown, number] = await manager.query(statement, [...change.key, change.sealed, change.resealed]);
+        const count = await changedCount(manager, statement, [...change.key, change.sealed, change.resealed]);
         replaced += count;
       }
       return replaced;
@@ -156,7 +157,7 @@ export class PhiRekeyRepository {
     return this.db.transaction(async (manager) => {
       let sealed = 0;
       for (const change of changes) {
-        const [, count]: [unknown, number] = await manager.query(statement, [...change.key, change.json, change.sealed]);
+        const count = await changedCount(manager, statement, [...change.key, change.json, change.sealed]);
         sealed += count;
       }
       return sealed;

@@ -6,6 +6,7 @@ import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
 import { runPrepared } from '../common/prepared-statement';
 import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order/order-statuses';
 import { OrderEntity, OrderEventEntity, OrderResultEntity, OrderTransactionEntity, type OrderTransactionStatus, type Shipment } from './order.entities';
+import { changedRows } from '../db/write-statements';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
@@ -188,8 +189,8 @@ export class OrdersRepository {
 
   /** Stores the shipment unless one is already stored; returns the stored one. */
   async setShipmentOnce(orderId: string, shipment: Shipment): Promise<Shipment | null> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
-    const [rows]: [Array<{ shipment: Shipment }>, number] = await this.db.query(
+    const rows = await changedRows<{ shipment: Shipment }>(
+      this.db,
       `UPDATE orders SET shipment = COALESCE(shipment, $2::jsonb), updated_at = clock_timestamp() WHERE id = $1 RETURNING shipment`,
       [orderId, JSON.stringify(shipment)],
     );
@@ -279,8 +280,8 @@ export class OrdersRepository {
     reportId: string,
     results: Pick<OrderResultEntity, 'status' | 'interpretation' | 'resultsEnc' | 'missingResults'>,
   ): Promise<boolean> {
-    // An UPDATE answers [rows, count] through TypeORM's query().
-    const [rows]: [unknown[], number] = await manager.query(
+    const rows = await changedRows<unknown>(
+      manager,
       `UPDATE order_results SET status = $3, interpretation = $4, results_enc = $5, missing_results = $6, date_reported = clock_timestamp(),
               corrections = array_append(corrections, $2)
         WHERE order_id = $1 AND NOT ($2 = ANY (corrections)) RETURNING order_id`,

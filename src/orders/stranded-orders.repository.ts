@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { ApiEnvironment } from '../tenancy/entities';
 import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
 import { isTerminal } from '../../workflows/order/order-lifecycle';
+import { changedCount } from '../db/write-statements';
 
 /** What the reconciler found: the workflow closed, is missing, or makes no progress. */
 export type StrandedKind = 'closed' | 'missing' | 'stalled';
@@ -125,7 +126,8 @@ export class StrandedOrdersRepository {
   /** Marks the open rows of these orders resolved (a pass found them fine); returns how many. */
   async resolve(orderIds: string[]): Promise<number> {
     if (orderIds.length === 0) return 0;
-    const [, count]: [unknown, number] = await this.db.query(
+    const count = await changedCount(
+      this.db,
       `UPDATE stranded_orders SET state = 'resolved', resolved_at = clock_timestamp() WHERE order_id = ANY($1::uuid[]) AND resolved_at IS NULL`,
       [orderIds],
     );
@@ -134,7 +136,8 @@ export class StrandedOrdersRepository {
 
   /** Marks resolved the open rows whose order has ended (terminal status); returns how many. */
   async resolveEnded(): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query(
+    const count = await changedCount(
+      this.db,
       `UPDATE stranded_orders s SET state = 'resolved', resolved_at = clock_timestamp()
          FROM orders o
         WHERE o.id = s.order_id AND s.resolved_at IS NULL AND o.low_level_status = ANY($1::text[])`,

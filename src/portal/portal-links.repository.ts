@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { logPhiAccess } from '../common/phi-access-log';
+import { changedRows } from '../db/write-statements';
 import type { ApiEnvironment } from '../tenancy/entities';
 
 export type PortalContext = 'launch' | 'communications';
@@ -36,11 +37,6 @@ export interface PortalSessionRow {
   ended_at: Date | null;
 }
 
-/** TypeORM answers an UPDATE … RETURNING with [rows, affected]: the rows. */
-function returned<T>(result: [T[], number]): T[] {
-  return result[0];
-}
-
 const LINK_COLUMNS = `id, team_id, environment, user_id, order_id, context, expires_at, used_at, revoked_at,
   otp_hash, otp_channel, otp_expires_at, otp_failures, otp_sends`;
 
@@ -72,19 +68,18 @@ export class PortalLinksRepository {
 
   /** Takes a launch link's single use: true for the one caller that did. */
   async useOnce(id: string): Promise<boolean> {
-    const rows = returned(await this.db.query(`UPDATE portal_links SET used_at = clock_timestamp() WHERE id = $1 AND used_at IS NULL RETURNING id`, [id]));
+    const rows = await changedRows(this.db, `UPDATE portal_links SET used_at = clock_timestamp() WHERE id = $1 AND used_at IS NULL RETURNING id`, [id]);
     return rows.length === 1;
   }
 
   /** Revokes the team's communications links of a user (one code, by its stored forms, or all); how many were still live. */
   async revoke(scope: { teamId: string; environment: ApiEnvironment }, userId: string, codeDigests: Buffer[] | null): Promise<number> {
-    const rows = returned(
-      await this.db.query(
-        `UPDATE portal_links SET revoked_at = clock_timestamp()
+    const rows = await changedRows(
+      this.db,
+      `UPDATE portal_links SET revoked_at = clock_timestamp()
           WHERE team_id = $1 AND environment = $2 AND user_id = $3 AND context = 'communications'
             AND revoked_at IS NULL AND ($4::bytea[] IS NULL OR code_hash = ANY($4::bytea[])) RETURNING id`,
-        [scope.teamId, scope.environment, userId, codeDigests],
-      ),
+      [scope.teamId, scope.environment, userId, codeDigests],
     );
     return rows.length;
   }
@@ -103,20 +98,21 @@ export class PortalLinksRepository {
    * wrong ones; false when refused. The count of sends only grows.
    */
   async storeCode(id: string, hash: Buffer, channel: OtpChannel, expiresAt: Date, limits: { maxSends: number; maxFailures: number }): Promise<boolean> {
-    const rows = returned(
-      await this.db.query(
-        `UPDATE portal_links SET otp_hash = $2, otp_channel = $3, otp_expires_at = $4, otp_sends = otp_sends + 1
+    const rows = await changedRows(
+      this.db,
+      `UPDATE portal_links SET otp_hash = $2, otp_channel = $3, otp_expires_at = $4, otp_sends = otp_sends + 1
           WHERE id = $1 AND otp_sends < $5 AND otp_failures < $6 RETURNING id`,
-        [id, hash, channel, expiresAt, limits.maxSends, limits.maxFailures],
-      ),
+      [id, hash, channel, expiresAt, limits.maxSends, limits.maxFailures],
     );
     return rows.length === 1;
   }
 
   /** Counts one wrong code; the link's failures so far. */
   async recordFailure(id: string): Promise<number> {
-    const [row] = returned<{ otp_failures: number }>(
-      await this.db.query(`UPDATE portal_links SET otp_failures = otp_failures + 1 WHERE id = $1 RETURNING otp_failures`, [id]),
+    const [row] = await changedRows<{ otp_failures: number }>(
+      this.db,
+      `UPDATE portal_links SET otp_failures = otp_failures + 1 WHERE id = $1 RETURNING otp_failures`,
+      [id],
     );
     return row?.otp_failures ?? 0;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
+import { changedCount } from '../db/write-statements';
 
 /** The user an SDK sign-in acts for, with their team's scope. */
 export interface SdkUser {
@@ -94,9 +95,7 @@ export class SdkSessionsRepository {
   async revokeAll(userId: string, manager?: EntityManager): Promise<number> {
     const runner = manager ?? this.db;
     await runner.query(`UPDATE user_sign_in_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
-    const [, revoked]: [unknown, number] = await runner.query(`UPDATE user_sdk_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [
-      userId,
-    ]);
+    const revoked = await changedCount(runner, `UPDATE user_sdk_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [userId]);
     return revoked;
   }
 }

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { PhiCipher } from '../../common/crypto';
 import type { OwedReport, SandboxLabOutbox, SandboxReportStatus } from './sandbox-hl7-lab';
+import { changedRows } from '../../db/write-statements';
 
 interface OwedRow {
   order_id: string;
@@ -45,8 +46,8 @@ export class SandboxHl7LabOutboxRepository implements SandboxLabOutbox {
    * preliminary is still owed (SENDABLE): after a restart both are due at once.
    */
   async claimDue(limit: number, leaseMs: number): Promise<OwedReport[]> {
-    // An UPDATE answers [rows, count] through TypeORM.
-    const [rows]: [OwedRow[], number] = await this.db.query(
+    const rows = await changedRows<OwedRow>(
+      this.db,
       `UPDATE sandbox_hl7_lab_outbox o SET due_at = clock_timestamp() + make_interval(secs => $2::int / 1000.0), attempts = o.attempts + 1
         WHERE (o.order_id, o.status) IN (
           SELECT d.order_id, d.status FROM sandbox_hl7_lab_outbox d

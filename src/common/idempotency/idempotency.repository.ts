@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { changedCount } from '../../db/write-statements';
 
 /** Whose key: a team in one environment. */
 export interface IdempotencyScope {
@@ -118,8 +119,8 @@ export class IdempotencyRepository {
 
   /** `table` is one of this module's two tables, never user input. */
   private async deleteOlderThan(table: 'idempotency_keys' | 'appointment_idempotency_keys', ttlMs: number, limit: number): Promise<number> {
-    // TypeORM answers a DELETE with [rows, count].
-    const [, count]: [unknown[], number] = await this.db.query(
+    const count = await changedCount(
+      this.db,
       `DELETE FROM ${table} WHERE ctid IN (
          SELECT ctid FROM ${table} WHERE created_at < clock_timestamp() - make_interval(secs => $1) LIMIT $2)`,
       [ttlMs / 1000, limit],

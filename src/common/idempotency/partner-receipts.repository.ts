@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { changedCount } from '../../db/write-statements';
 
 /** Whose report: the webhook family (`courier`, `lab`, `appointments`), the partner, and the partner's event id. */
 export interface PartnerReceiptKey {
@@ -50,7 +51,8 @@ export class PartnerReceiptsRepository {
 
   /** Retention: deletes up to `limit` receipts older than `keepMs`; returns how many. */
   async deleteOlderThan(keepMs: number, limit: number): Promise<number> {
-    const [, count]: [unknown[], number] = await this.db.query(
+    const count = await changedCount(
+      this.db,
       `DELETE FROM partner_webhook_receipts WHERE ctid IN (
          SELECT ctid FROM partner_webhook_receipts WHERE created_at < clock_timestamp() - make_interval(secs => $1) LIMIT $2)`,
       [keepMs / 1000, limit],

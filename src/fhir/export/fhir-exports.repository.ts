@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { TeamPrincipal } from '../../auth/principal';
 import type { ApiEnvironment, Region } from '../../tenancy/entities';
+import { changedCount } from '../../db/write-statements';
 
 export type FhirExportStatus = 'in_progress' | 'completed' | 'expired';
 
@@ -73,8 +74,7 @@ export class FhirExportsRepository {
 
   /** Deletes the team's export and its parts; whether there was one. */
   async delete(id: string, scope: Scope): Promise<boolean> {
-    // A DELETE answers [rows, affected] through DataSource.query.
-    const [, affected]: [unknown[], number] = await this.db.query(`DELETE FROM fhir_exports WHERE id = $1 AND team_id = $2 AND environment = $3`, [
+    const affected = await changedCount(this.db, `DELETE FROM fhir_exports WHERE id = $1 AND team_id = $2 AND environment = $3`, [
       id,
       scope.teamId,
       scope.environment,
