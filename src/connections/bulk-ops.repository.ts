@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { LinkBulkOpIdentity, LinkBulkOpStatus, LinkBulkOpType } from '../../workflows/contract';
 import type { KeysetPosition } from '../common/keyset-cursor';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 /** A Link Migration operation (`link_bulk_ops`) with its users counted. */
 export interface BulkOpRow {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SESSION_LOCKS, withSessionLock } from '../common/session-lock';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
-import { changedRows } from '../db/write-statements';
+import { changedRows } from '../common/write-statements';
 
 /** A connected data source (`provider_connections`). */
 export interface ConnectionRow {

@@ -3,7 +3,7 @@ import { runPrepared } from '../common/prepared-statement';
 import { PENDING } from './delivery-status';
 import type { AttemptTrigger, Claim, DeliveryContext, FinishedAttempt } from './delivery-attempts.types';
 import { OUTBOX_CHANNEL } from './outbox.repository';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 /**
  * Text Postgres can store: a receiver's response may hold NUL characters, which a text column

@@ -1,7 +1,7 @@
 import type { Client as PgClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { PENDING } from './delivery-status';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 /** Notification channel the outbox trigger (and a manual retry) signals; the relay LISTENs. */
 export const OUTBOX_CHANNEL = 'labflow_outbox';

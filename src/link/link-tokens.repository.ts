@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 export type LinkTokenState = 'pending' | 'pending_provider_mfa' | 'success' | 'error';
 

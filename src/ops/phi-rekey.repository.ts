@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 /** A column holding values PhiCipher sealed: `text` (encrypt, `v1.…`) or `bytes` (encryptBytes, bytea). */
 export interface SealedColumn {

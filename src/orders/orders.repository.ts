@@ -6,7 +6,7 @@ import { logPhiAccess, type PhiAccess } from '../common/phi-access-log';
 import { runPrepared } from '../common/prepared-statement';
 import type { OrderLowLevelStatus, OrderTopLevelStatus } from '../../workflows/order/order-statuses';
 import { OrderEntity, OrderEventEntity, OrderResultEntity, OrderTransactionEntity, type OrderTransactionStatus, type Shipment } from './order.entities';
-import { changedRows } from '../db/write-statements';
+import { changedRows } from '../common/write-statements';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import type { ApiEnvironment } from '../tenancy/entities';
 import { ORDER_LOW_LEVEL_STATUSES } from '../../workflows/order/order-statuses';
 import { isTerminal } from '../../workflows/order/order-lifecycle';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 /** What the reconciler found: the workflow closed, is missing, or makes no progress. */
 export type StrandedKind = 'closed' | 'missing' | 'stalled';

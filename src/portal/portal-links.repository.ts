@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { logPhiAccess } from '../common/phi-access-log';
-import { changedRows } from '../db/write-statements';
+import { changedRows } from '../common/write-statements';
 import type { ApiEnvironment } from '../tenancy/entities';
 
 export type PortalContext = 'launch' | 'communications';

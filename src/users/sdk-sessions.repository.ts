@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ApiEnvironment, Region } from '../tenancy/entities';
-import { changedCount } from '../db/write-statements';
+import { changedCount } from '../common/write-statements';
 
 /** The user an SDK sign-in acts for, with their team's scope. */
 export interface SdkUser {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { PhiCipher } from '../../common/crypto';
 import type { OwedReport, SandboxLabOutbox, SandboxReportStatus } from './sandbox-hl7-lab';
-import { changedRows } from '../../db/write-statements';
+import { changedRows } from '../../common/write-statements';
 
 interface OwedRow {
   order_id: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { changedCount } from '../../db/write-statements';
+import { changedCount } from '../write-statements';
 
 /** Whose key: a team in one environment. */
 export interface IdempotencyScope {

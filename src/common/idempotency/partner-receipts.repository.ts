@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { changedCount } from '../../db/write-statements';
+import { changedCount } from '../write-statements';
 
 /** Whose report: the webhook family (`courier`, `lab`, `appointments`), the partner, and the partner's event id. */
 export interface PartnerReceiptKey {

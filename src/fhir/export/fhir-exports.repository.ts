@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { TeamPrincipal } from '../../auth/principal';
 import type { ApiEnvironment, Region } from '../../tenancy/entities';
-import { changedCount } from '../../db/write-statements';
+import { changedCount } from '../../common/write-statements';
 
 export type FhirExportStatus = 'in_progress' | 'completed' | 'expired';
 
