@@ -14,6 +14,8 @@ import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, time
 import { sampleItem, summaryView } from './health-data-views';
 import { summaryType, timeseriesResource, type SummaryType } from './registry';
 import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
+import { fromSdkSamples, SDK_RESOURCE_ALIASES } from './sdk-sample-shapes';
+import { fromSdkSummaries } from './sdk-summary-shapes';
 import { SummariesRepository, type SummaryWrite } from './summaries.repository';
 import { OWNED_FIELDS, SUMMARY_SCHEMAS } from './summary-schemas';
 import { TimeseriesRepository } from './timeseries.repository';
@@ -62,32 +64,41 @@ export class HealthDataIngestionService {
   ) {}
 
   async ingestTimeseries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope, options: IngestionOptions = {}): Promise<IngestionResult> {
-    const resource = timeseriesResource(slug);
+    const resource = timeseriesResource(SDK_RESOURCE_ALIASES[slug] ?? slug);
     if (!resource) throw notFound(`Timeseries resource ${slug}`);
+    if (!Array.isArray(body.data)) throw validationError(['body', 'data'], 'Timeseries data must be a list of samples.', body.data);
     const user = await this.requireUser(team, userId);
     const timeZone = body.time_zone ?? user.fallbackTimeZone?.id ?? 'UTC';
-    const parsed = parseSamples(resource, body.data, timeZone);
+    // The SDKs' own sample shapes, translated (each sample keeps its index for a 422's loc).
+    const translated = fromSdkSamples(resource, body.data, body.source_type);
+    const parsed = parseSamples(resource, translated.data, timeZone);
     const bounds = boundsOf(user);
-    const within = lastPerKey(parsed.filter((sample) => sample.ts >= bounds.from && sample.ts < bounds.to));
-    await this.timeseries.ensurePartitions(within);
+    const groups = bySourceType(parsed, translated.sourceTypes, bounds, body.source_type);
+    await this.timeseries.ensurePartitions(groups.flatMap((group) => group.samples));
     const subject = subjectOf(team, user);
-    const key = { userId: user.id, resource: resource.slug, provider: body.provider, sourceType: body.source_type };
     return this.summaries.transaction(async (manager) => {
-      const stored = await this.timeseries.upsert(manager, key, within);
-      // Erased since requireUser: as if it had gone first.
-      if (!stored) throw notFound('User');
-      const { inserted, updated } = stored;
+      let inserted = 0;
+      let updated = 0;
+      let events = 0;
+      for (const group of groups) {
+        const key = { userId: user.id, resource: resource.slug, provider: body.provider, sourceType: group.sourceType };
+        const stored = await this.timeseries.upsert(manager, key, group.samples);
+        // Erased since requireUser: as if it had gone first.
+        if (!stored) throw notFound('User');
+        inserted += stored.inserted;
+        updated += stored.updated;
+        // The samples join the open event of their user, resource, provider and source type
+        // (`updated` when they replaced stored ones); the event goes out when
+        // its window closes or it is full.
+        const samples = group.samples.map((sample) => sampleItem(resource, sample));
+        const change = stored.updated > 0 ? 'updated' : 'created';
+        events += await this.batches.append(
+          manager,
+          timeseriesBatch(subject, resource, body.provider, group.sourceType, samples, change),
+          this.config.healthData.events,
+        );
+      }
       if (inserted + updated > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('timeseries', resource.slug));
-      // The samples join the open event of their user, resource, provider and source type
-      // (`updated` when they replaced stored ones); the event goes out when
-      // its window closes or it is full.
-      const samples = within.map((sample) => sampleItem(resource, sample));
-      const change = updated > 0 ? 'updated' : 'created';
-      let events = await this.batches.append(
-        manager,
-        timeseriesBatch(subject, resource, body.provider, body.source_type, samples, change),
-        this.config.healthData.events,
-      );
       if (body.stage === 'historical' && body.is_final_chunk) {
         // After everything of the backfill still gathering: those batches go out first.
         const eventTypes = [`daily.data.${resource.event}.created`, `daily.data.${resource.event}.updated`];
@@ -101,7 +112,8 @@ export class HealthDataIngestionService {
         await this.batches.enqueueAfterBatches(manager, { eventTypes, groupPrefix: timeseriesGroup(body.provider, '') }, finished);
         events++;
       }
-      return { resource: resource.slug, stored: within.length, created: inserted, updated, outside_ingestion_bounds: countOutside(parsed, bounds), events };
+      const stored = groups.reduce((sum, group) => sum + group.samples.length, 0);
+      return { resource: resource.slug, stored, created: inserted, updated, outside_ingestion_bounds: countOutside(parsed, bounds), events };
     });
   }
 
@@ -109,7 +121,8 @@ export class HealthDataIngestionService {
     const type = summaryType(slug);
     if (!type) throw notFound(`Summary type ${slug}`);
     const user = await this.requireUser(team, userId);
-    const items = parseSummaries(type, body.data);
+    // The SDKs' own summary payloads, translated (days in the envelope's time zone).
+    const items = parseSummaries(type, fromSdkSummaries(type, body.data, body.time_zone ?? user.fallbackTimeZone?.id ?? 'UTC'));
     const bounds = boundsOf(user);
     const writes: Array<SummaryWrite & { stream?: unknown }> = [];
     for (const item of items) {
@@ -185,6 +198,24 @@ function boundsOf(user: UserEntity): { from: number; to: number } {
     from: user.ingestionStart ? Date.parse(`${user.ingestionStart}T00:00:00Z`) : -Infinity,
     to: user.ingestionEnd ? Date.parse(`${user.ingestionEnd}T00:00:00Z`) + DAY_MS : Infinity,
   };
+}
+
+/**
+ * The samples within the user's ingestion bounds, one group per source type (a phone's batch
+ * mixes its watch's and its own), each with one sample per key. One group when all share one.
+ */
+function bySourceType(samples: NormalisedSample[], sourceTypes: string[], bounds: { from: number; to: number }, batchSourceType: string) {
+  // Nothing to store still writes through the batch's series (as before: an erased user is refused).
+  const groups = new Map<string, NormalisedSample[]>([[batchSourceType, []]]);
+  for (let index = 0; index < samples.length; index++) {
+    const sample = samples[index];
+    if (sample.ts < bounds.from || sample.ts >= bounds.to) continue;
+    const group = groups.get(sourceTypes[index]);
+    if (group) group.push(sample);
+    else groups.set(sourceTypes[index], [sample]);
+  }
+  if (groups.size > 1 && groups.get(batchSourceType)?.length === 0) groups.delete(batchSourceType);
+  return [...groups].map(([sourceType, grouped]) => ({ sourceType, samples: lastPerKey(grouped) }));
 }
 
 function countOutside(samples: NormalisedSample[], bounds: { from: number; to: number }): number {

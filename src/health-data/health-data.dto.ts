@@ -28,7 +28,11 @@ export const ingestionEnvelope = z.object({
   provider: slug.default('manual').describe('The source of the data (default manual).'),
   source_type: slug.default('unknown').describe('The kind of device: watch, phone, ring, cuff, ... (part of a sample key).'),
   is_final_chunk: z.boolean().default(true).describe('Historical stage: the last chunk of the backfill.'),
-  data: z.array(z.unknown()).max(MAX_ITEMS_PER_REQUEST).describe('Samples (timeseries) or summary objects.'),
+  data: z
+    .union([z.array(z.unknown()).max(MAX_ITEMS_PER_REQUEST), z.record(z.string().max(64), z.unknown())])
+    .describe(
+      "Samples (timeseries) or summary objects, in labflow's shape or the mobile SDKs' own (docs/mobile.md); the iOS SDK sends its body and profile summaries as one object.",
+    ),
 });
 export type IngestionEnvelope = z.output<typeof ingestionEnvelope>;
 export class IngestionEnvelopeDto extends createZodDto(ingestionEnvelope) {}

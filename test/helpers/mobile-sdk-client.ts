@@ -78,21 +78,24 @@ export class MobileSdkClient {
     return this.send('POST', `/v2/user/${this.userId}/sdk_sync_progress/apple_health_kit`, body);
   }
 
-  /** Uploads samples in chunks of CHUNK_SAMPLES, gzip-encoded; a historical stage's last chunk says it is final. */
-  async uploadTimeseries(resource: string, envelope: UploadEnvelope, samples: object[]): Promise<SdkAnswer[]> {
+  /**
+   * Uploads samples in chunks of CHUNK_SAMPLES, gzip-encoded, as iOS's `TaggedPayload`:
+   * `is_final_chunk` always (a daily chunk's is true), the stage's dates only in the historical stage.
+   */
+  async uploadTimeseries(resource: string, envelope: UploadEnvelope, samples: object[], sdk: 'ios' | 'android' = 'ios'): Promise<SdkAnswer[]> {
     const answers: SdkAnswer[] = [];
     for (let at = 0; at < samples.length; at += CHUNK_SAMPLES) {
       const data = samples.slice(at, at + CHUNK_SAMPLES);
-      const last = at + CHUNK_SAMPLES >= samples.length;
-      const chunk = { ...envelope, data, ...(envelope.stage === 'historical' ? { is_final_chunk: last } : {}) };
+      // Android's TimeseriesPayload has no is_final_chunk.
+      const chunk = { ...envelope, data, ...(sdk === 'ios' ? { is_final_chunk: at + CHUNK_SAMPLES >= samples.length } : {}) };
       answers.push(await this.send('POST', `/v2/timeseries/${this.userId}/${resource}`, chunk, true));
     }
     return answers;
   }
 
-  uploadSummary(resource: string, envelope: UploadEnvelope, data: object[]): Promise<SdkAnswer> {
-    const body = { ...envelope, data, ...(envelope.stage === 'historical' ? { is_final_chunk: true } : {}) };
-    return this.send('POST', `/v2/summary/${resource}/${this.userId}`, body, true);
+  /** A summary upload: a list (sleep, activity, workouts) or, as iOS sends body and profile, one object. */
+  uploadSummary(resource: string, envelope: UploadEnvelope, data: object[] | object): Promise<SdkAnswer> {
+    return this.send('POST', `/v2/summary/${resource}/${this.userId}`, { ...envelope, data, is_final_chunk: true }, true);
   }
 
   /** A call with the access token; on a 401, one refresh and one retry. */
@@ -133,4 +136,50 @@ export class MobileSdkClient {
     this.accessToken = body.access_token;
     this.refreshToken = body.refresh_token;
   }
+}
+
+/** ISO 8601 in whole seconds with `Z`, as Swift's `.iso8601` strategy writes a Date. */
+export const swiftDate = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * vital-ios `LocalQuantitySample` as its JSONEncoder writes it (`.convertToSnakeCase`, nil
+ * optionals left out): `{value, start_date, end_date, source_bundle?, product_type?, type?, unit, metadata?}`.
+ */
+export function iosQuantitySample(
+  value: number,
+  unit: string,
+  startMs: number,
+  endMs = startMs,
+  from: { source_bundle?: string; product_type?: string; type?: string; metadata?: Record<string, string> } = {},
+): object {
+  return {
+    value,
+    start_date: swiftDate(startMs),
+    end_date: swiftDate(endMs),
+    source_bundle: from.source_bundle ?? 'com.apple.health.4F2D8A9C-1B7E-4C3A-9D5F-6E8A0B1C2D3E',
+    product_type: from.product_type ?? 'Watch7,1',
+    ...(from.type ? { type: from.type } : {}),
+    unit,
+    metadata: from.metadata ?? { _DMO: 'Watch', _DMA: 'Apple Inc.' },
+  };
+}
+
+/** An `Instant` as vital-android's InstantJsonAdapter writes it (`Instant.toString()`: milliseconds only when there are some). */
+const javaInstant = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/**
+ * vital-android `LocalQuantitySample` as Moshi writes it: an `id`, the unit in Android's spelling,
+ * `type` the source type, nulls left out.
+ */
+export function androidQuantitySample(value: number, unit: string, startMs: number, endMs = startMs, type = 'watch'): object {
+  return {
+    id: `${startMs}-${unit}`,
+    value,
+    unit,
+    start_date: javaInstant(startMs),
+    end_date: javaInstant(endMs),
+    source_bundle: 'com.sec.android.app.shealth',
+    type,
+    metadata: {},
+  };
 }
