@@ -67,6 +67,7 @@ import { FhirExports1763790740000 } from './migrations/1763790740000-fhir-export
 import { PartnerWebhookReceipts1763790800000 } from './migrations/1763790800000-partner-webhook-receipts';
 import { SandboxHl7LabOutbox1763791100000 } from './migrations/1763791100000-sandbox-hl7-lab-outbox';
 import { SdkSyncReports1763791600000 } from './migrations/1763791600000-sdk-sync-reports';
+import { WebhookPortalSessions1763791750000 } from './migrations/1763791750000-webhook-portal-sessions';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -163,6 +164,7 @@ export const MIGRATIONS = [
   PartnerWebhookReceipts1763790800000,
   SandboxHl7LabOutbox1763791100000,
   SdkSyncReports1763791600000,
+  WebhookPortalSessions1763791750000,
 ];
 
 /**

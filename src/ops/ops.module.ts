@@ -5,6 +5,8 @@ import { OrgsRepository } from '../management/orgs.repository';
 import { OrgsService } from '../management/orgs.service';
 import { TeamApiKeysModule } from '../management/team-api-keys/team-api-keys.module';
 import { TeamsModule } from '../management/teams/teams.module';
+import { WebhookPortalSessionsRepository } from '../management/webhooks/webhook-portal-sessions.repository';
+import { WebhookPortalSessionsService } from '../management/webhooks/webhook-portal-sessions.service';
 import { OrdersModule } from '../orders/orders.module';
 import { Hl7Module } from '../hl7/hl7.module';
 import { Hl7OpsService } from './hl7-ops.service';
@@ -22,7 +24,18 @@ import { PhiRekeyService } from './phi-rekey.service';
  */
 @Module({
   imports: [TeamsModule, ManagementKeysModule, TeamApiKeysModule, EventsModule, OrdersModule, Hl7Module],
-  providers: [OrgsRepository, OrgsService, PhiAccessReadModel, KeyAdminService, OpsQueriesService, PhiRekeyRepository, PhiRekeyService, Hl7OpsService],
-  exports: [OrgsService, KeyAdminService, OpsQueriesService, PhiRekeyService, Hl7OpsService],
+  providers: [
+    OrgsRepository,
+    OrgsService,
+    PhiAccessReadModel,
+    KeyAdminService,
+    OpsQueriesService,
+    PhiRekeyRepository,
+    PhiRekeyService,
+    Hl7OpsService,
+    WebhookPortalSessionsRepository,
+    WebhookPortalSessionsService,
+  ],
+  exports: [OrgsService, KeyAdminService, OpsQueriesService, PhiRekeyService, Hl7OpsService, WebhookPortalSessionsService],
 })
 export class OpsModule {}

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { TeamPrincipal } from '../auth/principal';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
-import { REDIS } from '../core.tokens';
+import { WebhookPortalSessionsRepository } from '../management/webhooks/webhook-portal-sessions.repository';
 import type { ApiEnvironment } from '../tenancy/entities';
 import { PortalTokens } from '../portal/portal-tokens';
 
@@ -16,7 +15,7 @@ export const WEBHOOK_PORTAL_TOKENS = Symbol('WEBHOOK_PORTAL_TOKENS');
 export const webhookPortalTokens = (config: LabflowConfig) => new PortalTokens(config.phiEncryptionKey, [], 'labflow webhook portal');
 
 /** Why a launch URL does not open (each has its own page and status). */
-export type LaunchProblem = 'invalid' | 'expired' | 'used';
+export type LaunchProblem = 'invalid' | 'expired' | 'used' | 'revoked';
 
 export class WebhookPortalLaunchError extends Error {
   constructor(readonly problem: LaunchProblem) {
@@ -37,23 +36,26 @@ const ENVIRONMENTS: readonly string[] = ['sandbox', 'production'];
 /**
  * Who may open the webhook portal. `GET /v2/team/svix/url` signs a launch URL (HMAC-SHA256,
  * PortalTokens under the label "labflow webhook portal", so no patient-portal token passes
- * here) naming the team, environment, a nonce and an expiry (PORTAL_LAUNCH_TTL); it opens once
- * (the nonce is claimed in Redis until the URL would have expired) and sets a signed session
- * cookie for PORTAL_SESSION_TTL. Nothing is stored in Postgres: a session ends with its expiry.
+ * here) naming the team, environment, a nonce and an expiry (PORTAL_LAUNCH_TTL), and writes the
+ * nonce's row (`webhook_portal_sessions`); the URL opens once (the row's `opened_at`) into a
+ * signed session cookie for PORTAL_SESSION_TTL naming that row. Every request checks the row, so
+ * revoking the team's sessions (`revokeAll`) refuses the next request of each at once.
  */
 @Injectable()
 export class WebhookPortalAccessService {
   constructor(
     @Inject(WEBHOOK_PORTAL_TOKENS) private readonly tokens: PortalTokens,
-    @Inject(REDIS) private readonly redis: Redis,
+    private readonly sessions: WebhookPortalSessionsRepository,
     @Inject(LABFLOW_CONFIG) private readonly config: LabflowConfig,
   ) {}
 
   /** The URL and its token (Svix's app-portal-access shape: `{url, token}`), and how long it works. */
-  launchUrl(team: TeamPrincipal): { url: string; token: string; expires_in: number } {
+  async launchUrl(team: TeamPrincipal): Promise<{ url: string; token: string; expires_in: number }> {
     const ttlMs = this.config.portal.launchTtlMs;
     const expires = Math.floor((Date.now() + ttlMs) / 1000);
-    const token = this.tokens.sign('launch', [team.teamId, team.environment, randomUUID(), expires]);
+    const nonce = randomUUID();
+    await this.sessions.insertLaunch(nonce, scopeOf(team), new Date(expires * 1000));
+    const token = this.tokens.sign('launch', [team.teamId, team.environment, nonce, expires]);
     return { url: `${this.config.api.publicUrl}${webhookPortalLaunchPath(token)}`, token, expires_in: Math.floor(ttlMs / 1000) };
   }
 
@@ -64,19 +66,27 @@ export class WebhookPortalAccessService {
     const [teamId, environment, nonce, expires] = parts;
     const leftMs = Number(expires) * 1000 - Date.now();
     if (!(leftMs > 0)) throw new WebhookPortalLaunchError('expired');
-    const claimed = await this.redis.set(`labflow:webhook-portal:launch:${nonce}`, '1', 'PX', Math.ceil(leftMs) + 1000, 'NX');
-    if (claimed !== 'OK') throw new WebhookPortalLaunchError('used');
     const sessionSeconds = Math.floor(this.config.portal.sessionTtlMs / 1000);
-    const cookie = this.tokens.sign('session', [teamId, environment, randomUUID(), Math.floor(Date.now() / 1000) + sessionSeconds]);
+    const ends = Math.floor(Date.now() / 1000) + sessionSeconds;
+    const opened = await this.sessions.open(nonce, { teamId, environment: environment as ApiEnvironment }, new Date(ends * 1000));
+    if (opened !== true) throw new WebhookPortalLaunchError(opened === 'unknown' ? 'invalid' : opened);
+    // The session is the launch URL's row: its cookie names it.
+    const cookie = this.tokens.sign('session', [teamId, environment, nonce, ends]);
     return { cookie, maxAgeSeconds: sessionSeconds };
   }
 
-  /** The session a cookie names while it lasts; null otherwise. */
-  session(cookie: string | undefined): PortalTeamSession | null {
+  /** The session a cookie names while it lasts and is not revoked; null otherwise. */
+  async session(cookie: string | undefined): Promise<PortalTeamSession | null> {
     const parts = this.tokens.verify('session', cookie, 4);
     if (!parts || !ENVIRONMENTS.includes(parts[1]) || Number(parts[3]) * 1000 <= Date.now()) return null;
     const [teamId, environment, sessionId] = parts;
-    return { teamId, environment: environment as ApiEnvironment, sessionId, csrf: this.tokens.sign('csrf', [sessionId]) };
+    const session = { teamId, environment: environment as ApiEnvironment, sessionId, csrf: this.tokens.sign('csrf', [sessionId]) };
+    return (await this.sessions.isLive(sessionId, session)) ? session : null;
+  }
+
+  /** Revokes the team's open sessions and unopened URLs in the key's environment (`DELETE /v2/team/svix/sessions`). */
+  async revokeAll(team: TeamPrincipal): Promise<{ success: true; revoked: number }> {
+    return { success: true, revoked: await this.sessions.revokeAll(scopeOf(team)) };
   }
 
   csrfMatches(session: PortalTeamSession, token: unknown): boolean {
@@ -84,3 +94,5 @@ export class WebhookPortalAccessService {
     return parts !== null && parts[0] === session.sessionId;
   }
 }
+
+const scopeOf = (team: TeamPrincipal) => ({ teamId: team.teamId, environment: team.environment });

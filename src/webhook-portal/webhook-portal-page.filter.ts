@@ -14,6 +14,7 @@ const LAUNCH_PAGES: Record<LaunchProblem, { status: number; heading: string }> =
   invalid: { status: 401, heading: 'This link is not valid' },
   expired: { status: 410, heading: 'This link has expired' },
   used: { status: 410, heading: 'This link was already used' },
+  revoked: { status: 410, heading: 'This link was revoked' },
 };
 
 /**

@@ -46,7 +46,7 @@ export class WebhookPortalPagesController {
 
   @Get()
   async home(@Query('done') done: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = this.session(request);
+    const session = await this.session(request);
     const frame = await this.frame(session, { flash: flashOf(done) });
     sendHtml(reply, 200, endpointsPage(frame, await this.portal.endpoints(session)), frame.brand);
   }
@@ -58,7 +58,7 @@ export class WebhookPortalPagesController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const session = this.session(request);
+    const session = await this.session(request);
     const id = checkedId(endpointId, 'Webhook');
     const recovered = typeof query.recovered === 'string' && /^\d+$/.test(query.recovered) ? Number(query.recovered) : null;
     const flash = recovered !== null ? `${recovered} message${recovered === 1 ? ' is' : 's are'} being sent again.` : flashOf(query.done);
@@ -73,13 +73,13 @@ export class WebhookPortalPagesController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const session = this.session(request);
+    const session = await this.session(request);
     await this.renderMessage(reply, session, checkedId(endpointId, 'Webhook'), checkedId(messageId, 'Message'), 200, { flash: flashOf(done) });
   }
 
   @Post('endpoints/:endpoint_id/messages/:message_id/resend')
   async resend(@Param('endpoint_id') endpointId: string, @Param('message_id') messageId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = this.checkedForm(request);
+    const session = await this.checkedForm(request);
     const [endpoint, message] = [checkedId(endpointId, 'Webhook'), checkedId(messageId, 'Message')];
     try {
       await this.portal.resend(session, endpoint, message);
@@ -92,7 +92,7 @@ export class WebhookPortalPagesController {
 
   @Post('endpoints/:endpoint_id/recover')
   async recover(@Param('endpoint_id') endpointId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = this.checkedForm(request);
+    const session = await this.checkedForm(request);
     const id = checkedId(endpointId, 'Webhook');
     const given = field(request.body, 'since').trim();
     // datetime-local sends local wall time without a zone; the page says the field is UTC.
@@ -112,7 +112,7 @@ export class WebhookPortalPagesController {
 
   @Post('endpoints/:endpoint_id/:action')
   async toggle(@Param('endpoint_id') endpointId: string, @Param('action') action: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = this.checkedForm(request);
+    const session = await this.checkedForm(request);
     const id = checkedId(endpointId, 'Webhook');
     if (action !== 'disable' && action !== 'enable') throw notFound('Action');
     await this.portal.setDisabled(session, id, action === 'disable');
@@ -149,15 +149,15 @@ export class WebhookPortalPagesController {
     sendHtml(reply, status, messagePage(frame, endpoint, message, attempts), frame.brand);
   }
 
-  private session(request: FastifyRequest): PortalTeamSession {
-    const session = this.access.session(cookieOf(request, WEBHOOK_PORTAL_COOKIE));
+  private async session(request: FastifyRequest): Promise<PortalTeamSession> {
+    const session = await this.access.session(cookieOf(request, WEBHOOK_PORTAL_COOKIE));
     if (!session) throw new ApiError(401, 'No webhook portal session.');
     return session;
   }
 
   /** The session of a form POST whose CSRF token is its own (403 otherwise). */
-  private checkedForm(request: FastifyRequest): PortalTeamSession {
-    const session = this.session(request);
+  private async checkedForm(request: FastifyRequest): Promise<PortalTeamSession> {
+    const session = await this.session(request);
     if (!this.access.csrfMatches(session, field(request.body, 'csrf'))) throw new ApiError(403, 'Form expired.');
     return session;
   }

@@ -1,8 +1,9 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Delete, Get } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { WebhookPortalAccessService } from './webhook-portal-access.service';
+import { RevokedWebhookPortalSessionsDto } from '../management/webhooks/webhook-portal-sessions.dto';
 import { WebhookPortalUrlDto } from './webhook-portal.dto';
 
 @ApiTags('team')
@@ -20,5 +21,16 @@ export class WebhookPortalUrlsController {
   @ZodResponse({ status: 200, type: WebhookPortalUrlDto })
   url(@CurrentTeam() team: TeamPrincipal) {
     return this.access.launchUrl(team);
+  }
+
+  @Delete('svix/sessions')
+  @ApiOperation({
+    summary: "Revoke the team's webhook portal sessions (labflow extension)",
+    description:
+      "Every open session of the hosted webhook portal in the key's environment, and every portal URL not yet opened, is refused from its next request on. Answers how many were revoked.",
+  })
+  @ZodResponse({ status: 200, type: RevokedWebhookPortalSessionsDto })
+  revoke(@CurrentTeam() team: TeamPrincipal) {
+    return this.access.revokeAll(team);
   }
 }

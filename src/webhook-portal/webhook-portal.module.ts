@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { WebhookMessagesService } from '../management/webhooks/webhook-messages.service';
+import { WebhookPortalSessionsRepository } from '../management/webhooks/webhook-portal-sessions.repository';
 import { WebhooksRepository } from '../management/webhooks/webhooks.repository';
 import { PortalModule } from '../portal/portal.module';
 import { WEBHOOK_PORTAL_TOKENS, WebhookPortalAccessService, webhookPortalTokens } from './webhook-portal-access.service';
@@ -24,6 +25,7 @@ import { WebhookPortalService } from './webhook-portal.service';
     WebhookPortalPageFilter,
     WebhooksRepository,
     WebhookMessagesService,
+    WebhookPortalSessionsRepository,
   ],
 })
 export class WebhookPortalModule {}

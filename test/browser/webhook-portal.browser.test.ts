@@ -12,8 +12,9 @@ const shots = screenshotDir('webhook-portal');
 /**
  * The hosted webhook portal in Debian's Chromium: opened from `GET /v2/team/svix/url`, the
  * team's endpoints, a message with its payload and attempts, and the forms (resend, disable,
- * enable, recover) clicked as a developer would — every page in the team's brand with no axe
- * violation at all, at 1024 px and 360 px. Screenshots in test-output/webhook-portal/.
+ * enable, recover) clicked as a developer would, and a session ended by revoking the team's
+ * sessions — every page in the team's brand with no axe violation at all, at 1024 px and 360 px.
+ * Screenshots in test-output/webhook-portal/.
  */
 describe('webhook portal in Chromium', () => {
   let stack: TestStack;
@@ -151,6 +152,32 @@ describe('webhook portal in Chromium', () => {
       const response = await page.goto(`${stack.apiUrl}/webhook-portal/launch/${expired}`);
       expect(response?.status()).toBe(410);
       await checked(page, 'expired-link');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('ends an open session at its next click once the team revokes its sessions, and a revoked URL says so', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(await portalUrl());
+      await expect(page.locator('h1').textContent()).resolves.toBe('Webhook endpoints');
+      const unopened = await portalUrl();
+      const revoked = await call(stack.apiUrl, 'DELETE', '/v2/team/svix/sessions', { key: tenant.apiKey });
+      expect(revoked).toMatchObject({ status: 200, body: { success: true } });
+      expect(revoked.body.revoked).toBeGreaterThanOrEqual(2);
+
+      const next = page.waitForResponse((response) => response.url().endsWith(`/webhook-portal/endpoints/${endpointId}`));
+      await page.getByRole('link', { name: receiver.url('/hooks') }).click();
+      expect((await next).status()).toBe(401);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Your session has ended');
+      await checked(page, 'session-revoked');
+
+      const response = await page.goto(unopened);
+      expect(response?.status()).toBe(410);
+      await expect(page.locator('h1').textContent()).resolves.toBe('This link was revoked');
+      await checked(page, 'revoked-link');
     } finally {
       await browser.close();
     }

@@ -4,7 +4,8 @@ import type { EventType } from '../../src/events/catalogue';
 import { type NewEvent, OutboxService } from '../../src/events/outbox.service';
 import { webhookPortalTokens } from '../../src/webhook-portal/webhook-portal-access.service';
 import { capturedLogs } from '../helpers/captured-logs';
-import { createTenant, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
+import { runCli } from '../helpers/cli';
+import { call, createTenant, startStack, type Tenant, type TestStack, teamManagementApi, type TeamManagementApi } from '../helpers/stack';
 import { WebhookReceiver, waitFor } from '../helpers/webhook-receiver';
 
 /**
@@ -304,5 +305,61 @@ describe('the forms of a session', () => {
     expect(recovered).toMatchObject({ status: 202, body: { recovered: 1 } });
     await waitFor(async () => (await messageStatus(id, failed)) === 'succeeded');
     expect((await api('POST', `/webhook/${id}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() })).body).toEqual({ recovered: 0 });
+  });
+});
+
+describe('revoking the sessions', () => {
+  const revokeWithKey = (team: Tenant) => call(stack.apiUrl, 'DELETE', '/v2/team/svix/sessions', { key: team.apiKey });
+  const ended = async (cookie: string) => {
+    const home = await page('/webhook-portal', { cookie });
+    return home.status === 401 && home.text.includes('Your session has ended');
+  };
+
+  it("ends every open session of the team and every URL not yet opened, at their next request (DELETE /v2/team/svix/sessions); another team's stay", async () => {
+    const id = await endpoint(tenant, '/revoked');
+    // What earlier tests left open goes first, so the count below is this test's own.
+    expect((await revokeWithKey(tenant)).status).toBe(200);
+    const first = await signIn();
+    const second = await signIn();
+    const { url: pending } = (await client.team.getSvixUrl()) as { url: string };
+    const theirs = await signIn(other);
+    const open = await page(`/webhook-portal/endpoints/${id}`, { cookie: first });
+    expect(open.status).toBe(200);
+    const csrf = csrfIn(open.text);
+
+    expect(await revokeWithKey(tenant)).toMatchObject({ status: 200, body: { success: true, revoked: 3 } });
+    expect(await ended(first)).toBe(true);
+    expect(await ended(second)).toBe(true);
+    // A form of the open page is refused too, and does nothing.
+    expect((await page(`/webhook-portal/endpoints/${id}/disable`, { cookie: first, form: { csrf } })).status).toBe(401);
+    expect((await api('GET', `/webhook/${id}`)).body.disabled).toBe(false);
+    const late = await page(pathOf(pending));
+    expect(late.status).toBe(410);
+    expect(late.text).toContain('This link was revoked');
+    expect((await page('/webhook-portal', { cookie: theirs })).status).toBe(200);
+    // Nothing left to revoke; a URL asked for afterwards opens as usual.
+    expect((await revokeWithKey(tenant)).body).toEqual({ success: true, revoked: 0 });
+    expect((await page('/webhook-portal', { cookie: await signIn() })).status).toBe(200);
+  });
+
+  it('the management API and the ops CLI revoke them the same way', async () => {
+    await revokeWithKey(tenant);
+    const viaApi = await signIn();
+    expect(await api('DELETE', '/webhook_portal/sessions')).toMatchObject({ status: 200, body: { success: true, revoked: 1 } });
+    expect(await ended(viaApi)).toBe(true);
+    // Another org's team is not this key's to revoke.
+    const foreign = await call(stack.managementUrl, 'DELETE', `/v1/org/${tenant.orgId}/team/${other.teamId}/sandbox/webhook_portal/sessions`, {
+      headers: { 'X-Management-Key': tenant.managementKey },
+    });
+    expect(foreign.status).toBe(404);
+
+    const viaCli = await signIn();
+    const env = { TEMPORAL_TASK_QUEUE: stack.taskQueue, EVENTS_QUEUE: stack.config.events.queueName, SANDBOX_CALLBACKS: 'false' };
+    const run = await runCli(['webhook-portal', 'revoke', '--team', tenant.teamId, '--json'], env);
+    expect([run.code, run.json]).toEqual([0, { success: true, revoked: 1 }]);
+    expect(await ended(viaCli)).toBe(true);
+    const human = await runCli(['webhook-portal', 'revoke', '--team', tenant.teamId, '--environment', 'production'], env);
+    expect([human.code, human.stdout.trim()]).toEqual([0, 'revoked 0 webhook portal sessions']);
+    expect((await runCli(['webhook-portal', 'revoke', '--team', randomUUID()], env)).code).toBe(3);
   });
 });

@@ -5,6 +5,7 @@ import { EventResendService } from '../../events/resend.service';
 import { OrgsService } from '../../management/orgs.service';
 import { CreateTeamDto } from '../../management/teams/teams.dto';
 import { TeamsService } from '../../management/teams/teams.service';
+import { WebhookPortalSessionsService } from '../../management/webhooks/webhook-portal-sessions.service';
 import { ENVIRONMENTS, ORG_PLANS, REGIONS } from '../../tenancy/entities';
 import { KeyAdminService, type KeyView } from '../key-admin.service';
 import { OpsQueriesService } from '../ops-queries.service';
@@ -177,6 +178,21 @@ function buildProgram(open: OpenContext, out: CliOutput, outcome: { exitCode: nu
       run(
         (context, keyId: string) => context.get(KeyAdminService).revoke(keyId),
         (revoked) => [`revoked ${describeKey(revoked)}`],
+      ),
+    );
+
+  program
+    .command('webhook-portal')
+    .description("the team's hosted webhook portal")
+    .command('revoke')
+    .description('revoke every open session of the webhook portal and every portal URL not yet opened (refused from their next request)')
+    .requiredOption('--team <uuid>', 'team id', uuid)
+    .addOption(new Option('--environment <environment>', 'environment').choices(ENVIRONMENTS).default('sandbox'))
+    .action(
+      run(
+        (context, options: { team: string; environment: (typeof ENVIRONMENTS)[number] }) =>
+          context.get(WebhookPortalSessionsService).revokeForTeam({ teamId: options.team, environment: options.environment }),
+        (result) => [`revoked ${result.revoked} webhook portal session${result.revoked === 1 ? '' : 's'}`],
       ),
     );
 
