@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { changedCount } from '../../common/write-statements';
 import type { ApiEnvironment } from '../../tenancy/entities';
 
 /** Why a launch URL's row did not open. */
@@ -39,13 +40,13 @@ export class WebhookPortalSessionsRepository {
    * statement, so two browsers opening the same URL at once open it once.
    */
   async open(id: string, scope: PortalSessionScope, sessionExpiresAt: Date): Promise<true | OpenRefusal> {
-    const [opened] = await this.db.query(
+    const opened = await changedCount(
+      this.db,
       `UPDATE webhook_portal_sessions SET opened_at = clock_timestamp(), expires_at = $4
-        WHERE id = $1 AND team_id = $2 AND environment = $3 AND opened_at IS NULL AND revoked_at IS NULL AND expires_at > clock_timestamp()
-        RETURNING id`,
+        WHERE id = $1 AND team_id = $2 AND environment = $3 AND opened_at IS NULL AND revoked_at IS NULL AND expires_at > clock_timestamp()`,
       [id, scope.teamId, scope.environment, sessionExpiresAt],
     );
-    if (opened?.length) return true;
+    if (opened === 1) return true;
     const [row] = await this.db.query(
       `SELECT opened_at, revoked_at, expires_at > clock_timestamp() AS live FROM webhook_portal_sessions WHERE id = $1 AND team_id = $2 AND environment = $3`,
       [id, scope.teamId, scope.environment],
@@ -68,12 +69,11 @@ export class WebhookPortalSessionsRepository {
 
   /** Revokes every session and unopened launch URL of the team in the environment that has not ended: how many. */
   async revokeAll(scope: PortalSessionScope): Promise<number> {
-    const [rows] = await this.db.query(
+    return changedCount(
+      this.db,
       `UPDATE webhook_portal_sessions SET revoked_at = clock_timestamp()
-        WHERE team_id = $1 AND environment = $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()
-        RETURNING id`,
+        WHERE team_id = $1 AND environment = $2 AND revoked_at IS NULL AND expires_at > clock_timestamp()`,
       [scope.teamId, scope.environment],
     );
-    return (rows as unknown[]).length;
   }
 }
