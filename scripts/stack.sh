@@ -355,6 +355,11 @@ EOF
     export TEMPORAL_UI_URL=http://127.0.0.1:$LABFLOW_TEMPORAL_UI_PORT
     export USER_DELETION_GRACE=3s
     export LOG_REQUESTS=false
+    # Each test stack's apps open at most 10 Postgres connections each (20 outside tests): one e2e
+    # batch alone peaked at 9 with 20 allowed, and pool-pressure.test.ts shows 3 suffice for a
+    # burst of orders. Three Jest workers then fit beside CI's fault runs under max_connections
+    # 100 (docs/development.md, CI time). The fault runs set their own (scripts/test-faults.sh).
+    export DATABASE_POOL_MAX=10
     # A worker process a test starts takes any free health/metrics port (runs side by side).
     export WORKER_HEALTH_PORT=0
     export LOG_LEVEL=warn
@@ -367,7 +372,7 @@ EOF
       {
         echo "# written by scripts/stack.sh test; replaced on every test run"
         for var in NODE_ENV DATABASE_URL REDIS_URL TEMPORAL_ADDRESS TEMPORAL_NAMESPACE TEMPORAL_UI_URL \
-          USER_DELETION_GRACE LOG_REQUESTS LOG_LEVEL WORKER_HEALTH_PORT PHI_ENCRYPTION_KEY; do
+          USER_DELETION_GRACE LOG_REQUESTS DATABASE_POOL_MAX LOG_LEVEL WORKER_HEALTH_PORT PHI_ENCRYPTION_KEY; do
           echo "$var=${!var}"
         done
       } >"$LABFLOW_STATE_DIR/test.env"

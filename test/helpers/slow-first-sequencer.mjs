@@ -13,21 +13,36 @@ const Sequencer = jestSequencer.default;
  * fallback is file size, which says little of a suite's time: a short file that runs a minute,
  * started last, runs alone on one core after every other suite has ended (the OCR suite is one).
  *
- * The list holds the suites that take 40 s or more, longest first. It only orders:
- * a suite missing from it, or listed and no longer slow, costs nothing but a less even finish.
- * The e2e batches (LABFLOW_E2E_BATCHES, jest.config.js) hold ~9 suites each: they follow the OCR
- * suite, the longest batch first by the seconds jest.config.js expects of each (labflowE2eBatchSeconds).
+ * The list holds the suites that took 30 s or more in a fresh-clone CI run (2026-11-29, run 8),
+ * longest first. It only orders: a suite missing from it, or listed and no longer slow, costs
+ * nothing but a less even finish. The e2e batches (LABFLOW_E2E_BATCHES, jest.config.js) go first,
+ * the longest batch first by the seconds jest.config.js expects of each (labflowE2eBatchSeconds);
+ * then the e2e suites that run alone, the browser suites and the slow files of the other tiers
+ * (30-136 s each in that run, the later ones under other work's load: started last, as Jest's
+ * file-size order had them, they ran alone at the end).
  */
 const SLOWEST_FIRST = [
-  'test/unit/lab-report-ocr.test.ts',
   ...Array.from({ length: 16 }, (_, index) => `test/e2e/batches/${index + 1}.batch.ts`),
-  'test/e2e/lab-report-worker-crash.test.ts',
-  'test/e2e/malformed-requests.test.ts',
-  'test/e2e/order-workflow.test.ts',
-  'test/e2e/appointments-booking.test.ts',
-  'test/e2e/webhooks-resilience.test.ts',
-  'test/browser/portal.browser.test.ts',
+  'test/unit/lab-report-parsing.test.ts',
+  'test/e2e/ops-cli.test.ts',
+  'test/workflows/events.test.ts',
+  'test/e2e/phi-key-rotation.test.ts',
+  'test/e2e/order-reconciler.test.ts',
+  'test/browser/link.browser.test.ts',
+  'test/browser/webhook-portal.browser.test.ts',
+  'test/e2e/observability.test.ts',
+  'test/e2e/traces.test.ts',
+  'test/e2e/logging.test.ts',
+  'test/replay/replay.test.ts',
+  'test/e2e/connection-reconciler.test.ts',
+  'test/repositories/lab-accounts.repository.test.ts',
+  'test/repositories/stranded-orders.repository.test.ts',
+  'test/unit/requisition-pdf.test.ts',
+  'test/unit/lab-report-ocr.test.ts',
+  'test/unit/zoned-time.test.ts',
+  'test/workflows/order-reminders.test.ts',
   'test/workflows/order-messages.test.ts',
+  'test/workflows/connection.test.ts',
 ];
 
 export default class SlowFirstSequencer extends Sequencer {
