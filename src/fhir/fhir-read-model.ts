@@ -14,6 +14,7 @@ import { DataSource } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import type { Physician } from '../orders/order.entities';
 import type { MissingBiomarkerResult } from '../results';
+import type { SeriesRow } from './export/wearable-ndjson';
 import type { DateBound } from './fhir-search';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
@@ -167,12 +168,7 @@ const MICROS = (column: string) => `((extract(epoch FROM ${column}) * 1000000)::
  * A wearable sample as the search reads it: its series (`id` the series id) and its fields as
  * text, as the export's COPY prints them (export/wearable-ndjson.ts turns both into the JSON).
  */
-export interface SampleTextRow {
-  id: string;
-  user_id: string;
-  resource: string;
-  provider: string;
-  source_type: string;
+export interface SampleTextRow extends SeriesRow {
   /** ts, end_ts and updated_at in epoch microseconds; value and diastolic as Postgres prints float8. */
   ts_us: string;
   end_us: string | null;
