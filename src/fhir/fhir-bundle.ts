@@ -1,34 +1,59 @@
-import type { Bundle, BundleEntry, BundleLink, Resource } from '@medplum/fhirtypes';
+import type { BundleLink, Resource } from '@medplum/fhirtypes';
 import { FhirError } from './fhir-errors';
 import { type Cursor, encodeFhirCursor } from './fhir-search';
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
+/**
+ * A resource already written as JSON (wearable samples, cut from their series' template:
+ * export/wearable-ndjson.ts), with the type and id a Bundle entry's fullUrl needs. A search page
+ * of samples is its text, never objects; serialised again by accident, it is still the resource.
+ */
+export class SerializedResource {
+  constructor(
+    readonly resourceType: 'Observation',
+    readonly id: string,
+    readonly json: string,
+  ) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
+/** What a search page holds: resources, or resources already written. */
+export type PageEntry = Resource | SerializedResource;
+
+/** An entry's JSON text. */
+export const resourceJson = (resource: PageEntry): string => (resource instanceof SerializedResource ? resource.json : JSON.stringify(resource));
+
 /** A page of search results: the matches, what `_include` added, and where the next page starts. */
 export interface SearchPage {
-  matches: Resource[];
-  included?: Resource[];
+  matches: PageEntry[];
+  included?: PageEntry[];
   next: Cursor | null;
 }
 
 /**
- * A searchset Bundle: `self` is the request as made, `next` the same query with the next page's
- * cursor (keyset paging: a page is "entries strictly after the last one shown", so entries added
- * while a consumer pages are seen once or not at all, never twice). No `total`: counting every
- * match of a large search would cost more than the page.
+ * A searchset Bundle, as the JSON text the API answers (entries of a wearable page are written
+ * already; the rest is JSON.stringify's): `self` is the request as made, `next` the same query
+ * with the next page's cursor (keyset paging: a page is "entries strictly after the last one
+ * shown", so entries added while a consumer pages are seen once or not at all, never twice). No
+ * `total`: counting every match of a large search would cost more than the page.
  */
-export function searchsetBundle(base: string, path: string, query: Record<string, string | string[] | undefined>, page: SearchPage): Bundle {
+export function searchsetBundle(base: string, path: string, query: Record<string, string | string[] | undefined>, page: SearchPage): string {
   const link: BundleLink[] = [{ relation: 'self', url: urlOf(base, path, query) }];
   if (page.next) link.push({ relation: 'next', url: urlOf(base, path, { ...query, _cursor: encodeFhirCursor(page.next) }) });
-  const entry: BundleEntry[] = [
-    ...page.matches.map((resource) => ({ fullUrl: `${base}/${resource.resourceType}/${resource.id}`, resource, search: { mode: 'match' as const } })),
-    ...(page.included ?? []).map((resource) => ({
-      fullUrl: `${base}/${resource.resourceType}/${resource.id}`,
-      resource,
-      search: { mode: 'include' as const },
-    })),
+  const head = JSON.stringify({ resourceType: 'Bundle', type: 'searchset', timestamp: new Date().toISOString(), link });
+  const entries = [
+    ...page.matches.map((resource) => entryJson(base, resource, 'match')),
+    ...(page.included ?? []).map((resource) => entryJson(base, resource, 'include')),
   ];
-  return { resourceType: 'Bundle', type: 'searchset', timestamp: new Date().toISOString(), link, entry };
+  return `${head.slice(0, -1)},"entry":[${entries.join(',')}]}`;
+}
+
+function entryJson(base: string, resource: PageEntry, mode: 'match' | 'include'): string {
+  return `{"fullUrl":${JSON.stringify(`${base}/${resource.resourceType}/${resource.id}`)},"resource":${resourceJson(resource)},"search":{"mode":"${mode}"}}`;
 }
 
 function urlOf(base: string, path: string, query: Record<string, string | string[] | undefined>): string {
@@ -66,8 +91,8 @@ export const partStart = (part: string): Cursor => ({ part, at: PART_START, id: 
 export async function pageAcross(parts: SearchPart[], count: number, cursor: Cursor | undefined, firstPage?: SearchPage): Promise<SearchPage> {
   const first = cursor ? parts.findIndex((part) => part.name === cursor.part) : 0;
   if (first < 0) throw FhirError.invalid('_cursor: pass it exactly as a next link gave it, with the same search parameters.', '_cursor');
-  const matches: Resource[] = [];
-  const included: Resource[] = [];
+  const matches: PageEntry[] = [];
+  const included: PageEntry[] = [];
   for (let index = first; index < parts.length; index++) {
     const remaining = count - matches.length;
     if (remaining === 0) return { matches, included, next: partStart(parts[index].name) };

@@ -105,7 +105,13 @@ export class FhirExportReadModel {
     const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [PoolClient, (error?: Error) => void];
     let ended = false;
     try {
+      // Each series in the order of its key: with millions of samples stored the planner took a bitmap
+      // scan and a sort of each series (43,200 rows), which Postgres paid for and which held the
+      // stream back a series at a time (EXPLAIN ANALYZE at 11 M stored: 2.25 s against 1.99 s).
+      await client.query('BEGIN READ ONLY');
+      await client.query('SET LOCAL enable_bitmapscan = off');
       yield* client.query(copyTo(statement));
+      await client.query('COMMIT');
       ended = true;
     } finally {
       // A COPY left half read (the consumer stopped, or failed) cannot go back to the pool: the connection is closed.

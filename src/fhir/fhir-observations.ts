@@ -2,17 +2,19 @@ import { Injectable } from '@nestjs/common';
 import type { Observation } from '@medplum/fhirtypes';
 import type { TeamPrincipal } from '../auth/principal';
 import { SYSTEMS } from './clinical-mapping';
-import { nextOf, pageAcross, type SearchPage, type SearchPart } from './fhir-bundle';
+import { keysetOfMicros, SeriesLines } from './export/wearable-ndjson';
+import { nextOf, pageAcross, type SearchPage, type SearchPart, SerializedResource } from './fhir-bundle';
 import { FhirLabReports, PARSED_PART } from './fhir-lab-reports';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
 import { FhirExportReadModel } from './fhir-export-read-model';
-import { FhirReadModel, type Position, type SampleRow } from './fhir-read-model';
+import { FhirReadModel, type Position, type SampleRow, type SampleTextRow } from './fhir-read-model';
 import { type Cursor, type SearchQuery, tokenMatches } from './fhir-search';
 import { parseParsedObservationId } from './lab-report-mapping';
 import { parseLabObservationId } from './lab-result-mapping';
 import {
   parseSampleObservationId,
   parseSleepObservationId,
+  sampleObservationId,
   sleepMatches,
   sleepObservation,
   wearableObservation,
@@ -116,7 +118,7 @@ export class FhirObservations {
             limit: 1,
             sample,
           });
-          return row ? wearableObservation(row) : null;
+          return row ? (sampleObservations([row])[0] ?? null) : null;
         }),
       );
       return { matches: found.filter((observation) => observation !== null).slice(0, query.count), next: null };
@@ -130,7 +132,10 @@ export class FhirObservations {
       after: query.cursor ? { at: query.cursor.at, id: query.cursor.id } : undefined,
       limit,
     });
-    return wearablePage(rows, limit);
+    return {
+      matches: sampleObservations(rows.slice(0, limit)),
+      next: nextOf(rows, limit, (row) => ({ part: 'wearable', at: keysetOfMicros(row.ts_us), id: row.id, n: 0 })),
+    };
   }
 
   /** Wearable samples in storage order (the bulk export: no filter but _lastUpdated, every sample once). */
@@ -204,6 +209,23 @@ export class FhirObservations {
     const shown = found.slice(0, limit);
     return { matches: shown.map((entry) => entry.item), next: found.length > limit ? shown[shown.length - 1].position : null };
   }
+}
+
+/**
+ * Samples as Observations written from their series' templates (export/wearable-ndjson.ts: the
+ * bytes JSON.stringify(wearableObservation(…)) writes, without the object); a resource the
+ * mapping does not serve is left out.
+ */
+function sampleObservations(rows: SampleTextRow[]): SerializedResource[] {
+  const bySeries = new Map<string, SeriesLines>();
+  const found: SerializedResource[] = [];
+  for (const row of rows) {
+    let lines = bySeries.get(row.id);
+    if (!lines) bySeries.set(row.id, (lines = new SeriesLines(row)));
+    const json = lines.json({ tsUs: row.ts_us, endUs: row.end_us, value: row.value, diastolic: row.diastolic, updatedUs: row.updated_us });
+    if (json !== null) found.push(new SerializedResource('Observation', sampleObservationId({ series_id: row.id, ts_us: row.ts_us }), json));
+  }
+  return found;
 }
 
 /** A page of wearable sample Observations from rows read one past `limit` (the keyset's next). */

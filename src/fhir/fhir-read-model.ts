@@ -14,6 +14,7 @@ import { DataSource } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import type { Physician } from '../orders/order.entities';
 import type { MissingBiomarkerResult } from '../results';
+import type { SeriesRow } from './export/wearable-ndjson';
 import type { DateBound } from './fhir-search';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
@@ -160,6 +161,25 @@ export const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
 export const SAMPLE_COLUMNS = `t.series_id::text AS series_id, s.user_id, s.resource, s.provider, s.source_type,
               ((extract(epoch FROM t.ts) * 1000000)::bigint)::text AS ts_us, t.ts, t.end_ts, t.value, t.diastolic, t.sample_type, t.timezone_offset,
               t.updated_at, ${AT('t.ts')} AS keyset_at`;
+
+const MICROS = (column: string) => `((extract(epoch FROM ${column}) * 1000000)::bigint)::text`;
+
+/**
+ * A wearable sample as the search reads it: its series (`id` the series id) and its fields as
+ * text, as the export's COPY prints them (export/wearable-ndjson.ts turns both into the JSON).
+ */
+export interface SampleTextRow extends SeriesRow {
+  /** ts, end_ts and updated_at in epoch microseconds; value and diastolic as Postgres prints float8. */
+  ts_us: string;
+  end_us: string | null;
+  value: string | null;
+  diastolic: string | null;
+  updated_us: string;
+}
+
+/** What a wearable sample search selects (a SampleTextRow), from health_series `s` joined to health_samples `t`. */
+const SAMPLE_TEXT_COLUMNS = `t.series_id::text AS id, s.user_id, s.resource, s.provider, s.source_type, ${MICROS('t.ts')} AS ts_us,
+              ${MICROS('t.end_ts')} AS end_us, t.value::text AS value, t.diastolic::text AS diastolic, ${MICROS('t.updated_at')} AS updated_us`;
 
 /** A WHERE clause built with its positional values. */
 export class Where {
@@ -323,12 +343,13 @@ export class FhirReadModel {
   /**
    * Wearable samples of the given resources, by time then series (the samples' key is
    * (series_id, ts), so the position is exact). A search by patient reads only that user's
-   * series: an index range per series.
+   * series: an index range per series. Rows as text, which the search writes into its series'
+   * templates without a Date or a row object of its own.
    */
   async samples(
     scope: Scope,
     filter: Omit<BaseFilter, 'ids'> & { resources: string[]; date: DateBound[]; sample?: { seriesId: string; tsMicros: string } },
-  ): Promise<SampleRow[]> {
+  ): Promise<SampleTextRow[]> {
     const where = new Where();
     const join = liveUsers(where, scope, 's.user_id');
     where.add(`s.resource = ANY(${where.param(filter.resources)}::text[])`);
@@ -339,7 +360,7 @@ export class FhirReadModel {
     }
     where.bounds('t.ts', filter.date).bounds('t.updated_at', filter.lastUpdated).after('t.ts', 't.series_id', 'bigint', filter.after);
     return this.db.query(
-      `SELECT ${SAMPLE_COLUMNS}
+      `SELECT ${SAMPLE_TEXT_COLUMNS}
          FROM health_series s ${join}
          JOIN health_samples t ON t.series_id = s.id
         WHERE ${where.sql()}

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { capabilityStatement } from './capability-statement';
-import { FHIR_JSON } from './fhir-bundle';
+import { FHIR_JSON, resourceJson } from './fhir-bundle';
 import { FhirError } from './fhir-errors';
 import { type FhirResourceType, SEARCH_PARAMETERS } from './fhir-search';
 import { baseOf } from './fhir-base';
@@ -49,9 +49,9 @@ export class FhirController {
 
   @Get(':type/:id')
   @Header('content-type', FHIR_JSON)
-  read(@CurrentTeam() team: TeamPrincipal, @Param('type') type: string, @Param('id') id: string, @Req() request: FastifyRequest) {
+  async read(@CurrentTeam() team: TeamPrincipal, @Param('type') type: string, @Param('id') id: string, @Req() request: FastifyRequest) {
     const served = servedType(type);
-    return this.fhir.read(team, served, checkedId(served, id), baseOf(request));
+    return resourceJson(await this.fhir.read(team, served, checkedId(served, id), baseOf(request)));
   }
 }
 

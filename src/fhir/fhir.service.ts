@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Bundle, Resource } from '@medplum/fhirtypes';
+import type { Resource } from '@medplum/fhirtypes';
 import type { TeamPrincipal } from '../auth/principal';
 import { PhiCipher } from '../common/crypto';
 import { PhiReadAudit } from '../common/phi-access-log';
@@ -16,7 +16,7 @@ import {
   specimenResource,
   SYSTEMS,
 } from './clinical-mapping';
-import { nextOf, pageAcross, searchsetBundle, type SearchPage, type SearchPart } from './fhir-bundle';
+import { nextOf, type PageEntry, pageAcross, searchsetBundle, type SearchPage, type SearchPart } from './fhir-bundle';
 import { FhirLabReports, PARSED_PART } from './fhir-lab-reports';
 import { FhirObservations } from './fhir-observations';
 import { FhirOrders, ORDER_BATCH, reportFilter } from './fhir-orders';
@@ -57,9 +57,9 @@ export class FhirService {
   ) {}
 
   /** `GET /fhir/R4/{type}/{id}`: 404 OperationOutcome when the team has none. */
-  async read(team: TeamPrincipal, type: FhirResourceType, id: string, base: FhirBase): Promise<Resource> {
+  async read(team: TeamPrincipal, type: FhirResourceType, id: string, base: FhirBase): Promise<PageEntry> {
     const query: SearchQuery = { ids: [id], date: [], lastUpdated: [], count: 1, includeResults: false };
-    let found: Resource | undefined;
+    let found: PageEntry | undefined;
     if (type === 'Observation') {
       found = (await this.observations.search(team, query)).matches[0];
     } else {
@@ -69,8 +69,8 @@ export class FhirService {
     return found;
   }
 
-  /** `GET /fhir/R4/{type}?...`: a searchset Bundle of one page. */
-  async search(team: TeamPrincipal, type: FhirResourceType, raw: RawQuery, base: FhirBase): Promise<Bundle> {
+  /** `GET /fhir/R4/{type}?...`: a searchset Bundle of one page (its JSON text). */
+  async search(team: TeamPrincipal, type: FhirResourceType, raw: RawQuery, base: FhirBase): Promise<string> {
     const query = parseSearch(type, raw);
     const page = type === 'Observation' ? await this.observations.search(team, query) : await this.page(team, type, query, base);
     if (query.revInclude) page.included = [...(page.included ?? []), ...(await this.revIncluded(team, query, page, base))];
@@ -83,7 +83,7 @@ export class FhirService {
    * at most REVINCLUDE_MAX_PATIENTS patients), or the lab reports (DiagnosticReport, the order)
    * whose `result` lists an Observation of the page, read in one statement.
    */
-  private async revIncluded(team: TeamPrincipal, query: SearchQuery, page: SearchPage, base: FhirBase): Promise<Resource[]> {
+  private async revIncluded(team: TeamPrincipal, query: SearchQuery, page: SearchPage, base: FhirBase): Promise<PageEntry[]> {
     const plain = (more: Partial<SearchQuery>): SearchQuery => ({ date: [], lastUpdated: [], count: REVINCLUDED_PER_PATIENT, includeResults: false, ...more });
     if (query.revInclude === 'DiagnosticReport:result') {
       const reportIds = [
@@ -97,7 +97,7 @@ export class FhirService {
       if (reportIds.length === 0) return [];
       return (await this.page(team, 'DiagnosticReport', plain({ ids: reportIds, count: reportIds.length }), base)).matches;
     }
-    const included: Resource[] = [];
+    const included: PageEntry[] = [];
     for (const patient of page.matches) included.push(...(await this.observations.search(team, plain({ patient: patient.id }))).matches);
     return included;
   }
@@ -108,13 +108,13 @@ export class FhirService {
    * the first page; wearable Observations, which may be millions, are paged with `_count` (and
    * follow alone on the next pages).
    */
-  async everything(team: TeamPrincipal, patientId: string, raw: RawQuery, base: FhirBase): Promise<Bundle> {
+  async everything(team: TeamPrincipal, patientId: string, raw: RawQuery, base: FhirBase): Promise<string> {
     const unserved = Object.keys(raw).find((name) => !['_count', '_cursor', '_format'].includes(name));
     if (unserved) throw FhirError.notSupported(`Parameter "${unserved}" is not served for $everything; served: _count, _cursor.`, unserved);
     const parsed = parseSearch('Observation', raw);
     const patient = await this.read(team, 'Patient', patientId, base);
     const wearablePage = await this.observations.search(team, { ...parsed, patient: patientId }, ['wearable', 'sleep']);
-    const matches: Resource[] = [];
+    const matches: PageEntry[] = [];
     if (!parsed.cursor) {
       matches.push(patient);
       const about = (query: Partial<SearchQuery> = {}): SearchQuery => ({
@@ -149,7 +149,7 @@ export class FhirService {
     return type === 'Observation' ? this.observations.search(team, query, undefined, 'storage') : this.page(team, type, query, base);
   }
 
-  private async *drain(search: (cursor: Cursor | undefined) => Promise<SearchPage>): AsyncGenerator<Resource> {
+  private async *drain(search: (cursor: Cursor | undefined) => Promise<SearchPage>): AsyncGenerator<PageEntry> {
     let cursor: Cursor | undefined;
     do {
       const page = await search(cursor);

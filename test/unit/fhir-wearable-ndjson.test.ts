@@ -1,3 +1,4 @@
+import { CopyLine, PartBuffer } from '../../src/fhir/export/copy-line';
 import { isoOfMicros, keysetOfMicros, sampleRow, type SampleFields, SeriesLines, type SeriesRow } from '../../src/fhir/export/wearable-ndjson';
 import { wearableObservation } from '../../src/fhir/wearable-mapping';
 
@@ -51,6 +52,44 @@ describe('wearable NDJSON lines cut from templates', () => {
     expect(line).toBe(mapped(row, fields));
     expect(line).not.toBeNull();
     expect(JSON.parse(line!)).toEqual(JSON.parse(JSON.stringify(wearableObservation(sampleRow(row, fields)))));
+  });
+
+  it.each(cases)('%s: written from the COPY line’s bytes, the same bytes again', (_name, row, fields) => {
+    const nullable = (text: string | null) => text ?? '\\N';
+    const copied = Buffer.from(
+      `${row.id}\t${fields.tsUs}\t${nullable(fields.endUs)}\t${nullable(fields.value)}\t${nullable(fields.diastolic)}\t${fields.updatedUs}\n`,
+      'latin1',
+    );
+    const line = new CopyLine();
+    expect(line.locate(copied, 0)).toBe(copied.length - 1);
+    expect(line.series()).toBe(row.id);
+    expect(line.seriesIs(row.id)).toBe(true);
+    expect(line.seriesIs(`${row.id}1`)).toBe(false);
+    const part = new PartBuffer(16);
+    expect(new SeriesLines(row).write(part, line)).toBe(true);
+    expect(part.lines).toBe(1);
+    expect(part.bytes().toString('utf8')).toBe(mapped(row, fields));
+  });
+
+  it('finds where a COPY line ends, or that it goes on in the next chunk, and refuses a malformed one', () => {
+    const line = new CopyLine();
+    const chunk = Buffer.from('1\t2\t\\N\t3\t\\N\t4\n5\t6', 'latin1');
+    expect(line.locate(chunk, 0)).toBe(13);
+    expect(line.isNull(2)).toBe(true);
+    expect(line.integer(1)).toBe(2);
+    expect(line.locate(chunk, 14)).toBe(-1);
+    expect(() => line.locate(Buffer.from('1\t2\n'), 0)).toThrow('fewer than six fields');
+    expect(() => line.locate(Buffer.from('1\t2\t3\t4\t5\t6\t7\n'), 0)).toThrow('more than six fields');
+  });
+
+  it('writes no bytes for a sample without a value, nor for a resource the mapping does not serve', () => {
+    const line = new CopyLine();
+    const part = new PartBuffer(16);
+    line.locate(Buffer.from('4242\t1759276800000000\t\\N\t\\N\t\\N\t1759276800000000\n'), 0);
+    expect(new SeriesLines(series('heartrate')).write(part, line)).toBe(false);
+    line.locate(Buffer.from('4242\t1759276800000000\t\\N\t72\t\\N\t1759276800000000\n'), 0);
+    expect(new SeriesLines(series('hrv')).write(part, line)).toBe(false);
+    expect(part.length).toBe(0);
   });
 
   it('reuses a series template for each shape and fills it per sample', () => {

@@ -3,6 +3,7 @@ import type { FhirExportWriter } from '../../../activities/fhir-exports';
 import type { FhirExportPosition, FhirExportStep } from '../../../workflows/contract';
 import { PhiCipher } from '../../common/crypto';
 import { LABFLOW_CONFIG, type LabflowConfig } from '../../config/config';
+import { resourceJson } from '../fhir-bundle';
 import type { DateBound, FhirResourceType } from '../fhir-search';
 import { SEARCH_PARAMETERS } from '../fhir-search';
 import { FhirService } from '../fhir.service';
@@ -40,7 +41,19 @@ export class FhirExportRunner implements FhirExportWriter {
       if (type === 'Observation' && cursor?.part === 'wearable') {
         // Wearable samples, most of a team's Observations, are streamed rather than paged (FhirExportWearables).
         const { pageSize } = this.config.fhirExport;
-        return this.wearables.write(exportId, team, lastUpdated, { seq, position: cursor, parts: pages - page, partRows: pageSize * WEARABLE_PART_PAGES });
+        const streamed = await this.wearables.write(exportId, team, lastUpdated, {
+          seq,
+          position: cursor,
+          parts: pages - page,
+          partRows: pageSize * WEARABLE_PART_PAGES,
+        });
+        // Samples left (the step's parts are written), or the export gone: the step ends here. Otherwise the
+        // step goes on with what follows the samples (sleep), each part it wrote counted as a page.
+        if (streamed.gone || streamed.position?.part === 'wearable') return streamed;
+        page += Math.max(0, streamed.seq - seq - 1);
+        ({ seq } = streamed);
+        cursor = streamed.position ?? undefined;
+        continue;
       }
       const found = await this.fhir.exportPage(
         team,
@@ -49,7 +62,7 @@ export class FhirExportRunner implements FhirExportWriter {
         base,
       );
       if (found.matches.length > 0) {
-        const lines = found.matches.map((resource) => `${JSON.stringify(resource)}\n`).join('');
+        const lines = found.matches.map((resource) => `${resourceJson(resource)}\n`).join('');
         const written = await this.exports.writePart(exportId, type, seq, found.matches.length, await sealPart(this.cipher, lines));
         if (!written) return { seq, position: cursor ?? null, gone: true };
         seq++;

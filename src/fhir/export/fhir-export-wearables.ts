@@ -8,7 +8,8 @@ import type { Cursor, DateBound } from '../fhir-search';
 import { wearableResourcesFor } from '../wearable-mapping';
 import { FhirExportsRepository } from './fhir-exports.repository';
 import { sealPart } from './ndjson-parts';
-import { keysetOfMicros, type SampleFields, SeriesLines } from './wearable-ndjson';
+import { CopyLine, PartBuffer } from './copy-line';
+import { keysetOfMicros, SeriesLines } from './wearable-ndjson';
 
 /** Series read per COPY. */
 const SERIES_BATCH = 500;
@@ -45,69 +46,71 @@ export class FhirExportWearables {
     let budget = step.parts * step.partRows;
     let after = step.position.n >= 0 ? { seriesId: step.position.id, at: step.position.at } : undefined;
     let from = after ? { id: after.seriesId, inclusive: true } : null;
-    let last: { seriesId: string; tsUs: string } | undefined;
+    // The last sample read: its series and time (two variables, not an object a sample).
+    let lastSeries: string | undefined;
+    let lastTs: number | bigint = 0;
     // Lines are written into the part's buffer as they are made: joining a part's strings cost more than making them.
+    // Two buffers take turns: one filled while the other is sealed (a new 20 MB buffer a part cost its page faults).
     let part = new PartBuffer(step.partRows * 800);
+    let spare: PartBuffer | null = null;
     let rows = 0;
     let writing: Promise<boolean> = Promise.resolve(true);
     const flush = async (): Promise<boolean> => {
+      // Once the last part is written, its buffer is free again.
       const written = await writing;
       if (!written) return false;
       if (part.lines > 0) {
-        const { lines, bytes } = part;
+        const sealing = part;
         const partSeq = seq++;
-        writing = sealPart(this.cipher, bytes()).then((content) => this.exports.writePart(exportId, 'Observation', partSeq, lines, content));
+        writing = sealPart(this.cipher, sealing.bytes()).then((content) => this.exports.writePart(exportId, 'Observation', partSeq, sealing.lines, content));
         // Awaited at the next flush; handled now so that a failure meanwhile is not an unhandled rejection.
         writing.catch(() => undefined);
-        part = new PartBuffer(step.partRows * 800);
+        part = spare?.clear() ?? new PartBuffer(step.partRows * 800);
+        spare = sealing;
       }
       rows = 0;
       return true;
     };
-    const fields: SampleFields = { tsUs: '', endUs: null, value: null, diastolic: null, updatedUs: '' };
-    const position = (): Cursor => (last ? { part: 'wearable', at: keysetOfMicros(last.tsUs), id: last.seriesId, n: 0 } : step.position);
+    const row = new CopyLine();
+    const position = (): Cursor => (lastSeries !== undefined ? { part: 'wearable', at: keysetOfMicros(String(lastTs)), id: lastSeries, n: 0 } : step.position);
 
     for (;;) {
       const series = await this.reads.seriesFrom(scope, resources, from, SERIES_BATCH);
       const bySeries = new Map(series.map((row, index) => [row.id, { lines: new SeriesLines(row), index }]));
       let read = 0;
       let order = -1;
-      let rest = '';
+      let target: { lines: SeriesLines; index: number } | undefined;
+      let targetSeries: string | undefined;
+      let rest: Buffer | null = null;
       for await (const chunk of this.reads.copySamples(
         series.map((row) => row.id),
         after,
         lastUpdated,
         budget,
       )) {
-        const text = rest + chunk.toString('latin1');
+        const bytes: Buffer = rest ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
         let start = 0;
-        for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) {
-          // Six tab-separated fields: series, ts, end_ts, value, diastolic, updated_at (\N for null).
-          const t1 = text.indexOf('\t', start);
-          const t2 = text.indexOf('\t', t1 + 1);
-          const t3 = text.indexOf('\t', t2 + 1);
-          const t4 = text.indexOf('\t', t3 + 1);
-          const t5 = text.indexOf('\t', t4 + 1);
-          const seriesId = text.slice(start, t1);
-          const target = bySeries.get(seriesId);
-          fields.tsUs = text.slice(t1 + 1, t2);
+        for (let end = row.locate(bytes, start); end >= 0; start = end + 1, end = row.locate(bytes, start)) {
+          // Series come one after the other: a string only when the series changes.
+          const seriesId = row.seriesIs(targetSeries) ? targetSeries! : row.series();
+          if (seriesId !== targetSeries) {
+            target = bySeries.get(seriesId);
+            targetSeries = seriesId;
+          }
+          const ts = row.tsKey();
           // The COPY reads the series in the order given and each by time; anything else would lose the position.
-          if (!target || target.index < order || (target.index === order && Number(fields.tsUs) <= Number(last!.tsUs))) {
+          if (!target || target.index < order || (target.index === order && ts <= lastTs)) {
             throw new Error(`FHIR export ${exportId}: samples out of storage order at series ${seriesId}`);
           }
           order = target.index;
-          fields.endUs = nullable(text.slice(t2 + 1, t3));
-          fields.value = nullable(text.slice(t3 + 1, t4));
-          fields.diastolic = nullable(text.slice(t4 + 1, t5));
-          fields.updatedUs = text.slice(t5 + 1, end);
-          const line = target.lines.line(fields);
-          if (line !== null) part.add(line);
-          last = { seriesId, tsUs: fields.tsUs };
+          target.lines.write(part, row);
+          lastSeries = seriesId;
+          lastTs = ts;
           read++;
           // A part ends only between samples, so that a step's last part ends at the position it hands back.
           if (++rows >= step.partRows && !(await flush())) return { seq, position: step.position, gone: true };
         }
-        rest = text.slice(start);
+        rest = start < bytes.length ? bytes.subarray(start) : null;
       }
       budget -= read;
       if (budget === 0 || series.length < SERIES_BATCH) {
@@ -118,30 +121,4 @@ export class FhirExportWearables {
       after = undefined;
     }
   }
-}
-
-/** A COPY text field: \N is null. */
-const nullable = (field: string): string | null => (field === '\\N' ? null : field);
-
-/** A part's NDJSON, UTF-8, in one buffer that doubles when full. */
-class PartBuffer {
-  lines = 0;
-  private length = 0;
-  private buffer: Buffer;
-
-  constructor(capacity: number) {
-    this.buffer = Buffer.allocUnsafe(capacity);
-  }
-
-  add(line: string): void {
-    if (this.length + line.length * 3 > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + line.length * 3));
-      this.buffer.copy(grown, 0, 0, this.length);
-      this.buffer = grown;
-    }
-    this.length += this.buffer.write(line, this.length);
-    this.lines++;
-  }
-
-  readonly bytes = (): Buffer => this.buffer.subarray(0, this.length);
 }
