@@ -1,6 +1,15 @@
 import sharp, { type Sharp } from 'sharp';
 import { prepareImage } from '../../src/lab-reports/parsing/image-prep';
-import { divideByBackground, findPageQuad, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from '../../src/lab-reports/parsing/page-geometry';
+import {
+  divideByBackground,
+  findPageQuad,
+  quadTilt,
+  removeRules,
+  textSkew,
+  warpQuad,
+  type GreyImage,
+  type Quad,
+} from '../../src/lab-reports/parsing/page-geometry';
 
 /**
  * The page geometry of photos on small generated images: a "page" is a white sheet with rows of
@@ -121,6 +130,31 @@ describe('divideByBackground', () => {
     expect(flat.data[5 * width + 90]).toBeGreaterThanOrEqual(240);
     expect(flat.data[5 * width + 5]).toBeGreaterThanOrEqual(240);
     expect(flat.data[5 * width + 10]).toBeLessThan(60);
+  });
+});
+
+describe('removeRules', () => {
+  it('whitens the thin rules of a bordered cell and keeps the text in it, a bar of bold text and a thick block', () => {
+    const width = 400;
+    const height = 200;
+    const data = new Uint8Array(width * height).fill(240);
+    const ink = (x0: number, y0: number, x1: number, y1: number) => {
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data[y * width + x] = 20;
+    };
+    // A cell 300 × 60 boxed by 2-px rules, glyph-sized blobs inside it.
+    ink(20, 20, 320, 22);
+    ink(20, 80, 320, 82);
+    ink(20, 20, 22, 82);
+    ink(318, 20, 320, 82);
+    for (let x = 40; x < 200; x += 16) ink(x, 40, x + 10, 62);
+    // A line of bold text set tight: one long run through it, but ink above and below the run.
+    for (let x = 20; x < 340; x += 9) ink(x, 120, x + 9, 140);
+    // A thick block (a filled bar): ink either side of every run in it.
+    ink(20, 160, 380, 190);
+    const cleaned = removeRules({ data, width, height }, 50);
+    const at = (x: number, y: number) => cleaned.data[y * width + x];
+    expect([at(100, 21), at(100, 81), at(21, 50), at(319, 50)]).toEqual([255, 255, 255, 255]);
+    expect([at(45, 50), at(130, 130), at(200, 175)]).toEqual([20, 20, 20]);
   });
 });
 

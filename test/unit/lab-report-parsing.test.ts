@@ -300,3 +300,25 @@ describe('OCR noise handled with evidence', () => {
     ]);
   });
 });
+
+describe('a photo read twice (the frame, and the sheet flattened)', () => {
+  const xs = [100, 900, 1400, 1800];
+  const table = [
+    ['Test', 'Result', 'Units', 'Reference Interval'],
+    ['Glucose', '104', 'mg/dL', '65-99'],
+    ['Sodium', '141', 'mEq/L', '135-146'],
+  ];
+  it('takes its results from the page and each metadata field from the reading surer of it', () => {
+    // The page's reading lost the name label (`Patient Nane`); the other read it, and misread a result.
+    const page = ocrDocument([['Patient Nane: DOE, JANE', 'DOB: 03/14/1980'], ...table], xs);
+    const other = ocrDocument([['Patient Name: DOE, JANE', 'DOB: 03/14/1980'], ...table.slice(0, 2), ['Sodium', '171', 'mEq/L', '135-146']], xs);
+    const parsed = parseReport({ ...page, pages: [{ ...page.pages[0], alternative: other.pages[0] }] });
+    expect(parsed.metadata).toMatchObject({ patient_first_name: 'JANE', patient_last_name: 'DOE', dob: '1980-03-14' });
+    expect(parsed.results.map((r) => [r.test_name, r.value])).toEqual([
+      ['Glucose', '104'],
+      ['Sodium', '141'],
+    ]);
+    // Without the other reading, the name is not read.
+    expect(parseReport(page).metadata.patient_last_name).toBeNull();
+  });
+});

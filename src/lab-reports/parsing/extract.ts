@@ -49,9 +49,23 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
   }
 }
 
+/**
+ * A page image by OCR. A photo (the sheet on a surface: prepareImage leaves its levelling to
+ * tesseract) is read a second time flattened (prepareImage's `flatten`, table rules taken out):
+ * the flattened reading finds rows and labels the frame's loses (a sidebar beside the results, a
+ * bordered label/value grid) but misreads digits the frame's reads right, so the frame's reading
+ * is the page and the flattened one its `alternative`, which parseReport takes the rows only it
+ * found and the metadata fields it is surer of from. Measured on the corpus's photos (tuned /
+ * held-out families): values 0.974 / 0.911 → 0.981 / 0.987, at about twice the CPU.
+ */
 async function ocrImage(bytes: Uint8Array): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
-  return ocrPage(image.image, image, { rotateAuto: image.steps.skewDegrees === null });
+  const page = await ocrPage(image.image, image, { rotateAuto: image.steps.skewDegrees === null });
+  if (image.steps.skewDegrees !== null) return page;
+  const flat = await prepareImage(bytes, { flatten: true });
+  if (!flat.steps.flattened) return page;
+  const { width, height, words } = await ocrPage(flat.image, flat);
+  return { ...page, alternative: { width, height, words } };
 }
 
 export { MAX_REPORT_PAGES };

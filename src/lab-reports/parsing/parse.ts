@@ -1,12 +1,13 @@
 import { headerColumns, type Column } from './columns';
 import { ReportParseFailure } from './failure';
 import { interpret } from './interpret';
+import { nameKey } from './loinc/normalise';
 import { lineKey, pageLines, repeatedLines, type Line } from './layout';
 import { metadataLines, parseMetadata } from './metadata';
 import { separateSideColumns } from './side-columns';
 import { narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
 import { flagMeaning, repairOcrUnit, type FlagMeaning } from './values';
-import type { ExtractedDocument, ParsedReport, ParsedResult } from './types';
+import type { ExtractedDocument, MetadataField, ParsedReport, ParsedResult, ReportMetadata } from './types';
 
 /** Share of a page's height at its top and bottom where running headers and footers print. */
 const MARGIN_BAND = 0.15;
@@ -22,6 +23,56 @@ const MASTHEAD_BAND = 0.1;
  * and narrative `Name: value unit (ref ...)` items read where there is no table.
  */
 export function parseReport(doc: ExtractedDocument): ParsedReport {
+  const report = parseReading(doc);
+  if (!doc.pages.some((page) => page.alternative)) return report;
+  // A photo read twice (extract.ts): the page's results, with the rows only the other reading
+  // found; each metadata field from the reading surer of it (one may lose a label the other reads).
+  let other: ParsedReport;
+  try {
+    other = parseReading({ ...doc, pages: doc.pages.map((page) => page.alternative ?? page) });
+  } catch {
+    return report;
+  }
+  return { results: withRowsOnlyIn(report.results, other.results), metadata: surerFields(report.metadata, other.metadata) };
+}
+
+/**
+ * `results` with the rows of `other` none of them names (by their names' letter pairs: OCR noise
+ * in a name is still the same row), each placed after the row it follows in `other`.
+ */
+function withRowsOnlyIn(results: ParsedResult[], other: ParsedResult[]): ParsedResult[] {
+  const out = [...results];
+  let at = 0;
+  for (const row of other) {
+    const key = nameKey(row.test_name);
+    const same = out.findIndex((r) => r.page === row.page && sameName(nameKey(r.test_name), key));
+    if (same >= 0) at = same + 1;
+    else out.splice(at++, 0, { ...row, notes: [...row.notes, 'read from the flattened photo only'] });
+  }
+  return out;
+}
+
+/** Two names whose letter pairs mostly agree (Dice ≥ 0.85: `Red` and `White Blood Cell Count`, `MCH` and `MCHC` are two). */
+function sameName(a: string, b: string): boolean {
+  if (a === b) return true;
+  const pairs = (s: string) => new Set(Array.from({ length: Math.max(0, s.length - 1) }, (_, i) => s.slice(i, i + 2)));
+  const [pa, pb] = [pairs(a), pairs(b)];
+  let common = 0;
+  for (const p of pa) if (pb.has(p)) common += 1;
+  return (2 * common) / (pa.size + pb.size || 1) >= 0.85;
+}
+
+function surerFields(a: ReportMetadata, b: ReportMetadata): ReportMetadata {
+  const merged: ReportMetadata = { ...a, confidence: { ...a.confidence } };
+  for (const field of Object.keys(a.confidence) as MetadataField[]) {
+    if (b[field] === null || b.confidence[field].confidence <= a.confidence[field].confidence) continue;
+    (merged as Record<MetadataField, unknown>)[field] = b[field];
+    merged.confidence[field] = b.confidence[field];
+  }
+  return merged;
+}
+
+function parseReading(doc: ExtractedDocument): ParsedReport {
   const pages = doc.pages.map((page, i) => pageLines(page, i));
   const repeated = repeatedLines(pages);
   const isRunning = (line: Line) => {

@@ -24,6 +24,11 @@ export interface ExtractedPage {
   width: number;
   height: number;
   words: ExtractedWord[];
+  /**
+   * A photo's other OCR reading (the frame levelled by tesseract, or the sheet flattened; extract.ts),
+   * in its own pixels: the report's metadata takes each field from the reading surer of it.
+   */
+  alternative?: Omit<ExtractedPage, 'alternative'>;
 }
 
 export interface ExtractedDocument {
