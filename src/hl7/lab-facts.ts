@@ -32,3 +32,22 @@ export function factOf(reported: readonly ReportedOrder[]): LabFactOf | null {
   if (statuses.includes('A')) return { low: 'partial_results', detail: null };
   return null;
 }
+
+/** What the hand-off needs of a message to match it to its order and hand its fact over (stored beside its sealed body: none of it is PHI). */
+export interface MatchKeys {
+  /** Placer numbers that can name an order (UUIDs, lower case), in message order. */
+  placers: string[];
+  /** The lab's filler (accession) numbers, in message order. */
+  fillers: string[];
+  fact: LabFactOf | null;
+}
+
+export function matchKeysOf(reported: readonly ReportedOrder[]): MatchKeys {
+  return {
+    placers: reported.flatMap((order) => (order.placer && UUID.test(order.placer) ? [order.placer.toLowerCase()] : [])),
+    fillers: reported.flatMap((order) => (order.filler ? [order.filler] : [])),
+    fact: factOf(reported),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
