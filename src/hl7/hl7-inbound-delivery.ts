@@ -5,7 +5,7 @@ import { HL7_ORDERS, type Hl7Orders } from './hl7-orders';
 import { Hl7Repository, type ReceivedMessage } from './hl7.repository';
 import { decodeInbound } from './inbound-message';
 import { type LabFactOf, type MatchKeys, matchKeysOf } from './lab-facts';
-import { readReportedOrders } from './lab-report';
+import { readReportedStatuses } from './lab-report';
 
 /** A stored message (`received`) to hand to its order, with what the listener read of it for that (or the hand-off, from its body). */
 export interface PendingMessage {
@@ -133,7 +133,7 @@ export class Hl7InboundDelivery {
     }
     try {
       const decoded = decodeInbound(Buffer.from(this.cipher.decrypt(row.bodyEnc), 'utf8'));
-      return [{ ...pending, keys: matchKeysOf(readReportedOrders(decoded.message)) }];
+      return [{ ...pending, keys: matchKeysOf(readReportedStatuses(decoded.message)) }];
     } catch (error) {
       this.logger.warn(`hl7 message ${row.id}: stored body unreadable (${(error as Error).message}); left received`);
       return [];

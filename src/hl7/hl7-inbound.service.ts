@@ -10,7 +10,7 @@ import { HL7_ORDERS, type Hl7Orders } from './hl7-orders';
 import { Hl7Repository, type Hl7MessageSummary } from './hl7.repository';
 import { decodeInbound, type DecodedMessage, Hl7Refusal, type InboundHeader } from './inbound-message';
 import { factOf, matchKeysOf } from './lab-facts';
-import { readReportedOrders } from './lab-report';
+import { readReportedOrders, readReportedStatuses } from './lab-report';
 
 export { factOf, type LabFactOf } from './lab-facts';
 
@@ -64,7 +64,7 @@ export class Hl7InboundService {
     if (!INBOUND_TYPES.includes(header.messageType)) {
       return this.answer(header, null, 'AR', `Message type ${header.messageType} is not taken; send ${INBOUND_TYPES.join(', ')}.`, '200', null);
     }
-    const reported = readReportedOrders(decoded.message);
+    const reported = readReportedStatuses(decoded.message);
     if (reported.length === 0) return this.answer(header, null, 'AR', 'The message reports no order (no ORC or OBR segment).', '100', null);
 
     const keys = matchKeysOf(reported);
