@@ -54,7 +54,7 @@ export function readReportedOrders(message: Hl7Message): ReportedOrder[] {
  * message it takes (its order's numbers and fact), without reading values it does not store apart.
  */
 export function readReportedStatuses(message: Hl7Message): Array<ReportedOrder<ObservationStatus>> {
-  return readOrders(message, (segment) => ({ status: unescapeValue(segment.getComponent(11)).trim().toUpperCase() }));
+  return readOrders(message, (segment) => ({ status: unescapeValue(segment.getComponent(11, 1)).trim().toUpperCase() }));
 }
 
 function readOrders<O extends ObservationStatus>(message: Hl7Message, readObservation: (segment: Hl7Segment) => O): Array<ReportedOrder<O>> {
