@@ -10,6 +10,7 @@ import { errorListener } from './common/logger';
 import { LABFLOW_CONFIG, type LabflowConfig } from './config/config';
 import { REDIS, TEMPORAL_CLIENT } from './core.tokens';
 import { dataSourceOptions } from './db/data-source';
+import { overSocket } from './db/database-socket';
 import { labflowDataConverter } from './temporal/payload-codec';
 import { tracingClientInterceptors } from './temporal/tracing';
 import { requestIdClientInterceptor } from './temporal/request-id-interceptors';
@@ -70,7 +71,7 @@ export class CoreModule implements OnApplicationShutdown {
     ];
     return {
       module: CoreModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl, config.databasePoolMax))],
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(overSocket(config.databaseUrl, config.databaseSocket), config.databasePoolMax))],
       providers,
       exports: [LABFLOW_CONFIG, PhiCipher, TEMPORAL_CLIENT, REDIS, ApiKeysService, SANDBOX_CALLBACKS, MetricsRegistry],
     };

@@ -8,6 +8,8 @@ export interface LabflowConfig {
   env: Environment['NODE_ENV'];
   databaseUrl: string;
   databasePoolMax: number;
+  /** DATABASE_SOCKET: `auto`, `off` or the socket's directory (src/db/database-socket.ts). */
+  databaseSocket: string;
   redisUrl: string;
   temporal: {
     address: string;

@@ -79,6 +79,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseSocket: e.DATABASE_SOCKET,
     redisUrl: e.REDIS_URL,
     temporal: {
       address: temporal.settings.connection.address,

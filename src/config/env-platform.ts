@@ -33,6 +33,17 @@ export const platformEnv = {
         "Postgres connections one process opens at most. Every API replica, worker and the management API opens its own, and a Temporal server on the same Postgres opens its pools (`scripts/temporal-server.sh`: at most 60). Together they must stay under Postgres's `max_connections` (100 by default).",
       ),
     ),
+  DATABASE_SOCKET: z
+    .string()
+    .trim()
+    .default('auto')
+    .refine((value) => value === 'auto' || value === 'off' || value.startsWith('/'), { message: 'auto, off, or the absolute directory of the socket' })
+    .meta(
+      doc(
+        'storage',
+        "How labflow's processes reach the Postgres of DATABASE_URL: `auto` over Postgres's Unix socket when DATABASE_URL names this machine (127.0.0.1, localhost, ::1) and the socket is in /var/run/postgresql or /tmp, else as DATABASE_URL says (TCP: a Postgres in another container or host); `off` always as DATABASE_URL says; a directory: the socket there. A socket spares each statement the loopback TCP stack (the HL7 listener's profile showed it).",
+      ),
+    ),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379/0').meta(doc('storage', 'Redis of the BullMQ queues and the availability cache (tests: db 1).')),
   // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS and API key: Temporal's own connection settings,
   // read and checked by ./temporal-connection.ts (documented there, TEMPORAL_CONNECTION_VARIABLES).

@@ -66,6 +66,7 @@ import { TimeOrderedIds1763790602000 } from './migrations/1763790602000-time-ord
 import { FhirExports1763790740000 } from './migrations/1763790740000-fhir-exports';
 import { PartnerWebhookReceipts1763790800000 } from './migrations/1763790800000-partner-webhook-receipts';
 import { SandboxHl7LabOutbox1763791100000 } from './migrations/1763791100000-sandbox-hl7-lab-outbox';
+import { Hl7MatchKeys1763791700000 } from './migrations/1763791700000-hl7-match-keys';
 import { SdkSyncReports1763791600000 } from './migrations/1763791600000-sdk-sync-reports';
 import { WebhookPortalSessions1763791750000 } from './migrations/1763791750000-webhook-portal-sessions';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
@@ -164,6 +165,7 @@ export const MIGRATIONS = [
   PartnerWebhookReceipts1763790800000,
   SandboxHl7LabOutbox1763791100000,
   SdkSyncReports1763791600000,
+  Hl7MatchKeys1763791700000,
   WebhookPortalSessions1763791750000,
 ];
 

@@ -4,18 +4,16 @@ import { hl7Metrics } from './hl7-metrics';
 import { HL7_ORDERS, type Hl7Orders } from './hl7-orders';
 import { Hl7Repository, type ReceivedMessage } from './hl7.repository';
 import { decodeInbound } from './inbound-message';
-import { factOf, type LabFactOf } from './lab-facts';
-import { readReportedOrders, type ReportedOrder } from './lab-report';
+import { type LabFactOf, type MatchKeys, matchKeysOf } from './lab-facts';
+import { readReportedStatuses } from './lab-report';
 
-/** A stored message (`received`) to hand to its order: what the listener read of it, or its body to read again. */
+/** A stored message (`received`) to hand to its order, with what the listener read of it for that (or the hand-off, from its body). */
 export interface PendingMessage {
   id: string;
   labAccountId: string;
   peerFacility: string;
-  reported: readonly ReportedOrder[];
+  keys: MatchKeys;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Messages matched in one go (a few queries each batch, whatever its size). */
 const BATCH = 200;
 /** Orders whose workflows are signalled at once (each signal waits on Temporal, not on this CPU); each order's messages go one after another, in arrival order. */
@@ -126,10 +124,16 @@ export class Hl7InboundDelivery {
     };
   }
 
+  /** A claimed row as a message to hand over: its keys as the listener stored them, else read from its sealed body (a row stored without them, a lab's cancellation and its words). */
   private read(row: ReceivedMessage): PendingMessage[] {
+    const pending = { id: row.id, labAccountId: row.labAccountId ?? '', peerFacility: row.peerFacility };
+    if (row.bodyEnc === null) {
+      const fact = row.labFact ? { low: row.labFact, detail: null, correction: row.labFactCorrection } : null;
+      return [{ ...pending, keys: { placers: row.placerNumbers ?? [], fillers: row.fillerNumbers ?? [], fact } }];
+    }
     try {
       const decoded = decodeInbound(Buffer.from(this.cipher.decrypt(row.bodyEnc), 'utf8'));
-      return [{ id: row.id, labAccountId: row.labAccountId ?? '', peerFacility: row.peerFacility, reported: readReportedOrders(decoded.message) }];
+      return [{ ...pending, keys: matchKeysOf(readReportedStatuses(decoded.message)) }];
     } catch (error) {
       this.logger.warn(`hl7 message ${row.id}: stored body unreadable (${(error as Error).message}); left received`);
       return [];
@@ -160,7 +164,7 @@ export class Hl7InboundDelivery {
       const orderId = matched.get(message.id);
       if (!orderId) continue;
       const list = byOrder.get(orderId) ?? [];
-      list.push({ id: message.id, fact: factOf(message.reported) });
+      list.push({ id: message.id, fact: message.keys.fact });
       byOrder.set(orderId, list);
     }
     const processed: string[] = [];
@@ -193,15 +197,15 @@ export class Hl7InboundDelivery {
     const placersByLab = new Map<string, Set<string>>();
     const fillersByFacility = new Map<string, Set<string>>();
     for (const message of batch) {
-      for (const order of message.reported) {
-        if (order.placer && UUID.test(order.placer)) {
-          const set = placersByLab.get(message.labAccountId) ?? new Set();
-          placersByLab.set(message.labAccountId, set.add(order.placer.toLowerCase()));
-        }
-        if (order.filler) {
-          const set = fillersByFacility.get(message.peerFacility) ?? new Set();
-          fillersByFacility.set(message.peerFacility, set.add(order.filler));
-        }
+      if (message.keys.placers.length > 0) {
+        const set = placersByLab.get(message.labAccountId) ?? new Set();
+        for (const placer of message.keys.placers) set.add(placer);
+        placersByLab.set(message.labAccountId, set);
+      }
+      if (message.keys.fillers.length > 0) {
+        const set = fillersByFacility.get(message.peerFacility) ?? new Set();
+        for (const filler of message.keys.fillers) set.add(filler);
+        fillersByFacility.set(message.peerFacility, set);
       }
     }
     const ordersOfLab = new Map<string, Set<string>>();
@@ -212,13 +216,13 @@ export class Hl7InboundDelivery {
     const matched = new Map<string, string>();
     for (const message of batch) {
       const known = ordersOfLab.get(message.labAccountId);
-      const byPlacer = message.reported.map((order) => order.placer?.toLowerCase()).find((placer) => placer && known?.has(placer));
+      const byPlacer = message.keys.placers.find((placer) => known?.has(placer));
       const ofFacility = fillers.get(message.peerFacility) ?? new Map<string, string>();
-      const orderId = byPlacer ?? message.reported.map((order) => (order.filler ? ofFacility.get(order.filler) : undefined)).find(Boolean);
+      const orderId = byPlacer ?? message.keys.fillers.map((filler) => ofFacility.get(filler)).find(Boolean);
       if (!orderId) continue;
       matched.set(message.id, orderId);
       // A later message of this batch that carries only the lab's number finds the order too.
-      for (const order of message.reported) if (order.filler && !ofFacility.has(order.filler)) ofFacility.set(order.filler, orderId);
+      for (const filler of message.keys.fillers) if (!ofFacility.has(filler)) ofFacility.set(filler, orderId);
       fillers.set(message.peerFacility, ofFacility);
     }
     return matched;

@@ -9,8 +9,8 @@ import type { Hl7LabInterfaceEntity } from './hl7.entities';
 import { HL7_ORDERS, type Hl7Orders } from './hl7-orders';
 import { Hl7Repository, type Hl7MessageSummary } from './hl7.repository';
 import { decodeInbound, type DecodedMessage, Hl7Refusal, type InboundHeader } from './inbound-message';
-import { factOf } from './lab-facts';
-import { readReportedOrders } from './lab-report';
+import { factOf, matchKeysOf } from './lab-facts';
+import { readReportedOrders, readReportedStatuses } from './lab-report';
 
 export { factOf, type LabFactOf } from './lab-facts';
 
@@ -64,9 +64,10 @@ export class Hl7InboundService {
     if (!INBOUND_TYPES.includes(header.messageType)) {
       return this.answer(header, null, 'AR', `Message type ${header.messageType} is not taken; send ${INBOUND_TYPES.join(', ')}.`, '200', null);
     }
-    const reported = readReportedOrders(decoded.message);
+    const reported = readReportedStatuses(decoded.message);
     if (reported.length === 0) return this.answer(header, null, 'AR', 'The message reports no order (no ORC or OBR segment).', '100', null);
 
+    const keys = matchKeysOf(reported);
     const { stored, message } = await this.store.store({
       peerFacility: header.sendingFacility,
       controlId: header.controlId,
@@ -75,10 +76,11 @@ export class Hl7InboundService {
       fillerNumber: reported.find((order) => order.filler)?.filler ?? null,
       ackText: 'Message accepted.',
       bodyEnc: this.cipher.encrypt(decoded.text),
+      matchKeys: keys,
     });
     // Committed: from here the message is labflow's to deliver, and the lab hears so at once.
     if (this.handsOver && message.state === 'received') {
-      this.delivery.enqueue([{ id: message.id, labAccountId: lab.labAccountId, peerFacility: header.sendingFacility, reported }]);
+      this.delivery.enqueue([{ id: message.id, labAccountId: lab.labAccountId, peerFacility: header.sendingFacility, keys }]);
     }
     return this.answer(header, null, 'AA', message.ackText ?? 'Message accepted.', undefined, message.id, !stored);
   }

@@ -6,26 +6,59 @@ import { logOperatorRead, type OperatorAccess } from '../common/phi-access-log';
 import { runPrepared } from '../common/prepared-statement';
 import { Hl7LabInterfaceEntity, type Hl7MessageEntity, type Hl7MessageState } from './hl7.entities';
 import type { Hl7InterfaceSettings } from './hl7-settings';
+import type { Hl7LabFact } from './hl7-orders';
+import type { MatchKeys } from './lab-facts';
 
 /** A message row without its body: what listings show. */
 export type Hl7MessageSummary = Omit<Hl7MessageEntity, 'bodyEnc'>;
 
-/** An inbound message as the listener stores it: `received`, ACKed AA, its order not matched yet. */
-export type NewInboundMessage = Pick<Hl7MessageEntity, 'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'fillerNumber' | 'ackText' | 'bodyEnc'>;
+/**
+ * An inbound message as the listener stores it: `received`, ACKed AA, its order not matched yet;
+ * with what the hand-off needs of it read already (`matchKeys`; absent: the hand-off reads the body).
+ */
+export type NewInboundMessage = Pick<
+  Hl7MessageEntity,
+  'peerFacility' | 'controlId' | 'messageType' | 'labAccountId' | 'fillerNumber' | 'ackText' | 'bodyEnc'
+> & {
+  matchKeys?: MatchKeys | null;
+};
 
 /** What storing an inbound message answers: the row it is stored as, as far as its ACK needs. */
 export type StoredInbound = Pick<Hl7MessageEntity, 'id' | 'state' | 'ackText'>;
 
-const STORE_INBOUND = `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, filler_number, state, ack_code, ack_text, body_enc)
-  SELECT id, 'in', peer_facility, control_id, message_type, lab_account_id, filler_number, 'received', 'AA', ack_text, body_enc
-    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[])
-      WITH ORDINALITY AS r(id, peer_facility, control_id, message_type, lab_account_id, filler_number, ack_text, body_enc, n)
+// Each row's placer and filler numbers as JSON arrays (unnest cannot take an array of arrays).
+const STORE_INBOUND = `INSERT INTO hl7_messages (id, direction, peer_facility, control_id, message_type, lab_account_id, filler_number, state, ack_code, ack_text, body_enc,
+    placer_numbers, filler_numbers, lab_fact, lab_fact_correction)
+  SELECT id, 'in', peer_facility, control_id, message_type, lab_account_id, filler_number, 'received', 'AA', ack_text, body_enc,
+         CASE WHEN placers IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(placers::jsonb)) END,
+         CASE WHEN fillers IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(fillers::jsonb)) END, lab_fact, lab_fact_correction
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bool[])
+      WITH ORDINALITY AS r(id, peer_facility, control_id, message_type, lab_account_id, filler_number, ack_text, body_enc, placers, fillers, lab_fact, lab_fact_correction, n)
    ORDER BY n
   ON CONFLICT (direction, peer_facility, control_id) DO NOTHING
   RETURNING id, state, ack_text AS "ackText"`;
 
-/** A stored message waiting to be handed to its order. */
-export type ReceivedMessage = Pick<Hl7MessageEntity, 'id' | 'peerFacility' | 'labAccountId' | 'bodyEnc'>;
+/**
+ * A stored message waiting to be handed to its order: what the listener read of it for that
+ * (placer_numbers NULL: nothing, a row stored without), and its sealed body only when the hand-off
+ * must read it (nothing read, or a lab's cancellation, whose words stay sealed).
+ */
+export interface ReceivedMessage {
+  id: string;
+  peerFacility: string;
+  labAccountId: string | null;
+  placerNumbers: string[] | null;
+  fillerNumbers: string[] | null;
+  labFact: Hl7LabFact | null;
+  labFactCorrection: boolean;
+  bodyEnc: string | null;
+}
+
+/** The columns of a ReceivedMessage, of the rows `m`. */
+const RECEIVED = `m.id, m.peer_facility AS "peerFacility", m.lab_account_id AS "labAccountId", m.placer_numbers AS "placerNumbers",
+  m.filler_numbers AS "fillerNumbers", m.lab_fact AS "labFact", m.lab_fact_correction AS "labFactCorrection",
+  CASE WHEN m.placer_numbers IS NULL OR m.lab_fact = 'do_not_process' THEN m.body_enc END AS "bodyEnc"`;
+const RECEIVED_NAMES = `"id", "peerFacility", "labAccountId", "placerNumbers", "fillerNumbers", "labFact", "labFactCorrection", "bodyEnc"`;
 
 const SUMMARY = `id, direction, peer_facility AS "peerFacility", control_id AS "controlId", message_type AS "messageType",
   lab_account_id AS "labAccountId", order_id AS "orderId", filler_number AS "fillerNumber", state, ack_code AS "ackCode",
@@ -105,6 +138,10 @@ export class Hl7Repository {
       rows.map((row) => row.fillerNumber),
       rows.map((row) => row.ackText),
       rows.map((row) => row.bodyEnc),
+      rows.map((row) => (row.matchKeys ? JSON.stringify(row.matchKeys.placers) : null)),
+      rows.map((row) => (row.matchKeys ? JSON.stringify(row.matchKeys.fillers) : null)),
+      rows.map((row) => row.matchKeys?.fact?.low ?? null),
+      rows.map((row) => row.matchKeys?.fact?.correction ?? false),
     ]);
     const byId = new Map(inserted.map((row) => [row.id, row]));
     const repeats = rows.filter((_, index) => !byId.has(ids[index]));
@@ -128,15 +165,6 @@ export class Hl7Repository {
     });
   }
 
-  /** The sealed bodies of inbound messages still `received` (not yet handed to an order), by id. */
-  receivedBodies(ids: readonly string[]): Promise<ReceivedMessage[]> {
-    return this.db.query(
-      `SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc"
-         FROM hl7_messages WHERE id = ANY($1::uuid[]) AND direction = 'in' AND state = 'received'`,
-      [ids],
-    );
-  }
-
   /**
    * Inbound messages stored and still not handed to their order `olderThanMs` after they were
    * last touched (the listener that took them stopped, or their delivery failed): claimed for a
@@ -150,8 +178,8 @@ export class Hl7Repository {
            FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received' AND updated_at < now() - make_interval(secs => $1::float8 / 1000)
                   ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) stale
           WHERE m.id = stale.id
-          RETURNING m.id, m.peer_facility, m.lab_account_id, m.body_enc, m.created_at)
-       SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc" FROM claimed ORDER BY created_at, id`,
+          RETURNING ${RECEIVED}, m.created_at)
+       SELECT ${RECEIVED_NAMES} FROM claimed ORDER BY created_at, id`,
       [olderThanMs, limit],
     );
   }
@@ -169,8 +197,8 @@ export class Hl7Repository {
                     AND (updated_at = created_at OR updated_at < now() - make_interval(secs => $1::float8 / 1000))
                   ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) fresh
           WHERE m.id = fresh.id
-          RETURNING m.id, m.peer_facility, m.lab_account_id, m.body_enc, m.created_at)
-       SELECT id, peer_facility AS "peerFacility", lab_account_id AS "labAccountId", body_enc AS "bodyEnc" FROM claimed ORDER BY created_at, id`,
+          RETURNING ${RECEIVED}, m.created_at)
+       SELECT ${RECEIVED_NAMES} FROM claimed ORDER BY created_at, id`,
       [leaseMs, limit],
     );
   }

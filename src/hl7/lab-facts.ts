@@ -1,5 +1,5 @@
 import type { Hl7LabFact } from './hl7-orders';
-import type { ReportedOrder } from './lab-report';
+import type { ObservationStatus, ReportedOrder } from './lab-report';
 
 /** A message's fact for its order; `correction`: it corrects results (OBR-25 or an OBX-11 `C`). */
 export interface LabFactOf {
@@ -15,7 +15,7 @@ export interface LabFactOf {
  * results. Without results, ORC-5 says it (CM completed, A some results). A cancellation by the
  * lab (ORC-5 CA, ORC-1 OC) stops the order. IP, SC and the like: no fact.
  */
-export function factOf(reported: readonly ReportedOrder[]): LabFactOf | null {
+export function factOf(reported: ReadonlyArray<ReportedOrder<ObservationStatus>>): LabFactOf | null {
   const statuses = reported.map((order) => (order.orderStatus ?? '').toUpperCase());
   const controls = reported.map((order) => (order.orderControl ?? '').toUpperCase());
   if (statuses.includes('CA') || controls.includes('OC'))
@@ -32,3 +32,22 @@ export function factOf(reported: readonly ReportedOrder[]): LabFactOf | null {
   if (statuses.includes('A')) return { low: 'partial_results', detail: null };
   return null;
 }
+
+/** What the hand-off needs of a message to match it to its order and hand its fact over (stored beside its sealed body: none of it is PHI). */
+export interface MatchKeys {
+  /** Placer numbers that can name an order (UUIDs, lower case), in message order. */
+  placers: string[];
+  /** The lab's filler (accession) numbers, in message order. */
+  fillers: string[];
+  fact: LabFactOf | null;
+}
+
+export function matchKeysOf(reported: ReadonlyArray<ReportedOrder<ObservationStatus>>): MatchKeys {
+  return {
+    placers: reported.flatMap((order) => (order.placer && UUID.test(order.placer) ? [order.placer.toLowerCase()] : [])),
+    fillers: reported.flatMap((order) => (order.filler ? [order.filler] : [])),
+    fact: factOf(reported),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -23,8 +23,11 @@ export interface Observation {
   mediaSubtype: string | null;
 }
 
+/** What matching a message and its fact for the order need of an OBX row: its status (OBX-11). */
+export type ObservationStatus = Pick<Observation, 'status'>;
+
 /** One ORC/OBR group: which order it is and what the lab says about it. */
-export interface ReportedOrder {
+export interface ReportedOrder<O extends ObservationStatus = Observation> {
   placer: string | null;
   filler: string | null;
   /** ORC-1 order control (RE, SC, OK, CR, OC…). */
@@ -33,7 +36,7 @@ export interface ReportedOrder {
   orderStatus: string | null;
   /** OBR-25 result status of the report (F, P, C, X, I…). */
   resultStatus: string | null;
-  observations: Observation[];
+  observations: O[];
   notes: string[];
 }
 
@@ -43,11 +46,23 @@ export interface ReportedOrder {
  * rows belong to the group before them.
  */
 export function readReportedOrders(message: Hl7Message): ReportedOrder[] {
-  const orders: ReportedOrder[] = [];
-  let current: ReportedOrder | null = null;
+  return readOrders(message, observationOf);
+}
+
+/**
+ * readReportedOrders with each OBX row read for its status only: what the listener needs of every
+ * message it takes (its order's numbers and fact), without reading values it does not store apart.
+ */
+export function readReportedStatuses(message: Hl7Message): Array<ReportedOrder<ObservationStatus>> {
+  return readOrders(message, (segment) => ({ status: unescapeValue(segment.getComponent(11, 1)).trim().toUpperCase() }));
+}
+
+function readOrders<O extends ObservationStatus>(message: Hl7Message, readObservation: (segment: Hl7Segment) => O): Array<ReportedOrder<O>> {
+  const orders: Array<ReportedOrder<O>> = [];
+  let current: ReportedOrder<O> | null = null;
   let lastWasOrc = false;
-  const open = (): ReportedOrder => {
-    const group: ReportedOrder = { placer: null, filler: null, orderControl: null, orderStatus: null, resultStatus: null, observations: [], notes: [] };
+  const open = (): ReportedOrder<O> => {
+    const group: ReportedOrder<O> = { placer: null, filler: null, orderControl: null, orderStatus: null, resultStatus: null, observations: [], notes: [] };
     orders.push(group);
     return group;
   };
@@ -77,7 +92,7 @@ export function readReportedOrders(message: Hl7Message): ReportedOrder[] {
         current.resultStatus = text(25) || null;
         break;
       case 'OBX':
-        if (current) current.observations.push(observationOf(segment));
+        if (current) current.observations.push(readObservation(segment));
         break;
       case 'NTE':
         if (current) current.notes.push(text(3));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Hl7Orders, Hl7Report } from '../hl7/hl7-orders';
-import { labUpdate, resendLabOrder } from '../../workflows/contract';
+import { labUpdate, labUpdates, type LabUpdate, resendLabOrder } from '../../workflows/contract';
 import { OrderLabResults } from './order-lab-results';
 import { OrderWorkflows } from './order-workflows';
 import type { OrderEntity } from './order.entities';
@@ -35,13 +35,30 @@ export class OrderHl7Reports implements Hl7Orders {
     return order ? this.reportTo(order, report) : 'ignored';
   }
 
+  /**
+   * An order's messages of a batch in one signal (labUpdates; one message: labUpdate), the order
+   * read once. An order whose results are stored already takes them one by one (`report`): its
+   * corrections go to the stored results. A run that closed meanwhile takes none: its corrections
+   * then go to the stored results too, in order.
+   */
   async reportEach(orderId: string, reports: readonly Hl7Report[]): Promise<{ handed: string[]; error?: unknown }> {
     const handed: string[] = [];
     try {
-      // Read once for the batch: a completion meanwhile is caught by the signal (the run closed) and the correction then goes to the stored results.
       const order = await this.orders.findById(orderId);
+      if (!order) return { handed: reports.map((report) => report.messageId) };
+      if (OrderLabResults.isResulted(order) || reports.length === 1) {
+        for (const report of reports) {
+          await this.reportTo(order, report);
+          handed.push(report.messageId);
+        }
+        return { handed };
+      }
+      await this.workflows.ensureStarted(order);
+      const updates = reports.map((report) => this.updateOf(report));
+      const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdates, updates));
       for (const report of reports) {
-        if (order) await this.reportTo(order, report);
+        // The run completed the order between the read above and the signal.
+        if (signalled === 'ignored' && this.corrects(report)) await this.correct(order.id, report.messageId);
         handed.push(report.messageId);
       }
       return { handed };
@@ -51,14 +68,21 @@ export class OrderHl7Reports implements Hl7Orders {
   }
 
   private async reportTo(order: OrderEntity, report: Hl7Report): Promise<'accepted' | 'ignored'> {
-    const corrects = report.correction && report.fact === 'completed';
+    const corrects = this.corrects(report);
     if (corrects && OrderLabResults.isResulted(order)) return this.correct(order.id, report.messageId);
     await this.workflows.ensureStarted(order);
-    const update = { low: report.fact, statusDetail: report.statusDetail, messageId: report.messageId, ...(corrects ? { correction: true } : {}) };
-    const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, update));
+    const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, this.updateOf(report)));
     // The run completed the order between the read above and the signal.
     if (signalled === 'ignored' && corrects) return this.correct(order.id, report.messageId);
     return signalled;
+  }
+
+  private corrects(report: Hl7Report): boolean {
+    return report.correction && report.fact === 'completed';
+  }
+
+  private updateOf(report: Hl7Report): LabUpdate {
+    return { low: report.fact, statusDetail: report.statusDetail, messageId: report.messageId, ...(this.corrects(report) ? { correction: true } : {}) };
   }
 
   private async correct(orderId: string, reportId: string): Promise<'accepted' | 'ignored'> {

@@ -2,8 +2,9 @@ import { Hl7Message } from '@medplum/core';
 import { buildAck } from '../../src/hl7/ack';
 import { escapeValue, parseHl7Timestamp, unescapeValue } from '../../src/hl7/hl7-encoding';
 import { factOf } from '../../src/hl7/hl7-inbound.service';
+import { matchKeysOf } from '../../src/hl7/lab-facts';
 import { decodeInbound, Hl7Refusal } from '../../src/hl7/inbound-message';
-import { readReportedOrders } from '../../src/hl7/lab-report';
+import { readReportedOrders, readReportedStatuses } from '../../src/hl7/lab-report';
 import { frame, MllpFramer } from '../../src/hl7/mllp-framer';
 import { mapObservations } from '../../src/hl7/observation-results';
 import { buildOrderMessage, type OrderMessageInput } from '../../src/hl7/order-message';
@@ -216,6 +217,24 @@ describe('reading what a lab sends', () => {
     expect(mapped.pdfBase64).toBe('JVBERi0=');
     // The creatinine row is a corrected result (OBX-11 C): the report counts as a correction.
     expect(factOf(reported)).toEqual({ low: 'completed', detail: null, correction: true });
+  });
+
+  it('stores beside the sealed body what the hand-off needs: placer (order ids only) and filler numbers in order, and the fact', () => {
+    const twoOrders = [
+      ORU,
+      'ORC|RE|NOT-AN-ORDER-ID^LABFLOW|ACC-10^QDX||A',
+      'OBR|1|NOT-AN-ORDER-ID^LABFLOW|ACC-10^QDX|10231^CMP^L|||||||||||||||||||||P',
+      'OBX|1|NM|2345-7^Glucose^LN||98|mg/dL|70-99|N|||P',
+    ].join('\r');
+    const { message } = decodeInbound(Buffer.from(twoOrders));
+    const keys = matchKeysOf(readReportedStatuses(message));
+    expect(keys).toEqual({
+      placers: [ORDER_ID.toLowerCase()],
+      fillers: ['ACC-9', 'ACC-10'],
+      fact: { low: 'partial_results', detail: null, correction: true },
+    });
+    // Reading each OBX for its status only gives the fact the full reading gives.
+    expect(keys.fact).toEqual(factOf(readReportedOrders(message)));
   });
 
   it('keeps the latest observation per marker: a correction replaces the final, a preliminary report is partial', () => {

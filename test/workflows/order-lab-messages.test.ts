@@ -1,4 +1,4 @@
-import { labUpdate, orderWorkflowId } from '../../workflows/contract';
+import { labUpdate, labUpdates, orderWorkflowId } from '../../workflows/contract';
 import { FakeActivities, orderInput, startWorkflowHarness, waitFor, writeFixtureHistories, type WorkflowHarness } from '../helpers/workflow-harness';
 
 /**
@@ -40,6 +40,25 @@ describe('order workflows: lab updates by message', () => {
     await handle.signal(labUpdate, { low: 'completed', messageId: 'msg-3' });
     expect(await handle.result()).toEqual({ status: 'completed.walk_in_test.completed' });
     expect(fakes.statuses(orderId)).toEqual(['requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
+  });
+
+  it.each(['orderWorkflow', 'orderWorkflowV2'])('%s takes several messages in one labUpdates signal, in order, each once', async (type) => {
+    const { orderId, handle } = await walkInOrder(type);
+    fixtures[`order--${type === 'orderWorkflow' ? 'v1' : 'v2'}-lab-messages-batched`] = handle.workflowId;
+    // The hand-off's batch for this order: one signal; a message of it handed over again in the next.
+    await handle.signal(labUpdates, [
+      { low: 'partial_results', messageId: 'msg-1' },
+      { low: 'partial_results', messageId: 'msg-1' },
+      { low: 'partial_results', messageId: 'msg-2' },
+    ]);
+    await handle.signal(labUpdates, [
+      { low: 'partial_results', messageId: 'msg-2' },
+      { low: 'completed', messageId: 'msg-3' },
+    ]);
+    expect(await handle.result()).toEqual({ status: 'completed.walk_in_test.completed' });
+    expect(fakes.statuses(orderId)).toEqual(['requisition_created', 'appointment_pending', 'partial_results', 'partial_results', 'completed']);
+    const signals = ((await handle.fetchHistory()).events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes);
+    expect(signals.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName)).toEqual(['labUpdates', 'labUpdates']);
   });
 
   it.each(['orderWorkflow', 'orderWorkflowV2'])('%s takes a partner report (same event id) signalled twice once', async (type) => {

@@ -141,6 +141,12 @@ export interface OrderUpdateResult {
 
 export const courierUpdate = defineSignal<[CourierUpdate]>('courierUpdate');
 export const labUpdate = defineSignal<[LabUpdate]>('labUpdate');
+/**
+ * Several of an order's lab updates in one signal, taken in their order as that many labUpdate
+ * signals would be (the HL7 hand-off sends an order's messages of a batch this way: one signal,
+ * not one per message). A signal name no history recorded before it: replay is unchanged.
+ */
+export const labUpdates = defineSignal<[LabUpdate[]]>('labUpdates');
 /** Ops fixed what the lab refused (AE/AR) and ask for the order message to go out again. */
 export const resendLabOrder = defineSignal('resendLabOrder');
 export const simulate = defineSignal<[SimulateRequest]>('simulate');

@@ -15,6 +15,7 @@ import {
   completeDraw,
   courierUpdate,
   labUpdate,
+  labUpdates,
   ORDER_GONE,
   ORDER_NOT_DRAWABLE,
   ORDER_NOT_REGISTRABLE,
@@ -59,6 +60,9 @@ export class OrderMessages {
     const { order, transitions, appointments, cancellation, sandbox, facts, labOrder } = this.parts;
     setHandler(courierUpdate, (update) => facts.receive({ ...update, source: 'courier' }));
     setHandler(labUpdate, (update) => facts.receive({ ...update, source: 'lab' }));
+    setHandler(labUpdates, (updates) => {
+      for (const update of updates) facts.receive({ ...update, source: 'lab' });
+    });
     if (sandbox) setHandler(simulate, (request) => sandbox.request(request));
     setHandler(appointmentReport, (report) => appointments.receive(report));
     setHandler(
