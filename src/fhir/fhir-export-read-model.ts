@@ -9,7 +9,7 @@ import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import type { SeriesRow } from './export/wearable-ndjson';
+import type { SeriesRow } from './fhir-read-model';
 import type { DateBound } from './fhir-search';
 import { liveUsers, type Position, SAMPLE_COLUMNS, type SampleRow, type Scope, Where } from './fhir-read-model';
 

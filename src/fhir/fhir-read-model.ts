@@ -14,7 +14,6 @@ import { DataSource } from 'typeorm';
 import type { TeamPrincipal } from '../auth/principal';
 import type { Physician } from '../orders/order.entities';
 import type { MissingBiomarkerResult } from '../results';
-import type { SeriesRow } from './export/wearable-ndjson';
 import type { DateBound } from './fhir-search';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
@@ -163,6 +162,15 @@ export const SAMPLE_COLUMNS = `t.series_id::text AS series_id, s.user_id, s.reso
               t.updated_at, ${AT('t.ts')} AS keyset_at`;
 
 const MICROS = (column: string) => `((extract(epoch FROM ${column}) * 1000000)::bigint)::text`;
+
+/** What every sample of a series repeats. */
+export interface SeriesRow {
+  id: string;
+  user_id: string;
+  resource: string;
+  provider: string;
+  source_type: string;
+}
 
 /**
  * A wearable sample as the search reads it: its series (`id` the series id) and its fields as

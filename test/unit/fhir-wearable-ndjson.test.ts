@@ -1,5 +1,7 @@
 import { CopyLine, PartBuffer } from '../../src/fhir/export/copy-line';
-import { isoOfMicros, keysetOfMicros, sampleRow, type SampleFields, SeriesLines, type SeriesRow } from '../../src/fhir/export/wearable-ndjson';
+import type { SampleFields } from '../../src/fhir/export/copy-line';
+import { isoOfMicros, keysetOfMicros, sampleRow, SeriesLines } from '../../src/fhir/export/wearable-ndjson';
+import type { SeriesRow } from '../../src/fhir/fhir-read-model';
 import { wearableObservation } from '../../src/fhir/wearable-mapping';
 
 const series = (resource: string, more: Partial<SeriesRow> = {}): SeriesRow => ({

@@ -3,7 +3,19 @@
  * the chunk it came in (CopyLine), and the part the NDJSON lines are written into (PartBuffer).
  * SeriesLines (wearable-ndjson.ts) goes from one to the other. Pure, no I/O.
  */
-import type { SampleFields } from './wearable-ndjson';
+
+/**
+ * One sample as the export's COPY writes it: epoch microseconds for its times, the value columns
+ * as Postgres prints float8 (shortest round-trip digits, read back exactly by Number).
+ */
+export interface SampleFields {
+  tsUs: string;
+  endUs: string | null;
+  value: string | null;
+  diastolic: string | null;
+  updatedUs: string;
+}
+
 /** The COPY line's fields (FhirExportReadModel.copySamples), in order. */
 export const [SERIES, TS, END, VALUE, DIASTOLIC, UPDATED] = [0, 1, 2, 3, 4, 5];
 

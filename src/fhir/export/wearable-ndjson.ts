@@ -8,30 +8,9 @@
  * lines as bytes, straight from its COPY's bytes into the part (SeriesLines.write: no string per
  * field or line); the search takes them as text (SeriesLines.json). Pure, no I/O.
  */
-import type { SampleRow } from '../fhir-read-model';
-import { type CopyLine, DIASTOLIC, END, type PartBuffer, TS, UPDATED, VALUE } from './copy-line';
+import type { SampleRow, SeriesRow } from '../fhir-read-model';
+import { type CopyLine, DIASTOLIC, type SampleFields, END, type PartBuffer, TS, UPDATED, VALUE } from './copy-line';
 import { wearableObservation } from '../wearable-mapping';
-
-/** What every sample of a series repeats. */
-export interface SeriesRow {
-  id: string;
-  user_id: string;
-  resource: string;
-  provider: string;
-  source_type: string;
-}
-
-/**
- * One sample as the export's COPY writes it: epoch microseconds for its times, the value columns
- * as Postgres prints float8 (shortest round-trip digits, read back exactly by Number).
- */
-export interface SampleFields {
-  tsUs: string;
-  endUs: string | null;
-  value: string | null;
-  diastolic: string | null;
-  updatedUs: string;
-}
 
 // Marker values: chosen so that each prints once, unmistakably, in the mapped line (a series id has no '-').
 const MARK_TS_US = '-777777777777777';
