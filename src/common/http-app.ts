@@ -4,12 +4,12 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
 import { registerBodyParsers } from './body-parsers';
-import { registerMultipart } from './multipart';
+import { MultipartFastifyAdapter } from './multipart';
 import { instrumentHttp } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { createLogger, type Logger, type LogService, requestLineWriter } from './logger';
@@ -58,7 +58,8 @@ export async function createHttpApp(
   logging: HttpAppLogging = {},
 ): Promise<NestFastifyApplication> {
   const logger = logging.logger ?? createLogger(config, { service: options.service });
-  const adapter = new FastifyAdapter({
+  // Routes marked @AcceptsMultipart go to an encapsulated context with @fastify/multipart (multipart.ts).
+  const adapter = new MultipartFastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     // The client address (request.ip) the per-address rate limits count by, behind proxies labflow is told to believe.
     trustProxy: config.trustProxy,
@@ -108,7 +109,6 @@ export async function createHttpApp(
   useProcessLogger(app);
   app.enableShutdownHooks();
   await registerBodyParsers(app);
-  await registerMultipart(app);
   if (config.metrics.enabled) instrumentHttp(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry).registry);
   const tracing = activeTracing();
   if (tracing) {
@@ -116,6 +116,8 @@ export async function createHttpApp(
     // The last requests' spans leave before the process does.
     adapter.getInstance().addHook('onClose', async () => tracing.flush().catch(() => undefined));
   }
+  // Last: the multipart routes' context copies the root's hooks as they are now.
+  await adapter.registerMultipartScope();
   setupOpenApi(app, options);
   return app;
 }

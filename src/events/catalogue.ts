@@ -49,6 +49,17 @@ export function envelopeOf(event: { event_type: string; team_id: string; user_id
   };
 }
 
+/**
+ * `JSON.stringify(envelopeOf(event, JSON.parse(dataJson)))` without parsing and serialising the
+ * event's data again: what the outbox stores is the text JSON.stringify wrote
+ * (PhiCipher.encryptJson), which a parse and a second stringify give back unchanged. The webhook
+ * body of a delivery, byte for byte the envelope's JSON (test/unit/events.test.ts compares).
+ */
+export function envelopeJson(event: { event_type: string; team_id: string; user_id: string; client_user_id: string }, dataJson: string): string {
+  const text = (value: string) => JSON.stringify(value ?? null);
+  return `{"event_type":${text(event.event_type)},"data":${dataJson},"team_id":${text(event.team_id)},"user_id":${text(event.user_id)},"client_user_id":${text(event.client_user_id)}}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Payloads. Orders, appointments and parsing jobs are owned by their modules; the catalogue
 // names the fields every consumer may rely on and lets the rest through.

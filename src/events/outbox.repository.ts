@@ -1,5 +1,6 @@
 import type { Client as PgClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
+import { runPrepared } from '../common/prepared-statement';
 import { PENDING } from './delivery-status';
 import { changedCount } from '../common/write-statements';
 
@@ -197,20 +198,39 @@ export class OutboxRepository {
   }
 
   /**
-   * Pending deliveries due now that have no job (fresh from the fan-out, a manual retry) and no
-   * attempt in flight (claimed less than `leaseMs` ago), oldest first, but not those named in
-   * `except` (handed to the worker already): what the relay hands to the delivery worker of its
-   * process. With the traceparent of their event, where it has one.
+   * What a relay pass has to do, in one statement: whether events wait unrelayed (written without
+   * the fan-out: `claimAndFanOut` takes them) and whether event batches are due
+   * (`EventBatchFlusher` — `event_batches` is EventBatchesRepository's table, read here only for
+   * this flag); and, with `handOff`, the pending deliveries due now that have no job (fresh from
+   * the fan-out, a manual retry) and no attempt in flight (claimed less than `leaseMs` ago), oldest
+   * first, but not those named in `except` (handed to the worker already): what the relay hands to
+   * the delivery worker of its process, with the traceparent of their event where it has one.
+   *
+   * A pass used to claim unrelayed events and lock due batches in a transaction each whether there
+   * were any or not: six round trips a pass, where most passes of a busy relay (one each time a
+   * handed delivery finishes while the worker is full) find neither. Each flag reads a small index
+   * (event_outbox_unrelayed, event_batches_due). Prepared (runPrepared): planning it was most of
+   * its cost, as it was of the statements it replaces.
    */
-  async fresh(limit: number, leaseMs: number, except: readonly string[], teams: TeamScope = null): Promise<Array<{ id: string; trace_parent: string | null }>> {
-    return this.db.query(
-      `SELECT d.id, o.trace_parent FROM event_deliveries d JOIN event_outbox o ON o.id = d.event_id
-        WHERE d.status = 'pending' AND d.enqueued_at IS NULL AND d.next_attempt_at <= clock_timestamp()
-          AND (d.unfinished_trigger IS NULL OR d.last_attempt_at <= clock_timestamp() - CAST($2 AS bigint) * interval '1 millisecond')
-          AND d.id <> ALL($3::uuid[]) ${teams ? 'AND d.team_id = ANY($4::uuid[])' : ''}
-        ORDER BY d.created_at LIMIT $1`,
-      teamParams([limit, Math.round(leaseMs), [...except]], teams),
+  async relayWork(
+    handOff: { limit: number; leaseMs: number; except: readonly string[] } | null,
+    teams: TeamScope = null,
+  ): Promise<{ unrelayed: boolean; batchesDue: boolean; fresh: Array<{ id: string; trace_parent: string | null }> }> {
+    const team = (alias: string) => (teams ? `AND ${alias}.team_id = ANY($4::uuid[])` : '');
+    const [row] = await runPrepared<{ unrelayed: boolean; batches_due: boolean; fresh: Array<{ id: string; trace_parent: string | null }> | null }>(
+      this.db,
+      teams ? 'labflow_relay_work_teams' : 'labflow_relay_work',
+      `SELECT EXISTS (SELECT 1 FROM event_outbox o WHERE o.relayed_at IS NULL ${team('o')}) AS unrelayed,
+              EXISTS (SELECT 1 FROM event_batches b WHERE b.flush_at <= clock_timestamp() ${team('b')}) AS batches_due,
+              (SELECT json_agg(json_build_object('id', f.id, 'trace_parent', f.trace_parent) ORDER BY f.created_at)
+                 FROM (SELECT d.id, o.trace_parent, d.created_at FROM event_deliveries d JOIN event_outbox o ON o.id = d.event_id
+                        WHERE d.status = 'pending' AND d.enqueued_at IS NULL AND d.next_attempt_at <= clock_timestamp()
+                          AND (d.unfinished_trigger IS NULL OR d.last_attempt_at <= clock_timestamp() - CAST($2 AS bigint) * interval '1 millisecond')
+                          AND d.id <> ALL($3::uuid[]) ${team('d')}
+                        ORDER BY d.created_at LIMIT $1) f) AS fresh`,
+      teamParams([handOff?.limit ?? 0, Math.round(handOff?.leaseMs ?? 0), [...(handOff?.except ?? [])]], teams),
     );
+    return { unrelayed: row.unrelayed, batchesDue: row.batches_due, fresh: row.fresh ?? [] };
   }
 
   /** Pending deliveries overdue by more than `graceMs`: their job may have been lost. */

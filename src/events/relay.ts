@@ -56,7 +56,9 @@ export interface RelayLogger {
  * 4. every EVENTS_SWEEP_INTERVAL, re-enqueue pending deliveries overdue by EVENTS_LOST_JOB_GRACE
  *    (their job was lost, e.g. Redis restarted empty) — a no-op for jobs that still exist.
  *
- * It wakes on the outbox trigger's NOTIFY (low latency) and polls every
+ * A pass first asks, in one statement (OutboxRepository.relayWork), whether batches are due and
+ * events wait unrelayed, with step 3's deliveries; steps 0 and 1 run only when there is work for
+ * them. It wakes on the outbox trigger's NOTIFY (low latency) and polls every
  * EVENTS_RELAY_POLL_INTERVAL as a fallback (LISTEN connection down, missed notification).
  * Relays in several processes share the work safely.
  */
@@ -126,16 +128,21 @@ export class EventRelay {
    * the running relay calls it in its loop.
    */
   async pass(): Promise<number> {
-    await this.flushBatches();
-    if (this.options.handOff) await this.handOffFresh(this.options.handOff);
+    const handOff = this.options.handOff;
+    const room = handOff ? handOff.capacity - this.handed.size : 0;
+    const work = await this.repo.relayWork(handOff && room > 0 ? { limit: room, leaseMs: handOff.leaseMs, except: [...this.handed.keys()] } : null, this.teams);
+    if (handOff) this.handOver(handOff, room, work.fresh);
     else await this.enqueueUnenqueued();
+    // Batches flushed now are unrelayed events of this pass.
+    let unrelayed = work.unrelayed;
+    if (work.batchesDue && (await this.flushBatches()) > 0) unrelayed = true;
     let relayed = 0;
-    for (;;) {
+    while (unrelayed) {
       const { events, deliveryIds, traceParents } = await this.repo.claimAndFanOut(RELAY_BATCH, this.teams);
       relayed += events;
       eventMetrics.relayed(events, deliveryIds.length);
       await this.enqueue(deliveryIds, traceParents);
-      if (events < RELAY_BATCH || this.stopped) break;
+      unrelayed = events === RELAY_BATCH && !this.stopped;
     }
     if (Date.now() - this.lastSweep >= this.config.sweepIntervalMs) {
       this.lastSweep = Date.now();
@@ -187,13 +194,14 @@ export class EventRelay {
     }
   }
 
-  /** Due event batches become outbox events, relayed by this same pass. */
-  private async flushBatches(): Promise<void> {
-    if (!this.options.batches) return;
+  /** Due event batches become outbox events, relayed by this same pass: how many were written. */
+  private async flushBatches(): Promise<number> {
+    if (!this.options.batches) return 0;
     try {
-      await this.options.batches.flushDue(this.teams);
+      return await this.options.batches.flushDue(this.teams);
     } catch (error) {
       this.warnOnce('batches', `[labflow] relay: cannot flush event batches, retrying: ${message(error)}`);
+      return 0;
     }
   }
 
@@ -213,16 +221,12 @@ export class EventRelay {
     }
   }
 
-  /** Hands pending deliveries without a job to this process's worker, as many as it has room for. */
-  private async handOffFresh(handOff: DeliveryHandOff): Promise<void> {
-    const room = handOff.capacity - this.handed.size;
-    this.handOffFull = room <= 0;
-    if (room <= 0) return;
-    const rows = await this.repo.fresh(room, handOff.leaseMs, [...this.handed.keys()], this.teams);
-    this.handOffFull = rows.length === room;
+  /** Hands pending deliveries without a job (`rows`, at most `room`) to this process's worker. */
+  private handOver(handOff: DeliveryHandOff, room: number, rows: ReadonlyArray<{ id: string; trace_parent: string | null }>): void {
+    this.handOffFull = room <= 0 || rows.length === room;
     eventMetrics.started(rows.length);
     for (const row of rows) {
-      const run = this.handOver(handOff, row.id, row.trace_parent ?? undefined).finally(() => {
+      const run = this.deliverHanded(handOff, row.id, row.trace_parent ?? undefined).finally(() => {
         this.handed.delete(row.id);
         if (this.handOffFull) this.poke();
       });
@@ -230,7 +234,7 @@ export class EventRelay {
     }
   }
 
-  private async handOver(handOff: DeliveryHandOff, deliveryId: string, traceParent: string | undefined): Promise<void> {
+  private async deliverHanded(handOff: DeliveryHandOff, deliveryId: string, traceParent: string | undefined): Promise<void> {
     try {
       const result = await handOff.deliver(deliveryId, traceParent);
       if (result.kind !== 'later') return;

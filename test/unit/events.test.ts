@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { loadConfig } from '../../src/config/config';
-import { endpointAccepts, isEventType } from '../../src/events/catalogue';
+import { endpointAccepts, envelopeJson, envelopeOf, isEventType } from '../../src/events/catalogue';
 import { deliveryBundleJobs, deliveryJob } from '../../src/events/delivery-queue';
 import { uuidV5 } from '../../src/common/uuid-v5';
 import { eventIdFor } from '../../src/events/event-id';
@@ -44,6 +44,25 @@ describe('catalogue', () => {
     ['daily.data.glucose.deleted', false],
     ['labtest.order.deleted', false],
   ])('%s is an event type: %s', (type, known) => expect(isEventType(type)).toBe(known));
+
+  it('a webhook body spliced from the stored data text is the envelope JSON.stringify makes, byte for byte', () => {
+    const event = { event_type: 'labtest.order.updated', team_id: 't-1', user_id: 'u "1"', client_user_id: 'é\u2028\ud83d\ude00' };
+    const datas: unknown[] = [
+      {
+        id: 'o-1',
+        status: 'completed',
+        results: [
+          { value: 92.5, unit: 'mg/dL' },
+          { value: -0, big: 1e21, small: 5e-7 },
+        ],
+      },
+      { text: 'line\nbreak \u0000 "quoted" \\ </script>', nested: { empty: {}, list: [], flag: false, none: null } },
+      [],
+      'a string',
+      null,
+    ];
+    for (const data of datas) expect(envelopeJson(event, JSON.stringify(data))).toBe(JSON.stringify(envelopeOf(event, data)));
+  });
 
   it('endpoint filters are exact types; none or [] takes all', () => {
     expect(endpointAccepts(null, 'labtest.order.created')).toBe(true);
