@@ -134,7 +134,7 @@ export class DeliveryProcessor {
       claimed: context,
       status: step.kind === 'succeeded' ? 'succeeded' : 'failed',
       statusCode: result.statusCode,
-      sealedResponseExcerpt: result.responseExcerpt === null ? null : this.sealExcerpt(result.responseExcerpt),
+      sealedResponseExcerpt: result.responseExcerpt === null ? null : this.cipher.encrypt(result.responseExcerpt),
       error: result.error ?? (step.kind === 'succeeded' ? null : `HTTP ${result.statusCode}`),
       latencyMs: result.latencyMs,
       delivery: deliveryState(step),
@@ -160,21 +160,6 @@ export class DeliveryProcessor {
     }
     return afterAttempt(step, manualWaiting);
   }
-
-  /**
-   * A receiver's answer sealed for the attempt's record. Most answer nothing (204, or 200 with no
-   * body): the empty excerpt is sealed once per process and that text kept, instead of a cipher,
-   * a random IV and base64 per delivery (a measurable part of a delivery's CPU). Sealing the same
-   * plaintext under the same key and IV gives the same text, which tells a reader no more than
-   * its length already does (GCM's ciphertext is as long as the plaintext: these say "empty");
-   * no other plaintext is ever sealed with that IV.
-   */
-  private sealExcerpt(excerpt: string): string {
-    if (excerpt !== '') return this.cipher.encrypt(excerpt);
-    return (this.sealedEmptyExcerpt ??= this.cipher.encrypt(''));
-  }
-
-  private sealedEmptyExcerpt: string | undefined;
 
   private logAttempt(context: DeliveryContext, finished: FinishedAttempt): void {
     this.logger.info?.(attemptLogFields(context, finished), `${context.target} delivery attempt ${finished.status}`);
