@@ -14,6 +14,8 @@ import { ORDER_PAGE, ORDERS_PAGE, OUTBOX_PAGE, PROBLEM_PAGE, SLOTS_PAGE, VERIFY_
 export interface PageFrame {
   brand: PortalBrand;
   csrf?: string;
+  /** The footer's words when the brand names no support contact (the layout has the patient's). */
+  fallbackHelp?: string;
 }
 
 const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true });
@@ -30,7 +32,7 @@ for (const [name, template] of Object.entries({
 }
 
 function page(name: string, title: string, frame: PageFrame, data: object): string {
-  return eta.render(`@${name}`, { ...data, title, brand: frame.brand, csrf: frame.csrf ?? null, css: CSS });
+  return eta.render(`@${name}`, { ...data, title, brand: frame.brand, csrf: frame.csrf ?? null, css: CSS, fallbackHelp: frame.fallbackHelp });
 }
 
 /** The order page: the order, its tests and preparation, appointment, results and timeline in plain words. */

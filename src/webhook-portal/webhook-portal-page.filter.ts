@@ -8,6 +8,8 @@ import { type LaunchProblem, WebhookPortalLaunchError } from './webhook-portal-a
 
 const BRAND: PortalBrand = { ...NEUTRAL_BRAND, name: 'Webhook portal' };
 const AGAIN = 'Ask for a new webhook portal link (GET /v2/team/svix/url) and open it.';
+/** The footer of these pages: developers read them, not the patients the portal's footer speaks to. */
+const FRAME = { brand: BRAND, fallbackHelp: 'This portal shows a team its webhook endpoints and what was sent to them.' };
 
 /** Each launch problem's status and words. */
 const LAUNCH_PAGES: Record<LaunchProblem, { status: number; heading: string }> = {
@@ -32,7 +34,7 @@ export class WebhookPortalPageFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     if (exception instanceof WebhookPortalLaunchError) {
       const page = LAUNCH_PAGES[exception.problem];
-      return sendHtml(reply, page.status, problemPage({ brand: BRAND }, page.heading, AGAIN), BRAND);
+      return sendHtml(reply, page.status, problemPage(FRAME, page.heading, AGAIN), BRAND);
     }
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -46,11 +48,11 @@ export class WebhookPortalPageFilter implements ExceptionFilter {
               : status === 429
                 ? ['Too many tries', 'Please wait a few minutes, then try again.']
                 : ['We could not do that', 'Please go back and try again.'];
-      return sendHtml(reply, status === 422 ? 404 : status, problemPage({ brand: BRAND }, heading, message), BRAND);
+      return sendHtml(reply, status === 422 ? 404 : status, problemPage(FRAME, heading, message), BRAND);
     }
     this.logger.error(
       `${request.method} ${redactUrl(request.url)}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
     );
-    sendHtml(reply, 500, problemPage({ brand: BRAND }, 'Something went wrong', 'Please try again in a few minutes.'), BRAND);
+    sendHtml(reply, 500, problemPage(FRAME, 'Something went wrong', 'Please try again in a few minutes.'), BRAND);
   }
 }

@@ -336,6 +336,9 @@ describe('revoking the sessions', () => {
     const late = await page(pathOf(pending));
     expect(late.status).toBe(410);
     expect(late.text).toContain('This link was revoked');
+    // Its footer speaks to the team's developers, not to a patient.
+    expect(late.text).toContain('This portal shows a team its webhook endpoints');
+    expect(late.text).not.toContain('ordered your test');
     expect((await page('/webhook-portal', { cookie: theirs })).status).toBe(200);
     // Nothing left to revoke; a URL asked for afterwards opens as usual.
     expect((await revokeWithKey(tenant)).body).toEqual({ success: true, revoked: 0 });
