@@ -87,11 +87,8 @@ export const testkitBody = (userId: string, overrides: Record<string, unknown> =
 
 export { eventually };
 
-/**
- * Polls GET /v3/order/{id} until its low-level status (last event) is `low`. It waits up to 90 s:
- * in CI, beside the fault runs, a workflow's first step has taken over 30 s to be picked up.
- */
-export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 90_000) {
+/** Polls GET /v3/order/{id} until its low-level status (last event) is `low`. */
+export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
   return eventually(
     async () => {
       const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
