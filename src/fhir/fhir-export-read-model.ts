@@ -11,7 +11,8 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { SeriesRow } from './fhir-read-model';
 import type { DateBound } from './fhir-search';
-import { liveUsers, type Position, SAMPLE_COLUMNS, type SampleRow, type Scope, Where } from './fhir-read-model';
+import { type Position, SAMPLE_COLUMNS, type SampleRow, type Scope } from './fhir-read-model';
+import { liveUsers, Where } from './fhir-where';
 
 @Injectable()
 export class FhirExportReadModel {

@@ -8,7 +8,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DateBound } from './fhir-search';
-import { AT, liveUsers, type Position, type Scope, Where } from './fhir-read-model';
+import { AT, type Position, type Scope } from './fhir-read-model';
+import { liveUsers, Where } from './fhir-where';
 import type { ParsedReportRow } from './lab-report-mapping';
 
 export interface ParsedReportFilter {

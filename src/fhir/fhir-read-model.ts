@@ -15,6 +15,7 @@ import type { TeamPrincipal } from '../auth/principal';
 import type { Physician } from '../orders/order.entities';
 import type { MissingBiomarkerResult } from '../results';
 import type { DateBound } from './fhir-search';
+import { liveUsers, Where } from './fhir-where';
 
 export type Scope = Pick<TeamPrincipal, 'teamId' | 'environment'>;
 
@@ -189,48 +190,9 @@ export interface SampleTextRow extends SeriesRow {
 const SAMPLE_TEXT_COLUMNS = `t.series_id::text AS id, s.user_id, s.resource, s.provider, s.source_type, ${MICROS('t.ts')} AS ts_us,
               ${MICROS('t.end_ts')} AS end_us, t.value::text AS value, t.diastolic::text AS diastolic, ${MICROS('t.updated_at')} AS updated_us`;
 
-/** A WHERE clause built with its positional values. */
-export class Where {
-  readonly clauses: string[] = [];
-  constructor(readonly values: unknown[] = []) {}
-
-  param(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-
-  add(clause: string): this {
-    this.clauses.push(clause);
-    return this;
-  }
-
-  bounds(column: string, bounds: DateBound[]): this {
-    for (const bound of bounds) this.add(`${column} ${bound.op} ${this.param(bound.at)}::timestamptz`);
-    return this;
-  }
-
-  after(column: string, idColumn: string, idType: string, after: Position | undefined, inclusive = false): this {
-    if (after) {
-      this.add(
-        `(${column}, ${idColumn}) ${inclusive ? '>=' : '>'} (${this.param(after.at)}::timestamp AT TIME ZONE 'UTC', ${this.param(after.id)}::${idType})`,
-      );
-    }
-    return this;
-  }
-
-  sql(): string {
-    return this.clauses.join(' AND ');
-  }
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids that cannot be labflow's uuids match nothing (rather than failing the cast). */
 const uuids = (ids: string[]) => ids.filter((id) => UUID.test(id));
-
-/** The live users of the scope, joined as `u` on `userColumn`. */
-export function liveUsers(where: Where, scope: Scope, userColumn: string): string {
-  return `JOIN users u ON u.id = ${userColumn} AND u.team_id = ${where.param(scope.teamId)}::uuid AND u.environment = ${where.param(scope.environment)} AND u.deletion_requested_at IS NULL`;
-}
 
 @Injectable()
 export class FhirReadModel {

@@ -1,15 +1,7 @@
 import sharp, { type Sharp } from 'sharp';
 import { prepareImage } from '../../src/lab-reports/parsing/image-prep';
-import {
-  divideByBackground,
-  findPageQuad,
-  quadTilt,
-  removeRules,
-  textSkew,
-  warpQuad,
-  type GreyImage,
-  type Quad,
-} from '../../src/lab-reports/parsing/page-geometry';
+import { divideByBackground, findPageQuad, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from '../../src/lab-reports/parsing/page-geometry';
+import { removeRules } from '../../src/lab-reports/parsing/table-rules';
 
 /**
  * The page geometry of photos on small generated images: a "page" is a white sheet with rows of

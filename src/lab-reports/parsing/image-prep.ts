@@ -1,6 +1,7 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { ReportParseFailure } from './failure';
-import { divideByBackground, findPageQuad, maxFilter, quadTilt, removeRules, textSkew, warpQuad, type GreyImage, type Quad } from './page-geometry';
+import { divideByBackground, findPageQuad, maxFilter, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from './page-geometry';
+import { removeRules } from './table-rules';
 
 export interface PreparedImage {
   /** The page as a binary PGM (P5): tesseract reads it without decoding, sharp writes it without encoding. */
