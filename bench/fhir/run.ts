@@ -45,7 +45,7 @@ import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { fhirExportWorkflowId } from '../../workflows/contract';
 import { type CpuMark, cpuMark, cpuPerItem } from '../lib/cpu';
-import { fmt, runBenchMain, type ServerProcess, startServer, terminateTaskQueue } from '../lib/load';
+import { fmt, runBenchMain, type ServerProcess, startApiAndWorker, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
@@ -212,26 +212,7 @@ async function main() {
     // (node bench/lib/cpu-profile-summary.mjs <file> summarises one).
     const profiles = process.env.BENCH_CPU_PROFILE;
     const nodeArgs = profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [];
-    const api = await startServer({
-      name: 'the API',
-      script: 'dist/src/main.js',
-      env: { ...env, API_HOST: '127.0.0.1' },
-      portVariable: 'API_PORT',
-      logFile: join(logDir, 'api.log'),
-      readyPath: '/health/ready',
-      nodeArgs,
-    });
-    servers.push(api);
-    const worker = await startServer({
-      name: 'the worker',
-      script: 'dist/src/worker.js',
-      env: { ...env, WORKER_ROLES: 'temporal' },
-      portVariable: 'WORKER_HEALTH_PORT',
-      logFile: join(logDir, 'worker.log'),
-      readyPath: '/health/ready',
-      nodeArgs,
-    });
-    servers.push(worker);
+    const { api, worker } = await startApiAndWorker({ env, logDir, servers, nodeArgs });
 
     // ---- 1. Observation search by patient, code and date range
     const headers = { 'x-service-api-key': searchTeam.key };

@@ -114,6 +114,41 @@ export async function startServer(options: {
   };
 }
 
+/**
+ * labflow's API (dist/src/main.js) and Temporal worker (dist/src/worker.js, role temporal) with
+ * `env`, their logs in `logDir`; each pushed onto `servers` as soon as it is up, so the caller's
+ * clean-up stops whichever started.
+ */
+export async function startApiAndWorker(options: {
+  env: Record<string, string>;
+  logDir: string;
+  servers: ServerProcess[];
+  nodeArgs?: string[];
+}): Promise<{ api: ServerProcess; worker: ServerProcess }> {
+  const { env, logDir, servers, nodeArgs } = options;
+  const api = await startServer({
+    name: 'the API',
+    script: 'dist/src/main.js',
+    env: { ...env, API_HOST: '127.0.0.1' },
+    portVariable: 'API_PORT',
+    logFile: join(logDir, 'api.log'),
+    readyPath: '/health/ready',
+    nodeArgs,
+  });
+  servers.push(api);
+  const worker = await startServer({
+    name: 'the worker',
+    script: 'dist/src/worker.js',
+    env: { ...env, WORKER_ROLES: 'temporal' },
+    portVariable: 'WORKER_HEALTH_PORT',
+    logFile: join(logDir, 'worker.log'),
+    readyPath: '/health/ready',
+    nodeArgs,
+  });
+  servers.push(worker);
+  return { api, worker };
+}
+
 export interface LoadRun {
   perSecond: number;
   p50: number;

@@ -28,7 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
 import { dataSourceOptions } from '../../src/db/data-source';
-import { benchTenant, fmt, runBenchMain, type ServerProcess, startServer, terminateTaskQueue } from '../lib/load';
+import { benchTenant, fmt, runBenchMain, type ServerProcess, startApiAndWorker, terminateTaskQueue } from '../lib/load';
 import { recordFigure } from '../lib/results';
 
 const OPEN = Number(process.env.BENCH_OPEN_ORDERS ?? 10_000);
@@ -71,24 +71,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: config.temporal.namespace });
   try {
     const env = { NODE_ENV: 'production', TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', RECONCILER_INTERVAL: '1h' };
-    const api = await startServer({
-      name: 'the API',
-      script: 'dist/src/main.js',
-      env: { ...env, API_HOST: '127.0.0.1' },
-      portVariable: 'API_PORT',
-      logFile: join(logDir, 'api.log'),
-      readyPath: '/health/ready',
-    });
-    servers.push(api);
-    const worker = await startServer({
-      name: 'the worker',
-      script: 'dist/src/worker.js',
-      env: { ...env, WORKER_ROLES: 'temporal' },
-      portVariable: 'WORKER_HEALTH_PORT',
-      logFile: join(logDir, 'worker.log'),
-      readyPath: '/health/ready',
-    });
-    servers.push(worker);
+    const { api, worker } = await startApiAndWorker({ env, logDir, servers });
     const workerPid = worker.child.pid as number;
     const headers = { 'x-service-api-key': tenant.key, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) => {
