@@ -53,6 +53,25 @@ export default tseslint.config(
     },
   },
   {
+    // Controllers take @Body, @Query and @Param from src/common/request-params.ts, which scope the
+    // request pipe (ZodRequestPipe) to them: Nest's own would leave a parameter unvalidated.
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/common',
+              importNames: ['Body', 'Query', 'Param'],
+              message: 'Use Body, Query and Param from src/common/request-params.ts (validated by ZodRequestPipe).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
+import { Param, Query } from '../common/request-params';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { AreaInfoQuery, OrderAppointmentParams, OrderPscInfoQuery, PscInfoQuery } from './appointments.dto';

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Query } from '../common/request-params';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Patch, Post } from '@nestjs/common';
+import { Body, Param, Query } from '../common/request-params';
 import { ApiHeader, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';

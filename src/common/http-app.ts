@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, LogCo
 import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
+import { APP_FILTER, NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { LabflowConfig } from '../config/config';
@@ -19,7 +19,6 @@ import { noteRoute } from './redaction';
 import { buildOpenApiDocument } from './openapi';
 import { traceHttpRequests } from './tracing/http-spans';
 import { activeTracing } from './tracing/tracing';
-import { ZodRequestPipe } from './validation';
 
 /**
  * Fastify's LogController class, taken from the Fastify that @nestjs/platform-fastify runs on
@@ -27,11 +26,12 @@ import { ZodRequestPipe } from './validation';
  */
 const { LogController } = createRequire(require.resolve('@nestjs/platform-fastify'))('fastify') as { LogController: typeof FastifyLogController };
 
-/** Global providers every HTTP app registers: zod validation, the `{detail}` error filter. */
-export const HTTP_GLOBALS = [
-  { provide: APP_PIPE, useClass: ZodRequestPipe },
-  { provide: APP_FILTER, useClass: ApiExceptionFilter },
-];
+/**
+ * Global providers every HTTP app registers: the `{detail}` error filter. Validation (ZodRequestPipe)
+ * is scoped to the body, query and path parameters by labflow's @Body, @Query and @Param
+ * (request-params.ts), not a global pipe Nest would also run over @CurrentTeam() and the like.
+ */
+export const HTTP_GLOBALS = [{ provide: APP_FILTER, useClass: ApiExceptionFilter }];
 
 export interface HttpAppOptions {
   title: string;

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { Body } from '../common/request-params';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';

@@ -1,4 +1,5 @@
-import { Controller, Get, Header, Param, Query, Req, UseFilters } from '@nestjs/common';
+import { Controller, Get, Header, Req, UseFilters } from '@nestjs/common';
+import { Param, Query } from '../common/request-params';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';

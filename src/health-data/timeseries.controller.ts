@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Param, Query } from '../common/request-params';
 import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiSecurity, ApiTags, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, Post } from '@nestjs/common';
+import { Body, Param, Query } from '../common/request-params';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Query } from '../common/request-params';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { CreatePayorDto, PayorSearchBody, PayorSearchQuery, DeprecatedPayorListResponse, PayorListResponse, PayorResponse } from './payors.dto';

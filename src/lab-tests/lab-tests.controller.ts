@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, Patch, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Param, Query } from '../common/request-params';
 import { ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse, ZodSerializerInterceptor } from 'nestjs-zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Query } from '../common/request-params';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Controller, Get, HttpException, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpException, Inject, Post, Req, Res } from '@nestjs/common';
+import { Param, Query } from '../common/request-params';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Param } from '../common/request-params';
 import { UserTokenRoute } from '../auth/user-tokens';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';

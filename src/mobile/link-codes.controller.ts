@@ -1,4 +1,5 @@
-import { Controller, HttpCode, Post, Query } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { Query } from '../common/request-params';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, Public, type TeamPrincipal } from '../auth/principal';
 import { LimitedPerAddress } from '../rate-limits/rate-limit-family';

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Post } from '@nestjs/common';
+import { Body, Param } from '../common/request-params';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { Controller, Get, Patch } from '@nestjs/common';
+import { Body, Param, Query } from '../common/request-params';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentTeam, type TeamPrincipal } from '../auth/principal';
 import { type PatchSourcePriorities, PatchSourcePrioritiesDto, SourcePrioritiesQuery, TeamParams, UserSearchQuery } from './team.dto';

@@ -1,4 +1,5 @@
-import { Body, Controller, Headers, HttpCode, Inject, Options, Post, Res } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Inject, Options, Post, Res } from '@nestjs/common';
+import { Body } from '../common/request-params';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Payload } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Logger, Module, Post } from '@nestjs/common';
+import { Controller, Get, Logger, Module, Post } from '@nestjs/common';
+import { Body } from '../../src/common/request-params';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Writable } from 'node:stream';
 import { Public } from '../../src/auth/principal';

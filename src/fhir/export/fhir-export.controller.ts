@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, Headers, HttpCode, Param, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Controller, Delete, Get, Headers, HttpCode, Req, Res, UseFilters } from '@nestjs/common';
+import { Param, Query } from '../../common/request-params';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Body, Param } from '../../common/request-params';
 import { ApiNoContentResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
 import { authorizeTeam } from '../common/access';

@@ -1,4 +1,5 @@
-import { Controller, Delete, Param } from '@nestjs/common';
+import { Controller, Delete } from '@nestjs/common';
+import { Param } from '../../common/request-params';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { CurrentManagementKey, type ManagementPrincipal } from '../../auth/principal';
