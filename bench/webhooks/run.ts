@@ -14,6 +14,7 @@
  *                                    the delivery process logs at LOG_LEVEL into BENCH_LOG, default /dev/null)
  *   BENCH_EVENTS=2000 BENCH_WARMUP=500 BENCH_ROUNDS=1 npm run bench:webhooks   (a quick run)
  *   BENCH_CHILD_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench:webhooks   (node flags for the delivery process)
+ *   BENCH_IDLE_ONLY=1 BENCH_WARMUP=3000 BENCH_IDLE_SLOWEST=8 npm run bench:webhooks   (the idle part alone, ~30 s)
  *
  * Topology as in production, each side the same: the sender runs in a process of its own on
  * CPU BENCH_SENDER_CPU (0) — labflow's relay and delivery worker from dist/ on plain node
@@ -67,6 +68,13 @@ const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 200);
  * the machine moves either a lot).
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * BENCH_IDLE_ONLY=1: the idle part alone (no rounds, no figures recorded), on a delivery process
+ * warmed by BENCH_WARMUP deliveries; BENCH_IDLE_SLOWEST more lists the slowest latencies. For
+ * comparing builds on the idle p99 in a minute instead of a full run.
+ */
+const IDLE_ONLY = process.env.BENCH_IDLE_ONLY === '1';
+const IDLE_SLOWEST = Number(process.env.BENCH_IDLE_SLOWEST ?? 0);
 const cpuSetting = (value: string | undefined, fallback: number) => (value === 'none' ? undefined : value ? Number(value) : fallback);
 /** The senders' CPU and the receiver's (taskset; `none`: not pinned). */
 const SENDER_CPU = cpuSetting(process.env.BENCH_SENDER_CPU, 0);
@@ -317,9 +325,11 @@ async function main(): Promise<void> {
     // against 192-264 in rounds 2 and 3, whose ANALYZE saw the earlier rounds' rows (2026-11-26).
     sender = await startSender('delivery-process.mjs', { ...settings, BENCH_TEAM_ID: team.id });
     await deliverUnmeasured(receiver, emit, Math.max(WARMUP, 1000));
-    await stopProcess(sender);
-    sender = undefined;
-    for (let round = 0; round < ROUNDS; round += 1) {
+    if (!IDLE_ONLY) {
+      await stopProcess(sender);
+      sender = undefined;
+    }
+    for (let round = 0; round < (IDLE_ONLY ? 0 : ROUNDS); round += 1) {
       await vacuum();
       sender = await startSender('bare-sender.mjs', {
         BENCH_QUEUE: bareQueue.name,
@@ -367,6 +377,22 @@ async function main(): Promise<void> {
     const arrivals = await receiver.take();
     const pacedLatency = pacedIds.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number)).sort((a, b) => a - b);
     const { verified, failures } = receiver.stats();
+    if (IDLE_ONLY) {
+      console.log(
+        `  idle         outbox commit → first attempt p50 / p90 / p99 / max  ${[50, 90, 99, 100].map((p) => `${fmt(percentile(pacedLatency, p))} ms`).join(' / ')}   (${fmt(PACED_EVENTS)} events at ${fmt(PACED_RATE)}/s; load ${loadavg()
+          .map((n) => fmt(n, 2))
+          .join(' ')})`,
+      );
+      if (IDLE_SLOWEST > 0)
+        console.log(
+          `  slowest: ${pacedLatency
+            .slice(-IDLE_SLOWEST)
+            .map((ms) => fmt(ms, 1))
+            .join(', ')} ms`,
+        );
+      if (failures > 0) process.exitCode = 1;
+      return;
+    }
 
     const bareRate = median(rounds.map((r) => r.bare.perSecond));
     const deliveryRate = median(rounds.map((r) => r.labflow.perSecond));
