@@ -104,7 +104,8 @@ function sampleTypeOf(resource: TimeseriesResource, sample: SdkQuantitySample): 
   return sample.metadata?.type ?? sample.metadata?.category ?? undefined;
 }
 
-function labflowSample(resource: TimeseriesResource, sample: SdkQuantitySample): Record<string, unknown> {
+/** An SDK sample in labflow's shape for the resource (its unit, sample type and time fields). */
+export function labflowSample(resource: TimeseriesResource, sample: SdkQuantitySample): Record<string, unknown> {
   const { value, unit } = sdkValueInUnit(resource, sample.value, sample.unit);
   const type = sampleTypeOf(resource, sample);
   const out: Record<string, unknown> = { value: resource.slug === 'stand_hour' ? (type === 'stood' ? 1 : 0) : value, unit };

@@ -108,7 +108,7 @@ describe('SDK summaries', () => {
       },
       metadata: {},
     };
-    const [translated] = fromSdkSummaries(summary('sleep'), [sleep], 'America/New_York') as Array<Record<string, unknown>>;
+    const [translated] = fromSdkSummaries(summary('sleep'), [sleep], 'America/New_York').items as Array<Record<string, unknown>>;
     expect(translated).toMatchObject({
       id: '6a1f6c1e-1d2b-4c3d-9e8f-0a1b2c3d4e5f',
       calendar_date: '2026-11-20',
@@ -133,7 +133,7 @@ describe('SDK summaries', () => {
       day_summary: { calendar_date: '2026-11-20', active_energy_burned_sum: 420.5, basal_energy_burned_sum: 1600, steps_sum: 8123, avg_heart_rate: 71 },
     };
     const samplesOnly = { steps: [quantity({ value: 100, unit: 'count' }), quantity({ value: 23, unit: 'count' })], active_energy_burned: [] };
-    const [fromDay, fromSamples] = fromSdkSummaries(summary('activity'), [daily, samplesOnly], 'UTC');
+    const [fromDay, fromSamples] = fromSdkSummaries(summary('activity'), [daily, samplesOnly], 'UTC').items;
     expect(fromDay).toEqual({
       calendar_date: '2026-11-20',
       calories_active: 420.5,
@@ -157,7 +157,7 @@ describe('SDK summaries', () => {
       lean_body_mass: [],
       time_zones: [['2026-11-20', 'Europe/Berlin']],
     };
-    expect(fromSdkSummaries(summary('body'), body, 'UTC')).toEqual([
+    expect(fromSdkSummaries(summary('body'), body, 'UTC').items).toEqual([
       { calendar_date: '2026-11-20', weight: 79.8 },
       { calendar_date: '2026-11-21', fat: 21.5 },
     ]);
@@ -165,7 +165,7 @@ describe('SDK summaries', () => {
 
   it("reads iOS's ProfilePatch and WorkoutPatch.Workout", () => {
     const profile = { biological_sex: 'female', date_of_birth: '1990-04-02T00:00:00Z', height: 168, time_zone: 'Europe/London' };
-    expect(fromSdkSummaries(summary('profile'), profile, 'UTC')).toEqual([{ height: 168, birth_date: '1990-04-02', sex: 'female' }]);
+    expect(fromSdkSummaries(summary('profile'), profile, 'UTC').items).toEqual([{ height: 168, birth_date: '1990-04-02', sex: 'female' }]);
     const workout = {
       start_date: '2026-11-20T07:00:00Z',
       end_date: '2026-11-20T07:45:00Z',
@@ -180,7 +180,7 @@ describe('SDK summaries', () => {
       respiratory_rate: [],
       metadata: {},
     };
-    const [translated] = fromSdkSummaries(summary('workouts'), [workout], 'UTC') as Array<Record<string, unknown>>;
+    const [translated] = fromSdkSummaries(summary('workouts'), [workout], 'UTC').items as Array<Record<string, unknown>>;
     expect(translated).toEqual({
       provider_id: '2026-11-20T07:00:00.000Z|functional_strength_training',
       calendar_date: '2026-11-20',
@@ -199,7 +199,7 @@ describe('SDK summaries', () => {
 
   it("passes labflow's summaries through and names the SDK's field where its payload is wrong", () => {
     const own = { calendar_date: '2026-11-20', steps: 10 };
-    expect(fromSdkSummaries(summary('activity'), [own], 'UTC')).toEqual([own]);
+    expect(fromSdkSummaries(summary('activity'), [own], 'UTC').items).toEqual([own]);
     expect(issuesOf(() => fromSdkSummaries(summary('sleep'), [{ start_date: '2026-11-20T06:00:00Z', end_date: 'later' }], 'UTC'))).toEqual([
       [['body', 'data', 0, 'end_date'], expect.any(String)],
     ]);
