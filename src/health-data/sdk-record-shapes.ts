@@ -85,7 +85,21 @@ const IOS_NUTRIENTS: Readonly<Record<string, Nutrient>> = {
   protein: 'protein',
   water: 'water',
   ...Object.fromEntries(
-    ['vitamin_a', 'vitamin_b1', 'riboflavin', 'niacin', 'pantothenic_acid', 'vitamin_b6', 'biotin', 'vitamin_b12', 'vitamin_c', 'vitamin_d', 'vitamin_e', 'vitamin_k', 'folic_acid']
+    [
+      'vitamin_a',
+      'vitamin_b1',
+      'riboflavin',
+      'niacin',
+      'pantothenic_acid',
+      'vitamin_b6',
+      'biotin',
+      'vitamin_b12',
+      'vitamin_c',
+      'vitamin_d',
+      'vitamin_e',
+      'vitamin_k',
+      'folic_acid',
+    ]
       .concat(['calcium', 'chloride', 'iron', 'magnesium', 'phosphorus', 'potassium', 'sodium', 'zinc'])
       .concat(['chromium', 'copper', 'iodine', 'manganese', 'molybdenum', 'selenium'])
       .map((name) => [name, name as Nutrient]),
@@ -221,12 +235,22 @@ function androidMeals(meal: z.output<typeof androidMeal>): TranslatedSummary[] {
     }
     const timestamp = new Date(Date.parse(record.start_time)).toISOString();
     const name = record.name || MEAL_TYPES[record.meal_type ?? 0] || 'Meal';
-    const summary = { provider_id: `${bundle}|${timestamp}|${record.meal_type ?? 0}`, timestamp, name, source_app_id: bundle || undefined, ...mealFields(amounts) };
+    const summary = {
+      provider_id: `${bundle}|${timestamp}|${record.meal_type ?? 0}`,
+      timestamp,
+      name,
+      source_app_id: bundle || undefined,
+      ...mealFields(amounts),
+    };
     return { summary: compact(summary), sourceType: sdkSourceType({ source_bundle: bundle }) };
   });
 }
 
-const dated = <T extends z.ZodRawShape>(shape: T) => z.array(z.object({ date: isoDate, ...shape })).max(1000).nullish();
+const dated = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .array(z.object({ date: isoDate, ...shape }))
+    .max(1000)
+    .nullish();
 const sdkCycle = z.object({
   source_bundle: text.nullish(),
   cycle: z.object({

@@ -100,7 +100,9 @@ describe('SDK meals', () => {
     const ios = { healthkit: { source_bundle: 'x', protein: [sample(10, 'kcal', '2026-11-20T12:00:00Z')] } };
     expect(issuesOf(() => fromSdkSummaries(summary('meal'), [ios], 'UTC'))).toEqual([['body', 'data', 0, 'healthkit', 'protein', 0, 'unit']]);
     const android = { health_connect: { source_bundle: 'x', nutrition_records: [{ start_time: 'noon', end_time: '2026-11-20T12:00:00Z', meal_type: 0 }] } };
-    expect(issuesOf(() => fromSdkSummaries(summary('meal'), [android], 'UTC'))).toEqual([['body', 'data', 0, 'health_connect', 'nutrition_records', 0, 'start_time']]);
+    expect(issuesOf(() => fromSdkSummaries(summary('meal'), [android], 'UTC'))).toEqual([
+      ['body', 'data', 0, 'health_connect', 'nutrition_records', 0, 'start_time'],
+    ]);
   });
 });
 
@@ -141,7 +143,7 @@ describe('SDK menstrual cycles and electrocardiograms', () => {
     expect(issuesOf(() => fromSdkSummaries(summary('menstrual_cycle'), [bad], 'UTC'))).toEqual([['body', 'data', 0, 'cycle', 'menstrual_flow', 0, 'flow']]);
   });
 
-  it("reads ManualElectrocardiogram as the ECG and its lead I voltage, in mV at the session start plus each offset", () => {
+  it('reads ManualElectrocardiogram as the ECG and its lead I voltage, in mV at the session start plus each offset', () => {
     const ecg = {
       electrocardiogram: {
         id: '0F1E2D3C-4B5A-4968-8776-655443322110',
@@ -209,7 +211,9 @@ describe('samples inside SDK sleeps and workouts', () => {
     const parsed = parseNestedSamples(samples, 'UTC');
     expect(parsed[0].parsed.map((one) => one.value)).toEqual([52, 49]);
     const bad = { ...sleep, heart_rate: [sample(52, 'bpm', '2026-11-19T23:00:00Z'), sample(49, 'mmHg', '2026-11-20T02:00:00Z')] };
-    expect(issuesOf(() => parseNestedSamples(fromSdkSummaries(summary('sleep'), [bad], 'UTC').samples, 'UTC'))).toEqual([['body', 'data', 0, 'heart_rate', 1, 'unit']]);
+    expect(issuesOf(() => parseNestedSamples(fromSdkSummaries(summary('sleep'), [bad], 'UTC').samples, 'UTC'))).toEqual([
+      ['body', 'data', 0, 'heart_rate', 1, 'unit'],
+    ]);
   });
 
   it("takes Android's sleep source_type, and an iOS workout's heart rate and stream as timeseries", () => {
@@ -247,7 +251,12 @@ describe('samples inside SDK sleeps and workouts', () => {
       { start: '2026-11-20T07:00:00.000Z', end: '2026-11-20T07:00:10.000Z', value: 100, unit: 'm' },
       { start: '2026-11-20T07:00:10.000Z', end: '2026-11-20T07:00:20.000Z', value: 120, unit: 'm' },
     ]);
-    const bad = { ...workout, stream: { components: { distance_cycling: [{ anchor: '2026-11-20T07:00:00Z', value: [1], start_offset: [], end_offset: [] }] } } };
-    expect(issuesOf(() => fromSdkSummaries(summary('workouts'), [bad], 'UTC'))).toEqual([['body', 'data', 0, 'stream', 'components', 'distance_cycling', 0, 'value']]);
+    const bad = {
+      ...workout,
+      stream: { components: { distance_cycling: [{ anchor: '2026-11-20T07:00:00Z', value: [1], start_offset: [], end_offset: [] }] } },
+    };
+    expect(issuesOf(() => fromSdkSummaries(summary('workouts'), [bad], 'UTC'))).toEqual([
+      ['body', 'data', 0, 'stream', 'components', 'distance_cycling', 0, 'value'],
+    ]);
   });
 });
