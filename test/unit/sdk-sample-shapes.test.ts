@@ -1,7 +1,7 @@
 import type { RequestValidationError } from '../../src/common/errors';
 import { summaryType, timeseriesResource, type SummaryType, type TimeseriesResource } from '../../src/health-data/registry';
 import { parseSamples } from '../../src/health-data/sample-schemas';
-import { fromSdkSamples, SDK_RESOURCE_ALIASES, sdkSourceType } from '../../src/health-data/sdk-sample-shapes';
+import { fromSdkSamples, isPlainSdkSample, SDK_RESOURCE_ALIASES, sdkQuantitySample, sdkSourceType } from '../../src/health-data/sdk-sample-shapes';
 import { fromSdkSummaries } from '../../src/health-data/sdk-summary-shapes';
 import { SUMMARY_SCHEMAS } from '../../src/health-data/summary-schemas';
 
@@ -33,6 +33,41 @@ const issuesOf = (run: () => unknown) => {
 };
 
 describe('SDK timeseries samples', () => {
+  it('checks the usual LocalQuantitySample without zod, accepting only what the schema accepts', () => {
+    const variants: Array<Record<string, unknown>> = [
+      quantity({}),
+      quantity({ id: 'a1', type: 'watch', metadata: {} }),
+      quantity({ start_date: '2026-11-20T08:00:00.250Z', end_date: '2026-11-20T08:00:01+01:00' }),
+      quantity({ source_bundle: null, product_type: null, type: null, metadata: null }),
+      quantity({ extra_field: true }),
+      quantity({ start_date: '2026-02-29T08:00:00Z' }),
+      quantity({ start_date: '2024-02-29T08:00:00Z' }),
+      quantity({ end_date: '2026-11-20T24:00:00Z' }),
+      quantity({ start_date: '2026-11-20T08:00:00' }),
+      quantity({ start_date: '2026-11-20' }),
+      quantity({ value: Number.NaN }),
+      quantity({ value: '61' }),
+      quantity({ unit: 'x'.repeat(33) }),
+      quantity({ unit: 5 }),
+      quantity({ id: 'x'.repeat(256) }),
+      quantity({ source_bundle: 7 }),
+      quantity({ type: 'Watch' }),
+      quantity({ metadata: { HKFoodType: 5 } }),
+      quantity({ metadata: ['a'] }),
+      quantity({ metadata: 'watch' }),
+    ];
+    const quick = variants.map((variant) => isPlainSdkSample(variant));
+    const schema = variants.map((variant) => sdkQuantitySample.safeParse(variant).success);
+    // Never more lenient than the schema; the common forms take the quick path.
+    expect(quick.map((ok, i) => !ok || schema[i])).toEqual(variants.map(() => true));
+    expect(quick.slice(0, 7)).toEqual([true, true, true, true, true, false, true]);
+    expect(schema.slice(5, 7)).toEqual([false, true]);
+    // Both paths translate a sample alike.
+    const viaSchema = { ...quantity({}), value: '61' };
+    expect(fromSdkSamples(resource('heartrate'), [quantity({})], 'unknown').data).toEqual([{ timestamp: '2026-11-20T08:00:00Z', value: 61, unit: 'bpm' }]);
+    expect(issuesOf(() => fromSdkSamples(resource('heartrate'), [viaSchema], 'unknown'))).toEqual([[['body', 'data', 0, 'value'], expect.any(String)]]);
+  });
+
   it('reads a discrete LocalQuantitySample as a timestamped sample, kept under its inferred source type', () => {
     const { data, sourceTypes } = fromSdkSamples(resource('heartrate'), [quantity({})], 'unknown');
     expect(data).toEqual([{ timestamp: '2026-11-20T08:00:00Z', value: 61, unit: 'bpm' }]);
