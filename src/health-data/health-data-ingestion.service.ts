@@ -12,7 +12,8 @@ import { UsersRepository } from '../users/users.repository';
 import type { IngestionEnvelope } from './health-data.dto';
 import { type EventSubject, historicalEvent, summaryEvent, timeseriesBatch, timeseriesGroup, workoutStreamEvent } from './health-data-events';
 import { sampleItem, summaryView } from './health-data-views';
-import { summaryType, timeseriesResource, type SummaryType } from './registry';
+import { summaryType, timeseriesResource, type SummaryType, type TimeseriesResource } from './registry';
+import { parseNestedSamples } from './sdk-nested-samples';
 import { lastPerKey, type NormalisedSample, parseSamples } from './sample-schemas';
 import { fromSdkSamples, SDK_RESOURCE_ALIASES } from './sdk-sample-shapes';
 import { fromSdkSummaries } from './sdk-summary-shapes';
@@ -81,22 +82,10 @@ export class HealthDataIngestionService {
       let updated = 0;
       let events = 0;
       for (const group of groups) {
-        const key = { userId: user.id, resource: resource.slug, provider: body.provider, sourceType: group.sourceType };
-        const stored = await this.timeseries.upsert(manager, key, group.samples);
-        // Erased since requireUser: as if it had gone first.
-        if (!stored) throw notFound('User');
+        const stored = await this.writeSamples(manager, subject, resource, body.provider, group);
         inserted += stored.inserted;
         updated += stored.updated;
-        // The samples join the open event of their user, resource, provider and source type
-        // (`updated` when they replaced stored ones); the event goes out when
-        // its window closes or it is full.
-        const samples = group.samples.map((sample) => sampleItem(resource, sample));
-        const change = stored.updated > 0 ? 'updated' : 'created';
-        events += await this.batches.append(
-          manager,
-          timeseriesBatch(subject, resource, body.provider, group.sourceType, samples, change),
-          this.config.healthData.events,
-        );
+        events += stored.events;
       }
       if (inserted + updated > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('timeseries', resource.slug));
       if (body.stage === 'historical' && body.is_final_chunk) {
@@ -117,15 +106,49 @@ export class HealthDataIngestionService {
     });
   }
 
+  /**
+   * Stores one source type's samples and adds them to the open event of their user, resource,
+   * provider and source type (`updated` when they replaced stored ones); the event goes out when
+   * its window closes or it is full.
+   */
+  private async writeSamples(
+    manager: EntityManager,
+    subject: EventSubject,
+    resource: TimeseriesResource,
+    provider: string,
+    group: { sourceType: string; samples: NormalisedSample[] },
+  ): Promise<{ inserted: number; updated: number; events: number }> {
+    const key = { userId: subject.userId, resource: resource.slug, provider, sourceType: group.sourceType };
+    const stored = await this.timeseries.upsert(manager, key, group.samples);
+    // Erased since requireUser: as if it had gone first.
+    if (!stored) throw notFound('User');
+    const samples = group.samples.map((sample) => sampleItem(resource, sample));
+    const change = stored.updated > 0 ? 'updated' : 'created';
+    const events = await this.batches.append(
+      manager,
+      timeseriesBatch(subject, resource, provider, group.sourceType, samples, change),
+      this.config.healthData.events,
+    );
+    return { inserted: stored.inserted, updated: stored.updated, events };
+  }
+
   async ingestSummaries(team: TeamPrincipal, userId: string, slug: string, body: IngestionEnvelope, options: IngestionOptions = {}): Promise<IngestionResult> {
     const type = summaryType(slug);
     if (!type) throw notFound(`Summary type ${slug}`);
     const user = await this.requireUser(team, userId);
+    const timeZone = body.time_zone ?? user.fallbackTimeZone?.id ?? 'UTC';
     // The SDKs' own summary payloads, translated (days in the envelope's time zone).
-    const items = parseSummaries(type, fromSdkSummaries(type, body.data, body.time_zone ?? user.fallbackTimeZone?.id ?? 'UTC'));
+    const translated = fromSdkSummaries(type, body.data, timeZone);
+    const items = parseSummaries(type, translated.items);
     const bounds = boundsOf(user);
+    // Samples that came inside summaries (a night's heart rate): timeseries under their summary's source.
+    const nested = parseNestedSamples(translated.samples, timeZone).map((group) => {
+      const sourceType = translated.sourceTypes[group.item] ?? body.source_type;
+      return { resource: group.resource, ...bySourceType(group.parsed, new Array<string>(group.parsed.length).fill(sourceType), bounds, sourceType)[0] };
+    });
+    await this.timeseries.ensurePartitions(nested.flatMap((group) => group.samples));
     const writes: Array<SummaryWrite & { stream?: unknown }> = [];
-    for (const item of items) {
+    for (const [index, item] of items.entries()) {
       const day = dayOf(type, item);
       if (day && (Date.parse(`${day}T00:00:00Z`) < bounds.from || Date.parse(`${day}T00:00:00Z`) >= bounds.to)) continue;
       const data: Record<string, unknown> = { ...item };
@@ -135,7 +158,7 @@ export class HealthDataIngestionService {
         userId: user.id,
         type: type.slug,
         provider: body.provider,
-        sourceType: body.source_type,
+        sourceType: translated.sourceTypes[index] ?? body.source_type,
         day,
         data,
         stream: item.stream,
@@ -163,6 +186,12 @@ export class HealthDataIngestionService {
       }
       await this.outbox.record(manager, events);
       if (stored.length > 0) await this.scheduleQueries(manager, team, user.id, dataSourceKey('summary', type.slug));
+      const written = new Set<string>();
+      for (const group of nested) {
+        const samples = await this.writeSamples(manager, subject, group.resource, body.provider, group);
+        if (samples.inserted + samples.updated > 0) written.add(group.resource.slug);
+      }
+      for (const slug of written) await this.scheduleQueries(manager, team, user.id, dataSourceKey('timeseries', slug));
       const created = stored.filter((summary) => summary.inserted).length;
       return {
         resource: type.slug,

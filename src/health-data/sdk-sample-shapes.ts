@@ -63,6 +63,32 @@ export const sdkQuantitySample = z.object({
 });
 export type SdkQuantitySample = z.output<typeof sdkQuantitySample>;
 
+/** zod's own pattern for `sdkDate`, so the check below accepts exactly the dates the schema does. */
+const SDK_DATE = z.regexes.datetime({ offset: true });
+const SLUG = /^[a-z0-9_]{1,64}$/;
+const optionalText = (value: unknown, max: number) => value === undefined || value === null || (typeof value === 'string' && value.length <= max);
+
+/**
+ * The usual LocalQuantitySample checked without zod, by the schema's own rules (a chunk's 10,000
+ * would otherwise spend most of their translation there); anything else goes through the schema,
+ * which names what is wrong. test/unit/sdk-sample-shapes.test.ts holds the two to the same answers.
+ */
+export function isPlainSdkSample(item: unknown): item is SdkQuantitySample {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  const sample = item as Record<string, unknown>;
+  if (typeof sample.value !== 'number' || !Number.isFinite(sample.value)) return false;
+  if (typeof sample.start_date !== 'string' || !SDK_DATE.test(sample.start_date)) return false;
+  if (typeof sample.end_date !== 'string' || (sample.end_date !== sample.start_date && !SDK_DATE.test(sample.end_date))) return false;
+  if (typeof sample.unit !== 'string' || sample.unit.length > 32) return false;
+  if (!optionalText(sample.id, 255) || !optionalText(sample.source_bundle, 255) || !optionalText(sample.product_type, 255)) return false;
+  if (sample.type !== undefined && sample.type !== null && !(typeof sample.type === 'string' && SLUG.test(sample.type))) return false;
+  const metadata = sample.metadata;
+  if (metadata === undefined || metadata === null) return true;
+  if (typeof metadata !== 'object' || Array.isArray(metadata) || Object.getPrototypeOf(metadata) !== Object.prototype) return false;
+  for (const key in metadata) if (typeof (metadata as Record<string, unknown>)[key] !== 'string') return false;
+  return true;
+}
+
 const sdkBloodPressure = z.object({ systolic: sdkQuantitySample, diastolic: sdkQuantitySample, pulse: sdkQuantitySample.nullish() });
 
 /** Whether an item is in an SDK's shape rather than labflow's. */
@@ -104,7 +130,8 @@ function sampleTypeOf(resource: TimeseriesResource, sample: SdkQuantitySample): 
   return sample.metadata?.type ?? sample.metadata?.category ?? undefined;
 }
 
-function labflowSample(resource: TimeseriesResource, sample: SdkQuantitySample): Record<string, unknown> {
+/** An SDK sample in labflow's shape for the resource (its unit, sample type and time fields). */
+export function labflowSample(resource: TimeseriesResource, sample: SdkQuantitySample): Record<string, unknown> {
   const { value, unit } = sdkValueInUnit(resource, sample.value, sample.unit);
   const type = sampleTypeOf(resource, sample);
   const out: Record<string, unknown> = { value: resource.slug === 'stand_hour' ? (type === 'stood' ? 1 : 0) : value, unit };
@@ -142,6 +169,9 @@ export function fromSdkSamples(resource: TimeseriesResource, data: unknown[], ba
       const { systolic, diastolic } = parsed.data;
       out[index] = { timestamp: systolic.start_date, systolic: systolic.value, diastolic: diastolic.value, unit: systolic.unit };
       sourceTypes[index] = sdkSourceType(systolic);
+    } else if (isSdkQuantity(item) && isPlainSdkSample(item)) {
+      out[index] = labflowSample(resource, item);
+      sourceTypes[index] = sdkSourceType(item);
     } else if (isSdkQuantity(item)) {
       const parsed = sdkQuantitySample.safeParse(item);
       if (!parsed.success) {

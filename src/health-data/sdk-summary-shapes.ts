@@ -4,7 +4,9 @@ import { RequestValidationError, type ValidationIssue } from '../common/errors';
 import { isoDate } from '../common/schemas';
 import { zodIssues } from '../common/validation';
 import type { SummaryType } from './registry';
-import { sdkQuantitySample, type SdkQuantitySample } from './sdk-sample-shapes';
+import { fieldSamples, type NestedSamples, sdkWorkoutStream, SLEEP_SAMPLE_FIELDS, streamSamples, WORKOUT_SAMPLE_FIELDS } from './sdk-nested-samples';
+import { isSdkRecord, translateRecord, type TranslatedSummary } from './sdk-record-shapes';
+import { sdkQuantitySample, sdkSourceType, type SdkQuantitySample } from './sdk-sample-shapes';
 
 /**
  * The mobile SDKs' summary payloads (vital-ios `SleepPatch.Sleep`, `ActivityPatch.Activity`,
@@ -22,8 +24,19 @@ const optionalNum = num.nullish();
 const samples = z.array(sdkQuantitySample).max(100_000).nullish();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Where a summary came from: iOS's bundle and product, Android's `source_type`. */
+const source = {
+  source_bundle: z.string().max(255).nullish(),
+  product_type: z.string().max(255).nullish(),
+  source_type: z.string().max(64).nullish(),
+};
+const sourceTypeOf = (value: { source_bundle?: string | null; product_type?: string | null; source_type?: string | null }) =>
+  sdkSourceType({ type: value.source_type, source_bundle: value.source_bundle, product_type: value.product_type });
+
 const sdkSleep = z.looseObject({
   id: z.string().max(255).nullish(),
+  ...source,
+  ...Object.fromEntries(Object.keys(SLEEP_SAMPLE_FIELDS).map((field) => [field, samples])),
   start_date: sdkDate,
   end_date: sdkDate,
   heart_rate_minimum: optionalNum,
@@ -36,6 +49,9 @@ const sdkSleep = z.looseObject({
 
 const sdkWorkout = z.looseObject({
   id: z.string().max(255).nullish(),
+  ...source,
+  ...Object.fromEntries(Object.keys(WORKOUT_SAMPLE_FIELDS).map((field) => [field, samples])),
+  stream: sdkWorkoutStream.nullish(),
   start_date: sdkDate,
   end_date: sdkDate,
   sport: z.string().min(1).max(128),
@@ -112,8 +128,15 @@ export function isSdkSummary(type: string, item: unknown): boolean {
     case 'profile':
       return has(item, 'date_of_birth') || has(item, 'biological_sex');
     default:
-      return false;
+      return isSdkRecord(type, item);
   }
+}
+
+/** A request's summaries in labflow's shape, each one's source type (undefined: the request's), and the samples that came inside them. */
+export interface SdkSummaries {
+  items: unknown[];
+  sourceTypes: Array<string | undefined>;
+  samples: NestedSamples[];
 }
 
 /**
@@ -122,36 +145,53 @@ export function isSdkSummary(type: string, item: unknown): boolean {
  * names; a body object may become several summaries (one per day), so the loc of a later 422
  * on a translated item names the item it came from.
  */
-export function fromSdkSummaries(type: SummaryType, data: unknown[] | Record<string, unknown>, timeZone: string): unknown[] {
+export function fromSdkSummaries(type: SummaryType, data: unknown[] | Record<string, unknown>, timeZone: string): SdkSummaries {
   const items = Array.isArray(data) ? data : [data];
-  const out: unknown[] = [];
+  const out: SdkSummaries = { items: [], sourceTypes: [], samples: [] };
   const issues: ValidationIssue[] = [];
   for (let index = 0; index < items.length && issues.length < 20; index++) {
     const item = items[index];
     if (!isSdkSummary(type.slug, item)) {
-      out.push(item);
+      out.items.push(item);
+      out.sourceTypes.push(undefined);
       continue;
     }
     const loc = ['body', 'data', ...(Array.isArray(data) ? [index] : [])];
-    const translated = translate(type.slug, item, timeZone);
-    if (translated instanceof z.ZodError) issues.push(...zodIssues(translated, item, loc));
-    else out.push(...translated);
+    const translated = translate(type.slug, item, timeZone, loc);
+    if (translated instanceof z.ZodError) {
+      issues.push(...zodIssues(translated, item, loc));
+      continue;
+    }
+    for (const { summary, sourceType, samples: nested } of translated) {
+      for (const group of nested ?? []) out.samples.push({ ...group, item: out.items.length });
+      out.items.push(summary);
+      out.sourceTypes.push(sourceType);
+    }
   }
   if (issues.length > 0) throw new RequestValidationError(issues);
   return out;
 }
 
-function translate(type: string, item: unknown, timeZone: string): Array<Record<string, unknown>> | z.ZodError {
+function translate(type: string, item: unknown, timeZone: string, loc: Array<string | number>): TranslatedSummary[] | z.ZodError {
+  if (type === 'meal' || type === 'menstrual_cycle' || type === 'electrocardiogram') return translateRecord(type, item, loc);
   const schema = { sleep: sdkSleep, workouts: sdkWorkout, activity: sdkActivity, body: sdkBody, profile: sdkProfile }[type];
   const parsed = schema?.safeParse(item);
   if (!parsed) return [];
   if (!parsed.success) return parsed.error;
   const value = parsed.data as Record<string, unknown>;
-  if (type === 'sleep') return [sleepOf(value as z.output<typeof sdkSleep>, timeZone)];
-  if (type === 'workouts') return [workoutOf(value as z.output<typeof sdkWorkout>, timeZone)];
-  if (type === 'activity') return activityOf(value as z.output<typeof sdkActivity>, timeZone);
-  if (type === 'body') return bodiesOf(value as z.output<typeof sdkBody>, timeZone);
-  return [profileOf(value as z.output<typeof sdkProfile>)];
+  const plain = (summaries: Array<Record<string, unknown>>) => summaries.map((summary) => ({ summary }));
+  if (type === 'sleep') {
+    const sleep = value as z.output<typeof sdkSleep>;
+    return [{ summary: sleepOf(sleep, timeZone), sourceType: sourceTypeOf(sleep), samples: fieldSamples(SLEEP_SAMPLE_FIELDS, value, loc) }];
+  }
+  if (type === 'workouts') {
+    const workout = value as z.output<typeof sdkWorkout>;
+    const samples = [...fieldSamples(WORKOUT_SAMPLE_FIELDS, value, loc), ...(workout.stream ? streamSamples(workout.stream, loc) : [])];
+    return [{ summary: workoutOf(workout, timeZone), sourceType: sourceTypeOf(workout), samples }];
+  }
+  if (type === 'activity') return plain(activityOf(value as z.output<typeof sdkActivity>, timeZone));
+  if (type === 'body') return plain(bodiesOf(value as z.output<typeof sdkBody>, timeZone));
+  return plain([profileOf(value as z.output<typeof sdkProfile>)]);
 }
 
 /** The calendar day of an instant in a time zone. */

@@ -77,6 +77,7 @@ test('an iOS session: sign-in, a 401 refreshed, connect, sync state, historical 
   const night = dayOf(first);
   const bedtime = Date.parse(`${night}T22:00:00Z`);
   const woke = dayOf(bedtime + 8 * 3_600_000);
+  const nightReading = bedtime + 3_602_000;
   const sleep = {
     id: randomUUID().toUpperCase(),
     start_date: whole(bedtime),
@@ -85,7 +86,8 @@ test('an iOS session: sign-in, a 401 refreshed, connect, sync state, historical 
     product_type: 'Watch7,1',
     heart_rate_minimum: 47,
     heart_rate_mean: 54,
-    heart_rate: [iosQuantitySample(52, 'bpm', bedtime + 3_600_000)],
+    // The night's heart rate: stored as the watch's heartrate (off the chunks' 5 s grid, and a value they do not have).
+    heart_rate: [iosQuantitySample(130, 'bpm', nightReading)],
     heart_rate_variability: [],
     respiratory_rate: [],
     wrist_temperature: [],
@@ -140,7 +142,8 @@ test('an iOS session: sign-in, a 401 refreshed, connect, sync state, historical 
   expect(await phone.reportSyncProgress(progress)).toEqual({ status: 200, body: { success: true } });
 
   // The team reads it back through the SDK.
-  const heartrate = await client.vitals.heartrate(userId, { startDate: whole(first), endDate: whole(Date.now()), provider: 'apple_health_kit' });
+  const fromWatchAndPhone = await client.vitals.heartrate(userId, { startDate: whole(first), endDate: whole(Date.now()), provider: 'apple_health_kit' });
+  const heartrate = fromWatchAndPhone.filter((sample) => sample.value !== 130);
   expect(heartrate).toHaveLength(2 * CHUNK_SAMPLES + 1);
   expect(heartrate.slice(0, 3).map((sample) => sample.value)).toEqual([50, 51, 52]);
   expect(heartrate.reduce((sum, sample) => sum + sample.value, 0)).toBe(samples.reduce((sum: number, _sample, i) => sum + 50 + (i % 40), 0) + 99);
@@ -152,12 +155,25 @@ test('an iOS session: sign-in, a 401 refreshed, connect, sync state, historical 
     ['phone', 1],
     ['watch', 3],
   ]);
+  const duringTheNight = await client.vitals.heartrateGrouped(userId, {
+    startDate: whole(nightReading),
+    endDate: whole(nightReading + 1_000),
+    provider: 'apple_health_kit',
+  });
+  expect(duringTheNight.groups.apple_health_kit.map((group) => [group.source.type, group.data.map((sample) => [sample.value, sample.timestamp])])).toEqual([
+    ['watch', [[130, new Date(nightReading)]]],
+  ]);
   // The night counts for the day it ended; its stages are the sums of the stage samples (in bed is not asleep).
   const slept = await client.sleep.get(userId, { startDate: woke, endDate: woke, provider: 'apple_health_kit' });
   expect(slept.sleep.map((entry) => [entry.id, entry.calendarDate, entry.duration, entry.total, entry.deep, entry.light, entry.rem, entry.awake])).toEqual([
     [sleep.id.toLowerCase(), woke, 28_800, 27_000, 7_200, 13_800, 6_000, 1_800],
   ]);
-  expect([slept.sleep[0].hrLowest, slept.sleep[0].hrAverage, slept.sleep[0].bedtimeStart]).toEqual([47, 54, new Date(bedtime)]);
+  expect([slept.sleep[0].hrLowest, slept.sleep[0].hrAverage, slept.sleep[0].bedtimeStart, slept.sleep[0].source.type]).toEqual([
+    47,
+    54,
+    new Date(bedtime),
+    'watch',
+  ]);
   const active = await client.activity.get(userId, { startDate: today, endDate: today, provider: 'apple_health_kit' });
   expect(active.activity.map((entry) => [entry.steps, entry.caloriesActive, entry.caloriesTotal, entry.heartRate?.avgBpm])).toEqual([
     [4321, 300.5, 1_800.5, 72],

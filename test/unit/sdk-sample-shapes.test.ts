@@ -1,7 +1,7 @@
 import type { RequestValidationError } from '../../src/common/errors';
 import { summaryType, timeseriesResource, type SummaryType, type TimeseriesResource } from '../../src/health-data/registry';
 import { parseSamples } from '../../src/health-data/sample-schemas';
-import { fromSdkSamples, SDK_RESOURCE_ALIASES, sdkSourceType } from '../../src/health-data/sdk-sample-shapes';
+import { fromSdkSamples, isPlainSdkSample, SDK_RESOURCE_ALIASES, sdkQuantitySample, sdkSourceType } from '../../src/health-data/sdk-sample-shapes';
 import { fromSdkSummaries } from '../../src/health-data/sdk-summary-shapes';
 import { SUMMARY_SCHEMAS } from '../../src/health-data/summary-schemas';
 
@@ -33,6 +33,41 @@ const issuesOf = (run: () => unknown) => {
 };
 
 describe('SDK timeseries samples', () => {
+  it('checks the usual LocalQuantitySample without zod, accepting only what the schema accepts', () => {
+    const variants: Array<Record<string, unknown>> = [
+      quantity({}),
+      quantity({ id: 'a1', type: 'watch', metadata: {} }),
+      quantity({ start_date: '2026-11-20T08:00:00.250Z', end_date: '2026-11-20T08:00:01+01:00' }),
+      quantity({ source_bundle: null, product_type: null, type: null, metadata: null }),
+      quantity({ extra_field: true }),
+      quantity({ start_date: '2026-02-29T08:00:00Z' }),
+      quantity({ start_date: '2024-02-29T08:00:00Z' }),
+      quantity({ end_date: '2026-11-20T24:00:00Z' }),
+      quantity({ start_date: '2026-11-20T08:00:00' }),
+      quantity({ start_date: '2026-11-20' }),
+      quantity({ value: Number.NaN }),
+      quantity({ value: '61' }),
+      quantity({ unit: 'x'.repeat(33) }),
+      quantity({ unit: 5 }),
+      quantity({ id: 'x'.repeat(256) }),
+      quantity({ source_bundle: 7 }),
+      quantity({ type: 'Watch' }),
+      quantity({ metadata: { HKFoodType: 5 } }),
+      quantity({ metadata: ['a'] }),
+      quantity({ metadata: 'watch' }),
+    ];
+    const quick = variants.map((variant) => isPlainSdkSample(variant));
+    const schema = variants.map((variant) => sdkQuantitySample.safeParse(variant).success);
+    // Never more lenient than the schema; the common forms take the quick path.
+    expect(quick.map((ok, i) => !ok || schema[i])).toEqual(variants.map(() => true));
+    expect(quick.slice(0, 7)).toEqual([true, true, true, true, true, false, true]);
+    expect(schema.slice(5, 7)).toEqual([false, true]);
+    // Both paths translate a sample alike.
+    const viaSchema = { ...quantity({}), value: '61' };
+    expect(fromSdkSamples(resource('heartrate'), [quantity({})], 'unknown').data).toEqual([{ timestamp: '2026-11-20T08:00:00Z', value: 61, unit: 'bpm' }]);
+    expect(issuesOf(() => fromSdkSamples(resource('heartrate'), [viaSchema], 'unknown'))).toEqual([[['body', 'data', 0, 'value'], expect.any(String)]]);
+  });
+
   it('reads a discrete LocalQuantitySample as a timestamped sample, kept under its inferred source type', () => {
     const { data, sourceTypes } = fromSdkSamples(resource('heartrate'), [quantity({})], 'unknown');
     expect(data).toEqual([{ timestamp: '2026-11-20T08:00:00Z', value: 61, unit: 'bpm' }]);
@@ -108,7 +143,7 @@ describe('SDK summaries', () => {
       },
       metadata: {},
     };
-    const [translated] = fromSdkSummaries(summary('sleep'), [sleep], 'America/New_York') as Array<Record<string, unknown>>;
+    const [translated] = fromSdkSummaries(summary('sleep'), [sleep], 'America/New_York').items as Array<Record<string, unknown>>;
     expect(translated).toMatchObject({
       id: '6a1f6c1e-1d2b-4c3d-9e8f-0a1b2c3d4e5f',
       calendar_date: '2026-11-20',
@@ -133,7 +168,7 @@ describe('SDK summaries', () => {
       day_summary: { calendar_date: '2026-11-20', active_energy_burned_sum: 420.5, basal_energy_burned_sum: 1600, steps_sum: 8123, avg_heart_rate: 71 },
     };
     const samplesOnly = { steps: [quantity({ value: 100, unit: 'count' }), quantity({ value: 23, unit: 'count' })], active_energy_burned: [] };
-    const [fromDay, fromSamples] = fromSdkSummaries(summary('activity'), [daily, samplesOnly], 'UTC');
+    const [fromDay, fromSamples] = fromSdkSummaries(summary('activity'), [daily, samplesOnly], 'UTC').items;
     expect(fromDay).toEqual({
       calendar_date: '2026-11-20',
       calories_active: 420.5,
@@ -157,7 +192,7 @@ describe('SDK summaries', () => {
       lean_body_mass: [],
       time_zones: [['2026-11-20', 'Europe/Berlin']],
     };
-    expect(fromSdkSummaries(summary('body'), body, 'UTC')).toEqual([
+    expect(fromSdkSummaries(summary('body'), body, 'UTC').items).toEqual([
       { calendar_date: '2026-11-20', weight: 79.8 },
       { calendar_date: '2026-11-21', fat: 21.5 },
     ]);
@@ -165,7 +200,7 @@ describe('SDK summaries', () => {
 
   it("reads iOS's ProfilePatch and WorkoutPatch.Workout", () => {
     const profile = { biological_sex: 'female', date_of_birth: '1990-04-02T00:00:00Z', height: 168, time_zone: 'Europe/London' };
-    expect(fromSdkSummaries(summary('profile'), profile, 'UTC')).toEqual([{ height: 168, birth_date: '1990-04-02', sex: 'female' }]);
+    expect(fromSdkSummaries(summary('profile'), profile, 'UTC').items).toEqual([{ height: 168, birth_date: '1990-04-02', sex: 'female' }]);
     const workout = {
       start_date: '2026-11-20T07:00:00Z',
       end_date: '2026-11-20T07:45:00Z',
@@ -180,7 +215,7 @@ describe('SDK summaries', () => {
       respiratory_rate: [],
       metadata: {},
     };
-    const [translated] = fromSdkSummaries(summary('workouts'), [workout], 'UTC') as Array<Record<string, unknown>>;
+    const [translated] = fromSdkSummaries(summary('workouts'), [workout], 'UTC').items as Array<Record<string, unknown>>;
     expect(translated).toEqual({
       provider_id: '2026-11-20T07:00:00.000Z|functional_strength_training',
       calendar_date: '2026-11-20',
@@ -199,7 +234,7 @@ describe('SDK summaries', () => {
 
   it("passes labflow's summaries through and names the SDK's field where its payload is wrong", () => {
     const own = { calendar_date: '2026-11-20', steps: 10 };
-    expect(fromSdkSummaries(summary('activity'), [own], 'UTC')).toEqual([own]);
+    expect(fromSdkSummaries(summary('activity'), [own], 'UTC').items).toEqual([own]);
     expect(issuesOf(() => fromSdkSummaries(summary('sleep'), [{ start_date: '2026-11-20T06:00:00Z', end_date: 'later' }], 'UTC'))).toEqual([
       [['body', 'data', 0, 'end_date'], expect.any(String)],
     ]);
