@@ -4,6 +4,7 @@ import { RequestValidationError, type ValidationIssue } from '../common/errors';
 import { isoDate } from '../common/schemas';
 import { zodIssues } from '../common/validation';
 import type { SummaryType } from './registry';
+import { workoutStreamOf } from './sdk-workout-stream';
 import { fieldSamples, type NestedSamples, sdkWorkoutStream, SLEEP_SAMPLE_FIELDS, streamSamples, WORKOUT_SAMPLE_FIELDS } from './sdk-nested-samples';
 import { isSdkRecord, translateRecord, type TranslatedSummary } from './sdk-record-shapes';
 import { sdkQuantitySample, sdkSourceType, type SdkQuantitySample } from './sdk-sample-shapes';
@@ -187,7 +188,8 @@ function translate(type: string, item: unknown, timeZone: string, loc: Array<str
   if (type === 'workouts') {
     const workout = value as z.output<typeof sdkWorkout>;
     const samples = [...fieldSamples(WORKOUT_SAMPLE_FIELDS, value, loc), ...(workout.stream ? streamSamples(workout.stream, loc) : [])];
-    return [{ summary: workoutOf(workout, timeZone), sourceType: sourceTypeOf(workout), samples }];
+    const stream = workoutStreamOf(samples);
+    return [{ summary: { ...workoutOf(workout, timeZone), ...(stream ? { stream } : {}) }, sourceType: sourceTypeOf(workout), samples }];
   }
   if (type === 'activity') return plain(activityOf(value as z.output<typeof sdkActivity>, timeZone));
   if (type === 'body') return plain(bodiesOf(value as z.output<typeof sdkBody>, timeZone));

@@ -238,6 +238,14 @@ test("the samples inside an iOS sleep and workout are the user's timeseries, und
   expect(slept.sleep.map((read) => read.source.type)).toEqual(['phone']);
   const { workouts } = await client.workouts.get(userId, { startDate: dayOf(walk), endDate: dayOf(walk), provider: 'apple_health_kit' });
   expect(workouts.map((read) => [read.id, read.source.type, read.averageHr])).toEqual([[workout.id.toLowerCase(), 'watch', 104]]);
+  // Its stream as Junction answers one, built from the workout's heart rate and distance intervals.
+  const stream = await client.workouts.getByWorkoutId(workouts[0].id);
+  const at = (offsetMs: number) => (walk + offsetMs) / 1000;
+  expect([stream.time, stream.heartrate?.map((bpm) => bpm ?? null), stream.distance?.map((metres) => metres ?? null)]).toEqual([
+    [at(60_000), at(120_000), at(180_000), at(900_000)],
+    [101, null, null, 118],
+    [80, 165.5, 255.5, 255.5],
+  ]);
 
   // Sent again (the SDK resends a chunk): the same summaries and samples, replaced, not doubled.
   expect((await phone.uploadSummary('workouts', daily, [workout])).body).toMatchObject({ stored: 1, created: 0, updated: 1 });
@@ -247,7 +255,9 @@ test("the samples inside an iOS sleep and workout are the user's timeseries, und
   expect(events.summaries.filter((type) => type.startsWith('daily.data.'))).toEqual([
     'daily.data.sleep.created',
     'daily.data.workouts.created',
+    'daily.data.workout_stream.created',
     'daily.data.workouts.updated',
+    'daily.data.workout_stream.created',
   ]);
   expect(events.batches.sort()).toEqual(
     [
