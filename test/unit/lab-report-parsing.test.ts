@@ -321,4 +321,23 @@ describe('a photo read twice (the frame, and the sheet flattened)', () => {
     // Without the other reading, the name is not read.
     expect(parseReport(page).metadata.patient_last_name).toBeNull();
   });
+
+  it('adds the rows only the other reading found, once: a row whose name one reading garbled is the same row', () => {
+    const rows = [
+      ['ALT', '32', 'U/L', '0-44'],
+      ['Potassium', '4.1', 'mEq/L', '3.5-5.3'],
+      ['Chloride', '101', 'mEq/L', '98-110'],
+    ];
+    // The page's reading garbled `ALT` as `AIT` and lost the potassium row; the other read both.
+    const page = ocrDocument([['Patient: DOE, JANE'], ...table, ['AIT', '32', 'U/L', '0-44'], rows[2]], xs);
+    const other = ocrDocument([['Patient: DOE, JANE'], ...table, ...rows], xs);
+    const parsed = parseReport({ ...page, pages: [{ ...page.pages[0], alternative: other.pages[0] }] });
+    expect(parsed.results.map((r) => [r.test_name, r.value])).toEqual([
+      ['Glucose', '104'],
+      ['Sodium', '141'],
+      [expect.stringMatching(/^A[IL]T$/), '32'],
+      ['Potassium', '4.1'],
+      ['Chloride', '101'],
+    ]);
+  });
 });
