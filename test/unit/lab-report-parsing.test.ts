@@ -282,6 +282,23 @@ describe('OCR noise handled with evidence', () => {
     expect(data.results[0].loinc_match_status).toBe('auto_match');
   });
 
+  it('reads a table whose values print under Normal or Abnormal', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          ['Test Description', 'Normal', 'Abnormal', 'Units', 'Expected'],
+          ['Ferritin', '326', '', 'ug/L', '38-380'],
+          ['Iron, Total', '', '261 H', 'mcg/dL', '50-180'],
+        ],
+        [100, 900, 1300, 1800, 2300],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.flag])).toEqual([
+      ['Ferritin', '326', null],
+      ['Iron, Total', '261', 'H'],
+    ]);
+  });
+
   it('reads narrative summaries, comparators and qualitative values', () => {
     const parsed = parseReport(
       ocrDocument(
