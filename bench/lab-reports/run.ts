@@ -35,6 +35,8 @@ interface Totals {
   cpu: number;
   wall: number;
   failed: number;
+  /** Pages OCR read a second time (extract.ts: the first reading left the patient unread). */
+  reread: number;
   score: Omit<Score, 'misses' | 'metadataByField'>;
 }
 
@@ -77,8 +79,10 @@ async function main(): Promise<void> {
     const wall0 = performance.now();
     let score: Score;
     let failed = 0;
+    let reread = 0;
     try {
       const doc = await extractReport(bytes, detectReportFileKind(bytes) ?? 'pdf');
+      reread = doc.pages.filter((page) => page.alternative).length;
       score = scoreReport(matchReport(parseReport(doc), catalogue), report);
     } catch (error) {
       failed = 1;
@@ -108,6 +112,7 @@ async function main(): Promise<void> {
         cpu: 0,
         wall: 0,
         failed: 0,
+        reread: 0,
         score: { truth: 0, parsed: 0, found: 0, value: 0, unit: 0, range: 0, flag: 0, loinc: 0, metadata: 0, metadataFields: 0 },
       };
       t.files += 1;
@@ -115,12 +120,13 @@ async function main(): Promise<void> {
       t.cpu += (cpu.user + cpu.system) / 1e6;
       t.wall += wall;
       t.failed += failed;
+      t.reread += reread;
       for (const k of Object.keys(t.score) as (keyof Totals['score'])[]) t.score[k] += score[k];
       into.set(key, t);
     }
     if (options.verbose) {
       console.log(
-        `${report.file}: found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`,
+        `${report.file}: ${reread ? 'read twice, ' : ''}found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`,
       );
       for (const miss of score.misses) console.log(`    ${miss}`);
     }
@@ -134,6 +140,7 @@ async function main(): Promise<void> {
       files: t.files,
       pages: t.pages,
       failed: t.failed,
+      read_twice: t.reread,
       recall: rate(s.found, s.truth),
       precision: rate(s.found, s.parsed),
       value: rate(s.value, s.truth),

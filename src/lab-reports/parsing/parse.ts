@@ -25,7 +25,7 @@ const MASTHEAD_BAND = 0.1;
 export function parseReport(doc: ExtractedDocument): ParsedReport {
   const report = parseReading(doc);
   if (!doc.pages.some((page) => page.alternative)) return report;
-  // A photo read twice (extract.ts): the page's results, with the rows only the other reading
+  // A page read twice (extract.ts): the page's results, with the rows only the other reading
   // found; each metadata field from the reading surer of it (one may lose a label the other reads).
   let other: ParsedReport;
   try {
@@ -57,11 +57,11 @@ function withRowsOnlyIn(results: ParsedResult[], other: ParsedResult[]): ParsedR
     }
     const beside = out[at];
     if (beside && beside.page === row.page && sameReading(beside, row) && !namedInOther(beside)) {
-      if (row.confidence > beside.confidence) out[at] = { ...beside, test_name: row.test_name, notes: [...beside.notes, 'name read from the flattened photo'] };
+      if (row.confidence > beside.confidence) out[at] = { ...beside, test_name: row.test_name, notes: [...beside.notes, 'name from the second reading'] };
       at += 1;
       continue;
     }
-    out.splice(at++, 0, { ...row, notes: [...row.notes, 'read from the flattened photo only'] });
+    out.splice(at++, 0, { ...row, notes: [...row.notes, 'read from the second reading only'] });
   }
   return out;
 }
