@@ -10,7 +10,7 @@ export interface Column {
 
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
   [
-    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i,
+    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name)$/i,
     'name',
   ],
   [
