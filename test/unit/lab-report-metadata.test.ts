@@ -88,6 +88,23 @@ describe('report header fields', () => {
     });
   });
 
+  it('knows the wording of labs it was not written against: requisitions, orders, samples taken and reports issued or resulted, referrers', () => {
+    expect(
+      metadataOf('Lab', 'Name of Patient: Jane DOE   Req #: R12345678', 'Sample Taken: 11/02/2026   Report Issued: 11/03/2026', 'Referrer: Dr Ann Lee'),
+    ).toMatchObject({
+      patient_last_name: 'DOE',
+      specimen_number: 'R12345678',
+      date_collected: '2026-11-02',
+      date_reported: '2026-11-03',
+      ordering_provider: 'Ann Lee',
+    });
+    expect(metadataOf('Lab', 'PATIENT NAME   LAB ACCESSION   RESULTED', 'DOE, JANE   PR-461035   2026-11-03')).toMatchObject({
+      patient_first_name: 'JANE',
+      specimen_number: 'PR-461035',
+      date_reported: '2026-11-03',
+    });
+  });
+
   it('says why a field is null instead of guessing', () => {
     const m = metadataOf('Lab', 'Patient: Madonna   DOB: unknown');
     expect(m).toMatchObject({ patient_first_name: null, patient_last_name: null, dob: null, specimen_number: null, lab_clia: null });

@@ -11,7 +11,7 @@ import {
   type ExtractedDocument,
   type ExtractedWord,
 } from '../../src/lab-reports/parsing';
-import { FAMILIES, HELD_OUT, labReportCorpus, type Corpus } from '../fixtures/lab-reports/corpus';
+import { FAMILIES, HELD_OUT, labReportCorpus, UNSEEN, type Corpus } from '../fixtures/lab-reports/corpus';
 import { scoreReport } from '../fixtures/lab-reports/evaluate';
 import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
 
@@ -94,8 +94,9 @@ describe('lab report parsing of the generated corpus (text PDFs)', () => {
   const read = (file: string) => new Uint8Array(fs.readFileSync(path.join(corpus.dir, file)));
 
   it('reads every result of every tuned layout family exactly: value, units, interval, interpretation, LOINC, panel; and the metadata', async () => {
-    const texts = corpus.reports.filter((r) => r.kind === 'text_pdf' && !HELD_OUT.includes(r.lab));
-    expect(new Set(texts.map((r) => r.lab)).size).toBeGreaterThanOrEqual(FAMILIES.length - HELD_OUT.length);
+    // The unseen families (O-Q) are scored by bench:lab-reports, not held to every field here.
+    const texts = corpus.reports.filter((r) => r.kind === 'text_pdf' && !HELD_OUT.includes(r.lab) && !UNSEEN.includes(r.lab));
+    expect(new Set(texts.map((r) => r.lab)).size).toBeGreaterThanOrEqual(FAMILIES.length - HELD_OUT.length - UNSEEN.length);
     for (const report of texts) {
       const doc = await extractReport(read(report.file), 'pdf');
       expect(doc.method).toBe('text');
@@ -282,6 +283,23 @@ describe('OCR noise handled with evidence', () => {
     expect(data.results[0].loinc_match_status).toBe('auto_match');
   });
 
+  it('reads a table whose values print under Normal or Abnormal', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          ['Test Description', 'Normal', 'Abnormal', 'Units', 'Expected'],
+          ['Ferritin', '326', '', 'ug/L', '38-380'],
+          ['Iron, Total', '', '261 H', 'mcg/dL', '50-180'],
+        ],
+        [100, 900, 1300, 1800, 2300],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.flag])).toEqual([
+      ['Ferritin', '326', null],
+      ['Iron, Total', '261', 'H'],
+    ]);
+  });
+
   it('reads narrative summaries, comparators and qualitative values', () => {
     const parsed = parseReport(
       ocrDocument(
@@ -320,5 +338,24 @@ describe('a photo read twice (the frame, and the sheet flattened)', () => {
     ]);
     // Without the other reading, the name is not read.
     expect(parseReport(page).metadata.patient_last_name).toBeNull();
+  });
+
+  it('adds the rows only the other reading found, once: a row whose name one reading garbled is the same row', () => {
+    const rows = [
+      ['ALT', '32', 'U/L', '0-44'],
+      ['Potassium', '4.1', 'mEq/L', '3.5-5.3'],
+      ['Chloride', '101', 'mEq/L', '98-110'],
+    ];
+    // The page's reading garbled `ALT` as `AIT` and lost the potassium row; the other read both.
+    const page = ocrDocument([['Patient: DOE, JANE'], ...table, ['AIT', '32', 'U/L', '0-44'], rows[2]], xs);
+    const other = ocrDocument([['Patient: DOE, JANE'], ...table, ...rows], xs);
+    const parsed = parseReport({ ...page, pages: [{ ...page.pages[0], alternative: other.pages[0] }] });
+    expect(parsed.results.map((r) => [r.test_name, r.value])).toEqual([
+      ['Glucose', '104'],
+      ['Sodium', '141'],
+      [expect.stringMatching(/^A[IL]T$/), '32'],
+      ['Potassium', '4.1'],
+      ['Chloride', '101'],
+    ]);
   });
 });

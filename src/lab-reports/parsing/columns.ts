@@ -10,10 +10,13 @@ export interface Column {
 
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
   [
-    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|parameter|description|examination|determination|assay|name)$/i,
+    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name)$/i,
     'name',
   ],
-  [/^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|patient result|this visit)$/i, 'result'],
+  [
+    /^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|normal|patient result|this visit)$/i,
+    'result',
+  ],
   [/^(flags?|abnormal|abn|status|ind|indicator|a\/n|h\/l|alert)$/i, 'flag'],
   [/^(units?|uom|unit of measure)$/i, 'units'],
   [
@@ -45,6 +48,12 @@ export function headerColumns(line: Line): Column[] | null {
     const split = splitHeaderCell(cell);
     if (!split) return null;
     columns.push(...split);
+  }
+  // `Normal` and `Abnormal` side by side are a value's two columns (in range, out of range), not a flag column.
+  const texts = line.cells.map((cell) => cell.text.trim().toLowerCase());
+  if (texts.includes('normal') && texts.includes('abnormal')) {
+    for (const column of columns)
+      if (column.role === 'flag' && line.cells.some((c) => c.x0 === column.x0 && /^abnormal$/i.test(c.text.trim()))) column.role = 'result';
   }
   const roles = new Set(columns.map((c) => c.role));
   if (!roles.has('result') || !(roles.has('units') || roles.has('reference')) || columns.length < 3) return null;

@@ -2,6 +2,7 @@ import { ReportParseFailure, MAX_REPORT_PAGES } from './failure';
 import { prepareImage } from './image-prep';
 import { detectLanguage } from './language';
 import { ocrPage } from './ocr';
+import { parseReport } from './parse';
 import { openPdf, pdfTextPages, renderPdfPages } from './pdf-text';
 import type { ExtractedDocument, ExtractedPage, ReportFileKind } from './types';
 
@@ -14,7 +15,7 @@ const MIN_TEXT_WORDS_PER_PAGE = 8;
 
 /** Words with positions from a PDF's text layer, or by OCR for images and scanned PDFs. */
 export async function extractReport(bytes: Uint8Array, kind: ReportFileKind): Promise<ExtractedDocument> {
-  const { method, pages } = kind === 'pdf' ? await extractPdf(bytes) : { method: 'ocr' as const, pages: [await ocrImage(bytes)] };
+  const { method, pages } = kind === 'pdf' ? await extractPdf(bytes) : { method: 'ocr' as const, pages: [await ocrImage(bytes, { firstPage: true })] };
   const words = pages.flatMap((page) => page.words);
   let ocrConfidence: number | null = null;
   if (method === 'ocr') {
@@ -41,7 +42,7 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
     const ocrPages: ExtractedPage[] = [];
     for (const [index, image] of images.entries()) {
       // Pages that have a text layer keep it; only the scanned ones are read by OCR.
-      ocrPages.push(lettered[index] >= MIN_TEXT_WORDS_PER_PAGE ? pages[index] : await ocrImage(image));
+      ocrPages.push(lettered[index] >= MIN_TEXT_WORDS_PER_PAGE ? pages[index] : await ocrImage(image, { firstPage: index === 0 }));
     }
     return { method: 'ocr', pages: ocrPages };
   } finally {
@@ -50,22 +51,33 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
 }
 
 /**
- * A page image by OCR. A photo (the sheet on a surface: prepareImage leaves its levelling to
- * tesseract) is read a second time flattened (prepareImage's `flatten`, table rules taken out):
- * the flattened reading finds rows and labels the frame's loses (a sidebar beside the results, a
- * bordered label/value grid) but misreads digits the frame's reads right, so the frame's reading
- * is the page and the flattened one its `alternative`, which parseReport takes the rows only it
- * found and the metadata fields it is surer of from. Measured on the corpus's photos (tuned /
- * held-out families): values 0.974 / 0.911 → 0.981 / 0.987, at about twice the CPU.
+ * A page image by OCR. A first page whose reading leaves the patient unread (no results, or no
+ * first name, last name or date of birth) is read a second time, its table rules taken out (a
+ * photo: the sheet flattened too, prepareImage's `flatten`): tesseract's single-block layout
+ * analysis takes text boxed in by rules for part of the rules' blob, and on a tilted photo mixes
+ * a sidebar's lines with the table's. The first reading is the page and the second its
+ * `alternative`, which parseReport takes the rows only it found and the metadata fields it is
+ * surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
  */
-async function ocrImage(bytes: Uint8Array): Promise<ExtractedPage> {
+async function ocrImage(bytes: Uint8Array, options: { firstPage: boolean }): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
-  const page = await ocrPage(image.image, image, { rotateAuto: image.steps.skewDegrees === null });
-  if (image.steps.skewDegrees !== null) return page;
-  const flat = await prepareImage(bytes, { flatten: true });
-  if (!flat.steps.flattened) return page;
-  const { width, height, words } = await ocrPage(flat.image, flat);
+  const photo = image.steps.skewDegrees === null;
+  const page = await ocrPage(image.image, image, { rotateAuto: photo });
+  if (!options.firstPage || !patientUnread(page)) return page;
+  const other = await prepareImage(bytes, photo ? { flatten: true } : { withoutRules: true });
+  if (photo && !other.steps.flattened) return page;
+  const { width, height, words } = await ocrPage(other.image, other);
   return { ...page, alternative: { width, height, words } };
+}
+
+/** The page read alone gives no results, or leaves the patient's first or last name or date of birth unread. */
+function patientUnread(page: ExtractedPage): boolean {
+  try {
+    const { metadata } = parseReport({ kind: 'png', method: 'ocr', pages: [page], ocrConfidence: null, language: null });
+    return metadata.patient_first_name === null || metadata.patient_last_name === null || metadata.dob === null;
+  } catch {
+    return true;
+  }
 }
 
 export { MAX_REPORT_PAGES };

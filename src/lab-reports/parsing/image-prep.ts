@@ -42,6 +42,7 @@ const FRAME_MARGIN = 0.02;
  * (~0.05 s), over the sheet only when a photo shows the surface around it, and a level page (every
  * scan and PNG of the corpus) is not resampled at all.
  *
+ * `withoutRules` takes the table rules out of a page that is no photo (its second reading, extract.ts).
  * `flatten` instead cuts a photographed sheet out along its outline and warps it square
  * (perspective, turn and shear), its light evened and its table rules taken out (`removeRules`).
  * Alone it read the held-out families' values better and the tuned ones' worse (digits misread on
@@ -49,7 +50,7 @@ const FRAME_MARGIN = 0.02;
  * Also measured: contrast stretching (`normalise`) amplifies scanner noise and lost 7 of 8 rows of a
  * 200-dpi scan, and a thresholded (black and white) page lost decimal points, so pages stay grey.
  */
-export async function prepareImage(bytes: Uint8Array, options: { flatten?: boolean } = {}): Promise<PreparedImage> {
+export async function prepareImage(bytes: Uint8Array, options: { flatten?: boolean; withoutRules?: boolean } = {}): Promise<PreparedImage> {
   let meta: Metadata;
   try {
     meta = await sharp(bytes).metadata();
@@ -100,8 +101,8 @@ export async function prepareImage(bytes: Uint8Array, options: { flatten?: boole
         sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).rotate(-skewDegrees, { background: { r: 255, g: 255, b: 255 } }),
       );
     }
-    // A flattened sheet is level and square: its table rules can be found and taken out.
-    if (flattened) page = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
+    // A flattened sheet (or a levelled scan) is level and square: its table rules can be found and taken out.
+    if (flattened || options.withoutRules) page = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
     const scale = TARGET_SIDE / Math.max(page.width, page.height);
     if (Math.abs(scale - 1) > 0.1) {
       const raw = { width: page.width, height: page.height, channels: 1 as const };

@@ -8,7 +8,7 @@ type Field = 'name' | 'first' | 'last' | 'subject' | 'dob' | 'sex' | 'age_sex' |
 
 /** Header labels labs print, the field each names; `other` ones only end the value before them. */
 const LABELS: [RegExp, Field][] = [
-  [/^(patient name|patient|name|pt name|patient's name|client name)$/i, 'name'],
+  [/^(patient name|patient|name|pt name|patient's name|client name|name of patient|patient full name)$/i, 'name'],
   [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\))$/i, 'first'],
   [/^(last name|surname|family name)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
@@ -16,16 +16,19 @@ const LABELS: [RegExp, Field][] = [
   [/^(sex|gender)$/i, 'sex'],
   [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
   [
-    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected)$/i,
+    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
     'collected',
   ],
-  [/^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued)$/i, 'reported'],
   [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|barcode)$/i,
+    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date)$/i,
+    'reported',
+  ],
+  [
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|order no\.?|order #|order number|sample|sample number|lab accession|accession id|barcode)$/i,
     'specimen',
   ],
   [
-    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician)$/i,
+    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician|referrer|referring dr\.?|ordering dr\.?|ordering md|requesting doctor)$/i,
     'provider',
   ],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],

@@ -25,7 +25,7 @@ const MASTHEAD_BAND = 0.1;
 export function parseReport(doc: ExtractedDocument): ParsedReport {
   const report = parseReading(doc);
   if (!doc.pages.some((page) => page.alternative)) return report;
-  // A photo read twice (extract.ts): the page's results, with the rows only the other reading
+  // A page read twice (extract.ts): the page's results, with the rows only the other reading
   // found; each metadata field from the reading surer of it (one may lose a label the other reads).
   let other: ParsedReport;
   try {
@@ -38,18 +38,39 @@ export function parseReport(doc: ExtractedDocument): ParsedReport {
 
 /**
  * `results` with the rows of `other` none of them names (by their names' letter pairs: OCR noise
- * in a name is still the same row), each placed after the row it follows in `other`.
+ * in a name is still the same row), each placed after the row it follows in `other`. A row of
+ * `other` whose name one reading garbled (`AIT` for `ALT`) is still the row it stands beside: the
+ * next row of `results` that `other` does not name, with the same value and the same units or
+ * reference interval, is that row and is not added twice (its name taken from the surer reading).
  */
 function withRowsOnlyIn(results: ParsedResult[], other: ParsedResult[]): ParsedResult[] {
   const out = [...results];
+  const otherKeys = other.map((row) => nameKey(row.test_name));
+  const namedInOther = (row: ParsedResult) => otherKeys.some((key) => sameName(nameKey(row.test_name), key));
   let at = 0;
   for (const row of other) {
     const key = nameKey(row.test_name);
     const same = out.findIndex((r) => r.page === row.page && sameName(nameKey(r.test_name), key));
-    if (same >= 0) at = same + 1;
-    else out.splice(at++, 0, { ...row, notes: [...row.notes, 'read from the flattened photo only'] });
+    if (same >= 0) {
+      at = same + 1;
+      continue;
+    }
+    const beside = out[at];
+    if (beside && beside.page === row.page && sameReading(beside, row) && !namedInOther(beside)) {
+      if (row.confidence > beside.confidence) out[at] = { ...beside, test_name: row.test_name, notes: [...beside.notes, 'name from the second reading'] };
+      at += 1;
+      continue;
+    }
+    out.splice(at++, 0, { ...row, notes: [...row.notes, 'read from the second reading only'] });
   }
   return out;
+}
+
+/** Two readings of one printed row: the same value, and the same units or reference interval. */
+function sameReading(a: ParsedResult, b: ParsedResult): boolean {
+  const flat = (s: string | null) => (s ?? '').replace(/\s+/g, '').toLowerCase();
+  if (flat(a.value) !== flat(b.value) || !flat(a.value)) return false;
+  return (!!flat(a.units) && flat(a.units) === flat(b.units)) || (!!flat(a.reference_text) && flat(a.reference_text) === flat(b.reference_text));
 }
 
 /** Two names whose letter pairs mostly agree (Dice ≥ 0.85: `Red` and `White Blood Cell Count`, `MCH` and `MCHC` are two). */
