@@ -148,8 +148,13 @@ function answerBrokenHttp(error: Error & { code?: string }, socket: Socket): voi
   );
 }
 
+/**
+ * The document is built on the first request for it (/openapi.json, /openapi.yaml, /docs), then
+ * kept: building it walks every route's schemas, about a CPU-second an app, which every start of an
+ * app never asked for it (most test stacks) would spend.
+ */
 function setupOpenApi(app: INestApplication, options: HttpAppOptions): void {
-  SwaggerModule.setup('docs', app, buildOpenApiDocument(app, options), {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app, options), {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
   });

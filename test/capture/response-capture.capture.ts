@@ -84,7 +84,7 @@ describe('response capture (CAPTURE_RESPONSES=<file>)', () => {
 
   beforeAll(async () => {
     if (!output) throw new Error('Set CAPTURE_RESPONSES to the file to write (see the comment above).');
-    stack = await startStack({ env: { ...ORDER_TEST_ENV, APPOINTMENT_PROVIDER_STEP_DELAY: '300ms' } });
+    stack = await startStack({ labReportWorker: true, env: { ...ORDER_TEST_ENV, APPOINTMENT_PROVIDER_STEP_DELAY: '300ms' } });
   });
   afterAll(() => stack?.close());
 

@@ -75,7 +75,11 @@ describe('FHIR R4: parsed lab reports', () => {
     );
 
   beforeAll(async () => {
-    ({ stack, tenant, userId: orderUserId } = await startOrderStack({ env: { FHIR_EXPORT_PAGE_SIZE: '2', FHIR_EXPORT_RETENTION: '1h' } }));
+    ({
+      stack,
+      tenant,
+      userId: orderUserId,
+    } = await startOrderStack({ labReportWorker: true, env: { FHIR_EXPORT_PAGE_SIZE: '2', FHIR_EXPORT_RETENTION: '1h' } }));
     other = await createTenant(stack.db);
     fhir = new Client({ baseUrl: `${stack.apiUrl}/fhir/R4`, customHeaders: { 'x-service-api-key': tenant.apiKey } });
     // An order with results: the DiagnosticReport search's first source.

@@ -50,7 +50,12 @@ const jobWhen = (key: string, jobId: string, ...statuses: string[]) =>
 const webhooksOf = (path: string, jobId: string) => receiver.forPath(path).filter((request) => request.json?.data?.id === jobId);
 
 beforeAll(async () => {
-  stack = await startStack({ management: true, events: true, env: { EVENTS_RELAY_POLL_INTERVAL: '200ms', LAB_REPORT_RETRY_INTERVAL: '200ms' } });
+  stack = await startStack({
+    labReportWorker: true,
+    management: true,
+    events: true,
+    env: { EVENTS_RELAY_POLL_INTERVAL: '200ms', LAB_REPORT_RETRY_INTERVAL: '200ms' },
+  });
   tenant = await createTenant(stack.db);
   reviewing = await createTenant(stack.db);
   receiver = await WebhookReceiver.start();

@@ -43,7 +43,7 @@ async function upload(
 }
 
 beforeAll(async () => {
-  stack = await startStack({ management: true, events: true, env: { EVENTS_RELAY_POLL_INTERVAL: '200ms' } });
+  stack = await startStack({ labReportWorker: true, management: true, events: true, env: { EVENTS_RELAY_POLL_INTERVAL: '200ms' } });
   tenant = await createTenant(stack.db);
   other = await createTenant(stack.db);
   userId = await createUser(tenant.apiKey);

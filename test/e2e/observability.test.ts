@@ -52,6 +52,7 @@ describe('/metrics after traffic', () => {
     // Before the stack's worker connects: the SDK's exporter is part of the process's runtime.
     const runtime = await installTemporalRuntime({ prometheusPort: 0 });
     stack = await startStack({
+      labReportWorker: true,
       management: true,
       events: true,
       env: { ...ORDER_TEST_ENV, EVENTS_RELAY_POLL_INTERVAL: '200ms' },

@@ -52,6 +52,7 @@ beforeAll(async () => {
   smtp = await startSmtpReceiver();
   receiver = await WebhookReceiver.start();
   stack = await startStack({
+    labReportWorker: true,
     management: true,
     events: true,
     sandboxCallbacks: true,

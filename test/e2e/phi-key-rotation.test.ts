@@ -73,7 +73,7 @@ test('PHI sealed under the old key is read after a rotation, sealed again by `la
   const env = { ...ORDER_TEST_ENV, DATABASE_URL: scratch.url, TEMPORAL_TASK_QUEUE: `test-${randomUUID()}` };
 
   // Under key A: a user's details and an order (patient details and address, the workflow's input).
-  stack = await startStack({ env: { ...env, PHI_ENCRYPTION_KEY: keyA } });
+  stack = await startStack({ labReportWorker: true, env: { ...env, PHI_ENCRYPTION_KEY: keyA } });
   const tenant = await createTenant(stack.db);
   const api = (method: string, path: string, body?: object) => call(stack!.apiUrl, method, path, { key: tenant.apiKey, body });
   const user = await api('POST', '/v2/user', { client_user_id: `rotation-${randomUUID()}` });
@@ -106,7 +106,7 @@ test('PHI sealed under the old key is read after a rotation, sealed again by `la
   expect((await openedBy(new PhiCipher(Buffer.from(keyB, 'base64')))).opened).toBe(0);
 
   // Rotated: key B seals, A still opens.
-  stack = await startStack({ env: { ...env, PHI_ENCRYPTION_KEY: keyB, PHI_ENCRYPTION_PREVIOUS_KEYS: keyA } });
+  stack = await startStack({ labReportWorker: true, env: { ...env, PHI_ENCRYPTION_KEY: keyB, PHI_ENCRYPTION_PREVIOUS_KEYS: keyA } });
   const order = await api('GET', `/v3/order/${orderId}`);
   expect(order.status).toBe(200);
   expect(order.body.patient_details).toMatchObject({ first_name: patientDetails().first_name, email: patientDetails().email });

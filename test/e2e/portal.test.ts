@@ -35,7 +35,7 @@ describe('patient portal: portal URLs and the pages behind them', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
-    stack = await startStack({ env: { ...ORDER_TEST_ENV, SMTP_URL: smtp.url, PORTAL_CODE_MAX_FAILURES: '3' } });
+    stack = await startStack({ labReportWorker: true, env: { ...ORDER_TEST_ENV, SMTP_URL: smtp.url, PORTAL_CODE_MAX_FAILURES: '3' } });
     tenant = await createTenant(stack.db, { teamName: 'Acme Health' });
     client = new VitalClient({ baseUrl: stack.apiUrl, apiKey: tenant.apiKey, headers: { 'x-service-api-key': tenant.apiKey }, maxRetries: 0 });
     userId = await createUser(stack, tenant);

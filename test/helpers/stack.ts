@@ -58,7 +58,11 @@ export interface TestStack {
 export interface StackOptions {
   /** Start a Temporal worker on this stack's task queue (default true). */
   worker?: boolean;
-  /** Start the lab report worker on this stack's lab report queue with the Temporal worker (default true). */
+  /**
+   * Start the lab report worker on this stack's lab report queue with the Temporal worker (default
+   * false): only suites that upload or review lab reports need it, and it costs a stack's boot
+   * about 0.6 CPU-seconds (docs/development.md, CI time).
+   */
   labReportWorker?: boolean;
   /** Start the management API too (default false). */
   management?: boolean;
@@ -134,7 +138,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
 
     let temporalWorker: Worker | null = null;
     if (options.worker !== false) {
-      const started = await startWorker(api, config, taskQueue, options.labReportWorker !== false, apiUrl);
+      const started = await startWorker(api, config, taskQueue, options.labReportWorker === true, apiUrl);
       temporalWorker = started.worker;
       closers.push(started.stop);
     }
