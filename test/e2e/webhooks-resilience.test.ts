@@ -128,7 +128,14 @@ describe('the delivery worker killed mid-flight', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await waitForOutput(started, /delivery worker on queue/);
+    try {
+      await waitForOutput(started, /delivery worker on queue/);
+    } catch (error) {
+      // Not yet in `child`, so afterAll would not stop it: a worker that never said it started
+      // would outlive the run.
+      await stopChild(started, 'SIGKILL');
+      throw error;
+    }
     return started;
   }
 
