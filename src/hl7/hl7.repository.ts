@@ -201,10 +201,10 @@ export class Hl7Repository {
     limit: number,
     match?: (rows: ReceivedMessage[]) => Promise<Map<string, string | null>>,
   ): Promise<Array<ReceivedMessage & { matched?: string | null }>> {
-    const rows: ReceivedMessage[] = await this.db.query(
-      `SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} ORDER BY created_at, id LIMIT $2`,
-      [leaseMs, limit],
-    );
+    const rows: ReceivedMessage[] = await this.db.query(`SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} ORDER BY created_at, id LIMIT $2`, [
+      leaseMs,
+      limit,
+    ]);
     if (rows.length === 0) return [];
     const matched = match ? await match(rows) : new Map<string, string | null>();
     const claimed: Array<{ id: string }> = await this.db.query(
