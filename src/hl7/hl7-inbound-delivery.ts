@@ -110,8 +110,9 @@ export class Hl7InboundDelivery {
             return new Map(read.map((message) => [message.id, found.get(message.id) ?? null]));
           });
           claimed = rows.length;
+          // Only the rows this pass claimed: another hand-off may have claimed some of those read.
           const decided = new Map(rows.map((row) => [row.id, row.matched]));
-          this.enqueue(read.map((message) => ({ ...message, matched: decided.get(message.id) })));
+          this.enqueue(read.filter((message) => decided.has(message.id)).map((message) => ({ ...message, matched: decided.get(message.id) })));
           await this.idle();
         } catch (error) {
           this.logger.warn(`hl7 hand-off pass failed: ${(error as Error).message}`);
