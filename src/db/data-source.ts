@@ -69,6 +69,7 @@ import { SandboxHl7LabOutbox1763791100000 } from './migrations/1763791100000-san
 import { Hl7MatchKeys1763791700000 } from './migrations/1763791700000-hl7-match-keys';
 import { SdkSyncReports1763791600000 } from './migrations/1763791600000-sdk-sync-reports';
 import { WebhookPortalSessions1763791750000 } from './migrations/1763791750000-webhook-portal-sessions';
+import { Hl7ReceivedByArrival1763791764000 } from './migrations/1763791764000-hl7-received-by-arrival';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -167,6 +168,7 @@ export const MIGRATIONS = [
   SdkSyncReports1763791600000,
   Hl7MatchKeys1763791700000,
   WebhookPortalSessions1763791750000,
+  Hl7ReceivedByArrival1763791764000,
 ];
 
 /**

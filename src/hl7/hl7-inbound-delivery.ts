@@ -13,6 +13,8 @@ export interface PendingMessage {
   labAccountId: string;
   peerFacility: string;
   keys: MatchKeys;
+  /** Its order (null: held) when matched and recorded already, by the hand-off's claim; absent: not matched yet. */
+  matched?: string | null;
 }
 /** Messages matched in one go (a few queries each batch, whatever its size). */
 const BATCH = 200;
@@ -100,9 +102,17 @@ export class Hl7InboundDelivery {
       while (!stopped) {
         let claimed = 0;
         try {
-          const rows = await this.repository.claimToHandOver(leaseMs, BATCH);
+          // Matched as they are claimed: each row is updated once before its signal (claim and order together), not twice.
+          let read: PendingMessage[] = [];
+          const rows = await this.repository.claimToHandOver(leaseMs, BATCH, async (claimedRows) => {
+            read = claimedRows.flatMap((row) => this.read(row));
+            const found = await this.match(read);
+            return new Map(read.map((message) => [message.id, found.get(message.id) ?? null]));
+          });
           claimed = rows.length;
-          this.enqueue(rows.flatMap((row) => this.read(row)));
+          // Only the rows this pass claimed: another hand-off may have claimed some of those read.
+          const decided = new Map(rows.map((row) => [row.id, row.matched]));
+          this.enqueue(read.filter((message) => decided.has(message.id)).map((message) => ({ ...message, matched: decided.get(message.id) })));
           await this.idle();
         } catch (error) {
           this.logger.warn(`hl7 hand-off pass failed: ${(error as Error).message}`);
@@ -155,9 +165,15 @@ export class Hl7InboundDelivery {
 
   /** Matches a batch (a few queries for all of it), then hands each matched message's fact to its order. */
   private async deliver(batch: readonly PendingMessage[]): Promise<void> {
-    const matched = await this.match(batch);
-    await this.repository.recordMatches(batch.map((message) => ({ id: message.id, orderId: matched.get(message.id) ?? null })));
-    for (const message of batch) if (!matched.has(message.id)) hl7Metrics.held();
+    const undecided = batch.filter((message) => message.matched === undefined);
+    const found = await this.match(undecided);
+    await this.repository.recordMatches(undecided.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })));
+    const matched = new Map<string, string>();
+    for (const message of batch) {
+      const orderId = message.matched === undefined ? found.get(message.id) : message.matched;
+      if (orderId) matched.set(message.id, orderId);
+      else hl7Metrics.held();
+    }
 
     const byOrder = new Map<string, Array<{ id: string; fact: LabFactOf | null }>>();
     for (const message of batch) {
@@ -195,21 +211,23 @@ export class Hl7InboundDelivery {
   /** Each message's order: the first placer number that is an order at its lab, else a filler number seen before (in this batch too). */
   private async match(batch: readonly PendingMessage[]): Promise<Map<string, string>> {
     const placersByLab = new Map<string, Set<string>>();
-    const fillersByFacility = new Map<string, Set<string>>();
     for (const message of batch) {
       if (message.keys.placers.length > 0) {
         const set = placersByLab.get(message.labAccountId) ?? new Set();
         for (const placer of message.keys.placers) set.add(placer);
         placersByLab.set(message.labAccountId, set);
       }
-      if (message.keys.fillers.length > 0) {
-        const set = fillersByFacility.get(message.peerFacility) ?? new Set();
-        for (const filler of message.keys.fillers) set.add(filler);
-        fillersByFacility.set(message.peerFacility, set);
-      }
     }
     const ordersOfLab = new Map<string, Set<string>>();
     for (const [lab, placers] of placersByLab) ordersOfLab.set(lab, await this.repository.ordersAt([...placers], lab));
+    // The lab's numbers are looked up only for messages no placer number matched (the others need none).
+    const fillersByFacility = new Map<string, Set<string>>();
+    for (const message of batch) {
+      if (message.keys.fillers.length === 0 || message.keys.placers.some((placer) => ordersOfLab.get(message.labAccountId)?.has(placer))) continue;
+      const set = fillersByFacility.get(message.peerFacility) ?? new Set();
+      for (const filler of message.keys.fillers) set.add(filler);
+      fillersByFacility.set(message.peerFacility, set);
+    }
     const fillers = new Map<string, Map<string, string>>();
     for (const [facility, numbers] of fillersByFacility) fillers.set(facility, await this.repository.ordersOfFillers(facility, [...numbers]));
 

@@ -58,6 +58,8 @@ export interface ReceivedMessage {
 const RECEIVED = `m.id, m.peer_facility AS "peerFacility", m.lab_account_id AS "labAccountId", m.placer_numbers AS "placerNumbers",
   m.filler_numbers AS "fillerNumbers", m.lab_fact AS "labFact", m.lab_fact_correction AS "labFactCorrection",
   CASE WHEN m.placer_numbers IS NULL OR m.lab_fact = 'do_not_process' THEN m.body_enc END AS "bodyEnc"`;
+/** Of the rows `m`: inbound, `received`, and claimed by no hand-off within the lease ($1, ms). */
+const UNCLAIMED = `m.direction = 'in' AND m.state = 'received' AND (m.updated_at = m.created_at OR m.updated_at < now() - make_interval(secs => $1::float8 / 1000))`;
 const RECEIVED_NAMES = `"id", "peerFacility", "labAccountId", "placerNumbers", "fillerNumbers", "labFact", "labFactCorrection", "bodyEnc"`;
 
 const SUMMARY = `id, direction, peer_facility AS "peerFacility", control_id AS "controlId", message_type AS "messageType",
@@ -188,19 +190,36 @@ export class Hl7Repository {
    * Inbound messages still `received` that no hand-off has claimed yet (stored by a listener that
    * does not hand over itself: updated_at is still created_at) or whose claim is older than
    * `leaseMs` (the hand-off that claimed them stopped): claimed by touching them, oldest first.
+   * With `match`, what it decides for a row is recorded by the claim's UPDATE (its order, or
+   * `held` for null; a row it leaves out is only claimed): one new version of each row before its
+   * signal, not two (a claim, then recordMatches). The rows are read unlocked and the UPDATE claims
+   * only those still unclaimed (Postgres re-checks its WHERE on a row another hand-off changed
+   * meanwhile): a row another hand-off took first is left out of the answer.
    */
-  claimToHandOver(leaseMs: number, limit: number): Promise<ReceivedMessage[]> {
-    return this.db.query(
+  async claimToHandOver(
+    leaseMs: number,
+    limit: number,
+    match?: (rows: ReceivedMessage[]) => Promise<Map<string, string | null>>,
+  ): Promise<Array<ReceivedMessage & { matched?: string | null }>> {
+    const rows: ReceivedMessage[] = await this.db.query(`SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} ORDER BY created_at, id LIMIT $2`, [
+      leaseMs,
+      limit,
+    ]);
+    if (rows.length === 0) return [];
+    const matched = match ? await match(rows) : new Map<string, string | null>();
+    const claimed: Array<{ id: string }> = await this.db.query(
       `WITH claimed AS (
-         UPDATE hl7_messages m SET updated_at = clock_timestamp()
-           FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received'
-                    AND (updated_at = created_at OR updated_at < now() - make_interval(secs => $1::float8 / 1000))
-                  ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) fresh
-          WHERE m.id = fresh.id
-          RETURNING ${RECEIVED}, m.created_at)
-       SELECT ${RECEIVED_NAMES} FROM claimed ORDER BY created_at, id`,
-      [leaseMs, limit],
+         UPDATE hl7_messages m SET updated_at = clock_timestamp(),
+                order_id = CASE WHEN r.decided THEN r.order_id ELSE m.order_id END,
+                state = CASE WHEN r.decided AND r.order_id IS NULL THEN 'held' ELSE m.state END
+           FROM unnest($2::uuid[], $3::uuid[], $4::bool[]) AS r(id, order_id, decided)
+          WHERE m.id = r.id AND ${UNCLAIMED}
+          RETURNING m.id)
+       SELECT id FROM claimed`,
+      [leaseMs, rows.map((row) => row.id), rows.map((row) => matched.get(row.id) ?? null), rows.map((row) => matched.has(row.id))],
     );
+    const ours = new Set(claimed.map((row) => row.id));
+    return rows.filter((row) => ours.has(row.id)).map((row) => (matched.has(row.id) ? { ...row, matched: matched.get(row.id) ?? null } : row));
   }
 
   /** Of `orderIds`, those placed through the lab account (one query for a batch of messages). */

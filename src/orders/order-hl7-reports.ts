@@ -4,8 +4,7 @@ import type { Hl7Orders, Hl7Report } from '../hl7/hl7-orders';
 import { labUpdate, labUpdates, type LabUpdate, resendLabOrder } from '../../workflows/contract';
 import { OrderLabResults } from './order-lab-results';
 import { OrderWorkflows } from './order-workflows';
-import type { OrderEntity } from './order.entities';
-import { OrdersRepository } from './orders.repository';
+import { type OrderSignalState, OrdersRepository } from './orders.repository';
 
 /**
  * Orders as the HL7 listener (src/hl7) reaches them: whether a placer number is an order of the
@@ -44,7 +43,8 @@ export class OrderHl7Reports implements Hl7Orders {
   async reportEach(orderId: string, reports: readonly Hl7Report[]): Promise<{ handed: string[]; error?: unknown }> {
     const handed: string[] = [];
     try {
-      const order = await this.orders.findById(orderId);
+      // Three columns: the hand-off reads each order of each batch; the whole order only to start its workflow.
+      const order = await this.orders.signalStateOf(orderId);
       if (!order) return { handed: reports.map((report) => report.messageId) };
       if (OrderLabResults.isResulted(order) || reports.length === 1) {
         for (const report of reports) {
@@ -53,7 +53,7 @@ export class OrderHl7Reports implements Hl7Orders {
         }
         return { handed };
       }
-      await this.workflows.ensureStarted(order);
+      await this.ensureStarted(order);
       const updates = reports.map((report) => this.updateOf(report));
       const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdates, updates));
       for (const report of reports) {
@@ -67,14 +67,23 @@ export class OrderHl7Reports implements Hl7Orders {
     }
   }
 
-  private async reportTo(order: OrderEntity, report: Hl7Report): Promise<'accepted' | 'ignored'> {
+  private async reportTo(order: OrderSignalState, report: Hl7Report): Promise<'accepted' | 'ignored'> {
     const corrects = this.corrects(report);
     if (corrects && OrderLabResults.isResulted(order)) return this.correct(order.id, report.messageId);
-    await this.workflows.ensureStarted(order);
+    await this.ensureStarted(order);
     const signalled = await this.signalUnlessClosed(() => this.workflows.handle(order.id).signal(labUpdate, this.updateOf(report)));
     // The run completed the order between the read above and the signal.
     if (signalled === 'ignored' && corrects) return this.correct(order.id, report.messageId);
     return signalled;
+  }
+
+  /** Starts the order's workflow if it was not (reading the whole order for that); `order` then says it started. */
+  private async ensureStarted(order: OrderSignalState): Promise<void> {
+    if (order.workflowStartedAt) return;
+    const whole = await this.orders.findById(order.id);
+    if (!whole) return;
+    await this.workflows.ensureStarted(whole);
+    order.workflowStartedAt = whole.workflowStartedAt;
   }
 
   private corrects(report: Hl7Report): boolean {

@@ -15,6 +15,14 @@ const MARK_WORKFLOWS_STARTED = {
   text: `UPDATE orders SET workflow_started_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND workflow_started_at IS NULL`,
 };
 
+/** An order as the HL7 hand-off signals it: whether its results are stored, whether its workflow was started. */
+export type OrderSignalState = Pick<OrderEntity, 'id' | 'lowLevelStatus' | 'workflowStartedAt'>;
+
+const ORDER_SIGNAL_STATE = {
+  name: 'labflow_orders_signal_state',
+  text: `SELECT id, low_level_status AS "lowLevelStatus", workflow_started_at AS "workflowStartedAt" FROM orders WHERE id = $1`,
+};
+
 export interface NewTransitionRow {
   orderId: string;
   seq: number;
@@ -75,6 +83,16 @@ export class OrdersRepository {
 
   findById(id: string, manager: EntityManager = this.db.manager): Promise<OrderEntity | null> {
     return manager.getRepository(OrderEntity).findOneBy({ id });
+  }
+
+  /**
+   * What the HL7 hand-off needs of an order to signal it (src/orders/order-hl7-reports.ts), for
+   * every order of every batch it hands over: three columns by a prepared statement, not the
+   * entity through TypeORM, whose building of it showed as a quarter of the hand-off's CPU.
+   */
+  async signalStateOf(id: string): Promise<OrderSignalState | null> {
+    const [row] = await runPrepared<OrderSignalState>(this.db, ORDER_SIGNAL_STATE.name, ORDER_SIGNAL_STATE.text, [id]);
+    return row ?? null;
   }
 
   /** Locks the order row for the rest of the transaction. */

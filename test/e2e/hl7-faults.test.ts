@@ -362,4 +362,42 @@ describe('the listener stopped between a message’s ACK and its hand-off to the
     }
     await orderReaches(stack, tenant, orderId, 'partial_results');
   }, 120_000);
+
+  it('two hand-offs claiming at once: each stored message is claimed, matched and recorded by one of them', async () => {
+    const orderId = await orderAwaitingResults();
+    const repository = stack.api.get(Hl7Repository);
+    const cipher = stack.api.get(PhiCipher);
+    const stored = await repository.storeInbound(
+      [1, 2, 3].map((n) => {
+        const controlId = `RACE-${n}-${orderId.slice(0, 8)}`;
+        return {
+          peerFacility: LAB_FACILITY,
+          controlId,
+          messageType: 'ORU^R01',
+          labAccountId,
+          fillerNumber: null,
+          ackText: 'Message accepted.',
+          bodyEnc: cipher.encrypt(oru(controlId, orderId, 'P', [[components[0].loinc, '77']], '20261128090000')),
+        };
+      }),
+    );
+    const ids = stored.map(({ message }) => message.id);
+    // Both read the same rows before either writes: each one's matcher waits for the other's read.
+    let reads = 0;
+    let bothRead!: () => void;
+    const readByBoth = new Promise<void>((resolve) => (bothRead = resolve));
+    const claim = () =>
+      repository.claimToHandOver(60_000, 1000, async (rows) => {
+        reads += 1;
+        if (reads === 2) bothRead();
+        await readByBoth;
+        return new Map(rows.filter((row) => ids.includes(row.id)).map((row) => [row.id, orderId]));
+      });
+    const [first, second] = await Promise.all([claim(), claim()]);
+    const claimedIds = [...first, ...second].map((row) => row.id).filter((id) => ids.includes(id));
+    expect(claimedIds.sort()).toEqual([...ids].sort());
+    const rows: Array<{ state: string; order_id: string }> = await stack.db.query(`SELECT state, order_id FROM hl7_messages WHERE id = ANY($1::uuid[])`, [ids]);
+    expect(rows).toEqual(ids.map(() => ({ state: 'received', order_id: orderId })));
+    await stack.db.query(`DELETE FROM hl7_messages WHERE id = ANY($1::uuid[])`, [ids]);
+  }, 120_000);
 });
