@@ -36,6 +36,8 @@ const SAMPLE = Number(process.env.BENCH_SAMPLE ?? 200);
 const BASELINE = Math.min(SAMPLE, 100);
 const CREATE_CONCURRENCY = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 32);
 const GIB = 1024 ** 3;
+/** How long the orders may take to go idle before the bench gives up. */
+const IDLE_DEADLINE_MS = Number(process.env.BENCH_IDLE_DEADLINE_MS ?? 600_000);
 const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
 
 /** Resident memory of a process, bytes (VmRSS of /proc/<pid>/status). */
@@ -119,12 +121,18 @@ async function main(): Promise<void> {
     };
     /** Waits until every order of the team has reached requisition_created: its workflow is idle, waiting for the kit. */
     const waitIdle = async () => {
+      const deadline = Date.now() + IDLE_DEADLINE_MS;
       for (;;) {
         const [{ busy }] = await db.query(
           `SELECT count(*)::int AS busy FROM orders WHERE team_id = $1 AND low_level_status <> 'requisition_created' AND low_level_status <> 'cancelled'`,
           [tenant.teamId],
         );
         if (busy === 0) return;
+        if (Date.now() > deadline) {
+          // Fail, not hang: `npm run bench` runs the benches after this one.
+          const statuses = await db.query(`SELECT low_level_status, count(*)::int AS n FROM orders WHERE team_id = $1 GROUP BY 1`, [tenant.teamId]);
+          throw new Error(`${busy} orders not at requisition_created after ${IDLE_DEADLINE_MS / 1000} s: ${JSON.stringify(statuses)}`);
+        }
         await sleep(1000);
       }
     };
