@@ -102,17 +102,18 @@ export class Hl7InboundDelivery {
       while (!stopped) {
         let claimed = 0;
         try {
-          // Matched as they are claimed: each row is updated once before its signal (claim and order together), not twice.
-          let read: PendingMessage[] = [];
-          const rows = await this.repository.claimToHandOver(leaseMs, BATCH, async (claimedRows) => {
-            read = claimedRows.flatMap((row) => this.read(row));
-            const found = await this.match(read);
-            return new Map(read.map((message) => [message.id, found.get(message.id) ?? null]));
-          });
-          claimed = rows.length;
+          // Matched, then claimed with their orders: each row is updated once before its signal, not twice.
+          const waiting = await this.repository.waitingForHandOver(leaseMs, BATCH);
+          const read = waiting.flatMap((row) => this.read(row));
+          const found = await this.match(read);
+          const readIds = new Set(read.map((message) => message.id));
+          const ours = await this.repository.claimForHandOver(
+            leaseMs,
+            waiting.map(({ id }) => (readIds.has(id) ? { id, orderId: found.get(id) ?? null } : { id })),
+          );
+          claimed = ours.size;
           // Only the rows this pass claimed: another hand-off may have claimed some of those read.
-          const decided = new Map(rows.map((row) => [row.id, row.matched]));
-          this.enqueue(read.filter((message) => decided.has(message.id)).map((message) => ({ ...message, matched: decided.get(message.id) })));
+          this.enqueue(read.filter((message) => ours.has(message.id)).map((message) => ({ ...message, matched: found.get(message.id) ?? null })));
           await this.idle();
         } catch (error) {
           this.logger.warn(`hl7 hand-off pass failed: ${(error as Error).message}`);

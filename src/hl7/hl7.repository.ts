@@ -189,24 +189,21 @@ export class Hl7Repository {
   /**
    * Inbound messages still `received` that no hand-off has claimed yet (stored by a listener that
    * does not hand over itself: updated_at is still created_at) or whose claim is older than
-   * `leaseMs` (the hand-off that claimed them stopped): claimed by touching them, oldest first.
-   * With `match`, what it decides for a row is recorded by the claim's UPDATE (its order, or
-   * `held` for null; a row it leaves out is only claimed): one new version of each row before its
-   * signal, not two (a claim, then recordMatches). The rows are read unlocked and the UPDATE claims
-   * only those still unclaimed (Postgres re-checks its WHERE on a row another hand-off changed
-   * meanwhile): a row another hand-off took first is left out of the answer.
+   * `leaseMs` (the hand-off that claimed them stopped), oldest first: read, not locked — the hand-off
+   * matches them, then claims them with `claimForHandOver`.
    */
-  async claimToHandOver(
-    leaseMs: number,
-    limit: number,
-    match?: (rows: ReceivedMessage[]) => Promise<Map<string, string | null>>,
-  ): Promise<Array<ReceivedMessage & { matched?: string | null }>> {
-    const rows: ReceivedMessage[] = await this.db.query(`SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} ORDER BY created_at, id LIMIT $2`, [
-      leaseMs,
-      limit,
-    ]);
-    if (rows.length === 0) return [];
-    const matched = match ? await match(rows) : new Map<string, string | null>();
+  waitingForHandOver(leaseMs: number, limit: number): Promise<ReceivedMessage[]> {
+    return this.db.query(`SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} ORDER BY created_at, id LIMIT $2`, [leaseMs, limit]);
+  }
+
+  /**
+   * Claims those of `rows` still unclaimed (Postgres re-checks the WHERE on a row another hand-off
+   * changed since it was read, so a row it took first is left out) and, in the same UPDATE, records
+   * each decided row's order (`orderId` null: `held`; absent: only claimed): one new version of each
+   * row before its signal, not two (a claim, then recordMatches). Answers the ids claimed.
+   */
+  async claimForHandOver(leaseMs: number, rows: ReadonlyArray<{ id: string; orderId?: string | null }>): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
     const claimed: Array<{ id: string }> = await this.db.query(
       `WITH claimed AS (
          UPDATE hl7_messages m SET updated_at = clock_timestamp(),
@@ -216,10 +213,9 @@ export class Hl7Repository {
           WHERE m.id = r.id AND ${UNCLAIMED}
           RETURNING m.id)
        SELECT id FROM claimed`,
-      [leaseMs, rows.map((row) => row.id), rows.map((row) => matched.get(row.id) ?? null), rows.map((row) => matched.has(row.id))],
+      [leaseMs, rows.map((row) => row.id), rows.map((row) => row.orderId ?? null), rows.map((row) => row.orderId !== undefined)],
     );
-    const ours = new Set(claimed.map((row) => row.id));
-    return rows.filter((row) => ours.has(row.id)).map((row) => (matched.has(row.id) ? { ...row, matched: matched.get(row.id) ?? null } : row));
+    return new Set(claimed.map((row) => row.id));
   }
 
   /** Of `orderIds`, those placed through the lab account (one query for a batch of messages). */

@@ -349,8 +349,9 @@ describe('the listener stopped between a message’s ACK and its hand-off to the
       },
     ]);
     // A hand-off claims it (and stops before handing it over): another does not take it within the lease.
-    expect((await repository.claimToHandOver(60_000, 1000)).map((row) => row.id)).toContain(message.id);
-    expect((await repository.claimToHandOver(60_000, 1000)).map((row) => row.id)).not.toContain(message.id);
+    const claimWaiting = async () => [...(await repository.claimForHandOver(60_000, await repository.waitingForHandOver(60_000, 1000)))];
+    expect(await claimWaiting()).toContain(message.id);
+    expect(await claimWaiting()).not.toContain(message.id);
     // The lease over (0 here), the next hand-off takes it.
     const stop = stack.api.get(Hl7InboundDelivery).startHandingOff(50, 0);
     try {
@@ -382,19 +383,15 @@ describe('the listener stopped between a message’s ACK and its hand-off to the
       }),
     );
     const ids = stored.map(({ message }) => message.id);
-    // Both read the same rows before either writes: each one's matcher waits for the other's read.
-    let reads = 0;
-    let bothRead!: () => void;
-    const readByBoth = new Promise<void>((resolve) => (bothRead = resolve));
-    const claim = () =>
-      repository.claimToHandOver(60_000, 1000, async (rows) => {
-        reads += 1;
-        if (reads === 2) bothRead();
-        await readByBoth;
-        return new Map(rows.filter((row) => ids.includes(row.id)).map((row) => [row.id, orderId]));
-      });
-    const [first, second] = await Promise.all([claim(), claim()]);
-    const claimedIds = [...first, ...second].map((row) => row.id).filter((id) => ids.includes(id));
+    // Both read the same rows before either writes, then both claim them with their order.
+    const [firstRead, secondRead] = await Promise.all([repository.waitingForHandOver(60_000, 1000), repository.waitingForHandOver(60_000, 1000)]);
+    const claim = (read: Array<{ id: string }>) =>
+      repository.claimForHandOver(
+        60_000,
+        read.filter((row) => ids.includes(row.id)).map((row) => ({ id: row.id, orderId })),
+      );
+    const [first, second] = await Promise.all([claim(firstRead), claim(secondRead)]);
+    const claimedIds = [...first, ...second].filter((id) => ids.includes(id));
     expect(claimedIds.sort()).toEqual([...ids].sort());
     const rows: Array<{ state: string; order_id: string }> = await stack.db.query(`SELECT state, order_id FROM hl7_messages WHERE id = ANY($1::uuid[])`, [ids]);
     expect(rows).toEqual(ids.map(() => ({ state: 'received', order_id: orderId })));
