@@ -144,7 +144,7 @@ export class HealthDataIngestionService {
     // Samples that came inside summaries (a night's heart rate): timeseries under their summary's source.
     const nested = parseNestedSamples(translated.samples, timeZone).map((group) => {
       const sourceType = translated.sourceTypes[group.item] ?? body.source_type;
-      return { resource: group.resource, ...bySourceType(group.parsed, new Array<string>(group.parsed.length).fill(sourceType), bounds, sourceType)[0] };
+      return { resource: group.resource, sourceType, samples: lastPerKey(group.parsed.filter((sample) => isInside(sample, bounds))) };
     });
     await this.timeseries.ensurePartitions(nested.flatMap((group) => group.samples));
     const writes: Array<SummaryWrite & { stream?: unknown }> = [];
@@ -238,7 +238,7 @@ function bySourceType(samples: NormalisedSample[], sourceTypes: string[], bounds
   const groups = new Map<string, NormalisedSample[]>([[batchSourceType, []]]);
   for (let index = 0; index < samples.length; index++) {
     const sample = samples[index];
-    if (sample.ts < bounds.from || sample.ts >= bounds.to) continue;
+    if (!isInside(sample, bounds)) continue;
     const group = groups.get(sourceTypes[index]);
     if (group) group.push(sample);
     else groups.set(sourceTypes[index], [sample]);
@@ -247,9 +247,12 @@ function bySourceType(samples: NormalisedSample[], sourceTypes: string[], bounds
   return [...groups].map(([sourceType, grouped]) => ({ sourceType, samples: lastPerKey(grouped) }));
 }
 
+/** Whether a sample falls within the user's stored window (`boundsOf`). */
+const isInside = (sample: NormalisedSample, bounds: { from: number; to: number }) => sample.ts >= bounds.from && sample.ts < bounds.to;
+
 function countOutside(samples: NormalisedSample[], bounds: { from: number; to: number }): number {
   let outside = 0;
-  for (const sample of samples) if (sample.ts < bounds.from || sample.ts >= bounds.to) outside++;
+  for (const sample of samples) if (!isInside(sample, bounds)) outside++;
   return outside;
 }
 
