@@ -3,6 +3,7 @@ import { RequestValidationError, type ValidationIssue } from '../common/errors';
 import { timeseriesResource, type TimeseriesResource } from './registry';
 import { parseSamples, type NormalisedSample } from './sample-schemas';
 import { labflowSample, type SdkQuantitySample } from './sdk-sample-shapes';
+import { finiteNumber } from './sdk-shape-parts';
 
 /**
  * Samples the SDKs send inside a summary (an iOS sleep's heart rate, a workout's heart rate and
@@ -47,15 +48,13 @@ const STREAM_COMPONENTS: Readonly<Record<string, string>> = {
   swimming_stroke_count: 'workout_swimming_stroke',
 };
 
-const finite = z.number().refine(Number.isFinite, { message: 'Must be a finite number.' });
-
 /** vital-ios `BulkQuantitySample`: values with offsets in seconds from `anchor`. */
 const bulkSample = z
   .looseObject({
     anchor: z.iso.datetime({ offset: true }),
-    value: z.array(finite).max(100_000),
-    start_offset: z.array(finite).max(100_000),
-    end_offset: z.array(finite).max(100_000),
+    value: z.array(finiteNumber).max(100_000),
+    start_offset: z.array(finiteNumber).max(100_000),
+    end_offset: z.array(finiteNumber).max(100_000),
   })
   .refine((bulk) => bulk.start_offset.length === bulk.value.length && bulk.end_offset.length === bulk.value.length, {
     message: 'value, start_offset and end_offset must have the same length.',

@@ -3,6 +3,7 @@ import { isoDate } from '../common/schemas';
 import { timeseriesResource, type TimeseriesResource } from './registry';
 import type { SummarySamples } from './sdk-nested-samples';
 import { sdkQuantitySample, sdkSourceType, type SdkQuantitySample } from './sdk-sample-shapes';
+import { compact, finiteNumber, hasField, optionalNumber, sdkDate, uuidOrUndefined } from './sdk-shape-parts';
 
 /**
  * The mobile SDKs' meal, menstrual cycle and electrocardiogram payloads (vital-ios
@@ -19,9 +20,6 @@ export interface TranslatedSummary {
   samples?: SummarySamples[];
 }
 
-const sdkDate = z.iso.datetime({ offset: true });
-const num = z.number().refine(Number.isFinite, { message: 'Must be a finite number.' });
-const optionalNum = num.nullish();
 const text = z.string().max(255);
 
 /**
@@ -182,7 +180,7 @@ const androidRecord = z.looseObject({
   end_time: sdkDate,
   name: z.string().max(1000).nullish(),
   meal_type: z.number().int().nullish(),
-  ...Object.fromEntries(Object.keys(ANDROID_NUTRIENTS).map((field) => [field, optionalNum])),
+  ...Object.fromEntries(Object.keys(ANDROID_NUTRIENTS).map((field) => [field, optionalNumber])),
 });
 const androidMeal = z.object({ health_connect: z.object({ source_bundle: z.string().max(255), nutrition_records: z.array(androidRecord).max(10_000) }) });
 
@@ -268,7 +266,7 @@ const sdkCycle = z.object({
     home_pregnancy_test: dated({ test_result: z.enum(['negative', 'positive', 'indeterminate']) }),
     home_progesterone_test: dated({ test_result: z.enum(['negative', 'positive', 'indeterminate']) }),
     sexual_activity: dated({ protection_used: z.boolean().nullish() }),
-    basal_body_temperature: dated({ value: num }),
+    basal_body_temperature: dated({ value: finiteNumber }),
     source: z.looseObject({ provider: text, type: text, app_id: text.nullish() }),
   }),
 });
@@ -304,8 +302,8 @@ const sdkEcg = z.object({
     session_start: sdkDate,
     session_end: sdkDate,
     voltage_sample_count: z.number().int().min(0),
-    heart_rate_mean: optionalNum,
-    sampling_frequency_hz: optionalNum,
+    heart_rate_mean: optionalNumber,
+    sampling_frequency_hz: optionalNumber,
     classification: z.enum(['sinus_rhythm', 'atrial_fibrillation', 'inconclusive']).nullish(),
     inconclusive_cause: z.enum(['high_heart_rate', 'low_heart_rate', 'poor_reading']).nullish(),
     algorithm_version: text.nullish(),
@@ -316,7 +314,7 @@ const sdkEcg = z.object({
   voltage_data: z
     .object({
       session_start_offset_millisecond: z.array(z.number().int().min(0)).max(100_000),
-      lead1: z.array(num.nullable()).max(100_000),
+      lead1: z.array(finiteNumber.nullable()).max(100_000),
     })
     .refine((voltage) => voltage.lead1.length === voltage.session_start_offset_millisecond.length, {
       message: 'lead1 must have one value per session_start_offset_millisecond.',
@@ -324,13 +322,11 @@ const sdkEcg = z.object({
     }),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An ECG and its voltage, `electrocardiogram_voltage` samples of type `lead_1` in mV at the session start plus each offset. */
 function ecgOf(item: z.output<typeof sdkEcg>, loc: Array<string | number>): TranslatedSummary {
   const ecg = item.electrocardiogram;
   const summary = compact({
-    id: UUID.test(ecg.id) ? ecg.id.toLowerCase() : undefined,
+    id: uuidOrUndefined(ecg.id),
     session_start: ecg.session_start,
     session_end: ecg.session_end,
     voltage_sample_count: ecg.voltage_sample_count,
@@ -354,24 +350,18 @@ function ecgOf(item: z.output<typeof sdkEcg>, loc: Array<string | number>): Tran
   return { summary, sourceType: sdkSourceType(ecg), samples: voltage.samples.length > 0 ? [voltage] : [] };
 }
 
-function compact(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== null));
-}
-
-const has = (item: unknown, field: string): boolean => typeof item === 'object' && item !== null && field in item;
-
 /** Whether a meal, cycle or ECG item is in an SDK's shape. */
 export function isSdkRecord(type: string, item: unknown): boolean {
-  if (type === 'meal') return has(item, 'healthkit') || has(item, 'health_connect');
-  if (type === 'menstrual_cycle') return has(item, 'cycle') && !has(item, 'period_start');
-  if (type === 'electrocardiogram') return has(item, 'electrocardiogram') && has(item, 'voltage_data');
+  if (type === 'meal') return hasField(item, 'healthkit') || hasField(item, 'health_connect');
+  if (type === 'menstrual_cycle') return hasField(item, 'cycle') && !hasField(item, 'period_start');
+  if (type === 'electrocardiogram') return hasField(item, 'electrocardiogram') && hasField(item, 'voltage_data');
   return false;
 }
 
 /** The summaries of an SDK-shaped meal, cycle or ECG item, or why it does not parse. */
 export function translateRecord(type: string, item: unknown, loc: Array<string | number>): TranslatedSummary[] | z.ZodError {
   if (type === 'meal') {
-    const parsed = has(item, 'healthkit') ? iosMeal.safeParse(item) : androidMeal.safeParse(item);
+    const parsed = hasField(item, 'healthkit') ? iosMeal.safeParse(item) : androidMeal.safeParse(item);
     if (!parsed.success) return parsed.error;
     return 'healthkit' in parsed.data ? iosMeals(parsed.data) : androidMeals(parsed.data);
   }

@@ -8,6 +8,7 @@ import { workoutStreamOf } from './sdk-workout-stream';
 import { fieldSamples, type NestedSamples, sdkWorkoutStream, SLEEP_SAMPLE_FIELDS, streamSamples, WORKOUT_SAMPLE_FIELDS } from './sdk-nested-samples';
 import { isSdkRecord, translateRecord, type TranslatedSummary } from './sdk-record-shapes';
 import { sdkQuantitySample, sdkSourceType, type SdkQuantitySample } from './sdk-sample-shapes';
+import { compact, hasField, optionalNumber, sdkDate, uuidOrUndefined } from './sdk-shape-parts';
 
 /**
  * The mobile SDKs' summary payloads (vital-ios `SleepPatch.Sleep`, `ActivityPatch.Activity`,
@@ -19,11 +20,7 @@ import { sdkQuantitySample, sdkSourceType, type SdkQuantitySample } from './sdk-
  * phone counted them. docs/mobile.md lists the mapping field by field.
  */
 
-const sdkDate = z.iso.datetime({ offset: true });
-const num = z.number().refine(Number.isFinite, { message: 'Must be a finite number.' });
-const optionalNum = num.nullish();
 const samples = z.array(sdkQuantitySample).max(100_000).nullish();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where a summary came from: iOS's bundle and product, Android's `source_type`. */
 const source = {
@@ -40,11 +37,11 @@ const sdkSleep = z.looseObject({
   ...Object.fromEntries(Object.keys(SLEEP_SAMPLE_FIELDS).map((field) => [field, samples])),
   start_date: sdkDate,
   end_date: sdkDate,
-  heart_rate_minimum: optionalNum,
-  heart_rate_mean: optionalNum,
-  hrv_mean_sdnn: optionalNum,
-  respiratory_rate_mean: optionalNum,
-  score: optionalNum,
+  heart_rate_minimum: optionalNumber,
+  heart_rate_mean: optionalNumber,
+  hrv_mean_sdnn: optionalNumber,
+  respiratory_rate_mean: optionalNumber,
+  score: optionalNumber,
   sleep_stages: z.record(z.string(), samples).nullish(),
 });
 
@@ -56,30 +53,30 @@ const sdkWorkout = z.looseObject({
   start_date: sdkDate,
   end_date: sdkDate,
   sport: z.string().min(1).max(128),
-  moving_time: optionalNum,
-  calories: optionalNum,
-  distance: optionalNum,
-  ascent_elevation: optionalNum,
-  heart_rate_maximum: optionalNum,
-  heart_rate_mean: optionalNum,
+  moving_time: optionalNumber,
+  calories: optionalNumber,
+  distance: optionalNumber,
+  ascent_elevation: optionalNumber,
+  heart_rate_maximum: optionalNumber,
+  heart_rate_mean: optionalNumber,
 });
 
 const daySummary = z.looseObject({
   calendar_date: isoDate,
-  active_energy_burned_sum: optionalNum,
-  basal_energy_burned_sum: optionalNum,
-  steps_sum: optionalNum,
-  floors_climbed_sum: optionalNum,
-  distance_walking_running_sum: optionalNum,
-  low: optionalNum,
-  medium: optionalNum,
-  high: optionalNum,
-  max_heart_rate: optionalNum,
-  min_heart_rate: optionalNum,
-  avg_heart_rate: optionalNum,
-  resting_heart_rate: optionalNum,
+  active_energy_burned_sum: optionalNumber,
+  basal_energy_burned_sum: optionalNumber,
+  steps_sum: optionalNumber,
+  floors_climbed_sum: optionalNumber,
+  distance_walking_running_sum: optionalNumber,
+  low: optionalNumber,
+  medium: optionalNumber,
+  high: optionalNumber,
+  max_heart_rate: optionalNumber,
+  min_heart_rate: optionalNumber,
+  avg_heart_rate: optionalNumber,
+  resting_heart_rate: optionalNumber,
   wheelchair_use: z.boolean().nullish(),
-  wheelchair_push: optionalNum,
+  wheelchair_push: optionalNumber,
 });
 const ACTIVITY_SAMPLES = ['active_energy_burned', 'basal_energy_burned', 'steps', 'floors_climbed', 'distance_walking_running', 'vo2_max'] as const;
 const sdkActivity = z.looseObject({
@@ -96,7 +93,7 @@ const sdkBody = z.looseObject({
 const sdkProfile = z.looseObject({
   biological_sex: z.enum(['male', 'female', 'other', 'not_set']).nullish(),
   date_of_birth: sdkDate.nullish(),
-  height: optionalNum,
+  height: optionalNumber,
   wheelchair_use: z.boolean().nullish(),
 });
 
@@ -113,21 +110,19 @@ const STAGES: Readonly<Record<string, 'awake' | 'light' | 'rem' | 'deep'>> = {
   deepSleepSamples: 'deep',
 };
 
-const has = (item: unknown, field: string): boolean => typeof item === 'object' && item !== null && field in item;
-
 /** Whether an item (or the iOS SDK's single body or profile object) is in an SDK's shape. */
 export function isSdkSummary(type: string, item: unknown): boolean {
   switch (type) {
     case 'sleep':
-      return has(item, 'start_date') && !has(item, 'bedtime_start');
+      return hasField(item, 'start_date') && !hasField(item, 'bedtime_start');
     case 'workouts':
-      return has(item, 'start_date') && !has(item, 'time_start');
+      return hasField(item, 'start_date') && !hasField(item, 'time_start');
     case 'activity':
-      return !has(item, 'calendar_date') && (has(item, 'day_summary') || ACTIVITY_SAMPLES.some((key) => has(item, key)));
+      return !hasField(item, 'calendar_date') && (hasField(item, 'day_summary') || ACTIVITY_SAMPLES.some((key) => hasField(item, key)));
     case 'body':
-      return !has(item, 'calendar_date') && BODY_SAMPLES.some((key) => has(item, key));
+      return !hasField(item, 'calendar_date') && BODY_SAMPLES.some((key) => hasField(item, key));
     case 'profile':
-      return has(item, 'date_of_birth') || has(item, 'biological_sex');
+      return hasField(item, 'date_of_birth') || hasField(item, 'biological_sex');
     default:
       return isSdkRecord(type, item);
   }
@@ -203,13 +198,6 @@ export function localDay(iso: string, timeZone: string): string {
 }
 
 const seconds = (sample: { start_date: string; end_date: string }) => Math.max(0, (Date.parse(sample.end_date) - Date.parse(sample.start_date)) / 1000);
-
-/** Fields whose value is set (Junction leaves absent what a source does not report). */
-function compact(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== null));
-}
-
-const uuidOrUndefined = (id: string | null | undefined) => (id && UUID.test(id) ? id.toLowerCase() : undefined);
 
 function sleepOf(sleep: z.output<typeof sdkSleep>, timeZone: string): Record<string, unknown> {
   const stages = { awake: 0, light: 0, rem: 0, deep: 0 };
