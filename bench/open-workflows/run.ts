@@ -1,6 +1,8 @@
 /**
- * Open workflows are cheap (issue #15 item 5): BENCH_OPEN_ORDERS (10,000) sandbox test-kit orders
- * left open (each workflow waits for its kit, as real ones do for days) on ONE worker process
+ * Open workflows are cheap (issue #15 item 5): BENCH_OPEN_ORDERS (10,000) sandbox walk-in orders
+ * left open (each workflow waits at appointment_pending for the patient to book, as real ones do
+ * for days; a test kit no longer fits: its workflow ships the kit at once and waits at
+ * transit_customer, where a cancel is refused before the workflow is asked) on ONE worker process
  * (dist/src/worker.js, role temporal, production settings), then:
  *
  *   - the worker's resident memory (VmRSS) with all of them open ÷ the same worker with only the
@@ -38,7 +40,10 @@ const CREATE_CONCURRENCY = Number(process.env.BENCH_CREATE_CONCURRENCY ?? 32);
 const GIB = 1024 ** 3;
 /** How long the orders may take to go idle before the bench gives up. */
 const IDLE_DEADLINE_MS = Number(process.env.BENCH_IDLE_DEADLINE_MS ?? 600_000);
-const VITAMIN_D_KIT = '1ab7e570-0000-4000-8000-000000000002';
+/** The seeded walk-in metabolic panel (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
+const WALK_IN_CMP = '1ab7e570-0000-4000-8000-000000000003';
+/** Where a walk-in order waits for the patient to book: its workflow idle, its reminders' timers set. */
+const IDLE_STATUS = 'appointment_pending';
 
 /** Resident memory of a process, bytes (VmRSS of /proc/<pid>/status). */
 function rssOf(pid: number): number {
@@ -84,7 +89,7 @@ async function main(): Promise<void> {
     const userId = (await post('/v2/user', { client_user_id: `bench-${taskQueue}` })).user_id as string;
     const orderBody = {
       user_id: userId,
-      lab_test_id: VITAMIN_D_KIT,
+      lab_test_id: WALK_IN_CMP,
       patient_details: {
         first_name: 'Bench',
         last_name: 'Open',
@@ -119,19 +124,19 @@ async function main(): Promise<void> {
       orderIds.push(...created);
       return created;
     };
-    /** Waits until every order of the team has reached requisition_created: its workflow is idle, waiting for the kit. */
+    /** Waits until every order of the team has reached IDLE_STATUS: its workflow is idle, waiting for a booking. */
     const waitIdle = async () => {
       const deadline = Date.now() + IDLE_DEADLINE_MS;
       for (;;) {
         const [{ busy }] = await db.query(
-          `SELECT count(*)::int AS busy FROM orders WHERE team_id = $1 AND low_level_status <> 'requisition_created' AND low_level_status <> 'cancelled'`,
-          [tenant.teamId],
+          `SELECT count(*)::int AS busy FROM orders WHERE team_id = $1 AND low_level_status <> $2 AND low_level_status <> 'cancelled'`,
+          [tenant.teamId, IDLE_STATUS],
         );
         if (busy === 0) return;
         if (Date.now() > deadline) {
           // Fail, not hang: `npm run bench` runs the benches after this one.
           const statuses = await db.query(`SELECT low_level_status, count(*)::int AS n FROM orders WHERE team_id = $1 GROUP BY 1`, [tenant.teamId]);
-          throw new Error(`${busy} orders not at requisition_created after ${IDLE_DEADLINE_MS / 1000} s: ${JSON.stringify(statuses)}`);
+          throw new Error(`${busy} orders not at ${IDLE_STATUS} after ${IDLE_DEADLINE_MS / 1000} s: ${JSON.stringify(statuses)}`);
         }
         await sleep(1000);
       }
@@ -148,7 +153,7 @@ async function main(): Promise<void> {
     };
 
     console.log(
-      `open workflows bench: ${fmt(OPEN)} open test-kit orders on one worker (task queue ${taskQueue}); load average ${loadavg()
+      `open workflows bench: ${fmt(OPEN)} open walk-in orders on one worker (task queue ${taskQueue}); load average ${loadavg()
         .map((load) => fmt(load, 1))
         .join(' ')}`,
     );
@@ -162,9 +167,7 @@ async function main(): Promise<void> {
     await createOrders(OPEN - BASELINE * 2);
     await waitIdle();
     const createSeconds = (performance.now() - started) / 1000;
-    const [{ open }] = await db.query(`SELECT count(*)::int AS open FROM orders WHERE team_id = $1 AND low_level_status = 'requisition_created'`, [
-      tenant.teamId,
-    ]);
+    const [{ open }] = await db.query(`SELECT count(*)::int AS open FROM orders WHERE team_id = $1 AND low_level_status = $2`, [tenant.teamId, IDLE_STATUS]);
     const rssMany = rssOf(workerPid);
     // A random sample of the open ones, most of them long evicted from the worker's cache.
     const candidates = orderIds.slice(BASELINE);
