@@ -63,36 +63,22 @@ function fill(hole: Hole, sample: SampleFields): string {
 }
 
 const DAY_MS = 86_400_000;
-const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
-const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
 /** Years 0000 to 9999, where toISOString writes `YYYY-MM-DDT…` (0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z). */
 const [MIN_MS, MAX_MS] = [-62_167_219_200_000, 253_402_300_799_999];
-/** `YYYY-MM-DDT` by day number: a day's samples share it. */
-const dayPrefixes = new Map<number, string>();
+const isoScratch = Buffer.alloc(24);
+const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
 
-/** Date.prototype.toISOString, with the date part cached by day (the export writes two per line; toISOString was its costliest call). */
+/** Date.prototype.toISOString, through writeIso (the byte path's own) for the years it covers. */
 function isoOfMs(ms: number): string {
-  if (!(ms >= MIN_MS && ms <= MAX_MS)) return new Date(ms).toISOString();
-  const day = Math.floor(ms / DAY_MS);
-  let prefix = dayPrefixes.get(day);
-  if (prefix === undefined) {
-    if (dayPrefixes.size >= 4096) dayPrefixes.clear();
-    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
-    dayPrefixes.set(day, prefix);
-  }
-  let rest = ms - day * DAY_MS;
-  const hours = Math.floor(rest / 3_600_000);
-  rest -= hours * 3_600_000;
-  const minutes = Math.floor(rest / 60_000);
-  rest -= minutes * 60_000;
-  const seconds = Math.floor(rest / 1000);
-  return `${prefix}${PAD2[hours]}:${PAD2[minutes]}:${PAD2[seconds]}.${PAD3[rest - seconds * 1000]}Z`;
+  if (!inRange(ms)) return new Date(ms).toISOString();
+  writeIso(isoScratch, 0, ms);
+  return isoScratch.toString('latin1', 0, 24);
 }
 
 /** `YYYY-MM-DDT` as bytes by day number (writeIso). */
 const dayPrefixBytes = new Map<number, Buffer>();
 
-/** isoOfMs's text written as ASCII into `out` at `at`, for a time within the years 0000-9999 (inRange); answers where it ends. */
+/** An ISO time (toISOString's text) written as ASCII into `out` at `at`, for a time within the years 0000-9999 (inRange); answers where it ends. */
 function writeIso(out: Buffer, at: number, ms: number): number {
   const day = Math.floor(ms / DAY_MS);
   let prefix = dayPrefixBytes.get(day);
