@@ -8,11 +8,16 @@
 //   node --max-semi-space-size=32 bench/reads/pipeline-cpu.mjs user|order|users|orders  > /dev/null
 //   (DATABASE_URL, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_* as for the services; NODE_ENV=production
 //   LOG_LEVEL=info LOG_REQUESTS=true METRICS_ENABLED=true; the figures go to stderr, the log lines to stdout)
+//
+// BENCH_FLOOR=1: bench:reads' floor (floor-app.mjs) is built in the same process too and answers
+// the same route through its own inject, the two taking turns round by round, so that both see the
+// same machine; the floor's CPU a request and ours ÷ it are printed beside ours.
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { createHook } from 'node:async_hooks';
 import process from 'node:process';
 import console from 'node:console';
+import { floorApp } from './floor-app.mjs';
 
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
@@ -22,12 +27,15 @@ const { ApiModule, API_DOCUMENT } = require('../../dist/src/app.module.js');
 const { ApiKeysService } = require('../../dist/src/auth/api-keys.service.js');
 const { OrgEntity, TeamEntity } = require('../../dist/src/tenancy/entities.js');
 const { createDataSource } = require('../../dist/src/db/data-source.js');
+const { LIVE_USER, LIVE_USERS_PAGE } = require('../../dist/src/users/user-read-model.js');
+const { orderPageStatement, orderViewStatement } = require('../../dist/src/orders/order-read-model.js');
 
 const route = process.argv[2] ?? 'user';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WITH_FLOOR = process.env.BENCH_FLOOR === '1';
 
 const config = loadConfig(process.env);
 const db = await createDataSource(config.databaseUrl, 2).initialize();
@@ -46,6 +54,7 @@ const post = async (url, body) => {
   if (response.statusCode >= 300) throw new Error(`POST ${url}: ${response.statusCode} ${response.body}`);
   return response.json();
 };
+let floor = null;
 try {
   const users = [];
   for (let i = 0; i < 50; i += 1) users.push((await post('/v2/user', { client_user_id: `bench-${randomUUID()}` })).user_id);
@@ -70,18 +79,29 @@ try {
         ).order.id,
       );
   const url = { user: `/v2/user/${users[0]}`, order: `/v3/order/${orders[0]}`, users: '/v2/user?limit=50', orders: '/v3/orders?size=50' }[route];
-  const run = async (count) => {
+  const scope = { teamId: team.id, environment: 'sandbox' };
+  const ordersPage = orderPageStatement(db, scope, { orderBy: 'created_at', direction: 'DESC' }, { offset: 0, limit: 50 });
+  floor = WITH_FLOOR
+    ? floorApp({
+        config,
+        teamId: scope.teamId,
+        environment: scope.environment,
+        statements: { user: LIVE_USER, order: orderViewStatement(db), users: LIVE_USERS_PAGE, orders: { name: ordersPage.name, text: ordersPage.text } },
+      })
+    : null;
+  const run = async (count, server = fastify) => {
     let next = 0;
     const lane = async () => {
       while (next < count) {
         next += 1;
-        const response = await fastify.inject({ method: 'GET', url, headers });
+        const response = await server.inject({ method: 'GET', url, headers });
         if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode} ${response.body}`);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, lane));
   };
   await run(WARMUP);
+  if (floor) await run(WARMUP, floor.app);
   if (process.env.BENCH_COUNT_ASYNC) {
     // How many async resources (promises above all) a request makes: each pays AsyncLocalStorage's hooks.
     const counts = new Map();
@@ -114,22 +134,48 @@ try {
     }).enable();
     await run(1000);
     hook.disable();
+    if (floor && process.env.BENCH_COUNT_ASYNC === '1') {
+      // The floor's, for comparison (a count does not move with the machine's load).
+      const ours = [...counts];
+      counts.clear();
+      hook.enable();
+      await run(1000, floor.app);
+      hook.disable();
+      console.error(
+        `the floor's async resources per request (inject's own included): ${[...counts].map(([type, n]) => `${type} ${(n / 1000).toFixed(1)}`).join(', ')}`,
+      );
+      counts.clear();
+      for (const [type, n] of ours) counts.set(type, n);
+    }
     if (process.env.BENCH_COUNT_ASYNC === 'promises')
       for (const [at, n] of [...stacks].sort((a, b) => b[1] - a[1])) console.error(`${(n / 1000).toFixed(1).padStart(5)}  ${at}`);
     else for (const [stack, type] of stacks) console.error(`${type}:\n${stack}`);
     console.error(`async resources per request (inject's own included): ${[...counts].map(([type, n]) => `${type} ${(n / 1000).toFixed(1)}`).join(', ')}`);
   }
-  const figures = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
+  /** CPU µs a request (user + system, and system alone) over one round of `server`. */
+  const round = async (server) => {
     const before = process.cpuUsage();
-    await run(REQUESTS);
+    await run(REQUESTS, server);
     const spent = process.cpuUsage(before);
-    figures.push({ total: (spent.user + spent.system) / REQUESTS, system: spent.system / REQUESTS });
+    return { total: (spent.user + spent.system) / REQUESTS, system: spent.system / REQUESTS };
+  };
+  const figures = [];
+  const floorFigures = [];
+  for (let index = 0; index < ROUNDS; index += 1) {
+    figures.push(await round(fastify));
+    if (floor) floorFigures.push(await round(floor.app));
   }
-  console.error(
-    `${route} ${url}: CPU µs per request ${figures.map((f) => `${f.total.toFixed(1)} (system ${f.system.toFixed(1)})`).join(', ')} (${REQUESTS} requests a round, ${CONCURRENCY} in flight)`,
-  );
+  const show = (list) => list.map((f) => `${f.total.toFixed(1)} (system ${f.system.toFixed(1)})`).join(', ');
+  console.error(`${route} ${url}: CPU µs per request ${show(figures)} (${REQUESTS} requests a round, ${CONCURRENCY} in flight)`);
+  if (floor) {
+    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const ratios = figures.map((f, index) => f.total / floorFigures[index].total);
+    console.error(
+      `${route} floor, in turns: CPU µs per request ${show(floorFigures)}; ours ÷ floor ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)})`,
+    );
+  }
 } finally {
+  await floor?.close();
   await app.close();
   await db.getRepository(OrgEntity).delete({ id: org.id });
   await db.destroy();
