@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { hl7Metrics } from './hl7-metrics';
 import { Hl7Repository, type NewInboundMessage, type StoredInbound } from './hl7.repository';
 
 type Stored = { stored: boolean; message: StoredInbound };
@@ -17,14 +19,14 @@ const MAX_WRITES = 2;
  */
 @Injectable()
 export class Hl7InboundStore {
-  private waiting: Array<{ row: NewInboundMessage; resolve: (stored: Stored) => void; reject: (error: unknown) => void }> = [];
+  private waiting: Array<{ row: NewInboundMessage; since: number; resolve: (stored: Stored) => void; reject: (error: unknown) => void }> = [];
   private writes = 0;
 
   constructor(private readonly repository: Hl7Repository) {}
 
   store(row: NewInboundMessage): Promise<Stored> {
     return new Promise<Stored>((resolve, reject) => {
-      this.waiting.push({ row, resolve, reject });
+      this.waiting.push({ row, since: performance.now(), resolve, reject });
       if (this.writes < MAX_WRITES) void this.write();
     });
   }
@@ -35,7 +37,12 @@ export class Hl7InboundStore {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, MAX_ROWS);
         try {
+          const sent = performance.now();
           const stored = await this.repository.storeInbound(batch.map((entry) => entry.row));
+          hl7Metrics.stored(
+            batch.map((entry) => (sent - entry.since) / 1000),
+            (performance.now() - sent) / 1000,
+          );
           batch.forEach((entry, index) => entry.resolve(stored[index]));
         } catch (error) {
           for (const entry of batch) entry.reject(error);
