@@ -14,8 +14,8 @@ export function temporalPid(): number | null {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (/temporal\u0000server\u0000start-dev/.test(command) || /temporal-server/.test(command)) return Number(entry);
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (command.includes('temporal server start-dev') || command.includes('temporal-server')) return Number(entry);
     } catch {
       // The process ended meanwhile.
     }
