@@ -15,7 +15,7 @@ const held = new Counter({
 
 const storeRows = new Histogram({
   name: 'labflow_hl7_store_batch_rows',
-  help: "Inbound messages the listener stored in one INSERT and commit (group commit: those that arrived while the last one was in flight).",
+  help: 'Inbound messages the listener stored in one INSERT and commit (group commit: those that arrived while the last one was in flight).',
   buckets: [1, 2, 4, 8, 16, 32, 64],
   registers: [processMetrics],
 });
