@@ -49,6 +49,7 @@ import {
 } from '../lib/load';
 import { backends, backendTicksBetween, cpuTicks, micros } from '../lib/cpu';
 import { recordFigure } from '../lib/results';
+import { mark, Observed, temporalPid } from './observe';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -225,12 +226,16 @@ async function main(): Promise<void> {
     const pids = [listener.child.pid ?? 0, floor.child.pid ?? 0];
     const handOffPid = handOff?.child.pid ?? null;
     const handOffTicks = handOffPid === null ? null : cpuTicks(handOffPid);
+    const temporal = temporalPid();
+    const observed = [new Observed(), new Observed()];
+    const metricsUrls = [`${listener.url}/metrics`, null];
     for (let pair = 0; pair < SLICES; pair += 1) {
       for (const index of pair % 2 === 0 ? [0, 1] : [1, 0]) {
         // CPU per message of each side (steadier than rates on a loaded machine): the server process, and the Postgres backends of this database.
-        const [ticks, postgres] = [cpuTicks(pids[index]), await backends(db)];
+        const [ticks, postgres, before] = [cpuTicks(pids[index]), await backends(db), await mark(handOffPid, temporal, metricsUrls[index])];
         const slice = await load(ports[index], facility, orderIds);
-        const [ticksAfter, postgresAfter] = [cpuTicks(pids[index]), await backends(db)];
+        const [ticksAfter, postgresAfter, after] = [cpuTicks(pids[index]), await backends(db), await mark(handOffPid, temporal, metricsUrls[index])];
+        observed[index].add(before, after, slice.acked, slice.perSecond > 0 ? slice.acked / slice.perSecond : 0);
         slice.serverMicros = ticks === null || ticksAfter === null ? null : micros(ticksAfter - ticks);
         const postgresTicks = backendTicksBetween(postgres, postgresAfter);
         slice.postgresMicros = postgresTicks === null ? null : micros(postgresTicks);
@@ -279,6 +284,8 @@ async function main(): Promise<void> {
           ? ''
           : `; the hand-off process, from the first measured slice to the end, ${fmt(micros(handOffTicksAfter - handOffTicks) / Math.max(1, acked))} µs per message ACKed`),
     );
+    console.log(`labflow's slices: ${observed[0].describe(CONNECTIONS)}`);
+    console.log(`the floor's slices: ${observed[1].describe(CONNECTIONS)}`);
     console.log(
       `ratio ${fmt(labflow / bare, 2)} (goal ≥ 0.5); pair ratios, middle half ${middleHalf(ratios)}, all ${ratios.map((ratio) => fmt(ratio, 2)).join(' ')}`,
     );

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PhiCipher } from '../common/crypto';
+import { LABFLOW_CONFIG, type LabflowConfig } from '../config/config';
 import { hl7Metrics } from './hl7-metrics';
 import { HL7_ORDERS, type Hl7Orders } from './hl7-orders';
 import { Hl7Repository, type ReceivedMessage } from './hl7.repository';
@@ -18,6 +19,8 @@ export interface PendingMessage {
 }
 /** Messages matched in one go (a few queries each batch, whatever its size). */
 const BATCH = 200;
+/** Rows a sweep takes at most. */
+const SWEEP_LIMIT = 1000;
 /** Orders whose workflows are signalled at once (each signal waits on Temporal, not on this CPU); each order's messages go one after another, in arrival order. */
 const ORDERS_AT_ONCE = 32;
 
@@ -42,11 +45,17 @@ export class Hl7InboundDelivery {
   private readonly pending = new Set<string>();
   private draining: Promise<void> | null = null;
 
+  /** How long a claim holds a message before another hand-off or sweep may take it again (HL7_REDELIVER_AFTER). */
+  private readonly leaseMs: number;
+
   constructor(
     private readonly repository: Hl7Repository,
     private readonly cipher: PhiCipher,
     @Inject(HL7_ORDERS) private readonly orders: Hl7Orders,
-  ) {}
+    @Inject(LABFLOW_CONFIG) config: LabflowConfig,
+  ) {
+    this.leaseMs = config.hl7.redeliverAfterMs;
+  }
 
   /** Hands stored messages over, in order, without waiting (the listener's ACK went out already). */
   enqueue(messages: readonly PendingMessage[]): void {
@@ -67,10 +76,8 @@ export class Hl7InboundDelivery {
    * Claims messages still `received` and untouched for `olderThanMs` and hands them over; the
    * number claimed. The listener's worker runs it every HL7_REDELIVER_AFTER, and once at start.
    */
-  async sweep(olderThanMs: number): Promise<number> {
-    const claimed = await this.repository.claimStaleReceived(olderThanMs, 1000);
-    this.enqueue(claimed.filter((row) => !this.pending.has(row.id)).flatMap((row) => this.read(row)));
-    return claimed.length;
+  sweep(olderThanMs: number): Promise<number> {
+    return this.handOverWaiting(olderThanMs, SWEEP_LIMIT, false);
   }
 
   /** Runs `sweep` every `intervalMs` (first at once); the returned function stops it. */
@@ -102,18 +109,7 @@ export class Hl7InboundDelivery {
       while (!stopped) {
         let claimed = 0;
         try {
-          // Matched, then claimed with their orders: each row is updated once before its signal, not twice.
-          const waiting = await this.repository.waitingForHandOver(leaseMs, BATCH);
-          const read = waiting.flatMap((row) => this.read(row));
-          const found = await this.match(read);
-          const readIds = new Set(read.map((message) => message.id));
-          const ours = await this.repository.claimForHandOver(
-            leaseMs,
-            waiting.map(({ id }) => (readIds.has(id) ? { id, orderId: found.get(id) ?? null } : { id })),
-          );
-          claimed = ours.size;
-          // Only the rows this pass claimed: another hand-off may have claimed some of those read.
-          this.enqueue(read.filter((message) => ours.has(message.id)).map((message) => ({ ...message, matched: found.get(message.id) ?? null })));
+          claimed = await this.handOverWaiting(leaseMs, BATCH, true);
           await this.idle();
         } catch (error) {
           this.logger.warn(`hl7 hand-off pass failed: ${(error as Error).message}`);
@@ -133,6 +129,26 @@ export class Hl7InboundDelivery {
       (wake as (() => void) | null)?.();
       await running;
     };
+  }
+
+  /**
+   * One pass of the hand-off or the sweep: reads up to `limit` messages waiting (`fresh` false:
+   * only those untouched for `leaseMs`), matches them, claims them with their orders (each row
+   * updated once before its signal; a row another hand-off claimed first is left to it) and queues
+   * those claimed; the number claimed. A row whose body cannot be read is claimed undecided, so it
+   * is looked at again only after the lease.
+   */
+  private async handOverWaiting(leaseMs: number, limit: number, fresh: boolean): Promise<number> {
+    const waiting = (await this.repository.waitingForHandOver(leaseMs, limit, fresh)).filter((row) => !this.pending.has(row.id));
+    const read = waiting.flatMap((row) => this.read(row));
+    const found = await this.match(read);
+    const readIds = new Set(read.map((message) => message.id));
+    const ours = await this.repository.claimForHandOver(
+      leaseMs,
+      waiting.map(({ id }) => (readIds.has(id) ? { id, orderId: found.get(id) ?? null } : { id })),
+    );
+    this.enqueue(read.filter((message) => ours.has(message.id)).map((message) => ({ ...message, matched: found.get(message.id) ?? null })));
+    return ours.size;
   }
 
   /** A claimed row as a message to hand over: its keys as the listener stored them, else read from its sealed body (a row stored without them, a lab's cancellation and its words). */
@@ -164,11 +180,19 @@ export class Hl7InboundDelivery {
     }
   }
 
-  /** Matches a batch (a few queries for all of it), then hands each matched message's fact to its order. */
-  private async deliver(batch: readonly PendingMessage[]): Promise<void> {
-    const undecided = batch.filter((message) => message.matched === undefined);
+  /**
+   * Hands each message of a batch to its order. Those the listener queued in this process (not
+   * matched yet) are matched (a few queries for all of them) and claimed with their orders first,
+   * as a hand-off claims what it read: one taken meanwhile by a sweep or another hand-off is theirs.
+   */
+  private async deliver(pending: readonly PendingMessage[]): Promise<void> {
+    const undecided = pending.filter((message) => message.matched === undefined);
     const found = await this.match(undecided);
-    await this.repository.recordMatches(undecided.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })));
+    const ours = await this.repository.claimForHandOver(
+      this.leaseMs,
+      undecided.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })),
+    );
+    const batch = pending.filter((message) => message.matched !== undefined || ours.has(message.id));
     const matched = new Map<string, string>();
     for (const message of batch) {
       const orderId = message.matched === undefined ? found.get(message.id) : message.matched;

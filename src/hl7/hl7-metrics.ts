@@ -1,4 +1,4 @@
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { processMetrics } from '../common/metrics/registry';
 
 const messages = new Counter({
@@ -10,6 +10,25 @@ const messages = new Counter({
 const held = new Counter({
   name: 'labflow_hl7_unmatched_messages_total',
   help: 'HL7 messages from labs that matched no order and were held for review.',
+  registers: [processMetrics],
+});
+
+const storeRows = new Histogram({
+  name: 'labflow_hl7_store_batch_rows',
+  help: 'Inbound messages the listener stored in one INSERT and commit (group commit: those that arrived while the last one was in flight).',
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+  registers: [processMetrics],
+});
+const storeWait = new Histogram({
+  name: 'labflow_hl7_store_wait_seconds',
+  help: 'How long an inbound message waited, checked and sealed, for its INSERT to be sent (an INSERT in flight before it).',
+  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
+  registers: [processMetrics],
+});
+const storeCommit = new Histogram({
+  name: 'labflow_hl7_store_commit_seconds',
+  help: "The listener's INSERT of a batch of inbound messages, from sent to committed (what each of its ACKs waits for).",
+  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
   registers: [processMetrics],
 });
 
@@ -44,5 +63,11 @@ export const hl7Metrics = {
   },
   held(): void {
     held.inc();
+  },
+  /** One INSERT of the listener's group commit: its rows, each row's wait before it was sent, and the statement's time to its commit (seconds). */
+  stored(waits: readonly number[], commitSeconds: number): void {
+    storeRows.observe(waits.length);
+    for (const wait of waits) storeWait.observe(wait);
+    storeCommit.observe(commitSeconds);
   },
 };

@@ -60,7 +60,6 @@ const RECEIVED = `m.id, m.peer_facility AS "peerFacility", m.lab_account_id AS "
   CASE WHEN m.placer_numbers IS NULL OR m.lab_fact = 'do_not_process' THEN m.body_enc END AS "bodyEnc"`;
 /** Of the rows `m`: inbound, `received`, and claimed by no hand-off within the lease ($1, ms). */
 const UNCLAIMED = `m.direction = 'in' AND m.state = 'received' AND (m.updated_at = m.created_at OR m.updated_at < now() - make_interval(secs => $1::float8 / 1000))`;
-const RECEIVED_NAMES = `"id", "peerFacility", "labAccountId", "placerNumbers", "fillerNumbers", "labFact", "labFactCorrection", "bodyEnc"`;
 
 const SUMMARY = `id, direction, peer_facility AS "peerFacility", control_id AS "controlId", message_type AS "messageType",
   lab_account_id AS "labAccountId", order_id AS "orderId", filler_number AS "fillerNumber", state, ack_code AS "ackCode",
@@ -168,39 +167,26 @@ export class Hl7Repository {
   }
 
   /**
-   * Inbound messages stored and still not handed to their order `olderThanMs` after they were
-   * last touched (the listener that took them stopped, or their delivery failed): claimed for a
-   * new delivery by touching them, so another listener's sweep skips them for as long.
+   * Inbound messages still `received` that no hand-off has claimed (updated_at is still created_at:
+   * stored by a listener of role `hl7-listener`, or by one of role `hl7` that has not handed it
+   * over yet) or whose claim is older than `leaseMs` (the hand-off that claimed them stopped),
+   * oldest first: read, not locked — the hand-off matches them, then claims them with
+   * `claimForHandOver`. `fresh` false: only those untouched for `leaseMs` (a sweep beside a
+   * listener that hands over what it stores itself).
    */
-  claimStaleReceived(olderThanMs: number, limit: number): Promise<ReceivedMessage[]> {
+  waitingForHandOver(leaseMs: number, limit: number, fresh = true): Promise<ReceivedMessage[]> {
     return this.db.query(
-      // A SELECT around the UPDATE: TypeORM answers an UPDATE's RETURNING as [rows, count].
-      `WITH claimed AS (
-         UPDATE hl7_messages m SET updated_at = now()
-           FROM (SELECT id FROM hl7_messages WHERE direction = 'in' AND state = 'received' AND updated_at < now() - make_interval(secs => $1::float8 / 1000)
-                  ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) stale
-          WHERE m.id = stale.id
-          RETURNING ${RECEIVED}, m.created_at)
-       SELECT ${RECEIVED_NAMES} FROM claimed ORDER BY created_at, id`,
-      [olderThanMs, limit],
+      `SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} AND ($3::bool OR m.updated_at < now() - make_interval(secs => $1::float8 / 1000))
+        ORDER BY created_at, id LIMIT $2`,
+      [leaseMs, limit, fresh],
     );
-  }
-
-  /**
-   * Inbound messages still `received` that no hand-off has claimed yet (stored by a listener that
-   * does not hand over itself: updated_at is still created_at) or whose claim is older than
-   * `leaseMs` (the hand-off that claimed them stopped), oldest first: read, not locked — the hand-off
-   * matches them, then claims them with `claimForHandOver`.
-   */
-  waitingForHandOver(leaseMs: number, limit: number): Promise<ReceivedMessage[]> {
-    return this.db.query(`SELECT ${RECEIVED} FROM hl7_messages m WHERE ${UNCLAIMED} ORDER BY created_at, id LIMIT $2`, [leaseMs, limit]);
   }
 
   /**
    * Claims those of `rows` still unclaimed (Postgres re-checks the WHERE on a row another hand-off
    * changed since it was read, so a row it took first is left out) and, in the same UPDATE, records
    * each decided row's order (`orderId` null: `held`; absent: only claimed): one new version of each
-   * row before its signal, not two (a claim, then recordMatches). Answers the ids claimed.
+   * row before its signal, not two (a claim, then its match). Answers the ids claimed.
    */
   async claimForHandOver(leaseMs: number, rows: ReadonlyArray<{ id: string; orderId?: string | null }>): Promise<Set<string>> {
     if (rows.length === 0) return new Set();
@@ -237,17 +223,6 @@ export class Hl7Repository {
       [peerFacility, fillerNumbers],
     );
     return new Map(rows.map((row) => [row.fillerNumber, row.orderId]));
-  }
-
-  /** Records what matching found for messages still `received`: their order (they stay `received`), or `held`. */
-  async recordMatches(matches: ReadonlyArray<{ id: string; orderId: string | null }>): Promise<void> {
-    if (matches.length === 0) return;
-    await this.db.query(
-      `UPDATE hl7_messages m SET order_id = r.order_id, state = CASE WHEN r.order_id IS NULL THEN 'held' ELSE m.state END, updated_at = now()
-         FROM unnest($1::uuid[], $2::uuid[]) AS r(id, order_id)
-        WHERE m.id = r.id AND m.state = 'received'`,
-      [matches.map((match) => match.id), matches.map((match) => match.orderId)],
-    );
   }
 
   /** Messages handed to their order. */
