@@ -250,7 +250,7 @@ fi
 # --- the run --------------------------------------------------------------------------------------
 say "fault run: Temporal $TEMPORAL_ADDRESS (namespace $TEMPORAL_NAMESPACE, UI $TEMPORAL_UI_URL), database $FAULTS_DATABASE, Redis $REDIS_URL, logs $FAULTS_LOG_DIR"
 set +e
-nbin ts-node --transpile-only test/faults/run.ts </dev/null &
+nbin ts-node --swc test/faults/run.ts </dev/null &
 RUNNER_PID=$!
 wait "$RUNNER_PID"
 rc=$?
