@@ -239,9 +239,14 @@ psql_admin -c "CREATE DATABASE \"$FAULTS_DATABASE\"" >/dev/null ||
   fail "could not create database $FAULTS_DATABASE" "psql -h 127.0.0.1 -U postgres -c 'CREATE DATABASE \"$FAULTS_DATABASE\"'"
 say "database $FAULTS_DATABASE recreated"
 if [[ "${FAULTS_BUILD:-1}" != 0 || ! -f dist/src/main.js ]]; then stack_build; fi
-for script in dist/src/main.js dist/src/management.js dist/src/worker.js; do
+for script in dist/src/main.js dist/src/management.js dist/src/worker.js dist/scripts/build-workflows.js; do
   [[ -f "$script" ]] || fail "$script is missing" "npm run build"
 done
+# One bundle of the workflows for every worker process of the run and their restarts, which
+# would each bundle workflows/ at start otherwise (seconds of CPU each).
+node dist/scripts/build-workflows.js "$FAULTS_TMP/workflow-bundle.js" >"$FAULTS_LOG_DIR/workflow-bundle.log" 2>&1 ||
+  fail "bundling the workflows failed ($FAULTS_LOG_DIR/workflow-bundle.log)" "npm run build"
+export WORKFLOW_BUNDLE="$FAULTS_TMP/workflow-bundle.js"
 if ! (stack_migrate) >"$FAULTS_LOG_DIR/migrate.log" 2>&1; then
   tail -n 20 "$FAULTS_LOG_DIR/migrate.log" >&2
   fail "migrations of $FAULTS_DATABASE failed (above; $FAULTS_LOG_DIR/migrate.log)"
@@ -250,7 +255,7 @@ fi
 # --- the run --------------------------------------------------------------------------------------
 say "fault run: Temporal $TEMPORAL_ADDRESS (namespace $TEMPORAL_NAMESPACE, UI $TEMPORAL_UI_URL), database $FAULTS_DATABASE, Redis $REDIS_URL, logs $FAULTS_LOG_DIR"
 set +e
-nbin ts-node --transpile-only test/faults/run.ts </dev/null &
+nbin ts-node --swc test/faults/run.ts </dev/null &
 RUNNER_PID=$!
 wait "$RUNNER_PID"
 rc=$?

@@ -122,7 +122,7 @@ start_check "packages (knip, knip.jsonc: every import listed in package.json, ev
   nbin knip
 start_check "configuration reference (npm run docs:config -- --check: docs/configuration.md against src/config/environment.ts)" \
   "docs/configuration.md is stale: npm run docs:config, commit it, then: npm test" \
-  nbin ts-node --transpile-only scripts/docs-config.ts --check
+  nbin ts-node --swc scripts/docs-config.ts --check
 start_check "helm chart (scripts/helm-check.sh: helm lint, helm template, kubeconform -strict)" \
   "the Helm chart is broken (above; docs/kubernetes.md), then: npm test" \
   bash scripts/helm-check.sh
@@ -159,7 +159,7 @@ elif ((rc != 0)); then
   say "answers against the OpenAPI documents: not checked (the tests failed)"
 else
   say "answers against the OpenAPI documents (npm run check:openapi-answers -- $answers)"
-  if ! nbin ts-node --transpile-only test/check-openapi-answers.ts "$answers"; then
+  if ! nbin ts-node --swc test/check-openapi-answers.ts "$answers"; then
     say "answers differ from the OpenAPI documents (above): document what the route answers, or answer what it documents (docs/development.md, \"Documenting a route\"), then: npm test"
     rc=1
   fi

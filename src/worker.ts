@@ -140,7 +140,7 @@ runProcess('worker', async () => {
     // One bundle of workflows/ for both Temporal workers (none in production: the prebuilt one).
     const workflowBundle =
       roles.has('temporal') || roles.has('lab-reports')
-        ? await processWorkflowBundle(config.env, config.tracing.otlpTracesUrl !== null, Runtime.instance().logger)
+        ? await processWorkflowBundle(config.env, config.tracing.otlpTracesUrl !== null, Runtime.instance().logger, config.temporal.workflowBundlePath)
         : undefined;
     // Lab reports run beside the order worker (both stop on SIGINT/SIGTERM), awaited below.
     if (roles.has('lab-reports')) {

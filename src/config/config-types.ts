@@ -20,6 +20,8 @@ export interface LabflowConfig {
     connection: TemporalConnectionOptions;
     /** The order worker's sticky cache and task slots. */
     worker: { maxCachedWorkflows: number; maxConcurrentWorkflowTasks: number; maxConcurrentActivities: number };
+    /** WORKFLOW_BUNDLE: outside production, a prebuilt bundle the worker process loads instead of bundling at start. */
+    workflowBundlePath: string | null;
   };
   api: { host: string; port: number; publicUrl: string };
   management: { port: number };

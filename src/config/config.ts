@@ -92,6 +92,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): LabflowConf
         maxConcurrentWorkflowTasks: e.TEMPORAL_MAX_CONCURRENT_WORKFLOW_TASKS,
         maxConcurrentActivities: e.TEMPORAL_MAX_CONCURRENT_ACTIVITIES,
       },
+      workflowBundlePath: e.WORKFLOW_BUNDLE ?? null,
     },
     api: {
       host: e.API_HOST,

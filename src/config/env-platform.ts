@@ -76,6 +76,17 @@ export const platformEnv = {
     .min(1)
     .default(100)
     .meta(doc('temporal', "The order worker's activity slots (the SDK's default, named so it can be tuned).")),
+  WORKFLOW_BUNDLE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      doc(
+        'temporal',
+        "Outside production: a file of the workflows already bundled (`npm run build:workflows` writes `dist/workflow-bundle.js`) that the worker process loads instead of bundling `workflows/` at every start. The fault runs and the tests hand one to the workers they start. Production workers always load the build's.",
+        'bundled at start',
+      ),
+    ),
   API_HOST: z.string().default('127.0.0.1').meta(doc('processes', 'Bind address of the API and the management API.')),
   API_PORT: port.default(8000).meta(doc('processes', 'Port of the API.')),
   MANAGEMENT_PORT: port.default(8001).meta(doc('processes', 'Port of the management API.')),

@@ -48,16 +48,20 @@ export async function bundleWorkflows(traced: boolean, logger?: BundleLogger): P
 
 /**
  * The bundle a worker process hands all its workers (the order worker and the lab report
- * worker): outside production, workflows/ bundled once here, where each worker would otherwise
- * run webpack on its own at start (seconds of CPU each, again at every restart); in production
- * none, each worker loads the bundle `npm run build` made (a file read).
+ * worker): outside production, the bundle file it was given (WORKFLOW_BUNDLE: the fault runs and
+ * tests that start many worker processes bundle once for all), else workflows/ bundled once here,
+ * where each worker would otherwise run webpack on its own at start (seconds of CPU each, again
+ * at every restart); in production none, each worker loads the bundle `npm run build` made (a
+ * file read).
  */
 export async function processWorkflowBundle(
   env: 'development' | 'test' | 'production',
   traced: boolean,
   logger?: BundleLogger,
+  given: string | null = null,
 ): Promise<WorkerOptions['workflowBundle'] | undefined> {
   if (env === 'production') return undefined;
+  if (given !== null) return { codePath: given };
   return { code: await bundleWorkflows(traced, logger) };
 }
 

@@ -232,12 +232,13 @@ async function startWorker(app: INestApplication, config: LabflowConfig, taskQue
 /**
  * The built worker (scripts/test.sh builds dist/) in a process of its own, for a test to SIGKILL:
  * this process's environment with `env` over it (its roles and queues); its output appended to
- * `logFile` when one is named.
+ * `logFile` when one is named. It loads the run's workflow bundle (WORKFLOW_BUNDLE) rather than
+ * bundling workflows/ again at its start.
  */
 export function spawnBuiltWorker(env: Record<string, string>, logFile?: string): ChildProcess {
   const output = logFile ? openSync(logFile, 'a') : 'ignore';
   const child = spawn(process.execPath, [join(__dirname, '../../dist/src/worker.js')], {
-    env: { ...process.env, NODE_ENV: 'test', ...env },
+    env: { ...process.env, NODE_ENV: 'test', ...(process.env.LABFLOW_WORKFLOW_BUNDLE ? { WORKFLOW_BUNDLE: process.env.LABFLOW_WORKFLOW_BUNDLE } : {}), ...env },
     stdio: ['ignore', output, output],
   });
   if (typeof output === 'number') closeSync(output);

@@ -41,6 +41,12 @@ describe('which workflow code a worker loads', () => {
     await expect(processWorkflowBundle('production', true)).resolves.toBeUndefined();
   });
 
+  it('outside production a worker process loads the bundle file it is given (WORKFLOW_BUNDLE), bundling nothing; production ignores it', async () => {
+    await expect(processWorkflowBundle('test', false, undefined, '/tmp/bundle.js')).resolves.toEqual({ codePath: '/tmp/bundle.js' });
+    await expect(processWorkflowBundle('development', true, undefined, '/tmp/bundle.js')).resolves.toEqual({ codePath: '/tmp/bundle.js' });
+    await expect(processWorkflowBundle('production', false, undefined, '/tmp/bundle.js')).resolves.toBeUndefined();
+  });
+
   it('a bundle handed over (tests) wins in every environment', () => {
     expect(workflowCodeOptions('production', { codePath: '/tmp/x.js' }, true, join(dir, 'missing.js')).workflowBundle).toEqual({ codePath: '/tmp/x.js' });
   });

@@ -80,12 +80,14 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): Score
   const key = nameKey(result.test_name);
   if (!key) return [];
   const tokens = key.split(' ');
+  const grams = trigrams(key);
   const unit = unitKey(result.units);
   const scored: Scored[] = [];
   for (const entry of catalogue.entries) {
     let name = 0;
+    const entryGrams = entryTrigrams(entry);
     entry.keys.forEach((candidate, i) => {
-      name = Math.max(name, entry.weights[i] * (candidate === key ? 1 : similarity(key, tokens, candidate, entry.tokens[i])));
+      name = Math.max(name, entry.weights[i] * (candidate === key ? 1 : similarity(tokens, grams, entry.tokens[i], entryGrams[i])));
     });
     if (name < 0.4) continue;
     let score = name;
@@ -107,7 +109,7 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): Score
 }
 
 /** Token overlap (typos of one letter forgiven in longer words) blended with trigram overlap. */
-function similarity(a: string, aTokens: string[], b: string, bTokens: string[]): number {
+function similarity(aTokens: string[], aGrams: Trigrams, bTokens: string[], bGrams: Trigrams): number {
   let matched = 0;
   const used = new Set<number>();
   for (const t of aTokens) {
@@ -121,22 +123,42 @@ function similarity(a: string, aTokens: string[], b: string, bTokens: string[]):
     }
   }
   const tokenScore = (2 * matched) / (aTokens.length + bTokens.length);
-  const gramScore = trigramDice(a.replace(/ /g, ''), b.replace(/ /g, ''));
-  return Math.max(tokenScore, gramScore * 0.95);
+  return Math.max(tokenScore, trigramDice(aGrams, bGrams) * 0.95);
 }
 
-function trigramDice(a: string, b: string): number {
-  if (a.length < 3 || b.length < 3) return a === b ? 1 : 0;
-  const grams = (s: string) => {
-    const m = new Map<string, number>();
-    for (let i = 0; i + 3 <= s.length; i++) m.set(s.slice(i, i + 3), (m.get(s.slice(i, i + 3)) ?? 0) + 1);
-    return m;
-  };
-  const ga = grams(a);
-  const gb = grams(b);
+/** A name without its spaces and how often each of its trigrams occurs. */
+interface Trigrams {
+  text: string;
+  counts: Map<string, number>;
+}
+
+function trigrams(name: string): Trigrams {
+  const text = name.replace(/ /g, '');
+  const counts = new Map<string, number>();
+  for (let i = 0; i + 3 <= text.length; i++) counts.set(text.slice(i, i + 3), (counts.get(text.slice(i, i + 3)) ?? 0) + 1);
+  return { text, counts };
+}
+
+/**
+ * The trigrams of an entry's names, counted once per catalogue entry: every printed name is
+ * scored against every entry, and counting them again for each was most of a report's matching.
+ */
+const trigramsByEntry = new WeakMap<LoincCatalogueEntry, Trigrams[]>();
+
+function entryTrigrams(entry: LoincCatalogueEntry): Trigrams[] {
+  let grams = trigramsByEntry.get(entry);
+  if (!grams) {
+    grams = entry.keys.map(trigrams);
+    trigramsByEntry.set(entry, grams);
+  }
+  return grams;
+}
+
+function trigramDice(a: Trigrams, b: Trigrams): number {
+  if (a.text.length < 3 || b.text.length < 3) return a.text === b.text ? 1 : 0;
   let common = 0;
-  for (const [g, n] of ga) common += Math.min(n, gb.get(g) ?? 0);
-  return (2 * common) / (a.length - 2 + b.length - 2);
+  for (const [g, n] of a.counts) common += Math.min(n, b.counts.get(g) ?? 0);
+  return (2 * common) / (a.text.length - 2 + b.text.length - 2);
 }
 
 function editDistanceAtMostOne(a: string, b: string): boolean {
