@@ -44,10 +44,10 @@ const FRAME_MARGIN = 0.02;
  *
  * `withoutRules` takes the table rules out of a page that is no photo (its second reading, extract.ts).
  * `flatten` cuts a photographed sheet out along its outline and warps it square (perspective, turn
- * and shear), its light evened, its contrast stretched and its table rules taken out
- * (`removeRules`): a photo's second reading (extract.ts). Without it, a photo is the whole frame
- * scaled, for tesseract's `rotateAuto` (its first reading: read first, the flattened sheet misread
- * more values, docs/lab-reports.md).
+ * and shear), its light evened and its table rules taken out (`removeRules`): a photo's second
+ * reading (extract.ts). Without it, a photo is the whole frame scaled, for tesseract's `rotateAuto`
+ * (its first reading: the flattened sheet read first misread digits on clean-looking glyphs, and
+ * with its contrast stretched it lost the sidebar families' rows; docs/lab-reports.md).
  * Also measured: contrast stretching (`normalise`) amplifies scanner noise and lost 7 of 8 rows of a
  * 200-dpi scan, and a thresholded (black and white) page lost decimal points, so pages stay grey.
  */
@@ -91,9 +91,6 @@ export async function prepareImage(bytes: Uint8Array, options: { flatten?: boole
       const sy = large.height / page.height;
       page = await evenLight(warpQuad(large, quad.map((p) => ({ x: p.x * sx, y: p.y * sy })) as Quad, Math.round(w * scale), Math.round(h * scale)));
       flattened = true;
-      // Divided by the paper, the ink is left light grey, and tesseract misread clean digits in it
-      // (`53.5` as `93.5`, `7.7` as `7.71`): the darkest 1% is stretched to black.
-      page = await decodeGrey(sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).normalise({ lower: 1, upper: 99 }));
       skewDegrees = textSkew(await shrink(page, SKEW_SIDE));
     } else {
       skewDegrees = textSkew(await shrink(page, SKEW_SIDE));
