@@ -105,6 +105,10 @@ describe('report header fields', () => {
     });
   });
 
+  it('reads a small bold label OCR read with `rn` as `m` (`Bom` for `Born`)', () => {
+    expect(metadataOf('Lab', 'Bom', '21 May 1952')).toMatchObject({ dob: '1952-05-21' });
+  });
+
   it('says why a field is null instead of guessing', () => {
     const m = metadataOf('Lab', 'Patient: Madonna   DOB: unknown');
     expect(m).toMatchObject({ patient_first_name: null, patient_last_name: null, dob: null, specimen_number: null, lab_clia: null });

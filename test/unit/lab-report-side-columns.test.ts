@@ -2,7 +2,7 @@ import PDFDocument from 'pdfkit';
 import { extractReport, parseReport } from '../../src/lab-reports/parsing';
 import type { Line } from '../../src/lab-reports/parsing/layout';
 import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
-import { separateSideColumns } from '../../src/lab-reports/parsing/side-columns';
+import { separateSideColumns, sideColumnOf } from '../../src/lab-reports/parsing/side-columns';
 
 function pdf(draw: (doc: PDFKit.PDFDocument) => void): Promise<Uint8Array> {
   const doc = new PDFDocument({ size: 'LETTER', margin: 30 });
@@ -124,6 +124,46 @@ describe('a side column of labels over their values beside the results', () => {
       'Chloride  101',
     ]);
     expect(parseMetadata(read, 800)).toMatchObject({ patient_first_name: 'JOHN', patient_last_name: 'SMITH', dob: '1970-01-02' });
+  });
+
+  it('says where a sidebar prints, so an image is read in two (the sidebar, and the page without it): halfway across its gutter, over its lines only', () => {
+    const page = lines(
+      [[30, 'Riverside Laboratory Medical Group and Clinics']],
+      [
+        [30, 'PATIENT'],
+        [200, 'Test'],
+        [330, 'Result'],
+      ],
+      [
+        [30, 'SMITH, JOHN'],
+        [200, 'Glucose'],
+        [330, '92'],
+      ],
+      [
+        [30, 'DOB'],
+        [200, 'Sodium'],
+        [330, '139'],
+      ],
+      [
+        [30, '01/02/1970'],
+        [200, 'Calcium'],
+        [330, '9.4'],
+      ],
+      [[30, 'Riverside Laboratory Medical Group - page 1 of 1']],
+    );
+    // The sidebar's widest cell ends at 30 + 11 × 4.5, the table starts at 200; lines 12 apart, 9 high: halfway to the masthead and the footer.
+    expect(sideColumnOf(page)).toEqual({ band: 'left', gutter: (30 + 49.5 + 200) / 2, top: 110.5, bottom: 158.5 });
+    const tableAlone = lines(
+      [
+        [200, 'Glucose'],
+        [330, '92'],
+      ],
+      [
+        [200, 'Sodium'],
+        [330, '139'],
+      ],
+    );
+    expect(sideColumnOf(tableAlone)).toBeNull();
   });
 
   it('leaves a label/value grid and a two-column patient block as they are', () => {

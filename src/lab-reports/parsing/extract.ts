@@ -1,9 +1,11 @@
 import { ReportParseFailure, MAX_REPORT_PAGES } from './failure';
-import { prepareImage } from './image-prep';
+import { prepareImage, withRegionBlanked, type PreparedImage } from './image-prep';
 import { detectLanguage } from './language';
+import { pageLines } from './layout';
 import { ocrPage } from './ocr';
 import { parseReport } from './parse';
 import { openPdf, pdfTextPages, renderPdfPages } from './pdf-text';
+import { sideColumnOf } from './side-columns';
 import type { ExtractedDocument, ExtractedPage, ReportFileKind } from './types';
 
 /** Resolution pages of a PDF without a text layer are rendered at for OCR. */
@@ -51,23 +53,49 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
 }
 
 /**
- * A page image by OCR. A first page whose reading leaves the patient unread (no results, or no
- * first name, last name or date of birth) is read a second time, its table rules taken out (a
- * photo: the sheet flattened too, prepareImage's `flatten`): tesseract's single-block layout
- * analysis takes text boxed in by rules for part of the rules' blob, and on a tilted photo mixes
- * a sidebar's lines with the table's. The first reading is the page and the second its
- * `alternative`, which parseReport takes the rows only it found and the metadata fields it is
- * surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
+ * A page image by OCR. A page prepareImage levelled (scans, PNGs, JPEGs) whose reading shows a
+ * side column is read again by columns (byColumns). A first page whose reading leaves the patient
+ * unread (no results, or no first name, last name or date of birth) is read a second time, its
+ * table rules taken out (a photo: the sheet flattened too, prepareImage's `flatten`): tesseract's
+ * single-block layout analysis takes text boxed in by rules for part of the rules' blob, and on a
+ * tilted photo mixes a sidebar's lines with the table's. The first reading is the page and the
+ * second its `alternative`, which parseReport takes the rows only it found and the metadata fields
+ * it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
+ * A photo's first reading stays the whole frame levelled by tesseract (`rotateAuto`): the flattened
+ * sheet read first, without it, misread more values (docs/lab-reports.md).
  */
 async function ocrImage(bytes: Uint8Array, options: { firstPage: boolean }): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
   const photo = image.steps.skewDegrees === null;
-  const page = await ocrPage(image.image, image, { rotateAuto: photo });
+  const read = await ocrPage(image.image, image, { rotateAuto: photo });
+  const page = (!photo && (await byColumns(image, read))) || read;
   if (!options.firstPage || !patientUnread(page)) return page;
   const other = await prepareImage(bytes, photo ? { flatten: true } : { withoutRules: true });
   if (photo && !other.steps.flattened) return page;
   const { width, height, words } = await ocrPage(other.image, other);
   return { ...page, alternative: { width, height, words } };
+}
+
+/**
+ * A page whose reading shows a side column (side-columns.ts: a patient panel beside the results)
+ * read again in two: the column alone, and the page with the column painted out. This reading is
+ * the page: read as one block, the column's lines and the table's were taken for one line where
+ * they print at different heights, and cells of both were lost or garbled. (Reading the rest as
+ * rectangles instead lost a masthead: tesseract misread large text in a strip of its own height.)
+ */
+async function byColumns(image: PreparedImage, page: ExtractedPage): Promise<ExtractedPage | null> {
+  const side = sideColumnOf(pageLines(page, 0));
+  if (!side) return null;
+  const top = Math.max(0, Math.round(side.top));
+  const bottom = Math.min(image.height, Math.round(side.bottom));
+  const gutter = Math.round(side.gutter);
+  const column = side.band === 'left' ? { left: 0, width: gutter } : { left: gutter, width: image.width - gutter };
+  const region = { ...column, top, height: bottom - top };
+  const rest = withRegionBlanked(image.image, region);
+  if (!rest || region.width <= 0 || region.height <= 0) return null;
+  const band = await ocrPage(image.image, image, { rectangle: region });
+  const others = await ocrPage(rest, image);
+  return { width: image.width, height: image.height, words: [...band.words, ...others.words] };
 }
 
 /** The page read alone gives no results, or leaves the patient's first or last name or date of birth unread. */

@@ -43,10 +43,11 @@ const FRAME_MARGIN = 0.02;
  * scan and PNG of the corpus) is not resampled at all.
  *
  * `withoutRules` takes the table rules out of a page that is no photo (its second reading, extract.ts).
- * `flatten` instead cuts a photographed sheet out along its outline and warps it square
- * (perspective, turn and shear), its light evened and its table rules taken out (`removeRules`).
- * Alone it read the held-out families' values better and the tuned ones' worse (digits misread on
- * clean-looking glyphs), so a photo is read both ways (extract.ts).
+ * `flatten` cuts a photographed sheet out along its outline and warps it square (perspective, turn
+ * and shear), its light evened and its table rules taken out (`removeRules`): a photo's second
+ * reading (extract.ts). Without it, a photo is the whole frame scaled, for tesseract's `rotateAuto`
+ * (its first reading: the flattened sheet read first misread digits on clean-looking glyphs, and
+ * with its contrast stretched it lost the sidebar families' rows; docs/lab-reports.md).
  * Also measured: contrast stretching (`normalise`) amplifies scanner noise and lost 7 of 8 rows of a
  * 200-dpi scan, and a thresholded (black and white) page lost decimal points, so pages stay grey.
  */
@@ -69,9 +70,7 @@ export async function prepareImage(bytes: Uint8Array, options: { flatten?: boole
     let flattened = false;
     let skewDegrees: number;
     if (quad && !options.flatten) {
-      // A photo as before: the whole frame scaled, as PNG, levelled by tesseract (`rotateAuto`).
-      // Levelling it here instead (by the sheet's text slope, or flattened) read the held-out
-      // families' values better and the tuned ones' worse (see above); unexplained, so not done.
+      // The whole frame scaled, as PNG, levelled by tesseract (`rotateAuto`).
       const scale = TARGET_SIDE / Math.max(width, height);
       const png = await sharp(bytes)
         .rotate()
@@ -113,6 +112,20 @@ export async function prepareImage(bytes: Uint8Array, options: { flatten?: boole
     if (error instanceof ReportParseFailure) throw error;
     throw new ReportParseFailure('invalid_input', 'The image could not be decoded.');
   }
+}
+
+/**
+ * A copy of a prepared PGM page with a rectangle painted paper-white (a side column taken out, so
+ * the rest of the page is read without it), or null when the page is no PGM (a photo's PNG).
+ */
+export function withRegionBlanked(image: Buffer, region: { left: number; top: number; width: number; height: number }): Buffer | null {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(image.subarray(0, 40).toString('latin1'));
+  if (!header) return null;
+  const width = Number(header[1]);
+  const copy = Buffer.from(image);
+  const start = header[0].length;
+  for (let y = region.top; y < region.top + region.height; y++) copy.fill(255, start + y * width + region.left, start + y * width + region.left + region.width);
+  return copy;
 }
 
 function pnm(page: GreyImage): Buffer {

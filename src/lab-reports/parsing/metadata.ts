@@ -48,6 +48,11 @@ function labelField(text: string): Field | null {
       for (const [re, field] of LABELS) if (re.test(spaced)) return field;
     }
   }
+  // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
+  if (t.includes('m')) {
+    const unjoined = t.replace(/m/g, 'rn');
+    for (const [re, field] of LABELS) if (re.test(unjoined)) return field;
+  }
   return null;
 }
 

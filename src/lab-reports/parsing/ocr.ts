@@ -45,12 +45,18 @@ interface OcrWord {
   bbox: { x0: number; y0: number; x1: number; y1: number };
 }
 
+export interface OcrOptions {
+  /** tesseract's own levelling (a second layout analysis: 0.6-0.9 s a page), for a page prepareImage did not level (a photo's whole frame). */
+  rotateAuto?: boolean;
+  /** Only this rectangle of the image (a side column, extract.ts); word boxes stay in the whole image's pixels. */
+  rectangle?: { left: number; top: number; width: number; height: number };
+}
+
 /** Recognises one page image (a PGM from prepareImage, or PNG or JPEG bytes) into words with boxes in pixels. */
-export async function ocrPage(image: Buffer, size: { width: number; height: number }, options: { rotateAuto?: boolean } = {}): Promise<ExtractedPage> {
+export async function ocrPage(image: Buffer, size: { width: number; height: number }, options: OcrOptions = {}): Promise<ExtractedPage> {
   const s = await ocrScheduler();
-  // `rotateAuto` (tesseract's own levelling, a second layout analysis: 0.6-0.9 s a page) only for
-  // pages prepareImage did not level itself (photos).
-  const result = await s.addJob('recognize', image, { rotateAuto: options.rotateAuto === true }, { blocks: true, text: false });
+  const { rotateAuto, rectangle } = options;
+  const result = await s.addJob('recognize', image, { rotateAuto: rotateAuto === true, ...(rectangle ? { rectangle } : {}) }, { blocks: true, text: false });
   const words: ExtractedWord[] = [];
   for (const block of result.data.blocks ?? []) {
     for (const paragraph of block.paragraphs) {

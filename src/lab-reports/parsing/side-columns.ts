@@ -33,6 +33,7 @@ interface Part {
 }
 
 interface Split {
+  band: 'left' | 'right';
   start: number;
   end: number;
   gutter: number;
@@ -46,11 +47,43 @@ export function separateSideColumns(lines: Line[]): Line[] {
   return [...pages.values()].flatMap(separatePage);
 }
 
-function separatePage(lines: Line[]): Line[] {
+/** The side column of one page's lines (sorted top to bottom) with the widest band, if any. */
+function bestSplit(lines: Line[]): Split | null {
   let best: Split | null = null;
   for (const gutter of candidateGutters(lines)) {
     for (const split of qualifyingRuns(lines, gutter)) if (!best || split.bandCells > best.bandCells) best = split;
   }
+  return best;
+}
+
+/**
+ * Where one page's side column prints, for reading it apart (extract.ts): its side, the gutter's x
+ * and the top and bottom of its run of lines, in the lines' units.
+ */
+export function sideColumnOf(lines: Line[]): { gutter: number; top: number; bottom: number; band: 'left' | 'right' } | null {
+  const split = bestSplit(lines);
+  if (!split) return null;
+  const run = lines.slice(split.start, split.end + 1);
+  const cells = run.flatMap((line) => line.cells);
+  const left = cells.filter((c) => (c.x0 + c.x1) / 2 < split.gutter);
+  const right = cells.filter((c) => !left.includes(c));
+  // Halfway across the blank between the two sides: the gutter found is the edge of one of them.
+  const gutter = left.length && right.length ? (Math.max(...left.map((c) => c.x1)) + Math.min(...right.map((c) => c.x0))) / 2 : split.gutter;
+  // Halfway to the lines above and below the run too, so no line is cut.
+  const top = Math.min(...run.map((line) => line.y));
+  const bottom = Math.max(...run.map((line) => line.y + line.height));
+  const above = lines[split.start - 1];
+  const below = lines[split.end + 1];
+  return {
+    gutter,
+    band: split.band,
+    top: above ? Math.max((above.y + above.height + top) / 2, top - run[0].height) : top - run[0].height,
+    bottom: below ? Math.min((bottom + below.y) / 2, bottom + run[0].height) : bottom + run[0].height,
+  };
+}
+
+function separatePage(lines: Line[]): Line[] {
+  const best = bestSplit(lines);
   if (!best) return lines;
   const { start, end, gutter } = best;
   const parts = lines.slice(start, end + 1).map((line) => partAt(line, gutter) as Part);
@@ -130,5 +163,5 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
   // Beside a table or text, not beside more metadata (a two-column patient block reads fine as it is).
   const besideMetadata = beside.filter((p) => p[other].some((c) => metadataCellKind(c.text) !== null)).length;
   if (beside.length < 2 || besideMetadata * 2 >= beside.length) return null;
-  return { start: runStart + first, end: runStart + last, gutter, bandCells: withBand.length };
+  return { band, start: runStart + first, end: runStart + last, gutter, bandCells: withBand.length };
 }
