@@ -37,6 +37,30 @@ const TABLE = [
   ['AST', '19', '', 'U/L', '10-40'],
 ];
 
+/** A sidebar's label/value lines sharing their rows with a results table (x, text per word). */
+const SIDEBAR_BESIDE_TABLE: [number, string][][] = [
+  [
+    [30, 'PATIENT'],
+    [200, 'Test'],
+    [330, 'Result'],
+  ],
+  [
+    [30, 'SMITH, JOHN'],
+    [200, 'Glucose'],
+    [330, '92'],
+  ],
+  [
+    [30, 'DOB'],
+    [200, 'Sodium'],
+    [330, '139'],
+  ],
+  [
+    [30, '01/02/1970'],
+    [200, 'Calcium'],
+    [330, '9.4'],
+  ],
+];
+
 describe('a side column of labels over their values beside the results', () => {
   it('reads the patient from a right-hand panel of stacked labels and keeps every result row whole', async () => {
     // Results on the left, the patient panel on the right; the panel's lines fall between and on the table's rows.
@@ -85,32 +109,10 @@ describe('a side column of labels over their values beside the results', () => {
 
   it('parts a left-hand sidebar from the table rows its lines share, reading it first', () => {
     const read = separateSideColumns(
-      lines(
-        [
-          [30, 'PATIENT'],
-          [200, 'Test'],
-          [330, 'Result'],
-        ],
-        [
-          [30, 'SMITH, JOHN'],
-          [200, 'Glucose'],
-          [330, '92'],
-        ],
-        [
-          [30, 'DOB'],
-          [200, 'Sodium'],
-          [330, '139'],
-        ],
-        [
-          [30, '01/02/1970'],
-          [200, 'Calcium'],
-          [330, '9.4'],
-        ],
-        [
-          [200, 'Chloride'],
-          [330, '101'],
-        ],
-      ),
+      lines(...SIDEBAR_BESIDE_TABLE, [
+        [200, 'Chloride'],
+        [330, '101'],
+      ]),
     );
     expect(read.map((l) => l.text)).toEqual([
       'PATIENT',
@@ -127,30 +129,9 @@ describe('a side column of labels over their values beside the results', () => {
   });
 
   it('says where a sidebar prints, so an image is read in two (the sidebar, and the page without it): halfway across its gutter, over its lines only', () => {
-    const page = lines(
-      [[30, 'Riverside Laboratory Medical Group and Clinics']],
-      [
-        [30, 'PATIENT'],
-        [200, 'Test'],
-        [330, 'Result'],
-      ],
-      [
-        [30, 'SMITH, JOHN'],
-        [200, 'Glucose'],
-        [330, '92'],
-      ],
-      [
-        [30, 'DOB'],
-        [200, 'Sodium'],
-        [330, '139'],
-      ],
-      [
-        [30, '01/02/1970'],
-        [200, 'Calcium'],
-        [330, '9.4'],
-      ],
-      [[30, 'Riverside Laboratory Medical Group - page 1 of 1']],
-    );
+    const page = lines([[30, 'Riverside Laboratory Medical Group and Clinics']], ...SIDEBAR_BESIDE_TABLE, [
+      [30, 'Riverside Laboratory Medical Group - page 1 of 1'],
+    ]);
     // The sidebar's widest cell ends at 30 + 11 × 4.5, the table starts at 200; lines 12 apart, 9 high: halfway to the masthead and the footer.
     expect(sideColumnOf(page)).toEqual({ band: 'left', gutter: (30 + 49.5 + 200) / 2, top: 110.5, bottom: 158.5 });
     const tableAlone = lines(
