@@ -91,8 +91,9 @@ async function byColumns(image: PreparedImage, page: ExtractedPage): Promise<Ext
   const gutter = Math.round(side.gutter);
   const column = side.band === 'left' ? { left: 0, width: gutter } : { left: gutter, width: image.width - gutter };
   const region = { ...column, top, height: bottom - top };
+  if (region.width <= 0 || region.height <= 0) return null;
   const rest = withRegionBlanked(image.image, region);
-  if (!rest || region.width <= 0 || region.height <= 0) return null;
+  if (!rest) return null;
   const band = await ocrPage(image.image, image, { rectangle: region });
   const others = await ocrPage(rest, image);
   return { width: image.width, height: image.height, words: [...band.words, ...others.words] };

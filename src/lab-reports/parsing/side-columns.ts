@@ -65,8 +65,9 @@ export function sideColumnOf(lines: Line[]): { gutter: number; top: number; bott
   if (!split) return null;
   const run = lines.slice(split.start, split.end + 1);
   const cells = run.flatMap((line) => line.cells);
-  const left = cells.filter((c) => (c.x0 + c.x1) / 2 < split.gutter);
-  const right = cells.filter((c) => !left.includes(c));
+  const onLeft = (c: (typeof cells)[number]) => (c.x0 + c.x1) / 2 < split.gutter;
+  const left = cells.filter(onLeft);
+  const right = cells.filter((c) => !onLeft(c));
   // Halfway across the blank between the two sides: the gutter found is the edge of one of them.
   const gutter = left.length && right.length ? (Math.max(...left.map((c) => c.x1)) + Math.min(...right.map((c) => c.x0))) / 2 : split.gutter;
   // Halfway to the lines above and below the run too, so no line is cut.
