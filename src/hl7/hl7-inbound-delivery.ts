@@ -141,14 +141,26 @@ export class Hl7InboundDelivery {
   private async handOverWaiting(leaseMs: number, limit: number, fresh: boolean): Promise<number> {
     const waiting = (await this.repository.waitingForHandOver(leaseMs, limit, fresh)).filter((row) => !this.pending.has(row.id));
     const read = waiting.flatMap((row) => this.read(row));
-    const found = await this.match(read);
     const readIds = new Set(read.map((message) => message.id));
-    const ours = await this.repository.claimForHandOver(
-      leaseMs,
-      waiting.map(({ id }) => (readIds.has(id) ? { id, orderId: found.get(id) ?? null } : { id })),
-    );
+    const unreadable = waiting.filter(({ id }) => !readIds.has(id)).map(({ id }) => id);
+    const { found, ours } = await this.matchAndClaim(leaseMs, read, unreadable);
     this.enqueue(read.filter((message) => ours.has(message.id)).map((message) => ({ ...message, matched: found.get(message.id) ?? null })));
     return ours.size;
+  }
+
+  /**
+   * Matches `messages` to their orders and claims them with what was found (`unreadable`: ids
+   * claimed undecided); the matches and the ids this claim took (a row another hand-off or a
+   * sweep took first is left out).
+   */
+  private async matchAndClaim(
+    leaseMs: number,
+    messages: readonly PendingMessage[],
+    unreadable: readonly string[] = [],
+  ): Promise<{ found: Map<string, string>; ours: Set<string> }> {
+    const found = await this.match(messages);
+    const rows = [...messages.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })), ...unreadable.map((id) => ({ id }))];
+    return { found, ours: await this.repository.claimForHandOver(leaseMs, rows) };
   }
 
   /** A claimed row as a message to hand over: its keys as the listener stored them, else read from its sealed body (a row stored without them, a lab's cancellation and its words). */
@@ -187,11 +199,7 @@ export class Hl7InboundDelivery {
    */
   private async deliver(pending: readonly PendingMessage[]): Promise<void> {
     const undecided = pending.filter((message) => message.matched === undefined);
-    const found = await this.match(undecided);
-    const ours = await this.repository.claimForHandOver(
-      this.leaseMs,
-      undecided.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })),
-    );
+    const { found, ours } = await this.matchAndClaim(this.leaseMs, undecided);
     const batch = pending.filter((message) => message.matched !== undefined || ours.has(message.id));
     const matched = new Map<string, string>();
     for (const message of batch) {
