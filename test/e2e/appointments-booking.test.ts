@@ -392,7 +392,7 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     const orderId = await createAppointmentOrder(stack, tenant, labTestId);
     const simulated = await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: { interpretation: 'normal' } });
     expect(simulated.status).toBe(200);
-    const order = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    const order = await orderReaches(stack, tenant, orderId, 'completed');
     expect(lows(order)).toEqual(path);
     expect(order.events.map((event: { status: string }) => event.status.split('.')[1])).toEqual(path.map(() => method));
     const appointment = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/${method === 'walk_in_test' ? 'psc' : 'phlebotomy'}/appointment`, {
@@ -414,7 +414,7 @@ describe('appointments: sandbox simulation and provider-side scheduling', () => 
     const tenant = await createTenant(stack.db);
     const orderId = await createAppointmentOrder(stack, tenant, labTestId);
     expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test?final_status=${finalStatus}`, { key: tenant.apiKey })).status).toBe(200);
-    const order = await orderReaches(stack, tenant, orderId, finalStatus, 60_000);
+    const order = await orderReaches(stack, tenant, orderId, finalStatus);
     expect(order.last_event.status).toBe(eventStatus);
     expect(lows(order).slice(0, 4)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'appointment_scheduled']);
     const result = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });

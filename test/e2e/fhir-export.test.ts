@@ -65,7 +65,7 @@ describe('FHIR Bulk Data export (/fhir/R4/$export)', () => {
     expect(created.status).toBe(200);
     orderId = created.body.order.id;
     await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} });
-    await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    await orderReaches(stack, tenant, orderId, 'completed');
     await ingest(userId, 'heartrate', {
       provider: 'oura',
       source_type: 'ring',

@@ -87,7 +87,7 @@ describe('FHIR R4: parsed lab reports', () => {
     expect(created.status).toBe(200);
     orderId = created.body.order.id;
     await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} });
-    await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    await orderReaches(stack, tenant, orderId, 'completed');
     // Jane Doe uploads her report (completed), and one naming someone else (waits for review).
     userId = await createUser(stack, tenant);
     const info = await call(stack.apiUrl, 'PATCH', `/v2/user/${userId}/info`, {

@@ -94,7 +94,7 @@ describe('FHIR R4 API (/fhir/R4)', () => {
     expect(created.status).toBe(200);
     orderId = created.body.order.id;
     await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} });
-    await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    await orderReaches(stack, tenant, orderId, 'completed');
 
     // An at-home order with its draw booked: an Appointment.
     const atHome = await call(stack.apiUrl, 'POST', '/v3/order', {

@@ -127,7 +127,7 @@ const createOrder = () => createOnSiteLabOrder(stack, tenant, userId, labAccount
 async function orderAwaitingDraw(): Promise<string> {
   if (!labServer) await labUp();
   const orderId = await createOrder();
-  await orderReaches(stack, tenant, orderId, 'requisition_created', 60_000);
+  await orderReaches(stack, tenant, orderId, 'requisition_created');
   await eventually(
     async () => ((await stack.temporal.workflow.getHandle(orderWorkflowId(orderId)).query(orderState)).stage === 'awaiting_draw' ? true : undefined),
     `order ${orderId} awaiting the draw`,

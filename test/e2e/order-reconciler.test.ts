@@ -97,7 +97,7 @@ describe('order reconciler: stranded orders are found and healed', () => {
 
     // The new run carries on from where the order stood: the sandbox simulation completes it.
     expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} })).status).toBe(200);
-    const order = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    const order = await orderReaches(stack, tenant, orderId, 'completed');
     const seqs: Array<{ seq: number }> = await stack.db.query('SELECT seq FROM order_events WHERE order_id = $1 ORDER BY seq', [orderId]);
     expect(seqs.map((event) => event.seq)).toEqual(order.events.map((_: unknown, index: number) => index + 1));
 

@@ -130,7 +130,7 @@ describe('sandbox appointment orders: /test has the partners play over HTTP (ord
       const before = proxy.seen.length;
 
       expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: { interpretation: 'normal' } })).status).toBe(200);
-      const order = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+      const order = await orderReaches(stack, tenant, orderId, 'completed');
       expect(lows(order)).toEqual(path);
       const appointment = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/${kind}/appointment`, { key: tenant.apiKey });
       expect(appointment.body.status).toBe('completed');
@@ -189,7 +189,7 @@ describe('sandbox appointment orders: /test has the partners play over HTTP (ord
     await orderReaches(stack, tenant, orderId, 'appointment_pending');
     const before = proxy.seen.length;
     expect((await call(stack.apiUrl, 'POST', `/v3/order/${orderId}/test`, { key: tenant.apiKey, body: {} })).status).toBe(200);
-    const order = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    const order = await orderReaches(stack, tenant, orderId, 'completed');
     expect(lows(order)).toEqual(['ordered', 'requisition_created', 'appointment_pending', 'partial_results', 'completed']);
     const reports = proxy.seen.slice(before);
     expect(reports.some((request) => request.path.startsWith('/v3/webhooks/appointments/'))).toBe(false);

@@ -28,7 +28,7 @@ describe('sandbox partners report back (production-environment orders)', () => {
     expect(created.status).toBe(200);
     const orderId: string = created.body.order.id;
 
-    const done = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    const done = await orderReaches(stack, tenant, orderId, 'completed');
     expect(done.status).toBe('completed');
     expect(done.last_event.status).toBe('completed.testkit.completed');
     expect(lows(done)).toEqual(KIT_PATH);
@@ -54,13 +54,13 @@ describe('sandbox partners report back (production-environment orders)', () => {
     const orderId: string = created.body.order.id;
 
     // Passed, not reached: with_customer's callback follows 300 ms later, so a slow poll can miss it.
-    await orderPassed(stack, tenant, orderId, 'out_for_delivery', 60_000);
+    await orderPassed(stack, tenant, orderId, 'out_for_delivery');
     // The sender dies (as a crash would) with the rest of the callbacks still waiting in Redis...
     await stack.sandboxCallbacks!.stop(true);
     // ...and a new one, started later, sends them.
     stack.startSandboxCallbacks();
 
-    const done = await orderReaches(stack, tenant, orderId, 'completed', 60_000);
+    const done = await orderReaches(stack, tenant, orderId, 'completed');
     expect(done.last_event.status).toBe('completed.testkit.completed');
     expect(lows(done)).toContain('delivered_to_lab');
     const results = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}/result`, { key: tenant.apiKey });

@@ -87,8 +87,17 @@ export const testkitBody = (userId: string, overrides: Record<string, unknown> =
 
 export { eventually };
 
+/**
+ * How long a test waits for an order to reach a status. A sandbox play of a whole lifecycle is
+ * ~8 partner reports, each a webhook, a workflow step and a read-model write: seconds when the
+ * machine is quiet, but CI runs three Jest workers beside each other on two cores, where one play
+ * took over 30 s (stop 51's run, orders-sdk). Waiting longer costs nothing when the order arrives;
+ * under Jest's 90 s test timeout, so a wait that runs out says which order and status it waited for.
+ */
+const ORDER_WAIT_MS = 75_000;
+
 /** Polls GET /v3/order/{id} until its low-level status (last event) is `low`. */
-export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
+export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = ORDER_WAIT_MS) {
   return eventually(
     async () => {
       const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
@@ -104,7 +113,7 @@ export async function orderReaches(stack: TestStack, tenant: Tenant, orderId: st
  * Polls GET /v3/order/{id} until its events include `low`, whether or not it is still the last
  * one: for a status the order may leave before a poll sees it (a running simulation or callbacks).
  */
-export async function orderPassed(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = 30_000) {
+export async function orderPassed(stack: TestStack, tenant: Tenant, orderId: string, low: string, timeoutMs = ORDER_WAIT_MS) {
   return eventually(
     async () => {
       const response = await call(stack.apiUrl, 'GET', `/v3/order/${orderId}`, { key: tenant.apiKey });
