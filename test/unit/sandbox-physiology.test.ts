@@ -40,15 +40,31 @@ function inChunks(provider: DemoProvider, bounds: number[], timeZone = TZ) {
     for (const batch of generate(provider, bounds[i], bounds[i + 1], 'user-1', timeZone)) {
       if (batch.resource === 'sleep') sleep.push(...batch.data);
       else if (batch.resource === 'activity') for (const day of batch.data) activity.set(String(day.calendar_date), day);
-      else series.set(batch.resource, [...(series.get(batch.resource) ?? []), ...batch.data]);
+      else {
+        const samples = series.get(batch.resource) ?? [];
+        for (const sample of batch.data) samples.push(sample);
+        series.set(batch.resource, samples);
+      }
     }
   }
-  for (const samples of series.values()) samples.sort((a, b) => timeOf(a) - timeOf(b));
+  // By time, each sample's parsed once (a stable sort: samples at one time keep their arrival order).
+  for (const [resource, samples] of series) {
+    const timed = samples.map((sample) => [timeOf(sample), sample] as const).sort((a, b) => a[0] - b[0]);
+    series.set(
+      resource,
+      timed.map(([, sample]) => sample),
+    );
+  }
   return { series, sleep, activity: [...activity.values()] };
 }
 
-function expectSameAsOneWindow(provider: DemoProvider, bounds: number[], timeZone = TZ) {
-  const whole = generate(provider, bounds[0], bounds[bounds.length - 1], 'user-1', timeZone);
+/** `whole`: the one window's batches, when the test already has them (FULL for [FROM, TO]). */
+function expectSameAsOneWindow(
+  provider: DemoProvider,
+  bounds: number[],
+  timeZone = TZ,
+  whole = generate(provider, bounds[0], bounds[bounds.length - 1], 'user-1', timeZone),
+) {
   const merged = inChunks(provider, bounds, timeZone);
   for (const batch of whole) {
     if (batch.resource === 'sleep') expect(merged.sleep).toEqual(batch.data);
@@ -166,14 +182,15 @@ describe('sandbox physiology: determinism', () => {
   });
 
   it.each(DEMO_PROVIDERS)('%s gives the same data in consecutive windows as in one (split at a local midnight, and every 7 hours)', (provider) => {
-    expectSameAsOneWindow(provider, [FROM, zonedToUtc('2026-11-05', 0, 0, TZ), TO]);
+    // FULL is the one window [FROM, TO) (generated again byte for byte: the determinism tests above).
+    expectSameAsOneWindow(provider, [FROM, zonedToUtc('2026-11-05', 0, 0, TZ), TO], TZ, FULL[provider]);
     const bounds: number[] = [];
     for (let t = FROM; t < TO; t += 7 * HOUR) bounds.push(t);
-    expectSameAsOneWindow(provider, [...bounds, TO]);
+    expectSameAsOneWindow(provider, [...bounds, TO], TZ, FULL[provider]);
     // Bounds off every grid (a connection syncs up to "now"): no interval lost or sent twice.
     const odd: number[] = [];
     for (let t = FROM; t < TO; t += 7 * HOUR + 13 * 60_000 + 7_123) odd.push(t);
-    expectSameAsOneWindow(provider, [...odd, TO]);
+    expectSameAsOneWindow(provider, [...odd, TO], TZ, FULL[provider]);
   });
 
   it('is window-independent in a half-hour time zone too (bounds on whole UTC hours)', () => {
@@ -193,11 +210,11 @@ describe('sandbox physiology: windows', () => {
     to = zonedToUtc('2026-11-06', 3, 0, TZ);
 
   it.each(DEMO_PROVIDERS)('%s emits nothing outside [from, to) but whole nights that end inside it', (provider) => {
-    for (const [start, stop] of [
-      [FROM, TO],
-      [from, to],
-    ]) {
-      const batches = generate(provider, start, stop);
+    const midNight = generate(provider, from, to);
+    for (const [start, stop, batches] of [
+      [FROM, TO, FULL[provider]],
+      [from, to, midNight],
+    ] as const) {
       const nights = nightsOf(batches);
       for (const night of nights) expect(night.stop > start && night.stop <= stop).toBe(true);
       const outside: Sample[] = [];
@@ -212,7 +229,7 @@ describe('sandbox physiology: windows', () => {
       expect(outside).toEqual([]);
     }
     // The night in progress at `from` comes whole, from its bedtime; the one in progress at `to` not at all.
-    const batches = generate(provider, from, to);
+    const batches = midNight;
     if (provider !== 'freestyle_libre') {
       expect(Math.min(...dataOf(batches, 'hypnogram').map(timeOf))).toBeLessThan(from);
       expect(dataOf(batches, 'sleep')).toHaveLength(3);
