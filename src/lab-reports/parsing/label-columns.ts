@@ -22,11 +22,15 @@ const ALIGN_LINES = 0.6;
 interface Piece {
   text: string;
   x0: number;
+  /** The index of its cell in the line. */
+  cell: number;
 }
 
 /** A line's words with their left edges (a cell without words — a test's — as one piece). */
 function pieces(line: Line): Piece[] {
-  return line.cells.flatMap((cell) => (cell.words.length ? cell.words.map((w) => ({ text: w.text, x0: w.x })) : [{ text: cell.text, x0: cell.x0 }]));
+  return line.cells.flatMap((cell, i) =>
+    cell.words.length ? cell.words.map((w) => ({ text: w.text, x0: w.x, cell: i })) : [{ text: cell.text, x0: cell.x0, cell: i }],
+  );
 }
 
 export function alignedLabelPairs(lines: Line[]): Map<Line, ColumnPair[]> {
@@ -70,7 +74,9 @@ function readBlock(block: Line[], out: Map<Line, ColumnPair[]>): void {
     columns.forEach((column, k) => {
       const end = columns[k + 1]?.x ?? Infinity;
       const label = words.filter((w) => w.x0 >= column.x - tolerance && w.x0 < column.valueX - tolerance);
-      const value = words.filter((w) => w.x0 >= column.valueX - tolerance && w.x0 < end - tolerance);
+      // The value ends with its cell (a wide gap) or at the next label column.
+      const inColumn = words.filter((w) => w.x0 >= column.valueX - tolerance && w.x0 < end - tolerance);
+      const value = inColumn.filter((w) => w.cell === inColumn[0]?.cell);
       if (!label.length || !value.length || !near(label[0].x0, column.x)) return;
       const labelText = label.map((w) => w.text).join(' ');
       const valueText = value.map((w) => w.text).join(' ');
