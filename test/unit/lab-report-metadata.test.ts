@@ -1,5 +1,5 @@
 import type { Line } from '../../src/lab-reports/parsing/layout';
-import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
+import { metadataCellKind, parseMetadata } from '../../src/lab-reports/parsing/metadata';
 import { readName } from '../../src/lab-reports/parsing/names';
 
 /** Printed lines as the layout step gives them: cells parted by three or more spaces, one column each, a masthead first. */
@@ -187,5 +187,133 @@ describe('report header fields', () => {
     const m = parseMetadata(poor, 800);
     expect(m.patient_last_name).toBeNull();
     expect(m.confidence.patient_last_name.reason).toBe('too uncertain to report');
+  });
+});
+
+describe('layouts no rule was written against (issue #43)', () => {
+  it('knows a label by its words: a surname-then-given-names label, validated/authorised dates, draw dates, any … Physician, lab numbers', () => {
+    expect(
+      metadataOf(
+        'Lab',
+        'Last name, given name: GARCIA, LUIS   Draw date: 2026-02-08',
+        'Treating Physician: Dr. Omar Haddad   Authorised: 2026-02-10',
+        'Requisition ID: RQ-55812   Arrival date: 2026-02-09',
+      ),
+    ).toMatchObject({
+      patient_first_name: 'LUIS',
+      patient_last_name: 'GARCIA',
+      date_collected: '2026-02-08',
+      date_reported: '2026-02-10',
+      ordering_provider: 'Omar Haddad',
+      specimen_number: 'RQ-55812',
+    });
+  });
+
+  it('does not take a table header or a lab director for a label', () => {
+    expect(metadataCellKind('Tests Ordered')).toBeNull();
+    expect(metadataCellKind('Result')).toBeNull();
+    expect(metadataOf('Lab', 'Medical Director: Dr. Ada Stone').ordering_provider).toBeNull();
+  });
+
+  it('reads bare labels by the column their values align in, a one-word label and labels no list holds among them', () => {
+    const m = metadataOf(
+      'Lab',
+      'Patient   MORALES, ANA LUCIA',
+      'Client ref   LX-4471',
+      'Specimen taken   02/11/2026',
+      'Validated on   02/12/2026',
+      'Ward   3B',
+    );
+    expect(m).toMatchObject({
+      patient_first_name: 'ANA',
+      patient_last_name: 'MORALES',
+      date_collected: '2026-02-11',
+      date_reported: '2026-02-12',
+      specimen_number: null,
+    });
+  });
+
+  it('parts a label from its value at the value column when they print too close to be two cells', () => {
+    const word = (text: string, x: number) => ({ text, x, y: 0, w: text.length * 5, h: 9 });
+    // `Family name, given name` ends 5 points before its value: one cell (a ward beside it, so no label run into a line's only value).
+    // Cells as the layout step makes them: words parted by a wide gap start a new one.
+    const line = (y: number, ...words: ReturnType<typeof word>[]): Line => {
+      const cells = words.reduce<Line['cells']>((into, w) => {
+        const last = into[into.length - 1];
+        if (last && w.x - last.x1 < 12) Object.assign(last, { text: `${last.text} ${w.text}`, x1: w.x + w.w, words: [...last.words, w] });
+        else into.push({ text: w.text, x0: w.x, x1: w.x + w.w, words: [w] });
+        return into;
+      }, []);
+      return { page: 0, y, height: 9, cells, text: cells.map((c) => c.text).join('   '), confidence: 1 };
+    };
+    const m = parseMetadata(
+      [
+        { page: 0, y: 10, height: 16, cells: [{ text: 'Lab', x0: 0, x1: 20, words: [] }], text: 'Lab', confidence: 1 },
+        line(
+          30,
+          word('Family', 0),
+          word('name,', 33),
+          word('given', 63),
+          word('name', 93),
+          word('Lindqvist,', 118),
+          word('Eva', 170),
+          word('Ward', 250),
+          word('4E', 300),
+        ),
+        line(42, word('Sex', 0), word('F', 118)),
+        line(54, word('Date', 0), word('of', 25), word('birth', 38), word('30.07.1961', 118)),
+      ],
+      800,
+    );
+    expect(m).toMatchObject({ patient_first_name: 'Eva', patient_last_name: 'Lindqvist', gender: 'female', dob: '1961-07-30' });
+  });
+
+  it('reads a letter: the doctor it is for, the patient by a name followed by a birth date, the date results were authorised', () => {
+    const m = metadataOf(
+      'Northfield Pathology',
+      'Attn: Dr Priya Raman, MD',
+      'Chen, Wei Ming (DOB 1961-07-30)',
+      'Hi Dr. Raman,',
+      'Sample no. NP/26/04411 received with thanks.',
+      'Results authorised 14 February 2026 by the duty biochemist.',
+    );
+    expect(m).toMatchObject({
+      patient_first_name: 'Wei',
+      patient_last_name: 'Chen',
+      dob: '1961-07-30',
+      ordering_provider: 'Priya Raman',
+      specimen_number: 'NP/26/04411',
+      date_reported: '2026-02-14',
+    });
+  });
+
+  it('takes a letter addressed to Mr or Ms as to the patient, and a name with its age and birth date as the patient', () => {
+    expect(metadataOf('Lab', 'To: Mr. Tomasz Nowak', 'Your sample of 3 May 2026 was tested.')).toMatchObject({
+      patient_first_name: 'Tomasz',
+      patient_last_name: 'Nowak',
+      gender: 'male',
+    });
+    expect(metadataOf('Lab', 'Tomasz Nowak, aged 64, DOB 03.05.1961')).toMatchObject({
+      patient_first_name: 'Tomasz',
+      patient_last_name: 'Nowak',
+      dob: '1961-05-03',
+    });
+    // A doctor's name with a date is no patient line.
+    expect(metadataOf('Lab', 'Dr. Alan Moss, born 1950-01-01').patient_last_name).toBeNull();
+  });
+
+  it('leaves the provider null when only a salutation names a doctor, and by surname only', () => {
+    const m = metadataOf('Lab', 'Re: Ms Ana Silva', 'Dear Dr. Okafor,');
+    expect(m.ordering_provider).toBeNull();
+    expect(m.confidence.ordering_provider.reason).toContain('salutation');
+  });
+
+  it('reads a first-name label over "LAST, FIRST" as both names, not the surname as the first', () => {
+    expect(metadataOf('Lab', 'First name: Lindqvist, Eva')).toMatchObject({ patient_first_name: 'Eva', patient_last_name: 'Lindqvist' });
+  });
+
+  it('takes no date from a report-date label over a heading', () => {
+    const m = metadataOf('Lab', 'Final report', 'Haematology');
+    expect(m.date_reported).toBeNull();
   });
 });

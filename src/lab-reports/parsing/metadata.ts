@@ -1,60 +1,10 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
 import { headerColumns } from './columns';
+import { alignedLabelPairs, type ColumnPair } from './label-columns';
+import { labelField, type Field } from './labels';
 import type { Cell, Line } from './layout';
-import { givenName, honorificSex, parseSex, providerName, readName, surname } from './names';
+import { givenName, honorificSex, isDoctor, parseSex, providerName, readName, splitNameValue, surname } from './names';
 import type { MetadataField, ReportMetadata } from './types';
-
-type Field = 'name' | 'first' | 'last' | 'subject' | 'dob' | 'sex' | 'age_sex' | 'collected' | 'reported' | 'specimen' | 'provider' | 'clia' | 'other';
-
-/** Header labels labs print, the field each names; `other` ones only end the value before them. */
-const LABELS: [RegExp, Field][] = [
-  [/^(patient name|patient|name|pt name|patient's name|client name|name of patient|patient full name)$/i, 'name'],
-  [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\))$/i, 'first'],
-  [/^(last name|surname|family name)$/i, 'last'],
-  [/^(re|regarding|patient re)$/i, 'subject'],
-  [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born)$/i, 'dob'],
-  [/^(sex|gender)$/i, 'sex'],
-  [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
-  [
-    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
-    'collected',
-  ],
-  [
-    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date)$/i,
-    'reported',
-  ],
-  [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|order no\.?|order #|order number|sample|sample number|lab accession|accession id|barcode)$/i,
-    'specimen',
-  ],
-  [
-    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician|referrer|referring dr\.?|ordering dr\.?|ordering md|requesting doctor)$/i,
-    'provider',
-  ],
-  [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
-  [
-    /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,
-    'other',
-  ],
-];
-
-function labelField(text: string): Field | null {
-  const t = text.trim().replace(/[:#]$/, '').trim();
-  for (const [re, field] of LABELS) if (re.test(t)) return field;
-  // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
-  if (/^[A-Z]{6,20}$/.test(t)) {
-    for (let at = 2; at <= t.length - 2; at++) {
-      const spaced = `${t.slice(0, at)} ${t.slice(at)}`;
-      for (const [re, field] of LABELS) if (re.test(spaced)) return field;
-    }
-  }
-  // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
-  if (t.includes('m')) {
-    const unjoined = t.replace(/m/g, 'rn');
-    for (const [re, field] of LABELS) if (re.test(unjoined)) return field;
-  }
-  return null;
-}
 
 /** `Label:` inside a cell: the label words are up to four words before a colon. */
 const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
@@ -83,6 +33,16 @@ export function metadataCellKind(text: string): 'label' | 'labelled' | null {
 /** How far under a label, in the label's line heights, its value may print. */
 const STACKED_GAP_LINES = 2.5;
 
+const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
+const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
+
+/** A line's pairs, with those its place in aligned label and value columns gives (label-columns.ts) for fields it has no value of. */
+function pairsOf(line: Line, next: Line | undefined, aligned: Map<Line, ColumnPair[]>): Pair[] {
+  const own = linePairs(line, next);
+  const more = (aligned.get(line) ?? []).filter((p) => !own.some((o) => o.field === p.field && o.value));
+  return [...own, ...more];
+}
+
 function linePairs(line: Line, next: Line | undefined): Pair[] {
   const pairs: Pair[] = [];
   // Labels with colons, value after them in the same cell or the next cell.
@@ -95,7 +55,10 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
       if (!value && i === hits.length - 1 && line.cells[index + 1] && labelField(line.cells[index + 1].text.split(':')[0]) === null) {
         value = line.cells[index + 1].text.trim();
       }
-      pairs.push({ field: labelField(hit[1]) as Field, value });
+      // `Surname, first name: DOE, JANE`: the comma kept the surname out of the label's words.
+      const compound = /\b(name|surname|last name|family name)\s*[,/]\s*$/i.test(cell.text.slice(0, hit.index));
+      const field = labelField(hit[1]) as Field;
+      pairs.push({ field: field === 'first' && compound ? 'name' : field, value });
     });
   });
   if (pairs.length) return pairs;
@@ -125,7 +88,9 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
   if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * STACKED_GAP_LINES) {
     const cell = line.cells[0];
     const below = next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
-    if (below.length === 1 && metadataCellKind(below[0].text) === null && !headerColumns(next)) {
+    // A date's label over no date (`FINAL REPORT` over a heading) is no label over its value.
+    const dateless = DATE_FIELDS.includes(labels[0]) && !hasDate(below[0]?.text ?? '');
+    if (below.length === 1 && metadataCellKind(below[0].text) === null && !headerColumns(next) && !dateless) {
       return [{ field: labels[0], value: below[0].text.trim(), below: true, confidence: cellConfidence(below[0]) }];
     }
   }
@@ -143,17 +108,23 @@ function linePairs(line: Line, next: Line | undefined): Pair[] {
  * Whether a line carries the report's metadata (labelled patient or specimen fields, a letter's
  * date or its sentences about the specimen) rather than results.
  */
-export function isMetadataLine(line: Line, next: Line | undefined): boolean {
+function isMetadataLine(line: Line, next: Line | undefined, aligned: Map<Line, ColumnPair[]>): boolean {
   const text = line.text.trim();
-  return linePairs(line, next).some((pair) => pair.field !== 'other' && pair.value) || DATE_ONLY.test(text) || PROSE.some(([re]) => re.test(text));
+  return (
+    pairsOf(line, next, aligned).some((pair) => pair.field !== 'other' && pair.value) ||
+    DATE_ONLY.test(text) ||
+    SALUTATION.test(text) ||
+    PROSE.some(([re]) => re.test(text))
+  );
 }
 
 /** The lines that carry metadata, and the lines under a lone label that carry its value. */
 export function metadataLines(lines: Line[]): Set<Line> {
   const found = new Set<Line>();
+  const aligned = alignedLabelPairs(lines);
   lines.forEach((line, i) => {
     const next = lines[i + 1];
-    if (!isMetadataLine(line, next)) return;
+    if (!isMetadataLine(line, next, aligned)) return;
     found.add(line);
     if (next && linePairs(line, next).some((pair) => pair.below && pair.value)) found.add(next);
   });
@@ -190,14 +161,18 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     else if (!dates[field]) note(field, 0, `no date in "${text.slice(0, 40)}"`);
   };
   let honorific: 'male' | 'female' | null = null;
+  /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
   const name = (value: string, ocr: number, confidence = 1) => {
     if (metadata.patient_last_name !== null) return;
-    const read = readName(value);
+    const { name: printed, rest } = splitNameValue(value);
+    const read = readName(printed);
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
     note('patient_first_name', read.confidence * ocr * confidence, read.reason);
     note('patient_last_name', read.confidence * ocr * confidence, read.reason);
-    honorific ??= honorificSex(value);
+    honorific ??= honorificSex(printed) ?? (rest ? parseSex(rest.replace(/\b(dob|d\.o\.b)\b/gi, '')) : null);
+    if (rest) prose(rest, ocr);
   };
+  let salutation: string | null = null;
   const specimen = (value: string, ocr: number) => {
     if (metadata.specimen_number !== null || !/\d/.test(value)) return;
     metadata.specimen_number = value.split(/\s+/)[0].replace(/[.,;]$/, '');
@@ -210,21 +185,24 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
   };
   /** Lines read as the value under a label. */
   const values = new Set<Line>();
+  const aligned = alignedLabelPairs(lines);
   lines.forEach((line, i) => {
     // OCR confidence of the line lowers a field's only when poor: most good scans read 0.7-0.9.
     const lineOcr = Math.min(1, line.confidence / OCR_TRUSTED);
-    for (const { field, value, below, confidence } of linePairs(line, lines[i + 1])) {
+    for (const { field, value, below, confidence } of pairsOf(line, lines[i + 1], aligned)) {
       if (!value) continue;
       // A value printed under its label is as well read as its own words.
       const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
       if (below) values.add(lines[i + 1]);
       if (field === 'name') name(value, ocr);
-      else if (field === 'subject') {
-        // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
-        const [who, ...rest] = value.split(',');
-        name(who, ocr, 0.95);
-        prose(rest.join(','), ocr);
-      } else if (field === 'first' && metadata.patient_first_name === null) {
+      // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
+      else if (field === 'subject') name(value, ocr, 0.95);
+      // A letter to a doctor is to the one who asked for the tests; one to Mr or Ms Doe, to the patient.
+      else if (field === 'addressee') {
+        if (isDoctor(value)) provider(value, ocr);
+        else if (honorificSex(value)) name(value, ocr, 0.95);
+      } else if (field === 'first' && value.includes(',') && metadata.patient_last_name === null) name(value, ocr, 0.95);
+      else if (field === 'first' && metadata.patient_first_name === null) {
         metadata.patient_first_name = givenName(value);
         note('patient_first_name', (metadata.patient_first_name ? 0.95 : 0) * ocr, metadata.patient_first_name ? null : `no name in "${value}"`);
       } else if (field === 'last' && metadata.patient_last_name === null) {
@@ -238,6 +216,7 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       else if (field === 'provider') provider(value, ocr);
     }
     prose(line.text, lineOcr);
+    salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;
     const clia = CLIA.exec(line.text);
     if (clia && metadata.lab_clia === null) {
       metadata.lab_clia = clia[1].toUpperCase();
@@ -250,15 +229,41 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
   const inStack = (l: Line) => [...values].some((v) => v.page === l.page && Math.abs(v.cells[0].x0 - l.cells[0].x0) < l.height);
   const dated = firstPage.find((l) => l.y < firstPageHeight * 0.4 && l.cells.length === 1 && DATE_ONLY.test(l.text.trim()) && !values.has(l) && !inStack(l));
   if (dated) date('date_reported', dated.text, Math.min(1, dated.confidence / OCR_TRUSTED), 0.8);
+  if (metadata.patient_last_name === null) patientLine(firstPage);
+  // A letter's salutation names the doctor only when nothing labels one, and only by a whole name
+  // (`Dear Dr. Reyes` leaves the provider null, not `Dr. Reyes`).
+  if (metadata.ordering_provider === null && salutation !== null) {
+    const read = readName(salutation);
+    if (read.first && read.last) {
+      metadata.ordering_provider = `${read.first} ${read.last}`;
+      note('ordering_provider', 0.6);
+    } else note('ordering_provider', 0, `a salutation without a whole name: "${salutation}"`);
+  }
 
+  /**
+   * A patient printed without a label, by a name and then the birth date on the same line
+   * (`Jane M. Doe, female, date of birth 3 May 1950`, `DOE, JANE  (DOB 05/03/1950)`): the
+   * person whose birth date a report prints is its patient.
+   */
+  function patientLine(candidates: Line[]): void {
+    for (const line of candidates) {
+      const text = line.text.trim();
+      if (text.includes(':')) continue;
+      const { name: printed, rest } = splitNameValue(text);
+      if (!rest || !PROSE_DOB.test(rest) || !NAME_SHAPE.test(printed) || isDoctor(printed)) continue;
+      const read = readName(printed);
+      if (!read.first || !read.last) continue;
+      name(text, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
+      return;
+    }
+  }
   /** Fields written into sentences: `born 4 March 1980`, `Specimen S-2025-00123, collected 12 March 2025`, `Dear Dr. Anna Reyes,`. */
   function prose(text: string, ocr: number): void {
     for (const [re, field] of PROSE) {
       const hit = re.exec(text);
       if (!hit) continue;
-      if (field === 'dob' || field === 'date_collected') date(field, hit[1], ocr, 0.9);
-      else if (field === 'specimen') specimen(hit[1], ocr * 0.95);
-      else if (field === 'provider') provider(hit[1], ocr);
+      if (field === 'specimen') specimen(hit[1], ocr * 0.95);
+      else date(field, hit[1], ocr, 0.9);
     }
   }
 
@@ -295,12 +300,26 @@ const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{
 const DATE_TEXT = String.raw`(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
 
 /** Fields in running text, each after the words that introduce it. */
-const PROSE: [RegExp, DateField | 'specimen' | 'provider'][] = [
+const PROSE: [RegExp, DateField | 'specimen'][] = [
   [new RegExp(String.raw`\b(?:born(?: on)?|date of birth|DOB|D\.O\.B\.?)\s*:?\s*${DATE_TEXT}`, 'i'), 'dob'],
   [new RegExp(String.raw`\b(?:collected|drawn)(?: on)?\s*:?\s*${DATE_TEXT}`, 'i'), 'date_collected'],
-  [/\b(?:specimen|accession|sample)(?: no\.?| number| id| #)?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i, 'specimen'],
-  [/^Dear\s+(Dr\.?\s+[\p{L}.'\- ]+?),?$/u, 'provider'],
+  [
+    /\b(?:(?:specimen|accession|sample)(?: no\.?| number| id| #| ref\.?)?|(?:lab|order|requisition)\s*(?:no\.?|number|id|#|ref(?:erence)?\.?))\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i,
+    'specimen',
+  ],
+  [
+    new RegExp(String.raw`\b(?:released|verified|finali[sz]ed|resulted|signed(?: out)?|authori[sz]ed|validated)(?: on| at)?\s*:?\s*${DATE_TEXT}`, 'i'),
+    'date_reported',
+  ],
 ];
+
+const PROSE_DOB = PROSE[0][0];
+
+/** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
+const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;
+
+/** Two to five words of a name: capitalised, initials, particles; no digits. */
+const NAME_SHAPE = /^(?:(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?(?:(?:\p{Lu}[\p{L}'-]*\.?|van|von|de|der|del|la|le|da|di|du),?\s+){1,4}\p{Lu}[\p{L}'-]*\.?$/u;
 
 /**
  * The day/month order for the report's dates: as the report shows it, else the one in which its

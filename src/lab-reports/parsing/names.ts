@@ -109,3 +109,21 @@ export function parseSex(text: string): 'male' | 'female' | null {
   if (/\b(male|m|man)\b/.test(t)) return 'male';
   return null;
 }
+
+/**
+ * A patient value's name apart from what a line prints after it (`Jane Doe - DOB 1/2/1980 - F`,
+ * `Ms. Jane Doe (born …)`, `Jane Doe, female, date of birth …`): the name, and the rest for the
+ * sex and birth date it may carry. A `LAST, FIRST` comma is no cut.
+ */
+export function splitNameValue(value: string): { name: string; rest: string } {
+  const cut =
+    /\s+[-–|]\s+|\s*[(;]|,\s*(?=(?:male|female|man|woman|born|dob|d\.o\.b|date of birth|age|aged|\d)\b)|\s+(?=(?:born|dob|d\.o\.b\.?|date of birth)\b)/i.exec(
+      value,
+    );
+  return cut ? { name: value.slice(0, cut.index).trim(), rest: value.slice(cut.index) } : { name: value.trim(), rest: '' };
+}
+
+/** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
+export function isDoctor(text: string): boolean {
+  return /^\s*(dr|doctor|prof)\b\.?/i.test(text) || /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text);
+}

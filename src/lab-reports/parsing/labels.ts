@@ -1,0 +1,120 @@
+/**
+ * The labels a report prints before its metadata, and the field each names: first the wordings
+ * labs print as such, then rules on a label's words for the wordings no list holds (`Date of
+ * findings`, `Verified`, `Lab Acc No`, `Surname, first name`). Used by ./metadata.ts.
+ */
+
+export type Field =
+  'name' | 'first' | 'last' | 'subject' | 'addressee' | 'dob' | 'sex' | 'age_sex' | 'collected' | 'reported' | 'specimen' | 'provider' | 'clia' | 'other';
+
+/** Header labels labs print, the field each names; `other` ones only end the value before them. */
+const LABELS: [RegExp, Field][] = [
+  [/^(patient name|patient|name|pt name|patient's name|client name|name of patient|patient full name)$/i, 'name'],
+  [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\))$/i, 'first'],
+  [/^(last name|surname|family name)$/i, 'last'],
+  [/^(re|regarding|patient re)$/i, 'subject'],
+  [/^(to|attn\.?|attention)$/i, 'addressee'],
+  [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on)$/i, 'dob'],
+  [/^(sex|gender)$/i, 'sex'],
+  [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
+  [
+    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
+    'collected',
+  ],
+  [
+    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date)$/i,
+    'reported',
+  ],
+  [
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|order no\.?|order #|order number|sample|sample number|lab accession|accession id|barcode)$/i,
+    'specimen',
+  ],
+  [
+    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician|referrer|referring dr\.?|ordering dr\.?|ordering md|requesting doctor)$/i,
+    'provider',
+  ],
+  [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
+  [
+    /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,
+    'other',
+  ],
+];
+
+/** Words of a date label that say nothing of which date it is (`Date of …`, `… date/time`), and the small words between. */
+const DATE_WORDS = new Set(['date', 'time', 'dt', 'day']);
+const SMALL_WORDS = new Set(['on', 'at', 'of', 'the', 'and', '&']);
+/** A report's date: the day its results were finished, checked or let out. */
+const REPORTED_WORDS =
+  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|findings?|verification|release|report|results?)$/;
+/** Words that only say a date of reporting with another of them or a date word (`Final Result`, `Findings date`). */
+const REPORTED_NEEDS_COMPANY = /^(findings?|report|results?|release|releases|final|verification|validation|authentication)$/;
+const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|specimen|sample)$/;
+const COLLECTED_CORE = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained)$/;
+/** Dates a report prints that are none of its own: when the sample arrived, the stay, the print. */
+const OTHER_DATE_WORDS =
+  /^(received|receipt|arrived|arrival|printed|print|admitted|admission|admit|discharged|discharge|registered|entered|ordered|requested|visit|encounter)$/;
+/** Of those, the ones that are a date's label without a date word (`Receipt of material`, `Admitted`; not `Tests ordered`). */
+const OTHER_DATE_ALONE = /^(received|receipt|arrived|arrival|printed|admitted|admission|discharged|registered)$/;
+/** Who asked for the tests, however the label names them (`Attending`, `Treating physician`). */
+const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp)$/;
+const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;
+/** A specimen's number: a specimen, sample, accession, order or lab word with a number word (`Lab Acc No`). */
+const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|lab|barcode|tube|container)$/;
+const NUMBER_WORDS = /^(no|nr|number|num|#|id|ref|reference|code|accession|acc)$/;
+const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
+/** A compound name label (`Surname, first name`, `Last name / given names`): name words only. */
+const NAME_WORDS = /^(name|names|surname|first|last|given|family|forenames?|middle|patient|patient's|christian|and|&)$/;
+
+/** The field a label's words name when no listed wording matches it; null when none. */
+function fieldByWords(label: string): Field | null {
+  const words = label.toLowerCase().replace(/[.:]/g, ' ').replace(/[,/]/g, ' , ').split(/\s+/).filter(Boolean);
+  const plain = words.filter((w) => w !== ',');
+  if (!plain.length || plain.length > 5) return null;
+  // A surname first, then the given names: `Surname, first name`, `Name / given names` (`Name, Vorname`).
+  const given = plain.findIndex((w) => /^(first|given|forenames?)$/.test(w));
+  if (plain.every((w) => NAME_WORDS.test(w)) && given > 0 && (words.includes(',') || plain.slice(0, given).some((w) => /^(surname|last|family)$/.test(w))))
+    return 'name';
+  const dated = plain.some((w) => DATE_WORDS.has(w));
+  const rest = plain.filter((w) => !DATE_WORDS.has(w) && !SMALL_WORDS.has(w));
+  if (!rest.length) return null;
+  if (rest.some((w) => OTHER_DATE_WORDS.test(w))) return dated || (rest.length <= 2 && OTHER_DATE_ALONE.test(rest[0])) ? 'other' : null;
+  if (rest.every((w) => COLLECTED_WORDS.test(w)) && rest.some((w) => COLLECTED_CORE.test(w))) return 'collected';
+  if (rest.every((w) => REPORTED_WORDS.test(w) || w === 'final')) {
+    const strong = rest.filter((w) => !REPORTED_NEEDS_COMPANY.test(w));
+    if (strong.length || dated || rest.length >= 2) return 'reported';
+  }
+  if (PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w)) && plain.length <= 3) return 'provider';
+  if (
+    plain.some((w) => SPECIMEN_WORDS.test(w)) &&
+    plain.every((w) => SPECIMEN_WORDS.test(w) || NUMBER_WORDS.test(w)) &&
+    !plain.some((w) => NOT_SPECIMEN.test(w))
+  ) {
+    if (NUMBER_WORDS.test(plain[plain.length - 1]) || /^(specimen|accession)$/.test(plain[plain.length - 1])) return 'specimen';
+  }
+  return null;
+}
+
+function listedField(text: string): Field | null {
+  for (const [re, field] of LABELS) if (re.test(text)) return field;
+  return fieldByWords(text);
+}
+
+/** The field a label names, or null when the text is no label. */
+export function labelField(text: string): Field | null {
+  const t = text.trim().replace(/[:#]$/, '').trim();
+  const listed = listedField(t);
+  if (listed !== null) return listed;
+  // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
+  if (/^[A-Z]{6,20}$/.test(t)) {
+    for (let at = 2; at <= t.length - 2; at++) {
+      const spaced = `${t.slice(0, at)} ${t.slice(at)}`;
+      for (const [re, field] of LABELS) if (re.test(spaced)) return field;
+    }
+  }
+  // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
+  if (t.includes('m')) {
+    const unjoined = t.replace(/m/g, 'rn');
+    for (const [re, field] of LABELS) if (re.test(unjoined)) return field;
+  }
+  return null;
+}
