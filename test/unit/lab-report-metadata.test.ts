@@ -209,6 +209,12 @@ describe('layouts no rule was written against (issue #43)', () => {
     });
   });
 
+  it("reads a colon printed in a column of its own, or at the head of the value, as its label's: never as the value", () => {
+    const expected = { patient_first_name: 'JANE', patient_last_name: 'DOE', date_collected: '2026-02-11', specimen_number: 'A7-554201' };
+    expect(metadataOf('Lab', 'Accession No   :   A7-554201', 'Patient   :   DOE, JANE', 'Collected   :   02/11/2026')).toMatchObject(expected);
+    expect(metadataOf('Lab', 'Accession No   : A7-554201', 'Patient   : DOE, JANE', 'Collected   : 02/11/2026')).toMatchObject(expected);
+  });
+
   it('does not take a table header or a lab director for a label', () => {
     expect(metadataCellKind('Tests Ordered')).toBeNull();
     expect(metadataCellKind('Result')).toBeNull();

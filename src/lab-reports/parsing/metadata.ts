@@ -43,7 +43,28 @@ function pairsOf(line: Line, next: Line | undefined, aligned: Map<Line, ColumnPa
   return [...own, ...more];
 }
 
-function linePairs(line: Line, next: Line | undefined): Pair[] {
+/**
+ * A colon printed apart from its label, in a column of its own (`Name   :   DOE, JANE`) or at the
+ * head of the value's cell (`Name   : DOE, JANE`), belongs to the label: read as `Name: DOE, JANE`,
+ * never as a value of its own.
+ */
+function withColonsOnLabels(line: Line): Line {
+  if (!line.cells.some((cell, index) => index > 0 && /^\s*[:\uff1a]/.test(cell.text))) return line;
+  const cells: Line['cells'] = [];
+  for (const cell of line.cells) {
+    const rest = cell.text.replace(/^\s*[:\uff1a]\s*/, '');
+    const previous = cells[cells.length - 1];
+    if (!previous || rest === cell.text) cells.push(cell);
+    else {
+      cells[cells.length - 1] = { ...previous, text: `${previous.text.trimEnd()}:` };
+      if (rest) cells.push({ ...cell, text: rest });
+    }
+  }
+  return { ...line, cells };
+}
+
+function linePairs(printed: Line, next: Line | undefined): Pair[] {
+  const line = withColonsOnLabels(printed);
   const pairs: Pair[] = [];
   // Labels with colons, value after them in the same cell or the next cell.
   line.cells.forEach((cell, index) => {
