@@ -10,7 +10,7 @@ import type { LabflowConfig } from '../config/config';
 import { ApiExceptionFilter, toErrorResponse } from './exception-filter';
 import { registerBodyParsers } from './body-parsers';
 import { MultipartFastifyAdapter } from './multipart';
-import { instrumentHttp } from './metrics/http-metrics';
+import { httpRequestMetrics, type RecordRequest } from './metrics/http-metrics';
 import { MetricsRegistry } from './metrics/registry';
 import { createLogger, type Logger, type LogService, requestLineWriter } from './logger';
 import { processLogger, useProcessLogger, withProcessLogger } from './logging.module';
@@ -100,7 +100,6 @@ export async function createHttpApp(
   // in between runs in the socket's async context, not the request's.
   // (request.log is a child of `logger`, a pino Logger: Fastify types it by its interface only.)
   adapter.getInstance().addHook('preHandler', (request, _reply, done) => runInRequest(request.id, request.log as Logger, done));
-  if (config.logRequests) logRequestCompletions(adapter.getInstance() as unknown as FastifyInstance, logger);
   const app = await NestFactory.create<NestFastifyApplication>(withProcessLogger(module, logger), adapter, {
     bufferLogs: true,
     // labflow's own JSON and form parsers (body-parsers.ts): empty JSON bodies, raw bytes kept for signatures.
@@ -109,7 +108,11 @@ export async function createHttpApp(
   useProcessLogger(app);
   app.enableShutdownHooks();
   await registerBodyParsers(app);
-  if (config.metrics.enabled) instrumentHttp(app.getHttpAdapter().getInstance(), app.get(MetricsRegistry).registry);
+  recordCompletions(
+    adapter.getInstance() as unknown as FastifyInstance,
+    config.logRequests ? logger : null,
+    config.metrics.enabled ? httpRequestMetrics(app.get(MetricsRegistry).registry) : null,
+  );
   const tracing = activeTracing();
   if (tracing) {
     traceHttpRequests(adapter.getInstance());
@@ -123,16 +126,23 @@ export async function createHttpApp(
 }
 
 /**
- * One `request completed` line per answered request (method, path with credentials redacted,
- * client, status, milliseconds), where Fastify writes an `incoming request` line as well: half the
- * log volume, and the line that matters carries everything (a request that never completes is
- * visible in the metrics and traces, and its errors are logged where they happen).
+ * What every answered request leaves, in one onResponse hook: its `request completed` line (with
+ * LOG_REQUESTS) and its HTTP metrics (with METRICS_ENABLED), both with the same elapsed time.
+ *
+ * The line (method, path with credentials redacted, client, status, milliseconds) is one per
+ * request, where Fastify writes an `incoming request` line as well: half the log volume, and the
+ * line that matters carries everything (a request that never completes is visible in the metrics
+ * and traces, and its errors are logged where they happen).
  */
-function logRequestCompletions(fastify: FastifyInstance, logger: Logger): void {
-  const writeLine = requestLineWriter(logger);
+function recordCompletions(fastify: FastifyInstance, logger: Logger | null, recordMetrics: RecordRequest | null): void {
+  if (!logger && !recordMetrics) return;
+  const writeLine = logger && requestLineWriter(logger);
   fastify.addHook('onResponse', (request, reply, done) => {
-    if (writeLine) writeLine({ requestId: request.id, req: request, statusCode: reply.statusCode, responseTime: reply.elapsedTime });
-    else request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    const { statusCode } = reply;
+    const responseTime = reply.elapsedTime;
+    if (recordMetrics) recordMetrics(request, statusCode, responseTime);
+    if (writeLine) writeLine({ requestId: request.id, req: request, statusCode, responseTime });
+    else if (logger) request.log.info({ req: request, res: reply, responseTime }, 'request completed');
     done();
   });
 }

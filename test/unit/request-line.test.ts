@@ -36,6 +36,7 @@ const requests: Array<[string, LoggedRequest]> = [
     'a URL with quotes and a non-ASCII user agent',
     { method: 'POST', url: '/v2/user?q="quoted"\\', ip: '10.0.0.1', headers: { 'user-agent': 'Zürich "agent"' } },
   ],
+  ['no client address and no headers (fields left out, as JSON.stringify leaves them)', { method: 'GET', url: '/health' }],
 ];
 
 test.each(requests)("the hand-built request line equals pino's, field for field and in order: %s", (_name, req) => {
