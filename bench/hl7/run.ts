@@ -194,7 +194,14 @@ async function main(): Promise<void> {
             script: 'dist/src/worker.js',
             // BENCH_PROFILE_DIR: a profile of the hand-off too.
             nodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
-            env: { NODE_ENV: 'production', LOG_LEVEL: 'info', API_HOST: '127.0.0.1', WORKER_ROLES: 'hl7-handoff', TEMPORAL_TASK_QUEUE: taskQueue },
+            env: {
+              NODE_ENV: 'production',
+              LOG_LEVEL: 'info',
+              METRICS_ENABLED: 'true',
+              API_HOST: '127.0.0.1',
+              WORKER_ROLES: 'hl7-handoff',
+              TEMPORAL_TASK_QUEUE: taskQueue,
+            },
             portVariable: 'WORKER_HEALTH_PORT',
             logFile: join(logDir, 'handoff.log'),
             readyPath: '/health/ready',
@@ -229,12 +236,17 @@ async function main(): Promise<void> {
     const temporal = temporalPid();
     const observed = [new Observed(), new Observed()];
     const metricsUrls = [`${listener.url}/metrics`, null];
+    const handOffMetricsUrl = `${(handOff ?? listener).url}/metrics`;
     for (let pair = 0; pair < SLICES; pair += 1) {
       for (const index of pair % 2 === 0 ? [0, 1] : [1, 0]) {
         // CPU per message of each side (steadier than rates on a loaded machine): the server process, and the Postgres backends of this database.
-        const [ticks, postgres, before] = [cpuTicks(pids[index]), await backends(db), await mark(handOffPid, temporal, metricsUrls[index])];
+        const [ticks, postgres, before] = [cpuTicks(pids[index]), await backends(db), await mark(handOffPid, temporal, metricsUrls[index], handOffMetricsUrl)];
         const slice = await load(ports[index], facility, orderIds);
-        const [ticksAfter, postgresAfter, after] = [cpuTicks(pids[index]), await backends(db), await mark(handOffPid, temporal, metricsUrls[index])];
+        const [ticksAfter, postgresAfter, after] = [
+          cpuTicks(pids[index]),
+          await backends(db),
+          await mark(handOffPid, temporal, metricsUrls[index], handOffMetricsUrl),
+        ];
         observed[index].add(before, after, slice.acked, slice.perSecond > 0 ? slice.acked / slice.perSecond : 0);
         slice.serverMicros = ticks === null || ticksAfter === null ? null : micros(ticksAfter - ticks);
         const postgresTicks = backendTicksBetween(postgres, postgresAfter);

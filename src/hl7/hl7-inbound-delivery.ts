@@ -17,8 +17,17 @@ export interface PendingMessage {
   /** Its order (null: held) when matched and recorded already, by the hand-off's claim; absent: not matched yet. */
   matched?: string | null;
 }
-/** Messages matched in one go (a few queries each batch, whatever its size). */
-const BATCH = 200;
+/**
+ * Orders one pass hands over at most: a signal each, so what bounds a pass's time (within the
+ * claim's lease) is its orders, not its messages.
+ */
+const ORDERS_PER_PASS = 200;
+/**
+ * Waiting messages a pass reads (matched in a few queries, whatever the number): more than its
+ * orders, so that an order with several messages waiting gets them all in one signal (the
+ * Temporal server's work is per signal, not per message).
+ */
+const READ_PER_PASS = 1000;
 /** Rows a sweep takes at most. */
 const SWEEP_LIMIT = 1000;
 /** Orders whose workflows are signalled at once (each signal waits on Temporal, not on this CPU); each order's messages go one after another, in arrival order. */
@@ -76,8 +85,14 @@ export class Hl7InboundDelivery {
    * Claims messages still `received` and untouched for `olderThanMs` and hands them over; the
    * number claimed. The listener's worker runs it every HL7_REDELIVER_AFTER, and once at start.
    */
-  sweep(olderThanMs: number): Promise<number> {
-    return this.handOverWaiting(olderThanMs, SWEEP_LIMIT, false);
+  async sweep(olderThanMs: number): Promise<number> {
+    let claimed = 0;
+    // A pass takes ORDERS_PER_PASS orders: more passes while more wait, to SWEEP_LIMIT.
+    for (let pass = { claimed: 0, more: true }; pass.more && claimed < SWEEP_LIMIT; claimed += pass.claimed) {
+      pass = await this.handOverWaiting(olderThanMs, SWEEP_LIMIT - claimed, false);
+      if (pass.claimed === 0) break;
+    }
+    return claimed;
   }
 
   /** Runs `sweep` every `intervalMs` (first at once); the returned function stops it. */
@@ -97,8 +112,8 @@ export class Hl7InboundDelivery {
 
   /**
    * Worker role `hl7-handoff`: claims what listeners of role `hl7-listener` stored (they hand
-   * nothing over themselves) and hands it over, a batch at a time; looks again at once after a
-   * full batch, else after `pollMs`. A claim older than `leaseMs` (its hand-off stopped) is taken
+   * nothing over themselves) and hands it over, a pass at a time; looks again at once when a
+   * pass left messages waiting, else after `pollMs`. A claim older than `leaseMs` (its hand-off stopped) is taken
    * again. The returned function stops it once the batch in hand is handed over.
    */
   startHandingOff(pollMs: number, leaseMs: number): () => Promise<void> {
@@ -107,14 +122,14 @@ export class Hl7InboundDelivery {
     let wake: (() => void) | null = null;
     const loop = async () => {
       while (!stopped) {
-        let claimed = 0;
+        let more = false;
         try {
-          claimed = await this.handOverWaiting(leaseMs, BATCH, true);
+          more = (await this.handOverWaiting(leaseMs, READ_PER_PASS, true)).more;
           await this.idle();
         } catch (error) {
           this.logger.warn(`hl7 hand-off pass failed: ${(error as Error).message}`);
         }
-        if (claimed < BATCH && !stopped) {
+        if (!more && !stopped) {
           await new Promise<void>((resolve) => {
             wake = resolve;
             timer = setTimeout(resolve, pollMs);
@@ -133,33 +148,35 @@ export class Hl7InboundDelivery {
 
   /**
    * One pass of the hand-off or the sweep: reads up to `limit` messages waiting (`fresh` false:
-   * only those untouched for `leaseMs`), matches them, claims them with their orders (each row
-   * updated once before its signal; a row another hand-off claimed first is left to it) and queues
-   * those claimed; the number claimed. A row whose body cannot be read is claimed undecided, so it
-   * is looked at again only after the lease.
+   * only those untouched for `leaseMs`), matches them, claims those that go to the first
+   * ORDERS_PER_PASS orders (in arrival order; each row updated once before its signal; a row
+   * another hand-off claimed first is left to it) and queues those claimed. `claimed`: how many;
+   * `more`: messages were left waiting (read to `limit`, or past the orders). A row whose body
+   * cannot be read is claimed undecided, so it is looked at again only after the lease.
    */
-  private async handOverWaiting(leaseMs: number, limit: number, fresh: boolean): Promise<number> {
-    const waiting = (await this.repository.waitingForHandOver(leaseMs, limit, fresh)).filter((row) => !this.pending.has(row.id));
-    const read = waiting.flatMap((row) => this.read(row));
-    const readIds = new Set(read.map((message) => message.id));
-    const unreadable = waiting.filter(({ id }) => !readIds.has(id)).map(({ id }) => id);
-    const { found, ours } = await this.matchAndClaim(leaseMs, read, unreadable);
+  private async handOverWaiting(leaseMs: number, limit: number, fresh: boolean): Promise<{ claimed: number; more: boolean }> {
+    const rows = await this.repository.waitingForHandOver(leaseMs, limit, fresh);
+    const waiting = rows.filter((row) => !this.pending.has(row.id));
+    const readable = new Map(waiting.flatMap((row) => this.read(row)).map((message) => [message.id, message]));
+    const found = await this.match([...readable.values()]);
+    const taken = takeOrders(waiting, (row) => (readable.has(row.id) ? (found.get(row.id) ?? null) : null));
+    const read = taken.flatMap((row) => readable.get(row.id) ?? []);
+    const unreadable = taken.filter(({ id }) => !readable.has(id)).map(({ id }) => ({ id }));
+    const ours = await this.repository.claimForHandOver(leaseMs, [
+      ...read.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })),
+      ...unreadable,
+    ]);
     this.enqueue(read.filter((message) => ours.has(message.id)).map((message) => ({ ...message, matched: found.get(message.id) ?? null })));
-    return ours.size;
+    return { claimed: ours.size, more: rows.length === limit || taken.length < waiting.length };
   }
 
   /**
-   * Matches `messages` to their orders and claims them with what was found (`unreadable`: ids
-   * claimed undecided); the matches and the ids this claim took (a row another hand-off or a
-   * sweep took first is left out).
+   * Matches `messages` to their orders and claims them with what was found; the matches and the
+   * ids this claim took (a row another hand-off or a sweep took first is left out).
    */
-  private async matchAndClaim(
-    leaseMs: number,
-    messages: readonly PendingMessage[],
-    unreadable: readonly string[] = [],
-  ): Promise<{ found: Map<string, string>; ours: Set<string> }> {
+  private async matchAndClaim(leaseMs: number, messages: readonly PendingMessage[]): Promise<{ found: Map<string, string>; ours: Set<string> }> {
     const found = await this.match(messages);
-    const rows = [...messages.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })), ...unreadable.map((id) => ({ id }))];
+    const rows = messages.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null }));
     return { found, ours: await this.repository.claimForHandOver(leaseMs, rows) };
   }
 
@@ -181,7 +198,11 @@ export class Hl7InboundDelivery {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, BATCH);
+      // An order's messages queued together go in one batch (one signal); a batch goes to ORDERS_PER_PASS orders at most.
+      const batch = this.queue.splice(
+        0,
+        takeOrders(this.queue, (message) => (message.matched === undefined ? (message.keys.placers[0] ?? null) : message.matched)).length,
+      );
       try {
         await this.deliver(batch);
       } catch (error) {
@@ -226,6 +247,7 @@ export class Hl7InboundDelivery {
         );
         // The order read once for all its messages of the batch, each signalled in turn.
         const { handed, error } = reports.length ? await this.orders.reportEach(orderId, reports) : { handed: [] };
+        if (reports.length) hl7Metrics.handedTogether(reports.length);
         const failed = error === undefined ? undefined : reports[handed.length].messageId;
         for (const { id } of messages) {
           if (id === failed) {
@@ -278,4 +300,21 @@ export class Hl7InboundDelivery {
     }
     return matched;
   }
+}
+
+/**
+ * The longest start of `items` (in arrival order, so each order's messages stay in order) whose
+ * items go to at most ORDERS_PER_PASS orders (`orderOf` null: no order, e.g. held), and to
+ * READ_PER_PASS items at most.
+ */
+function takeOrders<T>(items: readonly T[], orderOf: (item: T) => string | null): T[] {
+  const orders = new Set<string>();
+  let end = 0;
+  for (; end < Math.min(items.length, READ_PER_PASS); end += 1) {
+    const order = orderOf(items[end]);
+    if (order === null || orders.has(order)) continue;
+    if (orders.size === ORDERS_PER_PASS) break;
+    orders.add(order);
+  }
+  return items.slice(0, end);
 }

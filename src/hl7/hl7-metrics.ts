@@ -32,6 +32,13 @@ const storeCommit = new Histogram({
   registers: [processMetrics],
 });
 
+const handedTogether = new Histogram({
+  name: 'labflow_hl7_handoff_order_messages',
+  help: "Messages of one order the hand-off handed over together in one pass (one labUpdates signal when more than one): the Temporal server's work is per signal, not per message.",
+  buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+  registers: [processMetrics],
+});
+
 type WaitingSource = () => Promise<{ held: number; refusedOrders: number }>;
 /** Where the waiting counts come from: the Hl7Repository of each running app of this process (the latest asked). */
 const waitingSources: WaitingSource[] = [];
@@ -69,5 +76,9 @@ export const hl7Metrics = {
     storeRows.observe(waits.length);
     for (const wait of waits) storeWait.observe(wait);
     storeCommit.observe(commitSeconds);
+  },
+  /** An order's messages handed over together in one pass of the hand-off. */
+  handedTogether(messages: number): void {
+    handedTogether.observe(messages);
   },
 };
