@@ -240,7 +240,7 @@ describe('layouts no rule was written against (issue #43)', () => {
   });
 
   it('parts a label from its value at the value column when they print too close to be two cells', () => {
-    const word = (text: string, x: number) => ({ text, x, y: 0, w: text.length * 5, h: 9 });
+    const word = (text: string, x: number) => ({ text, x, y: 0, w: text.length * 5, h: 9, confidence: null });
     // `Family name, given name` ends 5 points before its value: one cell (a ward beside it, so no label run into a line's only value).
     // Cells as the layout step makes them: words parted by a wide gap start a new one.
     const line = (y: number, ...words: ReturnType<typeof word>[]): Line => {
