@@ -66,6 +66,7 @@ import {
 } from './settings';
 import { settle } from './settle';
 import { createOrders, importMigratedUsers, loseWorkflows, setUpTeam, startProcesses } from './setup';
+import { requireCreated } from './team';
 import { checkHeals, checkMigration, checkNoEventLost, checkOrders, checkRevocation, checkRunApplied } from './verdicts';
 
 async function main(): Promise<void> {
@@ -94,19 +95,7 @@ async function main(): Promise<void> {
     const simulated = [...orders];
     const hl7 = HL7 ? await setUpHl7(db, tenant) : null;
     if (hl7) {
-      const failedHl7 = hl7.orders.filter((order) => order.error);
-      if (
-        !check(
-          `${hl7.orders.length} HL7 lab orders created through POST /v3/order (on-site CMP, lab_account_id of an HL7 lab)`,
-          failedHl7.length === 0,
-          failedHl7
-            .map((order) => order.error)
-            .slice(0, 3)
-            .join('; '),
-        )
-      ) {
-        throw new Error('HL7 orders not created');
-      }
+      requireCreated(hl7.orders, 'HL7 lab orders', ' (on-site CMP, lab_account_id of an HL7 lab)');
       orders.push(...hl7.orders);
     }
 

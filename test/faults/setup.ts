@@ -26,7 +26,7 @@ import {
   WEBHOOK_PATH,
   WORKER_POLLING,
 } from './settings';
-import { createTenant, orderBody, type RunOrder, type Tenant } from './team';
+import { createTenant, orderBody, requireCreated, type RunOrder, type Tenant } from './team';
 
 /** A management API call on the team's own path. */
 export type TeamApi = (method: string, path: string, body?: unknown) => Promise<Reply>;
@@ -138,19 +138,7 @@ export async function createOrders(tenant: Tenant): Promise<RunOrder[]> {
       return { id: '', method, view: null, error: String(error) };
     }
   });
-  const notCreated = orders.filter((order) => order.error);
-  if (
-    !check(
-      `${plan.length} orders created through POST /v3/order`,
-      notCreated.length === 0,
-      notCreated
-        .map((order) => order.error)
-        .slice(0, 3)
-        .join('; '),
-    )
-  ) {
-    throw new Error('orders not created');
-  }
+  requireCreated(orders, 'orders');
   const wrongMethod = orders.filter((order) => order.view?.details?.type !== order.method);
   check(
     'each order has the collection method asked for',

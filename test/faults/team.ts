@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { http } from './http';
-import { sleep } from './log';
+import { check, sleep } from './log';
 import {
   APIS,
   CMP_ON_SITE_QUEST,
@@ -87,6 +87,16 @@ export interface RunOrder {
   method: Group;
   view: any;
   error: string | null;
+}
+
+/** Checks that every order of `orders` was created: the run cannot go on without them. */
+export function requireCreated(orders: RunOrder[], what: string, detail = ''): void {
+  const failed = orders.filter((order) => order.error);
+  const errors = failed
+    .map((order) => order.error)
+    .slice(0, 3)
+    .join('; ');
+  if (!check(`${orders.length} ${what} created through POST /v3/order${detail}`, failed.length === 0, errors)) throw new Error(`${what} not created`);
 }
 
 export const low = (status: string) => status.split('.')[2] ?? status;
