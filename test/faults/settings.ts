@@ -24,10 +24,10 @@ export const TEMPORAL_KIND = env.LABFLOW_TEMPORAL === 'server' ? 'Temporal serve
 export const PER_METHOD = Number(env.FAULTS_ORDERS_PER_METHOD ?? 20);
 /**
  * A bound on the wait, not the test of stranding (QUIET_S is: an order that cannot move stops all
- * progress): quiet, the run ends at ~190 s; beside CI's Jest it ran at ~0.7 of that pace and
- * missed 270 s with orders still completing every few seconds.
+ * progress): quiet, the run ends at ~190 s; beside CI's Jest it has ended at +306 s on one machine
+ * and on a slower one had 94 of 96 orders done at +450 s, still completing every few seconds.
  */
-export const DEADLINE_S = Number(env.FAULTS_DEADLINE_SECONDS ?? 450);
+export const DEADLINE_S = Number(env.FAULTS_DEADLINE_SECONDS ?? 600);
 export const QUIET_S = Number(env.FAULTS_QUIET_SECONDS ?? 60);
 export const SIMULATION_DELAY_S = 2;
 /** Orders whose workflow is terminated before their simulation, for the reconcilers to heal (once). */
