@@ -1,5 +1,6 @@
 import type { Line } from '../../src/lab-reports/parsing/layout';
-import { metadataCellKind, parseMetadata } from '../../src/lab-reports/parsing/metadata';
+import { metadataCellKind } from '../../src/lab-reports/parsing/label-pairs';
+import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
 import { readName } from '../../src/lab-reports/parsing/names';
 
 /** Printed lines as the layout step gives them: cells parted by three or more spaces, one column each, a masthead first. */

@@ -1,5 +1,5 @@
 import { lineFromCells, type Cell, type Line } from './layout';
-import { metadataCellKind } from './metadata';
+import { metadataCellKind } from './label-pairs';
 
 /**
  * A side column printed beside the results (a patient panel in a sidebar, a stacked block of

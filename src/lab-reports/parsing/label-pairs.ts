@@ -1,0 +1,129 @@
+/**
+ * Label and value pairs on a report's lines: `Label: value` in a cell or across two, a bordered
+ * table's label and value cells, a label run into its value, a label alone over its value on the
+ * next line, and what aligned label and value columns give (label-columns.ts).
+ */
+import { headerColumns } from './columns';
+import { parseDate } from './dates';
+import { type ColumnPair } from './label-columns';
+import { labelField, type Field } from './labels';
+import type { Cell, Line } from './layout';
+
+/** `Label:` inside a cell: the label words are up to four words before a colon. */
+const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
+
+export interface Pair {
+  field: Field;
+  value: string;
+  /** The value was read from the next line (a label alone over its value). */
+  below?: boolean;
+  /** OCR confidence of the value's words, when they are not on the label's line. */
+  confidence?: number;
+}
+
+/** Mean OCR confidence of a cell's words (1 for a text layer). */
+function cellConfidence(cell: Cell): number {
+  const scores = cell.words.map((w) => w.confidence ?? 1);
+  return scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : 1;
+}
+
+/** Whether a cell is a bare label (`DATE OF BIRTH`), a labelled value (`DOB: 1/2/1980`), or neither. */
+export function metadataCellKind(text: string): 'label' | 'labelled' | null {
+  if (labelField(text) !== null) return 'label';
+  return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
+}
+
+/** How far under a label, in the label's line heights, its value may print. */
+const STACKED_GAP_LINES = 2.5;
+
+const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
+const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
+
+/** A line's pairs, with those its place in aligned label and value columns gives (label-columns.ts) for fields it has no value of. */
+export function pairsOf(line: Line, next: Line | undefined, aligned: Map<Line, ColumnPair[]>): Pair[] {
+  const own = linePairs(line, next);
+  const more = (aligned.get(line) ?? []).filter((p) => !own.some((o) => o.field === p.field && o.value));
+  return [...own, ...more];
+}
+
+/**
+ * A colon printed apart from its label, in a column of its own (`Name   :   DOE, JANE`) or at the
+ * head of the value's cell (`Name   : DOE, JANE`), belongs to the label: read as `Name: DOE, JANE`,
+ * never as a value of its own.
+ */
+function withColonsOnLabels(line: Line): Line {
+  if (!line.cells.some((cell, index) => index > 0 && /^\s*[:\uff1a]/.test(cell.text))) return line;
+  const cells: Line['cells'] = [];
+  for (const cell of line.cells) {
+    const rest = cell.text.replace(/^\s*[:\uff1a]\s*/, '');
+    const previous = cells[cells.length - 1];
+    if (!previous || rest === cell.text) cells.push(cell);
+    else {
+      cells[cells.length - 1] = { ...previous, text: `${previous.text.trimEnd()}:` };
+      if (rest) cells.push({ ...cell, text: rest });
+    }
+  }
+  return { ...line, cells };
+}
+
+export function linePairs(printed: Line, next: Line | undefined): Pair[] {
+  const line = withColonsOnLabels(printed);
+  const pairs: Pair[] = [];
+  // Labels with colons, value after them in the same cell or the next cell.
+  line.cells.forEach((cell, index) => {
+    const hits = [...cell.text.matchAll(INLINE)].filter((m) => labelField(m[1]) !== null);
+    hits.forEach((hit, i) => {
+      const start = (hit.index ?? 0) + hit[0].length;
+      const end = i + 1 < hits.length ? hits[i + 1].index : cell.text.length;
+      let value = cell.text.slice(start, end).trim();
+      if (!value && i === hits.length - 1 && line.cells[index + 1] && labelField(line.cells[index + 1].text.split(':')[0]) === null) {
+        value = line.cells[index + 1].text.trim();
+      }
+      // `Surname, first name: DOE, JANE`: the comma kept the surname out of the label's words.
+      const compound = /\b(name|surname|last name|family name)\s*[,/]\s*$/i.test(cell.text.slice(0, hit.index));
+      const field = labelField(hit[1]) as Field;
+      pairs.push({ field: field === 'first' && compound ? 'name' : field, value });
+    });
+  });
+  if (pairs.length) return pairs;
+  const labels = line.cells.map((cell) => labelField(cell.text));
+  // Label and value cells side by side without colons (a bordered table): label, value, label, value.
+  if (labels[0] !== null && labels[0] !== 'other' && line.cells.length >= 2) {
+    const grid: Pair[] = [];
+    for (let i = 0; i + 1 < line.cells.length; i += 2) {
+      if (labels[i] === null || labels[i + 1] !== null) break;
+      grid.push({ field: labels[i] as Field, value: line.cells[i + 1].text.trim() });
+    }
+    // Two pairs at least, or one label of several words alone with its value: one word beside
+    // another cell may be a label beside anything (a heading).
+    const alone = grid.length === 1 && line.cells.length === 2 && /\s/.test(line.cells[0].text.trim());
+    if ((grid.length >= 2 || alone) && grid.length * 2 >= line.cells.length - 1) return grid;
+  }
+  // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`).
+  if (line.cells.length <= 2 && !line.text.includes(':')) {
+    const words = line.cells[0].text.split(/\s+/);
+    for (let n = Math.min(4, words.length - 1); n >= 2; n--) {
+      const field = labelField(words.slice(0, n).join(' '));
+      if (field !== null && field !== 'other') return [{ field, value: words.slice(n).join(' ') }];
+    }
+  }
+  // A label alone on its line with its value alone under it, on the next line (a sidebar, a
+  // stacked block): the value is no label itself and no table header.
+  if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * STACKED_GAP_LINES) {
+    const cell = line.cells[0];
+    const below = next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
+    // A date's label over no date (`FINAL REPORT` over a heading) is no label over its value.
+    const dateless = DATE_FIELDS.includes(labels[0]) && !hasDate(below[0]?.text ?? '');
+    if (below.length === 1 && metadataCellKind(below[0].text) === null && !headerColumns(next) && !dateless) {
+      return [{ field: labels[0], value: below[0].text.trim(), below: true, confidence: cellConfidence(below[0]) }];
+    }
+  }
+  // A row of bare labels with the values printed under them.
+  if (next && labels.filter((l) => l !== null).length >= 2 && labels.every((l) => l !== null)) {
+    line.cells.forEach((cell, i) => {
+      const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
+      if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim(), below: true, confidence: cellConfidence(below) });
+    });
+  }
+  return pairs;
+}
