@@ -94,27 +94,27 @@ function fieldByWords(label: string): Field | null {
   return null;
 }
 
+/** The field of the first listed wording `text` is. */
 function listedField(text: string): Field | null {
   for (const [re, field] of LABELS) if (re.test(text)) return field;
-  return fieldByWords(text);
+  return null;
 }
 
 /** The field a label names, or null when the text is no label. */
 export function labelField(text: string): Field | null {
   const t = text.trim().replace(/[:#]$/, '').trim();
-  const listed = listedField(t);
-  if (listed !== null) return listed;
+  const named = listedField(t) ?? fieldByWords(t);
+  if (named !== null) return named;
   // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
   if (/^[A-Z]{6,20}$/.test(t)) {
     for (let at = 2; at <= t.length - 2; at++) {
-      const spaced = `${t.slice(0, at)} ${t.slice(at)}`;
-      for (const [re, field] of LABELS) if (re.test(spaced)) return field;
+      const spaced = listedField(`${t.slice(0, at)} ${t.slice(at)}`);
+      if (spaced !== null) return spaced;
     }
   }
   // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
   if (t.includes('m')) {
-    const unjoined = t.replace(/m/g, 'rn');
-    for (const [re, field] of LABELS) if (re.test(unjoined)) return field;
+    return listedField(t.replace(/m/g, 'rn'));
   }
   return null;
 }
