@@ -86,13 +86,13 @@ export class Hl7InboundDelivery {
    * number claimed. The listener's worker runs it every HL7_REDELIVER_AFTER, and once at start.
    */
   async sweep(olderThanMs: number): Promise<number> {
-    let claimed = 0;
     // A pass takes ORDERS_PER_PASS orders: more passes while more wait, to SWEEP_LIMIT.
-    for (let pass = { claimed: 0, more: true }; pass.more && claimed < SWEEP_LIMIT; claimed += pass.claimed) {
-      pass = await this.handOverWaiting(olderThanMs, SWEEP_LIMIT - claimed, false);
-      if (pass.claimed === 0) break;
+    let claimed = 0;
+    for (;;) {
+      const pass = await this.handOverWaiting(olderThanMs, SWEEP_LIMIT - claimed, false);
+      claimed += pass.claimed;
+      if (!pass.more || pass.claimed === 0 || claimed >= SWEEP_LIMIT) return claimed;
     }
-    return claimed;
   }
 
   /** Runs `sweep` every `intervalMs` (first at once); the returned function stops it. */
@@ -159,13 +159,12 @@ export class Hl7InboundDelivery {
     const waiting = rows.filter((row) => !this.pending.has(row.id));
     const readable = new Map(waiting.flatMap((row) => this.read(row)).map((message) => [message.id, message]));
     const found = await this.match([...readable.values()]);
-    const taken = takeOrders(waiting, (row) => (readable.has(row.id) ? (found.get(row.id) ?? null) : null));
+    const taken = takeOrders(waiting, (row) => found.get(row.id) ?? null);
+    const ours = await this.repository.claimForHandOver(
+      leaseMs,
+      taken.map(({ id }) => (readable.has(id) ? { id, orderId: found.get(id) ?? null } : { id })),
+    );
     const read = taken.flatMap((row) => readable.get(row.id) ?? []);
-    const unreadable = taken.filter(({ id }) => !readable.has(id)).map(({ id }) => ({ id }));
-    const ours = await this.repository.claimForHandOver(leaseMs, [
-      ...read.map((message) => ({ id: message.id, orderId: found.get(message.id) ?? null })),
-      ...unreadable,
-    ]);
     this.enqueue(read.filter((message) => ours.has(message.id)).map((message) => ({ ...message, matched: found.get(message.id) ?? null })));
     return { claimed: ours.size, more: rows.length === limit || taken.length < waiting.length };
   }
