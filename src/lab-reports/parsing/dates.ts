@@ -12,6 +12,11 @@ const MONTHS: Record<string, number> = {
   oct: 10,
   nov: 11,
   dec: 12,
+  // Spanish abbreviations where they differ from the English (`12-ago-2025`).
+  ene: 1,
+  abr: 4,
+  ago: 8,
+  dic: 12,
 };
 
 export type DayOrder = 'month_first' | 'day_first';

@@ -124,6 +124,37 @@ export function linePairs(printed: Line, next: Line | undefined): Pair[] {
       const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
       if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim(), below: true, confidence: cellConfidence(below) });
     });
+    return pairs;
   }
-  return pairs;
+  return next && next.y - line.y <= line.height * STACKED_GAP_LINES ? labelsOverValueColumns(line, next) : [];
+}
+
+/** How far, in line heights, a label's left edge may be from its value's and share its column. */
+const COLUMN_ALIGN_LINES = 0.6;
+
+/**
+ * A row of labels, each alone in its column, over a row of values in the same columns (a label
+ * line, the value on the line below, left edges aligned), where the row also holds labels no list
+ * knows or two labels set so close they read as one cell: the columns are the value line's cells,
+ * each from its left edge to the next one's, and the label line's words are parted at those edges.
+ * Every column must start with a label's word at its value's edge and hold no digits (a row of
+ * values is no row of labels); two known labels at least make it a row of labels.
+ */
+function labelsOverValueColumns(line: Line, next: Line): Pair[] {
+  if (next.cells.length < 2 || headerColumns(line) || headerColumns(next)) return [];
+  const tolerance = line.height * COLUMN_ALIGN_LINES;
+  const words = line.cells.flatMap((cell) => (cell.words.length ? cell.words.map((w) => ({ text: w.text, x0: w.x })) : [{ text: cell.text, x0: cell.x0 }]));
+  if (words[0].x0 < next.cells[0].x0 - tolerance) return [];
+  const columns = next.cells.map((value, i) => {
+    const end = next.cells[i + 1]?.x0 ?? Infinity;
+    const label = words.filter((w) => w.x0 >= value.x0 - tolerance && w.x0 < end - tolerance);
+    return { value, label, text: label.map((w) => w.text).join(' ') };
+  });
+  if (columns.some(({ value, label, text }) => !label.length || Math.abs(label[0].x0 - value.x0) > tolerance || /\d/.test(text) || text.includes(':')))
+    return [];
+  const named = columns.map((column) => ({ ...column, field: labelField(column.text) }));
+  if (named.filter((c) => c.field !== null).length < 2 || named.some((c) => metadataCellKind(c.value.text) !== null)) return [];
+  return named
+    .filter((c) => c.field !== null && c.field !== 'other')
+    .map((c) => ({ field: c.field as Field, value: c.value.text.trim(), below: true, confidence: cellConfidence(c.value) }));
 }

@@ -100,10 +100,29 @@ function listedField(text: string): Field | null {
   return null;
 }
 
+/**
+ * A label printed in two languages, the halves parted by a slash (`Paciente / Patient`, `Date de
+ * naissance / Date of birth`): the field one half names when the other names none (a language no
+ * list holds) or the same one. Halves naming two fields (`Name / DOB`) are no one label.
+ */
+function bilingualField(text: string): Field | null {
+  const halves = text.split('/').map((half) => half.trim());
+  if (halves.length !== 2 || halves.some((half) => !/\p{L}{2}/u.test(half))) return null;
+  const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half));
+  if (a !== null && b !== null) return a === b ? a : null;
+  return a ?? b;
+}
+
+/** Whether a label names its field only in one of two languages it is printed in (`Paciente / Patient`). */
+export function inTwoLanguages(text: string): boolean {
+  const t = text.trim().replace(/[:#]$/, '').trim();
+  return listedField(t) === null && fieldByWords(t) === null && bilingualField(t) !== null;
+}
+
 /** The field a label names, or null when the text is no label. */
 export function labelField(text: string): Field | null {
   const t = text.trim().replace(/[:#]$/, '').trim();
-  const named = listedField(t) ?? fieldByWords(t);
+  const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t);
   if (named !== null) return named;
   // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
   if (/^[A-Z]{6,20}$/.test(t)) {

@@ -1,5 +1,6 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
 import { alignedLabelPairs, type ColumnPair } from './label-columns';
+import { inTwoLanguages } from './labels';
 import { linePairs, pairsOf } from './label-pairs';
 import type { Line } from './layout';
 import { givenName, honorificSex, isDoctor, parseSex, providerName, readName, splitNameValue, surname } from './names';
@@ -61,15 +62,18 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     if (!dates[field] && (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null) dates[field] = { text, ocr, confidence };
     else if (!dates[field]) note(field, 0, `no date in "${text.slice(0, 40)}"`);
   };
+  // A report printing its labels in two languages may name its patients by another convention
+  // than middle names between the given name and the surname (two surnames).
+  const bilingual = firstPage.some((l) => l.cells.some((c) => inTwoLanguages(c.text.split(':')[0])));
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
   const name = (value: string, ocr: number, confidence = 1) => {
     if (metadata.patient_last_name !== null) return;
     const { name: printed, rest } = splitNameValue(value);
-    const read = readName(printed);
+    const read = readName(printed, !bilingual);
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
-    note('patient_first_name', read.confidence * ocr * confidence, read.reason);
-    note('patient_last_name', read.confidence * ocr * confidence, read.reason);
+    note('patient_first_name', read.first ? read.confidence * ocr * confidence : 0, read.reason);
+    note('patient_last_name', read.last ? read.confidence * ocr * confidence : 0, read.reason);
     honorific ??= honorificSex(printed) ?? (rest ? parseSex(rest.replace(/\b(dob|d\.o\.b)\b/gi, '')) : null);
     if (rest) prose(rest, ocr);
   };
