@@ -98,3 +98,14 @@ describe('labels printed in two languages', () => {
     expect(parseDate('03-ene-2025', 'day_first')).toBe('2025-01-03');
   });
 });
+
+describe('who referred the patient', () => {
+  it.each(['Referred By', 'Ref. By', 'Requested by'])('reads %s as the ordering provider', (label) => {
+    expect(metadataOf(line(40, [0, `${label} : Dr. Ann Lee`])).ordering_provider).toBe('Ann Lee');
+  });
+
+  it('takes no one who only collected or checked the sample for the provider', () => {
+    expect(metadataOf(line(40, [0, 'Collected by : Dr. Ann Lee'])).ordering_provider).toBeNull();
+    expect(metadataOf(line(40, [0, 'Verified by : Dr. Ann Lee'])).ordering_provider).toBeNull();
+  });
+});

@@ -16,7 +16,7 @@ const LABELS: [RegExp, Field][] = [
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on)$/i, 'dob'],
   [/^(sex|gender)$/i, 'sex'],
-  [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
+  [/^(age\s*\/\s*(sex|gender)|(sex|gender)\s*\/\s*age)$/i, 'age_sex'],
   [
     /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
     'collected',
@@ -57,6 +57,8 @@ const OTHER_DATE_WORDS =
 const OTHER_DATE_ALONE = /^(received|receipt|arrived|arrival|printed|admitted|admission|discharged|registered)$/;
 /** Who asked for the tests, however the label names them (`Attending`, `Treating physician`). */
 const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp)$/;
+/** Verbs of asking for tests or sending the patient, before `by`. */
+const ASKED_BY = /^(ref|referred|requested|ordered|sent|requisitioned|submitted)$/;
 const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;
 /** A specimen's number: a specimen, sample, accession, order or lab word with a number word (`Lab Acc No`). */
 const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|lab|barcode|tube|container)$/;
@@ -83,6 +85,8 @@ function fieldByWords(label: string): Field | null {
     const strong = rest.filter((w) => !REPORTED_NEEDS_COMPANY.test(w));
     if (strong.length || dated || rest.length >= 2) return 'reported';
   }
+  // `Referred by`, `Ref. by`, `Sent by`: who asked for the tests (not who collected or checked them).
+  if (plain.length === 2 && plain[1] === 'by' && ASKED_BY.test(plain[0])) return 'provider';
   if (PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w)) && plain.length <= 3) return 'provider';
   if (
     plain.some((w) => SPECIMEN_WORDS.test(w)) &&
