@@ -23,8 +23,10 @@ export type DayOrder = 'month_first' | 'day_first';
 
 /** Three numbers parted by the same separator twice (`03/14/2026`, not a range such as `13.2-17.1`). */
 const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
-const NAMED_DAY_FIRST = /\b(\d{1,2})[\s\-/.]+([A-Za-z]{3,9})\.?[\s\-/.,]+(\d{4})\b/;
-const NAMED_MONTH_FIRST = /\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b/;
+/** A month's name, with a zero OCR read for its O (`0ct`, `N0v`): letters and zeros, a letter among them. */
+const MONTH_NAME = String.raw`((?=[A-Za-z0]*[A-Za-z])[A-Za-z0]{3,9})`;
+const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})[\s\-/.]+${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
+const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`);
 
 /**
  * How a report's numeric dates are ordered, and whether it shows it: a date whose first part is
@@ -69,15 +71,21 @@ export function parseDate(text: string, order: DayOrder): string | null {
   }
   const dayFirst = NAMED_DAY_FIRST.exec(text);
   if (dayFirst) {
-    const month = MONTHS[dayFirst[2].toLowerCase().slice(0, dayFirst[2].toLowerCase().startsWith('sept') ? 4 : 3)];
+    const month = monthNumber(dayFirst[2]);
     if (month) return iso(Number(dayFirst[3]), month, Number(dayFirst[1]));
   }
   const monthFirst = NAMED_MONTH_FIRST.exec(text);
   if (monthFirst) {
-    const month = MONTHS[monthFirst[1].toLowerCase().slice(0, 3)];
+    const month = monthNumber(monthFirst[1]);
     if (month) return iso(Number(monthFirst[3]), month, Number(monthFirst[2]));
   }
   return null;
+}
+
+/** The month a name or its abbreviation gives (`Sept`, `October`, `0ct` with OCR's zero for O). */
+function monthNumber(name: string): number | undefined {
+  const word = name.toLowerCase().replace(/0/g, 'o');
+  return MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
 }
 
 function iso(year: number, month: number, day: number): string | null {
