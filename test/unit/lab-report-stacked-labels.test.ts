@@ -100,9 +100,10 @@ describe('labels printed in two languages', () => {
 });
 
 describe('dates as OCR reads them', () => {
-  it("reads a month's O read as a zero (`17/0ct/2025`), and takes no run of digits for a month", () => {
+  it("reads a month's O read as a zero (`17/0ct/2025`) or with a zero before it (`0Oct`), and takes no run of digits for a month", () => {
     expect(parseDate('17/0ct/2025 11:26 AM', 'month_first')).toBe('2025-10-17');
     expect(parseDate('N0v 3, 2025', 'month_first')).toBe('2025-11-03');
+    expect(parseDate('20/0Oct/2025 05:03 PM', 'month_first')).toBe('2025-10-20');
     expect(parseDate('12 000 2025', 'day_first')).toBeNull();
     const m = metadataOf(line(40, [0, 'Collected On : 17/0ct/2025 11:26 AM']), line(51, [0, 'Report Date : 20/0ct/2025 05:03 PM']));
     expect(m).toMatchObject({ date_collected: '2025-10-17', date_reported: '2025-10-20' });

@@ -82,10 +82,14 @@ export function parseDate(text: string, order: DayOrder): string | null {
   return null;
 }
 
-/** The month a name or its abbreviation gives (`Sept`, `October`, `0ct` with OCR's zero for O). */
+/**
+ * The month a name or its abbreviation gives (`Sept`, `October`), read through OCR's zero for an
+ * O (`0ct`) and a zero before the name (`0Oct`, its O read twice): no month name starts with a digit.
+ */
 function monthNumber(name: string): number | undefined {
-  const word = name.toLowerCase().replace(/0/g, 'o');
-  return MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
+  const month = (word: string) => MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
+  const lower = name.toLowerCase();
+  return month(lower.replace(/0/g, 'o')) ?? month(lower.replace(/^0+/, '').replace(/0/g, 'o'));
 }
 
 function iso(year: number, month: number, day: number): string | null {
