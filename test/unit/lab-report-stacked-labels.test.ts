@@ -79,6 +79,23 @@ describe('labels printed in two languages', () => {
     expect(m).toMatchObject({ patient_first_name: 'LUC', patient_last_name: 'MARTIN', gender: 'male', dob: '1962-05-30', ordering_provider: 'Ann Lee' });
   });
 
+  it('reads a bordered grid whose labels fill their boxes, each label and its value read as one cell, beside label and value cells', () => {
+    // Labels 4 points before their values: one cell each, as the layout step parts them.
+    const m = metadataOf(
+      line(40, [0, 'Nom / Name MARTIN, LUC'], [250, 'Dossier / MRN'], [350, '774699']),
+      line(57, [0, 'Prélèvement / Collected 12/22/2025 10:34'], [250, 'Rapport / Reported 12/25/2025 12:33']),
+      line(74, [0, 'Échantillon / Specimen 25-914962'], [250, 'Médecin / Physician Dr. Ann Lee']),
+    );
+    expect(m).toMatchObject({
+      patient_first_name: 'LUC',
+      patient_last_name: 'MARTIN',
+      date_collected: '2025-12-22',
+      date_reported: '2025-12-25',
+      specimen_number: '25-914962',
+      ordering_provider: 'Ann Lee',
+    });
+  });
+
   it('leaves the surname of a name of three words or more without a comma null, with the reason: it may be two surnames', () => {
     const m = metadataOf(line(40, [0, 'Paciente / Patient'], [150, 'Fecha de nacimiento / DOB']), line(51, [0, 'Javier Santiago Colón'], [150, '02/21/2001']));
     expect(m).toMatchObject({ patient_first_name: 'Javier', patient_last_name: null, dob: '2001-02-21' });

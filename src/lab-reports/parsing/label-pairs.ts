@@ -99,6 +99,11 @@ export function linePairs(printed: Line, next: Line | undefined): Pair[] {
     const alone = grid.length === 1 && line.cells.length === 2 && /\s/.test(line.cells[0].text.trim());
     if ((grid.length >= 2 || alone) && grid.length * 2 >= line.cells.length - 1) return grid;
   }
+  // A bordered grid whose labels fill their boxes: a label and its value read as one cell
+  // (`Muestra / Specimen 25-914962   Médico / Physician Dr. Leila Haddad`), label and value cells
+  // beside them; every cell of the row is one or the other.
+  const gridPairs = gridRow(line, labels);
+  if (gridPairs.length) return gridPairs;
   // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`).
   if (line.cells.length <= 2 && !line.text.includes(':')) {
     const words = line.cells[0].text.split(/\s+/);
@@ -127,6 +132,37 @@ export function linePairs(printed: Line, next: Line | undefined): Pair[] {
     return pairs;
   }
   return next && next.y - line.y <= line.height * STACKED_GAP_LINES ? labelsOverValueColumns(line, next) : [];
+}
+
+/** A label of two words or more, with no colon, run into its value in one cell (`Tomada / Collected 12/22/2025 10:34`). */
+function runIn(text: string): Pair | null {
+  const words = text.trim().split(/\s+/);
+  for (let n = Math.min(4, words.length - 1); n >= 2; n--) {
+    const label = words.slice(0, n).join(' ');
+    const field = label.includes(':') ? null : labelField(label);
+    if (field !== null && field !== 'other') return { field, value: words.slice(n).join(' ') };
+  }
+  return null;
+}
+
+/** A row of two cells or more, each a label run into its value or a label cell and the value cell after it; one run-in at least. */
+function gridRow(line: Line, labels: (Field | null)[]): Pair[] {
+  if (line.cells.length < 2) return [];
+  const pairs: Pair[] = [];
+  let ranIn = false;
+  for (let i = 0; i < line.cells.length; i++) {
+    const field = labels[i];
+    if (field !== null && i + 1 < line.cells.length && labels[i + 1] === null) {
+      if (field !== 'other') pairs.push({ field, value: line.cells[i + 1].text.trim() });
+      i += 1;
+      continue;
+    }
+    const pair = runIn(line.cells[i].text);
+    if (!pair) return [];
+    pairs.push(pair);
+    ranIn = true;
+  }
+  return ranIn ? pairs : [];
 }
 
 /** How far, in line heights, a label's left edge may be from its value's and share its column. */
