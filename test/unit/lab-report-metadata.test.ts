@@ -182,6 +182,14 @@ describe('report header fields', () => {
     expect(ranged.confidence.dob.confidence).toBe(0.75);
   });
 
+  it('takes the order that puts the report days after the collection, not a month, when both orders put it after', () => {
+    // 03/12 and 04/12: a day apart read day first, a month apart read month first.
+    const dayFirst = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 10/05/1961', 'Collected: 03/12/2025   Reported: 04/12/2025');
+    expect(dayFirst).toMatchObject({ dob: '1961-05-10', date_collected: '2025-12-03', date_reported: '2025-12-04' });
+    const monthFirst = metadataOf('Lab', 'Patient: Doe, Jane   DOB: 10/05/1961', 'Collected: 12/03/2025   Reported: 12/04/2025');
+    expect(monthFirst).toMatchObject({ dob: '1961-10-05', date_collected: '2025-12-03', date_reported: '2025-12-04' });
+  });
+
   it('drops a field read from OCR too poor to trust, with the reason', () => {
     const poor = lines('Lab', 'Patient: Doe, Jane');
     poor[1].confidence = 0.3;

@@ -12,14 +12,21 @@ const MONTHS: Record<string, number> = {
   oct: 10,
   nov: 11,
   dec: 12,
+  // Spanish abbreviations where they differ from the English (`12-ago-2025`).
+  ene: 1,
+  abr: 4,
+  ago: 8,
+  dic: 12,
 };
 
 export type DayOrder = 'month_first' | 'day_first';
 
 /** Three numbers parted by the same separator twice (`03/14/2026`, not a range such as `13.2-17.1`). */
 const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
-const NAMED_DAY_FIRST = /\b(\d{1,2})[\s\-/.]+([A-Za-z]{3,9})\.?[\s\-/.,]+(\d{4})\b/;
-const NAMED_MONTH_FIRST = /\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b/;
+/** A month's name, with a zero OCR read for its O (`0ct`, `N0v`): letters and zeros, a letter among them. */
+const MONTH_NAME = String.raw`((?=[A-Za-z0]*[A-Za-z])[A-Za-z0]{3,9})`;
+const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})[\s\-/.]+${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
+const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`);
 
 /**
  * How a report's numeric dates are ordered, and whether it shows it: a date whose first part is
@@ -64,15 +71,25 @@ export function parseDate(text: string, order: DayOrder): string | null {
   }
   const dayFirst = NAMED_DAY_FIRST.exec(text);
   if (dayFirst) {
-    const month = MONTHS[dayFirst[2].toLowerCase().slice(0, dayFirst[2].toLowerCase().startsWith('sept') ? 4 : 3)];
+    const month = monthNumber(dayFirst[2]);
     if (month) return iso(Number(dayFirst[3]), month, Number(dayFirst[1]));
   }
   const monthFirst = NAMED_MONTH_FIRST.exec(text);
   if (monthFirst) {
-    const month = MONTHS[monthFirst[1].toLowerCase().slice(0, 3)];
+    const month = monthNumber(monthFirst[1]);
     if (month) return iso(Number(monthFirst[3]), month, Number(monthFirst[2]));
   }
   return null;
+}
+
+/**
+ * The month a name or its abbreviation gives (`Sept`, `October`), read through OCR's zero for an
+ * O (`0ct`) and a zero before the name (`0Oct`, its O read twice): no month name starts with a digit.
+ */
+function monthNumber(name: string): number | undefined {
+  const month = (word: string) => MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
+  const lower = name.toLowerCase();
+  return month(lower.replace(/0/g, 'o')) ?? month(lower.replace(/^0+/, '').replace(/0/g, 'o'));
 }
 
 function iso(year: number, month: number, day: number): string | null {

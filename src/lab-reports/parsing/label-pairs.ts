@@ -99,6 +99,11 @@ export function linePairs(printed: Line, next: Line | undefined): Pair[] {
     const alone = grid.length === 1 && line.cells.length === 2 && /\s/.test(line.cells[0].text.trim());
     if ((grid.length >= 2 || alone) && grid.length * 2 >= line.cells.length - 1) return grid;
   }
+  // A bordered grid whose labels fill their boxes: a label and its value read as one cell
+  // (`Muestra / Specimen 25-914962   Médico / Physician Dr. Leila Haddad`), label and value cells
+  // beside them; every cell of the row is one or the other.
+  const gridPairs = gridRow(line, labels);
+  if (gridPairs.length) return gridPairs;
   // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`).
   if (line.cells.length <= 2 && !line.text.includes(':')) {
     const words = line.cells[0].text.split(/\s+/);
@@ -124,6 +129,68 @@ export function linePairs(printed: Line, next: Line | undefined): Pair[] {
       const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
       if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim(), below: true, confidence: cellConfidence(below) });
     });
+    return pairs;
   }
-  return pairs;
+  return next && next.y - line.y <= line.height * STACKED_GAP_LINES ? labelsOverValueColumns(line, next) : [];
+}
+
+/** A label of two words or more, with no colon, run into its value in one cell (`Tomada / Collected 12/22/2025 10:34`). */
+function runIn(text: string): Pair | null {
+  const words = text.trim().split(/\s+/);
+  for (let n = Math.min(4, words.length - 1); n >= 2; n--) {
+    const label = words.slice(0, n).join(' ');
+    const field = label.includes(':') ? null : labelField(label);
+    if (field !== null && field !== 'other') return { field, value: words.slice(n).join(' ') };
+  }
+  return null;
+}
+
+/** A row of two cells or more, each a label run into its value or a label cell and the value cell after it; one run-in at least. */
+function gridRow(line: Line, labels: (Field | null)[]): Pair[] {
+  if (line.cells.length < 2) return [];
+  const pairs: Pair[] = [];
+  let ranIn = false;
+  for (let i = 0; i < line.cells.length; i++) {
+    const field = labels[i];
+    if (field !== null && i + 1 < line.cells.length && labels[i + 1] === null) {
+      if (field !== 'other') pairs.push({ field, value: line.cells[i + 1].text.trim() });
+      i += 1;
+      continue;
+    }
+    const pair = runIn(line.cells[i].text);
+    if (!pair) return [];
+    pairs.push(pair);
+    ranIn = true;
+  }
+  return ranIn ? pairs : [];
+}
+
+/** How far, in line heights, a label's left edge may be from its value's and share its column. */
+const COLUMN_ALIGN_LINES = 0.6;
+
+/**
+ * A row of labels, each alone in its column, over a row of values in the same columns (a label
+ * line, the value on the line below, left edges aligned), where the row also holds labels no list
+ * knows or two labels set so close they read as one cell: the columns are the value line's cells,
+ * each from its left edge to the next one's, and the label line's words are parted at those edges.
+ * Every column must start with a label's word at its value's edge and hold no digits (a row of
+ * values is no row of labels); two known labels at least make it a row of labels.
+ */
+function labelsOverValueColumns(line: Line, next: Line): Pair[] {
+  if (next.cells.length < 2 || headerColumns(line) || headerColumns(next)) return [];
+  const tolerance = line.height * COLUMN_ALIGN_LINES;
+  const words = line.cells.flatMap((cell) => (cell.words.length ? cell.words.map((w) => ({ text: w.text, x0: w.x })) : [{ text: cell.text, x0: cell.x0 }]));
+  if (words[0].x0 < next.cells[0].x0 - tolerance) return [];
+  const columns = next.cells.map((value, i) => {
+    const end = next.cells[i + 1]?.x0 ?? Infinity;
+    const label = words.filter((w) => w.x0 >= value.x0 - tolerance && w.x0 < end - tolerance);
+    return { value, label, text: label.map((w) => w.text).join(' ') };
+  });
+  if (columns.some(({ value, label, text }) => !label.length || Math.abs(label[0].x0 - value.x0) > tolerance || /\d/.test(text) || text.includes(':')))
+    return [];
+  const named = columns.map((column) => ({ ...column, field: labelField(column.text) }));
+  if (named.filter((c) => c.field !== null).length < 2 || named.some((c) => metadataCellKind(c.value.text) !== null)) return [];
+  return named
+    .filter((c) => c.field !== null && c.field !== 'other')
+    .map((c) => ({ field: c.field as Field, value: c.value.text.trim(), below: true, confidence: cellConfidence(c.value) }));
 }

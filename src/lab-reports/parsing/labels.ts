@@ -16,7 +16,7 @@ const LABELS: [RegExp, Field][] = [
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on)$/i, 'dob'],
   [/^(sex|gender)$/i, 'sex'],
-  [/^(age\s*\/\s*sex|sex\s*\/\s*age|age\/gender|gender\/age)$/i, 'age_sex'],
+  [/^(age\s*\/\s*(sex|gender)|(sex|gender)\s*\/\s*age)$/i, 'age_sex'],
   [
     /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
     'collected',
@@ -57,6 +57,8 @@ const OTHER_DATE_WORDS =
 const OTHER_DATE_ALONE = /^(received|receipt|arrived|arrival|printed|admitted|admission|discharged|registered)$/;
 /** Who asked for the tests, however the label names them (`Attending`, `Treating physician`). */
 const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp)$/;
+/** Verbs of asking for tests or sending the patient, before `by`. */
+const ASKED_BY = /^(ref|referred|requested|ordered|sent|requisitioned|submitted)$/;
 const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;
 /** A specimen's number: a specimen, sample, accession, order or lab word with a number word (`Lab Acc No`). */
 const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|lab|barcode|tube|container)$/;
@@ -83,6 +85,8 @@ function fieldByWords(label: string): Field | null {
     const strong = rest.filter((w) => !REPORTED_NEEDS_COMPANY.test(w));
     if (strong.length || dated || rest.length >= 2) return 'reported';
   }
+  // `Referred by`, `Ref. by`, `Sent by`: who asked for the tests (not who collected or checked them).
+  if (plain.length === 2 && plain[1] === 'by' && ASKED_BY.test(plain[0])) return 'provider';
   if (PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w)) && plain.length <= 3) return 'provider';
   if (
     plain.some((w) => SPECIMEN_WORDS.test(w)) &&
@@ -100,10 +104,29 @@ function listedField(text: string): Field | null {
   return null;
 }
 
+/**
+ * A label printed in two languages, the halves parted by a slash (`Paciente / Patient`, `Date de
+ * naissance / Date of birth`): the field one half names when the other names none (a language no
+ * list holds) or the same one. Halves naming two fields (`Name / DOB`) are no one label.
+ */
+function bilingualField(text: string): Field | null {
+  const halves = text.split('/').map((half) => half.trim());
+  if (halves.length !== 2 || halves.some((half) => !/\p{L}{2}/u.test(half))) return null;
+  const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half));
+  if (a !== null && b !== null) return a === b ? a : null;
+  return a ?? b;
+}
+
+/** Whether a label names its field only in one of two languages it is printed in (`Paciente / Patient`). */
+export function inTwoLanguages(text: string): boolean {
+  const t = text.trim().replace(/[:#]$/, '').trim();
+  return listedField(t) === null && fieldByWords(t) === null && bilingualField(t) !== null;
+}
+
 /** The field a label names, or null when the text is no label. */
 export function labelField(text: string): Field | null {
   const t = text.trim().replace(/[:#]$/, '').trim();
-  const named = listedField(t) ?? fieldByWords(t);
+  const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t);
   if (named !== null) return named;
   // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
   if (/^[A-Z]{6,20}$/.test(t)) {

@@ -1,5 +1,6 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
 import { alignedLabelPairs, type ColumnPair } from './label-columns';
+import { inTwoLanguages } from './labels';
 import { linePairs, pairsOf } from './label-pairs';
 import type { Line } from './layout';
 import { givenName, honorificSex, isDoctor, parseSex, providerName, readName, splitNameValue, surname } from './names';
@@ -61,15 +62,18 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     if (!dates[field] && (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null) dates[field] = { text, ocr, confidence };
     else if (!dates[field]) note(field, 0, `no date in "${text.slice(0, 40)}"`);
   };
+  // A report printing its labels in two languages may name its patients by another convention
+  // than middle names between the given name and the surname (two surnames).
+  const bilingual = firstPage.some((l) => l.cells.some((c) => inTwoLanguages(c.text.split(':')[0])));
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
   const name = (value: string, ocr: number, confidence = 1) => {
     if (metadata.patient_last_name !== null) return;
     const { name: printed, rest } = splitNameValue(value);
-    const read = readName(printed);
+    const read = readName(printed, !bilingual);
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
-    note('patient_first_name', read.confidence * ocr * confidence, read.reason);
-    note('patient_last_name', read.confidence * ocr * confidence, read.reason);
+    note('patient_first_name', read.first ? read.confidence * ocr * confidence : 0, read.reason);
+    note('patient_last_name', read.last ? read.confidence * ocr * confidence : 0, read.reason);
     honorific ??= honorificSex(printed) ?? (rest ? parseSex(rest.replace(/\b(dob|d\.o\.b)\b/gi, '')) : null);
     if (rest) prose(rest, ocr);
   };
@@ -225,22 +229,29 @@ const NAME_SHAPE = /^(?:(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?(?:(?:\p{Lu}[\p{L}'-]*\.?|v
 /**
  * The day/month order for the report's dates: as the report shows it, else the one in which its
  * specimen was reported on or after the day it was collected, within a few weeks — when only one
- * order makes that so; else month first (the US convention), not shown.
+ * order makes that so, or when one makes it days and the other weeks (`03/12` and `04/12`: a day
+ * apart day first, a month apart month first); else month first (the US convention), not shown.
  */
 function dateOrder(texts: string[], dates: Partial<Record<DateField, { text: string }>>): DayOrderEvidence {
   const shown = dayOrderShown(texts);
   if (shown.shown || !dates.date_collected || !dates.date_reported) return shown;
-  const plausible = (order: DayOrder) => {
+  /** Days from collection to report read in `order`, when that is on or after it within a month. */
+  const turnaround = (order: DayOrder) => {
     const collected = parseDate(dates.date_collected?.text ?? '', order);
     const reported = parseDate(dates.date_reported?.text ?? '', order);
-    if (!collected || !reported) return false;
+    if (!collected || !reported) return null;
     const days = (Date.parse(reported) - Date.parse(collected)) / 86_400_000;
-    return days >= 0 && days <= 31;
+    return days >= 0 && days <= 31 ? days : null;
   };
-  const [monthFirst, dayFirst] = [plausible('month_first'), plausible('day_first')];
-  if (monthFirst !== dayFirst) return { order: dayFirst ? 'day_first' : 'month_first', shown: true };
+  const [monthFirst, dayFirst] = [turnaround('month_first'), turnaround('day_first')];
+  if ((monthFirst === null) !== (dayFirst === null)) return { order: dayFirst !== null ? 'day_first' : 'month_first', shown: true };
+  if (monthFirst !== null && dayFirst !== null && Math.min(monthFirst, dayFirst) <= WITHIN_DAYS && Math.max(monthFirst, dayFirst) > WITHIN_DAYS)
+    return { order: dayFirst < monthFirst ? 'day_first' : 'month_first', shown: true };
   return shown;
 }
+
+/** A lab reports within days of the collection: the order that puts the report within this many days, when the other puts it weeks later, is the report's. */
+const WITHIN_DAYS = 7;
 
 /** Line OCR confidence from which a field read from it is trusted as from a text layer. */
 const OCR_TRUSTED = 0.7;

@@ -60,8 +60,14 @@ export interface ReadName {
  * `Dr. Jane Doe-Smith Jr.`, `DOE JR, JANE`. Middle names and initials, suffixes and titles are
  * dropped; a compound surname after a comma is kept whole. A name of one word, or a value that
  * carries more than a name (`Jane Doe DOB 01/02/1980`), is not split by guesswork.
+ *
+ * `middleNames`: whether words between the given name and the last word of a name without a
+ * comma are middle names, as English-language reports print them. Where the report may follow
+ * another convention (Spanish and Portuguese names carry two surnames: `Javier Santiago Colón`),
+ * such a name's surname is left null with the reason, and its given name (the first word either
+ * way) is still read.
  */
-export function readName(text: string): ReadName {
+export function readName(text: string, middleNames = true): ReadName {
   const t = text.replace(/\s+/g, ' ').trim();
   const unsure = (reason: string): ReadName => ({ first: null, last: null, confidence: 0, reason });
   if (/\d/.test(t)) return unsure(`a name with digits in it: "${t.slice(0, 40)}"`);
@@ -81,6 +87,9 @@ export function readName(text: string): ReadName {
   // more than one middle word left leaves room for a compound surname.
   let start = full.length - 1;
   while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
+  if (start > 1 && !middleNames) {
+    return { first: cleanName(full[0]), last: null, confidence: 0.95, reason: `middle names or two surnames, not told apart: "${t}"` };
+  }
   const confidence = start === 1 ? 0.95 : 0.8;
   return {
     first: cleanName(full[0]),
