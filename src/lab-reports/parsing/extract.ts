@@ -3,6 +3,7 @@ import { prepareImage, withRegionBlanked, type PreparedImage } from './image-pre
 import { detectLanguage } from './language';
 import { pageLines } from './layout';
 import { ocrPage } from './ocr';
+import { UNSPLIT_SURNAME } from './names';
 import { parseReport } from './parse';
 import { openPdf, pdfTextPages, renderPdfPages } from './pdf-text';
 import { sideColumnOf } from './side-columns';
@@ -99,11 +100,16 @@ async function byColumns(image: PreparedImage, page: ExtractedPage): Promise<Ext
   return { width: image.width, height: image.height, words: [...band.words, ...others.words] };
 }
 
-/** The page read alone gives no results, or leaves the patient's first or last name or date of birth unread. */
+/**
+ * The page read alone gives no results, or leaves the patient's first or last name or date of
+ * birth unread. A surname left out of a name read whole (UNSPLIT_SURNAME) is not unread: a second
+ * reading would print the same name.
+ */
 function patientUnread(page: ExtractedPage): boolean {
   try {
     const { metadata } = parseReport({ kind: 'png', method: 'ocr', pages: [page], ocrConfidence: null, language: null });
-    return metadata.patient_first_name === null || metadata.patient_last_name === null || metadata.dob === null;
+    const surnameUnread = metadata.patient_last_name === null && !metadata.confidence.patient_last_name.reason?.startsWith(UNSPLIT_SURNAME);
+    return metadata.patient_first_name === null || surnameUnread || metadata.dob === null;
   } catch {
     return true;
   }

@@ -55,6 +55,9 @@ export interface ReadName {
   reason: string | null;
 }
 
+/** Why a name read whole has no surname: which of its later words are the surname is not printed. */
+export const UNSPLIT_SURNAME = 'middle names or two surnames, not told apart';
+
 /**
  * A printed patient name → first and last: `DOE, JANE M`, `Doe, Jane Marie`, `Jane M. Doe`,
  * `Dr. Jane Doe-Smith Jr.`, `DOE JR, JANE`. Middle names and initials, suffixes and titles are
@@ -88,7 +91,7 @@ export function readName(text: string, middleNames = true): ReadName {
   let start = full.length - 1;
   while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
   if (start > 1 && !middleNames) {
-    return { first: cleanName(full[0]), last: null, confidence: 0.95, reason: `middle names or two surnames, not told apart: "${t}"` };
+    return { first: cleanName(full[0]), last: null, confidence: 0.95, reason: `${UNSPLIT_SURNAME}: "${t}"` };
   }
   const confidence = start === 1 ? 0.95 : 0.8;
   return {
