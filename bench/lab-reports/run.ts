@@ -3,8 +3,8 @@
  * kind and per split — the layout families the metadata rules were written against ("tuned"), the
  * families held out from them (`HELD_OUT`, families.ts), those added after the rules were frozen
  * (`UNSEEN`) and those written by another author without reading the rules (`INDEPENDENT`,
- * families-heldout.ts; the second and third such sets, `INDEPENDENT2` and `INDEPENDENT3`,
- * families-independent2.ts and families-independent3.ts, each apart) —
+ * families-heldout.ts; the second, third and fourth such sets, `INDEPENDENT2`, `INDEPENDENT3`
+ * and `INDEPENDENT4`, families-independent2.ts, -3.ts and -4.ts, each apart) —
  * results recall and precision; value, unit, range, flag (interpretation) and LOINC top-1
  * accuracy over the true rows; each metadata field; CPU and wall seconds per page. CPU time is
  * the process's (OCR worker threads included), so it reads as "seconds of one core".
@@ -22,6 +22,7 @@ import {
   INDEPENDENT,
   INDEPENDENT2,
   INDEPENDENT3,
+  INDEPENDENT4,
   labReportCorpus,
   UNSEEN,
   type CorpusKind,
@@ -32,6 +33,7 @@ import { recordFigure } from '../lib/results';
 
 /** How a family's split is named in the per-family tables. */
 const SPLIT_NAMES: Record<string, string> = {
+  independent4: ' (independent 4)',
   independent3: ' (independent 3)',
   independent2: ' (independent 2)',
   independent: ' (independent)',
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
   const fieldsBySplit = new Map<string, FieldTally>();
   const fieldsByFamily = new Map<string, FieldTally>();
   const splits: [readonly string[], string][] = [
+    [INDEPENDENT4, 'independent4'],
     [INDEPENDENT3, 'independent3'],
     [INDEPENDENT2, 'independent2'],
     [INDEPENDENT, 'independent'],
@@ -192,13 +195,18 @@ async function main(): Promise<void> {
   console.log(`held-out families (the metadata rules were not written against them): ${HELD_OUT.map((id) => `${letter(id)} ${id}`).join(', ')}`);
   console.log(`unseen families (added after every rule and setting was frozen): ${UNSEEN.map((id) => `${letter(id)} ${id}`).join(', ')}`);
   console.log(
-    `independent families (another author, rules not read): ${INDEPENDENT.filter((id) => !INDEPENDENT2.includes(id) && !INDEPENDENT3.includes(id))
+    `independent families (another author, rules not read): ${INDEPENDENT.filter(
+      (id) => !INDEPENDENT2.includes(id) && !INDEPENDENT3.includes(id) && !INDEPENDENT4.includes(id),
+    )
       .map((id) => `${letter(id)} ${id}`)
       .join(', ')}`,
   );
   console.log(`independent families, second set (rules and R-T's tuning not read): ${INDEPENDENT2.map((id) => `${letter(id)} ${id}`).join(', ')}`);
   console.log(
     `independent families, third set (parser, its tests and R-W's bench output not read): ${INDEPENDENT3.map((id) => `${letter(id)} ${id}`).join(', ')}`,
+  );
+  console.log(
+    `independent families, fourth set (parser, its tests, its docs and R-Z's bench output not read): ${INDEPENDENT4.map((id) => `${letter(id)} ${id}`).join(', ')}`,
   );
   console.table(rows);
   // k-fold by family, each family held out once: the parser fits nothing to the corpus (rules and

@@ -35,6 +35,15 @@ describe('patient names as labs print them', () => {
     expect(readName('Jane Doe 01/02/1980')).toMatchObject({ first: null, reason: expect.stringContaining('digits') });
   });
 
+  it('does not split a name without a comma that may be printed family name first', () => {
+    for (const printed of ['TAN MEI LING', 'Nguyen Van An', 'KIM MIN JUN']) {
+      expect(readName(printed)).toMatchObject({ first: null, last: null, reason: expect.stringContaining('family name first') });
+    }
+    // After a comma the family name is known, whatever it is.
+    expect(readName('TAN, MEI')).toMatchObject({ first: 'MEI', last: 'TAN' });
+    expect(readName('Lee, Hannah Marie')).toMatchObject({ first: 'Hannah', last: 'Lee' });
+  });
+
   it('is less sure of a surname when there are middle words and no comma', () => {
     const read = readName('Maria Elena Garcia Lopez');
     expect(read).toMatchObject({ first: 'Maria', last: 'Lopez' });

@@ -48,6 +48,22 @@ export function surname(text: string): string | null {
   return kept.length ? cleanName(kept.join(' ')) || null : null;
 }
 
+/**
+ * Family names that come first in the names of those who carry them, as Chinese, Korean and
+ * Vietnamese names are printed (`TAN MEI LING`). A name without a comma that starts with one is
+ * not split: a report shows no sign of which order its names follow, and a wrong name files
+ * results under another person. (After a comma the family name is known; the words after it are
+ * read as a given name and middle names, as for any name.)
+ */
+const SURNAME_FIRST = new Set(
+  (
+    'tan lim lee ng ong wong goh chua chan koh teo ang yeo tay ho low toh sim chong chia seah foo lau leong yap quek soh heng ' +
+    'chen wang li zhang liu yang huang zhao wu zhou xu sun zhu hu guo lin luo zheng liang cheung leung tsang ' +
+    'kim park choi jung kang cho yoon jang shin ' +
+    'nguyen tran pham hoang huynh phan vu vo dang bui ngo duong'
+  ).split(' '),
+);
+
 export interface ReadName {
   first: string | null;
   last: string | null;
@@ -86,6 +102,7 @@ export function readName(text: string, middleNames = true): ReadName {
   const kept = words(t);
   const full = kept.filter((w) => !isInitial(w));
   if (full.length < 2) return unsure(`one name word only: "${t}"`);
+  if (SURNAME_FIRST.has(full[0].toLowerCase())) return unsure(`a name that may be printed family name first: "${t}"`);
   // Without a comma the last word is the surname, with the particles before it (`Anna van der Berg`);
   // more than one middle word left leaves room for a compound surname.
   let start = full.length - 1;
