@@ -5,6 +5,7 @@
  */
 import { headerColumns } from './columns';
 import { parseDate } from './dates';
+import { headedBlockPairs } from './headed-blocks';
 import { type ColumnPair } from './label-columns';
 import { labelField, type Field } from './labels';
 import type { Cell, Line } from './layout';
@@ -66,7 +67,16 @@ function withColonsOnLabels(line: Line): Line {
   return { ...line, cells };
 }
 
-export function linePairs(printed: Line, next: Line | undefined): Pair[] {
+/** A line's label and value pairs, with the names printed first in the blocks it heads (headed-blocks.ts) for fields it has no value of. */
+export function linePairs(line: Line, next: Line | undefined): Pair[] {
+  const own = labelledPairs(line, next);
+  const headed = headedBlockPairs(line, next)
+    .filter((h) => !own.some((o) => o.field === h.field && o.value))
+    .map(({ field, value, cell }) => ({ field, value, below: true, confidence: cellConfidence(cell) }));
+  return [...own, ...headed];
+}
+
+function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   const line = withColonsOnLabels(printed);
   const pairs: Pair[] = [];
   // Labels with colons, value after them in the same cell or the next cell.

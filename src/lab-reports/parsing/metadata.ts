@@ -3,7 +3,7 @@ import { alignedLabelPairs, type ColumnPair } from './label-columns';
 import { inTwoLanguages } from './labels';
 import { linePairs, pairsOf } from './label-pairs';
 import type { Line } from './layout';
-import { givenName, honorificSex, isDoctor, parseSex, providerName, readName, splitNameValue, surname } from './names';
+import { givenName, honorificSex, isDoctor, nameShaped, parseSex, providerName, readName, splitNameValue, surname } from './names';
 import type { MetadataField, ReportMetadata } from './types';
 
 /**
@@ -155,7 +155,7 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       const text = line.text.trim();
       if (text.includes(':')) continue;
       const { name: printed, rest } = splitNameValue(text);
-      if (!rest || !PROSE_DOB.test(rest) || !NAME_SHAPE.test(printed) || isDoctor(printed)) continue;
+      if (!rest || !PROSE_DOB.test(rest) || !nameShaped(printed) || isDoctor(printed)) continue;
       const read = readName(printed);
       if (!read.first || !read.last) continue;
       name(text, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
@@ -222,9 +222,6 @@ const PROSE_DOB = PROSE[0][0];
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;
-
-/** Two to five words of a name: capitalised, initials, particles; no digits. */
-const NAME_SHAPE = /^(?:(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?(?:(?:\p{Lu}[\p{L}'-]*\.?|van|von|de|der|del|la|le|da|di|du),?\s+){1,4}\p{Lu}[\p{L}'-]*\.?$/u;
 
 /**
  * The day/month order for the report's dates: as the report shows it, else the one in which its
