@@ -67,6 +67,23 @@ describe('labels printed over their values, each in its column', () => {
   });
 });
 
+describe('a grid of labels over values', () => {
+  it('reads a row with one known label beside labels no list knows when another row of the grid has its values in the same columns, without taking the unknown label for the value', () => {
+    const grid = [
+      line(40, [0, 'Given names'], [150, 'Birth date'], [300, 'Sex']),
+      line(51, [0, 'Hana'], [150, '1988-04-02'], [300, 'F']),
+      line(66, [0, 'Lab accession'], [150, 'Ward'], [300, 'Bed']),
+      line(77, [0, 'B-7719020'], [150, '4 East'], [300, '12']),
+    ];
+    expect(metadataOf(...grid)).toMatchObject({ patient_first_name: 'Hana', dob: '1988-04-02', specimen_number: 'B-7719020' });
+    // The row alone is not known to be labels over values.
+    expect(metadataOf(...grid.slice(2)).specimen_number).toBeNull();
+    // Values in other columns: another grid, or no grid.
+    const shifted = [...grid.slice(0, 2), line(66, [0, 'Lab accession'], [100, 'Ward']), line(77, [0, 'B-7719020'], [100, '4 East'])];
+    expect(metadataOf(...shifted).specimen_number).toBeNull();
+  });
+});
+
 describe('labels printed in two languages', () => {
   it('knows a label by the half that names a field, not by halves that name two', () => {
     expect(metadataCellKind('Nom / Name')).toBe('label');
