@@ -84,6 +84,18 @@ describe('a grid of labels over values', () => {
   });
 });
 
+describe('labels said by their value', () => {
+  it('reads a label that says a report date only beside a date word as the report date when a date follows it', () => {
+    expect(metadataOf(line(40, [0, 'Report: 2026-02-11 09:40'])).date_reported).toBe('2026-02-11');
+    expect(metadataOf(line(40, [0, 'Befund / Findings: 11 Feb 2026'])).date_reported).toBe('2026-02-11');
+    expect(metadataOf(line(40, [0, 'Report: Final, 2 pages'])).date_reported).toBeNull();
+  });
+
+  it("reads an episode number, the lab's request in Australian and British pathology, as the specimen", () => {
+    expect(metadataOf(line(40, [0, 'Episode No: 26E118204'])).specimen_number).toBe('26E118204');
+  });
+});
+
 describe('labels printed in two languages', () => {
   it('knows a label by the half that names a field, not by halves that name two', () => {
     expect(metadataCellKind('Nom / Name')).toBe('label');

@@ -6,7 +6,7 @@
 import { headerColumns } from './columns';
 import { parseDate } from './dates';
 import { headedBlockPairs } from './headed-blocks';
-import { labelField, type Field } from './labels';
+import { datedLabelField, labelField, type Field } from './labels';
 import type { Cell, Line } from './layout';
 
 /** `Label:` inside a cell: the label words are up to four words before a colon. */
@@ -38,6 +38,19 @@ const STACKED_GAP_LINES = 2.5;
 
 const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
 const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
+
+/** Whether a value begins with a date (`2025/09/06 17:44`, `6 Sep 2025`), not merely holds one. */
+function startsWithDate(text: string): boolean {
+  const t = text.trim();
+  return /^(\d|\p{L}{3,9}\.?\s+\d)/u.test(t) && hasDate(t.split(/\s+/).slice(0, 3).join(' '));
+}
+
+/** The field of an inline label (`Label: value`), read with the date that follows it when it names none alone (datedLabelField). */
+function inlineField(text: string, hit: RegExpMatchArray): Field | null {
+  const field = labelField(hit[1]);
+  if (field !== null) return field;
+  return startsWithDate(text.slice((hit.index ?? 0) + hit[0].length)) ? datedLabelField(hit[1]) : null;
+}
 
 /** What a line's neighbours say of it (label-grid.ts): pairs from aligned label columns, and the pairs of a grid's row of labels, which are its only ones. */
 export interface LineContext {
@@ -92,7 +105,7 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   const pairs: Pair[] = [];
   // Labels with colons, value after them in the same cell or the next cell.
   line.cells.forEach((cell, index) => {
-    const hits = [...cell.text.matchAll(INLINE)].filter((m) => labelField(m[1]) !== null);
+    const hits = [...cell.text.matchAll(INLINE)].filter((m) => inlineField(cell.text, m) !== null);
     hits.forEach((hit, i) => {
       const start = (hit.index ?? 0) + hit[0].length;
       const end = i + 1 < hits.length ? hits[i + 1].index : cell.text.length;
@@ -102,7 +115,7 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
       }
       // `Surname, first name: DOE, JANE`: the comma kept the surname out of the label's words.
       const compound = /\b(name|surname|last name|family name)\s*[,/]\s*$/i.test(cell.text.slice(0, hit.index));
-      const field = labelField(hit[1]) as Field;
+      const field = inlineField(cell.text, hit) as Field;
       pairs.push({ field: field === 'first' && compound ? 'name' : field, value });
     });
   });
