@@ -139,6 +139,12 @@ describe('labels printed in two languages', () => {
     expect(english).toMatchObject({ patient_first_name: 'Jane', patient_last_name: 'Doe' });
   });
 
+  it("reads a year-first date with the month's name (`2025-FEB-15`)", () => {
+    expect(parseDate('2025-FEB-15 06:01', 'month_first')).toBe('2025-02-15');
+    expect(parseDate('2025/Sep/03', 'day_first')).toBe('2025-09-03');
+    expect(parseDate('2025-FEB-31', 'day_first')).toBeNull();
+  });
+
   it('reads Spanish month abbreviations', () => {
     expect(parseDate('12-ago-2025', 'day_first')).toBe('2025-08-12');
     expect(parseDate('03-ene-2025', 'day_first')).toBe('2025-01-03');
