@@ -29,6 +29,10 @@ describe('blocks headed by whom they are about', () => {
     ];
     for (const [heading, first] of cases)
       expect(metadataOf(heading, first)).toMatchObject({ patient_first_name: first.text.startsWith('Name') ? 'JANE' : null });
+    // An OCR'd name under the heading, whose letters may be misread: none.
+    const ocr = line(51, [0, 'Okafor, Hannah']);
+    ocr.cells[0].words.forEach((w) => Object.assign(w, { confidence: 0.95 }));
+    expect(metadataOf(line(40, [0, 'Patient Details']), ocr).patient_last_name).toBeNull();
     expect(metadataOf(line(40, [0, 'Physician Details']), line(51, [0, 'NPI: 1447755990'])).ordering_provider).toBeNull();
     expect(metadataOf(line(40, [0, 'Physician Details']), line(51, [0, 'DOB: 04/12/1971'])).ordering_provider).toBeNull();
     // A practice's name of three words, not a doctor's.

@@ -1,8 +1,8 @@
 /**
  * Blocks a report heads by whom they are about (`Patient Details`, `PATIENT INFORMATION`,
  * `Physician Details`, `Client / Ordering Physician:`), whose first line prints that person's name
- * with no label of its own: the name is the patient's, or the ordering provider's. Used by
- * ./label-pairs.ts.
+ * with no label of its own: the name is the patient's (read from a text layer only), or the
+ * ordering provider's. Used by ./label-pairs.ts.
  */
 import { labelField, type Field } from './labels';
 import type { Cell, Line } from './layout';
@@ -77,7 +77,10 @@ export function headedBlockPairs(line: Line, next: Line | undefined): { field: F
     const first = next.cells.find((c) => Math.abs(c.x0 - heading.x0) <= line.height * ALIGN_LINES && c.x0 < heading.x1);
     if (!first) continue;
     if (about === 'patient') {
-      const name = first.text.includes(':') || isDoctor(first.text) ? null : wholeName(first.text);
+      // Only a text layer's: nothing but the layout says an OCR'd line is a name, and OCR misreads
+      // a name's letters with confidence to spare (`Hemandez` for `Hernandez`, 0.89).
+      const ocr = first.words.some((w) => w.confidence !== null);
+      const name = ocr || first.text.includes(':') || isDoctor(first.text) ? null : wholeName(first.text);
       if (name) out.push({ field: 'name', value: name, cell: first });
     } else {
       const name = providerValue(first);
