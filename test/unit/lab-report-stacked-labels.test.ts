@@ -67,6 +67,35 @@ describe('labels printed over their values, each in its column', () => {
   });
 });
 
+describe('a grid of labels over values', () => {
+  it('reads a row with one known label beside labels no list knows when another row of the grid has its values in the same columns, without taking the unknown label for the value', () => {
+    const grid = [
+      line(40, [0, 'Given names'], [150, 'Birth date'], [300, 'Sex']),
+      line(51, [0, 'Hana'], [150, '1988-04-02'], [300, 'F']),
+      line(66, [0, 'Lab accession'], [150, 'Ward'], [300, 'Bed']),
+      line(77, [0, 'B-7719020'], [150, '4 East'], [300, '12']),
+    ];
+    expect(metadataOf(...grid)).toMatchObject({ patient_first_name: 'Hana', dob: '1988-04-02', specimen_number: 'B-7719020' });
+    // The row alone is not known to be labels over values.
+    expect(metadataOf(...grid.slice(2)).specimen_number).toBeNull();
+    // Values in other columns: another grid, or no grid.
+    const shifted = [...grid.slice(0, 2), line(66, [0, 'Lab accession'], [100, 'Ward']), line(77, [0, 'B-7719020'], [100, '4 East'])];
+    expect(metadataOf(...shifted).specimen_number).toBeNull();
+  });
+});
+
+describe('labels said by their value', () => {
+  it('reads a label that says a report date only beside a date word as the report date when a date follows it', () => {
+    expect(metadataOf(line(40, [0, 'Report: 2026-02-11 09:40'])).date_reported).toBe('2026-02-11');
+    expect(metadataOf(line(40, [0, 'Befund / Findings: 11 Feb 2026'])).date_reported).toBe('2026-02-11');
+    expect(metadataOf(line(40, [0, 'Report: Final, 2 pages'])).date_reported).toBeNull();
+  });
+
+  it("reads an episode number, the lab's request in Australian and British pathology, as the specimen", () => {
+    expect(metadataOf(line(40, [0, 'Episode No: 26E118204'])).specimen_number).toBe('26E118204');
+  });
+});
+
 describe('labels printed in two languages', () => {
   it('knows a label by the half that names a field, not by halves that name two', () => {
     expect(metadataCellKind('Nom / Name')).toBe('label');
@@ -108,6 +137,12 @@ describe('labels printed in two languages', () => {
     // An English report's middle names stay middle names.
     const english = metadataOf(line(40, [0, 'Patient'], [150, 'DOB']), line(51, [0, 'Jane Marie Doe'], [150, '02/21/2001']));
     expect(english).toMatchObject({ patient_first_name: 'Jane', patient_last_name: 'Doe' });
+  });
+
+  it("reads a year-first date with the month's name (`2025-FEB-15`)", () => {
+    expect(parseDate('2025-FEB-15 06:01', 'month_first')).toBe('2025-02-15');
+    expect(parseDate('2025/Sep/03', 'day_first')).toBe('2025-09-03');
+    expect(parseDate('2025-FEB-31', 'day_first')).toBeNull();
   });
 
   it('reads Spanish month abbreviations', () => {

@@ -27,6 +27,8 @@ const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
 const MONTH_NAME = String.raw`((?=[A-Za-z0]*[A-Za-z])[A-Za-z0]{3,9})`;
 const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})[\s\-/.]+${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
 const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`);
+/** Year, month's name, day (`2025-MAR-12`): as ISO dates run, printed so that both languages of a bilingual report read it. */
+const NAMED_YEAR_FIRST = new RegExp(String.raw`\b(\d{4})[\s\-/.]${MONTH_NAME}\.?[\s\-/.](\d{1,2})\b`);
 
 /**
  * How a report's numeric dates are ordered, and whether it shows it: a date whose first part is
@@ -60,7 +62,7 @@ export function twoDigitYear(text: string): boolean {
   return numeric !== null && numeric[1].length <= 2 && numeric[4].length === 2;
 }
 
-/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, March 14, 2026). */
+/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 2026-MAR-14, March 14, 2026). */
 export function parseDate(text: string, order: DayOrder): string | null {
   const numeric = NUMERIC.exec(text);
   if (numeric) {
@@ -68,6 +70,11 @@ export function parseDate(text: string, order: DayOrder): string | null {
     if (a.length === 4) return iso(Number(a), Number(b), Number(c));
     const year = c.length === 2 ? 1900 + Number(c) + (Number(c) < 50 ? 100 : 0) : Number(c);
     return order === 'day_first' ? iso(year, Number(b), Number(a)) : iso(year, Number(a), Number(b));
+  }
+  const yearFirst = NAMED_YEAR_FIRST.exec(text);
+  if (yearFirst) {
+    const month = monthNumber(yearFirst[2]);
+    if (month) return iso(Number(yearFirst[1]), month, Number(yearFirst[3]));
   }
   const dayFirst = NAMED_DAY_FIRST.exec(text);
   if (dayFirst) {

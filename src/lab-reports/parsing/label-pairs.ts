@@ -5,8 +5,8 @@
  */
 import { headerColumns } from './columns';
 import { parseDate } from './dates';
-import { type ColumnPair } from './label-columns';
-import { labelField, type Field } from './labels';
+import { headedBlockPairs } from './headed-blocks';
+import { datedLabelField, labelField, type Field } from './labels';
 import type { Cell, Line } from './layout';
 
 /** `Label:` inside a cell: the label words are up to four words before a colon. */
@@ -39,10 +39,35 @@ const STACKED_GAP_LINES = 2.5;
 const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
 const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
 
-/** A line's pairs, with those its place in aligned label and value columns gives (label-columns.ts) for fields it has no value of. */
-export function pairsOf(line: Line, next: Line | undefined, aligned: Map<Line, ColumnPair[]>): Pair[] {
+/** Whether a value begins with a date (`2025/09/06 17:44`, `6 Sep 2025`), not merely holds one. */
+function startsWithDate(text: string): boolean {
+  const t = text.trim();
+  return /^(\d|\p{L}{3,9}\.?\s+\d)/u.test(t) && hasDate(t.split(/\s+/).slice(0, 3).join(' '));
+}
+
+/** The field of an inline label (`Label: value`), read with the date that follows it when it names none alone (datedLabelField). */
+function inlineField(text: string, hit: RegExpMatchArray): Field | null {
+  const field = labelField(hit[1]);
+  if (field !== null) return field;
+  return startsWithDate(text.slice((hit.index ?? 0) + hit[0].length)) ? datedLabelField(hit[1]) : null;
+}
+
+/** What a line's neighbours say of it (label-grid.ts): pairs from aligned label columns, and the pairs of a grid's row of labels, which are its only ones. */
+export interface LineContext {
+  aligned: Map<Line, Pair[]>;
+  gridRows: Map<Line, Pair[]>;
+}
+
+/**
+ * A line's pairs, with those its neighbours give (label-grid.ts) for fields it has no value of; a
+ * grid's row of labels has only the pairs of the values under it (read on its own, a label beside
+ * a label no list knows would take that label for its value).
+ */
+export function pairsOf(line: Line, next: Line | undefined, context: LineContext): Pair[] {
+  const row = context.gridRows.get(line);
+  if (row) return row;
   const own = linePairs(line, next);
-  const more = (aligned.get(line) ?? []).filter((p) => !own.some((o) => o.field === p.field && o.value));
+  const more = (context.aligned.get(line) ?? []).filter((p) => !own.some((o) => o.field === p.field && o.value));
   return [...own, ...more];
 }
 
@@ -66,12 +91,21 @@ function withColonsOnLabels(line: Line): Line {
   return { ...line, cells };
 }
 
-export function linePairs(printed: Line, next: Line | undefined): Pair[] {
+/** A line's label and value pairs, with the names printed first in the blocks it heads (headed-blocks.ts) for fields it has no value of. */
+export function linePairs(line: Line, next: Line | undefined): Pair[] {
+  const own = labelledPairs(line, next);
+  const headed = headedBlockPairs(line, next)
+    .filter((h) => !own.some((o) => o.field === h.field && o.value))
+    .map(({ field, value, cell }) => ({ field, value, below: true, confidence: cellConfidence(cell) }));
+  return [...own, ...headed];
+}
+
+function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   const line = withColonsOnLabels(printed);
   const pairs: Pair[] = [];
   // Labels with colons, value after them in the same cell or the next cell.
   line.cells.forEach((cell, index) => {
-    const hits = [...cell.text.matchAll(INLINE)].filter((m) => labelField(m[1]) !== null);
+    const hits = [...cell.text.matchAll(INLINE)].filter((m) => inlineField(cell.text, m) !== null);
     hits.forEach((hit, i) => {
       const start = (hit.index ?? 0) + hit[0].length;
       const end = i + 1 < hits.length ? hits[i + 1].index : cell.text.length;
@@ -81,7 +115,7 @@ export function linePairs(printed: Line, next: Line | undefined): Pair[] {
       }
       // `Surname, first name: DOE, JANE`: the comma kept the surname out of the label's words.
       const compound = /\b(name|surname|last name|family name)\s*[,/]\s*$/i.test(cell.text.slice(0, hit.index));
-      const field = labelField(hit[1]) as Field;
+      const field = inlineField(cell.text, hit) as Field;
       pairs.push({ field: field === 'first' && compound ? 'name' : field, value });
     });
   });
@@ -177,20 +211,31 @@ const COLUMN_ALIGN_LINES = 0.6;
  * values is no row of labels); two known labels at least make it a row of labels.
  */
 function labelsOverValueColumns(line: Line, next: Line): Pair[] {
-  if (next.cells.length < 2 || headerColumns(line) || headerColumns(next)) return [];
+  const row = labelRow(line, next);
+  if (row === null || row.filter((c) => c.field !== null).length < 2) return [];
+  return rowPairs(row);
+}
+
+/** A row of labels over a row of values, by the value line's columns: each column's label field (null for a label no list knows) and value cell; null when the two lines are no such rows. */
+export function labelRow(line: Line, next: Line): { field: Field | null; value: Cell }[] | null {
+  if (next.cells.length < 2 || headerColumns(line) || headerColumns(next)) return null;
   const tolerance = line.height * COLUMN_ALIGN_LINES;
   const words = line.cells.flatMap((cell) => (cell.words.length ? cell.words.map((w) => ({ text: w.text, x0: w.x })) : [{ text: cell.text, x0: cell.x0 }]));
-  if (words[0].x0 < next.cells[0].x0 - tolerance) return [];
+  if (words[0].x0 < next.cells[0].x0 - tolerance) return null;
   const columns = next.cells.map((value, i) => {
     const end = next.cells[i + 1]?.x0 ?? Infinity;
     const label = words.filter((w) => w.x0 >= value.x0 - tolerance && w.x0 < end - tolerance);
     return { value, label, text: label.map((w) => w.text).join(' ') };
   });
   if (columns.some(({ value, label, text }) => !label.length || Math.abs(label[0].x0 - value.x0) > tolerance || /\d/.test(text) || text.includes(':')))
-    return [];
-  const named = columns.map((column) => ({ ...column, field: labelField(column.text) }));
-  if (named.filter((c) => c.field !== null).length < 2 || named.some((c) => metadataCellKind(c.value.text) !== null)) return [];
-  return named
+    return null;
+  if (columns.some((c) => metadataCellKind(c.value.text) !== null)) return null;
+  return columns.map((column) => ({ field: labelField(column.text), value: column.value }));
+}
+
+/** The pairs of a row of labels over values, labels no list knows and `other` ones left out. */
+export function rowPairs(row: { field: Field | null; value: Cell }[]): Pair[] {
+  return row
     .filter((c) => c.field !== null && c.field !== 'other')
     .map((c) => ({ field: c.field as Field, value: c.value.text.trim(), below: true, confidence: cellConfidence(c.value) }));
 }

@@ -60,15 +60,21 @@ const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescr
 /** Verbs of asking for tests or sending the patient, before `by`. */
 const ASKED_BY = /^(ref|referred|requested|ordered|sent|requisitioned|submitted)$/;
 const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;
-/** A specimen's number: a specimen, sample, accession, order or lab word with a number word (`Lab Acc No`). */
-const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|lab|barcode|tube|container)$/;
+/**
+ * A specimen's number: a specimen, sample, accession, order or lab word with a number word (`Lab
+ * Acc No`); an episode is the lab's request in Australian and British pathology (`Episode No`).
+ */
+const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|lab|barcode|tube|container|episode)$/;
 const NUMBER_WORDS = /^(no|nr|number|num|#|id|ref|reference|code|accession|acc)$/;
 const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
 /** A compound name label (`Surname, first name`, `Last name / given names`): name words only. */
 const NAME_WORDS = /^(name|names|surname|first|last|given|family|forenames?|middle|patient|patient's|christian|and|&)$/;
 
-/** The field a label's words name when no listed wording matches it; null when none. */
-function fieldByWords(label: string): Field | null {
+/**
+ * The field a label's words name when no listed wording matches it; null when none. `datedValue`:
+ * the label's value is a date, which says what a date word would (`Report: 2025-09-06`).
+ */
+function fieldByWords(label: string, datedValue = false): Field | null {
   const words = label.toLowerCase().replace(/[.:]/g, ' ').replace(/[,/]/g, ' , ').split(/\s+/).filter(Boolean);
   const plain = words.filter((w) => w !== ',');
   if (!plain.length || plain.length > 5) return null;
@@ -76,7 +82,7 @@ function fieldByWords(label: string): Field | null {
   const given = plain.findIndex((w) => /^(first|given|forenames?)$/.test(w));
   if (plain.every((w) => NAME_WORDS.test(w)) && given > 0 && (words.includes(',') || plain.slice(0, given).some((w) => /^(surname|last|family)$/.test(w))))
     return 'name';
-  const dated = plain.some((w) => DATE_WORDS.has(w));
+  const dated = datedValue || plain.some((w) => DATE_WORDS.has(w));
   const rest = plain.filter((w) => !DATE_WORDS.has(w) && !SMALL_WORDS.has(w));
   if (!rest.length) return null;
   if (rest.some((w) => OTHER_DATE_WORDS.test(w))) return dated || (rest.length <= 2 && OTHER_DATE_ALONE.test(rest[0])) ? 'other' : null;
@@ -109,10 +115,10 @@ function listedField(text: string): Field | null {
  * naissance / Date of birth`): the field one half names when the other names none (a language no
  * list holds) or the same one. Halves naming two fields (`Name / DOB`) are no one label.
  */
-function bilingualField(text: string): Field | null {
+function bilingualField(text: string, datedValue = false): Field | null {
   const halves = text.split('/').map((half) => half.trim());
   if (halves.length !== 2 || halves.some((half) => !/\p{L}{2}/u.test(half))) return null;
-  const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half));
+  const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half, datedValue));
   if (a !== null && b !== null) return a === b ? a : null;
   return a ?? b;
 }
@@ -140,4 +146,14 @@ export function labelField(text: string): Field | null {
     return listedField(t.replace(/m/g, 'rn'));
   }
   return null;
+}
+
+/**
+ * The field a label names when its value is a date: as `labelField`, and a word that says a
+ * report's date only beside a date word (`Report`, `Final`, `Findings`) says it beside the date
+ * itself (`Report: 2025-09-06 17:44`, `Rapport/Report: …`).
+ */
+export function datedLabelField(text: string): Field | null {
+  const t = text.trim().replace(/[:#]$/, '').trim();
+  return labelField(t) ?? fieldByWords(t, true) ?? bilingualField(t, true);
 }

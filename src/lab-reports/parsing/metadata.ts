@@ -1,19 +1,19 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
-import { alignedLabelPairs, type ColumnPair } from './label-columns';
+import { lineContext } from './label-grid';
 import { inTwoLanguages } from './labels';
-import { linePairs, pairsOf } from './label-pairs';
+import { pairsOf, type LineContext } from './label-pairs';
 import type { Line } from './layout';
-import { givenName, honorificSex, isDoctor, parseSex, providerName, readName, splitNameValue, surname } from './names';
+import { givenName, honorificSex, isDoctor, nameShaped, parseSex, providerName, readName, splitNameValue, surname } from './names';
 import type { MetadataField, ReportMetadata } from './types';
 
 /**
  * Whether a line carries the report's metadata (labelled patient or specimen fields, a letter's
  * date or its sentences about the specimen) rather than results.
  */
-function isMetadataLine(line: Line, next: Line | undefined, aligned: Map<Line, ColumnPair[]>): boolean {
+function isMetadataLine(line: Line, next: Line | undefined, context: LineContext): boolean {
   const text = line.text.trim();
   return (
-    pairsOf(line, next, aligned).some((pair) => pair.field !== 'other' && pair.value) ||
+    pairsOf(line, next, context).some((pair) => pair.field !== 'other' && pair.value) ||
     DATE_ONLY.test(text) ||
     SALUTATION.test(text) ||
     PROSE.some(([re]) => re.test(text))
@@ -23,12 +23,12 @@ function isMetadataLine(line: Line, next: Line | undefined, aligned: Map<Line, C
 /** The lines that carry metadata, and the lines under a lone label that carry its value. */
 export function metadataLines(lines: Line[]): Set<Line> {
   const found = new Set<Line>();
-  const aligned = alignedLabelPairs(lines);
+  const context = lineContext(lines);
   lines.forEach((line, i) => {
     const next = lines[i + 1];
-    if (!isMetadataLine(line, next, aligned)) return;
+    if (!isMetadataLine(line, next, context)) return;
     found.add(line);
-    if (next && linePairs(line, next).some((pair) => pair.below && pair.value)) found.add(next);
+    if (next && pairsOf(line, next, context).some((pair) => pair.below && pair.value)) found.add(next);
   });
   return found;
 }
@@ -90,11 +90,11 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
   };
   /** Lines read as the value under a label. */
   const values = new Set<Line>();
-  const aligned = alignedLabelPairs(lines);
+  const context = lineContext(lines);
   lines.forEach((line, i) => {
     // OCR confidence of the line lowers a field's only when poor: most good scans read 0.7-0.9.
     const lineOcr = Math.min(1, line.confidence / OCR_TRUSTED);
-    for (const { field, value, below, confidence } of pairsOf(line, lines[i + 1], aligned)) {
+    for (const { field, value, below, confidence } of pairsOf(line, lines[i + 1], context)) {
       if (!value) continue;
       // A value printed under its label is as well read as its own words.
       const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
@@ -155,7 +155,7 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       const text = line.text.trim();
       if (text.includes(':')) continue;
       const { name: printed, rest } = splitNameValue(text);
-      if (!rest || !PROSE_DOB.test(rest) || !NAME_SHAPE.test(printed) || isDoctor(printed)) continue;
+      if (!rest || !PROSE_DOB.test(rest) || !nameShaped(printed) || isDoctor(printed)) continue;
       const read = readName(printed);
       if (!read.first || !read.last) continue;
       name(text, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
@@ -222,9 +222,6 @@ const PROSE_DOB = PROSE[0][0];
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;
-
-/** Two to five words of a name: capitalised, initials, particles; no digits. */
-const NAME_SHAPE = /^(?:(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?(?:(?:\p{Lu}[\p{L}'-]*\.?|van|von|de|der|del|la|le|da|di|du),?\s+){1,4}\p{Lu}[\p{L}'-]*\.?$/u;
 
 /**
  * The day/month order for the report's dates: as the report shows it, else the one in which its

@@ -156,3 +156,11 @@ export function splitNameValue(value: string): { name: string; rest: string } {
 export function isDoctor(text: string): boolean {
   return /^\s*(dr|doctor|prof)\b\.?/i.test(text) || /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text);
 }
+
+/** Two to five words of a name: capitalised, initials, particles; no digits. */
+const NAME_SHAPE = /^(?:(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?(?:(?:\p{Lu}[\p{L}'-]*\.?|van|von|de|der|del|la|le|da|di|du),?\s+){1,4}\p{Lu}[\p{L}'-]*\.?$/u;
+
+/** Whether a text is printed as a person's name (`DOE, JANE M`, `Jane van der Berg`), nothing else. */
+export function nameShaped(text: string): boolean {
+  return NAME_SHAPE.test(text.trim());
+}
