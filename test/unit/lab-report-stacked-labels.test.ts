@@ -1,34 +1,6 @@
-import type { Line } from '../../src/lab-reports/parsing/layout';
 import { metadataCellKind } from '../../src/lab-reports/parsing/label-pairs';
 import { parseDate } from '../../src/lab-reports/parsing/dates';
-import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
-
-/** A word as a text layer gives it: 5 points a character, 9 high. */
-const word = (text: string, x: number) => ({ text, x, y: 0, w: text.length * 5, h: 9, confidence: null });
-
-/**
- * A printed line from `[x, text]` pieces: each piece's words set one space (5 points) apart, and
- * cells parted where the gap to the next word is wider than 8 points, as the layout step parts them.
- */
-function line(y: number, ...pieces: [number, string][]): Line {
-  const words = pieces.flatMap(([x, text]) => {
-    let at = x;
-    return text.split(' ').map((t) => {
-      const w = word(t, at);
-      at += w.w + 5;
-      return w;
-    });
-  });
-  const cells = words.reduce<Line['cells']>((into, w) => {
-    const last = into[into.length - 1];
-    if (last && w.x - last.x1 < 8) Object.assign(last, { text: `${last.text} ${w.text}`, x1: w.x + w.w, words: [...last.words, w] });
-    else into.push({ text: w.text, x0: w.x, x1: w.x + w.w, words: [w] });
-    return into;
-  }, []);
-  return { page: 0, y, height: 9, cells, text: cells.map((c) => c.text).join('   '), confidence: 1 };
-}
-const masthead: Line = { page: 0, y: 10, height: 16, cells: [{ text: 'Harbor Lab', x0: 0, x1: 60, words: [] }], text: 'Harbor Lab', confidence: 1 };
-const metadataOf = (...lines: Line[]) => parseMetadata([masthead, ...lines], 800);
+import { line, metadataOf } from '../helpers/lab-report-lines';
 
 describe('labels printed over their values, each in its column', () => {
   it('reads each value under its label by the columns the values start in, past a label no list knows and two labels set close enough to read as one cell', () => {
