@@ -5,7 +5,7 @@
  * ordering provider's. Used by ./label-pairs.ts.
  */
 import { labelField, type Field } from './labels';
-import type { Cell, Line } from './layout';
+import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Cell, type Line } from './layout';
 import { isDoctor, nameShaped, readName, splitNameValue } from './names';
 
 /** Words a heading says of its block besides whom it is about. */
@@ -14,11 +14,6 @@ const PATIENT_WORDS = /^(patient|patient's)$/;
 const PROVIDER_WORDS = /^(physician|doctor|provider|clinician|prescriber)$/;
 /** Words that say which doctor, or name the practice printed beside them (`Client / Ordering Physician`). */
 const PROVIDER_COMPANY = /^(ordering|referring|requesting|client|practice)$/;
-
-/** How far under its heading, in the heading's line heights, a block's first line may print. */
-const FIRST_LINE_GAP_LINES = 2.5;
-/** How far, in line heights, the first line's left edge may be from its heading's. */
-const ALIGN_LINES = 0.6;
 
 /** Whom a heading cell says its block is about, or null when the cell is no such heading. */
 function headingOf(text: string): 'patient' | 'provider' | null {
@@ -69,12 +64,12 @@ function providerValue(cell: Cell): string | null {
  * (not a doctor's); a provider block's a whole name, bare or after a label no list knows.
  */
 export function headedBlockPairs(line: Line, next: Line | undefined): { field: Field; value: string; cell: Cell }[] {
-  if (!next || next.page !== line.page || next.y <= line.y || next.y - line.y > line.height * FIRST_LINE_GAP_LINES) return [];
+  if (!next || next.page !== line.page || next.y <= line.y || next.y - line.y > line.height * BLOCK_GAP_LINES) return [];
   const out: { field: Field; value: string; cell: Cell }[] = [];
   for (const heading of line.cells) {
     const about = headingOf(heading.text);
     if (about === null) continue;
-    const first = next.cells.find((c) => Math.abs(c.x0 - heading.x0) <= line.height * ALIGN_LINES && c.x0 < heading.x1);
+    const first = next.cells.find((c) => Math.abs(c.x0 - heading.x0) <= line.height * COLUMN_ALIGN_LINES && c.x0 < heading.x1);
     if (!first) continue;
     if (about === 'patient') {
       // Only a text layer's: nothing but the layout says an OCR'd line is a name, and OCR misreads

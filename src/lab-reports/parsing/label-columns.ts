@@ -1,4 +1,4 @@
-import type { Line } from './layout';
+import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Line } from './layout';
 import { labelField, type Field } from './labels';
 
 /**
@@ -13,11 +13,6 @@ export interface ColumnPair {
   field: Field;
   value: string;
 }
-
-/** Lines of one block are each within this many line heights of the one before. */
-const BLOCK_GAP_LINES = 2.5;
-/** How far, in line heights, two labels' (or values') left edges may differ and be one column. */
-const ALIGN_LINES = 0.6;
 
 interface Piece {
   text: string;
@@ -50,7 +45,7 @@ export function alignedLabelPairs(lines: Line[]): Map<Line, ColumnPair[]> {
 }
 
 function readBlock(block: Line[], out: Map<Line, ColumnPair[]>): void {
-  const tolerance = Math.max(...block.map((l) => l.height)) * ALIGN_LINES;
+  const tolerance = Math.max(...block.map((l) => l.height)) * COLUMN_ALIGN_LINES;
   const near = (a: number, b: number) => Math.abs(a - b) <= tolerance;
   // Known labels (no colon: those read as `Label: value`) with a value cell after them.
   const seen: { x: number; valueX: number }[] = [];

@@ -5,12 +5,7 @@
  */
 import { alignedLabelPairs } from './label-columns';
 import { labelRow, rowPairs, type LineContext, type Pair } from './label-pairs';
-import type { Line } from './layout';
-
-/** Lines of one grid are each within this many line heights under the one before. */
-const GRID_GAP_LINES = 2.5;
-/** How far, in line heights, two rows' value columns may start apart and be the same columns. */
-const ALIGN_LINES = 0.6;
+import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Line } from './layout';
 
 /**
  * Rows of labels over rows of values in a grid (`Specimen / Location` over `25-BIO-688595 / Centre
@@ -28,7 +23,7 @@ export function labelGridPairs(lines: Line[]): Map<Line, Pair[]> {
   };
   lines.forEach((line, i) => {
     const last = grid.length ? lines[grid[grid.length - 1]] : undefined;
-    if (last && (line.page !== last.page || line.y <= last.y || line.y - last.y > last.height * GRID_GAP_LINES)) flush();
+    if (last && (line.page !== last.page || line.y <= last.y || line.y - last.y > last.height * BLOCK_GAP_LINES)) flush();
     grid.push(i);
   });
   flush();
@@ -42,7 +37,7 @@ function readGrid(lines: Line[], grid: number[], out: Map<Line, Pair[]>): void {
     .filter((r): r is { line: Line; next: Line; row: NonNullable<typeof r.row> } => r.row !== null);
   const known = (row: (typeof rows)[number]['row']) => row.filter((c) => c.field !== null).length;
   const sameColumns = (a: Line, b: Line) =>
-    a.cells.length === b.cells.length && a.cells.every((cell, k) => Math.abs(cell.x0 - b.cells[k].x0) <= Math.max(a.height, b.height) * ALIGN_LINES);
+    a.cells.length === b.cells.length && a.cells.every((cell, k) => Math.abs(cell.x0 - b.cells[k].x0) <= Math.max(a.height, b.height) * COLUMN_ALIGN_LINES);
   const read = rows.filter((r) => known(r.row) >= 2);
   for (const r of rows) {
     if (known(r.row) !== 1 || !read.some((other) => sameColumns(other.next, r.next))) continue;

@@ -7,7 +7,7 @@ import { headerColumns } from './columns';
 import { parseDate } from './dates';
 import { headedBlockPairs } from './headed-blocks';
 import { datedLabelField, labelField, type Field } from './labels';
-import type { Cell, Line } from './layout';
+import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Cell, type Line } from './layout';
 
 /** `Label:` inside a cell: the label words are up to four words before a colon. */
 const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
@@ -32,9 +32,6 @@ export function metadataCellKind(text: string): 'label' | 'labelled' | null {
   if (labelField(text) !== null) return 'label';
   return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
 }
-
-/** How far under a label, in the label's line heights, its value may print. */
-const STACKED_GAP_LINES = 2.5;
 
 const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
 const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
@@ -148,7 +145,7 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   }
   // A label alone on its line with its value alone under it, on the next line (a sidebar, a
   // stacked block): the value is no label itself and no table header.
-  if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * STACKED_GAP_LINES) {
+  if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * BLOCK_GAP_LINES) {
     const cell = line.cells[0];
     const below = next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
     // A date's label over no date (`FINAL REPORT` over a heading) is no label over its value.
@@ -165,7 +162,7 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
     });
     return pairs;
   }
-  return next && next.y - line.y <= line.height * STACKED_GAP_LINES ? labelsOverValueColumns(line, next) : [];
+  return next && next.y - line.y <= line.height * BLOCK_GAP_LINES ? labelsOverValueColumns(line, next) : [];
 }
 
 /** A label of two words or more, with no colon, run into its value in one cell (`Tomada / Collected 12/22/2025 10:34`). */
@@ -198,9 +195,6 @@ function gridRow(line: Line, labels: (Field | null)[]): Pair[] {
   }
   return ranIn ? pairs : [];
 }
-
-/** How far, in line heights, a label's left edge may be from its value's and share its column. */
-const COLUMN_ALIGN_LINES = 0.6;
 
 /**
  * A row of labels, each alone in its column, over a row of values in the same columns (a label

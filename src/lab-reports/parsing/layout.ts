@@ -23,6 +23,15 @@ export interface Line {
 /** Blank, in character cells, that parts two cells of a line printed in a monospaced font. */
 const MONOSPACE_CELL_GAP_PITCHES = 2.2;
 
+/**
+ * How far under a line, in its line heights, the next line of the same block may print: a value
+ * under its label, the next row of a grid or of aligned label columns, a block's first line under
+ * its heading.
+ */
+export const BLOCK_GAP_LINES = 2.5;
+/** How far apart, in line heights, two left edges may be and still start the same column. */
+export const COLUMN_ALIGN_LINES = 0.6;
+
 /** The character pitch of a line's own words (a heading printed larger has a wider one). */
 function linePitch(words: ExtractedWord[]): number {
   return median(words.filter((w) => w.text.length >= 3).map((w) => w.w / w.text.length));
