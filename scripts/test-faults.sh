@@ -36,7 +36,8 @@
 # FAULTS_ORDERS_PER_METHOD (20), FAULTS_HL7 (1; 0 leaves the HL7 labs out), FAULTS_HL7_ORDERS (8 per
 # HL7 lab), FAULTS_HL7_LAB_DOWN_SECONDS (30), FAULTS_HL7_LISTENER_DOWN_SECONDS (5),
 # FAULTS_DEADLINE_SECONDS (600, from the start of the simulations), FAULTS_QUIET_SECONDS (60: stop
-# waiting once nothing moved this long), FAULTS_BUILD (1; 0 reuses dist/ as it is).
+# waiting once nothing moved this long), FAULTS_BUILD (1; 0 reuses dist/ as it is), FAULTS_PROFILE_DIR
+# (unset; a directory: every node process of the run writes CPU profiles there, test/faults/processes.ts).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh

@@ -206,8 +206,16 @@ function portOpen(address: string): Promise<boolean> {
 
 const nodeEnv = { ...env };
 delete nodeEnv.FAULTS_TEMPORAL_ARGV;
+delete nodeEnv.FAULTS_PROFILE_DIR;
+/**
+ * FAULTS_PROFILE_DIR: each node process writes CPU profiles there (<name>/*.cpuprofile, one per
+ * thread) when it exits or is stopped at the end (a SIGKILLed one writes none), to find where a
+ * run's CPU goes.
+ */
+const profileArgs = (name: string) =>
+  env.FAULTS_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(env.FAULTS_PROFILE_DIR, name)}`, '--require', join(__dirname, 'profile-exit.cjs')] : [];
 const nodeProcess = (name: string, script: string, extraEnv: NodeJS.ProcessEnv = {}) =>
-  new Supervised(name, [process.execPath, '--enable-source-maps', script], { ...nodeEnv, ...extraEnv }, join(LOG_DIR, `${name}.log`));
+  new Supervised(name, [process.execPath, '--enable-source-maps', ...profileArgs(name), script], { ...nodeEnv, ...extraEnv }, join(LOG_DIR, `${name}.log`));
 /** `api` and `worker` alone; `api-1`, `api-2`... with replicas. */
 const replicaName = (role: string, index: number) => (REPLICAS === 1 ? role : `${role}-${index + 1}`);
 export const apiProcesses = APIS.map((_, index) =>

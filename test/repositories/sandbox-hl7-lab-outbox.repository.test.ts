@@ -58,6 +58,16 @@ it('a due report is claimed once (leased), sent or put off with its backoff, and
   expect(await outbox.nextDueInMs()).toBeGreaterThan(0);
 });
 
+it('an outbox that owes nothing has no next due time (the sender then waits for its poll, not at once)', async () => {
+  const orderId = randomUUID();
+  expect(await outbox.nextDueInMs()).toBeNull();
+  await outbox.hold(orderId, ORDER_MESSAGE, [{ status: 'P', dueInMs: 0 }]);
+  await due(orderId, 'P');
+  expect(await outbox.nextDueInMs()).toBe(0);
+  await outbox.sent((await outbox.claimDue(10, 60_000))[0]);
+  expect(await outbox.nextDueInMs()).toBeNull();
+});
+
 it('a final report waits while its order’s preliminary is owed, and does not count as due meanwhile', async () => {
   const orderId = randomUUID();
   await outbox.hold(orderId, ORDER_MESSAGE, [

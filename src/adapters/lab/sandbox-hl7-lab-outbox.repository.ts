@@ -77,10 +77,13 @@ export class SandboxHl7LabOutboxRepository implements SandboxLabOutbox {
   }
 
   async nextDueInMs(): Promise<number | null> {
+    // Clamped here, not with SQL's GREATEST, which skips a NULL: an empty outbox would read as
+    // "due now" and the sender would poll without a pause.
     const [row]: Array<{ in_ms: number | null }> = await this.db.query(
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (MIN(d.due_at) - clock_timestamp())) * 1000)::float8 AS in_ms FROM sandbox_hl7_lab_outbox d
+      `SELECT (EXTRACT(EPOCH FROM (MIN(d.due_at) - clock_timestamp())) * 1000)::float8 AS in_ms FROM sandbox_hl7_lab_outbox d
         WHERE ${SENDABLE}`,
     );
-    return row?.in_ms ?? null;
+    const inMs = row?.in_ms ?? null;
+    return inMs === null ? null : Math.max(0, inMs);
   }
 }
