@@ -152,6 +152,9 @@ export class ConnectionsService implements ConnectedSources {
    */
   async refresh(team: TeamPrincipal, userId: string, timeoutSeconds = 0) {
     await this.requireUser(team, userId);
+    // A sync already under way when the request came ends after it but fetched too early: only a
+    // sync whose window reaches past this moment (it started after the signal) refreshed the source.
+    const requestedAt = new Date();
     const failed: string[] = [];
     const asked: ConnectionRow[] = [];
     for (const row of await this.connections.findForUsers([userId])) {
@@ -165,10 +168,10 @@ export class ConnectionsService implements ConnectedSources {
       else failed.push(row.provider);
     }
     const deadline = Date.now() + timeoutSeconds * 1000;
-    let outcomes = await this.refreshOutcomes(userId, asked);
+    let outcomes = await this.refreshOutcomes(userId, asked, requestedAt);
     while (outcomes.in_progress.length > 0 && Date.now() < deadline) {
       await sleep(Math.min(REFRESH_POLL_MS, deadline - Date.now()));
-      outcomes = await this.refreshOutcomes(userId, asked);
+      outcomes = await this.refreshOutcomes(userId, asked, requestedAt);
     }
     // Time is up: a connection still in error (as the last look read it) has failed; one in error
     // before the request had its chance to recover while the answer waited.
@@ -186,17 +189,18 @@ export class ConnectionsService implements ConnectedSources {
 
   /**
    * Where the syncs asked of `asked` (the rows as they were before) stand now: refreshed (a sync
-   * went through since), failed (the connection is gone, or went into error since), in progress;
+   * went through whose window ends at or after `requestedAt`: a sync's window ends when it
+   * started, in workflow time), failed (the connection is gone, or went into error since), in progress;
    * and which providers are in error now, from the same read.
    */
-  private async refreshOutcomes(userId: string, asked: ConnectionRow[]) {
+  private async refreshOutcomes(userId: string, asked: ConnectionRow[], requestedAt: Date) {
     const rows = await this.connections.findForUsers([userId]);
     const now = new Map(rows.map((row) => [row.id, row]));
     const inError = new Set(rows.filter((row) => row.status === 'error').map((row) => row.provider));
     const outcomes = { refreshed: [] as string[], in_progress: [] as string[], failed: [] as string[], inError };
     for (const before of asked) {
       const row = now.get(before.id);
-      const synced = row?.lastSyncedAt && (!before.lastSyncedAt || row.lastSyncedAt > before.lastSyncedAt);
+      const synced = row?.lastSyncedAt && row.lastSyncedAt >= requestedAt;
       const newlyInError = row?.status === 'error' && before.status !== 'error';
       if (synced) outcomes.refreshed.push(before.provider);
       else if (!row || newlyInError) outcomes.failed.push(before.provider);

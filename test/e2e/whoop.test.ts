@@ -90,6 +90,12 @@ async function backfilled(userId: string): Promise<void> {
   );
 }
 
+/** How many signals a connection workflow's run (its current one unless `runId` is given) has in its history. */
+async function signalsIn(workflowId: string, runId?: string): Promise<number> {
+  const { events } = await stack.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
+  return (events ?? []).filter((event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED).length;
+}
+
 async function storedCredentials(userId: string): Promise<ProviderCredentials> {
   const [row] = await stack.db.query(`SELECT credentials_enc FROM provider_connections WHERE user_id = $1 AND provider = 'whoop_v2'`, [userId]);
   return new PhiCipher(stack.config.phiEncryptionKey).decryptJson<ProviderCredentials>(row.credentials_enc);
@@ -226,6 +232,34 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   expect(tokens.refreshToken).toBeTruthy();
 });
 
+test('a refresh asked while a sync is still fetching answers only after a sync that began after it: a correction made meanwhile is in the data', async () => {
+  const { member, userId } = await connectedMember();
+  await api('POST', `/v2/user/refresh/${userId}?timeout=20`); // whatever the connection had under way is done
+  const handle = stack.temporal.workflow.getHandle(connectionWorkflowId(userId, 'whoop_v2'));
+  const signalsReceived = () => signalsIn(handle.workflowId);
+
+  // A sync reads the sleeps, then waits at WHOOP for its last page (cycles) …
+  const cycles = whoop.holdNext('/developer/v2/cycle');
+  expect((await api('POST', `/v2/user/refresh/${userId}`)).body.in_progress_sources).toEqual(['whoop_v2']);
+  await cycles.reached;
+  // … while the member corrects last night's bedtime, and the team asks for a refresh.
+  const lastNight = whoop
+    .data(member)
+    .sleeps.filter((night) => !night.nap && night.score_state === 'SCORED' && Date.parse(night.start) < Date.now())
+    .sort((a, b) => Date.parse(b.start) - Date.parse(a.start))[0];
+  const corrected = Date.parse(lastNight.start) + 20 * 60_000;
+  lastNight.start = new Date(corrected).toISOString();
+  lastNight.updated_at = new Date().toISOString();
+  const signalsBefore = await signalsReceived();
+  const refresh = api('POST', `/v2/user/refresh/${userId}?timeout=30`);
+  await waitFor(async () => ((await signalsReceived()) > signalsBefore ? true : undefined));
+  // The sync that read the sleeps before the correction ends now: it is not the refresh asked for.
+  cycles.release();
+  expect((await refresh).body.refreshed_sources).toEqual(['whoop_v2']);
+  const { sleep } = await client.sleep.get(userId, range());
+  expect(sleep.map((night) => night.bedtimeStart.getTime())).toContain(corrected);
+});
+
 test("an expired access token is refreshed and the rotated pair kept; a revoked grant is the connection's error, once", async () => {
   const { member, userId } = await connectedMember();
   const before = await storedCredentials(userId);
@@ -277,10 +311,7 @@ test("WHOOP's webhook syncs the member's connection at once; a forged or stale s
   // The signals the connection's run has received. While the run is idle (here: its timer is 2 h
   // away) a signal is in its history before the signal call returns; one that arrives during a
   // workflow task is written when that task ends.
-  const signalsReceived = async () =>
-    ((await stack.temporal.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events ?? []).filter(
-      (event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
-    ).length;
+  const signalsReceived = () => signalsIn(handle.workflowId, runId);
   const signalsBefore = await signalsReceived();
   const lastNight = whoop
     .data(member)

@@ -355,6 +355,7 @@ export class FakeWhoop {
   private readonly failures = new FakeFailures();
   private readonly cursors = new Map<string, Cursor>();
   private readonly revokedByClient = new Set<string>();
+  private readonly holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
 
   private constructor(
     private readonly server: Server,
@@ -485,6 +486,19 @@ export class FakeWhoop {
     this.failures.failNext(path, status, times);
   }
 
+  /**
+   * The next request to `path` waits unanswered until `release()`; `reached` settles when it
+   * arrives. A test holds a sync in the middle of its fetching this way.
+   */
+  holdNext(path: string): { reached: Promise<void>; release: () => void } {
+    let release = () => {};
+    let arrived = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    this.holds.set(path, { arrived, released });
+    return { reached, release };
+  }
+
   /** Whether the refresh token was used (they are single use here; see the file comment). */
   refreshTokenUsed(refreshToken: string): boolean {
     return this.grants.refreshTokenUsed(refreshToken);
@@ -529,6 +543,12 @@ export class FakeWhoop {
     res.on('finish', () => {
       this.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: res.statusCode, ...(userId ? { userId } : {}) });
     });
+    const hold = this.holds.get(url.pathname);
+    if (hold) {
+      this.holds.delete(url.pathname);
+      hold.arrived();
+      await hold.released;
+    }
     try {
       this.injectFailure(url.pathname);
       if (url.pathname === '/oauth/oauth2/auth' && method === 'GET') return this.authorize(url, res);
