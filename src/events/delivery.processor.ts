@@ -11,6 +11,7 @@ import type { EndpointRateLimiter } from './rate-limiter';
 import { nextStep } from './retry-policy';
 import { signingSecrets } from './signing-secrets';
 import { Slots } from './slots';
+import { type SendOutcome, TargetSends } from './target-sends';
 import { type PostResult, signatureHeaders, USER_AGENT, type WebhookSender } from './webhook-sender';
 
 /**
@@ -58,7 +59,11 @@ export class DeliveryProcessor {
   ) {
     this.sends = new Slots(config.concurrency);
     this.attempts = new Slots(2 * config.concurrency);
+    this.targetSends = new TargetSends(config.concurrency);
   }
+
+  /** A target's share of `sends`, so one that does not answer cannot hold them all. */
+  private readonly targetSends: TargetSends;
 
   /** Requests or publishes in flight: at most EVENTS concurrency (the HTTP agent's sockets). */
   private readonly sends: Slots;
@@ -107,26 +112,25 @@ export class DeliveryProcessor {
       this.cipher,
     );
     const custom = context.headers_enc ? this.cipher.decryptJson<Record<string, string>>(context.headers_enc) : {};
-    const result = await this.sends.run(() => {
-      // An attempt may wait for a free connection for up to one delivery timeout (twice as many
-      // attempts as connections), then send for another: longer than its lease. What is left of
-      // the lease bounds the request; with nothing left it is not sent and counts as a failed
-      // attempt, retried on the schedule like any other. (The sender never waits longer than the
-      // delivery timeout, whatever is left.)
-      const timeoutMs = Math.floor(sendBy - performance.now());
-      if (timeoutMs <= 0) return Promise.resolve(notSent(NOT_SENT));
-      return this.sender.post({
-        url: context.url as string,
-        body,
-        timeoutMs,
-        headers: {
-          ...custom,
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          ...signatureHeaders(context.event_id, new Date(), body, secrets),
-        },
-      });
-    });
+    const result = await this.sendTo(
+      endpointId,
+      sendBy,
+      async (timeoutMs) => {
+        const post = await this.sender.post({
+          url: context.url as string,
+          body,
+          timeoutMs,
+          headers: {
+            ...custom,
+            'content-type': 'application/json',
+            'user-agent': USER_AGENT,
+            ...signatureHeaders(context.event_id, new Date(), body, secrets),
+          },
+        });
+        return { value: post, outcome: post.statusCode !== null ? 'answered' : 'unanswered' };
+      },
+      notSent,
+    );
     // Sent: recording the outcome (grouped with other deliveries' outcomes) need not hold a slot.
     releaseAttemptSlot();
     const step = nextStep(context.attempt_number, result, this.config.retryScheduleMs);
@@ -161,6 +165,38 @@ export class DeliveryProcessor {
     return afterAttempt(step, manualWaiting);
   }
 
+  /**
+   * Runs `send` in one of the target's slots (TargetSends), then one of the worker's (`sends`),
+   * with what is left of the lease as its timeout, and tells the target what the send learnt of it.
+   * Not sent (`notSentResult` of why): the target is not answering, or the lease ran out while the
+   * attempt waited. An attempt may wait for a free connection for up to one delivery timeout (twice
+   * as many attempts as connections), then send for another: longer than its lease; so what is left
+   * of the lease bounds the request, and with nothing left it is not sent and counts as a failed
+   * attempt, retried on the schedule like any other. (The sender never waits longer than the
+   * delivery timeout, whatever is left.)
+   */
+  private async sendTo<T>(
+    target: string,
+    sendBy: number,
+    send: (timeoutMs: number) => Promise<{ value: T; outcome: SendOutcome }>,
+    notSentResult: (reason: string) => T,
+  ): Promise<T> {
+    const release = await this.targetSends.acquire(target);
+    if (typeof release !== 'function') return notSentResult(release.refused);
+    let outcome: SendOutcome = 'not_sent';
+    try {
+      return await this.sends.run(async () => {
+        const timeoutMs = Math.floor(sendBy - performance.now());
+        if (timeoutMs <= 0) return notSentResult(NOT_SENT);
+        const sent = await send(timeoutMs);
+        outcome = sent.outcome;
+        return sent.value;
+      });
+    } finally {
+      release(outcome);
+    }
+  }
+
   private logAttempt(context: DeliveryContext, finished: FinishedAttempt): void {
     this.logger.info?.(attemptLogFields(context, finished), `${context.target} delivery attempt ${finished.status}`);
   }
@@ -172,26 +208,32 @@ export class DeliveryProcessor {
     const body = Buffer.from(envelopeJson(context, this.cipher.decrypt(context.data_enc)), 'utf8');
     const started = performance.now();
     let error: string | null = null;
-    try {
-      if (!destination) throw new Error('The pipeline has no RabbitMQ configuration.');
-      await this.sends.run(() => {
-        const timeoutMs = Math.floor(sendBy - performance.now());
-        if (timeoutMs <= 0) throw new Error(NOT_SENT);
-        return this.rabbit.publish(
-          destination.uri,
-          {
-            exchange: destination.exchange,
-            routingKey: context.event_type,
-            messageId: context.event_id,
-            body,
-            timestamp: Math.floor(new Date(context.event_created_at).getTime() / 1000),
-            headers: { team_id: context.team_id, environment: context.environment },
-          },
-          { timeoutMs },
-        );
-      });
-    } catch (failure) {
-      error = failure instanceof Error ? failure.message : String(failure);
+    if (!destination) error = 'The pipeline has no RabbitMQ configuration.';
+    else {
+      error = await this.sendTo(
+        context.pipeline_id as string,
+        sendBy,
+        async (timeoutMs) => {
+          try {
+            await this.rabbit.publish(
+              destination.uri,
+              {
+                exchange: destination.exchange,
+                routingKey: context.event_type,
+                messageId: context.event_id,
+                body,
+                timestamp: Math.floor(new Date(context.event_created_at).getTime() / 1000),
+                headers: { team_id: context.team_id, environment: context.environment },
+              },
+              { timeoutMs },
+            );
+            return { value: null, outcome: 'answered' };
+          } catch (failure) {
+            return { value: failure instanceof Error ? failure.message : String(failure), outcome: 'unanswered' };
+          }
+        },
+        (reason) => reason,
+      );
     }
     releaseAttemptSlot();
     const step = nextStep(context.attempt_number, { statusCode: error ? null : 200, retryAfterMs: null }, this.config.retryScheduleMs);

@@ -79,14 +79,15 @@ describe('POST /v3/order/{order_id}/recreate', () => {
 
     // The new order has a lifecycle of its own.
     await call(stack.apiUrl, 'POST', `/v3/order/${order.id}/test`, { key: tenant.apiKey, body: {} });
-    const done = await orderReaches(stack, tenant, order.id, 'completed');
+    // Generous: a whole sandbox play, in a batch that took 585 s beside the fault runs once.
+    const done = await orderReaches(stack, tenant, order.id, 'completed', 150_000);
     expect(done.order_transaction.status).toBe('completed');
 
     // Only the latest order of a transaction can be recreated.
     const again = await recreate(original.id, { update_reason: 'INCORRECT_LAB' });
     expect(again.status).toBe(400);
     expect(again.body.detail).toMatch(/already recreated/);
-  });
+  }, 240_000);
 
   it('INCORRECT_LAB with no other lab account at the lab: 400 {detail}, the original untouched', async () => {
     // The US BioTek kit: one platform account, no delegated ones.
