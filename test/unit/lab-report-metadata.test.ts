@@ -35,8 +35,12 @@ describe('patient names as labs print them', () => {
     expect(readName('Jane Doe 01/02/1980')).toMatchObject({ first: null, reason: expect.stringContaining('digits') });
   });
 
-  it('does not split a name without a comma that may be printed family name first', () => {
-    for (const printed of ['TAN MEI LING', 'Nguyen Van An', 'KIM MIN JUN']) {
+  it('reads a Chinese name family name first, its two-syllable given name whole; does not split another name that may be printed family name first', () => {
+    expect(readName('TAN MEI LING')).toMatchObject({ first: 'MEI LING', last: 'TAN', reason: null });
+    expect(readName('Ng Kok Wah')).toMatchObject({ first: 'Kok Wah', last: 'Ng' });
+    expect(readName('Tan Meiling')).toMatchObject({ first: 'Meiling', last: 'Tan' });
+    expect(readName('TAN, MEI LING')).toMatchObject({ first: 'MEI LING', last: 'TAN' });
+    for (const printed of ['Nguyen Van An', 'Lee Ann Smith', 'Lee Smith', 'Chan Ben']) {
       expect(readName(printed)).toMatchObject({ first: null, last: null, reason: expect.stringContaining('family name first') });
     }
     // After a comma the family name is known, whatever it is.
@@ -302,7 +306,7 @@ describe('layouts no rule was written against (issue #43)', () => {
       'Results authorised 14 February 2026 by the duty biochemist.',
     );
     expect(m).toMatchObject({
-      patient_first_name: 'Wei',
+      patient_first_name: 'Wei Ming', // a Chinese given name of two syllables is one name
       patient_last_name: 'Chen',
       dob: '1961-07-30',
       ordering_provider: 'Priya Raman',

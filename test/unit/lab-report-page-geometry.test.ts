@@ -151,12 +151,16 @@ describe('removeRules', () => {
 });
 
 describe('prepareImage', () => {
-  it('leaves a photographed page, surface and all, to tesseract to level (a PNG, only scaled)', async () => {
+  it('leaves a photographed page, surface and all, to tesseract to level (only scaled, at the 72 dpi its PNG said)', async () => {
     const photo = await photographed(2.5, 70, 80);
     const prepared = await prepareImage(photo);
     expect(prepared.steps).toEqual({ flattened: false, skewDegrees: null });
-    const meta = await sharp(prepared.image).metadata();
-    expect([meta.format, meta.height]).toEqual(['png', 3300]);
+    expect(prepared.dpi).toBe(72);
+    const meta = await fromPgm(prepared.image).metadata();
+    expect([meta.width, meta.height, prepared.height]).toEqual([prepared.width, 3300, 3300]);
+    // The surface is still there: the frame's corner is as dark as it was.
+    const corner = await grey(fromPgm(prepared.image).extract({ left: 0, top: 0, width: 20, height: 20 }));
+    expect(Math.max(...corner.data)).toBeLessThan(120);
   });
 
   it('with `flatten`, cuts a photographed page out square and leaves its lines level', async () => {

@@ -97,10 +97,16 @@ describe('labels printed in two languages', () => {
     });
   });
 
-  it('leaves the surname of a name of three words or more without a comma null, with the reason: it may be two surnames', () => {
+  it('reads the last two words of a name without a comma as two surnames on a report labelled in Spanish; leaves them null in another language', () => {
     const m = metadataOf(line(40, [0, 'Paciente / Patient'], [150, 'Fecha de nacimiento / DOB']), line(51, [0, 'Javier Santiago Colón'], [150, '02/21/2001']));
-    expect(m).toMatchObject({ patient_first_name: 'Javier', patient_last_name: null, dob: '2001-02-21' });
+    expect(m).toMatchObject({ patient_first_name: 'Javier', patient_last_name: 'Santiago Colón', dob: '2001-02-21' });
     expect(m.confidence.patient_last_name.reason).toContain('two surnames');
+    const twoGiven = metadataOf(line(40, [0, 'Paciente / Patient']), line(51, [0, 'María Isabel Torres Ortiz']));
+    expect(twoGiven).toMatchObject({ patient_first_name: 'María', patient_last_name: 'Torres Ortiz' });
+    const particle = metadataOf(line(40, [0, 'Paciente / Patient']), line(51, [0, 'Juan Pérez de la Cruz']));
+    expect(particle).toMatchObject({ patient_first_name: 'Juan', patient_last_name: 'Pérez de la Cruz' });
+    const french = metadataOf(line(40, [0, 'Patient / Patiente'], [150, 'Né le / DOB']), line(51, [0, 'Jean Pierre Dupont'], [150, '02/21/2001']));
+    expect(french).toMatchObject({ patient_first_name: 'Jean', patient_last_name: null });
     const comma = metadataOf(
       line(40, [0, 'Paciente / Patient'], [150, 'Fecha de nacimiento / DOB']),
       line(51, [0, 'SANTIAGO COLÓN, JAVIER'], [150, '02/21/2001']),

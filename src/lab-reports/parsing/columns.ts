@@ -30,6 +30,12 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
 function headerRole(text: string): ColumnRole | null {
   const t = text.trim().replace(/[:.]$/, '');
   for (const [re, role] of HEADER_WORDS) if (re.test(t)) return role;
+  // A result column whose values carry their flag (`Result / Flag`, `Value/Flag`): the result's.
+  const halves = t.split(/\s*\/\s*/);
+  if (halves.length === 2 && halves.every((h) => h.length > 1)) {
+    const roles = halves.map((h) => HEADER_WORDS.find(([re]) => re.test(h))?.[1]);
+    if (roles.includes('result') && roles.includes('flag')) return 'result';
+  }
   return null;
 }
 
@@ -54,6 +60,11 @@ export function headerColumns(line: Line): Column[] | null {
   if (texts.includes('normal') && texts.includes('abnormal')) {
     for (const column of columns)
       if (column.role === 'flag' && line.cells.some((c) => c.x0 === column.x0 && /^abnormal$/i.test(c.text.trim()))) column.role = 'result';
+  }
+  // `Normal` beside a result column of its own (no `Abnormal`) heads the normal values: the reference interval.
+  if (!texts.includes('abnormal') && columns.filter((c) => c.role === 'result').length > 1) {
+    for (const column of columns)
+      if (column.role === 'result' && line.cells.some((c) => c.x0 === column.x0 && /^normal$/i.test(c.text.trim()))) column.role = 'reference';
   }
   const roles = new Set(columns.map((c) => c.role));
   if (!roles.has('result') || !(roles.has('units') || roles.has('reference')) || columns.length < 3) return null;

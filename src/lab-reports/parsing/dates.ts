@@ -23,9 +23,10 @@ export type DayOrder = 'month_first' | 'day_first';
 
 /** Three numbers parted by the same separator twice (`03/14/2026`, not a range such as `13.2-17.1`). */
 const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
-/** A month's name, with a zero OCR read for its O (`0ct`, `N0v`): letters and zeros, a letter among them. */
-const MONTH_NAME = String.raw`((?=[A-Za-z0]*[A-Za-z])[A-Za-z0]{3,9})`;
-const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})[\s\-/.]+${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
+/** A month's name, with a zero OCR read for its O (`0ct`, `N0v`) and a bracket or bar for its J (`]uly`): letters and zeros, a letter among them. */
+const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-z0]*[A-Za-z])[\]|]?[A-Za-z0]{3,9})`;
+/** A day before a month's name, with its ordinal (`27th June, 1963`, `3rd of March 2025`) or without (`14-Mar-2026`). */
+const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:[\s\-/.]+|(?=[\]|]))${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
 const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`);
 /** Year, month's name, day (`2025-MAR-12`): as ISO dates run, printed so that both languages of a bilingual report read it. */
 const NAMED_YEAR_FIRST = new RegExp(String.raw`\b(\d{4})[\s\-/.]${MONTH_NAME}\.?[\s\-/.](\d{1,2})\b`);
@@ -62,31 +63,31 @@ export function twoDigitYear(text: string): boolean {
   return numeric !== null && numeric[1].length <= 2 && numeric[4].length === 2;
 }
 
-/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 2026-MAR-14, March 14, 2026). */
+/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 27th June, 1963, 2026-MAR-14, March 14, 2026). */
 export function parseDate(text: string, order: DayOrder): string | null {
+  // The first date printed is the one meant (`25-SEP-2004 (11/08/1425 H)`: the Hijri date beside
+  // it is no Gregorian date), so each form's first hit is read, and the earliest that is a date wins.
+  const read: { at: number; date: string | null }[] = [];
   const numeric = NUMERIC.exec(text);
   if (numeric) {
     const [a, b, c] = [numeric[1], numeric[3], numeric[4]];
-    if (a.length === 4) return iso(Number(a), Number(b), Number(c));
     const year = c.length === 2 ? 1900 + Number(c) + (Number(c) < 50 ? 100 : 0) : Number(c);
-    return order === 'day_first' ? iso(year, Number(b), Number(a)) : iso(year, Number(a), Number(b));
+    const date =
+      a.length === 4 ? iso(Number(a), Number(b), Number(c)) : order === 'day_first' ? iso(year, Number(b), Number(a)) : iso(year, Number(a), Number(b));
+    read.push({ at: numeric.index, date });
   }
   const yearFirst = NAMED_YEAR_FIRST.exec(text);
-  if (yearFirst) {
-    const month = monthNumber(yearFirst[2]);
-    if (month) return iso(Number(yearFirst[1]), month, Number(yearFirst[3]));
-  }
+  if (yearFirst) read.push({ at: yearFirst.index, date: named(Number(yearFirst[1]), yearFirst[2], Number(yearFirst[3])) });
   const dayFirst = NAMED_DAY_FIRST.exec(text);
-  if (dayFirst) {
-    const month = monthNumber(dayFirst[2]);
-    if (month) return iso(Number(dayFirst[3]), month, Number(dayFirst[1]));
-  }
+  if (dayFirst) read.push({ at: dayFirst.index, date: named(Number(dayFirst[3]), dayFirst[2], Number(dayFirst[1])) });
   const monthFirst = NAMED_MONTH_FIRST.exec(text);
-  if (monthFirst) {
-    const month = monthNumber(monthFirst[1]);
-    if (month) return iso(Number(monthFirst[3]), month, Number(monthFirst[2]));
-  }
-  return null;
+  if (monthFirst) read.push({ at: monthFirst.index, date: named(Number(monthFirst[3]), monthFirst[1], Number(monthFirst[2])) });
+  return read.filter((hit) => hit.date !== null).sort((x, y) => x.at - y.at)[0]?.date ?? null;
+}
+
+function named(year: number, monthName: string, day: number): string | null {
+  const month = monthNumber(monthName);
+  return month ? iso(year, month, day) : null;
 }
 
 /**
@@ -95,7 +96,11 @@ export function parseDate(text: string, order: DayOrder): string | null {
  */
 function monthNumber(name: string): number | undefined {
   const month = (word: string) => MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
-  const lower = name.toLowerCase();
+  // OCR reads a J as `]` or `|` (`1st]uly`), or puts one before it (`1st]July`).
+  const lower = name
+    .toLowerCase()
+    .replace(/^[\]|](?=j)/, '')
+    .replace(/^[\]|]/, 'j');
   return month(lower.replace(/0/g, 'o')) ?? month(lower.replace(/^0+/, '').replace(/0/g, 'o'));
 }
 
@@ -104,4 +109,31 @@ function iso(year: number, month: number, day: number): string | null {
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCDate() !== day) return null;
   return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/**
+ * The birth date a personal identity number begins with, as YYYY-MM-DD. `ymd`: Swedish
+ * personnummer, `19461020-1234` or `461020-1234` (`+` for the serial's dash at 100 years or
+ * more). `dmy`: Danish CPR, `201046-1743`, whose century the serial's first digit gives with
+ * the year (0-3: 1900s; 4 and 9: 2000s to 36, else 1900s; 5-8: 2000s to 57, else 1800s).
+ */
+export function birthDateInId(text: string, order: 'dmy' | 'ymd'): string | null {
+  const id = /\b(\d{6}|\d{8})\s*([-+])\s*(\d{4})\b/.exec(text);
+  if (!id) return null;
+  const [digits, sign, serial] = [id[1], id[2], id[3]];
+  if (order === 'ymd') {
+    if (digits.length === 8) return iso(Number(digits.slice(0, 4)), Number(digits.slice(4, 6)), Number(digits.slice(6, 8)));
+    const yy = Number(digits.slice(0, 2));
+    const thisYear = new Date().getUTCFullYear();
+    // The most recent century that puts the birth in the past; `+` adds a hundred years of age.
+    let year = Math.floor(thisYear / 100) * 100 + yy;
+    if (year > thisYear) year -= 100;
+    if (sign === '+') year -= 100;
+    return iso(year, Number(digits.slice(2, 4)), Number(digits.slice(4, 6)));
+  }
+  if (digits.length !== 6) return null;
+  const yy = Number(digits.slice(4, 6));
+  const first = Number(serial[0]);
+  const century = first <= 3 ? 1900 : first === 4 || first === 9 ? (yy <= 36 ? 2000 : 1900) : yy <= 57 ? 2000 : 1800;
+  return iso(century + yy, Number(digits.slice(2, 4)), Number(digits.slice(0, 2)));
 }

@@ -1,10 +1,11 @@
 import { ReportParseFailure, MAX_REPORT_PAGES } from './failure';
-import { prepareImage, withRegionBlanked, type PreparedImage } from './image-prep';
+import { prepareImage, withRegionBlanked, type PreparedImage, type RawImage } from './image-prep';
 import { detectLanguage } from './language';
 import { pageLines } from './layout';
 import { ocrPage } from './ocr';
 import { UNSPLIT_SURNAME } from './names';
 import { parseReport } from './parse';
+import { scannedPageImage } from './pdf-scan';
 import { openPdf, pdfTextPages, renderPdfPages } from './pdf-text';
 import { sideColumnOf } from './side-columns';
 import type { ExtractedDocument, ExtractedPage, ReportFileKind } from './types';
@@ -41,11 +42,17 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
     const pages = await pdfTextPages(pdf);
     const lettered = pages.map((page) => page.words.filter((w) => /\p{L}{2}/u.test(w.text)).length);
     if (lettered.every((count) => count >= MIN_TEXT_WORDS_PER_PAGE)) return { method: 'text', pages };
-    const images = await renderPdfPages(bytes, pdf.numPages, RENDER_DPI);
     const ocrPages: ExtractedPage[] = [];
-    for (const [index, image] of images.entries()) {
-      // Pages that have a text layer keep it; only the scanned ones are read by OCR.
-      ocrPages.push(lettered[index] >= MIN_TEXT_WORDS_PER_PAGE ? pages[index] : await ocrImage(image, { firstPage: index === 0 }));
+    for (const [index, page] of pages.entries()) {
+      // Pages that have a text layer keep it; only the scanned ones are read by OCR, from the scan's
+      // own image when that gives the pixels a rendering would (pdf-scan.ts), else rendered.
+      if (lettered[index] >= MIN_TEXT_WORDS_PER_PAGE) {
+        ocrPages.push(page);
+        continue;
+      }
+      const scan = await scannedPageImage(pdf, index + 1, RENDER_DPI);
+      const image = scan ?? (await renderPdfPages(bytes, [index + 1], RENDER_DPI))[0];
+      ocrPages.push(await ocrImage(image, { firstPage: index === 0 }));
     }
     return { method: 'ocr', pages: ocrPages };
   } finally {
@@ -65,7 +72,7 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
  * A photo's first reading stays the whole frame levelled by tesseract (`rotateAuto`): the flattened
  * sheet read first, without it, misread more values (docs/lab-reports.md).
  */
-async function ocrImage(bytes: Uint8Array, options: { firstPage: boolean }): Promise<ExtractedPage> {
+async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: boolean }): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
   const photo = image.steps.skewDegrees === null;
   const read = await ocrPage(image.image, image, { rotateAuto: photo });

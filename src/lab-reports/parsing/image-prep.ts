@@ -10,6 +10,20 @@ export interface PreparedImage {
   height: number;
   /** What was done to the page: flattened, turned level by this (null: left to tesseract's `rotateAuto`). */
   steps: { flattened: boolean; skewDegrees: number | null };
+  /**
+   * The resolution tesseract is to assume, when not its own estimate from the text: a photo's frame
+   * says 72 dpi, as the PNG it was handed before did (sharp's default), so it is read word for word
+   * as it was; told nothing, tesseract estimates the resolution from the text (~190 dpi there).
+   */
+  dpi?: number;
+}
+
+/** Pixels not encoded as a file (a scanned PDF page's own image, pdf-scan.ts): grey or RGB. */
+export interface RawImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 3;
 }
 
 /**
@@ -48,13 +62,16 @@ const FRAME_MARGIN = 0.02;
  * reading (extract.ts). Without it, a photo is the whole frame scaled, for tesseract's `rotateAuto`
  * (its first reading: the flattened sheet read first misread digits on clean-looking glyphs, and
  * with its contrast stretched it lost the sidebar families' rows; docs/lab-reports.md).
+ * `input` is an image file's bytes, or a scanned PDF page's own pixels (RawImage, pdf-scan.ts).
  * Also measured: contrast stretching (`normalise`) amplifies scanner noise and lost 7 of 8 rows of a
  * 200-dpi scan, and a thresholded (black and white) page lost decimal points, so pages stay grey.
  */
-export async function prepareImage(bytes: Uint8Array, options: { flatten?: boolean; withoutRules?: boolean } = {}): Promise<PreparedImage> {
+export async function prepareImage(input: Uint8Array | RawImage, options: { flatten?: boolean; withoutRules?: boolean } = {}): Promise<PreparedImage> {
+  const raw = 'channels' in input ? input : null;
+  const source = () => (raw ? sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } }) : sharp(input as Uint8Array));
   let meta: Metadata;
   try {
-    meta = await sharp(bytes).metadata();
+    meta = await source().metadata();
   } catch {
     throw new ReportParseFailure('invalid_input', 'The image could not be read.');
   }
@@ -65,47 +82,45 @@ export async function prepareImage(bytes: Uint8Array, options: { flatten?: boole
     throw new ReportParseFailure('low_quality', `The image is ${width}×${height} pixels, too small to read.`);
   }
   try {
-    let page = await decodeGrey(sharp(bytes).rotate().grayscale());
-    const quad = await pageOutline(page);
-    let flattened = false;
-    let skewDegrees: number;
+    const { page: decoded, quad } = await once(measured, input, async () => {
+      const page = await decodeGrey(source().rotate().grayscale());
+      return { page, quad: await pageOutline(page) };
+    });
     if (quad && !options.flatten) {
-      // The whole frame scaled, as PNG, levelled by tesseract (`rotateAuto`).
+      // The whole frame scaled, levelled by tesseract (`rotateAuto`). A PGM, as every page: the PNG
+      // it was cost an encoding here and a decoding in tesseract, twice when it turns the page.
+      // Scaled from the grey page already decoded: the same pixels as decoding the file again.
       const scale = TARGET_SIDE / Math.max(width, height);
-      const png = await sharp(bytes)
-        .rotate()
-        .grayscale()
-        .resize(Math.round(width * scale), Math.round(height * scale), { kernel: 'lanczos3' })
-        .png({ compressionLevel: 1 })
-        .toBuffer({ resolveWithObject: true });
-      return { image: png.data, width: png.info.width, height: png.info.height, steps: { flattened: false, skewDegrees: null } };
+      const frame = await decodeGrey(
+        sharp(decoded.data, { raw: rawOf(decoded) }).resize(Math.round(width * scale), Math.round(height * scale), { kernel: 'lanczos3' }),
+      );
+      return { image: pnm(frame), width: frame.width, height: frame.height, steps: { flattened: false, skewDegrees: null }, dpi: 72 };
     }
-    if (quad && options.flatten) {
+    let page: GreyImage;
+    let skewDegrees: number;
+    const flattened = quad !== null && options.flatten === true;
+    if (quad && flattened) {
       // Scaled first (lanczos) and warped at the size OCR gets: bilinear sampling at the photo's own
       // size blurred thin strokes.
       const [w, h] = flatSize(quad);
       const scale = TARGET_SIDE / Math.max(w, h);
-      const raw = { width: page.width, height: page.height, channels: 1 as const };
-      const large = await decodeGrey(sharp(page.data, { raw }).resize(Math.round(page.width * scale), Math.round(page.height * scale), { kernel: 'lanczos3' }));
-      const sx = large.width / page.width;
-      const sy = large.height / page.height;
-      page = await evenLight(warpQuad(large, quad.map((p) => ({ x: p.x * sx, y: p.y * sy })) as Quad, Math.round(w * scale), Math.round(h * scale)));
-      flattened = true;
-      skewDegrees = textSkew(await shrink(page, SKEW_SIDE));
-    } else {
-      skewDegrees = textSkew(await shrink(page, SKEW_SIDE));
-    }
-    if (Math.abs(skewDegrees) >= MIN_SKEW) {
-      page = await decodeGrey(
-        sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).rotate(-skewDegrees, { background: { r: 255, g: 255, b: 255 } }),
+      const large = await decodeGrey(
+        sharp(decoded.data, { raw: rawOf(decoded) }).resize(Math.round(decoded.width * scale), Math.round(decoded.height * scale), { kernel: 'lanczos3' }),
       );
+      const sx = large.width / decoded.width;
+      const sy = large.height / decoded.height;
+      const warped = await evenLight(warpQuad(large, quad.map((p) => ({ x: p.x * sx, y: p.y * sy })) as Quad, Math.round(w * scale), Math.round(h * scale)));
+      ({ page, skewDegrees } = await level(warped));
+    } else {
+      ({ page, skewDegrees } = await once(levelled, input, () => level(decoded)));
     }
     // A flattened sheet (or a levelled scan) is level and square: its table rules can be found and taken out.
     if (flattened || options.withoutRules) page = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
     const scale = TARGET_SIDE / Math.max(page.width, page.height);
     if (Math.abs(scale - 1) > 0.1) {
-      const raw = { width: page.width, height: page.height, channels: 1 as const };
-      page = await decodeGrey(sharp(page.data, { raw }).resize(Math.round(page.width * scale), Math.round(page.height * scale), { kernel: 'lanczos3' }));
+      page = await decodeGrey(
+        sharp(page.data, { raw: rawOf(page) }).resize(Math.round(page.width * scale), Math.round(page.height * scale), { kernel: 'lanczos3' }),
+      );
     }
     return { image: pnm(page), width: page.width, height: page.height, steps: { flattened, skewDegrees } };
   } catch (error) {
@@ -115,8 +130,36 @@ export async function prepareImage(bytes: Uint8Array, options: { flatten?: boole
 }
 
 /**
+ * What prepareImage decoded and measured of an input, kept as long as the input is: extract.ts
+ * prepares a page it reads twice twice, and both start from the same grey page and outline, and a
+ * page that is no photo from the same levelled page, so each is made once (0.15-0.35 s of CPU).
+ */
+const measured = new WeakMap<object, Promise<{ page: GreyImage; quad: Quad | null }>>();
+const levelled = new WeakMap<object, Promise<{ page: GreyImage; skewDegrees: number }>>();
+
+function once<T>(memo: WeakMap<object, Promise<T>>, key: object, make: () => Promise<T>): Promise<T> {
+  let value = memo.get(key);
+  if (!value) {
+    value = make();
+    memo.set(key, value);
+  }
+  return value;
+}
+
+/** The page turned level by its text's slope, measured on a small copy (left alone below `MIN_SKEW`). */
+async function level(page: GreyImage): Promise<{ page: GreyImage; skewDegrees: number }> {
+  const skewDegrees = textSkew(await shrink(page, SKEW_SIDE));
+  if (Math.abs(skewDegrees) < MIN_SKEW) return { page, skewDegrees };
+  return { page: await decodeGrey(sharp(page.data, { raw: rawOf(page) }).rotate(-skewDegrees, { background: { r: 255, g: 255, b: 255 } })), skewDegrees };
+}
+
+function rawOf(page: GreyImage): { width: number; height: number; channels: 1 } {
+  return { width: page.width, height: page.height, channels: 1 };
+}
+
+/**
  * A copy of a prepared PGM page with a rectangle painted paper-white (a side column taken out, so
- * the rest of the page is read without it), or null when the page is no PGM (a photo's PNG).
+ * the rest of the page is read without it), or null when the page is no PGM.
  */
 export function withRegionBlanked(image: Buffer, region: { left: number; top: number; width: number; height: number }): Buffer | null {
   const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(image.subarray(0, 40).toString('latin1'));
@@ -139,8 +182,9 @@ async function decodeGrey(image: Sharp): Promise<GreyImage> {
 
 async function shrink(image: GreyImage, side: number): Promise<GreyImage> {
   const scale = Math.min(1, side / Math.max(image.width, image.height));
-  const raw = { width: image.width, height: image.height, channels: 1 as const };
-  return decodeGrey(sharp(image.data, { raw }).resize(Math.max(1, Math.round(image.width * scale)), Math.max(1, Math.round(image.height * scale))));
+  return decodeGrey(
+    sharp(image.data, { raw: rawOf(image) }).resize(Math.max(1, Math.round(image.width * scale)), Math.max(1, Math.round(image.height * scale))),
+  );
 }
 
 /**
@@ -173,7 +217,10 @@ function flatSize(q: Quad): [number, number] {
 async function evenLight(page: GreyImage): Promise<GreyImage> {
   const small = await shrink(page, Math.max(page.width, page.height) / 16);
   const paper = maxFilter(small, 2);
-  const raw = { width: paper.width, height: paper.height, channels: 1 as const };
-  const background = await decodeGrey(sharp(paper.data, { raw }).blur(1.5).resize(page.width, page.height, { kernel: 'linear' }));
+  const background = await decodeGrey(
+    sharp(paper.data, { raw: rawOf(paper) })
+      .blur(1.5)
+      .resize(page.width, page.height, { kernel: 'linear' }),
+  );
   return divideByBackground(page, background);
 }

@@ -27,6 +27,9 @@ function cellConfidence(cell: Cell): number {
   return scores.length ? scores.reduce((a, b) => a + b, 0) / scores.length : 1;
 }
 
+/** A cell printed as `Label: value`, whether or not the label is a known one (`NHS No: 730 453 8299`, `Lab #: 25C-832509`). */
+export const LABEL_SHAPED = /^\p{L}[\p{L} .'/#()-]{0,30}:\s*\S/u;
+
 /** Whether a cell is a bare label (`DATE OF BIRTH`), a labelled value (`DOB: 1/2/1980`), or neither. */
 export function metadataCellKind(text: string): 'label' | 'labelled' | null {
   if (labelField(text) !== null) return 'label';
@@ -135,8 +138,9 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   // beside them; every cell of the row is one or the other.
   const gridPairs = gridRow(line, labels);
   if (gridPairs.length) return gridPairs;
-  // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`).
-  if (line.cells.length <= 2 && !line.text.includes(':')) {
+  // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`);
+  // a cell that is a label whole (`Birth Date (Age)`) is none.
+  if (line.cells.length <= 2 && !line.text.includes(':') && labels[0] === null) {
     const words = line.cells[0].text.split(/\s+/);
     for (let n = Math.min(4, words.length - 1); n >= 2; n--) {
       const field = labelField(words.slice(0, n).join(' '));
@@ -144,18 +148,21 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
     }
   }
   // A label alone on its line with its value alone under it, on the next line (a sidebar, a
-  // stacked block): the value is no label itself and no table header.
+  // stacked block): the value is no label itself (nor `Label: value`) and no table header. A word that says a report's
+  // date only beside a date (`Final`, `Report`) says it over one (datedLabelField).
+  const cell = line.cells[0];
+  const below = next ? next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4) : [];
+  if (line.cells.length === 1 && labels[0] === null && below.length === 1 && startsWithDate(below[0].text)) labels[0] = datedLabelField(cell.text);
   if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * BLOCK_GAP_LINES) {
-    const cell = line.cells[0];
-    const below = next.cells.filter((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
     // A date's label over no date (`FINAL REPORT` over a heading) is no label over its value.
     const dateless = DATE_FIELDS.includes(labels[0]) && !hasDate(below[0]?.text ?? '');
-    if (below.length === 1 && metadataCellKind(below[0].text) === null && !headerColumns(next) && !dateless) {
+    if (below.length === 1 && metadataCellKind(below[0].text) === null && !LABEL_SHAPED.test(below[0].text) && !headerColumns(next) && !dateless) {
       return [{ field: labels[0], value: below[0].text.trim(), below: true, confidence: cellConfidence(below[0]) }];
     }
   }
-  // A row of bare labels with the values printed under them.
+  // A row of bare labels with the values printed under them (headings over labelled lines are none: `PATIENT   PARENT / GUARDIAN` over `Name: …`).
   if (next && labels.filter((l) => l !== null).length >= 2 && labels.every((l) => l !== null)) {
+    if (next.cells.some((c) => metadataCellKind(c.text) !== null)) return [];
     line.cells.forEach((cell, i) => {
       const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
       if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim(), below: true, confidence: cellConfidence(below) });

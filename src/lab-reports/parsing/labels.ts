@@ -5,17 +5,38 @@
  */
 
 export type Field =
-  'name' | 'first' | 'last' | 'subject' | 'addressee' | 'dob' | 'sex' | 'age_sex' | 'collected' | 'reported' | 'specimen' | 'provider' | 'clia' | 'other';
+  | 'name'
+  | 'first'
+  | 'last'
+  | 'subject'
+  | 'addressee'
+  | 'dob'
+  | 'sex'
+  | 'age_sex'
+  | 'collected'
+  | 'reported'
+  | 'specimen'
+  | 'specimen_fallback'
+  | 'provider'
+  | 'provider_fallback'
+  | 'birth_id_dmy'
+  | 'birth_id_ymd'
+  | 'clia'
+  | 'other';
 
 /** Header labels labs print, the field each names; `other` ones only end the value before them. */
 const LABELS: [RegExp, Field][] = [
-  [/^(patient name|patient|name|pt name|patient's name|client name|name of patient|patient full name)$/i, 'name'],
-  [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\))$/i, 'first'],
+  // An employer's screening names its patient the employee, examinee or donor.
+  [
+    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|employee|employee name|examinee|donor|donor name)$/i,
+    'name',
+  ],
+  [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\)|other names?|other name\(s\))$/i, 'first'],
   [/^(last name|surname|family name)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on)$/i, 'dob'],
-  [/^(sex|gender)$/i, 'sex'],
+  [/^(sex|gender|legal sex|administrative sex|sex assigned at birth|sex at birth|birth sex|assigned sex)$/i, 'sex'],
   [/^(age\s*\/\s*(sex|gender)|(sex|gender)\s*\/\s*age)$/i, 'age_sex'],
   [
     /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
@@ -26,18 +47,35 @@ const LABELS: [RegExp, Field][] = [
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|acc\.? ?#|acc\.? no\.?|lab no\.?|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|order no\.?|order #|order number|sample|sample number|lab accession|accession id|barcode)$/i,
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode)$/i,
     'specimen',
   ],
+  // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
+  // reports, the account in South African and British practices; an order or control number is the
+  // request's, which some labs use for the specimen's and others print beside the specimen's own.
+  // metadata.ts reads one as the specimen only when no other specimen label is printed.
+  [/^(acc\.? ?#|acc\.? no\.?|order no\.?|order #|order number|control no\.?|control #)$/i, 'specimen_fallback'],
   [
-    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|sender|referring provider|ordering clinician|referrer|referring dr\.?|ordering dr\.?|ordering md|requesting doctor)$/i,
+    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|referring provider|seen by|ordering clinician|referrer|referring dr\.?|ref\.? dr\.?|ordering dr\.?|ordering md|requesting doctor)$/i,
     'provider',
   ],
+  // Who sent the sample: a doctor on some reports, a ward or unit on others (`Sender: Akutmottagningen
+  // SUS Lund`); metadata.ts reads it as the provider only when no doctor's label is printed.
+  [/^(sender|einsender)$/i, 'provider_fallback'],
+  // Personal identity numbers that begin with the birth date: Danish CPR (ddmmyy-serial), Swedish
+  // personnummer (yymmdd-serial or yyyymmdd-serial).
+  [/^(cpr|cpr no\.?|cpr number|cpr-nr\.?)$/i, 'birth_id_dmy'],
+  [/^(pers\.? no\.?|personnummer|personal identity number|personal id no\.?|personal number)$/i, 'birth_id_ymd'],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
   [
     /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,
     'other',
   ],
+  // Doctors who did not order the tests: the patient's own (`PCP`, `Pediatrician of Record`), and
+  // those sent a copy (`Copy To`, `CC`).
+  [/^(pcp|primary care|primary care (physician|provider|doctor)|(pediatrician|physician|provider) of record|copy to|copies to|cc|copy)$/i, 'other'],
+  // A medical record number abbreviated (`MR #`, `Med Rec #`; `#` is taken off before matching): in capitals, not `Mr`.
+  [/^(MR|MR No\.?|Med\.? Rec\.?( No\.?)?)$/, 'other'],
 ];
 
 /** Words of a date label that say nothing of which date it is (`Date of …`, `… date/time`), and the small words between. */
@@ -45,30 +83,49 @@ const DATE_WORDS = new Set(['date', 'time', 'dt', 'day']);
 const SMALL_WORDS = new Set(['on', 'at', 'of', 'the', 'and', '&']);
 /** A report's date: the day its results were finished, checked or let out. */
 const REPORTED_WORDS =
-  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|findings?|verification|release|report|results?)$/;
+  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|findings?|verification|release|report|results?|answered|answer)$/;
 /** Words that only say a date of reporting with another of them or a date word (`Final Result`, `Findings date`). */
-const REPORTED_NEEDS_COMPANY = /^(findings?|report|results?|release|releases|final|verification|validation|authentication)$/;
+const REPORTED_NEEDS_COMPANY = /^(findings?|report|results?|release|releases|final|verification|validation|authentication|answer)$/;
 const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|specimen|sample)$/;
 const COLLECTED_CORE = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained)$/;
 /** Dates a report prints that are none of its own: when the sample arrived, the stay, the print. */
 const OTHER_DATE_WORDS =
-  /^(received|receipt|arrived|arrival|printed|print|admitted|admission|admit|discharged|discharge|registered|entered|ordered|requested|visit|encounter)$/;
-/** Of those, the ones that are a date's label without a date word (`Receipt of material`, `Admitted`; not `Tests ordered`). */
-const OTHER_DATE_ALONE = /^(received|receipt|arrived|arrival|printed|admitted|admission|discharged|registered)$/;
+  /^(received|rec'd|recd|recv|rcvd|receipt|arrived|arrival|printed|print|admitted|admission|admit|discharged|discharge|registered|entered|ordered|requested|visit|encounter)$/;
+/** Of those, the ones that are a date's label without a date word (`Receipt of material`, `Admitted`, `Rec'd`; not `Tests ordered`). */
+const OTHER_DATE_ALONE = /^(received|rec'd|recd|recv|rcvd|receipt|arrived|arrival|printed|admitted|admission|discharged|registered)$/;
+/**
+ * Words of a label about someone other than the patient (`Parent/Guardian`, `Guarantor`,
+ * `Responsible Party`, `Emergency Contact`): its name, phone or relationship are never the patient's.
+ */
+const OTHER_PERSON_WORDS =
+  /^(parents?|guardians?|guarantors?|mother|mother's|father|father's|responsible|kin|emergency|caregiver|carer|insured|subscriber|policyholder|spouse|relationship|relation|contact)$/;
+
+/**
+ * Whether `words` (lower case) are about someone other than the patient: one of OTHER_PERSON_WORDS,
+ * the rest of them or of `others` (a label's words, a heading's: labels.ts, other-people.ts).
+ */
+export function aboutAnotherPerson(words: readonly string[], others: RegExp): boolean {
+  return words.some((w) => OTHER_PERSON_WORDS.test(w)) && words.every((w) => OTHER_PERSON_WORDS.test(w) || others.test(w));
+}
 /** Who asked for the tests, however the label names them (`Attending`, `Treating physician`). */
 const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp)$/;
 /** Verbs of asking for tests or sending the patient, before `by`. */
 const ASKED_BY = /^(ref|referred|requested|ordered|sent|requisitioned|submitted)$/;
 const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;
 /**
- * A specimen's number: a specimen, sample, accession, order or lab word with a number word (`Lab
+ * A specimen's number: a specimen, sample, accession, order, control, kit or lab word with a number word (`Lab
  * Acc No`); an episode is the lab's request in Australian and British pathology (`Episode No`).
  */
-const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|lab|barcode|tube|container|episode)$/;
+const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|control|lab|barcode|tube|container|kit|episode)$/;
+/** Specimen words that alone name a number that is the specimen's only on some reports (LABELS, `specimen_fallback`). */
+const FALLBACK_SPECIMEN_WORDS = /^(acc|order|control)$/;
 const NUMBER_WORDS = /^(no|nr|number|num|#|id|ref|reference|code|accession|acc)$/;
 const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
 /** A compound name label (`Surname, first name`, `Last name / given names`): name words only. */
 const NAME_WORDS = /^(name|names|surname|first|last|given|family|forenames?|middle|patient|patient's|christian|and|&)$/;
+
+/** The other words of such a label (`Parent/Guardian Name`, `Next of Kin`, `Guardian Phone`), not of a name printed beside a relation (`Delgado, Keisha - Mother`). */
+const OTHER_PERSON_LABEL = /^(name|names|phone|tel|telephone|mobile|address|party|next|of|kin|legal|foster|step|number|no|#|and|&|information|info|details)$/;
 
 /**
  * The field a label's words name when no listed wording matches it; null when none. `datedValue`:
@@ -78,6 +135,9 @@ function fieldByWords(label: string, datedValue = false): Field | null {
   const words = label.toLowerCase().replace(/[.:]/g, ' ').replace(/[,/]/g, ' , ').split(/\s+/).filter(Boolean);
   const plain = words.filter((w) => w !== ',');
   if (!plain.length || plain.length > 5) return null;
+  if (aboutAnotherPerson(plain, OTHER_PERSON_LABEL)) return 'other';
+  // A letter's salutation (`Dear Doctor,`) is no label.
+  if (/^(dear|hello|hi)$/.test(plain[0])) return null;
   // A surname first, then the given names: `Surname, first name`, `Name / given names` (`Name, Vorname`).
   const given = plain.findIndex((w) => /^(first|given|forenames?)$/.test(w));
   if (plain.every((w) => NAME_WORDS.test(w)) && given > 0 && (words.includes(',') || plain.slice(0, given).some((w) => /^(surname|last|family)$/.test(w))))
@@ -99,10 +159,15 @@ function fieldByWords(label: string, datedValue = false): Field | null {
     plain.every((w) => SPECIMEN_WORDS.test(w) || NUMBER_WORDS.test(w)) &&
     !plain.some((w) => NOT_SPECIMEN.test(w))
   ) {
-    if (NUMBER_WORDS.test(plain[plain.length - 1]) || /^(specimen|accession)$/.test(plain[plain.length - 1])) return 'specimen';
+    if (NUMBER_WORDS.test(plain[plain.length - 1]) || /^(specimen|accession)$/.test(plain[plain.length - 1])) {
+      return plain.filter((w) => SPECIMEN_WORDS.test(w)).every((w) => FALLBACK_SPECIMEN_WORDS.test(w)) ? 'specimen_fallback' : 'specimen';
+    }
   }
   return null;
 }
+
+/** A label's bracketed note of what its value prints beside the field (the age) or of the value's form. */
+const VALUE_NOTE = /\s*\((age|yrs?|years|mm\/dd\/yy(yy)?|dd\/mm\/yy(yy)?|m\/d\/y(yyy)?|yyyy-mm-dd|local)\)$/i;
 
 /** The field of the first listed wording `text` is. */
 function listedField(text: string): Field | null {
@@ -131,7 +196,14 @@ export function inTwoLanguages(text: string): boolean {
 
 /** The field a label names, or null when the text is no label. */
 export function labelField(text: string): Field | null {
+  // `Lab #` is a label, `Lab` alone none: a label ending in `#` is looked up with it first.
+  const hashed = text.trim().replace(/:$/, '').trim();
+  const withHash = hashed.endsWith('#') ? listedField(hashed.replace(/\s*#$/, ' #')) : null;
+  if (withHash !== null) return withHash;
   const t = text.trim().replace(/[:#]$/, '').trim();
+  // A bracketed note of what else the value prints, or of its form (`Birth Date (Age)`, `DOB (MM/DD/YYYY)`).
+  const noted = VALUE_NOTE.exec(t);
+  if (noted && noted.index > 0) return labelField(t.slice(0, noted.index));
   const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t);
   if (named !== null) return named;
   // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.

@@ -1,9 +1,10 @@
-import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
+import { ambiguousDayMonth, birthDateInId, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
 import { lineContext } from './label-grid';
 import { inTwoLanguages } from './labels';
 import { pairsOf, type LineContext } from './label-pairs';
 import type { Line } from './layout';
-import { givenName, honorificSex, isDoctor, nameShaped, parseSex, providerName, readName, splitNameValue, surname } from './names';
+import { givenName, honorificSex, isDoctor, type NameConvention, nameShaped, parseSex, providerName, readName, splitNameValue, surname } from './names';
+import { withoutOtherPeoplesBlocks } from './other-people';
 import type { MetadataField, ReportMetadata } from './types';
 
 /**
@@ -37,7 +38,9 @@ export function metadataLines(lines: Line[]): Set<Line> {
 export type MetadataConfidence = Record<MetadataField, { confidence: number; reason: string | null }>;
 
 /** Patient, dates, specimen, provider and CLIA from the report's labelled fields; the lab's name from its masthead. */
-export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMetadata {
+export function parseMetadata(printed: Line[], firstPageHeight: number): ReportMetadata {
+  // A guardian's or next of kin's block names someone other than the patient (other-people.ts).
+  const lines = withoutOtherPeoplesBlocks(printed);
   const notes: Partial<Record<MetadataField, { confidence: number; reason: string | null }>> = {};
   // The surest reading of a field counts (a label may appear twice, once unreadable).
   const note = (field: MetadataField, confidence: number, reason: string | null = null) => {
@@ -65,17 +68,32 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
   // A report printing its labels in two languages may name its patients by another convention
   // than middle names between the given name and the surname (two surnames).
   const bilingual = firstPage.some((l) => l.cells.some((c) => inTwoLanguages(c.text.split(':')[0])));
+  // Labelled in Spanish too: its names end in two surnames.
+  const convention: NameConvention = !bilingual ? 'middle_names' : firstPage.some((l) => SPANISH_LABELS.test(l.text)) ? 'two_surnames' : 'unknown';
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
   const name = (value: string, ocr: number, confidence = 1) => {
-    if (metadata.patient_last_name !== null) return;
+    if (metadata.patient_last_name !== null) {
+      givenNamesAfterSurname(value, ocr * confidence);
+      return;
+    }
     const { name: printed, rest } = splitNameValue(value);
-    const read = readName(printed, !bilingual);
+    const read = readName(printed, convention);
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
     note('patient_first_name', read.first ? read.confidence * ocr * confidence : 0, read.reason);
     note('patient_last_name', read.last ? read.confidence * ocr * confidence : 0, read.reason);
     honorific ??= honorificSex(printed) ?? (rest ? parseSex(rest.replace(/\b(dob|d\.o\.b)\b/gi, '')) : null);
     if (rest) prose(rest, ocr);
+  };
+  /**
+   * `Surname: PRETORIUS` then `Name(s): Anneke`: a name printed after the surname's own label, and
+   * without it, is the given names (a value that repeats the surname is a whole name, read already).
+   */
+  const givenNamesAfterSurname = (value: string, ocr: number) => {
+    const last = metadata.patient_last_name;
+    if (metadata.patient_first_name !== null || last === null || value.toLowerCase().includes(last.toLowerCase())) return;
+    metadata.patient_first_name = givenName(splitNameValue(value).name);
+    if (metadata.patient_first_name) note('patient_first_name', 0.95 * ocr);
   };
   let salutation: string | null = null;
   const specimen = (value: string, ocr: number) => {
@@ -83,11 +101,25 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
     metadata.specimen_number = value.split(/\s+/)[0].replace(/[.,;]$/, '');
     note('specimen_number', 0.9 * ocr);
   };
+  /** Values under `Acc No`, `Order #`, `Control No`: the specimen's only when nothing else labels one (labels.ts says why). */
+  const fallbackSpecimens: { value: string; ocr: number }[] = [];
+  /**
+   * Values under `Sender` (labels.ts says why) and a letter's or fax's doctor addressee (`Attn: Dr. …`,
+   * who may be a copied physician): the provider's only when no doctor's label is printed.
+   */
+  const fallbackProviders: { value: string; ocr: number }[] = [];
+  /** The birth date a personal identity number begins with, for a report that prints no other. */
+  const bornById: { iso: string | null; ocr: number }[] = [];
   const provider = (value: string, ocr: number) => {
     if (metadata.ordering_provider !== null) return;
     metadata.ordering_provider = providerName(value);
     if (metadata.ordering_provider) note('ordering_provider', 0.9 * ocr);
   };
+  /**
+   * Patients named by a letter's or a fax's subject (`Re:`) or addressee (`To: Ms …`): read only
+   * when no label names one, as a transmittal's `Re:` may say anything (`Re: Lab results - DOE, JANE`).
+   */
+  const addressed: { value: string; ocr: number }[] = [];
   /** Lines read as the value under a label. */
   const values = new Set<Line>();
   const context = lineContext(lines);
@@ -101,11 +133,11 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       if (below) values.add(lines[i + 1]);
       if (field === 'name') name(value, ocr);
       // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
-      else if (field === 'subject') name(value, ocr, 0.95);
+      else if (field === 'subject') addressed.push({ value, ocr });
       // A letter to a doctor is to the one who asked for the tests; one to Mr or Ms Doe, to the patient.
       else if (field === 'addressee') {
-        if (isDoctor(value)) provider(value, ocr);
-        else if (honorificSex(value)) name(value, ocr, 0.95);
+        if (isDoctor(value)) fallbackProviders.push({ value, ocr });
+        else if (honorificSex(value)) addressed.push({ value, ocr });
       } else if (field === 'first' && value.includes(',') && metadata.patient_last_name === null) name(value, ocr, 0.95);
       else if (field === 'first' && metadata.patient_first_name === null) {
         metadata.patient_first_name = givenName(value);
@@ -118,7 +150,11 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       else if (field === 'collected') date('date_collected', value, ocr);
       else if (field === 'reported') date('date_reported', value, ocr);
       else if (field === 'specimen') specimen(value, ocr);
+      else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });
       else if (field === 'provider') provider(value, ocr);
+      else if (field === 'provider_fallback') fallbackProviders.push({ value, ocr });
+      else if (field === 'birth_id_dmy' || field === 'birth_id_ymd')
+        bornById.push({ iso: birthDateInId(value, field === 'birth_id_dmy' ? 'dmy' : 'ymd'), ocr });
     }
     prose(line.text, lineOcr);
     salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;
@@ -128,6 +164,10 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       note('lab_clia', 0.97 * lineOcr);
     }
   });
+  for (const { value, ocr } of addressed) if (metadata.patient_last_name === null && metadata.patient_first_name === null) name(value, ocr, 0.95);
+  if (fallbackSpecimens.length) specimen(fallbackSpecimens[0].value, fallbackSpecimens[0].ocr);
+  if (fallbackProviders.length) provider(fallbackProviders[0].value, fallbackProviders[0].ocr);
+  if (!dates.dob && bornById[0]?.iso) date('dob', bornById[0].iso, bornById[0].ocr, 0.9);
   // A letter is dated: a line that is only a date, high on the first page, is the report's date.
   // (Not a date printed under a label: a birth date in a stacked block is no letter's date.)
   // nor one aligned with such values, under a label OCR could not read.)
@@ -168,6 +208,7 @@ export function parseMetadata(lines: Line[], firstPageHeight: number): ReportMet
       const hit = re.exec(text);
       if (!hit) continue;
       if (field === 'specimen') specimen(hit[1], ocr * 0.95);
+      else if (field === 'specimen_fallback') fallbackSpecimens.push({ value: hit[1], ocr: ocr * 0.95 });
       else date(field, hit[1], ocr, 0.9);
     }
   }
@@ -202,16 +243,18 @@ type DateField = 'dob' | 'date_collected' | 'date_reported';
 /** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
 const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
 
-const DATE_TEXT = String.raw`(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
+const DATE_TEXT = String.raw`(\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
 
 /** Fields in running text, each after the words that introduce it. */
-const PROSE: [RegExp, DateField | 'specimen'][] = [
+const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
   [new RegExp(String.raw`\b(?:born(?: on)?|date of birth|DOB|D\.O\.B\.?)\s*:?\s*${DATE_TEXT}`, 'i'), 'dob'],
   [new RegExp(String.raw`\b(?:collected|drawn)(?: on)?\s*:?\s*${DATE_TEXT}`, 'i'), 'date_collected'],
   [
-    /\b(?:(?:specimen|accession|sample)(?: no\.?| number| id| #| ref\.?)?|(?:lab|order|requisition)\s*(?:no\.?|number|id|#|ref(?:erence)?\.?))\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i,
+    /\b(?:(?:specimen|accession|sample)(?: no\.?| number| id| #| ref\.?)?|(?:lab|requisition)\s*(?:no\.?|number|id|#|ref(?:erence)?\.?))\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i,
     'specimen',
   ],
+  // An order or control number in a sentence is the specimen's only when nothing else names one, as under a label (labels.ts).
+  [/\b(?:order|control)\s*(?:no\.?|number|id|#)\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i, 'specimen_fallback'],
   [
     new RegExp(String.raw`\b(?:released|verified|finali[sz]ed|resulted|signed(?: out)?|authori[sz]ed|validated)(?: on| at)?\s*:?\s*${DATE_TEXT}`, 'i'),
     'date_reported',
@@ -219,6 +262,9 @@ const PROSE: [RegExp, DateField | 'specimen'][] = [
 ];
 
 const PROSE_DOB = PROSE[0][0];
+
+/** Spanish labels of a patient block (`Paciente / Patient`, `Fecha de nacimiento`). */
+const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m[ée]dico)\b/i;
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;
@@ -290,9 +336,14 @@ function readDate(text: string, { order, shown }: DayOrderEvidence): { value: st
 
 const NOT_A_LAB_NAME = /\b(report|results?|patient|page|final|confidential|summary)\b/i;
 
-/** The lab's name: the largest line printed in the top fifth of the first page. */
+/**
+ * The lab's name: the largest line printed in the top fifth of the first page, of two words or
+ * more (a lone word there is a field's value, `Male`, whose OCR box a bordered patient block's
+ * rules make tall).
+ */
 function labName(lines: Line[], pageHeight: number): string | null {
-  const candidates = lines.filter((l) => l.y < pageHeight * 0.2 && /\p{L}{3}/u.test(l.text) && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'));
+  const named = (l: Line) => (l.cells[0].text.match(/\p{L}{2,}/gu) ?? []).length >= 2;
+  const candidates = lines.filter((l) => l.y < pageHeight * 0.2 && named(l) && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'));
   if (!candidates.length) return null;
   const best = candidates.reduce((a, b) => (b.height > a.height * 1.05 ? b : a));
   return best.cells[0].text.trim();

@@ -52,11 +52,18 @@ export interface OcrOptions {
   rectangle?: { left: number; top: number; width: number; height: number };
 }
 
-/** Recognises one page image (a PGM from prepareImage, or PNG or JPEG bytes) into words with boxes in pixels. */
-export async function ocrPage(image: Buffer, size: { width: number; height: number }, options: OcrOptions = {}): Promise<ExtractedPage> {
+/**
+ * Recognises one page image (a PGM from prepareImage, or PNG or JPEG bytes) into words with boxes in
+ * pixels; `size` is the image's, with the resolution tesseract is to assume when it says one
+ * (PreparedImage's `dpi`), else tesseract estimates it.
+ */
+export async function ocrPage(image: Buffer, size: { width: number; height: number; dpi?: number }, options: OcrOptions = {}): Promise<ExtractedPage> {
   const s = await ocrScheduler();
   const { rotateAuto, rectangle } = options;
-  const result = await s.addJob('recognize', image, { rotateAuto: rotateAuto === true, ...(rectangle ? { rectangle } : {}) }, { blocks: true, text: false });
+  const { dpi } = size;
+  // tesseract.js passes options it does not know to tesseract as parameters, for this job only.
+  const parameters = { rotateAuto: rotateAuto === true, ...(rectangle ? { rectangle } : {}), ...(dpi ? { user_defined_dpi: String(dpi) } : {}) };
+  const result = await s.addJob('recognize', image, parameters, { blocks: true, text: false });
   const words: ExtractedWord[] = [];
   for (const block of result.data.blocks ?? []) {
     for (const paragraph of block.paragraphs) {

@@ -10,7 +10,7 @@ import './pdfjs-node-compat';
 const nodeModule = process.getBuiltinModule('node:module') as typeof import('node:module');
 const { getDocumentProxy, renderPageAsImage } = nodeModule.createRequire(__filename)('unpdf') as typeof Unpdf;
 
-type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+export type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
 /** pdf.js's names for files that are not a readable PDF (anything else is worth a retry). */
 const UNREADABLE = new Set(['InvalidPDFException', 'FormatError', 'UnknownErrorException', 'MissingPDFException', 'UnexpectedResponseException']);
@@ -88,10 +88,10 @@ function apply(m: number[], x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 }
 
-/** Each page rendered to PNG at `dpi`, for OCR of PDFs without a text layer. */
-export async function renderPdfPages(bytes: Uint8Array, pageCount: number, dpi: number): Promise<Buffer[]> {
+/** Pages (1-based numbers, or the first `pages`) rendered to PNG at `dpi`, for OCR of PDFs without a text layer. */
+export async function renderPdfPages(bytes: Uint8Array, pages: number | number[], dpi: number): Promise<Buffer[]> {
   const images: Buffer[] = [];
-  for (let n = 1; n <= pageCount; n++) {
+  for (const n of typeof pages === 'number' ? Array.from({ length: pages }, (_, i) => i + 1) : pages) {
     const png = await renderPageAsImage(new Uint8Array(bytes), n, { canvasImport: () => import('@napi-rs/canvas'), scale: dpi / 72 });
     images.push(Buffer.from(png));
   }

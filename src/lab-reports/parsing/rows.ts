@@ -147,10 +147,14 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
     rest = [{ text: words.slice(at).join(' '), role: null }];
   }
   name = cleanName(name);
-  if (!looksLikeName(name)) return null;
+  // A date written out (`Dec 16, 2025 1:05 PM`, a value under a label no list knows) is no test and its year no value.
+  if (!looksLikeName(name) || (MONTH_AND_DAY.test(name) && /^\d{4}\b/.test(rest[0]?.text ?? ''))) return null;
   const parts = classify(rest, ocr);
   return parts ? { name, ...parts } : null;
 }
+
+/** A month and a day, as a date written out begins (`Dec 16,`, `May 15`). */
+const MONTH_AND_DAY = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?$/i;
 
 /** `Name: value unit (ref low-high) H` items of a narrative summary, several per line. */
 const NARRATIVE =

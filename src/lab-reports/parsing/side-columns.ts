@@ -1,5 +1,6 @@
+import { headerColumns, type Column } from './columns';
 import { lineFromCells, type Cell, type Line } from './layout';
-import { metadataCellKind } from './label-pairs';
+import { LABEL_SHAPED, metadataCellKind } from './label-pairs';
 
 /**
  * A side column printed beside the results (a patient panel in a sidebar, a stacked block of
@@ -16,8 +17,8 @@ import { metadataCellKind } from './label-pairs';
  *   lines of the band alone and of the other side alone interleave, two flows of text, as OCR
  *   misreads some small labels), and
  * - sits beside something that is not metadata itself: the other side has text on at least two
- *   lines of the band's span, less than half of them labelled (a two-column patient block is
- *   read well as it is, label by label).
+ *   lines of the band's span, less than half of them labelled, by a known label or any `Label:`
+ *   (a two-column patient block is read well as it is, label by label).
  * A label beside its value on the same line (a bordered label/value grid) is not a stacked pair,
  * so a grid is never taken apart.
  */
@@ -104,12 +105,30 @@ function candidateGutters(lines: Line[]): number[] {
   return [...xs];
 }
 
-/** A line's cells either side of x, or null when a cell crosses it (by more than a margin: a photographed page slopes). */
+/**
+ * A line's cells either side of x, or null when a cell crosses it (by more than a margin: a
+ * photographed page slopes) or when x parts a table's header (a table's columns are no side column,
+ * however many labelled lines print beside them).
+ */
 function partAt(line: Line, x: number): Part | null {
   const margin = line.height * 0.5;
   if (line.cells.some((c) => c.x0 < x - margin && c.x1 > x + margin)) return null;
-  const left = line.cells.filter((c) => (c.x0 + c.x1) / 2 < x);
+  const header = headerOf(line);
+  const leftOfX = (c: { x0: number; x1: number }) => (c.x0 + c.x1) / 2 < x;
+  // The table's printed columns: not the name column columns.ts adds at x 0 when none is printed,
+  // nor a side column's `Name` label on the header's line, right of the results.
+  const result = header?.find((c) => c.role === 'result');
+  const printed = header?.filter((c) => c.x0 > 0 && !(c.role === 'name' && result && c.x0 > result.x0)) ?? [];
+  if (printed.some(leftOfX) && !printed.every(leftOfX)) return null;
+  const left = line.cells.filter(leftOfX);
   return { line, left, right: line.cells.filter((c) => !left.includes(c)) };
+}
+
+/** A line's table header columns (columns.ts), found once per line. */
+const headers = new WeakMap<Line, Column[] | null>();
+function headerOf(line: Line): Column[] | null {
+  if (!headers.has(line)) headers.set(line, headerColumns(line));
+  return headers.get(line) ?? null;
 }
 
 function qualifyingRuns(lines: Line[], gutter: number): Split[] {
@@ -162,7 +181,7 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
   if (share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
   const beside = span.filter((p) => p[other].length);
   // Beside a table or text, not beside more metadata (a two-column patient block reads fine as it is).
-  const besideMetadata = beside.filter((p) => p[other].some((c) => metadataCellKind(c.text) !== null)).length;
+  const besideMetadata = beside.filter((p) => p[other].some((c) => metadataCellKind(c.text) !== null || LABEL_SHAPED.test(c.text))).length;
   if (beside.length < 2 || besideMetadata * 2 >= beside.length) return null;
   return { band, start: runStart + first, end: runStart + last, gutter, bandCells: withBand.length };
 }

@@ -191,6 +191,12 @@ const SLASH_MISREADS = /[JIl1|]/;
  */
 export function repairOcrUnit(unit: string | null): string | null {
   if (!unit || KNOWN_UNIT_BY_KEY.has(unit.toLowerCase())) return unit;
+  // A cell count's power of ten, its caret read as a 7 and its slash and µ as anything
+  // (`1073uL`, `1076 ul.`, `1073 pL` for `10^3/uL`; `1079/L` for `10^9/L`).
+  const perMicrolitre = /^10\s*[7^*]?\s*([36])\s*[/|]?\s*(?:[uµμLlp]|mu)?\s*[lL][.,]?$/.exec(unit);
+  if (perMicrolitre) return `10^${perMicrolitre[1]}/uL`;
+  const perLitre = /^10\s*[7^*]?\s*(9|12)\s*[/|]\s*[lL][.,]?$/.exec(unit);
+  if (perLitre) return `10^${perLitre[1]}/L`;
   const candidates = new Set<string>();
   for (let i = 0; i <= unit.length; i += 1) {
     const inserted = KNOWN_UNIT_BY_KEY.get(`${unit.slice(0, i)}/${unit.slice(i)}`.toLowerCase());

@@ -1,0 +1,60 @@
+/**
+ * Names printed family name first, as Chinese, Korean and Vietnamese names are (`TAN MEI LING`,
+ * `Ng Kok Wah`). Used by ./names.ts.
+ */
+
+/** Family names that come first in the names of those who carry them. */
+export const SURNAME_FIRST = new Set(
+  (
+    'tan lim lee ng ong wong goh chua chan koh teo ang yeo tay ho low toh sim chong chia seah foo lau leong yap quek soh heng ' +
+    'chen wang li zhang liu yang huang zhao wu zhou xu sun zhu hu guo lin luo zheng liang cheung leung tsang ' +
+    'kim park choi jung kang cho yoon jang shin ' +
+    'nguyen tran pham hoang huynh phan vu vo dang bui ngo duong'
+  ).split(' '),
+);
+
+/**
+ * Syllables of Chinese given names as registries romanise them: Hanyu Pinyin, and the Hokkien,
+ * Teochew, Cantonese and Hakka spellings of Singapore, Malaysia and Hong Kong. Western given names
+ * are not among them (`Ann`, `Ben`, `Dan`, `Sam` are left out on purpose), so a name whose given
+ * words are all in this list is a Chinese name and not, say, `Lee Ann Smith`.
+ */
+const GIVEN_SYLLABLES = new Set(
+  // Pinyin, as Chinese given names use it.
+  (
+    'ai an ang ao bai bao bei bin bing bo can cheng chi chong chu chuan chun ci cong cui da dai ' +
+    'dong du duan fang fei feng fu gang gao ge gen geng gong gu guang gui guo hai han hang hao he heng hong hou hu hua ' +
+    'huai huan huang hui jia jian jiang jiao jie jin jing jiu ju juan jue jun kai kang ke kun lan lang le lei li lian liang ' +
+    'lin ling liu long lu lun luo mei meng miao min ming mo mu na nan ning nuo pei peng ping qi qian qiang qiao qin qing ' +
+    'qiong qiu quan rong rou rui ruo shan shao sheng shi shu shuang shun si song su tai tao teng tian ting tong wan wei ' +
+    'wen wu xi xia xian xiang xiao xin xing xiong xiu xu xuan xue xun ya yan yang yao ye yi yin ying yong you yu yuan yue ' +
+    'yun ze zhan zhao zhe zhen zheng zhi zhong zhou zhu zhuo zi zong zuo ' +
+    // Hokkien, Teochew, Cantonese and Hakka spellings.
+    'beng bee boon chai chee cheong cheow chew chin chiew choo choon chor chuan chye eng fah fai fatt foong geok guan ' +
+    'hin hock hoe hoi hoon hooi huat hwa hwee kah keat keng keong kheng khim kiat kin king kit kok kong kuan kwai kwan ' +
+    'kwang kwee kwok lai lay leng leong liang lok loong mui mun ngee ngoh oon peck peng poh pui seng sern shing siang siew ' +
+    'sin sing siok siu soon suan suat suet sui swee sze tak tat teck teik thong tian tiong tuck wah wai wee weng wing yee ' +
+    'yen yew yik yoke yuen'
+  ).split(' '),
+);
+
+/** Whether a word is one or two given-name syllables (`Mei`, `Meiling`). */
+function givenSyllables(word: string): boolean {
+  const w = word.toLowerCase().replace(/-/g, '');
+  if (GIVEN_SYLLABLES.has(w)) return true;
+  for (let cut = 2; cut <= w.length - 2; cut++) {
+    if (GIVEN_SYLLABLES.has(w.slice(0, cut)) && GIVEN_SYLLABLES.has(w.slice(cut))) return true;
+  }
+  return false;
+}
+
+/**
+ * A Chinese name read from its words (`TAN MEI LING` → given `MEI LING`, family `TAN`): a common
+ * family name, then one or two words of given-name syllables; null when the words are not so.
+ * A two-syllable Chinese given name is one name, not a first and a middle name.
+ */
+export function chineseName(familyFirst: string[]): { given: string; family: string } | null {
+  const [family, ...given] = familyFirst;
+  if (!family || !SURNAME_FIRST.has(family.toLowerCase()) || given.length < 1 || given.length > 2) return null;
+  return given.every(givenSyllables) ? { given: given.join(' '), family } : null;
+}

@@ -1,0 +1,18 @@
+import { repairOcrUnit } from '../../src/lab-reports/parsing/values';
+
+describe('units read by OCR', () => {
+  it('repairs a slash lost or read as a letter when one known unit is that close', () => {
+    expect(repairOcrUnit('IUmL')).toBe('IU/mL');
+    expect(repairOcrUnit('mgldL')).toBe('mg/dL');
+    expect(repairOcrUnit('mg/dL')).toBe('mg/dL');
+  });
+
+  it("repairs a cell count's power of ten, its caret read as a 7 and its slash or µ misread", () => {
+    for (const read of ['1073uL', '1073muL', '1073 ul.', '1073L', '103/uL']) expect(repairOcrUnit(read)).toBe('10^3/uL');
+    for (const read of ['1076/ul.', '1076 pL', '1076 Ll']) expect(repairOcrUnit(read)).toBe('10^6/uL');
+    expect(repairOcrUnit('1079/L')).toBe('10^9/L');
+    expect(repairOcrUnit('10712/L')).toBe('10^12/L');
+    // Not a power of ten: as read.
+    expect(repairOcrUnit('1073')).toBe('1073');
+  });
+});
