@@ -15,7 +15,7 @@
  *   npm run bench:reads   (settings from the environment as for the services: DATABASE_URL of a
  *                          migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
  *                          TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (64), BENCH_SECONDS (2,
- *                          per slice), BENCH_SLICES (16), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof,
+ *                          per slice), BENCH_SLICES (16), BENCH_CPU_PROFILE=<dir> writes the API's --cpu-prof (the floor's in <dir>/floor),
  *                          BENCH_ROUTES=user,order,users,orders: only those routes; BENCH_API_ARGS: more
  *                          node flags for the API, e.g. --perf-basic-prof for perf record)
  *
@@ -97,6 +97,10 @@ async function main(): Promise<void> {
       name: 'the bare server',
       script: 'bench/reads/bare-server.mjs',
       cpu: BENCH_CPUS.server,
+      nodeArgs: [
+        ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROFILE, 'floor')}`] : []),
+        ...(process.env.BENCH_FLOOR_ARGS ?? '').split(' ').filter(Boolean),
+      ],
       env: { ...PRODUCTION_API_ENV, BENCH_TEAM_ID: tenant.teamId, BENCH_ENVIRONMENT: tenant.environment, BENCH_STATEMENTS: JSON.stringify(statements) },
       portVariable: 'BARE_PORT',
       logFile: join(logDir, 'bare.log'),
@@ -188,7 +192,8 @@ async function main(): Promise<void> {
     await terminateBenchOrders(config.temporal, orderIds);
     await tenant.remove();
     await db.destroy();
-    rmSync(logDir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP_LOGS === '1') console.log(`  logs kept in ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
   }
 }
 
