@@ -4,11 +4,13 @@ import { SandboxPhlebotomyProvider } from '../../src/appointments/providers/sand
 import { SandboxPscProvider } from '../../src/appointments/providers/sandbox-psc.provider';
 import { AppointmentAvailabilityService } from '../../src/appointments/appointment-availability.service';
 import { addDays } from '../../src/appointments/zoned-time';
+import { dstWeek, someStartDate } from '../helpers/orders';
 import { call, createTenant, startStack, type Tenant, type TestStack } from '../helpers/stack';
 
 const PHLEBOTOMY = '/v3/order/phlebotomy/appointment/availability';
 const PSC = '/v3/order/psc/appointment/availability';
-const START = '2027-03-10';
+// A week around the start of daylight saving time that no other test books in (slots are shared).
+const { start: START, friday: FRIDAY, sunday: SUNDAY, monday: MONDAY } = dstWeek();
 const DATES = Array.from({ length: 14 }, (_, i) => addDays(START, i));
 
 describe('appointment availability (phlebotomy and PSC)', () => {
@@ -32,14 +34,14 @@ describe('appointment availability (phlebotomy and PSC)', () => {
     const days = response.body.slots as Array<{ date: string; location: { code: string }; slots: Array<{ start: string; end: string; booking_key: string }> }>;
     expect(days.map((day) => day.date)).toEqual(DATES);
     expect(new Set(days.map((day) => day.location.code))).toEqual(new Set(['QSB-NYC-0002']));
-    const monday = days.find((day) => day.date === '2027-03-15')!;
-    const friday = days.find((day) => day.date === '2027-03-12')!;
-    expect(friday.slots[0].start).toBe('2027-03-12T07:00:00-05:00');
-    expect(monday.slots[0].start).toBe('2027-03-15T07:00:00-04:00');
-    expect(monday.slots.at(-1)!.end).toBe('2027-03-15T15:00:00-04:00');
-    expect(new Date(friday.slots[0].start).toISOString()).toBe('2027-03-12T12:00:00.000Z');
-    expect(new Date(monday.slots[0].start).toISOString()).toBe('2027-03-15T11:00:00.000Z');
-    expect(days.find((day) => day.date === '2027-03-14')!.slots).toEqual([]);
+    const monday = days.find((day) => day.date === MONDAY)!;
+    const friday = days.find((day) => day.date === FRIDAY)!;
+    expect(friday.slots[0].start).toBe(`${FRIDAY}T07:00:00-05:00`);
+    expect(monday.slots[0].start).toBe(`${MONDAY}T07:00:00-04:00`);
+    expect(monday.slots.at(-1)!.end).toBe(`${MONDAY}T15:00:00-04:00`);
+    expect(new Date(friday.slots[0].start).toISOString()).toBe(`${FRIDAY}T12:00:00.000Z`);
+    expect(new Date(monday.slots[0].start).toISOString()).toBe(`${MONDAY}T11:00:00.000Z`);
+    expect(days.find((day) => day.date === SUNDAY)!.slots).toEqual([]);
     const verified = stack.api.get(AppointmentAvailabilityService).bookingKeys.verifyBookingKey(monday.slots[0].booking_key);
     expect(verified).toMatchObject({ kind: 'psc', site: 'QSB-NYC-0002', team_id: tenant.teamId, start: monday.slots[0].start });
   });
@@ -49,7 +51,7 @@ describe('appointment availability (phlebotomy and PSC)', () => {
     expect(phoenix.status).toBe(200);
     expect(phoenix.body.timezone).toBe('America/Phoenix');
     expect(phoenix.body.slots.map((day: { date: string }) => day.date)).toEqual(DATES);
-    expect(phoenix.body.slots[0].slots[0]).toMatchObject({ start: '2027-03-10T07:00:00-07:00', is_priority: true });
+    expect(phoenix.body.slots[0].slots[0]).toMatchObject({ start: `${START}T07:00:00-07:00`, is_priority: true });
 
     // ZIP+4 is in its 5-digit zip's area.
     const phoenixPlus4 = await api('POST', `${PHLEBOTOMY}?start_date=${START}`, { body: address('85004-1234') });
@@ -144,7 +146,7 @@ describe('appointment availability (phlebotomy and PSC)', () => {
 
   it('PSC answers are cached per query (site_codes order does not matter)', async () => {
     const provider = stack.api.get(SandboxPscProvider);
-    const date = addDays(START, Math.floor(Math.random() * 200) + 20); // a query no earlier run cached
+    const date = someStartDate(); // a query no earlier run cached
     const first = await api('POST', `${PSC}?lab=quest&start_date=${date}&site_codes=QSB-BOS-0001&site_codes=QSB-NJ-0001`);
     expect(first.status).toBe(200);
     const before = provider.calls;
@@ -166,7 +168,7 @@ describe('appointment availability (phlebotomy and PSC)', () => {
       expect(result.slots).toHaveLength(14);
       const slot = result.slots[0].slots[0];
       expect(slot.start).toBeInstanceOf(Date);
-      expect(slot.start.toISOString()).toBe('2027-03-10T14:00:00.000Z');
+      expect(slot.start.toISOString()).toBe(`${START}T14:00:00.000Z`);
       expect(slot.expiresAt).toBeInstanceOf(Date);
       expect(typeof slot.bookingKey).toBe('string');
       // One phlebotomist per slot: a slot takes one appointment.
@@ -184,7 +186,7 @@ describe('appointment availability (phlebotomy and PSC)', () => {
       expect(result.timezone).toBe('America/New_York');
       expect(result.slots.map((day) => day.date)).toEqual(DATES);
       expect(result.slots[0].location).toMatchObject({ code: 'QSB-NYC-0001', ianaTimezone: 'America/New_York', address: { zipCode: '10001' } });
-      expect(result.slots[5].slots[0].start.toISOString()).toBe('2027-03-15T11:00:00.000Z');
+      expect(result.slots.find((day) => day.date === MONDAY)!.slots[0].start.toISOString()).toBe(`${MONDAY}T11:00:00.000Z`);
     });
   });
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { signPartnerWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../src/adapters/partner-signature';
 import { call, createTenant, runUntilStopped, type StackOptions, startStack, type Tenant, type TestStack } from './stack';
 import { eventually } from './eventually';
+import { addDays } from '../../src/appointments/zoned-time';
 
 /** Seeded global lab tests (src/db/migrations/1763790002001-lab-catalog-seed.ts). */
 export const LIPID_PANEL_KIT = '1ab7e570-0000-4000-8000-000000000001';
@@ -14,9 +15,38 @@ export const ON_SITE_CMP = '1ab7e570-0000-4000-8000-00000000000c';
 
 /**
  * An appointment availability start date 30 to 360 days ahead, different per call: slots (a
- * provider's seats) are shared by every team, so each test books in a window of its own.
+ * provider's seats) are shared by every team, so each test books in a window of its own. Never
+ * one whose 14 days reach into March: the availability test reads March's slots untouched
+ * (dstWeek below), and a booking there took the first slot it asserts.
  */
-export const someStartDate = () => new Date(Date.now() + (30 + Math.floor(Math.random() * 330)) * 24 * 3600_000).toISOString().slice(0, 10);
+export function someStartDate(): string {
+  for (;;) {
+    const date = new Date(Date.now() + (30 + Math.floor(Math.random() * 330)) * 24 * 3600_000).toISOString().slice(0, 10);
+    const monthDay = date.slice(5);
+    if (monthDay < '02-10' || monthDay > '03-31') return date;
+  }
+}
+
+/** The second Sunday of March: the day US daylight saving time starts. */
+function usDaylightSavingStart(year: number): string {
+  const firstWeekday = new Date(Date.UTC(year, 2, 1)).getUTCDay();
+  const firstSunday = 1 + ((7 - firstWeekday) % 7);
+  return `${year}-03-${String(firstSunday + 7).padStart(2, '0')}`;
+}
+
+/**
+ * The next week around the start of US daylight saving time that availability queries may ask
+ * for (start_date from tomorrow to within a year): `start` is a Wednesday 4 days before the change,
+ * or 11 when 4 would be more than a year away; the Friday before the change, its Sunday and the
+ * Monday after are among the 14 days from `start`. No test books in March (someStartDate).
+ */
+export function dstWeek(nowMs = Date.now()): { start: string; friday: string; sunday: string; monday: string } {
+  const tomorrow = addDays(new Date(nowMs).toISOString().slice(0, 10), 1);
+  const year = new Date(nowMs).getUTCFullYear();
+  const sunday = [year, year + 1].map(usDaylightSavingStart).find((day) => addDays(day, -4) >= tomorrow)!;
+  const start = addDays(sunday, -4) > addDays(tomorrow, 360) ? addDays(sunday, -11) : addDays(sunday, -4);
+  return { start, friday: addDays(sunday, -2), sunday, monday: addDays(sunday, 1) };
+}
 
 /** The partner webhook secret order test stacks run with. */
 export const PARTNER_SECRET = 'test-partner-webhook-secret';
