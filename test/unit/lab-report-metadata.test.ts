@@ -48,6 +48,38 @@ describe('patient names as labs print them', () => {
     expect(readName('Lee, Hannah Marie')).toMatchObject({ first: 'Hannah', last: 'Lee' });
   });
 
+  it.each([
+    ['Mallam Musa Bello', 'Musa', 'Bello'],
+    ['Sir Daniel Okafor', 'Daniel', 'Okafor'],
+    ['Barr. Adebayo Okafor', 'Adebayo', 'Okafor'],
+    ['Lolo Ngozi Eze', 'Ngozi', 'Eze'],
+    ['John Barr', 'John', 'Barr'],
+  ])('drops an honorific, Nigerian and British ones too: %s', (printed, first, last) => {
+    expect(readName(printed)).toMatchObject({ first, last });
+  });
+
+  it.each([
+    ['Aoife Ní Bhriain', 'Aoife', 'Ní Bhriain'],
+    ['Seán Ó Briain', 'Seán', 'Ó Briain'],
+    ['Ciarán Mac Carthaigh', 'Ciarán', 'Mac Carthaigh'],
+    ['Siobhán Nic Carthaigh', 'Siobhán', 'Nic Carthaigh'],
+    ['Ó BRIAIN, Seán', 'Seán', 'Ó BRIAIN'],
+  ])('keeps an Irish surname whole with its particle: %s', (printed, first, last) => {
+    expect(readName(printed)).toMatchObject({ first, last });
+  });
+
+  it('reads the legal name, not the name the patient goes by', () => {
+    expect(readName('Robert "Bobby" J. Whitfield')).toMatchObject({ first: 'Robert', last: 'Whitfield' });
+    expect(readName('Whitfield, Robert J (Bobby)')).toMatchObject({ first: 'Robert', last: 'Whitfield' });
+  });
+
+  it('leaves the surname null when a Spanish name of three words may be a second given name before one surname', () => {
+    expect(readName('José Antonio Santiago', 'two_surnames')).toMatchObject({ first: 'José', last: null, reason: expect.stringContaining('not told apart') });
+    expect(readName('María Elena Figueroa', 'two_surnames')).toMatchObject({ first: 'María', last: null });
+    expect(readName('José Santiago Colón', 'two_surnames')).toMatchObject({ first: 'José', last: 'Santiago Colón' });
+    expect(readName('María Isabel Torres Ortiz', 'two_surnames')).toMatchObject({ first: 'María', last: 'Torres Ortiz' });
+  });
+
   it('is less sure of a surname when there are middle words and no comma', () => {
     const read = readName('Maria Elena Garcia Lopez');
     expect(read).toMatchObject({ first: 'Maria', last: 'Lopez' });
@@ -90,6 +122,17 @@ describe('report header fields', () => {
   ])('reads the date of birth in %s', (printed, dob) => {
     const m = metadataOf('Lab', 'Patient: DOE, JANE', printed);
     expect(m.dob).toBe(dob);
+  });
+
+  it('reads the legal name where a report prints the name the patient goes by first, and no preferred name', () => {
+    expect(metadataOf('Lab', 'Name: Bobby Whitfield', 'Legal name: Robert J Whitfield')).toMatchObject({
+      patient_first_name: 'Robert',
+      patient_last_name: 'Whitfield',
+    });
+    expect(metadataOf('Lab', 'Preferred name: Bobby', 'Patient name: ROBERT J WHITFIELD')).toMatchObject({
+      patient_first_name: 'ROBERT',
+      patient_last_name: 'WHITFIELD',
+    });
   });
 
   it('reads first and last name printed under their own labels, and a row of labels with values below', () => {

@@ -6,6 +6,7 @@
 
 export type Field =
   | 'name'
+  | 'legal_name'
   | 'first'
   | 'last'
   | 'subject'
@@ -31,6 +32,9 @@ const LABELS: [RegExp, Field][] = [
     /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|employee|employee name|examinee|donor|donor name)$/i,
     'name',
   ],
+  // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
+  [/^(legal name|full legal name|patient legal name|patient's legal name|legal name of patient)$/i, 'legal_name'],
+  [/^(preferred name|preferred|goes by|nickname|known as|also known as|aka|alias|chosen name|name used)$/i, 'other'],
   [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\)|other names?|other name\(s\))$/i, 'first'],
   [/^(last name|surname|family name)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],

@@ -120,6 +120,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
    * when no label names one, as a transmittal's `Re:` may say anything (`Re: Lab results - DOE, JANE`).
    */
   const addressed: { value: string; ocr: number }[] = [];
+  /** Values under `Legal name`: the first is read in place of any other patient name. */
+  const legalNames: { value: string; ocr: number }[] = [];
   /** Lines read as the value under a label. */
   const values = new Set<Line>();
   const context = lineContext(lines);
@@ -132,6 +134,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
       if (below) values.add(lines[i + 1]);
       if (field === 'name') name(value, ocr);
+      else if (field === 'legal_name') legalNames.push({ value, ocr });
       // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
       else if (field === 'subject') addressed.push({ value, ocr });
       // A letter to a doctor is to the one who asked for the tests; one to Mr or Ms Doe, to the patient.
@@ -164,6 +167,11 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       note('lab_clia', 0.97 * lineOcr);
     }
   });
+  // The legal name is who the report is about, whatever name it prints first.
+  if (legalNames.length) {
+    [metadata.patient_first_name, metadata.patient_last_name] = [null, null];
+    name(legalNames[0].value, legalNames[0].ocr);
+  }
   for (const { value, ocr } of addressed) if (metadata.patient_last_name === null && metadata.patient_first_name === null) name(value, ocr, 0.95);
   if (fallbackSpecimens.length) specimen(fallbackSpecimens[0].value, fallbackSpecimens[0].ocr);
   if (fallbackProviders.length) provider(fallbackProviders[0].value, fallbackProviders[0].ocr);

@@ -12,11 +12,17 @@ const DEGREES = 'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|n
 const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
 const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i');
-/** Honorifics printed before a name. */
-const HONORIFIC = /^(mr|mrs|ms|miss|mx|dr|prof|med|chief|alhaji|alhaja|hajiya|hajia|engr|rev|c\.o)\.?$/i;
+/**
+ * Honorifics printed before a name (`Mallam` and `Alhaji` in Northern Nigeria, `Lolo` in the
+ * East, `Sir`, `Dame`); a barrister's `Barr.` only with its stop, as Barr is also a surname.
+ */
+const HONORIFIC = /^((mr|mrs|ms|miss|mx|dr|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o)\.?|barr\.)$/i;
 
-/** Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`). */
-const PARTICLE = /^(van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\.?|ste\.?|bin|al|ter|ten)$/i;
+/**
+ * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
+ * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`).
+ */
+const PARTICLE = /^(van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\.?|ste\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí)$/i;
 
 /** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
 export function honorificSex(text: string): 'male' | 'female' | null {
@@ -27,14 +33,18 @@ export function honorificSex(text: string): 'male' | 'female' | null {
 }
 
 function words(text: string): string[] {
-  return text
-    .replace(/\([^)]*\)/g, ' ')
-    .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, ''))
-    .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w));
+  return (
+    text
+      // What a name says in brackets or quotes is the name the patient goes by (`Robert "Bobby" Whitfield`).
+      .replace(/\([^)]*\)|"[^"]*"|“[^”]*”/g, ' ')
+      .split(/\s+/)
+      .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, ''))
+      .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w))
+  );
 }
 
-const isInitial = (word: string) => /^\p{L}\.?$/u.test(word);
+/** One letter, with or without its stop; the Irish `Ó` (`Seán Ó Briain`) is a particle, not an initial. */
+const isInitial = (word: string) => /^\p{L}\.?$/u.test(word) && word !== 'Ó' && word !== 'ó';
 /** A word of two or more letters all in capitals (`OKONKWO`, `USMAN-KANO`). */
 const isCapitals = (word: string) => /\p{L}{2}/u.test(word) && word === word.toUpperCase() && word !== word.toLowerCase();
 
@@ -69,6 +79,13 @@ export function surname(text: string): string | null {
   const kept = words(text.replace(/,.*$/, ''));
   return kept.length ? cleanName(kept.join(' ')) || null : null;
 }
+
+/** Spanish given names that are seldom surnames (accents dropped), for a name that may hold two surnames. */
+const SPANISH_GIVEN_NAMES = new Set(
+  'jose juan antonio manuel luis carlos miguel angel francisco javier pedro jesus rafael fernando alejandro andres jorge maria elena luisa isabel carmen ana rosa teresa josefina beatriz patricia guadalupe lucia sofia cristina margarita'.split(
+    ' ',
+  ),
+);
 
 export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown';
 
@@ -141,6 +158,11 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     // The mother's surname is the last word with its particles, the father's the one before it.
     let father = start - 1;
     while (father > 1 && PARTICLE.test(full[father - 1])) father -= 1;
+    // `José Antonio Santiago`: a given name there is a second given name before one surname as
+    // likely as a father's surname; which, the report does not say.
+    if (father === 1 && SPANISH_GIVEN_NAMES.has(full[1].toLowerCase().normalize('NFD').replace(/\p{M}/gu, ''))) {
+      return { first: cleanName(full[0]), last: null, confidence: 0.9, reason: `${UNSPLIT_SURNAME}: "${t}"` };
+    }
     return { first: cleanName(full[0]), last: cleanName(full.slice(father).join(' ')), confidence: 0.85, reason: 'two surnames, as Spanish names end' };
   }
   if (start > 1 && convention === 'unknown') {
