@@ -102,6 +102,12 @@ describe('labels of private practices and EHR summaries', () => {
     expect(danish).toMatchObject({ dob: '1946-10-20', ordering_provider: 'Sara Wikström', date_reported: '2025-06-16' });
     expect(metadataOf(line(40, [0, 'Pers. no.: 890313-4438'])).dob).toBe('1989-03-13');
     expect(metadataOf(line(40, [0, 'Personnummer: 19461020-1234'])).dob).toBe('1946-10-20');
+    // A personnummer's century counts back from the report's year, not the year it is read in:
+    // born in '26 on a report of 2025 is 1926.
+    const answered = line(52, [0, 'Sender: Akutmottagningen SUS Lund'], [300, 'Answered'], [400, '2025-06-16 13:20']);
+    const personnummer = (id: string) => line(40, [0, 'Pers. no.'], [100, id], [300, 'Sample no.'], [400, '2025-9000639']);
+    expect(metadataOf(personnummer('260313-4438'), answered)).toMatchObject({ dob: '1926-03-13', date_reported: '2025-06-16' });
+    expect(metadataOf(personnummer('240313-4438'), answered).dob).toBe('2024-03-13');
     expect(metadataOf(line(40, [0, 'Sender: Dr Anna Berg'])).ordering_provider).toBe('Anna Berg');
   });
 

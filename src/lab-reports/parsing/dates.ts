@@ -116,18 +116,19 @@ function iso(year: number, month: number, day: number): string | null {
  * personnummer, `19461020-1234` or `461020-1234` (`+` for the serial's dash at 100 years or
  * more). `dmy`: Danish CPR, `201046-1743`, whose century the serial's first digit gives with
  * the year (0-3: 1900s; 4 and 9: 2000s to 36, else 1900s; 5-8: 2000s to 57, else 1800s).
+ * `printedInYear`: the year of the report (a personnummer's century counts back from it).
  */
-export function birthDateInId(text: string, order: 'dmy' | 'ymd'): string | null {
+export function birthDateInId(text: string, order: 'dmy' | 'ymd', printedInYear: number): string | null {
   const id = /\b(\d{6}|\d{8})\s*([-+])\s*(\d{4})\b/.exec(text);
   if (!id) return null;
   const [digits, sign, serial] = [id[1], id[2], id[3]];
   if (order === 'ymd') {
     if (digits.length === 8) return iso(Number(digits.slice(0, 4)), Number(digits.slice(4, 6)), Number(digits.slice(6, 8)));
     const yy = Number(digits.slice(0, 2));
-    const thisYear = new Date().getUTCFullYear();
-    // The most recent century that puts the birth in the past; `+` adds a hundred years of age.
-    let year = Math.floor(thisYear / 100) * 100 + yy;
-    if (year > thisYear) year -= 100;
+    // The most recent century that puts the birth before the year the number was printed in;
+    // `+` adds a hundred years of age.
+    let year = Math.floor(printedInYear / 100) * 100 + yy;
+    if (year > printedInYear) year -= 100;
     if (sign === '+') year -= 100;
     return iso(year, Number(digits.slice(2, 4)), Number(digits.slice(4, 6)));
   }

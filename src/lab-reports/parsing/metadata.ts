@@ -109,7 +109,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
    */
   const fallbackProviders: { value: string; ocr: number }[] = [];
   /** The birth date a personal identity number begins with, for a report that prints no other. */
-  const bornById: { iso: string | null; ocr: number }[] = [];
+  const bornById: { value: string; order: 'dmy' | 'ymd'; ocr: number }[] = [];
   const provider = (value: string, ocr: number) => {
     if (metadata.ordering_provider !== null) return;
     metadata.ordering_provider = providerName(value);
@@ -156,8 +156,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });
       else if (field === 'provider') provider(value, ocr);
       else if (field === 'provider_fallback') fallbackProviders.push({ value, ocr });
-      else if (field === 'birth_id_dmy' || field === 'birth_id_ymd')
-        bornById.push({ iso: birthDateInId(value, field === 'birth_id_dmy' ? 'dmy' : 'ymd'), ocr });
+      else if (field === 'birth_id_dmy' || field === 'birth_id_ymd') bornById.push({ value, order: field === 'birth_id_dmy' ? 'dmy' : 'ymd', ocr });
     }
     prose(line.text, lineOcr);
     salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;
@@ -175,7 +174,14 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   for (const { value, ocr } of addressed) if (metadata.patient_last_name === null && metadata.patient_first_name === null) name(value, ocr, 0.95);
   if (fallbackSpecimens.length) specimen(fallbackSpecimens[0].value, fallbackSpecimens[0].ocr);
   if (fallbackProviders.length) provider(fallbackProviders[0].value, fallbackProviders[0].ocr);
-  if (!dates.dob && bornById[0]?.iso) date('dob', bornById[0].iso, bornById[0].ocr, 0.9);
+  if (!dates.dob && bornById.length) {
+    // The year the report was printed in, not the year it is read in: a century is counted back from it.
+    const printed = [dates.date_reported, dates.date_collected]
+      .map((d) => d && (parseDate(d.text, 'day_first') ?? parseDate(d.text, 'month_first')))
+      .find(Boolean);
+    const born = birthDateInId(bornById[0].value, bornById[0].order, printed ? Number(printed.slice(0, 4)) : new Date().getUTCFullYear());
+    if (born) date('dob', born, bornById[0].ocr, 0.9);
+  }
   // A letter is dated: a line that is only a date, high on the first page, is the report's date.
   // (Not a date printed under a label: a birth date in a stacked block is no letter's date.)
   // nor one aligned with such values, under a label OCR could not read.)
