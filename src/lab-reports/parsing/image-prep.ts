@@ -91,9 +91,7 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       // it was cost an encoding here and a decoding in tesseract, twice when it turns the page.
       // Scaled from the grey page already decoded: the same pixels as decoding the file again.
       const scale = TARGET_SIDE / Math.max(width, height);
-      const frame = await decodeGrey(
-        sharp(decoded.data, { raw: rawOf(decoded) }).resize(Math.round(width * scale), Math.round(height * scale), { kernel: 'lanczos3' }),
-      );
+      const frame = await resized(decoded, Math.round(width * scale), Math.round(height * scale));
       return { image: pnm(frame), width: frame.width, height: frame.height, steps: { flattened: false, skewDegrees: null }, dpi: 72 };
     }
     let page: GreyImage;
@@ -104,9 +102,7 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       // size blurred thin strokes.
       const [w, h] = flatSize(quad);
       const scale = TARGET_SIDE / Math.max(w, h);
-      const large = await decodeGrey(
-        sharp(decoded.data, { raw: rawOf(decoded) }).resize(Math.round(decoded.width * scale), Math.round(decoded.height * scale), { kernel: 'lanczos3' }),
-      );
+      const large = await resized(decoded, Math.round(decoded.width * scale), Math.round(decoded.height * scale));
       const sx = large.width / decoded.width;
       const sy = large.height / decoded.height;
       const warped = await evenLight(warpQuad(large, quad.map((p) => ({ x: p.x * sx, y: p.y * sy })) as Quad, Math.round(w * scale), Math.round(h * scale)));
@@ -118,9 +114,7 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
     if (flattened || options.withoutRules) page = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
     const scale = TARGET_SIDE / Math.max(page.width, page.height);
     if (Math.abs(scale - 1) > 0.1) {
-      page = await decodeGrey(
-        sharp(page.data, { raw: rawOf(page) }).resize(Math.round(page.width * scale), Math.round(page.height * scale), { kernel: 'lanczos3' }),
-      );
+      page = await resized(page, Math.round(page.width * scale), Math.round(page.height * scale));
     }
     return { image: pnm(page), width: page.width, height: page.height, steps: { flattened, skewDegrees } };
   } catch (error) {
@@ -153,6 +147,11 @@ async function level(page: GreyImage): Promise<{ page: GreyImage; skewDegrees: n
   return { page: await decodeGrey(sharp(page.data, { raw: rawOf(page) }).rotate(-skewDegrees, { background: { r: 255, g: 255, b: 255 } })), skewDegrees };
 }
 
+/** A grey page scaled to `width` × `height` (lanczos3, sharp's default kernel). */
+function resized(page: GreyImage, width: number, height: number): Promise<GreyImage> {
+  return decodeGrey(sharp(page.data, { raw: rawOf(page) }).resize(width, height, { kernel: 'lanczos3' }));
+}
+
 function rawOf(page: GreyImage): { width: number; height: number; channels: 1 } {
   return { width: page.width, height: page.height, channels: 1 };
 }
@@ -182,9 +181,7 @@ async function decodeGrey(image: Sharp): Promise<GreyImage> {
 
 async function shrink(image: GreyImage, side: number): Promise<GreyImage> {
   const scale = Math.min(1, side / Math.max(image.width, image.height));
-  return decodeGrey(
-    sharp(image.data, { raw: rawOf(image) }).resize(Math.max(1, Math.round(image.width * scale)), Math.max(1, Math.round(image.height * scale))),
-  );
+  return resized(image, Math.max(1, Math.round(image.width * scale)), Math.max(1, Math.round(image.height * scale)));
 }
 
 /**
