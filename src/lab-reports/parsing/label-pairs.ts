@@ -28,7 +28,12 @@ function cellConfidence(cell: Cell): number {
 }
 
 /** A cell printed as `Label: value`, whether or not the label is a known one (`NHS No: 730 453 8299`, `Lab #: 25C-832509`). */
-export const LABEL_SHAPED = /^\p{L}[\p{L} .'/#()-]{0,30}:\s*\S/u;
+const LABEL_SHAPED = /^\p{L}[\p{L} .'/#()-]{0,30}:\s*\S/u;
+
+/** Whether a cell reads as metadata: a known label, a labelled value, or any `Label: value`. */
+export function metadataShaped(text: string): boolean {
+  return metadataCellKind(text) !== null || LABEL_SHAPED.test(text);
+}
 
 /** Whether a cell is a bare label (`DATE OF BIRTH`), a labelled value (`DOB: 1/2/1980`), or neither. */
 export function metadataCellKind(text: string): 'label' | 'labelled' | null {
@@ -156,7 +161,7 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   if (next && line.cells.length === 1 && labels[0] !== null && labels[0] !== 'other' && next.y - line.y <= line.height * BLOCK_GAP_LINES) {
     // A date's label over no date (`FINAL REPORT` over a heading) is no label over its value.
     const dateless = DATE_FIELDS.includes(labels[0]) && !hasDate(below[0]?.text ?? '');
-    if (below.length === 1 && metadataCellKind(below[0].text) === null && !LABEL_SHAPED.test(below[0].text) && !headerColumns(next) && !dateless) {
+    if (below.length === 1 && !metadataShaped(below[0].text) && !headerColumns(next) && !dateless) {
       return [{ field: labels[0], value: below[0].text.trim(), below: true, confidence: cellConfidence(below[0]) }];
     }
   }

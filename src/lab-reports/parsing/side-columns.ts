@@ -1,6 +1,6 @@
 import { headerColumns, type Column } from './columns';
 import { lineFromCells, type Cell, type Line } from './layout';
-import { LABEL_SHAPED, metadataCellKind } from './label-pairs';
+import { metadataCellKind, metadataShaped } from './label-pairs';
 
 /**
  * A side column printed beside the results (a patient panel in a sidebar, a stacked block of
@@ -181,7 +181,7 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
   if (share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
   const beside = span.filter((p) => p[other].length);
   // Beside a table or text, not beside more metadata (a two-column patient block reads fine as it is).
-  const besideMetadata = beside.filter((p) => p[other].some((c) => metadataCellKind(c.text) !== null || LABEL_SHAPED.test(c.text))).length;
+  const besideMetadata = beside.filter((p) => p[other].some((c) => metadataShaped(c.text))).length;
   if (beside.length < 2 || besideMetadata * 2 >= beside.length) return null;
   return { band, start: runStart + first, end: runStart + last, gutter, bandCells: withBand.length };
 }
