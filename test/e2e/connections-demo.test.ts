@@ -93,12 +93,19 @@ test('an Oura demo connection: announced, backfilled, readable through the SDK, 
 
   await backfilled(userId, 'oura');
   // The backfill's end: one historical.data.<type>.created per resource, after its data events.
-  const historical = await waitFor(() => {
-    const found = webhooks(userId).filter((request) => String(request.json.event_type).startsWith('historical.data.'));
-    return found.length >= 2 ? found : undefined;
-  });
+  // Each resource's comes when its own event batches are out, so they arrive in any order: wait
+  // for the two this test reads, not for any two.
+  const expectedTypes = ['historical.data.sleep.created', 'historical.data.heartrate.created'];
+  const historical = await waitFor(
+    () => {
+      const found = webhooks(userId).filter((request) => String(request.json.event_type).startsWith('historical.data.'));
+      const types = found.map((request) => request.json.event_type as string);
+      return expectedTypes.every((type) => types.includes(type)) ? found : undefined;
+    },
+    { describe: () => webhooks(userId).map((request) => request.json.event_type) },
+  );
   const historicalTypes = historical.map((request) => request.json.event_type as string);
-  expect(historicalTypes).toEqual(expect.arrayContaining(['historical.data.sleep.created', 'historical.data.heartrate.created']));
+  expect(historicalTypes).toEqual(expect.arrayContaining(expectedTypes));
   expect(new Set(historicalTypes).size).toBe(historicalTypes.length);
   const sleepEnd = historical.find((request) => request.json.event_type === 'historical.data.sleep.created');
   expect(sleepEnd?.json.data).toMatchObject({ user_id: userId, is_final: true, provider: { slug: 'oura' } });
