@@ -87,15 +87,19 @@ start() {
 # The API with a larger young generation (V8 semi-spaces of 32 MB, default 16): a timeseries
 # ingestion request keeps tens of thousands of parsed samples alive across its database round
 # trips, and with small semi-spaces every scavenge copies them (bench:health-data: the API's CPU
-# per sample about a quarter lower). The same flag in package.json (start:api), the Dockerfile
-# and docker-compose.yml.
+# per sample about a quarter lower). Without allocation-site pretenuring: V8 otherwise decides,
+# from the survivors of a few early scavenges, to allocate whole sites (pg's rows, their Dates)
+# straight into the old generation, and from then on every request's rows live there until a
+# full GC, and keep what they point to alive through each scavenge (a page of 50 users: scavenges
+# of ~10 ms instead of ~2, ~15% more CPU a request; docs/performance.md). The same flags in
+# package.json (start:api), the Dockerfile, docker-compose.yml and the Helm chart.
 # The sandbox partners of POST /v3/order/{id}/test run in the worker and call the API's signed
 # partner webhooks over HTTP, as real couriers, labs and appointment providers do: the API and
 # the worker share a partner webhook secret (a fresh one per run unless .labflow/env sets one),
 # and the worker calls the API on this machine.
 export PARTNER_WEBHOOK_SECRET=${PARTNER_WEBHOOK_SECRET:-$(random_key)}
 export SANDBOX_PARTNERS_API_URL=${SANDBOX_PARTNERS_API_URL:-http://127.0.0.1:$API_PORT}
-start api dist/src/main.js --max-semi-space-size=32
+start api dist/src/main.js --max-semi-space-size=32 --no-allocation-site-pretenuring
 start management dist/src/management.js
 start worker dist/src/worker.js
 

@@ -31,7 +31,7 @@ import { createDataSource } from '../../src/db/data-source';
 import { OrgEntity, TeamEntity } from '../../src/tenancy/entities';
 import { recordFigure } from '../lib/results';
 import { cpuMark, cpuPerItem } from '../lib/cpu';
-import { PRODUCTION_API_ENV, type ServerProcess, startServer } from '../lib/load';
+import { PRODUCTION_API_ENV, PRODUCTION_API_NODE_ARGS, type ServerProcess, startServer } from '../lib/load';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
@@ -290,7 +290,7 @@ function startApi(databaseUrl: string): Promise<ServerProcess> {
     portVariable: 'API_PORT',
     logFile: join(mkdtempSync(join(tmpdir(), 'labflow-bench-health-')), 'api.log'),
     readyPath: '/health/ready',
-    nodeArgs: ['--max-semi-space-size=32', ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
+    nodeArgs: [...PRODUCTION_API_NODE_ARGS, ...(process.env.BENCH_API_ARGS ?? '').split(' ').filter(Boolean)],
   });
 }
 

@@ -29,9 +29,10 @@ export const PRODUCTION_API_ENV = { NODE_ENV: 'production', API_HOST: '127.0.0.1
 
 /**
  * The node flags production starts the API with (Dockerfile, docker-compose.yml, scripts/up.sh,
- * `npm run start:api`): V8 semi-spaces of 32 MB (scripts/up.sh says why).
+ * `npm run start:api`, the Helm chart): V8 semi-spaces of 32 MB, no allocation-site pretenuring
+ * (scripts/up.sh says why).
  */
-export const PRODUCTION_API_NODE_ARGS = ['--max-semi-space-size=32'] as const;
+export const PRODUCTION_API_NODE_ARGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'] as const;
 
 /**
  * `command args` run on one CPU (`taskset -c cpu`, which execs it: the pid is the command's), or

@@ -5,7 +5,7 @@
 // On a machine that other processes keep busy a rate moves with them; the CPU this process spends
 // per request moves much less, so a lever's before and after is read here, each in turn.
 //
-//   node --max-semi-space-size=32 bench/reads/pipeline-cpu.mjs user|order|users|orders  > /dev/null
+//   node --max-semi-space-size=32 --no-allocation-site-pretenuring bench/reads/pipeline-cpu.mjs user|order|users|orders  > /dev/null
 //   (DATABASE_URL, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_* as for the services; NODE_ENV=production
 //   LOG_LEVEL=info LOG_REQUESTS=true METRICS_ENABLED=true; the figures go to stderr, the log lines to stdout)
 //
