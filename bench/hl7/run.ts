@@ -17,7 +17,8 @@
  *   npm run bench:hl7   (settings from the environment as for the services: DATABASE_URL of a
  *                        migrated database, PHI_ENCRYPTION_KEY, REDIS_URL, TEMPORAL_ADDRESS,
  *                        TEMPORAL_NAMESPACE; BENCH_CONNECTIONS (8), BENCH_SECONDS (2, per slice),
- *                        BENCH_SLICES (6), BENCH_ORDERS (40): the orders the results are for)
+ *                        BENCH_SLICES (6), BENCH_ORDERS (40): the orders the results are for;
+ *                        BENCH_LISTENER_ARGS: more node flags for the listener)
  *
  * The orders are made through the API (started for that, then stopped) at an HL7 lab account of
  * the bench's own; no Temporal worker runs, so their workflows only collect the signals, and are
@@ -166,11 +167,13 @@ async function main(): Promise<void> {
     }
 
     const listenerPort = await freePort();
+    // BENCH_PROFILE_DIR: the listener and the hand-off write V8 CPU profiles there (where their time goes).
+    const profileArgs = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
     const listener = await startServer({
       name: "labflow's HL7 listener",
       script: 'dist/src/worker.js',
-      // BENCH_PROFILE_DIR: the listener writes a V8 CPU profile there (where its time goes).
-      nodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+      // BENCH_LISTENER_ARGS: more node flags for the listener (a V8 flag's before and after).
+      nodeArgs: [...profileArgs, ...(process.env.BENCH_LISTENER_ARGS ?? '').split(' ').filter(Boolean)],
       env: {
         NODE_ENV: 'production',
         LOG_LEVEL: 'info',
@@ -192,8 +195,7 @@ async function main(): Promise<void> {
         ? await startServer({
             name: 'the HL7 hand-off',
             script: 'dist/src/worker.js',
-            // BENCH_PROFILE_DIR: a profile of the hand-off too.
-            nodeArgs: process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+            nodeArgs: profileArgs,
             env: {
               NODE_ENV: 'production',
               LOG_LEVEL: 'info',
