@@ -80,6 +80,27 @@ describe('patient names as labs print them', () => {
     expect(readName('María Isabel Torres Ortiz', 'two_surnames')).toMatchObject({ first: 'María', last: 'Torres Ortiz' });
   });
 
+  it('reads a name printed in Japan family name first; elsewhere leaves one that starts with a Japanese family name unsplit', () => {
+    expect(readName('INOUE SATOSHI', 'japan')).toMatchObject({ first: 'SATOSHI', last: 'INOUE' });
+    expect(readName('Oshiro Juliana Akemi', 'japan')).toMatchObject({ first: 'Juliana', last: 'Oshiro' });
+    // The residence card's order for everyone: family name (with its particles), given name, middle name.
+    expect(readName('DELA CRUZ MARICEL SANTOS', 'japan')).toMatchObject({ first: 'MARICEL', last: 'DELA CRUZ' });
+    expect(readName('Hiroshi SATO', 'japan')).toMatchObject({ first: 'Hiroshi', last: 'SATO' });
+    expect(readName('Minh NGUYEN', 'japan')).toMatchObject({ first: 'Minh', last: 'NGUYEN' });
+    expect(readName('INOUE SATOSHI')).toMatchObject({ first: null, last: null, reason: expect.stringContaining('family name first') });
+    expect(readName('Sato Hiroshi')).toMatchObject({ first: null, last: null });
+    expect(readName('SATO Hiroshi')).toMatchObject({ first: 'Hiroshi', last: 'SATO' });
+    expect(readName('Hiroshi Sato')).toMatchObject({ first: 'Hiroshi', last: 'Sato' });
+  });
+
+  it('reads a Brazilian given name of two words whole on a Portuguese-labelled report, and the last surname as the one in use', () => {
+    expect(readName('ANA PAULA GOMES RODRIGUES', 'portuguese')).toMatchObject({ first: 'ANA PAULA', last: 'RODRIGUES' });
+    expect(readName('João Pedro Ribeiro Magalhães', 'portuguese')).toMatchObject({ first: 'João Pedro', last: 'Magalhães' });
+    expect(readName('RODRIGUES, ANA PAULA', 'portuguese')).toMatchObject({ first: 'ANA PAULA', last: 'RODRIGUES' });
+    expect(readName('Beatriz Ribeiro Almeida', 'portuguese')).toMatchObject({ first: 'Beatriz', last: 'Almeida' });
+    expect(readName('Ana Paula Souza')).toMatchObject({ first: 'Ana', last: 'Souza' });
+  });
+
   it('is less sure of a surname when there are middle words and no comma', () => {
     const read = readName('Maria Elena Garcia Lopez');
     expect(read).toMatchObject({ first: 'Maria', last: 'Lopez' });
@@ -122,6 +143,45 @@ describe('report header fields', () => {
   ])('reads the date of birth in %s', (printed, dob) => {
     const m = metadataOf('Lab', 'Patient: DOE, JANE', printed);
     expect(m.dob).toBe(dob);
+  });
+
+  it('reads how a report from Japan, a Portuguese-labelled one and a VA print names, dates, accessions and doctors', () => {
+    expect(
+      metadataOf(
+        'Hikarigaoka Health Check Center',
+        'Tokyo 179-0072, Japan - Tel +81-3-5555-0123',
+        'Examinee: INOUE SATOSHI',
+        'Date of Exam: 2025.05.04   Date of Issue: 2025.05.19',
+      ),
+    ).toMatchObject({
+      patient_first_name: 'SATOSHI',
+      patient_last_name: 'INOUE',
+      date_collected: '2025-05-04',
+      date_reported: '2025-05-19',
+    });
+    // In Brazil the mother's surname comes before the father's: the surname in use is the last one.
+    expect(
+      metadataOf(
+        'Laboratório Paulista',
+        'Paciente / Patient: LARISSA GOMES RODRIGUES',
+        'Idade / Age: 29 anos',
+        'Médico / Physician: Fernanda Ribeiro - CRM-SP 98765',
+        'Atendimento / Request no.: 5133040319',
+      ),
+    ).toMatchObject({ patient_first_name: 'LARISSA', patient_last_name: 'RODRIGUES', ordering_provider: 'Fernanda Ribeiro', specimen_number: '5133040319' });
+    expect(
+      metadataOf(
+        'Palisades VA Medical Center',
+        'Patient: DELGADO,DWAYNE DEAN',
+        'DOB: MAY 15,1989',
+        'Accession [UID]: CY 0719 50 [2520000050]',
+        'Collection DT: JUL 19,2025@0800',
+      ),
+    ).toMatchObject({
+      dob: '1989-05-15',
+      specimen_number: 'CY 0719 50',
+      date_collected: '2025-07-19',
+    });
   });
 
   it('reads the legal name where a report prints the name the patient goes by first, and no preferred name', () => {
@@ -223,7 +283,8 @@ describe('report header fields', () => {
   });
 
   it('reads the provider as first and last name, whichever way it is printed', () => {
-    for (const printed of ['Dr. Robert Chen', 'CHEN, ROBERT MD', 'Robert Chen, MD', 'Dr. med. Robert Chen']) {
+    // `DrRobert`: OCR dropped the space after the title.
+    for (const printed of ['Dr. Robert Chen', 'CHEN, ROBERT MD', 'Robert Chen, MD', 'Dr. med. Robert Chen', 'DrRobert Chen', 'Dr.Robert Chen']) {
       expect(metadataOf('Lab', `Ordering Physician: ${printed}`).ordering_provider?.toLowerCase()).toBe('robert chen');
     }
   });
@@ -252,6 +313,77 @@ describe('report header fields', () => {
     const m = parseMetadata(poor, 800);
     expect(m.patient_last_name).toBeNull();
     expect(m.confidence.patient_last_name.reason).toBe('too uncertain to report');
+  });
+});
+
+/** The same lines as OCR gives them: each cell's words with a confidence (a text layer's have none). */
+function ocrLines(...texts: string[]): Line[] {
+  return lines(...texts).map((line) => ({
+    ...line,
+    cells: line.cells.map((cell) => ({
+      ...cell,
+      words: cell.text.split(' ').map((text, i) => ({ text, x: cell.x0 + i * 10, y: line.y, w: 8, h: 9, confidence: 0.9 })),
+    })),
+  }));
+}
+const ocrMetadataOf = (...texts: string[]) => parseMetadata(ocrLines(...texts), 800);
+
+describe('the lab name on an OCR reading', () => {
+  it('is not a line OCR was unsure of, however tall its garbled boxes', () => {
+    const read = lines('Fjordvale Laboratory Medicine', 'Patient: Doe, Jane');
+    const garbled: Line = { ...read[0], y: 40, height: 40, text: 'os Compl', cells: [{ text: 'os Compl', x0: 300, x1: 500, words: [] }], confidence: 0.15 };
+    expect(parseMetadata([read[0], garbled, read[1]], 800).lab_name).toBe('Fjordvale Laboratory Medicine');
+    expect(parseMetadata([read[0], { ...garbled, confidence: 0.9 }, read[1]], 800).lab_name).toBe('os Compl');
+  });
+});
+
+describe("bold capitals OCR misread (a faxed report's Courier labels)", () => {
+  it("reads a label with `T` read as `I'`, a word split or two run together, `O` read as `C`, `I` as `T`", () => {
+    expect(ocrMetadataOf('Lab', "PATIENI'NAME: KUCERA, JAMES")).toMatchObject({ patient_first_name: 'JAMES', patient_last_name: 'KUCERA' });
+    expect(ocrMetadataOf('Lab', "PATI ENI' NAME: DOE, JANE")).toMatchObject({ patient_first_name: 'JANE', patient_last_name: 'DOE' });
+    expect(ocrMetadataOf('Lab', "PATTENI' NAME: DOE, JANE")).toMatchObject({ patient_first_name: 'JANE', patient_last_name: 'DOE' });
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, Jane   DATE CF BIRTH: 05/10/2001', 'OOLL DATE: 08/07/2025')).toMatchObject({
+      dob: '2001-05-10',
+      date_collected: '2025-08-07',
+    });
+  });
+
+  it('leaves mixed case and `other` labels as they are', () => {
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, Jane   Date cf birth: 05/10/2001').dob).toBeNull();
+    // `OC` is no label, and a value one letter from one (`CC`: a copied doctor) names no field.
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, Jane   OC: Dr. Ann Lee').ordering_provider).toBeNull();
+  });
+
+  it("reads a label OCR read without its colon beside labels read with theirs, on an OCR'd line", () => {
+    expect(ocrMetadataOf('Lab', 'PATIENT NAME: KUCERA, JAMES   DATE CF BIRTH 05/10/2001')).toMatchObject({ patient_last_name: 'KUCERA', dob: '2001-05-10' });
+  });
+
+  it('reads a sex OCR misread by one letter, and no other word', () => {
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, John   SEX: Mle').gender).toBe('male');
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, John   SEX: Mile').gender).toBe('male');
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, Jane   SEX: Femle').gender).toBe('female');
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, Jane   SEX: Unknown').gender).toBeNull();
+    expect(ocrMetadataOf('Lab', 'Patient: Doe, Jane   SEX: Mixed').gender).toBeNull();
+  });
+
+  it('reads a CLIA number whose bold `A` OCR lost, by its shape', () => {
+    expect(ocrMetadataOf('Lab', 'CLI 38D9296628 - Medical Director: P. Engstrom, MD').lab_clia).toBe('38D9296628');
+    expect(ocrMetadataOf('Lab', 'CLI A 38D9296628 - Medical Director: P. Engstrom, MD').lab_clia).toBe('38D9296628');
+    expect(ocrMetadataOf('Lab', 'CLI 3800296628 - Medical Director: P. Engstrom, MD').lab_clia).toBeNull();
+  });
+
+  it('leaves the given name null, with the reason, where OCR split it after its first letter (`KUCERA, J AMES`), never `AMES`', () => {
+    const m = ocrMetadataOf('Lab', 'PATIENT NAME: KUCERA, J AMES');
+    expect(m).toMatchObject({ patient_first_name: null, patient_last_name: 'KUCERA' });
+    expect(m.confidence.patient_first_name.reason).toContain('OCR may have split');
+    // A text layer prints what it prints.
+    expect(metadataOf('Lab', 'PATIENT NAME: KUCERA, J AMES').patient_last_name).toBe('KUCERA');
+    // A middle initial after the given name is no split word.
+    expect(ocrMetadataOf('Lab', 'PATIENT NAME: KUCERA, JAMES A').patient_first_name).toBe('JAMES');
+    // An apostrophe OCR lost (`O'ROURKE` read `O ROURKE`): the surname null, the given name read.
+    const lost = ocrMetadataOf('Lab', 'PATIENT NAME: O ROURKE, TAMARA');
+    expect(lost).toMatchObject({ patient_first_name: 'TAMARA', patient_last_name: null });
+    expect(lost.confidence.patient_last_name.reason).toContain('apostrophe');
   });
 });
 
@@ -386,5 +518,57 @@ describe('layouts no rule was written against (issue #43)', () => {
   it('takes no date from a report-date label over a heading', () => {
     const m = metadataOf('Lab', 'Final report', 'Haematology');
     expect(m.date_reported).toBeNull();
+  });
+});
+
+describe('reports of Britain, India and Québec (the tenth independent set)', () => {
+  it('reads a British report day first, and a birth date by the age printed beside it', () => {
+    expect(
+      metadataOf('Kingsmead Hospitals NHS Foundation Trust', 'Forename(s):   Aisha Grace', 'Surname:   ASHWORTH', 'Date of birth:   10/03/1963'),
+    ).toMatchObject({
+      patient_first_name: 'Aisha',
+      patient_last_name: 'ASHWORTH',
+      dob: '1963-03-10',
+    });
+    // 12 January: 1 December 1957 would be 67 on 27 February 2025.
+    const aged = metadataOf(
+      'Moorside Family Practice',
+      'Patient:   FEATHERSTONE, Chloe Jane',
+      'Born:   12/01/1957 (68y)',
+      'Sample collected:   27 Feb 2025 09:22',
+    );
+    expect(aged).toMatchObject({ dob: '1957-01-12' });
+    expect(aged.confidence.dob.reason).toBeNull();
+    // With no age and nothing else to go by, still month first, with the doubt said.
+    expect(metadataOf('Lab', 'Patient:   DOE, JANE', 'DOB:   12/01/1957').confidence.dob.reason).toContain('month first');
+  });
+
+  it('reads a French birth date, a Québec name whose parts have labels of their own, and a woman doctor’s title', () => {
+    expect(
+      metadataOf(
+        'Hôpital Mont-Royal - Laboratoire',
+        'Nom / Name:   Lévesque-Tremblay',
+        'Prénom / First name:   Élise',
+        'Date de naissance / Date of birth:   6 juillet 1976',
+        'Médecin / Physician:   Dre Isabelle Gagnon',
+      ),
+    ).toMatchObject({ patient_first_name: 'Élise', patient_last_name: 'Lévesque-Tremblay', dob: '1976-07-06', ordering_provider: 'Isabelle Gagnon' });
+    // `Nom/Name` over a whole name (New Brunswick) is still the whole name.
+    expect(metadataOf('Laboratoires Val-des-Pins', 'Nom/Name:   LEBLANC, LUC DANIEL')).toMatchObject({
+      patient_first_name: 'LUC',
+      patient_last_name: 'LEBLANC',
+    });
+  });
+
+  it('reads an Indian referring doctor with his degrees after his name', () => {
+    expect(metadataOf('Sanjeevani Diagnostics', 'Ref. By Dr. :   Dr. Vivek Malhotra, MD, DM')).toMatchObject({ ordering_provider: 'Vivek Malhotra' });
+  });
+});
+
+describe('a results panel’s heading beside a name label', () => {
+  it('is no name (OCR joined a sidebar’s `Nom / Name` with the table heading on its line)', () => {
+    const read = metadataOf('Hôpital Mont-Royal', 'Nom / Name:   Cardiac Risk Markers');
+    expect(read).toMatchObject({ patient_first_name: null, patient_last_name: null });
+    expect(read.confidence.patient_first_name.reason).toContain('no word of a name');
   });
 });

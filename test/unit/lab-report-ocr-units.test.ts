@@ -5,6 +5,10 @@ describe('units read by OCR', () => {
     expect(repairOcrUnit('IUmL')).toBe('IU/mL');
     expect(repairOcrUnit('mgldL')).toBe('mg/dL');
     expect(repairOcrUnit('mg/dL')).toBe('mg/dL');
+    // Two known units one slash away: the one with the letters as read, case and all.
+    expect(repairOcrUnit('KuL')).toBe('K/uL');
+    expect(repairOcrUnit('IUL')).toBe('IU/L');
+    expect(repairOcrUnit('Kul')).toBe('Kul');
   });
 
   it("repairs a cell count's power of ten, its caret read as a 7 and its slash or µ misread", () => {
@@ -12,6 +16,9 @@ describe('units read by OCR', () => {
     for (const read of ['1076/ul.', '1076 pL', '1076 Ll']) expect(repairOcrUnit(read)).toBe('10^6/uL');
     expect(repairOcrUnit('1079/L')).toBe('10^9/L');
     expect(repairOcrUnit('10712/L')).toBe('10^12/L');
+    // The caret read as a tilde, a quote mark or a space, the L doubled.
+    for (const read of ['10~3/uL', '10"3/ul', '107 3/uL', '10” 3/ulL', '1073 pul.']) expect(repairOcrUnit(read)).toBe('10^3/uL');
+    for (const read of ['10~6/uL.', '10” 6/uL']) expect(repairOcrUnit(read)).toBe('10^6/uL');
     // Not a power of ten: as read.
     expect(repairOcrUnit('1073')).toBe('1073');
   });

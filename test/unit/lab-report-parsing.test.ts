@@ -163,22 +163,26 @@ function ocrDocument(rows: string[][], xs: number[]): ExtractedDocument {
 }
 
 /**
- * Words as OCR boxes a page printed in a monospaced font: every character a 21 px cell, one cell
- * of blank between words, and a piece of a word split off after a narrow glyph (`|` marks the
- * split, as `Col|or` or `Non-|Reactive` come out of a Courier scan) with 12 px between.
+ * Words as OCR boxes a page printed in a monospaced font: every character a 21 px cell (each word
+ * and piece starting on the cell grid of its table cell, its ink 2 px in from the cell's edges),
+ * one cell of blank between words, and a piece of a word split off after a narrow glyph (`|` marks
+ * the split, as `Col|or` or `Non-|Reactive` come out of a Courier scan) with 12 px between (the
+ * narrow glyph's ink ends 10 px short of its cell).
  */
 function monospaceDocument(rows: string[][], xs: number[]): ExtractedDocument {
   const pitch = 21;
   const words: ExtractedWord[] = [];
   rows.forEach((cells, r) => {
     cells.forEach((cell, c) => {
-      let x = xs[c];
+      let at = 0;
       for (const word of cell.split(' ').filter(Boolean)) {
-        for (const piece of word.split('|')) {
-          words.push({ text: piece, x, y: 100 + r * 40, w: piece.length * pitch - 4, h: 26, confidence: 0.9 });
-          x += piece.length * pitch - 4 + 12;
-        }
-        x += pitch - 12 + 4 + 4;
+        const pieces = word.split('|');
+        pieces.forEach((piece, i) => {
+          const split = i < pieces.length - 1;
+          words.push({ text: piece, x: xs[c] + at * pitch + 2, y: 100 + r * 40, w: piece.length * pitch - (split ? 14 : 4), h: 26, confidence: 0.9 });
+          at += piece.length;
+        });
+        at += 1;
       }
     });
   });
@@ -218,6 +222,77 @@ describe('reports printed in a monospaced font', () => {
     words.push({ text: 'Vital', x: 100, y: 600, w: 50, h: 24, confidence: 0.9 }, { text: 'signs', x: 158, y: 600, w: 50, h: 24, confidence: 0.9 });
     const lines = pageLines({ width: 2550, height: 3300, words }, 0);
     expect(lines[lines.length - 1].cells.map((c) => c.text)).toEqual(['Vital signs']);
+  });
+});
+
+describe('a report printed with decimal commas', () => {
+  it('reads its values and intervals with decimal points, and leaves a thousands group alone', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Laboratoire Saint-Laurent', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      doc.text('Nom: TREMBLAY, Julie', 50, 80).text('Date de naissance: 1975-03-12', 250, 80);
+      const x = [50, 230, 300, 380];
+      ['Analyse', 'Résultat', 'Unités', 'Valeurs de référence'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['Glucose', '5,0', 'mmol/L', '3,6 - 5,5'],
+        ['Potassium', '5,8', 'mmol/L', '3,5 - 5,3'],
+        ['Apo B', '0,67', 'g/L', '< 0,90'],
+        ['Leucocytes', '6,4', '10^9/L', '4,0 - 11,0'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => doc.text(c, x[i], 145 + j * 14)));
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.reference_text])).toEqual([
+      ['Glucose', '5.0', '3.6-5.5'],
+      ['Potassium', '5.8', '3.5-5.3'],
+      ['Apo B', '0.67', '<0.90'],
+      ['Leucocytes', '6.4', '4.0-11.0'],
+    ]);
+  });
+});
+
+describe('a long test name run into its value', () => {
+  it('reads the number at its end that stands in the result column as the value', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Highland Medical Laboratory', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      // The name's last letter ends 3 points before the result column: the layout step reads name and value as one cell.
+      const result = 50 + doc.widthOfString('Thyroid Peroxidase Antibodies') + 3;
+      const x = [50, result, result + 60, result + 140];
+      ['Test', 'Result', 'Units', 'Reference Range'].forEach((h, i) => doc.text(h, x[i], 130));
+      doc.text('TSH', x[0], 145).text('2.75', x[1], 145).text('uIU/mL', x[2], 145).text('0.40-4.50', x[3], 145);
+      doc.text('Thyroid Peroxidase Antibodies', x[0], 159, { lineBreak: false });
+      doc.text('4', x[1], 159).text('IU/mL', x[2], 159).text('<9', x[3], 159);
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.units, r.reference_text])).toEqual([
+      ['TSH', '2.75', 'uIU/mL', '0.40-4.50'],
+      ['Thyroid Peroxidase Antibodies', '4', 'IU/mL', '<9'],
+    ]);
+  });
+});
+
+describe('a table whose headings are printed in two languages', () => {
+  it('takes them for its columns, so the panel heading over them names its rows’ specimen', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Hôpital Mont-Royal - Laboratoire', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      doc.text('Urinalysis, Complete', 50, 110);
+      const x = [50, 230, 330, 430];
+      ['Analyse / Test', 'Résultat / Result', 'Unités / Units', 'Réf. / Ref.'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['Protein', 'Negative', '', 'Negative'],
+        ['Glucose', 'Negative', '', 'Negative'],
+        ['Specific Gravity', '1.018', '', '1.005 - 1.030'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => c && doc.text(c, x[i], 145 + j * 14)));
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.source_panel_name, r.specimen])).toEqual([
+      ['Protein', 'Urinalysis, Complete', 'urine'],
+      ['Glucose', 'Urinalysis, Complete', 'urine'],
+      ['Specific Gravity', 'Urinalysis, Complete', 'urine'],
+    ]);
   });
 });
 
@@ -282,6 +357,170 @@ describe('OCR noise handled with evidence', () => {
     const data = matchReport(parsed, catalogue);
     expect(data.results.map((r) => r.loinc_matches[0].loinc_code)).toEqual(['4548-4', '736-9', '731-0']);
     expect(data.results[0].loinc_match_status).toBe('auto_match');
+  });
+
+  it("reads a cell count's unit OCR garbled as one unit, so the row is kept with its previous result beside it", () => {
+    // No header: the row is read by its cells, and `107 3/uL` was a number and a stray word.
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          ['White Blood Cell Count', '13.0 H', '107 3/uL', '3.8-10.8', '12.3'],
+          ['Red Blood Cell Count', '2.66 L', '10” 6/uL', '4.20-5.80', '2.59'],
+          ['Platelet Count', '254', '10~3/uL', '140-400', '244'],
+        ],
+        [100, 900, 1200, 1500, 1900],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.units, r.min_reference_range, r.flag])).toEqual([
+      ['White Blood Cell Count', '13.0', '10^3/uL', 3.8, 'H'],
+      ['Red Blood Cell Count', '2.66', '10^6/uL', 4.2, 'L'],
+      ['Platelet Count', '254', '10^3/uL', 140, null],
+    ]);
+  });
+
+  it("reads a dipstick's grade with its flag run into it (`2+A`) and matches a qualitative result to the urine test, not the serum one", () => {
+    const data = matchReport(
+      parseReport(
+        ocrDocument(
+          [
+            ['Test', 'Result', 'Units', 'Reference Range'],
+            ['Protein', 'Negative', '', 'Negative'],
+            ['Glucose', '2+A', '', 'Negative'],
+          ],
+          [100, 900, 1200, 1500],
+        ),
+      ),
+      catalogue,
+    );
+    expect(data.results.map((r) => [r.test_name, r.value, r.interpretation, r.loinc_matches[0].loinc_code])).toEqual([
+      ['Protein', 'Negative', 'normal', '5804-0'],
+      ['Glucose', '2+', 'abnormal', '5792-7'],
+    ]);
+    // A number is the serum's.
+    const serum = matchReport(parseReport(ocrDocument([header, ['Glucose', '105', 'H', 'mg/dL', '65-99']], xs)), catalogue);
+    expect(serum.results[0].loinc_matches[0].loinc_code).toBe('2345-7');
+  });
+
+  it("matches a name OCR misread by a letter it confuses (I, l, 1, T; a capital doubled) when that is one test's name, and gives the name as the catalogue spells it", () => {
+    const data = matchReport(
+      parseReport(
+        ocrDocument(
+          [
+            header,
+            ['AIP', '118', '', 'U/L', '36-130'],
+            ['Tron', '162', '', 'mcg/dL', '50-180'],
+            ['Free 13', '3.3', '', 'pg/mL', '2.3-4.2'],
+            ['LDI-C', '92', '', 'mg/dL', '<100'],
+            ['CcOo2', '27', '', 'mEq/L', '20-32'],
+            ['Oesiradiol', '21', '', 'pg/mL', '12-166'],
+            ['ALT', '30', '', 'U/L', '7-56'],
+          ],
+          xs,
+        ),
+      ),
+      catalogue,
+    );
+    expect(data.results.map((r) => [r.test_name, r.loinc_matches[0]?.loinc_code])).toEqual([
+      ['ALP', '6768-6'],
+      ['Iron', '2498-4'],
+      ['Free T3', '3051-0'],
+      ['LDL-C', '13457-7'],
+      ['CO2', '2028-9'],
+      // Folded as printed, not through the synonym (`Oestradiol` → `Estradiol`).
+      ['Oestradiol', '2243-4'],
+      // A name that is a test's own is never folded (`ALT` and `AIT` fold alike).
+      ['ALT', '1742-6'],
+    ]);
+    // Two names folding alike (`PIT`: `PLT` or `PTT`): the unit read chooses, else neither is guessed.
+    const platelets = matchReport(parseReport(ocrDocument([header, ['PIT', '232', '', 'KuL', '140-400'], ['PIT', '232', '', '', '140-400']], xs)), catalogue);
+    expect(platelets.results.map((r) => [r.test_name, r.loinc_matches[0]?.loinc_code])).toEqual([
+      ['PLT', '777-3'],
+      ['PIT', undefined],
+    ]);
+    // Units choose between the codes one restored name has: Iron in µmol/L is the SI code.
+    const si = matchReport(parseReport(ocrDocument([header, ['Tron', '29', '', 'umol/L', '9-30']], xs)), catalogue);
+    expect(si.results[0].loinc_matches[0].loinc_code).toBe('14798-3');
+  });
+
+  it('takes a unit no lab prints (OCR garbled it) for no evidence: the name alone chooses', () => {
+    // `nlUL` for `mIU/L` was taken for another kind of unit than TSH's, and the match left for review.
+    const data = matchReport(parseReport(ocrDocument([header, ['TSH', '3.48', '', 'nlUL', '0.40-4.50']], xs)), catalogue);
+    expect(data.results[0].loinc_matches[0]).toMatchObject({ loinc_code: '3016-3', confidence_score: 1 });
+    expect(data.results[0].loinc_match_status).toBe('auto_match');
+  });
+
+  it('reads a decimal point OCR read as a colon before two digits where the interval is a number, and keeps titres', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          header,
+          ['FT4', '1:21', '', 'ng/dL', '0.80-1.80'],
+          ['PSA', '3:12', '', 'ng/mL', '0.00-4.00'],
+          // A dilution stays a titre even beside a number's interval (OCR may have misread the `:` there).
+          ['ANA Titer', '1:80', 'H', '', '<1.40'],
+          ['Rheumatoid Factor', '1:160', '', '', '<1:40'],
+        ],
+        xs,
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.type])).toEqual([
+      ['FT4', '1.21', 'numeric'],
+      ['PSA', '3.12', 'numeric'],
+      ['ANA Titer', '1:80', 'ratio'],
+      ['Rheumatoid Factor', '1:160', 'ratio'],
+    ]);
+    expect(parsed.results[0].notes[0]).toMatch(/decimal point read as a colon: 1:21 → 1.21/);
+  });
+
+  it('reads `<l` as `<1`, a flag after a stray quote mark, and takes no lone letter for a unit', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [header, ['Thyroid Peroxidase Ab', '<l', '', 'IU/mL', '<9'], ['Free T4', "2.52'H", '', 'ng/dL', '0.80-1.80'], ['Glucose', '2+A', '', 'i', 'Negative']],
+        xs,
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.flag, r.units])).toEqual([
+      ['Thyroid Peroxidase Ab', '<1', null, 'IU/mL'],
+      ['Free T4', '2.52', 'H', 'ng/dL'],
+      ['Glucose', '2+', 'A', null],
+    ]);
+  });
+
+  it("drops a row whose result OCR garbled rather than read its interval's bound as the value; a word stays", () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          header,
+          ['Homocysteine', 'Td.', '', 'umol/L.', '<15.0'],
+          ['Estimated GFR', 'Bil', '', 'mL/min/1.73m2', '>60'],
+          ['Urine Color', 'Yel1ow', '', '', 'Yellow'],
+          ['Sodium', '140', '', 'mmol/L', '135-145'],
+        ],
+        xs,
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value])).toEqual([
+      ['Urine Color', 'Yellow'],
+      ['Sodium', '140'],
+    ]);
+  });
+
+  it('reads a header printed in two languages, so the heading over it names the panel (and the urine specimen)', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          ['URINALYSIS, ROUTINE'],
+          ['Exame / Test', 'Resultado / Result', 'Unidade / Unit', 'Valores de referência / Reference values'],
+          ['Protein', 'Negative', '', 'Negative'],
+          ['Sp. Gravity', '1.017', '', '1.005-1.030'],
+        ],
+        [100, 900, 1200, 1500],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.source_panel_name, r.specimen])).toEqual([
+      ['Protein', 'Negative', 'URINALYSIS, ROUTINE', 'urine'],
+      ['Sp. Gravity', '1.017', 'URINALYSIS, ROUTINE', 'urine'],
+    ]);
   });
 
   it('reads a table whose values print under Normal or Abnormal', () => {

@@ -128,6 +128,156 @@ describe('a side column of labels over their values beside the results', () => {
     expect(parseMetadata(read, 800)).toMatchObject({ patient_first_name: 'JOHN', patient_last_name: 'SMITH', dob: '1970-01-02' });
   });
 
+  it('parts a sidebar whose label OCR read in two cells, and reads a bilingual label whose slash OCR read as a bracket', () => {
+    // `Naissance / Date of birth` read as `Naissance / Date` and `birth` (its `of` set a line apart), `Sexe / Sex` as `Sexe [Sex`.
+    const page = lines(
+      [
+        [30, 'Nom / Name'],
+        [200, 'Analyse / Test'],
+        [330, 'Résultat'],
+        [400, 'Unités'],
+      ],
+      [
+        [30, 'GÉLINAS'],
+        [200, 'Glucose'],
+        [330, '5,0'],
+        [400, 'mmol/L'],
+      ],
+      [[30, 'Prénom / First name']],
+      [
+        [30, 'Réjean'],
+        [200, 'Sodium'],
+        [330, '137'],
+        [400, 'mmol/L'],
+      ],
+      [
+        [30, 'Naissance / Date'],
+        [110, 'birth'],
+        [200, 'Potassium'],
+        [330, '4,2'],
+        [400, 'mmol/L'],
+      ],
+      [[30, '1949-01-26']],
+      [
+        [30, 'Sexe [Sex'],
+        [200, 'Calcium'],
+        [330, '2,40'],
+        [400, 'mmol/L'],
+      ],
+      [[30, 'Masculin / Male']],
+    );
+    expect(sideColumnOf(page)).toMatchObject({ band: 'left', top: 100 - 9, bottom: 100 + 7 * 12 + 9 + 9 });
+    const read = separateSideColumns(page);
+    expect(read.slice(0, 8).map((l) => l.text)).toEqual([
+      'Nom / Name',
+      'GÉLINAS',
+      'Prénom / First name',
+      'Réjean',
+      'Naissance / Date  birth',
+      '1949-01-26',
+      'Sexe [Sex',
+      'Masculin / Male',
+    ]);
+    // (The birth date's label, read in two, names no field: extract.ts reads the sidebar again alone, where OCR reads it whole.)
+    expect(parseMetadata(read, 800)).toMatchObject({ patient_first_name: 'Réjean', patient_last_name: 'GÉLINAS', gender: 'male' });
+    // A quarter of its lines in two cells (a table's columns, not one column of text) is too many.
+    const partedMore = page.map((line) => line.cells.map((c): [number, string] => [c.x0, c.text]));
+    partedMore[1].splice(1, 0, [110, '4901']);
+    expect(sideColumnOf(lines(...partedMore))).toBeNull();
+  });
+
+  it("does not take a table's name column into a sidebar beside it: a line's pieces a column apart are no text OCR parted", () => {
+    const sidebar = ['Name', 'Hannah A. Whitfield', 'Born', '20 April 1962', 'Sex', 'Female', 'Sample', '1558-4894'];
+    const rows: [number, string][][] = [];
+    sidebar.forEach((text, i) => {
+      rows.push(
+        i === 3
+          ? [
+              [30, text],
+              [200, 'Color'],
+              [330, 'Yellow'],
+            ]
+          : [[30, text]],
+      );
+      if (i === 1 || i === 5)
+        rows.push([
+          [200, TABLE[i][0]],
+          [330, TABLE[i][1]],
+        ]);
+    });
+    expect(sideColumnOf(lines(...rows))).toMatchObject({ band: 'left', gutter: (30 + 19 * 4.5 + 200) / 2 });
+    // A speck OCR read beside a line of the sidebar (`Lo.   .`) is no piece of it, however far.
+    const specked = rows.map((row) => (row[0][1] === 'Sex' ? [...row, [150, '.']] : row)) as [number, string][][];
+    expect(sideColumnOf(lines(...specked))).toMatchObject({ band: 'left', gutter: (150 + 4.5 + 200) / 2 });
+  });
+
+  it('finds, by its layout alone when asked, a sidebar whose labels OCR garbled, its lines interleaved with a table under a header', () => {
+    // A photo's sidebar: `Name`, `Born`, `Sex`, `Sample`, `Taken` read as `ye`, `: om`, `St`, `—`, `Thien`.
+    const sidebar: [number, string][][] = [
+      [[30, 'ye']],
+      [
+        [200, 'Investigation'],
+        [330, 'Result'],
+        [400, 'Unit'],
+        [450, 'Reference'],
+      ],
+      [[30, 'Sofia L Hernandez']],
+      [
+        [30, ': om'],
+        [200, 'B12'],
+        [330, '843'],
+        [400, 'pg/mL'],
+        [450, '200-1100'],
+      ],
+      [[30, '21 May 1952']],
+      [
+        [200, 'Ferritin, Serum'],
+        [330, '493'],
+        [400, 'ng/mL'],
+        [450, '38-380'],
+      ],
+      [[30, 'St']],
+      [
+        [30, 'Female'],
+        [200, 'Folate, Serum'],
+        [330, '10.0'],
+        [400, 'ng/mL'],
+        [450, '>5.4'],
+      ],
+      [
+        [30, '—'],
+        [200, 'Iron'],
+        [330, '66'],
+        [400, 'ug/dL'],
+        [450, '50-180'],
+      ],
+      [[30, '4449-9559']],
+      [
+        [200, 'Iron Binding Capacity'],
+        [330, '358'],
+        [400, 'ug/dL'],
+        [450, '250-450'],
+      ],
+      [[30, 'Thien']],
+      [
+        [30, '8 December 2025'],
+        [200, 'Transferrin'],
+        [330, '250'],
+        [400, 'mg/dL'],
+        [450, '200-360'],
+      ],
+    ];
+    const page = lines([[30, 'Fjordvale Laboratory Medicine and its Clinics']], ...sidebar);
+    expect(sideColumnOf(page)).toBeNull();
+    expect(sideColumnOf(page, { byLayout: true })).toMatchObject({ band: 'left', top: (109 + 112) / 2, bottom: 100 + 13 * 12 + 9 + 9 });
+    // The header may share its line with a cell of the column, or print below the column's last line.
+    expect(sideColumnOf(lines([...sidebar[0], ...sidebar[1]], ...sidebar.slice(2)), { byLayout: true })).toMatchObject({ band: 'left' });
+    expect(sideColumnOf(lines(sidebar[0], ...sidebar.slice(2), sidebar[1]), { byLayout: true })).toMatchObject({ band: 'left' });
+    // Without the table's header beside it, or with fewer lines of its own (those on the table's rows alone), none is taken by layout.
+    expect(sideColumnOf(lines(...sidebar.slice(2)), { byLayout: true })).toBeNull();
+    expect(sideColumnOf(lines(...sidebar.filter((row) => row.length > 1)), { byLayout: true })).toBeNull();
+  });
+
   it('says where a sidebar prints, so an image is read in two (the sidebar, and the page without it): halfway across its gutter, over its lines only', () => {
     const page = lines([[30, 'Riverside Laboratory Medical Group and Clinics']], ...SIDEBAR_BESIDE_TABLE, [
       [30, 'Riverside Laboratory Medical Group - page 1 of 1'],
@@ -145,6 +295,49 @@ describe('a side column of labels over their values beside the results', () => {
       ],
     );
     expect(sideColumnOf(tableAlone)).toBeNull();
+    // A table row just under the sidebar's last line, beside it, does not cut the sidebar short: its reach is the footer's.
+    const rowUnder = [...page];
+    rowUnder.splice(5, 0, { ...lines([[200, 'Chloride']])[0], y: 100 + 4 * 12 + 3 });
+    expect(sideColumnOf(rowUnder)).toMatchObject({ top: 110.5, bottom: 158.5 });
+  });
+
+  it('leaves labels with their colons, one under another, beside their values on the same lines as they are, over a bilingual table', () => {
+    const block = lines(
+      [
+        [30, 'No de requête / Requisition no.:'],
+        [200, '250125-4948'],
+      ],
+      [
+        [30, 'Provenance / Location:'],
+        [200, 'CLSC Ahuntsic'],
+      ],
+      [
+        [30, 'Prélevé le / Collected:'],
+        [200, '2025/01/25 07:05'],
+      ],
+      [
+        [30, 'Reçu le / Received:'],
+        [200, '2025/01/25 10:50'],
+      ],
+      [
+        [30, 'Date du rapport / Report date:'],
+        [200, '2025/01/27 19:44'],
+      ],
+      [[30, 'Urinalysis, Complete']],
+      [
+        [30, 'Analyse / Test'],
+        [200, 'Résultat / Result'],
+        [330, 'Unités / Units'],
+        [430, 'Valeurs de référence / Reference values'],
+      ],
+      [
+        [30, 'Protein'],
+        [200, 'Negative'],
+        [430, 'Negative'],
+      ],
+    );
+    expect(separateSideColumns(block).map((l) => l.text)).toEqual(block.map((l) => l.text));
+    expect(parseMetadata(block, 800)).toMatchObject({ date_collected: '2025-01-25', date_reported: '2025-01-27', specimen_number: '250125-4948' });
   });
 
   it('leaves a label/value grid and a two-column patient block as they are', () => {

@@ -130,6 +130,15 @@ describe('labels printed in two languages', () => {
 });
 
 describe('dates as OCR reads them', () => {
+  it('reads `10/Jan/2025` whose slash and J OCR ran into one gap (`10 an/2025`), and French months', () => {
+    expect(parseDate('10 an/2025 09:37 AM', 'month_first')).toBe('2025-01-10');
+    expect(parseDate('21 ul/1995', 'month_first')).toBe('1995-07-21');
+    expect(parseDate('6 juillet 1976', 'month_first')).toBe('1976-07-06');
+    expect(parseDate('3 juin 2025', 'month_first')).toBe('2025-06-03');
+    expect(parseDate('12 févr. 2025', 'month_first')).toBe('2025-02-12');
+    expect(parseDate('15 août 2024', 'month_first')).toBe('2024-08-15');
+  });
+
   it("reads a month's O read as a zero (`17/0ct/2025`) or with a zero before it (`0Oct`), and takes no run of digits for a month", () => {
     expect(parseDate('17/0ct/2025 11:26 AM', 'month_first')).toBe('2025-10-17');
     expect(parseDate('N0v 3, 2025', 'month_first')).toBe('2025-11-03');

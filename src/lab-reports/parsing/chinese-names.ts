@@ -1,6 +1,6 @@
 /**
  * Names printed family name first, as Chinese, Korean and Vietnamese names are (`TAN MEI LING`,
- * `Ng Kok Wah`). Used by ./names.ts.
+ * `Ng Kok Wah`), and Japanese names often are in English (`SATO HIROSHI`). Used by ./names.ts.
  */
 
 /** Family names that come first in the names of those who carry them. */
@@ -10,6 +10,22 @@ export const SURNAME_FIRST = new Set(
     'chen wang li zhang liu yang huang zhao wu zhou xu sun zhu hu guo lin luo zheng liang cheung leung tsang ' +
     'kim park choi jung kang cho yoon jang shin ' +
     'nguyen tran pham hoang huynh phan vu vo dang bui ngo duong'
+  ).split(' '),
+);
+
+/**
+ * Common Japanese family names (the most frequent, with their common long-vowel spellings). Those
+ * that are also Western given names (`Abe`, `Ken`) are left out: a name starting with one is read
+ * as the rest of the world's names are.
+ */
+export const JAPANESE_SURNAMES = new Set(
+  (
+    'sato satoh saito saitoh suzuki takahashi tanaka watanabe ito itoh yamamoto nakamura kobayashi kato katoh yoshida yamada ' +
+    'sasaki yamaguchi matsumoto inoue kimura hayashi shimizu yamazaki yamasaki mori ikeda hashimoto ishikawa yamashita ' +
+    'ogawa ishii hasegawa goto gotoh okada kondo kondoh maeda fujita endo endoh aoki sakamoto murakami ota ohta ' +
+    'kaneko fujii fukuda nishimura miura takeuchi nakajima okamoto matsuda harada nakagawa nakano ono ohno tamura ' +
+    'fujiwara nakayama ishida kojima wada morita uchida shibata sakai kudo kudoh yokoyama miyazaki miyamoto uchiyama ' +
+    'takagi ando andoh shimada taniguchi ohashi oshiro higa chinen miyagi arakaki kinjo nakamatsu yonamine tamashiro'
   ).split(' '),
 );
 

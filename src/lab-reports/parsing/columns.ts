@@ -30,11 +30,14 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
 function headerRole(text: string): ColumnRole | null {
   const t = text.trim().replace(/[:.]$/, '');
   for (const [re, role] of HEADER_WORDS) if (re.test(t)) return role;
-  // A result column whose values carry their flag (`Result / Flag`, `Value/Flag`): the result's.
   const halves = t.split(/\s*\/\s*/);
   if (halves.length === 2 && halves.every((h) => h.length > 1)) {
-    const roles = halves.map((h) => HEADER_WORDS.find(([re]) => re.test(h))?.[1]);
+    const roles = halves.map((h) => HEADER_WORDS.find(([re]) => re.test(h.replace(/[:.]$/, '')))?.[1]);
+    // A result column whose values carry their flag (`Result / Flag`, `Value/Flag`): the result's.
     if (roles.includes('result') && roles.includes('flag')) return 'result';
+    // A heading in two languages (`Résultat / Result`, `Réf. / Ref.`): what one half names, when the other names nothing or the same.
+    const named = roles.filter((role) => role !== undefined);
+    if (named.length === 1 || (named.length === 2 && named[0] === named[1])) return named[0];
   }
   return null;
 }

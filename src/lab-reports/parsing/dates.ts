@@ -17,17 +17,30 @@ const MONTHS: Record<string, number> = {
   abr: 4,
   ago: 8,
   dic: 12,
+  // French ones (`6 juil. 1976`, `12 févr. 2025`, `3 déc 2024`); juin and juillet apart by FRENCH_MONTHS.
+  fév: 2,
+  fev: 2,
+  avr: 4,
+  mai: 5,
+  aoû: 8,
+  aou: 8,
+  déc: 12,
 };
+/** French months whose first three letters are another's or none (`juin`, `juillet`, `juil.`). */
+const FRENCH_MONTHS: Record<string, number> = { juin: 6, juil: 7, juillet: 7 };
 
 export type DayOrder = 'month_first' | 'day_first';
 
 /** Three numbers parted by the same separator twice (`03/14/2026`, not a range such as `13.2-17.1`). */
 const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
-/** A month's name, with a zero OCR read for its O (`0ct`, `N0v`) and a bracket or bar for its J (`]uly`): letters and zeros, a letter among them. */
-const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-z0]*[A-Za-z])[\]|]?[A-Za-z0]{3,9})`;
+/** A month's name (French ones with their accents, `févr.`, `août`), with a zero OCR read for its O (`0ct`, `N0v`) and a bracket or bar for its J (`]uly`): letters and zeros, a letter among them. */
+const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-zéûÉÛ0]*[A-Za-zéûÉÛ])[\]|]?[A-Za-zéûÉÛ0]{3,9})`;
+/** `10/Jan/2025` as OCR reads it at times, the slash and the J run into one gap: `10 an/2025` (Jan, Jun, Jul). */
+const LOST_SLASH_J = /\b(\d{1,2})\s+(an|un|ul)\/(\d{4})\b/;
 /** A day before a month's name, with its ordinal (`27th June, 1963`, `3rd of March 2025`) or without (`14-Mar-2026`). */
 const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:[\s\-/.]+|(?=[\]|]))${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
-const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`);
+// (`MAY 15,1989`: some systems print no space after the comma.)
+const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{4})\b`);
 /** Year, month's name, day (`2025-MAR-12`): as ISO dates run, printed so that both languages of a bilingual report read it. */
 const NAMED_YEAR_FIRST = new RegExp(String.raw`\b(\d{4})[\s\-/.]${MONTH_NAME}\.?[\s\-/.](\d{1,2})\b`);
 
@@ -64,7 +77,8 @@ export function twoDigitYear(text: string): boolean {
 }
 
 /** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 27th June, 1963, 2026-MAR-14, March 14, 2026). */
-export function parseDate(text: string, order: DayOrder): string | null {
+export function parseDate(printed: string, order: DayOrder): string | null {
+  const text = printed.replace(LOST_SLASH_J, '$1/J$2/$3');
   // The first date printed is the one meant (`25-SEP-2004 (11/08/1425 H)`: the Hijri date beside
   // it is no Gregorian date), so each form's first hit is read, and the earliest that is a date wins.
   const read: { at: number; date: string | null }[] = [];
@@ -95,7 +109,7 @@ function named(year: number, monthName: string, day: number): string | null {
  * O (`0ct`) and a zero before the name (`0Oct`, its O read twice): no month name starts with a digit.
  */
 function monthNumber(name: string): number | undefined {
-  const month = (word: string) => MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
+  const month = (word: string) => FRENCH_MONTHS[word] ?? MONTHS[word.slice(0, word.startsWith('sept') ? 4 : 3)];
   // OCR reads a J as `]` or `|` (`1st]uly`), or puts one before it (`1st]July`).
   const lower = name
     .toLowerCase()

@@ -69,6 +69,8 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
  * tilted photo mixes a sidebar's lines with the table's. The first reading is the page and the
  * second its `alternative`, which parseReport takes the rows only it found and the metadata fields
  * it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
+ * A flattened photo whose second reading shows a side column by its layout (its small labels
+ * garbled, side-columns.ts `byLayout`) is read by columns too, as a level scan is (a third reading).
  * A photo's first reading stays the whole frame levelled by tesseract (`rotateAuto`): the flattened
  * sheet read first, without it, misread more values (docs/lab-reports.md).
  */
@@ -77,10 +79,15 @@ async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: bool
   const photo = image.steps.skewDegrees === null;
   const read = await ocrPage(image.image, image, { rotateAuto: photo });
   const page = (!photo && (await byColumns(image, read))) || read;
-  if (!options.firstPage || !patientUnread(page)) return page;
+  if (!options.firstPage) return page;
+  // A photo's sidebar, read as one block with the table, loses labels even where the patient is read.
+  const photoSidebar = photo && sideColumnOf(pageLines(page, 0), { byLayout: true }) !== null;
+  if (!photoSidebar && !patientUnread(page)) return page;
   const other = await prepareImage(bytes, photo ? { flatten: true } : { withoutRules: true });
   if (photo && !other.steps.flattened) return page;
-  const { width, height, words } = await ocrPage(other.image, other);
+  const otherRead = await ocrPage(other.image, other);
+  // A flattened photo showing a side column, its labels garbled as one block with the table: read by columns too.
+  const { width, height, words } = (photo && (await byColumns(other, otherRead, { byLayout: true }))) || otherRead;
   return { ...page, alternative: { width, height, words } };
 }
 
@@ -91,8 +98,8 @@ async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: bool
  * they print at different heights, and cells of both were lost or garbled. (Reading the rest as
  * rectangles instead lost a masthead: tesseract misread large text in a strip of its own height.)
  */
-async function byColumns(image: PreparedImage, page: ExtractedPage): Promise<ExtractedPage | null> {
-  const side = sideColumnOf(pageLines(page, 0));
+async function byColumns(image: PreparedImage, page: ExtractedPage, options: { byLayout?: boolean } = {}): Promise<ExtractedPage | null> {
+  const side = sideColumnOf(pageLines(page, 0), options);
   if (!side) return null;
   const top = Math.max(0, Math.round(side.top));
   const bottom = Math.min(image.height, Math.round(side.bottom));

@@ -7,10 +7,10 @@ import { headerColumns } from './columns';
 import { parseDate } from './dates';
 import { headedBlockPairs } from './headed-blocks';
 import { datedLabelField, labelField, type Field } from './labels';
-import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Cell, type Line } from './layout';
+import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, ocrRead, type Cell, type Line } from './layout';
 
 /** `Label:` inside a cell: the label words are up to four words before a colon. */
-const INLINE = /((?:[A-Za-z.'/#()]+\s?){1,4}?)\s*:\s*/g;
+const INLINE = /((?:[\p{L}.'/#()[\]]+\s?){1,4}?)\s*:\s*/gu;
 
 export interface Pair {
   field: Field;
@@ -28,7 +28,7 @@ function cellConfidence(cell: Cell): number {
 }
 
 /** A cell printed as `Label: value`, whether or not the label is a known one (`NHS No: 730 453 8299`, `Lab #: 25C-832509`). */
-const LABEL_SHAPED = /^\p{L}[\p{L} .'/#()-]{0,30}:\s*\S/u;
+const LABEL_SHAPED = /^\p{L}[\p{L} .'/#()[\]-]{0,30}:\s*\S/u;
 
 /** Whether a cell reads as metadata: a known label, a labelled value, or any `Label: value`. */
 export function metadataShaped(text: string): boolean {
@@ -108,15 +108,19 @@ export function linePairs(line: Line, next: Line | undefined): Pair[] {
 function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   const line = withColonsOnLabels(printed);
   const pairs: Pair[] = [];
+  /** Cells read: a label's, or the value of a label ending the cell before. */
+  const read = new Set<number>();
   // Labels with colons, value after them in the same cell or the next cell.
   line.cells.forEach((cell, index) => {
     const hits = [...cell.text.matchAll(INLINE)].filter((m) => inlineField(cell.text, m) !== null);
+    if (hits.length) read.add(index);
     hits.forEach((hit, i) => {
       const start = (hit.index ?? 0) + hit[0].length;
       const end = i + 1 < hits.length ? hits[i + 1].index : cell.text.length;
       let value = cell.text.slice(start, end).trim();
       if (!value && i === hits.length - 1 && line.cells[index + 1] && labelField(line.cells[index + 1].text.split(':')[0]) === null) {
         value = line.cells[index + 1].text.trim();
+        read.add(index + 1);
       }
       // `Surname, first name: DOE, JANE`: the comma kept the surname out of the label's words.
       const compound = /\b(name|surname|last name|family name)\s*[,/]\s*$/i.test(cell.text.slice(0, hit.index));
@@ -124,7 +128,18 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
       pairs.push({ field: field === 'first' && compound ? 'name' : field, value });
     });
   });
-  if (pairs.length) return pairs;
+  if (pairs.length) {
+    // A cell of the same row whose label OCR read without its colon (`DATE OF BIRTH 05/10/2001`
+    // beside `PATIENT NAME: …`): a label of two words or more run into its value, on an OCR'd line.
+    if (ocrRead(line)) {
+      line.cells.forEach((cell, index) => {
+        if (read.has(index) || cell.text.includes(':')) return;
+        const pair = runIn(cell.text);
+        if (pair && !pairs.some((p) => p.field === pair.field)) pairs.push(pair);
+      });
+    }
+    return pairs;
+  }
   const labels = line.cells.map((cell) => labelField(cell.text));
   // Label and value cells side by side without colons (a bordered table): label, value, label, value.
   if (labels[0] !== null && labels[0] !== 'other' && line.cells.length >= 2) {

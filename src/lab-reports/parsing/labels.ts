@@ -35,8 +35,9 @@ const LABELS: [RegExp, Field][] = [
   // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
   [/^(legal name|full legal name|patient legal name|patient's legal name|legal name of patient)$/i, 'legal_name'],
   [/^(preferred name|preferred|goes by|nickname|known as|also known as|aka|alias|chosen name|name used)$/i, 'other'],
-  [/^(first names?|given names?|given name\(s\)|forenames?|first name\(s\)|other names?|other name\(s\))$/i, 'first'],
-  [/^(last name|surname|family name)$/i, 'last'],
+  // French `prénom` (Québec's bilingual `Prénom / First name`).
+  [/^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?)$/i, 'first'],
+  [/^(last name|surname|family name|nom de famille)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on)$/i, 'dob'],
@@ -51,7 +52,7 @@ const LABELS: [RegExp, Field][] = [
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode)$/i,
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
@@ -87,11 +88,12 @@ const DATE_WORDS = new Set(['date', 'time', 'dt', 'day']);
 const SMALL_WORDS = new Set(['on', 'at', 'of', 'the', 'and', '&']);
 /** A report's date: the day its results were finished, checked or let out. */
 const REPORTED_WORDS =
-  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|findings?|verification|release|report|results?|answered|answer)$/;
+  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|issue|findings?|verification|release|report|results?|answered|answer)$/;
 /** Words that only say a date of reporting with another of them or a date word (`Final Result`, `Findings date`). */
 const REPORTED_NEEDS_COMPANY = /^(findings?|report|results?|release|releases|final|verification|validation|authentication|answer)$/;
-const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|specimen|sample)$/;
-const COLLECTED_CORE = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained)$/;
+const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination|specimen|sample)$/;
+// A health check's examination is the visit its samples are taken at (`Date of Exam`).
+const COLLECTED_CORE = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination)$/;
 /** Dates a report prints that are none of its own: when the sample arrived, the stay, the print. */
 const OTHER_DATE_WORDS =
   /^(received|rec'd|recd|recv|rcvd|receipt|arrived|arrival|printed|print|admitted|admission|admit|discharged|discharge|registered|entered|ordered|requested|visit|encounter)$/;
@@ -120,9 +122,9 @@ const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$
  * A specimen's number: a specimen, sample, accession, order, control, kit or lab word with a number word (`Lab
  * Acc No`); an episode is the lab's request in Australian and British pathology (`Episode No`).
  */
-const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|order|control|lab|barcode|tube|container|kit|episode)$/;
+const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|request|order|control|lab|barcode|tube|container|kit|episode)$/;
 /** Specimen words that alone name a number that is the specimen's only on some reports (LABELS, `specimen_fallback`). */
-const FALLBACK_SPECIMEN_WORDS = /^(acc|order|control)$/;
+const FALLBACK_SPECIMEN_WORDS = /^(acc|order|request|control)$/;
 const NUMBER_WORDS = /^(no|nr|number|num|#|id|ref|reference|code|accession|acc)$/;
 const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
 /** A compound name label (`Surname, first name`, `Last name / given names`): name words only. */
@@ -157,6 +159,8 @@ function fieldByWords(label: string, datedValue = false): Field | null {
   }
   // `Referred by`, `Ref. by`, `Sent by`: who asked for the tests (not who collected or checked them).
   if (plain.length === 2 && plain[1] === 'by' && ASKED_BY.test(plain[0])) return 'provider';
+  // `Ref. By Dr.`: the title the value begins with printed in the label as well.
+  if (plain.length === 3 && plain[1] === 'by' && ASKED_BY.test(plain[0]) && /^(dr|doctor)$/.test(plain[2])) return 'provider';
   if (PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w)) && plain.length <= 3) return 'provider';
   if (
     plain.some((w) => SPECIMEN_WORDS.test(w)) &&
@@ -171,7 +175,7 @@ function fieldByWords(label: string, datedValue = false): Field | null {
 }
 
 /** A label's bracketed note of what its value prints beside the field (the age) or of the value's form. */
-const VALUE_NOTE = /\s*\((age|yrs?|years|mm\/dd\/yy(yy)?|dd\/mm\/yy(yy)?|m\/d\/y(yyy)?|yyyy-mm-dd|local)\)$/i;
+const VALUE_NOTE = /\s*\((age|yrs?|years|mm\/dd\/yy(yy)?|dd\/mm\/yy(yy)?|m\/d\/y(yyy)?|yyyy-mm-dd|local)\)$|\s*\[(uid|id)\]$/i;
 
 /** The field of the first listed wording `text` is. */
 function listedField(text: string): Field | null {
@@ -180,12 +184,22 @@ function listedField(text: string): Field | null {
 }
 
 /**
+ * A slash before a word that OCR read as a bracket or a bar (`Sexe [Sex`, `Analyse |Test`); a
+ * bracket that closes is a note, no slash.
+ */
+const OCR_SLASH = /\s[[|]\s?(?=\p{L})(?![^\]]*\])/gu;
+
+/**
  * A label printed in two languages, the halves parted by a slash (`Paciente / Patient`, `Date de
- * naissance / Date of birth`): the field one half names when the other names none (a language no
- * list holds) or the same one. Halves naming two fields (`Name / DOB`) are no one label.
+ * naissance / Date of birth`; OCR_SLASH: `Sexe [Sex`): the field one half names when the other
+ * names none (a language no list holds) or the same one. Halves naming two fields (`Name / DOB`)
+ * are no one label.
  */
 function bilingualField(text: string, datedValue = false): Field | null {
-  const halves = text.split('/').map((half) => half.trim());
+  const halves = text
+    .replace(OCR_SLASH, ' / ')
+    .split('/')
+    .map((half) => half.trim());
   if (halves.length !== 2 || halves.some((half) => !/\p{L}{2}/u.test(half))) return null;
   const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half, datedValue));
   if (a !== null && b !== null) return a === b ? a : null;
@@ -208,18 +222,56 @@ export function labelField(text: string): Field | null {
   // A bracketed note of what else the value prints, or of its form (`Birth Date (Age)`, `DOB (MM/DD/YYYY)`).
   const noted = VALUE_NOTE.exec(t);
   if (noted && noted.index > 0) return labelField(t.slice(0, noted.index));
-  const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t);
+  const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t) ?? respaced(t);
   if (named !== null) return named;
-  // OCR drops the space of a word gap in small capitals (`SPECIMENID`): one space put back.
-  if (/^[A-Z]{6,20}$/.test(t)) {
-    for (let at = 2; at <= t.length - 2; at++) {
-      const spaced = listedField(`${t.slice(0, at)} ${t.slice(at)}`);
-      if (spaced !== null) return spaced;
-    }
-  }
   // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
   if (t.includes('m')) {
     return listedField(t.replace(/m/g, 'rn'));
+  }
+  return misreadCapitals(t);
+}
+
+/** OCR drops the space of a word gap in small capitals (`SPECIMENID`): the field of the label with one space put back. */
+function respaced(t: string): Field | null {
+  if (!/^[A-Z]{6,20}$/.test(t)) return null;
+  for (let at = 2; at <= t.length - 2; at++) {
+    const spaced = listedField(`${t.slice(0, at)} ${t.slice(at)}`);
+    if (spaced !== null) return spaced;
+  }
+  return null;
+}
+
+/** Bold capitals OCR reads as each other. */
+const CAPITALS_MISREAD: Record<string, string> = { C: 'O', O: 'C', I: 'T', T: 'I' };
+
+/**
+ * What OCR makes of bold capitals (a faxed report's Courier labels): `T` read as `I'`
+ * (`PATIENI' NAME`), `O` as `C` and `C` as `O` (`DATE CF BIRTH`, `OOLL DATE`), `I` as `T`
+ * (`PATTENI'`), a word split in two (`PATI ENI'`) or two run together (`PATIENI'NAME`). A label
+ * printed in capitals that names nothing as read is tried with `I'` read as `T`, then with one
+ * `C` or `O`, `I` or `T` read as the other, each with its word gaps as read and with them taken
+ * out and one put back; only a field a label names (not `other`) is taken. Mixed case is left
+ * alone: these are misreadings of capitals.
+ */
+function misreadCapitals(t: string): Field | null {
+  if (/\p{Ll}/u.test(t) || !/^[A-Z' ]{2,30}$/.test(t)) return null;
+  const bases = [t, t.replace(/I'/g, 'T')];
+  const variants = new Set<string>();
+  for (const base of bases) {
+    variants.add(base);
+    [...base].forEach((c, i) => {
+      const other = CAPITALS_MISREAD[c];
+      if (other) variants.add(`${base.slice(0, i)}${other}${base.slice(i + 1)}`);
+    });
+  }
+  for (const variant of variants) {
+    if (variant.includes("'")) continue;
+    const joined = variant.replace(/ /g, '');
+    const field =
+      (variant === t ? null : (listedField(variant) ?? fieldByWords(variant))) ??
+      (joined === variant ? null : (listedField(joined) ?? fieldByWords(joined))) ??
+      respaced(joined);
+    if (field !== null && field !== 'other') return field;
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import { joinMonospaceFragments, monospacePitch } from './monospace';
+import { joinMonospaceFragments, letterWidth, monospacePitches } from './monospace';
 import type { ExtractedPage, ExtractedWord } from './types';
 
 /** Words that sit close together on one line: a table cell, a label with its value. */
@@ -32,12 +32,23 @@ export const BLOCK_GAP_LINES = 2.5;
 /** How far apart, in line heights, two left edges may be and still start the same column. */
 export const COLUMN_ALIGN_LINES = 0.6;
 
-/** The character pitch of a line's own words (a heading printed larger has a wider one). */
-function linePitch(words: ExtractedWord[]): number {
-  return median(words.filter((w) => w.text.length >= 3).map((w) => w.w / w.text.length));
+/**
+ * Words whose vertical centres are this close, in line heights, print on one line even where one's
+ * box overlaps the other's, when that box is wider than its letters (`oversized`): OCR gives a bold
+ * word it split a box for its first piece that spans the rest (`VERI` over `FI ED:`, Courier bold's
+ * `VERIFIED:`). Two printed lines cannot sit so close.
+ */
+const SAME_LINE_CENTRES = 0.15;
+/** Width per letter, in the box's heights, over which an OCR'd word's box spans more than its letters. */
+const OVERSIZED_LETTER_WIDTH = 1.2;
+
+/** An OCR'd word of three letters or more whose box is wider than its letters are (`VERI` 180 px wide, 28 high). */
+function oversized(word: ExtractedWord): boolean {
+  return word.confidence !== null && word.text.length >= 3 && word.w > word.text.length * word.h * OVERSIZED_LETTER_WIDTH;
 }
 
-function median(values: number[]): number {
+/** The middle value (the upper of the two middle ones of an even count); 0 for none. */
+export function median(values: number[]): number {
   if (!values.length) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -51,12 +62,17 @@ function median(values: number[]): number {
 export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
   const words = page.words.filter((w) => w.text.trim() && w.h > 0);
   const typical = median(words.map((w) => w.h)) || 10;
-  const pitch = monospacePitch(words);
   const sorted = [...words].sort((a, b) => a.y + a.h / 2 - (b.y + b.h / 2) || a.x - b.x);
   const groups: { centre: number; words: ExtractedWord[] }[] = [];
   for (const word of sorted) {
     const centre = word.y + word.h / 2;
-    const group = groups.find((g) => Math.abs(g.centre - centre) < typical * 0.5 && !overlapsAny(g.words, word));
+    const group = groups.find((g) => {
+      const off = Math.abs(g.centre - centre);
+      if (off >= typical * 0.5) return false;
+      // A split word's first piece, its box over the rest, is no word of another line.
+      const blocking = off < typical * SAME_LINE_CENTRES ? (oversized(word) ? [] : g.words.filter((w) => !oversized(w))) : g.words;
+      return !overlapsAny(blocking, word);
+    });
     if (group) {
       group.words.push(word);
       group.centre = (group.centre * (group.words.length - 1) + centre) / group.words.length;
@@ -64,18 +80,16 @@ export function pageLines(page: ExtractedPage, pageIndex: number): Line[] {
       groups.push({ centre, words: [word] });
     }
   }
-  return groups
-    .map((group) =>
-      toLine(
-        joinMonospaceFragments(
-          [...group.words].sort((a, b) => a.x - b.x),
-          pitch,
-        ),
-        pageIndex,
-        typical,
-        pitch,
-      ),
-    )
+  // Judged per line: a page may print sizes of type in Courier and others in a proportional font.
+  const ordered = groups.map((group) => [...group.words].sort((a, b) => a.x - b.x));
+  const pitches = monospacePitches(ordered);
+  return ordered
+    .map((line, i) => {
+      // A heading printed larger, too short to judge alone, takes the body's grid: its own cells are wider.
+      const pitch = pitches[i];
+      const joined = joinMonospaceFragments(line, pitch === null ? null : Math.max(pitch, letterWidth(line)));
+      return toLine(joined, pageIndex, typical, pitch);
+    })
     .sort((a, b) => a.y - b.y);
 }
 
@@ -92,7 +106,7 @@ function toLine(words: ExtractedWord[], page: number, typical: number, monospace
   const height = median(ordered.map((w) => w.h)) || typical;
   // In a monospaced font a space is a whole character cell wide (more after a narrow glyph), and
   // columns are padded with several: two and a bit cells part cells there.
-  const pitch = monospacePitch === null ? 0 : Math.max(monospacePitch, linePitch(ordered));
+  const pitch = monospacePitch === null ? 0 : Math.max(monospacePitch, letterWidth(ordered));
   const gap = Math.max(Math.max(height, typical) * 0.85, pitch * MONOSPACE_CELL_GAP_PITCHES);
   const cells: Cell[] = [];
   for (const word of ordered) {
@@ -114,6 +128,11 @@ function toLine(words: ExtractedWord[], page: number, typical: number, monospace
     text: cells.map((c) => c.text).join('  '),
     confidence: confidences.reduce((a, b) => a + b, 0) / confidences.length,
   };
+}
+
+/** Whether a line was read by OCR: its words carry a confidence (a text layer's have none). */
+export function ocrRead(line: Line): boolean {
+  return line.cells.some((cell) => cell.words.some((w) => w.confidence !== null && w.confidence !== undefined));
 }
 
 /** A line made of some of another line's cells (a side column parted from the rest, side-columns.ts). */

@@ -1,9 +1,23 @@
-import { ambiguousDayMonth, birthDateInId, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
+import { dateOrder, type DateField, readDate } from './date-order';
+import { birthDateInId, parseDate } from './dates';
 import { lineContext } from './label-grid';
 import { inTwoLanguages } from './labels';
 import { pairsOf, type LineContext } from './label-pairs';
-import type { Line } from './layout';
-import { givenName, honorificSex, isDoctor, type NameConvention, nameShaped, parseSex, providerName, readName, splitNameValue, surname } from './names';
+import { ocrRead, type Line } from './layout';
+import {
+  givenName,
+  honorificSex,
+  isDoctor,
+  misreadSex,
+  type NameConvention,
+  nameShaped,
+  parseSex,
+  providerName,
+  readName,
+  splitNameValue,
+  surname,
+  withoutSplitWords,
+} from './names';
 import { withoutOtherPeoplesBlocks } from './other-people';
 import type { MetadataField, ReportMetadata } from './types';
 
@@ -68,17 +82,27 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   // A report printing its labels in two languages may name its patients by another convention
   // than middle names between the given name and the surname (two surnames).
   const bilingual = firstPage.some((l) => l.cells.some((c) => inTwoLanguages(c.text.split(':')[0])));
-  // Labelled in Spanish too: its names end in two surnames.
-  const convention: NameConvention = !bilingual ? 'middle_names' : firstPage.some((l) => SPANISH_LABELS.test(l.text)) ? 'two_surnames' : 'unknown';
+  // Printed in Japan: names may come family name first. Labelled in Portuguese: the mother's
+  // surname comes before the father's, the one in use last. Labelled in Spanish too: its names end
+  // in two surnames, the father's and the mother's.
+  const convention: NameConvention = firstPage.some((l) => IN_JAPAN.test(l.text))
+    ? 'japan'
+    : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
+      ? 'portuguese'
+      : !bilingual
+        ? 'middle_names'
+        : firstPage.some((l) => SPANISH_LABELS.test(l.text))
+          ? 'two_surnames'
+          : 'unknown';
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
-  const name = (value: string, ocr: number, confidence = 1) => {
+  const name = (value: string, ocr: number, confidence = 1, fromOcr = false) => {
     if (metadata.patient_last_name !== null) {
       givenNamesAfterSurname(value, ocr * confidence);
       return;
     }
     const { name: printed, rest } = splitNameValue(value);
-    const read = readName(printed, convention);
+    const read = fromOcr ? withoutSplitWords(readName(printed, convention), printed) : readName(printed, convention);
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
     note('patient_first_name', read.first ? read.confidence * ocr * confidence : 0, read.reason);
     note('patient_last_name', read.last ? read.confidence * ocr * confidence : 0, read.reason);
@@ -98,7 +122,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   let salutation: string | null = null;
   const specimen = (value: string, ocr: number) => {
     if (metadata.specimen_number !== null || !/\d/.test(value)) return;
-    metadata.specimen_number = value.split(/\s+/)[0].replace(/[.,;]$/, '');
+    // `CH 0312 45`: an accession printed as a short area code and groups of digits is one number.
+    const grouped = /^[A-Z]{1,3}(?: \d{2,6}){1,3}(?=\s|$)/.exec(value.trim());
+    metadata.specimen_number = grouped ? grouped[0] : value.split(/\s+/)[0].replace(/[.,;]$/, '');
     note('specimen_number', 0.9 * ocr);
   };
   /** Values under `Acc No`, `Order #`, `Control No`: the specimen's only when nothing else labels one (labels.ts says why). */
@@ -120,6 +146,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
    * when no label names one, as a transmittal's `Re:` may say anything (`Re: Lab results - DOE, JANE`).
    */
   const addressed: { value: string; ocr: number }[] = [];
+  /** Values of one name word under a name label (`Nom / Name: Bouchard`). */
+  const loneNames: { value: string; ocr: number }[] = [];
   /** Values under `Legal name`: the first is read in place of any other patient name. */
   const legalNames: { value: string; ocr: number }[] = [];
   /** Lines read as the value under a label. */
@@ -133,15 +161,18 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       // A value printed under its label is as well read as its own words.
       const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
       if (below) values.add(lines[i + 1]);
-      if (field === 'name') name(value, ocr);
-      else if (field === 'legal_name') legalNames.push({ value, ocr });
+      if (field === 'name') {
+        if (oneNameWord(value)) loneNames.push({ value, ocr });
+        name(value, ocr, 1, ocrRead(below ? (lines[i + 1] ?? line) : line));
+      } else if (field === 'legal_name') legalNames.push({ value, ocr });
       // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
       else if (field === 'subject') addressed.push({ value, ocr });
       // A letter to a doctor is to the one who asked for the tests; one to Mr or Ms Doe, to the patient.
       else if (field === 'addressee') {
         if (isDoctor(value)) fallbackProviders.push({ value, ocr });
         else if (honorificSex(value)) addressed.push({ value, ocr });
-      } else if (field === 'first' && value.includes(',') && metadata.patient_last_name === null) name(value, ocr, 0.95);
+        // A `LAST, FIRST` value under a label of one part of the name (`Nom/Name: LEBLANC, LUC`): the whole name.
+      } else if ((field === 'first' || field === 'last') && value.includes(',') && metadata.patient_last_name === null) name(value, ocr, 0.95);
       else if (field === 'first' && metadata.patient_first_name === null) {
         metadata.patient_first_name = givenName(value);
         note('patient_first_name', (metadata.patient_first_name ? 0.95 : 0) * ocr, metadata.patient_first_name ? null : `no name in "${value}"`);
@@ -149,7 +180,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         metadata.patient_last_name = surname(value);
         note('patient_last_name', (metadata.patient_last_name ? 0.95 : 0) * ocr, metadata.patient_last_name ? null : `no name in "${value}"`);
       } else if (field === 'dob') date('dob', value, ocr);
-      else if (field === 'sex' || field === 'age_sex') metadata.gender ??= parseSex(value);
+      else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value);
+      else if (field === 'age_sex') metadata.gender ??= parseSex(value);
       else if (field === 'collected') date('date_collected', value, ocr);
       else if (field === 'reported') date('date_reported', value, ocr);
       else if (field === 'specimen') specimen(value, ocr);
@@ -166,6 +198,11 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       note('lab_clia', 0.97 * lineOcr);
     }
   });
+  // `Nom / Name: Bouchard` beside `Prénom / First name: Geneviève` (Québec): a name label's one word is the surname when the given name has a label of its own.
+  if (metadata.patient_last_name === null && metadata.patient_first_name !== null && notes.patient_first_name?.reason === null && loneNames.length) {
+    metadata.patient_last_name = surname(loneNames[0].value);
+    if (metadata.patient_last_name) note('patient_last_name', 0.9 * loneNames[0].ocr);
+  }
   // The legal name is who the report is about, whatever name it prints first.
   if (legalNames.length) {
     [metadata.patient_first_name, metadata.patient_last_name] = [null, null];
@@ -252,7 +289,10 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   return { ...metadata, confidence };
 }
 
-type DateField = 'dob' | 'date_collected' | 'date_reported';
+/** A name value of one word (`Bouchard`, `LÉVESQUE-TREMBLAY`, `St-Pierre`). */
+function oneNameWord(value: string): boolean {
+  return /^[\p{L}'’-]{2,}$/u.test(splitNameValue(value).name.trim());
+}
 
 /** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
 const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
@@ -279,36 +319,13 @@ const PROSE_DOB = PROSE[0][0];
 
 /** Spanish labels of a patient block (`Paciente / Patient`, `Fecha de nacimiento`). */
 const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m[ée]dico)\b/i;
+/** Labels only Portuguese has (Spanish says `fecha de nacimiento`, `edad`, `examen`). */
+const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|solicitante|conv[êe]nio|nome)\b/i;
+/** A report printed in Japan: its address or telephone number. */
+const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;
-
-/**
- * The day/month order for the report's dates: as the report shows it, else the one in which its
- * specimen was reported on or after the day it was collected, within a few weeks — when only one
- * order makes that so, or when one makes it days and the other weeks (`03/12` and `04/12`: a day
- * apart day first, a month apart month first); else month first (the US convention), not shown.
- */
-function dateOrder(texts: string[], dates: Partial<Record<DateField, { text: string }>>): DayOrderEvidence {
-  const shown = dayOrderShown(texts);
-  if (shown.shown || !dates.date_collected || !dates.date_reported) return shown;
-  /** Days from collection to report read in `order`, when that is on or after it within a month. */
-  const turnaround = (order: DayOrder) => {
-    const collected = parseDate(dates.date_collected?.text ?? '', order);
-    const reported = parseDate(dates.date_reported?.text ?? '', order);
-    if (!collected || !reported) return null;
-    const days = (Date.parse(reported) - Date.parse(collected)) / 86_400_000;
-    return days >= 0 && days <= 31 ? days : null;
-  };
-  const [monthFirst, dayFirst] = [turnaround('month_first'), turnaround('day_first')];
-  if ((monthFirst === null) !== (dayFirst === null)) return { order: dayFirst !== null ? 'day_first' : 'month_first', shown: true };
-  if (monthFirst !== null && dayFirst !== null && Math.min(monthFirst, dayFirst) <= WITHIN_DAYS && Math.max(monthFirst, dayFirst) > WITHIN_DAYS)
-    return { order: dayFirst < monthFirst ? 'day_first' : 'month_first', shown: true };
-  return shown;
-}
-
-/** A lab reports within days of the collection: the order that puts the report within this many days, when the other puts it weeks later, is the report's. */
-const WITHIN_DAYS = 7;
 
 /** Line OCR confidence from which a field read from it is trusted as from a text layer. */
 const OCR_TRUSTED = 0.7;
@@ -329,35 +346,25 @@ const METADATA_FIELDS: MetadataField[] = [
   'specimen_number',
 ];
 
-/** A CLIA number: two digits, `D`, seven digits, printed after "CLIA". */
-const CLIA = /\bCLIA(?:\s*(?:no\.?|number|#|id))?\s*[:#]?\s*(\d{2}D\d{7})\b/i;
-
-interface DayOrderEvidence {
-  order: DayOrder;
-  /** Whether something on the report showed the order, rather than the US default being assumed. */
-  shown: boolean;
-}
-
-/** A date, with less confidence when its day and month could be either way round and nothing on the report says which. */
-function readDate(text: string, { order, shown }: DayOrderEvidence): { value: string | null; confidence: number; reason: string | null } {
-  const value = parseDate(text, order);
-  if (!value) return { value: null, confidence: 0, reason: `no date in "${text.slice(0, 40)}"` };
-  if (ambiguousDayMonth(text) && !shown)
-    return { value, confidence: 0.75, reason: 'day and month read month first (US), as nothing on the report shows the order' };
-  if (twoDigitYear(text)) return { value, confidence: 0.7, reason: 'two-digit year' };
-  return { value, confidence: 0.97, reason: null };
-}
+/**
+ * A CLIA number: two digits, `D`, seven digits, printed after "CLIA" (`CLI`, `CLI A`: OCR lost
+ * its bold `A` or read it apart; the number's own shape is what says it is one).
+ */
+const CLIA = /\bCLI(?:\s?A)?(?:\s*(?:no\.?|number|#|id))?\s*[:#]?\s*(\d{2}D\d{7})\b/i;
 
 const NOT_A_LAB_NAME = /\b(report|results?|patient|page|final|confidential|summary)\b/i;
 
 /**
  * The lab's name: the largest line printed in the top fifth of the first page, of two words or
  * more (a lone word there is a field's value, `Male`, whose OCR box a bordered patient block's
- * rules make tall).
+ * rules make tall), read by OCR with at least MIN_CONFIDENCE.
  */
 function labName(lines: Line[], pageHeight: number): string | null {
   const named = (l: Line) => (l.cells[0].text.match(/\p{L}{2,}/gu) ?? []).length >= 2;
-  const candidates = lines.filter((l) => l.y < pageHeight * 0.2 && named(l) && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'));
+  // A line OCR was unsure of is no name: a word it garbled, whose box spans the word's neighbours (a photo's `os Compl`).
+  const candidates = lines.filter(
+    (l) => l.y < pageHeight * 0.2 && named(l) && l.confidence >= MIN_CONFIDENCE && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'),
+  );
   if (!candidates.length) return null;
   const best = candidates.reduce((a, b) => (b.height > a.height * 1.05 ? b : a));
   return best.cells[0].text.trim();

@@ -4,19 +4,21 @@
  * and the sex a label or honorific gives. Used by ./metadata.ts.
  */
 
-import { chineseName, SURNAME_FIRST } from './chinese-names';
+import { chineseName, JAPANESE_SURNAMES, SURNAME_FIRST } from './chinese-names';
+import { withinOneEdit } from './edit-distance';
 
-/** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`). */
-const DEGREES = 'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb';
+/** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
+const DEGREES = 'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp';
 /** Generational suffixes and degrees printed after a name. */
 const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
 const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i');
 /**
  * Honorifics printed before a name (`Mallam` and `Alhaji` in Northern Nigeria, `Lolo` in the
- * East, `Sir`, `Dame`); a barrister's `Barr.` only with its stop, as Barr is also a surname.
+ * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
+ * barrister's `Barr.` only with its stop, as Barr is also a surname.
  */
-const HONORIFIC = /^((mr|mrs|ms|miss|mx|dr|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o)\.?|barr\.)$/i;
+const HONORIFIC = /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o)\.?|barr\.)$/i;
 
 /**
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
@@ -58,10 +60,11 @@ function cleanName(text: string): string {
 
 /**
  * Words of a report, a fax or a place, never of a person's name (`RE: Lab results - DOE, JANE`,
+ * a results panel's heading beside a name label, `Cardiac Risk Markers`,
  * `Attn: Lab results inbox`): a value holding one is no name, whatever its shape.
  */
 const NOT_NAME_WORDS =
-  /^(lab|labs|laboratory|laboratories|results?|reports?|tests?|testing|specimens?|patients?|fax|faxed|transmittal|confidential|inbox|information|panel|your|for|hospital|clinic|centre|center|medical|health|practice)$/i;
+  /^(lab|labs|laboratory|laboratories|results?|reports?|tests?|testing|specimens?|patients?|fax|faxed|transmittal|confidential|inbox|information|panel|your|for|hospital|clinic|centre|center|medical|health|practice|markers?|profile|cardiac|metabolic|lipids?|thyroid|urinalysis|chemistry|biochemistry|haematology|hematology|serology)$/i;
 
 /** The first word of `text` that is a report's or a place's, not a name's; null when none is. */
 function notNameWord(text: string): string | null {
@@ -87,7 +90,20 @@ const SPANISH_GIVEN_NAMES = new Set(
   ),
 );
 
-export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown';
+/**
+ * Given names of two words common in Brazil (`Ana Paula`, `João Pedro`): one first name, not a first
+ * and a middle. Accents dropped.
+ */
+const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
+  (
+    'ana paula|ana clara|ana luiza|ana luisa|ana julia|ana beatriz|ana carolina|maria eduarda|maria clara|maria luiza|maria fernanda|' +
+    'maria julia|maria alice|maria cecilia|maria helena|joao pedro|joao paulo|joao victor|joao vitor|joao gabriel|joao lucas|joao miguel|' +
+    'joao carlos|pedro henrique|paulo henrique|luiz henrique|jose miguel|jose carlos|jose roberto|luiz fernando|luiz carlos|luiz felipe|' +
+    'luis felipe|carlos eduardo|marco antonio|luiz gustavo'
+  ).split('|'),
+);
+
+export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'portuguese';
 
 export interface ReadName {
   first: string | null;
@@ -101,6 +117,31 @@ export const FAMILY_NAME_FIRST = 'a name that may be printed family name first';
 
 /** Why a name read whole has no surname: which of its later words are the surname is not printed. */
 export const UNSPLIT_SURNAME = 'middle names or two surnames, not told apart';
+
+/** A lone capital without its stop before a word in capitals (`J AMES`, `O ROURKE`), at the start of a part of a name. */
+const LONE_LETTER_FIRST = /^\s*\p{Lu}\s+\p{Lu}{2,}/u;
+
+/**
+ * A name OCR read (`printed`, as `read`), with what a split word would make of it left null: OCR
+ * splits a bold capital word after its first letter (`KUCERA, J AMES`: read as an initial and a
+ * given name, that gives `AMES`) and loses an apostrophe (`O ROURKE, TAMARA`). A lone letter
+ * without its stop before the given names leaves them null, and one before the surname leaves
+ * the surname null.
+ */
+export function withoutSplitWords(read: ReadName, printed: string): ReadName {
+  const comma = printed.indexOf(',');
+  const [surnamePart, givenPart] = comma >= 0 ? [printed.slice(0, comma), printed.slice(comma + 1)] : ['', printed];
+  const checked = { ...read };
+  if (checked.first !== null && LONE_LETTER_FIRST.test(givenPart)) {
+    checked.first = null;
+    checked.reason = `a lone letter before the given name in "${printed}": OCR may have split the word`;
+  }
+  if (checked.last !== null && LONE_LETTER_FIRST.test(surnamePart)) {
+    checked.last = null;
+    checked.reason = `a lone letter before the surname in "${printed}": OCR may have split the word or lost an apostrophe`;
+  }
+  return checked;
+}
 
 /**
  * A printed patient name → first and last: `DOE, JANE M`, `Doe, Jane Marie`, `Jane M. Doe`,
@@ -129,7 +170,8 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     // `TAN, MEI LING`: a Chinese given name of two syllables is one name, not a first and a middle.
     const chinese = chineseName([...words(lastPart), ...restWords]);
     if (chinese) return { first: cleanName(chinese.given), last: cleanName(chinese.family), confidence: 0.97, reason: null };
-    const given = restWords.find((w) => !isInitial(w));
+    const compound = convention === 'portuguese' ? brazilianCompoundGiven(restWords) : null;
+    const given = compound ?? restWords.find((w) => !isInitial(w));
     if (!last || !given) return unsure(`"LAST, FIRST" without both parts: "${t}"`);
     return { first: cleanName(given), last, confidence: 0.97, reason: null };
   }
@@ -142,6 +184,14 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   const chinese = chineseName(kept);
   if (chinese) return { first: cleanName(chinese.given), last: cleanName(chinese.family), confidence: 0.9, reason: null };
   if (SURNAME_FIRST.has(full[0].toLowerCase())) return unsure(`${FAMILY_NAME_FIRST}: "${t}"`);
+  const japaneseFirst = JAPANESE_SURNAMES.has(full[0].toLowerCase());
+  // Printed in Japan, a name all in capitals follows the residence card (`DELA CRUZ MARICEL
+  // SANTOS`: family name, given name, middle name), and one starting with a Japanese family name
+  // is printed family name first (`Oshiro Juliana Akemi`). Elsewhere such a name may be either way.
+  if (convention === 'japan' && (japaneseFirst || full.every(isCapitals))) return familyNameFirst(full);
+  // (`SATO Hiroshi`: the family name in capitals before a given name that is not, read below.)
+  const capitalsFirst = isCapitals(full[0]) && full.slice(1).every((w) => /\p{Ll}/u.test(w));
+  if (japaneseFirst && !capitalsFirst) return unsure(`${FAMILY_NAME_FIRST}: "${t}"`);
   // `OKONKWO Chukwuemeka Daniel`: the one word in capitals among words that are not is the family
   // name, also when it stands first (West African and French forms print it so). Last, it is the
   // family name anyway, read below with its particles (`Ludwig van BEETHOVEN`).
@@ -168,6 +218,9 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   if (start > 1 && convention === 'unknown') {
     return { first: cleanName(full[0]), last: null, confidence: 0.95, reason: `${UNSPLIT_SURNAME}: "${t}"` };
   }
+  // `Ana Paula Gomes Rodrigues`: a Brazilian given name of two words before the surnames.
+  const compound = convention === 'portuguese' && start > 2 ? brazilianCompoundGiven(full) : null;
+  if (compound) return { first: cleanName(compound), last: cleanName(full.slice(start).join(' ')), confidence: 0.9, reason: null };
   const confidence = start === 1 ? 0.95 : 0.8;
   return {
     first: cleanName(full[0]),
@@ -177,15 +230,32 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   };
 }
 
+/** The first two words when they are one Brazilian given name (`Ana Paula`), else null. */
+function brazilianCompoundGiven(words: string[]): string | null {
+  if (words.length < 2) return null;
+  const key = `${words[0]} ${words[1]}`.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+  return BRAZILIAN_COMPOUND_GIVEN_NAMES.has(key) ? `${words[0]} ${words[1]}` : null;
+}
+
+/** A name printed family name first (`INOUE SATOSHI`, `DELA CRUZ MARICEL SANTOS`): the family name with its particles, then the given name. */
+function familyNameFirst(full: string[]): ReadName {
+  let given = 1;
+  while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
+  return { first: cleanName(full[given]), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason: 'family name first, as printed in Japan' };
+}
+
 /**
  * The provider as First Last (`Dr. Anna Reyes`, `REYES, ANNA MD`, `Anna Reyes, MD`), else as printed,
  * cleaned; what follows the name in brackets (`(MCR M10165E)`, `(NPI 1234567890)`) is not the name.
  * A name that may be printed family name first (`Dr Ng Kok Wah`) is left null, as a patient's is.
  */
-export function providerName(text: string): string | null {
+export function providerName(printed: string): string | null {
+  // OCR drops the space after a title in small type (`DrThomas Greer`, `DreIsabelle Gagnon`).
+  const text = printed.replace(TITLE_RUN_IN, '$1 ');
   // A patient who sent themselves, or a hospital that sent them, names no doctor.
   if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text))) return null;
-  const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
+  // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration).
+  const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
   const name = cut
     .replace(/[^\p{L}.,'\- ]/gu, ' ')
     .replace(/\s+/g, ' ')
@@ -198,6 +268,8 @@ export function providerName(text: string): string | null {
   if (!isDoctor(text) && notNameWord(name)) return null;
   return read.first && read.last ? `${read.first} ${read.last}` : name;
 }
+/** A doctor's title run into the name after it (a capital then a small letter: `DrThomas`, not `Drake`). */
+const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
 /** `Dr. (Mrs.) Bisi Ogunbiyi`: an honorific in brackets is part of the title, not a note after the name. */
 const BRACKETED_HONORIFIC = /\s*\((?:mrs|mr|ms|miss|dr|prof)\.?\)/gi;
 /** Words of a place, not a person (`Lagoon Hospital, Ikoyi`). */
@@ -210,6 +282,18 @@ export function parseSex(text: string): 'male' | 'female' | null {
   if (ageSex) return ageSex[1] === 'f' ? 'female' : 'male';
   if (/\b(female|f|woman)\b/.test(t)) return 'female';
   if (/\b(male|m|man)\b/.test(t)) return 'male';
+  return null;
+}
+
+/**
+ * A sex value OCR misread by one letter (`Mle`, `Mile` for `Male`; `Femle` for `Female`): a word
+ * within one letter of `male` or `female` that begins as it does.
+ */
+export function misreadSex(value: string): 'male' | 'female' | null {
+  const word = value.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  if (!/^\p{L}{3,7}$/u.test(word)) return null;
+  if (word[0] === 'm' && withinOneEdit(word, 'male')) return 'male';
+  if (word[0] === 'f' && withinOneEdit(word, 'female')) return 'female';
   return null;
 }
 
@@ -228,7 +312,7 @@ export function splitNameValue(value: string): { name: string; rest: string } {
 
 /** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
 export function isDoctor(text: string): boolean {
-  return /^\s*(dr|doctor|prof)\b\.?/i.test(text) || /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text);
+  return /^\s*(dr|dre|dra|doctor|prof)\b\.?/i.test(text) || /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text);
 }
 
 /** Two to five words of a name: capitalised, initials, particles; no digits. */

@@ -1,4 +1,5 @@
-import { headerColumns, type Column } from './columns';
+import { columnOf, headerColumns, type Column } from './columns';
+import { printsDecimalCommas, withDecimalPoints } from './decimal-comma';
 import { ReportParseFailure } from './failure';
 import { interpret } from './interpret';
 import { nameKey } from './loinc/normalise';
@@ -107,10 +108,8 @@ function parseReading(doc: ExtractedDocument): ParsedReport {
   // Above the patient block, high on the first page: the masthead (a lab's address reads like a result).
   const firstLabelled = Math.min(...[...labelled].filter((line) => line.page === 0).map((line) => line.y));
   const masthead = Number.isFinite(firstLabelled) ? Math.min(firstLabelled, (doc.pages[0]?.height ?? 0) * MASTHEAD_BAND) : 0;
-  const results = parseResults(
-    all.filter((line) => !isRunning(line) && !labelled.has(line) && !(line.page === 0 && line.y < masthead)),
-    doc.method === 'ocr',
-  );
+  const resultLines = all.filter((line) => !isRunning(line) && !labelled.has(line) && !(line.page === 0 && line.y < masthead));
+  const results = parseResults(printsDecimalCommas(resultLines) ? resultLines.map(withDecimalPoints) : resultLines, doc.method === 'ocr');
   if (!results.length) throw new ReportParseFailure('invalid_input', 'No lab results were found in the file; it does not look like a lab report.');
   return { metadata, results };
 }
@@ -131,7 +130,7 @@ function parseResults(lines: Line[], ocr: boolean): ParsedResult[] {
     const narrative = narrativeRows(line);
     const rows: RowParts[] = narrative.length ? narrative : [];
     if (!rows.length) {
-      const row = columns ? (rowFromColumns(line, columns, ocr) ?? rowFromCells(line, ocr)) : rowFromCells(line, ocr);
+      const row = columns ? (rowFromColumns(line, columns, ocr) ?? valueNotFrom(rowFromCells(line, ocr), line, columns)) : rowFromCells(line, ocr);
       if (row) rows.push(row);
     }
     if (rows.length) {
@@ -143,6 +142,21 @@ function parseResults(lines: Line[], ocr: boolean): ParsedResult[] {
     heading = isHeading(line) ? headingText(line) : null;
   }
   return results;
+}
+
+/**
+ * A row read by its cells under a table header whose columns did not give one (the result cell
+ * unreadable: OCR's `Td.` for `7.7`), unless its value is the reference interval's or a previous
+ * result's cell and a number: then the row's value is not printed where the header says, and the
+ * interval's bound (`<15.0`, `>60`) is no result.
+ */
+function valueNotFrom(row: RowParts | null, line: Line, columns: Column[]): RowParts | null {
+  // A word (`Negative`, `Yellow`) read from the interval is most often the result too; a number is a bound.
+  if (!row || row.value.type === 'comment' || row.value.type === 'boolean') return row;
+  const source = line.cells.slice(1).find((cell) => cell.text.replace(/\s+/g, '').includes(row.value.value.replace(/\s+/g, '')));
+  if (!source) return row;
+  const role = columns[columnOf(source, columns)].role;
+  return role === 'reference' || role === 'previous' ? null : row;
 }
 
 /** A panel or section heading: one short cell of words, no colon, not a sentence. */
@@ -180,6 +194,12 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
   let { value } = row;
   const min = row.range?.min ?? null;
   const max = row.range?.max ?? null;
+  const colon = ocr ? decimalFromColon(value.value, value.type, min, max, row.range?.text ?? null) : null;
+  if (colon !== null) {
+    notes.push(`decimal point read as a colon: ${value.value} → ${colon} (reference ${row.range?.text ?? ''})`);
+    value = { ...value, value: String(colon), type: 'numeric', number: colon };
+    confidence *= 0.9;
+  }
   if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && row.range?.text.includes('.')) {
     const restored = restoreDecimal(value.number, min, max, row.flag ? flagMeaning(row.flag) : null);
     if (restored !== null) {
@@ -213,6 +233,25 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
     confidence: Math.round(confidence * 1000) / 1000,
     notes,
   };
+}
+
+/** Dilutions a titre is printed at (`1:40`, `1:160`): a `1:N` value of one of these stays a titre. */
+const TITRE_DILUTIONS = new Set([2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100, 128, 160, 200, 256, 320, 400, 512, 640, 800, 1024, 1280, 2560, 5120]);
+
+/**
+ * A value read as a ratio (`1:21`, `3:12`) in a row whose reference interval is a number's, not a
+ * titre's: OCR read the decimal point as a colon (repairOcrNumber leaves two digits after a colon,
+ * as times print so). Taken as the decimal only when it is no titre's dilution and lies within a
+ * quarter of the interval's lower limit and four times its upper one; else as read.
+ */
+function decimalFromColon(value: string, type: string, min: number | null, max: number | null, reference: string | null): number | null {
+  const ratio = /^(\d+):(\d{1,3})$/.exec(value);
+  if (type !== 'ratio' || !ratio || (min === null && max === null) || !reference || reference.includes(':')) return null;
+  if (ratio[1] === '1' && TITRE_DILUTIONS.has(Number(ratio[2]))) return null;
+  const candidate = Number(`${ratio[1]}.${ratio[2]}`);
+  const low = (min ?? 0) / 4;
+  const high = (max ?? (min as number)) * 4;
+  return candidate >= low && candidate <= high ? candidate : null;
 }
 
 /**

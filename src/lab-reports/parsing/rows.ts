@@ -1,6 +1,6 @@
 import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
-import { isFlag, isUnit, parseRange, parseValue, repairDecimalColons, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
+import { cellCountUnit, isFlag, isUnit, parseRange, parseValue, repairDecimalColons, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
 
 /** A result row's parts, before interpretation. */
 export interface RowParts {
@@ -11,6 +11,9 @@ export interface RowParts {
   flag: string | null;
 }
 
+/** One letter alone that is no unit (`g`, `L` and `U` are): a speck OCR read as a letter. */
+const STRAY_LETTER = /^[A-FH-KM-TV-Za-fh-km-tv-z]$/;
+
 /** Multi-word values and intervals read as one token. */
 const PHRASES = /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than)\b/gi;
 
@@ -20,8 +23,9 @@ function tokens(text: string): string[] {
       .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
       .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
       .replace(/(^|\s)(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
-      // A bold flag set close to its value reads as one word by OCR: `9.4H` is `9.4 H`.
-      .replace(/(\d)(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
+      // A bold flag set close to its value reads as one word by OCR: `9.4H` (or `9.4'H`) is `9.4 H`, `2+A` is `2+ A`.
+      .replace(/(\d)['’`]?(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
+      .replace(/(^|\s)([1-4]\+)(A|AA|H|L)(\*?)(?=\s|$)/g, '$1$2 $3$4')
       .replace(/\u00a0(\d)/g, ' $1')
       .split(/\s+/)
       .map((t) =>
@@ -64,8 +68,15 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         continue;
       }
     }
-    if (part.role === 'units' && !units && part.text.trim() && !parseValue(part.text) && !isFlag(part.text)) {
+    if (part.role === 'units' && !units && part.text.trim() && !parseValue(part.text) && !isFlag(part.text) && !(ocr && STRAY_LETTER.test(part.text.trim()))) {
       units = part.text.trim();
+      continue;
+    }
+    // A cell count's unit as OCR reads it (`107 3/uL`, `10~3/uL`) is one unit, not a number and a
+    // stray word (which, with a previous result beside it, made the row a sentence and lost it).
+    const cellCount: string | null = ocr && value && !units && part.role !== 'reference' ? cellCountUnit(part.text) : null;
+    if (cellCount) {
+      units = cellCount;
       continue;
     }
     for (const raw of tokens(part.text)) {
@@ -87,7 +98,7 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         !(part.role === null && parseValue(token)?.type === 'numeric')
       ) {
         range = parseRange(token);
-      } else if (!units && isUnit(token.replace(/[.,;:]+$/, '')) && value) units = token.replace(/[.,;:]+$/, '');
+      } else if (!units && isUnit(token.replace(/[.,;:]+$/, '')) && value && !(ocr && STRAY_LETTER.test(token))) units = token.replace(/[.,;:]+$/, '');
       else if (part.role === null || part.role === 'result') unclassified += 1;
     }
   }
@@ -109,6 +120,22 @@ export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): Row
         const role =
           /^\(.*\)$/.test(word.text) && placed.at(-1)?.role === 'name' ? 'name' : columns[columnOf({ x0: word.x, x1: word.x + word.w }, columns)].role;
         placed.push({ text: word.text, role, x: word.x });
+      }
+    } else if (spanned.length > 1 && columns[index].role === 'name') {
+      // A long name run into its value by a narrow gap (`Thyroid Peroxidase Antibodies 4`): the
+      // numbers at its end that stand in the result column are the value.
+      const words = [...cell.words];
+      const tail: typeof words = [];
+      while (words.length > 1) {
+        const word = words[words.length - 1];
+        const column = columns[columnOf({ x0: word.x, x1: word.x + word.w }, columns)];
+        if (column.role !== 'result' || !/^[<>≤≥]?\d/.test(word.text)) break;
+        tail.unshift(words.pop()!);
+      }
+      if (!tail.length) placed.push({ text: cell.text, role: 'name', x: cell.x0 });
+      else {
+        placed.push({ text: words.map((w) => w.text).join(' '), role: 'name', x: cell.x0 });
+        for (const word of tail) placed.push({ text: word.text, role: 'result', x: word.x });
       }
     } else {
       placed.push({ text: cell.text, role: columns[index].role, x: cell.x0 });

@@ -1,5 +1,5 @@
 import { headerColumns, type Column } from './columns';
-import { lineFromCells, type Cell, type Line } from './layout';
+import { lineFromCells, median, type Cell, type Line } from './layout';
 import { metadataCellKind, metadataShaped } from './label-pairs';
 
 /**
@@ -11,7 +11,9 @@ import { metadataCellKind, metadataShaped } from './label-pairs';
  *
  * A column is parted at a vertical gutter that no cell crosses, over a run of consecutive lines,
  * when the band on one side of it:
- * - is one cell wide on every line (a column of text, not table cells),
+ * - is one cell wide on its lines (a column of text, not table cells), but for a few (at most 15%)
+ *   OCR parted, the pieces close together (a word whose box it set a little apart, a date read in
+ *   two pieces),
  * - is mostly metadata: labels with a colon, or bare labels with a value on the band's next line
  *   (at least two of them, and at least 60% of the band's cells counting the values; 30% where
  *   lines of the band alone and of the other side alone interleave, two flows of text, as OCR
@@ -19,6 +21,9 @@ import { metadataCellKind, metadataShaped } from './label-pairs';
  * - sits beside something that is not metadata itself: the other side has text on at least two
  *   lines of the band's span, less than half of them labelled, by a known label or any `Label:`
  *   (a two-column patient block is read well as it is, label by label).
+ * Where OCR garbled the labels (a photo's small bold type), a column of at least six lines whose
+ * lines interleave with a table's, the table's header printed beside it, is one too when asked
+ * (`byLayout`, for reading it apart: extract.ts).
  * A label beside its value on the same line (a bordered label/value grid) is not a stacked pair,
  * so a grid is never taken apart.
  */
@@ -26,6 +31,14 @@ const MIN_LABELS = 2;
 const MIN_METADATA_SHARE = 0.6;
 /** Where the band's lines and the other side's interleave, OCR may misread some labels: less is asked. */
 const MIN_INTERLEAVED_METADATA_SHARE = 0.3;
+/** Share of the band's lines OCR may part into two cells or more (a column of text is one cell wide). */
+const MAX_MULTI_CELL_SHARE = 0.15;
+/** The widest blank, in line heights, between the pieces of a line of the column OCR parted. */
+const MAX_PARTED_GAP_LINES = 4;
+/** Lines of a side column found by its layout alone (`byLayout`), its labels unread. */
+const MIN_LAYOUT_BAND_LINES = 6;
+/** Share of such a column's lines OCR may part (a photo's garbled labels part more). */
+const MAX_LAYOUT_MULTI_CELL_SHARE = 0.25;
 
 interface Part {
   line: Line;
@@ -49,20 +62,24 @@ export function separateSideColumns(lines: Line[]): Line[] {
 }
 
 /** The side column of one page's lines (sorted top to bottom) with the widest band, if any. */
-function bestSplit(lines: Line[]): Split | null {
+function bestSplit(lines: Line[], byLayout = false): Split | null {
   let best: Split | null = null;
   for (const gutter of candidateGutters(lines)) {
-    for (const split of qualifyingRuns(lines, gutter)) if (!best || split.bandCells > best.bandCells) best = split;
+    for (const split of qualifyingRuns(lines, gutter, byLayout)) if (!best || split.bandCells > best.bandCells) best = split;
   }
   return best;
 }
 
 /**
  * Where one page's side column prints, for reading it apart (extract.ts): its side, the gutter's x
- * and the top and bottom of its run of lines, in the lines' units.
+ * and the top and bottom of its run of lines, in the lines' units. `byLayout`: found by its layout
+ * alone where OCR garbled its labels (bandSplit).
  */
-export function sideColumnOf(lines: Line[]): { gutter: number; top: number; bottom: number; band: 'left' | 'right' } | null {
-  const split = bestSplit(lines);
+export function sideColumnOf(
+  lines: Line[],
+  options: { byLayout?: boolean } = {},
+): { gutter: number; top: number; bottom: number; band: 'left' | 'right' } | null {
+  const split = bestSplit(lines, options.byLayout === true);
   if (!split) return null;
   const run = lines.slice(split.start, split.end + 1);
   const cells = run.flatMap((line) => line.cells);
@@ -71,11 +88,13 @@ export function sideColumnOf(lines: Line[]): { gutter: number; top: number; bott
   const right = cells.filter((c) => !onLeft(c));
   // Halfway across the blank between the two sides: the gutter found is the edge of one of them.
   const gutter = left.length && right.length ? (Math.max(...left.map((c) => c.x1)) + Math.min(...right.map((c) => c.x0))) / 2 : split.gutter;
-  // Halfway to the lines above and below the run too, so no line is cut.
+  // Halfway to the lines above and below the run too, so no line is cut: the lines that print on
+  // the column's side (a table's row beside it, just under its last line, is not in its way).
   const top = Math.min(...run.map((line) => line.y));
   const bottom = Math.max(...run.map((line) => line.y + line.height));
-  const above = lines[split.start - 1];
-  const below = lines[split.end + 1];
+  const onBandSide = (line: Line) => line.cells.some((c) => (split.band === 'left' ? c.x0 < gutter : c.x1 > gutter));
+  const above = lines.slice(0, split.start).reverse().find(onBandSide);
+  const below = lines.slice(split.end + 1).find(onBandSide);
   return {
     gutter,
     band: split.band,
@@ -131,13 +150,13 @@ function headerOf(line: Line): Column[] | null {
   return headers.get(line) ?? null;
 }
 
-function qualifyingRuns(lines: Line[], gutter: number): Split[] {
+function qualifyingRuns(lines: Line[], gutter: number, byLayout: boolean): Split[] {
   const splits: Split[] = [];
   let run: Part[] = [];
   let runStart = 0;
   const close = () => {
     for (const band of ['left', 'right'] as const) {
-      const split = bandSplit(run, band, runStart, gutter);
+      const split = bandSplit(run, band, runStart, gutter, byLayout);
       if (split) splits.push(split);
     }
   };
@@ -155,15 +174,28 @@ function qualifyingRuns(lines: Line[], gutter: number): Split[] {
   return splits;
 }
 
-function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter: number): Split | null {
+function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter: number, byLayout: boolean): Split | null {
   const other = band === 'left' ? 'right' : 'left';
   const withBand = run.map((p, i) => ({ p, i })).filter(({ p }) => p[band].length);
-  if (withBand.length < MIN_LABELS * 2 || withBand.some(({ p }) => p[band].length !== 1)) return null;
+  if (withBand.length < MIN_LABELS * 2) return null;
+  // A column of text is one cell wide; OCR parts a few of its lines (a word its box set a line
+  // apart, a date read in two pieces), a table's columns part every line.
+  // OCR's specks (`.`, `;`, a lone letter) are no cells of it.
+  const pieces = (p: Part) => p[band].filter((c) => /[\p{L}\p{N}]{2}/u.test(c.text));
+  const multiCell = withBand.filter(({ p }) => pieces(p).length > 1);
+  if (multiCell.length > withBand.length * (byLayout ? MAX_LAYOUT_MULTI_CELL_SHARE : MAX_MULTI_CELL_SHARE)) return null;
+  // Pieces of one text, close together: a cell a column apart (a table's next column) is no piece.
+  // (In the line's height or the band's usual one, whichever is more: a line of OCR's specks is low.)
+  const usual = median(withBand.map(({ p }) => p.line.height));
+  const apart = ({ p }: { p: Part }) => pieces(p).some((c, k, all) => k > 0 && c.x0 - all[k - 1].x1 > Math.max(usual, p.line.height) * MAX_PARTED_GAP_LINES);
+  if (multiCell.some(apart)) return null;
+  const textOf = (p: Part) => p[band].map((c) => c.text).join(' ');
+  const bandText = (p: Part | undefined) => (p ? textOf(p) : undefined);
   let labels = 0;
   let metadataCells = 0;
   withBand.forEach(({ p }, k) => {
-    const kind = metadataCellKind(p[band][0].text);
-    const next = withBand[k + 1]?.p[band][0].text;
+    const kind = metadataCellKind(textOf(p));
+    const next = bandText(withBand[k + 1]?.p);
     if (kind === 'labelled') {
       labels += 1;
       metadataCells += 1;
@@ -172,13 +204,28 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
       metadataCells += 2;
     }
   });
-  if (labels < MIN_LABELS) return null;
   const [first, last] = [withBand[0].i, withBand[withBand.length - 1].i];
   const span = run.slice(first, last + 1);
   // Lines of the band alone and of the other side alone, interleaved: two flows of text, not one table.
   const interleaved = span.filter((p) => !p[other].length).length >= 2 && span.filter((p) => !p[band].length).length >= 2;
+  // `byLayout`: a column of text whose lines interleave with a table's, its header printed beside
+  // the column alone, is a side column however few of its labels OCR read (a photo's small bold labels).
+  const laidOut =
+    byLayout &&
+    withBand.length >= MIN_LAYOUT_BAND_LINES &&
+    interleaved &&
+    run.some((p) => p[other].length && headerColumns(lineFromCells(p[other], p.line)) !== null);
+  if (labels < MIN_LABELS && !laidOut) return null;
+  // Bare labels of a left band, one under the other, with their values beside them on the same
+  // lines: a label/value grid (`Prélevé le / Collected:   2025/01/25`), not labels over their values.
+  const labelShaped = (text: string) => metadataCellKind(text) === 'label' || /:\s*$/.test(text);
+  const besideTheirValues = withBand.filter(({ p }, k) => {
+    const next = bandText(withBand[k + 1]?.p);
+    return band === 'left' && labelShaped(textOf(p)) && (next === undefined || labelShaped(next)) && p.right.length > 0 && !labelShaped(p.right[0].text);
+  }).length;
+  if (besideTheirValues * 2 >= withBand.length) return null;
   const share = metadataCells / withBand.length;
-  if (share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
+  if (!laidOut && share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
   const beside = span.filter((p) => p[other].length);
   // Beside a table or text, not beside more metadata (a two-column patient block reads fine as it is).
   const besideMetadata = beside.filter((p) => p[other].some((c) => metadataShaped(c.text))).length;

@@ -116,7 +116,7 @@ export function isUnit(text: string): boolean {
  * Unit spellings labs print, the forms an OCR misread is repaired to (`repairOcrUnit`). A unit
  * printed in another spelling that OCR read whole is kept as printed.
  */
-const KNOWN_UNITS = [
+export const KNOWN_UNITS = [
   '%',
   'mg/dL',
   'g/dL',
@@ -181,6 +181,18 @@ const KNOWN_UNITS = [
   'Eq/L',
 ];
 const KNOWN_UNIT_BY_KEY = new Map(KNOWN_UNITS.map((unit) => [unit.toLowerCase(), unit]));
+/** What OCR makes of the caret of `10^3`: nothing, or one of these. */
+const CARET_MISREADS = '[7^*~"\'`”“’‘°]';
+const PER_MICROLITRE = new RegExp(`^10\\s*${CARET_MISREADS}?\\s*([36])\\s*[/|]?\\s*(?:[uµμLlp]|mu|pu)?\\s*[lL]{1,2}[.,]?$`);
+const PER_LITRE = new RegExp(`^10\\s*${CARET_MISREADS}?\\s*(9|12)\\s*[/|]\\s*[lL][.,]?$`);
+/** A cell count's power of ten as OCR reads it (`10~3/uL`, `107 3/uL`), repaired; null for anything else. */
+export function cellCountUnit(text: string): string | null {
+  const t = text.trim();
+  const perMicrolitre = PER_MICROLITRE.exec(t);
+  if (perMicrolitre) return `10^${perMicrolitre[1]}/uL`;
+  const perLitre = PER_LITRE.exec(t);
+  return perLitre ? `10^${perLitre[1]}/L` : null;
+}
 /** What OCR makes of a slash: nothing, or one of these. */
 const SLASH_MISREADS = /[JIl1|]/;
 
@@ -191,12 +203,11 @@ const SLASH_MISREADS = /[JIl1|]/;
  */
 export function repairOcrUnit(unit: string | null): string | null {
   if (!unit || KNOWN_UNIT_BY_KEY.has(unit.toLowerCase())) return unit;
-  // A cell count's power of ten, its caret read as a 7 and its slash and µ as anything
-  // (`1073uL`, `1076 ul.`, `1073 pL` for `10^3/uL`; `1079/L` for `10^9/L`).
-  const perMicrolitre = /^10\s*[7^*]?\s*([36])\s*[/|]?\s*(?:[uµμLlp]|mu)?\s*[lL][.,]?$/.exec(unit);
-  if (perMicrolitre) return `10^${perMicrolitre[1]}/uL`;
-  const perLitre = /^10\s*[7^*]?\s*(9|12)\s*[/|]\s*[lL][.,]?$/.exec(unit);
-  if (perLitre) return `10^${perLitre[1]}/L`;
+  // A cell count's power of ten, its caret read as a 7, a tilde or a quote mark and its slash
+  // and µ as anything (`1073uL`, `1076 ul.`, `1073 pL`, `10~3/uL`, `10” 6/uL`, `107 3/ulL` for
+  // `10^3/uL` and `10^6/uL`; `1079/L` for `10^9/L`).
+  const cells = cellCountUnit(unit);
+  if (cells) return cells;
   const candidates = new Set<string>();
   for (let i = 0; i <= unit.length; i += 1) {
     const inserted = KNOWN_UNIT_BY_KEY.get(`${unit.slice(0, i)}/${unit.slice(i)}`.toLowerCase());
@@ -206,7 +217,10 @@ export function repairOcrUnit(unit: string | null): string | null {
       if (replaced) candidates.add(replaced);
     }
   }
-  return candidates.size === 1 ? [...candidates][0] : unit;
+  if (candidates.size === 1) return [...candidates][0];
+  // Of two (`KuL`: `K/uL` or `kU/L`), the one whose letters are the read ones, case and all.
+  const sameCase = [...candidates].filter((c) => c.replace('/', '') === unit || [...unit].some((_, i) => `${unit.slice(0, i)}/${unit.slice(i + 1)}` === c));
+  return sameCase.length === 1 ? sameCase[0] : unit;
 }
 
 /**
@@ -222,6 +236,8 @@ export function repairDecimalColons(text: string): string {
 
 /** OCR reads of digits: `O`→0, `l`/`I`→1, `S`→5 inside a token that is otherwise a number. */
 export function repairOcrNumber(token: string): string {
+  // A comparator before one letter that reads as a digit (`<l` for `<1`, `<O` for `<0`): a bound.
+  if (/^(<=|>=|<|>|≤|≥)[OoIl]$/.test(token)) return token.replace(/[Oo]$/, '0').replace(/[Il]$/, '1');
   if (!/\d/.test(token)) return token;
   if (/^(?!1:)\d+:\d$/.test(token)) return token.replace(':', '.');
   if (!/^[<>≤≥=]*[\dOoIlS.,]+$/.test(token)) return token;

@@ -1,6 +1,8 @@
 import type { LoincMatch, LoincMatchStatus, MatchedMetadata, MatchedReport, MatchedResult, ParsedReport, ParsedResult } from '../types';
 import type { LoincCatalogue, LoincCatalogueEntry } from './catalogue';
-import { nameKey, sameDimension, unitKey } from './normalise';
+import { withinOneEdit } from '../edit-distance';
+import { KNOWN_UNITS } from '../values';
+import { nameKey, ocrFoldedKey, sameDimension, unitKey } from './normalise';
 
 /** At or above this score, and clearly ahead of the next code, a match needs no review. */
 export const AUTO_MATCH_SCORE = 0.85;
@@ -29,14 +31,14 @@ function toMetadata({ metadata: m }: ParsedReport): MatchedMetadata {
 }
 
 export function matchResult(result: ParsedResult, catalogue: LoincCatalogue): MatchedResult {
-  const scored = scoreCandidates(result, catalogue);
+  const { scored, restoredName } = scoreCandidates(result, catalogue);
   const candidates = scored.map(toMatch);
   const [best, second] = scored;
   let status: LoincMatchStatus = 'no_match';
   if (best && best.score >= AUTO_MATCH_SCORE && (!second || best.score - second.score >= 0.05)) status = 'auto_match';
   else if (best && best.score >= REVIEW_SCORE) status = 'needs_review';
   return {
-    test_name: result.test_name,
+    test_name: restoredName ?? result.test_name,
     value: result.value,
     type: result.type,
     ...(result.units ? { units: result.units } : {}),
@@ -57,7 +59,7 @@ export function matchResult(result: ParsedResult, catalogue: LoincCatalogue): Ma
  * count of a white cell type share a name) and specimen agreement (urine glucose vs serum).
  */
 export function loincCandidates(result: ParsedResult, catalogue: LoincCatalogue): LoincMatch[] {
-  return scoreCandidates(result, catalogue).map(toMatch);
+  return scoreCandidates(result, catalogue).scored.map(toMatch);
 }
 
 interface Scored {
@@ -76,12 +78,19 @@ function toMatch({ entry, score }: Scored): LoincMatch {
   };
 }
 
-function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): Scored[] {
+function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { scored: Scored[]; restoredName: string | null } {
   const key = nameKey(result.test_name);
-  if (!key) return [];
+  if (!key) return { scored: [], restoredName: null };
   const tokens = key.split(' ');
   const grams = trigrams(key);
-  const unit = unitKey(result.units);
+  const index = catalogueIndex(catalogue);
+  // A unit no lab prints (OCR's `ny/` for `mg/dL`) is no evidence for or against a code.
+  const read = unitKey(result.units);
+  const unit = read && index.units.has(read) ? read : null;
+  const qualitative = result.units === null && QUALITATIVE_RESULT.test(result.value.trim());
+  // A name that meets no catalogue name as read, but one test's name with OCR's letter confusions
+  // folded (`AIP` is `ALP`): that test's codes, the name as the catalogue spells it.
+  const folded = index.names.has(key) ? undefined : foldedName(index.folded.get(ocrFoldedKey(result.test_name)), unit);
   const scored: Scored[] = [];
   for (const entry of catalogue.entries) {
     let name = 0;
@@ -89,12 +98,16 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): Score
     entry.keys.forEach((candidate, i) => {
       name = Math.max(name, entry.weights[i] * (candidate === key ? 1 : similarity(tokens, grams, entry.tokens[i], entryGrams[i])));
     });
+    if (folded?.entries.has(entry)) name = Math.max(name, FOLDED_NAME_SCORE);
     if (name < 0.4) continue;
     let score = name;
     if (unit && entry.unit) {
       if (unit === entry.unit) score += 0.08;
       else if (!sameDimension(unit, entry.unit)) score -= 0.2;
     }
+    // `Negative`, `Trace` or `2+` is no amount per volume: a serum glucose or protein is a number,
+    // the dipstick's (or a presence test's) is read this way.
+    if (qualitative && QUANTITATIVE.test(entry.row.name) && !/\bby Test strip\b/i.test(entry.row.name)) score -= 0.15;
     const specimen = entry.row.specimen;
     if (result.specimen && specimen) {
       const agrees = result.specimen === specimen || (result.specimen !== 'urine' && specimen !== 'urine');
@@ -105,7 +118,75 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): Score
     scored.push({ entry, score });
   }
   scored.sort((a, b) => b.score - a.score);
-  return scored.slice(0, MAX_CANDIDATES);
+  const restoredName = folded && scored[0] && folded.entries.has(scored[0].entry) ? folded.name : null;
+  return { scored: scored.slice(0, MAX_CANDIDATES), restoredName };
+}
+
+interface FoldedName {
+  /** The name as the catalogue first spells it. */
+  name: string;
+  key: string;
+  entries: Set<LoincCatalogueEntry>;
+}
+
+/**
+ * The one name a folded key stands for; of two or more (`PIT`: `PLT` or `PTT`), the one whose
+ * codes alone are in the unit read (a unit OCR read whole or repaired); else none.
+ */
+function foldedName(names: FoldedName[] | undefined, unit: string | null): FoldedName | undefined {
+  if (!names?.length) return undefined;
+  if (names.length === 1) return names[0];
+  if (!unit) return undefined;
+  const inUnit = names.filter((n) => [...n.entries].some((entry) => entry.unit === unit));
+  return inUnit.length === 1 ? inUnit[0] : undefined;
+}
+
+/** What a name met only through OCR's letter confusions (`ocrFoldedKey`) scores: less than the name itself. */
+const FOLDED_NAME_SCORE = 0.95;
+/** Results read as a word or a dipstick's grade. */
+const QUALITATIVE_RESULT = /^(negative|neg|positive|pos|trace|small|moderate|large|[1-4]\+)$/i;
+/** A code that is an amount per volume (its long name's property). */
+const QUANTITATIVE = /\[(Mass|Moles|Units|Enzymatic activity)\/volume\]/i;
+
+interface CatalogueIndex {
+  /** Every name's key (display names, aliases, long names' components). */
+  names: Set<string>;
+  /** Units labs print (values.ts) and the catalogue's, as keys. */
+  units: Set<string>;
+  /**
+   * Printed names by their OCR-folded key: each name folding to it (`Iron` of `Iron, Total` and of
+   * `Iron (SI)` is one name; `PLT` and `PTT` are two), as first spelled, and the entries printing it.
+   */
+  folded: Map<string, FoldedName[]>;
+}
+
+const indexByCatalogue = new WeakMap<LoincCatalogue, CatalogueIndex>();
+
+function catalogueIndex(catalogue: LoincCatalogue): CatalogueIndex {
+  let index = indexByCatalogue.get(catalogue);
+  if (index) return index;
+  const names = new Set<string>();
+  const units = new Set(KNOWN_UNITS.map((u) => unitKey(u)).filter((u): u is string => u !== null));
+  const folded = new Map<string, FoldedName[]>();
+  for (const entry of catalogue.entries) {
+    if (entry.unit) units.add(entry.unit);
+    for (const key of entry.keys) names.add(key);
+    for (const printed of [entry.row.display_name ?? entry.row.name, ...entry.row.aliases]) {
+      const key = nameKey(printed);
+      if (!key) continue;
+      const fold = ocrFoldedKey(printed);
+      // Short names fold onto each other too readily (`T3`, `13`, `I3`).
+      if (fold.replace(/ /g, '').length < 3) continue;
+      const names = folded.get(fold) ?? [];
+      const at = names.find((n) => n.key === key) ?? { name: printed, key, entries: new Set<LoincCatalogueEntry>() };
+      if (!names.includes(at)) names.push(at);
+      at.entries.add(entry);
+      folded.set(fold, names);
+    }
+  }
+  index = { names, units, folded };
+  indexByCatalogue.set(catalogue, index);
+  return index;
 }
 
 /** Token overlap (typos of one letter forgiven in longer words) blended with trigram overlap. */
@@ -115,7 +196,7 @@ function similarity(aTokens: string[], aGrams: Trigrams, bTokens: string[], bGra
   for (const t of aTokens) {
     const exact = bTokens.findIndex((u, k) => !used.has(k) && u === t);
     // A word one letter off (an OCR slip) counts, but less than the word itself: HBsAg ≠ HBsAb.
-    const near = exact >= 0 ? -1 : bTokens.findIndex((u, k) => !used.has(k) && t.length >= 5 && u.length >= 5 && editDistanceAtMostOne(t, u));
+    const near = exact >= 0 ? -1 : bTokens.findIndex((u, k) => !used.has(k) && t.length >= 5 && u.length >= 5 && withinOneEdit(t, u));
     const j = exact >= 0 ? exact : near;
     if (j >= 0) {
       used.add(j);
@@ -159,26 +240,4 @@ function trigramDice(a: Trigrams, b: Trigrams): number {
   let common = 0;
   for (const [g, n] of a.counts) common += Math.min(n, b.counts.get(g) ?? 0);
   return (2 * common) / (a.text.length - 2 + b.text.length - 2);
-}
-
-function editDistanceAtMostOne(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  let j = 0;
-  let edits = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      i++;
-      j++;
-      continue;
-    }
-    if (++edits > 1) return false;
-    if (a.length > b.length) i++;
-    else if (b.length > a.length) j++;
-    else {
-      i++;
-      j++;
-    }
-  }
-  return edits + (a.length - i) + (b.length - j) <= 1;
 }

@@ -42,6 +42,27 @@ export function nameTokens(text: string): string[] {
     .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token));
 }
 
+/**
+ * A name key with the letters OCR reads for one another in test names folded together: capital I,
+ * lower-case l, the digit 1 and T (`AIP` for `ALP`, `LDI-C` for `LDL-C`, `Tron` for `Iron`,
+ * `Free 13` for `Free T3`), O and 0, and a capital doubled by its lower-case letter (`CcOo2` for
+ * `CO2`). Only for a name that meets no catalogue name as read (match.ts): folded, `ALT` and `AIT`
+ * are one name, so a name that is a test's own must never be looked up this way.
+ */
+export function ocrFoldedKey(text: string): string {
+  const undoubled = text.replace(/([A-Z])([a-z])/g, (pair, upper: string, lower: string) => (upper.toLowerCase() === lower ? upper : pair));
+  // Words as printed (no synonyms: `Oesiradiol` must meet `Oestradiol`, not `estradiol`).
+  return undoubled
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/µ|μ/g, 'u')
+    .replace(/[^a-z0-9%#]+/g, ' ')
+    .trim()
+    .replace(/[il1t]/g, 'l')
+    .replace(/0/g, 'o');
+}
+
 /** Units of the same meaning print in many spellings: `x10E3/uL`, `10^3/µL`, `K/uL`, `10^9/L`. */
 export function unitKey(unit: string | null | undefined): string | null {
   if (!unit) return null;
