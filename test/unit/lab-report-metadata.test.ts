@@ -572,3 +572,53 @@ describe('a results panel’s heading beside a name label', () => {
     expect(read.confidence.patient_first_name.reason).toContain('no word of a name');
   });
 });
+
+describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh independent set)', () => {
+  it('reads Dutch names: initials are no given name, the particles filed after them are the surname’s, the name used in brackets', () => {
+    expect(readName('Groot, S.A.M. de')).toMatchObject({ first: null, last: 'de Groot', reason: expect.stringContaining('initials') });
+    expect(readName('MEER, J.P. VAN DER')).toMatchObject({ first: null, last: 'VAN DER MEER' });
+    expect(readName('Mevr. I. Kuijpers-Hendriks')).toMatchObject({ first: null, last: 'Kuijpers-Hendriks' });
+    expect(readName('J.P. van der Meer')).toMatchObject({ first: null, last: 'van der Meer' });
+    expect(readName('Cruz, Juan de la')).toMatchObject({ first: 'Juan', last: 'de la Cruz' });
+    // A lone capital without its stop may be a bold word OCR split (`J AMES`): no surname from it.
+    expect(readName('J Smith')).toMatchObject({ first: null, last: null });
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Naam / Name:   BROUWER, C.A. (KEES)')).toMatchObject({
+      patient_first_name: 'KEES',
+      patient_last_name: 'BROUWER',
+    });
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Naam / Name:   JONG, J.J.J. DE (JOOST)')).toMatchObject({
+      patient_first_name: 'JOOST',
+      patient_last_name: 'DE JONG',
+    });
+    // Initials under the name label, the given name under its own.
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Naam / Name:   Groot, S.A.M. de', 'Roepnaam / First name:   Sanne')).toMatchObject({
+      patient_first_name: 'Sanne',
+      patient_last_name: 'de Groot',
+    });
+  });
+
+  it('reads a Dutch sex and honorific, and a doctor’s specialty after the name', () => {
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Geslacht / Sex:   Vrouw')).toMatchObject({ gender: 'female' });
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Geslacht:   V')).toMatchObject({ gender: 'female' });
+    // `V` in Spanish is `varón`: not read as female there.
+    expect(metadataOf('Laboratorio Clínico', 'Sexo:   V').gender).not.toBe('female');
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Naam / Name:   Mevr. I. Kuijpers-Hendriks')).toMatchObject({ gender: 'female', patient_first_name: null });
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Arts / Doctor:   Bart van Beek, MDL-arts')).toMatchObject({ ordering_provider: 'Bart van Beek' });
+    expect(metadataOf('Noordwaard Ziekenhuis', 'Aanvrager:   Boer, Kees de (huisarts)')).toMatchObject({ ordering_provider: 'Kees de Boer' });
+  });
+
+  it('reads a Korean name in the Western order, a doctor’s family name in capitals first, and an attending nephrologist', () => {
+    const korean = metadataOf(
+      'Hanbit University Hospital',
+      '88 Hanbit-ro, Seocho-gu, Seoul 06591, Republic of Korea',
+      'Name:   Sung Min Hwang',
+      'Ordering Physician:   LEE Seo-yeon',
+    );
+    expect(korean).toMatchObject({ patient_first_name: 'Sung Min', patient_last_name: 'Hwang', ordering_provider: 'Seo-yeon LEE' });
+    // Elsewhere the middle word is a middle name, as before.
+    expect(metadataOf('Lab', 'Name:   Sung Min Hwang')).toMatchObject({ patient_first_name: 'Sung', patient_last_name: 'Hwang' });
+    expect(metadataOf('Cedarline Renal Laboratories', 'Attending Nephrologist:   Kwabena Asante, MD, FASN')).toMatchObject({
+      ordering_provider: 'Kwabena Asante',
+    });
+  });
+});

@@ -14,6 +14,15 @@ export const SURNAME_FIRST = new Set(
 );
 
 /**
+ * Korean family names as romanised on reports (`Hwang`, `Jeong`, `Yoon`): in a report printed in
+ * Korea, a name in the Western order ends in one, after a given name of two syllables that may be
+ * printed as two words (`Sung Min Hwang`).
+ */
+export const KOREAN_SURNAMES = new Set(
+  'kim lee yi park choi jung jeong kang cho jo yoon yun jang lim im han oh seo shin kwon hwang ahn song yoo ryu hong jeon moon son bae baek heo nam'.split(' '),
+);
+
+/**
  * Common Japanese family names (the most frequent, with their common long-vowel spellings). Those
  * that are also Western given names (`Abe`, `Ken`) are left out: a name starting with one is read
  * as the rest of the world's names are.

@@ -29,19 +29,22 @@ export type Field =
 const LABELS: [RegExp, Field][] = [
   // An employer's screening names its patient the employee, examinee or donor.
   [
-    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|employee|employee name|examinee|donor|donor name)$/i,
+    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|employee|employee name|examinee|donor|donor name|naam|pati[ëe]nt)$/i,
     'name',
   ],
   // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
   [/^(legal name|full legal name|patient legal name|patient's legal name|legal name of patient)$/i, 'legal_name'],
   [/^(preferred name|preferred|goes by|nickname|known as|also known as|aka|alias|chosen name|name used)$/i, 'other'],
-  // French `prénom` (Québec's bilingual `Prénom / First name`).
-  [/^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?)$/i, 'first'],
-  [/^(last name|surname|family name|nom de famille)$/i, 'last'],
+  // French `prénom` (Québec's bilingual `Prénom / First name`); Dutch `roepnaam` (the name used) and `voornaam`.
+  [
+    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen)$/i,
+    'first',
+  ],
+  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
-  [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on)$/i, 'dob'],
-  [/^(sex|gender|legal sex|administrative sex|sex assigned at birth|sex at birth|birth sex|assigned sex)$/i, 'sex'],
+  [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
+  [/^(sex|gender|legal sex|administrative sex|sex assigned at birth|sex at birth|birth sex|assigned sex|geslacht)$/i, 'sex'],
   [/^(age\s*\/\s*(sex|gender)|(sex|gender)\s*\/\s*age)$/i, 'age_sex'],
   [
     /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
@@ -113,8 +116,12 @@ const OTHER_PERSON_WORDS =
 export function aboutAnotherPerson(words: readonly string[], others: RegExp): boolean {
   return words.some((w) => OTHER_PERSON_WORDS.test(w)) && words.every((w) => OTHER_PERSON_WORDS.test(w) || others.test(w));
 }
-/** Who asked for the tests, however the label names them (`Attending`, `Treating physician`). */
-const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp)$/;
+/**
+ * Who asked for the tests, however the label names them (`Attending`, `Treating physician`, a
+ * specialist by name: `Attending Nephrologist`; a pathologist is the lab's, NOT_PROVIDER), and
+ * the Dutch `aanvrager` (requester).
+ */
+const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp|[a-z]{3,}ologist|aanvrager)$/;
 /** Verbs of asking for tests or sending the patient, before `by`. */
 const ASKED_BY = /^(ref|referred|requested|ordered|sent|requisitioned|submitted)$/;
 const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;

@@ -87,13 +87,17 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   // in two surnames, the father's and the mother's.
   const convention: NameConvention = firstPage.some((l) => IN_JAPAN.test(l.text))
     ? 'japan'
-    : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
-      ? 'portuguese'
-      : !bilingual
-        ? 'middle_names'
-        : firstPage.some((l) => SPANISH_LABELS.test(l.text))
-          ? 'two_surnames'
-          : 'unknown';
+    : firstPage.some((l) => IN_KOREA.test(l.text))
+      ? 'korea'
+      : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
+        ? 'portuguese'
+        : !bilingual
+          ? 'middle_names'
+          : firstPage.some((l) => SPANISH_LABELS.test(l.text))
+            ? 'two_surnames'
+            : 'unknown';
+  // Labelled in Dutch (`Geslacht`): a sex of `V` is `vrouw`, female (in Spanish, `varón`: male).
+  const dutch = firstPage.some((l) => /\bgeslacht\b/i.test(l.text));
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
   const name = (value: string, ocr: number, confidence = 1, fromOcr = false) => {
@@ -180,7 +184,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         metadata.patient_last_name = surname(value);
         note('patient_last_name', (metadata.patient_last_name ? 0.95 : 0) * ocr, metadata.patient_last_name ? null : `no name in "${value}"`);
       } else if (field === 'dob') date('dob', value, ocr);
-      else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value);
+      else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value) ?? (dutch && /^v$/i.test(value.trim()) ? 'female' : null);
       else if (field === 'age_sex') metadata.gender ??= parseSex(value);
       else if (field === 'collected') date('date_collected', value, ocr);
       else if (field === 'reported') date('date_reported', value, ocr);
@@ -323,6 +327,8 @@ const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m
 const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|solicitante|conv[êe]nio|nome)\b/i;
 /** A report printed in Japan: its address or telephone number. */
 const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
+/** Printed in Korea: its address or its phone numbers' country code. */
+const IN_KOREA = /\b(?:Republic of Korea|South Korea|Korea)\b|\+82[-\s]\d/;
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;

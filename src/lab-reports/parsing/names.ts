@@ -4,11 +4,12 @@
  * and the sex a label or honorific gives. Used by ./metadata.ts.
  */
 
-import { chineseName, JAPANESE_SURNAMES, SURNAME_FIRST } from './chinese-names';
+import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
 import { withinOneEdit } from './edit-distance';
 
 /** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
-const DEGREES = 'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp';
+const DEGREES =
+  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp';
 /** Generational suffixes and degrees printed after a name. */
 const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
@@ -18,7 +19,8 @@ const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i')
  * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
  * barrister's `Barr.` only with its stop, as Barr is also a surname.
  */
-const HONORIFIC = /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o)\.?|barr\.)$/i;
+const HONORIFIC =
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw)\.?|barr\.|mevrouw)$/i;
 
 /**
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
@@ -29,8 +31,9 @@ const PARTICLE = /^(van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|
 /** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
 export function honorificSex(text: string): 'male' | 'female' | null {
   const first = text.trim().split(/\s+/)[0]?.replace(/\.$/, '').toLowerCase();
-  if (first === 'mr') return 'male';
-  if (first === 'mrs' || first === 'ms' || first === 'miss') return 'female';
+  // Dutch `Dhr.` (de heer) and `Mevr.` / `Mw.` (mevrouw) as well.
+  if (first === 'mr' || first === 'dhr') return 'male';
+  if (first === 'mrs' || first === 'ms' || first === 'miss' || first === 'mevr' || first === 'mw' || first === 'mevrouw') return 'female';
   return null;
 }
 
@@ -45,8 +48,12 @@ function words(text: string): string[] {
   );
 }
 
-/** One letter, with or without its stop; the Irish `Ó` (`Seán Ó Briain`) is a particle, not an initial. */
-const isInitial = (word: string) => /^\p{L}\.?$/u.test(word) && word !== 'Ó' && word !== 'ó';
+/**
+ * One letter, with or without its stop, or initials run together with their stops (`J.P.`,
+ * `S.A.M.`, as Dutch reports print the given names); the Irish `Ó` (`Seán Ó Briain`) is a
+ * particle, not an initial.
+ */
+const isInitial = (word: string) => (/^\p{L}\.?$/u.test(word) || /^(?:\p{L}\.){2,}$/u.test(word)) && word !== 'Ó' && word !== 'ó';
 /** A word of two or more letters all in capitals (`OKONKWO`, `USMAN-KANO`). */
 const isCapitals = (word: string) => /\p{L}{2}/u.test(word) && word === word.toUpperCase() && word !== word.toLowerCase();
 
@@ -103,7 +110,7 @@ const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
   ).split('|'),
 );
 
-export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'portuguese';
+export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese';
 
 export interface ReadName {
   first: string | null;
@@ -166,23 +173,51 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   if (t.includes(',')) {
     const [lastPart, ...rest] = t.split(',');
     const restWords = words(rest.join(' '));
-    const last = surname(lastPart);
+    // `Groot, S.A.M. de`, `MEER, J.P. VAN DER`: the particles of a surname filed under its main
+    // word come after the given names; they are the surname's.
+    let particles = restWords.length;
+    while (particles > 1 && PARTICLE.test(restWords[particles - 1])) particles -= 1;
+    const moved = restWords.splice(particles);
+    const main = surname(lastPart);
+    const last = main && moved.length ? `${moved.join(' ')} ${main}` : main;
     // `TAN, MEI LING`: a Chinese given name of two syllables is one name, not a first and a middle.
     const chinese = chineseName([...words(lastPart), ...restWords]);
     if (chinese) return { first: cleanName(chinese.given), last: cleanName(chinese.family), confidence: 0.97, reason: null };
     const compound = convention === 'portuguese' ? brazilianCompoundGiven(restWords) : null;
-    const given = compound ?? restWords.find((w) => !isInitial(w));
+    // `BROUWER, C.A. (KEES)`: given names printed as initials, the name used (the Dutch `roepnaam`) in brackets.
+    const called = restWords.every(isInitial) ? /\(\s*(\p{L}[\p{L}'-]+)\s*\)/u.exec(rest.join(' '))?.[1] : undefined;
+    const given = compound ?? restWords.find((w) => !isInitial(w)) ?? called;
+    // Initials alone are no given name: the surname is read, the given name left to a label of its own.
+    if (last && !given && restWords.length > 0) return { first: null, last, confidence: 0.95, reason: `only initials of the given names: "${t}"` };
     if (!last || !given) return unsure(`"LAST, FIRST" without both parts: "${t}"`);
     return { first: cleanName(given), last, confidence: 0.97, reason: null };
   }
   const kept = words(t);
   const full = kept.filter((w) => !isInitial(w));
+  // `Mevr. I. Kuijpers-Hendriks`, `J.P. van der Meer`: initials, then the surname with its
+  // particles. (With its stop only: a lone capital may be a bold word OCR split, `J AMES`.)
+  if (full.length >= 1 && isInitial(kept[0]) && kept[0].endsWith('.') && full.slice(0, -1).every((w) => PARTICLE.test(w))) {
+    return { first: null, last: cleanName(full.join(' ')), confidence: 0.9, reason: `only initials of the given names: "${t}"` };
+  }
   if (full.length < 2) return unsure(`one name word only: "${t}"`);
   // A family name that comes first, then given-name syllables only (`TAN MEI LING`): a Chinese
   // name. One that may come first before other words (`Lee Ann Smith`) is not split: nothing on
   // the report says which order its names follow, and a wrong name files results under another person.
   const chinese = chineseName(kept);
   if (chinese) return { first: cleanName(chinese.given), last: cleanName(chinese.family), confidence: 0.9, reason: null };
+  // Printed in Korea, `Sung Min Hwang`: a given name of two syllables as two words, then the family name.
+  if (convention === 'korea' && full.length === 3 && KOREAN_SURNAMES.has(full[2].toLowerCase()) && !KOREAN_SURNAMES.has(full[0].toLowerCase())) {
+    return { first: cleanName(`${full[0]} ${full[1]}`), last: cleanName(full[2]), confidence: 0.9, reason: 'a Korean given name of two syllables' };
+  }
+  // `OKONKWO Chukwuemeka Daniel`, `LEE Seo-yeon`: the one word in capitals among words that are
+  // not is the family name, also when it stands first (West African, French and Korean forms print
+  // it so; it says which word is the family name where the order alone would not). Last, it is the
+  // family name anyway, read below with its particles (`Ludwig van BEETHOVEN`).
+  const capitals = full.filter(isCapitals);
+  if (capitals.length === 1 && capitals[0] !== full[full.length - 1] && full.some((w) => /\p{Ll}/u.test(w))) {
+    const first = full.find((w) => !isCapitals(w))!;
+    return { first: cleanName(first), last: cleanName(capitals[0]), confidence: 0.9, reason: null };
+  }
   if (SURNAME_FIRST.has(full[0].toLowerCase())) return unsure(`${FAMILY_NAME_FIRST}: "${t}"`);
   const japaneseFirst = JAPANESE_SURNAMES.has(full[0].toLowerCase());
   // Printed in Japan, a name all in capitals follows the residence card (`DELA CRUZ MARICEL
@@ -192,14 +227,6 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // (`SATO Hiroshi`: the family name in capitals before a given name that is not, read below.)
   const capitalsFirst = isCapitals(full[0]) && full.slice(1).every((w) => /\p{Ll}/u.test(w));
   if (japaneseFirst && !capitalsFirst) return unsure(`${FAMILY_NAME_FIRST}: "${t}"`);
-  // `OKONKWO Chukwuemeka Daniel`: the one word in capitals among words that are not is the family
-  // name, also when it stands first (West African and French forms print it so). Last, it is the
-  // family name anyway, read below with its particles (`Ludwig van BEETHOVEN`).
-  const capitals = full.filter(isCapitals);
-  if (capitals.length === 1 && capitals[0] !== full[full.length - 1] && full.some((w) => /\p{Ll}/u.test(w))) {
-    const first = full.find((w) => !isCapitals(w))!;
-    return { first: cleanName(first), last: cleanName(capitals[0]), confidence: 0.9, reason: null };
-  }
   // Without a comma the last word is the surname, with the particles before it (`Anna van der Berg`);
   // more than one middle word left leaves room for a compound surname.
   let start = full.length - 1;
@@ -262,12 +289,18 @@ export function providerName(printed: string): string | null {
     .trim()
     .replace(/[,]$/, '');
   if (!/\p{L}{2}/u.test(name)) return null;
-  const read = readName(name.replace(DEGREES_AFTER_COMMA, ''));
+  const read = readName(name.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''));
   if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
   // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
   if (!isDoctor(text) && notNameWord(name)) return null;
   return read.first && read.last ? `${read.first} ${read.last}` : name;
 }
+/**
+ * A doctor's specialty after the name (`Bart van Beek, MDL-arts`, `Kees de Boer, huisarts`,
+ * `Anna Lee, Nephrologist`): Dutch `-arts` and `-loog` words and English `-ologist` ones.
+ */
+const SPECIALTY_AFTER_COMMA =
+  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus)\.?\s*$/iu;
 /** A doctor's title run into the name after it (a capital then a small letter: `DrThomas`, not `Drake`). */
 const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
 /** `Dr. (Mrs.) Bisi Ogunbiyi`: an honorific in brackets is part of the title, not a note after the name. */
@@ -280,7 +313,8 @@ export function parseSex(text: string): 'male' | 'female' | null {
   // An age and sex run together (`62Y/F`, OCR's `62YF`).
   const ageSex = /\d\s*y(?:rs?|ears?)?\s*[/|\\]?\s*([mf])\b/.exec(t);
   if (ageSex) return ageSex[1] === 'f' ? 'female' : 'male';
-  if (/\b(female|f|woman)\b/.test(t)) return 'female';
+  // Dutch `Vrouw` (a `V` alone is Dutch female but Spanish male, `varón`: metadata.ts reads it by the report's labels).
+  if (/\b(female|f|woman|vrouw)\b/.test(t)) return 'female';
   if (/\b(male|m|man)\b/.test(t)) return 'male';
   return null;
 }
@@ -303,6 +337,10 @@ export function misreadSex(value: string): 'male' | 'female' | null {
  * sex and birth date it may carry. A `LAST, FIRST` comma is no cut.
  */
 export function splitNameValue(value: string): { name: string; rest: string } {
+  // `BROUWER, C.A. (KEES)`, `JONG, J.J.J. DE (JOOST)`: after initials (and a surname's particles
+  // filed after them), a name in brackets is the one the patient goes by, part of the name.
+  const called = /^(.*(?:^|[\s,])(?:\p{L}\.)+(?:\s+(?:van|von|der|den|de|del|la|le|da|du|ter|ten))*\s*\(\s*\p{L}[\p{L}'-]+\s*\))(.*)$/iu.exec(value);
+  if (called) return { name: called[1].trim(), rest: called[2] };
   const cut =
     /\s+[-–|]\s+|\s*[(;]|,\s*(?=(?:male|female|man|woman|born|dob|d\.o\.b|date of birth|age|aged|\d)\b)|\s+(?=(?:born|dob|d\.o\.b\.?|date of birth)\b)/i.exec(
       value,
