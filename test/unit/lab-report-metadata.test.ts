@@ -620,5 +620,7 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     expect(metadataOf('Cedarline Renal Laboratories', 'Attending Nephrologist:   Kwabena Asante, MD, FASN')).toMatchObject({
       ordering_provider: 'Kwabena Asante',
     });
+    // A degree printed with its stops is no initials.
+    expect(metadataOf('Hikarigaoka Clinic', 'Physician:   TANAKA Kenji, M.D.')).toMatchObject({ ordering_provider: 'Kenji TANAKA' });
   });
 });

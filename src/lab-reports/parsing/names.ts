@@ -289,7 +289,11 @@ export function providerName(printed: string): string | null {
     .trim()
     .replace(/[,]$/, '');
   if (!/\p{L}{2}/u.test(name)) return null;
-  const read = readName(name.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''));
+  // `TANAKA Kenji, M.D.`: a degree printed with its stops is a degree too (not initials).
+  const undotted = name.replace(/,\s*((?:\p{L}\.){2,})\s*$/u, (whole, letters: string) =>
+    SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
+  );
+  const read = readName(undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''));
   if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
   // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
   if (!isDoctor(text) && notNameWord(name)) return null;
