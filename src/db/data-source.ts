@@ -70,6 +70,7 @@ import { Hl7MatchKeys1763791700000 } from './migrations/1763791700000-hl7-match-
 import { SdkSyncReports1763791600000 } from './migrations/1763791600000-sdk-sync-reports';
 import { WebhookPortalSessions1763791750000 } from './migrations/1763791750000-webhook-portal-sessions';
 import { Hl7ReceivedByArrival1763791764000 } from './migrations/1763791764000-hl7-received-by-arrival';
+import { HaemoglobinSiLoinc1763791765000 } from './migrations/1763791765000-haemoglobin-si-loinc';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -169,6 +170,7 @@ export const MIGRATIONS = [
   Hl7MatchKeys1763791700000,
   WebhookPortalSessions1763791750000,
   Hl7ReceivedByArrival1763791764000,
+  HaemoglobinSiLoinc1763791765000,
 ];
 
 /**

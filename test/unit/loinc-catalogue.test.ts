@@ -1,6 +1,6 @@
 import { nameKey, unitKey } from '../../src/lab-reports/parsing/loinc/normalise';
 import { loincCheckDigit } from '../helpers/lab-report-catalogue';
-import { LOINC_CATALOGUE_1763790160000 } from '../../src/db/migrations/snapshots/1763790160000-loinc-catalogue';
+import { LOINC_CATALOGUE_1763791765000 } from '../../src/db/migrations/snapshots/1763791765000-loinc-catalogue';
 import { snapshotRows } from '../../src/db/migrations/snapshots/loinc-snapshot-row';
 import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 
@@ -75,6 +75,6 @@ describe('curated LOINC catalogue', () => {
   it('is exactly what the newest catalogue migration stores, so a change to it ships with a migration', () => {
     // Migrations carry frozen snapshots (src/db/migrations/snapshots): editing the live catalogue
     // without a new migration and snapshot would leave databases on the old one.
-    expect(CURATED_LOINC).toEqual(snapshotRows(LOINC_CATALOGUE_1763790160000));
+    expect(CURATED_LOINC).toEqual(snapshotRows(LOINC_CATALOGUE_1763791765000));
   });
 });

@@ -12,6 +12,7 @@ const ENTRIES: Entry[] = [
   ['6690-2', 'White Blood Cell Count', 'Leukocytes [#/volume] in Blood by Automated count', '10*3/uL', B, ['WBC', 'White Blood Cells', 'Leukocytes', 'WBC Count', 'White Cell Count', 'Total Leucocyte Count', 'TLC', 'Leucocytes', 'Total WBC Count']],
   ['789-8', 'Red Blood Cell Count', 'Erythrocytes [#/volume] in Blood by Automated count', '10*6/uL', B, ['RBC', 'Red Blood Cells', 'Erythrocytes', 'RBC Count', 'Red Cell Count']],
   ['718-7', 'Hemoglobin', 'Hemoglobin [Mass/volume] in Blood', 'g/dL', B, ['HGB', 'Hb', 'Haemoglobin']],
+  ['59260-0', 'Hemoglobin (SI)', 'Hemoglobin [Moles/volume] in Blood', 'mmol/L', B, ['Hemoglobin', 'HGB', 'Hb', 'Haemoglobin']],
   ['4544-3', 'Hematocrit', 'Hematocrit [Volume Fraction] of Blood by Automated count', '%', B, ['HCT', 'Haematocrit', 'PCV', 'Packed Cell Volume']],
   ['787-2', 'MCV', 'MCV [Entitic volume] by Automated count', 'fL', B, ['Mean Corpuscular Volume', 'Mean Cell Volume']],
   ['785-6', 'MCH', 'MCH [Entitic mass] by Automated count', 'pg', B, ['Mean Corpuscular Hemoglobin', 'Mean Cell Hemoglobin', 'Mean Cell Haemoglobin']],
