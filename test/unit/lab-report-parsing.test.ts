@@ -251,6 +251,156 @@ describe('a report printed with decimal commas', () => {
   });
 });
 
+describe('a report printed with decimal commas in bracketed intervals', () => {
+  it('counts the bounds of an interval printed as one word, and reads a comma after a lone zero as decimal', async () => {
+    // Of its numbers only `7,5` has one or two digits after its comma: the rest are in `(5,0-8,0)`
+    // or three digits long (`0,657`, `(1,005-1,030)`).
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Noordwaard Ziekenhuis', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      doc.text('Naam / Name: BROUWER, C.A. (KEES)', 50, 80).text('Geboortedatum / Date of birth: 02-05-1946', 250, 80);
+      doc.text('Urine Microscopy & Chemistry', 50, 115);
+      const x = [50, 200, 300, 380];
+      ['Bepaling / Test', 'Uitslag / Result', 'Eenheid / Unit', 'Ref.waarde / Ref. range'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['Colour', 'Yellow', '', 'Yellow'],
+        ['SG', '0,657', '', '(1,005-1,030)'],
+        ['Urine pH', '7,5', '', '(5,0-8,0)'],
+        ['Urine Protein', 'Negative', '', 'Negative'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => c && doc.text(c, x[i], 145 + j * 14)));
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.min_reference_range, r.max_reference_range])).toEqual([
+      ['Colour', 'Yellow', null, null],
+      ['SG', '0.657', 1.005, 1.03],
+      ['Urine pH', '7.5', 5, 8],
+      ['Urine Protein', 'Negative', null, null],
+    ]);
+  });
+
+  it('keeps a thousands group on a report whose numbers print decimal points', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Cedarline Dialysis Laboratory', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      const x = [50, 230, 300, 380];
+      ['Test', 'Result', 'Units', 'Reference Range'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['Platelet Count', '1,048', 'x10E3/uL', '(150-450)'],
+        ['Ferritin', '1,005', 'ng/mL', '(30-400)'],
+        ['Hemoglobin', '10.4', 'g/dL', '(13.2-17.1)'],
+        ['Potassium', '5.1', 'mmol/L', '(3.5-5.3)'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => doc.text(c, x[i], 145 + j * 14)));
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.value])).toEqual([
+      ['Platelet Count', '1048'],
+      ['Ferritin', '1005'],
+      ['Hemoglobin', '10.4'],
+      ['Potassium', '5.1'],
+    ]);
+  });
+});
+
+describe('a power of ten printed as a superscript', () => {
+  it('reads `x10³/µL` as the unit of a cell count', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Hanbit University Hospital', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      // Its unit column after the interval's, as a Korean hospital's report prints them.
+      const x = [50, 200, 260, 300, 380, 450];
+      ['Test Name', 'Result', 'Flag', 'Reference', 'Unit', 'Prev. Result'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['WBC', '6.2', '', '3.8-10.8', 'x10³/µL', '5.9'],
+        ['Hemoglobin', '14.1', '', '13.2-17.1', 'g/dL', '13.8'],
+        ['Platelet', '231', '', '140-400', 'x10³/µL', '240'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => c && doc.text(c, x[i], 145 + j * 14)));
+    });
+    const data = matchReport(parseReport(await extractReport(bytes, 'pdf')), catalogue);
+    // The text layer gives the micro sign as a Greek mu (`μ`).
+    expect(data.results.map((r) => [r.test_name, r.value, r.units?.replace('μ', 'µ'), r.loinc_matches[0]?.loinc_code])).toEqual([
+      ['WBC', '6.2', 'x10³/µL', '6690-2'],
+      ['Hemoglobin', '14.1', 'g/dL', '718-7'],
+      ['Platelet', '231', 'x10³/µL', '777-3'],
+    ]);
+  });
+});
+
+describe('a one-sided interval printed in brackets', () => {
+  it('reads `(> 60)` as a lower bound and `(< 9)` as an upper one', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Noordwaard Ziekenhuis', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      const x = [50, 200, 260, 360];
+      ['Bepaling / Test', 'Uitslag / Result', 'Eenheid / Unit', 'Ref.waarde / Ref. range'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['Kreatinine / Creatinine', '77', 'umol/L', '(53 - 115)'],
+        ['eGFR (CKD-EPI)', '>90', 'mL/min/1.73m2', '(> 60)'],
+        ['Anti-TPO', '<1', 'IU/mL', '(< 9)'],
+        ['Anti-TG', '12', 'IU/mL', '[< 4]'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => doc.text(c, x[i], 145 + j * 14)));
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.min_reference_range, r.max_reference_range, r.interpretation])).toEqual([
+      ['Kreatinine / Creatinine', 53, 115, 'normal'],
+      ['eGFR (CKD-EPI)', 60, null, 'normal'],
+      ['Anti-TPO', null, 9, 'normal'],
+      ['Anti-TG', null, 4, 'abnormal'],
+    ]);
+  });
+});
+
+describe('test names printed in Dutch', () => {
+  it('meet the codes of their English names, alone or beside them', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Noordwaard Ziekenhuis', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      const x = [50, 250, 310, 390];
+      ['Bepaling / Test', 'Uitslag / Result', 'Eenheid / Unit', 'Ref.waarde / Ref. range'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['Leukocyten', '6.1', '10^9/L', '4.0-10.0'],
+        ['Trombocyten', '250', '10^9/L', '150-400'],
+        ['Lymfocyten %', '30', '%', '20-45'],
+        ['Eosinofielen %', '3', '%', '1-6'],
+        ['Basofielen %', '1', '%', '0-2'],
+        ['Kalium', '4.1', 'mmol/L', '3.5-5.0'],
+        ['Totaal eiwit / Total protein', '70', 'g/L', '61-81'],
+        ['Albumine / Albumin', '39', 'g/L', '36-51'],
+        ['Alkalische fosfatase', '49', 'U/L', '36-130'],
+        ['IJzer', '18', 'umol/L', '10-30'],
+        ['Glucose nuchter', '5.2', 'mmol/L', '3.6-5.5'],
+        ['BSE', '8', 'mm/h', '0-20'],
+        ['ASAT', '20', 'U/L', '10-40'],
+        ['ALAT', '32', 'U/L', '9-46'],
+        ['Hemoglobine (Hb)', '8.9', 'mmol/L', '8.5-11.0'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => doc.text(c, x[i], 145 + j * 14)));
+    });
+    const data = matchReport(parseReport(await extractReport(bytes, 'pdf')), catalogue);
+    expect(data.results.map((r) => [r.test_name, r.loinc_matches[0]?.loinc_code])).toEqual([
+      ['Leukocyten', '6690-2'],
+      ['Trombocyten', '777-3'],
+      ['Lymfocyten %', '736-9'],
+      ['Eosinofielen %', '713-8'],
+      ['Basofielen %', '706-2'],
+      ['Kalium', '2823-3'],
+      ['Totaal eiwit / Total protein', '2885-2'],
+      ['Albumine / Albumin', '1751-7'],
+      ['Alkalische fosfatase', '6768-6'],
+      ['IJzer', '14798-3'],
+      ['Glucose nuchter', '14771-0'],
+      ['BSE', '4537-7'],
+      ['ASAT', '1920-8'],
+      ['ALAT', '1742-6'],
+      // Haemoglobin in mmol/L is its own code; in g/dL, 718-7.
+      ['Hemoglobine (Hb)', '59260-0'],
+    ]);
+  });
+});
+
 describe('a long test name run into its value', () => {
   it('reads the number at its end that stands in the result column as the value', async () => {
     const bytes = await pdf((doc) => {

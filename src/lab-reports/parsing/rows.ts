@@ -22,7 +22,8 @@ function tokens(text: string): string[] {
     text
       .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
       .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
-      .replace(/(^|\s)(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
+      // A comparator set apart from its bound, in brackets too (`< 9`, `(> 60)`).
+      .replace(/(^|[\s([])(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
       // A bold flag set close to its value reads as one word by OCR: `9.4H` (or `9.4'H`) is `9.4 H`, `2+A` is `2+ A`.
       .replace(/(\d)['’`]?(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
       .replace(/(^|\s)([1-4]\+)(A|AA|H|L)(\*?)(?=\s|$)/g, '$1$2 $3$4')

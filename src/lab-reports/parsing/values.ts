@@ -72,7 +72,7 @@ function normaliseComparator(c: string): string {
   return c;
 }
 
-/** A reference interval: `0.40-4.50`, `3.5 - 5.0`, `<200`, `>= 40`, `Up to 5.6`, `Negative`. */
+/** A reference interval: `0.40-4.50`, `3.5 - 5.0`, `<200`, `>= 40`, `(> 60)`, `Up to 5.6`, `Negative`. */
 export interface ParsedRange {
   min: number | null;
   max: number | null;
@@ -85,6 +85,9 @@ export function parseRange(text: string): ParsedRange | null {
   const t = text
     .trim()
     .replace(/^(ref(erence)?( range| interval)?|normal|range)[:.]?\s*/i, '')
+    // An interval in brackets (`(3,5 - 5,3)`, `(> 60)`, `[< 9]`) is the interval inside them.
+    .replace(/^\((.*)\)$|^\[(.*)\]$/, '$1$2')
+    .trim()
     .replace(/[–—]/g, '-')
     .replace(/\s+/g, ' ');
   if (!t) return null;
@@ -103,8 +106,8 @@ export function parseRange(text: string): ParsedRange | null {
   return null;
 }
 
-/** Units as labs print them: `mg/dL`, `x10E3/uL`, `10^3/µL`, `%`, `mL/min/1.73m2`, `U/L`. */
-const UNIT = /^(?:%|[a-zA-Zµμ][a-zA-Z0-9µμ/.*^×\-²]*|(?:x\s?)?10[E^*]?\d+\/[a-zA-Zµμ]+|\d+\*\d+\/[a-zA-Zµμ]+|\/[a-zA-Zµμ]+)$/;
+/** Units as labs print them: `mg/dL`, `x10E3/uL`, `10^3/µL`, `x10³/µL`, `%`, `mL/min/1.73m2`, `U/L`. */
+const UNIT = /^(?:%|[a-zA-Zµμ][a-zA-Z0-9µμ/.*^×\-²³⁶⁹]*|(?:x\s?)?10(?:[E^*]?\d+|[³⁶⁹])\/[a-zA-Zµμ]+|\d+\*\d+\/[a-zA-Zµμ]+|\/[a-zA-Zµμ]+)$/;
 const NOT_UNITS = /^(?:to|and|or|up|less|than|see|note|comment|ref|range|of|the|in|from|on|by|final|pending)$/i;
 
 export function isUnit(text: string): boolean {

@@ -21,11 +21,70 @@ const SYNONYMS: Record<string, string> = {
   vit: 'vitamin',
   sgot: 'ast',
   sgpt: 'alt',
+  // European labs' transaminases (Dutch, German, Scandinavian): `ASAT`, `ALAT`.
+  asat: 'ast',
+  alat: 'alt',
   '25oh': '25 hydroxy',
   hydroxyvitamin: 'hydroxy vitamin',
   gamma: 'gamma',
 };
 
+/**
+ * Test names in Dutch (`Lymfocyten %`, `Kalium`, `Totaal eiwit`, `Glucose nuchter`), word by word as
+ * their English names: a Dutch lab's names then meet the catalogue's English ones (German shares
+ * `Natrium`, `Kalium`; French `Albumine`, `Bilirubine`). Words the languages spell alike
+ * (`Glucose`, `Calcium`, `Cholesterol`) need nothing.
+ */
+const DUTCH: Record<string, string> = {
+  hemoglobine: 'hemoglobin',
+  hematocriet: 'hematocrit',
+  leukocyten: 'leukocytes',
+  leucocyten: 'leukocytes',
+  erytrocyten: 'erythrocytes',
+  erythrocyten: 'erythrocytes',
+  trombocyten: 'platelets',
+  neutrofielen: 'neutrophils',
+  neutrofiele: 'neutrophils',
+  lymfocyten: 'lymphocytes',
+  monocyten: 'monocytes',
+  eosinofielen: 'eosinophils',
+  eosinofiele: 'eosinophils',
+  basofielen: 'basophils',
+  basofiele: 'basophils',
+  granulocyten: 'granulocytes',
+  reticulocyten: 'reticulocytes',
+  bse: 'esr',
+  bezinking: 'sedimentation',
+  ureum: 'urea',
+  kreatinine: 'creatinine',
+  creatinine: 'creatinine',
+  natrium: 'sodium',
+  kalium: 'potassium',
+  fosfaat: 'phosphate',
+  urinezuur: 'uric acid',
+  totaal: 'total',
+  eiwit: 'protein',
+  albumine: 'albumin',
+  bilirubine: 'bilirubin',
+  geconjugeerd: 'direct',
+  alkalische: 'alkaline',
+  fosfatase: 'phosphatase',
+  ferritine: 'ferritin',
+  transferrine: 'transferrin',
+  ijzer: 'iron',
+  foliumzuur: 'folate',
+  vitamine: 'vitamin',
+  vrij: 'free',
+  nuchter: 'fasting',
+  triglyceriden: 'triglycerides',
+  berekend: 'calculated',
+};
+
+/**
+ * A name's comparable words: accents, case and punctuation dropped, British and Dutch spellings
+ * read as the catalogue's, and a word said twice said once (a bilingual `Albumine / Albumin` is
+ * `albumin`, as its English half).
+ */
 export function nameTokens(text: string): string[] {
   const base = text
     .normalize('NFKD')
@@ -37,9 +96,10 @@ export function nameTokens(text: string): string[] {
   if (!base) return [];
   return base
     .split(' ')
-    .map((token) => SYNONYMS[token] ?? token)
+    .map((token) => SYNONYMS[token] ?? DUTCH[token] ?? token)
     .flatMap((token) => token.split(' '))
-    .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token));
+    .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token))
+    .filter((token, i, all) => all.indexOf(token) === i);
 }
 
 /**
@@ -70,6 +130,8 @@ export function unitKey(unit: string | null | undefined): string | null {
     .toLowerCase()
     .replace(/µ|μ/g, 'u')
     .replace(/\s+/g, '')
+    // A power of ten set as a superscript (`x10³/µL`, `10⁹/L`).
+    .replace(/[³⁶⁹]/g, (d) => ({ '³': '3', '⁶': '6', '⁹': '9' })[d] ?? d)
     .replace(/^mcg/, 'ug')
     .replace(/mcg\//, 'ug/')
     .replace(/mcmol/, 'umol')
