@@ -26,7 +26,8 @@ const HONORIFIC =
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
  * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`).
  */
-const PARTICLE = /^(van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\.?|ste\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí)$/i;
+const PARTICLE_WORDS = 'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí';
+const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
 
 /** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
 export function honorificSex(text: string): 'male' | 'female' | null {
@@ -335,6 +336,9 @@ export function misreadSex(value: string): 'male' | 'female' | null {
   return null;
 }
 
+/** A name in brackets after initials and any particles filed after them (`C.A. (KEES)`, `J.J.J. DE (JOOST)`), then the rest of the value. */
+const CALLED_NAME = new RegExp(`^(.*(?:^|[\\s,])(?:\\p{L}\\.)+(?:\\s+(?:${PARTICLE_WORDS}))*\\s*\\(\\s*\\p{L}[\\p{L}'-]+\\s*\\))(.*)$`, 'iu');
+
 /**
  * A patient value's name apart from what a line prints after it (`Jane Doe - DOB 1/2/1980 - F`,
  * `Ms. Jane Doe (born …)`, `Jane Doe, female, date of birth …`): the name, and the rest for the
@@ -343,7 +347,7 @@ export function misreadSex(value: string): 'male' | 'female' | null {
 export function splitNameValue(value: string): { name: string; rest: string } {
   // `BROUWER, C.A. (KEES)`, `JONG, J.J.J. DE (JOOST)`: after initials (and a surname's particles
   // filed after them), a name in brackets is the one the patient goes by, part of the name.
-  const called = /^(.*(?:^|[\s,])(?:\p{L}\.)+(?:\s+(?:van|von|der|den|de|del|la|le|da|du|ter|ten))*\s*\(\s*\p{L}[\p{L}'-]+\s*\))(.*)$/iu.exec(value);
+  const called = CALLED_NAME.exec(value);
   if (called) return { name: called[1].trim(), rest: called[2] };
   const cut =
     /\s+[-–|]\s+|\s*[(;]|,\s*(?=(?:male|female|man|woman|born|dob|d\.o\.b|date of birth|age|aged|\d)\b)|\s+(?=(?:born|dob|d\.o\.b\.?|date of birth)\b)/i.exec(

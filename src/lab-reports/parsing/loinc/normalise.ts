@@ -57,7 +57,6 @@ const DUTCH: Record<string, string> = {
   bezinking: 'sedimentation',
   ureum: 'urea',
   kreatinine: 'creatinine',
-  creatinine: 'creatinine',
   natrium: 'sodium',
   kalium: 'potassium',
   fosfaat: 'phosphate',
