@@ -155,7 +155,7 @@ describe("a fax's transmittal block, a child's guardian, a sidebar's bracketed l
       [159, [416, 'Female']],
     );
     // The sidebar's `Name` is parted from the header's line, as its other labels from the rows'.
-    expect(separateSideColumns(pageLines(doc.pages[0], 0)).map((l) => l.text)).toContain('Name');
+    expect(separateSideColumns(pageLines(doc.pages[0], 0)).lines.map((l) => l.text)).toContain('Name');
     const parsed = parseReport(doc);
     expect(parsed.metadata).toMatchObject({ patient_first_name: 'Evelyn', patient_last_name: 'Fitzgerald', dob: '1947-11-13', gender: 'female' });
     expect(parsed.results.map((r) => [r.test_name, r.value, r.reference_text])).toEqual([

@@ -617,6 +617,13 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     expect(korean).toMatchObject({ patient_first_name: 'Sung Min', patient_last_name: 'Hwang', ordering_provider: 'Seo-yeon LEE' });
     // Elsewhere the middle word is a middle name, as before.
     expect(metadataOf('Lab', 'Name:   Sung Min Hwang')).toMatchObject({ patient_first_name: 'Sung', patient_last_name: 'Hwang' });
+    // All in capitals, a Korean family name first: printed family name first there (not elsewhere).
+    const inKorea = (name: string) => metadataOf('Hanbit University Hospital', 'Seoul 06591, Republic of Korea', `Name:   ${name}`);
+    expect(inKorea('CHO HYUN-WOO')).toMatchObject({ patient_first_name: 'HYUN-WOO', patient_last_name: 'CHO' });
+    expect(inKorea('KIM MIN JUN')).toMatchObject({ patient_first_name: 'MIN JUN', patient_last_name: 'KIM' });
+    // Both ends a Korean family name (`LEE SEO YOON`): which is which, the report does not say.
+    expect(inKorea('LEE SEO YOON')).toMatchObject({ patient_first_name: null, patient_last_name: null });
+    expect(metadataOf('Lab', 'Name:   CHO HYUN-WOO').patient_last_name).not.toBe('CHO');
     expect(metadataOf('Cedarline Renal Laboratories', 'Attending Nephrologist:   Kwabena Asante, MD, FASN')).toMatchObject({
       ordering_provider: 'Kwabena Asante',
     });

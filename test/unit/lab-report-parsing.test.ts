@@ -251,6 +251,24 @@ describe('a report printed with decimal commas', () => {
   });
 });
 
+describe('a label that names a report date only beside a date', () => {
+  it('reads `Uitslag / Report` beside its date as the date reported, not as a result row', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Noordwaard Ziekenhuis', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      doc.text('Naam / Name', 50, 80).text('Jansen, Pieter', 150, 80);
+      doc.text('Afname / Drawn', 300, 92).text('16-08-2025 09:57', 400, 92);
+      doc.text('Uitslag / Report', 300, 104).text('18-08-2025 18:19', 400, 104);
+      const x = [50, 200, 300, 380];
+      ['Bepaling / Test', 'Uitslag / Result', 'Eenheid / Unit', 'Ref.waarde / Ref. range'].forEach((h, i) => doc.text(h, x[i], 130));
+      [['Glucose', '4,3', 'mmol/L', '(3,6 - 5,5)']].forEach((r, j) => r.forEach((c, i) => doc.text(c, x[i], 145 + j * 14)));
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.metadata).toMatchObject({ date_collected: '2025-08-16', date_reported: '2025-08-18' });
+    expect(parsed.results.map((r) => r.test_name)).toEqual(['Glucose']);
+  });
+});
+
 describe('a report printed with decimal commas in bracketed intervals', () => {
   it('counts the bounds of an interval printed as one word, and reads a comma after a lone zero as decimal', async () => {
     // Of its numbers only `7,5` has one or two digits after its comma: the rest are in `(5,0-8,0)`

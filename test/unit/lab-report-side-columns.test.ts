@@ -108,7 +108,7 @@ describe('a side column of labels over their values beside the results', () => {
   });
 
   it('parts a left-hand sidebar from the table rows its lines share, reading it first', () => {
-    const read = separateSideColumns(
+    const { lines: read } = separateSideColumns(
       lines(...SIDEBAR_BESIDE_TABLE, [
         [200, 'Chloride'],
         [330, '101'],
@@ -126,6 +126,24 @@ describe('a side column of labels over their values beside the results', () => {
       'Chloride  101',
     ]);
     expect(parseMetadata(read, 800)).toMatchObject({ patient_first_name: 'JOHN', patient_last_name: 'SMITH', dob: '1970-01-02' });
+  });
+
+  it('says which lines are the side column: they hold no results (a dialysis chair `TTS 3rd shift, chair 16` is no row)', () => {
+    const page = lines(
+      ...SIDEBAR_BESIDE_TABLE,
+      [
+        [30, 'Schedule'],
+        [200, 'Chloride'],
+        [330, '101'],
+      ],
+      [
+        [30, 'TTS 3rd shift, chair 16'],
+        [200, 'Potassium'],
+        [330, '4.2'],
+      ],
+    );
+    const { lines: read, side } = separateSideColumns(page);
+    expect(read.filter((l) => side.has(l)).map((l) => l.text)).toEqual(['PATIENT', 'SMITH, JOHN', 'DOB', '01/02/1970', 'Schedule', 'TTS 3rd shift, chair 16']);
   });
 
   it('parts a sidebar whose label OCR read in two cells, and reads a bilingual label whose slash OCR read as a bracket', () => {
@@ -167,7 +185,7 @@ describe('a side column of labels over their values beside the results', () => {
       [[30, 'Masculin / Male']],
     );
     expect(sideColumnOf(page)).toMatchObject({ band: 'left', top: 100 - 9, bottom: 100 + 7 * 12 + 9 + 9 });
-    const read = separateSideColumns(page);
+    const { lines: read } = separateSideColumns(page);
     expect(read.slice(0, 8).map((l) => l.text)).toEqual([
       'Nom / Name',
       'GÉLINAS',
@@ -336,7 +354,7 @@ describe('a side column of labels over their values beside the results', () => {
         [430, 'Negative'],
       ],
     );
-    expect(separateSideColumns(block).map((l) => l.text)).toEqual(block.map((l) => l.text));
+    expect(separateSideColumns(block).lines.map((l) => l.text)).toEqual(block.map((l) => l.text));
     expect(parseMetadata(block, 800)).toMatchObject({ date_collected: '2025-01-25', date_reported: '2025-01-27', specimen_number: '250125-4948' });
   });
 
@@ -361,7 +379,7 @@ describe('a side column of labels over their values beside the results', () => {
         [400, '9.4'],
       ],
     );
-    expect(separateSideColumns(grid)).toEqual(grid);
+    expect(separateSideColumns(grid).lines).toEqual(grid);
     const block = lines(
       [
         [30, 'Patient: DOE, JANE'],
@@ -377,7 +395,7 @@ describe('a side column of labels over their values beside the results', () => {
       ],
       [[30, 'Reported: 03/04/2026']],
     );
-    expect(separateSideColumns(block)).toEqual(block);
+    expect(separateSideColumns(block).lines).toEqual(block);
   });
 
   it('reads a label alone on its line with its value under it, but not a heading over another label or a table header', () => {

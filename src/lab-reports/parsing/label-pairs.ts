@@ -140,7 +140,11 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
     }
     return pairs;
   }
-  const labels = line.cells.map((cell) => labelField(cell.text));
+  // A word that says a report's date only beside a date (`Uitslag / Report`) says it beside the date cell after it.
+  const labels = line.cells.map((cell, i) => {
+    const after = line.cells[i + 1];
+    return labelField(cell.text) ?? (after && startsWithDate(after.text) ? datedLabelField(cell.text) : null);
+  });
   // Label and value cells side by side without colons (a bordered table): label, value, label, value.
   if (labels[0] !== null && labels[0] !== 'other' && line.cells.length >= 2) {
     const grid: Pair[] = [];

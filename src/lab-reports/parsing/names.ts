@@ -210,6 +210,17 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   if (convention === 'korea' && full.length === 3 && KOREAN_SURNAMES.has(full[2].toLowerCase()) && !KOREAN_SURNAMES.has(full[0].toLowerCase())) {
     return { first: cleanName(`${full[0]} ${full[1]}`), last: cleanName(full[2]), confidence: 0.9, reason: 'a Korean given name of two syllables' };
   }
+  // Printed in Korea, a name all in capitals that starts with a Korean family name is printed family
+  // name first (`CHO HYUN-WOO`, `KIM MIN JUN`): the given name is the rest, its syllables as printed.
+  if (
+    convention === 'korea' &&
+    full.length <= 3 &&
+    full.every(isCapitals) &&
+    KOREAN_SURNAMES.has(full[0].toLowerCase()) &&
+    !KOREAN_SURNAMES.has(full[full.length - 1].toLowerCase())
+  ) {
+    return { first: cleanName(full.slice(1).join(' ')), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Korea' };
+  }
   // `OKONKWO Chukwuemeka Daniel`, `LEE Seo-yeon`: the one word in capitals among words that are
   // not is the family name, also when it stands first (West African, French and Korean forms print
   // it so; it says which word is the family name where the order alone would not). Last, it is the

@@ -102,13 +102,13 @@ function parseReading(doc: ExtractedDocument): ParsedReport {
     if (PAGE_NUMBER.test(line.text) || line.y > height * FOOTER_BAND) return true;
     return repeated.has(lineKey(line)) && (line.y < height * MARGIN_BAND || line.y > height * (1 - MARGIN_BAND));
   };
-  const all = separateSideColumns(pages.flat());
+  const { lines: all, side } = separateSideColumns(pages.flat());
   const metadata = parseMetadata(all, doc.pages[0]?.height ?? 0);
   const labelled = metadataLines(all);
   // Above the patient block, high on the first page: the masthead (a lab's address reads like a result).
   const firstLabelled = Math.min(...[...labelled].filter((line) => line.page === 0).map((line) => line.y));
   const masthead = Number.isFinite(firstLabelled) ? Math.min(firstLabelled, (doc.pages[0]?.height ?? 0) * MASTHEAD_BAND) : 0;
-  const resultLines = all.filter((line) => !isRunning(line) && !labelled.has(line) && !(line.page === 0 && line.y < masthead));
+  const resultLines = all.filter((line) => !isRunning(line) && !labelled.has(line) && !side.has(line) && !(line.page === 0 && line.y < masthead));
   const results = parseResults(printsDecimalCommas(resultLines) ? resultLines.map(withDecimalPoints) : resultLines, doc.method === 'ocr');
   if (!results.length) throw new ReportParseFailure('invalid_input', 'No lab results were found in the file; it does not look like a lab report.');
   return { metadata, results };

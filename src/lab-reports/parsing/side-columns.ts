@@ -54,11 +54,16 @@ interface Split {
   bandCells: number;
 }
 
-/** The page's lines with side columns parted from the rest, each read as its own lines. */
-export function separateSideColumns(lines: Line[]): Line[] {
+/**
+ * The page's lines with side columns parted from the rest, each read as its own lines, and the
+ * lines of the side columns themselves (`side`): mostly metadata by how they are found, they hold
+ * no results (`Schedule` over `TTS 3rd shift, chair 16` is no row named `TTS 3rd shift, chair`).
+ */
+export function separateSideColumns(lines: Line[]): { lines: Line[]; side: Set<Line> } {
   const pages = new Map<number, Line[]>();
   for (const line of lines) pages.set(line.page, [...(pages.get(line.page) ?? []), line]);
-  return [...pages.values()].flatMap(separatePage);
+  const side = new Set<Line>();
+  return { lines: [...pages.values()].flatMap((page) => separatePage(page, side)), side };
 }
 
 /** The side column of one page's lines (sorted top to bottom) with the widest band, if any. */
@@ -103,13 +108,18 @@ export function sideColumnOf(
   };
 }
 
-function separatePage(lines: Line[]): Line[] {
+/** One page's lines with its side column parted (its lines added to `sideLines`). */
+function separatePage(lines: Line[], sideLines: Set<Line>): Line[] {
   const best = bestSplit(lines);
   if (!best) return lines;
-  const { start, end, gutter } = best;
+  const { start, end, gutter, band } = best;
   const parts = lines.slice(start, end + 1).map((line) => partAt(line, gutter) as Part);
-  const side = (pick: (p: Part) => Cell[]) => parts.filter((p) => pick(p).length).map((p) => lineFromCells(pick(p), p.line));
-  return [...lines.slice(0, start), ...side((p) => p.left), ...side((p) => p.right), ...lines.slice(end + 1)];
+  const side = (pick: 'left' | 'right') => {
+    const parted = parts.filter((p) => p[pick].length).map((p) => lineFromCells(p[pick], p.line));
+    if (pick === band) parted.forEach((line) => sideLines.add(line));
+    return parted;
+  };
+  return [...lines.slice(0, start), ...side('left'), ...side('right'), ...lines.slice(end + 1)];
 }
 
 /** Where the right-hand part of some line starts, and where the left-hand part of some line ends. */
