@@ -607,6 +607,48 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     expect(metadataOf('Noordwaard Ziekenhuis', 'Aanvrager:   Boer, Kees de (huisarts)')).toMatchObject({ ordering_provider: 'Kees de Boer' });
   });
 
+  it('reads Italian names surname first where the label or the registry’s capitals say so, and every given name under `Nome`', () => {
+    const italian = (...texts: string[]) => metadataOf('Ospedale Santa Chiara', 'Codice fiscale / Tax code:   RSSMRT66T61G388K', ...texts);
+    expect(italian('Cognome e nome / Patient:   ROSSI MARIA TERESA')).toMatchObject({ patient_first_name: 'MARIA TERESA', patient_last_name: 'ROSSI' });
+    expect(italian('Paziente / Patient:   Sig. DE LUCA ANTONIO')).toMatchObject({ patient_first_name: 'ANTONIO', patient_last_name: 'DE LUCA' });
+    expect(italian('Cognome / Surname:   MANCINI', 'Nome / First name:   MARIA TERESA')).toMatchObject({
+      patient_first_name: 'MARIA TERESA',
+      patient_last_name: 'MANCINI',
+    });
+    expect(italian('Sesso / Sex:   Femminile / Female', 'Medico / Requesting doctor:   Dott.ssa Silvia Marchetti')).toMatchObject({
+      gender: 'female',
+      ordering_provider: 'Silvia Marchetti',
+    });
+    // The family doctor is not who asked for the tests; `Accesso diretto` (walked in) names no doctor.
+    expect(italian('Richiedente / Physician:   Accesso diretto', 'Curante / Family doctor:   Dott. Enzo Carbone').ordering_provider).toBeNull();
+    // Outside Italy a name in capitals keeps the order it is printed in.
+    expect(metadataOf('Lab', 'Patient:   JOHN MICHAEL SMITH')).toMatchObject({ patient_first_name: 'JOHN', patient_last_name: 'SMITH' });
+  });
+
+  it('reads Turkish given and family names, a sex of K or E, and a specialist’s titles', () => {
+    const turkish = (...texts: string[]) => metadataOf('Kordon University Hospital', 'Cinsiyet / Sex:   K', ...texts);
+    expect(turkish('Adı / Name:   BÜŞRA', 'Soyadı / Surname:   ŞAHİN')).toMatchObject({
+      patient_first_name: 'BÜŞRA',
+      patient_last_name: 'ŞAHİN',
+      gender: 'female',
+    });
+    expect(turkish('Adı Soyadı / Full name:   Burak Ali YILDIZ')).toMatchObject({ patient_first_name: 'Burak Ali', patient_last_name: 'YILDIZ' });
+    expect(turkish('Hekim / Physician:   Doç. Dr. Kerem Güneş').ordering_provider).toBe('Kerem Güneş');
+    expect(metadataOf('Lab', 'Cinsiyet / Sex:   E').gender).toBe('male');
+    // Elsewhere a `K` says nothing of the sex.
+    expect(metadataOf('Lab', 'Sex:   K').gender).toBeNull();
+  });
+
+  it('reads a Vietnamese name family name first, the given name last, for patient and doctor', () => {
+    const vietnamese = metadataOf(
+      'Song Huong International Hospital',
+      'Họ và tên / Name:   HOANG THANH MAI',
+      'Giới tính / Sex:   Nữ',
+      'Bác sĩ / Physician:   BS. Tran Quang Minh',
+    );
+    expect(vietnamese).toMatchObject({ patient_first_name: 'MAI', patient_last_name: 'HOANG', gender: 'female', ordering_provider: 'Minh Tran' });
+  });
+
   it('reads a Korean name in the Western order, a doctor’s family name in capitals first, and an attending nephrologist', () => {
     const korean = metadataOf(
       'Hanbit University Hospital',

@@ -13,6 +13,7 @@ import {
 } from '../../src/lab-reports/parsing';
 import { FAMILIES, HELD_OUT, INDEPENDENT, labReportCorpus, UNSEEN, type Corpus } from '../fixtures/lab-reports/corpus';
 import { scoreReport } from '../fixtures/lab-reports/evaluate';
+import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
 import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
 
 const catalogue = curatedLoincCatalogue();
@@ -266,6 +267,62 @@ describe('a label that names a report date only beside a date', () => {
     const parsed = parseReport(await extractReport(bytes, 'pdf'));
     expect(parsed.metadata).toMatchObject({ date_collected: '2025-08-16', date_reported: '2025-08-18' });
     expect(parsed.results.map((r) => r.test_name)).toEqual(['Glucose']);
+  });
+});
+
+describe('reports printed in Italian, Turkish and Vietnamese', () => {
+  it('reads multi-word qualitative results, and takes no result from a letter’s place and date or a line of labelled dates', async () => {
+    const bytes = await pdf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(16).text('Ospedale Santa Chiara', 50, 50);
+      doc.font('Helvetica').fontSize(9);
+      doc.text('Cognome / Surname: RICCI', 50, 80).text('Data prelievo / Collected: 15/01/2025 09:48', 300, 80);
+      doc.text('Kurum / Insurer', 50, 92).text('SGK', 150, 92).text('Kabul / Received', 300, 92).text('04.06.2025 11:39', 400, 92);
+      const x = [50, 200, 300, 380];
+      ['Esame / Test', 'Risultato / Result', 'Unità / Units', 'Valori di riferimento'].forEach((h, i) => doc.text(h, x[i], 130));
+      const rows = [
+        ['HBsAg', 'Non reattivo', '', 'Non reattivo'],
+        ['Aspetto', 'Torbido', '', 'Limpido'],
+        ['Glucosio', '92', 'mg/dL', '70 - 99'],
+      ];
+      rows.forEach((r, j) => r.forEach((c, i) => c && doc.text(c, x[i], 145 + j * 14)));
+      doc.text('Vigevano, 16 gennaio 2025', 50, 220);
+    });
+    const parsed = parseReport(await extractReport(bytes, 'pdf'));
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.type])).toEqual([
+      ['HBsAg', 'Non reattivo', 'boolean'],
+      ['Aspetto', 'Torbido', 'comment'],
+      ['Glucosio', '92', 'numeric'],
+    ]);
+  });
+
+  it('matches LOINC by either half of a bilingual name, by an analyser’s abbreviation in brackets, and reads `HDL dışı` as non-HDL', () => {
+    const codeOf = (test_name: string, units: string, value: string) =>
+      matchResult(
+        {
+          test_name,
+          value,
+          type: 'numeric',
+          units,
+          min_reference_range: null,
+          max_reference_range: null,
+          reference_text: null,
+          flag: null,
+          interpretation: 'normal',
+          is_above_max_range: null,
+          is_below_min_range: null,
+          source_panel_name: null,
+          specimen: null,
+          page: 1,
+          confidence: 1,
+          notes: [],
+        },
+        catalogue,
+      ).loinc_matches[0]?.loinc_code;
+    expect(codeOf('Tốc độ máu lắng (VS) / ESR', 'mm/h', '12')).toBe('4537-7');
+    expect(codeOf('Số lượng bạch cầu (WBC)', 'G/L', '6.5')).toBe('6690-2');
+    expect(codeOf('Tỷ lệ bạch cầu trung tính (NEU%)', '%', '60')).toBe('770-8');
+    expect(codeOf('HDL dışı kolesterol', 'mg/dL', '130')).toBe('43396-1');
+    expect(codeOf('VES (velocità di eritrosedimentazione)', 'mm/h', '20')).toBe('4537-7');
   });
 });
 

@@ -25,6 +25,13 @@ const MONTHS: Record<string, number> = {
   aoû: 8,
   aou: 8,
   déc: 12,
+  // Italian ones (`16 gennaio 2025`, `3 ott 2024`).
+  gen: 1,
+  mag: 5,
+  giu: 6,
+  lug: 7,
+  set: 9,
+  ott: 10,
 };
 /** French months whose first three letters are another's or none (`juin`, `juillet`, `juil.`). */
 const FRENCH_MONTHS: Record<string, number> = { juin: 6, juil: 7, juillet: 7 };

@@ -9,8 +9,8 @@ import { headedBlockPairs } from './headed-blocks';
 import { datedLabelField, labelField, type Field } from './labels';
 import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, ocrRead, type Cell, type Line } from './layout';
 
-/** `Label:` inside a cell: the label words are up to four words before a colon. */
-const INLINE = /((?:[\p{L}.'/#()[\]]+\s?){1,4}?)\s*:\s*/gu;
+/** `Label:` inside a cell: the label words are up to four words before a colon (a slash between two languages' halves no word: `Adı Soyadı / Full name:`). */
+const INLINE = /((?:(?:\/\s)?[\p{L}.'/#()[\]]+\s?){1,4}?)\s*:\s*/gu;
 
 export interface Pair {
   field: Field;
@@ -41,12 +41,13 @@ export function metadataCellKind(text: string): 'label' | 'labelled' | null {
   return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
 }
 
-const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
-const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
+export const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
+export const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
 
 /** Whether a value begins with a date (`2025/09/06 17:44`, `6 Sep 2025`), not merely holds one. */
-function startsWithDate(text: string): boolean {
-  const t = text.trim();
+export function startsWithDate(text: string): boolean {
+  // A time before the date (`10:48 23/02/2025`, as Vietnamese reports print it) is the date's.
+  const t = text.trim().replace(/^\d{1,2}:\d{2}(:\d{2})?\s+(?=\d)/, '');
   return /^(\d|\p{L}{3,9}\.?\s+\d)/u.test(t) && hasDate(t.split(/\s+/).slice(0, 3).join(' '));
 }
 

@@ -6,6 +6,7 @@
 
 export type Field =
   | 'name'
+  | 'name_surname_first'
   | 'legal_name'
   | 'first'
   | 'last'
@@ -29,7 +30,7 @@ export type Field =
 const LABELS: [RegExp, Field][] = [
   // An employer's screening names its patient the employee, examinee or donor.
   [
-    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|employee|employee name|examinee|donor|donor name|naam|pati[ëe]nt)$/i,
+    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|full name|employee|employee name|examinee|donor|donor name|naam|pati[ëe]nt|paziente|adı soyadı|ad soyad|hasta adı|họ và tên|họ tên)$/i,
     'name',
   ],
   // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
@@ -37,10 +38,10 @@ const LABELS: [RegExp, Field][] = [
   [/^(preferred name|preferred|goes by|nickname|known as|also known as|aka|alias|chosen name|name used)$/i, 'other'],
   // French `prénom` (Québec's bilingual `Prénom / First name`); Dutch `roepnaam` (the name used) and `voornaam`.
   [
-    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen)$/i,
+    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen|adı|adi)$/i,
     'first',
   ],
-  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam)$/i, 'last'],
+  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyadı|soyadi)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
@@ -79,9 +80,20 @@ const LABELS: [RegExp, Field][] = [
     /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,
     'other',
   ],
+  // Where the patient was born, their tax or identity number, the insurer, the ward, the diagnosis,
+  // in Italian, Turkish and Vietnamese (their English halves, `Ward`, `Insurer`, need no entry: a
+  // bilingual label takes the field of the half it knows): never a name, a date or a specimen's number.
+  [
+    /^(nato\/a a|luogo di nascita|doğum yeri|codice fiscale|nre|kurum|reparto|khoa|klinik|chẩn đoán|địa chỉ|indirizzo|hasta no|protokol no|t\.?\s?c\.? kimlik no|kimlik no|tuổi|yaş|età|mã bn)$/i,
+    'other',
+  ],
   // Doctors who did not order the tests: the patient's own (`PCP`, `Pediatrician of Record`), and
   // those sent a copy (`Copy To`, `CC`).
-  [/^(pcp|primary care|primary care (physician|provider|doctor)|(pediatrician|physician|provider) of record|copy to|copies to|cc|copy)$/i, 'other'],
+  // Italian `Curante` (the family doctor) too.
+  [
+    /^(pcp|primary care|primary care (physician|provider|doctor)|(pediatrician|physician|provider) of record|copy to|copies to|cc|copy|family (doctor|physician)|curante|medico curante)$/i,
+    'other',
+  ],
   // A medical record number abbreviated (`MR #`, `Med Rec #`; `#` is taken off before matching): in capitals, not `Mr`.
   [/^(MR|MR No\.?|Med\.? Rec\.?( No\.?)?)$/, 'other'],
 ];
@@ -124,7 +136,8 @@ export function aboutAnotherPerson(words: readonly string[], others: RegExp): bo
 const PROVIDER_HEAD = /^(physician|doctor|provider|clinician|practitioner|prescriber|consultant|attending|gp|[a-z]{3,}ologist|aanvrager)$/;
 /** Verbs of asking for tests or sending the patient, before `by`. */
 const ASKED_BY = /^(ref|referred|requested|ordered|sent|requisitioned|submitted)$/;
-const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor)$/;
+/** (A family doctor, Italian `curante`, is the patient's own: labelled `other` as a PCP is.) */
+const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor|family|curante)$/;
 /**
  * A specimen's number: a specimen, sample, accession, order, control, kit or lab word with a number word (`Lab
  * Acc No`); an episode is the lab's request in Australian and British pathology (`Episode No`).
@@ -135,7 +148,7 @@ const FALLBACK_SPECIMEN_WORDS = /^(acc|order|request|control)$/;
 const NUMBER_WORDS = /^(no|nr|number|num|#|id|ref|reference|code|accession|acc)$/;
 const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
 /** A compound name label (`Surname, first name`, `Last name / given names`): name words only. */
-const NAME_WORDS = /^(name|names|surname|first|last|given|family|forenames?|middle|patient|patient's|christian|and|&)$/;
+const NAME_WORDS = /^(name|names|surname|first|last|given|family|forenames?|middle|patient|patient's|christian|and|&|cognome|nome|e)$/;
 
 /** The other words of such a label (`Parent/Guardian Name`, `Next of Kin`, `Guardian Phone`), not of a name printed beside a relation (`Delgado, Keisha - Mother`). */
 const OTHER_PERSON_LABEL = /^(name|names|phone|tel|telephone|mobile|address|party|next|of|kin|legal|foster|step|number|no|#|and|&|information|info|details)$/;
@@ -148,13 +161,19 @@ function fieldByWords(label: string, datedValue = false): Field | null {
   const words = label.toLowerCase().replace(/[.:]/g, ' ').replace(/[,/]/g, ' , ').split(/\s+/).filter(Boolean);
   const plain = words.filter((w) => w !== ',');
   if (!plain.length || plain.length > 5) return null;
-  if (aboutAnotherPerson(plain, OTHER_PERSON_LABEL)) return 'other';
+  // (`Emergency` or `Responsible` alone is no person: a ward's `Cấp cứu / Emergency`.)
+  if (aboutAnotherPerson(plain, OTHER_PERSON_LABEL) && !(plain.length === 1 && /^(emergency|responsible)$/.test(plain[0]))) return 'other';
   // A letter's salutation (`Dear Doctor,`) is no label.
   if (/^(dear|hello|hi)$/.test(plain[0])) return null;
-  // A surname first, then the given names: `Surname, first name`, `Name / given names` (`Name, Vorname`).
-  const given = plain.findIndex((w) => /^(first|given|forenames?)$/.test(w));
-  if (plain.every((w) => NAME_WORDS.test(w)) && given > 0 && (words.includes(',') || plain.slice(0, given).some((w) => /^(surname|last|family)$/.test(w))))
-    return 'name';
+  // A surname first, then the given names: `Surname, first name`, `Name / given names` (`Name, Vorname`),
+  // Italian `Cognome e nome`: the name is printed surname first, with or without its comma.
+  const given = plain.findIndex((w) => /^(first|given|forenames?|nome)$/.test(w));
+  if (
+    plain.every((w) => NAME_WORDS.test(w)) &&
+    given > 0 &&
+    (words.includes(',') || plain.slice(0, given).some((w) => /^(surname|last|family|cognome)$/.test(w)))
+  )
+    return 'name_surname_first';
   const dated = datedValue || plain.some((w) => DATE_WORDS.has(w));
   const rest = plain.filter((w) => !DATE_WORDS.has(w) && !SMALL_WORDS.has(w));
   if (!rest.length) return null;
@@ -209,6 +228,10 @@ function bilingualField(text: string, datedValue = false): Field | null {
     .map((half) => half.trim());
   if (halves.length !== 2 || halves.some((half) => !/\p{L}{2}/u.test(half))) return null;
   const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half, datedValue));
+  // A name label in one language, a part of the name in the other (`Adı / Name`, `Cognome e nome / Patient`): the part.
+  const NAMED: (Field | null)[] = ['first', 'last', 'name_surname_first'];
+  if (a === 'name' && NAMED.includes(b)) return b;
+  if (b === 'name' && NAMED.includes(a)) return a;
   if (a !== null && b !== null) return a === b ? a : null;
   return a ?? b;
 }

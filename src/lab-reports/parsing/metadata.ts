@@ -1,8 +1,8 @@
 import { dateOrder, type DateField, readDate } from './date-order';
 import { birthDateInId, parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { inTwoLanguages } from './labels';
-import { pairsOf, type LineContext } from './label-pairs';
+import { datedLabelField, inTwoLanguages, labelField } from './labels';
+import { pairsOf, startsWithDate, type LineContext } from './label-pairs';
 import { ocrRead, type Line } from './layout';
 import {
   givenName,
@@ -28,11 +28,31 @@ import type { MetadataField, ReportMetadata } from './types';
 function isMetadataLine(line: Line, next: Line | undefined, context: LineContext): boolean {
   const text = line.text.trim();
   return (
-    pairsOf(line, next, context).some((pair) => pair.field !== 'other' && pair.value) ||
+    // (A label no field is read from is metadata too when its value is a date: `Received: 10:48 23/02/2025`.)
+    pairsOf(line, next, context).some((pair) => pair.value && (pair.field !== 'other' || startsWithDate(pair.value))) ||
     DATE_ONLY.test(text) ||
+    PLACE_AND_DATE.test(text) ||
+    labelledDates(line) ||
     SALUTATION.test(text) ||
     PROSE.some(([re]) => re.test(text))
   );
+}
+
+/**
+ * A line of labels, each with its value in the cell after it, one of them a date (`Accettazione /
+ * Received   13/09/2025 09:13`, `Kurum / Insurer   SGK   Kabul / Received   04.06.2025 11:39`):
+ * metadata, though its labels name none of the fields read (a date is never a result).
+ */
+function labelledDates(line: Line): boolean {
+  const cells = line.cells.map((cell) => cell.text.trim());
+  if (cells.length < 2 || cells.length % 2 !== 0) return false;
+  let dated = false;
+  for (let i = 0; i < cells.length; i += 2) {
+    const label = labelField(cells[i]) ?? (startsWithDate(cells[i + 1]) ? datedLabelField(cells[i]) : null);
+    if (label === null || labelField(cells[i + 1]) !== null) return false;
+    dated ||= startsWithDate(cells[i + 1]);
+  }
+  return dated;
 }
 
 /** The lines that carry metadata, and the lines under a lone label that carry its value. */
@@ -85,28 +105,44 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   // Printed in Japan: names may come family name first. Labelled in Portuguese: the mother's
   // surname comes before the father's, the one in use last. Labelled in Spanish too: its names end
   // in two surnames, the father's and the mother's.
+  // Labelled in Italian: `Nome` holds every given name. Labelled in Vietnamese: names come family name first.
   const convention: NameConvention = firstPage.some((l) => IN_JAPAN.test(l.text))
     ? 'japan'
     : firstPage.some((l) => IN_KOREA.test(l.text))
       ? 'korea'
-      : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
-        ? 'portuguese'
-        : !bilingual
-          ? 'middle_names'
-          : firstPage.some((l) => SPANISH_LABELS.test(l.text))
-            ? 'two_surnames'
-            : 'unknown';
+      : firstPage.some((l) => VIETNAMESE_LABELS.test(l.text))
+        ? 'vietnam'
+        : firstPage.some((l) => ITALIAN_LABELS.test(l.text))
+          ? 'italy'
+          : firstPage.some((l) => TURKISH_LABELS.test(l.text))
+            ? 'turkey'
+            : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
+              ? 'portuguese'
+              : !bilingual
+                ? 'middle_names'
+                : firstPage.some((l) => SPANISH_LABELS.test(l.text))
+                  ? 'two_surnames'
+                  : 'unknown';
   // Labelled in Dutch (`Geslacht`): a sex of `V` is `vrouw`, female (in Spanish, `varón`: male).
   const dutch = firstPage.some((l) => /\bgeslacht\b/i.test(l.text));
+  // Labelled in Turkish (`Cinsiyet`): `K` is `kadın`, female, and `E` is `erkek`, male.
+  const turkish = convention === 'turkey';
+  const letterSex = (value: string): 'male' | 'female' | null => {
+    const letter = value.trim().toLowerCase();
+    if (dutch && letter === 'v') return 'female';
+    if (turkish && letter === 'k') return 'female';
+    if (turkish && letter === 'e') return 'male';
+    return null;
+  };
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
-  const name = (value: string, ocr: number, confidence = 1, fromOcr = false) => {
+  const name = (value: string, ocr: number, confidence = 1, fromOcr = false, surnameFirst = false) => {
     if (metadata.patient_last_name !== null) {
       givenNamesAfterSurname(value, ocr * confidence);
       return;
     }
     const { name: printed, rest } = splitNameValue(value);
-    const read = fromOcr ? withoutSplitWords(readName(printed, convention), printed) : readName(printed, convention);
+    const read = fromOcr ? withoutSplitWords(readName(printed, convention, surnameFirst), printed) : readName(printed, convention, surnameFirst);
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
     note('patient_first_name', read.first ? read.confidence * ocr * confidence : 0, read.reason);
     note('patient_last_name', read.last ? read.confidence * ocr * confidence : 0, read.reason);
@@ -120,7 +156,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const givenNamesAfterSurname = (value: string, ocr: number) => {
     const last = metadata.patient_last_name;
     if (metadata.patient_first_name !== null || last === null || value.toLowerCase().includes(last.toLowerCase())) return;
-    metadata.patient_first_name = givenName(splitNameValue(value).name);
+    metadata.patient_first_name = givenName(splitNameValue(value).name, convention === 'italy');
     if (metadata.patient_first_name) note('patient_first_name', 0.95 * ocr);
   };
   let salutation: string | null = null;
@@ -142,7 +178,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const bornById: { value: string; order: 'dmy' | 'ymd'; ocr: number }[] = [];
   const provider = (value: string, ocr: number) => {
     if (metadata.ordering_provider !== null) return;
-    metadata.ordering_provider = providerName(value);
+    metadata.ordering_provider = providerName(value, convention);
     if (metadata.ordering_provider) note('ordering_provider', 0.9 * ocr);
   };
   /**
@@ -165,9 +201,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       // A value printed under its label is as well read as its own words.
       const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
       if (below) values.add(lines[i + 1]);
-      if (field === 'name') {
+      if (field === 'name' || field === 'name_surname_first') {
         if (oneNameWord(value)) loneNames.push({ value, ocr });
-        name(value, ocr, 1, ocrRead(below ? (lines[i + 1] ?? line) : line));
+        name(value, ocr, 1, ocrRead(below ? (lines[i + 1] ?? line) : line), field === 'name_surname_first');
       } else if (field === 'legal_name') legalNames.push({ value, ocr });
       // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
       else if (field === 'subject') addressed.push({ value, ocr });
@@ -178,13 +214,13 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         // A `LAST, FIRST` value under a label of one part of the name (`Nom/Name: LEBLANC, LUC`): the whole name.
       } else if ((field === 'first' || field === 'last') && value.includes(',') && metadata.patient_last_name === null) name(value, ocr, 0.95);
       else if (field === 'first' && metadata.patient_first_name === null) {
-        metadata.patient_first_name = givenName(value);
+        metadata.patient_first_name = givenName(value, convention === 'italy');
         note('patient_first_name', (metadata.patient_first_name ? 0.95 : 0) * ocr, metadata.patient_first_name ? null : `no name in "${value}"`);
       } else if (field === 'last' && metadata.patient_last_name === null) {
         metadata.patient_last_name = surname(value);
         note('patient_last_name', (metadata.patient_last_name ? 0.95 : 0) * ocr, metadata.patient_last_name ? null : `no name in "${value}"`);
       } else if (field === 'dob') date('dob', value, ocr);
-      else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value) ?? (dutch && /^v$/i.test(value.trim()) ? 'female' : null);
+      else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value) ?? letterSex(value);
       else if (field === 'age_sex') metadata.gender ??= parseSex(value);
       else if (field === 'collected') date('date_collected', value, ocr);
       else if (field === 'reported') date('date_reported', value, ocr);
@@ -299,6 +335,9 @@ function oneNameWord(value: string): boolean {
 }
 
 /** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
+/** A letter's place and date (`Vigevano, 16 gennaio 2025`, `Leeuwarden, 18-08-2025`): no result. */
+const PLACE_AND_DATE =
+  /^\p{Lu}[\p{L}'.-]*(?: \p{L}[\p{L}'.-]*){0,3}, (\d{1,2}\.?\s+\p{L}{3,9}\.?,?\s+\d{4}|\p{L}{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/u;
 const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
 
 const DATE_TEXT = String.raw`(\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
@@ -325,6 +364,12 @@ const PROSE_DOB = PROSE[0][0];
 const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m[ée]dico)\b/i;
 /** Labels only Portuguese has (Spanish says `fecha de nacimiento`, `edad`, `examen`). */
 const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|solicitante|conv[êe]nio|nome)\b/i;
+/** Labels only Italian has (`Cognome`, `Codice fiscale`, `Nato/a`, `Data prelievo`, `Sesso`). */
+const ITALIAN_LABELS = /\b(cognome|codice fiscale|data di nascita|nato\/a|luogo di nascita|data (del )?prelievo|sesso)\b/i;
+/** Labels printed in Turkish (`Adı Soyadı`, `Cinsiyet`, `Doğum Tarihi`). */
+const TURKISH_LABELS = /(^|[^\p{L}])(adı soyadı|soyadı|cinsiyet|doğum tarihi|doğum t\.)(?![\p{L}])/iu;
+/** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`). */
+const VIETNAMESE_LABELS = /(^|[^\p{L}])(họ và tên|họ tên|giới tính|ngày sinh)(?![\p{L}])/iu;
 /** A report printed in Japan: its address or telephone number. */
 const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
 /** Printed in Korea: its address or its phone numbers' country code. */

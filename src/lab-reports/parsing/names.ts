@@ -17,10 +17,12 @@ const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i')
 /**
  * Honorifics printed before a name (`Mallam` and `Alhaji` in Northern Nigeria, `Lolo` in the
  * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
- * barrister's `Barr.` only with its stop, as Barr is also a surname.
+ * barrister's `Barr.` only with its stop, as Barr is also a surname. Italian `Dott.`, `Dott.ssa`,
+ * `Sig.ra`, `Gent.ma`; Turkish `Uzm. Dr.`, `Doç. Dr.`, `Op. Dr.`, `Dr. Öğr. Üyesi`; Vietnamese
+ * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop).
  */
 const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw)\.?|barr\.|mevrouw)$/i;
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà)\.?|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /**
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
@@ -79,10 +81,15 @@ function notNameWord(text: string): string | null {
   return text.split(/[\s,]+/).find((w) => NOT_NAME_WORDS.test(w.replace(/[^\p{L}]/gu, ''))) ?? null;
 }
 
-export function givenName(text: string): string | null {
+/**
+ * The given name printed under a given name's own label: its first word, or (`all`, as Italian
+ * reports print every given name in `Nome`: `MARIA TERESA`) all of its words but initials.
+ */
+export function givenName(text: string, all = false): string | null {
   if (notNameWord(text)) return null;
-  const first = words(text).find((w) => !isInitial(w));
-  return first ? cleanName(first) || null : null;
+  const given = words(text).filter((w) => !isInitial(w));
+  if (!given.length) return null;
+  return cleanName(all ? given.join(' ') : given[0]) || null;
 }
 
 export function surname(text: string): string | null {
@@ -111,7 +118,7 @@ const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
   ).split('|'),
 );
 
-export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese';
+export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey';
 
 export interface ReadName {
   first: string | null;
@@ -164,7 +171,7 @@ export function withoutSplitWords(read: ReadName, printed: string): ReadName {
  * another convention (a bilingual report in another language): such a name's surname is left
  * null with the reason, and its given name (the first word either way) is still read.
  */
-export function readName(text: string, convention: NameConvention = 'middle_names'): ReadName {
+export function readName(text: string, convention: NameConvention = 'middle_names', surnameFirst = false): ReadName {
   const t = text.replace(/\s+/g, ' ').trim();
   const unsure = (reason: string): ReadName => ({ first: null, last: null, confidence: 0, reason });
   if (/\d/.test(t)) return unsure(`a name with digits in it: "${t.slice(0, 40)}"`);
@@ -201,6 +208,10 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     return { first: null, last: cleanName(full.join(' ')), confidence: 0.9, reason: `only initials of the given names: "${t}"` };
   }
   if (full.length < 2) return unsure(`one name word only: "${t}"`);
+  // A label that names the surname first (`Cognome e nome`, `Surname, first name`), or a report
+  // printed in Vietnam (`NGUYỄN THỊ THU HÀ`: family name, middle names, the given name last).
+  // (Printed in Italy, a name all in capitals follows the registry's `COGNOME NOME`: `DE LUCA ANTONIO`.)
+  if (surnameFirst || convention === 'vietnam' || (convention === 'italy' && kept.every(isCapitals))) return surnameFirstName(full, convention);
   // A family name that comes first, then given-name syllables only (`TAN MEI LING`): a Chinese
   // name. One that may come first before other words (`Lee Ann Smith`) is not split: nothing on
   // the report says which order its names follow, and a wrong name files results under another person.
@@ -220,6 +231,15 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     !KOREAN_SURNAMES.has(full[full.length - 1].toLowerCase())
   ) {
     return { first: cleanName(full.slice(1).join(' ')), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Korea' };
+  }
+  // Printed in Turkey, every word before the surname is a given name (`Burak Ali YILDIZ`, `Ayşe Nur Kaya`).
+  if (convention === 'turkey') {
+    return {
+      first: cleanName(full.slice(0, -1).join(' ')),
+      last: cleanName(full[full.length - 1]),
+      confidence: 0.9,
+      reason: full.length > 2 ? 'given names of two words, as Turkish names have' : null,
+    };
   }
   // `OKONKWO Chukwuemeka Daniel`, `LEE Seo-yeon`: the one word in capitals among words that are
   // not is the family name, also when it stands first (West African, French and Korean forms print
@@ -276,6 +296,20 @@ function brazilianCompoundGiven(words: string[]): string | null {
   return BRAZILIAN_COMPOUND_GIVEN_NAMES.has(key) ? `${words[0]} ${words[1]}` : null;
 }
 
+/**
+ * A name printed surname first as its label or country says: the surname with its particles (`DE
+ * LUCA ANNA MARIA`), then the given names — all of them in Italy, where `Nome` holds every given
+ * name; the last word in Vietnam, where the words between are middle names; else the first.
+ */
+function surnameFirstName(full: string[], convention: NameConvention): ReadName {
+  if (convention === 'vietnam')
+    return { first: cleanName(full[full.length - 1]), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Vietnam' };
+  let given = 1;
+  while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
+  const first = convention === 'italy' ? full.slice(given).join(' ') : full[given];
+  return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason: 'surname first, as its label says' };
+}
+
 /** A name printed family name first (`INOUE SATOSHI`, `DELA CRUZ MARICEL SANTOS`): the family name with its particles, then the given name. */
 function familyNameFirst(full: string[]): ReadName {
   let given = 1;
@@ -288,11 +322,11 @@ function familyNameFirst(full: string[]): ReadName {
  * cleaned; what follows the name in brackets (`(MCR M10165E)`, `(NPI 1234567890)`) is not the name.
  * A name that may be printed family name first (`Dr Ng Kok Wah`) is left null, as a patient's is.
  */
-export function providerName(printed: string): string | null {
+export function providerName(printed: string, convention: NameConvention = 'middle_names'): string | null {
   // OCR drops the space after a title in small type (`DrThomas Greer`, `DreIsabelle Gagnon`).
   const text = printed.replace(TITLE_RUN_IN, '$1 ');
   // A patient who sent themselves, or a hospital that sent them, names no doctor.
-  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text))) return null;
+  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text))) return null;
   // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration).
   const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
   const name = cut
@@ -305,7 +339,8 @@ export function providerName(printed: string): string | null {
   const undotted = name.replace(/,\s*((?:\p{L}\.){2,})\s*$/u, (whole, letters: string) =>
     SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
   );
-  const read = readName(undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''));
+  // (Printed in Vietnam, a doctor's name comes family name first as a patient's does.)
+  const read = readName(undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''), convention === 'vietnam' ? convention : 'middle_names');
   if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
   // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
   if (!isDoctor(text) && notNameWord(name)) return null;
@@ -330,8 +365,9 @@ export function parseSex(text: string): 'male' | 'female' | null {
   const ageSex = /\d\s*y(?:rs?|ears?)?\s*[/|\\]?\s*([mf])\b/.exec(t);
   if (ageSex) return ageSex[1] === 'f' ? 'female' : 'male';
   // Dutch `Vrouw` (a `V` alone is Dutch female but Spanish male, `varón`: metadata.ts reads it by the report's labels).
-  if (/\b(female|f|woman|vrouw)\b/.test(t)) return 'female';
-  if (/\b(male|m|man)\b/.test(t)) return 'male';
+  // Italian `Femminile` / `Maschile`, Turkish `Kadın` / `Erkek`, Vietnamese `Nữ` / `Nam` (a `K` or `E` alone: metadata.ts, by the report's labels).
+  if (/(^|[^\p{L}])(female|f|woman|vrouw|femminile|femmina|kadın|nữ)(?![\p{L}])/u.test(t)) return 'female';
+  if (/(^|[^\p{L}])(male|m|man|maschile|maschio|erkek|nam)(?![\p{L}])/u.test(t)) return 'male';
   return null;
 }
 
@@ -369,7 +405,10 @@ export function splitNameValue(value: string): { name: string; rest: string } {
 
 /** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
 export function isDoctor(text: string): boolean {
-  return /^\s*(dr|dre|dra|doctor|prof)\b\.?/i.test(text) || /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text);
+  return (
+    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs)(?![\p{L}])\.?/iu.test(text) ||
+    /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text)
+  );
 }
 
 /** Two to five words of a name: capitalised, initials, particles; no digits. */

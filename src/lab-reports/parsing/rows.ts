@@ -15,23 +15,25 @@ export interface RowParts {
 const STRAY_LETTER = /^[A-FH-KM-TV-Za-fh-km-tv-z]$/;
 
 /** Multi-word values and intervals read as one token. */
-const PHRASES = /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than)\b/gi;
+const PHRASES =
+  /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than|non reattivo|giallo paglierino|leggermente torbido|no reactivo|n[ãa]o reagente|non r[ée]actif)(?![\p{L}])/giu;
 
 function tokens(text: string): string[] {
   return (
     text
-      .replace(PHRASES, (m) => m.replace(/\s+/g, '\u00a0'))
+      // Joined by a word joiner, which (unlike a no-break space) \s does not match.
+      .replace(PHRASES, (m) => m.replace(/\s+/g, '\u2060'))
       .replace(/(\d)\s*[-–—]\s*(\d|\.\d)/g, '$1-$2')
       // A comparator set apart from its bound, in brackets too (`< 9`, `(> 60)`).
       .replace(/(^|[\s([])(<=|>=|<|>|≤|≥)\s+(\d)/g, '$1$2$3')
       // A bold flag set close to its value reads as one word by OCR: `9.4H` (or `9.4'H`) is `9.4 H`, `2+A` is `2+ A`.
       .replace(/(\d)['’`]?(HH|LL|H|L)(\*?)(?=\s|$)/g, '$1 $2$3')
       .replace(/(^|\s)([1-4]\+)(A|AA|H|L)(\*?)(?=\s|$)/g, '$1$2 $3$4')
-      .replace(/\u00a0(\d)/g, ' $1')
+      .replace(/\u2060(\d)/g, ' $1')
       .split(/\s+/)
       .map((t) =>
         t
-          .replace(/\u00a0/g, ' ')
+          .replace(/\u2060/g, ' ')
           .replace(/^\((.*)\)$/, '$1')
           .replace(/^[[(]|[\])]$/g, ''),
       )

@@ -1,6 +1,7 @@
 import { headerColumns, type Column } from './columns';
 import { lineFromCells, median, type Cell, type Line } from './layout';
-import { metadataCellKind, metadataShaped } from './label-pairs';
+import { DATE_FIELDS, hasDate, metadataCellKind, metadataShaped } from './label-pairs';
+import { labelField } from './labels';
 
 /**
  * A side column printed beside the results (a patient panel in a sidebar, a stacked block of
@@ -209,7 +210,9 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
     if (kind === 'labelled') {
       labels += 1;
       metadataCells += 1;
-    } else if (kind === 'label' && next !== undefined && metadataCellKind(next) === null) {
+    } else if (kind === 'label' && next !== undefined && metadataCellKind(next) === null && !(DATE_FIELDS.includes(labelField(textOf(p))) && !hasDate(next))) {
+      // (A date's label over no date is no label over its value: `Data nascita / DOB` over `Nato/a a / Born in`,
+      // a label no list knows, in a column of labels with their values beside them.)
       labels += 1;
       metadataCells += 2;
     }

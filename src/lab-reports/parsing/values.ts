@@ -10,10 +10,18 @@ export function parseNumber(text: string): number | null {
   return Number(t.replace(/,/g, ''));
 }
 
-/** Qualitative results as labs print them. */
-const BOOLEAN_WORDS = /^(negative|positive|neg|pos|reactive|non-?reactive|not detected|detected|absent|present|nonreactive)$/i;
-const QUALITATIVE_WORDS =
-  /^(negative|positive|neg|pos|reactive|non-?reactive|nonreactive|not detected|detected|absent|present|trace|small|moderate|large|few|many|rare|none|none seen|clear|cloudy|hazy|turbid|slightly cloudy|yellow|pale yellow|light yellow|dark yellow|straw|amber|colorless|red|brown|normal|equivocal|indeterminate|[1-4]\+)$/i;
+/**
+ * Qualitative results as labs print them, in English and in the other languages of the reports
+ * labflow reads (Italian `Non reattivo`, `Negativo`, `Tracce`, `Limpido`; Turkish `Negatif`,
+ * `Pozitif`; Spanish and Portuguese `Negativo`, `No reactivo`; Dutch `Negatief`; French `Négatif`).
+ */
+const BOOLEAN =
+  'negative|positive|neg|pos|reactive|non-?reactive|not detected|detected|absent|present|nonreactive|negativo|positivo|non reattivo|reattivo|assente|presente|no reactivo|reactivo|n[ãa]o reagente|reagente|negatif|pozitif|non-?reaktif|reaktif|negatief|positief|n[ée]gatif|positif|non r[ée]actif';
+const BOOLEAN_WORDS = new RegExp(`^(${BOOLEAN})$`, 'i');
+const QUALITATIVE_WORDS = new RegExp(
+  `^(${BOOLEAN}|trace|small|moderate|large|few|many|rare|none|none seen|clear|cloudy|hazy|turbid|slightly cloudy|yellow|pale yellow|light yellow|dark yellow|straw|amber|colorless|red|brown|normal|equivocal|indeterminate|[1-4]\\+|tracce|scarsi|rari|abbondante|giallo|giallo paglierino|paglierino|limpido|torbido|leggermente torbido|normale|eser|sarı|berrak|bulanık)$`,
+  'i',
+);
 
 export function isQualitative(text: string): boolean {
   return QUALITATIVE_WORDS.test(text.trim());

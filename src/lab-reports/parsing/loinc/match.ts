@@ -81,8 +81,14 @@ function toMatch({ entry, score }: Scored): LoincMatch {
 function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { scored: Scored[]; restoredName: string | null } {
   const key = nameKey(result.test_name);
   if (!key) return { scored: [], restoredName: null };
-  const tokens = key.split(' ');
-  const grams = trigrams(key);
+  // A name printed in two languages (`Tốc độ máu lắng (VS) / ESR`): either half may be the one the
+  // catalogue knows; so may the abbreviation in capitals a name ends with (`Số lượng bạch cầu (WBC)`).
+  const halves = result.test_name.split(' / ');
+  const abbreviation = /\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[%#]?)\)$/.exec(result.test_name.trim())?.[1];
+  const keys = [key, ...(halves.length === 2 ? halves : []), ...(abbreviation ? [abbreviation] : [])]
+    .map((name, i) => (i === 0 ? name : nameKey(name)))
+    .filter((k, i, all) => k && all.indexOf(k) === i);
+  const printed = keys.map((k) => ({ key: k, tokens: k.split(' '), grams: trigrams(k) }));
   const index = catalogueIndex(catalogue);
   // A unit no lab prints (OCR's `ny/` for `mg/dL`) is no evidence for or against a code.
   const read = unitKey(result.units);
@@ -96,7 +102,9 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
     let name = 0;
     const entryGrams = entryTrigrams(entry);
     entry.keys.forEach((candidate, i) => {
-      name = Math.max(name, entry.weights[i] * (candidate === key ? 1 : similarity(tokens, grams, entry.tokens[i], entryGrams[i])));
+      for (const { key: own, tokens, grams } of printed) {
+        name = Math.max(name, entry.weights[i] * (candidate === own ? 1 : similarity(tokens, grams, entry.tokens[i], entryGrams[i])));
+      }
     });
     if (folded?.entries.has(entry)) name = Math.max(name, FOLDED_NAME_SCORE);
     if (name < 0.4) continue;

@@ -27,6 +27,11 @@ const SYNONYMS: Record<string, string> = {
   '25oh': '25 hydroxy',
   hydroxyvitamin: 'hydroxy vitamin',
   gamma: 'gamma',
+  // Haematology analysers' short names (`NEU%`, `LYM#`).
+  'neu%': 'neutrophils %',
+  'neu#': 'neutrophils #',
+  'lym%': 'lymphocytes %',
+  'lym#': 'lymphocytes #',
 };
 
 /**
@@ -80,6 +85,42 @@ const DUTCH: Record<string, string> = {
 };
 
 /**
+ * Test names in Italian and Turkish where they differ from the English, word by word as DUTCH
+ * (`VES`, `Peso specifico`, `Eritrosit dağılım genişliği`, `HDL dışı kolesterol`), and the
+ * Vietnamese `lúc đói` (fasting) after the English test name it follows.
+ */
+const OTHER_LANGUAGES: Record<string, string> = {
+  ves: 'esr',
+  aspetto: 'appearance',
+  corpi: 'ketones',
+  chetonici: 'ketones',
+  peso: 'specific',
+  specifico: 'gravity',
+  emoglobina: 'hemoglobin',
+  glucosio: 'glucose',
+  colesterolo: 'cholesterol',
+  trigliceridi: 'triglycerides',
+  creatinina: 'creatinine',
+  azotemia: 'urea',
+  potassio: 'potassium',
+  sodio: 'sodium',
+  ferro: 'iron',
+  fosfatasi: 'phosphatase',
+  alcalina: 'alkaline',
+  cloro: 'chloride',
+  bicarbonati: 'bicarbonate',
+  kolesterol: 'cholesterol',
+  trigliserid: 'triglycerides',
+  kreatinin: 'creatinine',
+  eritrosit: 'erythrocyte',
+  dagilim: 'distribution',
+  genisligi: 'width',
+  bikarbonat: 'bicarbonate',
+  luc: '',
+  doi: 'fasting',
+};
+
+/**
  * A name's comparable words: accents, case and punctuation dropped, British and Dutch spellings
  * read as the catalogue's, and a word said twice said once (a bilingual `Albumine / Albumin` is
  * `albumin`, as its English half).
@@ -90,13 +131,18 @@ export function nameTokens(text: string): string[] {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/µ|μ/g, 'u')
+    // Letters NFKD does not take apart: Turkish dotless ı, Vietnamese đ.
+    .replace(/ı/g, 'i')
+    .replace(/đ/g, 'd')
     .replace(/[^a-z0-9%#]+/g, ' ')
+    // Turkish puts `non-` after its noun (`HDL dışı kolesterol`, non-HDL cholesterol).
+    .replace(/\b(\w+) disi\b/g, 'non $1')
     .trim();
   if (!base) return [];
   return base
     .split(' ')
-    .map((token) => SYNONYMS[token] ?? DUTCH[token] ?? token)
-    .flatMap((token) => token.split(' '))
+    .map((token) => SYNONYMS[token] ?? DUTCH[token] ?? OTHER_LANGUAGES[token] ?? token)
+    .flatMap((token) => token.split(' ').filter(Boolean))
     .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token))
     .filter((token, i, all) => all.indexOf(token) === i);
 }
