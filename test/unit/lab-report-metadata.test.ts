@@ -639,6 +639,22 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     expect(metadataOf('Lab', 'Sex:   K').gender).toBeNull();
   });
 
+  it('reads labels and conventions as OCR reads them without their accents, and `Born` read as `Bom` in either half of a label', () => {
+    expect(metadataOf('Song Huong International Hospital', 'Ho va tén / Name:   HOANG THANH MAI')).toMatchObject({
+      patient_first_name: 'MAI',
+      patient_last_name: 'HOANG',
+    });
+    expect(metadataOf('Kordon University Hospital', 'Cinsiyet / Sex:   K', 'Adi Soyadi:   Ayse Nur KAYA')).toMatchObject({
+      patient_first_name: 'Ayse Nur',
+      patient_last_name: 'KAYA',
+    });
+    expect(metadataOf('Ospedale', 'Nato/a il /Bom on:   16/12/1952').dob).toBe('1952-12-16');
+    // A label of no field read may open a row of label and value pairs.
+    expect(metadataOf('Kordon University Hospital', 'T.C. Kimlik No   476******94   Hekim / Physician   Uzm. Dr. Hakan Polat').ordering_provider).toBe(
+      'Hakan Polat',
+    );
+  });
+
   it('reads a Vietnamese name family name first, the given name last, for patient and doctor', () => {
     const vietnamese = metadataOf(
       'Song Huong International Hospital',

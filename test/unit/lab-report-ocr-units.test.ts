@@ -22,4 +22,12 @@ describe('units read by OCR', () => {
     // Not a power of ten: as read.
     expect(repairOcrUnit('1073')).toBe('1073');
   });
+
+  it('reads a µ OCR read as another letter where that makes a unit labs print', () => {
+    for (const read of ['Hg/dL', 'hg/dL', 'pg/dL']) expect(repairOcrUnit(read)).toBe('µg/dL');
+    for (const read of ['HIU/mL', 'pIU/mL', 'plu/mL']) expect(repairOcrUnit(read)).toBe('µIU/mL');
+    // A unit labs print is left as read (`pg/mL`, `ng/dL`), and so is one no µ would make known.
+    expect(repairOcrUnit('pg/mL')).toBe('pg/mL');
+    expect(repairOcrUnit('hours')).toBe('hours');
+  });
 });

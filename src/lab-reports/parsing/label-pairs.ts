@@ -147,7 +147,8 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
     return labelField(cell.text) ?? (after && startsWithDate(after.text) ? datedLabelField(cell.text) : null);
   });
   // Label and value cells side by side without colons (a bordered table): label, value, label, value.
-  if (labels[0] !== null && labels[0] !== 'other' && line.cells.length >= 2) {
+  // (It may begin with a label of no field read, `T.C. Kimlik No   …   Hekim / Physician   …`, when another pair is one.)
+  if (labels[0] !== null && line.cells.length >= 2) {
     const grid: Pair[] = [];
     for (let i = 0; i + 1 < line.cells.length; i += 2) {
       if (labels[i] === null || labels[i + 1] !== null) break;
@@ -155,8 +156,9 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
     }
     // Two pairs at least, or one label of several words alone with its value: one word beside
     // another cell may be a label beside anything (a heading).
-    const alone = grid.length === 1 && line.cells.length === 2 && /\s/.test(line.cells[0].text.trim());
-    if ((grid.length >= 2 || alone) && grid.length * 2 >= line.cells.length - 1) return grid;
+    const alone = grid.length === 1 && line.cells.length === 2 && /\s/.test(line.cells[0].text.trim()) && labels[0] !== 'other';
+    const read = labels[0] !== 'other' || grid.some((pair) => pair.field !== 'other');
+    if ((grid.length >= 2 || alone) && read && grid.length * 2 >= line.cells.length - 1) return grid;
   }
   // A bordered grid whose labels fill their boxes: a label and its value read as one cell
   // (`Muestra / Specimen 25-914962   Médico / Physician Dr. Leila Haddad`), label and value cells

@@ -30,7 +30,7 @@ export type Field =
 const LABELS: [RegExp, Field][] = [
   // An employer's screening names its patient the employee, examinee or donor.
   [
-    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|full name|employee|employee name|examinee|donor|donor name|naam|pati[ëe]nt|paziente|adı soyadı|ad soyad|hasta adı|họ và tên|họ tên)$/i,
+    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|full name|employee|employee name|examinee|donor|donor name|naam|pati[ëe]nt|paziente|ad[ıi] soyad[ıi]|ad soyad|hasta ad[ıi]|họ và tên|họ tên|ho va ten|ho ten)$/i,
     'name',
   ],
   // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
@@ -38,10 +38,10 @@ const LABELS: [RegExp, Field][] = [
   [/^(preferred name|preferred|goes by|nickname|known as|also known as|aka|alias|chosen name|name used)$/i, 'other'],
   // French `prénom` (Québec's bilingual `Prénom / First name`); Dutch `roepnaam` (the name used) and `voornaam`.
   [
-    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen|adı|adi)$/i,
+    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen|ad[ıi])$/i,
     'first',
   ],
-  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyadı|soyadi)$/i, 'last'],
+  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyad[ıi])$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
@@ -84,7 +84,7 @@ const LABELS: [RegExp, Field][] = [
   // in Italian, Turkish and Vietnamese (their English halves, `Ward`, `Insurer`, need no entry: a
   // bilingual label takes the field of the half it knows): never a name, a date or a specimen's number.
   [
-    /^(nato\/a a|luogo di nascita|doğum yeri|codice fiscale|nre|kurum|reparto|khoa|klinik|chẩn đoán|địa chỉ|indirizzo|hasta no|protokol no|t\.?\s?c\.? kimlik no|kimlik no|tuổi|yaş|età|mã bn)$/i,
+    /^(nato\/a a|luogo di nascita|do[ğg]um yeri|codice fiscale|nre|kurum|reparto|khoa|klinik|chẩn đoán|chan doan|địa chỉ|dia chi|indirizzo|hasta no|protokol no|t\.?\s?c\.? kimlik no|kimlik no|tuổi|tuoi|yaş|yas|età|eta|mã bn|ma bn)$/i,
     'other',
   ],
   // Doctors who did not order the tests: the patient's own (`PCP`, `Pediatrician of Record`), and
@@ -203,10 +203,22 @@ function fieldByWords(label: string, datedValue = false): Field | null {
 /** A label's bracketed note of what its value prints beside the field (the age) or of the value's form. */
 const VALUE_NOTE = /\s*\((age|yrs?|years|mm\/dd\/yy(yy)?|dd\/mm\/yy(yy)?|m\/d\/y(yyy)?|yyyy-mm-dd|local)\)$|\s*\[(uid|id)\]$/i;
 
-/** The field of the first listed wording `text` is. */
+/** The field of the first listed wording `text` is, as printed or with its accents dropped (as OCR reads `Họ và tên`, `Adı Soyadı`: `Ho va tén`, `Adi Soyadi`). */
 function listedField(text: string): Field | null {
   for (const [re, field] of LABELS) if (re.test(text)) return field;
+  const plain = withoutAccents(text);
+  if (plain !== text) for (const [re, field] of LABELS) if (re.test(plain)) return field;
   return null;
+}
+
+/** A text with its accents dropped, and the letters that have none to drop read plainly (Turkish `ı`, Vietnamese `đ`). */
+export function withoutAccents(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/ı/g, 'i')
+    .replace(/[đĐ]/g, (d) => (d === 'đ' ? 'd' : 'D'))
+    .normalize('NFC');
 }
 
 /**
@@ -222,12 +234,17 @@ const OCR_SLASH = /\s[[|]\s?(?=\p{L})(?![^\]]*\])/gu;
  * are no one label.
  */
 function bilingualField(text: string, datedValue = false): Field | null {
+  // (Parted at a slash with a space beside it where another slash is a word's own: `Nato/a il /Born on`.)
+  const spaced = /\s\/|\/\s/.test(text.replace(OCR_SLASH, ' / ')) && (text.match(/\//g) ?? []).length > 1;
   const halves = text
     .replace(OCR_SLASH, ' / ')
-    .split('/')
+    .split(spaced ? /\s\/\s?|\/\s/ : '/')
     .map((half) => half.trim());
   if (halves.length !== 2 || halves.some((half) => !/\p{L}{2}/u.test(half))) return null;
-  const [a, b] = halves.map((half) => listedField(half) ?? fieldByWords(half, datedValue));
+  // OCR reads `rn` as `m` in small bold labels (`Bom on` for `Born on`), in either half.
+  const [a, b] = halves.map(
+    (half) => listedField(half) ?? fieldByWords(half, datedValue) ?? (half.includes('m') ? listedField(half.replace(/m/g, 'rn')) : null),
+  );
   // A name label in one language, a part of the name in the other (`Adı / Name`, `Cognome e nome / Patient`): the part.
   const NAMED: (Field | null)[] = ['first', 'last', 'name_surname_first'];
   if (a === 'name' && NAMED.includes(b)) return b;

@@ -1,7 +1,7 @@
 import { dateOrder, type DateField, readDate } from './date-order';
 import { birthDateInId, parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { datedLabelField, inTwoLanguages, labelField } from './labels';
+import { datedLabelField, inTwoLanguages, labelField, withoutAccents } from './labels';
 import { pairsOf, startsWithDate, type LineContext } from './label-pairs';
 import { ocrRead, type Line } from './layout';
 import {
@@ -110,11 +110,11 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     ? 'japan'
     : firstPage.some((l) => IN_KOREA.test(l.text))
       ? 'korea'
-      : firstPage.some((l) => VIETNAMESE_LABELS.test(l.text))
+      : firstPage.some((l) => VIETNAMESE_LABELS.test(withoutAccents(l.text)))
         ? 'vietnam'
         : firstPage.some((l) => ITALIAN_LABELS.test(l.text))
           ? 'italy'
-          : firstPage.some((l) => TURKISH_LABELS.test(l.text))
+          : firstPage.some((l) => TURKISH_LABELS.test(withoutAccents(l.text)))
             ? 'turkey'
             : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
               ? 'portuguese'
@@ -366,10 +366,10 @@ const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m
 const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|solicitante|conv[êe]nio|nome)\b/i;
 /** Labels only Italian has (`Cognome`, `Codice fiscale`, `Nato/a`, `Data prelievo`, `Sesso`). */
 const ITALIAN_LABELS = /\b(cognome|codice fiscale|data di nascita|nato\/a|luogo di nascita|data (del )?prelievo|sesso)\b/i;
-/** Labels printed in Turkish (`Adı Soyadı`, `Cinsiyet`, `Doğum Tarihi`). */
-const TURKISH_LABELS = /(^|[^\p{L}])(adı soyadı|soyadı|cinsiyet|doğum tarihi|doğum t\.)(?![\p{L}])/iu;
-/** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`). */
-const VIETNAMESE_LABELS = /(^|[^\p{L}])(họ và tên|họ tên|giới tính|ngày sinh)(?![\p{L}])/iu;
+/** Labels printed in Turkish (`Adı Soyadı`, `Cinsiyet`, `Doğum Tarihi`), read with their accents dropped (withoutAccents) as OCR may. */
+const TURKISH_LABELS = /(^|[^\p{L}])(adi soyadi|soyadi|cinsiyet|dogum tarihi|dogum t\.)(?![\p{L}])/iu;
+/** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`), read with their accents dropped. */
+const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?![\p{L}])/iu;
 /** A report printed in Japan: its address or telephone number. */
 const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
 /** Printed in Korea: its address or its phone numbers' country code. */

@@ -219,6 +219,10 @@ export function repairOcrUnit(unit: string | null): string | null {
   // `10^3/uL` and `10^6/uL`; `1079/L` for `10^9/L`).
   const cells = cellCountUnit(unit);
   if (cells) return cells;
+  // A µ read as another letter (`Hg/dL`, `pg/dL`, `HIU/mL`, `pIU/mL`, and `plu/mL` with its I read
+  // as l, for `µg/dL` and `µIU/mL`): µ where that makes a unit labs print, the unit as read none.
+  const micro = /^[pPhHyY]/.test(unit) ? KNOWN_UNIT_BY_KEY.get(`µ${unit.slice(1).replace(/^lu\//i, 'IU/')}`.toLowerCase()) : undefined;
+  if (micro) return micro;
   const candidates = new Set<string>();
   for (let i = 0; i <= unit.length; i += 1) {
     const inserted = KNOWN_UNIT_BY_KEY.get(`${unit.slice(0, i)}/${unit.slice(i)}`.toLowerCase());
