@@ -655,6 +655,39 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     );
   });
 
+  it('reads a Polish name under `Nazwisko i imię` surname first, `lek.` as a title, a Greek sex, a Mexican name with both surnames first and its folio', () => {
+    expect(
+      metadataOf('Laboratorium Wislana', 'Nazwisko i imię / Name:   WISNIEWSKI ANDRZEJ', 'Lekarz kierujący / Referring physician:   lek. med. Jerzy Baran'),
+    ).toMatchObject({
+      patient_first_name: 'ANDRZEJ',
+      patient_last_name: 'WISNIEWSKI',
+      ordering_provider: 'Jerzy Baran',
+    });
+    expect(metadataOf('Akropolis', 'Φύλο / Sex:   Άρρεν').gender).toBe('male');
+    // Greek: a name printed in both scripts is read in its Latin letters; in capitals, surname first.
+    expect(metadataOf('Akropolis', 'Επώνυμο / Surname:   ΠΑΠΑΔΑΚΗΣ / PAPADAKIS', 'Όνομα / Name:   ΒΑΣΙΛΕΙΟΣ / VASILEIOS')).toMatchObject({
+      patient_first_name: 'VASILEIOS',
+      patient_last_name: 'PAPADAKIS',
+    });
+    expect(metadataOf('Akropolis', 'Ονοματεπώνυμο / Full name:   ΑΝΤΩΝΙΟΥ ΑΙΚΑΤΕΡΙΝΗ / ANTONIOU AIKATERINI')).toMatchObject({
+      patient_first_name: 'AIKATERINI',
+      patient_last_name: 'ANTONIOU',
+    });
+    const mexican = metadataOf(
+      'Laboratorio Clínico Bajamar',
+      'Paciente / Patient:   Ibarra Hernández Ana Lucía',
+      'CURP:   IAHJ731209HBCBRS82',
+      'Folio:   28-586548',
+      'Convenio / Plan:   GNP Seguros',
+    );
+    expect(mexican).toMatchObject({ patient_first_name: 'Ana Lucía', patient_last_name: 'Ibarra Hernández', specimen_number: '28-586548' });
+    // Given names first, as before (`María Isabel Torres Ortiz`).
+    expect(metadataOf('Laboratorio Clínico', 'Paciente / Patient:   María Isabel Torres Ortiz')).toMatchObject({
+      patient_first_name: 'María',
+      patient_last_name: 'Torres Ortiz',
+    });
+  });
+
   it('reads a Vietnamese name family name first, the given name last, for patient and doctor', () => {
     const vietnamese = metadataOf(
       'Song Huong International Hospital',

@@ -1,4 +1,4 @@
-import { repairOcrUnit } from '../../src/lab-reports/parsing/values';
+import { flagMeaning, isFlag, repairOcrUnit } from '../../src/lab-reports/parsing/values';
 
 describe('units read by OCR', () => {
   it('repairs a slash lost or read as a letter when one known unit is that close', () => {
@@ -29,5 +29,19 @@ describe('units read by OCR', () => {
     // A unit labs print is left as read (`pg/mL`, `ng/dL`), and so is one no µ would make known.
     expect(repairOcrUnit('pg/mL')).toBe('pg/mL');
     expect(repairOcrUnit('hours')).toBe('hours');
+  });
+});
+
+describe('flags as labs print them in other languages', () => {
+  it('reads Spanish ALTO, BAJO and CRÍTICO, and arrows (doubled: critical)', () => {
+    expect(['ALTO', 'BAJO', 'CRÍTICO', '↑', '↓', '↑↑', '↓↓'].map((flag) => [isFlag(flag), flagMeaning(flag)])).toEqual([
+      [true, 'high'],
+      [true, 'low'],
+      [true, 'critical'],
+      [true, 'high'],
+      [true, 'low'],
+      [true, 'critical_high'],
+      [true, 'critical_low'],
+    ]);
   });
 });

@@ -35,13 +35,15 @@ const LABELS: [RegExp, Field][] = [
   ],
   // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
   [/^(legal name|full legal name|patient legal name|patient's legal name|legal name of patient)$/i, 'legal_name'],
+  // Polish `Nazwisko i imię` (surname and given name): printed surname first, without a comma.
+  [/^(nazwisko i imi[ęe]|nazwisko imi[ęe])$/i, 'name_surname_first'],
   [/^(preferred name|preferred|goes by|nickname|known as|also known as|aka|alias|chosen name|name used)$/i, 'other'],
   // French `prénom` (Québec's bilingual `Prénom / First name`); Dutch `roepnaam` (the name used) and `voornaam`.
   [
-    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen|ad[ıi])$/i,
+    /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen|ad[ıi]|imi[ęe])$/i,
     'first',
   ],
-  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyad[ıi])$/i, 'last'],
+  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyad[ıi]|nazwisko)$/i, 'last'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
@@ -56,7 +58,7 @@ const LABELS: [RegExp, Field][] = [
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id)$/i,
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id|folio)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American

@@ -102,27 +102,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   // A report printing its labels in two languages may name its patients by another convention
   // than middle names between the given name and the surname (two surnames).
   const bilingual = firstPage.some((l) => l.cells.some((c) => inTwoLanguages(c.text.split(':')[0])));
-  // Printed in Japan: names may come family name first. Labelled in Portuguese: the mother's
-  // surname comes before the father's, the one in use last. Labelled in Spanish too: its names end
-  // in two surnames, the father's and the mother's.
-  // Labelled in Italian: `Nome` holds every given name. Labelled in Vietnamese: names come family name first.
-  const convention: NameConvention = firstPage.some((l) => IN_JAPAN.test(l.text))
-    ? 'japan'
-    : firstPage.some((l) => IN_KOREA.test(l.text))
-      ? 'korea'
-      : firstPage.some((l) => VIETNAMESE_LABELS.test(withoutAccents(l.text)))
-        ? 'vietnam'
-        : firstPage.some((l) => ITALIAN_LABELS.test(l.text))
-          ? 'italy'
-          : firstPage.some((l) => TURKISH_LABELS.test(withoutAccents(l.text)))
-            ? 'turkey'
-            : firstPage.some((l) => PORTUGUESE_LABELS.test(l.text))
-              ? 'portuguese'
-              : !bilingual
-                ? 'middle_names'
-                : firstPage.some((l) => SPANISH_LABELS.test(l.text))
-                  ? 'two_surnames'
-                  : 'unknown';
+  const convention = nameConvention(firstPage, bilingual);
   // Labelled in Dutch (`Geslacht`): a sex of `V` is `vrouw`, female (in Spanish, `varón`: male).
   const dutch = firstPage.some((l) => /\bgeslacht\b/i.test(l.text));
   // Labelled in Turkish (`Cinsiyet`): `K` is `kadın`, female, and `E` is `erkek`, male.
@@ -156,7 +136,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const givenNamesAfterSurname = (value: string, ocr: number) => {
     const last = metadata.patient_last_name;
     if (metadata.patient_first_name !== null || last === null || value.toLowerCase().includes(last.toLowerCase())) return;
-    metadata.patient_first_name = givenName(splitNameValue(value).name, convention === 'italy');
+    metadata.patient_first_name = givenName(splitNameValue(value).name, ALL_GIVEN_NAMES.includes(convention));
     if (metadata.patient_first_name) note('patient_first_name', 0.95 * ocr);
   };
   let salutation: string | null = null;
@@ -196,7 +176,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   lines.forEach((line, i) => {
     // OCR confidence of the line lowers a field's only when poor: most good scans read 0.7-0.9.
     const lineOcr = Math.min(1, line.confidence / OCR_TRUSTED);
-    for (const { field, value, below, confidence } of pairsOf(line, lines[i + 1], context)) {
+    for (const { field, value: printedValue, below, confidence } of pairsOf(line, lines[i + 1], context)) {
+      const value = inLatinLetters(printedValue);
       if (!value) continue;
       // A value printed under its label is as well read as its own words.
       const ocr = confidence === undefined ? lineOcr : Math.min(1, confidence / OCR_TRUSTED);
@@ -214,7 +195,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         // A `LAST, FIRST` value under a label of one part of the name (`Nom/Name: LEBLANC, LUC`): the whole name.
       } else if ((field === 'first' || field === 'last') && value.includes(',') && metadata.patient_last_name === null) name(value, ocr, 0.95);
       else if (field === 'first' && metadata.patient_first_name === null) {
-        metadata.patient_first_name = givenName(value, convention === 'italy');
+        metadata.patient_first_name = givenName(value, ALL_GIVEN_NAMES.includes(convention));
         note('patient_first_name', (metadata.patient_first_name ? 0.95 : 0) * ocr, metadata.patient_first_name ? null : `no name in "${value}"`);
       } else if (field === 'last' && metadata.patient_last_name === null) {
         metadata.patient_last_name = surname(value);
@@ -362,8 +343,51 @@ const PROSE_DOB = PROSE[0][0];
 
 /** Spanish labels of a patient block (`Paciente / Patient`, `Fecha de nacimiento`). */
 const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m[ée]dico)\b/i;
-/** Labels only Portuguese has (Spanish says `fecha de nacimiento`, `edad`, `examen`). */
-const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|solicitante|conv[êe]nio|nome)\b/i;
+/** Labels only Portuguese has (Spanish says `fecha de nacimiento`, `edad`, `examen`, and `convenio` without the circumflex; both say `solicitante`). */
+const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|nome)\b/i;
+/**
+ * How the report's country prints names, told by its address or its labels: printed in Japan or
+ * Vietnam, family name first; in Korea, a two-syllable given name before the family name; in
+ * Italy, `Nome` holds every given name and the registry's capitals put the surname first; in
+ * Turkey, every word before the surname is a given name; in Greece, names in capitals come surname
+ * first; in Mexico (a CURP), the two surnames may come first and two given names are one; labelled
+ * in Portuguese, the mother's surname before the father's; labelled in Spanish, two surnames at
+ * the end; another bilingual report, an order not told (`unknown`); else middle names.
+ */
+function nameConvention(firstPage: Line[], bilingual: boolean): NameConvention {
+  const printed = (re: RegExp, plain = false) => firstPage.some((l) => re.test(plain ? withoutAccents(l.text) : l.text));
+  if (printed(IN_JAPAN)) return 'japan';
+  if (printed(IN_KOREA)) return 'korea';
+  if (printed(VIETNAMESE_LABELS, true)) return 'vietnam';
+  if (printed(ITALIAN_LABELS)) return 'italy';
+  if (printed(TURKISH_LABELS, true)) return 'turkey';
+  if (printed(GREEK_LABELS, true)) return 'greece';
+  if (printed(MEXICAN_LABELS)) return 'mexico';
+  if (printed(PORTUGUESE_LABELS)) return 'portuguese';
+  if (!bilingual) return 'middle_names';
+  return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
+}
+
+/** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`), not a first and a middle one. */
+const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico'];
+/** Labels printed in Greek (`Επώνυμο`, `Ονοματεπώνυμο`, `Πατρώνυμο`, `ΑΜΚΑ`), read with their accents dropped. */
+const GREEK_LABELS = /(^|[^\p{L}])(επωνυμο|ονοματεπωνυμο|πατρωνυμο|αμκα)(?![\p{L}])/iu;
+/** A Mexican report: the patient's CURP. */
+const MEXICAN_LABELS = /\bCURP\b/;
+/**
+ * A value printed in two scripts, parted by a slash (`ΠΑΠΑΔΑΚΗΣ / PAPADAKIS`, `Θήλυ / Female`): its
+ * Latin half, as a passport and the user's demographics spell it; any other value as printed.
+ */
+function inLatinLetters(value: string): string {
+  const halves = value.split(/\s+\/\s+/);
+  if (halves.length !== 2) return value;
+  const latin = (text: string) => /^[\p{Script=Latin}\s.,'-]+$/u.test(text) && /\p{L}/u.test(text);
+  const other = (text: string) => /\p{L}/u.test(text) && !/\p{Script=Latin}/u.test(text);
+  if (latin(halves[1]) && other(halves[0])) return halves[1];
+  if (latin(halves[0]) && other(halves[1])) return halves[0];
+  return value;
+}
+
 /** Labels only Italian has (`Cognome`, `Codice fiscale`, `Nato/a`, `Data prelievo`, `Sesso`). */
 const ITALIAN_LABELS = /\b(cognome|codice fiscale|data di nascita|nato\/a|luogo di nascita|data (del )?prelievo|sesso)\b/i;
 /** Labels printed in Turkish (`Adı Soyadı`, `Cinsiyet`, `Doğum Tarihi`), read with their accents dropped (withoutAccents) as OCR may. */

@@ -22,7 +22,7 @@ const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i')
  * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop).
  */
 const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà)\.?|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà)\.?|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /**
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
@@ -118,7 +118,8 @@ const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
   ).split('|'),
 );
 
-export type NameConvention = 'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey';
+export type NameConvention =
+  'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey' | 'greece' | 'mexico';
 
 export interface ReadName {
   first: string | null;
@@ -211,7 +212,9 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // A label that names the surname first (`Cognome e nome`, `Surname, first name`), or a report
   // printed in Vietnam (`NGUYỄN THỊ THU HÀ`: family name, middle names, the given name last).
   // (Printed in Italy, a name all in capitals follows the registry's `COGNOME NOME`: `DE LUCA ANTONIO`.)
-  if (surnameFirst || convention === 'vietnam' || (convention === 'italy' && kept.every(isCapitals))) return surnameFirstName(full, convention);
+  // (So in Greece: `ANTONIOU AIKATERINI`.)
+  if (surnameFirst || convention === 'vietnam' || ((convention === 'italy' || convention === 'greece') && kept.every(isCapitals)))
+    return surnameFirstName(full, convention);
   // A family name that comes first, then given-name syllables only (`TAN MEI LING`): a Chinese
   // name. One that may come first before other words (`Lee Ann Smith`) is not split: nothing on
   // the report says which order its names follow, and a wrong name files results under another person.
@@ -263,10 +266,29 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // more than one middle word left leaves room for a compound surname.
   let start = full.length - 1;
   while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
-  if (start > 1 && convention === 'two_surnames') {
+  // `Ibarra Hernández Jesús`: both surnames first, as Mexican registries print them, when the last word is a given name and the first two are not.
+  const spanishGiven = (w: string) => SPANISH_GIVEN_NAMES.has(w.toLowerCase().normalize('NFD').replace(/\p{M}/gu, ''));
+  if (convention === 'mexico' && full.length >= 3 && spanishGiven(full[full.length - 1]) && !spanishGiven(full[0]) && !spanishGiven(full[1])) {
+    return {
+      first: cleanName(full.slice(2).join(' ')),
+      last: cleanName(`${full[0]} ${full[1]}`),
+      confidence: 0.85,
+      reason: 'both surnames first, then the given names',
+    };
+  }
+  if (start > 1 && (convention === 'two_surnames' || convention === 'mexico')) {
     // The mother's surname is the last word with its particles, the father's the one before it.
     let father = start - 1;
     while (father > 1 && PARTICLE.test(full[father - 1])) father -= 1;
+    // In Mexico, `ROSA MARIA ORTIZ GUTIERREZ`: two given names before the two surnames are one compound given name.
+    if (convention === 'mexico' && father === 2 && SPANISH_GIVEN_NAMES.has(plainWord(full[0])) && SPANISH_GIVEN_NAMES.has(plainWord(full[1]))) {
+      return {
+        first: cleanName(`${full[0]} ${full[1]}`),
+        last: cleanName(full.slice(father).join(' ')),
+        confidence: 0.85,
+        reason: 'a compound given name, then two surnames',
+      };
+    }
     // `José Antonio Santiago`: a given name there is a second given name before one surname as
     // likely as a father's surname; which, the report does not say.
     if (father === 1 && SPANISH_GIVEN_NAMES.has(full[1].toLowerCase().normalize('NFD').replace(/\p{M}/gu, ''))) {
@@ -287,6 +309,11 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     confidence,
     reason: start === 1 ? null : 'middle words taken as middle names',
   };
+}
+
+/** A word in lower case without its accents, as the given-name lists hold it. */
+function plainWord(word: string): string {
+  return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
 }
 
 /** The first two words when they are one Brazilian given name (`Ana Paula`), else null. */
@@ -340,7 +367,10 @@ export function providerName(printed: string, convention: NameConvention = 'midd
     SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
   );
   // (Printed in Vietnam, a doctor's name comes family name first as a patient's does.)
-  const read = readName(undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''), convention === 'vietnam' ? convention : 'middle_names');
+  const read = readName(
+    undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''),
+    convention === 'vietnam' || convention === 'greece' ? convention : 'middle_names',
+  );
   if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
   // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
   if (!isDoctor(text) && notNameWord(name)) return null;
@@ -366,8 +396,9 @@ export function parseSex(text: string): 'male' | 'female' | null {
   if (ageSex) return ageSex[1] === 'f' ? 'female' : 'male';
   // Dutch `Vrouw` (a `V` alone is Dutch female but Spanish male, `varón`: metadata.ts reads it by the report's labels).
   // Italian `Femminile` / `Maschile`, Turkish `Kadın` / `Erkek`, Vietnamese `Nữ` / `Nam` (a `K` or `E` alone: metadata.ts, by the report's labels).
-  if (/(^|[^\p{L}])(female|f|woman|vrouw|femminile|femmina|kadın|nữ)(?![\p{L}])/u.test(t)) return 'female';
-  if (/(^|[^\p{L}])(male|m|man|maschile|maschio|erkek|nam)(?![\p{L}])/u.test(t)) return 'male';
+  // Greek `Θήλυ` / `Γυναίκα`, `Άρρεν` / `Άνδρας`.
+  if (/(^|[^\p{L}])(female|f|woman|vrouw|femminile|femmina|kadın|nữ|θήλυ|θηλυ|γυναίκα|γυναικα)(?![\p{L}])/u.test(t)) return 'female';
+  if (/(^|[^\p{L}])(male|m|man|maschile|maschio|erkek|nam|άρρεν|αρρεν|άνδρας|ανδρας)(?![\p{L}])/u.test(t)) return 'male';
   return null;
 }
 
@@ -406,7 +437,7 @@ export function splitNameValue(value: string): { name: string; rest: string } {
 /** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
 export function isDoctor(text: string): boolean {
   return (
-    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs)(?![\p{L}])\.?/iu.test(text) ||
+    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs|lek\.)(?![\p{L}])\.?/iu.test(text) ||
     /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text)
   );
 }
