@@ -216,8 +216,10 @@ test("a production member connects WHOOP through Link: sleeps with their recover
   );
 
   // The member corrects last night's bedtime in WHOOP: after a sync the night has moved, not doubled.
+  // (Earlier, not later: a night that began minutes ago moved later would begin after the pull's
+  // window ends, now, where WHOOP's collections would not return it.)
   const lastNight = scoredSleeps.filter((night) => !night.nap).sort((a, b) => Date.parse(b.start) - Date.parse(a.start))[0];
-  const corrected = Date.parse(lastNight.start) + 20 * 60_000;
+  const corrected = Date.parse(lastNight.start) - 20 * 60_000;
   lastNight.start = new Date(corrected).toISOString();
   lastNight.updated_at = new Date().toISOString();
   const refreshed = await api('POST', `/v2/user/refresh/${userId}?timeout=20`);
@@ -247,7 +249,8 @@ test('a refresh asked while a sync is still fetching answers only after a sync t
     .data(member)
     .sleeps.filter((night) => !night.nap && night.score_state === 'SCORED' && Date.parse(night.start) < Date.now())
     .sort((a, b) => Date.parse(b.start) - Date.parse(a.start))[0];
-  const corrected = Date.parse(lastNight.start) + 20 * 60_000;
+  // (Earlier: moved later, a night begun minutes ago would begin after the pull's window, now.)
+  const corrected = Date.parse(lastNight.start) - 20 * 60_000;
   lastNight.start = new Date(corrected).toISOString();
   lastNight.updated_at = new Date().toISOString();
   const signalsBefore = await signalsReceived();
