@@ -86,16 +86,19 @@ const DUTCH: Record<string, string> = {
 
 /**
  * Test names in Italian and Turkish where they differ from the English, word by word as DUTCH
- * (`VES`, `Peso specifico`, `Eritrosit dağılım genişliği`, `HDL dışı kolesterol`), and the
- * Vietnamese `lúc đói` (fasting) after the English test name it follows.
+ * (`VES`, `Emoglobina`, `Eritrosit dağılım genişliği`), and the phrases that are one word in
+ * English (`Peso specifico`, `Corpi chetonici`, the Vietnamese `lúc đói` after a test's name);
+ * Turkish puts `non-` after its noun (`HDL dışı kolesterol`).
  */
+const OTHER_LANGUAGE_PHRASES: [RegExp, string][] = [
+  [/\bpeso specifico\b/g, 'specific gravity'],
+  [/\bcorpi chetonici\b/g, 'ketones'],
+  [/\bluc doi\b/g, 'fasting'],
+  [/\b(\w+) disi\b/g, 'non $1'],
+];
 const OTHER_LANGUAGES: Record<string, string> = {
   ves: 'esr',
   aspetto: 'appearance',
-  corpi: 'ketones',
-  chetonici: 'ketones',
-  peso: 'specific',
-  specifico: 'gravity',
   emoglobina: 'hemoglobin',
   glucosio: 'glucose',
   colesterolo: 'cholesterol',
@@ -116,8 +119,6 @@ const OTHER_LANGUAGES: Record<string, string> = {
   dagilim: 'distribution',
   genisligi: 'width',
   bikarbonat: 'bicarbonate',
-  luc: '',
-  doi: 'fasting',
 };
 
 /**
@@ -135,14 +136,12 @@ export function nameTokens(text: string): string[] {
     .replace(/ı/g, 'i')
     .replace(/đ/g, 'd')
     .replace(/[^a-z0-9%#]+/g, ' ')
-    // Turkish puts `non-` after its noun (`HDL dışı kolesterol`, non-HDL cholesterol).
-    .replace(/\b(\w+) disi\b/g, 'non $1')
     .trim();
   if (!base) return [];
-  return base
+  return OTHER_LANGUAGE_PHRASES.reduce((text, [phrase, english]) => text.replace(phrase, english), base)
     .split(' ')
     .map((token) => SYNONYMS[token] ?? DUTCH[token] ?? OTHER_LANGUAGES[token] ?? token)
-    .flatMap((token) => token.split(' ').filter(Boolean))
+    .flatMap((token) => token.split(' '))
     .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token))
     .filter((token, i, all) => all.indexOf(token) === i);
 }
