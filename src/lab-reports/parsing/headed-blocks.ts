@@ -6,7 +6,8 @@
  */
 import { labelField, type Field } from './labels';
 import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Cell, type Line } from './layout';
-import { isDoctor, nameShaped, readName, splitNameValue } from './names';
+import { nameShaped, readName, splitNameValue } from './names';
+import { isDoctor } from './providers';
 
 /** Words a heading says of its block besides whom it is about. */
 const HEADING_WORDS = /^(details|information|info|demographics|data|identification|particulars|and|&)$/;

@@ -248,12 +248,14 @@ function bilingualField(text: string, datedValue = false): Field | null {
     (half) => listedField(half) ?? fieldByWords(half, datedValue) ?? (half.includes('m') ? listedField(half.replace(/m/g, 'rn')) : null),
   );
   // A name label in one language, a part of the name in the other (`Adı / Name`, `Cognome e nome / Patient`): the part.
-  const NAMED: (Field | null)[] = ['first', 'last', 'name_surname_first'];
-  if (a === 'name' && NAMED.includes(b)) return b;
-  if (b === 'name' && NAMED.includes(a)) return a;
+  if (a === 'name' && NAME_PARTS.includes(b)) return b;
+  if (b === 'name' && NAME_PARTS.includes(a)) return a;
   if (a !== null && b !== null) return a === b ? a : null;
   return a ?? b;
 }
+
+/** Fields that name a part of the patient's name, or the order of its parts. */
+const NAME_PARTS: (Field | null)[] = ['first', 'last', 'name_surname_first'];
 
 /** Whether a label names its field only in one of two languages it is printed in (`Paciente / Patient`). */
 export function inTwoLanguages(text: string): boolean {

@@ -1,23 +1,13 @@
 import { dateOrder, type DateField, readDate } from './date-order';
 import { birthDateInId, parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { datedLabelField, inTwoLanguages, labelField, withoutAccents } from './labels';
+import { datedLabelField, inTwoLanguages, labelField } from './labels';
 import { pairsOf, startsWithDate, type LineContext } from './label-pairs';
 import { ocrRead, type Line } from './layout';
-import {
-  givenName,
-  honorificSex,
-  isDoctor,
-  misreadSex,
-  type NameConvention,
-  nameShaped,
-  parseSex,
-  providerName,
-  readName,
-  splitNameValue,
-  surname,
-  withoutSplitWords,
-} from './names';
+import { givenName, nameShaped, readName, splitNameValue, surname, withoutSplitWords } from './names';
+import { isDoctor, providerName } from './providers';
+import { honorificSex, misreadSex, parseSex } from './sex';
+import { ALL_GIVEN_NAMES, inLatinLetters, nameConvention } from './name-conventions';
 import { withoutOtherPeoplesBlocks } from './other-people';
 import type { MetadataField, ReportMetadata } from './types';
 
@@ -315,10 +305,10 @@ function oneNameWord(value: string): boolean {
   return /^[\p{L}'’-]{2,}$/u.test(splitNameValue(value).name.trim());
 }
 
-/** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
 /** A letter's place and date (`Vigevano, 16 gennaio 2025`, `Leeuwarden, 18-08-2025`): no result. */
 const PLACE_AND_DATE =
   /^\p{Lu}[\p{L}'.-]*(?: \p{L}[\p{L}'.-]*){0,3}, (\d{1,2}\.?\s+\p{L}{3,9}\.?,?\s+\d{4}|\p{L}{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/u;
+/** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
 const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
 
 const DATE_TEXT = String.raw`(\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
@@ -340,64 +330,6 @@ const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
 ];
 
 const PROSE_DOB = PROSE[0][0];
-
-/** Spanish labels of a patient block (`Paciente / Patient`, `Fecha de nacimiento`). */
-const SPANISH_LABELS = /\b(paciente|nombre|apellidos?|fecha de nacimiento|sexo|m[ée]dico)\b/i;
-/** Labels only Portuguese has (Spanish says `fecha de nacimiento`, `edad`, `examen`, and `convenio` without the circumflex; both say `solicitante`). */
-const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|nome)\b/i;
-/**
- * How the report's country prints names, told by its address or its labels: printed in Japan or
- * Vietnam, family name first; in Korea, a two-syllable given name before the family name; in
- * Italy, `Nome` holds every given name and the registry's capitals put the surname first; in
- * Turkey, every word before the surname is a given name; in Greece, names in capitals come surname
- * first; in Mexico (a CURP), the two surnames may come first and two given names are one; labelled
- * in Portuguese, the mother's surname before the father's; labelled in Spanish, two surnames at
- * the end; another bilingual report, an order not told (`unknown`); else middle names.
- */
-function nameConvention(firstPage: Line[], bilingual: boolean): NameConvention {
-  const printed = (re: RegExp, plain = false) => firstPage.some((l) => re.test(plain ? withoutAccents(l.text) : l.text));
-  if (printed(IN_JAPAN)) return 'japan';
-  if (printed(IN_KOREA)) return 'korea';
-  if (printed(VIETNAMESE_LABELS, true)) return 'vietnam';
-  if (printed(ITALIAN_LABELS)) return 'italy';
-  if (printed(TURKISH_LABELS, true)) return 'turkey';
-  if (printed(GREEK_LABELS, true)) return 'greece';
-  if (printed(MEXICAN_LABELS)) return 'mexico';
-  if (printed(PORTUGUESE_LABELS)) return 'portuguese';
-  if (!bilingual) return 'middle_names';
-  return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
-}
-
-/** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`), not a first and a middle one. */
-const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico'];
-/** Labels printed in Greek (`Επώνυμο`, `Ονοματεπώνυμο`, `Πατρώνυμο`, `ΑΜΚΑ`), read with their accents dropped. */
-const GREEK_LABELS = /(^|[^\p{L}])(επωνυμο|ονοματεπωνυμο|πατρωνυμο|αμκα)(?![\p{L}])/iu;
-/** A Mexican report: the patient's CURP. */
-const MEXICAN_LABELS = /\bCURP\b/;
-/**
- * A value printed in two scripts, parted by a slash (`ΠΑΠΑΔΑΚΗΣ / PAPADAKIS`, `Θήλυ / Female`): its
- * Latin half, as a passport and the user's demographics spell it; any other value as printed.
- */
-function inLatinLetters(value: string): string {
-  const halves = value.split(/\s+\/\s+/);
-  if (halves.length !== 2) return value;
-  const latin = (text: string) => /^[\p{Script=Latin}\s.,'-]+$/u.test(text) && /\p{L}/u.test(text);
-  const other = (text: string) => /\p{L}/u.test(text) && !/\p{Script=Latin}/u.test(text);
-  if (latin(halves[1]) && other(halves[0])) return halves[1];
-  if (latin(halves[0]) && other(halves[1])) return halves[0];
-  return value;
-}
-
-/** Labels only Italian has (`Cognome`, `Codice fiscale`, `Nato/a`, `Data prelievo`, `Sesso`). */
-const ITALIAN_LABELS = /\b(cognome|codice fiscale|data di nascita|nato\/a|luogo di nascita|data (del )?prelievo|sesso)\b/i;
-/** Labels printed in Turkish (`Adı Soyadı`, `Cinsiyet`, `Doğum Tarihi`), read with their accents dropped (withoutAccents) as OCR may. */
-const TURKISH_LABELS = /(^|[^\p{L}])(adi soyadi|soyadi|cinsiyet|dogum tarihi|dogum t\.)(?![\p{L}])/iu;
-/** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`), read with their accents dropped. */
-const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?![\p{L}])/iu;
-/** A report printed in Japan: its address or telephone number. */
-const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
-/** Printed in Korea: its address or its phone numbers' country code. */
-const IN_KOREA = /\b(?:Republic of Korea|South Korea|Korea)\b|\+82[-\s]\d/;
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;

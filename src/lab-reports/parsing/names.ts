@@ -1,19 +1,18 @@
 /**
- * Reading the people printed on a lab report: the patient's given and family names (with the
- * "LAST, FIRST" convention, initials, particles, suffixes and honorifics), the ordering provider
- * and the sex a label or honorific gives. Used by ./metadata.ts.
+ * Reading the patient's name printed on a lab report: given and family names (with the "LAST,
+ * FIRST" convention, initials, particles, suffixes and honorifics) under each country's convention
+ * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
-import { withinOneEdit } from './edit-distance';
 
 /** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
 const DEGREES =
   'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp';
 /** Generational suffixes and degrees printed after a name. */
-const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
+export const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
-const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i');
+export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i');
 /**
  * Honorifics printed before a name (`Mallam` and `Alhaji` in Northern Nigeria, `Lolo` in the
  * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
@@ -30,15 +29,6 @@ const HONORIFIC =
  */
 const PARTICLE_WORDS = 'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí';
 const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
-
-/** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
-export function honorificSex(text: string): 'male' | 'female' | null {
-  const first = text.trim().split(/\s+/)[0]?.replace(/\.$/, '').toLowerCase();
-  // Dutch `Dhr.` (de heer) and `Mevr.` / `Mw.` (mevrouw) as well.
-  if (first === 'mr' || first === 'dhr') return 'male';
-  if (first === 'mrs' || first === 'ms' || first === 'miss' || first === 'mevr' || first === 'mw' || first === 'mevrouw') return 'female';
-  return null;
-}
 
 function words(text: string): string[] {
   return (
@@ -77,7 +67,7 @@ const NOT_NAME_WORDS =
   /^(lab|labs|laboratory|laboratories|results?|reports?|tests?|testing|specimens?|patients?|fax|faxed|transmittal|confidential|inbox|information|panel|your|for|hospital|clinic|centre|center|medical|health|practice|markers?|profile|cardiac|metabolic|lipids?|thyroid|urinalysis|chemistry|biochemistry|haematology|hematology|serology)$/i;
 
 /** The first word of `text` that is a report's or a place's, not a name's; null when none is. */
-function notNameWord(text: string): string | null {
+export function notNameWord(text: string): string | null {
   return text.split(/[\s,]+/).find((w) => NOT_NAME_WORDS.test(w.replace(/[^\p{L}]/gu, ''))) ?? null;
 }
 
@@ -331,87 +321,18 @@ function brazilianCompoundGiven(words: string[]): string | null {
 function surnameFirstName(full: string[], convention: NameConvention): ReadName {
   if (convention === 'vietnam')
     return { first: cleanName(full[full.length - 1]), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Vietnam' };
+  return familyNameFirst(full, 'surname first, as its label says', convention === 'italy');
+}
+
+/**
+ * A name printed family name first (`INOUE SATOSHI`, `DELA CRUZ MARICEL SANTOS`): the family name
+ * with its particles, then the given name (`allGiven`: every word after the family name).
+ */
+function familyNameFirst(full: string[], reason = 'family name first, as printed in Japan', allGiven = false): ReadName {
   let given = 1;
   while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
-  const first = convention === 'italy' ? full.slice(given).join(' ') : full[given];
-  return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason: 'surname first, as its label says' };
-}
-
-/** A name printed family name first (`INOUE SATOSHI`, `DELA CRUZ MARICEL SANTOS`): the family name with its particles, then the given name. */
-function familyNameFirst(full: string[]): ReadName {
-  let given = 1;
-  while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
-  return { first: cleanName(full[given]), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason: 'family name first, as printed in Japan' };
-}
-
-/**
- * The provider as First Last (`Dr. Anna Reyes`, `REYES, ANNA MD`, `Anna Reyes, MD`), else as printed,
- * cleaned; what follows the name in brackets (`(MCR M10165E)`, `(NPI 1234567890)`) is not the name.
- * A name that may be printed family name first (`Dr Ng Kok Wah`) is left null, as a patient's is.
- */
-export function providerName(printed: string, convention: NameConvention = 'middle_names'): string | null {
-  // OCR drops the space after a title in small type (`DrThomas Greer`, `DreIsabelle Gagnon`).
-  const text = printed.replace(TITLE_RUN_IN, '$1 ');
-  // A patient who sent themselves, or a hospital that sent them, names no doctor.
-  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text))) return null;
-  // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration).
-  const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
-  const name = cut
-    .replace(/[^\p{L}.,'\- ]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[,]$/, '');
-  if (!/\p{L}{2}/u.test(name)) return null;
-  // `TANAKA Kenji, M.D.`: a degree printed with its stops is a degree too (not initials).
-  const undotted = name.replace(/,\s*((?:\p{L}\.){2,})\s*$/u, (whole, letters: string) =>
-    SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
-  );
-  // (Printed in Vietnam, a doctor's name comes family name first as a patient's does.)
-  const read = readName(
-    undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''),
-    convention === 'vietnam' || convention === 'greece' ? convention : 'middle_names',
-  );
-  if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
-  // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
-  if (!isDoctor(text) && notNameWord(name)) return null;
-  return read.first && read.last ? `${read.first} ${read.last}` : name;
-}
-/**
- * A doctor's specialty after the name (`Bart van Beek, MDL-arts`, `Kees de Boer, huisarts`,
- * `Anna Lee, Nephrologist`): Dutch `-arts` and `-loog` words and English `-ologist` ones.
- */
-const SPECIALTY_AFTER_COMMA =
-  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus)\.?\s*$/iu;
-/** A doctor's title run into the name after it (a capital then a small letter: `DrThomas`, not `Drake`). */
-const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
-/** `Dr. (Mrs.) Bisi Ogunbiyi`: an honorific in brackets is part of the title, not a note after the name. */
-const BRACKETED_HONORIFIC = /\s*\((?:mrs|mr|ms|miss|dr|prof)\.?\)/gi;
-/** Words of a place, not a person (`Lagoon Hospital, Ikoyi`). */
-const NOT_A_PERSON = /\b(hospital|clinic|centre|center|medical|health|laboratory|practice|surgery|infirmary)\b/i;
-
-export function parseSex(text: string): 'male' | 'female' | null {
-  const t = text.toLowerCase();
-  // An age and sex run together (`62Y/F`, OCR's `62YF`).
-  const ageSex = /\d\s*y(?:rs?|ears?)?\s*[/|\\]?\s*([mf])\b/.exec(t);
-  if (ageSex) return ageSex[1] === 'f' ? 'female' : 'male';
-  // Dutch `Vrouw` (a `V` alone is Dutch female but Spanish male, `varón`: metadata.ts reads it by the report's labels).
-  // Italian `Femminile` / `Maschile`, Turkish `Kadın` / `Erkek`, Vietnamese `Nữ` / `Nam` (a `K` or `E` alone: metadata.ts, by the report's labels).
-  // Greek `Θήλυ` / `Γυναίκα`, `Άρρεν` / `Άνδρας`.
-  if (/(^|[^\p{L}])(female|f|woman|vrouw|femminile|femmina|kadın|nữ|θήλυ|θηλυ|γυναίκα|γυναικα)(?![\p{L}])/u.test(t)) return 'female';
-  if (/(^|[^\p{L}])(male|m|man|maschile|maschio|erkek|nam|άρρεν|αρρεν|άνδρας|ανδρας)(?![\p{L}])/u.test(t)) return 'male';
-  return null;
-}
-
-/**
- * A sex value OCR misread by one letter (`Mle`, `Mile` for `Male`; `Femle` for `Female`): a word
- * within one letter of `male` or `female` that begins as it does.
- */
-export function misreadSex(value: string): 'male' | 'female' | null {
-  const word = value.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-  if (!/^\p{L}{3,7}$/u.test(word)) return null;
-  if (word[0] === 'm' && withinOneEdit(word, 'male')) return 'male';
-  if (word[0] === 'f' && withinOneEdit(word, 'female')) return 'female';
-  return null;
+  const first = allGiven ? full.slice(given).join(' ') : full[given];
+  return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason };
 }
 
 /** A name in brackets after initials and any particles filed after them (`C.A. (KEES)`, `J.J.J. DE (JOOST)`), then the rest of the value. */
@@ -432,14 +353,6 @@ export function splitNameValue(value: string): { name: string; rest: string } {
       value,
     );
   return cut ? { name: value.slice(0, cut.index).trim(), rest: value.slice(cut.index) } : { name: value.trim(), rest: '' };
-}
-
-/** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
-export function isDoctor(text: string): boolean {
-  return (
-    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs|lek\.)(?![\p{L}])\.?/iu.test(text) ||
-    /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text)
-  );
 }
 
 /** Two to five words of a name: capitalised, initials, particles; no digits. */

@@ -1,0 +1,56 @@
+import { DEGREES_AFTER_COMMA, FAMILY_NAME_FIRST, type NameConvention, notNameWord, readName, SUFFIX } from './names';
+
+/** The ordering provider a report names, read from a doctor's label's value. Used by ./metadata.ts and ./headed-blocks.ts. */
+
+/**
+ * The provider as First Last (`Dr. Anna Reyes`, `REYES, ANNA MD`, `Anna Reyes, MD`), else as printed,
+ * cleaned; what follows the name in brackets (`(MCR M10165E)`, `(NPI 1234567890)`) is not the name.
+ * A name that may be printed family name first (`Dr Ng Kok Wah`) is left null, as a patient's is.
+ */
+export function providerName(printed: string, convention: NameConvention = 'middle_names'): string | null {
+  // OCR drops the space after a title in small type (`DrThomas Greer`, `DreIsabelle Gagnon`).
+  const text = printed.replace(TITLE_RUN_IN, '$1 ');
+  // A patient who sent themselves, or a hospital that sent them, names no doctor.
+  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text))) return null;
+  // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration).
+  const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
+  const name = cut
+    .replace(/[^\p{L}.,'\- ]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[,]$/, '');
+  if (!/\p{L}{2}/u.test(name)) return null;
+  // `TANAKA Kenji, M.D.`: a degree printed with its stops is a degree too (not initials).
+  const undotted = name.replace(/,\s*((?:\p{L}\.){2,})\s*$/u, (whole, letters: string) =>
+    SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
+  );
+  // (Printed in Vietnam, a doctor's name comes family name first as a patient's does.)
+  const read = readName(
+    undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''),
+    convention === 'vietnam' || convention === 'greece' ? convention : 'middle_names',
+  );
+  if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
+  // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
+  if (!isDoctor(text) && notNameWord(name)) return null;
+  return read.first && read.last ? `${read.first} ${read.last}` : name;
+}
+/**
+ * A doctor's specialty after the name (`Bart van Beek, MDL-arts`, `Kees de Boer, huisarts`,
+ * `Anna Lee, Nephrologist`): Dutch `-arts` and `-loog` words and English `-ologist` ones.
+ */
+const SPECIALTY_AFTER_COMMA =
+  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus)\.?\s*$/iu;
+/** A doctor's title run into the name after it (a capital then a small letter: `DrThomas`, not `Drake`). */
+const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
+/** `Dr. (Mrs.) Bisi Ogunbiyi`: an honorific in brackets is part of the title, not a note after the name. */
+const BRACKETED_HONORIFIC = /\s*\((?:mrs|mr|ms|miss|dr|prof)\.?\)/gi;
+/** Words of a place, not a person (`Lagoon Hospital, Ikoyi`). */
+const NOT_A_PERSON = /\b(hospital|clinic|centre|center|medical|health|laboratory|practice|surgery|infirmary)\b/i;
+
+/** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
+export function isDoctor(text: string): boolean {
+  return (
+    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs|lek\.)(?![\p{L}])\.?/iu.test(text) ||
+    /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text)
+  );
+}
