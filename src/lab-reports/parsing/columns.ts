@@ -8,19 +8,20 @@ export interface Column {
   x1: number;
 }
 
+/** Column headings, in English and in Spanish, Polish and Greek (other languages' print beside the English: `Risultato / Result`). */
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
   [
-    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name)$/i,
+    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name|estudio|examen|prueba|badanie|εξέταση|εξεταση)$/i,
     'name',
   ],
   [
-    /^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|normal|patient result|this visit)$/i,
+    /^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|normal|patient result|this visit|resultado|wynik|αποτέλεσμα|αποτελεσμα)$/i,
     'result',
   ],
   [/^(flags?|abnormal|abn|status|ind|indicator|a\/n|h\/l|alert)$/i, 'flag'],
-  [/^(units?|uom|unit of measure)$/i, 'units'],
+  [/^(units?|uom|unit of measure|unidades|jednostka|jednostki|μονάδες|μοναδες)$/i, 'units'],
   [
-    /^(reference|ref|reference ranges?|reference intervals?|ref\.? ranges?|ref\.? intervals?|normal ranges?|range|reference values?|biological reference interval|normal values?|expected|expected values?|standard range|healthy range)$/i,
+    /^(reference|ref|reference ranges?|reference intervals?|ref\.? ranges?|ref\.? intervals?|normal ranges?|range|reference values?|biological reference interval|normal values?|expected|expected values?|standard range|healthy range|valores de referencia|intervalo de referencia|zakres ref|zakres referencyjny|όρια αναφοράς|ορια αναφορας)$/i,
     'reference',
   ],
   [/^(previous|prior|last result|previous results?|prior results?|previous values?|last value|historical|previous \(.*\)|prior \(.*\))$/i, 'previous'],

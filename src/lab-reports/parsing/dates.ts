@@ -125,37 +125,10 @@ function monthNumber(name: string): number | undefined {
   return month(lower.replace(/0/g, 'o')) ?? month(lower.replace(/^0+/, '').replace(/0/g, 'o'));
 }
 
-function iso(year: number, month: number, day: number): string | null {
+/** A calendar date as YYYY-MM-DD, or null when it is no date (31 February) or out of 1900-2100. */
+export function iso(year: number, month: number, day: number): string | null {
   if (month < 1 || month > 12 || day < 1 || day > 31 || year < 1900 || year > 2100) return null;
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCDate() !== day) return null;
   return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-}
-
-/**
- * The birth date a personal identity number begins with, as YYYY-MM-DD. `ymd`: Swedish
- * personnummer, `19461020-1234` or `461020-1234` (`+` for the serial's dash at 100 years or
- * more). `dmy`: Danish CPR, `201046-1743`, whose century the serial's first digit gives with
- * the year (0-3: 1900s; 4 and 9: 2000s to 36, else 1900s; 5-8: 2000s to 57, else 1800s).
- * `printedInYear`: the year of the report (a personnummer's century counts back from it).
- */
-export function birthDateInId(text: string, order: 'dmy' | 'ymd', printedInYear: number): string | null {
-  const id = /\b(\d{6}|\d{8})\s*([-+])\s*(\d{4})\b/.exec(text);
-  if (!id) return null;
-  const [digits, sign, serial] = [id[1], id[2], id[3]];
-  if (order === 'ymd') {
-    if (digits.length === 8) return iso(Number(digits.slice(0, 4)), Number(digits.slice(4, 6)), Number(digits.slice(6, 8)));
-    const yy = Number(digits.slice(0, 2));
-    // The most recent century that puts the birth before the year the number was printed in;
-    // `+` adds a hundred years of age.
-    let year = Math.floor(printedInYear / 100) * 100 + yy;
-    if (year > printedInYear) year -= 100;
-    if (sign === '+') year -= 100;
-    return iso(year, Number(digits.slice(2, 4)), Number(digits.slice(4, 6)));
-  }
-  if (digits.length !== 6) return null;
-  const yy = Number(digits.slice(4, 6));
-  const first = Number(serial[0]);
-  const century = first <= 3 ? 1900 : first === 4 || first === 9 ? (yy <= 36 ? 2000 : 1900) : yy <= 57 ? 2000 : 1800;
-  return iso(century + yy, Number(digits.slice(2, 4)), Number(digits.slice(0, 2)));
 }

@@ -10,6 +10,7 @@ export type Field =
   | 'legal_name'
   | 'first'
   | 'last'
+  | 'second_surname'
   | 'subject'
   | 'addressee'
   | 'dob'
@@ -21,8 +22,11 @@ export type Field =
   | 'specimen_fallback'
   | 'provider'
   | 'provider_fallback'
-  | 'birth_id_dmy'
-  | 'birth_id_ymd'
+  | 'birth_id_cpr'
+  | 'birth_id_personnummer'
+  | 'birth_id_pesel'
+  | 'birth_id_curp'
+  | 'birth_id_amka'
   | 'clia'
   | 'other';
 
@@ -43,7 +47,12 @@ const LABELS: [RegExp, Field][] = [
     /^(first names?|given names?|given name\(s\)|forenames?|forename\(s\)|first name\(s\)|other names?|other name\(s\)|pr[ée]noms?|roepnaam|voornaam|voornamen|ad[ıi]|imi[ęe])$/i,
     'first',
   ],
-  [/^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyad[ıi]|nazwisko)$/i, 'last'],
+  [
+    /^(last name|surname|family name|nom de famille|achternaam|geslachtsnaam|cognome|soyad[ıi]|nazwisko|apellido paterno|paternal surname|primer apellido|first surname)$/i,
+    'last',
+  ],
+  // A Spanish name's second surname (the mother's) printed apart: it follows the first.
+  [/^(apellido materno|maternal surname|segundo apellido|second surname)$/i, 'second_surname'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
@@ -58,7 +67,7 @@ const LABELS: [RegExp, Field][] = [
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id|folio)$/i,
+    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id|folio|protocol no\.?|protocol number)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
@@ -73,10 +82,13 @@ const LABELS: [RegExp, Field][] = [
   // Who sent the sample: a doctor on some reports, a ward or unit on others (`Sender: Akutmottagningen
   // SUS Lund`); metadata.ts reads it as the provider only when no doctor's label is printed.
   [/^(sender|einsender)$/i, 'provider_fallback'],
-  // Personal identity numbers that begin with the birth date: Danish CPR (ddmmyy-serial), Swedish
-  // personnummer (yymmdd-serial or yyyymmdd-serial).
-  [/^(cpr|cpr no\.?|cpr number|cpr-nr\.?)$/i, 'birth_id_dmy'],
-  [/^(pers\.? no\.?|personnummer|personal identity number|personal id no\.?|personal number)$/i, 'birth_id_ymd'],
+  // Personal identity numbers that carry the birth date (national-ids.ts): Danish CPR, Swedish
+  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA.
+  [/^(cpr|cpr no\.?|cpr number|cpr-nr\.?)$/i, 'birth_id_cpr'],
+  [/^(pers\.? no\.?|personnummer|personal identity number|personal id no\.?|personal number)$/i, 'birth_id_personnummer'],
+  [/^pesel$/i, 'birth_id_pesel'],
+  [/^curp$/i, 'birth_id_curp'],
+  [/^(amka|αμκα|α\.μ\.κ\.α\.?)$/i, 'birth_id_amka'],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
   [
     /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,

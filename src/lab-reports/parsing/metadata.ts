@@ -1,13 +1,15 @@
 import { dateOrder, type DateField, readDate } from './date-order';
-import { birthDateInId, parseDate } from './dates';
+import { parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { datedLabelField, inTwoLanguages, labelField } from './labels';
+import { datedLabelField, inTwoLanguages, labelField, withoutAccents } from './labels';
 import { pairsOf, startsWithDate, type LineContext } from './label-pairs';
 import { ocrRead, type Line } from './layout';
 import { givenName, nameShaped, readName, splitNameValue, surname, withoutSplitWords } from './names';
 import { isDoctor, providerName } from './providers';
 import { honorificSex, misreadSex, parseSex } from './sex';
 import { ALL_GIVEN_NAMES, inLatinLetters, nameConvention } from './name-conventions';
+import { curpNameLetters, type NationalIdScheme, readNationalId } from './national-ids';
+import { CLIA, labName } from './lab-name';
 import { withoutOtherPeoplesBlocks } from './other-people';
 import type { MetadataField, ReportMetadata } from './types';
 
@@ -23,6 +25,7 @@ function isMetadataLine(line: Line, next: Line | undefined, context: LineContext
     DATE_ONLY.test(text) ||
     PLACE_AND_DATE.test(text) ||
     labelledDates(line) ||
+    (line.cells.length >= 2 && ADDRESS_LABEL.test(line.cells[0].text.trim())) ||
     SALUTATION.test(text) ||
     PROSE.some(([re]) => re.test(text))
   );
@@ -51,6 +54,11 @@ export function metadataLines(lines: Line[]): Set<Line> {
   const context = lineContext(lines);
   lines.forEach((line, i) => {
     const next = lines[i + 1];
+    // An address label alone over its value: both lines are metadata.
+    if (next && line.cells.length === 1 && ADDRESS_LABEL.test(line.text.trim())) {
+      found.add(line).add(next);
+      return;
+    }
     if (!isMetadataLine(line, next, context)) return;
     found.add(line);
     if (next && pairsOf(line, next, context).some((pair) => pair.below && pair.value)) found.add(next);
@@ -76,7 +84,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     patient_last_name: null,
     dob: null,
     gender: null,
-    lab_name: labName(firstPage, firstPageHeight),
+    lab_name: labName(firstPage, firstPageHeight, MIN_CONFIDENCE),
     lab_clia: null,
     ordering_provider: null,
     date_reported: null,
@@ -97,11 +105,15 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const dutch = firstPage.some((l) => /\bgeslacht\b/i.test(l.text));
   // Labelled in Turkish (`Cinsiyet`): `K` is `kadın`, female, and `E` is `erkek`, male.
   const turkish = convention === 'turkey';
+  // Printed in Greece, `Θ` is `θήλυ`, female, and `Α` is `άρρεν`, male.
+  const greek = convention === 'greece';
   const letterSex = (value: string): 'male' | 'female' | null => {
     const letter = value.trim().toLowerCase();
     if (dutch && letter === 'v') return 'female';
     if (turkish && letter === 'k') return 'female';
     if (turkish && letter === 'e') return 'male';
+    if (greek && letter === 'θ') return 'female';
+    if (greek && letter === 'α') return 'male';
     return null;
   };
   let honorific: 'male' | 'female' | null = null;
@@ -144,8 +156,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
    * who may be a copied physician): the provider's only when no doctor's label is printed.
    */
   const fallbackProviders: { value: string; ocr: number }[] = [];
-  /** The birth date a personal identity number begins with, for a report that prints no other. */
-  const bornById: { value: string; order: 'dmy' | 'ymd'; ocr: number }[] = [];
+  /** Personal identity numbers that carry the birth date (and the sex), for a report that prints neither otherwise. */
+  const nationalIds: { value: string; scheme: NationalIdScheme; ocr: number }[] = [];
   const provider = (value: string, ocr: number) => {
     if (metadata.ordering_provider !== null) return;
     metadata.ordering_provider = providerName(value, convention);
@@ -160,6 +172,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const loneNames: { value: string; ocr: number }[] = [];
   /** Values under `Legal name`: the first is read in place of any other patient name. */
   const legalNames: { value: string; ocr: number }[] = [];
+  /** Values under a second surname's own label (`Apellido materno`). */
+  const secondSurnames: string[] = [];
   /** Lines read as the value under a label. */
   const values = new Set<Line>();
   const context = lineContext(lines);
@@ -190,7 +204,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       } else if (field === 'last' && metadata.patient_last_name === null) {
         metadata.patient_last_name = surname(value);
         note('patient_last_name', (metadata.patient_last_name ? 0.95 : 0) * ocr, metadata.patient_last_name ? null : `no name in "${value}"`);
-      } else if (field === 'dob') date('dob', value, ocr);
+      } else if (field === 'second_surname') secondSurnames.push(value);
+      else if (field === 'dob') date('dob', value, ocr);
       else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value) ?? letterSex(value);
       else if (field === 'age_sex') metadata.gender ??= parseSex(value);
       else if (field === 'collected') date('date_collected', value, ocr);
@@ -199,7 +214,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });
       else if (field === 'provider') provider(value, ocr);
       else if (field === 'provider_fallback') fallbackProviders.push({ value, ocr });
-      else if (field === 'birth_id_dmy' || field === 'birth_id_ymd') bornById.push({ value, order: field === 'birth_id_dmy' ? 'dmy' : 'ymd', ocr });
+      else if (field.startsWith('birth_id_')) nationalIds.push({ value, scheme: field.slice('birth_id_'.length) as NationalIdScheme, ocr });
     }
     prose(line.text, lineOcr);
     salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;
@@ -214,6 +229,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     metadata.patient_last_name = surname(loneNames[0].value);
     if (metadata.patient_last_name) note('patient_last_name', 0.9 * loneNames[0].ocr);
   }
+  // `Apellido paterno: LOPEZ` and `Apellido materno: GUTIERREZ`: the surname is both.
+  const second = secondSurnames.length ? surname(secondSurnames[0]) : null;
+  if (metadata.patient_last_name !== null && second && notes.patient_last_name?.reason === null) metadata.patient_last_name += ` ${second}`;
   // The legal name is who the report is about, whatever name it prints first.
   if (legalNames.length) {
     [metadata.patient_first_name, metadata.patient_last_name] = [null, null];
@@ -222,13 +240,23 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   for (const { value, ocr } of addressed) if (metadata.patient_last_name === null && metadata.patient_first_name === null) name(value, ocr, 0.95);
   if (fallbackSpecimens.length) specimen(fallbackSpecimens[0].value, fallbackSpecimens[0].ocr);
   if (fallbackProviders.length) provider(fallbackProviders[0].value, fallbackProviders[0].ocr);
-  if (!dates.dob && bornById.length) {
+  if (nationalIds.length) {
     // The year the report was printed in, not the year it is read in: a century is counted back from it.
     const printed = [dates.date_reported, dates.date_collected]
       .map((d) => d && (parseDate(d.text, 'day_first') ?? parseDate(d.text, 'month_first')))
       .find(Boolean);
-    const born = birthDateInId(bornById[0].value, bornById[0].order, printed ? Number(printed.slice(0, 4)) : new Date().getUTCFullYear());
-    if (born) date('dob', born, bornById[0].ocr, 0.9);
+    const { value, scheme, ocr } = nationalIds[0];
+    const read = readNationalId(scheme, value, printed ? Number(printed.slice(0, 4)) : new Date().getUTCFullYear());
+    if (read?.dob && !dates.dob) date('dob', read.dob, ocr, 0.9);
+    metadata.gender ??= read?.sex ?? null;
+  }
+  // A CURP begins with the surname's letter and ends its four with the given name's: a name read
+  // the other way round (`PENA ALEJANDRA`, printed surname first) is turned.
+  const curp = nationalIds.find((id) => id.scheme === 'curp');
+  const letters = curp ? curpNameLetters(curp.value) : null;
+  const { patient_first_name: first, patient_last_name: last } = metadata;
+  if (letters && first && last && initial(first) === letters[0] && initial(last) === letters[3] && letters[0] !== letters[3]) {
+    [metadata.patient_first_name, metadata.patient_last_name] = [last, first];
   }
   // A letter is dated: a line that is only a date, high on the first page, is the report's date.
   // (Not a date printed under a label: a birth date in a stacked block is no letter's date.)
@@ -300,14 +328,24 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   return { ...metadata, confidence };
 }
 
+/** A name's first letter in capitals without its accent (`Á` → `A`). */
+function initial(name: string): string {
+  return withoutAccents(name.trim()[0] ?? '').toUpperCase();
+}
+
 /** A name value of one word (`Bouchard`, `LÉVESQUE-TREMBLAY`, `St-Pierre`). */
 function oneNameWord(value: string): boolean {
   return /^[\p{L}'’-]{2,}$/u.test(splitNameValue(value).name.trim());
 }
 
-/** A letter's place and date (`Vigevano, 16 gennaio 2025`, `Leeuwarden, 18-08-2025`): no result. */
+/** A letter's place and date (`Vigevano, 16 gennaio 2025`, `Leeuwarden, 18-08-2025`, Greek `Αθήνα, 4 Ιανουαρίου 2025`, whose months run to 11 letters): no result. */
 const PLACE_AND_DATE =
-  /^\p{Lu}[\p{L}'.-]*(?: \p{L}[\p{L}'.-]*){0,3}, (\d{1,2}\.?\s+\p{L}{3,9}\.?,?\s+\d{4}|\p{L}{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/u;
+  /^\p{Lu}[\p{L}'.-]*(?: \p{L}[\p{L}'.-]*){0,3}, (\d{1,2}\.?\s+\p{L}{3,12}\.?,?\s+\d{4}|\p{L}{3,12}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/u;
+/**
+ * The patient's address as a label and its value (`Διεύθυνση / Address | Οδός Καραμανλή 40, 151 25
+ * Μαρούσι`): metadata, though no field is read from it, and never a result (its numbers are no value).
+ */
+const ADDRESS_LABEL = /^(?:[^/]+\/\s*)?(?:home |patient's |patient )?address\s*:?$/i;
 /** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
 const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
 
@@ -352,27 +390,3 @@ const METADATA_FIELDS: MetadataField[] = [
   'date_collected',
   'specimen_number',
 ];
-
-/**
- * A CLIA number: two digits, `D`, seven digits, printed after "CLIA" (`CLI`, `CLI A`: OCR lost
- * its bold `A` or read it apart; the number's own shape is what says it is one).
- */
-const CLIA = /\bCLI(?:\s?A)?(?:\s*(?:no\.?|number|#|id))?\s*[:#]?\s*(\d{2}D\d{7})\b/i;
-
-const NOT_A_LAB_NAME = /\b(report|results?|patient|page|final|confidential|summary)\b/i;
-
-/**
- * The lab's name: the largest line printed in the top fifth of the first page, of two words or
- * more (a lone word there is a field's value, `Male`, whose OCR box a bordered patient block's
- * rules make tall), read by OCR with at least MIN_CONFIDENCE.
- */
-function labName(lines: Line[], pageHeight: number): string | null {
-  const named = (l: Line) => (l.cells[0].text.match(/\p{L}{2,}/gu) ?? []).length >= 2;
-  // A line OCR was unsure of is no name: a word it garbled, whose box spans the word's neighbours (a photo's `os Compl`).
-  const candidates = lines.filter(
-    (l) => l.y < pageHeight * 0.2 && named(l) && l.confidence >= MIN_CONFIDENCE && !NOT_A_LAB_NAME.test(l.text) && !l.text.includes(':'),
-  );
-  if (!candidates.length) return null;
-  const best = candidates.reduce((a, b) => (b.height > a.height * 1.05 ? b : a));
-  return best.cells[0].text.trim();
-}

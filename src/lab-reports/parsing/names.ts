@@ -18,10 +18,11 @@ export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$
  * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
  * barrister's `Barr.` only with its stop, as Barr is also a surname. Italian `Dott.`, `Dott.ssa`,
  * `Sig.ra`, `Gent.ma`; Turkish `Uzm. Dr.`, `Doç. Dr.`, `Op. Dr.`, `Dr. Öğr. Üyesi`; Vietnamese
- * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop).
+ * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop);
+ * Greek `Δρ.`; Spanish `Q.F.B.` (a chemist).
  */
 const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà)\.?|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /**
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
@@ -90,9 +91,13 @@ export function surname(text: string): string | null {
 
 /** Spanish given names that are seldom surnames (accents dropped), for a name that may hold two surnames. */
 const SPANISH_GIVEN_NAMES = new Set(
-  'jose juan antonio manuel luis carlos miguel angel francisco javier pedro jesus rafael fernando alejandro andres jorge maria elena luisa isabel carmen ana rosa teresa josefina beatriz patricia guadalupe lucia sofia cristina margarita'.split(
-    ' ',
-  ),
+  (
+    'jose juan antonio manuel luis carlos miguel angel francisco javier pedro jesus rafael fernando alejandro andres jorge eduardo ricardo ' +
+    'roberto sergio arturo alberto enrique raul jaime hector oscar ernesto guillermo gerardo alfredo rodrigo diego pablo ignacio julio ' +
+    'gustavo joaquin sebastian emilio maria elena luisa isabel carmen ana rosa teresa josefina beatriz patricia guadalupe lucia ' +
+    'sofia cristina margarita alejandra gabriela veronica adriana claudia monica laura diana silvia leticia araceli yolanda martha marta ' +
+    'alicia gloria irma norma raquel sandra daniela fernanda valeria mariana paola andrea karla ximena lorena susana'
+  ).split(' '),
 );
 
 /**
@@ -199,6 +204,13 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     return { first: null, last: cleanName(full.join(' ')), confidence: 0.9, reason: `only initials of the given names: "${t}"` };
   }
   if (full.length < 2) return unsure(`one name word only: "${t}"`);
+  // Labelled in Spanish, two words in capitals may be the surname then the given name, as registries
+  // print them (`PENA ALEJANDRA`, `WHITAKER MEGAN`), or the other way (`LISA BRANDT`): a Spanish given
+  // name says which; without one, the report does not.
+  if ((convention === 'two_surnames' || convention === 'mexico') && full.length === 2 && kept.every(isCapitals) && !spanishGiven(full[0])) {
+    if (!spanishGiven(full[1])) return unsure(`${FAMILY_NAME_FIRST}: "${t}"`);
+    return { first: cleanName(full[1]), last: cleanName(full[0]), confidence: 0.85, reason: 'the surname first, then a given name' };
+  }
   // A label that names the surname first (`Cognome e nome`, `Surname, first name`), or a report
   // printed in Vietnam (`NGUYỄN THỊ THU HÀ`: family name, middle names, the given name last).
   // (Printed in Italy, a name all in capitals follows the registry's `COGNOME NOME`: `DE LUCA ANTONIO`.)
@@ -257,7 +269,6 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   let start = full.length - 1;
   while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
   // `Ibarra Hernández Jesús`: both surnames first, as Mexican registries print them, when the last word is a given name and the first two are not.
-  const spanishGiven = (w: string) => SPANISH_GIVEN_NAMES.has(w.toLowerCase().normalize('NFD').replace(/\p{M}/gu, ''));
   if (convention === 'mexico' && full.length >= 3 && spanishGiven(full[full.length - 1]) && !spanishGiven(full[0]) && !spanishGiven(full[1])) {
     return {
       first: cleanName(full.slice(2).join(' ')),
@@ -270,8 +281,9 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     // The mother's surname is the last word with its particles, the father's the one before it.
     let father = start - 1;
     while (father > 1 && PARTICLE.test(full[father - 1])) father -= 1;
-    // In Mexico, `ROSA MARIA ORTIZ GUTIERREZ`: two given names before the two surnames are one compound given name.
-    if (convention === 'mexico' && father === 2 && SPANISH_GIVEN_NAMES.has(plainWord(full[0])) && SPANISH_GIVEN_NAMES.has(plainWord(full[1]))) {
+    // In Mexico, `ROSA MARIA ORTIZ GUTIERREZ`, `Luis Enrique Castañeda Beltrán`: two words before the
+    // two surnames are two given names, read as one (Mexican names have no middle name apart).
+    if (convention === 'mexico' && father === 2) {
       return {
         first: cleanName(`${full[0]} ${full[1]}`),
         last: cleanName(full.slice(father).join(' ')),
@@ -281,7 +293,7 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     }
     // `José Antonio Santiago`: a given name there is a second given name before one surname as
     // likely as a father's surname; which, the report does not say.
-    if (father === 1 && SPANISH_GIVEN_NAMES.has(full[1].toLowerCase().normalize('NFD').replace(/\p{M}/gu, ''))) {
+    if (father === 1 && spanishGiven(full[1])) {
       return { first: cleanName(full[0]), last: null, confidence: 0.9, reason: `${UNSPLIT_SURNAME}: "${t}"` };
     }
     return { first: cleanName(full[0]), last: cleanName(full.slice(father).join(' ')), confidence: 0.85, reason: 'two surnames, as Spanish names end' };
@@ -299,6 +311,11 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     confidence,
     reason: start === 1 ? null : 'middle words taken as middle names',
   };
+}
+
+/** Whether a word is one of the Spanish given names that are seldom surnames. */
+function spanishGiven(word: string): boolean {
+  return SPANISH_GIVEN_NAMES.has(plainWord(word));
 }
 
 /** A word in lower case without its accents, as the given-name lists hold it. */

@@ -10,8 +10,9 @@ import { DEGREES_AFTER_COMMA, FAMILY_NAME_FIRST, type NameConvention, notNameWor
 export function providerName(printed: string, convention: NameConvention = 'middle_names'): string | null {
   // OCR drops the space after a title in small type (`DrThomas Greer`, `DreIsabelle Gagnon`).
   const text = printed.replace(TITLE_RUN_IN, '$1 ');
-  // A patient who sent themselves, or a hospital that sent them, names no doctor.
-  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text))) return null;
+  // A patient who sent themselves, or a hospital that sent them, names no doctor; nor does Spanish `A quien corresponda` (to whom it may concern).
+  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto|a quien corresponda)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text)))
+    return null;
   // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration).
   const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
   const name = cut
@@ -24,10 +25,11 @@ export function providerName(printed: string, convention: NameConvention = 'midd
   const undotted = name.replace(/,\s*((?:\p{L}\.){2,})\s*$/u, (whole, letters: string) =>
     SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
   );
-  // (Printed in Vietnam, a doctor's name comes family name first as a patient's does.)
+  // (Printed in Vietnam, a doctor's name comes family name first as a patient's does; printed in
+  // Mexico, it ends in two surnames, and a compound given name is one.)
   const read = readName(
     undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''),
-    convention === 'vietnam' || convention === 'greece' ? convention : 'middle_names',
+    convention === 'vietnam' || convention === 'greece' || convention === 'mexico' || convention === 'two_surnames' ? convention : 'middle_names',
   );
   if (read.reason?.startsWith(FAMILY_NAME_FIRST)) return null;
   // A sentence or a place under a doctor's label (`Your patient's results are below`) names no doctor.
@@ -36,10 +38,11 @@ export function providerName(printed: string, convention: NameConvention = 'midd
 }
 /**
  * A doctor's specialty after the name (`Bart van Beek, MDL-arts`, `Kees de Boer, huisarts`,
- * `Anna Lee, Nephrologist`): Dutch `-arts` and `-loog` words and English `-ologist` ones.
+ * `Anna Lee, Nephrologist`, `Δρ. Θεόδωρος Καλογεράκης, Νεφρολόγος`): Dutch `-arts` and `-loog` words,
+ * English `-ologist` ones, Greek `-λόγος` ones and `Ιατρός` (`Γενική Ιατρός`, a general practitioner).
  */
 const SPECIALTY_AFTER_COMMA =
-  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus)\.?\s*$/iu;
+  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus|\p{L}{3,}λ[οό]γος|(?:\p{L}+\s)?ιατρ[οό]ς(?:\s\p{L}+)?)\.?\s*$/iu;
 /** A doctor's title run into the name after it (a capital then a small letter: `DrThomas`, not `Drake`). */
 const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
 /** `Dr. (Mrs.) Bisi Ogunbiyi`: an honorific in brackets is part of the title, not a note after the name. */
@@ -50,7 +53,7 @@ const NOT_A_PERSON = /\b(hospital|clinic|centre|center|medical|health|laboratory
 /** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
 export function isDoctor(text: string): boolean {
   return (
-    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs|lek\.)(?![\p{L}])\.?/iu.test(text) ||
+    /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs|lek\.|δρ)(?![\p{L}])\.?/iu.test(text) ||
     /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text)
   );
 }

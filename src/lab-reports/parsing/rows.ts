@@ -16,7 +16,7 @@ const STRAY_LETTER = /^[A-FH-KM-TV-Za-fh-km-tv-z]$/;
 
 /** Multi-word values and intervals read as one token. */
 const PHRASES =
-  /\b(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than|non reattivo|giallo paglierino|leggermente torbido|no reactivo|n[ãa]o reagente|non r[ée]actif)(?![\p{L}])/giu;
+  /(?<![\p{L}])(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than|non reattivo|giallo paglierino|leggermente torbido|no reactivo|n[ãa]o reagente|non r[ée]actif|ligeramente turbio|amarillo claro|amarillo paja|lekko mętn[yae]|nie wykryto|ανοιχτό κίτρινο|ελαφρώς θολό)(?![\p{L}])/giu;
 
 function tokens(text: string): string[] {
   return (
@@ -71,8 +71,10 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         continue;
       }
     }
-    if (part.role === 'units' && !units && part.text.trim() && !parseValue(part.text) && !isFlag(part.text) && !(ocr && STRAY_LETTER.test(part.text.trim()))) {
-      units = part.text.trim();
+    // (A flag run into the unit's cell, `↑↑ %`, is read token by token below.)
+    const unitCell = part.text.trim();
+    if (part.role === 'units' && !units && unitCell && !parseValue(unitCell) && !isFlag(unitCell.split(/\s+/)[0]) && !(ocr && STRAY_LETTER.test(unitCell))) {
+      units = unitCell;
       continue;
     }
     // A cell count's unit as OCR reads it (`107 3/uL`, `10~3/uL`) is one unit, not a number and a

@@ -18,9 +18,11 @@ export function parseSex(text: string): 'male' | 'female' | null {
   if (ageSex) return ageSex[1] === 'f' ? 'female' : 'male';
   // Dutch `Vrouw` (a `V` alone is Dutch female but Spanish male, `varón`: metadata.ts reads it by the report's labels).
   // Italian `Femminile` / `Maschile`, Turkish `Kadın` / `Erkek`, Vietnamese `Nữ` / `Nam` (a `K` or `E` alone: metadata.ts, by the report's labels).
-  // Greek `Θήλυ` / `Γυναίκα`, `Άρρεν` / `Άνδρας`.
-  if (/(^|[^\p{L}])(female|f|woman|vrouw|femminile|femmina|kadın|nữ|θήλυ|θηλυ|γυναίκα|γυναικα)(?![\p{L}])/u.test(t)) return 'female';
-  if (/(^|[^\p{L}])(male|m|man|maschile|maschio|erkek|nam|άρρεν|αρρεν|άνδρας|ανδρας)(?![\p{L}])/u.test(t)) return 'male';
+  // Greek `Θήλυ` / `Γυναίκα`, `Άρρεν` / `Άνδρας`; Spanish `Femenino` / `Mujer`, `Masculino` / `Hombre`
+  // (Portuguese `Feminino`); Polish `Kobieta`, `Mężczyzna`.
+  if (/(^|[^\p{L}])(female|f|woman|vrouw|femminile|femmina|kadın|nữ|θήλυ|θηλυ|γυναίκα|γυναικα|femenino|feminino|mujer|kobieta)(?![\p{L}])/u.test(t))
+    return 'female';
+  if (/(^|[^\p{L}])(male|m|man|maschile|maschio|erkek|nam|άρρεν|αρρεν|άνδρας|ανδρας|masculino|hombre|mężczyzna)(?![\p{L}])/u.test(t)) return 'male';
   return null;
 }
 

@@ -96,7 +96,9 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
   const qualitative = result.units === null && QUALITATIVE_RESULT.test(result.value.trim());
   // A name that meets no catalogue name as read, but one test's name with OCR's letter confusions
   // folded (`AIP` is `ALP`): that test's codes, the name as the catalogue spells it.
-  const folded = index.names.has(key) ? undefined : foldedName(index.folded.get(ocrFoldedKey(result.test_name)), unit);
+  // (Not a name in another script, `Φερριτίνη / Ferritin`: OCR reads Latin letters only, and folding drops the others.)
+  const known = keys.some((k) => index.names.has(k)) || OTHER_SCRIPT.test(result.test_name);
+  const folded = known ? undefined : foldedName(index.folded.get(ocrFoldedKey(result.test_name)), unit);
   const scored: Scored[] = [];
   for (const entry of catalogue.entries) {
     let name = 0;
@@ -149,6 +151,8 @@ function foldedName(names: FoldedName[] | undefined, unit: string | null): Folde
   return inUnit.length === 1 ? inUnit[0] : undefined;
 }
 
+/** A letter of a script other than Latin (Greek, Cyrillic). */
+const OTHER_SCRIPT = /(?!\p{Script=Latin})\p{L}/u;
 /** What a name met only through OCR's letter confusions (`ocrFoldedKey`) scores: less than the name itself. */
 const FOLDED_NAME_SCORE = 0.95;
 /** Results read as a word or a dipstick's grade. */

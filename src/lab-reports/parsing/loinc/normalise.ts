@@ -1,3 +1,5 @@
+import { OTHER_LANGUAGE_PHRASES, OTHER_LANGUAGE_WORDS } from './other-languages';
+
 /**
  * Test names and units as comparable keys. OCR misreads are folded the same way on both sides
  * (`HbAlc`, `HbA1c` → `hbalc`; a lone `Alc`/`AIC` → `a1c`), so a noisy name still meets its alias.
@@ -35,93 +37,6 @@ const SYNONYMS: Record<string, string> = {
 };
 
 /**
- * Test names in Dutch (`Lymfocyten %`, `Kalium`, `Totaal eiwit`, `Glucose nuchter`), word by word as
- * their English names: a Dutch lab's names then meet the catalogue's English ones (German shares
- * `Natrium`, `Kalium`; French `Albumine`, `Bilirubine`). Words the languages spell alike
- * (`Glucose`, `Calcium`, `Cholesterol`) need nothing.
- */
-const DUTCH: Record<string, string> = {
-  hemoglobine: 'hemoglobin',
-  hematocriet: 'hematocrit',
-  leukocyten: 'leukocytes',
-  leucocyten: 'leukocytes',
-  erytrocyten: 'erythrocytes',
-  erythrocyten: 'erythrocytes',
-  trombocyten: 'platelets',
-  neutrofielen: 'neutrophils',
-  neutrofiele: 'neutrophils',
-  lymfocyten: 'lymphocytes',
-  monocyten: 'monocytes',
-  eosinofielen: 'eosinophils',
-  eosinofiele: 'eosinophils',
-  basofielen: 'basophils',
-  basofiele: 'basophils',
-  granulocyten: 'granulocytes',
-  reticulocyten: 'reticulocytes',
-  bse: 'esr',
-  bezinking: 'sedimentation',
-  ureum: 'urea',
-  kreatinine: 'creatinine',
-  natrium: 'sodium',
-  kalium: 'potassium',
-  fosfaat: 'phosphate',
-  urinezuur: 'uric acid',
-  totaal: 'total',
-  eiwit: 'protein',
-  albumine: 'albumin',
-  bilirubine: 'bilirubin',
-  geconjugeerd: 'direct',
-  alkalische: 'alkaline',
-  fosfatase: 'phosphatase',
-  ferritine: 'ferritin',
-  transferrine: 'transferrin',
-  ijzer: 'iron',
-  foliumzuur: 'folate',
-  vitamine: 'vitamin',
-  vrij: 'free',
-  nuchter: 'fasting',
-  triglyceriden: 'triglycerides',
-  berekend: 'calculated',
-};
-
-/**
- * Test names in Italian and Turkish where they differ from the English, word by word as DUTCH
- * (`VES`, `Emoglobina`, `Eritrosit dağılım genişliği`), and the phrases that are one word in
- * English (`Peso specifico`, `Corpi chetonici`, the Vietnamese `lúc đói` after a test's name);
- * Turkish puts `non-` after its noun (`HDL dışı kolesterol`).
- */
-const OTHER_LANGUAGE_PHRASES: [RegExp, string][] = [
-  [/\bpeso specifico\b/g, 'specific gravity'],
-  [/\bcorpi chetonici\b/g, 'ketones'],
-  [/\bluc doi\b/g, 'fasting'],
-  [/\b(\w+) disi\b/g, 'non $1'],
-];
-const OTHER_LANGUAGES: Record<string, string> = {
-  ves: 'esr',
-  aspetto: 'appearance',
-  emoglobina: 'hemoglobin',
-  glucosio: 'glucose',
-  colesterolo: 'cholesterol',
-  trigliceridi: 'triglycerides',
-  creatinina: 'creatinine',
-  azotemia: 'urea',
-  potassio: 'potassium',
-  sodio: 'sodium',
-  ferro: 'iron',
-  fosfatasi: 'phosphatase',
-  alcalina: 'alkaline',
-  cloro: 'chloride',
-  bicarbonati: 'bicarbonate',
-  kolesterol: 'cholesterol',
-  trigliserid: 'triglycerides',
-  kreatinin: 'creatinine',
-  eritrosit: 'erythrocyte',
-  dagilim: 'distribution',
-  genisligi: 'width',
-  bikarbonat: 'bicarbonate',
-};
-
-/**
  * A name's comparable words: accents, case and punctuation dropped, British and Dutch spellings
  * read as the catalogue's, and a word said twice said once (a bilingual `Albumine / Albumin` is
  * `albumin`, as its English half).
@@ -131,17 +46,21 @@ export function nameTokens(text: string): string[] {
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    .replace(/µ|μ/g, 'u')
-    // Letters NFKD does not take apart: Turkish dotless ı, Vietnamese đ.
+    // A micro sign, not the mu of a Greek word (`Χρώμα`).
+    .replace(/(?<![α-ω])[µμ](?![α-ω])/g, 'u')
+    // Letters NFKD does not take apart: Turkish dotless ı, Vietnamese đ, Polish ł; Greek's final sigma.
     .replace(/ı/g, 'i')
     .replace(/đ/g, 'd')
-    .replace(/[^a-z0-9%#]+/g, ' ')
+    .replace(/ł/g, 'l')
+    .replace(/ς/g, 'σ')
+    .replace(/[^a-z0-9%#α-ω]+/g, ' ')
     .trim();
   if (!base) return [];
   return OTHER_LANGUAGE_PHRASES.reduce((text, [phrase, english]) => text.replace(phrase, english), base)
     .split(' ')
-    .map((token) => SYNONYMS[token] ?? DUTCH[token] ?? OTHER_LANGUAGES[token] ?? token)
+    .map((token) => SYNONYMS[token] ?? OTHER_LANGUAGE_WORDS[token] ?? token)
     .flatMap((token) => token.split(' '))
+    .filter(Boolean)
     .map((token) => (token.length >= 4 && /[a-z]{2}/.test(token) ? token.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's') : token))
     .filter((token, i, all) => all.indexOf(token) === i);
 }
