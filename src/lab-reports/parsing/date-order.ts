@@ -18,8 +18,8 @@ export type DateField = 'dob' | 'date_collected' | 'date_reported';
 export function dateOrder(texts: string[], dates: Partial<Record<DateField, { text: string }>>): DayOrderEvidence {
   const shown = dayOrderShown(texts);
   if (shown.shown) return shown;
-  // The NHS is Britain's: its reports print the day first.
-  if (texts.some((text) => IN_BRITAIN.test(text))) return { order: 'day_first', shown: true };
+  // Printed in a country that writes the day first (Britain's NHS, New Zealand's NHI, a lab's .nz address).
+  if (texts.some((text) => IN_DAY_FIRST_COUNTRY.test(text))) return { order: 'day_first', shown: true };
   const byAge = orderByAge(dates);
   if (byAge) return { order: byAge, shown: true };
   if (!dates.date_collected || !dates.date_reported) return shown;
@@ -38,8 +38,14 @@ export function dateOrder(texts: string[], dates: Partial<Record<DateField, { te
   return shown;
 }
 
-/** A report of Britain's National Health Service (`NHS number`, `Kingsmead Hospitals NHS Foundation Trust`). */
-const IN_BRITAIN = /\bNHS\b/;
+/**
+ * A report printed where dates run day first: Britain's National Health Service (`NHS number`,
+ * `Kingsmead Hospitals NHS Foundation Trust`) and New Zealand's National Health Index (`NHI`); a
+ * lab accredited by the UK's, New Zealand's, Australia's, India's, South Africa's or Ireland's body
+ * (UKAS, IANZ, NATA, NABL, SANAS, INAB); an address or web site in one of those countries.
+ */
+const IN_DAY_FIRST_COUNTRY =
+  /\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB)\b|\b(New Zealand|Australia|United Kingdom|South Africa|Ireland|India)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in)\b/;
 /** What a line prints after a numeric birth date. */
 const AFTER_NUMERIC_DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b(.*)$/;
 /** An age printed after a birth date (`12/01/1957 (68y)`, `03/04/1961 - 63 yrs`, `(Age: 63)`, `(63)`). */

@@ -46,6 +46,8 @@ const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-zéûÉÛ0]*[A-Za-zéûÉÛ])[\]|]
 const LOST_SLASH_J = /\b(\d{1,2})\s+(an|un|ul)\/(\d{4})\b/;
 /** A day before a month's name, with its ordinal (`27th June, 1963`, `3rd of March 2025`) or without (`14-Mar-2026`). */
 const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:[\s\-/.]+|(?=[\]|]))${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
+/** Day, month and year run together as military and some hospital systems print them (`19JAN2011`, `03JUN2025 0700`). */
+const COMPACT_DAY_FIRST = /\b(\d{1,2})([A-Z]{3})(\d{4})\b/;
 // (`MAY 15,1989`: some systems print no space after the comma.)
 const NAMED_MONTH_FIRST = new RegExp(String.raw`\b${MONTH_NAME}\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{4})\b`);
 /** Year, month's name, day (`2025-MAR-12`): as ISO dates run, printed so that both languages of a bilingual report read it. */
@@ -83,7 +85,7 @@ export function twoDigitYear(text: string): boolean {
   return numeric !== null && numeric[1].length <= 2 && numeric[4].length === 2;
 }
 
-/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 27th June, 1963, 2026-MAR-14, March 14, 2026). */
+/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 27th June, 1963, 2026-MAR-14, March 14, 2026, 14MAR2026). */
 export function parseDate(printed: string, order: DayOrder): string | null {
   const text = printed.replace(LOST_SLASH_J, '$1/J$2/$3');
   // The first date printed is the one meant (`25-SEP-2004 (11/08/1425 H)`: the Hijri date beside
@@ -101,6 +103,8 @@ export function parseDate(printed: string, order: DayOrder): string | null {
   if (yearFirst) read.push({ at: yearFirst.index, date: named(Number(yearFirst[1]), yearFirst[2], Number(yearFirst[3])) });
   const dayFirst = NAMED_DAY_FIRST.exec(text);
   if (dayFirst) read.push({ at: dayFirst.index, date: named(Number(dayFirst[3]), dayFirst[2], Number(dayFirst[1])) });
+  const compact = COMPACT_DAY_FIRST.exec(text);
+  if (compact) read.push({ at: compact.index, date: named(Number(compact[3]), compact[2], Number(compact[1])) });
   const monthFirst = NAMED_MONTH_FIRST.exec(text);
   if (monthFirst) read.push({ at: monthFirst.index, date: named(Number(monthFirst[3]), monthFirst[1], Number(monthFirst[2])) });
   return read.filter((hit) => hit.date !== null).sort((x, y) => x.at - y.at)[0]?.date ?? null;

@@ -16,6 +16,7 @@ export type Field =
   | 'dob'
   | 'sex'
   | 'age_sex'
+  | 'dob_age_sex'
   | 'collected'
   | 'reported'
   | 'specimen'
@@ -58,16 +59,18 @@ const LABELS: [RegExp, Field][] = [
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
   [/^(sex|gender|legal sex|administrative sex|sex assigned at birth|sex at birth|birth sex|assigned sex|geslacht)$/i, 'sex'],
   [/^(age\s*\/\s*(sex|gender)|(sex|gender)\s*\/\s*age)$/i, 'age_sex'],
+  // The birth date, age and sex in one field (`DOB/Age/Sex: 2000-May-04 / 24Y / F`).
+  [/^(dob|d\.o\.b\.?|birth date)\s*\/\s*age\s*\/\s*(sex|gender)$/i, 'dob_age_sex'],
   [
     /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
     'collected',
   ],
   [
-    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date)$/i,
+    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final)$/i,
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id|folio|protocol no\.?|protocol number)$/i,
+    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id|folio|protocol no\.?|protocol number)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
@@ -76,7 +79,7 @@ const LABELS: [RegExp, Field][] = [
   // metadata.ts reads one as the specimen only when no other specimen label is printed.
   [/^(acc\.? ?#|acc\.? no\.?|order no\.?|order #|order number|control no\.?|control #)$/i, 'specimen_fallback'],
   [
-    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|referring provider|seen by|ordering clinician|referrer|referring dr\.?|ref\.? dr\.?|ordering dr\.?|ordering md|requesting doctor)$/i,
+    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|referring provider|seen by|ordering clinician|referrer|referring dr\.?|ref\.? dr\.?|ordering dr\.?|ordering md|requesting doctor|requester|requestor|requesting practitioner|requesting clinician)$/i,
     'provider',
   ],
   // Who sent the sample: a doctor on some reports, a ward or unit on others (`Sender: Akutmottagningen

@@ -208,7 +208,10 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       else if (field === 'dob') date('dob', value, ocr);
       else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value) ?? letterSex(value);
       else if (field === 'age_sex') metadata.gender ??= parseSex(value);
-      else if (field === 'collected') date('date_collected', value, ocr);
+      else if (field === 'dob_age_sex') {
+        date('dob', value, ocr);
+        metadata.gender ??= parseSex(value);
+      } else if (field === 'collected') date('date_collected', value, ocr);
       else if (field === 'reported') date('date_reported', value, ocr);
       else if (field === 'specimen') specimen(value, ocr);
       else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });

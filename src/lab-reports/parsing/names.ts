@@ -25,10 +25,19 @@ const HONORIFIC =
   /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /**
- * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
- * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`).
+ * US military ranks and corps, in capitals, before or after a name (`LCDR Dana Whitcomb`, `HUGHES,
+ * SARAH J MAJ MC`, `JEFFERSON, LUIS D (PFC, USA)`): no part of it. (In capitals only: `Major` and
+ * `Col` are names too.)
  */
-const PARTICLE_WORDS = 'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí';
+const MILITARY_RANK =
+  /^(PVT|PV2|PFC|SPC|CPL|SGT|SSG|SFC|MSG|1SG|SGM|CSM|WO1|CW[2-5]|2LT|1LT|CPT|MAJ|LTC|COL|BG|MG|LTG|GEN|ENS|LTJG|LT|LCDR|CDR|CAPT|HM[1-3]|HMC|SSGT|TSGT|MSGT|MC|NC|DC|MSC|USA|USN|USAF|USMC)$/;
+
+/**
+ * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
+ * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`), and the Māori `Te`
+ * (`Te Whata`, `Te Rangi`).
+ */
+const PARTICLE_WORDS = 'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí|te';
 const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
 
 function words(text: string): string[] {
@@ -38,7 +47,7 @@ function words(text: string): string[] {
       .replace(/\([^)]*\)|"[^"]*"|“[^”]*”/g, ' ')
       .split(/\s+/)
       .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, ''))
-      .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w))
+      .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w) && !MILITARY_RANK.test(w.replace(/,$/, '')))
   );
 }
 
@@ -53,10 +62,14 @@ const isCapitals = (word: string) => /\p{L}{2}/u.test(word) && word === word.toU
 
 /** Title-less, suffix-less name words, initials dropped, with letters, apostrophes and hyphens only. */
 function cleanName(text: string): string {
-  return text
-    .replace(/[^\p{L}'\- ]/gu, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .replace(/[^\p{L}'\-. ]/gu, '')
+      // Stops go, but that of a surname's `St.` or `Ste.` (`St. Clair`), which is how the name is spelled.
+      .replace(/(?<!\b(?:st|ste))\./giu, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /**

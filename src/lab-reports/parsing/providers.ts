@@ -10,11 +10,16 @@ import { DEGREES_AFTER_COMMA, FAMILY_NAME_FIRST, type NameConvention, notNameWor
 export function providerName(printed: string, convention: NameConvention = 'middle_names'): string | null {
   // OCR drops the space after a title in small type (`DrThomas Greer`, `DreIsabelle Gagnon`).
   const text = printed.replace(TITLE_RUN_IN, '$1 ');
+  // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration),
+  // nor what is in square brackets (`Dr Sione Havili [CPN 22MHVD]`, a New Zealand prescriber number),
+  // nor the practice after a comma (`Dr Hamish DUNCAN, Frankton Medical Centre`).
+  const cut = text
+    .replace(BRACKETED_HONORIFIC, '')
+    .split(/\s{2,}|\s*[([]|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0]
+    .replace(PLACE_AFTER_COMMA, '');
   // A patient who sent themselves, or a hospital that sent them, names no doctor; nor does Spanish `A quien corresponda` (to whom it may concern).
-  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto|a quien corresponda)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(text)))
+  if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto|a quien corresponda)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(cut)))
     return null;
-  // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration).
-  const cut = text.replace(BRACKETED_HONORIFIC, '').split(/\s{2,}|\s*\(|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0];
   const name = cut
     .replace(/[^\p{L}.,'\- ]/gu, ' ')
     .replace(/\s+/g, ' ')
@@ -49,6 +54,8 @@ const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
 const BRACKETED_HONORIFIC = /\s*\((?:mrs|mr|ms|miss|dr|prof)\.?\)/gi;
 /** Words of a place, not a person (`Lagoon Hospital, Ikoyi`). */
 const NOT_A_PERSON = /\b(hospital|clinic|centre|center|medical|health|laboratory|practice|surgery|infirmary)\b/i;
+/** A place printed after a comma that follows the name. */
+const PLACE_AFTER_COMMA = new RegExp(`,[^,]*${NOT_A_PERSON.source}.*$`, 'i');
 
 /** Whether a printed name is a doctor's (`Dr. …`, `… MD`), not a patient's. */
 export function isDoctor(text: string): boolean {

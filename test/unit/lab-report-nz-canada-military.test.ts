@@ -1,0 +1,49 @@
+import { parseDate } from '../../src/lab-reports/parsing/dates';
+import { readName } from '../../src/lab-reports/parsing/names';
+import { line, metadataOf } from '../helpers/lab-report-lines';
+
+/** Reports printed in New Zealand, by an Ontario hospital's cumulative print and by a US Army hospital: their dates, names and doctors. */
+
+describe('dates and names as New Zealand, Canadian and US military reports print them', () => {
+  it('reads a numeric birth date day first where the report is New Zealand’s (NHI, IANZ, a .nz address), month first where nothing says', () => {
+    const born = (...where: string[]) => metadataOf(line(40, [0, 'D.O.B.'], [150, '02/04/1975']), ...where.map((text, i) => line(54 + i * 14, [0, text]))).dob;
+    expect(born('NHI No: FLY4364')).toBe('1975-04-02');
+    expect(born('IANZ accredited medical laboratory')).toBe('1975-04-02');
+    expect(born('results enquiries 0800 555 190 - kowhailabs.example.nz')).toBe('1975-04-02');
+    expect(born('Fort Mercer, TX 76544')).toBe('1975-02-04');
+  });
+
+  it('reads day, month and year run together, as military systems print them', () => {
+    expect(parseDate('19JAN2011 (14Y)', 'month_first')).toBe('2011-01-19');
+    expect(parseDate('03JUN2025 0700', 'month_first')).toBe('2025-06-03');
+    expect(metadataOf(line(40, [0, 'Collection Date/Time:'], [200, '03JUN2025 0700']), line(54, [0, 'Final:'], [200, '06JUN2025 1410']))).toMatchObject({
+      date_collected: '2025-06-03',
+      date_reported: '2025-06-06',
+    });
+  });
+
+  it('keeps a Māori `Te` and a `St.` with the surname, and reads no rank as a name', () => {
+    expect(readName('Mikaere Rangi TE WHATA')).toMatchObject({ first: 'Mikaere', last: 'TE WHATA' });
+    expect(readName('Ashley St. Clair')).toMatchObject({ first: 'Ashley', last: 'St. Clair' });
+    expect(readName('HUGHES, SARAH J MAJ MC')).toMatchObject({ first: 'SARAH', last: 'HUGHES' });
+    expect(metadataOf(line(40, [0, 'Ordering Physician:'], [200, 'LCDR Dana Whitcomb, MD'])).ordering_provider).toBe('Dana Whitcomb');
+  });
+
+  it('reads a requester without the prescriber number in brackets or the practice after a comma', () => {
+    const requested = (label: string, value: string) => metadataOf(line(40, [0, label], [150, value])).ordering_provider;
+    expect(requested('Requester:', 'Jo Whitaker (LMC Midwife) [CPN 37JWMW], Waikato Midwives Collective')).toBe('Jo Whitaker');
+    expect(requested('Requested by:', 'Dr Sione Havili [CPN 22MHVD]')).toBe('Sione Havili');
+    expect(requested('Requested by:', 'Dr Hamish DUNCAN, Frankton Medical Centre')).toBe('Hamish DUNCAN');
+    expect(requested('Requested by:', 'Kate Morrison (Nurse Practitioner) [CPN 41KMNP], Huntly Medical Centre')).toBe('Kate Morrison');
+    // A practice alone names no doctor.
+    expect(requested('Requested by:', 'Huntly Medical Centre')).toBeNull();
+  });
+
+  it('reads a birth date, age and sex printed in one field, and `Spec #` as the specimen', () => {
+    expect(metadataOf(line(40, [0, 'DOB/Age/Sex:'], [150, '2000-May-04 / 24Y / F']), line(54, [0, 'Spec #:'], [150, '0405:C61671R']))).toMatchObject({
+      dob: '2000-05-04',
+      gender: 'female',
+      specimen_number: '0405:C61671R',
+    });
+  });
+});
