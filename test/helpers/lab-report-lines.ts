@@ -1,3 +1,4 @@
+import type { ExtractedDocument } from '../../src/lab-reports/parsing';
 import type { Line } from '../../src/lab-reports/parsing/layout';
 import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
 
@@ -30,3 +31,18 @@ const masthead: Line = { page: 0, y: 10, height: 16, cells: [{ text: 'Harbor Lab
 
 /** The metadata of a first page holding a lab's masthead and `lines`. */
 export const metadataOf = (...lines: Line[]) => parseMetadata([masthead, ...lines], 800);
+
+/** A text-layer page from rows of `[x, text]` cells, each row 14 points under the last, words 5 points a character. */
+export function textPage(...rows: [number, string][][]): ExtractedDocument {
+  const words = rows.flatMap((cells, i) =>
+    cells.flatMap(([x, text]) => {
+      let at = x;
+      return text.split(' ').map((t) => {
+        const w = { text: t, x: at, y: 40 + i * 14, w: t.length * 5, h: 9, confidence: null };
+        at += w.w + 5;
+        return w;
+      });
+    }),
+  );
+  return { kind: 'pdf', method: 'text', pages: [{ width: 600, height: 800, words }], ocrConfidence: null, language: null };
+}

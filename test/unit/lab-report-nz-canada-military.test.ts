@@ -1,6 +1,9 @@
+import { parseReport } from '../../src/lab-reports/parsing';
 import { parseDate } from '../../src/lab-reports/parsing/dates';
+import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
+import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
 import { readName } from '../../src/lab-reports/parsing/names';
-import { line, metadataOf } from '../helpers/lab-report-lines';
+import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
 /** Reports printed in New Zealand, by an Ontario hospital's cumulative print and by a US Army hospital: their dates, names and doctors. */
 
@@ -45,5 +48,62 @@ describe('dates and names as New Zealand, Canadian and US military reports print
       gender: 'female',
       specimen_number: '0405:C61671R',
     });
+  });
+});
+
+describe('a cumulative report', () => {
+  it('reads the newest draw’s column as the result, newest last or first, and the lines of each draw’s time and specimen as no rows', () => {
+    const cumulative = (dates: string[], rows: [string, string[], string, string][]) =>
+      parseReport(
+        textPage(
+          [[0, 'Trentvale Regional Health Centre']],
+          [[0, 'LIPID PROFILE']],
+          [[0, 'Date'], ...dates.map((d, i): [number, string] => [150 + i * 80, d])],
+          [[0, 'Spec #'], ...dates.map((_, i): [number, string] => [150 + i * 80, `0120:H6407${i}R`])],
+          [[0, 'Time'], ...dates.map((_, i): [number, string] => [150 + i * 80, `08${i}2`]), [400, 'Reference'], [480, 'Units']],
+          ...rows.map(([name, values, range, units]): [number, string][] => [
+            [0, name],
+            ...values.map((v, i): [number, string] => [150 + i * 80, v]),
+            [400, range],
+            [480, units],
+          ]),
+        ),
+      ).results.map((r) => [r.test_name, r.value, r.flag, r.min_reference_range, r.max_reference_range, r.units, r.source_panel_name]);
+    const rows: [string, string[], string, string][] = [
+      ['CHOLESTEROL', ['6.2 H', '5.3 H', '7.3 H'], '<5.2', 'mmol/L'],
+      ['HDL CHOLESTEROL', ['0.97 L', '1.04', '0.78 L'], '>1.03', 'mmol/L'],
+    ];
+    const newestLast = cumulative(['19-Jul-24', '23-Aug-24', '20-Jan-25'], rows);
+    expect(newestLast).toEqual([
+      ['CHOLESTEROL', '7.3', 'H', null, 5.2, 'mmol/L', 'LIPID PROFILE'],
+      ['HDL CHOLESTEROL', '0.78', 'L', 1.03, null, 'mmol/L', 'LIPID PROFILE'],
+    ]);
+    const newestFirst = cumulative(
+      ['2025-Jan-20', '2024-Aug-23', '2024-Jul-19'],
+      rows.map(([name, values, range, units]) => [name, [...values].reverse(), range, units]),
+    );
+    expect(newestFirst).toEqual(newestLast);
+  });
+
+  it('matches a dipstick’s qualitative `Leucocytes` to leukocyte esterase, not to a count', () => {
+    const result = {
+      test_name: 'Leucocytes',
+      value: 'Negative',
+      type: 'boolean' as const,
+      units: null,
+      min_reference_range: null,
+      max_reference_range: null,
+      reference_text: null,
+      flag: null,
+      interpretation: 'normal' as const,
+      is_above_max_range: null,
+      is_below_min_range: null,
+      source_panel_name: 'URINE DIPSTICK',
+      specimen: 'urine',
+      page: 1,
+      confidence: 1,
+      notes: [],
+    };
+    expect(matchResult(result, curatedLoincCatalogue()).loinc_matches[0]?.loinc_code).toBe('5799-2');
   });
 });

@@ -1,25 +1,10 @@
-import { parseReport, type ExtractedDocument, type ParsedResult } from '../../src/lab-reports/parsing';
+import { parseReport, type ParsedResult } from '../../src/lab-reports/parsing';
 import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
 import { curpNameLetters, readNationalId } from '../../src/lab-reports/parsing/national-ids';
 import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
-import { line, metadataOf } from '../helpers/lab-report-lines';
+import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
 /** Reports printed in Poland, Greece and Mexico: their identity numbers, names, doctors, test names and qualitative results. */
-
-/** A text-layer page from rows of `[x, text]` cells, each row 14 points under the last. */
-function page(...rows: [number, string][][]): ExtractedDocument {
-  const words = rows.flatMap((cells, i) =>
-    cells.flatMap(([x, text]) => {
-      let at = x;
-      return text.split(' ').map((t) => {
-        const word = { text: t, x: at, y: 40 + i * 14, w: t.length * 5, h: 9, confidence: null };
-        at += word.w + 5;
-        return word;
-      });
-    }),
-  );
-  return { kind: 'pdf', method: 'text', pages: [{ width: 600, height: 800, words }], ocrConfidence: null, language: null };
-}
 
 describe('identity numbers that carry the birth date', () => {
   it('reads a PESEL, a CURP and an AMKA whose check digits hold, and nothing from one whose check digit does not', () => {
@@ -131,7 +116,7 @@ describe('results printed in Polish, Greek and Spanish', () => {
 
   it('reads a Greek urinalysis table under its Greek headings, its words as results, and no row from an address or a place and date', () => {
     const parsed = parseReport(
-      page(
+      textPage(
         [[0, 'Akropolis Diagnostic Laboratories']],
         [
           [0, 'Διεύθυνση / Address'],

@@ -28,7 +28,8 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
   [/^(lab|site|code|method|comment|comments|notes|loinc)$/i, 'other'],
 ];
 
-function headerRole(text: string): ColumnRole | null {
+/** The column a heading names (`Result`, `Units`, a bilingual `Résultat / Result`), if any. */
+export function headerRole(text: string): ColumnRole | null {
   const t = text.trim().replace(/[:.]$/, '');
   for (const [re, role] of HEADER_WORDS) if (re.test(t)) return role;
   const halves = t.split(/\s*\/\s*/);

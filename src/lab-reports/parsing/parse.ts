@@ -1,4 +1,5 @@
 import { columnOf, headerColumns, type Column } from './columns';
+import { drawDateColumns, headingsAfterDraws } from './cumulative';
 import { printsDecimalCommas, withDecimalPoints } from './decimal-comma';
 import { ReportParseFailure } from './failure';
 import { interpret } from './interpret';
@@ -119,7 +120,22 @@ function parseResults(lines: Line[], ocr: boolean): ParsedResult[] {
   let columns: Column[] | null = null;
   let panel: string | null = null;
   let heading: string | null = null;
+  /** A cumulative table's draw columns, until its first row (the lines between say more of each draw). */
+  let draws: Column[] | null = null;
   for (const line of lines) {
+    const dated = drawDateColumns(line);
+    if (dated) {
+      columns = draws = dated;
+      if (heading) panel = heading;
+      heading = null;
+      continue;
+    }
+    const more = draws ? headingsAfterDraws(line, draws) : null;
+    if (draws && more) {
+      columns = [...draws, ...more];
+      continue;
+    }
+    draws = null;
     const header = headerColumns(line);
     if (header) {
       columns = header;

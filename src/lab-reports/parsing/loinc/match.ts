@@ -116,8 +116,10 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
       else if (!sameDimension(unit, entry.unit)) score -= 0.2;
     }
     // `Negative`, `Trace` or `2+` is no amount per volume: a serum glucose or protein is a number,
-    // the dipstick's (or a presence test's) is read this way.
+    // the dipstick's (or a presence test's) is read this way. Still less is it a count: a dipstick's
+    // `Leucocytes  Negative` is its leukocyte esterase, not a sediment's or the blood's count.
     if (qualitative && QUANTITATIVE.test(entry.row.name) && !/\bby Test strip\b/i.test(entry.row.name)) score -= 0.15;
+    else if (qualitative && COUNT.test(entry.row.name)) score -= 0.25;
     const specimen = entry.row.specimen;
     if (result.specimen && specimen) {
       const agrees = result.specimen === specimen || (result.specimen !== 'urine' && specimen !== 'urine');
@@ -159,6 +161,8 @@ const FOLDED_NAME_SCORE = 0.95;
 const QUALITATIVE_RESULT = /^(negative|neg|positive|pos|trace|small|moderate|large|[1-4]\+)$/i;
 /** A code that is an amount per volume (its long name's property). */
 const QUANTITATIVE = /\[(Mass|Moles|Units|Enzymatic activity)\/volume\]/i;
+/** A code that is a count, per volume or per microscope field (`Leukocytes [#/area] in Urine sediment`). */
+const COUNT = /\[#\/(volume|area)\]/i;
 
 interface CatalogueIndex {
   /** Every name's key (display names, aliases, long names' components). */
