@@ -1,4 +1,5 @@
-import { buildLoincCatalogue, type LoincCatalogue } from '../../src/lab-reports/parsing';
+import { buildLoincCatalogue, type LoincCatalogue, type ParsedResult } from '../../src/lab-reports/parsing';
+import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
 import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 
 /** The LOINC catalogue the migration stores, built straight from its data file (no database). */
@@ -25,4 +26,32 @@ export function loincCheckDigit(digits: string): number {
     sum += value;
   });
   return (10 - (sum % 10)) % 10;
+}
+
+/** A parsed result as the parser gives one: a numeric value in range unless `more` says otherwise. */
+export function parsedResult(test_name: string, units: string | null, value = '1', more: Partial<ParsedResult> = {}): ParsedResult {
+  return {
+    test_name,
+    value,
+    type: 'numeric',
+    units,
+    min_reference_range: null,
+    max_reference_range: null,
+    reference_text: null,
+    flag: null,
+    interpretation: 'normal',
+    is_above_max_range: null,
+    is_below_min_range: null,
+    source_panel_name: null,
+    specimen: null,
+    page: 1,
+    confidence: 1,
+    notes: [],
+    ...more,
+  };
+}
+
+/** The LOINC code the matcher ranks first for a result. */
+export function topLoincCode(result: ParsedResult, catalogue: LoincCatalogue): string | undefined {
+  return matchResult(result, catalogue).loinc_matches[0]?.loinc_code;
 }

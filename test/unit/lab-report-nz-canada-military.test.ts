@@ -1,7 +1,6 @@
 import { parseReport } from '../../src/lab-reports/parsing';
 import { parseDate } from '../../src/lab-reports/parsing/dates';
-import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
-import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
+import { curatedLoincCatalogue, parsedResult, topLoincCode } from '../helpers/lab-report-catalogue';
 import { readName } from '../../src/lab-reports/parsing/names';
 import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
@@ -86,24 +85,7 @@ describe('a cumulative report', () => {
   });
 
   it('matches a dipstick’s qualitative `Leucocytes` to leukocyte esterase, not to a count', () => {
-    const result = {
-      test_name: 'Leucocytes',
-      value: 'Negative',
-      type: 'boolean' as const,
-      units: null,
-      min_reference_range: null,
-      max_reference_range: null,
-      reference_text: null,
-      flag: null,
-      interpretation: 'normal' as const,
-      is_above_max_range: null,
-      is_below_min_range: null,
-      source_panel_name: 'URINE DIPSTICK',
-      specimen: 'urine',
-      page: 1,
-      confidence: 1,
-      notes: [],
-    };
-    expect(matchResult(result, curatedLoincCatalogue()).loinc_matches[0]?.loinc_code).toBe('5799-2');
+    const result = parsedResult('Leucocytes', null, 'Negative', { type: 'boolean', source_panel_name: 'URINE DIPSTICK', specimen: 'urine' });
+    expect(topLoincCode(result, curatedLoincCatalogue())).toBe('5799-2');
   });
 });

@@ -13,8 +13,7 @@ import {
 } from '../../src/lab-reports/parsing';
 import { FAMILIES, HELD_OUT, INDEPENDENT, labReportCorpus, UNSEEN, type Corpus } from '../fixtures/lab-reports/corpus';
 import { scoreReport } from '../fixtures/lab-reports/evaluate';
-import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
-import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
+import { curatedLoincCatalogue, parsedResult, topLoincCode } from '../helpers/lab-report-catalogue';
 
 const catalogue = curatedLoincCatalogue();
 
@@ -296,28 +295,7 @@ describe('reports printed in Italian, Turkish and Vietnamese', () => {
   });
 
   it('matches LOINC by either half of a bilingual name, by an analyser’s abbreviation in brackets, and reads `HDL dışı` as non-HDL', () => {
-    const codeOf = (test_name: string, units: string, value: string) =>
-      matchResult(
-        {
-          test_name,
-          value,
-          type: 'numeric',
-          units,
-          min_reference_range: null,
-          max_reference_range: null,
-          reference_text: null,
-          flag: null,
-          interpretation: 'normal',
-          is_above_max_range: null,
-          is_below_min_range: null,
-          source_panel_name: null,
-          specimen: null,
-          page: 1,
-          confidence: 1,
-          notes: [],
-        },
-        catalogue,
-      ).loinc_matches[0]?.loinc_code;
+    const codeOf = (test_name: string, units: string, value: string) => topLoincCode(parsedResult(test_name, units, value), catalogue);
     expect(codeOf('Tốc độ máu lắng (VS) / ESR', 'mm/h', '12')).toBe('4537-7');
     expect(codeOf('Số lượng bạch cầu (WBC)', 'G/L', '6.5')).toBe('6690-2');
     expect(codeOf('Tỷ lệ bạch cầu trung tính (NEU%)', '%', '60')).toBe('770-8');

@@ -1,7 +1,7 @@
-import { parseReport, type ParsedResult } from '../../src/lab-reports/parsing';
+import { parseReport } from '../../src/lab-reports/parsing';
 import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
 import { curpNameLetters, readNationalId } from '../../src/lab-reports/parsing/national-ids';
-import { curatedLoincCatalogue } from '../helpers/lab-report-catalogue';
+import { curatedLoincCatalogue, parsedResult, topLoincCode } from '../helpers/lab-report-catalogue';
 import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
 /** Reports printed in Poland, Greece and Mexico: their identity numbers, names, doctors, test names and qualitative results. */
@@ -69,25 +69,7 @@ describe('names and doctors as Polish, Greek and Mexican reports print them', ()
 
 describe('results printed in Polish, Greek and Spanish', () => {
   const catalogue = curatedLoincCatalogue();
-  const result = (test_name: string, units: string | null, value = '1'): ParsedResult => ({
-    test_name,
-    value,
-    type: 'numeric',
-    units,
-    min_reference_range: null,
-    max_reference_range: null,
-    reference_text: null,
-    flag: null,
-    interpretation: 'normal',
-    is_above_max_range: null,
-    is_below_min_range: null,
-    source_panel_name: null,
-    specimen: null,
-    page: 1,
-    confidence: 1,
-    notes: [],
-  });
-  const codeOf = (name: string, units: string | null) => matchResult(result(name, units), catalogue).loinc_matches[0]?.loinc_code;
+  const codeOf = (name: string, units: string | null) => topLoincCode(parsedResult(name, units), catalogue);
 
   it.each([
     ['Żelazo', 'µg/dl', '2498-4'],
@@ -108,7 +90,7 @@ describe('results printed in Polish, Greek and Spanish', () => {
   });
 
   it('keeps a name in another script as printed (no OCR folding onto its English half)', () => {
-    expect(matchResult(result('Φερριτίνη / Ferritin', 'ng/mL'), catalogue)).toMatchObject({
+    expect(matchResult(parsedResult('Φερριτίνη / Ferritin', 'ng/mL'), catalogue)).toMatchObject({
       test_name: 'Φερριτίνη / Ferritin',
       loinc_matches: [{ loinc_code: '2276-4' }],
     });
