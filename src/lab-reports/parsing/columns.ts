@@ -11,7 +11,7 @@ export interface Column {
 /** Column headings, in English and in Spanish, Polish and Greek (other languages' print beside the English: `Risultato / Result`). */
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
   [
-    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name|estudio|examen|prueba|badanie|εξέταση|εξεταση)$/i,
+    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name|result name|estudio|examen|prueba|badanie|εξέταση|εξεταση)$/i,
     'name',
   ],
   [

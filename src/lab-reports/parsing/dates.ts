@@ -129,10 +129,19 @@ function monthNumber(name: string): number | undefined {
   return month(lower.replace(/0/g, 'o')) ?? month(lower.replace(/^0+/, '').replace(/0/g, 'o'));
 }
 
-/** A calendar date as YYYY-MM-DD, or null when it is no date (31 February) or out of 1900-2100. */
-export function iso(year: number, month: number, day: number): string | null {
+/**
+ * A calendar date as YYYY-MM-DD, or null when it is no date (31 February) or out of 1900-2100. A
+ * year of the Buddhist Era, as Thai reports print them (2568 for 2025), is read in the Common Era.
+ */
+export function iso(printedYear: number, month: number, day: number): string | null {
+  const year = printedYear >= BUDDHIST_ERA_FROM && printedYear <= BUDDHIST_ERA_TO ? printedYear - BUDDHIST_ERA_OFFSET : printedYear;
   if (month < 1 || month > 12 || day < 1 || day > 31 || year < 1900 || year > 2100) return null;
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCDate() !== day) return null;
   return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
+
+/** Buddhist Era years (Thailand) that are Common Era 1900-2100, and how far ahead they run. */
+const BUDDHIST_ERA_OFFSET = 543;
+const BUDDHIST_ERA_FROM = 1900 + BUDDHIST_ERA_OFFSET;
+const BUDDHIST_ERA_TO = 2100 + BUDDHIST_ERA_OFFSET;

@@ -223,12 +223,17 @@ function gridRow(line: Line, labels: (Field | null)[]): Pair[] {
       continue;
     }
     const pair = runIn(line.cells[i].text);
+    // (A `Label: value` cell among them is one too, of a field read or not: `Source: Sidlaw View Health Centre`.)
+    if (!pair && LABEL_COLON_VALUE.test(line.cells[i].text.trim())) continue;
     if (!pair) return [];
     pairs.push(pair);
     ranIn = true;
   }
   return ranIn ? pairs : [];
 }
+
+/** A cell of a label of a few words, a colon, and its value. */
+const LABEL_COLON_VALUE = /^\p{L}[\p{L} .'/#()-]{0,30}:\s*\S/u;
 
 /**
  * A row of labels, each alone in its column, over a row of values in the same columns (a label

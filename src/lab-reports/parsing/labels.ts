@@ -28,14 +28,15 @@ export type Field =
   | 'birth_id_pesel'
   | 'birth_id_curp'
   | 'birth_id_amka'
+  | 'birth_id_chi'
   | 'clia'
   | 'other';
 
 /** Header labels labs print, the field each names; `other` ones only end the value before them. */
 const LABELS: [RegExp, Field][] = [
-  // An employer's screening names its patient the employee, examinee or donor.
+  // An employer's screening names its patient the employee, examinee or donor; an insurer's, the applicant.
   [
-    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|full name|employee|employee name|examinee|donor|donor name|naam|pati[ëe]nt|paziente|ad[ıi] soyad[ıi]|ad soyad|hasta ad[ıi]|họ và tên|họ tên|ho va ten|ho ten)$/i,
+    /^(patient name|patient|name|name\(s\)|pt name|patient's name|client name|name of patient|patient full name|full name|employee|employee name|examinee|donor|donor name|applicant|applicant name|proposed insured|insured|insured name|naam|pati[ëe]nt|paziente|ad[ıi] soyad[ıi]|ad soyad|hasta ad[ıi]|họ và tên|họ tên|ho va ten|ho ten)$/i,
     'name',
   ],
   // The name on the patient's papers, printed beside the one they go by (`Name: Bobby Whitfield`).
@@ -62,7 +63,7 @@ const LABELS: [RegExp, Field][] = [
   // The birth date, age and sex in one field (`DOB/Age/Sex: 2000-May-04 / 24Y / F`).
   [/^(dob|d\.o\.b\.?|birth date)\s*\/\s*age\s*\/\s*(sex|gender)$/i, 'dob_age_sex'],
   [
-    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date)$/i,
+    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date|date of sample|sample date|date sampled)$/i,
     'collected',
   ],
   [
@@ -70,7 +71,7 @@ const LABELS: [RegExp, Field][] = [
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|lab test id|folio|protocol no\.?|protocol number)$/i,
+    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
@@ -86,15 +87,16 @@ const LABELS: [RegExp, Field][] = [
   // SUS Lund`); metadata.ts reads it as the provider only when no doctor's label is printed.
   [/^(sender|einsender)$/i, 'provider_fallback'],
   // Personal identity numbers that carry the birth date (national-ids.ts): Danish CPR, Swedish
-  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA.
+  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA, Scottish CHI.
   [/^(cpr|cpr no\.?|cpr number|cpr-nr\.?)$/i, 'birth_id_cpr'],
   [/^(pers\.? no\.?|personnummer|personal identity number|personal id no\.?|personal number)$/i, 'birth_id_personnummer'],
   [/^pesel$/i, 'birth_id_pesel'],
   [/^curp$/i, 'birth_id_curp'],
   [/^(amka|αμκα|α\.μ\.κ\.α\.?)$/i, 'birth_id_amka'],
+  [/^(chi|chi no\.?|chi number)$/i, 'birth_id_chi'],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
   [
-    /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi)$/i,
+    /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi|application no\.?|client no\.?|agent|carrier|insurer|insurance company|exam site|examiner|policy no\.?|case no\.?|height \/ weight)$/i,
     'other',
   ],
   // Where the patient was born, their tax or identity number, the insurer, the ward, the diagnosis,
@@ -106,9 +108,9 @@ const LABELS: [RegExp, Field][] = [
   ],
   // Doctors who did not order the tests: the patient's own (`PCP`, `Pediatrician of Record`), and
   // those sent a copy (`Copy To`, `CC`).
-  // Italian `Curante` (the family doctor) too.
+  // Italian `Curante` (the family doctor) too, and a British practice's `Usual GP`.
   [
-    /^(pcp|primary care|primary care (physician|provider|doctor)|(pediatrician|physician|provider) of record|copy to|copies to|cc|copy|family (doctor|physician)|curante|medico curante)$/i,
+    /^(pcp|primary care|primary care (physician|provider|doctor)|(pediatrician|physician|provider) of record|copy to|copies to|cc|copy|family (doctor|physician)|curante|medico curante|usual gp|registered gp|usual doctor|named gp)$/i,
     'other',
   ],
   // A medical record number abbreviated (`MR #`, `Med Rec #`; `#` is taken off before matching): in capitals, not `Mr`.

@@ -1,8 +1,8 @@
 import { dateOrder, type DateField, readDate } from './date-order';
 import { parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { datedLabelField, inTwoLanguages, labelField, withoutAccents } from './labels';
-import { pairsOf, startsWithDate, type LineContext } from './label-pairs';
+import { inTwoLanguages, withoutAccents } from './labels';
+import { pairsOf } from './label-pairs';
 import { ocrRead, type Line } from './layout';
 import { givenName, nameShaped, readName, splitNameValue, surname, withoutSplitWords } from './names';
 import { isDoctor, providerName } from './providers';
@@ -10,61 +10,9 @@ import { honorificSex, misreadSex, parseSex } from './sex';
 import { ALL_GIVEN_NAMES, inLatinLetters, nameConvention } from './name-conventions';
 import { curpNameLetters, type NationalIdScheme, readNationalId } from './national-ids';
 import { CLIA, labName } from './lab-name';
+import { DATE_ONLY, patientBanner, PROSE, PROSE_DOB, SALUTATION } from './metadata-text';
 import { withoutOtherPeoplesBlocks } from './other-people';
 import type { MetadataField, ReportMetadata } from './types';
-
-/**
- * Whether a line carries the report's metadata (labelled patient or specimen fields, a letter's
- * date or its sentences about the specimen) rather than results.
- */
-function isMetadataLine(line: Line, next: Line | undefined, context: LineContext): boolean {
-  const text = line.text.trim();
-  return (
-    // (A label no field is read from is metadata too when its value is a date: `Received: 10:48 23/02/2025`.)
-    pairsOf(line, next, context).some((pair) => pair.value && (pair.field !== 'other' || startsWithDate(pair.value))) ||
-    DATE_ONLY.test(text) ||
-    PLACE_AND_DATE.test(text) ||
-    labelledDates(line) ||
-    (line.cells.length >= 2 && ADDRESS_LABEL.test(line.cells[0].text.trim())) ||
-    SALUTATION.test(text) ||
-    PROSE.some(([re]) => re.test(text))
-  );
-}
-
-/**
- * A line of labels, each with its value in the cell after it, one of them a date (`Accettazione /
- * Received   13/09/2025 09:13`, `Kurum / Insurer   SGK   Kabul / Received   04.06.2025 11:39`):
- * metadata, though its labels name none of the fields read (a date is never a result).
- */
-function labelledDates(line: Line): boolean {
-  const cells = line.cells.map((cell) => cell.text.trim());
-  if (cells.length < 2 || cells.length % 2 !== 0) return false;
-  let dated = false;
-  for (let i = 0; i < cells.length; i += 2) {
-    const label = labelField(cells[i]) ?? (startsWithDate(cells[i + 1]) ? datedLabelField(cells[i]) : null);
-    if (label === null || labelField(cells[i + 1]) !== null) return false;
-    dated ||= startsWithDate(cells[i + 1]);
-  }
-  return dated;
-}
-
-/** The lines that carry metadata, and the lines under a lone label that carry its value. */
-export function metadataLines(lines: Line[]): Set<Line> {
-  const found = new Set<Line>();
-  const context = lineContext(lines);
-  lines.forEach((line, i) => {
-    const next = lines[i + 1];
-    // An address label alone over its value: both lines are metadata.
-    if (next && line.cells.length === 1 && ADDRESS_LABEL.test(line.text.trim())) {
-      found.add(line).add(next);
-      return;
-    }
-    if (!isMetadataLine(line, next, context)) return;
-    found.add(line);
-    if (next && pairsOf(line, next, context).some((pair) => pair.below && pair.value)) found.add(next);
-  });
-  return found;
-}
 
 /** How sure the parser is of each metadata field, and why one it left null is null. */
 export type MetadataConfidence = Record<MetadataField, { confidence: number; reason: string | null }>;
@@ -227,6 +175,15 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       note('lab_clia', 0.97 * lineOcr);
     }
   });
+  // `Ms Isla J Mackay   Age 32y   Female   CHI 1709924428`: a banner of the patient without labels.
+  for (const line of metadata.patient_last_name === null ? firstPage : []) {
+    const banner = patientBanner(line);
+    if (!banner) continue;
+    name(banner.name, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
+    metadata.gender ??= banner.sex;
+    for (const id of banner.ids) nationalIds.push({ ...id, ocr: 1 });
+    break;
+  }
   // `Nom / Name: Bouchard` beside `Prénom / First name: Geneviève` (Québec): a name label's one word is the surname when the given name has a label of its own.
   if (metadata.patient_last_name === null && metadata.patient_first_name !== null && notes.patient_first_name?.reason === null && loneNames.length) {
     metadata.patient_last_name = surname(loneNames[0].value);
@@ -340,40 +297,6 @@ function initial(name: string): string {
 function oneNameWord(value: string): boolean {
   return /^[\p{L}'’-]{2,}$/u.test(splitNameValue(value).name.trim());
 }
-
-/** A letter's place and date (`Vigevano, 16 gennaio 2025`, `Leeuwarden, 18-08-2025`, Greek `Αθήνα, 4 Ιανουαρίου 2025`, whose months run to 11 letters): no result. */
-const PLACE_AND_DATE =
-  /^\p{Lu}[\p{L}'.-]*(?: \p{L}[\p{L}'.-]*){0,3}, (\d{1,2}\.?\s+\p{L}{3,12}\.?,?\s+\d{4}|\p{L}{3,12}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/u;
-/**
- * The patient's address as a label and its value (`Διεύθυνση / Address | Οδός Καραμανλή 40, 151 25
- * Μαρούσι`): metadata, though no field is read from it, and never a result (its numbers are no value).
- */
-const ADDRESS_LABEL = /^(?:[^/]+\/\s*)?(?:home |patient's |patient )?address\s*:?$/i;
-/** A line that is a date and nothing else (`14 March 2025`, `March 14, 2025`, `03/14/2025`). */
-const DATE_ONLY = /^(\d{1,2}\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2},?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})$/;
-
-const DATE_TEXT = String.raw`(\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]{3,9}\.?,?\s+\d{4}|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4})`;
-
-/** Fields in running text, each after the words that introduce it. */
-const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
-  [new RegExp(String.raw`\b(?:born(?: on)?|date of birth|DOB|D\.O\.B\.?)\s*:?\s*${DATE_TEXT}`, 'i'), 'dob'],
-  [new RegExp(String.raw`\b(?:collected|drawn)(?: on)?\s*:?\s*${DATE_TEXT}`, 'i'), 'date_collected'],
-  [
-    /\b(?:(?:specimen|accession|sample)(?: no\.?| number| id| #| ref\.?)?|(?:lab|requisition)\s*(?:no\.?|number|id|#|ref(?:erence)?\.?))\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i,
-    'specimen',
-  ],
-  // An order or control number in a sentence is the specimen's only when nothing else names one, as under a label (labels.ts).
-  [/\b(?:order|control)\s*(?:no\.?|number|id|#)\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i, 'specimen_fallback'],
-  [
-    new RegExp(String.raw`\b(?:released|verified|finali[sz]ed|resulted|signed(?: out)?|authori[sz]ed|validated)(?: on| at)?\s*:?\s*${DATE_TEXT}`, 'i'),
-    'date_reported',
-  ],
-];
-
-const PROSE_DOB = PROSE[0][0];
-
-/** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
-const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;
 
 /** Line OCR confidence from which a field read from it is trusted as from a text layer. */
 const OCR_TRUSTED = 0.7;

@@ -13,7 +13,8 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * Vietnam, family name first; in Korea, a two-syllable given name before the family name; in
  * Italy, `Nome` holds every given name and the registry's capitals put the surname first; in
  * Turkey, every word before the surname is a given name; in Greece, names in capitals come surname
- * first; in Mexico (a CURP), the two surnames may come first and two given names are one; labelled
+ * first; in Mexico (a CURP), the two surnames may come first and two given names are one; in
+ * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); labelled
  * in Portuguese, the mother's surname before the father's; labelled in Spanish, two surnames at
  * the end; another bilingual report, an order not told (`unknown`); else middle names.
  */
@@ -26,6 +27,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(TURKISH_LABELS, true)) return 'turkey';
   if (printed(GREEK_LABELS, true)) return 'greece';
   if (printed(MEXICAN_LABELS)) return 'mexico';
+  if (printed(IN_THAILAND)) return 'thailand';
   if (printed(PORTUGUESE_LABELS)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
@@ -59,5 +61,7 @@ const TURKISH_LABELS = /(^|[^\p{L}])(adi soyadi|soyadi|cinsiyet|dogum tarihi|dog
 const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?![\p{L}])/iu;
 /** A report printed in Japan: its address or telephone number. */
 const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
+/** Printed in Thailand: its address, its phone numbers' country code, or a Buddhist Era date's `B.E.`. */
+const IN_THAILAND = /\bThailand\b|\+66[-\s]\d|\bB\.E\./;
 /** Printed in Korea: its address or its phone numbers' country code. */
 const IN_KOREA = /\b(?:Republic of Korea|South Korea|Korea)\b|\+82[-\s]\d/;

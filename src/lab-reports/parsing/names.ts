@@ -43,6 +43,8 @@ const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
 function words(text: string): string[] {
   return (
     text
+      // A title run into the name (`Mr.Somchai Jaidee`).
+      .replace(/\b(Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.(?=\p{Lu}\p{Ll})/gu, '$1. ')
       // What a name says in brackets or quotes is the name the patient goes by (`Robert "Bobby" Whitfield`).
       .replace(/\([^)]*\)|"[^"]*"|“[^”]*”/g, ' ')
       .split(/\s+/)
@@ -127,7 +129,7 @@ const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
 );
 
 export type NameConvention =
-  'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey' | 'greece' | 'mexico';
+  'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey' | 'greece' | 'mexico' | 'thailand';
 
 export interface ReadName {
   first: string | null;
@@ -249,6 +251,10 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     !KOREAN_SURNAMES.has(full[full.length - 1].toLowerCase())
   ) {
     return { first: cleanName(full.slice(1).join(' ')), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Korea' };
+  }
+  // Printed in Thailand, a surname of the royal lineage ends in `Na` and a place (`Apichat Snidvongs Na Ayudhya`).
+  if (convention === 'thailand' && full.length >= 4 && /^na$/i.test(full[full.length - 2])) {
+    return { first: cleanName(full[0]), last: cleanName(full.slice(-3).join(' ')), confidence: 0.9, reason: null };
   }
   // Printed in Turkey, every word before the surname is a given name (`Burak Ali YILDIZ`, `Ayşe Nur Kaya`).
   if (convention === 'turkey') {

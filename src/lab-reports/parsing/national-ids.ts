@@ -8,7 +8,7 @@ import { iso } from './dates';
  * exist cover one country each. Used by ./metadata.ts.
  */
 
-export type NationalIdScheme = 'cpr' | 'personnummer' | 'pesel' | 'curp' | 'amka';
+export type NationalIdScheme = 'cpr' | 'personnummer' | 'pesel' | 'curp' | 'amka' | 'chi';
 
 export interface NationalIdReading {
   dob: string | null;
@@ -31,6 +31,8 @@ export function readNationalId(scheme: NationalIdScheme, text: string, printedIn
       return curp(text);
     case 'amka':
       return withoutSex(amkaBirthDate(text, printedInYear));
+    case 'chi':
+      return chi(text, printedInYear);
   }
 }
 
@@ -134,4 +136,19 @@ function luhn(digits: string): boolean {
     sum += d > 9 ? d - 9 : d;
   });
   return sum % 10 === 0;
+}
+
+/**
+ * Scottish CHI number, ten digits: ddmmyy, two digits, a ninth that is odd for men, a mod-11 check
+ * digit (weights 10 to 2).
+ */
+function chi(text: string, printedInYear: number): NationalIdReading | null {
+  const id = /(?<!\d)(\d{10})(?!\d)/.exec(text.replace(/\s+/g, ''));
+  if (!id) return null;
+  const d = [...id[1]].map(Number);
+  const remainder = d.slice(0, 9).reduce((total, digit, i) => total + digit * (10 - i), 0) % 11;
+  const check = remainder === 0 ? 0 : 11 - remainder;
+  if (check === 10 || check !== d[9]) return null;
+  const dob = iso(lastCentury(d[4] * 10 + d[5], printedInYear), d[2] * 10 + d[3], d[0] * 10 + d[1]);
+  return dob ? { dob, sex: d[8] % 2 === 1 ? 'male' : 'female' } : null;
 }

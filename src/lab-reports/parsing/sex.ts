@@ -4,7 +4,11 @@ import { withinOneEdit } from './edit-distance';
 
 /** The sex an honorific before a name says (`Mr` male; `Mrs`, `Ms`, `Miss` female). */
 export function honorificSex(text: string): 'male' | 'female' | null {
-  const first = text.trim().split(/\s+/)[0]?.replace(/\.$/, '').toLowerCase();
+  // (`Mr.Somchai`: the title's stop may run into the name.)
+  const first = text
+    .trim()
+    .split(/[\s.]+/)[0]
+    ?.toLowerCase();
   // Dutch `Dhr.` (de heer) and `Mevr.` / `Mw.` (mevrouw) as well.
   if (first === 'mr' || first === 'dhr') return 'male';
   if (first === 'mrs' || first === 'ms' || first === 'miss' || first === 'mevr' || first === 'mw' || first === 'mevrouw') return 'female';

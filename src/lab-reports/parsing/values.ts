@@ -29,7 +29,7 @@ export function isQualitative(text: string): boolean {
 }
 
 /** Flags labs print beside a result (the `*` and `!` variants included). */
-const FLAG = /^(?:\*?(?:H|L|HH|LL|A|AA|C|CH|CL|HIGH|LOW|ABN|ABNORMAL|CRIT|CRITICAL|H\*|L\*|HI|LO|ALTO|BAJO|CR[IÍ]TICO|ANORMAL)\*?|\*|!|!!|↑|↓|↑↑|↓↓)$/i;
+const FLAG = /^(?:\*?(?:H|L|HH|LL|A|AA|C|CH|CL|HIGH|LOW|ABN|ABNORMAL|CRIT|CRITICAL|H\*|L\*|HI|LO|ALTO|BAJO|CR[IÍ]TICO|ANORMAL|PANIC)\*?|\*|!|!!|↑|↓|↑↑|↓↓)$/i;
 
 export function isFlag(text: string): boolean {
   return FLAG.test(text.trim());
@@ -41,10 +41,10 @@ export function flagMeaning(flag: string): FlagMeaning {
   const raw = flag.trim().toUpperCase();
   const f = raw.replace(/\*/g, '');
   // A starred high or low (`H*`, `*L`) is the critical mark of many lab systems.
-  // (Spanish `ALTO`, `BAJO`, `CRÍTICO`; Polish arrows, doubled for a critical value.)
+  // (Spanish `ALTO`, `BAJO`, `CRÍTICO`; Polish arrows, doubled for a critical value; a panic value is critical.)
   if (f === 'HH' || f === 'CH' || f === '!!' || f === '↑↑' || (f === 'H' && raw !== f)) return 'critical_high';
   if (f === 'LL' || f === 'CL' || f === '↓↓' || (f === 'L' && raw !== f)) return 'critical_low';
-  if (f === 'C' || f === 'CRIT' || f === 'CRITICAL' || f === 'CRITICO' || f === 'CRÍTICO') return 'critical';
+  if (f === 'C' || f === 'CRIT' || f === 'CRITICAL' || f === 'CRITICO' || f === 'CRÍTICO' || f === 'PANIC') return 'critical';
   if (f === 'H' || f === 'HI' || f === 'HIGH' || f === 'ALTO' || f === '↑') return 'high';
   if (f === 'L' || f === 'LO' || f === 'LOW' || f === 'BAJO' || f === '↓') return 'low';
   return 'abnormal';

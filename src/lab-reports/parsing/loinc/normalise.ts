@@ -29,6 +29,8 @@ const SYNONYMS: Record<string, string> = {
   '25oh': '25 hydroxy',
   hydroxyvitamin: 'hydroxy vitamin',
   gamma: 'gamma',
+  // A urine's clarity as some labs name it.
+  transparency: 'clarity',
   // Haematology analysers' short names (`NEU%`, `LYM#`).
   'neu%': 'neutrophils %',
   'neu#': 'neutrophils #',
