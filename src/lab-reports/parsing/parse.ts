@@ -17,6 +17,8 @@ const MARGIN_BAND = 0.15;
 /** Below this share of the page height only footers print (and results never do). */
 const FOOTER_BAND = 0.93;
 const PAGE_NUMBER = /\bpage\s*\d+\s*(of|\/)\s*\d+\b/i;
+/** A line about the lab's accreditation (`UKAS accredited medical laboratory No. 8812`, `ISO 15189:2022`): its numbers are no result, wherever a photo puts it. */
+const ACCREDITATION = /\baccredit(ed|ation)\b|\bISO\s*15189\b/i;
 /** Share of the first page's height at its top where the masthead prints (the lab's name and address), never results. */
 const MASTHEAD_BAND = 0.1;
 
@@ -101,7 +103,7 @@ function parseReading(doc: ExtractedDocument): ParsedReport {
   const repeated = repeatedLines(pages);
   const isRunning = (line: Line) => {
     const height = doc.pages[line.page].height;
-    if (PAGE_NUMBER.test(line.text) || line.y > height * FOOTER_BAND) return true;
+    if (PAGE_NUMBER.test(line.text) || ACCREDITATION.test(line.text) || line.y > height * FOOTER_BAND) return true;
     return repeated.has(lineKey(line)) && (line.y < height * MARGIN_BAND || line.y > height * (1 - MARGIN_BAND));
   };
   const { lines: all, side } = separateSideColumns(pages.flat());
