@@ -42,10 +42,12 @@ export function dateOrder(texts: string[], dates: Partial<Record<DateField, { te
  * A report printed where dates run day first: Britain's National Health Service (`NHS number`,
  * `Kingsmead Hospitals NHS Foundation Trust`) and New Zealand's National Health Index (`NHI`); a
  * lab accredited by the UK's, New Zealand's, Australia's, India's, South Africa's or Ireland's body
- * (UKAS, IANZ, NATA, NABL, SANAS, INAB); an address or web site in one of those countries.
+ * (UKAS, IANZ, NATA, NABL, SANAS, INAB); an address or web site in one of those countries or in
+ * another of the Commonwealth's that write the day first (Sri Lanka, Trinidad and Tobago, Jamaica,
+ * Barbados, Singapore, Malaysia, Kenya, Nigeria, Ghana, Pakistan).
  */
 const IN_DAY_FIRST_COUNTRY =
-  /\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB)\b|\b(New Zealand|Australia|United Kingdom|South Africa|Ireland|India)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in)\b/;
+  /\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB)\b|\b(New Zealand|Australia|United Kingdom|South Africa|Ireland|India|Sri Lanka|Trinidad|Tobago|Jamaica|Barbados|Singapore|Malaysia|Kenya|Nigeria|Ghana|Pakistan)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in|lk|tt|jm|bb|sg|my|ke|ng|gh|pk)\b/;
 /** What a line prints after a numeric birth date. */
 const AFTER_NUMERIC_DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b(.*)$/;
 /** An age printed after a birth date (`12/01/1957 (68y)`, `03/04/1961 - 63 yrs`, `(Age: 63)`, `(63)`). */

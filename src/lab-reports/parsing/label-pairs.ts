@@ -167,7 +167,8 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   if (gridPairs.length) return gridPairs;
   // A label of two words or more run into its value without a colon (`Ordering Provider Jane Roe MD`);
   // a cell that is a label whole (`Birth Date (Age)`) is none.
-  if (line.cells.length <= 2 && !line.text.includes(':') && labels[0] === null) {
+  // (A time's colon, `6:53 AM`, is no label's.)
+  if (line.cells.length <= 2 && !LABEL_COLON.test(line.text) && labels[0] === null) {
     const words = line.cells[0].text.split(/\s+/);
     for (let n = Math.min(4, words.length - 1); n >= 2; n--) {
       const field = labelField(words.slice(0, n).join(' '));
@@ -232,6 +233,8 @@ function gridRow(line: Line, labels: (Field | null)[]): Pair[] {
   return ranIn ? pairs : [];
 }
 
+/** A colon that ends a label: not one between a time's digits. */
+const LABEL_COLON = /(?<!\d):|:(?!\d)/;
 /** A cell of a label of a few words, a colon, and its value. */
 const LABEL_COLON_VALUE = /^\p{L}[\p{L} .'/#()-]{0,30}:\s*\S/u;
 

@@ -67,7 +67,7 @@ const LABELS: [RegExp, Field][] = [
     'collected',
   ],
   [
-    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final)$/i,
+    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final|last updated)$/i,
     'reported',
   ],
   [

@@ -242,14 +242,25 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
    */
   function patientLine(candidates: Line[]): void {
     for (const line of candidates) {
-      const text = line.text.trim();
-      if (text.includes(':')) continue;
-      const { name: printed, rest } = splitNameValue(text);
-      if (!rest || !PROSE_DOB.test(rest) || !nameShaped(printed) || isDoctor(printed)) continue;
-      const read = readName(printed);
-      if (!read.first || !read.last) continue;
-      name(text, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
-      return;
+      // The line, or one of its cells (a portal's print header: `8/28/25, 12:21 PM | MyBluestem - Test
+      // Details | De la Cruz, Samuel (DOB: 7/16/1969) | 1/1`), with no label's colon before the name.
+      const texts = [line.text.trim(), ...(line.cells.length > 1 ? line.cells.map((cell) => cell.text.trim()) : [])];
+      for (const text of texts) {
+        if (text.split('(')[0].includes(':')) continue;
+        const { name: printed, rest } = splitNameValue(text);
+        if (!rest || !PROSE_DOB.test(rest) || !nameShaped(printed) || isDoctor(printed)) continue;
+        const read = readName(printed);
+        if (!read.first || !read.last) continue;
+        name(text, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
+        return;
+      }
+      // `MyBluestem | Nguyen Jr., James T | MRN 850815222 | Printed …`: a `LAST, FIRST` cell beside the record number.
+      const cells = line.cells.map((cell) => cell.text.trim());
+      const named = cells.find((cell) => COMMA_NAME.test(cell) && nameShaped(cell) && !isDoctor(cell));
+      if (named && cells.some((cell) => RECORD_NUMBER.test(cell)) && readName(named).last) {
+        name(named, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
+        return;
+      }
     }
   }
   /** Fields written into sentences: `born 4 March 1980`, `Specimen S-2025-00123, collected 12 March 2025`, `Dear Dr. Anna Reyes,`. */
@@ -288,6 +299,10 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   return { ...metadata, confidence };
 }
 
+/** A name printed `LAST, FIRST` and nothing else. */
+const COMMA_NAME = /^[\p{L}' .-]+,\s*[\p{L}' .-]+$/u;
+/** A cell of the patient's record number with its short label (`MRN 850815222`). */
+const RECORD_NUMBER = /^(MRN|Patient ID|PID)\s*#?:?\s*\d/i;
 /** A name's first letter in capitals without its accent (`Á` → `A`). */
 function initial(name: string): string {
   return withoutAccents(name.trim()[0] ?? '').toUpperCase();

@@ -1,6 +1,6 @@
 import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
-import { cellCountUnit, isFlag, isUnit, parseRange, parseValue, repairDecimalColons, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
+import { cellCountUnit, isFlag, isQualitative, isUnit, parseRange, parseValue, repairDecimalColons, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
 
 /** A result row's parts, before interpretation. */
 export interface RowParts {
@@ -118,7 +118,10 @@ export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): Row
   for (const cell of line.cells) {
     const spanned = columns.filter((c) => Math.min(cell.x1, c.x1) - Math.max(cell.x0, c.x0) > 0);
     const index = columnOf(cell, columns);
-    if (spanned.length > 1 && columns[index].role !== 'name') {
+    // A qualitative result of two words over the name column's edge (`Non Reactive`) is one value: placed whole.
+    if (spanned.length > 1 && isQualitative(cell.text)) {
+      placed.push({ text: cell.text, role: columns[index].role, x: cell.x0 });
+    } else if (spanned.length > 1 && columns[index].role !== 'name') {
       // Two columns' contents run together by a narrow gap: place each word on its own.
       // A number in brackets after a word of the name is the name's (`Metabolic Panel (14)`).
       for (const word of cell.words) {

@@ -17,7 +17,7 @@ export function parseNumber(text: string): number | null {
  * `Négatif`; Polish `Ujemny`, `Słomkowa`, `Lekko mętny`; Greek `Αρνητικό`, `Κίτρινο`, `Διαυγής`).
  */
 const BOOLEAN =
-  'negative|positive|neg|pos|reactive|non-?reactive|not detected|detected|absent|present|nonreactive|negativo|positivo|non reattivo|reattivo|assente|presente|no reactivo|reactivo|n[ãa]o reagente|reagente|negatif|pozitif|non-?reaktif|reaktif|negatief|positief|n[ée]gatif|positif|non r[ée]actif|ujemn[yae]|dodatni[ae]?|nie wykryto|wykryto|αρνητικ[όο]|θετικ[όο]';
+  'negative|positive|neg|pos|reactive|non[- ]?reactive|not detected|detected|absent|present|nonreactive|negativo|positivo|non reattivo|reattivo|assente|presente|no reactivo|reactivo|n[ãa]o reagente|reagente|negatif|pozitif|non-?reaktif|reaktif|negatief|positief|n[ée]gatif|positif|non r[ée]actif|ujemn[yae]|dodatni[ae]?|nie wykryto|wykryto|αρνητικ[όο]|θετικ[όο]';
 const BOOLEAN_WORDS = new RegExp(`^(${BOOLEAN})$`, 'i');
 const QUALITATIVE_WORDS = new RegExp(
   `^(${BOOLEAN}|trace|small|moderate|large|few|many|rare|none|none seen|clear|cloudy|hazy|turbid|slightly cloudy|yellow|pale yellow|light yellow|dark yellow|straw|amber|colorless|red|brown|normal|equivocal|indeterminate|[1-4]\\+|tracce|scarsi|rari|abbondante|giallo|giallo paglierino|paglierino|limpido|torbido|leggermente torbido|normale|eser|sarı|berrak|bulanık|amarillo|amarillo claro|amarillo paja|[áa]mbar|claro|transparente|turbio|ligeramente turbio|trazas|amarelo|l[íi]mpido|żółt[ay]|jasnożółt[ay]|słomkow[ay]|przejrzyst[yae]|mętn[yae]|lekko mętn[yae]|ślad|śladowe|κίτρινο|κιτρινο|ανοιχτό κίτρινο|διαυγής|διαυγης|θολό|θολο|ελαφρώς θολό|ίχνη|ιχνη)$`,
