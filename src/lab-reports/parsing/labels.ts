@@ -29,6 +29,7 @@ export type Field =
   | 'birth_id_curp'
   | 'birth_id_amka'
   | 'birth_id_chi'
+  | 'birth_id_nic'
   | 'clia'
   | 'other';
 
@@ -78,7 +79,7 @@ const LABELS: [RegExp, Field][] = [
   // reports, the account in South African and British practices; an order or control number is the
   // request's, which some labs use for the specimen's and others print beside the specimen's own.
   // metadata.ts reads one as the specimen only when no other specimen label is printed.
-  [/^(acc\.? ?#|acc\.? no\.?|order no\.?|order #|order number|control no\.?|control #)$/i, 'specimen_fallback'],
+  [/^(acc\.? ?#|acc\.? no\.?|order no\.?|order #|order number|control no\.?|control #|reference no\.?)$/i, 'specimen_fallback'],
   [
     /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|referring provider|seen by|ordering clinician|referrer|referring dr\.?|ref\.? dr\.?|ordering dr\.?|ordering md|requesting doctor|requester|requestor|requesting practitioner|requesting clinician)$/i,
     'provider',
@@ -87,13 +88,14 @@ const LABELS: [RegExp, Field][] = [
   // SUS Lund`); metadata.ts reads it as the provider only when no doctor's label is printed.
   [/^(sender|einsender)$/i, 'provider_fallback'],
   // Personal identity numbers that carry the birth date (national-ids.ts): Danish CPR, Swedish
-  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA, Scottish CHI.
+  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA, Scottish CHI, Sri Lankan NIC.
   [/^(cpr|cpr no\.?|cpr number|cpr-nr\.?)$/i, 'birth_id_cpr'],
   [/^(pers\.? no\.?|personnummer|personal identity number|personal id no\.?|personal number)$/i, 'birth_id_personnummer'],
   [/^pesel$/i, 'birth_id_pesel'],
   [/^curp$/i, 'birth_id_curp'],
   [/^(amka|αμκα|α\.μ\.κ\.α\.?)$/i, 'birth_id_amka'],
   [/^(chi|chi no\.?|chi number)$/i, 'birth_id_chi'],
+  [/^(nic|nic no\.?|nic number|nic #)$/i, 'birth_id_nic'],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
   [
     /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi|application no\.?|client no\.?|agent|carrier|insurer|insurance company|exam site|examiner|policy no\.?|case no\.?|height \/ weight)$/i,

@@ -244,7 +244,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     for (const line of candidates) {
       // The line, or one of its cells (a portal's print header: `8/28/25, 12:21 PM | MyBluestem - Test
       // Details | De la Cruz, Samuel (DOB: 7/16/1969) | 1/1`), with no label's colon before the name.
-      const texts = [line.text.trim(), ...(line.cells.length > 1 ? line.cells.map((cell) => cell.text.trim()) : [])];
+      // (Such a header's parts may be printed parted by bars in one run of text.)
+      const cells = line.cells.flatMap((cell) => cell.text.split(/\s+\|\s+/)).map((text) => text.trim());
+      const texts = [line.text.trim(), ...(cells.length > 1 ? cells : [])];
       for (const text of texts) {
         if (text.split('(')[0].includes(':')) continue;
         const { name: printed, rest } = splitNameValue(text);
@@ -254,10 +256,12 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         name(text, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
         return;
       }
-      // `MyBluestem | Nguyen Jr., James T | MRN 850815222 | Printed …`: a `LAST, FIRST` cell beside the record number.
-      const cells = line.cells.map((cell) => cell.text.trim());
-      const named = cells.find((cell) => COMMA_NAME.test(cell) && nameShaped(cell) && !isDoctor(cell));
-      if (named && cells.some((cell) => RECORD_NUMBER.test(cell)) && readName(named).last) {
+      // `MyBluestem | Nguyen Jr., James T | MRN 850815222 | Printed …`: a `LAST, FIRST` cell beside the
+      // record number or the birth date; a name in another form beside the birth date (`Daniel Van der Berg Jr. | DOB 07/15/1964`).
+      const dated = cells.some((cell) => PROSE_DOB.test(cell));
+      const identified = dated || cells.some((cell) => RECORD_NUMBER.test(cell));
+      const named = cells.find((cell) => (COMMA_NAME.test(cell) || dated) && !/\d/.test(cell) && nameShaped(cell) && !isDoctor(cell));
+      if (named && identified && readName(named).first && readName(named).last) {
         name(named, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
         return;
       }

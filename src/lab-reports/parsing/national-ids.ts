@@ -8,7 +8,7 @@ import { iso } from './dates';
  * exist cover one country each. Used by ./metadata.ts.
  */
 
-export type NationalIdScheme = 'cpr' | 'personnummer' | 'pesel' | 'curp' | 'amka' | 'chi';
+export type NationalIdScheme = 'cpr' | 'personnummer' | 'pesel' | 'curp' | 'amka' | 'chi' | 'nic';
 
 export interface NationalIdReading {
   dob: string | null;
@@ -33,6 +33,8 @@ export function readNationalId(scheme: NationalIdScheme, text: string, printedIn
       return withoutSex(amkaBirthDate(text, printedInYear));
     case 'chi':
       return chi(text, printedInYear);
+    case 'nic':
+      return nic(text);
   }
 }
 
@@ -152,3 +154,23 @@ function chi(text: string, printedInYear: number): NationalIdReading | null {
   const dob = iso(lastCentury(d[4] * 10 + d[5], printedInYear), d[2] * 10 + d[3], d[0] * 10 + d[1]);
   return dob ? { dob, sex: d[8] % 2 === 1 ? 'male' : 'female' } : null;
 }
+
+/**
+ * Sri Lankan National Identity Card number: `885221868V` (yy, the day of the year, four digits, V
+ * or X) or `198852201868` (yyyy, the day, five digits); the day is over 500 for women, and counts
+ * every year as a leap year.
+ */
+function nic(text: string): NationalIdReading | null {
+  const id = /\b(?:(\d{2})(\d{3})\d{4}[VX]|(\d{4})(\d{3})\d{5})\b/i.exec(text.replace(/\s+/g, ''));
+  if (!id) return null;
+  const year = id[1] ? 1900 + Number(id[1]) : Number(id[3]);
+  const coded = Number(id[2] ?? id[4]);
+  const sex = coded > 500 ? 'female' : 'male';
+  let day = coded > 500 ? coded - 500 : coded;
+  let month = 0;
+  while (month < 12 && day > LEAP_MONTH_DAYS[month]) day -= LEAP_MONTH_DAYS[month++];
+  const dob = month < 12 ? iso(year, month + 1, day) : null;
+  return dob ? { dob, sex } : null;
+}
+
+const LEAP_MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

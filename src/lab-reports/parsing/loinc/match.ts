@@ -83,7 +83,8 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
   if (!key) return { scored: [], restoredName: null };
   // A name printed in two languages (`Tốc độ máu lắng (VS) / ESR`): either half may be the one the
   // catalogue knows; so may the abbreviation in capitals a name ends with (`Số lượng bạch cầu (WBC)`).
-  const halves = result.test_name.split(' / ');
+  // (`Total Cholesterol / HDL Ratio` is one name: a ratio's two terms are no two languages.)
+  const halves = /\b(ratio|index)\s*$/i.test(result.test_name) ? [] : result.test_name.split(' / ');
   const abbreviation = /\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*[%#]?)\)$/.exec(result.test_name.trim())?.[1];
   const keys = [key, ...(halves.length === 2 ? halves : []), ...(abbreviation ? [abbreviation] : [])]
     .map((name, i) => (i === 0 ? name : nameKey(name)))
