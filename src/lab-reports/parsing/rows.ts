@@ -1,6 +1,17 @@
 import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
-import { cellCountUnit, isFlag, isQualitative, isUnit, parseRange, parseValue, repairDecimalColons, repairOcrNumber, type ParsedRange, type ParsedValue } from './values';
+import {
+  cellCountUnit,
+  isFlag,
+  isQualitative,
+  isUnit,
+  parseRange,
+  parseValue,
+  repairDecimalColons,
+  repairOcrNumber,
+  type ParsedRange,
+  type ParsedValue,
+} from './values';
 
 /** A result row's parts, before interpretation. */
 export interface RowParts {
