@@ -4,6 +4,7 @@
  * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
+import { brazilianCompoundGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
 
 /** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
@@ -103,30 +104,6 @@ export function surname(text: string): string | null {
   const kept = words(text.replace(/,.*$/, ''));
   return kept.length ? cleanName(kept.join(' ')) || null : null;
 }
-
-/** Spanish given names that are seldom surnames (accents dropped), for a name that may hold two surnames. */
-const SPANISH_GIVEN_NAMES = new Set(
-  (
-    'jose juan antonio manuel luis carlos miguel angel francisco javier pedro jesus rafael fernando alejandro andres jorge eduardo ricardo ' +
-    'roberto sergio arturo alberto enrique raul jaime hector oscar ernesto guillermo gerardo alfredo rodrigo diego pablo ignacio julio ' +
-    'gustavo joaquin sebastian emilio maria elena luisa isabel carmen ana rosa teresa josefina beatriz patricia guadalupe lucia ' +
-    'sofia cristina margarita alejandra gabriela veronica adriana claudia monica laura diana silvia leticia araceli yolanda martha marta ' +
-    'alicia gloria irma norma raquel sandra daniela fernanda valeria mariana paola andrea karla ximena lorena susana'
-  ).split(' '),
-);
-
-/**
- * Given names of two words common in Brazil (`Ana Paula`, `João Pedro`): one first name, not a first
- * and a middle. Accents dropped.
- */
-const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
-  (
-    'ana paula|ana clara|ana luiza|ana luisa|ana julia|ana beatriz|ana carolina|maria eduarda|maria clara|maria luiza|maria fernanda|' +
-    'maria julia|maria alice|maria cecilia|maria helena|joao pedro|joao paulo|joao victor|joao vitor|joao gabriel|joao lucas|joao miguel|' +
-    'joao carlos|pedro henrique|paulo henrique|luiz henrique|jose miguel|jose carlos|jose roberto|luiz fernando|luiz carlos|luiz felipe|' +
-    'luis felipe|carlos eduardo|marco antonio|luiz gustavo'
-  ).split('|'),
-);
 
 export type NameConvention =
   'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey' | 'greece' | 'mexico' | 'thailand';
@@ -330,23 +307,6 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     confidence,
     reason: start === 1 ? null : 'middle words taken as middle names',
   };
-}
-
-/** Whether a word is one of the Spanish given names that are seldom surnames. */
-function spanishGiven(word: string): boolean {
-  return SPANISH_GIVEN_NAMES.has(plainWord(word));
-}
-
-/** A word in lower case without its accents, as the given-name lists hold it. */
-function plainWord(word: string): string {
-  return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
-}
-
-/** The first two words when they are one Brazilian given name (`Ana Paula`), else null. */
-function brazilianCompoundGiven(words: string[]): string | null {
-  if (words.length < 2) return null;
-  const key = `${words[0]} ${words[1]}`.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
-  return BRAZILIAN_COMPOUND_GIVEN_NAMES.has(key) ? `${words[0]} ${words[1]}` : null;
 }
 
 /**
