@@ -3,7 +3,7 @@
  * kind and per split — the layout families the metadata rules were written against ("tuned"), the
  * families held out from them (`HELD_OUT`, families.ts), those added after the rules were frozen
  * (`UNSEEN`) and those written by another author without reading the rules (`INDEPENDENT`,
- * families-heldout.ts; the second to sixteenth such sets, `INDEPENDENT2` to `INDEPENDENT16`,
+ * families-heldout.ts; the second to seventeenth such sets, `INDEPENDENT2` to `INDEPENDENT17`,
  * families-independent2.ts to -14.ts, each apart) —
  * results recall and precision; value, unit, range, flag (interpretation) and LOINC top-1
  * accuracy over the true rows; each metadata field; CPU and wall seconds per page. CPU time is
@@ -35,6 +35,7 @@ import {
   INDEPENDENT14,
   INDEPENDENT15,
   INDEPENDENT16,
+  INDEPENDENT17,
   labReportCorpus,
   UNSEEN,
   type CorpusKind,
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
     [INDEPENDENT14, 'independent14'],
     [INDEPENDENT15, 'independent15'],
     [INDEPENDENT16, 'independent16'],
+    [INDEPENDENT17, 'independent17'],
     [INDEPENDENT6, 'independent6'],
     [INDEPENDENT5, 'independent5'],
     [INDEPENDENT4, 'independent4'],
@@ -261,6 +263,7 @@ async function main(): Promise<void> {
     [INDEPENDENT14, 'fourteenth'],
     [INDEPENDENT15, 'fifteenth'],
     [INDEPENDENT16, 'sixteenth'],
+    [INDEPENDENT17, 'seventeenth'],
   ];
   for (const [ids, ordinal] of blindSets) {
     console.log(
