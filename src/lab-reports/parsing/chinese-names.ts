@@ -8,6 +8,8 @@ export const SURNAME_FIRST = new Set(
   (
     'tan lim lee ng ong wong goh chua chan koh teo ang yeo tay ho low toh sim chong chia seah foo lau leong yap quek soh heng ' +
     'chen wang li zhang liu yang huang zhao wu zhou xu sun zhu hu guo lin luo zheng liang cheung leung tsang ' +
+    // Hong Kong's Cantonese spellings.
+    'chow kwok lo lam mak yip tse fung kwan poon yeung tsui siu hui pang tam fong kwong yuen chiu ' +
     'kim park choi jung kang cho yoon jang shin ' +
     'nguyen tran pham hoang huynh phan vu vo dang bui ngo duong'
   ).split(' '),
@@ -59,7 +61,9 @@ const GIVEN_SYLLABLES = new Set(
     'hin hock hoe hoi hoon hooi huat hwa hwee kah keat keng keong kheng khim kiat kin king kit kok kong kuan kwai kwan ' +
     'kwang kwee kwok lai lay leng leong liang lok loong mui mun ngee ngoh oon peck peng poh pui seng sern shing siang siew ' +
     'sin sing siok siu soon suan suat suet sui swee sze tak tat teck teik thong tian tiong tuck wah wai wee weng wing yee ' +
-    'yen yew yik yoke yuen'
+    'yen yew yik yoke yuen ' +
+    // Hong Kong's (`Ka Ho`, `Kwok Keung`, `Tai Man`, `Pui Shan`).
+    'ka keung tai sum ching tsz hei kei lap kam tung fung sau yiu nga pik shuk yuk chau hung kwun lung pak tsun'
   ).split(' '),
 );
 

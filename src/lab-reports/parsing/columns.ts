@@ -8,10 +8,13 @@ export interface Column {
   x1: number;
 }
 
+/** A heading of each row's collection time. */
+const COLLECTED_COLUMN = /^(collected|collection|collected date|date collected|collection time|collected on|date\/time)$/i;
+
 /** Column headings, in English and in Spanish, Polish and Greek (other languages' print beside the English: `Risultato / Result`). */
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
   [
-    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name|result name|estudio|examen|prueba|badanie|εξέταση|εξεταση)$/i,
+    /^(tests?|tests? ordered|test name|test description|analyte|analytes|component|components|investigation|analysis|parameter|description|examination|determination|assay|name|result name|lab name|estudio|examen|prueba|badanie|εξέταση|εξεταση)$/i,
     'name',
   ],
   [
@@ -26,6 +29,8 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
   ],
   [/^(previous|prior|last result|previous results?|prior results?|previous values?|last value|historical|previous \(.*\)|prior \(.*\))$/i, 'previous'],
   [/^(lab|site|code|method|comment|comments|notes|loinc)$/i, 'other'],
+  // A row's own collection time, as an emergency department's list prints it: no result (headerColumns says when it heads a column).
+  [COLLECTED_COLUMN, 'other'],
 ];
 
 /** The column a heading names (`Result`, `Units`, a bilingual `Résultat / Result`), if any. */
@@ -71,6 +76,11 @@ export function headerColumns(line: Line): Column[] | null {
     for (const column of columns)
       if (column.role === 'result' && line.cells.some((c) => c.x0 === column.x0 && /^normal$/i.test(c.text.trim()))) column.role = 'reference';
   }
+  // A collection label printed in another case than the table's name heading (`COLLECTED` beside
+  // `Test`) is a sidebar's label on the header's line, not a column of the table.
+  const nameHeading = line.cells.find((cell) => headerRole(cell.text) === 'name')?.text.trim();
+  const capitals = (text: string) => text === text.toUpperCase();
+  if (nameHeading && line.cells.some((cell) => COLLECTED_COLUMN.test(cell.text.trim()) && capitals(cell.text.trim()) !== capitals(nameHeading))) return null;
   const roles = new Set(columns.map((c) => c.role));
   if (!roles.has('result') || !(roles.has('units') || roles.has('reference')) || columns.length < 3) return null;
   if (!roles.has('name')) columns.unshift({ role: 'name', x0: 0, x1: Math.max(0, columns[0].x0 - 1) });

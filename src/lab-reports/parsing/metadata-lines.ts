@@ -1,3 +1,4 @@
+import { headerColumns } from './columns';
 import { datedLabelField, labelField } from './labels';
 import { lineContext } from './label-grid';
 import { pairsOf, startsWithDate, type LineContext } from './label-pairs';
@@ -12,6 +13,8 @@ import { DATE_ONLY, patientBanner, PROSE, SALUTATION } from './metadata-text';
  */
 function isMetadataLine(line: Line, next: Line | undefined, context: LineContext): boolean {
   const text = line.text.trim();
+  // A results table's header is none, though one of its headings is a label (`Collected | Lab Name | Result`).
+  if (headerColumns(line)) return false;
   return (
     // (A label no field is read from is metadata too when its value is a date: `Received: 10:48 23/02/2025`.)
     pairsOf(line, next, context).some((pair) => pair.value && (pair.field !== 'other' || startsWithDate(pair.value))) ||
@@ -19,6 +22,7 @@ function isMetadataLine(line: Line, next: Line | undefined, context: LineContext
     PLACE_AND_DATE.test(text) ||
     labelledDates(line) ||
     FILING_NOTE.test(text) ||
+    US_ADDRESS.test(text) ||
     patientBanner(line) !== null ||
     (line.cells.length >= 2 && ADDRESS_LABEL.test(line.cells[0].text.trim())) ||
     SALUTATION.test(text) ||
@@ -77,3 +81,6 @@ const FILING_NOTE = /^(filed|reviewed|actioned|seen and filed)( and \w+)? by\b/i
  * Μαρούσι`): metadata, though no field is read from it, and never a result (its numbers are no value).
  */
 const ADDRESS_LABEL = /^(?:[^/]+\/\s*)?(?:home |patient's |patient )?address\s*:?$/i;
+/** A line of a US address (`Austin, TX 78746`, `910 W 29th St, Apt 214`): a letter's addressee, no result. */
+const US_ADDRESS =
+  /^([\p{L} .'-]+, [A-Z]{2} \d{5}(-\d{4})?|\d+ [\p{L}0-9 .'-]+ (St|Street|Ave|Avenue|Rd|Road|Blvd|Dr|Drive|Ln|Lane|Way|Ct|Court|Pl|Place|Pkwy|Hwy)\.?(,? (Apt|Suite|Unit|Ste|#)\.? ?\w+| #\w+)?)$/u;

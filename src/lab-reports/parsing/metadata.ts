@@ -169,6 +169,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     }
     prose(line.text, lineOcr);
     salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;
+    // A letter signed off by a doctor (`Sincerely,` over `Leila Haddad, MD, FACOG`): the provider when nothing labels one.
+    const signer = lines[i + 1];
+    if (CLOSING.test(line.text.trim()) && signer && isDoctor(signer.text)) fallbackProviders.push({ value: signer.text, ocr: lineOcr });
     const clia = CLIA.exec(line.text);
     if (clia && metadata.lab_clia === null) {
       metadata.lab_clia = clia[1].toUpperCase();
@@ -303,6 +306,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   return { ...metadata, confidence };
 }
 
+/** A letter's closing before its signature. */
+const CLOSING = /^(sincerely|yours sincerely|yours truly|kind regards|best regards|regards|with regards|warm regards),?$/i;
 /** A name printed `LAST, FIRST` and nothing else. */
 const COMMA_NAME = /^[\p{L}' .-]+,\s*[\p{L}' .-]+$/u;
 /** A cell of the patient's record number with its short label (`MRN 850815222`). */

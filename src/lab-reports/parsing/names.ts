@@ -9,7 +9,7 @@ import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from '
 
 /** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
 const DEGREES =
-  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp';
+  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph';
 /** Generational suffixes and degrees printed after a name. */
 export const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */

@@ -17,6 +17,8 @@ export function providerName(printed: string, convention: NameConvention = 'midd
     .replace(BRACKETED_HONORIFIC, '')
     .split(/\s{2,}|\s*[([]|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0]
     .replace(PLACE_AFTER_COMMA, '');
+  // A system user's id (`RN.KLAM`, who printed the page) names no doctor.
+  if (USER_ID.test(cut.trim())) return null;
   // A patient who sent themselves, or a hospital that sent them, names no doctor; nor does Spanish `A quien corresponda` (to whom it may concern).
   if (/^\s*(self|self[- ]referred|walk[- ]?in|none|n\/a|accesso diretto|a quien corresponda)\s*$/i.test(text) || (!isDoctor(text) && NOT_A_PERSON.test(cut)))
     return null;
@@ -54,6 +56,8 @@ const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
 const BRACKETED_HONORIFIC = /\s*\((?:mrs|mr|ms|miss|dr|prof)\.?\)/gi;
 /** Words of a place, not a person (`Lagoon Hospital, Ikoyi`). */
 const NOT_A_PERSON = /\b(hospital|clinic|centre|center|medical|health|laboratory|practice|surgery|infirmary)\b/i;
+/** One word of capitals parted by a stop, as systems name their users (`RN.KLAM`, `LAB.JSMITH`). */
+const USER_ID = /^[A-Z0-9]+\.[A-Z0-9.]+$/;
 /** A place printed after a comma that follows the name. */
 const PLACE_AFTER_COMMA = new RegExp(`,[^,]*${NOT_A_PERSON.source}.*$`, 'i');
 
@@ -61,6 +65,7 @@ const PLACE_AFTER_COMMA = new RegExp(`,[^,]*${NOT_A_PERSON.source}.*$`, 'i');
 export function isDoctor(text: string): boolean {
   return (
     /^\s*(dr|dre|dra|doctor|prof|dott|uzm|doç|op\.\s*dr|bs\.|bsck|ths|pgs|lek\.|δρ)(?![\p{L}])\.?/iu.test(text) ||
-    /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?\s*$/i.test(text)
+    // (A degree may be followed by more, `Leila Haddad, MD, FACOG`.)
+    /[\s,](md|do|mbbs|dds|np|pa-c|frcp)\.?(\s*,[^,]*)*\s*$/i.test(text)
   );
 }
