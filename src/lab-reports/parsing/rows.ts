@@ -2,6 +2,7 @@ import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
 import {
   cellCountUnit,
+  MULTI_WORD_QUALITATIVE,
   isFlag,
   isQualitative,
   isUnit,
@@ -26,8 +27,7 @@ export interface RowParts {
 const STRAY_LETTER = /^[A-FH-KM-TV-Za-fh-km-tv-z]$/;
 
 /** Multi-word values and intervals read as one token. */
-const PHRASES =
-  /(?<![\p{L}])(not detected|non[- ]reactive|none seen|pale yellow|light yellow|dark yellow|slightly cloudy|up to|less than|greater than|non reattivo|giallo paglierino|leggermente torbido|no reactivo|n[ãa]o reagente|non r[ée]actif|ligeramente turbio|amarillo claro|amarillo paja|lekko mętn[yae]|nie wykryto|ανοιχτό κίτρινο|ελαφρώς θολό)(?![\p{L}])/giu;
+const PHRASES = new RegExp(`(?<![\\p{L}])(${[...MULTI_WORD_QUALITATIVE, 'up to', 'less than', 'greater than'].join('|')})(?![\\p{L}])`, 'giu');
 
 function tokens(text: string): string[] {
   return (
