@@ -1,3 +1,5 @@
+import { withoutAccents } from './labels';
+
 /** Given names that say how a name's words part: Spanish ones seldom surnames, Brazilian ones of two words. Used by ./names.ts. */
 
 /** Spanish given names that are seldom surnames (accents dropped), for a name that may hold two surnames. */
@@ -31,7 +33,7 @@ export function spanishGiven(word: string): boolean {
 
 /** A word in lower case without its accents, as the given-name lists hold it. */
 function plainWord(word: string): string {
-  return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+  return withoutAccents(word).toLowerCase();
 }
 
 /** The first two words when they are one Brazilian given name (`Ana Paula`), else null. */

@@ -1,3 +1,4 @@
+import type { NationalIdScheme } from './national-ids';
 /**
  * The labels a report prints before its metadata, and the field each names: first the wordings
  * labs print as such, then rules on a label's words for the wordings no list holds (`Date of
@@ -354,4 +355,9 @@ function misreadCapitals(t: string): Field | null {
 export function datedLabelField(text: string): Field | null {
   const t = text.trim().replace(/[:#]$/, '').trim();
   return labelField(t) ?? fieldByWords(t, true) ?? bilingualField(t, true);
+}
+
+/** The identity-number scheme a `birth_id_*` field names (national-ids.ts), or null for another field. */
+export function nationalIdScheme(field: Field | null): NationalIdScheme | null {
+  return field?.startsWith('birth_id_') ? (field.slice('birth_id_'.length) as NationalIdScheme) : null;
 }

@@ -1,6 +1,6 @@
 import type { DateField } from './date-order';
 import type { Line } from './layout';
-import { labelField } from './labels';
+import { labelField, nationalIdScheme } from './labels';
 import { nameShaped } from './names';
 import type { NationalIdScheme } from './national-ids';
 import { honorificSex, parseSex } from './sex';
@@ -45,8 +45,8 @@ export function patientBanner(line: Line): { name: string; sex: 'male' | 'female
   if (!sexes.length && !rest.some((cell) => /^age\s+\d{1,3}\s*y/i.test(cell))) return null;
   const ids = rest.flatMap((cell) => {
     const [label, ...value] = cell.split(/\s+/);
-    const field = labelField(label);
-    return field?.startsWith('birth_id_') ? [{ value: value.join(' '), scheme: field.slice('birth_id_'.length) as NationalIdScheme }] : [];
+    const scheme = nationalIdScheme(labelField(label));
+    return scheme ? [{ value: value.join(' '), scheme }] : [];
   });
   return { name: first, sex: sexes[0] ?? null, ids };
 }

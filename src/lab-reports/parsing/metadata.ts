@@ -1,7 +1,7 @@
 import { dateOrder, type DateField, readDate } from './date-order';
 import { parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { inTwoLanguages, withoutAccents } from './labels';
+import { inTwoLanguages, nationalIdScheme, withoutAccents } from './labels';
 import { pairsOf } from './label-pairs';
 import { ocrRead, type Line } from './layout';
 import { givenName, nameShaped, readName, splitNameValue, surname, withoutSplitWords } from './names';
@@ -165,7 +165,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });
       else if (field === 'provider') provider(value, ocr);
       else if (field === 'provider_fallback') fallbackProviders.push({ value, ocr });
-      else if (field.startsWith('birth_id_')) nationalIds.push({ value, scheme: field.slice('birth_id_'.length) as NationalIdScheme, ocr });
+      else if (nationalIdScheme(field)) nationalIds.push({ value, scheme: nationalIdScheme(field)!, ocr });
     }
     prose(line.text, lineOcr);
     salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;
@@ -264,7 +264,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       const dated = cells.some((cell) => PROSE_DOB.test(cell));
       const identified = dated || cells.some((cell) => RECORD_NUMBER.test(cell));
       const named = cells.find((cell) => (COMMA_NAME.test(cell) || dated) && !/\d/.test(cell) && nameShaped(cell) && !isDoctor(cell));
-      if (named && identified && readName(named).first && readName(named).last) {
+      const read = named ? readName(named) : null;
+      if (named && identified && read?.first && read.last) {
         name(named, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
         return;
       }

@@ -38,6 +38,12 @@ export function readNationalId(scheme: NationalIdScheme, text: string, printedIn
   }
 }
 
+/** The first run of exactly `length` digits in `text`, spaces inside it ignored (`091156 8867`), as numbers. */
+function digitRun(text: string, length: number): number[] | null {
+  const run = new RegExp(`(?<!\\d)(\\d{${length}})(?!\\d)`).exec(text.replace(/\s+/g, ''));
+  return run ? [...run[1]].map(Number) : null;
+}
+
 const withoutSex = (dob: string | null): NationalIdReading | null => (dob ? { dob, sex: null } : null);
 
 /** The most recent year ending in `yy` that is not after `printedInYear`. */
@@ -78,9 +84,8 @@ function cprBirthDate(text: string): string | null {
  * for the 2000s), a serial whose last digit is odd for men, a check digit.
  */
 function pesel(text: string): NationalIdReading | null {
-  const id = /(?<!\d)(\d{11})(?!\d)/.exec(text.replace(/\s+/g, ''));
-  if (!id) return null;
-  const d = [...id[1]].map(Number);
+  const d = digitRun(text, 11);
+  if (!d) return null;
   const sum = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3].reduce((total, weight, i) => total + weight * d[i], 0);
   if ((10 - (sum % 10)) % 10 !== d[10]) return null;
   const coded = d[2] * 10 + d[3];
@@ -102,8 +107,8 @@ function pesel(text: string): NationalIdReading | null {
  * after, a check digit.
  */
 function curp(text: string): NationalIdReading | null {
-  const id = /\b([A-Z][AEIOUX][A-Z]{2})(\d{2})(\d{2})(\d{2})([HM])[A-Z]{2}[A-Z]{3}([0-9A-Z])(\d)\b/.exec(text.toUpperCase());
-  if (!id || curpCheckDigit(id[0]) !== Number(id[7])) return null;
+  const id = validCurp(text);
+  if (!id) return null;
   const century = /\d/.test(id[6]) ? 1900 : 2000;
   const dob = iso(century + Number(id[2]), Number(id[3]), Number(id[4]));
   return dob ? { dob, sex: id[5] === 'H' ? 'male' : 'female' } : null;
@@ -111,8 +116,13 @@ function curp(text: string): NationalIdReading | null {
 
 /** The name's four letters a CURP begins with: the father's surname's first letter and first inner vowel, the mother's first letter (`X` for none), the given name's first letter. */
 export function curpNameLetters(text: string): string | null {
-  const id = /\b[A-Z][AEIOUX][A-Z]{2}\d{6}[HM][A-Z]{5}[0-9A-Z]\d\b/.exec(text.toUpperCase());
-  return id && curpCheckDigit(id[0]) === Number(id[0][17]) ? id[0].slice(0, 4) : null;
+  return validCurp(text)?.[1] ?? null;
+}
+
+/** A CURP in `text` whose check digit holds: its name letters, yy, mm, dd, sex, century character, check digit. */
+function validCurp(text: string): RegExpExecArray | null {
+  const id = /\b([A-Z][AEIOUX][A-Z]{2})(\d{2})(\d{2})(\d{2})([HM])[A-Z]{2}[A-Z]{3}([0-9A-Z])(\d)\b/.exec(text.toUpperCase());
+  return id && curpCheckDigit(id[0]) === Number(id[7]) ? id : null;
 }
 
 const CURP_ALPHABET = '0123456789ABCDEFGHIJKLMNÑOPQRSTUVWXYZ';
@@ -125,16 +135,15 @@ function curpCheckDigit(id: string): number {
 
 /** Greek AMKA, eleven digits: ddmmyy, four digits, a Luhn check digit. */
 function amkaBirthDate(text: string, printedInYear: number): string | null {
-  const id = /(?<!\d)(\d{11})(?!\d)/.exec(text.replace(/\s+/g, ''));
-  if (!id || !luhn(id[1])) return null;
-  const digits = id[1];
-  return iso(lastCentury(Number(digits.slice(4, 6)), printedInYear), Number(digits.slice(2, 4)), Number(digits.slice(0, 2)));
+  const d = digitRun(text, 11);
+  if (!d || !luhn(d)) return null;
+  return iso(lastCentury(d[4] * 10 + d[5], printedInYear), d[2] * 10 + d[3], d[0] * 10 + d[1]);
 }
 
-function luhn(digits: string): boolean {
+function luhn(digits: number[]): boolean {
   let sum = 0;
-  [...digits].reverse().forEach((c, i) => {
-    const d = Number(c) * (i % 2 === 1 ? 2 : 1);
+  [...digits].reverse().forEach((digit, i) => {
+    const d = digit * (i % 2 === 1 ? 2 : 1);
     sum += d > 9 ? d - 9 : d;
   });
   return sum % 10 === 0;
@@ -145,9 +154,8 @@ function luhn(digits: string): boolean {
  * digit (weights 10 to 2).
  */
 function chi(text: string, printedInYear: number): NationalIdReading | null {
-  const id = /(?<!\d)(\d{10})(?!\d)/.exec(text.replace(/\s+/g, ''));
-  if (!id) return null;
-  const d = [...id[1]].map(Number);
+  const d = digitRun(text, 10);
+  if (!d) return null;
   const remainder = d.slice(0, 9).reduce((total, digit, i) => total + digit * (10 - i), 0) % 11;
   const check = remainder === 0 ? 0 : 11 - remainder;
   if (check === 10 || check !== d[9]) return null;
