@@ -44,24 +44,12 @@ import { scoreReport, type Score } from '../../test/fixtures/lab-reports/evaluat
 import { curatedLoincCatalogue } from '../../test/helpers/lab-report-catalogue';
 import { recordFigure } from '../lib/results';
 
-/** How a family's split is named in the per-family tables. */
-const SPLIT_NAMES: Record<string, string> = {
-  independent7: ' (independent 7)',
-  independent8: ' (independent 8)',
-  independent9: ' (independent 9)',
-  independent10: ' (independent 10)',
-  independent11: ' (independent 11)',
-  independent12: ' (independent 12)',
-  independent6: ' (independent 6)',
-  independent5: ' (independent 5)',
-  independent4: ' (independent 4)',
-  independent3: ' (independent 3)',
-  independent2: ' (independent 2)',
-  independent: ' (independent)',
-  unseen: ' (unseen)',
-  'held-out': ' (held out)',
-  tuned: '',
-};
+/** How a family's split is named in the per-family tables (`independent12` → ` (independent 12)`). */
+function splitName(name: string): string {
+  if (name === 'tuned') return '';
+  if (name === 'held-out') return ' (held out)';
+  return ` (${name.replace(/^independent(\d+)$/, 'independent $1')})`;
+}
 
 /** Per metadata field, how many reports had it right, and of how many. */
 type FieldTally = Map<string, { right: number; of: number }>;
@@ -170,7 +158,7 @@ async function main(): Promise<void> {
     }
     const cpu = process.cpuUsage(cpu0);
     const group = `${report.kind} ${split(report.lab)}`;
-    const family = `${report.kind} ${letter(report.lab)} ${report.lab}${SPLIT_NAMES[split(report.lab)]}`;
+    const family = `${report.kind} ${letter(report.lab)} ${report.lab}${splitName(split(report.lab))}`;
     for (const [key, into] of [
       [group, fieldsBySplit],
       [family, fieldsByFamily],

@@ -9,7 +9,7 @@ export interface Column {
 }
 
 /** A heading of each row's collection time. */
-const COLLECTED_COLUMN = /^(collected|collection|collected date|date collected|collection time|collected on|date\/time)$/i;
+const COLLECTED_COLUMN = /^(collected|collection|collected date|date collected|collection time|collected on|coll\.? date|coll\.? time|date\/time)$/i;
 
 /** Column headings, in English and in Spanish, Polish and Greek (other languages' print beside the English: `Risultato / Result`). */
 const HEADER_WORDS: [RegExp, ColumnRole][] = [
@@ -47,6 +47,12 @@ export function headerRole(text: string): ColumnRole | null {
     if (named.length === 1 || (named.length === 2 && named[0] === named[1])) return named[0];
   }
   return null;
+}
+
+/** A heading of each row's collection time (`Collected`, `Collected Date/Time`, `Coll Date/Time`). */
+export function collectedHeading(text: string): boolean {
+  const t = text.trim().replace(/[:.]$/, '');
+  return COLLECTED_COLUMN.test(t) || (/\//.test(t) && t.split(/\s*\/\s*/).some((half) => COLLECTED_COLUMN.test(half)));
 }
 
 /**

@@ -12,6 +12,7 @@ import { curpNameLetters, type NationalIdScheme, readNationalId } from './nation
 import { CLIA, labName } from './lab-name';
 import { DATE_ONLY, patientBanner, PROSE, PROSE_DOB, SALUTATION } from './metadata-text';
 import { withoutOtherPeoplesBlocks } from './other-people';
+import { rowsCollectionDate } from './row-dates';
 import type { MetadataField, ReportMetadata } from './types';
 
 /** How sure the parser is of each metadata field, and why one it left null is null. */
@@ -227,6 +228,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const inStack = (l: Line) => [...values].some((v) => v.page === l.page && Math.abs(v.cells[0].x0 - l.cells[0].x0) < l.height);
   const dated = firstPage.find((l) => l.y < firstPageHeight * 0.4 && l.cells.length === 1 && DATE_ONLY.test(l.text.trim()) && !values.has(l) && !inStack(l));
   if (dated) date('date_reported', dated.text, Math.min(1, dated.confidence / OCR_TRUSTED), 0.8);
+  const collectedOnRows = dates.date_collected ? null : rowsCollectionDate(lines);
+  if (collectedOnRows) date('date_collected', collectedOnRows.text, Math.min(1, collectedOnRows.line.confidence / OCR_TRUSTED), 0.8);
   if (metadata.patient_last_name === null) patientLine(firstPage);
   // A letter's salutation names the doctor only when nothing labels one, and only by a whole name
   // (`Dear Dr. Reyes` leaves the provider null, not `Dr. Reyes`).

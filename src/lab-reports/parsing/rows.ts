@@ -189,6 +189,9 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
       (w, i) => i > 0 && !/^\(.*\)$/.test(w) && parseValue(ocr ? repairOcrNumber(w) : w) !== null && !/^\d+-?$/.test(words[i - 1] ?? ''),
     );
     if (at < 1) return null;
+    // A sentence under a row (`eGFR calculated by the CKD-EPI 2021 equation (race-free).`): many words
+    // before its number and a full stop at its end, where a row run together ends in its units, range or flag.
+    if (at >= 4 && /\p{L}\)?\.$/u.test(words.at(-1) ?? '')) return null;
     name = words.slice(0, at).join(' ');
     rest = [{ text: words.slice(at).join(' '), role: null }];
   }

@@ -19,6 +19,7 @@ const SYNONYMS: Record<string, string> = {
   tot: 'total',
   abs: 'absolute',
   chol: 'cholesterol',
+  bili: 'bilirubin',
   calc: 'calculated',
   vit: 'vitamin',
   sgot: 'ast',
