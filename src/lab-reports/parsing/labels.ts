@@ -12,6 +12,7 @@ export type Field =
   | 'first'
   | 'last'
   | 'second_surname'
+  | 'surname_prefix'
   | 'subject'
   | 'addressee'
   | 'dob'
@@ -57,6 +58,8 @@ const LABELS: [RegExp, Field][] = [
   ],
   // A Spanish name's second surname (the mother's) printed apart: it follows the first.
   [/^(apellido materno|maternal surname|segundo apellido|second surname)$/i, 'second_surname'],
+  // A Dutch surname's particles printed apart (`Achternaam: Dijk`, `Voorvoegsel / Prefix: van`): they come before it.
+  [/^(voorvoegsels?|tussenvoegsels?|prefix|surname prefix|name prefix)$/i, 'surname_prefix'],
   [/^(re|regarding|patient re)$/i, 'subject'],
   [/^(to|attn\.?|attention)$/i, 'addressee'],
   [/^(dob|d\.o\.b\.?|date of birth|birth date|birthdate|born|born on|geboortedatum|geb\.? ?datum)$/i, 'dob'],
@@ -73,16 +76,20 @@ const LABELS: [RegExp, Field][] = [
     'reported',
   ],
   [
-    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number)$/i,
+    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number|lab report no\.?|lab report number|lab report #|sid|sid no\.?)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
   // reports, the account in South African and British practices; an order or control number is the
-  // request's, which some labs use for the specimen's and others print beside the specimen's own.
+  // request's, which some labs use for the specimen's and others print beside the specimen's own; a
+  // Brazilian lab's `Protocol` (protocolo) and a Japanese check-up's `Exam No.` number the visit's requests.
   // metadata.ts reads one as the specimen only when no other specimen label is printed.
-  [/^(acc\.? ?#|acc\.? no\.?|order no\.?|order #|order number|control no\.?|control #|reference no\.?)$/i, 'specimen_fallback'],
   [
-    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|referring provider|seen by|ordering clinician|referrer|referring dr\.?|ref\.? dr\.?|ordering dr\.?|ordering md|requesting doctor|requester|requestor|requesting practitioner|requesting clinician)$/i,
+    /^(acc\.? ?#|acc\.? no\.?|order no\.?|order #|order number|control no\.?|control #|reference no\.?|protocol|exam no\.?|examination no\.?)$/i,
+    'specimen_fallback',
+  ],
+  [
+    /^(ordering physician|ordering provider|ordering doctor|ordered by|physician|provider|doctor|referring doctor|referring physician|requesting physician|requested by|clinician|referring provider|seen by|ordering clinician|referrer|referring dr\.?|ref\.? dr\.?|ordering dr\.?|ordering md|requesting doctor|requester|requestor|requesting practitioner|requesting clinician|physician in charge|doctor in charge)$/i,
     'provider',
   ],
   // Who sent the sample: a doctor on some reports, a ward or unit on others (`Sender: Akutmottagningen
@@ -128,9 +135,9 @@ const REPORTED_WORDS =
   /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|issue|findings?|verification|release|report|results?|answered|answer)$/;
 /** Words that only say a date of reporting with another of them or a date word (`Final Result`, `Findings date`). */
 const REPORTED_NEEDS_COMPANY = /^(findings?|report|results?|release|releases|final|verification|validation|authentication|answer)$/;
-const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination|specimen|sample)$/;
-// A health check's examination is the visit its samples are taken at (`Date of Exam`).
-const COLLECTED_CORE = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination)$/;
+const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination|check-up|checkup|specimen|sample)$/;
+// A health check's examination is the visit its samples are taken at (`Date of Exam`, `Check-up Date`).
+const COLLECTED_CORE = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination|check-up|checkup)$/;
 /** Dates a report prints that are none of its own: when the sample arrived, the stay, the print. */
 const OTHER_DATE_WORDS =
   /^(received|rec'd|recd|recv|rcvd|receipt|arrived|arrival|printed|print|admitted|admission|admit|discharged|discharge|registered|entered|ordered|requested|visit|encounter)$/;
@@ -199,6 +206,8 @@ function fieldByWords(label: string, datedValue = false): Field | null {
   const dated = datedValue || plain.some((w) => DATE_WORDS.has(w));
   const rest = plain.filter((w) => !DATE_WORDS.has(w) && !SMALL_WORDS.has(w));
   if (!rest.length) return null;
+  // The doctor of a visit (`Visit clinician`, `Encounter provider`): a doctor, not a date.
+  if (!dated && plain.length <= 3 && PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w))) return 'provider';
   if (rest.some((w) => OTHER_DATE_WORDS.test(w))) return dated || (rest.length <= 2 && OTHER_DATE_ALONE.test(rest[0])) ? 'other' : null;
   if (rest.every((w) => COLLECTED_WORDS.test(w)) && rest.some((w) => COLLECTED_CORE.test(w))) return 'collected';
   if (rest.every((w) => REPORTED_WORDS.test(w) || w === 'final')) {

@@ -123,6 +123,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const legalNames: { value: string; ocr: number }[] = [];
   /** Values under a second surname's own label (`Apellido materno`). */
   const secondSurnames: string[] = [];
+  /** Values under a surname's particles' own label (`Voorvoegsel`). */
+  const surnamePrefixes: string[] = [];
   /** Lines read as the value under a label. */
   const values = new Set<Line>();
   const context = lineContext(lines);
@@ -154,6 +156,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         metadata.patient_last_name = surname(value);
         note('patient_last_name', (metadata.patient_last_name ? 0.95 : 0) * ocr, metadata.patient_last_name ? null : `no name in "${value}"`);
       } else if (field === 'second_surname') secondSurnames.push(value);
+      else if (field === 'surname_prefix') surnamePrefixes.push(value.trim());
       else if (field === 'dob') date('dob', value, ocr);
       else if (field === 'sex') metadata.gender ??= parseSex(value) ?? misreadSex(value) ?? letterSex(value);
       else if (field === 'age_sex') metadata.gender ??= parseSex(value);
@@ -196,6 +199,10 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   // `Apellido paterno: LOPEZ` and `Apellido materno: GUTIERREZ`: the surname is both.
   const second = secondSurnames.length ? surname(secondSurnames[0]) : null;
   if (metadata.patient_last_name !== null && second && notes.patient_last_name?.reason === null) metadata.patient_last_name += ` ${second}`;
+  // `Dijk` with its particles `van` printed apart: `van Dijk`.
+  const particles = surnamePrefixes.find((p) => /^[\p{Ll}']+( [\p{Ll}']+){0,2}$/u.test(p));
+  const filed = metadata.patient_last_name;
+  if (filed !== null && particles && !filed.toLowerCase().startsWith(`${particles} `)) metadata.patient_last_name = `${particles} ${filed}`;
   // The legal name is who the report is about, whatever name it prints first.
   if (legalNames.length) {
     [metadata.patient_first_name, metadata.patient_last_name] = [null, null];

@@ -9,7 +9,7 @@ import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from '
 
 /** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
 const DEGREES =
-  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph';
+  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|dgo|dch|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph';
 /** Generational suffixes and degrees printed after a name. */
 export const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
@@ -218,6 +218,11 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   if (convention === 'korea' && full.length === 3 && KOREAN_SURNAMES.has(full[2].toLowerCase()) && !KOREAN_SURNAMES.has(full[0].toLowerCase())) {
     return { first: cleanName(`${full[0]} ${full[1]}`), last: cleanName(full[2]), confidence: 0.9, reason: 'a Korean given name of two syllables' };
   }
+  // Printed in Korea, a family name and a given name of two syllables joined by a hyphen, as the
+  // Revised Romanization writes it (`Park Jae-hyun`): the family name first.
+  if (convention === 'korea' && full.length === 2 && KOREAN_SURNAMES.has(full[0].toLowerCase()) && /^\p{L}+-\p{L}+$/u.test(full[1])) {
+    return { first: cleanName(full[1]), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Korea' };
+  }
   // Printed in Korea, a name all in capitals that starts with a Korean family name is printed family
   // name first (`CHO HYUN-WOO`, `KIM MIN JUN`): the given name is the rest, its syllables as printed.
   if (
@@ -342,6 +347,8 @@ const CALLED_NAME = new RegExp(`^(.*(?:^|[\\s,])(?:\\p{L}\\.)+(?:\\s+(?:${PARTIC
 export function splitNameValue(value: string): { name: string; rest: string } {
   // `BROUWER, C.A. (KEES)`, `JONG, J.J.J. DE (JOOST)`: after initials (and a surname's particles
   // filed after them), a name in brackets is the one the patient goes by, part of the name.
+  // `Chief (Mrs.) Oluwakemi Adeyemi`: an honorific in brackets before the name is a title, not the end of the name.
+  value = value.replace(/\((mrs|mr|ms|miss|dr|prof)\.?\)(?=\s+\p{L})/giu, '$1.');
   const called = CALLED_NAME.exec(value);
   if (called) return { name: called[1].trim(), rest: called[2] };
   const cut =
