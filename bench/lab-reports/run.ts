@@ -3,7 +3,7 @@
  * kind and per split — the layout families the metadata rules were written against ("tuned"), the
  * families held out from them (`HELD_OUT`, families.ts), those added after the rules were frozen
  * (`UNSEEN`) and those written by another author without reading the rules (`INDEPENDENT`,
- * families-heldout.ts; the second to seventeenth such sets, `INDEPENDENT2` to `INDEPENDENT17`,
+ * families-heldout.ts; the second to eighteenth such sets, `INDEPENDENT2` to `INDEPENDENT18`,
  * families-independent2.ts to -14.ts, each apart) —
  * results recall and precision; value, unit, range, flag (interpretation) and LOINC top-1
  * accuracy over the true rows; each metadata field; CPU and wall seconds per page. CPU time is
@@ -36,6 +36,7 @@ import {
   INDEPENDENT15,
   INDEPENDENT16,
   INDEPENDENT17,
+  INDEPENDENT18,
   labReportCorpus,
   UNSEEN,
   type CorpusKind,
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
     [INDEPENDENT15, 'independent15'],
     [INDEPENDENT16, 'independent16'],
     [INDEPENDENT17, 'independent17'],
+    [INDEPENDENT18, 'independent18'],
     [INDEPENDENT6, 'independent6'],
     [INDEPENDENT5, 'independent5'],
     [INDEPENDENT4, 'independent4'],
@@ -252,6 +254,7 @@ async function main(): Promise<void> {
     [INDEPENDENT15, 'fifteenth'],
     [INDEPENDENT16, 'sixteenth'],
     [INDEPENDENT17, 'seventeenth'],
+    [INDEPENDENT18, 'eighteenth'],
   ];
   for (const [ids, ordinal] of blindSets) {
     console.log(
