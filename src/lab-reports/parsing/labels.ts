@@ -32,6 +32,7 @@ export type Field =
   | 'birth_id_amka'
   | 'birth_id_chi'
   | 'birth_id_nic'
+  | 'birth_id_mykad'
   | 'clia'
   | 'other';
 
@@ -96,7 +97,7 @@ const LABELS: [RegExp, Field][] = [
   // SUS Lund`); metadata.ts reads it as the provider only when no doctor's label is printed.
   [/^(sender|einsender)$/i, 'provider_fallback'],
   // Personal identity numbers that carry the birth date (national-ids.ts): Danish CPR, Swedish
-  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA, Scottish CHI, Sri Lankan NIC.
+  // personnummer, Polish PESEL, Mexican CURP, Greek AMKA, Scottish CHI, Sri Lankan NIC, Malaysian MyKad.
   [/^(cpr|cpr no\.?|cpr number|cpr-nr\.?)$/i, 'birth_id_cpr'],
   [/^(pers\.? no\.?|personnummer|personal identity number|personal id no\.?|personal number)$/i, 'birth_id_personnummer'],
   [/^pesel$/i, 'birth_id_pesel'],
@@ -104,6 +105,7 @@ const LABELS: [RegExp, Field][] = [
   [/^(amka|αμκα|α\.μ\.κ\.α\.?)$/i, 'birth_id_amka'],
   [/^(chi|chi no\.?|chi number)$/i, 'birth_id_chi'],
   [/^(nic|nic no\.?|nic number|nic #)$/i, 'birth_id_nic'],
+  [/^(i\/c no\.?|ic no\.?|i\/c|nric|nric no\.?|mykad|mykad no\.?|new ic no\.?)$/i, 'birth_id_mykad'],
   [/^(clia|clia no\.?|clia #|clia number|clia id)$/i, 'clia'],
   [
     /^(received|date received|age|phone|address|account|account no\.?|client|mrn|patient id|fasting|status|report status|page|specimen type|sample type|lab director|director|npi|application no\.?|client no\.?|agent|carrier|insurer|insurance company|exam site|examiner|policy no\.?|case no\.?|height \/ weight)$/i,
@@ -132,7 +134,7 @@ const DATE_WORDS = new Set(['date', 'time', 'dt', 'day']);
 const SMALL_WORDS = new Set(['on', 'at', 'of', 'the', 'and', '&']);
 /** A report's date: the day its results were finished, checked or let out. */
 const REPORTED_WORDS =
-  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|resulted|issued|issue|findings?|verification|release|report|results?|answered|answer)$/;
+  /^(verified|released|releases?|finali[sz]ed|signed|authori[sz]ed|authentication|authenticated|validated|validation|approved|completed|reported|reporting|resulted|issued|issue|findings?|verification|release|report|results?|answered|answer)$/;
 /** Words that only say a date of reporting with another of them or a date word (`Final Result`, `Findings date`). */
 const REPORTED_NEEDS_COMPANY = /^(findings?|report|results?|release|releases|final|verification|validation|authentication|answer)$/;
 const COLLECTED_WORDS = /^(collected|collection|drawn|draw|sampled|sampling|taken|obtained|exam|examination|check-up|checkup|specimen|sample)$/;

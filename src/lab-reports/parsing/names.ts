@@ -23,7 +23,7 @@ export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$
  * Greek `Δρ.`; Spanish `Q.F.B.` (a chemist).
  */
 const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /**
  * US military ranks and corps, in capitals, before or after a name (`LCDR Dana Whitcomb`, `HUGHES,
@@ -163,6 +163,8 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   const t = text.replace(/\s+/g, ' ').trim();
   const unsure = (reason: string): ReadName => ({ first: null, last: null, confidence: 0, reason });
   if (/\d/.test(t)) return unsure(`a name with digits in it: "${t.slice(0, 40)}"`);
+  const related = RELATED.exec(t);
+  if (related) return relatedName(related[1], related[2], related[3], convention);
   if (/[/&@[\]]/.test(t)) return unsure(`not a name: "${t.slice(0, 40)}"`);
   const notName = notNameWord(t);
   if (notName) return unsure(`"${notName}" is no word of a name: "${t.slice(0, 40)}"`);
@@ -338,6 +340,24 @@ function familyNameFirst(full: string[], reason = 'family name first, as printed
 
 /** A name in brackets after initials and any particles filed after them (`C.A. (KEES)`, `J.J.J. DE (JOOST)`), then the rest of the value. */
 const CALLED_NAME = new RegExp(`^(.*(?:^|[\\s,])(?:\\p{L}\\.)+(?:\\s+(?:${PARTICLE_WORDS}))*\\s*\\(\\s*\\p{L}[\\p{L}'-]+\\s*\\))(.*)$`, 'iu');
+
+/** A name, then whose son, daughter or wife the patient is (`S/O`, `D/O`, `W/O`, Malaysian `A/L`, `A/P`), or Malay `bin` / `binti`, then that elder's name. */
+const RELATED = /^(.+?)\s+(s\/o|d\/o|w\/o|a\/l|a\/p|bin|binti|bte|bt\.)\s+(.+)$/i;
+
+/**
+ * `Hamza Hussain S/O Muhammad Iqbal`: the patient's own name is before the relation. A Malay name
+ * (`AHMAD FAIZAL BIN MOHD YUSOF`) has no surname: every given name, then the father's name, is
+ * how it is filed; so is a one-word name with its father's (`ARVIND S/O KRISHNAN`, `Vinod a/l Muniandy`).
+ */
+function relatedName(own: string, relation: string, elder: string, convention: NameConvention): ReadName {
+  const given = words(own).filter((w) => !isInitial(w));
+  const father = words(elder);
+  if (!given.length || !father.length) return { first: null, last: null, confidence: 0, reason: `no name before "${relation}"` };
+  if (/^(bin|binti|bte|bt\.)$/i.test(relation) || given.length === 1) {
+    return { first: cleanName(given.join(' ')), last: cleanName(father.join(' ')), confidence: 0.9, reason: null };
+  }
+  return readName(given.join(' '), convention);
+}
 
 /**
  * A patient value's name apart from what a line prints after it (`Jane Doe - DOB 1/2/1980 - F`,

@@ -8,7 +8,7 @@ import { iso } from './dates';
  * exist cover one country each. Used by ./metadata.ts.
  */
 
-export type NationalIdScheme = 'cpr' | 'personnummer' | 'pesel' | 'curp' | 'amka' | 'chi' | 'nic';
+export type NationalIdScheme = 'cpr' | 'personnummer' | 'pesel' | 'curp' | 'amka' | 'chi' | 'nic' | 'mykad';
 
 export interface NationalIdReading {
   dob: string | null;
@@ -35,6 +35,8 @@ export function readNationalId(scheme: NationalIdScheme, text: string, printedIn
       return chi(text, printedInYear);
     case 'nic':
       return nic(text);
+    case 'mykad':
+      return mykad(text, printedInYear);
   }
 }
 
@@ -182,3 +184,16 @@ function nic(text: string): NationalIdReading | null {
 }
 
 const LEAP_MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Malaysian MyKad (NRIC), twelve digits, `YYMMDD-PB-###G` with or without its dashes: the birth
+ * date, the place of birth's code (01-16, 21-59, 60-99 for births abroad), and a last digit odd for
+ * men and even for women. It has no check digit: the birth date must be a date and the place a code.
+ */
+function mykad(text: string, printedInYear: number): NationalIdReading | null {
+  const id = /(?<!\d)(\d{6})-?(\d{2})-?(\d{4})(?!\d)/.exec(text);
+  if (!id || Number(id[2]) === 0 || Number(id[2]) > 99) return null;
+  const d = id[1];
+  const dob = iso(lastCentury(Number(d.slice(0, 2)), printedInYear), Number(d.slice(2, 4)), Number(d.slice(4, 6)));
+  return dob ? { dob, sex: Number(id[3][3]) % 2 === 1 ? 'male' : 'female' } : null;
+}

@@ -1,0 +1,46 @@
+import { readName } from '../../src/lab-reports/parsing/names';
+import { readNationalId } from '../../src/lab-reports/parsing/national-ids';
+import { line, metadataOf } from '../helpers/lab-report-lines';
+
+/** Reports printed by a Pakistani reference lab and a Malaysian hospital (the eighteenth independent set). */
+
+describe('a name with whose child or wife the patient is', () => {
+  it.each([
+    ['Hamza Hussain S/O Muhammad Iqbal', 'Hamza', 'Hussain'],
+    ['Mr. ALI SIDDIQUI S/O MALIK NAWAZ', 'ALI', 'SIDDIQUI'],
+    ['Nida Khalid D/O Khalid Mehmood', 'Nida', 'Khalid'],
+    ['ARVIND S/O KRISHNAN', 'ARVIND', 'KRISHNAN'],
+    ['Mr. Vinod a/l Muniandy', 'Vinod', 'Muniandy'],
+    ['AHMAD FAIZAL BIN MOHD YUSOF', 'AHMAD FAIZAL', 'MOHD YUSOF'],
+    ['Cik Nurul Ain binti Abdullah', 'Nurul Ain', 'Abdullah'],
+  ])('reads `%s` as the patient’s own name', (printed, first, last) => {
+    expect(readName(printed)).toMatchObject({ first, last });
+  });
+
+  it.each([
+    ['Ms. Khoo Ai Ling', 'Ai Ling', 'Khoo'],
+    ['Mdm. Tan Xin Yi', 'Xin Yi', 'Tan'],
+    ['Mr. Chin Wei Ming', 'Wei Ming', 'Chin'],
+  ])('reads the Malaysian Chinese name `%s` family name first, past its title', (printed, first, last) => {
+    expect(readName(printed)).toMatchObject({ first, last });
+  });
+});
+
+describe('a Malaysian identity card number', () => {
+  it('gives the birth date and the sex (the last digit odd for men), with or without its dashes', () => {
+    expect(readNationalId('mykad', '830311-14-7165', 2025)).toEqual({ dob: '1983-03-11', sex: 'male' });
+    expect(readNationalId('mykad', '661001119830', 2025)).toEqual({ dob: '1966-10-01', sex: 'female' });
+    expect(readNationalId('mykad', '891310-14-3668', 2025)).toBeNull();
+  });
+
+  it('is read for the birth date where the report prints none', () => {
+    expect(metadataOf(line(40, [0, 'Name : Mr. Vinod a/l Muniandy']), line(55, [0, 'MyKad No. : 490915-11-7129']))).toMatchObject({
+      dob: '1949-09-15',
+      gender: 'male',
+    });
+  });
+});
+
+it('reads a reporting time as the report’s date', () => {
+  expect(metadataOf(line(40, [0, 'Reporting Time: 26-Sep-2025 04:09 PM'])).date_reported).toBe('2025-09-26');
+});
