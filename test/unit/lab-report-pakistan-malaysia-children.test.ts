@@ -1,8 +1,9 @@
+import { parseReport } from '../../src/lab-reports/parsing';
 import { readName } from '../../src/lab-reports/parsing/names';
 import { readNationalId } from '../../src/lab-reports/parsing/national-ids';
-import { line, metadataOf } from '../helpers/lab-report-lines';
+import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
-/** Reports printed by a Pakistani reference lab and a Malaysian hospital (the eighteenth independent set). */
+/** Reports printed by a Pakistani reference lab, a Malaysian hospital and a US children's hospital (the eighteenth independent set). */
 
 describe('a name with whose child or wife the patient is', () => {
   it.each([
@@ -43,4 +44,42 @@ describe('a Malaysian identity card number', () => {
 
 it('reads a reporting time as the report’s date', () => {
   expect(metadataOf(line(40, [0, 'Reporting Time: 26-Sep-2025 04:09 PM'])).date_reported).toBe('2025-09-26');
+});
+
+describe('a children’s hospital’s report', () => {
+  it('reads no rows from the patient block’s numbers, nor from a note of the intervals, under a heading with a note in brackets', () => {
+    const parsed = parseReport(
+      textPage(
+        [[0, 'Prairie Star Children’s Hospital']],
+        [
+          [0, 'Patient Name: PHAM, NAOMI'],
+          [250, 'Guardian: Cody Pham (Father)'],
+        ],
+        [[0, 'Med Rec #: 84439994']],
+        [[0, 'CSN: 7633782848']],
+        [
+          [0, 'Ordering Physician: Tillman, Rebecca MD'],
+          [250, 'Specimen ID: C25-4978282'],
+        ],
+        [[0, 'COMPREHENSIVE METABOLIC PANEL']],
+        [[0, 'Reference intervals for age 29 days-11 months, female']],
+        [
+          [0, 'Component'],
+          [150, 'Result'],
+          [220, 'Units'],
+          [300, 'Ref Range (age-specific)'],
+        ],
+        [
+          [0, 'Glucose'],
+          [150, '122'],
+          [220, 'mg/dL'],
+          [300, '60 - 100'],
+        ],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.reference_text, r.source_panel_name])).toEqual([
+      ['Glucose', '122', '60 - 100', 'COMPREHENSIVE METABOLIC PANEL'],
+    ]);
+    expect([parsed.metadata.patient_first_name, parsed.metadata.patient_last_name]).toEqual(['NAOMI', 'PHAM']);
+  });
 });

@@ -37,6 +37,9 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
 export function headerRole(text: string): ColumnRole | null {
   const t = text.trim().replace(/[:.]$/, '');
   for (const [re, role] of HEADER_WORDS) if (re.test(t)) return role;
+  // A heading with a note in brackets (`Ref Range (age-specific)`): the heading's.
+  const noted = /^(.+?)\s*\([^)]*\)$/.exec(t);
+  if (noted) for (const [re, role] of HEADER_WORDS) if (re.test(noted[1])) return role;
   const halves = t.split(/\s*\/\s*/);
   if (halves.length === 2 && halves.every((h) => h.length > 1)) {
     const roles = halves.map((h) => HEADER_WORDS.find(([re]) => re.test(h.replace(/[:.]$/, '')))?.[1]);

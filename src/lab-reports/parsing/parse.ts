@@ -8,7 +8,7 @@ import { lineKey, pageLines, repeatedLines, type Line } from './layout';
 import { parseMetadata } from './metadata';
 import { metadataLines } from './metadata-lines';
 import { separateSideColumns } from './side-columns';
-import { narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
+import { INTERVALS_NOTE, narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
 import { flagMeaning, repairOcrUnit, type FlagMeaning } from './values';
 import type { ExtractedDocument, MetadataField, ParsedReport, ParsedResult, ReportMetadata } from './types';
 
@@ -112,7 +112,15 @@ function parseReading(doc: ExtractedDocument): ParsedReport {
   // Above the patient block, high on the first page: the masthead (a lab's address reads like a result).
   const firstLabelled = Math.min(...[...labelled].filter((line) => line.page === 0).map((line) => line.y));
   const masthead = Number.isFinite(firstLabelled) ? Math.min(firstLabelled, (doc.pages[0]?.height ?? 0) * MASTHEAD_BAND) : 0;
-  const resultLines = all.filter((line) => !isRunning(line) && !labelled.has(line) && !side.has(line) && !(line.page === 0 && line.y < masthead));
+  // Between the patient block's labelled lines, above the first table's header: the block's own
+  // lines (`MRN: 69036849`, `CSN: 4906519431` under labels no field reads), no results; a panel's
+  // heading there (`Urinalysis` above a `Sample taken …` line) still names the table below it.
+  const firstHeader = all.find((line) => line.page === 0 && headerColumns(line) !== null);
+  const blockEnd = firstHeader ? Math.max(...[...labelled].filter((line) => line.page === 0 && line.y < firstHeader.y).map((line) => line.y)) : -Infinity;
+  const inPatientBlock = (line: Line) => line.page === 0 && line.y > firstLabelled && line.y < blockEnd && !isHeading(line);
+  const resultLines = all.filter(
+    (line) => !isRunning(line) && !labelled.has(line) && !side.has(line) && !(line.page === 0 && line.y < masthead) && !inPatientBlock(line),
+  );
   const results = parseResults(printsDecimalCommas(resultLines) ? resultLines.map(withDecimalPoints) : resultLines, doc.method === 'ocr');
   if (!results.length) throw new ReportParseFailure('invalid_input', 'No lab results were found in the file; it does not look like a lab report.');
   return { metadata, results };
@@ -158,6 +166,7 @@ function parseResults(lines: Line[], ocr: boolean): ParsedResult[] {
       for (const row of rows) results.push(toResult(row, line, panel, ocr));
       continue;
     }
+    if (INTERVALS_NOTE.test(line.text.trim())) continue;
     heading = isHeading(line) ? headingText(line) : null;
   }
   return results;

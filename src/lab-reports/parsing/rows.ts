@@ -196,11 +196,15 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
     rest = [{ text: words.slice(at).join(' '), role: null }];
   }
   name = cleanName(name);
+  if (INTERVALS_NOTE.test(name)) return null;
   // A date written out (`Dec 16, 2025 1:05 PM`, a value under a label no list knows) is no test and its year no value.
   if (!looksLikeName(name) || (MONTH_AND_DAY.test(name) && /^\d{4}\b/.test(rest[0]?.text ?? ''))) return null;
   const parts = classify(rest, ocr);
   return parts ? { name, ...parts } : null;
 }
+
+/** A note of which intervals a table uses (`Reference intervals for age 29 days-11 months, female`): no test, no panel's heading. */
+export const INTERVALS_NOTE = /^reference (intervals?|ranges?|values?)\b/i;
 
 /** A month and a day, as a date written out begins (`Dec 16,`, `May 15`). */
 const MONTH_AND_DAY = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?$/i;
