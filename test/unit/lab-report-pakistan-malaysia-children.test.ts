@@ -42,6 +42,26 @@ describe('a Malaysian identity card number', () => {
   });
 });
 
+it('reads `Nil` as a negative urine result', () => {
+  const parsed = parseReport(
+    textPage(
+      [[0, 'URINE ROUTINE EXAMINATION (R/E)']],
+      [
+        [0, 'Test'],
+        [150, 'Result'],
+        [220, 'Unit'],
+        [300, 'Normal Range'],
+      ],
+      [
+        [0, 'Sugar'],
+        [150, 'Nil'],
+        [300, 'Nil'],
+      ],
+    ),
+  );
+  expect(parsed.results.map((r) => [r.test_name, r.value, r.type, r.interpretation])).toEqual([['Sugar', 'Nil', 'boolean', 'normal']]);
+});
+
 it('reads a reporting time as the report’s date', () => {
   expect(metadataOf(line(40, [0, 'Reporting Time: 26-Sep-2025 04:09 PM'])).date_reported).toBe('2025-09-26');
 });

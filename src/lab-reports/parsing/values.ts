@@ -18,6 +18,8 @@ export function parseNumber(text: string): number | null {
  */
 const BOOLEAN = [
   'negative',
+  // `Nil`: none found, as South Asian labs print a negative urine test.
+  'nil',
   'positive',
   'neg',
   'pos',
