@@ -27,6 +27,17 @@ describe('a name with whose child or wife the patient is', () => {
   });
 });
 
+describe('a Malaysian hospital’s doctors', () => {
+  const printedInMalaysia = line(20, [0, 'Jalan Maarof, Bangsar, 59000 Kuala Lumpur, Malaysia']);
+  it.each([
+    ['Requesting Doctor: Dr. Siti Hajar Osman', 'Siti Hajar Osman'],
+    ["Requesting Doctor: DATO' DR AHMAD ZULKIFLI HASSAN", 'AHMAD ZULKIFLI HASSAN'],
+    ['Consultant: DR TEOH BOON LEONG', 'BOON LEONG TEOH'],
+  ])('reads `%s` with every given name, a Chinese name family name first', (printed, provider) => {
+    expect(metadataOf(printedInMalaysia, line(40, [0, printed])).ordering_provider).toBe(provider);
+  });
+});
+
 describe('a Malaysian identity card number', () => {
   it('gives the birth date and the sex (the last digit odd for men), with or without its dashes', () => {
     expect(readNationalId('mykad', '830311-14-7165', 2025)).toEqual({ dob: '1983-03-11', sex: 'male' });

@@ -9,7 +9,7 @@ export const SURNAME_FIRST = new Set(
     'tan lim lee ng ong wong goh chua chan koh teo ang yeo tay ho low toh sim chong chia seah foo lau leong yap quek soh heng ' +
     'chen wang li zhang liu yang huang zhao wu zhou xu sun zhu hu guo lin luo zheng liang cheung leung tsang ' +
     // Malaysia's and Singapore's Hokkien, Hakka and Teochew spellings.
-    'khoo chin cheah gan loh liew ooi teh yong kok ' +
+    'khoo chin cheah gan loh liew ooi teh teoh yong kok ' +
     // Hong Kong's Cantonese spellings.
     'chow kwok lo lam mak yip tse fung kwan poon yeung tsui siu hui pang tam fong kwong yuen chiu ' +
     'kim park choi jung kang cho yoon jang shin ' +

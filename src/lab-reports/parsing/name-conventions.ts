@@ -14,7 +14,8 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * Italy, `Nome` holds every given name and the registry's capitals put the surname first; in
  * Turkey, every word before the surname is a given name; in Greece, names in capitals come surname
  * first; in Mexico (a CURP), the two surnames may come first and two given names are one; in
- * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); labelled
+ * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
+ * word before the last is a given name (a Malay name has no surname); labelled
  * in Portuguese, the mother's surname before the father's; labelled in Spanish, two surnames at
  * the end; another bilingual report, an order not told (`unknown`); else middle names.
  */
@@ -28,6 +29,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(GREEK_LABELS, true)) return 'greece';
   if (printed(MEXICAN_LABELS)) return 'mexico';
   if (printed(IN_THAILAND)) return 'thailand';
+  if (printed(IN_MALAYSIA)) return 'malaysia';
   if (printed(PORTUGUESE_LABELS)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
@@ -63,5 +65,7 @@ const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?!
 const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
 /** Printed in Thailand: its address, its phone numbers' country code, or a Buddhist Era date's `B.E.`. */
 const IN_THAILAND = /\bThailand\b|\+66[-\s]\d|\bB\.E\./;
+/** Printed in Malaysia: its address or its phone numbers' country code. */
+const IN_MALAYSIA = /\b(?:Malaysia|Kuala Lumpur)\b|\+60[-\s]\d/;
 /** Printed in Korea: its address or its phone numbers' country code. */
 const IN_KOREA = /\b(?:Republic of Korea|South Korea|Korea)\b|\+82[-\s]\d/;

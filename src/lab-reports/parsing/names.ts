@@ -106,7 +106,19 @@ export function surname(text: string): string | null {
 }
 
 export type NameConvention =
-  'middle_names' | 'two_surnames' | 'unknown' | 'japan' | 'korea' | 'portuguese' | 'italy' | 'vietnam' | 'turkey' | 'greece' | 'mexico' | 'thailand';
+  | 'middle_names'
+  | 'two_surnames'
+  | 'unknown'
+  | 'japan'
+  | 'korea'
+  | 'portuguese'
+  | 'italy'
+  | 'vietnam'
+  | 'turkey'
+  | 'greece'
+  | 'mexico'
+  | 'thailand'
+  | 'malaysia';
 
 export interface ReadName {
   first: string | null;
@@ -240,13 +252,14 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   if (convention === 'thailand' && full.length >= 4 && /^na$/i.test(full[full.length - 2])) {
     return { first: cleanName(full[0]), last: cleanName(full.slice(-3).join(' ')), confidence: 0.9, reason: null };
   }
-  // Printed in Turkey, every word before the surname is a given name (`Burak Ali YILDIZ`, `Ayşe Nur Kaya`).
-  if (convention === 'turkey') {
+  // Printed in Turkey, every word before the surname is a given name (`Burak Ali YILDIZ`, `Ayşe Nur Kaya`);
+  // printed in Malaysia, a Malay name without its `bin` has no surname: its given names, then the father's (`Siti Hajar Osman`).
+  if (convention === 'turkey' || convention === 'malaysia') {
     return {
       first: cleanName(full.slice(0, -1).join(' ')),
       last: cleanName(full[full.length - 1]),
       confidence: 0.9,
-      reason: full.length > 2 ? 'given names of two words, as Turkish names have' : null,
+      reason: full.length > 2 ? `given names of two words, as ${convention === 'turkey' ? 'Turkish' : 'Malay'} names have` : null,
     };
   }
   // `OKONKWO Chukwuemeka Daniel`, `LEE Seo-yeon`: the one word in capitals among words that are

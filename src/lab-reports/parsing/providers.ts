@@ -32,11 +32,17 @@ export function providerName(printed: string, convention: NameConvention = 'midd
   const undotted = name.replace(/,\s*((?:\p{L}\.){2,})\s*$/u, (whole, letters: string) =>
     SUFFIX.test(letters.replace(/\./g, '')) ? `, ${letters.replace(/\./g, '')}` : whole,
   );
-  // (Printed in Vietnam or Korea, a doctor's name comes family name first as a patient's does; printed in
+  // (Printed in Vietnam or Korea, a doctor's name comes family name first as a patient's does, and in Malaysia a
+  // Malay one keeps every given name; printed in
   // Mexico, it ends in two surnames, and a compound given name is one.)
   const read = readName(
     undotted.replace(DEGREES_AFTER_COMMA, '').replace(SPECIALTY_AFTER_COMMA, ''),
-    convention === 'vietnam' || convention === 'korea' || convention === 'greece' || convention === 'mexico' || convention === 'two_surnames'
+    convention === 'vietnam' ||
+      convention === 'korea' ||
+      convention === 'malaysia' ||
+      convention === 'greece' ||
+      convention === 'mexico' ||
+      convention === 'two_surnames'
       ? convention
       : 'middle_names',
   );
