@@ -1,6 +1,7 @@
 import type { Cell, Line } from './layout';
 
-export type ColumnRole = 'name' | 'result' | 'flag' | 'units' | 'reference' | 'previous' | 'other';
+/** `collected`: each row's own collection time, no result (row-dates.ts reads the report's collection date from it). */
+export type ColumnRole = 'name' | 'result' | 'flag' | 'units' | 'reference' | 'previous' | 'collected' | 'other';
 
 export interface Column {
   role: ColumnRole;
@@ -29,8 +30,8 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
   ],
   [/^(previous|prior|last result|previous results?|prior results?|previous values?|last value|historical|previous \(.*\)|prior \(.*\))$/i, 'previous'],
   [/^(lab|site|code|method|comment|comments|notes|loinc)$/i, 'other'],
-  // A row's own collection time, as an emergency department's list prints it: no result (headerColumns says when it heads a column).
-  [COLLECTED_COLUMN, 'other'],
+  // A row's own collection time, as an emergency department's list prints it (headerColumns says when it heads a column).
+  [COLLECTED_COLUMN, 'collected'],
 ];
 
 /** The column a heading names (`Result`, `Units`, a bilingual `Résultat / Result`), if any. */
@@ -50,12 +51,6 @@ export function headerRole(text: string): ColumnRole | null {
     if (named.length === 1 || (named.length === 2 && named[0] === named[1])) return named[0];
   }
   return null;
-}
-
-/** A heading of each row's collection time (`Collected`, `Collected Date/Time`, `Coll Date/Time`). */
-export function collectedHeading(text: string): boolean {
-  const t = text.trim().replace(/[:.]$/, '');
-  return COLLECTED_COLUMN.test(t) || (/\//.test(t) && t.split(/\s*\/\s*/).some((half) => COLLECTED_COLUMN.test(half)));
 }
 
 /**

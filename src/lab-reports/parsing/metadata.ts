@@ -169,7 +169,10 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });
       else if (field === 'provider') provider(value, ocr);
       else if (field === 'provider_fallback') fallbackProviders.push({ value, ocr });
-      else if (nationalIdScheme(field)) nationalIds.push({ value, scheme: nationalIdScheme(field)!, ocr });
+      else {
+        const scheme = nationalIdScheme(field);
+        if (scheme) nationalIds.push({ value, scheme, ocr });
+      }
     }
     prose(line.text, lineOcr);
     salutation ??= SALUTATION.exec(line.text.trim())?.[1] ?? null;

@@ -1,4 +1,4 @@
-import { collectedHeading, type Column, columnOf, headerColumns } from './columns';
+import { type Column, columnOf, headerColumns } from './columns';
 import { parseDate } from './dates';
 import type { Line } from './layout';
 
@@ -14,8 +14,8 @@ export function rowsCollectionDate(lines: Line[]): { text: string; line: Line } 
   for (const line of lines) {
     const header = headerColumns(line);
     if (header) {
-      const heading = line.cells.find((cell) => collectedHeading(cell.text));
-      table = heading ? { columns: header, at: columnOf(heading, header) } : null;
+      const at = header.findIndex((column) => column.role === 'collected');
+      table = at >= 0 ? { columns: header, at } : null;
       continue;
     }
     if (!table) continue;

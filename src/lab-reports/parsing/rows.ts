@@ -74,7 +74,7 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
   let flag: string | null = null;
   let unclassified = 0;
   for (const part of parts) {
-    if (part.role === 'previous' || part.role === 'other') continue;
+    if (part.role === 'previous' || part.role === 'collected' || part.role === 'other') continue;
     if (part.role === 'reference' && !range) {
       const whole = parseRange(ocr ? repairDecimalColons(part.text) : part.text);
       if (whole) {
