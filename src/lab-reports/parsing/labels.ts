@@ -208,8 +208,10 @@ function fieldByWords(label: string, datedValue = false): Field | null {
   const dated = datedValue || plain.some((w) => DATE_WORDS.has(w));
   const rest = plain.filter((w) => !DATE_WORDS.has(w) && !SMALL_WORDS.has(w));
   if (!rest.length) return null;
+  /** A doctor's label (`Attending Nephrologist`, `Visit clinician`): ends in a doctor's word, names no lab staff. */
+  const doctor = plain.length <= 3 && PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w));
   // The doctor of a visit (`Visit clinician`, `Encounter provider`): a doctor, not a date.
-  if (!dated && plain.length <= 3 && PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w))) return 'provider';
+  if (!dated && doctor) return 'provider';
   if (rest.some((w) => OTHER_DATE_WORDS.test(w))) return dated || (rest.length <= 2 && OTHER_DATE_ALONE.test(rest[0])) ? 'other' : null;
   if (rest.every((w) => COLLECTED_WORDS.test(w)) && rest.some((w) => COLLECTED_CORE.test(w))) return 'collected';
   if (rest.every((w) => REPORTED_WORDS.test(w) || w === 'final')) {
@@ -220,7 +222,7 @@ function fieldByWords(label: string, datedValue = false): Field | null {
   if (plain.length === 2 && plain[1] === 'by' && ASKED_BY.test(plain[0])) return 'provider';
   // `Ref. By Dr.`: the title the value begins with printed in the label as well.
   if (plain.length === 3 && plain[1] === 'by' && ASKED_BY.test(plain[0]) && /^(dr|doctor)$/.test(plain[2])) return 'provider';
-  if (PROVIDER_HEAD.test(plain[plain.length - 1]) && !plain.some((w) => NOT_PROVIDER.test(w)) && plain.length <= 3) return 'provider';
+  if (doctor) return 'provider';
   if (
     plain.some((w) => SPECIMEN_WORDS.test(w)) &&
     plain.every((w) => SPECIMEN_WORDS.test(w) || NUMBER_WORDS.test(w)) &&
