@@ -3,8 +3,8 @@
  * kind and per split — the layout families the metadata rules were written against ("tuned"), the
  * families held out from them (`HELD_OUT`, families.ts), those added after the rules were frozen
  * (`UNSEEN`) and those written by another author without reading the rules (`INDEPENDENT`,
- * families-heldout.ts; the second to eighteenth such sets, `INDEPENDENT2` to `INDEPENDENT18`,
- * families-independent2.ts to -14.ts, each apart) —
+ * families-heldout.ts; the later sets, `INDEPENDENT_SET_IDS`,
+ * families-independent.ts, each apart) —
  * results recall and precision; value, unit, range, flag (interpretation) and LOINC top-1
  * accuracy over the true rows; each metadata field; CPU and wall seconds per page. CPU time is
  * the process's (OCR worker threads included), so it reads as "seconds of one core".
@@ -15,35 +15,38 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { closeOcr, configureOcr, detectReportFileKind, extractReport, matchReport, parseReport } from '../../src/lab-reports/parsing';
-import {
-  DEFAULT_SEED,
-  FAMILIES,
-  HELD_OUT,
-  INDEPENDENT,
-  INDEPENDENT2,
-  INDEPENDENT3,
-  INDEPENDENT4,
-  INDEPENDENT5,
-  INDEPENDENT6,
-  INDEPENDENT7,
-  INDEPENDENT8,
-  INDEPENDENT9,
-  INDEPENDENT10,
-  INDEPENDENT11,
-  INDEPENDENT12,
-  INDEPENDENT13,
-  INDEPENDENT14,
-  INDEPENDENT15,
-  INDEPENDENT16,
-  INDEPENDENT17,
-  INDEPENDENT18,
-  labReportCorpus,
-  UNSEEN,
-  type CorpusKind,
-} from '../../test/fixtures/lab-reports/corpus';
+import { DEFAULT_SEED, FAMILIES, HELD_OUT, INDEPENDENT_SET_IDS, labReportCorpus, UNSEEN, type CorpusKind } from '../../test/fixtures/lab-reports/corpus';
 import { scoreReport, type Score } from '../../test/fixtures/lab-reports/evaluate';
 import { curatedLoincCatalogue } from '../../test/helpers/lab-report-catalogue';
 import { recordFigure } from '../lib/results';
+
+/** Set n's ordinal at index n - 1, as the bench names it. */
+const ORDINALS = [
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
+  'twenty-first',
+  'twenty-second',
+  'twenty-third',
+  'twenty-fourth',
+];
 
 /** How a family's split is named in the per-family tables (`independent12` → ` (independent 12)`). */
 function splitName(name: string): string {
@@ -115,25 +118,9 @@ async function main(): Promise<void> {
   // Metadata per field, per kind and split, and per kind and layout family.
   const fieldsBySplit = new Map<string, FieldTally>();
   const fieldsByFamily = new Map<string, FieldTally>();
+  // Set 1 is `independent`, set n `independentn` (the sets are disjoint, so the order here is free).
   const splits: [readonly string[], string][] = [
-    [INDEPENDENT7, 'independent7'],
-    [INDEPENDENT8, 'independent8'],
-    [INDEPENDENT9, 'independent9'],
-    [INDEPENDENT10, 'independent10'],
-    [INDEPENDENT11, 'independent11'],
-    [INDEPENDENT12, 'independent12'],
-    [INDEPENDENT13, 'independent13'],
-    [INDEPENDENT14, 'independent14'],
-    [INDEPENDENT15, 'independent15'],
-    [INDEPENDENT16, 'independent16'],
-    [INDEPENDENT17, 'independent17'],
-    [INDEPENDENT18, 'independent18'],
-    [INDEPENDENT6, 'independent6'],
-    [INDEPENDENT5, 'independent5'],
-    [INDEPENDENT4, 'independent4'],
-    [INDEPENDENT3, 'independent3'],
-    [INDEPENDENT2, 'independent2'],
-    [INDEPENDENT, 'independent'],
+    ...INDEPENDENT_SET_IDS.map((ids, i): [readonly string[], string] => [ids, i === 0 ? 'independent' : `independent${i + 1}`]),
     [UNSEEN, 'unseen'],
     [HELD_OUT, 'held-out'],
   ];
@@ -228,34 +215,15 @@ async function main(): Promise<void> {
     });
   console.log(`held-out families (the metadata rules were not written against them): ${HELD_OUT.map((id) => `${letter(id)} ${id}`).join(', ')}`);
   console.log(`unseen families (added after every rule and setting was frozen): ${UNSEEN.map((id) => `${letter(id)} ${id}`).join(', ')}`);
+  const [first, second, third, fourth] = INDEPENDENT_SET_IDS;
+  console.log(`independent families (another author, rules not read): ${first.map((id) => `${letter(id)} ${id}`).join(', ')}`);
+  console.log(`independent families, second set (rules and R-T's tuning not read): ${second.map((id) => `${letter(id)} ${id}`).join(', ')}`);
+  console.log(`independent families, third set (parser, its tests and R-W's bench output not read): ${third.map((id) => `${letter(id)} ${id}`).join(', ')}`);
   console.log(
-    `independent families (another author, rules not read): ${INDEPENDENT.filter((id) => split(id) === 'independent')
-      .map((id) => `${letter(id)} ${id}`)
-      .join(', ')}`,
+    `independent families, fourth set (parser, its tests, its docs and R-Z's bench output not read): ${fourth.map((id) => `${letter(id)} ${id}`).join(', ')}`,
   );
-  console.log(`independent families, second set (rules and R-T's tuning not read): ${INDEPENDENT2.map((id) => `${letter(id)} ${id}`).join(', ')}`);
-  console.log(
-    `independent families, third set (parser, its tests and R-W's bench output not read): ${INDEPENDENT3.map((id) => `${letter(id)} ${id}`).join(', ')}`,
-  );
-  console.log(
-    `independent families, fourth set (parser, its tests, its docs and R-Z's bench output not read): ${INDEPENDENT4.map((id) => `${letter(id)} ${id}`).join(', ')}`,
-  );
-  const blindSets: [readonly string[], string][] = [
-    [INDEPENDENT5, 'fifth'],
-    [INDEPENDENT6, 'sixth'],
-    [INDEPENDENT7, 'seventh'],
-    [INDEPENDENT8, 'eighth'],
-    [INDEPENDENT9, 'ninth'],
-    [INDEPENDENT10, 'tenth'],
-    [INDEPENDENT11, 'eleventh'],
-    [INDEPENDENT12, 'twelfth'],
-    [INDEPENDENT13, 'thirteenth'],
-    [INDEPENDENT14, 'fourteenth'],
-    [INDEPENDENT15, 'fifteenth'],
-    [INDEPENDENT16, 'sixteenth'],
-    [INDEPENDENT17, 'seventeenth'],
-    [INDEPENDENT18, 'eighteenth'],
-  ];
+  // From the fifth set on, each author was blind to the parser, its tests, its docs and all bench output.
+  const blindSets = INDEPENDENT_SET_IDS.slice(4).map((ids, i): [readonly string[], string] => [ids, ORDINALS[i + 4]]);
   for (const [ids, ordinal] of blindSets) {
     console.log(
       `independent families, ${ordinal} set (parser, its tests, its docs and all bench output not read): ${ids.map((id) => `${letter(id)} ${id}`).join(', ')}`,
