@@ -2,13 +2,13 @@ import { ReportParseFailure, MAX_REPORT_PAGES } from './failure';
 import { prepareImage, withRegionBlanked, type PreparedImage, type RawImage } from './image-prep';
 import { detectLanguage } from './language';
 import { pageLines } from './layout';
-import { ocrPage } from './ocr';
+import { ocrPage, type OcrModel } from './ocr';
 import { UNSPLIT_SURNAME } from './names';
 import { parseReport } from './parse';
 import { scannedPageImage } from './pdf-scan';
 import { openPdf, pdfTextPages, renderPdfPages } from './pdf-text';
 import { sideColumnOf } from './side-columns';
-import type { ExtractedDocument, ExtractedPage, ReportFileKind } from './types';
+import type { ExtractedDocument, ExtractedPage, ExtractedWord, ReportFileKind } from './types';
 
 /** Resolution pages of a PDF without a text layer are rendered at for OCR. */
 const RENDER_DPI = 300;
@@ -16,6 +16,12 @@ const RENDER_DPI = 300;
 export const MIN_OCR_CONFIDENCE = 0.6;
 /** A page with fewer lettered words than this in its text layer is treated as a scan. */
 const MIN_TEXT_WORDS_PER_PAGE = 8;
+/**
+ * Letters the English model does not know (a Greek laboratory's labels and test names) come out of
+ * it as Latin words it is unsure of: when at least this share of a page's words of three letters or
+ * more is read below 50% confidence, the page is read again with the Greek model added (ocr.ts).
+ */
+const OTHER_SCRIPT_UNSURE_SHARE = 0.3;
 
 /** Words with positions from a PDF's text layer, or by OCR for images and scanned PDFs. */
 export async function extractReport(bytes: Uint8Array, kind: ReportFileKind): Promise<ExtractedDocument> {
@@ -23,8 +29,8 @@ export async function extractReport(bytes: Uint8Array, kind: ReportFileKind): Pr
   const words = pages.flatMap((page) => page.words);
   let ocrConfidence: number | null = null;
   if (method === 'ocr') {
-    const scored = words.filter((w) => w.confidence !== null && /[\p{L}\p{N}]/u.test(w.text));
-    ocrConfidence = scored.length ? scored.reduce((sum, w) => sum + (w.confidence ?? 0), 0) / scored.length : 0;
+    const scored = scoredWords(words);
+    ocrConfidence = meanConfidence(scored);
     if (scored.length < 10 || ocrConfidence < MIN_OCR_CONFIDENCE) {
       throw new ReportParseFailure('low_quality', `The text could not be read reliably (OCR confidence ${Math.round(ocrConfidence * 100)}%).`);
     }
@@ -77,18 +83,42 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
 async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: boolean }): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
   const photo = image.steps.skewDegrees === null;
-  const read = await ocrPage(image.image, image, { rotateAuto: photo });
-  const page = (!photo && (await byColumns(image, read))) || read;
+  const { read, model } = await firstReading(image, photo);
+  const page = (!photo && (await byColumns(image, read, { model }))) || read;
   if (!options.firstPage) return page;
   // A photo's sidebar, read as one block with the table, loses labels even where the patient is read.
   const photoSidebar = photo && sideColumnOf(pageLines(page, 0), { byLayout: true }) !== null;
   if (!photoSidebar && !patientUnread(page)) return page;
   const other = await prepareImage(bytes, photo ? { flatten: true } : { withoutRules: true });
   if (photo && !other.steps.flattened) return page;
-  const otherRead = await ocrPage(other.image, other);
+  const otherRead = await ocrPage(other.image, other, { model });
   // A flattened photo showing a side column, its labels garbled as one block with the table: read by columns too.
-  const { width, height, words } = (photo && (await byColumns(other, otherRead, { byLayout: true }))) || otherRead;
+  const { width, height, words } = (photo && (await byColumns(other, otherRead, { byLayout: true, model }))) || otherRead;
   return { ...page, alternative: { width, height, words } };
+}
+
+/**
+ * The page read with the English model; when that reading shows letters of another script
+ * (OTHER_SCRIPT_UNSURE_SHARE), read again with the Greek model added, and the reading with the
+ * higher mean confidence kept, with its model for the page's further readings.
+ */
+async function firstReading(image: PreparedImage, rotateAuto: boolean): Promise<{ read: ExtractedPage; model: OcrModel }> {
+  const english = await ocrPage(image.image, image, { rotateAuto });
+  const lettered = english.words.filter((w) => w.confidence !== null && /\p{L}{3}/u.test(w.text));
+  const unsure = lettered.filter((w) => (w.confidence ?? 0) < 0.5).length;
+  if (lettered.length === 0 || unsure / lettered.length < OTHER_SCRIPT_UNSURE_SHARE) return { read: english, model: 'eng' };
+  const withGreek = await ocrPage(image.image, image, { rotateAuto, model: 'eng+ell' });
+  const surer = meanConfidence(scoredWords(withGreek.words)) > meanConfidence(scoredWords(english.words));
+  return surer ? { read: withGreek, model: 'eng+ell' } : { read: english, model: 'eng' };
+}
+
+/** The words an OCR confidence is taken over: those with a letter or digit and a confidence. */
+function scoredWords(words: ExtractedWord[]): ExtractedWord[] {
+  return words.filter((w) => w.confidence !== null && /[\p{L}\p{N}]/u.test(w.text));
+}
+
+function meanConfidence(words: ExtractedWord[]): number {
+  return words.length ? words.reduce((sum, w) => sum + (w.confidence ?? 0), 0) / words.length : 0;
 }
 
 /**
@@ -98,7 +128,7 @@ async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: bool
  * they print at different heights, and cells of both were lost or garbled. (Reading the rest as
  * rectangles instead lost a masthead: tesseract misread large text in a strip of its own height.)
  */
-async function byColumns(image: PreparedImage, page: ExtractedPage, options: { byLayout?: boolean } = {}): Promise<ExtractedPage | null> {
+async function byColumns(image: PreparedImage, page: ExtractedPage, options: { byLayout?: boolean; model?: OcrModel } = {}): Promise<ExtractedPage | null> {
   const side = sideColumnOf(pageLines(page, 0), options);
   if (!side) return null;
   const top = Math.max(0, Math.round(side.top));
@@ -109,8 +139,8 @@ async function byColumns(image: PreparedImage, page: ExtractedPage, options: { b
   if (region.width <= 0 || region.height <= 0) return null;
   const rest = withRegionBlanked(image.image, region);
   if (!rest) return null;
-  const band = await ocrPage(image.image, image, { rectangle: region });
-  const others = await ocrPage(rest, image);
+  const band = await ocrPage(image.image, image, { rectangle: region, model: options.model });
+  const others = await ocrPage(rest, image, { model: options.model });
   return { width: image.width, height: image.height, words: [...band.words, ...others.words] };
 }
 
