@@ -69,6 +69,12 @@ export function headerColumns(line: Line): Column[] | null {
     if (!split) return null;
     columns.push(...split);
   }
+  // One heading set in two cells by a wide gap (`Ref.` `range` in Courier) is one column, so a
+  // value spanning both stays whole. Two result columns side by side are a value's two columns.
+  for (let i = columns.length - 1; i > 0; i -= 1) {
+    const [before, column] = [columns[i - 1], columns[i]];
+    if (column.role === before.role && !['result', 'other'].includes(column.role)) columns.splice(i - 1, 2, { ...before, x1: column.x1 });
+  }
   // `Normal` and `Abnormal` side by side are a value's two columns (in range, out of range), not a flag column.
   const texts = line.cells.map((cell) => cell.text.trim().toLowerCase());
   if (texts.includes('normal') && texts.includes('abnormal')) {

@@ -41,6 +41,15 @@ export function metadataCellKind(text: string): 'label' | 'labelled' | null {
   return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
 }
 
+/**
+ * A value cell under a label that reads as a label itself: the two lines are rows of labels, not
+ * labels over values. A status is a value (`Final` under `Report Status`, though `Final` alone
+ * labels a report's date elsewhere).
+ */
+function readsAsLabel(value: string, label: string): boolean {
+  return metadataCellKind(value) !== null && !/\bstatus$/i.test(label.trim());
+}
+
 export const DATE_FIELDS: (Field | null)[] = ['dob', 'collected', 'reported'];
 export const hasDate = (text: string) => (parseDate(text, 'month_first') ?? parseDate(text, 'day_first')) !== null;
 
@@ -190,7 +199,8 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   }
   // A row of bare labels with the values printed under them (headings over labelled lines are none: `PATIENT   PARENT / GUARDIAN` over `Name: …`).
   if (next && labels.filter((l) => l !== null).length >= 2 && labels.every((l) => l !== null)) {
-    if (next.cells.some((c) => metadataCellKind(c.text) !== null)) return [];
+    const over = (value: Cell) => line.cells.find((cell) => value.x0 < cell.x1 + 4 && cell.x0 < value.x1 + 4)?.text ?? '';
+    if (next.cells.some((c) => readsAsLabel(c.text, over(c)))) return [];
     line.cells.forEach((cell, i) => {
       const below = next.cells.find((c) => c.x0 < cell.x1 + 4 && cell.x0 < c.x1 + 4);
       if (below) pairs.push({ field: labels[i] as Field, value: below.text.trim(), below: true, confidence: cellConfidence(below) });
@@ -265,7 +275,7 @@ export function labelRow(line: Line, next: Line): { field: Field | null; value: 
   });
   if (columns.some(({ value, label, text }) => !label.length || Math.abs(label[0].x0 - value.x0) > tolerance || /\d/.test(text) || text.includes(':')))
     return null;
-  if (columns.some((c) => metadataCellKind(c.value.text) !== null)) return null;
+  if (columns.some((c) => readsAsLabel(c.value.text, c.text))) return null;
   return columns.map((column) => ({ field: labelField(column.text), value: column.value }));
 }
 

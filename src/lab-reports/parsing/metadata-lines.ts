@@ -58,9 +58,10 @@ export function metadataLines(lines: Line[]): Set<Line> {
   const context = lineContext(lines);
   lines.forEach((line, i) => {
     const next = lines[i + 1];
-    // An address label alone over its value, or a row of labels of fields not read over a row of
-    // their values (`Client | Application No. | Client No. | Agent`): both lines are metadata.
-    if (next && ((line.cells.length === 1 && ADDRESS_LABEL.test(line.text.trim())) || labelsOverValues(line, next))) {
+    // An address or copy-to label alone over its value, or a row of labels of fields not read over a
+    // row of their values (`Client | Application No. | Client No. | Agent`): both lines are metadata.
+    const lone = line.cells.length === 1 && (ADDRESS_LABEL.test(line.text.trim()) || COPY_TO_LABEL.test(line.text.trim()));
+    if (next && (lone || labelsOverValues(line, next))) {
       found.add(line).add(next);
       return;
     }
@@ -81,6 +82,8 @@ const FILING_NOTE = /^(filed|reviewed|actioned|seen and filed)( and \w+)? by\b/i
  * Μαρούσι`): metadata, though no field is read from it, and never a result (its numbers are no value).
  */
 const ADDRESS_LABEL = /^(?:[^/]+\/\s*)?(?:home |patient's |patient )?address\s*:?$/i;
+/** The doctors a copy of the report goes to (`cc`, `Copy to:`), named on the line below: not the orderer, and no result. */
+const COPY_TO_LABEL = /^(cc|c\.c\.|copy to|copies to)\s*:?$/i;
 /** A line of a US address (`Austin, TX 78746`, `910 W 29th St, Apt 214`): a letter's addressee, no result. */
 const US_ADDRESS =
   /^([\p{L} .'-]+, [A-Z]{2} \d{5}(-\d{4})?|\d+ [\p{L}0-9 .'-]+ (St|Street|Ave|Avenue|Rd|Road|Blvd|Dr|Drive|Ln|Lane|Way|Ct|Court|Pl|Place|Pkwy|Hwy)\.?(,? (Apt|Suite|Unit|Ste|#)\.? ?\w+| #\w+)?)$/u;

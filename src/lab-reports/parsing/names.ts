@@ -36,9 +36,11 @@ const MILITARY_RANK =
 /**
  * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
  * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`), and the Māori `Te`
- * (`Te Whata`, `Te Rangi`).
+ * (`Te Whata`, `Te Rangi`), and the Arabic ones as Egypt spells them in Latin letters (`El Sayed`,
+ * `Abdel Aziz`, `Abou El Ela`).
  */
-const PARTICLE_WORDS = 'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|ter|ten|ó|ní|nic|mac|mhic|uí|te';
+const PARTICLE_WORDS =
+  'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|el|abdel|abd|abou|abu|ter|ten|ó|ní|nic|mac|mhic|uí|te';
 const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
 
 function words(text: string): string[] {
@@ -320,6 +322,11 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // `Ana Paula Gomes Rodrigues`: a Brazilian given name of two words before the surnames.
   const compound = convention === 'portuguese' && start > 2 ? brazilianCompoundGiven(full) : null;
   if (compound) return { first: cleanName(compound), last: cleanName(full.slice(start).join(' ')), confidence: 0.9, reason: null };
+  const arabic = arabicGivenWords(full);
+  if (arabic > 1 && arabic <= start) {
+    const reason = arabic === start ? null : 'middle words taken as middle names';
+    return { first: cleanName(full.slice(0, arabic).join(' ')), last: cleanName(full.slice(start).join(' ')), confidence: 0.85, reason };
+  }
   const confidence = start === 1 ? 0.95 : 0.8;
   return {
     first: cleanName(full[0]),
@@ -349,6 +356,20 @@ function familyNameFirst(full: string[], reason = 'family name first, as printed
   while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
   const first = allGiven ? full.slice(given).join(' ') : full[given];
   return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason };
+}
+
+/**
+ * How many words an Arabic given name takes: `Abd`, `Abdel`, `Abdul` ("servant of") never stand
+ * alone, nor do `Abu` / `Abou` ("father of") before an article: with the name they join, and the
+ * article between, they are one given name (`Abdel Rahman`, `Abd El Rahman`, `Abou El Ela`). 1 for
+ * any other name.
+ */
+function arabicGivenWords(full: string[]): number {
+  const [head, next] = full.map((w) => w.toLowerCase());
+  const article = (w: string | undefined) => w === 'el' || w === 'al';
+  if (/^(abd|abdel|abdul)$/.test(head ?? '')) return article(next) ? 3 : 2;
+  if (/^(abu|abou)$/.test(head ?? '') && article(next)) return 3;
+  return 1;
 }
 
 /** A name in brackets after initials and any particles filed after them (`C.A. (KEES)`, `J.J.J. DE (JOOST)`), then the rest of the value. */

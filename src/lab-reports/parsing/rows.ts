@@ -60,10 +60,10 @@ function cleanName(text: string): string {
     .trim();
 }
 
-/** A test name starts with a letter (or a digit then letters: `25-Hydroxy`), and is not a sentence. */
+/** A test name starts with a letter (or a digit then letters: `25-Hydroxy`, `25 (OH) Vitamin D`), and is not a sentence. */
 function looksLikeName(text: string): boolean {
   const t = text.trim();
-  return /^[\p{L}(%]|^\d+[-,]?\s?\p{L}/u.test(t) && /\p{L}/u.test(t) && t.length <= 60 && !t.includes(':');
+  return /^[\p{L}(%]|^\d+[-,]?\s?\(?\p{L}/u.test(t) && /\p{L}/u.test(t) && t.length <= 60 && !t.includes(':');
 }
 
 /** Classifies the tokens after the name: the first value, then flag, units, interval. */
@@ -125,6 +125,11 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
 
 /** A row under a table header: cells placed in columns by their positions. */
 export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): RowParts | null {
+  // A note under a row, one cell across the columns and a sentence (`eGFR by CKD-EPI 2021
+  // (race-free). Repeat within 3 months if < 60.`): many words and a full stop at its end.
+  const [only] = line.cells;
+  const across = line.cells.length === 1 && columns.filter((c) => Math.min(only.x1, c.x1) - Math.max(only.x0, c.x0) > 0).length > 1;
+  if (across && only.text.trim().split(/\s+/).length >= 6 && /[\p{L}\d]\)?\.$/u.test(only.text.trim())) return null;
   const placed: { text: string; role: ColumnRole; x: number }[] = [];
   for (const cell of line.cells) {
     const spanned = columns.filter((c) => Math.min(cell.x1, c.x1) - Math.max(cell.x0, c.x0) > 0);
@@ -189,9 +194,10 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
       (w, i) => i > 0 && !/^\(.*\)$/.test(w) && parseValue(ocr ? repairOcrNumber(w) : w) !== null && !/^\d+-?$/.test(words[i - 1] ?? ''),
     );
     if (at < 1) return null;
-    // A sentence under a row (`eGFR calculated by the CKD-EPI 2021 equation (race-free).`): many words
-    // before its number and a full stop at its end, where a row run together ends in its units, range or flag.
-    if (at >= 4 && /\p{L}\)?\.$/u.test(words.at(-1) ?? '')) return null;
+    // A sentence under a row (`eGFR calculated by the CKD-EPI 2021 equation (race-free).`, `… Repeat
+    // within 3 months if < 60.`): many words before its number and a full stop at its end, where a
+    // row run together ends in its units, range or flag.
+    if (at >= 4 && /[\p{L}\d]\)?\.$/u.test(words.at(-1) ?? '')) return null;
     name = words.slice(0, at).join(' ');
     rest = [{ text: words.slice(at).join(' '), role: null }];
   }

@@ -1,0 +1,131 @@
+import { parseReport } from '../../src/lab-reports/parsing';
+import { readName } from '../../src/lab-reports/parsing/names';
+import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
+
+/** Reports printed by a US veterans' medical center, an Egyptian laboratory chain and a British Columbia community laboratory (the nineteenth independent set). */
+
+const rowsOf = (...rows: [number, string][][]) =>
+  parseReport(textPage(...rows)).results.map((r) => [r.test_name, r.value, r.min_reference_range, r.max_reference_range]);
+
+it('reads a reference interval under a heading set in two cells (`Ref.` `range`, Courier’s wide gap), the interval spanning both', () => {
+  expect(
+    rowsOf(
+      [
+        [0, 'Test name'],
+        [150, 'Result'],
+        [220, 'units'],
+        [300, 'Ref.'],
+        [330, 'range'],
+      ],
+      [
+        [0, 'TSH'],
+        [150, '2.23'],
+        [220, 'uIU/mL'],
+        [305, '0.40 - 4.50'],
+      ],
+    ),
+  ).toEqual([['TSH', '2.23', 0.4, 4.5]]);
+});
+
+describe('an Egyptian laboratory’s report', () => {
+  it('reads its dates day first (accredited by EGAC, or a .eg web site)', () => {
+    for (const printed of ['Accredited by EGAC according to ISO 15189', 'www.zamaleklabs.com.eg']) {
+      expect(metadataOf(line(20, [0, printed]), line(40, [0, 'Sample Date: 06/05/2025 11:06 AM'])).date_collected).toBe('2025-05-06');
+    }
+  });
+
+  it.each([
+    ['Mr. Ahmed Mohamed Abdel Aziz', 'Ahmed', 'Abdel Aziz'],
+    ['Mrs. Mona Mahmoud El Sayed', 'Mona', 'El Sayed'],
+    ['Abd El Rahman Mostafa Kamel', 'Abd El Rahman', 'Kamel'],
+    ['Abdel Moneim Fathy El Sayed', 'Abdel Moneim', 'El Sayed'],
+    ['HANY SAID HEGAZY', 'HANY', 'HEGAZY'],
+  ])('reads `%s` with the particles of its family name and a given name of `Abd`, `Abdel` joined to the name after it', (printed, first, last) => {
+    expect(readName(printed)).toMatchObject({ first, last });
+  });
+
+  it('names the referring doctor with the particle of the family name', () => {
+    expect(metadataOf(line(40, [0, 'Ref. By: Prof. Dr. Magdy Abdel Hamid'])).ordering_provider).toBe('Magdy Abdel Hamid');
+  });
+
+  it('reads `25 (OH) Vitamin D` as a test name', () => {
+    expect(
+      rowsOf(
+        [
+          [0, 'Investigation'],
+          [150, 'Result'],
+          [220, 'Units'],
+          [300, 'Normal Range'],
+        ],
+        [
+          [0, '25 (OH) Vitamin D'],
+          [150, '55'],
+          [220, 'ng/mL'],
+          [300, '30 - 100'],
+        ],
+      ),
+    ).toEqual([['25 (OH) Vitamin D', '55', 30, 100]]);
+  });
+});
+
+describe('a British Columbia community laboratory’s report', () => {
+  const table: [number, string][][] = [
+    [
+      [0, 'Test Description'],
+      [150, 'Result'],
+      [220, 'Units'],
+      [300, 'Reference Interval'],
+    ],
+    [
+      [0, 'eGFR'],
+      [150, '115'],
+      [220, 'mL/min/1.73m2'],
+      [300, '> 60'],
+    ],
+  ];
+
+  it('reads a row of labels over their values where a value is a report status (`Final`, itself a date’s label elsewhere)', () => {
+    const { metadata } = parseReport(
+      textPage(
+        [
+          [0, 'Name'],
+          [150, 'PHN'],
+          [300, 'Birth Date'],
+        ],
+        [
+          [0, 'MOHAMMADI, Arash'],
+          [150, '9806 907 043'],
+          [300, '1978-Aug-09'],
+        ],
+        [
+          [0, 'Gender'],
+          [150, 'Accession #'],
+          [300, 'Report Status'],
+        ],
+        [
+          [0, 'M'],
+          [150, '25-156-01020'],
+          [300, 'Final'],
+        ],
+        ...table,
+      ),
+    );
+    expect(metadata).toMatchObject({ gender: 'male', specimen_number: '25-156-01020' });
+  });
+
+  it('reads no row from the doctors a copy goes to, nor from a note across the columns', () => {
+    expect(
+      rowsOf(
+        [
+          [0, 'Name: MOHAMMADI, Arash'],
+          [300, 'PHN: 9806 907 043'],
+        ],
+        [[0, 'Ordering Physician: Thorvaldson, Megan MD MSP# 30572']],
+        [[0, 'cc']],
+        [[0, 'Nguyen, Sarah MD MSP# 27481; Tehrani, Amir MD MSP# 29915']],
+        ...table,
+        [[0, 'eGFR by CKD-EPI 2021 (race-free). Repeat within 3 months if < 60.']],
+      ),
+    ).toEqual([['eGFR', '115', 60, null]]);
+  });
+});
