@@ -669,6 +669,8 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
       patient_first_name: 'VASILEIOS',
       patient_last_name: 'PAPADAKIS',
     });
+    // OCR's reading of Greek capitals whose every letter looks Latin (`ΒΑΣΙΛΕΙΟΣ` as `BAZIAEIOZ`).
+    expect(metadataOf('Akropolis', 'Επώνυμο / Surname:   ΠΑΠΑΔΑΚΗΣ / PAPADAKIS', 'Όνομα / Name:   BAZIAEIOZ / VASILEIOS').patient_first_name).toBe('VASILEIOS');
     expect(metadataOf('Akropolis', 'Ονοματεπώνυμο / Full name:   ΑΝΤΩΝΙΟΥ ΑΙΚΑΤΕΡΙΝΗ / ANTONIOU AIKATERINI')).toMatchObject({
       patient_first_name: 'AIKATERINI',
       patient_last_name: 'ANTONIOU',

@@ -43,7 +43,10 @@ const GREEK_LABELS = /(^|[^\p{L}])(επωνυμο|ονοματεπωνυμο|π�
 const MEXICAN_LABELS = /\bCURP\b/;
 /**
  * A value printed in two scripts, parted by a slash (`ΠΑΠΑΔΑΚΗΣ / PAPADAKIS`, `Θήλυ / Female`): its
- * Latin half, as a passport and the user's demographics spell it; any other value as printed.
+ * Latin half, as a passport and the user's demographics spell it; any other value as printed. OCR
+ * reads Greek capitals whose every letter has a Latin look-alike as Latin ones (`BAZIAEIOZ /
+ * VASILEIOS` for `ΒΑΣΙΛΕΙΟΣ / VASILEIOS`): of two Latin halves, one all of such capitals beside one
+ * with letters Greek has no look-alike of is read as the Greek half.
  */
 export function inLatinLetters(value: string): string {
   const halves = value.split(/\s+\/\s+/);
@@ -52,6 +55,10 @@ export function inLatinLetters(value: string): string {
   const other = (text: string) => /\p{L}/u.test(text) && !/\p{Script=Latin}/u.test(text);
   if (latin(halves[1]) && other(halves[0])) return halves[1];
   if (latin(halves[0]) && other(halves[1])) return halves[0];
+  const lookalike = (text: string) => /^[ABEZHIKMNOPTYX\s.'-]{3,}$/.test(text.trim());
+  const plainLatin = (text: string) => latin(text) && !lookalike(text) && /\p{L}{3}/u.test(text);
+  if (lookalike(halves[0]) && plainLatin(halves[1])) return halves[1];
+  if (lookalike(halves[1]) && plainLatin(halves[0])) return halves[0];
   return value;
 }
 
