@@ -1,5 +1,6 @@
 import { parseReport } from '../../src/lab-reports/parsing';
 import { readName } from '../../src/lab-reports/parsing/names';
+import { curatedLoincCatalogue, parsedResult, topLoincCode } from '../helpers/lab-report-catalogue';
 import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
 /** Reports printed by a US veterans' medical center, an Egyptian laboratory chain and a British Columbia community laboratory (the nineteenth independent set). */
@@ -27,6 +28,10 @@ it('reads a reference interval under a heading set in two cells (`Ref.` `range`,
   ).toEqual([['TSH', '2.23', 0.4, 4.5]]);
 });
 
+it('reads the specimen’s number under VistA’s `Specimen UID`', () => {
+  expect(metadataOf(line(40, [0, 'Specimen: SERUM.'], [200, 'Specimen UID: 3825263580'])).specimen_number).toBe('3825263580');
+});
+
 describe('an Egyptian laboratory’s report', () => {
   it('reads its dates day first (accredited by EGAC, or a .eg web site)', () => {
     for (const printed of ['Accredited by EGAC according to ISO 15189', 'www.zamaleklabs.com.eg']) {
@@ -46,6 +51,40 @@ describe('an Egyptian laboratory’s report', () => {
 
   it('names the referring doctor with the particle of the family name', () => {
     expect(metadataOf(line(40, [0, 'Ref. By: Prof. Dr. Magdy Abdel Hamid'])).ordering_provider).toBe('Magdy Abdel Hamid');
+  });
+
+  it('reads no rows from the `Label: value` lines right under the patient block that no field reads', () => {
+    expect(
+      rowsOf(
+        [[0, "Patient's Name: Mohamed Osama Abdel Salam"]],
+        [
+          [0, 'Date of Birth: 04 Feb 1943'],
+          [250, 'Report Date: 06 Jul 2025 06:12 PM'],
+        ],
+        [[0, 'Mobile: 012 7596 7467']],
+        [[0, 'Patient Code: 856776']],
+        [
+          [0, 'Investigation'],
+          [150, 'Result'],
+          [220, 'Unit'],
+          [300, 'Ref. Range'],
+        ],
+        [
+          [0, 'SHBG'],
+          [150, '29'],
+          [220, 'nmol/L'],
+          [300, '10-50'],
+        ],
+      ),
+    ).toEqual([['SHBG', '29', 10, 50]]);
+  });
+
+  it('matches an abbreviation written with stops as one word (`M.C.H.C` is MCHC, not MCH)', () => {
+    const catalogue = curatedLoincCatalogue();
+    expect(topLoincCode(parsedResult('M.C.H.C', 'g/dL', '33.1'), catalogue)).toBe('786-4');
+    expect(topLoincCode(parsedResult('M.C.H', 'pg', '29.5'), catalogue)).toBe('785-6');
+    // As a text layer may space it.
+    expect(topLoincCode(parsedResult('M.P .V', 'fL', '10.8'), catalogue)).toBe('32623-1');
   });
 
   it('reads `25 (OH) Vitamin D` as a test name', () => {

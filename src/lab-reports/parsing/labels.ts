@@ -176,7 +176,8 @@ const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor|f
 const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|request|order|control|lab|barcode|tube|container|kit|episode)$/;
 /** Specimen words that alone name a number that is the specimen's only on some reports (LABELS, `specimen_fallback`). */
 const FALLBACK_SPECIMEN_WORDS = /^(acc|order|request|control)$/;
-const NUMBER_WORDS = /^(no|nr|number|num|#|id|ref|reference|code|accession|acc)$/;
+/** (`UID`: a unique identifier, as VistA numbers a specimen: `Specimen UID`.) */
+const NUMBER_WORDS = /^(no|nr|number|num|#|id|uid|ref|reference|code|accession|acc)$/;
 const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
 /** A compound name label (`Surname, first name`, `Last name / given names`): name words only. */
 const NAME_WORDS = /^(name|names|surname|first|last|given|family|forenames?|middle|patient|patient's|christian|and|&|cognome|nome|e)$/;

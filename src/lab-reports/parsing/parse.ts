@@ -5,6 +5,7 @@ import { ReportParseFailure } from './failure';
 import { interpret } from './interpret';
 import { nameKey } from './loinc/normalise';
 import { lineKey, pageLines, repeatedLines, type Line } from './layout';
+import { metadataShaped } from './label-pairs';
 import { parseMetadata } from './metadata';
 import { metadataLines } from './metadata-lines';
 import { separateSideColumns } from './side-columns';
@@ -117,7 +118,16 @@ function parseReading(doc: ExtractedDocument): ParsedReport {
   // heading there (`Urinalysis` above a `Sample taken …` line) still names the table below it.
   const firstHeader = all.find((line) => line.page === 0 && headerColumns(line) !== null);
   const blockEnd = firstHeader ? Math.max(...[...labelled].filter((line) => line.page === 0 && line.y < firstHeader.y).map((line) => line.y)) : -Infinity;
-  const inPatientBlock = (line: Line) => line.page === 0 && line.y > firstLabelled && line.y < blockEnd && !isHeading(line);
+  // The block runs on through the `Label: value` lines right under its last labelled one that no
+  // field reads (`Mobile: 012 7596 7467`, `Patient Code: 856776`), up to the first line that is not one.
+  const tail = new Set<Line>();
+  if (firstHeader) {
+    for (const line of all.filter((l) => l.page === 0 && l.y > blockEnd && l.y < firstHeader.y)) {
+      if (labelled.has(line) || !line.cells.every((cell) => metadataShaped(cell.text) && cell.text.includes(':'))) break;
+      tail.add(line);
+    }
+  }
+  const inPatientBlock = (line: Line) => tail.has(line) || (line.page === 0 && line.y > firstLabelled && line.y < blockEnd && !isHeading(line));
   const resultLines = all.filter(
     (line) => !isRunning(line) && !labelled.has(line) && !side.has(line) && !(line.page === 0 && line.y < masthead) && !inPatientBlock(line),
   );

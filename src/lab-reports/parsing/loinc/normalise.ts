@@ -46,6 +46,9 @@ const SYNONYMS: Record<string, string> = {
  */
 export function nameTokens(text: string): string[] {
   const base = text
+    // An abbreviation written with stops is one word (`M.C.H.C`, `T.I.B.C`, `M.P .V` as a text layer
+    // may space it): its letters apart, `M.C.H.C` read as MCH.
+    .replace(/(?<!\p{L})\p{L}(?:\s?\.\s?\p{L}(?!\p{L})){2,}\.?/gu, (abbreviation) => abbreviation.replace(/[\s.]/g, ''))
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
