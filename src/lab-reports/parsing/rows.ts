@@ -123,13 +123,16 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
   return { value, units, range, flag };
 }
 
+/** A sentence's full stop at the end of a line (`(race-free).`, `if < 60.`), where a row ends in its units, range or flag. */
+const SENTENCE_END = /[\p{L}\d]\)?\.$/u;
+
 /** A row under a table header: cells placed in columns by their positions. */
 export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): RowParts | null {
   // A note under a row, one cell across the columns and a sentence (`eGFR by CKD-EPI 2021
   // (race-free). Repeat within 3 months if < 60.`): many words and a full stop at its end.
   const [only] = line.cells;
   const across = line.cells.length === 1 && columns.filter((c) => Math.min(only.x1, c.x1) - Math.max(only.x0, c.x0) > 0).length > 1;
-  if (across && only.text.trim().split(/\s+/).length >= 6 && /[\p{L}\d]\)?\.$/u.test(only.text.trim())) return null;
+  if (across && only.text.trim().split(/\s+/).length >= 6 && SENTENCE_END.test(only.text.trim())) return null;
   const placed: { text: string; role: ColumnRole; x: number }[] = [];
   for (const cell of line.cells) {
     const spanned = columns.filter((c) => Math.min(cell.x1, c.x1) - Math.max(cell.x0, c.x0) > 0);
@@ -197,7 +200,7 @@ export function rowFromCells(line: Line, ocr: boolean): RowParts | null {
     // A sentence under a row (`eGFR calculated by the CKD-EPI 2021 equation (race-free).`, `… Repeat
     // within 3 months if < 60.`): many words before its number and a full stop at its end, where a
     // row run together ends in its units, range or flag.
-    if (at >= 4 && /[\p{L}\d]\)?\.$/u.test(words.at(-1) ?? '')) return null;
+    if (at >= 4 && SENTENCE_END.test(words.at(-1) ?? '')) return null;
     name = words.slice(0, at).join(' ');
     rest = [{ text: words.slice(at).join(' '), role: null }];
   }
