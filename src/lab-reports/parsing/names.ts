@@ -6,42 +6,7 @@
 
 import { brazilianCompoundGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
-
-/** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
-const DEGREES =
-  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|dgo|dch|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph';
-/** Generational suffixes and degrees printed after a name. */
-export const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
-/** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
-export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$`, 'i');
-/**
- * Honorifics printed before a name (`Mallam` and `Alhaji` in Northern Nigeria, `Lolo` in the
- * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
- * barrister's `Barr.` only with its stop, as Barr is also a surname. Italian `Dott.`, `Dott.ssa`,
- * `Sig.ra`, `Gent.ma`; Turkish `Uzm. Dr.`, `Doç. Dr.`, `Op. Dr.`, `Dr. Öğr. Üyesi`; Vietnamese
- * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop);
- * Greek `Δρ.`; Spanish `Q.F.B.` (a chemist).
- */
-const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
-
-/**
- * US military ranks and corps, in capitals, before or after a name (`LCDR Dana Whitcomb`, `HUGHES,
- * SARAH J MAJ MC`, `JEFFERSON, LUIS D (PFC, USA)`): no part of it. (In capitals only: `Major` and
- * `Col` are names too.)
- */
-const MILITARY_RANK =
-  /^(PVT|PV2|PFC|SPC|CPL|SGT|SSG|SFC|MSG|1SG|SGM|CSM|WO1|CW[2-5]|2LT|1LT|CPT|MAJ|LTC|COL|BG|MG|LTG|GEN|ENS|LTJG|LT|LCDR|CDR|CAPT|HM[1-3]|HMC|SSGT|TSGT|MSGT|MC|NC|DC|MSC|USA|USN|USAF|USMC)$/;
-
-/**
- * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`), and the Irish
- * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`), and the Māori `Te`
- * (`Te Whata`, `Te Rangi`), and the Arabic ones as Egypt spells them in Latin letters (`El Sayed`,
- * `Abdel Aziz`, `Abou El Ela`).
- */
-const PARTICLE_WORDS =
-  'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|el|abdel|abd|abou|abu|ter|ten|ó|ní|nic|mac|mhic|uí|te';
-const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
+import { HONORIFIC, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX } from './name-words';
 
 function words(text: string): string[] {
   return (

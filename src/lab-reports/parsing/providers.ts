@@ -1,4 +1,5 @@
-import { DEGREES_AFTER_COMMA, FAMILY_NAME_FIRST, type NameConvention, notNameWord, readName, SUFFIX } from './names';
+import { DEGREES_AFTER_COMMA, SUFFIX } from './name-words';
+import { FAMILY_NAME_FIRST, type NameConvention, notNameWord, readName } from './names';
 
 /** The ordering provider a report names, read from a doctor's label's value. Used by ./metadata.ts and ./headed-blocks.ts. */
 

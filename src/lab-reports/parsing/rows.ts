@@ -126,16 +126,21 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
 /** A sentence's full stop at the end of a line (`(race-free).`, `if < 60.`), where a row ends in its units, range or flag. */
 const SENTENCE_END = /[\p{L}\d]\)?\.$/u;
 
+/** The columns a cell overlaps. */
+function spannedColumns(cell: { x0: number; x1: number }, columns: Column[]): Column[] {
+  return columns.filter((c) => Math.min(cell.x1, c.x1) - Math.max(cell.x0, c.x0) > 0);
+}
+
 /** A row under a table header: cells placed in columns by their positions. */
 export function rowFromColumns(line: Line, columns: Column[], ocr: boolean): RowParts | null {
   // A note under a row, one cell across the columns and a sentence (`eGFR by CKD-EPI 2021
   // (race-free). Repeat within 3 months if < 60.`): many words and a full stop at its end.
   const [only] = line.cells;
-  const across = line.cells.length === 1 && columns.filter((c) => Math.min(only.x1, c.x1) - Math.max(only.x0, c.x0) > 0).length > 1;
+  const across = line.cells.length === 1 && spannedColumns(only, columns).length > 1;
   if (across && only.text.trim().split(/\s+/).length >= 6 && SENTENCE_END.test(only.text.trim())) return null;
   const placed: { text: string; role: ColumnRole; x: number }[] = [];
   for (const cell of line.cells) {
-    const spanned = columns.filter((c) => Math.min(cell.x1, c.x1) - Math.max(cell.x0, c.x0) > 0);
+    const spanned = spannedColumns(cell, columns);
     const index = columnOf(cell, columns);
     // A qualitative result of two words over the name column's edge (`Non Reactive`) is one value: placed whole.
     if (spanned.length > 1 && isQualitative(cell.text)) {
