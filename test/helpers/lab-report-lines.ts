@@ -27,6 +27,12 @@ export function line(y: number, ...pieces: [number, string][]): Line {
   return { page: 0, y, height: 9, cells, text: cells.map((c) => c.text).join('   '), confidence: 1 };
 }
 
+/** `line`, as OCR read it: each word with its confidence (0.9). */
+export function ocrLine(y: number, ...pieces: [number, string][]): Line {
+  const read = line(y, ...pieces);
+  return { ...read, confidence: 0.9, cells: read.cells.map((cell) => ({ ...cell, words: cell.words.map((w) => ({ ...w, confidence: 0.9 })) })) };
+}
+
 const masthead: Line = { page: 0, y: 10, height: 16, cells: [{ text: 'Harbor Lab', x0: 0, x1: 60, words: [] }], text: 'Harbor Lab', confidence: 1 };
 
 /** The metadata of a first page holding a lab's masthead and `lines`. */

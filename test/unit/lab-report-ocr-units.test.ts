@@ -1,4 +1,5 @@
-import { flagMeaning, isFlag, repairOcrUnit } from '../../src/lab-reports/parsing/values';
+import { repairOcrUnit, splitOcrUnit } from '../../src/lab-reports/parsing/ocr-units';
+import { flagMeaning, isFlag } from '../../src/lab-reports/parsing/values';
 
 describe('units read by OCR', () => {
   it('repairs a slash lost or read as a letter when one known unit is that close', () => {
@@ -29,6 +30,25 @@ describe('units read by OCR', () => {
     // A unit labs print is left as read (`pg/mL`, `ng/dL`), and so is one no µ would make known.
     expect(repairOcrUnit('pg/mL')).toBe('pg/mL');
     expect(repairOcrUnit('hours')).toBe('hours');
+  });
+
+  it("puts back Courier's narrow m read as n, and an I read as l, only where no nearer unit is known", () => {
+    expect(repairOcrUnit('ncg/dL')).toBe('mcg/dL');
+    expect(repairOcrUnit('pg/nL')).toBe('pg/mL');
+    expect(repairOcrUnit('IU nL')).toBe('IU/mL');
+    expect(repairOcrUnit('ul U nL.')).toBe('uIU/mL');
+    // Units labs print are kept as read, n and all (`nmol/L`, `ng/dL`), and so is a word no letter makes a unit.
+    for (const read of ['nmol/L', 'ng/dL', 'ng/L', 'min']) expect(repairOcrUnit(read)).toBe(read);
+  });
+
+  it('joins a unit OCR read as two or three words, when the first alone is no unit', () => {
+    expect(splitOcrUnit(['ng/', 'nl', '30-100'])).toBe('ng/ nl');
+    expect(splitOcrUnit(['ul', 'U', 'nL.'])).toBe('ul U nL.');
+    expect(repairOcrUnit(splitOcrUnit(['ng/', 'nl']))).toBe('ng/mL');
+    // A unit read whole, and a unit followed by a word that is not part of it, stay apart.
+    expect(splitOcrUnit(['mg/dL', 'H'])).toBeNull();
+    expect(splitOcrUnit(['ng/', 'fasting'])).toBeNull();
+    expect(splitOcrUnit(['IU', 'L'])).toBeNull();
   });
 });
 

@@ -1,7 +1,7 @@
 import { parseReport } from '../../src/lab-reports/parsing';
 import { readName } from '../../src/lab-reports/parsing/names';
 import { curatedLoincCatalogue, parsedResult, topLoincCode } from '../helpers/lab-report-catalogue';
-import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
+import { line, metadataOf, ocrLine, textPage } from '../helpers/lab-report-lines';
 
 /** Reports printed by a US veterans' medical center, an Egyptian laboratory chain and a British Columbia community laboratory (the nineteenth independent set). */
 
@@ -166,5 +166,42 @@ describe('a British Columbia community laboratory’s report', () => {
         [[0, 'eGFR by CKD-EPI 2021 (race-free). Repeat within 3 months if < 60.']],
       ),
     ).toEqual([['eGFR', '115', 60, null]]);
+  });
+});
+
+describe('the same reports read by OCR', () => {
+  it('reads a patient name OCR lost the comma of surname first, when the report prints its other names so (`Provider: YBARRA,ROBERTO`)', () => {
+    const patient = ocrLine(40, [0, 'PATIENT NAME: HOLLOMAN YOLANDA KAY'], [300, 'DOB: 04/02/1942']);
+    expect(metadataOf(patient, ocrLine(60, [0, 'Provider: YBARRA,ROBERTO']))).toMatchObject({ patient_first_name: 'YOLANDA', patient_last_name: 'HOLLOMAN' });
+    // Without such a name, three words in capitals are read given name first; from a text layer, as printed.
+    expect(metadataOf(patient, ocrLine(60, [0, 'Provider: Roberto Ybarra MD']))).toMatchObject({ patient_first_name: 'HOLLOMAN', patient_last_name: 'KAY' });
+    expect(metadataOf(line(40, [0, 'PATIENT NAME: HOLLOMAN YOLANDA KAY']), line(60, [0, 'Provider: YBARRA,ROBERTO']))).toMatchObject({
+      patient_first_name: 'HOLLOMAN',
+      patient_last_name: 'KAY',
+    });
+  });
+
+  it("reads labels OCR misread: a capital doubled (`PATTIENI'NAME`), Courier's m as n (`Specinen Collection Date/Tine`), a slash as a bracket (`Age [Gender`)", () => {
+    expect(
+      metadataOf(
+        ocrLine(40, [0, "PATTIENI'NAME: HOLLOMAN, YOLANDA"]),
+        ocrLine(60, [0, 'Specinen Collection Date/Tine: Sep 20, 2025@05:44']),
+        ocrLine(80, [0, 'Age [Gender'], [120, '53Year(s) /M']),
+      ),
+    ).toMatchObject({ patient_first_name: 'YOLANDA', patient_last_name: 'HOLLOMAN', date_collected: '2025-09-20', gender: 'male' });
+  });
+
+  it('matches a test name after a serum initial that OCR misread (`S. Fenitin`), keeping the initial, and an abbreviation whose stop it lost (`TLB.C`)', () => {
+    const catalogue = curatedLoincCatalogue();
+    const ferritin = parsedResult('S. Fenitin', 'ng/mL', '91');
+    expect(topLoincCode(ferritin, catalogue)).toBe(topLoincCode(parsedResult('Ferritin', 'ng/mL', '91'), catalogue));
+    expect(topLoincCode(parsedResult('TLB.C', 'µg/dL', '166'), catalogue)).toBe(topLoincCode(parsedResult('TIBC', 'µg/dL', '166'), catalogue));
+  });
+});
+
+describe('a date the report was printed', () => {
+  it('is the date reported when no other label dates the report, and not beside a `Result Date`', () => {
+    expect(metadataOf(line(40, [0, 'Print Date: 07/05/2025 02:02 PM'])).date_reported).toBe('2025-07-05');
+    expect(metadataOf(line(40, [0, 'Result Date: 07/04/2025'], [200, 'Print Date: 07/05/2025'])).date_reported).toBe('2025-07-04');
   });
 });

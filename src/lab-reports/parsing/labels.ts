@@ -1,4 +1,5 @@
 import type { NationalIdScheme } from './national-ids';
+import { misreadCapitals, narrowMs, respaced, type LabelLookup } from './label-misreads';
 /**
  * The labels a report prints before its metadata, and the field each names: first the wordings
  * labs print as such, then rules on a label's words for the wordings no list holds (`Date of
@@ -21,6 +22,7 @@ export type Field =
   | 'dob_age_sex'
   | 'collected'
   | 'reported'
+  | 'reported_fallback'
   | 'specimen'
   | 'specimen_fallback'
   | 'provider'
@@ -76,6 +78,9 @@ const LABELS: [RegExp, Field][] = [
     /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final|last updated)$/i,
     'reported',
   ],
+  // The day the report was printed: the day it was reported only when no other label dates the report
+  // (an Egyptian lab's `Print Date` alone; beside a `Result Date`, a later copy's).
+  [/^(print date|printed on|date printed|printed date|print date\/time)$/i, 'reported_fallback'],
   [
     /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number|lab report no\.?|lab report number|lab report #|sid|sid no\.?)$/i,
     'specimen',
@@ -297,6 +302,9 @@ export function inTwoLanguages(text: string): boolean {
   return listedField(t) === null && fieldByWords(t) === null && bilingualField(t) !== null;
 }
 
+/** The lookups the OCR misreadings of a label are tried against (label-misreads.ts). */
+const LOOKUP: LabelLookup<Field> = { listed: listedField, byWords: (t) => fieldByWords(t) };
+
 /** The field a label names, or null when the text is no label. */
 export function labelField(text: string): Field | null {
   // `Lab #` is a label, `Lab` alone none: a label ending in `#` is looked up with it first.
@@ -307,58 +315,22 @@ export function labelField(text: string): Field | null {
   // A bracketed note of what else the value prints, or of its form (`Birth Date (Age)`, `DOB (MM/DD/YYYY)`).
   const noted = VALUE_NOTE.exec(t);
   if (noted && noted.index > 0) return labelField(t.slice(0, noted.index));
-  const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t) ?? respaced(t);
+  const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t) ?? respaced(t, LOOKUP);
   if (named !== null) return named;
   // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
   if (t.includes('m')) {
-    return listedField(t.replace(/m/g, 'rn'));
+    const born = listedField(t.replace(/m/g, 'rn'));
+    if (born !== null) return born;
   }
-  return misreadCapitals(t);
+  // OCR reads the slash between two labels' words as a bracket or a bar (`Age [Gender`).
+  const slashed = /\p{L}\s*[[|]\s*\p{L}/u.test(t) ? listedField(t.replace(/\s*[[|]\s*/g, ' / ')) : null;
+  return slashed ?? narrowMs(t, LOOKUP) ?? misreadCapitals(t, LOOKUP);
 }
 
-/** OCR drops the space of a word gap in small capitals (`SPECIMENID`): the field of the label with one space put back. */
-function respaced(t: string): Field | null {
-  if (!/^[A-Z]{6,20}$/.test(t)) return null;
-  for (let at = 2; at <= t.length - 2; at++) {
-    const spaced = listedField(`${t.slice(0, at)} ${t.slice(at)}`);
-    if (spaced !== null) return spaced;
-  }
-  return null;
-}
-
-/** Bold capitals OCR reads as each other. */
-const CAPITALS_MISREAD: Record<string, string> = { C: 'O', O: 'C', I: 'T', T: 'I' };
-
-/**
- * What OCR makes of bold capitals (a faxed report's Courier labels): `T` read as `I'`
- * (`PATIENI' NAME`), `O` as `C` and `C` as `O` (`DATE CF BIRTH`, `OOLL DATE`), `I` as `T`
- * (`PATTENI'`), a word split in two (`PATI ENI'`) or two run together (`PATIENI'NAME`). A label
- * printed in capitals that names nothing as read is tried with `I'` read as `T`, then with one
- * `C` or `O`, `I` or `T` read as the other, each with its word gaps as read and with them taken
- * out and one put back; only a field a label names (not `other`) is taken. Mixed case is left
- * alone: these are misreadings of capitals.
- */
-function misreadCapitals(t: string): Field | null {
-  if (/\p{Ll}/u.test(t) || !/^[A-Z' ]{2,30}$/.test(t)) return null;
-  const bases = [t, t.replace(/I'/g, 'T')];
-  const variants = new Set<string>();
-  for (const base of bases) {
-    variants.add(base);
-    [...base].forEach((c, i) => {
-      const other = CAPITALS_MISREAD[c];
-      if (other) variants.add(`${base.slice(0, i)}${other}${base.slice(i + 1)}`);
-    });
-  }
-  for (const variant of variants) {
-    if (variant.includes("'")) continue;
-    const joined = variant.replace(/ /g, '');
-    const field =
-      (variant === t ? null : (listedField(variant) ?? fieldByWords(variant))) ??
-      (joined === variant ? null : (listedField(joined) ?? fieldByWords(joined))) ??
-      respaced(joined);
-    if (field !== null && field !== 'other') return field;
-  }
-  return null;
+/** Whether a label names its field only with its `n`s read as `m` (`Patient Nane`): OCR misread the line's m's. */
+export function namedByNarrowMs(text: string): boolean {
+  const t = text.trim().replace(/[:#]$/, '').trim();
+  return listedField(t) === null && fieldByWords(t) === null && narrowMs(t, LOOKUP) !== null;
 }
 
 /**

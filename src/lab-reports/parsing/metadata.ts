@@ -1,7 +1,7 @@
 import { dateOrder, type DateField, readDate } from './date-order';
 import { parseDate } from './dates';
 import { lineContext } from './label-grid';
-import { inTwoLanguages, nationalIdScheme, withoutAccents } from './labels';
+import { inTwoLanguages, namedByNarrowMs, nationalIdScheme, withoutAccents } from './labels';
 import { pairsOf } from './label-pairs';
 import { ocrRead, type Line } from './layout';
 import { givenName, nameShaped, readName, splitNameValue, surname, withoutSplitWords } from './names';
@@ -19,6 +19,9 @@ import type { MetadataField, ReportMetadata } from './types';
 export type MetadataConfidence = Record<MetadataField, { confidence: number; reason: string | null }>;
 
 /** Patient, dates, specimen, provider and CLIA from the report's labelled fields; the lab's name from its masthead. */
+/** A label, then a name in capitals printed `SURNAME,GIVEN` and maybe a middle name or initial. */
+const LABELLED_SURNAME_FIRST = /:\s*[A-Z][A-Z'-]+,\s?[A-Z][A-Z'-]+(?:\s[A-Z][A-Z'-]*\.?)?\s*$/;
+
 export function parseMetadata(printed: Line[], firstPageHeight: number): ReportMetadata {
   // A guardian's or next of kin's block names someone other than the patient (other-people.ts).
   const lines = withoutOtherPeoplesBlocks(printed);
@@ -65,6 +68,10 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     if (greek && letter === 'α') return 'male';
     return null;
   };
+  // Another name printed in capitals surname first after its label (VistA's `Provider: YBARRA,ROBERTO`):
+  // the report files names so, and a patient name in capitals OCR read without its comma is read so too.
+  const namesSurnameFirst = firstPage.some((l) => l.cells.some((c) => LABELLED_SURNAME_FIRST.test(c.text)));
+  const commaLost = (printed: string) => namesSurnameFirst && !printed.includes(',') && printed === printed.toUpperCase();
   let honorific: 'male' | 'female' | null = null;
   /** A patient name value; what the line prints after the name (`- DOB 1/2/1980 - F`) is read for the birth date and sex. */
   const name = (value: string, ocr: number, confidence = 1, fromOcr = false, surnameFirst = false) => {
@@ -73,7 +80,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       return;
     }
     const { name: printed, rest } = splitNameValue(value);
-    const read = fromOcr ? withoutSplitWords(readName(printed, convention, surnameFirst), printed) : readName(printed, convention, surnameFirst);
+    const lost = fromOcr && !surnameFirst && commaLost(printed);
+    const asRead = fromOcr ? withoutSplitWords(readName(printed, convention, surnameFirst || lost), printed) : readName(printed, convention, surnameFirst);
+    const read = lost && asRead.last ? { ...asRead, reason: 'surname first, as the report prints its other names (OCR lost the comma)' } : asRead;
     [metadata.patient_first_name, metadata.patient_last_name] = [read.first, read.last];
     note('patient_first_name', read.first ? read.confidence * ocr * confidence : 0, read.reason);
     note('patient_last_name', read.last ? read.confidence * ocr * confidence : 0, read.reason);
@@ -98,6 +107,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     metadata.specimen_number = grouped ? grouped[0] : value.split(/\s+/)[0].replace(/[.,;]$/, '');
     note('specimen_number', 0.9 * ocr);
   };
+  /** Values under `Print Date`: the date reported only when nothing else labels one. */
+  const fallbackReported: { value: string; ocr: number }[] = [];
   /** Values under `Acc No`, `Order #`, `Control No`: the specimen's only when nothing else labels one (labels.ts says why). */
   const fallbackSpecimens: { value: string; ocr: number }[] = [];
   /**
@@ -139,6 +150,13 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       if (below) values.add(lines[i + 1]);
       if (field === 'name' || field === 'name_surname_first') {
         if (oneNameWord(value)) loneNames.push({ value, ocr });
+        // OCR read the label's m as n (`Patient Nane`): it may have read the name's so too (`Kwane`).
+        if (ocrRead(line) && /n/i.test(value) && line.cells.some((c) => namedByNarrowMs(c.text.split(':')[0]))) {
+          const reason = `OCR read m as n in the name's label; the name may be misread too: "${value.slice(0, 40)}"`;
+          note('patient_first_name', 0, reason);
+          note('patient_last_name', 0, reason);
+          continue;
+        }
         name(value, ocr, 1, ocrRead(below ? (lines[i + 1] ?? line) : line), field === 'name_surname_first');
       } else if (field === 'legal_name') legalNames.push({ value, ocr });
       // A letter's subject line: `Re: Mr John A. Smith, born 4 March 1980`.
@@ -165,6 +183,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
         metadata.gender ??= parseSex(value);
       } else if (field === 'collected') date('date_collected', value, ocr);
       else if (field === 'reported') date('date_reported', value, ocr);
+      else if (field === 'reported_fallback') fallbackReported.push({ value, ocr });
       else if (field === 'specimen') specimen(value, ocr);
       else if (field === 'specimen_fallback') fallbackSpecimens.push({ value, ocr });
       else if (field === 'provider') provider(value, ocr);
@@ -212,6 +231,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     name(legalNames[0].value, legalNames[0].ocr);
   }
   for (const { value, ocr } of addressed) if (metadata.patient_last_name === null && metadata.patient_first_name === null) name(value, ocr, 0.95);
+  if (!dates.date_reported && fallbackReported.length) date('date_reported', fallbackReported[0].value, fallbackReported[0].ocr, 0.85);
   if (fallbackSpecimens.length) specimen(fallbackSpecimens[0].value, fallbackSpecimens[0].ocr);
   if (fallbackProviders.length) provider(fallbackProviders[0].value, fallbackProviders[0].ocr);
   if (nationalIds.length) {

@@ -10,7 +10,8 @@ import { parseMetadata } from './metadata';
 import { metadataLines } from './metadata-lines';
 import { separateSideColumns } from './side-columns';
 import { INTERVALS_NOTE, narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
-import { flagMeaning, repairOcrUnit, type FlagMeaning } from './values';
+import { repairOcrUnit } from './ocr-units';
+import { flagMeaning, type FlagMeaning } from './values';
 import type { ExtractedDocument, MetadataField, ParsedReport, ParsedResult, ReportMetadata } from './types';
 
 /** Share of a page's height at its top and bottom where running headers and footers print. */

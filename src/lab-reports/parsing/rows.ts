@@ -1,7 +1,7 @@
 import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
+import { cellCountUnit, splitOcrUnit } from './ocr-units';
 import {
-  cellCountUnit,
   MULTI_WORD_QUALITATIVE,
   isFlag,
   isQualitative,
@@ -95,8 +95,9 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
       units = cellCount;
       continue;
     }
-    for (const raw of tokens(part.text)) {
-      const token = ocr ? repairOcrNumber(raw) : raw;
+    const words = tokens(part.text);
+    for (let i = 0; i < words.length; i += 1) {
+      const token = ocr ? repairOcrNumber(words[i]) : words[i];
       if (!value) {
         const v = parseValue(token);
         if (v && part.role !== 'reference' && part.role !== 'units') {
@@ -114,8 +115,12 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         !(part.role === null && parseValue(token)?.type === 'numeric')
       ) {
         range = parseRange(token);
-      } else if (!units && isUnit(token.replace(/[.,;:]+$/, '')) && value && !(ocr && STRAY_LETTER.test(token))) units = token.replace(/[.,;:]+$/, '');
-      else if (part.role === null || part.role === 'result') unclassified += 1;
+      } else if (!units && isUnit(token.replace(/[.,;:]+$/, '')) && value && !(ocr && STRAY_LETTER.test(token))) {
+        // A unit OCR read as words (`ng/ nl`) is one unit, not a unit and a stray word.
+        const split = ocr ? splitOcrUnit(words.slice(i)) : null;
+        units = split ?? token.replace(/[.,;:]+$/, '');
+        if (split) i += split.split(' ').length - 1;
+      } else if (part.role === null || part.role === 'result') unclassified += 1;
     }
   }
   // A sentence with a number in it (an address, a footer) is not a result row.

@@ -1,7 +1,7 @@
 import type { LoincMatch, LoincMatchStatus, MatchedMetadata, MatchedReport, MatchedResult, ParsedReport, ParsedResult } from '../types';
 import type { LoincCatalogue, LoincCatalogueEntry } from './catalogue';
 import { withinOneEdit } from '../edit-distance';
-import { KNOWN_UNITS } from '../values';
+import { KNOWN_UNITS } from '../ocr-units';
 import { nameKey, ocrFoldedKey, sameDimension, unitKey } from './normalise';
 
 /** At or above this score, and clearly ahead of the next code, a match needs no review. */
@@ -99,7 +99,13 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
   // folded (`AIP` is `ALP`): that test's codes, the name as the catalogue spells it.
   // (Not a name in another script, `Φερριτίνη / Ferritin`: OCR reads Latin letters only, and folding drops the others.)
   const known = keys.some((k) => index.names.has(k)) || OTHER_SCRIPT.test(result.test_name);
-  const folded = known ? undefined : foldedName(index.folded.get(ocrFoldedKey(result.test_name)), unit);
+  // (`S. Fenitin`: the name after a specimen's initial, the initial kept in the name restored.)
+  const initial = BLOOD_SPECIMEN_INITIAL.exec(result.test_name)?.[0] ?? '';
+  const afterInitial = result.test_name.slice(initial.length);
+  const byInitial = initial && !index.names.has(nameKey(afterInitial)) ? index.folded.get(ocrFoldedKey(afterInitial)) : undefined;
+  const asRead = index.folded.get(ocrFoldedKey(result.test_name));
+  const folded = known ? undefined : foldedName(asRead ?? byInitial, unit);
+  const prefix = !asRead && byInitial ? initial : '';
   const scored: Scored[] = [];
   for (const entry of catalogue.entries) {
     let name = 0;
@@ -131,7 +137,7 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
     scored.push({ entry, score });
   }
   scored.sort((a, b) => b.score - a.score);
-  const restoredName = folded && scored[0] && folded.entries.has(scored[0].entry) ? folded.name : null;
+  const restoredName = folded && scored[0] && folded.entries.has(scored[0].entry) ? `${prefix}${folded.name}` : null;
   return { scored: scored.slice(0, MAX_CANDIDATES), restoredName };
 }
 
@@ -162,6 +168,9 @@ const FOLDED_NAME_SCORE = 0.95;
 const QUALITATIVE_RESULT = /^(negative|neg|positive|pos|trace|small|moderate|large|[1-4]\+)$/i;
 /** A code that is an amount per volume (its long name's property). */
 const QUANTITATIVE = /\[(Mass|Moles|Units|Enzymatic activity)\/volume\]/i;
+/** A serum's, plasma's or blood's initial before a test name, as Egyptian labs print it (`S. Ferritin`). */
+const BLOOD_SPECIMEN_INITIAL = /^[SPB]\.\s*/;
+
 /** A code that is a count, per volume or per microscope field (`Leukocytes [#/area] in Urine sediment`). */
 const COUNT = /\[#\/(volume|area)\]/i;
 

@@ -74,8 +74,9 @@ export function nameTokens(text: string): string[] {
 /**
  * A name key with the letters OCR reads for one another in test names folded together: capital I,
  * lower-case l, the digit 1 and T (`AIP` for `ALP`, `LDI-C` for `LDL-C`, `Tron` for `Iron`,
- * `Free 13` for `Free T3`), O and 0, and a capital doubled by its lower-case letter (`CcOo2` for
- * `CO2`). Only for a name that meets no catalogue name as read (match.ts): folded, `ALT` and `AIT`
+ * `Free 13` for `Free T3`), O and 0, `rr` and `n` (`Fenitin` for `Ferritin`), `rn` and `m`, a capital
+ * doubled by its lower-case letter (`CcOo2` for `CO2`), and stops between letters dropped or kept
+ * (`TLB.C` for `T.I.B.C`). Only for a name that meets no catalogue name as read (match.ts): folded, `ALT` and `AIT`
  * are one name, so a name that is a test's own must never be looked up this way.
  */
 export function ocrFoldedKey(text: string): string {
@@ -86,9 +87,12 @@ export function ocrFoldedKey(text: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/µ|μ/g, 'u')
+    .replace(/(?<=[a-z])\.(?=[a-z])/g, '')
     .replace(/[^a-z0-9%#]+/g, ' ')
     .trim()
     .replace(/[il1t]/g, 'l')
+    .replace(/rr/g, 'n')
+    .replace(/rn/g, 'm')
     .replace(/0/g, 'o');
 }
 
