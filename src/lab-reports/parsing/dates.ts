@@ -46,6 +46,8 @@ const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-zéûÉÛ0]*[A-Za-zéûÉÛ])[\]|]
 const LOST_SLASH_J = /\b(\d{1,2})\s+(an|un|ul)\/(\d{4})\b/;
 /** A day before a month's name, with its ordinal (`27th June, 1963`, `3rd of March 2025`) or without (`14-Mar-2026`). */
 const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:[\s\-/.]+|(?=[\]|]))${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
+/** A day, a month's name and a two-digit year, parted by hyphens or slashes (`25-Feb-25`, as Bangladeshi and Indian systems print them). */
+const NAMED_DAY_FIRST_SHORT_YEAR = new RegExp(String.raw`\b(\d{1,2})([-/])${MONTH_NAME}\2(\d{2})\b(?![:.]?\d)`);
 /** Day, month and year run together as military and some hospital systems print them (`19JAN2011`, `03JUN2025 0700`). */
 const COMPACT_DAY_FIRST = /\b(\d{1,2})([A-Z]{3})(\d{4})\b/;
 // (`MAY 15,1989`: some systems print no space after the comma.)
@@ -85,7 +87,7 @@ export function twoDigitYear(text: string): boolean {
   return numeric !== null && numeric[1].length <= 2 && numeric[4].length === 2;
 }
 
-/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 27th June, 1963, 2026-MAR-14, March 14, 2026, 14MAR2026). */
+/** The first date in `text` as YYYY-MM-DD (2026-03-14, 03/14/2026, 14.03.2026, 14-Mar-2026, 14-Mar-26, 27th June, 1963, 2026-MAR-14, March 14, 2026, 14MAR2026). */
 export function parseDate(printed: string, order: DayOrder): string | null {
   const text = printed.replace(LOST_SLASH_J, '$1/J$2/$3');
   // The first date printed is the one meant (`25-SEP-2004 (11/08/1425 H)`: the Hijri date beside
@@ -94,7 +96,7 @@ export function parseDate(printed: string, order: DayOrder): string | null {
   const numeric = NUMERIC.exec(text);
   if (numeric) {
     const [a, b, c] = [numeric[1], numeric[3], numeric[4]];
-    const year = c.length === 2 ? 1900 + Number(c) + (Number(c) < 50 ? 100 : 0) : Number(c);
+    const year = c.length === 2 ? twoDigitYearOf(c) : Number(c);
     const date =
       a.length === 4 ? iso(Number(a), Number(b), Number(c)) : order === 'day_first' ? iso(year, Number(b), Number(a)) : iso(year, Number(a), Number(b));
     read.push({ at: numeric.index, date });
@@ -103,11 +105,18 @@ export function parseDate(printed: string, order: DayOrder): string | null {
   if (yearFirst) read.push({ at: yearFirst.index, date: named(Number(yearFirst[1]), yearFirst[2], Number(yearFirst[3])) });
   const dayFirst = NAMED_DAY_FIRST.exec(text);
   if (dayFirst) read.push({ at: dayFirst.index, date: named(Number(dayFirst[3]), dayFirst[2], Number(dayFirst[1])) });
+  const shortYear = NAMED_DAY_FIRST_SHORT_YEAR.exec(text);
+  if (shortYear) read.push({ at: shortYear.index, date: named(twoDigitYearOf(shortYear[4]), shortYear[3], Number(shortYear[1])) });
   const compact = COMPACT_DAY_FIRST.exec(text);
   if (compact) read.push({ at: compact.index, date: named(Number(compact[3]), compact[2], Number(compact[1])) });
   const monthFirst = NAMED_MONTH_FIRST.exec(text);
   if (monthFirst) read.push({ at: monthFirst.index, date: named(Number(monthFirst[3]), monthFirst[1], Number(monthFirst[2])) });
   return read.filter((hit) => hit.date !== null).sort((x, y) => x.at - y.at)[0]?.date ?? null;
+}
+
+/** A two-digit year in the century it most likely is: 00-49 this one, 50-99 the last. */
+function twoDigitYearOf(printed: string): number {
+  return 1900 + Number(printed) + (Number(printed) < 50 ? 100 : 0);
 }
 
 function named(year: number, monthName: string, day: number): string | null {

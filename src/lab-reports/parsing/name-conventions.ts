@@ -68,11 +68,14 @@ const ITALIAN_LABELS = /\b(cognome|codice fiscale|data di nascita|nato\/a|luogo 
 const TURKISH_LABELS = /(^|[^\p{L}])(adi soyadi|soyadi|cinsiyet|dogum tarihi|dogum t\.)(?![\p{L}])/iu;
 /** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`), read with their accents dropped. */
 const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?![\p{L}])/iu;
-/** A report printed in Japan: its address or telephone number. */
-const IN_JAPAN = /\bJapan\b|\+81[-\s]\d/;
+/**
+ * A report printed in Japan: its address or telephone number. (A country in brackets is where a
+ * signer earned a degree, `PhD (Japan)`, not where the report is printed: so for each country below.)
+ */
+const IN_JAPAN = /(?<!\()\bJapan\b(?!\))|\+81[-\s]\d/;
 /** Printed in Thailand: its address, its phone numbers' country code, or a Buddhist Era date's `B.E.`. */
-const IN_THAILAND = /\bThailand\b|\+66[-\s]\d|\bB\.E\./;
+const IN_THAILAND = /(?<!\()\bThailand\b(?!\))|\+66[-\s]\d|\bB\.E\./;
 /** Printed in Malaysia: its address or its phone numbers' country code. */
-const IN_MALAYSIA = /\b(?:Malaysia|Kuala Lumpur)\b|\+60[-\s]\d/;
+const IN_MALAYSIA = /(?<!\()\b(?:Malaysia|Kuala Lumpur)\b(?!\))|\+60[-\s]\d/;
 /** Printed in Korea: its address or its phone numbers' country code. */
-const IN_KOREA = /\b(?:Republic of Korea|South Korea|Korea)\b|\+82[-\s]\d/;
+const IN_KOREA = /(?<!\()\b(?:Republic of Korea|South Korea|Korea)\b(?!\))|\+82[-\s]\d/;

@@ -4,9 +4,12 @@
  * ./providers.ts) tell them.
  */
 
-/** Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`, `DNB`; Britain's `FRCP`, `MRCGP`). */
+/**
+ * Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`,
+ * `DNB`; Britain's `FRCP`, `MRCGP`; Bangladesh's and Pakistan's `FCPS`, `MCPS`, `DCP`, `M.Phil`).
+ */
 const DEGREES =
-  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|dgo|dch|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph';
+  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|dgo|dch|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph|fcps|mcps|dcp|m\\.?phil|frcs|mrcs|mrcog|frcog|dtcd|dmrd';
 /** Generational suffixes and degrees printed after a name. */
 export const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */
@@ -14,13 +17,13 @@ export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$
 /**
  * Honorifics printed before a name (`Mallam` and `Alhaji` in Northern Nigeria, `Lolo` in the
  * East, `Sir`, `Dame`; a woman doctor's `Dre` in French, `Dra` in Spanish and Portuguese); a
- * barrister's `Barr.` only with its stop, as Barr is also a surname. Italian `Dott.`, `Dott.ssa`,
+ * barrister's `Barr.` only with its stop, as Barr is also a surname; a professor's `Assoc.` and `Asst.`. Italian `Dott.`, `Dott.ssa`,
  * `Sig.ra`, `Gent.ma`; Turkish `Uzm. Dr.`, `Doç. Dr.`, `Op. Dr.`, `Dr. Öğr. Üyesi`; Vietnamese
  * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop);
  * Greek `Δρ.`; Spanish `Q.F.B.` (a chemist).
  */
 export const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|assoc|asst|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /**
  * US military ranks and corps, in capitals, before or after a name (`LCDR Dana Whitcomb`, `HUGHES,

@@ -232,9 +232,11 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
   // Bare labels of a left band, one under the other, with their values beside them on the same
   // lines: a label/value grid (`Prélevé le / Collected:   2025/01/25`), not labels over their values.
   const labelShaped = (text: string) => metadataCellKind(text) === 'label' || /:\s*$/.test(text);
+  // (A value after a colon set apart, `Nationality   : United Arab Emirates`, is its label's beside it, known label or not.)
   const besideTheirValues = withBand.filter(({ p }, k) => {
     const next = bandText(withBand[k + 1]?.p);
-    return band === 'left' && labelShaped(textOf(p)) && (next === undefined || labelShaped(next)) && p.right.length > 0 && !labelShaped(p.right[0].text);
+    if (band !== 'left' || !p.right.length) return false;
+    return /^\s*[:\uff1a]/.test(p.right[0].text) || (labelShaped(textOf(p)) && (next === undefined || labelShaped(next)) && !labelShaped(p.right[0].text));
   }).length;
   if (besideTheirValues * 2 >= withBand.length) return null;
   const share = metadataCells / withBand.length;

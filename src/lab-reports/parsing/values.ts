@@ -1,7 +1,10 @@
 import type { LabReportResultType } from './types';
 
-/** Printed numbers: `1,234.5`, `.5`, `12`; thousands separators only in groups of three. */
-const NUMBER = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
+/**
+ * Printed numbers: `1,234.5`, `.5`, `12`; thousands separators only in groups of three, or as South
+ * Asia groups them, the last three then twos (`6,58,000`: six lakh fifty-eight thousand).
+ */
+const NUMBER = String.raw`(?:\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})+,\d{3}|\d+)(?:\.\d+)?|\.\d+`;
 const COMPARATOR = String.raw`<=|>=|≤|≥|<|>|=<|=>`;
 
 export function parseNumber(text: string): number | null {
