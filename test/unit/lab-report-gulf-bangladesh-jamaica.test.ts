@@ -1,5 +1,8 @@
 import { parseReport } from '../../src/lab-reports/parsing';
 import { parseDate } from '../../src/lab-reports/parsing/dates';
+import type { Line } from '../../src/lab-reports/parsing/layout';
+import { parseMetadata } from '../../src/lab-reports/parsing/metadata';
+import { repairOcrUnit } from '../../src/lab-reports/parsing/ocr-units';
 import { parseRange, parseValue } from '../../src/lab-reports/parsing/values';
 import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
@@ -80,5 +83,21 @@ describe('a Bangladeshi diagnostic centre’s report', () => {
     expect(parseRange('1,50,000 - 4,50,000')).toMatchObject({ min: 150000, max: 450000 });
     expect(parseRange('4,000 - 11,000')).toMatchObject({ min: 4000, max: 11000 });
     expect(parseValue('6,58,00')).toBeNull();
+  });
+});
+
+describe('the same reports read by OCR', () => {
+  it('reads a date whose year OCR ran into the month (`17 Apr2025`), a `/cumm` whose slash it read as J, and `Ltd.` read as `Lid.`', () => {
+    expect(parseDate('17 Apr2025 9:04 AM', 'month_first')).toBe('2025-04-17');
+    expect(repairOcrUnit('Jcumm')).toBe('/cumm');
+    const masthead: Line = {
+      page: 0,
+      y: 10,
+      height: 16,
+      cells: [{ text: 'Liguanea Medical Laboratory Lid.', x0: 0, x1: 200, words: [] }],
+      text: '',
+      confidence: 0.9,
+    };
+    expect(parseMetadata([masthead, line(40, [0, 'Patient: ANNMARIE BAILEY'])], 800).lab_name).toBe('Liguanea Medical Laboratory Ltd.');
   });
 });

@@ -44,8 +44,11 @@ const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
 const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-zéûÉÛ0]*[A-Za-zéûÉÛ])[\]|]?[A-Za-zéûÉÛ0]{3,9})`;
 /** `10/Jan/2025` as OCR reads it at times, the slash and the J run into one gap: `10 an/2025` (Jan, Jun, Jul). */
 const LOST_SLASH_J = /\b(\d{1,2})\s+(an|un|ul)\/(\d{4})\b/;
-/** A day before a month's name, with its ordinal (`27th June, 1963`, `3rd of March 2025`) or without (`14-Mar-2026`). */
-const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:[\s\-/.]+|(?=[\]|]))${MONTH_NAME}\.?[\s\-/.,]+(\d{4})\b`);
+/**
+ * A day before a month's name, with its ordinal (`27th June, 1963`, `3rd of March 2025`) or without
+ * (`14-Mar-2026`), and the year after it (OCR may lose the space before it: `17 Apr2025`).
+ */
+const NAMED_DAY_FIRST = new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:[\s\-/.]+|(?=[\]|]))${MONTH_NAME}\.?[\s\-/.,]*(\d{4})\b`);
 /** A day, a month's name and a two-digit year, parted by hyphens or slashes (`25-Feb-25`, as Bangladeshi and Indian systems print them). */
 const NAMED_DAY_FIRST_SHORT_YEAR = new RegExp(String.raw`\b(\d{1,2})([-/])${MONTH_NAME}\2(\d{2})\b(?![:.]?\d)`);
 /** Day, month and year run together as military and some hospital systems print them (`19JAN2011`, `03JUN2025 0700`). */

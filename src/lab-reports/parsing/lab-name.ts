@@ -23,5 +23,6 @@ export function labName(lines: Line[], pageHeight: number, minConfidence: number
   );
   if (!candidates.length) return null;
   const best = candidates.reduce((a, b) => (b.height > a.height * 1.05 ? b : a));
-  return best.cells[0].text.trim();
+  // OCR reads a company's `Ltd.` as `Lid.` (its t's cross lost): no name ends so.
+  return best.cells[0].text.trim().replace(/\bLid\.?$/, 'Ltd.');
 }

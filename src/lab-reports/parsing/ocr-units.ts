@@ -46,6 +46,8 @@ export const KNOWN_UNITS = [
   'pg',
   '/uL',
   '/µL',
+  '/cumm',
+  '/cmm',
   '/hpf',
   '/lpf',
   'cells/uL',
