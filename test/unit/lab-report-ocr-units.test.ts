@@ -1,5 +1,6 @@
 import { repairOcrUnit, splitOcrUnit } from '../../src/lab-reports/parsing/ocr-units';
-import { flagMeaning, isFlag } from '../../src/lab-reports/parsing/values';
+import { restoreIntervalDecimal } from '../../src/lab-reports/parsing/ocr-decimals';
+import { flagMeaning, isFlag, parseRange, parseValue } from '../../src/lab-reports/parsing/values';
 
 describe('units read by OCR', () => {
   it('repairs a slash lost or read as a letter when one known unit is that close', () => {
@@ -63,5 +64,26 @@ describe('flags as labs print them in other languages', () => {
       [true, 'critical_high'],
       [true, 'critical_low'],
     ]);
+  });
+});
+
+describe('an interval whose decimal point OCR lost', () => {
+  const range = (text: string) => parseRange(text);
+  const value = (text: string) => parseValue(text)!;
+  it('restores the upper limit to the lower one’s decimals when the value and its flag agree with it', () => {
+    expect(restoreIntervalDecimal(range('2.5-89'), value('11.4'), 'high')).toMatchObject({ min: 2.5, max: 8.9 });
+    expect(restoreIntervalDecimal(range('3.6-55'), value('5.2'), null)).toMatchObject({ min: 3.6, max: 5.5 });
+    // The value's own decimal point lost too (`52` for 5.2): the value at the interval's scale agrees.
+    expect(restoreIntervalDecimal(range('3.6-55'), value('52'), null)).toMatchObject({ max: 5.5 });
+    expect(restoreIntervalDecimal(range('2.6-249'), value('15.8'), null)).toMatchObject({ max: 24.9 });
+  });
+
+  it('leaves an interval as read where the value disagrees, the limit would fall under the lower one, or both limits print alike', () => {
+    // `0.5-10` with 3.2 and no flag: 1.0 would make it high.
+    expect(restoreIntervalDecimal(range('0.5-10'), value('3.2'), null)).toMatchObject({ max: 10 });
+    // `4.0-11` (a WBC's): 1.1 is under 4.0.
+    expect(restoreIntervalDecimal(range('4.0-11'), value('6.2'), null)).toMatchObject({ max: 11 });
+    expect(restoreIntervalDecimal(range('2.5-8.9'), value('11.4'), 'high')).toMatchObject({ max: 8.9 });
+    expect(restoreIntervalDecimal(range('26-249'), value('15.8'), null)).toMatchObject({ max: 249 });
   });
 });

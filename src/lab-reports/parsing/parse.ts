@@ -11,7 +11,8 @@ import { metadataLines } from './metadata-lines';
 import { separateSideColumns } from './side-columns';
 import { INTERVALS_NOTE, narrativeRows, rowFromCells, rowFromColumns, type RowParts } from './rows';
 import { repairOcrUnit } from './ocr-units';
-import { flagMeaning, type FlagMeaning } from './values';
+import { decimalFromColon, restoreDecimal, restoreIntervalDecimal } from './ocr-decimals';
+import { flagMeaning } from './values';
 import type { ExtractedDocument, MetadataField, ParsedReport, ParsedResult, ReportMetadata } from './types';
 
 /** Share of a page's height at its top and bottom where running headers and footers print. */
@@ -231,8 +232,14 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
   const notes: string[] = [];
   let confidence = ocr ? line.confidence : 1;
   let { value } = row;
-  const min = row.range?.min ?? null;
-  const max = row.range?.max ?? null;
+  const flag = row.flag ? flagMeaning(row.flag) : null;
+  const range = ocr ? restoreIntervalDecimal(row.range, value, flag) : row.range;
+  if (range !== row.range) {
+    notes.push(`decimal point restored in the interval: ${row.range?.text ?? ''} → ${range?.min ?? ''}-${range?.max ?? ''}`);
+    confidence *= 0.9;
+  }
+  const min = range?.min ?? null;
+  const max = range?.max ?? null;
   const colon = ocr ? decimalFromColon(value.value, value.type, min, max, row.range?.text ?? null) : null;
   if (colon !== null) {
     notes.push(`decimal point read as a colon: ${value.value} → ${colon} (reference ${row.range?.text ?? ''})`);
@@ -240,7 +247,7 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
     confidence *= 0.9;
   }
   if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && row.range?.text.includes('.')) {
-    const restored = restoreDecimal(value.number, min, max, row.flag ? flagMeaning(row.flag) : null);
+    const restored = restoreDecimal(value.number, min, max, flag);
     if (restored !== null) {
       notes.push(`decimal point restored: ${value.number} → ${restored} (reference ${row.range?.text ?? ''})`);
       value = { ...value, value: String(restored), number: restored };
@@ -253,7 +260,7 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
     value: value.value,
     min,
     max,
-    expected: row.range?.expected ?? null,
+    expected: range?.expected ?? null,
     flag: row.flag,
   });
   return {
@@ -272,51 +279,4 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
     confidence: Math.round(confidence * 1000) / 1000,
     notes,
   };
-}
-
-/** Dilutions a titre is printed at (`1:40`, `1:160`): a `1:N` value of one of these stays a titre. */
-const TITRE_DILUTIONS = new Set([2, 4, 5, 8, 10, 16, 20, 25, 32, 40, 50, 64, 80, 100, 128, 160, 200, 256, 320, 400, 512, 640, 800, 1024, 1280, 2560, 5120]);
-
-/**
- * A value read as a ratio (`1:21`, `3:12`) in a row whose reference interval is a number's, not a
- * titre's: OCR read the decimal point as a colon (repairOcrNumber leaves two digits after a colon,
- * as times print so). Taken as the decimal only when it is no titre's dilution and lies within a
- * quarter of the interval's lower limit and four times its upper one; else as read.
- */
-function decimalFromColon(value: string, type: string, min: number | null, max: number | null, reference: string | null): number | null {
-  const ratio = /^(\d+):(\d{1,3})$/.exec(value);
-  if (type !== 'ratio' || !ratio || (min === null && max === null) || !reference || reference.includes(':')) return null;
-  if (ratio[1] === '1' && TITRE_DILUTIONS.has(Number(ratio[2]))) return null;
-  const candidate = Number(`${ratio[1]}.${ratio[2]}`);
-  const low = (min ?? 0) / 4;
-  const high = (max ?? (min as number)) * 4;
-  return candidate >= low && candidate <= high ? candidate : null;
-}
-
-/**
- * OCR drops decimal points (2.1 read as 21): a whole number above its reference interval is
- * taken to be its tenth, hundredth or thousandth when that agrees with what the lab printed beside
- * it — only where the lab prints this analyte's interval with decimals:
- * - no flag, the number over 4× the upper limit: the candidate lies in or near the interval (a
- *   real far-out value carries a flag);
- * - a high flag, the number over 4× the upper limit: the candidate is above the interval too, but
- *   within 3× its upper limit (so a CRP of 45 over 0.0-5.0, flagged H, stays 45: 4.5 is not high);
- * - a low flag on a number above the interval, which cannot be: the candidate below the interval.
- */
-function restoreDecimal(value: number, min: number | null, max: number | null, flag: FlagMeaning | null): number | null {
-  if (max === null || max <= 0 || value <= max) return null;
-  const low = min ?? 0;
-  const lowFlag = flag === 'low' || flag === 'critical_low';
-  if (!lowFlag && value <= max * 4) return null;
-  const fits = (candidate: number): boolean => {
-    if (flag === null) return candidate <= max * 2 && candidate >= low * 0.5;
-    if (flag === 'high' || flag === 'critical_high') return candidate > max && candidate <= max * 3;
-    if (lowFlag) return candidate < low && candidate >= low * 0.2;
-    return false;
-  };
-  for (const divisor of [10, 100, 1000]) {
-    const candidate = Math.round((value / divisor) * 1000) / 1000;
-    if (fits(candidate)) return candidate;
-  }
-  return null;
 }
