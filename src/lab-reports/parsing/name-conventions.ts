@@ -15,7 +15,8 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * Turkey, every word before the surname is a given name; in Greece, names in capitals come surname
  * first; in Mexico (a CURP), the two surnames may come first and two given names are one; in
  * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
- * word before the last is a given name (a Malay name has no surname); labelled
+ * word before the last is a given name (a Malay name has no surname); in Israel, names in
+ * capitals come family name first; labelled
  * in Portuguese, the mother's surname before the father's; labelled in Spanish, two surnames at
  * the end; another bilingual report, an order not told (`unknown`); else middle names.
  */
@@ -30,6 +31,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(MEXICAN_LABELS)) return 'mexico';
   if (printed(IN_THAILAND)) return 'thailand';
   if (printed(IN_MALAYSIA)) return 'malaysia';
+  if (printed(IN_ISRAEL)) return 'israel';
   if (printed(PORTUGUESE_LABELS)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
@@ -77,5 +79,11 @@ const IN_JAPAN = /(?<!\()\bJapan\b(?!\))|\+81[-\s]\d/;
 const IN_THAILAND = /(?<!\()\bThailand\b(?!\))|\+66[-\s]\d|\bB\.E\./;
 /** Printed in Malaysia: its address or its phone numbers' country code. */
 const IN_MALAYSIA = /(?<!\()\b(?:Malaysia|Kuala Lumpur)\b(?!\))|\+60[-\s]\d/;
+/**
+ * Printed in Israel: its address or phone numbers' country code, the Teudat Zehut (`T.Z.`), or a
+ * health fund (kupat holim) by name.
+ */
+const IN_ISRAEL =
+  /(?<!\()\bIsrael\b(?!\))|\+972[-\s]\d|\b(?:Tel Aviv|Jerusalem|Haifa|Beersheba)\b|\bT\.Z\.|\bTeudat Zehut\b|\bKupah\b|\b(?:Clalit|Maccabi|Meuhedet|Leumit)\b/;
 /** Printed in Korea: its address or its phone numbers' country code. */
 const IN_KOREA = /(?<!\()\b(?:Republic of Korea|South Korea|Korea)\b(?!\))|\+82[-\s]\d/;

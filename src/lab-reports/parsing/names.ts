@@ -85,7 +85,11 @@ export type NameConvention =
   | 'greece'
   | 'mexico'
   | 'thailand'
-  | 'malaysia';
+  | 'malaysia'
+  | 'israel';
+
+/** Where a name printed all in capitals, without a comma, is printed family name first (a registry's order). */
+const FAMILY_FIRST_IN_CAPITALS: readonly NameConvention[] = ['italy', 'greece', 'israel'];
 
 export interface ReadName {
   first: string | null;
@@ -187,8 +191,8 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // A label that names the surname first (`Cognome e nome`, `Surname, first name`), or a report
   // printed in Vietnam (`NGUYỄN THỊ THU HÀ`: family name, middle names, the given name last).
   // (Printed in Italy, a name all in capitals follows the registry's `COGNOME NOME`: `DE LUCA ANTONIO`.)
-  // (So in Greece: `ANTONIOU AIKATERINI`.)
-  if (surnameFirst || convention === 'vietnam' || ((convention === 'italy' || convention === 'greece') && kept.every(isCapitals)))
+  // (So in Greece: `ANTONIOU AIKATERINI`; and in Israel, as its hospitals print a name in capitals: `COHEN YAEL`.)
+  if (surnameFirst || convention === 'vietnam' || (FAMILY_FIRST_IN_CAPITALS.includes(convention) && kept.every(isCapitals)))
     return surnameFirstName(full, convention);
   // A family name that comes first, then given-name syllables only (`TAN MEI LING`): a Chinese
   // name. One that may come first before other words (`Lee Ann Smith`) is not split: nothing on
