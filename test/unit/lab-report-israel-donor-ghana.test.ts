@@ -15,3 +15,39 @@ describe('an Israeli hospital’s report', () => {
     expect(metadataOf(line(40, [0, 'Patient Name: BEN-DAVID ADI'])).patient_first_name).toBe('BEN-DAVID');
   });
 });
+
+it('names the doctor without a licence number after the name (`Dr. Noa Friedman, Lic. No. 34567`)', () => {
+  expect(metadataOf(line(40, [0, 'Referring Physician: Dr. Noa Friedman, Lic. No. 34567'])).ordering_provider).toBe('Noa Friedman');
+});
+
+describe('a blood donor’s results', () => {
+  const letter = (salutation: string, street = '1509 Cherokee Blvd') =>
+    metadataOf(
+      line(30, [0, 'May 5, 2025']),
+      line(50, [0, 'KAYLA MARIE BLEDSOE']),
+      line(63, [0, street]),
+      line(76, [0, 'Morristown, TN 37814']),
+      line(97, [0, 'Donation Number: W0432 25 299976'], [200, 'Procedure: Whole Blood']),
+      line(118, [0, salutation]),
+      line(131, [0, 'Thank you for your donation on May 2, 2025 at']),
+    );
+
+  it('names the donor a letter is addressed to, by the given name it greets or by the street line under the name', () => {
+    expect(letter('Dear Kayla,')).toMatchObject({
+      patient_first_name: 'KAYLA',
+      patient_last_name: 'BLEDSOE',
+      specimen_number: 'W0432 25 299976',
+      date_collected: '2025-05-02',
+    });
+    expect(letter('Dear Donor,')).toMatchObject({ patient_first_name: 'KAYLA', patient_last_name: 'BLEDSOE' });
+    // Greeting someone else, or a name with no street under it: no patient.
+    expect(letter('Dear Megan,').patient_last_name).toBeNull();
+    expect(letter('Dear Donor,', 'Pilot Corp. HQ').patient_last_name).toBeNull();
+  });
+
+  it('reads the donation’s number as the specimen’s, its date as the collection’s and the testing date as the report’s', () => {
+    expect(
+      metadataOf(line(40, [0, 'DIN: W0432 25 485330'], [200, 'Date of Donation: Feb 26, 2025 16:03']), line(60, [200, 'Tested: Feb 27, 2025'])),
+    ).toMatchObject({ specimen_number: 'W0432 25 485330', date_collected: '2025-02-26', date_reported: '2025-02-27' });
+  });
+});

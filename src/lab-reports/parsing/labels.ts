@@ -71,18 +71,18 @@ const LABELS: [RegExp, Field][] = [
   // The birth date, age and sex in one field (`DOB/Age/Sex: 2000-May-04 / 24Y / F`).
   [/^(dob|d\.o\.b\.?|birth date)\s*\/\s*age\s*\/\s*(sex|gender)$/i, 'dob_age_sex'],
   [
-    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date|date of sample|sample date|date sampled)$/i,
+    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date|date of sample|sample date|date sampled|date of donation|donation date|donated on|donated)$/i,
     'collected',
   ],
   [
-    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final|last updated)$/i,
+    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final|last updated|tested|tested on|date tested)$/i,
     'reported',
   ],
   // The day the report was printed: the day it was reported only when no other label dates the report
   // (an Egyptian lab's `Print Date` alone; beside a `Result Date`, a later copy's).
   [/^(print date|printed on|date printed|printed date|print date\/time)$/i, 'reported_fallback'],
   [
-    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number|lab report no\.?|lab report number|lab report #|sid|sid no\.?)$/i,
+    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number|lab report no\.?|lab report number|lab report #|sid|sid no\.?|donation number|donation no\.?|donation #|din|unit number|unit number \(din\))$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American

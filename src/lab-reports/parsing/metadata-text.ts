@@ -15,7 +15,8 @@ const DATE_TEXT = String.raw`(\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]{3,9}\
 /** Fields in running text, each after the words that introduce it. */
 export const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
   [new RegExp(String.raw`\b(?:born(?: on)?|date of birth|DOB|D\.O\.B\.?)\s*:?\s*${DATE_TEXT}`, 'i'), 'dob'],
-  [new RegExp(String.raw`\b(?:collected|drawn)(?: on)?\s*:?\s*${DATE_TEXT}`, 'i'), 'date_collected'],
+  // (A blood donor's letter: `Thank you for your donation on May 2, 2025`.)
+  [new RegExp(String.raw`\b(?:collected|drawn|donation|donated)(?: on)?\s*:?\s*${DATE_TEXT}`, 'i'), 'date_collected'],
   [
     /\b(?:(?:specimen|accession|sample)(?: no\.?| number| id| #| ref\.?)?|(?:lab|requisition)\s*(?:no\.?|number|id|#|ref(?:erence)?\.?))\s*[:#]?\s+([A-Z0-9][A-Z0-9/-]*\d[A-Z0-9/-]*)/i,
     'specimen',
@@ -29,6 +30,9 @@ export const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
 ];
 
 export const PROSE_DOB = PROSE[0][0];
+
+/** A letter's salutation to the patient, by the given name (`Dear Kayla,`) or as the donor or patient (`Dear Donor,`), not to a doctor. */
+export const PATIENT_SALUTATION = /^Dear\s+(?:(?:Blood\s+)?(?:Donor|Patient)|(?!(?:Dr|Doctor|Prof|Sir|Madam|Colleague)\b)(\p{Lu}[\p{L}'-]+)),$/u;
 
 /** A letter's salutation to a doctor (`Dear Dr. Anna Reyes,`). */
 export const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.'\- ]+?),?$/u;

@@ -10,7 +10,7 @@ import { honorificSex, misreadSex, parseSex } from './sex';
 import { ALL_GIVEN_NAMES, inLatinLetters, nameConvention } from './name-conventions';
 import { curpNameLetters, type NationalIdScheme, readNationalId } from './national-ids';
 import { CLIA, labName } from './lab-name';
-import { DATE_ONLY, patientBanner, PROSE, PROSE_DOB, SALUTATION } from './metadata-text';
+import { DATE_ONLY, PATIENT_SALUTATION, patientBanner, PROSE, PROSE_DOB, SALUTATION } from './metadata-text';
 import { withoutOtherPeoplesBlocks } from './other-people';
 import { rowsCollectionDate } from './row-dates';
 import type { MetadataField, ReportMetadata } from './types';
@@ -102,8 +102,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   let salutation: string | null = null;
   const specimen = (value: string, ocr: number) => {
     if (metadata.specimen_number !== null || !/\d/.test(value)) return;
-    // `CH 0312 45`: an accession printed as a short area code and groups of digits is one number.
-    const grouped = /^[A-Z]{1,3}(?: \d{2,6}){1,3}(?=\s|$)/.exec(value.trim());
+    // `CH 0312 45`: an accession printed as a short area code and groups of digits is one number;
+    // so is a blood donation's ISBT 128 number (`W0432 25 299976`: the collecting facility, the year, a serial).
+    const grouped = /^(?:[A-Z]{1,3}|[A-Z]\d{4})(?: \d{2,6}){1,3}(?=\s|$)/.exec(value.trim());
     metadata.specimen_number = grouped ? grouped[0] : value.split(/\s+/)[0].replace(/[.,;]$/, '');
     note('specimen_number', 0.9 * ocr);
   };
@@ -213,6 +214,17 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     for (const id of banner.ids) nationalIds.push({ ...id, ocr: 1 });
     break;
   }
+  // A letter to the patient (`Dear Kayla,` or `Dear Donor,`: a blood donor's results) under its address block: the
+  // name line above it that starts with that given name, or that a street line follows (`1509 Cherokee Blvd`).
+  const salutedAt = metadata.patient_last_name === null ? firstPage.findIndex((l) => PATIENT_SALUTATION.test(l.text.trim())) : -1;
+  const given = salutedAt >= 0 ? (PATIENT_SALUTATION.exec(firstPage[salutedAt].text.trim())?.[1]?.toLowerCase() ?? null) : null;
+  const toPatient = (l: Line, i: number) =>
+    l.cells.length === 1 &&
+    nameShaped(l.text) &&
+    !isDoctor(l.text) &&
+    (given ? l.text.trim().toLowerCase().startsWith(`${given} `) : /^\d+\s+\p{L}/u.test(firstPage[i + 1]?.text.trim() ?? ''));
+  const addressee = salutedAt >= 0 ? [...firstPage.slice(0, salutedAt).entries()].reverse().find(([i, l]) => toPatient(l, i))?.[1] : undefined;
+  if (addressee) name(addressee.text, Math.min(1, addressee.confidence / OCR_TRUSTED), 0.9);
   // `Nom / Name: Bouchard` beside `Prénom / First name: Geneviève` (Québec): a name label's one word is the surname when the given name has a label of its own.
   if (metadata.patient_last_name === null && metadata.patient_first_name !== null && notes.patient_first_name?.reason === null && loneNames.length) {
     metadata.patient_last_name = surname(loneNames[0].value);

@@ -13,10 +13,10 @@ export function providerName(printed: string, convention: NameConvention = 'midd
   const text = printed.replace(TITLE_RUN_IN, '$1 ');
   // What follows a dash is no part of the name either (`Fernanda Ribeiro - CRM-SP 98765`, a registration),
   // nor what is in square brackets (`Dr Sione Havili [CPN 22MHVD]`, a New Zealand prescriber number),
-  // nor the practice after a comma (`Dr Hamish DUNCAN, Frankton Medical Centre`).
+  // nor the practice after a comma (`Dr Hamish DUNCAN, Frankton Medical Centre`), nor a licence number (`Dr. Noa Friedman, Lic. No. 34567`).
   const cut = text
     .replace(BRACKETED_HONORIFIC, '')
-    .split(/\s{2,}|\s*[([]|\s+[-–]\s+|\b(?:NPI|UPIN|Phone|Tel)\b/i)[0]
+    .split(/\s{2,}|\s*[([]|\s+[-–]\s+|,?\s*\b(?:NPI|UPIN|Phone|Tel|Lic\.?\s*No|Licen[cs]e)\b/i)[0]
     .replace(PLACE_AFTER_COMMA, '');
   // A system user's id (`RN.KLAM`, who printed the page) names no doctor.
   if (USER_ID.test(cut.trim())) return null;
