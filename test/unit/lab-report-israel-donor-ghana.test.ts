@@ -1,4 +1,5 @@
-import { line, metadataOf } from '../helpers/lab-report-lines';
+import { parseReport } from '../../src/lab-reports/parsing';
+import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
 
 /** Reports printed by an Israeli hospital, a US blood donor centre and a Ghanaian teaching hospital (the twenty-first independent set). */
 
@@ -50,4 +51,29 @@ describe('a blood donor’s results', () => {
       metadataOf(line(40, [0, 'DIN: W0432 25 485330'], [200, 'Date of Donation: Feb 26, 2025 16:03']), line(60, [200, 'Tested: Feb 27, 2025'])),
     ).toMatchObject({ specimen_number: 'W0432 25 485330', date_collected: '2025-02-26', date_reported: '2025-02-27' });
   });
+});
+
+it('reads a blood group with its Rh type as one value, its `A` no flag (`A Positive`, `B POS`, `O-`)', () => {
+  const rowsOf = (value: string) =>
+    parseReport(
+      textPage(
+        [
+          [0, 'Test Performed'],
+          [150, 'Your Result'],
+          [250, 'Units'],
+          [320, 'Reference Range'],
+        ],
+        [
+          [0, 'ABO/Rh Blood Group'],
+          [150, value],
+        ],
+        [
+          [0, 'Hgb (pre-donation)'],
+          [150, '14.5'],
+          [250, 'g/dL'],
+          [320, '12.5-20.0'],
+        ],
+      ),
+    ).results.map((r) => [r.test_name, r.value, r.flag]);
+  for (const group of ['A Positive', 'B POS', 'AB Rh negative', 'O-']) expect(rowsOf(group)[0]).toEqual(['ABO/Rh Blood Group', group, null]);
 });

@@ -60,6 +60,9 @@ const BOOLEAN = [
   'θετικ[όο]',
 ];
 const OTHER_QUALITATIVE = [
+  // A blood group with its Rh type (`A Positive`, `O NEG`, `AB Rh positive`, `B+`): one value, its `A` no flag.
+  '(?:a|b|ab|o) (?:rh )?(?:positive|negative|pos|neg)',
+  '(?:a|b|ab|o)[+-]',
   'trace',
   'small',
   'moderate',
