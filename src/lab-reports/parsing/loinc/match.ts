@@ -100,12 +100,12 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
   // (Not a name in another script, `Φερριτίνη / Ferritin`: OCR reads Latin letters only, and folding drops the others.)
   const known = keys.some((k) => index.names.has(k)) || OTHER_SCRIPT.test(result.test_name);
   // (`S. Fenitin`: the name after a specimen's initial, the initial kept in the name restored.)
-  const initial = BLOOD_SPECIMEN_INITIAL.exec(result.test_name)?.[0] ?? '';
+  const asRead = known ? undefined : index.folded.get(ocrFoldedKey(result.test_name));
+  const initial = known || asRead ? '' : (BLOOD_SPECIMEN_INITIAL.exec(result.test_name)?.[0] ?? '');
   const afterInitial = result.test_name.slice(initial.length);
   const byInitial = initial && !index.names.has(nameKey(afterInitial)) ? index.folded.get(ocrFoldedKey(afterInitial)) : undefined;
-  const asRead = index.folded.get(ocrFoldedKey(result.test_name));
-  const folded = known ? undefined : foldedName(asRead ?? byInitial, unit);
-  const prefix = !asRead && byInitial ? initial : '';
+  const folded = foldedName(asRead ?? byInitial, unit);
+  const prefix = byInitial ? initial : '';
   const scored: Scored[] = [];
   for (const entry of catalogue.entries) {
     let name = 0;
