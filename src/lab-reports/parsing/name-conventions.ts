@@ -71,19 +71,25 @@ const TURKISH_LABELS = /(^|[^\p{L}])(adi soyadi|soyadi|cinsiyet|dogum tarihi|dog
 /** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`), read with their accents dropped. */
 const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?![\p{L}])/iu;
 /**
- * A report printed in Japan: its address or telephone number. (A country in brackets is where a
- * signer earned a degree, `PhD (Japan)`, not where the report is printed: so for each country below.)
+ * A report printed in a country: the country named (`countries`, alternatives), not in brackets (a
+ * country in brackets is where a signer earned a degree, `PhD (Japan)`), or one of its `signs`.
  */
-const IN_JAPAN = /(?<!\()\bJapan\b(?!\))|\+81[-\s]\d/;
+function printedIn(countries: string, signs: string): RegExp {
+  return new RegExp(String.raw`(?<!\()\b(?:${countries})\b(?!\))|${signs}`);
+}
+/** A report printed in Japan: its address or telephone number. */
+const IN_JAPAN = printedIn('Japan', String.raw`\+81[-\s]\d`);
 /** Printed in Thailand: its address, its phone numbers' country code, or a Buddhist Era date's `B.E.`. */
-const IN_THAILAND = /(?<!\()\bThailand\b(?!\))|\+66[-\s]\d|\bB\.E\./;
+const IN_THAILAND = printedIn('Thailand', String.raw`\+66[-\s]\d|\bB\.E\.`);
 /** Printed in Malaysia: its address or its phone numbers' country code. */
-const IN_MALAYSIA = /(?<!\()\b(?:Malaysia|Kuala Lumpur)\b(?!\))|\+60[-\s]\d/;
+const IN_MALAYSIA = printedIn('Malaysia|Kuala Lumpur', String.raw`\+60[-\s]\d`);
 /**
  * Printed in Israel: its address or phone numbers' country code, the Teudat Zehut (`T.Z.`), or a
  * health fund (kupat holim) by name.
  */
-const IN_ISRAEL =
-  /(?<!\()\bIsrael\b(?!\))|\+972[-\s]\d|\b(?:Tel Aviv|Jerusalem|Haifa|Beersheba)\b|\bT\.Z\.|\bTeudat Zehut\b|\bKupah\b|\b(?:Clalit|Maccabi|Meuhedet|Leumit)\b/;
+const IN_ISRAEL = printedIn(
+  'Israel',
+  String.raw`\+972[-\s]\d|\b(?:Tel Aviv|Jerusalem|Haifa|Beersheba)\b|\bT\.Z\.|\bTeudat Zehut\b|\bKupah\b|\b(?:Clalit|Maccabi|Meuhedet|Leumit)\b`,
+);
 /** Printed in Korea: its address or its phone numbers' country code. */
-const IN_KOREA = /(?<!\()\b(?:Republic of Korea|South Korea|Korea)\b(?!\))|\+82[-\s]\d/;
+const IN_KOREA = printedIn('Republic of Korea|South Korea|Korea', String.raw`\+82[-\s]\d`);
