@@ -18,10 +18,10 @@ import type { MetadataField, ReportMetadata } from './types';
 /** How sure the parser is of each metadata field, and why one it left null is null. */
 export type MetadataConfidence = Record<MetadataField, { confidence: number; reason: string | null }>;
 
-/** Patient, dates, specimen, provider and CLIA from the report's labelled fields; the lab's name from its masthead. */
 /** A label, then a name in capitals printed `SURNAME,GIVEN` and maybe a middle name or initial. */
 const LABELLED_SURNAME_FIRST = /:\s*[A-Z][A-Z'-]+,\s?[A-Z][A-Z'-]+(?:\s[A-Z][A-Z'-]*\.?)?\s*$/;
 
+/** Patient, dates, specimen, provider and CLIA from the report's labelled fields; the lab's name from its masthead. */
 export function parseMetadata(printed: Line[], firstPageHeight: number): ReportMetadata {
   // A guardian's or next of kin's block names someone other than the patient (other-people.ts).
   const lines = withoutOtherPeoplesBlocks(printed);
