@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     }
     if (options.verbose) {
       console.log(
-        `${report.file}: ${reread ? 'read twice, ' : ''}found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`,
+        `${report.file}: ${reread ? 'read twice, ' : ''}cpu ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, found ${score.found}/${score.truth}, parsed ${score.parsed}, value ${score.value}, loinc ${score.loinc}, metadata ${score.metadata}/${score.metadataFields}`,
       );
       for (const miss of score.misses) console.log(`    ${miss}`);
     }

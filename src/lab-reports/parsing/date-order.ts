@@ -1,4 +1,5 @@
 import { ambiguousDayMonth, dayOrderShown, parseDate, twoDigitYear, type DayOrder } from './dates';
+import { printedIn } from './printed-in';
 
 /**
  * Which way round a report's numeric dates run (day or month first), from what the report
@@ -46,8 +47,10 @@ export function dateOrder(texts: string[], dates: Partial<Record<DateField, { te
  * another of the Commonwealth's that write the day first (Sri Lanka, Trinidad and Tobago, Jamaica,
  * Barbados, Singapore, Malaysia, Kenya, Nigeria, Ghana, Pakistan).
  */
-const IN_DAY_FIRST_COUNTRY =
-  /\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB|EGAC)\b|\b(New Zealand|Australia|United Kingdom|South Africa|Ireland|India|Sri Lanka|Trinidad|Tobago|Jamaica|Barbados|Singapore|Malaysia|Kenya|Nigeria|Ghana|Pakistan|Egypt)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in|lk|tt|jm|bb|sg|my|ke|ng|gh|pk|eg)\b/;
+const IN_DAY_FIRST_COUNTRY = printedIn(
+  'New Zealand|Australia|United Kingdom|South Africa|Ireland|India|Sri Lanka|Trinidad|Tobago|Jamaica|Barbados|Singapore|Malaysia|Kenya|Nigeria|Ghana|Pakistan|Egypt',
+  String.raw`\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB|EGAC)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in|lk|tt|jm|bb|sg|my|ke|ng|gh|pk|eg)\b`,
+);
 /** What a line prints after a numeric birth date. */
 const AFTER_NUMERIC_DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b(.*)$/;
 /** An age printed after a birth date (`12/01/1957 (68y)`, `03/04/1961 - 63 yrs`, `(Age: 63)`, `(63)`). */

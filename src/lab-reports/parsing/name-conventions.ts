@@ -1,6 +1,7 @@
 import type { Line } from './layout';
 import { withoutAccents } from './labels';
 import type { NameConvention } from './names';
+import { printedIn } from './printed-in';
 
 /** Which country's way of printing names a report follows, told by its address or its labels, and values printed in two scripts. Used by ./metadata.ts. */
 
@@ -70,13 +71,6 @@ const ITALIAN_LABELS = /\b(cognome|codice fiscale|data di nascita|nato\/a|luogo 
 const TURKISH_LABELS = /(^|[^\p{L}])(adi soyadi|soyadi|cinsiyet|dogum tarihi|dogum t\.)(?![\p{L}])/iu;
 /** Labels printed in Vietnamese (`Họ và tên`, `Giới tính`, `Ngày sinh`), read with their accents dropped. */
 const VIETNAMESE_LABELS = /(^|[^\p{L}])(ho va ten|ho ten|gioi tinh|ngay sinh)(?![\p{L}])/iu;
-/**
- * A report printed in a country: the country named (`countries`, alternatives), not in brackets (a
- * country in brackets is where a signer earned a degree, `PhD (Japan)`), or one of its `signs`.
- */
-function printedIn(countries: string, signs: string): RegExp {
-  return new RegExp(String.raw`(?<!\()\b(?:${countries})\b(?!\))|${signs}`);
-}
 /** A report printed in Japan: its address or telephone number. */
 const IN_JAPAN = printedIn('Japan', String.raw`\+81[-\s]\d`);
 /** Printed in Thailand: its address, its phone numbers' country code, or a Buddhist Era date's `B.E.`. */
