@@ -32,6 +32,13 @@ it('reads the specimen’s number under VistA’s `Specimen UID`', () => {
   expect(metadataOf(line(40, [0, 'Specimen: SERUM.'], [200, 'Specimen UID: 3825263580'])).specimen_number).toBe('3825263580');
 });
 
+it('names the patient on VistA’s unlabelled patient line (the name as VistA files it, then the social security number and the birth date)', () => {
+  const metadata = metadataOf(line(40, [0, 'MCCRAY,DWIGHT J'], [200, 'xxx-xx-6496'], [320, 'DOB: Nov 04, 1945']));
+  expect([metadata.patient_first_name, metadata.patient_last_name, metadata.dob]).toEqual(['DWIGHT', 'MCCRAY', '1945-11-04']);
+  // Without the number beside it, a capitalised name with a comma is not taken for the patient.
+  expect(metadataOf(line(40, [0, 'MCCRAY,DWIGHT J'], [200, 'Ward 4'], [320, 'DOB: Nov 04, 1945'])).patient_last_name).toBeNull();
+});
+
 describe('an Egyptian laboratory’s report', () => {
   it('reads its dates day first (accredited by EGAC, or a .eg web site)', () => {
     for (const printed of ['Accredited by EGAC according to ISO 15189', 'www.zamaleklabs.com.eg']) {
