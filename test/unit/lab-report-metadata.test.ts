@@ -99,6 +99,16 @@ describe('patient names as labs print them', () => {
     expect(readName('RODRIGUES, ANA PAULA', 'portuguese')).toMatchObject({ first: 'ANA PAULA', last: 'RODRIGUES' });
     expect(readName('Beatriz Ribeiro Almeida', 'portuguese')).toMatchObject({ first: 'Beatriz', last: 'Almeida' });
     expect(readName('Ana Paula Souza')).toMatchObject({ first: 'Ana', last: 'Souza' });
+    // Of three words, the first two one given name, the last the surname.
+    expect(readName('Maria Eduarda Moreira', 'portuguese')).toMatchObject({ first: 'Maria Eduarda', last: 'Moreira' });
+  });
+
+  it('reads names as Brazil prints them on a report printed there in English (a certified translation: its CPF, CNES or São Paulo address)', () => {
+    for (const printed of ['CPF: 846.470.695-24', 'Av. Paulista, 1500 - São Paulo/SP - CNES 2077485']) {
+      const metadata = metadataOf(printed, 'Patient: Pedro Henrique Lima');
+      expect([metadata.patient_first_name, metadata.patient_last_name]).toEqual(['Pedro Henrique', 'Lima']);
+    }
+    expect(metadataOf('Patient: Pedro Henrique Lima').patient_first_name).toBe('Pedro');
   });
 
   it('is less sure of a surname when there are middle words and no comma', () => {

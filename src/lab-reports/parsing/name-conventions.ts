@@ -17,9 +17,10 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * first; in Mexico (a CURP), the two surnames may come first and two given names are one; in
  * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
  * word before the last is a given name (a Malay name has no surname); in Israel, names in
- * capitals come family name first; labelled
- * in Portuguese, the mother's surname before the father's; labelled in Spanish, two surnames at
- * the end; another bilingual report, an order not told (`unknown`); else middle names.
+ * capitals come family name first; labelled in Portuguese or printed in Brazil, the mother's
+ * surname before the father's and given names of two words (`Maria Eduarda`); labelled in
+ * Spanish, two surnames at the end; another bilingual report, an order not told (`unknown`); else
+ * middle names.
  */
 export function nameConvention(firstPage: Line[], bilingual: boolean): NameConvention {
   const printed = (re: RegExp, plain = false) => firstPage.some((l) => re.test(plain ? withoutAccents(l.text) : l.text));
@@ -33,11 +34,17 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(IN_THAILAND)) return 'thailand';
   if (printed(IN_MALAYSIA)) return 'malaysia';
   if (printed(IN_ISRAEL)) return 'israel';
-  if (printed(PORTUGUESE_LABELS)) return 'portuguese';
+  if (printed(PORTUGUESE_LABELS) || printed(IN_BRAZIL)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
 }
 
+/**
+ * Printed in Brazil, whatever the language of its labels (a certified English translation): its
+ * address, a taxpayer number (`CPF`), a health-establishment number (`CNES`), a doctor's council
+ * registration (`CRM-SP`) or a phone number's country code.
+ */
+const IN_BRAZIL = printedIn('Brazil|Brasil|São Paulo|Rio de Janeiro|Belo Horizonte', String.raw`\bCPF\b|\bCNES\b|\bCRM-[A-Z]{2}\b|\+55[-\s]\d`);
 /** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`), not a first and a middle one. */
 export const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico'];
 /** Labels printed in Greek (`Επώνυμο`, `Ονοματεπώνυμο`, `Πατρώνυμο`, `ΑΜΚΑ`), read with their accents dropped. */

@@ -289,7 +289,7 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     return { first: cleanName(full[0]), last: null, confidence: 0.95, reason: `${UNSPLIT_SURNAME}: "${t}"` };
   }
   // `Ana Paula Gomes Rodrigues`: a Brazilian given name of two words before the surnames.
-  const compound = convention === 'portuguese' && start > 2 ? brazilianCompoundGiven(full) : null;
+  const compound = convention === 'portuguese' && start >= 2 ? brazilianCompoundGiven(full) : null;
   if (compound) return { first: cleanName(compound), last: cleanName(full.slice(start).join(' ')), confidence: 0.9, reason: null };
   const arabic = arabicGivenWords(full);
   if (arabic > 1 && arabic <= start) {
