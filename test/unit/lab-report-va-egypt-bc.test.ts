@@ -35,6 +35,7 @@ it('reads the specimen’s number under VistA’s `Specimen UID`', () => {
 it('names the patient on VistA’s unlabelled patient line (the name as VistA files it, then the social security number and the birth date)', () => {
   const metadata = metadataOf(line(40, [0, 'MCCRAY,DWIGHT J'], [200, 'xxx-xx-6496'], [320, 'DOB: Nov 04, 1945']));
   expect([metadata.patient_first_name, metadata.patient_last_name, metadata.dob]).toEqual(['DWIGHT', 'MCCRAY', '1945-11-04']);
+  expect(metadataOf(line(40, [0, 'KOWALCZYK,DWIGHT A III'], [200, 'xxx-xx-6607'], [320, 'DOB: FEB 6,1995 (30)'])).patient_last_name).toBe('KOWALCZYK');
   // Without the number beside it, a capitalised name with a comma is not taken for the patient.
   expect(metadataOf(line(40, [0, 'MCCRAY,DWIGHT J'], [200, 'Ward 4'], [320, 'DOB: Nov 04, 1945'])).patient_last_name).toBeNull();
 });

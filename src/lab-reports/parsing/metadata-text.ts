@@ -31,8 +31,8 @@ export const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
 
 export const PROSE_DOB = PROSE[0][0];
 
-/** A name as VistA files it: `SURNAME,GIVEN MIDDLE`, capitals, no space after the comma. */
-const VISTA_NAME = /^[A-Z][A-Z'-]+,[A-Z][A-Z'-]+( [A-Z][A-Z'-]*)?$/;
+/** A name as VistA files it: `SURNAME,GIVEN MIDDLE SUFFIX`, capitals, no space after the comma. */
+const VISTA_NAME = /^[A-Z][A-Z'-]+,[A-Z][A-Z'-]+( [A-Z][A-Z'-]*){0,2}$/;
 /** A social security number, its digits masked or not (`xxx-xx-6496`, `123-45-6789`). */
 const SSN = /^[\dx]{3}-[\dx]{2}-\d{4}$/i;
 
