@@ -53,6 +53,18 @@ describe('names and doctors as Polish, Greek and Mexican reports print them', ()
     });
   });
 
+  it('reads a name printed in Poland surname first or given name first by which word is a Polish given name, and neither way when none is', () => {
+    const named = (name: string) => {
+      const metadata = metadataOf(line(20, [0, 'ul. Marii Konopnickiej 28, 30-302 Kraków']), line(40, [0, 'Pacjent / Patient:'], [150, name]));
+      return [metadata.patient_first_name, metadata.patient_last_name];
+    };
+    expect(named('SIKORA MARCIN STANISŁAW')).toEqual(['MARCIN', 'SIKORA']);
+    expect(named('Lewandowska Katarzyna')).toEqual(['Katarzyna', 'Lewandowska']);
+    expect(named('Wróbel-Kaczmarek Żaneta Helena')).toEqual(['Żaneta', 'Wróbel-Kaczmarek']);
+    expect(named('Piotr Woźniak')).toEqual(['Piotr', 'Woźniak']);
+    expect(named('Nowicka Bednarek')).toEqual([null, null]);
+  });
+
   it('reads a Mexican doctor with both surnames and two given names, no doctor in `A quien corresponda`, a Greek doctor without his specialty', () => {
     const mexican = (doctor: string) => metadataOf(line(40, [0, 'CURP:'], [150, 'IAHJ731209HBCBRS82']), line(54, [0, 'Médico / Physician:'], [150, doctor]));
     expect(mexican('Dra. Ana Sofía Villarreal Cantú').ordering_provider).toBe('Ana Sofía Villarreal Cantú');

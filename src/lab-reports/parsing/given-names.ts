@@ -1,6 +1,6 @@
 import { withoutAccents } from './labels';
 
-/** Given names that say how a name's words part: Spanish ones seldom surnames, Brazilian ones of two words. Used by ./names.ts. */
+/** Given names that say how a name's words part: Spanish ones seldom surnames, Brazilian ones of two words, Polish ones. Used by ./names.ts. */
 
 /** Spanish given names that are seldom surnames (accents dropped), for a name that may hold two surnames. */
 const SPANISH_GIVEN_NAMES = new Set(
@@ -41,4 +41,28 @@ export function brazilianCompoundGiven(words: string[]): string | null {
   if (words.length < 2) return null;
   const key = plainWord(`${words[0]} ${words[1]}`);
   return BRAZILIAN_COMPOUND_GIVEN_NAMES.has(key) ? `${words[0]} ${words[1]}` : null;
+}
+
+/**
+ * Common Polish given names (accents and `ł` dropped): printed in Poland, a name comes surname first
+ * (`SIKORA MARCIN`, as registries print it) or given name first, and which word is a given name says
+ * which.
+ */
+const POLISH_GIVEN_NAMES = new Set(
+  (
+    'anna maria katarzyna malgorzata agnieszka barbara ewa krystyna elzbieta zofia teresa magdalena joanna janina monika danuta ' +
+    'jadwiga aleksandra halina irena beata marta dorota alicja karolina jolanta iwona grazyna natalia justyna renata paulina ewelina ' +
+    'julia wiktoria zuzanna maja lena hanna agata urszula sylwia izabela kamila weronika oliwia emilia patrycja marianna helena wanda ' +
+    'bozena lucyna stanislawa genowefa jan andrzej piotr krzysztof stanislaw tomasz pawel jozef marcin marek michal grzegorz jerzy ' +
+    'tadeusz adam lukasz zbigniew ryszard dariusz henryk mariusz kazimierz wojciech robert mateusz marian rafal jacek janusz miroslaw ' +
+    'maciej slawomir jaroslaw kamil wieslaw roman wladyslaw jakub artur zdzislaw edward mieczyslaw damian dawid przemyslaw sebastian ' +
+    'czeslaw leszek daniel waldemar bartosz szymon kacper filip antoni aleksander franciszek wiktor igor oskar bogdan zenon ' +
+    'zaneta aneta edyta ilona klaudia martyna milena amelia gabriela dominika kinga roksana hubert konrad norbert patryk radoslaw ' +
+    'ignacy karol krystian mikolaj dominik adrian arkadiusz cezary julian emil witold waclaw zygmunt boleslaw eugeniusz ireneusz teodor'
+  ).split(' '),
+);
+
+/** Whether a word is a common Polish given name. */
+export function polishGiven(word: string): boolean {
+  return POLISH_GIVEN_NAMES.has(plainWord(word).replace(/ł/g, 'l'));
 }

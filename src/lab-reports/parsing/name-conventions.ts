@@ -17,7 +17,7 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * first; in Mexico (a CURP), the two surnames may come first and two given names are one; in
  * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
  * word before the last is a given name (a Malay name has no surname); in Israel, names in
- * capitals come family name first; labelled in Portuguese or printed in Brazil, the mother's
+ * capitals come family name first; in Poland, the given name's place tells the order; labelled in Portuguese or printed in Brazil, the mother's
  * surname before the father's and given names of two words (`Maria Eduarda`); labelled in
  * Spanish, two surnames at the end; another bilingual report, an order not told (`unknown`); else
  * middle names.
@@ -34,11 +34,14 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(IN_THAILAND)) return 'thailand';
   if (printed(IN_MALAYSIA)) return 'malaysia';
   if (printed(IN_ISRAEL)) return 'israel';
+  if (printed(IN_POLAND)) return 'poland';
   if (printed(PORTUGUESE_LABELS) || printed(IN_BRAZIL)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
 }
 
+/** Printed in Poland: its address, a PESEL, a doctor's licence (`NPWZ`), a laboratory's register entry (`KRDL`), a `.pl` address or the country code. */
+const IN_POLAND = printedIn('Polska|Poland|Kraków|Warszawa|Wrocław|Poznań|Gdańsk|Łódź', String.raw`\bPESEL\b|\bNPWZ\b|\bKRDL\b|\.pl\b|\+48[-\s]\d`);
 /**
  * Printed in Brazil, whatever the language of its labels (a certified English translation): its
  * address, a taxpayer number (`CPF`), a health-establishment number (`CNES`), a doctor's council

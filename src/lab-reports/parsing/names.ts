@@ -4,7 +4,7 @@
  * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
-import { brazilianCompoundGiven, spanishGiven } from './given-names';
+import { brazilianCompoundGiven, polishGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
 import { HONORIFIC, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX } from './name-words';
 
@@ -86,7 +86,8 @@ export type NameConvention =
   | 'mexico'
   | 'thailand'
   | 'malaysia'
-  | 'israel';
+  | 'israel'
+  | 'poland';
 
 /** Where a name printed all in capitals, without a comma, is printed family name first (a registry's order). */
 const FAMILY_FIRST_IN_CAPITALS: readonly NameConvention[] = ['italy', 'greece', 'israel'];
@@ -194,6 +195,12 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // (So in Greece: `ANTONIOU AIKATERINI`; and in Israel, as its hospitals print a name in capitals: `COHEN YAEL`.)
   if (surnameFirst || convention === 'vietnam' || (FAMILY_FIRST_IN_CAPITALS.includes(convention) && kept.every(isCapitals)))
     return surnameFirstName(full, convention);
+  // Printed in Poland, a name comes surname first (`SIKORA MARCIN STANISŁAW`, `Lewandowska Katarzyna`) or
+  // given name first: the word that is a Polish given name says which, and without one the report does not.
+  if (convention === 'poland' && full.length <= 3) {
+    if (polishGiven(full[1]) && !polishGiven(full[0])) return familyNameFirst(full, 'surname first, as printed in Poland');
+    if (!polishGiven(full[0]) || polishGiven(full[full.length - 1])) return unsure(`${FAMILY_NAME_FIRST}: "${t}"`);
+  }
   // A family name that comes first, then given-name syllables only (`TAN MEI LING`): a Chinese
   // name. One that may come first before other words (`Lee Ann Smith`) is not split: nothing on
   // the report says which order its names follow, and a wrong name files results under another person.
