@@ -101,6 +101,9 @@ describe('patient names as labs print them', () => {
     expect(readName('Ana Paula Souza')).toMatchObject({ first: 'Ana', last: 'Souza' });
     // Of three words, the first two one given name, the last the surname.
     expect(readName('Maria Eduarda Moreira', 'portuguese')).toMatchObject({ first: 'Maria Eduarda', last: 'Moreira' });
+    // A Portuguese agnomen (`Neto`: grandson) after the surnames is no surname.
+    expect(readName('Rafael Ribeiro Moreira Neto', 'portuguese')).toMatchObject({ first: 'Rafael', last: 'Moreira' });
+    expect(readName('Rafael Santos Neto', 'portuguese')).toMatchObject({ first: 'Rafael', last: 'Santos' });
   });
 
   it('reads names as Brazil prints them on a report printed there in English (a certified translation: its CPF, CNES or São Paulo address)', () => {

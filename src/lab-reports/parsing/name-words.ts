@@ -42,3 +42,6 @@ export const MILITARY_RANK =
 export const PARTICLE_WORDS =
   'van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|el|abdel|abd|abou|abu|ter|ten|ó|ní|nic|mac|mhic|uí|te';
 export const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
+
+/** A Portuguese agnomen after the surnames (`Rafael Santos Neto`: grandson; `Filho`: son; `Sobrinho`: nephew): no surname. */
+export const AGNOMEN = /^(neto|filho|j[uú]nior|sobrinho)$/i;

@@ -6,7 +6,7 @@
 
 import { brazilianCompoundGiven, polishGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
-import { HONORIFIC, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX } from './name-words';
+import { AGNOMEN, HONORIFIC, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX } from './name-words';
 
 function words(text: string): string[] {
   return (
@@ -176,6 +176,7 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   }
   const kept = words(t);
   const full = kept.filter((w) => !isInitial(w));
+  if (convention === 'portuguese' && full.length >= 3 && AGNOMEN.test(full[full.length - 1])) full.pop();
   // `Mevr. I. Kuijpers-Hendriks`, `J.P. van der Meer`: initials, then the surname with its
   // particles. (With its stop only: a lone capital may be a bold word OCR split, `J AMES`.)
   if (full.length >= 1 && isInitial(kept[0]) && kept[0].endsWith('.') && full.slice(0, -1).every((w) => PARTICLE.test(w))) {
