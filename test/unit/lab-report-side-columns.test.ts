@@ -398,6 +398,37 @@ describe('a side column of labels over their values beside the results', () => {
     expect(separateSideColumns(block).lines).toEqual(block);
   });
 
+  it('leaves a block of labels no list knows, each with its one value beside it in a column of values, as it is (`Voorletters / Initials   D.`)', () => {
+    const block = lines(
+      [
+        [40, 'Achternaam / Surname'],
+        [183, 'Dekker'],
+      ],
+      [
+        [40, 'Voorletters / Initials'],
+        [183, 'D.'],
+      ],
+      [
+        [40, 'Roepnaam / First name'],
+        [183, 'Daan'],
+      ],
+      [
+        [40, 'Geboortedatum / Date of birth'],
+        [183, '05-02-1948'],
+      ],
+      [
+        [40, 'Aanvrager / Requester'],
+        [183, 'Trombosedienst Friesland'],
+      ],
+      [
+        [40, 'Afdeling / Department'],
+        [183, 'Trombosedienst'],
+      ],
+    );
+    expect(separateSideColumns(block).lines).toEqual(block);
+    expect(parseMetadata(block, 800)).toMatchObject({ patient_first_name: 'Daan', patient_last_name: 'Dekker' });
+  });
+
   it('reads a label alone on its line with its value under it, but not a heading over another label or a table header', () => {
     expect(
       parseMetadata(lines([[30, 'Lab']], [[30, 'DATE OF BIRTH']], [[30, '14 Mar 1980']], [[30, 'Patient Name']], [[30, 'Okafor, Chidi']]), 800),

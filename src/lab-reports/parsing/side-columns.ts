@@ -239,6 +239,15 @@ function bandSplit(run: Part[], band: 'left' | 'right', runStart: number, gutter
     return /^\s*[:\uff1a]/.test(p.right[0].text) || (labelShaped(textOf(p)) && (next === undefined || labelShaped(next)) && !labelShaped(p.right[0].text));
   }).length;
   if (besideTheirValues * 2 >= withBand.length) return null;
+  // Labels no list knows (`Voorletters / Initials`), each with one short value beside it, the values
+  // aligned in one column: a label/value block too, not labels over values beside a table or text.
+  const valued = band === 'left' ? withBand.filter(({ p }) => p.right.length === 1).map(({ p }) => p.right[0]) : [];
+  const bandWidth = median(withBand.map(({ p }) => Math.max(...p[band].map((c) => c.x1)) - Math.min(...p[band].map((c) => c.x0))));
+  const valueColumn =
+    valued.length >= withBand.length * 0.8 &&
+    Math.max(...valued.map((c) => c.x0)) - Math.min(...valued.map((c) => c.x0)) <= usual &&
+    valued.every((c) => c.x1 - c.x0 <= bandWidth * 2);
+  if (valueColumn) return null;
   const share = metadataCells / withBand.length;
   if (!laidOut && share < MIN_METADATA_SHARE && !(interleaved && share >= MIN_INTERLEAVED_METADATA_SHARE)) return null;
   const beside = span.filter((p) => p[other].length);
