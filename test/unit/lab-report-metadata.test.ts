@@ -638,6 +638,20 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     expect(metadataOf('Lab', 'Patient:   JOHN MICHAEL SMITH')).toMatchObject({ patient_first_name: 'JOHN', patient_last_name: 'SMITH' });
   });
 
+  it('reads an Italian report’s labels printed in Italian alone, and its dates day first by its `.it` address', () => {
+    const metadata = metadataOf(
+      'Viale dei Mille 19, 27029 Vigevano (PV) - laboratorio@santachiara-lomellina.example.it',
+      'Nato il / Born:   05-08-1997',
+      'N. accettaz.:   250708/4051',
+      'Prelievo:   08-07-2025 08:17',
+      'Accettazione:   08-07-2025 11:36',
+      'Referto:   09-07-2025 18:00',
+    );
+    expect(metadata).toMatchObject({ dob: '1997-08-05', specimen_number: '250708/4051', date_collected: '2025-07-08', date_reported: '2025-07-09' });
+    // Its accession number printed in both languages, the English half (`Acc. no.`) one some labs use for another number.
+    expect(metadataOf('Ospedale', 'N. accettazione / Acc. no.:   0844460040').specimen_number).toBe('0844460040');
+  });
+
   it('reads Turkish given and family names, a sex of K or E, and a specialist’s titles', () => {
     const turkish = (...texts: string[]) => metadataOf('Kordon University Hospital', 'Cinsiyet / Sex:   K', ...texts);
     expect(turkish('Adı / Name:   BÜŞRA', 'Soyadı / Surname:   ŞAHİN')).toMatchObject({

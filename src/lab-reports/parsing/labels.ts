@@ -71,18 +71,18 @@ const LABELS: [RegExp, Field][] = [
   // The birth date, age and sex in one field (`DOB/Age/Sex: 2000-May-04 / 24Y / F`).
   [/^(dob|d\.o\.b\.?|birth date)\s*\/\s*age\s*\/\s*(sex|gender)$/i, 'dob_age_sex'],
   [
-    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date|date of sample|sample date|date sampled|date of donation|donation date|donated on|donated)$/i,
+    /^(collected|collection date|date collected|collection|collected on|date of collection|coll\.? date|drawn|date drawn|specimen collected|collection date\/time|sample collected|taken|date taken|sample taken|date\/time collected|collected date|date of sample|sample date|date sampled|date of donation|donation date|donated on|donated|prelievo|data prelievo|data del prelievo)$/i,
     'collected',
   ],
   [
-    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final|last updated|tested|tested on|date tested)$/i,
+    /^(reported|report date|date reported|reported on|date of report|result date|released|report released|final report date|date issued|issued|report issued|issued on|resulted|date resulted|resulted on|reported date|final|last updated|tested|tested on|date tested|referto|data referto|data refertazione)$/i,
     'reported',
   ],
   // The day the report was printed: the day it was reported only when no other label dates the report
   // (an Egyptian lab's `Print Date` alone; beside a `Result Date`, a later copy's).
   [/^(print date|printed on|date printed|printed date|print date\/time)$/i, 'reported_fallback'],
   [
-    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number|lab report no\.?|lab report number|lab report #|sid|sid no\.?|donation number|donation no\.?|donation #|din|unit number|unit number \(din\))$/i,
+    /^(specimen|specimen id|specimen no\.?|spec|spec no\.?|specimen number|specimen #|accession|accession no\.?|accession number|accession #|lab no\.?|lab #|lab number|sample id|sample no\.?|lab id|lab ref(erence)?|requisition( no\.?| #)?|req\.?( no\.?)?|sample|sample number|lab accession|accession id|barcode|kit barcode|kit no\.?|kit id|lab test id|folio|protocol no\.?|protocol number|lab report no\.?|lab report number|lab report #|sid|sid no\.?|donation number|donation no\.?|donation #|din|unit number|unit number \(din\)|n\.? accettaz\.?|n\.? accettazione|n\.? campione)$/i,
     'specimen',
   ],
   // Numbers that are the specimen's only on some reports: `Acc No` is the accession in American
@@ -117,10 +117,11 @@ const LABELS: [RegExp, Field][] = [
     'other',
   ],
   // Where the patient was born, their tax or identity number, the insurer, the ward, the diagnosis,
+  // the sample's acceptance (Italian `Accettazione`, the received time; `N. accettaz.` is its number),
   // in Italian, Turkish and Vietnamese (their English halves, `Ward`, `Insurer`, need no entry: a
   // bilingual label takes the field of the half it knows): never a name, a date or a specimen's number.
   [
-    /^(nato\/a a|luogo di nascita|do[ğg]um yeri|codice fiscale|nre|kurum|reparto|khoa|klinik|chẩn đoán|chan doan|địa chỉ|dia chi|indirizzo|hasta no|protokol no|t\.?\s?c\.? kimlik no|kimlik no|tuổi|tuoi|yaş|yas|età|eta|mã bn|ma bn)$/i,
+    /^(nato\/a a|nato a|accettazione|luogo di nascita|do[ğg]um yeri|codice fiscale|nre|kurum|reparto|khoa|klinik|chẩn đoán|chan doan|địa chỉ|dia chi|indirizzo|hasta no|protokol no|t\.?\s?c\.? kimlik no|kimlik no|tuổi|tuoi|yaş|yas|età|eta|mã bn|ma bn)$/i,
     'other',
   ],
   // Doctors who did not order the tests: the patient's own (`PCP`, `Pediatrician of Record`), and
@@ -289,6 +290,9 @@ function bilingualField(text: string, datedValue = false): Field | null {
   // A name label in one language, a part of the name in the other (`Adı / Name`, `Cognome e nome / Patient`): the part.
   if (a === 'name' && NAME_PARTS.includes(b)) return b;
   if (b === 'name' && NAME_PARTS.includes(a)) return a;
+  // A field in one language and where it is only sometimes that field in the other (`N. accettazione / Acc. no.`): the field.
+  if (a !== null && b === `${a}_fallback`) return a;
+  if (b !== null && a === `${b}_fallback`) return b;
   if (a !== null && b !== null) return a === b ? a : null;
   return a ?? b;
 }
