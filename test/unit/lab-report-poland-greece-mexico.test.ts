@@ -1,5 +1,6 @@
 import { parseReport } from '../../src/lab-reports/parsing';
 import { matchResult } from '../../src/lab-reports/parsing/loinc/match';
+import { readName } from '../../src/lab-reports/parsing/names';
 import { curpNameLetters, readNationalId } from '../../src/lab-reports/parsing/national-ids';
 import { curatedLoincCatalogue, parsedResult, topLoincCode } from '../helpers/lab-report-catalogue';
 import { line, metadataOf, textPage } from '../helpers/lab-report-lines';
@@ -51,6 +52,14 @@ describe('names and doctors as Polish, Greek and Mexican reports print them', ()
       patient_last_name: null,
       gender: 'female',
     });
+  });
+
+  it('turns a name by its CURP where the given names start with María (the CURP takes the next one), and keeps a surname’s particles with it', () => {
+    // `VINA…`: VIllaseñor, Núñez, (María de los) Ángeles.
+    expect(
+      metadataOf(line(40, [0, 'Nombre / Name:'], [150, 'VILLASENOR NUNEZ MARIA DE LOS ANGELES']), line(54, [0, 'CURP:'], [150, 'VINA880520MSLLNN90'])),
+    ).toMatchObject({ patient_first_name: 'MARIA DE LOS ANGELES', patient_last_name: 'VILLASENOR NUNEZ' });
+    expect(readName('DE LA GARZA GOMEZ GUADALUPE', 'mexico')).toMatchObject({ first: 'GUADALUPE', last: 'DE LA GARZA GOMEZ' });
   });
 
   it('reads a name printed in Poland surname first or given name first by which word is a Polish given name, and neither way when none is', () => {

@@ -1,6 +1,6 @@
 import { withoutAccents } from './labels';
 
-/** Given names that say how a name's words part: Spanish ones seldom surnames, Brazilian ones of two words, Polish ones. Used by ./names.ts. */
+/** Given names that say how a name's words part: Spanish ones seldom surnames, Brazilian ones of two words, Polish ones, Arabic ones of two or three words. Used by ./names.ts. */
 
 /** Spanish given names that are seldom surnames (accents dropped), for a name that may hold two surnames. */
 const SPANISH_GIVEN_NAMES = new Set(
@@ -65,4 +65,18 @@ const POLISH_GIVEN_NAMES = new Set(
 /** Whether a word is a common Polish given name. */
 export function polishGiven(word: string): boolean {
   return POLISH_GIVEN_NAMES.has(plainWord(word).replace(/ł/g, 'l'));
+}
+
+/**
+ * How many words an Arabic given name takes: `Abd`, `Abdel`, `Abdul` ("servant of") never stand
+ * alone, nor do `Abu` / `Abou` ("father of") before an article: with the name they join, and the
+ * article between, they are one given name (`Abdel Rahman`, `Abd El Rahman`, `Abou El Ela`). 1 for
+ * any other name.
+ */
+export function arabicGivenWords(full: string[]): number {
+  const [head, next] = full.map((w) => w.toLowerCase());
+  const article = (w: string | undefined) => w === 'el' || w === 'al';
+  if (/^(abd|abdel|abdul)$/.test(head ?? '')) return article(next) ? 3 : 2;
+  if (/^(abu|abou)$/.test(head ?? '') && article(next)) return 3;
+  return 1;
 }

@@ -4,7 +4,7 @@
  * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
-import { brazilianCompoundGiven, polishGiven, spanishGiven } from './given-names';
+import { arabicGivenWords, brazilianCompoundGiven, polishGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
 import { AGNOMEN, HONORIFIC, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX } from './name-words';
 
@@ -264,10 +264,20 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   let start = full.length - 1;
   while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
   // `Ibarra Hernández Jesús`: both surnames first, as Mexican registries print them, when the last word is a given name and the first two are not.
-  if (convention === 'mexico' && full.length >= 3 && spanishGiven(full[full.length - 1]) && !spanishGiven(full[0]) && !spanishGiven(full[1])) {
+  // (`DE LA GARZA GOMEZ GUADALUPE`: a surname's particles go with it.)
+  const surnamesEnd = full.findIndex((_, i) => full.slice(0, i + 1).filter((w) => !PARTICLE.test(w)).length === 2) + 1;
+  const [father, mother] = full.filter((w) => !PARTICLE.test(w));
+  if (
+    convention === 'mexico' &&
+    surnamesEnd > 1 &&
+    surnamesEnd < full.length &&
+    spanishGiven(full[full.length - 1]) &&
+    !spanishGiven(father) &&
+    !spanishGiven(mother)
+  ) {
     return {
-      first: cleanName(full.slice(2).join(' ')),
-      last: cleanName(`${full[0]} ${full[1]}`),
+      first: cleanName(full.slice(surnamesEnd).join(' ')),
+      last: cleanName(full.slice(0, surnamesEnd).join(' ')),
       confidence: 0.85,
       reason: 'both surnames first, then the given names',
     };
@@ -333,20 +343,6 @@ function familyNameFirst(full: string[], reason = 'family name first, as printed
   while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
   const first = allGiven ? full.slice(given).join(' ') : full[given];
   return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason };
-}
-
-/**
- * How many words an Arabic given name takes: `Abd`, `Abdel`, `Abdul` ("servant of") never stand
- * alone, nor do `Abu` / `Abou` ("father of") before an article: with the name they join, and the
- * article between, they are one given name (`Abdel Rahman`, `Abd El Rahman`, `Abou El Ela`). 1 for
- * any other name.
- */
-function arabicGivenWords(full: string[]): number {
-  const [head, next] = full.map((w) => w.toLowerCase());
-  const article = (w: string | undefined) => w === 'el' || w === 'al';
-  if (/^(abd|abdel|abdul)$/.test(head ?? '')) return article(next) ? 3 : 2;
-  if (/^(abu|abou)$/.test(head ?? '') && article(next)) return 3;
-  return 1;
 }
 
 /** A name in brackets after initials and any particles filed after them (`C.A. (KEES)`, `J.J.J. DE (JOOST)`), then the rest of the value. */

@@ -121,6 +121,16 @@ export function curpNameLetters(text: string): string | null {
   return validCurp(text)?.[1] ?? null;
 }
 
+/**
+ * The letter a CURP takes for given names: the first name's, or the next one's when the first is
+ * María or José and another follows (`MARIA DE LOS ANGELES`: A), its particles skipped.
+ */
+export function curpGivenInitial(given: string): string {
+  const words = given.toUpperCase().normalize('NFKD').replace(/\p{M}/gu, '').split(/\s+/).filter(Boolean);
+  const rest = /^(MARIA|MA\.?|JOSE|J\.?)$/.test(words[0] ?? '') ? words.slice(1).filter((w) => !/^(DE|DEL|LA|LAS|LOS|Y)$/.test(w)) : [];
+  return (rest[0] ?? words[0] ?? '').charAt(0);
+}
+
 /** A CURP in `text` whose check digit holds: its name letters, yy, mm, dd, sex, century character, check digit. */
 function validCurp(text: string): RegExpExecArray | null {
   const id = /\b([A-Z][AEIOUX][A-Z]{2})(\d{2})(\d{2})(\d{2})([HM])[A-Z]{2}[A-Z]{3}([0-9A-Z])(\d)\b/.exec(text.toUpperCase());
