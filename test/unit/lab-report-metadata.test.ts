@@ -638,6 +638,12 @@ describe('reports of the Netherlands, Korea and a US dialysis lab (the eleventh 
     expect(metadataOf('Lab', 'Patient:   JOHN MICHAEL SMITH')).toMatchObject({ patient_first_name: 'JOHN', patient_last_name: 'SMITH' });
   });
 
+  it('puts a two-digit birth year after the report’s own date into the century before, and takes no rank for a given name', () => {
+    expect(metadataOf('DOB:   12/15/45', 'Collected:   03/04/2025').dob).toBe('1945-12-15');
+    expect(metadataOf('DOB:   12/15/05', 'Collected:   03/04/2025').dob).toBe('2005-12-15');
+    expect(metadataOf('Patient:   Capt Tevita Fifita')).toMatchObject({ patient_first_name: 'Tevita', patient_last_name: 'Fifita' });
+  });
+
   it('reads an Italian report’s labels printed in Italian alone, and its dates day first by its `.it` address', () => {
     const metadata = metadataOf(
       'Viale dei Mille 19, 27029 Vigevano (PV) - laboratorio@santachiara-lomellina.example.it',

@@ -1,5 +1,5 @@
 import { dateOrder, type DateField, readDate } from './date-order';
-import { parseDate } from './dates';
+import { parseDate, twoDigitYear } from './dates';
 import { lineContext } from './label-grid';
 import { inTwoLanguages, namedByNarrowMs, nationalIdScheme, withoutAccents } from './labels';
 import { pairsOf } from './label-pairs';
@@ -335,6 +335,11 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
     const read = readDate(found.text, order);
     metadata[field] = read.value;
     note(field, read.confidence * found.ocr * found.confidence, read.reason);
+  }
+  // A birth year of two digits put after the report's own date (`12/15/45` read 2045) is the century before's.
+  const reportDay = metadata.date_collected ?? metadata.date_reported;
+  if (metadata.dob && reportDay && metadata.dob > reportDay && dates.dob && twoDigitYear(dates.dob.text)) {
+    metadata.dob = `${Number(metadata.dob.slice(0, 4)) - 100}${metadata.dob.slice(4)}`;
   }
   metadata.gender ??= honorific;
   if (metadata.gender) note('gender', 0.9);
