@@ -8,7 +8,7 @@ import { givenName, nameShaped, readName, splitNameValue, surname, withoutSplitW
 import { isDoctor, providerName } from './providers';
 import { honorificSex, misreadSex, parseSex } from './sex';
 import { ALL_GIVEN_NAMES, inLatinLetters, nameConvention } from './name-conventions';
-import { curpGivenInitial, curpNameLetters, type NationalIdScheme, readNationalId } from './national-ids';
+import { curpGivenName, curpNameLetters, type NationalIdScheme, readNationalId } from './national-ids';
 import { CLIA, labName } from './lab-name';
 import { DATE_ONLY, PATIENT_SALUTATION, patientBanner, PROSE, PROSE_DOB, SALUTATION } from './metadata-text';
 import { withoutOtherPeoplesBlocks } from './other-people';
@@ -261,7 +261,7 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   const curp = nationalIds.find((id) => id.scheme === 'curp');
   const letters = curp ? curpNameLetters(curp.value) : null;
   const { patient_first_name: first, patient_last_name: last } = metadata;
-  if (letters && first && last && initial(first) === letters[0] && curpGivenInitial(last) === letters[3] && letters[0] !== letters[3]) {
+  if (letters && first && last && initial(first) === letters[0] && initial(curpGivenName(last)) === letters[3] && letters[0] !== letters[3]) {
     [metadata.patient_first_name, metadata.patient_last_name] = [last, first];
   }
   // A letter is dated: a line that is only a date, high on the first page, is the report's date.

@@ -1,4 +1,5 @@
 import { iso } from './dates';
+import { PARTICLE } from './name-words';
 
 /**
  * Personal identity numbers that carry the holder's birth date (and some their sex), read where a
@@ -122,13 +123,13 @@ export function curpNameLetters(text: string): string | null {
 }
 
 /**
- * The letter a CURP takes for given names: the first name's, or the next one's when the first is
- * María or José and another follows (`MARIA DE LOS ANGELES`: A), its particles skipped.
+ * The given name a CURP takes its letter from: the first, or the next one when the first is María
+ * or José and another follows (`MARIA DE LOS ANGELES`: Angeles), its particles skipped.
  */
-export function curpGivenInitial(given: string): string {
-  const words = given.toUpperCase().normalize('NFKD').replace(/\p{M}/gu, '').split(/\s+/).filter(Boolean);
-  const rest = /^(MARIA|MA\.?|JOSE|J\.?)$/.test(words[0] ?? '') ? words.slice(1).filter((w) => !/^(DE|DEL|LA|LAS|LOS|Y)$/.test(w)) : [];
-  return (rest[0] ?? words[0] ?? '').charAt(0);
+export function curpGivenName(given: string): string {
+  const words = given.split(/\s+/).filter(Boolean);
+  const rest = /^(mar[ií]a|ma\.?|jos[eé]|j\.?)$/i.test(words[0] ?? '') ? words.slice(1).filter((w) => !PARTICLE.test(w) && !/^y$/i.test(w)) : [];
+  return rest[0] ?? words[0] ?? '';
 }
 
 /** A CURP in `text` whose check digit holds: its name letters, yy, mm, dd, sex, century character, check digit. */
