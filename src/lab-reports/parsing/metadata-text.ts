@@ -31,11 +31,6 @@ export const PROSE: [RegExp, DateField | 'specimen' | 'specimen_fallback'][] = [
 
 export const PROSE_DOB = PROSE[0][0];
 
-/** A name as VistA files it: `SURNAME,GIVEN MIDDLE SUFFIX`, capitals, no space after the comma. */
-const VISTA_NAME = /^[A-Z][A-Z'-]+,[A-Z][A-Z'-]+( [A-Z][A-Z'-]*){0,2}$/;
-/** A social security number, its digits masked or not (`xxx-xx-6496`, `123-45-6789`). */
-const SSN = /^[\dx]{3}-[\dx]{2}-\d{4}$/i;
-
 /** A letter's salutation to the patient, by the given name (`Dear Kayla,`) or as the donor or patient (`Dear Donor,`), not to a doctor. */
 export const PATIENT_SALUTATION = /^Dear\s+(?:(?:Blood\s+)?(?:Donor|Patient)|(?!(?:Dr|Doctor|Prof|Sir|Madam|Colleague)\b)(\p{Lu}[\p{L}'-]+)),$/u;
 
@@ -45,15 +40,10 @@ export const SALUTATION = /^(?:Dear|Hello|Hi)\s+((?:Dr|Doctor|Prof)\.?\s+[\p{L}.
 /**
  * A line that names the patient without labels, a title before the name and the age or sex in
  * the cells after it (`Mr Iain J MacLeod | Age 64y | Male | CHI 1109614616`), with the identity
- * numbers it prints by their own short labels; or VistA's patient line, the name as VistA files it
- * (`MCCRAY,DWIGHT J`: capitals, a comma and no space) before the social security number and the
- * birth date (`MCCRAY,DWIGHT J | xxx-xx-6496 | DOB: Nov 04, 1945`).
+ * numbers it prints by their own short labels.
  */
 export function patientBanner(line: Line): { name: string; sex: 'male' | 'female' | null; ids: { value: string; scheme: NationalIdScheme }[] } | null {
   const [first, ...rest] = line.cells.map((cell) => cell.text.trim());
-  if (rest.length >= 2 && VISTA_NAME.test(first) && rest.some((cell) => SSN.test(cell)) && rest.some((cell) => /^DOB\b/.test(cell))) {
-    return { name: first, sex: null, ids: [] };
-  }
   if (rest.length < 2 || first.includes(':') || !honorificSex(first) || !nameShaped(first)) return null;
   const sexes = rest.map((cell) => (/^(male|female)$/i.test(cell) ? parseSex(cell) : null)).filter((sex) => sex !== null);
   if (!sexes.length && !rest.some((cell) => /^age\s+\d{1,3}\s*y/i.test(cell))) return null;

@@ -306,9 +306,12 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
       }
       // `MyBluestem | Nguyen Jr., James T | MRN 850815222 | Printed …`: a `LAST, FIRST` cell beside the
       // record number or the birth date; a name in another form beside the birth date (`Daniel Van der Berg Jr. | DOB 07/15/1964`).
+      // Beside a social security number, VistA's `MCCRAY,DWIGHT J` (no space after its comma) is such a name too.
       const dated = cells.some((cell) => PROSE_DOB.test(cell));
-      const identified = dated || cells.some((cell) => RECORD_NUMBER.test(cell));
-      const named = cells.find((cell) => (COMMA_NAME.test(cell) || dated) && !/\d/.test(cell) && nameShaped(cell) && !isDoctor(cell));
+      const ssn = cells.some((cell) => SSN.test(cell));
+      const identified = dated || ssn || cells.some((cell) => RECORD_NUMBER.test(cell));
+      const shaped = (cell: string) => nameShaped(ssn ? cell.replace(/,(?=\p{L})/u, ', ') : cell);
+      const named = cells.find((cell) => (COMMA_NAME.test(cell) || dated) && !/\d/.test(cell) && shaped(cell) && !isDoctor(cell));
       const read = named ? readName(named) : null;
       if (named && identified && read?.first && read.last) {
         name(named, Math.min(1, line.confidence / OCR_TRUSTED), 0.9);
@@ -361,6 +364,8 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
 const CLOSING = /^(sincerely|yours sincerely|yours truly|kind regards|best regards|regards|with regards|warm regards),?$/i;
 /** A name printed `LAST, FIRST` and nothing else. */
 const COMMA_NAME = /^[\p{L}' .-]+,\s*[\p{L}' .-]+$/u;
+/** A social security number, its digits masked or not (`xxx-xx-6496`, `123-45-6789`). */
+const SSN = /^[\dx]{3}-[\dx]{2}-\d{4}$/i;
 /** A cell of the patient's record number with its short label (`MRN 850815222`). */
 const RECORD_NUMBER = /^(MRN|Patient ID|PID)\s*#?:?\s*\d/i;
 /** A name's first letter in capitals without its accent (`Á` → `A`). */
