@@ -58,3 +58,55 @@ describe('patient names with a title or particles printed apart', () => {
     expect([parsed.patient_first_name, parsed.patient_last_name]).toEqual(['Bram', 'van Dijk']);
   });
 });
+
+/** Names as their countries print them, seen on seeds 99, 1234 and 4242 (session 51). */
+describe('given names of two words and Dutch surnames of several', () => {
+  it.each([
+    ['Patient: JANG, MI KYUNG', 'MI KYUNG', 'JANG'],
+    ['Name: Cho, Jae Hee', 'Jae Hee', 'Cho'],
+  ])('reads a Korean given name of two syllables after the comma (`%s`)', (printed, first, last) => {
+    const printedInKorea = line(20, [0, 'Hanbit University Hospital, Seoul, Korea']);
+    expect(metadataOf(printedInKorea, line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it('keeps the first word alone where the report is not printed in Korea', () => {
+    expect(metadataOf(line(40, [0, 'Patient: JANG, MI KYUNG'])).patient_first_name).toBe('MI');
+  });
+
+  it.each([
+    ['Patient Name : Mr MAK Tai Man', 'Tai Man', 'MAK'],
+    ['Patient Name : Miss LAM Mei Kuen', 'Mei Kuen', 'LAM'],
+  ])('reads a Hong Kong given name of two syllables (`%s`)', (printed, first, last) => {
+    expect(metadataOf(line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it.each([
+    ['Name : REYES, MARIA CRISTINA R.', 'MARIA CRISTINA', 'REYES'],
+    ['Name : TOLENTINO, KRISTINE JOY AQUINO', 'KRISTINE JOY', 'TOLENTINO'],
+    ['Name : SANTOS, JERICHO M.', 'JERICHO', 'SANTOS'],
+    ['Patient : Jose Miguel S. Reyes', 'Jose Miguel', 'Reyes'],
+  ])('reads the given names before the middle name on a report printed in the Philippines (`%s`)', (printed, first, last) => {
+    const printedThere = line(20, [0, 'Sumulong Highway, Marikina City 1800 - PhilHealth Accredited']);
+    expect(metadataOf(printedThere, line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it('reads every given name under a Turkish given-name label', () => {
+    const parsed = metadataOf(line(40, [0, 'Adı / Name'], [150, 'AYŞE NAZ']), line(55, [0, 'Soyadı / Surname'], [150, 'KURT']));
+    expect([parsed.patient_first_name, parsed.patient_last_name]).toEqual(['AYŞE NAZ', 'KURT']);
+  });
+
+  it.each([
+    ["Patient: Sander in 't Veld", 'Sander', "in 't Veld"],
+    ["Patient: Marieke in 't Veld-de Vries", 'Marieke', "in 't Veld-de Vries"],
+  ])('keeps a Dutch surname’s contracted article and hyphenated particles (`%s`)', (printed, first, last) => {
+    expect(metadataOf(line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it.each([
+    ['Geb.datum / DOB: 12 mrt 1957', '1957-03-12'],
+    ['Geb.datum / DOB: 3 mei 1960', '1960-05-03'],
+    ['Geburtsdatum / DOB: 1. März 1971', '1971-03-01'],
+  ])('reads a Dutch or German month (`%s`)', (printed, dob) => {
+    expect(metadataOf(line(40, [0, printed])).dob).toBe(dob);
+  });
+});

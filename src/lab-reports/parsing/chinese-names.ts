@@ -64,8 +64,8 @@ const GIVEN_SYLLABLES = new Set(
     'kwang kwee kwok lai lay leng leong liang lok loong mui mun ngee ngoh oon peck peng poh pui seng sern shing siang siew ' +
     'sin sing siok siu soon suan suat suet sui swee sze tak tat teck teik thong tian tiong tuck wah wai wee weng wing yee ' +
     'yen yew yik yoke yuen ' +
-    // Hong Kong's (`Ka Ho`, `Kwok Keung`, `Tai Man`, `Pui Shan`).
-    'ka keung tai sum ching tsz hei kei lap kam tung fung sau yiu nga pik shuk yuk chau hung kwun lung pak tsun'
+    // Hong Kong's (`Ka Ho`, `Kwok Keung`, `Tai Man`, `Mei Kuen`, `Pui Shan`).
+    'ka keung tai man kuen sum ching tsz hei kei lap kam tung fung sau yiu nga pik shuk yuk chau hung kwun lung pak tsun'
   ).split(' '),
 );
 

@@ -32,6 +32,13 @@ const MONTHS: Record<string, number> = {
   lug: 7,
   set: 9,
   ott: 10,
+  // Dutch and German ones (`12 mrt 1957`, `3 mei 2024`, `7 okt. 2025`, `1. März 2025`, `24 dez 2024`).
+  mrt: 3,
+  maa: 3,
+  mei: 5,
+  okt: 10,
+  mär: 3,
+  dez: 12,
 };
 /** French months whose first three letters are another's or none (`juin`, `juillet`, `juil.`). */
 const FRENCH_MONTHS: Record<string, number> = { juin: 6, juil: 7, juillet: 7 };
@@ -40,8 +47,8 @@ export type DayOrder = 'month_first' | 'day_first';
 
 /** Three numbers parted by the same separator twice (`03/14/2026`, not a range such as `13.2-17.1`). */
 const NUMERIC = /\b(\d{1,4})([/.-])(\d{1,2})\2(\d{2,4})\b/;
-/** A month's name (French ones with their accents, `févr.`, `août`), with a zero OCR read for its O (`0ct`, `N0v`) and a bracket or bar for its J (`]uly`): letters and zeros, a letter among them. */
-const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-zéûÉÛ0]*[A-Za-zéûÉÛ])[\]|]?[A-Za-zéûÉÛ0]{3,9})`;
+/** A month's name (French and German ones with their accents, `févr.`, `août`, `März`), with a zero OCR read for its O (`0ct`, `N0v`) and a bracket or bar for its J (`]uly`): letters and zeros, a letter among them. */
+const MONTH_NAME = String.raw`((?=[\]|]?[A-Za-zéûäÉÛÄ0]*[A-Za-zéûäÉÛÄ])[\]|]?[A-Za-zéûäÉÛÄ0]{3,9})`;
 /** `10/Jan/2025` as OCR reads it at times, the slash and the J run into one gap: `10 an/2025` (Jan, Jun, Jul). */
 const LOST_SLASH_J = /\b(\d{1,2})\s+(an|un|ul)\/(\d{4})\b/;
 /**

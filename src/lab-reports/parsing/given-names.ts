@@ -1,4 +1,5 @@
 import { withoutAccents } from './labels';
+import { isInitial } from './name-words';
 
 /** Given names that say how a name's words part: Spanish ones seldom surnames, Brazilian ones of two words, Polish ones, Arabic ones of two or three words. Used by ./names.ts. */
 
@@ -79,4 +80,16 @@ export function arabicGivenWords(full: string[]): number {
   if (/^(abd|abdel|abdul)$/.test(head ?? '')) return article(next) ? 3 : 2;
   if (/^(abu|abou)$/.test(head ?? '') && article(next)) return 3;
   return 1;
+}
+
+/**
+ * Printed in the Philippines, a name's given names come before its middle name (the mother's maiden
+ * surname, printed whole or as an initial): `MARIA CRISTINA R.` and `KRISTINE JOY AQUINO` give
+ * `MARIA CRISTINA` and `KRISTINE JOY`. Two words without an initial are a given name and a middle
+ * name (`JERICHO SANTOS`): null, as for one given name (the first word is read).
+ */
+export function filipinoGivenNames(words: string[]): string | null {
+  const given = words.filter((w) => !isInitial(w));
+  const beforeMiddle = words.length > 1 && isInitial(words[words.length - 1]) ? given : given.slice(0, -1);
+  return beforeMiddle.length >= 2 ? beforeMiddle.join(' ') : null;
 }

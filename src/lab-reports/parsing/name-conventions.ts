@@ -17,7 +17,8 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * first; in Mexico (a CURP), the two surnames may come first and two given names are one; in
  * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
  * word before the last is a given name (a Malay name has no surname); in Israel, names in
- * capitals come family name first; in Poland, the given name's place tells the order; labelled in Portuguese or printed in Brazil, the mother's
+ * capitals come family name first; in Poland, the given name's place tells the order; in the
+ * Philippines, given names before a middle name; labelled in Portuguese or printed in Brazil, the mother's
  * surname before the father's and given names of two words (`Maria Eduarda`); labelled in
  * Spanish, two surnames at the end; another bilingual report, an order not told (`unknown`); else
  * middle names.
@@ -35,6 +36,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(IN_MALAYSIA)) return 'malaysia';
   if (printed(IN_ISRAEL)) return 'israel';
   if (printed(IN_POLAND)) return 'poland';
+  if (printed(IN_PHILIPPINES)) return 'philippines';
   if (printed(PORTUGUESE_LABELS) || printed(IN_BRAZIL)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
@@ -48,8 +50,10 @@ const IN_POLAND = printedIn('Polska|Poland|Kraków|Warszawa|Wrocław|Poznań|Gda
  * registration (`CRM-SP`) or a phone number's country code.
  */
 const IN_BRAZIL = printedIn('Brazil|Brasil|São Paulo|Rio de Janeiro|Belo Horizonte', String.raw`\bCPF\b|\bCNES\b|\bCRM-[A-Z]{2}\b|\+55[-\s]\d`);
-/** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`), not a first and a middle one. */
-export const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico'];
+/** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`, `Adı: AYŞE NAZ`), not a first and a middle one. */
+export const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico', 'turkey'];
+/** Printed in the Philippines: its address, the national health insurer (`PhilHealth`), a DOH licence or the country code. */
+const IN_PHILIPPINES = printedIn('Philippines|Manila|Quezon City|Makati|Cebu|Davao', String.raw`\bPhilHealth\b|\bDOH License\b|\+63[-\s]\d`);
 /** Labels printed in Greek (`Επώνυμο`, `Ονοματεπώνυμο`, `Πατρώνυμο`, `ΑΜΚΑ`), read with their accents dropped. */
 const GREEK_LABELS = /(^|[^\p{L}])(επωνυμο|ονοματεπωνυμο|πατρωνυμο|αμκα)(?![\p{L}])/iu;
 /** A Mexican report: the patient's CURP. */

@@ -4,9 +4,9 @@
  * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
-import { arabicGivenWords, brazilianCompoundGiven, polishGiven, spanishGiven } from './given-names';
+import { arabicGivenWords, brazilianCompoundGiven, filipinoGivenNames, polishGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
-import { AGNOMEN, HONORIFIC, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX } from './name-words';
+import { AGNOMEN, HONORIFIC, isInitial, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX, SURNAME_GOES_ON } from './name-words';
 
 function words(text: string): string[] {
   return (
@@ -16,17 +16,12 @@ function words(text: string): string[] {
       // What a name says in brackets or quotes is the name the patient goes by (`Robert "Bobby" Whitfield`).
       .replace(/\([^)]*\)|"[^"]*"|“[^”]*”/g, ' ')
       .split(/\s+/)
-      .map((w) => w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, ''))
+      // (The Dutch contracted article keeps its apostrophe: `in 't Veld`.)
+      .map((w) => (/^['’][ts]$/i.test(w) ? w : w.replace(/^[^\p{L}]+|[^\p{L}.'-]+$/gu, '')))
       .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w) && !MILITARY_RANK.test(w.replace(/,$/, '')))
   );
 }
 
-/**
- * One letter, with or without its stop, or initials run together with their stops (`J.P.`,
- * `S.A.M.`, as Dutch reports print the given names); the Irish `Ó` (`Seán Ó Briain`) is a
- * particle, not an initial.
- */
-const isInitial = (word: string) => (/^\p{L}\.?$/u.test(word) || /^(?:\p{L}\.){2,}$/u.test(word)) && word !== 'Ó' && word !== 'ó';
 /** A word of two or more letters all in capitals (`OKONKWO`, `USMAN-KANO`). */
 const isCapitals = (word: string) => /\p{L}{2}/u.test(word) && word === word.toUpperCase() && word !== word.toLowerCase();
 
@@ -87,7 +82,8 @@ export type NameConvention =
   | 'thailand'
   | 'malaysia'
   | 'israel'
-  | 'poland';
+  | 'poland'
+  | 'philippines';
 
 /** Where a name printed all in capitals, without a comma, is printed family name first (a registry's order). */
 const FAMILY_FIRST_IN_CAPITALS: readonly NameConvention[] = ['italy', 'greece', 'israel'];
@@ -165,7 +161,10 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     // `TAN, MEI LING`: a Chinese given name of two syllables is one name, not a first and a middle.
     const chinese = chineseName([...words(lastPart), ...restWords]);
     if (chinese) return { first: cleanName(chinese.given), last: cleanName(chinese.family), confidence: 0.97, reason: null };
-    const compound = convention === 'portuguese' ? brazilianCompoundGiven(restWords) : null;
+    // (`JANG, MI KYUNG`: printed in Korea, a given name of two syllables; `REYES, MARIA CRISTINA R.`: in the Philippines, the given names before the middle name.)
+    const givenWords = restWords.filter((w) => !isInitial(w));
+    const korean = convention === 'korea' && givenWords.length === 2 ? givenWords.join(' ') : null;
+    const compound = convention === 'portuguese' ? brazilianCompoundGiven(restWords) : convention === 'philippines' ? filipinoGivenNames(restWords) : korean;
     // `BROUWER, C.A. (KEES)`: given names printed as initials, the name used (the Dutch `roepnaam`) in brackets.
     const called = restWords.every(isInitial) ? /\(\s*(\p{L}[\p{L}'-]+)\s*\)/u.exec(rest.join(' '))?.[1] : undefined;
     const given = compound ?? restWords.find((w) => !isInitial(w)) ?? called;
@@ -179,7 +178,7 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   if (convention === 'portuguese' && full.length >= 3 && AGNOMEN.test(full[full.length - 1])) full.pop();
   // `Mevr. I. Kuijpers-Hendriks`, `J.P. van der Meer`: initials, then the surname with its
   // particles. (With its stop only: a lone capital may be a bold word OCR split, `J AMES`.)
-  if (full.length >= 1 && isInitial(kept[0]) && kept[0].endsWith('.') && full.slice(0, -1).every((w) => PARTICLE.test(w))) {
+  if (full.length >= 1 && isInitial(kept[0]) && kept[0].endsWith('.') && full.slice(0, -1).every((w) => SURNAME_GOES_ON.test(w))) {
     return { first: null, last: cleanName(full.join(' ')), confidence: 0.9, reason: `only initials of the given names: "${t}"` };
   }
   if (full.length < 2) return unsure(`one name word only: "${t}"`);
@@ -262,7 +261,7 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // Without a comma the last word is the surname, with the particles before it (`Anna van der Berg`);
   // more than one middle word left leaves room for a compound surname.
   let start = full.length - 1;
-  while (start > 1 && PARTICLE.test(full[start - 1])) start -= 1;
+  while (start > 1 && SURNAME_GOES_ON.test(full[start - 1])) start -= 1;
   // `Ibarra Hernández Jesús`: both surnames first, as Mexican registries print them, when the last word is a given name and the first two are not.
   // (`DE LA GARZA GOMEZ GUADALUPE`: a surname's particles go with it.)
   const surnamesEnd = full.findIndex((_, i) => full.slice(0, i + 1).filter((w) => !PARTICLE.test(w)).length === 2) + 1;
@@ -309,6 +308,9 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // `Ana Paula Gomes Rodrigues`: a Brazilian given name of two words before the surnames.
   const compound = convention === 'portuguese' && start >= 2 ? brazilianCompoundGiven(full) : null;
   if (compound) return { first: cleanName(compound), last: cleanName(full.slice(start).join(' ')), confidence: 0.9, reason: null };
+  // `Jose Miguel S. Reyes`, printed in the Philippines: the given names before the middle name.
+  const filipino = convention === 'philippines' ? filipinoGivenNames(kept.slice(0, kept.length - (full.length - start))) : null;
+  if (filipino) return { first: cleanName(filipino), last: cleanName(full.slice(start).join(' ')), confidence: 0.85, reason: null };
   const arabic = arabicGivenWords(full);
   if (arabic > 1 && arabic <= start) {
     const reason = arabic === start ? null : 'middle words taken as middle names';
