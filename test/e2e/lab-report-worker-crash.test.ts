@@ -21,7 +21,13 @@ let child: ChildProcess | null = null;
 let replacement: { stop(): Promise<void> } | null = null;
 
 beforeAll(async () => {
-  stack = await startStack({ labReportWorker: false, env: { LAB_REPORT_HEARTBEAT_TIMEOUT: '3s', LAB_REPORT_RETRY_INTERVAL: '200ms' } });
+  // Temporal sends heartbeats at most every 0.8 of the timeout, so a live worker has a fifth of
+  // it to spare: 3 s (0.6 s to spare) timed a loaded CI machine's live worker out on every
+  // attempt. 10 s and more attempts keep the killed worker's timeout the only one.
+  stack = await startStack({
+    labReportWorker: false,
+    env: { LAB_REPORT_HEARTBEAT_TIMEOUT: '10s', LAB_REPORT_RETRY_INTERVAL: '200ms', LAB_REPORT_MAX_ATTEMPTS: '20' },
+  });
   tenant = await createTenant(stack.db);
 }, 120_000);
 afterAll(async () => {
@@ -68,7 +74,11 @@ test('the job completes once after its worker is killed mid-extract', async () =
     240_000,
     500,
   );
-  expect(job.status).toBe('completed');
+  // A failed job says why: the last failure of its step, from the workflow's history.
+  expect({ status: job.status, lastFailure: job.status === 'completed' ? null : await lastActivityFailure(handle) }).toEqual({
+    status: 'completed',
+    lastFailure: null,
+  });
   expect(job.data.results.length).toBeGreaterThan(0);
 
   const events = await stack.db.query(`SELECT event_type FROM event_outbox WHERE subject_id = $1 ORDER BY created_at`, [created.id]);
@@ -90,3 +100,12 @@ test('the job completes once after its worker is killed mid-extract', async () =
   expect(started?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThan(1);
   expect((await handle.result()).status).toBe('completed');
 }, 420_000);
+
+async function lastActivityFailure(handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }): Promise<string> {
+  const ended = ((await handle.fetchHistory()).events ?? []).filter(
+    (event) => event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes,
+  );
+  const last = ended.at(-1);
+  const failure = last?.activityTaskFailedEventAttributes?.failure ?? last?.activityTaskTimedOutEventAttributes?.failure;
+  return JSON.stringify(failure ?? 'no activity failed');
+}
