@@ -110,3 +110,30 @@ describe('given names of two words and Dutch surnames of several', () => {
     expect(metadataOf(line(40, [0, printed])).dob).toBe(dob);
   });
 });
+
+describe('Gulf, Malay and South Asian names', () => {
+  it.each([
+    ['Name: Mohammed bin Ali Al Mansoori', 'Mohammed', 'Al Mansoori'],
+    ['Name : Khalid bin Ali Almutairi', 'Khalid', 'Almutairi'],
+    ['Name : AHMAD FAIZAL BIN MOHD YUSOF', 'AHMAD FAIZAL', 'MOHD YUSOF'],
+  ])('reads the family name after the father’s name, where there is one (`%s`)', (printed, first, last) => {
+    expect(metadataOf(line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it.each([
+    ['Name: MOHD AZLAN MOHAMAD NOOR', 'MOHD AZLAN', 'MOHAMAD NOOR'],
+    ['Name: Siti Hajar Osman', 'Siti Hajar', 'Osman'],
+  ])('reads a Malay name’s father’s name from the word a man’s name begins with (`%s`)', (printed, first, last) => {
+    const printedInMalaysia = line(20, [0, 'Jalan Telawi 3, Bangsar, 59100 Kuala Lumpur, Malaysia']);
+    expect(metadataOf(printedInMalaysia, line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it('drops `Sri` before a name printed in Bangladesh, and keeps it elsewhere', () => {
+    const printedInDhaka = line(20, [0, 'House # 14/A, Road # 5, Dhanmondi R/A, Dhaka-1205']);
+    expect(metadataOf(printedInDhaka, line(40, [0, 'Patient Name : SRI SUJIT KUMAR DAS']))).toMatchObject({
+      patient_first_name: 'SUJIT',
+      patient_last_name: 'DAS',
+    });
+    expect(metadataOf(line(40, [0, 'Patient Name : Sri Wahyuni Lestari'])).patient_first_name).toBe('Sri');
+  });
+});

@@ -93,3 +93,28 @@ export function filipinoGivenNames(words: string[]): string | null {
   const beforeMiddle = words.length > 1 && isInitial(words[words.length - 1]) ? given : given.slice(0, -1);
   return beforeMiddle.length >= 2 ? beforeMiddle.join(' ') : null;
 }
+
+/**
+ * Where the family name starts among the names after a Gulf name's `bin` (`Mohammed bin Ali Al
+ * Mansoori`, `Khalid bin Ali Almutairi`): at a later word with the Arabic article (`Al`, `Al-Harbi`,
+ * `Almutairi` run together), after the father's name; -1 when there is none, as in a Malay name
+ * (`AHMAD FAIZAL BIN MOHD YUSOF`), whose father's name is how it is filed. (Run together only outside
+ * Malaysia: `Alias` is a Malay given name.)
+ */
+export function arabicFamilyStart(elder: string[], malay: boolean): number {
+  const article = malay ? /^(al|el)(-\p{L}+)?$/iu : /^(al|el)(-\p{L}+)?$|^al\p{L}{4,}$/iu;
+  return elder.findIndex((w, i) => i > 0 && article.test(w));
+}
+
+/** Words a Malay man's name begins with (`Mohd Azlan`, `Abdul Rahman`), so a father's name too. */
+const MALAY_MALE_NAME_START = /^(mohd|muhd|muhammad|muhamad|mohamad|mohammad|mohamed|ahmad|abdul|abd)$/i;
+
+/**
+ * Where a Malay name without its `bin` starts the father's name: at the last later word a man's
+ * name begins with (`MOHD AZLAN MOHAMAD NOOR`: the father is `MOHAMAD NOOR`), else the last word
+ * (`Siti Hajar Osman`).
+ */
+export function malayFatherStart(full: string[]): number {
+  for (let i = full.length - 2; i >= 1; i--) if (MALAY_MALE_NAME_START.test(full[i])) return i;
+  return full.length - 1;
+}

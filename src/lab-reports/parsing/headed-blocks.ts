@@ -6,7 +6,8 @@
  */
 import { labelField, type Field } from './labels';
 import { BLOCK_GAP_LINES, COLUMN_ALIGN_LINES, type Cell, type Line } from './layout';
-import { nameShaped, readName, splitNameValue } from './names';
+import { readName } from './names';
+import { nameShaped, splitNameValue } from './name-values';
 import { isDoctor } from './providers';
 
 /** Words a heading says of its block besides whom it is about. */

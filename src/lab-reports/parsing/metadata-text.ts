@@ -1,7 +1,7 @@
 import type { DateField } from './date-order';
 import type { Line } from './layout';
 import { labelField, nationalIdScheme } from './labels';
-import { nameShaped } from './names';
+import { nameShaped } from './name-values';
 import type { NationalIdScheme } from './national-ids';
 import { honorificSex, parseSex } from './sex';
 

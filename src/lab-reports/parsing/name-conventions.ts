@@ -18,7 +18,7 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
  * word before the last is a given name (a Malay name has no surname); in Israel, names in
  * capitals come family name first; in Poland, the given name's place tells the order; in the
- * Philippines, given names before a middle name; labelled in Portuguese or printed in Brazil, the mother's
+ * Philippines, given names before a middle name; in South Asia, `Sri` a title; labelled in Portuguese or printed in Brazil, the mother's
  * surname before the father's and given names of two words (`Maria Eduarda`); labelled in
  * Spanish, two surnames at the end; another bilingual report, an order not told (`unknown`); else
  * middle names.
@@ -37,6 +37,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(IN_ISRAEL)) return 'israel';
   if (printed(IN_POLAND)) return 'poland';
   if (printed(IN_PHILIPPINES)) return 'philippines';
+  if (printed(IN_SOUTH_ASIA)) return 'south_asia';
   if (printed(PORTUGUESE_LABELS) || printed(IN_BRAZIL)) return 'portuguese';
   if (!bilingual) return 'middle_names';
   return printed(SPANISH_LABELS) ? 'two_surnames' : 'unknown';
@@ -52,6 +53,11 @@ const IN_POLAND = printedIn('Polska|Poland|Kraków|Warszawa|Wrocław|Poznań|Gda
 const IN_BRAZIL = printedIn('Brazil|Brasil|São Paulo|Rio de Janeiro|Belo Horizonte', String.raw`\bCPF\b|\bCNES\b|\bCRM-[A-Z]{2}\b|\+55[-\s]\d`);
 /** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`, `Adı: AYŞE NAZ`), not a first and a middle one. */
 export const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico', 'turkey'];
+/** Printed in Bangladesh, India or Nepal: its country or a capital, or a phone number's country code. */
+const IN_SOUTH_ASIA = printedIn(
+  'Bangladesh|India|Nepal|Dhaka|Chattogram|Kolkata|Mumbai|New Delhi|Chennai|Bengaluru|Kathmandu',
+  String.raw`\+880[-\s]?\d|\+91[-\s]?\d|\+977[-\s]?\d`,
+);
 /** Printed in the Philippines: its address, the national health insurer (`PhilHealth`), a DOH licence or the country code. */
 const IN_PHILIPPINES = printedIn('Philippines|Manila|Quezon City|Makati|Cebu|Davao', String.raw`\bPhilHealth\b|\bDOH License\b|\+63[-\s]\d`);
 /** Labels printed in Greek (`Επώνυμο`, `Ονοματεπώνυμο`, `Πατρώνυμο`, `ΑΜΚΑ`), read with their accents dropped. */

@@ -25,6 +25,9 @@ export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$
 export const HONORIFIC =
   /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|assoc|asst|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|capt|sgt|cpl|lt|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
+/** `Sri`, `Shri`, `Smt.`, `Srimati`: titles before a Hindu name in Bangladesh, India and Nepal (elsewhere `Sri` may be a given name). */
+export const SOUTH_ASIAN_TITLE = /^(sri|shri|shree|smt\.?|srimati|shrimati)$/i;
+
 /**
  * US military ranks and corps, in capitals, before or after a name (`LCDR Dana Whitcomb`, `HUGHES,
  * SARAH J MAJ MC`, `JEFFERSON, LUIS D (PFC, USA)`): no part of it. (In capitals only: `Major` and

@@ -4,9 +4,9 @@
  * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
-import { arabicGivenWords, brazilianCompoundGiven, filipinoGivenNames, polishGiven, spanishGiven } from './given-names';
+import { arabicFamilyStart, arabicGivenWords, brazilianCompoundGiven, filipinoGivenNames, malayFatherStart, polishGiven, spanishGiven } from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
-import { AGNOMEN, HONORIFIC, isInitial, MILITARY_RANK, PARTICLE, PARTICLE_WORDS, SUFFIX, SURNAME_GOES_ON } from './name-words';
+import { AGNOMEN, HONORIFIC, isInitial, MILITARY_RANK, PARTICLE, SOUTH_ASIAN_TITLE, SUFFIX, SURNAME_GOES_ON } from './name-words';
 
 function words(text: string): string[] {
   return (
@@ -83,7 +83,8 @@ export type NameConvention =
   | 'malaysia'
   | 'israel'
   | 'poland'
-  | 'philippines';
+  | 'philippines'
+  | 'south_asia';
 
 /** Where a name printed all in capitals, without a comma, is printed family name first (a registry's order). */
 const FAMILY_FIRST_IN_CAPITALS: readonly NameConvention[] = ['italy', 'greece', 'israel'];
@@ -173,7 +174,8 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     if (!last || !given) return unsure(`"LAST, FIRST" without both parts: "${t}"`);
     return { first: cleanName(given), last, confidence: 0.97, reason: null };
   }
-  const kept = words(t);
+  // (Printed in South Asia, `SRI SUJIT KUMAR DAS`: `Sri` there is a title; in Indonesia, `Sri Wahyuni`, a given name.)
+  const kept = words(t).filter((w, i) => !(i === 0 && convention === 'south_asia' && SOUTH_ASIAN_TITLE.test(w)));
   const full = kept.filter((w) => !isInitial(w));
   if (convention === 'portuguese' && full.length >= 3 && AGNOMEN.test(full[full.length - 1])) full.pop();
   // `Mevr. I. Kuijpers-Hendriks`, `J.P. van der Meer`: initials, then the surname with its
@@ -233,9 +235,10 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // Printed in Turkey, every word before the surname is a given name (`Burak Ali YILDIZ`, `Ayşe Nur Kaya`);
   // printed in Malaysia, a Malay name without its `bin` has no surname: its given names, then the father's (`Siti Hajar Osman`).
   if (convention === 'turkey' || convention === 'malaysia') {
+    const father = convention === 'malaysia' ? malayFatherStart(full) : full.length - 1;
     return {
-      first: cleanName(full.slice(0, -1).join(' ')),
-      last: cleanName(full[full.length - 1]),
+      first: cleanName(full.slice(0, father).join(' ')),
+      last: cleanName(full.slice(father).join(' ')),
       confidence: 0.9,
       reason: full.length > 2 ? `given names of two words, as ${convention === 'turkey' ? 'Turkish' : 'Malay'} names have` : null,
     };
@@ -347,9 +350,6 @@ function familyNameFirst(full: string[], reason = 'family name first, as printed
   return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason };
 }
 
-/** A name in brackets after initials and any particles filed after them (`C.A. (KEES)`, `J.J.J. DE (JOOST)`), then the rest of the value. */
-const CALLED_NAME = new RegExp(`^(.*(?:^|[\\s,])(?:\\p{L}\\.)+(?:\\s+(?:${PARTICLE_WORDS}))*\\s*\\(\\s*\\p{L}[\\p{L}'-]+\\s*\\))(.*)$`, 'iu');
-
 /** A name, then whose son, daughter or wife the patient is (`S/O`, `D/O`, `W/O`, Malaysian `A/L`, `A/P`), or Malay `bin` / `binti`, then that elder's name. */
 const RELATED = /^(.+?)\s+(s\/o|d\/o|w\/o|a\/l|a\/p|bin|binti|bte|bt\.)\s+(.+)$/i;
 
@@ -357,40 +357,15 @@ const RELATED = /^(.+?)\s+(s\/o|d\/o|w\/o|a\/l|a\/p|bin|binti|bte|bt\.)\s+(.+)$/
  * `Hamza Hussain S/O Muhammad Iqbal`: the patient's own name is before the relation. A Malay name
  * (`AHMAD FAIZAL BIN MOHD YUSOF`) has no surname: every given name, then the father's name, is
  * how it is filed; so is a one-word name with its father's (`ARVIND S/O KRISHNAN`, `Vinod a/l Muniandy`).
+ * A Gulf name's family name after the father's (`Mohammed bin Ali Al Mansoori`) is its surname.
  */
 function relatedName(own: string, relation: string, elder: string, convention: NameConvention): ReadName {
   const given = words(own).filter((w) => !isInitial(w));
   const father = words(elder);
   if (!given.length || !father.length) return { first: null, last: null, confidence: 0, reason: `no name before "${relation}"` };
   if (/^(bin|binti|bte|bt\.)$/i.test(relation) || given.length === 1) {
-    return { first: cleanName(given.join(' ')), last: cleanName(father.join(' ')), confidence: 0.9, reason: null };
+    const family = /^(bin|binti)$/i.test(relation) ? arabicFamilyStart(father, convention === 'malaysia') : -1;
+    return { first: cleanName(given.join(' ')), last: cleanName(father.slice(Math.max(0, family)).join(' ')), confidence: 0.9, reason: null };
   }
   return readName(given.join(' '), convention);
-}
-
-/**
- * A patient value's name apart from what a line prints after it (`Jane Doe - DOB 1/2/1980 - F`,
- * `Ms. Jane Doe (born …)`, `Jane Doe, female, date of birth …`): the name, and the rest for the
- * sex and birth date it may carry. A `LAST, FIRST` comma is no cut.
- */
-export function splitNameValue(value: string): { name: string; rest: string } {
-  // `BROUWER, C.A. (KEES)`, `JONG, J.J.J. DE (JOOST)`: after initials (and a surname's particles
-  // filed after them), a name in brackets is the one the patient goes by, part of the name.
-  // `Chief (Mrs.) Oluwakemi Adeyemi`: an honorific in brackets before the name is a title, not the end of the name.
-  value = value.replace(/\((mrs|mr|ms|miss|dr|prof)\.?\)(?=\s+\p{L})/giu, '$1.');
-  const called = CALLED_NAME.exec(value);
-  if (called) return { name: called[1].trim(), rest: called[2] };
-  const cut =
-    /\s+[-–|]\s+|\s*[(;]|,\s*(?=(?:male|female|man|woman|born|dob|d\.o\.b|date of birth|age|aged|\d)\b)|\s+(?=(?:born|dob|d\.o\.b\.?|date of birth)\b)/i.exec(
-      value,
-    );
-  return cut ? { name: value.slice(0, cut.index).trim(), rest: value.slice(cut.index) } : { name: value.trim(), rest: '' };
-}
-
-/** Two to five words of a name: capitalised, initials, particles; no digits. */
-const NAME_SHAPE = /^(?:(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?(?:(?:\p{Lu}[\p{L}'-]*\.?|van|von|de|der|del|la|le|da|di|du),?\s+){1,4}\p{Lu}[\p{L}'-]*\.?$/u;
-
-/** Whether a text is printed as a person's name (`DOE, JANE M`, `Jane van der Berg`), nothing else. */
-export function nameShaped(text: string): boolean {
-  return NAME_SHAPE.test(text.trim());
 }
