@@ -137,3 +137,17 @@ describe('Gulf, Malay and South Asian names', () => {
     expect(metadataOf(line(40, [0, 'Patient Name : Sri Wahyuni Lestari'])).patient_first_name).toBe('Sri');
   });
 });
+
+describe('particles, compound given names and credentials of other countries', () => {
+  it('reads an Italian surname with its particle, printed surname first (`DALLA VALLE SALVATORE`)', () => {
+    const parsed = metadataOf(line(20, [0, 'Codice fiscale: DLLSVT58A01F205X']), line(40, [0, 'Paziente: Sig. DALLA VALLE SALVATORE']));
+    expect([parsed.patient_first_name, parsed.patient_last_name]).toEqual(['SALVATORE', 'DALLA VALLE']);
+  });
+
+  it.each([
+    ['Referred By : PROF. DR. HOSSAM EL DIN MAHMOUD', 'HOSSAM EL DIN MAHMOUD'],
+    ['Requester : Henrik Dahl, leg. läkare', 'Henrik Dahl'],
+  ])('reads the provider of `%s`', (printed, provider) => {
+    expect(metadataOf(line(40, [0, printed])).ordering_provider).toBe(provider);
+  });
+});

@@ -71,14 +71,15 @@ export function polishGiven(word: string): boolean {
 /**
  * How many words an Arabic given name takes: `Abd`, `Abdel`, `Abdul` ("servant of") never stand
  * alone, nor do `Abu` / `Abou` ("father of") before an article: with the name they join, and the
- * article between, they are one given name (`Abdel Rahman`, `Abd El Rahman`, `Abou El Ela`). 1 for
- * any other name.
+ * article between, they are one given name (`Abdel Rahman`, `Abd El Rahman`, `Abou El Ela`); nor
+ * does a name before `El Din` ("of the faith": `Hossam El Din`, `Salah Al Din`). 1 for any other name.
  */
 export function arabicGivenWords(full: string[]): number {
   const [head, next] = full.map((w) => w.toLowerCase());
   const article = (w: string | undefined) => w === 'el' || w === 'al';
   if (/^(abd|abdel|abdul)$/.test(head ?? '')) return article(next) ? 3 : 2;
   if (/^(abu|abou)$/.test(head ?? '') && article(next)) return 3;
+  if (article(next) && /^(din|deen)$/i.test(full[2] ?? '')) return 3;
   return 1;
 }
 

@@ -37,14 +37,14 @@ export const MILITARY_RANK =
   /^(PVT|PV2|PFC|SPC|CPL|SGT|SSG|SFC|MSG|1SG|SGM|CSM|WO1|CW[2-5]|2LT|1LT|CPT|MAJ|LTC|COL|BG|MG|LTG|GEN|ENS|LTJG|LT|LCDR|CDR|CAPT|HM[1-3]|HMC|SSGT|TSGT|MSGT|MC|NC|DC|MSC|USA|USN|USAF|USMC)$/;
 
 /**
- * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`, the Dutch
+ * Words that begin a surname of several (`van der Berg`, `De la Cruz`, `St. John`, `Dalla Valle`, the Dutch
  * `in 't Veld` and `van 't Hof` with their contracted article), and the Irish
  * ones printed apart (`Ó Briain`, `Ní Bhriain`, `Mac Carthaigh`, `Nic Carthaigh`), and the Māori `Te`
  * (`Te Whata`, `Te Rangi`), and the Arabic ones as Egypt spells them in Latin letters (`El Sayed`,
  * `Abdel Aziz`, `Abou El Ela`).
  */
 export const PARTICLE_WORDS =
-  "van|von|der|den|de|del|della|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|el|abdel|abd|abou|abu|ter|ten|in|op|het|['’]t|ó|ní|nic|mac|mhic|uí|te";
+  "van|von|der|den|de|del|della|dalla|dal|delle|degli|dela|delos|los|las|la|le|da|di|du|dos|das|san|santa|st\\.?|ste\\.?|bin|al|el|abdel|abd|abou|abu|ter|ten|in|op|het|['’]t|ó|ní|nic|mac|mhic|uí|te";
 export const PARTICLE = new RegExp(`^(${PARTICLE_WORDS})$`, 'i');
 /** A surname's word the next word continues: a particle, or a surname joined by a hyphen to the next one's particle (`in 't Veld-de Vries`). */
 export const SURNAME_GOES_ON = new RegExp(`^(${PARTICLE_WORDS})$|^\\p{L}[\\p{L}']*-(${PARTICLE_WORDS})$`, 'iu');

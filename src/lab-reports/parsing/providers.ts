@@ -55,10 +55,10 @@ export function providerName(printed: string, convention: NameConvention = 'midd
 /**
  * A doctor's specialty after the name (`Bart van Beek, MDL-arts`, `Kees de Boer, huisarts`,
  * `Anna Lee, Nephrologist`, `Δρ. Θεόδωρος Καλογεράκης, Νεφρολόγος`): Dutch `-arts` and `-loog` words,
- * English `-ologist` ones, Greek `-λόγος` ones and `Ιατρός` (`Γενική Ιατρός`, a general practitioner).
+ * English `-ologist` ones, Swedish `leg. läkare` (licensed physician), Danish and Norwegian `overlæge`, Greek `-λόγος` ones and `Ιατρός` (`Γενική Ιατρός`, a general practitioner).
  */
 const SPECIALTY_AFTER_COMMA =
-  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus|\p{L}{3,}λ[οό]γος|(?:\p{L}+\s)?ιατρ[οό]ς(?:\s\p{L}+)?)\.?\s*$/iu;
+  /,\s*(?:\p{L}+-arts|arts-\p{L}+|huisarts|kinderarts|internist|chirurg|\p{L}{3,}oloog|\p{L}{3,}ologist|klinisch chemicus|(?:leg\.?\s+)?(?:över|specialist)?läkare|overl[æe]ge|l[æe]ge|\p{L}{3,}λ[οό]γος|(?:\p{L}+\s)?ιατρ[οό]ς(?:\s\p{L}+)?)\.?\s*$/iu;
 /** A doctor's title run into the name after it (a capital then a small letter: `DrThomas`, not `Drake`). */
 const TITLE_RUN_IN = /^(\s*(?:Dr|Dre|Dra)\.?)(?=\p{Lu}\p{Ll})/u;
 /** `Dr. (Mrs.) Bisi Ogunbiyi`: an honorific in brackets is part of the title, not a note after the name. */
