@@ -151,3 +151,10 @@ describe('particles, compound given names and credentials of other countries', (
     expect(metadataOf(line(40, [0, printed])).ordering_provider).toBe(provider);
   });
 });
+
+describe('an episode number beside a lab number', () => {
+  it('reads the lab number as the specimen number, and the episode number only where there is none', () => {
+    expect(metadataOf(line(40, [0, 'Episode No.: OP2502-54621']), line(55, [0, 'Lab No.: L25-614333'])).specimen_number).toBe('L25-614333');
+    expect(metadataOf(line(40, [0, 'Episode No.: 25-6677889'])).specimen_number).toBe('25-6677889');
+  });
+});

@@ -180,8 +180,12 @@ const NOT_PROVIDER = /^(lab|laboratory|director|medical|pathologist|supervisor|f
  * Acc No`); an episode is the lab's request in Australian and British pathology (`Episode No`).
  */
 const SPECIMEN_WORDS = /^(specimen|sample|accession|acc|requisition|req|request|order|control|lab|barcode|tube|container|kit|episode)$/;
-/** Specimen words that alone name a number that is the specimen's only on some reports (LABELS, `specimen_fallback`). */
-const FALLBACK_SPECIMEN_WORDS = /^(acc|order|request|control)$/;
+/**
+ * Specimen words that alone name a number that is the specimen's only on some reports (LABELS,
+ * `specimen_fallback`): an episode is the lab's request in Australian and British pathology, but a
+ * hospital's visit beside a `Lab No.` in Malaysia (`OP2502-54621`, outpatient).
+ */
+const FALLBACK_SPECIMEN_WORDS = /^(acc|order|request|control|episode)$/;
 /** (`UID`: a unique identifier, as VistA numbers a specimen: `Specimen UID`.) */
 const NUMBER_WORDS = /^(no|nr|number|num|#|id|uid|ref|reference|code|accession|acc)$/;
 const NOT_SPECIMEN = /^(type|source|site|volume|condition|status|comments?|date|time|collected|received|taken|drawn)$/;
