@@ -158,3 +158,33 @@ describe('an episode number beside a lab number', () => {
     expect(metadataOf(line(40, [0, 'Episode No.: 25-6677889'])).specimen_number).toBe('25-6677889');
   });
 });
+
+describe('names and dates printed in Hong Kong, Korea and Thailand, and ranks and titles in small letters', () => {
+  const printedInHongKong = line(20, [0, '2 Lion Rock Road, Kowloon Tong, Kowloon, Hong Kong - Tel: (852) 2339 5188']);
+
+  it.each([
+    ['Name : SINGH SITI', 'SITI', 'SINGH'],
+    ['Name: Mr AU YEUNG Chun Kit', 'Chun Kit', 'AU YEUNG'],
+    ['Patient : LIMBU ANALYN', 'ANALYN', 'LIMBU'],
+    ['Name : CHOW KA HO', 'KA HO', 'CHOW'],
+  ])('reads the family name first (`%s`)', (printed, first, last) => {
+    expect(metadataOf(printedInHongKong, line(40, [0, printed]))).toMatchObject({ patient_first_name: first, patient_last_name: last });
+  });
+
+  it('reads a Hong Kong birth date day first', () => {
+    expect(metadataOf(printedInHongKong, line(40, [0, 'DOB : 02/12/1982'])).dob).toBe('1982-12-02');
+  });
+
+  it('reads a Korean name in capitals family name first when its last word is a family name too (`KWON MIN SEO`)', () => {
+    const printedInKorea = line(20, [0, 'Hanbit University Hospital, Seoul, Korea']);
+    expect(metadataOf(printedInKorea, line(40, [0, 'Patient: KWON MIN SEO']))).toMatchObject({ patient_first_name: 'MIN SEO', patient_last_name: 'KWON' });
+  });
+
+  it.each([
+    ['Name: LCpl Alyssa L. Tuiasosopo', 'patient_first_name', 'Alyssa'],
+    ['Referred By : ASS. PROF. DR. GHADA MOSTAFA', 'ordering_provider', 'GHADA MOSTAFA'],
+    ['Req. Doctor : DR WONG MEI FONG', 'ordering_provider', 'MEI FONG WONG'],
+  ])('drops the rank or title of `%s`', (printed, field, value) => {
+    expect(metadataOf(line(40, [0, printed]))[field as 'ordering_provider']).toBe(value);
+  });
+});

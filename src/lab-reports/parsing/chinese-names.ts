@@ -65,7 +65,7 @@ const GIVEN_SYLLABLES = new Set(
     'sin sing siok siu soon suan suat suet sui swee sze tak tat teck teik thong tian tiong tuck wah wai wee weng wing yee ' +
     'yen yew yik yoke yuen ' +
     // Hong Kong's (`Ka Ho`, `Kwok Keung`, `Tai Man`, `Mei Kuen`, `Pui Shan`).
-    'ka keung tai man kuen sum ching tsz hei kei lap kam tung fung sau yiu nga pik shuk yuk chau hung kwun lung pak tsun'
+    'ka keung tai man kuen fong sum ching tsz hei kei lap kam tung fung sau yiu nga pik shuk yuk chau hung kwun lung pak tsun'
   ).split(' '),
 );
 

@@ -45,14 +45,15 @@ export function dateOrder(texts: string[], dates: Partial<Record<DateField, { te
  * lab accredited by the UK's, New Zealand's, Australia's, India's, South Africa's or Ireland's body
  * (UKAS, IANZ, NATA, NABL, SANAS, INAB); an address or web site in one of those countries or in
  * another of the Commonwealth's that write the day first (Sri Lanka, Trinidad and Tobago, Jamaica,
- * Barbados, Singapore, Malaysia, Kenya, Nigeria, Ghana, Pakistan); or in continental Europe, Latin
+ * Barbados, Singapore, Malaysia, Kenya, Nigeria, Ghana, Pakistan, Bangladesh, Hong Kong; and
+ * Thailand); or in continental Europe, Latin
  * America or Israel, which write it first too (an Italian hospital's `.it` address; not `.no` or `.at`,
  * which abbreviations run together with a stop print too: `Acc.no`).
  */
 const IN_DAY_FIRST_COUNTRY = printedIn(
-  'New Zealand|Australia|United Kingdom|South Africa|Ireland|India|Sri Lanka|Trinidad|Tobago|Jamaica|Barbados|Singapore|Malaysia|Kenya|Nigeria|Ghana|Pakistan|Egypt|' +
+  'New Zealand|Australia|United Kingdom|South Africa|Ireland|India|Sri Lanka|Trinidad|Tobago|Jamaica|Barbados|Singapore|Malaysia|Kenya|Nigeria|Ghana|Pakistan|Egypt|Hong Kong|Thailand|Bangladesh|' +
     'Italia|Italy|Deutschland|Germany|France|España|Spain|Portugal|Brasil|Brazil|Polska|Poland|Nederland|Netherlands|Sverige|Sweden|Danmark|Denmark|Israel',
-  String.raw`\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB|EGAC)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in|lk|tt|jm|bb|sg|my|ke|ng|gh|pk|eg|it|de|fr|es|pt|br|pl|nl|be|gr|se|dk|fi|ch|il)\b`,
+  String.raw`\b(NHS|NHI|UKAS|IANZ|NATA|NABL|SANAS|INAB|EGAC)\b|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(nz|au|uk|ie|za|in|lk|tt|jm|bb|sg|my|ke|ng|gh|pk|eg|hk|th|bd|it|de|fr|es|pt|br|pl|nl|be|gr|se|dk|fi|ch|il)\b`,
 );
 /** What a line prints after a numeric birth date. */
 const AFTER_NUMERIC_DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b(.*)$/;

@@ -18,7 +18,7 @@ const PORTUGUESE_LABELS = /\b(data de nascimento|idade|exames?|laudo|convênio|n
  * Thailand, a surname may end in `Na` and a place (`Snidvongs Na Ayudhya`); in Malaysia, every
  * word before the last is a given name (a Malay name has no surname); in Israel, names in
  * capitals come family name first; in Poland, the given name's place tells the order; in the
- * Philippines, given names before a middle name; in South Asia, `Sri` a title; labelled in Portuguese or printed in Brazil, the mother's
+ * Philippines, given names before a middle name; in Hong Kong, the family name first in capitals; in South Asia, `Sri` a title; labelled in Portuguese or printed in Brazil, the mother's
  * surname before the father's and given names of two words (`Maria Eduarda`); labelled in
  * Spanish, two surnames at the end; another bilingual report, an order not told (`unknown`); else
  * middle names.
@@ -27,6 +27,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   const printed = (re: RegExp, plain = false) => firstPage.some((l) => re.test(plain ? withoutAccents(l.text) : l.text));
   if (printed(IN_JAPAN)) return 'japan';
   if (printed(IN_KOREA)) return 'korea';
+  if (printed(IN_HONG_KONG)) return 'hong_kong';
   if (printed(VIETNAMESE_LABELS, true)) return 'vietnam';
   if (printed(ITALIAN_LABELS)) return 'italy';
   if (printed(TURKISH_LABELS, true)) return 'turkey';
@@ -53,6 +54,8 @@ const IN_POLAND = printedIn('Polska|Poland|Kraków|Warszawa|Wrocław|Poznań|Gda
 const IN_BRAZIL = printedIn('Brazil|Brasil|São Paulo|Rio de Janeiro|Belo Horizonte', String.raw`\bCPF\b|\bCNES\b|\bCRM-[A-Z]{2}\b|\+55[-\s]\d`);
 /** Where a given name's own label holds every given name (`Nome: MARIA TERESA`, `Nombre(s): JOSE MANUEL`, `Adı: AYŞE NAZ`), not a first and a middle one. */
 export const ALL_GIVEN_NAMES: NameConvention[] = ['italy', 'mexico', 'turkey'];
+/** Printed in Hong Kong: its name or Kowloon, an identity card number's label (`HKID`), or the phone numbers' country code. */
+const IN_HONG_KONG = printedIn('Hong Kong|Kowloon', String.raw`\bHKID\b|\+852[-\s]?\d|\(852\)`);
 /** Printed in Bangladesh, India or Nepal: its country or a capital, or a phone number's country code. */
 const IN_SOUTH_ASIA = printedIn(
   'Bangladesh|India|Nepal|Dhaka|Chattogram|Kolkata|Mumbai|New Delhi|Chennai|Bengaluru|Kathmandu',

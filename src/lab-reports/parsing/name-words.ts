@@ -20,10 +20,10 @@ export const DEGREES_AFTER_COMMA = new RegExp(`,\\s*((?:${DEGREES})\\.?,?\\s*)+$
  * barrister's `Barr.` only with its stop, as Barr is also a surname; a professor's `Assoc.` and `Asst.`. Italian `Dott.`, `Dott.ssa`,
  * `Sig.ra`, `Gent.ma`; Turkish `Uzm. Dr.`, `Doç. Dr.`, `Op. Dr.`, `Dr. Öğr. Üyesi`; Vietnamese
  * `BS.` (bác sĩ), `BSCKI.`, `ThS.BS.`, `PGS.TS.`, `Ông`, `Bà` (the short ones only with their stop);
- * Greek `Δρ.`; Spanish `Q.F.B.` (a chemist); a rank written in small letters (`Capt`, `Sgt`, `Cpl`, `Lt`: no names).
+ * Greek `Δρ.`; Spanish `Q.F.B.` (a chemist); a rank written in small letters (`Capt`, `Sgt`, `Cpl`, `Lt`, `LCpl`: no names); Egypt's `Ass. Prof.` (assistant professor), with its stop.
  */
 export const HONORIFIC =
-  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|assoc|asst|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|capt|sgt|cpl|lt|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
+  /^((mr|mrs|ms|miss|mx|dr|dre|dra|prof|assoc|asst|med|chief|mst|mdm|cik|encik|puan|tuan|datin|datuk|dato'?|haji|hajah|alhaji|alhaja|hajiya|hajia|mallam|malam|lolo|engr|rev|sir|dame|capt|sgt|cpl|lt|lcpl|pfc|spc|ssgt|gysgt|sheikh|c\.o|dhr|mevr|mw|dott|sig|egr|uzm|yrd|ths|bsck(?:i|ii)?|pgs|ông|bà|δρ)\.?|q\.f\.b\.|lek\.|ass\.|hab\.|barr\.|mevrouw|(dott|dr|prof|sig)\.(ssa|ra|na)|gent\.(mo|ma)|doç\.|op\.|öğr\.|üyesi|(bs|ts|gs)\.|(ths|ts|pgs|gs)\.(bs|ts|bsck(?:i|ii)?)\.?)$/i;
 
 /** `Sri`, `Shri`, `Smt.`, `Srimati`: titles before a Hindu name in Bangladesh, India and Nepal (elsewhere `Sri` may be a given name). */
 export const SOUTH_ASIAN_TITLE = /^(sri|shri|shree|smt\.?|srimati|shrimati)$/i;

@@ -84,7 +84,8 @@ export type NameConvention =
   | 'israel'
   | 'poland'
   | 'philippines'
-  | 'south_asia';
+  | 'south_asia'
+  | 'hong_kong';
 
 /** Where a name printed all in capitals, without a comma, is printed family name first (a registry's order). */
 const FAMILY_FIRST_IN_CAPITALS: readonly NameConvention[] = ['italy', 'greece', 'israel'];
@@ -197,6 +198,10 @@ export function readName(text: string, convention: NameConvention = 'middle_name
   // (So in Greece: `ANTONIOU AIKATERINI`; and in Israel, as its hospitals print a name in capitals: `COHEN YAEL`.)
   if (surnameFirst || convention === 'vietnam' || (FAMILY_FIRST_IN_CAPITALS.includes(convention) && kept.every(isCapitals)))
     return surnameFirstName(full, convention);
+  // Printed in Hong Kong, a name in capitals comes family name first, as the identity card prints it
+  // (`CHAN TAI MAN`, `SINGH SITI`), and so do capitals before the given names (`AU YEUNG Chun Kit`).
+  const hongKong = convention === 'hong_kong' ? hongKongFamilyWords(full) : 0;
+  if (hongKong) return { first: cleanName(full.slice(hongKong).join(' ')), last: cleanName(full.slice(0, hongKong).join(' ')), confidence: 0.9, reason: null };
   // Printed in Poland, a name comes surname first (`SIKORA MARCIN STANISŁAW`, `Lewandowska Katarzyna`) or
   // given name first: the word that is a Polish given name says which, and without one the report does not.
   if (convention === 'poland' && full.length <= 3) {
@@ -224,7 +229,7 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     full.length <= 3 &&
     full.every(isCapitals) &&
     KOREAN_SURNAMES.has(full[0].toLowerCase()) &&
-    !KOREAN_SURNAMES.has(full[full.length - 1].toLowerCase())
+    (!KOREAN_SURNAMES.has(full[full.length - 1].toLowerCase()) || !KOREAN_SURNAMES.has(full[1].toLowerCase()))
   ) {
     return { first: cleanName(full.slice(1).join(' ')), last: cleanName(full[0]), confidence: 0.9, reason: 'family name first, as printed in Korea' };
   }
@@ -369,3 +374,16 @@ function relatedName(own: string, relation: string, elder: string, convention: N
   }
   return readName(given.join(' '), convention);
 }
+
+/**
+ * How many words a Hong Kong name's family name takes when it comes first: its leading words in
+ * capitals before given names that are not (`AU YEUNG Chun Kit`), or in a name all in capitals the
+ * first word, two for a double family name (`AU YEUNG CHUN KIT`, `SZE TO`); 0 when it does not come first.
+ */
+function hongKongFamilyWords(full: string[]): number {
+  const run = full.findIndex((w) => !isCapitals(w));
+  if (run === -1) return full.length > 2 && HONG_KONG_DOUBLE_FAMILY_NAME.test(`${full[0]} ${full[1]}`) ? 2 : 1;
+  return run > 0 && full.slice(run).every((w) => !isCapitals(w)) ? run : 0;
+}
+
+const HONG_KONG_DOUBLE_FAMILY_NAME = /^(au yeung|sze to)$/i;
