@@ -188,3 +188,22 @@ describe('names and dates printed in Hong Kong, Korea and Thailand, and ranks an
     expect(metadataOf(line(40, [0, printed]))[field as 'ordering_provider']).toBe(value);
   });
 });
+
+describe('seed 8080’s names and credentials', () => {
+  it('reads a Sicilian surname with its Li printed surname first (`LI CAUSI GIUSEPPE`)', () => {
+    const parsed = metadataOf(line(20, [0, 'Codice fiscale: LCSGPP58A01F205X']), line(40, [0, 'Paziente: Sig. LI CAUSI GIUSEPPE']));
+    expect([parsed.patient_first_name, parsed.patient_last_name]).toEqual(['GIUSEPPE', 'LI CAUSI']);
+  });
+
+  it('reads a Brazilian given name of two words (`MARIA APARECIDA DOS SANTOS`)', () => {
+    const printedInBrazil = line(20, [0, 'Av. Paulista 1000, São Paulo - SP - CNES 1234567']);
+    expect(metadataOf(printedInBrazil, line(40, [0, 'Patient: MARIA APARECIDA DOS SANTOS']))).toMatchObject({
+      patient_first_name: 'MARIA APARECIDA',
+      patient_last_name: 'DOS SANTOS',
+    });
+  });
+
+  it('drops an Ontario nurse practitioner’s NP-PHC', () => {
+    expect(metadataOf(line(40, [0, 'Attending: Jennifer Kwan, NP-PHC'])).ordering_provider).toBe('Jennifer Kwan');
+  });
+});

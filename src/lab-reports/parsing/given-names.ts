@@ -23,7 +23,7 @@ const BRAZILIAN_COMPOUND_GIVEN_NAMES = new Set(
     'ana paula|ana clara|ana luiza|ana luisa|ana julia|ana beatriz|ana carolina|maria eduarda|maria clara|maria luiza|maria fernanda|' +
     'maria julia|maria alice|maria cecilia|maria helena|joao pedro|joao paulo|joao victor|joao vitor|joao gabriel|joao lucas|joao miguel|' +
     'joao carlos|pedro henrique|paulo henrique|luiz henrique|jose miguel|jose carlos|jose roberto|luiz fernando|luiz carlos|luiz felipe|' +
-    'luis felipe|carlos eduardo|marco antonio|luiz gustavo'
+    'luis felipe|carlos eduardo|marco antonio|luiz gustavo|maria aparecida|maria jose|ana maria'
   ).split('|'),
 );
 

@@ -5,11 +5,11 @@
  */
 
 /**
- * Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, `MBBS`; India's `DM`,
+ * Degrees and credentials printed after a clinician's name (`MD`, `PA-C`, `FNP-C`, Ontario's `NP-PHC`, `MBBS`; India's `DM`,
  * `DNB`; Britain's `FRCP`, `MRCGP`; Bangladesh's and Pakistan's `FCPS`, `MCPS`, `DCP`, `M.Phil`).
  */
 const DEGREES =
-  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|dgo|dch|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph|fcps|mcps|dcp|m\\.?phil|frcs|mrcs|mrcog|frcog|dtcd|dmrd';
+  'md|do|phd|rn|np|pa|pa-c|fnp|fnp-c|fnp-bc|np-phc|agnp|agnp-c|aprn|dnp|np-c|cnm|cpnp|pnp|crnp|mbbs|mbchb|dm|dnb|dgo|dch|frcp|mrcp|frcpath|mrcgp|facp|fasn|facc|fccp|faap|facs|facog|facep|faafp|ms|msc|mph|fcps|mcps|dcp|m\\.?phil|frcs|mrcs|mrcog|frcog|dtcd|dmrd';
 /** Generational suffixes and degrees printed after a name. */
 export const SUFFIX = new RegExp(`^(jr|sr|ii|iii|iv|v|dds|esq|${DEGREES})\\.?$`, 'i');
 /** Degrees after a comma (`Anna Reyes, MD`, `Yuki Tanaka, FNP-C`, `Tasha Monroe, APRN, CPNP`), which are no LAST, FIRST comma. */

@@ -346,12 +346,13 @@ function surnameFirstName(full: string[], convention: NameConvention): ReadName 
 
 /**
  * A name printed family name first (`INOUE SATOSHI`, `DELA CRUZ MARICEL SANTOS`): the family name
- * with its particles, then the given name (`allGiven`: every word after the family name).
+ * with its particles, then the given name. `italian`: every word after the family name, and the
+ * Sicilian `Lo` and `Li` are particles too (`LI CAUSI GIUSEPPE`; elsewhere they are Chinese family names).
  */
-function familyNameFirst(full: string[], reason = 'family name first, as printed in Japan', allGiven = false): ReadName {
+function familyNameFirst(full: string[], reason = 'family name first, as printed in Japan', italian = false): ReadName {
   let given = 1;
-  while (given < full.length - 1 && PARTICLE.test(full[given - 1])) given += 1;
-  const first = allGiven ? full.slice(given).join(' ') : full[given];
+  while (given < full.length - 1 && (PARTICLE.test(full[given - 1]) || (italian && /^(lo|li)$/i.test(full[given - 1])))) given += 1;
+  const first = italian ? full.slice(given).join(' ') : full[given];
   return { first: cleanName(first), last: cleanName(full.slice(0, given).join(' ')), confidence: 0.9, reason };
 }
 
