@@ -207,3 +207,20 @@ describe('seed 8080’s names and credentials', () => {
     expect(metadataOf(line(40, [0, 'Attending: Jennifer Kwan, NP-PHC'])).ordering_provider).toBe('Jennifer Kwan');
   });
 });
+
+describe('Mexican names without a CURP', () => {
+  const printedInMexico = line(20, [0, 'Blvd. Agua Caliente 10535, 22014 Tijuana, B.C. - Responsable sanitario: Q.F.B. Rosalía Camacho, Céd. Prof. 2291874']);
+
+  it('reads a given name with its devotion before the surnames (`MARIA DE LOS ANGELES DE LA GARZA`)', () => {
+    expect(metadataOf(printedInMexico, line(40, [0, 'Nombre / Name: MARIA DE LOS ANGELES DE LA GARZA']))).toMatchObject({
+      patient_first_name: 'MARIA DE LOS ANGELES',
+      patient_last_name: 'DE LA GARZA',
+    });
+  });
+
+  it('keeps a doctor’s two given names on a report printed in Mexico, and drops the second elsewhere in Spanish', () => {
+    const doctor = line(40, [0, 'Médico / Physician: Dr. Luis Enrique Castañeda Beltrán']);
+    expect(metadataOf(printedInMexico, doctor).ordering_provider).toBe('Luis Enrique Castañeda Beltrán');
+    expect(metadataOf(line(20, [0, 'Paciente / Patient: Marisol Luisa Rivera Soto']), doctor).ordering_provider).toBe('Luis Castañeda Beltrán');
+  });
+});

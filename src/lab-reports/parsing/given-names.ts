@@ -119,3 +119,13 @@ export function malayFatherStart(full: string[]): number {
   for (let i = full.length - 2; i >= 1; i--) if (MALAY_MALE_NAME_START.test(full[i])) return i;
   return full.length - 1;
 }
+
+/** A Spanish given name with the devotion it is named for (`María de los Ángeles`, `María del Carmen`, `José de Jesús`), accents dropped. */
+const MARIAN_GIVEN_NAME =
+  /^(maria|ma\.?|jose) (de los angeles|del carmen|de la luz|de jesus|del rosario|de lourdes|de guadalupe|del pilar|de los dolores|de la paz|del socorro|de fatima)( |$)/;
+
+/** How many words a Spanish given name with its devotion takes (`MARIA DE LOS ANGELES DE LA GARZA`: 4), else 0. */
+export function marianGivenWords(full: string[]): number {
+  const hit = MARIAN_GIVEN_NAME.exec(plainWord(full.join(' ')));
+  return hit ? hit[1].split(' ').length + hit[2].split(' ').length : 0;
+}

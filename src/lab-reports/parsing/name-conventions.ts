@@ -32,7 +32,7 @@ export function nameConvention(firstPage: Line[], bilingual: boolean): NameConve
   if (printed(ITALIAN_LABELS)) return 'italy';
   if (printed(TURKISH_LABELS, true)) return 'turkey';
   if (printed(GREEK_LABELS, true)) return 'greece';
-  if (printed(MEXICAN_LABELS)) return 'mexico';
+  if (printed(MEXICAN_LABELS) || printed(IN_MEXICO)) return 'mexico';
   if (printed(IN_THAILAND)) return 'thailand';
   if (printed(IN_MALAYSIA)) return 'malaysia';
   if (printed(IN_ISRAEL)) return 'israel';
@@ -67,6 +67,11 @@ const IN_PHILIPPINES = printedIn('Philippines|Manila|Quezon City|Makati|Cebu|Dav
 const GREEK_LABELS = /(^|[^\p{L}])(επωνυμο|ονοματεπωνυμο|πατρωνυμο|αμκα)(?![\p{L}])/iu;
 /** A Mexican report: the patient's CURP. */
 const MEXICAN_LABELS = /\bCURP\b/;
+/**
+ * Printed in Mexico: a city, the country with its accent (not the US state), a professional licence
+ * (`Céd. Prof.`), a chemist's `Q.F.B.`, the health regulator, or the phone numbers' country code.
+ */
+const IN_MEXICO = printedIn('México|CDMX|Tijuana|Guadalajara|Monterrey|Puebla', String.raw`\bC[ée]d\.?\s*Prof\b|\bQ\.F\.B\.|\bCOFEPRIS\b|\+52[-\s]?\d`);
 /**
  * A value printed in two scripts, parted by a slash (`ΠΑΠΑΔΑΚΗΣ / PAPADAKIS`, `Θήλυ / Female`): its
  * Latin half, as a passport and the user's demographics spell it; any other value as printed. OCR

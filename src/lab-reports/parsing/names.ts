@@ -4,7 +4,16 @@
  * (./name-conventions.ts). The ordering provider is read in ./providers.ts, the sex in ./sex.ts.
  */
 
-import { arabicFamilyStart, arabicGivenWords, brazilianCompoundGiven, filipinoGivenNames, malayFatherStart, polishGiven, spanishGiven } from './given-names';
+import {
+  arabicFamilyStart,
+  arabicGivenWords,
+  brazilianCompoundGiven,
+  filipinoGivenNames,
+  malayFatherStart,
+  marianGivenWords,
+  polishGiven,
+  spanishGiven,
+} from './given-names';
 import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
 import { AGNOMEN, HONORIFIC, isInitial, MILITARY_RANK, PARTICLE, SOUTH_ASIAN_TITLE, SUFFIX, SURNAME_GOES_ON } from './name-words';
 
@@ -290,6 +299,10 @@ export function readName(text: string, convention: NameConvention = 'middle_name
     };
   }
   if (start > 1 && (convention === 'two_surnames' || convention === 'mexico')) {
+    const marian = marianGivenWords(full);
+    if (marian > 0 && marian < full.length) {
+      return { first: cleanName(full.slice(0, marian).join(' ')), last: cleanName(full.slice(marian).join(' ')), confidence: 0.85, reason: null };
+    }
     // The mother's surname is the last word with its particles, the father's the one before it.
     let father = start - 1;
     while (father > 1 && PARTICLE.test(full[father - 1])) father -= 1;
