@@ -224,3 +224,10 @@ describe('Mexican names without a CURP', () => {
     expect(metadataOf(line(20, [0, 'Paciente / Patient: Marisol Luisa Rivera Soto']), doctor).ordering_provider).toBe('Luis Castañeda Beltrán');
   });
 });
+
+describe('a VistA accession with a one-digit serial', () => {
+  it('reads `CH 1022 9` whole, and stops before words after the number', () => {
+    expect(metadataOf(line(40, [0, 'Specimen: PLASMA'], [200, 'Accession: CH 1022 9'])).specimen_number).toBe('CH 1022 9');
+    expect(metadataOf(line(40, [0, 'Accession: CH 0312 45 PLASMA'])).specimen_number).toBe('CH 0312 45');
+  });
+});

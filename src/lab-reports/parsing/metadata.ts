@@ -103,9 +103,9 @@ export function parseMetadata(printed: Line[], firstPageHeight: number): ReportM
   let salutation: string | null = null;
   const specimen = (value: string, ocr: number) => {
     if (metadata.specimen_number !== null || !/\d/.test(value)) return;
-    // `CH 0312 45`: an accession printed as a short area code and groups of digits is one number;
+    // `CH 0312 45`, `CH 1022 9`: an accession printed as a short area code and groups of digits is one number;
     // so is a blood donation's ISBT 128 number (`W0432 25 299976`: the collecting facility, the year, a serial).
-    const grouped = /^(?:[A-Z]{1,3}|[A-Z]\d{4})(?: \d{2,6}){1,3}(?=\s|$)/.exec(value.trim());
+    const grouped = /^(?:[A-Z]{1,3}|[A-Z]\d{4})(?: \d{2,6})(?: \d{1,6}){0,2}(?=\s|$)/.exec(value.trim());
     metadata.specimen_number = grouped ? grouped[0] : value.split(/\s+/)[0].replace(/[.,;]$/, '');
     note('specimen_number', 0.9 * ocr);
   };
