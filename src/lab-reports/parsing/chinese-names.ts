@@ -1,3 +1,5 @@
+import { isCapitals } from './name-words';
+
 /**
  * Names printed family name first, as Chinese, Korean and Vietnamese names are (`TAN MEI LING`,
  * `Ng Kok Wah`), and Japanese names often are in English (`SATO HIROSHI`). Used by ./names.ts.
@@ -89,3 +91,16 @@ export function chineseName(familyFirst: string[]): { given: string; family: str
   if (!family || !SURNAME_FIRST.has(family.toLowerCase()) || given.length < 1 || given.length > 2) return null;
   return given.every(givenSyllables) ? { given: given.join(' '), family } : null;
 }
+
+/**
+ * How many words a Hong Kong name's family name takes when it comes first: its leading words in
+ * capitals before given names that are not (`AU YEUNG Chun Kit`), or in a name all in capitals the
+ * first word, two for a double family name (`AU YEUNG CHUN KIT`, `SZE TO`); 0 when it does not come first.
+ */
+export function hongKongFamilyWords(full: string[]): number {
+  const run = full.findIndex((w) => !isCapitals(w));
+  if (run === -1) return full.length > 2 && HONG_KONG_DOUBLE_FAMILY_NAME.test(`${full[0]} ${full[1]}`) ? 2 : 1;
+  return run > 0 && full.slice(run).every((w) => !isCapitals(w)) ? run : 0;
+}
+
+const HONG_KONG_DOUBLE_FAMILY_NAME = /^(au yeung|sze to)$/i;

@@ -58,3 +58,5 @@ export const AGNOMEN = /^(neto|filho|j[uú]nior|sobrinho)$/i;
  * particle, not an initial.
  */
 export const isInitial = (word: string) => (/^\p{L}\.?$/u.test(word) || /^(?:\p{L}\.){2,}$/u.test(word)) && word !== 'Ó' && word !== 'ó';
+/** A word of two or more letters all in capitals (`OKONKWO`, `USMAN-KANO`). */
+export const isCapitals = (word: string) => /\p{L}{2}/u.test(word) && word === word.toUpperCase() && word !== word.toLowerCase();

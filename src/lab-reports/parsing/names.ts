@@ -14,8 +14,8 @@ import {
   polishGiven,
   spanishGiven,
 } from './given-names';
-import { chineseName, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
-import { AGNOMEN, HONORIFIC, isInitial, MILITARY_RANK, PARTICLE, SOUTH_ASIAN_TITLE, SUFFIX, SURNAME_GOES_ON } from './name-words';
+import { chineseName, hongKongFamilyWords, JAPANESE_SURNAMES, KOREAN_SURNAMES, SURNAME_FIRST } from './chinese-names';
+import { AGNOMEN, HONORIFIC, isCapitals, isInitial, MILITARY_RANK, PARTICLE, SOUTH_ASIAN_TITLE, SUFFIX, SURNAME_GOES_ON } from './name-words';
 
 function words(text: string): string[] {
   return (
@@ -30,9 +30,6 @@ function words(text: string): string[] {
       .filter((w) => w && !SUFFIX.test(w.replace(/,$/, '')) && !HONORIFIC.test(w) && !MILITARY_RANK.test(w.replace(/,$/, '')))
   );
 }
-
-/** A word of two or more letters all in capitals (`OKONKWO`, `USMAN-KANO`). */
-const isCapitals = (word: string) => /\p{L}{2}/u.test(word) && word === word.toUpperCase() && word !== word.toLowerCase();
 
 /** Title-less, suffix-less name words, initials dropped, with letters, apostrophes and hyphens only. */
 function cleanName(text: string): string {
@@ -388,16 +385,3 @@ function relatedName(own: string, relation: string, elder: string, convention: N
   }
   return readName(given.join(' '), convention);
 }
-
-/**
- * How many words a Hong Kong name's family name takes when it comes first: its leading words in
- * capitals before given names that are not (`AU YEUNG Chun Kit`), or in a name all in capitals the
- * first word, two for a double family name (`AU YEUNG CHUN KIT`, `SZE TO`); 0 when it does not come first.
- */
-function hongKongFamilyWords(full: string[]): number {
-  const run = full.findIndex((w) => !isCapitals(w));
-  if (run === -1) return full.length > 2 && HONG_KONG_DOUBLE_FAMILY_NAME.test(`${full[0]} ${full[1]}`) ? 2 : 1;
-  return run > 0 && full.slice(run).every((w) => !isCapitals(w)) ? run : 0;
-}
-
-const HONG_KONG_DOUBLE_FAMILY_NAME = /^(au yeung|sze to)$/i;
