@@ -82,6 +82,57 @@ describe('a cumulative report', () => {
       rows.map(([name, values, range, units]) => [name, [...values].reverse(), range, units]),
     );
     expect(newestFirst).toEqual(newestLast);
+    // One draw's date misread by OCR (`2025-an-20`, its `J` lost): placed by the others' order.
+    expect(cumulative(['2024-Jul-19', '2024-Aug-23', '2025-an-20'], rows)).toEqual(newestLast);
+    expect(
+      cumulative(
+        ['2025-an-20', '2024-Aug-23', '2024-Jul-19'],
+        rows.map(([name, values, range, units]) => [name, [...values].reverse(), range, units]),
+      ),
+    ).toEqual(newestLast);
+  });
+
+  it('reads the `This sample` column as the result beside an earlier draw’s dated column, whichever comes first', () => {
+    const table = (headings: [number, string][], values: [string, string]) =>
+      parseReport(
+        textPage(
+          [[0, 'Kingsmead Hospitals NHS Foundation Trust']],
+          [[0, 'Complete Blood Count (CBC)']],
+          [[0, 'Test'], ...headings, [350, 'Units'], [430, 'Reference range']],
+          [
+            [0, 'White cell count'],
+            [200, values[0]],
+            [270, values[1]],
+            [350, '10^9/L'],
+            [430, '3.8 - 10.8'],
+          ],
+          [
+            [0, 'Haemoglobin'],
+            [200, '149'],
+            [270, '149'],
+            [350, 'g/L'],
+            [430, '132 - 171'],
+          ],
+        ),
+      ).results.map((r) => [r.test_name, r.value]);
+    expect(
+      table(
+        [
+          [200, '01-Aug-24'],
+          [270, 'This sample'],
+        ],
+        ['9.0', '9.4'],
+      )[0],
+    ).toEqual(['White cell count', '9.4']);
+    expect(
+      table(
+        [
+          [200, 'Latest'],
+          [270, '01-Aug-24'],
+        ],
+        ['9.4', '9.0'],
+      )[0],
+    ).toEqual(['White cell count', '9.4']);
   });
 
   it('matches a dipstick’s qualitative `Leucocytes` to leukocyte esterase, not to a count', () => {

@@ -1,3 +1,4 @@
+import { DATE_CELL } from './dates';
 import type { Cell, Line } from './layout';
 
 /** `collected`: each row's own collection time, no result (row-dates.ts reads the report's collection date from it). */
@@ -19,7 +20,7 @@ const HEADER_WORDS: [RegExp, ColumnRole][] = [
     'name',
   ],
   [
-    /^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|normal|patient result|this visit|resultado|wynik|αποτέλεσμα|αποτελεσμα)$/i,
+    /^(results?|value|your result|your value|current result|result value|observed value|current|in range|out of range|normal|patient result|this visit|this sample|this specimen|latest|latest result|resultado|wynik|αποτέλεσμα|αποτελεσμα)$/i,
     'result',
   ],
   [/^(flags?|abnormal|abn|status|ind|indicator|a\/n|h\/l|alert)$/i, 'flag'],
@@ -59,8 +60,12 @@ export function headerRole(text: string): ColumnRole | null {
  */
 export function headerColumns(line: Line): Column[] | null {
   const columns: Column[] = [];
-  for (const cell of line.cells) {
-    const role = headerRole(cell.text);
+  for (const [i, cell] of line.cells.entries()) {
+    // A date among the headings (`Test | 01-Aug-24 | This sample | Units`, a cumulative report)
+    // heads that earlier draw's values: previous results, never the result. Only between two
+    // headings: a date first or last on the line is a sidebar's value beside the table's header.
+    const among = i > 0 && i < line.cells.length - 1;
+    const role = headerRole(cell.text) ?? (among && DATE_CELL.test(cell.text.trim()) ? 'previous' : null);
     if (role) {
       columns.push({ role, x0: cell.x0, x1: cell.x1 });
       continue;

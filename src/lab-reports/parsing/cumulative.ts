@@ -1,5 +1,5 @@
 import { type Column, headerRole } from './columns';
-import { dayOrderShown, parseDate } from './dates';
+import { DATE_CELL, dayOrderShown, parseDate } from './dates';
 import type { Line } from './layout';
 
 /**
@@ -17,16 +17,34 @@ import type { Line } from './layout';
 export function drawDateColumns(line: Line): Column[] | null {
   const cells = line.cells;
   const draws = DRAW_LABEL.test(cells[0]?.text.trim() ?? '') ? cells.slice(1) : cells;
-  if (draws.length < 2 || !draws.every((cell) => DATE_CELL.test(cell.text.trim()))) return null;
+  if (draws.length < 2 || !draws.every((cell) => DATE_CELL.test(cell.text.trim()) || MISREAD_DATE_CELL.test(cell.text.trim()))) return null;
   const texts = draws.map((cell) => withFullYear(cell.text.trim()));
   const { order } = dayOrderShown(texts);
   const dates = texts.map((text) => parseDate(text, order));
-  if (dates.some((date) => date === null)) return null;
-  const newest = dates.reduce((best, date, i) => (date! > dates[best]! ? i : best), 0);
+  const newest = newestDraw(dates);
+  if (newest === null) return null;
   return [
     { role: 'name', x0: 0, x1: Math.max(0, draws[0].x0 - 1) },
     ...draws.map((cell, i): Column => ({ role: i === newest ? 'result' : 'previous', x0: cell.x0, x1: cell.x1 })),
   ];
+}
+
+/**
+ * The index of the newest draw. One date OCR misread (`2025-an-09`, its `J` lost) is placed by
+ * the others: the draws print in date order, so where the dates read rise (or fall) towards it,
+ * at the end, it is the newest. Null when more are unread, or the one unread cannot be placed.
+ */
+function newestDraw(dates: (string | null)[]): number | null {
+  const unread = dates.flatMap((date, i) => (date === null ? [i] : []));
+  const read = dates.filter((date): date is string => date !== null);
+  const newestRead = dates.indexOf([...read].sort().at(-1) ?? null);
+  if (unread.length === 0) return newestRead;
+  if (unread.length > 1 || read.length < 2) return null;
+  const rising = read.every((date, i) => i === 0 || date > read[i - 1]);
+  const falling = read.every((date, i) => i === 0 || date < read[i - 1]);
+  if (rising && unread[0] === dates.length - 1) return unread[0];
+  if (falling && unread[0] === 0) return 0;
+  return rising || falling ? newestRead : null;
 }
 
 /**
@@ -48,10 +66,9 @@ function withFullYear(text: string): string {
   return text.replace(/^(\d{1,2}[-/. ][A-Za-z]{3,9}\.?[-/. ])(\d{2})\b/, (_, dayMonth: string, yy: string) => `${dayMonth}${Number(yy) > 50 ? 19 : 20}${yy}`);
 }
 
+/** A date OCR misread in its month (`2025-an-09`, `01-0ct-24`): digits, a separator, a few characters, a separator, digits. */
+const MISREAD_DATE_CELL = /^\d{1,4}[-/.][^\s\d]{0,9}[-/.]\d{2,4}$/;
 /** A label before the draw dates. */
 const DRAW_LABEL = /^(date|dates|collected|coll\.? date|collection date|date collected|draw date|date\/time)$/i;
-/** A cell that is a date, and perhaps its time, and nothing else (`2025-Apr-15`, `04/15/2025 08:23`, `15 Apr 2025`, `15APR2025`). */
-const DATE_CELL =
-  /^(\d{1,4}[-/.][A-Za-z0-9]{1,3}[-/.]\d{2,4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2}[A-Z]{3}\d{4})( \d{1,2}:\d{2})?$/;
 /** Labels of the lines that say more of each draw: its time, specimen or accession number. */
 const DRAW_DETAIL_LABEL = /^(time|times|spec\.?\s*#?|spec no\.?|specimen|specimen #|accession|accession #|acc\.?\s*#?|collected|coll\.? time)$/i;

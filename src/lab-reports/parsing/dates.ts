@@ -164,3 +164,7 @@ export function iso(printedYear: number, month: number, day: number): string | n
 const BUDDHIST_ERA_OFFSET = 543;
 const BUDDHIST_ERA_FROM = 1900 + BUDDHIST_ERA_OFFSET;
 const BUDDHIST_ERA_TO = 2100 + BUDDHIST_ERA_OFFSET;
+
+/** A cell that is a date, and perhaps its time, and nothing else (`2025-Apr-15`, `04/15/2025 08:23`, `15 Apr 2025`, `15APR2025`). */
+export const DATE_CELL =
+  /^(\d{1,4}[-/.][A-Za-z0-9]{1,3}[-/.]\d{2,4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4}|[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2}[A-Z]{3}\d{4})( \d{1,2}:\d{2})?$/;
