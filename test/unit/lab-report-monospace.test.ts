@@ -134,11 +134,13 @@ function reportBody(): ExtractedWord[] {
 
 const page = (words: ExtractedWord[]) => ({ width: 2550, height: 3300, words });
 const cellsOf = (words: ExtractedWord[]) => pageLines(page(words), 0).map((line) => line.cells.map((cell) => cell.text));
+/** Words in lines by their top, as OCR gives them. */
+const groupedLines = (words: ExtractedWord[]) => [...new Set(words.map((w) => w.y))].map((y) => words.filter((w) => w.y === y));
 
 describe('monospaced lines told by their character grid', () => {
   it('finds each size of Courier on a faxed page by its own grid, where one pitch over the page fits none', () => {
     const words = faxedPage();
-    const lines = [...new Set(words.map((w) => w.y))].map((y) => words.filter((w) => w.y === y));
+    const lines = groupedLines(words);
     const pitches = monospacePitches(lines);
     expect(pitches.every((pitch) => pitch !== null)).toBe(true);
     // The header's grid, the address lines' and the body's, each within 2% of the pitch printed.
@@ -191,6 +193,34 @@ describe('monospaced lines told by their character grid', () => {
     expect(cellsOf(split)).toHaveLength(1);
     // A word boxed as its letters are (`mandez`) and another over it print on two lines.
     expect(pageLines(page([word('mandez', 326, 367, 137, 22), word('4', 403, 359, 21, 30)]), 0)).toHaveLength(2);
+  });
+
+  it('finds the grid of a photographed Courier page, its word starts scattered, by its spaces a whole cell wide', () => {
+    // A photo's blur and each word's first glyph (its ink inset from the cell by its own side
+    // bearing) move word starts off the grid by up to a sixth of a cell: the page's grid scores
+    // 6.0, under the 6.1 a scan clears, but its spaces are still a whole cell of blank.
+    const scatter = [0, 0.2, -0.15, 0.1, -0.2, 0.15, -0.1, 0.05, 0.2, -0.05].map((s) => s * 0.75);
+    const photographed = (words: ExtractedWord[], pitch: number) => words.map((w, i) => ({ ...w, x: Math.round(w.x + scatter[i % scatter.length] * pitch) }));
+    const courier = [
+      'PATI|ENT NAME: KUCERA, JAMES      DATE OF BIRTH: 05/10/2001',
+      'ORDERED BY: Whitehorse, Dana DO     COLL DATE: 08/07/2025 7:43 AM',
+      'Laboratory Outreach Services - 1200 Prairie View Rd',
+      'CLIA 38D9296628 - Medical Director: P. Engstrom, MD',
+      'Hepatitis C Antibody    Non-|Reactive    Non-|Reactive',
+      'Urine Col|or    Yel|l|ow    Yel|l|ow',
+      'Specific Gravity    1.|005    1.|005-1.|030',
+      'Specimen received in good condition, results reviewed',
+    ];
+    const lines = groupedLines(
+      photographed(
+        courier.flatMap((text, i) => courierLine([[165, text]], 300 + i * 60, 21)),
+        21,
+      ),
+    );
+    expect(monospacePitches(lines).every((pitch) => pitch !== null && Math.abs(pitch / 21 - 1) < 0.02)).toBe(true);
+    // Proportional lines scattered alike keep their narrow spaces: no grid.
+    const proportional = courier.map((text, i) => photographed(helveticaLine(text.replaceAll('|', ''), 150, 300 + i * 60, 35), 21));
+    expect(monospacePitches(proportional)).toEqual(proportional.map(() => null));
   });
 
   it('judges no proportional line monospaced, however even its words', () => {

@@ -1,3 +1,4 @@
+import { median } from './median';
 import { joinMonospaceFragments, letterWidth, monospacePitches } from './monospace';
 import type { ExtractedPage, ExtractedWord } from './types';
 
@@ -45,13 +46,6 @@ const OVERSIZED_LETTER_WIDTH = 1.2;
 /** An OCR'd word of three letters or more whose box is wider than its letters are (`VERI` 180 px wide, 28 high). */
 function oversized(word: ExtractedWord): boolean {
   return word.confidence !== null && word.text.length >= 3 && word.w > word.text.length * word.h * OVERSIZED_LETTER_WIDTH;
-}
-
-/** The middle value (the upper of the two middle ones of an even count); 0 for none. */
-export function median(values: number[]): number {
-  if (!values.length) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { median } from './median';
 import type { ExtractedWord } from './types';
 
 /**
@@ -42,6 +43,16 @@ const MIN_GRID_SCORE = 6.1;
  * distances on the grid scores 4.3.
  */
 const MORE_GRID_SCORE = 4;
+/**
+ * A space in a monospaced font is a whole cell of blank, wider than a letter's ink; in a
+ * proportional font it is about half a letter. Where the lines' words stand apart by at least this
+ * many widths per letter (the median gap; 1.16-1.18 on tamarack's and bayfront's Courier PNG and
+ * photo, 0.59-0.75 on proportional pages, seed 99), a grid scoring `WIDE_SPACE_GRID_SCORE` is the
+ * font's: on a photo, blur and the first glyph's side bearing scatter word starts, and a Courier
+ * page's grid scored 5.8-6.1 there, against 5.1 for akropolis' proportional photo.
+ */
+const WIDE_SPACE_GAP = 1;
+const WIDE_SPACE_GRID_SCORE = 5.5;
 /** Distances needed to judge a size by. */
 const MIN_DISTANCES = 8;
 /**
@@ -89,6 +100,8 @@ interface JudgedLine {
   width: number;
   /** Distances between the starts of consecutive words of a run. */
   distances: number[];
+  /** The blanks between those words, in widths per letter. */
+  gaps: number[];
 }
 
 /**
@@ -101,7 +114,7 @@ export function monospacePitches(lines: readonly (readonly ExtractedWord[])[]): 
   const page = letterWidth(lines.flat());
   const judged: JudgedLine[] = lines.map((words) => {
     const width = letterWidth(words) || page;
-    return { width, distances: runDistances(words, width) };
+    return { width, ...runDistances(words, width) };
   });
   const open = new Set(judged.flatMap((line, i) => (line.distances.length ? [i] : [])));
   const found: number[] = [];
@@ -141,6 +154,8 @@ function bestGrid(lines: JudgedLine[], minScore: number): number | null {
   const from = Math.min(...lines.map((line) => line.width * PITCH_OVER_WIDTH[0]));
   const to = Math.max(...lines.map((line) => line.width * PITCH_OVER_WIDTH[1]));
   let best: { pitch: number; score: number } | null = null;
+  // The first size only: a second needs less (MORE_GRID_SCORE) already.
+  const needed = minScore === MIN_GRID_SCORE && median(lines.flatMap((line) => line.gaps)) >= WIDE_SPACE_GAP ? WIDE_SPACE_GRID_SCORE : minScore;
   for (let pitch = from; pitch <= to; pitch *= 1 + PITCH_STEP) {
     let sum = 0;
     let n = 0;
@@ -152,7 +167,7 @@ function bestGrid(lines: JudgedLine[], minScore: number): number | null {
     if (n < MIN_DISTANCES) continue;
     const score = sum / Math.sqrt(n / 2);
     const even = n >= MIN_EVEN_DISTANCES && sum / n >= EVEN_GRID_MEAN;
-    if ((score >= minScore || even) && (!best || score > best.score)) best = { pitch, score };
+    if ((score >= needed || even) && (!best || score > best.score)) best = { pitch, score };
   }
   return best?.pitch ?? null;
 }
@@ -162,16 +177,23 @@ function gridScore(distances: readonly number[], pitch: number): number {
   return distances.reduce((sum, d) => sum + Math.cos((2 * Math.PI * d) / pitch), 0);
 }
 
-/** Distances between the starts of consecutive words that print as one run (a blank of a few characters at most). */
-function runDistances(words: readonly ExtractedWord[], width: number): number[] {
+/**
+ * Distances between the starts of consecutive words that print as one run (a blank of a few
+ * characters at most), and the blanks between them in widths per letter.
+ */
+function runDistances(words: readonly ExtractedWord[], width: number): { distances: number[]; gaps: number[] } {
   const ordered = [...words].sort((a, b) => a.x - b.x);
   const distances: number[] = [];
+  const gaps: number[] = [];
   for (let i = 1; i < ordered.length; i++) {
     const [a, b] = [ordered[i - 1], ordered[i]];
     const gap = b.x - (a.x + a.w);
-    if (gap >= 0 && gap <= width * RUN_GAP_PITCHES) distances.push(b.x - a.x);
+    if (gap >= 0 && gap <= width * RUN_GAP_PITCHES) {
+      distances.push(b.x - a.x);
+      gaps.push(gap / width);
+    }
   }
-  return distances;
+  return { distances, gaps };
 }
 
 /** Median width per character of the words of three characters or more (a heading printed larger has a wider one); 0 when there are none. */

@@ -1,5 +1,6 @@
 import { headerColumns, type Column } from './columns';
-import { lineFromCells, median, type Cell, type Line } from './layout';
+import { lineFromCells, type Cell, type Line } from './layout';
+import { median } from './median';
 import { DATE_FIELDS, hasDate, metadataCellKind, metadataShaped } from './label-pairs';
 import { labelField } from './labels';
 
