@@ -1,7 +1,7 @@
 /**
  * Where an OCR'd page's CPU goes, step by step (process CPU, OCR worker threads included, so
- * "seconds of one core"): preparing the image, the first reading (a photo's with tesseract's
- * `rotateAuto`), the parse that decides whether a second reading is needed, and that second
+ * "seconds of one core"): preparing the image, the first reading (a photo's sheet turned by
+ * tesseract), the parse that decides whether a second reading is needed, and that second
  * reading (its image prepared, then recognised) — measured for every file, whether or not
  * extractReport would read it twice. The first file also pays for starting the OCR worker: pass
  * a file to warm up with first.
@@ -32,8 +32,8 @@ async function main(files: string[]): Promise<void> {
     const image = await prepareImage(bytes);
     lap('prepare');
     const photo = image.steps.skewDegrees === null;
-    const page = await ocrPage(image.image, image, { rotateAuto: photo });
-    lap(photo ? 'read (rotateAuto)' : 'read');
+    const page = await ocrPage(image.image, image, { rotateRadians: image.rotateRadians });
+    lap(photo ? 'read (sheet turned by tesseract)' : 'read');
     try {
       parseReport({ kind: 'png', method: 'ocr', pages: [page], ocrConfidence: null, language: null });
     } catch {

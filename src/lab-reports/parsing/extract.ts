@@ -77,13 +77,14 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
  * it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
  * A flattened photo whose second reading shows a side column by its layout (its small labels
  * garbled, side-columns.ts `byLayout`) is read by columns too, as a level scan is (a third reading).
- * A photo's first reading stays the whole frame levelled by tesseract (`rotateAuto`): the flattened
- * sheet read first, without it, misread more values (docs/lab-reports.md).
+ * A photo's first reading is the sheet unwarped, turned by tesseract by its text's slope
+ * (prepareImage's `rotateRadians`): the flattened sheet read first misread more values
+ * (docs/lab-reports.md).
  */
 async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: boolean }): Promise<ExtractedPage> {
   const image = await prepareImage(bytes);
   const photo = image.steps.skewDegrees === null;
-  const { read, model } = await firstReading(image, photo);
+  const { read, model } = await firstReading(image);
   const page = (!photo && (await byColumns(image, read, { model }))) || read;
   if (!options.firstPage) return page;
   // A photo's sidebar, read as one block with the table, loses labels even where the patient is read.
@@ -102,12 +103,13 @@ async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: bool
  * (OTHER_SCRIPT_UNSURE_SHARE), read again with the Greek model added, and the reading with the
  * higher mean confidence kept, with its model for the page's further readings.
  */
-async function firstReading(image: PreparedImage, rotateAuto: boolean): Promise<{ read: ExtractedPage; model: OcrModel }> {
-  const english = await ocrPage(image.image, image, { rotateAuto });
+async function firstReading(image: PreparedImage): Promise<{ read: ExtractedPage; model: OcrModel }> {
+  const { rotateRadians } = image;
+  const english = await ocrPage(image.image, image, { rotateRadians });
   const lettered = english.words.filter((w) => w.confidence !== null && /\p{L}{3}/u.test(w.text));
   const unsure = lettered.filter((w) => (w.confidence ?? 0) < 0.5).length;
   if (lettered.length === 0 || unsure / lettered.length < OTHER_SCRIPT_UNSURE_SHARE) return { read: english, model: 'eng' };
-  const withGreek = await ocrPage(image.image, image, { rotateAuto, model: 'eng+ell' });
+  const withGreek = await ocrPage(image.image, image, { rotateRadians, model: 'eng+ell' });
   const surer = meanConfidence(scoredWords(withGreek.words)) > meanConfidence(scoredWords(english.words));
   return surer ? { read: withGreek, model: 'eng+ell' } : { read: english, model: 'eng' };
 }

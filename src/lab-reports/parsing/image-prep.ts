@@ -1,6 +1,6 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { ReportParseFailure } from './failure';
-import { divideByBackground, findPageQuad, maxFilter, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from './page-geometry';
+import { cutToQuad, divideByBackground, findPageQuad, maxFilter, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from './page-geometry';
 import { removeRules } from './table-rules';
 
 export interface PreparedImage {
@@ -8,8 +8,13 @@ export interface PreparedImage {
   image: Buffer;
   width: number;
   height: number;
-  /** What was done to the page: flattened, turned level by this (null: left to tesseract's `rotateAuto`). */
+  /** What was done to the page: flattened, turned level by this (null: a photo's sheet, turned by tesseract by `rotateRadians`). */
   steps: { flattened: boolean; skewDegrees: number | null };
+  /**
+   * The angle tesseract is to turn a photo's sheet by before reading it: the slope of its text,
+   * measured here (tesseract turns the page it holds, which costs no resampling here).
+   */
+  rotateRadians?: number;
   /**
    * The resolution tesseract is to assume, when not its own estimate from the text: a photo's frame
    * says 72 dpi, as the PNG it was handed before did (sharp's default), so it is read word for word
@@ -59,9 +64,12 @@ const FRAME_MARGIN = 0.02;
  * `withoutRules` takes the table rules out of a page that is no photo (its second reading, extract.ts).
  * `flatten` cuts a photographed sheet out along its outline and warps it square (perspective, turn
  * and shear), its light evened and its table rules taken out (`removeRules`): a photo's second
- * reading (extract.ts). Without it, a photo is the whole frame scaled, for tesseract's `rotateAuto`
- * (its first reading: the flattened sheet read first misread digits on clean-looking glyphs, and
- * with its contrast stretched it lost the sidebar families' rows; docs/lab-reports.md).
+ * reading (extract.ts). Without it, a photo is the sheet's bounding box with the surface painted
+ * white, unwarped and scaled, for tesseract to turn by `rotateRadians` (its first reading: the
+ * flattened sheet read first misread digits on clean-looking glyphs, and with its contrast
+ * stretched it lost the sidebar families' rows; docs/lab-reports.md). Cut and turned by the slope
+ * measured here, rather than the whole frame turned by tesseract's `rotateAuto` (a second layout
+ * analysis), a photo costs 12-23% less CPU, read about as well (docs/lab-reports.md, session 52).
  * `input` is an image file's bytes, or a scanned PDF page's own pixels (RawImage, pdf-scan.ts).
  * Also measured: contrast stretching (`normalise`) amplifies scanner noise and lost 7 of 8 rows of a
  * 200-dpi scan, and a thresholded (black and white) page lost decimal points, so pages stay grey.
@@ -87,12 +95,15 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       return { page, quad: await pageOutline(page) };
     });
     if (quad && !options.flatten) {
-      // The whole frame scaled, levelled by tesseract (`rotateAuto`). A PGM, as every page: the PNG
-      // it was cost an encoding here and a decoding in tesseract, twice when it turns the page.
+      // The sheet cut out of the frame on white, not flattened, scaled as the whole frame would be
+      // (its text the size it was), turned by tesseract by its text's slope. A PGM, as every page:
+      // the PNG it was cost an encoding here and a decoding in tesseract, twice when it turns it.
       // Scaled from the grey page already decoded: the same pixels as decoding the file again.
+      const sheet = cutToQuad(decoded, quad);
       const scale = TARGET_SIDE / Math.max(width, height);
-      const frame = await resized(decoded, Math.round(width * scale), Math.round(height * scale));
-      return { image: pnm(frame), width: frame.width, height: frame.height, steps: { flattened: false, skewDegrees: null }, dpi: 72 };
+      const frame = await resized(sheet, Math.round(sheet.width * scale), Math.round(sheet.height * scale));
+      const rotateRadians = (-textSkew(await shrink(sheet, SKEW_SIDE)) * Math.PI) / 180;
+      return { image: pnm(frame), width: frame.width, height: frame.height, steps: { flattened: false, skewDegrees: null }, dpi: 72, rotateRadians };
     }
     let page: GreyImage;
     let skewDegrees: number;

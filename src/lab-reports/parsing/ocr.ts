@@ -86,8 +86,8 @@ interface OcrWord {
 }
 
 export interface OcrOptions {
-  /** tesseract's own levelling (a second layout analysis: 0.6-0.9 s a page), for a page prepareImage did not level (a photo's whole frame). */
-  rotateAuto?: boolean;
+  /** The angle tesseract turns the page by before reading it (PreparedImage's `rotateRadians`: a photo's sheet). */
+  rotateRadians?: number;
   /** Only this rectangle of the image (a side column, extract.ts); word boxes stay in the whole image's pixels. */
   rectangle?: { left: number; top: number; width: number; height: number };
   /** The model to read with (English unless the page showed another script). */
@@ -100,11 +100,11 @@ export interface OcrOptions {
  * (PreparedImage's `dpi`), else tesseract estimates it.
  */
 export async function ocrPage(image: Buffer, size: { width: number; height: number; dpi?: number }, options: OcrOptions = {}): Promise<ExtractedPage> {
-  const { rotateAuto, rectangle, model = 'eng' } = options;
+  const { rotateRadians, rectangle, model = 'eng' } = options;
   const s = await ocrScheduler(model);
   const { dpi } = size;
   // tesseract.js passes options it does not know to tesseract as parameters, for this job only.
-  const parameters = { rotateAuto: rotateAuto === true, ...(rectangle ? { rectangle } : {}), ...(dpi ? { user_defined_dpi: String(dpi) } : {}) };
+  const parameters = { ...(rotateRadians ? { rotateRadians } : {}), ...(rectangle ? { rectangle } : {}), ...(dpi ? { user_defined_dpi: String(dpi) } : {}) };
   const result = await s.addJob('recognize', image, parameters, { blocks: true, text: false });
   const words: ExtractedWord[] = [];
   for (const block of result.data.blocks ?? []) {

@@ -227,6 +227,36 @@ function rectangleToQuad(width: number, height: number, quad: Quad): number[] {
 }
 
 /**
+ * The part of `image` inside the (convex) quad, on white: the image cut to the quad's bounding box,
+ * every pixel outside the quad painted white.
+ */
+export function cutToQuad(image: GreyImage, quad: Quad): GreyImage {
+  const left = max(0, floor(min(...quad.map((p) => p.x))));
+  const top = max(0, floor(min(...quad.map((p) => p.y))));
+  const width = min(image.width, ceil(max(...quad.map((p) => p.x)))) - left;
+  const height = min(image.height, ceil(max(...quad.map((p) => p.y)))) - top;
+  const out = new Uint8Array(width * height).fill(255);
+  for (let y = 0; y < height; y++) {
+    // Where the row crosses the quad's edges: the quad is convex, so inside is one span.
+    const row = top + y + 0.5;
+    let from = Infinity;
+    let to = -Infinity;
+    quad.forEach((a, i) => {
+      const b = quad[(i + 1) % 4];
+      if ((a.y <= row && b.y > row) || (b.y <= row && a.y > row)) {
+        const x = a.x + ((row - a.y) * (b.x - a.x)) / (b.y - a.y);
+        from = min(from, x);
+        to = max(to, x);
+      }
+    });
+    const x0 = max(left, ceil(from - 0.5));
+    const x1 = min(left + width, floor(to - 0.5) + 1);
+    if (x1 > x0) out.set(image.data.subarray((top + y) * image.width + x0, (top + y) * image.width + x1), y * width + x0 - left);
+  }
+  return { data: out, width, height };
+}
+
+/**
  * The quad of `image` flattened into a `width`×`height` rectangle (bilinear sampling); pixels
  * whose source falls outside the image are white.
  */
