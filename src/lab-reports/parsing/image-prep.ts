@@ -69,7 +69,7 @@ const FRAME_MARGIN = 0.02;
  * flattened sheet read first misread digits on clean-looking glyphs, and with its contrast
  * stretched it lost the sidebar families' rows; docs/lab-reports.md). Cut and turned by the slope
  * measured here, rather than the whole frame turned by tesseract's `rotateAuto` (a second layout
- * analysis), a photo costs 12-23% less CPU, read about as well (docs/lab-reports.md, session 52).
+ * analysis), a photo costs about 16% less CPU and reads about as well (docs/lab-reports.md, session 52).
  * `input` is an image file's bytes, or a scanned PDF page's own pixels (RawImage, pdf-scan.ts).
  * Also measured: contrast stretching (`normalise`) amplifies scanner noise and lost 7 of 8 rows of a
  * 200-dpi scan, and a thresholded (black and white) page lost decimal points, so pages stay grey.
