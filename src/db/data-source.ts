@@ -71,6 +71,7 @@ import { SdkSyncReports1763791600000 } from './migrations/1763791600000-sdk-sync
 import { WebhookPortalSessions1763791750000 } from './migrations/1763791750000-webhook-portal-sessions';
 import { Hl7ReceivedByArrival1763791764000 } from './migrations/1763791764000-hl7-received-by-arrival';
 import { HaemoglobinSiLoinc1763791765000 } from './migrations/1763791765000-haemoglobin-si-loinc';
+import { HaemoglobinopathyMalariaLoinc1763791766000 } from './migrations/1763791766000-haemoglobinopathy-malaria-loinc';
 import { OrderClinicalDataSealed1763790500000 } from './migrations/1763790500000-order-clinical-data-sealed';
 import { PortalCredentialsAtRest1763790501000 } from './migrations/1763790501000-portal-credentials-at-rest';
 import { Hl7Labs1763790420000 } from './migrations/1763790420000-hl7-labs';
@@ -171,6 +172,7 @@ export const MIGRATIONS = [
   WebhookPortalSessions1763791750000,
   Hl7ReceivedByArrival1763791764000,
   HaemoglobinSiLoinc1763791765000,
+  HaemoglobinopathyMalariaLoinc1763791766000,
 ];
 
 /**

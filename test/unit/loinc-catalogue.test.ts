@@ -1,11 +1,11 @@
 import { nameKey, unitKey } from '../../src/lab-reports/parsing/loinc/normalise';
 import { loincCheckDigit } from '../helpers/lab-report-catalogue';
-import { LOINC_CATALOGUE_1763791765000 } from '../../src/db/migrations/snapshots/1763791765000-loinc-catalogue';
+import { LOINC_CATALOGUE_1763791766000 } from '../../src/db/migrations/snapshots/1763791766000-loinc-catalogue';
 import { snapshotRows } from '../../src/db/migrations/snapshots/loinc-snapshot-row';
 import { CURATED_LOINC } from '../../src/lab-tests/loinc';
 
-/** Results with no unit by nature: presence, types and titres, colour and clarity, pH, specific gravity, an index. */
-const UNITLESS = /\[(Presence|Type|type|Titer)\]|^(Color|Appearance) of |^(Specific gravity|pH) of |free index/;
+/** Results with no unit by nature: presence, types and titres, an interpretation or an identifier, colour and clarity, pH, specific gravity, an index. */
+const UNITLESS = /\[(Presence|Type|type|Titer|interpretation|Identifier)\]|^(Color|Appearance) of |^(Specific gravity|pH) of |free index/;
 
 /** The matcher treats serum, plasma and blood as one specimen and urine as another (match.ts). */
 const specimenGroup = (specimen: string) => (specimen === 'urine' ? 'urine' : 'blood');
@@ -75,6 +75,6 @@ describe('curated LOINC catalogue', () => {
   it('is exactly what the newest catalogue migration stores, so a change to it ships with a migration', () => {
     // Migrations carry frozen snapshots (src/db/migrations/snapshots): editing the live catalogue
     // without a new migration and snapshot would leave databases on the old one.
-    expect(CURATED_LOINC).toEqual(snapshotRows(LOINC_CATALOGUE_1763791765000));
+    expect(CURATED_LOINC).toEqual(snapshotRows(LOINC_CATALOGUE_1763791766000));
   });
 });

@@ -2,8 +2,9 @@ import { type Entry, B, P, toCurated } from './types';
 
 /**
  * Haematology: the complete blood count with its differential (percentages and absolute counts
- * are different codes, told apart by the printed unit), reticulocytes, haemoglobin fractions,
- * blood groups and coagulation. Counts in 10^9/L and 10^12/L are the same codes as 10^3/µL and
+ * are different codes, told apart by the printed unit), reticulocytes, haemoglobin fractions and
+ * the sickling and electrophoresis screens, malaria (film and rapid test), blood groups and
+ * coagulation. Counts in 10^9/L and 10^12/L are the same codes as 10^3/µL and
  * 10^6/µL (same quantity, other spelling), so they need no SI twins.
  */
 // prettier-ignore
@@ -45,6 +46,11 @@ const ENTRIES: Entry[] = [
   ['4551-8', 'Hemoglobin A2', 'Hemoglobin A2/Hemoglobin.total in Blood', '%', B, ['HbA2', 'Hb A2', 'Haemoglobin A2']],
   ['4576-5', 'Hemoglobin F', 'Hemoglobin F/Hemoglobin.total in Blood', '%', B, ['HbF', 'Hb F', 'Fetal Hemoglobin', 'Haemoglobin F', 'Fetal Haemoglobin']],
   ['4625-0', 'Hemoglobin S', 'Hemoglobin S/Hemoglobin.total in Blood', '%', B, ['HbS', 'Hb S', 'Haemoglobin S', 'Sickle Hemoglobin']],
+  ['4621-9', 'Hemoglobin S Screen', 'Hemoglobin S [Presence] in Blood', null, B, ['Sickling Test', 'Sickling', 'Sickle Cell Screen', 'Sickle Cell Test', 'Hb S Screen', 'HbS Screen']],
+  ['13514-5', 'Hemoglobin Electrophoresis', 'Hemoglobin pattern [interpretation] in Blood by Electrophoresis Narrative', null, B, ['Haemoglobin Electrophoresis', 'Hb Electrophoresis', 'Hb Genotype', 'Hemoglobin Genotype', 'Haemoglobin Genotype']],
+  // Blood parasites: a blood film read under the microscope, and a rapid antigen test
+  ['51587-4', 'Malaria Parasites', 'Plasmodium sp [Presence] in Blood by Light microscopy', null, B, ['Blood Film for Malaria Parasites', 'Blood Film for MPs', 'BF for Malaria', 'Malaria Smear', 'Malaria Film', 'MPs']],
+  ['70569-9', 'Malaria RDT', 'Plasmodium sp Ag [Identifier] in Blood by Rapid immunoassay', null, B, ['Malaria Rapid Test', 'Malaria Rapid Diagnostic Test', 'mRDT', 'Malaria Antigen', 'Malaria Ag']],
   // Blood bank
   ['883-9', 'ABO Group', 'ABO group [Type] in Blood', null, B, ['Blood Group', 'ABO Grouping', 'Blood Type', 'ABO']],
   ['10331-7', 'Rh Type', 'Rh [Type] in Blood', null, B, ['Rh Factor', 'Rh(D) Type', 'Rh Typing', 'RhD']],
