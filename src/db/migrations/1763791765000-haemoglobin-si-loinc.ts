@@ -1,7 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { slugify } from './1763790002001-lab-catalog-seed';
+import { deleteUnreferencedLoincRows, insertLoincRows } from './loinc-rows';
 import { LOINC_ADDED_1763791765000 } from './snapshots/1763791765000-loinc-catalogue';
-import { snapshotRows } from './snapshots/loinc-snapshot-row';
 
 /**
  * Adds haemoglobin in moles, 59260-0 `Hemoglobin [Moles/volume] in Blood` (mmol/L: Dutch labs
@@ -13,19 +12,10 @@ export class HaemoglobinSiLoinc1763791765000 implements MigrationInterface {
   name = 'HaemoglobinSiLoinc1763791765000';
 
   async up(db: QueryRunner): Promise<void> {
-    for (const loinc of snapshotRows(LOINC_ADDED_1763791765000)) {
-      await db.query(
-        `INSERT INTO loinc_codes (id, code, name, slug, unit, display_name, aliases, specimen)
-         SELECT (SELECT COALESCE(MAX(id), 0) + 1 FROM loinc_codes), $1, $2, $3, $4, $5, $6, $7
-         WHERE NOT EXISTS (SELECT 1 FROM loinc_codes WHERE code = $1)`,
-        [loinc.code, loinc.name, slugify(loinc.name), loinc.unit, loinc.display, loinc.aliases, loinc.specimen],
-      );
-    }
+    await insertLoincRows(db, LOINC_ADDED_1763791765000);
   }
 
   async down(db: QueryRunner): Promise<void> {
-    for (const loinc of snapshotRows(LOINC_ADDED_1763791765000)) {
-      await db.query(`DELETE FROM loinc_codes l WHERE l.code = $1 AND NOT EXISTS (SELECT 1 FROM lab_markers m WHERE m.loinc_id = l.id)`, [loinc.code]);
-    }
+    await deleteUnreferencedLoincRows(db, LOINC_ADDED_1763791765000);
   }
 }
