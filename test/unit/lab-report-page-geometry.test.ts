@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { prepareImage } from '../../src/lab-reports/parsing/image-prep';
+import { prepareImage, rowWhere } from '../../src/lab-reports/parsing/image-prep';
 import { divideByBackground, findPageQuad, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from '../../src/lab-reports/parsing/page-geometry';
 import { removeRules } from '../../src/lab-reports/parsing/table-rules';
 
@@ -179,6 +179,26 @@ describe('prepareImage', () => {
     expect(prepared.height / prepared.width).toBeCloseTo(PAGE.height / PAGE.width, 1);
   });
 
+  it('places a point of the photographed frame on both of a photo’s images: the sheet as tesseract turns it, and the flattened sheet', async () => {
+    const photo = await photographed(2.5, 70, 80);
+    const corners = expectedCorners(2.5, 80);
+    const centre = { x: (corners[0].x + corners[2].x) / 2, y: (corners[0].y + corners[2].y) / 2 };
+    const first = await prepareImage(photo);
+    const flat = await prepareImage(photo, { flatten: true });
+    const near = (a: { x: number; y: number }, b: { x: number; y: number }, within: number) => expect(Math.hypot(a.x - b.x, a.y - b.y)).toBeLessThan(within);
+    // Turned level by tesseract about the image's centre, the sheet's top-left corner lies half the
+    // sheet's scaled size up and left of that centre; toFrame takes it back to the photo's corner.
+    const frame = await sharp(photo).metadata();
+    const scale = 3300 / Math.max(frame.width!, frame.height!);
+    const size = { w: PAGE.width * scale, h: PAGE.height * scale };
+    near(first.toFrame!({ x: first.width / 2, y: first.height / 2 }), centre, 3);
+    near(first.toFrame!({ x: first.width / 2 - size.w / 2, y: first.height / 2 - size.h / 2 }), corners[0], 4);
+    // The flattened sheet is the page square: its corners at the image's (less the 1% inset), its centre at the centre.
+    near(flat.fromFrame!(centre), { x: flat.width / 2, y: flat.height / 2 }, 0.01 * flat.width);
+    near(flat.fromFrame!(corners[2]), { x: flat.width, y: flat.height }, 0.02 * flat.width);
+    near(flat.fromFrame!(corners[0]), { x: 0, y: 0 }, 0.02 * flat.width);
+  });
+
   it('turns a scan sloping 1.5° level without cutting it', async () => {
     const scan = await sharp(Buffer.from(pageSvg())).rotate(1.5, { background: '#fff' }).resize(1000).png().toBuffer();
     const prepared = await prepareImage(scan);
@@ -191,5 +211,23 @@ describe('prepareImage', () => {
     const prepared = await prepareImage(await sharp(Buffer.from(pageSvg())).resize(1000).png().toBuffer());
     expect(prepared.steps).toEqual({ flattened: false, skewDegrees: expect.closeTo(0, 1) as number });
     expect(Math.max(prepared.width, prepared.height)).toBe(3300);
+  });
+});
+
+describe('rowWhere', () => {
+  it('finds the first row, up or down, where a span of a prepared page holds ink or is blank', () => {
+    const [width, height] = [20, 30];
+    const pixels = Buffer.alloc(width * height, 255);
+    // Ink on rows 5-7 across the page, and on rows 20-22 left of x = 8 only.
+    for (let y = 5; y <= 7; y++) pixels.fill(0, y * width, (y + 1) * width);
+    for (let y = 20; y <= 22; y++) pixels.fill(0, y * width, y * width + 8);
+    const pgm = Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii'), pixels]);
+    const strip = { left: 10, right: 13 };
+    expect(rowWhere(pgm, strip, 15, -1, 'ink')).toBe(7);
+    // Down the strip, nothing crosses it: the page's foot.
+    expect(rowWhere(pgm, strip, 15, 1, 'ink')).toBe(29);
+    expect(rowWhere(pgm, { left: 0, right: 8 }, 15, 1, 'ink')).toBe(20);
+    expect(rowWhere(pgm, { left: 0, right: 8 }, 20, 1, 'blank')).toBe(23);
+    expect(rowWhere(pgm, strip, 7, 1, 'blank')).toBe(8);
   });
 });

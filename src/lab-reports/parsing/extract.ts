@@ -1,5 +1,5 @@
 import { ReportParseFailure, MAX_REPORT_PAGES } from './failure';
-import { prepareImage, withRegionBlanked, type PreparedImage, type RawImage } from './image-prep';
+import { prepareImage, rowWhere, withRegionBlanked, type PreparedImage, type RawImage } from './image-prep';
 import { detectLanguage } from './language';
 import { pageLines } from './layout';
 import { ocrPage, type OcrModel } from './ocr';
@@ -22,6 +22,10 @@ const MIN_TEXT_WORDS_PER_PAGE = 8;
  * more is read below 50% confidence, the page is read again with the Greek model added (ocr.ts).
  */
 const OTHER_SCRIPT_UNSURE_SHARE = 0.3;
+/** Half the width of the strip down the middle of a side column's gutter that must stay blank beside it (pixels at ~300 dpi). */
+const GUTTER_HALF_WIDTH = 4;
+/** Two lines of body text, as a share of a page's height. */
+const TWO_LINES = 0.025;
 
 /** Words with positions from a PDF's text layer, or by OCR for images and scanned PDFs. */
 export async function extractReport(bytes: Uint8Array, kind: ReportFileKind): Promise<ExtractedDocument> {
@@ -75,8 +79,10 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
  * tilted photo mixes a sidebar's lines with the table's. The first reading is the page and the
  * second its `alternative`, which parseReport takes the rows only it found and the metadata fields
  * it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
- * A flattened photo whose second reading shows a side column by its layout (its small labels
- * garbled, side-columns.ts `byLayout`) is read by columns too, as a level scan is (a third reading).
+ * A photo whose first reading shows a side column by its layout (its small labels garbled,
+ * side-columns.ts `byLayout`) has that column placed on the flattened sheet (`placedOn`) and read
+ * apart there, as a level scan's is; a flattened photo read whole for an unread patient whose
+ * reading shows a side column is read by columns too.
  * A photo's first reading is the sheet unwarped, turned by tesseract by its text's slope
  * (prepareImage's `rotateRadians`): the flattened sheet read first misread more values
  * (docs/lab-reports.md).
@@ -88,10 +94,15 @@ async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: bool
   const page = (!photo && (await byColumns(image, read, { model }))) || read;
   if (!options.firstPage) return page;
   // A photo's sidebar, read as one block with the table, loses labels even where the patient is read.
-  const photoSidebar = photo && sideColumnOf(pageLines(page, 0), { byLayout: true }) !== null;
+  const photoSidebar = photo ? sideColumnOf(pageLines(page, 0), { byLayout: true }) : null;
   if (!photoSidebar && !patientUnread(page)) return page;
   const other = await prepareImage(bytes, photo ? { flatten: true } : { withoutRules: true });
   if (photo && !other.steps.flattened) return page;
+  // The sidebar found on the first reading, placed on the flattened sheet and read apart there:
+  // the whole sheet is not read first to find it again (that reading cost ~1.5 s, and was dropped).
+  const placed = photoSidebar && placedOn(other, image, photoSidebar);
+  const apart = placed && (await readColumnApart(other, placed, model));
+  if (apart) return { ...page, alternative: apart };
   const otherRead = await ocrPage(other.image, other, { model });
   // A flattened photo showing a side column, its labels garbled as one block with the table: read by columns too.
   const { width, height, words } = (photo && (await byColumns(other, otherRead, { byLayout: true, model }))) || otherRead;
@@ -132,7 +143,13 @@ function meanConfidence(words: ExtractedWord[]): number {
  */
 async function byColumns(image: PreparedImage, page: ExtractedPage, options: { byLayout?: boolean; model?: OcrModel } = {}): Promise<ExtractedPage | null> {
   const side = sideColumnOf(pageLines(page, 0), options);
-  if (!side) return null;
+  return side && readColumnApart(image, side, options.model);
+}
+
+type SideColumn = NonNullable<ReturnType<typeof sideColumnOf>>;
+
+/** The page read in two: the side column alone, and the rest with the column painted out. */
+async function readColumnApart(image: PreparedImage, side: SideColumn, model?: OcrModel): Promise<ExtractedPage | null> {
   const top = Math.max(0, Math.round(side.top));
   const bottom = Math.min(image.height, Math.round(side.bottom));
   const gutter = Math.round(side.gutter);
@@ -141,9 +158,34 @@ async function byColumns(image: PreparedImage, page: ExtractedPage, options: { b
   if (region.width <= 0 || region.height <= 0) return null;
   const rest = withRegionBlanked(image.image, region);
   if (!rest) return null;
-  const band = await ocrPage(image.image, image, { rectangle: region, model: options.model });
-  const others = await ocrPage(rest, image, { model: options.model });
+  const band = await ocrPage(image.image, image, { rectangle: region, model });
+  const others = await ocrPage(rest, image, { model });
   return { width: image.width, height: image.height, words: [...band.words, ...others.words] };
+}
+
+/**
+ * A photo's side column found on its first reading (`from`), placed on its flattened sheet (`to`):
+ * its gutter's ends and its top and bottom carried through the photographed frame. The flattened
+ * sheet is level, so the gutter is the mean of its ends' places.
+ */
+function placedOn(to: PreparedImage, from: PreparedImage, side: SideColumn): SideColumn | null {
+  const { toFrame } = from;
+  const { fromFrame } = to;
+  if (!toFrame || !fromFrame) return null;
+  const place = (x: number, y: number) => fromFrame(toFrame({ x, y }));
+  const [upper, lower] = [place(side.gutter, side.top), place(side.gutter, side.bottom)];
+  const gutter = (upper.x + lower.x) / 2;
+  // The first reading may lose the column's first or last lines (a tilted sheet's lines run into
+  // the table's): the column is taken up to where ink crosses the gutter, and down by at most two
+  // lines (under a sidebar the blank often runs to the page's foot); each end then moved to a
+  // blank row of the column's side, so no line is cut through.
+  const strip = { left: gutter - GUTTER_HALF_WIDTH, right: gutter + GUTTER_HALF_WIDTH + 1 };
+  const columnSide = side.band === 'left' ? { left: 0, right: gutter } : { left: gutter, right: to.width };
+  const crossedAbove = rowWhere(to.image, strip, upper.y, -1, 'ink');
+  const top = Math.min(upper.y, rowWhere(to.image, columnSide, crossedAbove, 1, 'blank'));
+  const crossedBelow = Math.min(rowWhere(to.image, strip, lower.y, 1, 'ink'), lower.y + to.height * TWO_LINES);
+  const bottom = Math.max(lower.y, rowWhere(to.image, columnSide, crossedBelow, -1, 'blank'));
+  return { band: side.band, gutter, top, bottom };
 }
 
 /**

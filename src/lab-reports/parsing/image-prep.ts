@@ -1,6 +1,20 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { ReportParseFailure } from './failure';
-import { cutToQuad, divideByBackground, findPageQuad, maxFilter, quadTilt, textSkew, warpQuad, type GreyImage, type Quad } from './page-geometry';
+import {
+  cutToQuad,
+  divideByBackground,
+  findPageQuad,
+  maxFilter,
+  pointOnFlattened,
+  quadBounds,
+  quadTilt,
+  textSkew,
+  turned,
+  warpQuad,
+  type GreyImage,
+  type Point,
+  type Quad,
+} from './page-geometry';
 import { removeRules } from './table-rules';
 
 export interface PreparedImage {
@@ -21,6 +35,16 @@ export interface PreparedImage {
    * as it was; told nothing, tesseract estimates the resolution from the text (~190 dpi there).
    */
   dpi?: number;
+  /**
+   * A photo's first reading: where a point of this image, as tesseract reads it (turned by
+   * `rotateRadians`), lies on the photographed frame (the decoded page, EXIF orientation applied).
+   */
+  toFrame?: (point: Point) => Point;
+  /**
+   * A photo's flattened sheet: where a point of the photographed frame lies on this image. With
+   * `toFrame` a side column found on a photo's first reading is placed on its second (extract.ts).
+   */
+  fromFrame?: (point: Point) => Point;
 }
 
 /** Pixels not encoded as a file (a scanned PDF page's own image, pdf-scan.ts): grey or RGB. */
@@ -103,10 +127,19 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       const scale = TARGET_SIDE / Math.max(width, height);
       const frame = await resized(sheet, Math.round(sheet.width * scale), Math.round(sheet.height * scale));
       const rotateRadians = (-textSkew(await shrink(sheet, SKEW_SIDE)) * Math.PI) / 180;
-      return { image: pnm(frame), width: frame.width, height: frame.height, steps: { flattened: false, skewDegrees: null }, dpi: 72, rotateRadians };
+      // tesseract turns the image it holds about its centre, keeping its size (leptonica's pixRotate).
+      const { left, top } = quadBounds(decoded, quad);
+      const [sx, sy] = [frame.width / sheet.width, frame.height / sheet.height];
+      const centre = { x: frame.width / 2, y: frame.height / 2 };
+      const toFrame = (p: Point) => {
+        const q = turned(p, -rotateRadians, centre);
+        return { x: q.x / sx + left, y: q.y / sy + top };
+      };
+      return { image: pnm(frame), width: frame.width, height: frame.height, steps: { flattened: false, skewDegrees: null }, dpi: 72, rotateRadians, toFrame };
     }
     let page: GreyImage;
     let skewDegrees: number;
+    let fromFrame: PreparedImage['fromFrame'];
     const flattened = quad !== null && options.flatten === true;
     if (quad && flattened) {
       // Scaled first (lanczos) and warped at the size OCR gets: bilinear sampling at the photo's own
@@ -118,6 +151,7 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       const sy = large.height / decoded.height;
       const warped = await evenLight(warpQuad(large, quad.map((p) => ({ x: p.x * sx, y: p.y * sy })) as Quad, Math.round(w * scale), Math.round(h * scale)));
       ({ page, skewDegrees } = await level(warped));
+      fromFrame = onFlattened(quad, warped, page, skewDegrees);
     } else {
       ({ page, skewDegrees } = await once(levelled, input, () => level(decoded)));
     }
@@ -125,9 +159,11 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
     if (flattened || options.withoutRules) page = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
     const scale = TARGET_SIDE / Math.max(page.width, page.height);
     if (Math.abs(scale - 1) > 0.1) {
+      // (Never a flattened sheet: it is warped at the size OCR gets, and levelling keeps it within 10%.)
       page = await resized(page, Math.round(page.width * scale), Math.round(page.height * scale));
+      fromFrame = undefined;
     }
-    return { image: pnm(page), width: page.width, height: page.height, steps: { flattened, skewDegrees } };
+    return { image: pnm(page), width: page.width, height: page.height, steps: { flattened, skewDegrees }, ...(fromFrame ? { fromFrame } : {}) };
   } catch (error) {
     if (error instanceof ReportParseFailure) throw error;
     throw new ReportParseFailure('invalid_input', 'The image could not be decoded.');
@@ -149,6 +185,21 @@ function once<T>(memo: WeakMap<object, Promise<T>>, key: object, make: () => Pro
     memo.set(key, value);
   }
   return value;
+}
+
+/**
+ * Where a frame's point lies on its flattened sheet: warped from `quad` into `warped`'s rectangle,
+ * then, where `level` turned it, turned about its centre onto the canvas sharp grew to hold it.
+ */
+function onFlattened(quad: Quad, warped: GreyImage, levelled: GreyImage, skewDegrees: number): (point: Point) => Point {
+  // sharp turns an image clockwise by a positive angle, as `turned` does; `level` turned it by -skewDegrees.
+  const radians = levelled === warped ? 0 : (-skewDegrees * Math.PI) / 180;
+  const from = { x: warped.width / 2, y: warped.height / 2 };
+  const to = { x: levelled.width / 2, y: levelled.height / 2 };
+  return (p) => {
+    const q = turned(pointOnFlattened(p, quad, warped.width, warped.height), radians, from);
+    return { x: q.x - from.x + to.x, y: q.y - from.y + to.y };
+  };
 }
 
 /** The page turned level by its text's slope, measured on a small copy (left alone below `MIN_SKEW`). */
@@ -179,6 +230,27 @@ export function withRegionBlanked(image: Buffer, region: { left: number; top: nu
   const start = header[0].length;
   for (let y = region.top; y < region.top + region.height; y++) copy.fill(255, start + y * width + region.left, start + y * width + region.left + region.width);
   return copy;
+}
+
+/** Darker than this, a prepared page's pixel is ink (a flattened sheet's paper is evened to near white). */
+const INK = 128;
+
+/**
+ * The first row from `y` going up (`step` -1) or down (1) where the span `left`…`right` of a
+ * prepared PGM page holds ink (`until` 'ink') or is blank ('blank'); the page's edge if none.
+ */
+export function rowWhere(image: Buffer, span: { left: number; right: number }, y: number, step: 1 | -1, until: 'ink' | 'blank'): number {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(image.subarray(0, 40).toString('latin1'));
+  if (!header) return Math.round(y);
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const start = header[0].length;
+  const [from, to] = [Math.max(0, Math.round(span.left)), Math.min(width, Math.round(span.right))];
+  let row = Math.max(0, Math.min(height - 1, Math.round(y)));
+  for (; row > 0 && row < height - 1; row += step) {
+    const inked = image.subarray(start + row * width + from, start + row * width + to).some((v) => v < INK);
+    if (inked === (until === 'ink')) break;
+  }
+  return row;
 }
 
 function pnm(page: GreyImage): Buffer {

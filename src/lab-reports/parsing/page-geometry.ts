@@ -7,7 +7,7 @@
  */
 // Module-level bindings, not `Math.x` in the per-pixel loops: inside Jest's sandbox every lookup of
 // a global goes through the vm context's interceptor, which made these loops ~50 times slower.
-const { abs, atan2, ceil, floor, max, min, round, tan, PI } = Math;
+const { abs, atan2, ceil, cos, floor, max, min, round, sin, tan, PI } = Math;
 
 export interface GreyImage {
   data: Uint8Array;
@@ -199,17 +199,23 @@ export function quadTilt(q: Quad): number {
 
 /** The homography taking the rectangle `width`×`height` (origin top-left) onto `quad`. */
 function rectangleToQuad(width: number, height: number, quad: Quad): number[] {
-  const from: Point[] = [
-    { x: 0, y: 0 },
-    { x: width, y: 0 },
-    { x: width, y: height },
-    { x: 0, y: height },
-  ];
-  // Eight equations in h0..h7 (h8 = 1): x' = (h0 x + h1 y + h2) / (h6 x + h7 y + 1), y' likewise.
+  return homography(rectangle(width, height), quad);
+}
+
+const rectangle = (width: number, height: number): Quad => [
+  { x: 0, y: 0 },
+  { x: width, y: 0 },
+  { x: width, y: height },
+  { x: 0, y: height },
+];
+
+/** The homography h0..h7 (h8 = 1) taking the four points `from` onto `to`. */
+function homography(from: Quad, to: Quad): number[] {
+  // Eight equations in h0..h7: x' = (h0 x + h1 y + h2) / (h6 x + h7 y + 1), y' likewise.
   const rows: number[][] = [];
   for (let i = 0; i < 4; i++) {
     const { x, y } = from[i];
-    const { x: u, y: v } = quad[i];
+    const { x: u, y: v } = to[i];
     rows.push([x, y, 1, 0, 0, 0, -x * u, -y * u, u]);
     rows.push([0, 0, 0, x, y, 1, -x * v, -y * v, v]);
   }
@@ -227,14 +233,35 @@ function rectangleToQuad(width: number, height: number, quad: Quad): number[] {
 }
 
 /**
+ * Where a point of the photographed image lies on the sheet `warpQuad(image, quad, width, height)`
+ * flattened it into (the inverse of the warp's own mapping).
+ */
+export function pointOnFlattened(point: Point, quad: Quad, width: number, height: number): Point {
+  const h = homography(quad, rectangle(width, height));
+  const w = h[6] * point.x + h[7] * point.y + 1;
+  return { x: (h[0] * point.x + h[1] * point.y + h[2]) / w, y: (h[3] * point.x + h[4] * point.y + h[5]) / w };
+}
+
+/** `point` turned by `radians` (clockwise on the page: y points down) about `centre`. */
+export function turned(point: Point, radians: number, centre: Point): Point {
+  const [c, s] = [cos(radians), sin(radians)];
+  const [dx, dy] = [point.x - centre.x, point.y - centre.y];
+  return { x: centre.x + dx * c - dy * s, y: centre.y + dx * s + dy * c };
+}
+
+/** The whole pixels a quad covers: from its leftmost and topmost corner to its rightmost and lowest. */
+export function quadBounds(image: { width: number; height: number }, quad: Quad): { left: number; top: number; width: number; height: number } {
+  const left = max(0, floor(min(...quad.map((p) => p.x))));
+  const top = max(0, floor(min(...quad.map((p) => p.y))));
+  return { left, top, width: min(image.width, ceil(max(...quad.map((p) => p.x)))) - left, height: min(image.height, ceil(max(...quad.map((p) => p.y)))) - top };
+}
+
+/**
  * The part of `image` inside the (convex) quad, on white: the image cut to the quad's bounding box,
  * every pixel outside the quad painted white.
  */
 export function cutToQuad(image: GreyImage, quad: Quad): GreyImage {
-  const left = max(0, floor(min(...quad.map((p) => p.x))));
-  const top = max(0, floor(min(...quad.map((p) => p.y))));
-  const width = min(image.width, ceil(max(...quad.map((p) => p.x)))) - left;
-  const height = min(image.height, ceil(max(...quad.map((p) => p.y)))) - top;
+  const { left, top, width, height } = quadBounds(image, quad);
   const out = new Uint8Array(width * height).fill(255);
   for (let y = 0; y < height; y++) {
     // Where the row crosses the quad's edges: the quad is convex, so inside is one span.
