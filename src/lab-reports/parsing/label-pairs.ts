@@ -38,7 +38,8 @@ export function metadataShaped(text: string): boolean {
 /** Whether a cell is a bare label (`DATE OF BIRTH`), a labelled value (`DOB: 1/2/1980`), or neither. */
 export function metadataCellKind(text: string): 'label' | 'labelled' | null {
   if (labelField(text) !== null) return 'label';
-  return [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
+  // (No colon, no inline label: the pattern is costly to try at every position of a long text.)
+  return text.includes(':') && [...text.matchAll(INLINE)].some((m) => labelField(m[1]) !== null) ? 'labelled' : null;
 }
 
 /**
@@ -122,7 +123,7 @@ function labelledPairs(printed: Line, next: Line | undefined): Pair[] {
   const read = new Set<number>();
   // Labels with colons, value after them in the same cell or the next cell.
   line.cells.forEach((cell, index) => {
-    const hits = [...cell.text.matchAll(INLINE)].filter((m) => inlineField(cell.text, m) !== null);
+    const hits = cell.text.includes(':') ? [...cell.text.matchAll(INLINE)].filter((m) => inlineField(cell.text, m) !== null) : [];
     if (hits.length) read.add(index);
     hits.forEach((hit, i) => {
       const start = (hit.index ?? 0) + hit[0].length;

@@ -257,8 +257,12 @@ function listedField(text: string): Field | null {
   return null;
 }
 
+const ASCII = /^[ -~\t\n\r]*$/;
+
 /** A text with its accents dropped, and the letters that have none to drop read plainly (Turkish `ı`, Vietnamese `đ`). */
 export function withoutAccents(text: string): string {
+  // (Printable ASCII has no accents, and no compatibility forms NFKD would take apart.)
+  if (ASCII.test(text)) return text;
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
@@ -313,8 +317,25 @@ export function inTwoLanguages(text: string): boolean {
 /** The lookups the OCR misreadings of a label are tried against (label-misreads.ts). */
 const LOOKUP: LabelLookup<Field> = { listed: listedField, byWords: (t) => fieldByWords(t) };
 
+/**
+ * Fields of the label texts met so far: a report's cells are looked up many times (each pairing
+ * rule asks, and a page read twice is parsed twice), and a lookup tries ~90 wordings and the OCR
+ * misreadings of each. A pure function of the text, so kept; emptied when it grows large.
+ */
+const labelFields = new Map<string, Field | null>();
+const LABEL_FIELDS_KEPT = 20_000;
+
 /** The field a label names, or null when the text is no label. */
 export function labelField(text: string): Field | null {
+  const known = labelFields.get(text);
+  if (known !== undefined) return known;
+  if (labelFields.size >= LABEL_FIELDS_KEPT) labelFields.clear();
+  const field = fieldOfLabel(text);
+  labelFields.set(text, field);
+  return field;
+}
+
+function fieldOfLabel(text: string): Field | null {
   // `Lab #` is a label, `Lab` alone none: a label ending in `#` is looked up with it first.
   const hashed = text.trim().replace(/:$/, '').trim();
   const withHash = hashed.endsWith('#') ? listedField(hashed.replace(/\s*#$/, ' #')) : null;
@@ -322,7 +343,7 @@ export function labelField(text: string): Field | null {
   const t = text.trim().replace(/[:#]$/, '').trim();
   // A bracketed note of what else the value prints, or of its form (`Birth Date (Age)`, `DOB (MM/DD/YYYY)`).
   const noted = VALUE_NOTE.exec(t);
-  if (noted && noted.index > 0) return labelField(t.slice(0, noted.index));
+  if (noted && noted.index > 0) return fieldOfLabel(t.slice(0, noted.index));
   const named = listedField(t) ?? fieldByWords(t) ?? bilingualField(t) ?? respaced(t, LOOKUP);
   if (named !== null) return named;
   // OCR reads `rn` as `m` in small bold labels (`Bom` for `Born`).
