@@ -106,8 +106,14 @@ function scoreCandidates(result: ParsedResult, catalogue: LoincCatalogue): { sco
   const byInitial = initial && !index.names.has(nameKey(afterInitial)) ? index.folded.get(ocrFoldedKey(afterInitial)) : undefined;
   const folded = foldedName(asRead ?? byInitial, unit);
   const prefix = byInitial ? initial : '';
+  // A name naming a virus by its letters that some codes' names name too (`HCV Antibody`): those
+  // codes only. One letter apart (`HIV Antibody`), or sharing only the rest (`Antinuclear
+  // Antibody`), another test's name is no near miss of it.
+  const viruses = printed.flatMap((p) => p.tokens).filter((t) => index.virusEntries.has(t));
+  const virusEntries = viruses.length ? new Set(viruses.flatMap((v) => [...(index.virusEntries.get(v) ?? [])])) : null;
   const scored: Scored[] = [];
   for (const entry of catalogue.entries) {
+    if (virusEntries && !virusEntries.has(entry)) continue;
     let name = 0;
     const entryGrams = entryTrigrams(entry);
     entry.keys.forEach((candidate, i) => {
@@ -184,7 +190,12 @@ interface CatalogueIndex {
    * `Iron (SI)` is one name; `PLT` and `PTT` are two), as first spelled, and the entries printing it.
    */
   folded: Map<string, FoldedName[]>;
+  /** The entries a virus's letters (`hcv`, `hiv`) are a word of one of the names of. */
+  virusEntries: Map<string, Set<LoincCatalogueEntry>>;
 }
+
+/** A virus by its letters. */
+const VIRUS = /^(hiv|hcv|hbv|hav|hev|hdv|hsv|cmv|ebv|htlv|hpv|vzv|rsv)$/;
 
 const indexByCatalogue = new WeakMap<LoincCatalogue, CatalogueIndex>();
 
@@ -194,9 +205,11 @@ function catalogueIndex(catalogue: LoincCatalogue): CatalogueIndex {
   const names = new Set<string>();
   const units = new Set(KNOWN_UNITS.map((u) => unitKey(u)).filter((u): u is string => u !== null));
   const folded = new Map<string, FoldedName[]>();
+  const virusEntries = new Map<string, Set<LoincCatalogueEntry>>();
   for (const entry of catalogue.entries) {
     if (entry.unit) units.add(entry.unit);
     for (const key of entry.keys) names.add(key);
+    for (const virus of entry.tokens.flat().filter((t) => VIRUS.test(t))) virusEntries.set(virus, (virusEntries.get(virus) ?? new Set()).add(entry));
     for (const printed of [entry.row.display_name ?? entry.row.name, ...entry.row.aliases]) {
       const key = nameKey(printed);
       if (!key) continue;
@@ -210,7 +223,7 @@ function catalogueIndex(catalogue: LoincCatalogue): CatalogueIndex {
       folded.set(fold, names);
     }
   }
-  index = { names, units, folded };
+  index = { names, units, folded, virusEntries };
   indexByCatalogue.set(catalogue, index);
   return index;
 }
