@@ -230,7 +230,12 @@ test('bulk historical pull: the history is fetched again, a second historical.da
   expect(second.json.data).toMatchObject({ provider: { slug: 'oura' } });
   expect(oura.requests.filter((request) => request.userId === userA.ouraUser && request.path === '/v2/usercollection/sleep').length).toBeGreaterThan(before);
 
-  const ops = await client.link.listBulkOps({ pageSize: 1 });
+  // `waitForCompletion` answers 202 at once when the pull takes over 20 s (a loaded machine): the
+  // op is read once it has ended, not while the stranger's item is still pending.
+  const ops = await waitFor(async () => {
+    const page = await client.link.listBulkOps({ pageSize: 1 });
+    return page.data[0]?.status === 'in_progress' ? undefined : page;
+  });
   expect(ops.data[0]).toMatchObject({ type: 'link_bulk_historical_trigger', status: 'success', pending: 0, processed: 2 });
   const [failed] = await stack.db.query(
     `SELECT i.user_id, i.detail FROM link_bulk_op_items i JOIN link_bulk_ops o ON o.id = i.op_id WHERE o.team_id = $1 AND i.outcome = 'failed' AND o.type = 'link_bulk_historical_trigger'`,
