@@ -223,11 +223,10 @@ function rawOf(page: GreyImage): { width: number; height: number; channels: 1 } 
  * the rest of the page is read without it), or null when the page is no PGM.
  */
 export function withRegionBlanked(image: Buffer, region: { left: number; top: number; width: number; height: number }): Buffer | null {
-  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(image.subarray(0, 40).toString('latin1'));
+  const header = pgmHeader(image);
   if (!header) return null;
-  const width = Number(header[1]);
+  const { width, start } = header;
   const copy = Buffer.from(image);
-  const start = header[0].length;
   for (let y = region.top; y < region.top + region.height; y++) copy.fill(255, start + y * width + region.left, start + y * width + region.left + region.width);
   return copy;
 }
@@ -240,10 +239,9 @@ const INK = 128;
  * prepared PGM page holds ink (`until` 'ink') or is blank ('blank'); the page's edge if none.
  */
 export function rowWhere(image: Buffer, span: { left: number; right: number }, y: number, step: 1 | -1, until: 'ink' | 'blank'): number {
-  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(image.subarray(0, 40).toString('latin1'));
+  const header = pgmHeader(image);
   if (!header) return Math.round(y);
-  const [width, height] = [Number(header[1]), Number(header[2])];
-  const start = header[0].length;
+  const { width, height, start } = header;
   const [from, to] = [Math.max(0, Math.round(span.left)), Math.min(width, Math.round(span.right))];
   let row = Math.max(0, Math.min(height - 1, Math.round(y)));
   for (; row > 0 && row < height - 1; row += step) {
@@ -251,6 +249,12 @@ export function rowWhere(image: Buffer, span: { left: number; right: number }, y
     if (inked === (until === 'ink')) break;
   }
   return row;
+}
+
+/** A prepared page's size and where its pixels start, from its PGM header (null when it is no PGM). */
+function pgmHeader(image: Buffer): { width: number; height: number; start: number } | null {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(image.subarray(0, 40).toString('latin1'));
+  return header && { width: Number(header[1]), height: Number(header[2]), start: header[0].length };
 }
 
 function pnm(page: GreyImage): Buffer {
