@@ -126,7 +126,7 @@ describe('divideByBackground', () => {
 });
 
 describe('removeRules', () => {
-  it('whitens the thin rules of a bordered cell and keeps the text in it, a bar of bold text and a thick block', () => {
+  it('whitens and counts the thin rules of a bordered cell and keeps the text in it, a bar of bold text and a thick block', () => {
     const width = 400;
     const height = 200;
     const data = new Uint8Array(width * height).fill(240);
@@ -143,10 +143,12 @@ describe('removeRules', () => {
     for (let x = 20; x < 340; x += 9) ink(x, 120, x + 9, 140);
     // A thick block (a filled bar): ink either side of every run in it.
     ink(20, 160, 380, 190);
-    const cleaned = removeRules({ data, width, height }, 50);
+    const { page: cleaned, runs } = removeRules({ data, width, height }, 50);
     const at = (x: number, y: number) => cleaned.data[y * width + x];
     expect([at(100, 21), at(100, 81), at(21, 50), at(319, 50)]).toEqual([255, 255, 255, 255]);
     expect([at(45, 50), at(130, 130), at(200, 175)]).toEqual([20, 20, 20]);
+    // The box's two rules along rows and two down columns, each 2 px thick; the bold text and the block are no rules.
+    expect(runs).toEqual({ across: 4, down: 4 });
   });
 });
 
@@ -211,6 +213,19 @@ describe('prepareImage', () => {
     const prepared = await prepareImage(await sharp(Buffer.from(pageSvg())).resize(1000).png().toBuffer());
     expect(prepared.steps).toEqual({ flattened: false, skewDegrees: expect.closeTo(0, 1) as number });
     expect(Math.max(prepared.width, prepared.height)).toBe(3300);
+  });
+
+  it('with `withoutRules`, counts the rules down a page: none on a page ruled only across, some where a block is boxed', async () => {
+    const ruled = (box: boolean) => {
+      const rules = ['<rect x="20" y="30" width="360" height="2" fill="#111"/>', '<rect x="20" y="480" width="360" height="2" fill="#111"/>'];
+      // A block of the page's first lines boxed (as a patient block is), its sides down the page.
+      if (box) rules.push('<rect x="20" y="30" width="2" height="90" fill="#111"/>', '<rect x="378" y="30" width="2" height="90" fill="#111"/>', '<rect x="20" y="118" width="360" height="2" fill="#111"/>');
+      return pageSvg().replace('</svg>', `${rules.join('')}</svg>`);
+    };
+    const across = await prepareImage(await sharp(Buffer.from(ruled(false))).resize(1000).png().toBuffer(), { withoutRules: true });
+    const boxed = await prepareImage(await sharp(Buffer.from(ruled(true))).resize(1000).png().toBuffer(), { withoutRules: true });
+    expect(across.steps.verticalRules).toBe(0);
+    expect(boxed.steps.verticalRules).toBeGreaterThan(0);
   });
 });
 

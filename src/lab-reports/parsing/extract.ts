@@ -76,9 +76,10 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
  * unread (no results, or no first name, last name or date of birth) is read a second time, its
  * table rules taken out (a photo: the sheet flattened too, prepareImage's `flatten`): tesseract's
  * single-block layout analysis takes text boxed in by rules for part of the rules' blob, and on a
- * tilted photo mixes a sidebar's lines with the table's. The first reading is the page and the
- * second its `alternative`, which parseReport takes the rows only it found and the metadata fields
- * it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
+ * tilted photo mixes a sidebar's lines with the table's. A page that is no photo is read again
+ * only when rules run down it (a box or a grid): rules that only run across box nothing in. The
+ * first reading is the page and the second its `alternative`, which parseReport takes the rows only
+ * it found and the metadata fields it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
  * A photo whose first reading shows a side column by its layout (its small labels garbled,
  * side-columns.ts `byLayout`) has that column placed on the flattened sheet (`placedOn`) and read
  * apart there, as a level scan's is; a flattened photo read whole for an unread patient whose
@@ -98,6 +99,8 @@ async function ocrImage(bytes: Uint8Array | RawImage, options: { firstPage: bool
   if (!photoSidebar && !patientUnread(page)) return page;
   const other = await prepareImage(bytes, photo ? { flatten: true } : { withoutRules: true });
   if (photo && !other.steps.flattened) return page;
+  // Measured: pages whose rules all run across read the same without them (docs/lab-reports.md, session 54).
+  if (!photo && !other.steps.verticalRules) return page;
   // The sidebar found on the first reading, placed on the flattened sheet and read apart there:
   // the whole sheet is not read first to find it again (that reading cost ~1.5 s, and was dropped).
   const placed = photoSidebar && placedOn(other, image, photoSidebar);

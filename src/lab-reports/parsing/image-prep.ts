@@ -23,7 +23,12 @@ export interface PreparedImage {
   width: number;
   height: number;
   /** What was done to the page: flattened, turned level by this (null: a photo's sheet, turned by tesseract by `rotateRadians`). */
-  steps: { flattened: boolean; skewDegrees: number | null };
+  steps: {
+    flattened: boolean;
+    skewDegrees: number | null;
+    /** With its table rules taken out: how many runs of ink down its columns were rules (a rule 2 px wide is 2; 0: no box or grid). */
+    verticalRules?: number;
+  };
   /**
    * The angle tesseract is to turn a photo's sheet by before reading it: the slope of its text,
    * measured here (tesseract turns the page it holds, which costs no resampling here).
@@ -156,14 +161,20 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       ({ page, skewDegrees } = await once(levelled, input, () => level(decoded)));
     }
     // A flattened sheet (or a levelled scan) is level and square: its table rules can be found and taken out.
-    if (flattened || options.withoutRules) page = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
+    let verticalRules: number | undefined;
+    if (flattened || options.withoutRules) {
+      const taken = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
+      ({ page } = taken);
+      verticalRules = taken.runs.down;
+    }
     const scale = TARGET_SIDE / Math.max(page.width, page.height);
     if (Math.abs(scale - 1) > 0.1) {
       // (Never a flattened sheet: it is warped at the size OCR gets, and levelling keeps it within 10%.)
       page = await resized(page, Math.round(page.width * scale), Math.round(page.height * scale));
       fromFrame = undefined;
     }
-    return { image: pnm(page), width: page.width, height: page.height, steps: { flattened, skewDegrees }, ...(fromFrame ? { fromFrame } : {}) };
+    const steps = { flattened, skewDegrees, ...(verticalRules === undefined ? {} : { verticalRules }) };
+    return { image: pnm(page), width: page.width, height: page.height, steps, ...(fromFrame ? { fromFrame } : {}) };
   } catch (error) {
     if (error instanceof ReportParseFailure) throw error;
     throw new ReportParseFailure('invalid_input', 'The image could not be decoded.');

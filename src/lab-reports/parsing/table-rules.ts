@@ -16,15 +16,16 @@ const { max, min, round } = Math;
  * level: a tilted rule makes no long run. Ink is what is darker than halfway from Otsu's threshold
  * to white, so a thin, soft rule of a photo counts.
  */
-export function removeRules(image: GreyImage, minRun: number): GreyImage {
+export function removeRules(image: GreyImage, minRun: number): { page: GreyImage; runs: RuleRuns } {
   const { data, width, height } = image;
   const ink = round((otsuThreshold(image) + 255) / 2);
   const rule = new Uint8Array(data.length);
+  const runs = { across: 0, down: 0 };
   // Along rows (step 1, lines of `width`) then along columns (step `width`, lines of `height`).
-  for (const [lines, length, step, stride] of [
-    [height, width, 1, width],
-    [width, height, width, 1],
-  ]) {
+  for (const [lines, length, step, stride, direction] of [
+    [height, width, 1, width, 'across'],
+    [width, height, width, 1, 'down'],
+  ] as const) {
     for (let line = 0; line < lines; line++) {
       const base = line * stride;
       let run = 0;
@@ -34,6 +35,7 @@ export function removeRules(image: GreyImage, minRun: number): GreyImage {
           continue;
         }
         if (run >= minRun && clearBeside(data, base, step, stride, line, lines, i - run, i, ink)) {
+          runs[direction] += 1;
           for (let k = i - run; k < i; k++) {
             for (let d = max(0, line - 1); d <= min(lines - 1, line + 1); d++) rule[d * stride + k * step] = 1;
           }
@@ -44,7 +46,13 @@ export function removeRules(image: GreyImage, minRun: number): GreyImage {
   }
   const out = new Uint8Array(data);
   for (let i = 0; i < out.length; i++) if (rule[i]) out[i] = 255;
-  return { data: out, width, height };
+  return { page: { data: out, width, height }, runs };
+}
+
+/** How many runs of ink were taken out as rules, along rows (`across`) and down columns (`down`): a rule `n` pixels thick is `n` runs. */
+export interface RuleRuns {
+  across: number;
+  down: number;
 }
 
 /** Paper beside a rule's thickness: at most a fifth of ink `RULE_CLEAR` lines either side of the run. */
