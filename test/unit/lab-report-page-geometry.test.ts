@@ -219,11 +219,28 @@ describe('prepareImage', () => {
     const ruled = (box: boolean) => {
       const rules = ['<rect x="20" y="30" width="360" height="2" fill="#111"/>', '<rect x="20" y="480" width="360" height="2" fill="#111"/>'];
       // A block of the page's first lines boxed (as a patient block is), its sides down the page.
-      if (box) rules.push('<rect x="20" y="30" width="2" height="90" fill="#111"/>', '<rect x="378" y="30" width="2" height="90" fill="#111"/>', '<rect x="20" y="118" width="360" height="2" fill="#111"/>');
+      if (box)
+        rules.push(
+          '<rect x="20" y="30" width="2" height="90" fill="#111"/>',
+          '<rect x="378" y="30" width="2" height="90" fill="#111"/>',
+          '<rect x="20" y="118" width="360" height="2" fill="#111"/>',
+        );
       return pageSvg().replace('</svg>', `${rules.join('')}</svg>`);
     };
-    const across = await prepareImage(await sharp(Buffer.from(ruled(false))).resize(1000).png().toBuffer(), { withoutRules: true });
-    const boxed = await prepareImage(await sharp(Buffer.from(ruled(true))).resize(1000).png().toBuffer(), { withoutRules: true });
+    const across = await prepareImage(
+      await sharp(Buffer.from(ruled(false)))
+        .resize(1000)
+        .png()
+        .toBuffer(),
+      { withoutRules: true },
+    );
+    const boxed = await prepareImage(
+      await sharp(Buffer.from(ruled(true)))
+        .resize(1000)
+        .png()
+        .toBuffer(),
+      { withoutRules: true },
+    );
     expect(across.steps.verticalRules).toBe(0);
     expect(boxed.steps.verticalRules).toBeGreaterThan(0);
   });
