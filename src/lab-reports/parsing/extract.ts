@@ -79,7 +79,8 @@ async function extractPdf(bytes: Uint8Array): Promise<{ method: 'text' | 'ocr'; 
  * tilted photo mixes a sidebar's lines with the table's. A page that is no photo is read again
  * only when rules run down it (a box or a grid): rules that only run across box nothing in. The
  * first reading is the page and the second its `alternative`, which parseReport takes the rows only
- * it found and the metadata fields it is surer of from. Only unsure pages pay for it: a second reading costs about as much as the first.
+ * it found and the metadata fields it is surer of from. Only unsure pages pay for it: a second
+ * reading costs about as much as the first.
  * A photo whose first reading shows a side column by its layout (its small labels garbled,
  * side-columns.ts `byLayout`) has that column placed on the flattened sheet (`placedOn`) and read
  * apart there, as a level scan's is; a flattened photo read whole for an unread patient whose
