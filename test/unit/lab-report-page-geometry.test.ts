@@ -227,20 +227,15 @@ describe('prepareImage', () => {
         );
       return pageSvg().replace('</svg>', `${rules.join('')}</svg>`);
     };
-    const across = await prepareImage(
-      await sharp(Buffer.from(ruled(false)))
-        .resize(1000)
-        .png()
-        .toBuffer(),
-      { withoutRules: true },
-    );
-    const boxed = await prepareImage(
-      await sharp(Buffer.from(ruled(true)))
-        .resize(1000)
-        .png()
-        .toBuffer(),
-      { withoutRules: true },
-    );
+    const prepared = async (box: boolean) =>
+      prepareImage(
+        await sharp(Buffer.from(ruled(box)))
+          .resize(1000)
+          .png()
+          .toBuffer(),
+        { withoutRules: true },
+      );
+    const [across, boxed] = [await prepared(false), await prepared(true)];
     expect(across.steps.verticalRules).toBe(0);
     expect(boxed.steps.verticalRules).toBeGreaterThan(0);
   });
