@@ -161,19 +161,15 @@ export async function prepareImage(input: Uint8Array | RawImage, options: { flat
       ({ page, skewDegrees } = await once(levelled, input, () => level(decoded)));
     }
     // A flattened sheet (or a levelled scan) is level and square: its table rules can be found and taken out.
-    let verticalRules: number | undefined;
-    if (flattened || options.withoutRules) {
-      const taken = removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN));
-      ({ page } = taken);
-      verticalRules = taken.runs.down;
-    }
+    const taken = flattened || options.withoutRules ? removeRules(page, Math.round(Math.max(page.width, page.height) * RULE_RUN)) : null;
+    if (taken) page = taken.page;
     const scale = TARGET_SIDE / Math.max(page.width, page.height);
     if (Math.abs(scale - 1) > 0.1) {
       // (Never a flattened sheet: it is warped at the size OCR gets, and levelling keeps it within 10%.)
       page = await resized(page, Math.round(page.width * scale), Math.round(page.height * scale));
       fromFrame = undefined;
     }
-    const steps = { flattened, skewDegrees, ...(verticalRules === undefined ? {} : { verticalRules }) };
+    const steps = { flattened, skewDegrees, ...(taken ? { verticalRules: taken.runs.down } : {}) };
     return { image: pnm(page), width: page.width, height: page.height, steps, ...(fromFrame ? { fromFrame } : {}) };
   } catch (error) {
     if (error instanceof ReportParseFailure) throw error;
