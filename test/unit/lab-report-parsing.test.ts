@@ -542,6 +542,50 @@ describe('OCR noise handled with evidence', () => {
     expect(byName('Creatinine')).toMatchObject({ value: '8', notes: [] });
   });
 
+  it('restores a lost decimal point beside an interval whose comparator or dash OCR lost, and makes no interval of a lone bound', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          header,
+          // `(<5.2)` read `(5.2)`, `<5.0` read `5.0`: upper or lower limit cannot be told, the magnitude can.
+          ['Cholesterol', '24', '', 'mmol/L', '(5.2)'],
+          ['Chol/HDL Ratio', '34', '', 'ratio', '5.0'],
+          // `(0.60-1.30)` read `(0.60 1.30)`: the interval, its dash lost.
+          ['Creatinine', '121', '', 'mg/dL', '(0.60 1.30)'],
+          // Within 4x of the bound, or flagged: as printed.
+          ['LDL Cholesterol', '9', '', 'mmol/L', '(2.6)'],
+          ['CRP', '45', 'H', 'mg/L', '(5.0)'],
+          // `(>1.03)` read `(1.03)`: 0.24 would be far under a lower limit's scale, so 24 stays.
+          ['HDL Cholesterol', '24', '', 'mmol/L', '(1.03)'],
+        ],
+        xs,
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.min_reference_range, r.max_reference_range])).toEqual([
+      ['Cholesterol', '2.4', null, null],
+      ['Chol/HDL Ratio', '3.4', null, null],
+      ['Creatinine', '1.21', 0.6, 1.3],
+      ['LDL Cholesterol', '9', null, null],
+      ['CRP', '45', null, null],
+      ['HDL Cholesterol', '24', null, null],
+    ]);
+    expect(parsed.results[0].notes).toEqual([expect.stringMatching(/decimal point restored: 24 → 2.4 \(reference 5.2, its comparator unread\)/)]);
+  });
+
+  it("takes a number with decimals after a row's unit for its magnitude where no header says what it is", () => {
+    const lines = ocrDocument(
+      [
+        ['Glycated Hemoglobin', '24', '%', '5.7', '2.3'],
+        ['Total Protein', '7.1', 'g/dL', '6.0-8.3', '7.0'],
+      ],
+      [100, 900, 1200, 1500, 1900],
+    );
+    expect(parseReport(lines).results.map((r) => [r.test_name, r.value])).toEqual([
+      ['Glycated Hemoglobin', '2.4'],
+      ['Total Protein', '7.1'],
+    ]);
+  });
+
   it('reads a decimal point OCR read as a colon back as a point, in values and intervals, and keeps titres and times', () => {
     const parsed = parseReport(
       ocrDocument(
@@ -550,6 +594,8 @@ describe('OCR noise handled with evidence', () => {
           ['Haemoglobin', '15:3', '', 'g/dL', '13:2-17:1'],
           ['Potassium', '4:1', '', 'mmol/L', '3.5-5.3'],
           ['ANA Titer', '1:160', 'H', 'titer', '<1:40'],
+          // Not a narrative `Name: value unit (interval)` item named `Hemoglobin (Hb) 14` at 1.
+          ['Hemoglobin (Hb)', '14:1', '', 'g/dL', '(13.2-17.1)'],
         ],
         xs,
       ),
@@ -558,6 +604,7 @@ describe('OCR noise handled with evidence', () => {
       ['Haemoglobin', '15.3', 13.2, 17.1],
       ['Potassium', '4.1', 3.5, 5.3],
       ['ANA Titer', '1:160', null, null],
+      ['Hemoglobin (Hb)', '14.1', 13.2, 17.1],
     ]);
   });
 

@@ -72,3 +72,19 @@ export function restoreIntervalDecimal(range: ParsedRange | null, value: ParsedV
   };
   return values.some(agrees) ? { ...range, max } : range;
 }
+
+/**
+ * A reference cell OCR read as one number with decimals (`(5.2)` for `(<5.2)`, `2,6` for `<2,6`): the
+ * comparator lost, so whether it is an upper or a lower limit cannot be told, and no interval is
+ * made of it; but it says the analyte's magnitude, enough for restoreDecimal (parse.ts).
+ */
+export function boundWithoutComparator(text: string): number | null {
+  const lone = /^\(?\s*(\d+[.,]\d{1,2})\s*\)?$/.exec(text.trim());
+  return lone ? Number(lone[1].replace(',', '.')) : null;
+}
+
+/** An interval whose dash OCR lost (`(0.60 1.30)`): two numbers with decimals, the second the larger. */
+export function intervalWithoutDash(text: string): string | null {
+  const pair = /^\(?\s*(\d+\.\d+)\s+(\d+\.\d+)\s*\)?$/.exec(text.trim());
+  return pair && Number(pair[1]) < Number(pair[2]) ? `${pair[1]}-${pair[2]}` : null;
+}

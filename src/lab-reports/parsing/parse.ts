@@ -246,10 +246,18 @@ function toResult(row: RowParts, line: Line, panel: string | null, ocr: boolean)
     value = { ...value, value: String(colon), type: 'numeric', number: colon };
     confidence *= 0.9;
   }
-  if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && row.range?.text.includes('.')) {
-    const restored = restoreDecimal(value.number, min, max, flag);
+  // The interval as printed, or a bound whose comparator OCR lost: either says the analyte's
+  // magnitude. Upper or lower limit, the bound is taken as both ends of the interval's scale
+  // (half of it to all of it), so no value is taken down past a lower limit's scale.
+  const printed = row.range?.text.includes('.')
+    ? { min, max, text: row.range.text }
+    : !range && row.bound !== undefined
+      ? { min: row.bound / 2, max: row.bound, text: `${row.bound}, its comparator unread` }
+      : null;
+  if (ocr && value.type === 'numeric' && value.number !== null && !value.value.includes('.') && printed) {
+    const restored = restoreDecimal(value.number, printed.min, printed.max, flag);
     if (restored !== null) {
-      notes.push(`decimal point restored: ${value.number} → ${restored} (reference ${row.range?.text ?? ''})`);
+      notes.push(`decimal point restored: ${value.number} → ${restored} (reference ${printed.text})`);
       value = { ...value, value: String(restored), number: restored };
       confidence *= 0.8;
     }

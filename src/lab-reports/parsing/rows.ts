@@ -1,5 +1,6 @@
 import { columnOf, type Column, type ColumnRole } from './columns';
 import type { Cell, Line } from './layout';
+import { boundWithoutComparator, intervalWithoutDash } from './ocr-decimals';
 import { cellCountUnit, splitOcrUnit } from './ocr-units';
 import {
   MULTI_WORD_QUALITATIVE,
@@ -21,6 +22,8 @@ export interface RowParts {
   units: string | null;
   range: ParsedRange | null;
   flag: string | null;
+  /** OCR only: the reference read as one number, its comparator lost (ocr-decimals.ts `boundWithoutComparator`). */
+  bound?: number;
 }
 
 /** One letter alone that is no unit (`g`, `L` and `U` are): a speck OCR read as a letter. */
@@ -72,13 +75,20 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
   let units: string | null = null;
   let range: ParsedRange | null = null;
   let flag: string | null = null;
+  let bound: number | null = null;
   let unclassified = 0;
   for (const part of parts) {
     if (part.role === 'previous' || part.role === 'collected' || part.role === 'other') continue;
     if (part.role === 'reference' && !range) {
-      const whole = parseRange(ocr ? repairDecimalColons(part.text) : part.text);
+      const text = ocr ? repairDecimalColons(part.text) : part.text;
+      const dashless = ocr ? intervalWithoutDash(text) : null;
+      const whole = parseRange(dashless ?? text);
       if (whole) {
         range = whole;
+        continue;
+      }
+      if (ocr && value && boundWithoutComparator(text) !== null) {
+        bound = boundWithoutComparator(text);
         continue;
       }
     }
@@ -120,12 +130,18 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         const split = ocr ? splitOcrUnit(words.slice(i)) : null;
         units = split ?? token.replace(/[.,;:]+$/, '');
         if (split) i += split.split(' ').length - 1;
-      } else if (part.role === null || part.role === 'result') unclassified += 1;
+      } else {
+        // Without a header, a number with decimals after the value's unit (or in brackets) is its
+        // interval's bound or a previous result: either has the analyte's magnitude. Still counted
+        // unclassified, so what is taken for a row does not change.
+        if (ocr && value && !range && bound === null && part.role === null && (units || /^\(.*\)$/.test(token))) bound = boundWithoutComparator(token);
+        if (part.role === null || part.role === 'result') unclassified += 1;
+      }
     }
   }
   // A sentence with a number in it (an address, a footer) is not a result row.
   if (!value || unclassified > 2) return null;
-  return { value, units, range, flag };
+  return { value, units, range, flag, ...(bound !== null && !range ? { bound } : {}) };
 }
 
 /** A sentence's full stop at the end of a line (`(race-free).`, `if < 60.`), where a row ends in its units, range or flag. */
@@ -228,9 +244,13 @@ export const INTERVALS_NOTE = /^reference (intervals?|ranges?|values?)\b/i;
 /** A month and a day, as a date written out begins (`Dec 16,`, `May 15`). */
 const MONTH_AND_DAY = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?,?$/i;
 
-/** `Name: value unit (ref low-high) H` items of a narrative summary, several per line. */
+/**
+ * `Name: value unit (ref low-high) H` items of a narrative summary, several per line. The colon is
+ * not one between two digits: that is a decimal point OCR read as a colon (`Hemoglobin (Hb) 15:3
+ * g/dL (13.2-17.1)` is a table row, not `Hemoglobin (Hb) 15` at 3).
+ */
 const NARRATIVE =
-  /([A-Za-z%][A-Za-z0-9 ,'\-/%.()#]{0,50}?):\s*([<>≤≥]?\s?[\d.,]+|[A-Za-z][A-Za-z\- ]*?)(?:\s+([^\s()]+))?\s*\((?:ref(?:erence)?(?: range| interval)?[:.]?\s*)?([^)]*)\)(?:\s*([HL]{1,2}\*?|\*[HL]|A)(?=\s|$))?/g;
+  /([A-Za-z%][A-Za-z0-9 ,'\-/%.()#]{0,50}?)(?:(?<!\d):|:(?!\d))\s*([<>≤≥]?\s?[\d.,]+|[A-Za-z][A-Za-z\- ]*?)(?:\s+([^\s()]+))?\s*\((?:ref(?:erence)?(?: range| interval)?[:.]?\s*)?([^)]*)\)(?:\s*([HL]{1,2}\*?|\*[HL]|A)(?=\s|$))?/g;
 
 export function narrativeRows(line: Line): RowParts[] {
   const rows: RowParts[] = [];
