@@ -542,7 +542,7 @@ describe('OCR noise handled with evidence', () => {
     expect(byName('Creatinine')).toMatchObject({ value: '8', notes: [] });
   });
 
-  it('restores a lost decimal point beside an interval whose comparator or dash OCR lost, and makes no interval of a lone bound', () => {
+  it('restores a lost decimal point beside an interval whose comparator or dash OCR lost, or under a low flag inside its interval, and makes no interval of a lone bound', () => {
     const parsed = parseReport(
       ocrDocument(
         [
@@ -550,8 +550,12 @@ describe('OCR noise handled with evidence', () => {
           // `(<5.2)` read `(5.2)`, `<5.0` read `5.0`: upper or lower limit cannot be told, the magnitude can.
           ['Cholesterol', '24', '', 'mmol/L', '(5.2)'],
           ['Chol/HDL Ratio', '34', '', 'ratio', '5.0'],
-          // `(0.60-1.30)` read `(0.60 1.30)`: the interval, its dash lost.
+          // `(0.60-1.30)` read `(0.60 1.30)`, `3.6-5.1` read `3.65.1`, `1.9-3.7` read `1.9.3.7`: the interval, its dash lost.
           ['Creatinine', '121', '', 'mg/dL', '(0.60 1.30)'],
+          ['Albumin', '39', '', 'g/dL', '3.65.1'],
+          ['Globulin', '31', '', 'g/dL', '1.9.3.7'],
+          // Flagged low inside its interval, which cannot be: 1.9 is below it.
+          ['Insulin', '19', 'L', 'mIU/L', '2.6-24.9'],
           // Within 4x of the bound, or flagged: as printed.
           ['LDL Cholesterol', '9', '', 'mmol/L', '(2.6)'],
           ['CRP', '45', 'H', 'mg/L', '(5.0)'],
@@ -565,6 +569,9 @@ describe('OCR noise handled with evidence', () => {
       ['Cholesterol', '2.4', null, null],
       ['Chol/HDL Ratio', '3.4', null, null],
       ['Creatinine', '1.21', 0.6, 1.3],
+      ['Albumin', '3.9', 3.6, 5.1],
+      ['Globulin', '3.1', 1.9, 3.7],
+      ['Insulin', '1.9', 2.6, 24.9],
       ['LDL Cholesterol', '9', null, null],
       ['CRP', '45', null, null],
       ['HDL Cholesterol', '24', null, null],

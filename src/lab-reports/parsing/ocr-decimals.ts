@@ -29,16 +29,21 @@ export function decimalFromColon(value: string, type: string, min: number | null
  *   real far-out value carries a flag);
  * - a high flag, the number over 4× the upper limit: the candidate is above the interval too, but
  *   within 3× its upper limit (so a CRP of 45 over 0.0-5.0, flagged H, stays 45: 4.5 is not high);
- * - a low flag on a number above the interval, which cannot be: the candidate below the interval.
+ * - a low flag on a number above the interval or inside it, which cannot be: the candidate below
+ *   the interval.
  */
 export function restoreDecimal(value: number, min: number | null, max: number | null, flag: FlagMeaning | null): number | null {
-  if (max === null || max <= 0 || value <= max) return null;
   const low = min ?? 0;
+  const upper = max ?? Number.POSITIVE_INFINITY;
   const lowFlag = flag === 'low' || flag === 'critical_low';
-  if (!lowFlag && value <= max * 4) return null;
+  const above = max !== null && max > 0 && value > max;
+  // A low flag on a number inside its interval cannot be either (`19 L` over 2.6-24.9 for 1.9).
+  const flaggedLowInside = lowFlag && min !== null && min > 0 && value >= min;
+  if (!above && !flaggedLowInside) return null;
+  if (!lowFlag && value <= upper * 4) return null;
   const fits = (candidate: number): boolean => {
-    if (flag === null) return candidate <= max * 2 && candidate >= low * 0.5;
-    if (flag === 'high' || flag === 'critical_high') return candidate > max && candidate <= max * 3;
+    if (flag === null) return candidate <= upper * 2 && candidate >= low * 0.5;
+    if (flag === 'high' || flag === 'critical_high') return candidate > upper && candidate <= upper * 3;
     if (lowFlag) return candidate < low && candidate >= low * 0.2;
     return false;
   };
@@ -83,8 +88,22 @@ export function boundWithoutComparator(text: string): number | null {
   return lone ? Number(lone[1].replace(',', '.')) : null;
 }
 
-/** An interval whose dash OCR lost (`(0.60 1.30)`): two numbers with decimals, the second the larger. */
+/**
+ * An interval whose dash OCR lost or read as a point: `(0.60 1.30)`, `1.9.3.7` for `1.9-3.7`, and
+ * run together, `3.65.1` for `3.6-5.1` (its limits printed with as many decimals: the second's
+ * tell where the first ends). Only where the second limit is the larger; else null.
+ */
 export function intervalWithoutDash(text: string): string | null {
-  const pair = /^\(?\s*(\d+\.\d+)\s+(\d+\.\d+)\s*\)?$/.exec(text.trim());
-  return pair && Number(pair[1]) < Number(pair[2]) ? `${pair[1]}-${pair[2]}` : null;
+  const t = text
+    .trim()
+    .replace(/^\((.*)\)$/, '$1')
+    .trim();
+  const apart = /^(\d+\.\d+)(?:\s+|\.)(\d+\.\d+)$/.exec(t);
+  const joined = /^(\d+)\.(\d+)\.(\d+)$/.exec(t);
+  let limits: [string, string] | null = apart ? [apart[1], apart[2]] : null;
+  if (!limits && joined && joined[2].length > joined[3].length) {
+    const decimals = joined[3].length;
+    limits = [`${joined[1]}.${joined[2].slice(0, decimals)}`, `${joined[2].slice(decimals)}.${joined[3]}`];
+  }
+  return limits && Number(limits[0]) < Number(limits[1]) ? `${limits[0]}-${limits[1]}` : null;
 }
