@@ -848,6 +848,22 @@ describe('a photo read twice (the frame, and the sheet flattened)', () => {
     expect(parseReport(page).metadata.patient_last_name).toBeNull();
   });
 
+  it('takes a value the other reading has with its decimal point, the interval read alike; not other digits', () => {
+    const page = ocrDocument([...table, ['Monocyte', '17', '%', '2.0-10.0'], ['Calcium', '94', 'mg/dL', '86-102'], ['Eosinophils', '22', '%', '0.0-6.0']], xs);
+    // The other reading: 1.7 (its interval alike), 9.4 under another interval, 2.3 (other digits).
+    const other = ocrDocument(
+      [...table, ['Monocyte', '1.7', '%', '2.0-10.0'], ['Calcium', '9.4', 'mg/dL', '8.6-10.2'], ['Eosinophils', '2.3', '%', '0.0-6.0']],
+      xs,
+    );
+    const parsed = parseReport({ ...page, pages: [{ ...page.pages[0], alternative: other.pages[0] }] });
+    expect(parsed.results.slice(2).map((r) => [r.test_name, r.value, r.interpretation])).toEqual([
+      ['Monocyte', '1.7', 'abnormal'],
+      ['Calcium', '94', 'normal'],
+      ['Eosinophils', '22', 'abnormal'],
+    ]);
+    expect(parsed.results[2].notes).toContain('decimal point from the second reading: 17 → 1.7');
+  });
+
   it('adds the rows only the other reading found, once: a row whose name one reading garbled is the same row', () => {
     const rows = [
       ['ALT', '32', 'U/L', '0-44'],

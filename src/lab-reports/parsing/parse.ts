@@ -60,6 +60,7 @@ function withRowsOnlyIn(results: ParsedResult[], other: ParsedResult[]): ParsedR
     const key = nameKey(row.test_name);
     const same = out.findIndex((r) => r.page === row.page && sameName(nameKey(r.test_name), key));
     if (same >= 0) {
+      out[same] = withDecimalPointOf(out[same], row);
       at = same + 1;
       continue;
     }
@@ -72,6 +73,27 @@ function withRowsOnlyIn(results: ParsedResult[], other: ParsedResult[]): ParsedR
     out.splice(at++, 0, { ...row, notes: [...row.notes, 'read from the second reading only'] });
   }
   return out;
+}
+
+/**
+ * A row's value read without its decimal point (`17`) where the other reading has the same digits
+ * with one (`1.7`), the interval read alike: the other's value, flag and interpretation. OCR drops
+ * decimal points; it does not make them up.
+ */
+function withDecimalPointOf(row: ParsedResult, other: ParsedResult): ParsedResult {
+  const numeric = row.type === 'numeric' && other.type === 'numeric';
+  const lost = numeric && !row.value.includes('.') && other.value.includes('.') && other.value.replace('.', '') === row.value;
+  if (!lost || row.min_reference_range !== other.min_reference_range || row.max_reference_range !== other.max_reference_range) return row;
+  const { value, flag, interpretation, is_above_max_range, is_below_min_range } = other;
+  return {
+    ...row,
+    value,
+    flag,
+    interpretation,
+    is_above_max_range,
+    is_below_min_range,
+    notes: [...row.notes, `decimal point from the second reading: ${row.value} → ${value}`],
+  };
 }
 
 /** Two readings of one printed row: the same value, and the same units or reference interval. */
