@@ -305,6 +305,23 @@ describe('reports printed in Italian, Turkish and Vietnamese', () => {
     ]);
   });
 
+  it('reads Polish serology results (`reaktywny`, `niereaktywny`) as results', () => {
+    const parsed = parseReport(
+      ocrDocument(
+        [
+          ['Badanie / Test', 'Wynik', 'Jednostka', 'Zakres ref. / Ref. range'],
+          ['Antygen HBs (HBsAg) / HBsAg', 'reaktywny', '', 'niereaktywny'],
+          ['HIV Ag/Ab (combo) / HIV Ag/Ab', 'niereaktywny', '', 'niereaktywny'],
+        ],
+        [100, 900, 1300, 1700],
+      ),
+    );
+    expect(parsed.results.map((r) => [r.test_name, r.value, r.type, r.interpretation])).toEqual([
+      ['Antygen HBs (HBsAg) / HBsAg', 'reaktywny', 'boolean', 'abnormal'],
+      ['HIV Ag/Ab (combo) / HIV Ag/Ab', 'niereaktywny', 'boolean', 'normal'],
+    ]);
+  });
+
   it('matches LOINC by either half of a bilingual name, by an analyser’s abbreviation in brackets, and reads `HDL dışı` as non-HDL', () => {
     const codeOf = (test_name: string, units: string, value: string) => topLoincCode(parsedResult(test_name, units, value), catalogue);
     expect(codeOf('Tốc độ máu lắng (VS) / ESR', 'mm/h', '12')).toBe('4537-7');

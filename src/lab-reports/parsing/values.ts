@@ -17,7 +17,7 @@ export function parseNumber(text: string): number | null {
  * Qualitative results as labs print them, in English and in the other languages of the reports
  * labflow reads (Italian `Non reattivo`, `Negativo`, `Tracce`, `Limpido`; Turkish `Negatif`,
  * `Pozitif`; Spanish and Portuguese `Negativo`, `No reactivo`, `Amarillo`, `Claro`; Dutch `Negatief`; French
- * `Négatif`; Polish `Ujemny`, `Słomkowa`, `Lekko mętny`; Greek `Αρνητικό`, `Κίτρινο`, `Διαυγής`).
+ * `Négatif`; Polish `Ujemny`, `Niereaktywny`, `Słomkowa`, `Lekko mętny`; Greek `Αρνητικό`, `Κίτρινο`, `Διαυγής`).
  */
 const BOOLEAN = [
   'negative',
@@ -54,6 +54,8 @@ const BOOLEAN = [
   'non r[ée]actif',
   'ujemn[yae]',
   'dodatni[ae]?',
+  'nie ?reaktywn[yae]',
+  'reaktywn[yae]',
   'nie wykryto',
   'wykryto',
   'αρνητικ[όο]',
