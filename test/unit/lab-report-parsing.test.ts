@@ -596,6 +596,33 @@ describe('OCR noise handled with evidence', () => {
     expect(parsed.results[0].notes).toEqual([expect.stringMatching(/decimal point restored: 24 → 2.4 \(reference 5.2, its comparator unread\)/)]);
   });
 
+  it('puts a whole value beyond what its analyte can be back into scale, on OCR readings only, by the code it matches', () => {
+    const rows = [
+      header,
+      // Both the value's and the interval's decimal points lost: only the analyte's scale tells.
+      ['Globulin', '32', '', 'g/dL', '19-37'],
+      ['Potassium', '24', 'L', 'mmol/L', '35-53'],
+      ['Hemoglobin A1c', '23', '', '%', '<7'],
+      // In scale, or in another unit, or an analyte whose values span more than tenfold: as read.
+      ['Albumin', '39', '', 'g/L', '35-50'],
+      ['Sodium', '187', '', 'mmol/L', '135-145'],
+      ['Creatinine', '121', '', 'mg/dL', ''],
+    ];
+    const read = matchReport(parseReport(ocrDocument(rows, xs)), catalogue);
+    // The interval beyond the scale too (`19-37`, `35-53`) lost its points alike; `<7` did not.
+    expect(read.results.map((r) => [r.test_name, r.value, r.min_reference_range ?? null, r.max_reference_range ?? null, r.interpretation])).toEqual([
+      ['Globulin', '3.2', 1.9, 3.7, 'normal'],
+      ['Potassium', '2.4', 3.5, 5.3, 'abnormal'],
+      ['Hemoglobin A1c', '2.3', null, 7, 'normal'],
+      ['Albumin', '39', 35, 50, 'normal'],
+      ['Sodium', '187', 135, 145, 'abnormal'],
+      ['Creatinine', '121', null, null, 'unknown'],
+    ]);
+    // A text layer prints what the lab printed: no decimal point was lost.
+    const printed = matchReport({ ...parseReport(ocrDocument(rows, xs)), ocr: undefined }, catalogue);
+    expect(printed.results.slice(0, 3).map((r) => r.value)).toEqual(['32', '24', '23']);
+  });
+
   it("takes a number with decimals after a row's unit for its magnitude where no header says what it is", () => {
     const lines = ocrDocument(
       [

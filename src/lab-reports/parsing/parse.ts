@@ -41,7 +41,7 @@ export function parseReport(doc: ExtractedDocument): ParsedReport {
   } catch {
     return report;
   }
-  return { results: withRowsOnlyIn(report.results, other.results), metadata: surerFields(report.metadata, other.metadata) };
+  return { ...report, results: withRowsOnlyIn(report.results, other.results), metadata: surerFields(report.metadata, other.metadata) };
 }
 
 /**
@@ -157,7 +157,7 @@ function parseReading(doc: ExtractedDocument): ParsedReport {
   );
   const results = parseResults(printsDecimalCommas(resultLines) ? resultLines.map(withDecimalPoints) : resultLines, doc.method === 'ocr');
   if (!results.length) throw new ReportParseFailure('invalid_input', 'No lab results were found in the file; it does not look like a lab report.');
-  return { metadata, results };
+  return { metadata, results, ...(doc.method === 'ocr' ? { ocr: true } : {}) };
 }
 
 function parseResults(lines: Line[], ocr: boolean): ParsedResult[] {

@@ -94,6 +94,8 @@ export interface ParsedResult {
 export interface ParsedReport {
   metadata: ReportMetadata;
   results: ParsedResult[];
+  /** Read by OCR (its values may have lost a decimal point: loinc/scales.ts); absent for a text layer. */
+  ocr?: boolean;
 }
 
 /** A row of the LOINC catalogue (the `loinc_codes` table), as the matcher needs it. */

@@ -3,6 +3,7 @@ import type { LoincCatalogue, LoincCatalogueEntry } from './catalogue';
 import { withinOneEdit } from '../edit-distance';
 import { KNOWN_UNITS } from '../ocr-units';
 import { nameKey, ocrFoldedKey, sameDimension, unitKey } from './normalise';
+import { withinScale } from './scales';
 
 /** At or above this score, and clearly ahead of the next code, a match needs no review. */
 export const AUTO_MATCH_SCORE = 0.85;
@@ -12,7 +13,13 @@ const MAX_CANDIDATES = 5;
 
 /** Each result with up to five LOINC candidates, shaped as the SDK's `LabReportResult`. */
 export function matchReport(report: ParsedReport, catalogue: LoincCatalogue): MatchedReport {
-  return { metadata: toMetadata(report), results: report.results.map((result) => matchResult(result, catalogue)) };
+  return { metadata: toMetadata(report), results: report.results.map((result) => matchResult(report.ocr ? inScale(result, catalogue) : result, catalogue)) };
+}
+
+/** An OCR'd value put back into its analyte's scale (scales.ts), by the code its row surely matches. */
+function inScale(result: ParsedResult, catalogue: LoincCatalogue): ParsedResult {
+  const [best] = scoreCandidates(result, catalogue).scored;
+  return best && best.score >= AUTO_MATCH_SCORE ? withinScale(result, best.entry.row.code) : result;
 }
 
 function toMetadata({ metadata: m }: ParsedReport): MatchedMetadata {
