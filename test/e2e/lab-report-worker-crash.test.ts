@@ -39,8 +39,11 @@ afterAll(async () => {
 test('the job completes once after its worker is killed mid-extract', async () => {
   // Lab reports only.
   child = spawnBuiltWorker({ WORKER_ROLES: 'lab-reports', LAB_REPORT_TASK_QUEUE: stack.config.labReports.taskQueue });
-  const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `crash-${randomUUID()}` } });
+  // The scan is made before the first request, so the upload follows the user's at once: made
+  // between them (seconds of CPU on a loaded CI machine), the upload once failed with ECONNRESET
+  // before any answer, on fetch's pooled connection (2026-12-02; an idle close is the likely cause).
   const scan = await scannedPdf(await rasterise(await textReportPdf(), 1, 200), 7);
+  const user = await call(stack.apiUrl, 'POST', '/v2/user', { key: tenant.apiKey, body: { client_user_id: `crash-${randomUUID()}` } });
   const form = new FormData();
   form.append('file', new Blob([scan]), 'scan.pdf');
   form.append('user_id', user.body.user_id);
