@@ -87,8 +87,9 @@ function classify(parts: { text: string; role: ColumnRole | null }[], ocr: boole
         range = whole;
         continue;
       }
-      if (ocr && value && boundWithoutComparator(text) !== null) {
-        bound = boundWithoutComparator(text);
+      const lone = ocr && value ? boundWithoutComparator(text) : null;
+      if (lone !== null) {
+        bound = lone;
         continue;
       }
     }
