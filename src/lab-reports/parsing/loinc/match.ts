@@ -13,13 +13,7 @@ const MAX_CANDIDATES = 5;
 
 /** Each result with up to five LOINC candidates, shaped as the SDK's `LabReportResult`. */
 export function matchReport(report: ParsedReport, catalogue: LoincCatalogue): MatchedReport {
-  return { metadata: toMetadata(report), results: report.results.map((result) => matchResult(report.ocr ? inScale(result, catalogue) : result, catalogue)) };
-}
-
-/** An OCR'd value put back into its analyte's scale (scales.ts), by the code its row surely matches. */
-function inScale(result: ParsedResult, catalogue: LoincCatalogue): ParsedResult {
-  const [best] = scoreCandidates(result, catalogue).scored;
-  return best && best.score >= AUTO_MATCH_SCORE ? withinScale(result, best.entry.row.code) : result;
+  return { metadata: toMetadata(report), results: report.results.map((result) => matchResult(result, catalogue, { ocr: report.ocr === true })) };
 }
 
 function toMetadata({ metadata: m }: ParsedReport): MatchedMetadata {
@@ -37,10 +31,15 @@ function toMetadata({ metadata: m }: ParsedReport): MatchedMetadata {
   };
 }
 
-export function matchResult(result: ParsedResult, catalogue: LoincCatalogue): MatchedResult {
-  const { scored, restoredName } = scoreCandidates(result, catalogue);
+/**
+ * `ocr`: the result was read by OCR, so a whole value beyond what the code it surely matches can
+ * be is put back into scale first (scales.ts). Scored once: the scale changes no name, unit or type.
+ */
+export function matchResult(read: ParsedResult, catalogue: LoincCatalogue, options: { ocr?: boolean } = {}): MatchedResult {
+  const { scored, restoredName } = scoreCandidates(read, catalogue);
   const candidates = scored.map(toMatch);
   const [best, second] = scored;
+  const result = options.ocr && best && best.score >= AUTO_MATCH_SCORE ? withinScale(read, best.entry.row.code) : read;
   let status: LoincMatchStatus = 'no_match';
   if (best && best.score >= AUTO_MATCH_SCORE && (!second || best.score - second.score >= 0.05)) status = 'auto_match';
   else if (best && best.score >= REVIEW_SCORE) status = 'needs_review';
